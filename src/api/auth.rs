@@ -1,0 +1,173 @@
+//! Who is calling: a user token, a partner token, or nobody (counted by IP), plus the optional
+//! application credential pair. Resolved once per request by `identify`, which also applies the
+//! general limiter; handlers take `Auth` or `Partner` as an argument.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::error::ApiError;
+use crate::api::limits::{Group, Interval};
+use crate::secrets::{hash_token, same_hash};
+use crate::store::accounts::{self, Caller};
+
+#[derive(Debug, Clone)]
+pub enum Identity {
+    User(Arc<Caller>),
+    Partner(i64),
+    Anonymous(IpAddr),
+}
+
+impl Identity {
+    /// The key the limiters count this caller under.
+    pub fn limit_key(&self) -> String {
+        match self {
+            Identity::User(c) => format!("u:{}", c.user.id),
+            Identity::Partner(id) => format!("p:{id}"),
+            Identity::Anonymous(ip) => format!("ip:{ip}"),
+        }
+    }
+
+    fn identified(&self) -> bool {
+        !matches!(self, Identity::Anonymous(_))
+    }
+}
+
+/// The bearer token, when the header is exactly `Authorization: Bearer <token>`.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme == "Bearer" && !token.is_empty()).then_some(token)
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim).filter(|v| !v.is_empty())
+}
+
+async fn check_app_pair(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    match (header(headers, "x-client-id"), header(headers, "x-client-secret")) {
+        (None, None) => Ok(()),
+        (Some(id), Some(secret)) => {
+            let id = id.to_string();
+            let stored = state
+                .services
+                .store
+                .read(move |conn| accounts::app_secret_hash(conn, &id))
+                .await
+                .map_err(|e| ApiError::from(crate::services::Error::from(e)))?;
+            match stored {
+                Some(hash) if same_hash(&hash, &hash_token(secret)) => Ok(()),
+                _ => Err(ApiError::Unauthenticated),
+            }
+        }
+        _ => Err(ApiError::Unauthenticated),
+    }
+}
+
+async fn resolve(state: &AppState, headers: &HeaderMap, ip: IpAddr) -> Result<Identity, ApiError> {
+    let Some(token) = bearer(headers) else {
+        return Ok(Identity::Anonymous(ip));
+    };
+    let hash = hash_token(token);
+    let found = state
+        .services
+        .store
+        .read(move |conn| {
+            if let Some(caller) = accounts::caller_by_token(conn, &hash)? {
+                return Ok(Some(Identity::User(Arc::new(caller))));
+            }
+            Ok(accounts::partner_by_token(conn, &hash)?.map(Identity::Partner))
+        })
+        .await
+        .map_err(|e| ApiError::from(crate::services::Error::from(e)))?;
+    Ok(found.unwrap_or(Identity::Anonymous(ip)))
+}
+
+/// Resolves the caller and applies the general limiter (per token, or per IP when unidentified).
+pub async fn identify(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    mut req: Request,
+    next: Next,
+) -> Response {
+    if let Err(e) = check_app_pair(&state, req.headers()).await {
+        return e.into_response();
+    }
+    let identity = match resolve(&state, req.headers(), peer.ip()).await {
+        Ok(identity) => identity,
+        Err(e) => return e.into_response(),
+    };
+    let allowed = match state.limiters.general(&identity.limit_key(), identity.identified()) {
+        Ok(allowed) => allowed,
+        Err(denied) => {
+            return ApiError::Throttled { limit: denied.limit, retry_after: denied.retry_after }
+                .into_response();
+        }
+    };
+    req.extensions_mut().insert(identity);
+    let mut response = next.run(req).await;
+    let headers = response.headers_mut();
+    headers.insert("x-ratelimit-limit", HeaderValue::from(allowed.limit));
+    headers.insert("x-ratelimit-remaining", HeaderValue::from(allowed.remaining));
+    response
+}
+
+/// Applies a group budget; installed per route group by the router.
+pub async fn budget(State((state, group)): State<(AppState, Group)>, req: Request, next: Next) -> Response {
+    let key = req.extensions().get::<Identity>().map(Identity::limit_key).unwrap_or_default();
+    match state.limiters.group(group, &key) {
+        Ok(_) => next.run(req).await,
+        Err(denied) => {
+            ApiError::Throttled { limit: denied.limit, retry_after: denied.retry_after }.into_response()
+        }
+    }
+}
+
+/// A request made with a user's token.
+pub struct Auth(pub Arc<Caller>);
+
+impl Auth {
+    /// The spec's minimum interval between two calls of this token; 429 when hit.
+    pub fn interval(&self, state: &AppState, interval: Interval) -> Result<(), ApiError> {
+        state
+            .limiters
+            .interval(interval, &format!("u:{}", self.0.user.id))
+            .map_err(|d| ApiError::too_soon(d.retry_after))
+    }
+}
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<Self, Self::Rejection> {
+        match parts.extensions.get::<Identity>() {
+            Some(Identity::User(caller)) => Ok(Auth(caller.clone())),
+            _ => Err(ApiError::Unauthenticated),
+        }
+    }
+}
+
+/// A request made with a partner token (registration).
+pub struct Partner(pub i64);
+
+impl FromRequestParts<AppState> for Partner {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<Self, Self::Rejection> {
+        match parts.extensions.get::<Identity>() {
+            Some(Identity::Partner(id)) => Ok(Partner(*id)),
+            Some(Identity::User(_)) => Err(ApiError::status(
+                axum::http::StatusCode::FORBIDDEN,
+                "Registration needs a partner token.",
+            )),
+            _ => Err(ApiError::Unauthenticated),
+        }
+    }
+}

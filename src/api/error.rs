@@ -1,0 +1,131 @@
+//! The spec's envelopes. Handlers return `ApiResult`; only this file writes error JSON.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::domain::validation::FieldErrors;
+use crate::services;
+
+/// The one summary line of every validation failure.
+pub const VALIDATION_MESSAGE: &str = "The given data was invalid.";
+
+#[derive(Debug)]
+pub enum ApiError {
+    /// 422 `{success:false, message, errors:{field:[...]}}`
+    Validation(FieldErrors),
+    /// 401 `{message}`
+    Unauthenticated,
+    /// 429 from the general limiter or a group budget: `{message}` with rate headers.
+    Throttled { limit: u32, retry_after: Duration },
+    /// Any status with the standard error envelope `{status:false, message, errors?}`.
+    Status { status: StatusCode, message: String, errors: Option<Vec<String>> },
+}
+
+pub type ApiResult = Result<Response, ApiError>;
+
+impl ApiError {
+    pub fn status(status: StatusCode, message: impl Into<String>) -> Self {
+        ApiError::Status { status, message: message.into(), errors: None }
+    }
+
+    /// HTTP 200 with `status:false`: the spec's soft failures.
+    pub fn soft(message: impl Into<String>) -> Self {
+        Self::status(StatusCode::OK, message)
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::status(StatusCode::NOT_FOUND, format!("{what} not found."))
+    }
+
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        ApiError::Validation(FieldErrors::one(field, message))
+    }
+
+    /// An endpoint's own interval: 429 in the standard envelope, without rate headers.
+    pub fn too_soon(retry_after: Duration) -> Self {
+        Self::status(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("Too many requests. Try again in {} seconds.", whole_seconds(retry_after)),
+        )
+    }
+}
+
+fn whole_seconds(d: Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match self {
+            ApiError::Validation(errors) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Json(json!({"success": false, "message": VALIDATION_MESSAGE, "errors": errors.into_map()})),
+            )
+                .into_response(),
+            ApiError::Unauthenticated => {
+                (StatusCode::UNAUTHORIZED, Json(json!({"message": "Unauthenticated."}))).into_response()
+            }
+            ApiError::Throttled { limit, retry_after } => {
+                let mut response =
+                    (StatusCode::TOO_MANY_REQUESTS, Json(json!({"message": "Too Many Attempts."})))
+                        .into_response();
+                let headers = response.headers_mut();
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(whole_seconds(retry_after).max(1)));
+                headers.insert("x-ratelimit-limit", HeaderValue::from(limit));
+                headers.insert("x-ratelimit-remaining", HeaderValue::from(0u32));
+                response
+            }
+            ApiError::Status { status, message, errors } => {
+                let mut body = json!({"status": false, "message": message});
+                if let Some(errors) = errors {
+                    body["errors"] = json!(errors);
+                }
+                (status, Json(body)).into_response()
+            }
+        }
+    }
+}
+
+impl From<services::Error> for ApiError {
+    fn from(e: services::Error) -> Self {
+        use services::Error as E;
+        match e {
+            E::Invalid(errors) => ApiError::Validation(errors),
+            E::NotFound(what) => ApiError::not_found(&what),
+            E::Refused(message) => ApiError::soft(message),
+            E::Conflict(message) => ApiError::status(StatusCode::CONFLICT, message),
+            E::Forbidden(message) => ApiError::status(StatusCode::FORBIDDEN, message),
+            E::Unavailable(message) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, message),
+            E::Internal(cause) => {
+                tracing::error!(%cause, "request failed");
+                ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
+            }
+        }
+    }
+}
+
+/// 200 `{status:true, data}`
+pub fn ok<T: Serialize>(data: T) -> ApiResult {
+    Ok((StatusCode::OK, Json(json!({"status": true, "data": data}))).into_response())
+}
+
+/// 201 `{status:true, data}`
+pub fn created<T: Serialize>(data: T) -> ApiResult {
+    Ok((StatusCode::CREATED, Json(json!({"status": true, "data": data}))).into_response())
+}
+
+/// `{status:true, data}` with extra top-level keys beside `data` (the product list's pagination).
+pub fn ok_with(data: Value, beside: Value) -> ApiResult {
+    let mut body = json!({"status": true, "data": data});
+    if let (Some(body), Some(extra)) = (body.as_object_mut(), beside.as_object()) {
+        for (k, v) in extra {
+            body.insert(k.clone(), v.clone());
+        }
+    }
+    Ok((StatusCode::OK, Json(body)).into_response())
+}

@@ -1,0 +1,43 @@
+//! Ping and account: what POS apps call to test their connection.
+
+use axum::extract::State;
+use serde_json::json;
+
+use super::AppState;
+use super::auth::Auth;
+use super::error::{ApiResult, ok};
+use crate::domain::time::local_text;
+
+/// The addresses this server can be reached on (loopback only when there is nothing else).
+fn server_addresses() -> Vec<String> {
+    let all: Vec<std::net::IpAddr> =
+        if_addrs::get_if_addrs().map(|ifs| ifs.into_iter().map(|i| i.ip()).collect()).unwrap_or_default();
+    let outside: Vec<String> = all.iter().filter(|ip| !ip.is_loopback()).map(|ip| ip.to_string()).collect();
+    if outside.is_empty() { all.iter().map(|ip| ip.to_string()).collect() } else { outside }
+}
+
+pub async fn ping(_auth: Auth) -> ApiResult {
+    ok(json!({"pong": chrono::Utc::now().timestamp(), "ip": server_addresses()}))
+}
+
+pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
+    let cert = state.services.current_certificate(&caller).await?;
+    let branch = caller
+        .unit
+        .as_ref()
+        .map(|u| json!({"id": u.id, "name": u.name, "businessUnitCode": u.business_unit_code}));
+    ok(json!({
+        "company": caller.company.name,
+        "nipt": caller.company.nuis,
+        "branch": branch,
+        "user": {
+            "id": caller.user.id,
+            "name": caller.user.name,
+            "email": caller.user.email,
+            "operatorCode": caller.user.operator_code,
+            "fiscalTcrCode": caller.user.tcr_code,
+        },
+        "vatConfigs": {"issuerInVat": caller.company.issuer_in_vat},
+        "cert": cert.map(|c| json!({"expiresAt": local_text(c.valid_to), "subject": c.subject})),
+    }))
+}

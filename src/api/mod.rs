@@ -1,0 +1,101 @@
+//! The HTTP edge: router, authentication, limits, envelopes. One file per group of the spec.
+
+pub mod auth;
+pub mod error;
+pub mod extract;
+pub mod limits;
+mod misc;
+mod onboarding;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::middleware::{from_fn_with_state, map_response};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+
+use self::error::ApiError;
+use self::limits::{Group, Limiters};
+use crate::services::accounts::Services;
+
+/// Shared by every handler.
+#[derive(Clone)]
+pub struct AppState {
+    pub services: Services,
+    pub limiters: Arc<Limiters>,
+}
+
+/// Installs a group budget on every route of `routes`.
+fn in_group(state: &AppState, group: Group, routes: Router<AppState>) -> Router<AppState> {
+    routes.route_layer(from_fn_with_state((state.clone(), group), auth::budget))
+}
+
+pub fn router(state: AppState, max_body_bytes: usize) -> Router {
+    let registration = Router::new()
+        .route("/api/v1/register", post(onboarding::register))
+        .route("/api/v1/on-boarding/certificate", post(onboarding::certificate))
+        .route("/api/v1/on-boarding/branch", post(onboarding::create_branch))
+        .route("/api/v1/on-boarding/branch/{id}", post(onboarding::update_branch))
+        .route("/api/v1/on-boarding/user", post(onboarding::create_user))
+        .route("/api/v1/on-boarding/user/{id}", post(onboarding::update_user))
+        .route("/api/v1/on-boarding/bank-account", post(onboarding::create_bank_account));
+
+    let general = Router::new()
+        .route("/api/v1/register", get(onboarding::register_ping))
+        .route("/api/v1/ping", get(misc::ping))
+        .route("/api/v1/account", get(misc::account))
+        .route("/api/v1/bank-accounts", get(onboarding::bank_accounts))
+        .route("/api/v1/bank-accounts/{id}", get(onboarding::bank_account));
+
+    Router::new()
+        .merge(in_group(&state, Group::Registration, registration))
+        .merge(in_group(&state, Group::General, general))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(map_response(json_for_axum_rejections))
+        .layer(from_fn_with_state(state.clone(), auth::identify))
+        .layer(DefaultBodyLimit::max(max_body_bytes))
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::status(StatusCode::NOT_FOUND, "Not found.")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::status(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed.")
+}
+
+/// axum answers a few rejections itself in plain text (a multipart body that cannot be read);
+/// give them the spec's envelope too.
+async fn json_for_axum_rejections(response: Response) -> Response {
+    let is_json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let status = response.status();
+    if is_json || status.is_success() || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let message = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => "The request body is too large.",
+        StatusCode::BAD_REQUEST => "The request could not be read.",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "The request body must be JSON.",
+        _ => status.canonical_reason().unwrap_or("Error"),
+    };
+    ApiError::status(status, message).into_response()
+}
+
+/// Serves until `shutdown` completes. Used by `arka serve` and by the tests alike.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+}

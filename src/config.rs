@@ -1,0 +1,86 @@
+//! One place for every setting: flags > environment (`ARKA_*`) > defaults. The environment file
+//! read by the systemd unit (`install/arka.env`) is the configuration file.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use crate::api::limits::LimitSettings;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Pretty,
+    Json,
+}
+
+/// Where the store lives. Shared by every command that opens the database.
+#[derive(Debug, Clone, Args)]
+pub struct DataArgs {
+    /// Folder holding the database (arka.db) and the key file that encrypts certificate keys.
+    #[arg(long, env = "ARKA_DATA_DIR", default_value = "./arka-data")]
+    pub data_dir: PathBuf,
+}
+
+impl DataArgs {
+    pub fn db_path(&self) -> PathBuf {
+        self.data_dir.join("arka.db")
+    }
+}
+
+/// Settings of `arka serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address and port the HTTP API listens on. Use 127.0.0.1:8080 to accept only this computer.
+    #[arg(long, env = "ARKA_LISTEN", default_value = "0.0.0.0:8080")]
+    pub listen: SocketAddr,
+
+    #[command(flatten)]
+    pub data: DataArgs,
+
+    /// Run with a built-in CIS simulator and a ready sandbox company; needs no other setup.
+    /// Never use it for real sales: nothing is sent to the tax administration.
+    #[arg(long, env = "ARKA_SANDBOX", default_value_t = false)]
+    pub sandbox: bool,
+
+    /// Fiscalization service URL; overrides the preset. Example: https://efiskalizimi-test.tatime.gov.al/FiscalizationService-v3
+    #[arg(long, env = "ARKA_CIS_URL")]
+    pub cis_url: Option<String>,
+
+    /// How log lines are written: pretty (for people) or json (for log collectors).
+    #[arg(long, env = "ARKA_LOG_FORMAT", value_enum, default_value = "pretty")]
+    pub log_format: LogFormat,
+
+    /// Largest request body accepted, in bytes (larger bodies get 413).
+    #[arg(long, env = "ARKA_MAX_BODY_BYTES", default_value_t = 2 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+
+    /// Rate limits, as `name=rate[,rate]` pairs separated by `;`. Rates are `N/s`, `N/m` or `N/h`
+    /// for budgets and `Ns` for minimum intervals. Unnamed limits keep their defaults.
+    /// Names: token, ip, general, fiscal, bulk, print, reports, search, registration, cancel,
+    /// interval.products, interval.clients, interval.bank_accounts, interval.wtn.
+    /// Example: "token=600/m;fiscal=60/m,1200/h;interval.products=5s".
+    #[arg(long, env = "ARKA_LIMITS", default_value = "")]
+    pub limits: LimitSettings,
+}
+
+impl ServeArgs {
+    /// Settings for a server on `listen` with everything else at its default.
+    pub fn defaults(listen: SocketAddr, data_dir: PathBuf) -> Self {
+        ServeArgs {
+            listen,
+            data: DataArgs { data_dir },
+            sandbox: false,
+            cis_url: None,
+            log_format: LogFormat::Pretty,
+            max_body_bytes: 2 * 1024 * 1024,
+            limits: LimitSettings::default(),
+        }
+    }
+
+    /// How long a request may wait for the single database writer.
+    pub fn busy_timeout(&self) -> Duration {
+        Duration::from_secs(5)
+    }
+}

@@ -1,0 +1,4 @@
+//! Pure rules: no I/O, no async. Plain structs in, plain structs or typed errors out.
+
+pub mod time;
+pub mod validation;

@@ -1,0 +1,166 @@
+//! Field validation shared by every request: collected per field under dotted keys
+//! (`lines.0.quantity`), as the spec's 422 envelope shows them.
+
+use std::collections::BTreeMap;
+
+/// Messages per field, in key order.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct FieldErrors(BTreeMap<String, Vec<String>>);
+
+impl FieldErrors {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.0.entry(field.into()).or_default().push(message.into());
+    }
+
+    pub fn one(field: impl Into<String>, message: impl Into<String>) -> Self {
+        let mut e = Self::new();
+        e.add(field, message);
+        e
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn into_map(self) -> BTreeMap<String, Vec<String>> {
+        self.0
+    }
+
+    /// Ok when nothing was collected.
+    pub fn into_result(self) -> Result<(), FieldErrors> {
+        if self.is_empty() { Ok(()) } else { Err(self) }
+    }
+
+    /// A required, non-blank string; returns it trimmed.
+    pub fn required<'a>(&mut self, field: &str, value: Option<&'a str>) -> Option<&'a str> {
+        match value.map(str::trim) {
+            Some(v) if !v.is_empty() => Some(v),
+            _ => {
+                self.add(field, format!("The {field} field is required."));
+                None
+            }
+        }
+    }
+
+    /// A string no longer than `max` characters.
+    pub fn max_len(&mut self, field: &str, value: Option<&str>, max: usize) {
+        if value.is_some_and(|v| v.chars().count() > max) {
+            self.add(field, format!("The {field} field must not be greater than {max} characters."));
+        }
+    }
+}
+
+/// Albanian tax id: a letter, eight digits, a letter (the XSD's NUISSType).
+pub fn is_nuis(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b[0].is_ascii_alphabetic()
+        && b[9].is_ascii_alphabetic()
+        && b[1..9].iter().all(u8::is_ascii_digit)
+}
+
+/// A registration code issued by the tax portal (business unit, TCR, operator, software):
+/// two letters, three digits, two letters, three digits, lowercase.
+pub fn is_registration_code(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b[0..2].iter().all(u8::is_ascii_lowercase)
+        && b[2..5].iter().all(u8::is_ascii_digit)
+        && b[5..7].iter().all(u8::is_ascii_lowercase)
+        && b[7..10].iter().all(u8::is_ascii_digit)
+}
+
+/// A plausible e-mail address: one `@`, a non-empty local part, a dotted domain, no spaces.
+pub fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.split_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !s.chars().any(char::is_whitespace)
+}
+
+/// IBAN with a valid ISO 13616 checksum (mod 97 == 1). Spaces are ignored.
+pub fn is_iban(s: &str) -> bool {
+    let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    let b = compact.as_bytes();
+    if !(15..=34).contains(&b.len())
+        || !b[0..2].iter().all(u8::is_ascii_uppercase)
+        || !b[2..4].iter().all(u8::is_ascii_digit)
+        || !b.iter().all(u8::is_ascii_alphanumeric)
+    {
+        return false;
+    }
+    let rearranged = compact[4..].chars().chain(compact[..4].chars());
+    let mut remainder: u32 = 0;
+    for c in rearranged {
+        let value = match c.to_digit(36) {
+            Some(v) => v,
+            None => return false,
+        };
+        remainder = if value >= 10 { (remainder * 100 + value) % 97 } else { (remainder * 10 + value) % 97 };
+    }
+    remainder == 1
+}
+
+/// ISO 4217 shape: three uppercase letters.
+pub fn is_currency_code(s: &str) -> bool {
+    s.len() == 3 && s.bytes().all(|b| b.is_ascii_uppercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nuis_is_letter_eight_digits_letter() {
+        assert!(is_nuis("L41323036D"));
+        assert!(is_nuis("k12345678s"));
+        assert!(!is_nuis("L4132303D"));
+        assert!(!is_nuis("141323036D"));
+        assert!(!is_nuis("L41323036"));
+        assert!(!is_nuis("L4132303XD"));
+    }
+
+    #[test]
+    fn registration_codes() {
+        assert!(is_registration_code("bb123bb123"));
+        assert!(!is_registration_code("BB123bb123"));
+        assert!(!is_registration_code("bb123bb12"));
+    }
+
+    #[test]
+    fn iban_checksum() {
+        assert!(is_iban("AL47212110090000000235698741"));
+        assert!(is_iban("AL47 2121 1009 0000 0002 3569 8741"));
+        assert!(is_iban("DE89370400440532013000"));
+        assert!(!is_iban("AL48212110090000000235698741"));
+        assert!(!is_iban("AL47"));
+        assert!(!is_iban("al47212110090000000235698741"));
+    }
+
+    #[test]
+    fn emails() {
+        assert!(is_email("ana@shop.al"));
+        assert!(!is_email("ana@shop"));
+        assert!(!is_email("ana shop@x.al"));
+        assert!(!is_email("@x.al"));
+    }
+
+    #[test]
+    fn field_errors_collect_by_key() {
+        let mut e = FieldErrors::new();
+        assert_eq!(e.required("name", Some("  ")), None);
+        assert_eq!(e.required("nuis", Some(" L41323036D ")), Some("L41323036D"));
+        e.max_len("phone", Some("12345"), 3);
+        let map = e.into_map();
+        assert_eq!(map.keys().collect::<Vec<_>>(), vec!["name", "phone"]);
+    }
+}

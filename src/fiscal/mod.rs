@@ -1,0 +1,15 @@
+//! Everything Arka says to the CIS (the Albanian fiscalization service): certificate, IIC,
+//! canonical XML, XML signature, SOAP requests and answers, transport.
+
+pub mod c14n;
+pub mod certificate;
+pub mod dsig;
+mod error;
+pub mod iic;
+pub mod model;
+pub mod requests;
+pub mod response;
+pub mod transport;
+pub mod xml;
+
+pub use error::Error;

@@ -1,0 +1,158 @@
+//! The `arka` command line. It parses, then calls the library.
+
+use std::process::ExitCode;
+
+use arka::config::{DataArgs, LogFormat, ServeArgs};
+use arka::secrets::{hash_token, new_token};
+use arka::store::{Store, accounts};
+use clap::{Parser, Subcommand};
+
+/// Arka: the shop's fiscal server. Point-of-sale apps on the shop's network call it over HTTP;
+/// it fiscalizes sales with the Albanian tax administration (CIS), keeps the books in SQLite,
+/// and keeps selling when the internet is down.
+#[derive(Parser)]
+#[command(name = "arka", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP API (try `arka serve --sandbox` first: it needs no setup at all).
+    Serve(ServeArgs),
+    /// Create or upgrade the database, then exit (serve does this by itself too).
+    Migrate(DataArgs),
+    /// Applications (point-of-sale programs) allowed to send X-Client-Id/X-Client-Secret.
+    Apps {
+        #[command(subcommand)]
+        action: AppsAction,
+    },
+    /// Partners allowed to register new companies through POST /api/v1/register.
+    Partners {
+        #[command(subcommand)]
+        action: PartnersAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum AppsAction {
+    /// Create an application and print its client id and secret (the secret is shown only once).
+    Create {
+        /// A name to recognise the application by, e.g. "Kasa POS 3".
+        #[arg(long)]
+        name: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum PartnersAction {
+    /// Create a partner and print its token (shown only once; keep it safe).
+    Create {
+        /// A name to recognise the partner by, e.g. "Shop onboarding desk".
+        #[arg(long)]
+        name: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Pretty => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGTERM; stop with Ctrl-C");
+                let _ = ctrl_c.await;
+                tracing::info!("SIGINT received, stopping");
+                return;
+            }
+        };
+        tokio::select! {
+            _ = ctrl_c => tracing::info!("SIGINT received, stopping"),
+            _ = term.recv() => tracing::info!("SIGTERM received, stopping"),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+        tracing::info!("Ctrl-C received, stopping");
+    }
+}
+
+fn serve(args: ServeArgs) -> Result<(), String> {
+    init_logging(args.log_format);
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        if args.sandbox {
+            println!("Arka sandbox on http://{}", args.listen);
+            println!("  sandbox NUIS:          {}", arka::services::accounts::SANDBOX_NUIS);
+            println!("  sandbox partner token: {}", arka::services::accounts::SANDBOX_PARTNER_TOKEN);
+        }
+        arka::run(args, listener, shutdown_signal()).await.map_err(|e| e.to_string())
+    })
+}
+
+fn open_store(data: &DataArgs) -> Result<Store, String> {
+    Store::open(&data.db_path()).map_err(|e| format!("cannot open {}: {e}", data.db_path().display()))
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Serve(args) => serve(args),
+        Command::Migrate(data) => {
+            open_store(&data)?;
+            println!("database {} is up to date", data.db_path().display());
+            Ok(())
+        }
+        Command::Apps { action: AppsAction::Create { name, data } } => {
+            let store = open_store(&data)?;
+            let client_id = new_token("app").map_err(|e| e.to_string())?;
+            let secret = new_token("secret").map_err(|e| e.to_string())?;
+            store
+                .write_blocking(|tx| accounts::insert_app(tx, &name, &client_id, &hash_token(&secret)))
+                .map_err(|e| e.to_string())?;
+            println!("application \"{name}\" created; the secret is shown only this once");
+            println!("X-Client-Id: {client_id}");
+            println!("X-Client-Secret: {secret}");
+            Ok(())
+        }
+        Command::Partners { action: PartnersAction::Create { name, data } } => {
+            let store = open_store(&data)?;
+            let token = new_token("p").map_err(|e| e.to_string())?;
+            store
+                .write_blocking(|tx| accounts::insert_partner(tx, &name, &hash_token(&token)))
+                .map_err(|e| e.to_string())?;
+            println!("partner \"{name}\" created; the token is shown only this once");
+            println!("Authorization: Bearer {token}");
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("arka: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,539 @@
+//! Registration and on-boarding: companies, business units, users, certificates, bank accounts.
+
+use std::sync::Arc;
+
+use chrono::Utc;
+
+use super::{Error, Result};
+use crate::domain::validation::{
+    FieldErrors, is_currency_code, is_email, is_iban, is_nuis, is_registration_code,
+};
+use crate::fiscal::certificate::Certificate;
+use crate::secrets::{KeyFile, hash_token, new_token};
+use crate::store::accounts::{
+    self as db, BankAccount, BusinessUnit, Caller, Company, NewBankAccount, NewCompany, NewUser, UnitFields,
+    User, UserPatch,
+};
+use crate::store::{self, Store};
+
+/// The sandbox company's tax id, printed at start and in the README.
+pub const SANDBOX_NUIS: &str = "K00000001S";
+/// The fixed partner token of `--sandbox` (a sandbox has nothing to protect).
+pub const SANDBOX_PARTNER_TOKEN: &str = "arka_p_sandbox";
+const SANDBOX_COMPANY_NAME: &str = "Arka Sandbox sh.p.k.";
+
+/// What the use cases need from the running server.
+#[derive(Clone)]
+pub struct Services {
+    pub store: Store,
+    pub key_file: Arc<KeyFile>,
+    /// Running with `--sandbox`: the sandbox registration and certificate rules apply.
+    pub sandbox: bool,
+}
+
+pub struct Registration {
+    pub nuis: String,
+    pub name: String,
+    pub address: Option<String>,
+    pub administrator: String,
+    pub phone: Option<String>,
+    pub email: String,
+    pub issuer_in_vat: bool,
+    pub last_noncash_einvoice_number: i64,
+}
+
+pub struct Registered {
+    pub company: Company,
+    pub user: User,
+    pub branch: BusinessUnit,
+    pub token: String,
+}
+
+pub struct UnitInput {
+    pub name: Option<String>,
+    pub business_unit_code: Option<String>,
+    pub administrator: Option<String>,
+    pub address: Option<String>,
+    pub city: Option<String>,
+}
+
+pub struct NewUserInput {
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub branch_id: Option<i64>,
+    pub operator_code: Option<String>,
+    pub tcr_code: Option<String>,
+}
+
+pub struct UserUpdate {
+    pub name: Option<String>,
+    pub branch_id: Option<i64>,
+    pub operator_code: Option<String>,
+    pub tcr_code: Option<String>,
+}
+
+pub struct BankAccountInput {
+    pub name: Option<String>,
+    pub holder: Option<String>,
+    pub iban: Option<String>,
+    pub swift: Option<String>,
+    pub currency: Option<String>,
+    pub notes: Option<String>,
+}
+
+/// A stored certificate as callers see it.
+pub struct CertificateInfo {
+    pub subject: String,
+    pub serial: String,
+    pub valid_from: chrono::DateTime<Utc>,
+    pub valid_to: chrono::DateTime<Utc>,
+}
+
+fn blank_to_none(v: Option<String>) -> Option<String> {
+    v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// A unique variant of a sandbox e-mail, so the same registration can be repeated.
+fn sandbox_email(email: &str) -> Result<String> {
+    let suffix = &new_token("s")?[7..15];
+    Ok(match email.split_once('@') {
+        Some((local, domain)) => format!("{local}+{suffix}@{domain}"),
+        None => format!("{email}+{suffix}"),
+    })
+}
+
+impl Services {
+    /// Makes sure the sandbox company, its first business unit and the sandbox partner exist.
+    pub fn ensure_sandbox(&self) -> Result<Company> {
+        let hash = hash_token(SANDBOX_PARTNER_TOKEN);
+        Ok(self.store.write_blocking(|tx| {
+            if db::partner_by_token(tx, &hash)?.is_none() {
+                db::insert_partner(tx, "Sandbox partner", &hash)?;
+            }
+            if let Some(company) = db::sandbox_company(tx)? {
+                return Ok(company);
+            }
+            let id = db::insert_company(
+                tx,
+                &NewCompany {
+                    nuis: SANDBOX_NUIS,
+                    name: SANDBOX_COMPANY_NAME,
+                    address: Some("Rruga e Kavajës 1"),
+                    city: Some("Tiranë"),
+                    administrator: Some("Sandbox"),
+                    phone: None,
+                    email: None,
+                    issuer_in_vat: true,
+                    last_noncash_einvoice_number: 0,
+                    is_sandbox: true,
+                    partner_id: None,
+                },
+            )?;
+            db::insert_unit(
+                tx,
+                id,
+                &UnitFields {
+                    name: "Sandbox shop",
+                    business_unit_code: Some("sb001sb001"),
+                    administrator: None,
+                    address: Some("Rruga e Kavajës 1"),
+                    city: Some("Tiranë"),
+                },
+            )?;
+            db::company(tx, id)?.ok_or_else(|| store::Error::Task("sandbox company vanished".into()))
+        })?)
+    }
+
+    pub async fn register(&self, partner_id: i64, r: Registration) -> Result<Registered> {
+        let mut errors = FieldErrors::new();
+        if !is_nuis(&r.nuis) {
+            errors.add("nuis", "The nuis must be a letter, eight digits and a letter (e.g. L41323036D).");
+        }
+        if !is_email(&r.email) {
+            errors.add("email", "The email must be a valid email address.");
+        }
+        errors.max_len("name", Some(&r.name), 255);
+        errors.max_len("administrator", Some(&r.administrator), 255);
+        errors.max_len("address", r.address.as_deref(), 255);
+        errors.max_len("phone", r.phone.as_deref(), 50);
+        if r.last_noncash_einvoice_number < 0 {
+            errors.add("lastNonCashEInvoiceNumber", "The lastNonCashEInvoiceNumber must be at least 0.");
+        }
+        errors.into_result()?;
+
+        let into_sandbox = self.sandbox && r.nuis.eq_ignore_ascii_case(SANDBOX_NUIS);
+        let email = if into_sandbox { sandbox_email(&r.email)? } else { r.email.clone() };
+        let token = new_token("u")?;
+        let token_hash = hash_token(&token);
+        let nuis = r.nuis.to_uppercase();
+        let outcome = self
+            .store
+            .write(move |tx| {
+                if db::email_in_use(tx, &email)? {
+                    return Ok(Err(FieldErrors::one("email", "The email has already been taken.")));
+                }
+                let company_id = if into_sandbox {
+                    match db::sandbox_company(tx)? {
+                        Some(c) => c.id,
+                        None => return Err(store::Error::Task("the sandbox company is missing".into())),
+                    }
+                } else {
+                    db::insert_company(
+                        tx,
+                        &NewCompany {
+                            nuis: &nuis,
+                            name: &r.name,
+                            address: r.address.as_deref(),
+                            city: None,
+                            administrator: Some(&r.administrator),
+                            phone: r.phone.as_deref(),
+                            email: Some(&email),
+                            issuer_in_vat: r.issuer_in_vat,
+                            last_noncash_einvoice_number: r.last_noncash_einvoice_number,
+                            is_sandbox: false,
+                            partner_id: Some(partner_id),
+                        },
+                    )?
+                };
+                let unit_id = db::insert_unit(
+                    tx,
+                    company_id,
+                    &UnitFields {
+                        name: &r.name,
+                        business_unit_code: None,
+                        administrator: Some(&r.administrator),
+                        address: r.address.as_deref(),
+                        city: None,
+                    },
+                )?;
+                let user_id = db::insert_user(
+                    tx,
+                    &NewUser {
+                        company_id,
+                        business_unit_id: Some(unit_id),
+                        name: &r.administrator,
+                        email: &email,
+                        operator_code: None,
+                        tcr_code: None,
+                        token_hash: &token_hash,
+                    },
+                )?;
+                let company = db::company(tx, company_id)?;
+                let branch = db::unit(tx, company_id, unit_id)?;
+                let user = db::user(tx, company_id, user_id)?;
+                match (company, branch, user) {
+                    (Some(company), Some(branch), Some(user)) => Ok(Ok((company, branch, user))),
+                    _ => Err(store::Error::Task("registration rows vanished".into())),
+                }
+            })
+            .await?;
+        let (company, branch, user) = outcome?;
+        tracing::info!(company = company.id, user = user.id, sandbox = into_sandbox, "registered");
+        Ok(Registered { company, user, branch, token })
+    }
+
+    fn unit_fields(input: &UnitInput) -> Result<()> {
+        let mut errors = FieldErrors::new();
+        errors.required("name", input.name.as_deref());
+        if let Some(code) = errors.required("businessUnitCode", input.business_unit_code.as_deref())
+            && !is_registration_code(code)
+        {
+            errors.add("businessUnitCode", "The businessUnitCode must look like ab123cd456.");
+        }
+        errors.required("address", input.address.as_deref());
+        for (field, value) in
+            [("name", &input.name), ("administrator", &input.administrator), ("address", &input.address)]
+        {
+            errors.max_len(field, value.as_deref(), 255);
+        }
+        errors.max_len("city", input.city.as_deref(), 100);
+        Ok(errors.into_result()?)
+    }
+
+    /// Creates a business unit, or replaces one when `id` is given.
+    pub async fn save_unit(
+        &self,
+        caller: &Caller,
+        id: Option<i64>,
+        input: UnitInput,
+    ) -> Result<BusinessUnit> {
+        Self::unit_fields(&input)?;
+        let company_id = caller.company.id;
+        let unit = self
+            .store
+            .write(move |tx| {
+                let fields = UnitFields {
+                    name: input.name.as_deref().unwrap_or_default().trim(),
+                    business_unit_code: input.business_unit_code.as_deref().map(str::trim),
+                    administrator: input.administrator.as_deref(),
+                    address: input.address.as_deref(),
+                    city: input.city.as_deref(),
+                };
+                let id = match id {
+                    Some(id) => {
+                        if !db::update_unit(tx, company_id, id, &fields)? {
+                            return Ok(None);
+                        }
+                        id
+                    }
+                    None => db::insert_unit(tx, company_id, &fields)?,
+                };
+                db::unit(tx, company_id, id)
+            })
+            .await?;
+        unit.ok_or_else(|| Error::NotFound("Branch".into()))
+    }
+
+    pub async fn create_user(&self, caller: &Caller, input: NewUserInput) -> Result<(User, String)> {
+        let mut errors = FieldErrors::new();
+        errors.required("name", input.name.as_deref());
+        errors.max_len("name", input.name.as_deref(), 255);
+        if let Some(email) = errors.required("email", input.email.as_deref())
+            && !is_email(email)
+        {
+            errors.add("email", "The email must be a valid email address.");
+        }
+        if input.branch_id.is_none() {
+            errors.add("branchId", "The branchId field is required.");
+        }
+        check_code(&mut errors, "operatorCode", input.operator_code.as_deref(), true);
+        check_code(&mut errors, "fiscalTcrCode", input.tcr_code.as_deref(), false);
+        errors.into_result()?;
+
+        let company_id = caller.company.id;
+        let token = new_token("u")?;
+        let token_hash = hash_token(&token);
+        let created = self
+            .store
+            .write(move |tx| {
+                let email = input.email.as_deref().unwrap_or_default().trim();
+                if db::email_in_use(tx, email)? {
+                    return Ok(Err("The email has already been taken."));
+                }
+                let Some(unit) = db::unit(tx, company_id, input.branch_id.unwrap_or_default())? else {
+                    return Ok(Err("Branch not found."));
+                };
+                let id = db::insert_user(
+                    tx,
+                    &NewUser {
+                        company_id,
+                        business_unit_id: Some(unit.id),
+                        name: input.name.as_deref().unwrap_or_default().trim(),
+                        email,
+                        operator_code: input.operator_code.as_deref(),
+                        tcr_code: input.tcr_code.as_deref(),
+                        token_hash: &token_hash,
+                    },
+                )?;
+                Ok(db::user(tx, company_id, id)?.ok_or("The user could not be saved."))
+            })
+            .await;
+        match created {
+            Ok(Ok(user)) => Ok((user, token)),
+            Ok(Err(reason)) => Err(Error::Refused(reason.into())),
+            Err(e) => {
+                tracing::error!(error = %e, "saving a user failed");
+                Err(Error::Refused("The user could not be saved.".into()))
+            }
+        }
+    }
+
+    pub async fn update_user(&self, caller: &Caller, id: i64, input: UserUpdate) -> Result<User> {
+        let mut errors = FieldErrors::new();
+        if input.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+            errors.add("name", "The name field must not be empty.");
+        }
+        errors.max_len("name", input.name.as_deref(), 255);
+        check_code(&mut errors, "operatorCode", input.operator_code.as_deref(), false);
+        check_code(&mut errors, "fiscalTcrCode", input.tcr_code.as_deref(), false);
+        errors.into_result()?;
+
+        let company_id = caller.company.id;
+        self.store
+            .write(move |tx| {
+                if db::user(tx, company_id, id)?.is_none() {
+                    return Ok(Err(Error::NotFound("User".into())));
+                }
+                if let Some(branch) = input.branch_id
+                    && db::unit(tx, company_id, branch)?.is_none()
+                {
+                    return Ok(Err(Error::Refused("Branch not found.".into())));
+                }
+                let patch = UserPatch {
+                    name: input.name.as_deref().map(str::trim),
+                    business_unit_id: input.branch_id,
+                    operator_code: input.operator_code.as_deref(),
+                    tcr_code: input.tcr_code.as_deref(),
+                };
+                db::update_user(tx, company_id, id, &patch)?;
+                Ok(db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into())))
+            })
+            .await?
+    }
+
+    pub async fn add_bank_account(&self, caller: &Caller, input: BankAccountInput) -> Result<BankAccount> {
+        let mut errors = FieldErrors::new();
+        errors.required("name", input.name.as_deref());
+        errors.required("holder", input.holder.as_deref());
+        if let Some(iban) = errors.required("iban", input.iban.as_deref())
+            && !is_iban(iban)
+        {
+            errors.add("iban", "The iban is not a valid IBAN (its checksum does not match).");
+        }
+        if let Some(currency) = errors.required("currency", input.currency.as_deref())
+            && !is_currency_code(currency)
+        {
+            errors.add("currency", "The currency must be a three-letter ISO 4217 code such as ALL or EUR.");
+        }
+        for (field, value) in [("name", &input.name), ("holder", &input.holder), ("notes", &input.notes)] {
+            errors.max_len(field, value.as_deref(), 255);
+        }
+        errors.max_len("swift", input.swift.as_deref(), 11);
+        errors.into_result()?;
+
+        let company_id = caller.company.id;
+        let account = self
+            .store
+            .write(move |tx| {
+                let iban: String = input
+                    .iban
+                    .as_deref()
+                    .unwrap_or_default()
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                let swift = blank_to_none(input.swift);
+                let notes = blank_to_none(input.notes);
+                let id = db::insert_bank_account(
+                    tx,
+                    &NewBankAccount {
+                        company_id,
+                        name: input.name.as_deref().unwrap_or_default().trim(),
+                        holder: input.holder.as_deref().unwrap_or_default().trim(),
+                        iban: &iban,
+                        swift: swift.as_deref(),
+                        currency: input.currency.as_deref().unwrap_or_default().trim(),
+                        notes: notes.as_deref(),
+                    },
+                )?;
+                db::bank_account(tx, company_id, id)
+            })
+            .await?;
+        account.ok_or_else(|| Error::Internal("the bank account vanished".into()))
+    }
+
+    pub async fn bank_accounts(
+        &self,
+        caller: &Caller,
+        limit: i64,
+        offset: i64,
+    ) -> Result<(Vec<BankAccount>, i64)> {
+        let company_id = caller.company.id;
+        Ok(self.store.read(move |conn| db::bank_accounts(conn, company_id, limit, offset)).await?)
+    }
+
+    pub async fn bank_account(&self, caller: &Caller, id: i64) -> Result<BankAccount> {
+        let company_id = caller.company.id;
+        self.store
+            .read(move |conn| db::bank_account(conn, company_id, id))
+            .await?
+            .ok_or_else(|| Error::NotFound("Bank account".into()))
+    }
+
+    /// Stores the company's signing certificate. In the sandbox any file and password are
+    /// accepted and a certificate for the company's NUIS, valid one year, is made instead.
+    pub async fn upload_certificate(
+        &self,
+        caller: &Caller,
+        file: Vec<u8>,
+        password: String,
+    ) -> Result<CertificateInfo> {
+        let company = caller.company.clone();
+        let sandbox = self.sandbox;
+        let cert = tokio::task::spawn_blocking(move || -> Result<Certificate> {
+            if sandbox {
+                return Ok(Certificate::generate_self_signed(
+                    &company.nuis,
+                    &company.name,
+                    chrono::Duration::days(365),
+                )?);
+            }
+            let cert = Certificate::from_p12(&file, &password).map_err(certificate_field_error)?;
+            if !cert.carries_nuis(&company.nuis) {
+                return Err(Error::Invalid(FieldErrors::one(
+                    "certificate_file",
+                    format!("The certificate does not belong to NUIS {}.", company.nuis),
+                )));
+            }
+            Ok(cert)
+        })
+        .await
+        .map_err(|e| Error::Internal(e.to_string()))??;
+
+        let sealed = self.key_file.seal(&cert.private_key_pkcs8_der()?)?;
+        let info = CertificateInfo {
+            subject: cert.subject(),
+            serial: cert.serial_hex(),
+            valid_from: cert.valid_from(),
+            valid_to: cert.valid_to(),
+        };
+        let company_id = caller.company.id;
+        let cert_der = cert.cert_der().to_vec();
+        let (subject, serial) = (info.subject.clone(), info.serial.clone());
+        let (from, to) = (info.valid_from.to_rfc3339(), info.valid_to.to_rfc3339());
+        self.store
+            .write(move |tx| {
+                db::insert_certificate(
+                    tx,
+                    &db::NewCertificate {
+                        company_id,
+                        subject: &subject,
+                        serial: &serial,
+                        valid_from: &from,
+                        valid_to: &to,
+                        cert_der: &cert_der,
+                        key_sealed: &sealed,
+                    },
+                )
+            })
+            .await?;
+        tracing::info!(company = company_id, serial = %info.serial, "certificate stored");
+        Ok(info)
+    }
+
+    /// The company's current certificate, if one was uploaded.
+    pub async fn current_certificate(&self, caller: &Caller) -> Result<Option<CertificateInfo>> {
+        let company_id = caller.company.id;
+        let stored = self.store.read(move |conn| db::current_certificate(conn, company_id)).await?;
+        Ok(stored.and_then(|c| {
+            Some(CertificateInfo {
+                subject: c.subject,
+                serial: c.serial,
+                valid_from: crate::domain::time::parse_stored(&c.valid_from)?,
+                valid_to: crate::domain::time::parse_stored(&c.valid_to)?,
+            })
+        }))
+    }
+}
+
+fn check_code(errors: &mut FieldErrors, field: &str, value: Option<&str>, required: bool) {
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        Some(code) if !is_registration_code(code) => {
+            errors.add(field, format!("The {field} must look like ab123cd456."));
+        }
+        None if required => errors.add(field, format!("The {field} field is required.")),
+        _ => {}
+    }
+}
+
+/// Which field a PKCS#12 failure belongs to: the file, or its password.
+fn certificate_field_error(e: crate::fiscal::Error) -> Error {
+    let text = e.to_string();
+    let field = if text.contains("password") { "password" } else { "certificate_file" };
+    let message = if field == "password" {
+        "The password does not open this certificate file.".to_string()
+    } else {
+        format!("The certificate_file is not a usable PKCS#12 (.p12/.pfx) file: {text}.")
+    };
+    Error::Invalid(FieldErrors::one(field, message))
+}
