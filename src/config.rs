@@ -10,6 +10,12 @@ use clap::{Args, ValueEnum};
 use crate::api::limits::LimitSettings;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CisEnv {
+    Test,
+    Production,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
     Pretty,
     Json,
@@ -44,9 +50,39 @@ pub struct ServeArgs {
     #[arg(long, env = "ARKA_SANDBOX", default_value_t = false)]
     pub sandbox: bool,
 
-    /// Fiscalization service URL; overrides the preset. Example: https://efiskalizimi-test.tatime.gov.al/FiscalizationService-v3
+    /// Which CIS to talk to: the tax administration's test or production service.
+    #[arg(long, env = "ARKA_CIS_ENV", value_enum, default_value = "test")]
+    pub cis_env: CisEnv,
+
+    /// Fiscalization service URL; overrides the preset's.
+    /// Example: https://efiskalizimi-test.tatime.gov.al/FiscalizationService-v3
     #[arg(long, env = "ARKA_CIS_URL")]
     pub cis_url: Option<String>,
+
+    /// E-invoice service URL; overrides the preset's.
+    /// Example: https://einvoice-test.tatime.gov.al/EinvoiceService-v1
+    #[arg(long, env = "ARKA_EINVOICE_URL")]
+    pub einvoice_url: Option<String>,
+
+    /// PEM file of root certificates to trust for the CIS instead of the system's.
+    #[arg(long, env = "ARKA_CIS_CA_FILE")]
+    pub cis_ca_file: Option<PathBuf>,
+
+    /// Seconds allowed to connect to the CIS.
+    #[arg(long, env = "ARKA_CIS_CONNECT_TIMEOUT", default_value_t = 3)]
+    pub cis_connect_timeout: u64,
+
+    /// Seconds allowed for a whole CIS call; after that a cash document is kept and sent later.
+    #[arg(long, env = "ARKA_CIS_TIMEOUT", default_value_t = 6)]
+    pub cis_timeout: u64,
+
+    /// Software code the tax administration issued for this software (sent as SoftCode).
+    #[arg(long, env = "ARKA_SOFT_CODE")]
+    pub soft_code: Option<String>,
+
+    /// Maintainer code the tax administration issued to the software's maintainer.
+    #[arg(long, env = "ARKA_MAINTAINER_CODE")]
+    pub maintainer_code: Option<String>,
 
     /// How log lines are written: pretty (for people) or json (for log collectors).
     #[arg(long, env = "ARKA_LOG_FORMAT", value_enum, default_value = "pretty")]
@@ -72,7 +108,14 @@ impl ServeArgs {
             listen,
             data: DataArgs { data_dir },
             sandbox: false,
+            cis_env: CisEnv::Test,
             cis_url: None,
+            einvoice_url: None,
+            cis_ca_file: None,
+            cis_connect_timeout: 3,
+            cis_timeout: 6,
+            soft_code: None,
+            maintainer_code: None,
             log_format: LogFormat::Pretty,
             max_body_bytes: 2 * 1024 * 1024,
             limits: LimitSettings::default(),

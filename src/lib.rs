@@ -15,8 +15,13 @@ use std::time::Duration;
 
 use api::AppState;
 use api::limits::Limiters;
+use config::CisEnv;
 use config::ServeArgs;
-use services::accounts::{SANDBOX_NUIS, Services};
+use fiscal::gateway::{Gateway, SoftwareCodes};
+use fiscal::queue::Queue;
+use fiscal::transport::{CisConfig, Endpoint};
+use services::Services;
+use services::accounts::SANDBOX_NUIS;
 
 /// Why the server could not start.
 #[derive(Debug)]
@@ -25,6 +30,7 @@ pub enum StartError {
     KeyFile(secrets::Error),
     Setup(services::Error),
     Io(std::io::Error),
+    Cis(String),
 }
 
 impl std::fmt::Display for StartError {
@@ -34,18 +40,70 @@ impl std::fmt::Display for StartError {
             StartError::KeyFile(e) => write!(f, "{e}"),
             StartError::Setup(e) => write!(f, "preparing the sandbox: {e}"),
             StartError::Io(e) => write!(f, "{e}"),
+            StartError::Cis(m) => write!(f, "CIS settings: {m}"),
         }
     }
 }
 
 impl std::error::Error for StartError {}
 
-/// Opens the store (applying migrations) and the key file, and prepares the sandbox.
-pub fn open_services(args: &ServeArgs) -> Result<Services, StartError> {
+/// The software codes `--sandbox` uses (any well-formed code does for the simulator).
+pub const SANDBOX_SOFT_CODE: &str = "ss123ss123";
+pub const SANDBOX_MAINTAINER_CODE: &str = "mm123mm123";
+
+/// How to reach the CIS from the settings (presets, explicit URLs, timeouts, trusted roots).
+fn cis_config(args: &ServeArgs, endpoint: Endpoint) -> Result<CisConfig, StartError> {
+    let mut config = CisConfig::new(endpoint);
+    config.connect_timeout = Duration::from_secs(args.cis_connect_timeout.max(1));
+    config.call_timeout = Duration::from_secs(args.cis_timeout.max(1));
+    if let Some(path) = &args.cis_ca_file {
+        let pem = std::fs::read(path).map_err(|e| StartError::Cis(format!("{}: {e}", path.display())))?;
+        config.trusted_roots_pem = Some(pem);
+    }
+    Ok(config)
+}
+
+/// The configured CIS endpoint: a preset, with either URL overridden when given.
+pub fn configured_endpoint(args: &ServeArgs) -> Endpoint {
+    let preset = match args.cis_env {
+        CisEnv::Test => Endpoint::Test,
+        CisEnv::Production => Endpoint::Production,
+    };
+    match (&args.cis_url, &args.einvoice_url) {
+        (None, None) => preset,
+        (fiscalization, einvoice) => Endpoint::Custom {
+            fiscalization: fiscalization
+                .clone()
+                .unwrap_or_else(|| preset.url(fiscal::requests::Service::Fiscalization).to_string()),
+            einvoice: einvoice
+                .clone()
+                .unwrap_or_else(|| preset.url(fiscal::requests::Service::Einvoice).to_string()),
+        },
+    }
+}
+
+/// Opens the store (applying migrations) and the key file, connects the fiscal gateway to
+/// `endpoint`, and prepares the sandbox.
+pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, StartError> {
     let store = store::Store::open(&args.data.db_path()).map_err(StartError::Store)?;
-    let key_file = secrets::KeyFile::load_or_create(&args.data.data_dir.join("arka.key"))
-        .map_err(StartError::KeyFile)?;
-    let services = Services { store, key_file: Arc::new(key_file), sandbox: args.sandbox };
+    let key_file = Arc::new(
+        secrets::KeyFile::load_or_create(&args.data.data_dir.join("arka.key"))
+            .map_err(StartError::KeyFile)?,
+    );
+    let codes = if args.sandbox {
+        SoftwareCodes {
+            soft_code: Some(SANDBOX_SOFT_CODE.to_string()),
+            maintainer_code: Some(SANDBOX_MAINTAINER_CODE.to_string()),
+        }
+    } else {
+        SoftwareCodes { soft_code: args.soft_code.clone(), maintainer_code: args.maintainer_code.clone() }
+    };
+    let gateway = Arc::new(
+        Gateway::new(cis_config(args, endpoint)?, codes, store.clone(), key_file.clone())
+            .map_err(|e| StartError::Cis(e.to_string()))?,
+    );
+    let queue = Arc::new(Queue::new(gateway.clone(), store.clone()));
+    let services = Services { store, key_file, sandbox: args.sandbox, gateway, queue };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;
     }
@@ -58,7 +116,9 @@ pub async fn run(
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
-    let services = open_services(&args)?;
+    let services = open_services(&args, configured_endpoint(&args))?;
+    let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
+    let worker = tokio::spawn(services.queue.clone().run(worker_stop));
     let limiters = Arc::new(Limiters::new(&args.limits));
     let sweeper = {
         let limiters = limiters.clone();
@@ -82,5 +142,7 @@ pub async fn run(
     let app = api::router(state, args.max_body_bytes);
     let served = api::serve(listener, app, shutdown).await;
     sweeper.abort();
+    let _ = stop_worker.send(true);
+    let _ = worker.await;
     served.map_err(StartError::Io)
 }

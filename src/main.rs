@@ -20,7 +20,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the HTTP API (try `arka serve --sandbox` first: it needs no setup at all).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Create or upgrade the database, then exit (serve does this by itself too).
     Migrate(DataArgs),
     /// Applications (point-of-sale programs) allowed to send X-Client-Id/X-Client-Secret.
@@ -28,6 +28,8 @@ enum Command {
         #[command(subcommand)]
         action: AppsAction,
     },
+    /// List the documents waiting for the CIS (late delivery) and those it refused, oldest first.
+    Queue(DataArgs),
     /// Partners allowed to register new companies through POST /api/v1/register.
     Partners {
         #[command(subcommand)]
@@ -114,14 +116,57 @@ fn open_store(data: &DataArgs) -> Result<Store, String> {
     Store::open(&data.db_path()).map_err(|e| format!("cannot open {}: {e}", data.db_path().display()))
 }
 
+fn print_queue(store: &Store) -> Result<(), String> {
+    use arka::domain::time::{local_text, parse_stored};
+    use arka::fiscal::queue::{LEGAL_LIMIT_HOURS, WARN_AFTER_HOURS, age_hours};
+    let items = store
+        .read_blocking(|conn| arka::store::fiscal_queue::open_items(conn, None))
+        .map_err(|e| e.to_string())?;
+    if items.is_empty() {
+        println!("Nothing waits for the CIS.");
+        return Ok(());
+    }
+    let now = chrono::Utc::now();
+    println!(
+        "{:>5}  {:<9} {:<27} {:<22} {:<19} {:>5} {:>8}  why",
+        "id", "status", "document", "number", "issued", "age h", "attempts"
+    );
+    for q in &items {
+        let age = age_hours(&q.issued_at, now);
+        let issued = parse_stored(&q.issued_at).map(local_text).unwrap_or_else(|| q.issued_at.clone());
+        let mut why = q.last_error.clone().unwrap_or_default();
+        if q.status == "waiting" {
+            if let Some(next) = parse_stored(&q.next_attempt_at) {
+                why = format!("{why} (next try {})", local_text(next));
+            }
+            if age.is_some_and(|h| h >= WARN_AFTER_HOURS) {
+                why = format!("NEAR THE {LEGAL_LIMIT_HOURS} h LIMIT FOR LATE DELIVERY; {why}");
+            }
+        }
+        println!(
+            "{:>5}  {:<9} {:<27} {:<22} {:<19} {:>5} {:>8}  {}",
+            q.id,
+            q.status,
+            q.operation,
+            q.document_number.as_deref().unwrap_or("-"),
+            issued,
+            age.map(|h| h.to_string()).unwrap_or_default(),
+            q.attempts,
+            why.trim()
+        );
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(*args),
         Command::Migrate(data) => {
             open_store(&data)?;
             println!("database {} is up to date", data.db_path().display());
             Ok(())
         }
+        Command::Queue(data) => print_queue(&open_store(&data)?),
         Command::Apps { action: AppsAction::Create { name, data } } => {
             let store = open_store(&data)?;
             let client_id = new_token("app").map_err(|e| e.to_string())?;

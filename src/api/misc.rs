@@ -7,6 +7,7 @@ use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiResult, ok};
 use crate::domain::time::local_text;
+use crate::fiscal::gateway::CERTIFICATE_WARNING_DAYS;
 
 /// The addresses this server can be reached on (loopback only when there is nothing else).
 fn server_addresses() -> Vec<String> {
@@ -22,6 +23,21 @@ pub async fn ping(_auth: Auth) -> ApiResult {
 
 pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
     let cert = state.services.current_certificate(&caller).await?;
+    let queue = state.services.queue_summary(&caller).await?;
+    let now = chrono::Utc::now();
+    let cert = cert.map(|c| {
+        let expires_soon = c.valid_to - now < chrono::Duration::days(CERTIFICATE_WARNING_DAYS);
+        let mut v =
+            json!({"expiresAt": local_text(c.valid_to), "subject": c.subject, "expiresSoon": expires_soon});
+        if c.valid_to <= now {
+            v["warning"] =
+                json!("The certificate has expired: nothing can be fiscalized until a new one is uploaded.");
+        } else if expires_soon {
+            v["warning"] =
+                json!(format!("The certificate expires on {}: upload a new one.", local_text(c.valid_to)));
+        }
+        v
+    });
     let branch = caller
         .unit
         .as_ref()
@@ -38,6 +54,12 @@ pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiRe
             "fiscalTcrCode": caller.user.tcr_code,
         },
         "vatConfigs": {"issuerInVat": caller.company.issuer_in_vat},
-        "cert": cert.map(|c| json!({"expiresAt": local_text(c.valid_to), "subject": c.subject})),
+        "cert": cert,
+        "fiscalQueue": {
+            "waiting": queue.waiting,
+            "rejected": queue.rejected,
+            "oldestWaitingSince": queue.oldest_waiting_issued_at.map(local_text),
+            "nearLegalLimit": queue.near_legal_limit,
+        },
     }))
 }

@@ -1,6 +1,7 @@
 //! The HTTP edge: router, authentication, limits, envelopes. One file per group of the spec.
 
 pub mod auth;
+mod clients;
 pub mod error;
 pub mod extract;
 pub mod limits;
@@ -19,7 +20,7 @@ use axum::routing::{get, post};
 
 use self::error::ApiError;
 use self::limits::{Group, Limiters};
-use crate::services::accounts::Services;
+use crate::services::Services;
 
 /// Shared by every handler.
 #[derive(Clone)]
@@ -41,7 +42,10 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/on-boarding/branch/{id}", post(onboarding::update_branch))
         .route("/api/v1/on-boarding/user", post(onboarding::create_user))
         .route("/api/v1/on-boarding/user/{id}", post(onboarding::update_user))
-        .route("/api/v1/on-boarding/bank-account", post(onboarding::create_bank_account));
+        .route("/api/v1/on-boarding/bank-account", post(onboarding::create_bank_account))
+        .route("/api/v1/on-boarding/fiscal-device", post(onboarding::fiscal_device));
+
+    let search = Router::new().route("/api/v1/client/search", get(clients::search));
 
     let general = Router::new()
         .route("/api/v1/register", get(onboarding::register_ping))
@@ -53,6 +57,7 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
     Router::new()
         .merge(in_group(&state, Group::Registration, registration))
         .merge(in_group(&state, Group::General, general))
+        .merge(in_group(&state, Group::Search, search))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(map_response(json_for_axum_rejections))

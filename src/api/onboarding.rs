@@ -17,6 +17,7 @@ use crate::domain::validation::FieldErrors;
 use crate::services::accounts::{
     BankAccountInput, CertificateInfo, NewUserInput, Registration, UnitInput, UserUpdate,
 };
+use crate::services::devices::DeviceInput;
 use crate::store::accounts::{BankAccount, BusinessUnit, User};
 
 /// A boolean that may also arrive as the strings "true"/"false" (or 1/0).
@@ -407,4 +408,36 @@ pub async fn bank_account(
 ) -> ApiResult {
     let account = state.services.bank_account(&caller, id).await?;
     ok(json!({"bankAccount": bank_account_json(&account)}))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceBody {
+    #[serde(default, deserialize_with = "lenient_int")]
+    branch_id: Option<i64>,
+    name: Option<String>,
+    from_date: Option<String>,
+    to_date: Option<String>,
+}
+
+pub async fn fiscal_device(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Body(b): Body<DeviceBody>,
+) -> ApiResult {
+    let device = state
+        .services
+        .register_device(
+            &caller,
+            DeviceInput { branch_id: b.branch_id, name: b.name, from_date: b.from_date, to_date: b.to_date },
+        )
+        .await?;
+    created(json!({"device": {
+        "id": device.id,
+        "name": device.name,
+        "fiscalTcrCode": device.tcr_code,
+        "businessUnitCode": device.business_unit_code,
+        "validFrom": device.valid_from,
+        "validTo": device.valid_to,
+    }}))
 }

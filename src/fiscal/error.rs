@@ -13,6 +13,10 @@ pub enum Error {
     Xml(String),
     /// An XML signature did not verify.
     Signature(String),
+    /// The company has uploaded no certificate, so nothing can be signed.
+    NoCertificate,
+    /// The store could not be read or written.
+    Store(String),
 }
 
 impl fmt::Display for Error {
@@ -23,6 +27,8 @@ impl fmt::Display for Error {
             Error::Crypto(m) => write!(f, "crypto: {m}"),
             Error::Xml(m) => write!(f, "xml: {m}"),
             Error::Signature(m) => write!(f, "signature: {m}"),
+            Error::NoCertificate => write!(f, "no certificate has been uploaded"),
+            Error::Store(m) => write!(f, "store: {m}"),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! Children follow the schema's declared order even where the schema uses `<all>`, so the bytes
 //! look like every other client's and diff cleanly against them.
 
+use super::Error;
 use super::model::{
     self, CashDeposit, EinvoiceChangeStatus, GetEinvoices, GetTaxpayers, Header, Invoice, Item, PayMethod,
     PlainHeader, RegisterEinvoice, Tcr, Wtn,
@@ -57,6 +58,22 @@ pub enum Operation {
 }
 
 impl Operation {
+    pub const ALL: [Operation; 8] = [
+        Operation::RegisterInvoice,
+        Operation::RegisterTcr,
+        Operation::RegisterCashDeposit,
+        Operation::RegisterWtn,
+        Operation::RegisterEinvoice,
+        Operation::GetTaxpayers,
+        Operation::GetEinvoices,
+        Operation::EinvoiceChangeStatus,
+    ];
+
+    /// The operation whose request element is named `root`.
+    pub fn from_request_root(root: &str) -> Option<Operation> {
+        Operation::ALL.into_iter().find(|op| op.request_root() == root)
+    }
+
     pub fn service(self) -> Service {
         match self {
             Operation::RegisterInvoice
@@ -303,6 +320,20 @@ pub fn einvoice_change_status(header: &PlainHeader, change: &EinvoiceChangeStatu
     w.end();
     w.text_element("EinStatus", change.status.as_str());
     w.finish()
+}
+
+/// The same request with another `Header`: a late delivery keeps the document (its IIC,
+/// number, IssueDateTime and Header UUID) and changes only SendDateTime and SubseqDelivType.
+/// Works on requests written by this module, whose first `Header` element is the message header.
+pub fn replace_header(unsigned: &str, header: &Header) -> Result<String, Error> {
+    let start = unsigned.find("<Header ").ok_or_else(|| Error::Xml("the request has no Header".into()))?;
+    let end = unsigned[start..]
+        .find("</Header>")
+        .map(|i| start + i + "</Header>".len())
+        .ok_or_else(|| Error::Xml("the request's Header is not closed".into()))?;
+    let mut w = CanonicalWriter::new();
+    write_header(&mut w, header);
+    Ok(format!("{}{}{}", &unsigned[..start], w.finish(), &unsigned[end..]))
 }
 
 fn open_request(op: Operation) -> CanonicalWriter {
@@ -1147,6 +1178,25 @@ pub(crate) mod tests {
             let xml = register_cash_deposit(&header(None), &deposit);
             assert_accepted_by_outside_tools(Operation::RegisterCashDeposit, &xml);
         }
+    }
+
+    #[test]
+    fn a_late_delivery_changes_only_the_header() {
+        let deposit = CashDeposit {
+            change_date_time: tirane(2024, 11, 22, 8, 0, 0),
+            operation: CashDepositOperation::Deposit,
+            cash_amt: dec("10"),
+            tcr_code: "cc123cc123".to_string(),
+            issuer_nuis: "I12345678I".to_string(),
+        };
+        let first = header(None);
+        let original = register_cash_deposit(&first, &deposit);
+        let late = Header { subseq_deliv_type: Some(SubseqDelivType::NoInternet), ..first.clone() };
+        let resent = replace_header(&original, &late).unwrap();
+        assert_eq!(resent, register_cash_deposit(&late, &deposit));
+        assert!(resent.contains("SubseqDelivType=\"NOINTERNET\""));
+        assert_accepted_by_outside_tools(Operation::RegisterCashDeposit, &resent);
+        assert!(replace_header("<X></X>", &late).is_err());
     }
 
     #[test]

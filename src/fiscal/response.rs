@@ -29,6 +29,17 @@ pub enum Outcome<T> {
     NotDelivered(NotDelivered),
 }
 
+impl<T> Outcome<T> {
+    /// Keeps the outcome, transforming what was accepted.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
+        match self {
+            Outcome::Accepted(t) => Outcome::Accepted(f(t)),
+            Outcome::Rejected(fault) => Outcome::Rejected(fault),
+            Outcome::NotDelivered(reason) => Outcome::NotDelivered(reason),
+        }
+    }
+}
+
 /// A SOAP 1.1 fault from the CIS.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fault {

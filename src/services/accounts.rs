@@ -1,35 +1,24 @@
 //! Registration and on-boarding: companies, business units, users, certificates, bank accounts.
 
-use std::sync::Arc;
-
 use chrono::Utc;
 
-use super::{Error, Result};
+use super::{Error, Result, Services};
 use crate::domain::validation::{
     FieldErrors, is_currency_code, is_email, is_iban, is_nuis, is_registration_code,
 };
 use crate::fiscal::certificate::Certificate;
-use crate::secrets::{KeyFile, hash_token, new_token};
+use crate::secrets::{hash_token, new_token};
+use crate::store;
 use crate::store::accounts::{
     self as db, BankAccount, BusinessUnit, Caller, Company, NewBankAccount, NewCompany, NewUser, UnitFields,
     User, UserPatch,
 };
-use crate::store::{self, Store};
 
 /// The sandbox company's tax id, printed at start and in the README.
 pub const SANDBOX_NUIS: &str = "K00000001S";
 /// The fixed partner token of `--sandbox` (a sandbox has nothing to protect).
 pub const SANDBOX_PARTNER_TOKEN: &str = "arka_p_sandbox";
 const SANDBOX_COMPANY_NAME: &str = "Arka Sandbox sh.p.k.";
-
-/// What the use cases need from the running server.
-#[derive(Clone)]
-pub struct Services {
-    pub store: Store,
-    pub key_file: Arc<KeyFile>,
-    /// Running with `--sandbox`: the sandbox registration and certificate rules apply.
-    pub sandbox: bool,
-}
 
 pub struct Registration {
     pub nuis: String,

@@ -1,11 +1,64 @@
 //! Use cases that tie the rooms together: api -> services -> {domain, store, fiscal}.
 
 pub mod accounts;
+pub mod devices;
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::domain::validation::FieldErrors;
+use crate::fiscal::certificate::Certificate;
+use crate::fiscal::gateway::Gateway;
+use crate::fiscal::queue::Queue;
+use crate::fiscal::response::{Fault, Outcome};
+use crate::fiscal::transport::CisClient;
+use crate::secrets::KeyFile;
+use crate::store::Store;
 use crate::{fiscal, secrets, store};
+
+/// What the use cases need from the running server.
+#[derive(Clone)]
+pub struct Services {
+    pub store: Store,
+    pub key_file: Arc<KeyFile>,
+    /// Running with `--sandbox`: the sandbox registration and certificate rules apply.
+    pub sandbox: bool,
+    pub gateway: Arc<Gateway>,
+    pub queue: Arc<Queue>,
+}
+
+impl Services {
+    /// The company's signing certificate, refused in the caller's terms when missing or expired.
+    pub async fn signer(&self, company_id: i64) -> Result<Arc<Certificate>> {
+        let gateway = self.gateway.clone();
+        tokio::task::spawn_blocking(move || gateway.certificate(company_id))
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))?
+            .map_err(Error::from)
+    }
+
+    /// Signs and sends one request on the blocking pool; `read` is the operation's typed call.
+    pub async fn call_cis<T: Send + 'static>(
+        &self,
+        certificate: Arc<Certificate>,
+        unsigned: String,
+        read: fn(&CisClient, &str) -> Outcome<T>,
+    ) -> Result<Outcome<T>> {
+        let gateway = self.gateway.clone();
+        tokio::task::spawn_blocking(move || gateway.send(&certificate, &unsigned, read))
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))?
+            .map_err(Error::from)
+    }
+}
+
+/// How a CIS refusal reads to the caller: its code in brackets, then its text, as the cloud does.
+pub fn fault_message(fault: &Fault) -> String {
+    match &fault.code {
+        Some(code) => format!("[{code}] {}", fault.faultstring),
+        None => fault.faultstring.clone(),
+    }
+}
 
 /// Errors of the use-case layer, in the terms the edge answers with.
 #[derive(Debug)]
@@ -54,7 +107,17 @@ impl From<secrets::Error> for Error {
 
 impl From<fiscal::Error> for Error {
     fn from(e: fiscal::Error) -> Self {
-        Error::Internal(e.to_string())
+        match e {
+            fiscal::Error::NoCertificate => Error::Refused(
+                "No certificate has been uploaded: send it to POST /api/v1/on-boarding/certificate first."
+                    .into(),
+            ),
+            fiscal::Error::CertificateExpired => Error::Refused(
+                "The certificate has expired: upload a new one to POST /api/v1/on-boarding/certificate."
+                    .into(),
+            ),
+            other => Error::Internal(other.to_string()),
+        }
     }
 }
 

@@ -2,6 +2,8 @@
 //! of read connections running in parallel (WAL). Blocking work runs on tokio's blocking pool.
 
 pub mod accounts;
+pub mod devices;
+pub mod fiscal_queue;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
