@@ -95,10 +95,9 @@ pub struct ResponseHeader {
 pub enum SignatureCheck {
     /// The response carried no `Signature`.
     Absent,
-    /// The signature verified against the certificate the response carried.
+    /// The signature verified against the certificate the response carried. (An answer whose
+    /// signature does not verify never reaches a caller: it is `NotDelivered`.)
     Verified(dsig::Verified),
-    /// A signature was present and did not verify.
-    Invalid(String),
 }
 
 impl SignatureCheck {
@@ -351,10 +350,16 @@ fn parse_answer<T>(
         Ok(header) => header,
         Err(e) => return Outcome::NotDelivered(NotDelivered::Unparseable(e)),
     };
+    // A signed answer that does not verify cannot be trusted: it is treated as no answer, so the
+    // document is sent again (same UUID and IIC) rather than stored with a code the CIS never gave.
     let signature = if payload.child("Signature").is_some() {
         match dsig::verify_enveloped(body, response_root) {
             Ok(verified) => SignatureCheck::Verified(verified),
-            Err(e) => SignatureCheck::Invalid(e.to_string()),
+            Err(e) => {
+                return Outcome::NotDelivered(NotDelivered::Unparseable(format!(
+                    "the answer's signature does not verify: {e}"
+                )));
+            }
         }
     } else {
         SignatureCheck::Absent
@@ -583,12 +588,12 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_tampered_answer_is_still_read_but_its_signature_is_invalid() {
+    fn a_tampered_answer_is_not_trusted() {
         let body = accepted_invoice_body().replace(FIC, "11111111-1b2d-4c5e-8f7a-6b5c4d3e2f1a");
-        let Outcome::Accepted(accepted) = parse_register_invoice(&body) else {
-            panic!("not accepted");
+        let Outcome::NotDelivered(NotDelivered::Unparseable(why)) = parse_register_invoice(&body) else {
+            panic!("a tampered answer was trusted");
         };
-        assert!(matches!(accepted.signature, SignatureCheck::Invalid(_)));
+        assert!(why.contains("signature"), "{why}");
     }
 
     #[test]
