@@ -289,7 +289,10 @@ mod tests {
         );
         let mut invoice = vector_invoice();
         invoice.same_taxes[0].vat_rate = Some(dec("10"));
-        assert_eq!(totals_of(&invoice).unwrap_err(), "SameTaxes have no group for VAT rate 20.00 of the items");
+        assert_eq!(
+            totals_of(&invoice).unwrap_err(),
+            "SameTaxes have no group for VAT rate 20.00 of the items"
+        );
         let mut invoice = vector_invoice();
         invoice.same_taxes.push(SameTax {
             num_of_items: 1,
