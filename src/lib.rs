@@ -3,6 +3,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod api;
+pub mod cis_sim;
 pub mod config;
 pub mod domain;
 pub mod fiscal;
