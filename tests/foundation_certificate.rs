@@ -81,6 +81,15 @@ fn the_certificate_may_come_as_json_with_base64() {
 }
 
 #[test]
+fn json_that_is_not_base64_or_lacks_a_field_is_named() {
+    let (server, shop) = shop();
+    let not_base64 = json!({"certificate_file": "%%% not base64 %%%", "password": PASSWORD});
+    server.post_json(UPLOAD, Some(&shop.token), &not_base64).assert_invalid("certificate_file");
+    let no_password = json!({"certificate_file": base64(b"anything")});
+    server.post_json(UPLOAD, Some(&shop.token), &no_password).assert_invalid("password");
+}
+
+#[test]
 fn a_wrong_password_is_named() {
     let (server, shop) = shop();
     let cert = make_certificate(&format!("/CN={NUIS}"), PASSWORD);

@@ -180,3 +180,15 @@ fn a_restart_keeps_every_shop_detail() {
         )
         .assert_error(200);
 }
+
+#[test]
+fn a_sandbox_restart_keeps_the_one_sandbox_company() {
+    let mut server = TestServer::sandbox();
+    let before = common::register_sandbox(&server);
+
+    server.restart();
+
+    server.get("/api/v1/account", Some(&before.token)).data(200);
+    let after = common::register_sandbox(&server);
+    assert_eq!(after.company_id, before.company_id, "the sandbox company is not made twice");
+}

@@ -17,6 +17,9 @@ fn an_unknown_route_is_404_in_the_error_envelope() {
     reply.assert_error(404);
     assert!(reply.body.get("errors").is_none());
     server.get("/api/v3/account", None).assert_error(404);
+    // A known path with the wrong method is an error in the same envelope.
+    let wrong_method = server.get("/api/v1/on-boarding/branch", Some(&shop.token));
+    wrong_method.assert_error(405);
 }
 
 #[test]
@@ -176,6 +179,24 @@ fn unidentified_callers_are_counted_per_ip() {
     third.assert_throttled();
     assert_eq!(third.header("x-ratelimit-limit"), Some("2"));
     assert_eq!(third.header("x-ratelimit-remaining"), Some("0"));
+}
+
+#[test]
+fn guessing_application_secrets_is_counted_per_ip() {
+    // Spec, Authentication 5: unauthenticated callers are counted by IP. A wrong pair is one.
+    let server = TestServer::start_with(|args| args.limits = "ip=2/m".parse().unwrap());
+    let guess = |secret: &str| {
+        server.request(
+            "GET",
+            "/api/v1/account",
+            &[("X-Client-Id", "app_guess"), ("X-Client-Secret", secret)],
+            None,
+        )
+    };
+
+    guess("secret_1").assert_unauthenticated();
+    guess("secret_2").assert_unauthenticated();
+    guess("secret_3").assert_throttled();
 }
 
 #[test]

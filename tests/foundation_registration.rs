@@ -80,6 +80,12 @@ fn issuer_in_vat_arrives_as_a_boolean_or_as_text() {
             "issuerInVat sent as {sent}"
         );
     }
+
+    let mut unclear = registration_body("E55555555E", "Shop", "e@shop.al");
+    unclear["issuerInVat"] = json!("maybe");
+    server.post_json("/api/v1/register", Some(&partner), &unclear).assert_invalid("issuerInVat");
+    unclear.as_object_mut().unwrap().remove("issuerInVat");
+    server.post_json("/api/v1/register", Some(&partner), &unclear).assert_invalid("issuerInVat");
 }
 
 #[test]
@@ -264,6 +270,14 @@ fn a_taken_email_or_an_unknown_unit_is_a_soft_failure() {
         server.post_json("/api/v1/on-boarding/user", Some(&shop.token), &cashier_body("x@shop.al", 999_999));
     nowhere.assert_error(200);
 
+    // E-mails are compared without regard to case.
+    let shouted = server.post_json(
+        "/api/v1/on-boarding/user",
+        Some(&shop.token),
+        &cashier_body(&shop.email.to_uppercase(), shop.branch_id),
+    );
+    shouted.assert_error(200);
+
     // The neighbour's unit is as unknown as one that does not exist.
     let theirs = server.post_json(
         "/api/v1/on-boarding/user",
@@ -388,6 +402,17 @@ fn the_bank_account_list_pages_with_a_total_and_caps_the_limit() {
 }
 
 #[test]
+fn a_bad_limit_or_offset_is_named() {
+    let server = TestServer::sandbox();
+    // Each call with a fresh token: the list has its 10 s interval per token.
+    let cases = [("limit=abc", "limit"), ("limit=0", "limit"), ("offset=-1", "offset")];
+    for (query, field) in cases {
+        let shop = common::register_sandbox(&server);
+        server.get(&format!("/api/v1/bank-accounts?{query}"), Some(&shop.token)).assert_invalid(field);
+    }
+}
+
+#[test]
 fn another_companys_bank_account_is_not_found() {
     let (server, partner, shop) = shop();
     let neighbour = register_company(&server, &partner, OTHER_NUIS);
@@ -400,6 +425,7 @@ fn another_companys_bank_account_is_not_found() {
 
     server.get(&format!("/api/v1/bank-accounts/{theirs}"), Some(&shop.token)).assert_error(404);
     server.get("/api/v1/bank-accounts/999999", Some(&shop.token)).assert_error(404);
+    server.get("/api/v1/bank-accounts/abc", Some(&shop.token)).assert_error(404);
     let mine = server.get("/api/v1/bank-accounts", Some(&shop.token));
     assert_eq!(mine.data(200)["pagination"]["total"], 0, "the neighbour's account is not in my list");
 }
