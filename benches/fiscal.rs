@@ -90,7 +90,12 @@ pub fn signed_invoice(cert: &Certificate, ord: u32, tcr: &str) -> String {
         is_einvoice: None,
         supply_date_or_period: None,
         corrective_inv: None,
-        pay_methods: vec![PayMethod { kind: PayMethodType::Banknote, amt: total, comp_card: None, vouchers: vec![] }],
+        pay_methods: vec![PayMethod {
+            kind: PayMethodType::Banknote,
+            amt: total,
+            comp_card: None,
+            vouchers: vec![],
+        }],
         currency: None,
         seller: Seller {
             id_type: IdType::Nuis,

@@ -83,6 +83,25 @@ pub fn configured_endpoint(args: &ServeArgs) -> Endpoint {
     }
 }
 
+async fn start_sandbox_simulator(args: &ServeArgs) -> Result<cis_sim::CisSimHandle, StartError> {
+    let store = store::Store::open(&args.data.db_path()).map_err(StartError::Store)?;
+    let tcrs = store
+        .read_blocking(store::devices::all_with_issuer)
+        .map_err(StartError::Store)?
+        .into_iter()
+        .map(|(tcr_code, issuer_nuis, busin_unit_code)| cis_sim::KnownTcr {
+            tcr_code,
+            issuer_nuis,
+            busin_unit_code,
+        })
+        .collect();
+    // Strict: the sandbox is where integrators find mistakes, so it checks every IIC too.
+    let config = cis_sim::SimConfig { strict_iic: true, tcrs };
+    let (addr, handle) = cis_sim::spawn_loopback(config).await.map_err(|e| StartError::Cis(e.to_string()))?;
+    tracing::info!(%addr, "sandbox CIS simulator running in this process");
+    Ok(handle)
+}
+
 /// Opens the store (applying migrations) and the key file, connects the fiscal gateway to
 /// `endpoint`, and prepares the sandbox.
 pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, StartError> {
@@ -117,7 +136,13 @@ pub async fn run(
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
-    let services = open_services(&args, configured_endpoint(&args))?;
+    // The sandbox talks to a simulator in this process, told about the TCRs registered before.
+    let simulator = if args.sandbox { Some(start_sandbox_simulator(&args).await?) } else { None };
+    let endpoint = match &simulator {
+        Some(sim) => sim.endpoint(),
+        None => configured_endpoint(&args),
+    };
+    let services = open_services(&args, endpoint)?;
     let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
     let worker = tokio::spawn(services.queue.clone().run(worker_stop));
     let limiters = Arc::new(Limiters::new(&args.limits));
@@ -145,5 +170,8 @@ pub async fn run(
     sweeper.abort();
     let _ = stop_worker.send(true);
     let _ = worker.await;
+    if let Some(sim) = simulator {
+        let _ = sim.stop().await;
+    }
     served.map_err(StartError::Io)
 }

@@ -30,6 +30,15 @@ enum Command {
     },
     /// List the documents waiting for the CIS (late delivery) and those it refused, oldest first.
     Queue(DataArgs),
+    /// Run the CIS simulator alone (both services, their WSDLs, and the /control API for tests).
+    CisSim {
+        /// Address and port to listen on; keep it on loopback.
+        #[arg(long, env = "ARKA_CIS_SIM_LISTEN", default_value = "127.0.0.1:8090")]
+        listen: std::net::SocketAddr,
+        /// Also verify every IIC and WTNIC against the signing certificate.
+        #[arg(long, env = "ARKA_CIS_SIM_STRICT_IIC", default_value_t = false)]
+        strict_iic: bool,
+    },
     /// Partners allowed to register new companies through POST /api/v1/register.
     Partners {
         #[command(subcommand)]
@@ -112,6 +121,22 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     })
 }
 
+fn cis_sim(listen: std::net::SocketAddr, strict_iic: bool) -> Result<(), String> {
+    init_logging(LogFormat::Pretty);
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let sim = arka::cis_sim::CisSim::new(arka::cis_sim::SimConfig { strict_iic, tcrs: Vec::new() })
+            .map_err(|e| e.to_string())?;
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+        println!("CIS simulator on http://{listen}");
+        println!("  fiscalization: {}", arka::cis_sim::fiscalization_url(listen));
+        println!("  e-invoice:     {}", arka::cis_sim::einvoice_url(listen));
+        sim.serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
+    })
+}
+
 fn open_store(data: &DataArgs) -> Result<Store, String> {
     Store::open(&data.db_path()).map_err(|e| format!("cannot open {}: {e}", data.db_path().display()))
 }
@@ -167,6 +192,7 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Queue(data) => print_queue(&open_store(&data)?),
+        Command::CisSim { listen, strict_iic } => cis_sim(listen, strict_iic),
         Command::Apps { action: AppsAction::Create { name, data } } => {
             let store = open_store(&data)?;
             let client_id = new_token("app").map_err(|e| e.to_string())?;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -97,9 +97,6 @@ pub async fn identify(
     mut req: Request,
     next: Next,
 ) -> Response {
-    if let Err(e) = check_app_pair(&state, req.headers()).await {
-        return e.into_response();
-    }
     let identity = match resolve(&state, req.headers(), peer.ip()).await {
         Ok(identity) => identity,
         Err(e) => return e.into_response(),
@@ -111,11 +108,18 @@ pub async fn identify(
                 .into_response();
         }
     };
+    // Checked after the limiter, so guessing application secrets is counted like any call.
+    if let Err(e) = check_app_pair(&state, req.headers()).await {
+        return e.into_response();
+    }
     req.extensions_mut().insert(identity);
     let mut response = next.run(req).await;
-    let headers = response.headers_mut();
-    headers.insert("x-ratelimit-limit", HeaderValue::from(allowed.limit));
-    headers.insert("x-ratelimit-remaining", HeaderValue::from(allowed.remaining));
+    // A 429 keeps what its own limit said: a budget's figures, or none for an interval.
+    if response.status() != StatusCode::TOO_MANY_REQUESTS {
+        let headers = response.headers_mut();
+        headers.insert("x-ratelimit-limit", HeaderValue::from(allowed.limit));
+        headers.insert("x-ratelimit-remaining", HeaderValue::from(allowed.remaining));
+    }
     response
 }
 
@@ -163,10 +167,9 @@ impl FromRequestParts<AppState> for Partner {
     async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<Self, Self::Rejection> {
         match parts.extensions.get::<Identity>() {
             Some(Identity::Partner(id)) => Ok(Partner(*id)),
-            Some(Identity::User(_)) => Err(ApiError::status(
-                axum::http::StatusCode::FORBIDDEN,
-                "Registration needs a partner token.",
-            )),
+            Some(Identity::User(_)) => {
+                Err(ApiError::status(StatusCode::FORBIDDEN, "Registration needs a partner token."))
+            }
             _ => Err(ApiError::Unauthenticated),
         }
     }

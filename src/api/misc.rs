@@ -63,3 +63,8 @@ pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiRe
         },
     }))
 }
+
+/// The OpenAPI document of this server (no authentication: it describes, it reveals nothing).
+pub async fn openapi() -> impl axum::response::IntoResponse {
+    ([(axum::http::header::CONTENT_TYPE, "application/yaml")], include_str!("../../assets/openapi.yaml"))
+}

@@ -49,6 +49,7 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
 
     let general = Router::new()
         .route("/api/v1/register", get(onboarding::register_ping))
+        .route("/api/openapi.yaml", get(misc::openapi))
         .route("/api/v1/ping", get(misc::ping))
         .route("/api/v1/account", get(misc::account))
         .route("/api/v1/bank-accounts", get(onboarding::bank_accounts))

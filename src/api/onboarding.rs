@@ -129,6 +129,16 @@ struct CertificateJson {
     password: Option<String>,
 }
 
+/// A multipart body over the size limit is 413 like any other body; anything else unreadable
+/// is a 422 on the file field.
+fn multipart_error(status: axum::http::StatusCode) -> ApiError {
+    if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::status(status, "The request body is too large.")
+    } else {
+        ApiError::field("certificate_file", "The multipart body could not be read.")
+    }
+}
+
 /// `certificate_file` and `password`, from multipart/form-data or from JSON with base64.
 async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, String), ApiError> {
     let is_multipart = req
@@ -136,45 +146,35 @@ async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, S
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/form-data"));
-    let (file, password) =
-        if is_multipart {
-            let mut multipart = Multipart::from_request(req, state)
-                .await
-                .map_err(|_| ApiError::field("certificate_file", "The multipart body could not be read."))?;
-            let (mut file, mut password) = (None, None);
-            while let Some(field) = multipart
-                .next_field()
-                .await
-                .map_err(|_| ApiError::field("certificate_file", "The multipart body could not be read."))?
-            {
-                match field.name() {
-                    Some("certificate_file") => {
-                        let bytes = field.bytes().await.map_err(|_| {
-                            ApiError::field("certificate_file", "The certificate_file could not be read.")
-                        })?;
-                        file = Some(bytes.to_vec());
-                    }
-                    Some("password") => {
-                        password =
-                            Some(field.text().await.map_err(|_| {
-                                ApiError::field("password", "The password could not be read.")
-                            })?);
-                    }
-                    _ => {}
+    let (file, password) = if is_multipart {
+        let mut multipart =
+            Multipart::from_request(req, state).await.map_err(|e| multipart_error(e.status()))?;
+        let (mut file, mut password) = (None, None);
+        while let Some(field) = multipart.next_field().await.map_err(|e| multipart_error(e.status()))? {
+            match field.name() {
+                Some("certificate_file") => {
+                    let bytes = field.bytes().await.map_err(|e| multipart_error(e.status()))?;
+                    file = Some(bytes.to_vec());
                 }
+                Some("password") => {
+                    password = Some(field.text().await.map_err(|e| multipart_error(e.status()))?);
+                }
+                _ => {}
             }
-            (file, password)
-        } else {
-            let bytes = Bytes::from_request(req, state).await.map_err(body_rejection)?;
-            let body: CertificateJson = parse_json(&bytes)?;
-            let file = match body.certificate_file {
+        }
+        (file, password)
+    } else {
+        let bytes = Bytes::from_request(req, state).await.map_err(body_rejection)?;
+        let body: CertificateJson = parse_json(&bytes)?;
+        let file =
+            match body.certificate_file {
                 Some(b64) => Some(openssl::base64::decode_block(b64.trim()).map_err(|_| {
                     ApiError::field("certificate_file", "The certificate_file must be base64.")
                 })?),
                 None => None,
             };
-            (file, body.password)
-        };
+        (file, body.password)
+    };
     let mut errors = FieldErrors::new();
     if file.as_ref().is_none_or(Vec::is_empty) {
         errors.add("certificate_file", "The certificate_file field is required.");

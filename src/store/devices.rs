@@ -45,3 +45,14 @@ pub fn insert(conn: &Connection, d: &NewDevice) -> Result<Device> {
         valid_to: d.valid_to.map(str::to_string),
     })
 }
+
+/// Every registered TCR with its issuer's NUIS and business unit code (the sandbox hands these
+/// to its simulator, which forgets them between runs).
+pub fn all_with_issuer(conn: &Connection) -> Result<Vec<(String, String, String)>> {
+    let mut stmt = conn.prepare(
+        "SELECT d.tcr_code, c.nuis, d.business_unit_code FROM fiscal_devices d
+         JOIN companies c ON c.id = d.company_id ORDER BY d.id",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
