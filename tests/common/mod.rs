@@ -2,6 +2,8 @@
 //! HTTP client, the envelope checks of the spec, and the on-boarding steps every story starts with.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod sim;
+
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
