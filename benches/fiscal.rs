@@ -129,6 +129,48 @@ fn per_second(count: u32, elapsed: Duration) -> f64 {
     f64::from(count) / elapsed.as_secs_f64()
 }
 
+/// Sequential signed RegisterInvoice round trips to the simulator on loopback (HTTP, no TLS).
+fn round_trips(cert: &Certificate) {
+    use arka::cis_sim::{self, KnownTcr, SimConfig};
+    use arka::fiscal::response::Outcome;
+    use arka::fiscal::transport::{CisClient, CisConfig};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("runtime: {e}"));
+    let tcr = "ab123ab123";
+    let config = SimConfig {
+        strict_iic: false,
+        tcrs: vec![KnownTcr {
+            tcr_code: tcr.to_string(),
+            issuer_nuis: NUIS.to_string(),
+            busin_unit_code: "sb001sb001".to_string(),
+        }],
+    };
+    let (_, handle) =
+        runtime.block_on(cis_sim::spawn_loopback(config)).unwrap_or_else(|e| panic!("simulator: {e}"));
+    let client =
+        CisClient::new(CisConfig::new(handle.endpoint())).unwrap_or_else(|e| panic!("client: {e}"));
+    let bodies: Vec<String> = (1..=300).map(|i| signed_invoice(cert, i, tcr)).collect();
+    let start = Instant::now();
+    let mut accepted = 0;
+    for body in &bodies {
+        if matches!(client.register_invoice(body), Outcome::Accepted(_)) {
+            accepted += 1;
+        }
+    }
+    let elapsed = start.elapsed();
+    println!(
+        "RegisterInvoice round trips to the simulator (pre-signed, sequential, simulator verifies and signs): {:.0}/s, {:.3} ms each, {accepted}/{} accepted",
+        per_second(bodies.len() as u32, elapsed),
+        elapsed.as_secs_f64() * 1000.0 / bodies.len() as f64,
+        bodies.len()
+    );
+    drop(handle);
+}
+
 fn main() {
     let cert = Certificate::generate_self_signed(NUIS, "Arka Sandbox", chrono::Duration::days(365))
         .unwrap_or_else(|e| panic!("certificate: {e}"));
@@ -149,4 +191,5 @@ fn main() {
         elapsed.as_secs_f64() * 1000.0 / f64::from(n),
         bytes / n as usize
     );
+    round_trips(&cert);
 }
