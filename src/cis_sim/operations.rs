@@ -150,18 +150,7 @@ fn readable(body: &[u8], service: Service, record: &mut RequestRecord) -> Result
 }
 
 fn operation(service: Service, root: &str) -> Option<Operation> {
-    [
-        Operation::RegisterInvoice,
-        Operation::RegisterTcr,
-        Operation::RegisterCashDeposit,
-        Operation::RegisterWtn,
-        Operation::RegisterEinvoice,
-        Operation::GetTaxpayers,
-        Operation::GetEinvoices,
-        Operation::EinvoiceChangeStatus,
-    ]
-    .into_iter()
-    .find(|op| op.service() == service && op.request_root() == root)
+    Operation::from_request_root(root).filter(|op| op.service() == service)
 }
 
 /// A registration's result code and whether it repeats an earlier answer.
