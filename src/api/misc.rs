@@ -7,7 +7,7 @@ use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiResult, ok};
 use crate::domain::time::local_text;
-use crate::fiscal::gateway::CERTIFICATE_WARNING_DAYS;
+use crate::fiscal::gateway::{Breaker, CERTIFICATE_WARNING_DAYS};
 
 /// The addresses this server can be reached on (loopback only when there is nothing else).
 fn server_addresses() -> Vec<String> {
@@ -55,6 +55,14 @@ pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiRe
         },
         "vatConfigs": {"issuerInVat": caller.company.issuer_in_vat},
         "cert": cert,
+        "cisConnection": match state.services.gateway.breaker() {
+            Breaker::Closed => json!({"state": "online"}),
+            Breaker::Open { since, reason } => json!({
+                "state": "offline",
+                "since": local_text(since),
+                "reason": reason,
+            }),
+        },
         "fiscalQueue": {
             "waiting": queue.waiting,
             "rejected": queue.rejected,

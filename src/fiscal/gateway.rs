@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 
 use super::Error;
 use super::certificate::Certificate;
@@ -26,8 +26,18 @@ pub struct SoftwareCodes {
 /// How close to its end a certificate is called out in logs and in GET /account.
 pub const CERTIFICATE_WARNING_DAYS: i64 = 30;
 
+/// Whether documents go to the CIS or straight to the late-delivery queue. It opens when a call
+/// gets no answer, so a POS never waits a timeout per receipt while the CIS is away, and closes
+/// as soon as any call (the queue worker's retries included) gets an answer again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Breaker {
+    Closed,
+    Open { since: DateTime<Utc>, reason: String },
+}
+
 pub struct Gateway {
     client: CisClient,
+    breaker: Mutex<Breaker>,
     codes: SoftwareCodes,
     store: Store,
     key_file: Arc<KeyFile>,
@@ -44,6 +54,7 @@ impl Gateway {
     ) -> Result<Self, Error> {
         Ok(Gateway {
             client: CisClient::new(config)?,
+            breaker: Mutex::new(Breaker::Closed),
             codes,
             store,
             key_file,
@@ -53,6 +64,35 @@ impl Gateway {
 
     pub fn codes(&self) -> &SoftwareCodes {
         &self.codes
+    }
+
+    pub fn breaker(&self) -> Breaker {
+        match self.breaker.lock() {
+            Ok(b) => b.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn breaker_open(&self) -> bool {
+        matches!(self.breaker(), Breaker::Open { .. })
+    }
+
+    fn note<T>(&self, outcome: &Outcome<T>) {
+        let mut breaker = match self.breaker.lock() {
+            Ok(b) => b,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        match (outcome, &*breaker) {
+            (Outcome::NotDelivered(reason), Breaker::Closed) => {
+                tracing::warn!(?reason, "the CIS does not answer: new documents go to the late-delivery queue");
+                *breaker = Breaker::Open { since: Utc::now(), reason: format!("{reason:?}") };
+            }
+            (Outcome::Accepted(_) | Outcome::Rejected(_), Breaker::Open { .. }) => {
+                tracing::info!("the CIS answers again: documents go to it directly");
+                *breaker = Breaker::Closed;
+            }
+            _ => {}
+        }
     }
 
     /// The certificate the company signs with now; refused when missing or expired.
@@ -94,6 +134,8 @@ impl Gateway {
         read: impl FnOnce(&CisClient, &str) -> Outcome<T>,
     ) -> Result<Outcome<T>, Error> {
         let signed = dsig::sign_enveloped(unsigned, certificate)?;
-        Ok(read(&self.client, &soap_envelope(&signed)))
+        let outcome = read(&self.client, &soap_envelope(&signed));
+        self.note(&outcome);
+        Ok(outcome)
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod devices;
+pub mod locks;
 
 use std::fmt;
 use std::sync::Arc;
