@@ -1,4 +1,8 @@
 //! Pure rules: no I/O, no async. Plain structs in, plain structs or typed errors out.
 
+pub mod discount;
+pub mod error;
+pub mod money;
+pub mod payments;
 pub mod time;
 pub mod validation;
