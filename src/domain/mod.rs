@@ -2,7 +2,9 @@
 
 pub mod discount;
 pub mod error;
+pub mod invoice;
 pub mod money;
+pub mod numbering;
 pub mod payments;
 pub mod time;
 pub mod validation;
