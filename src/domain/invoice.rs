@@ -28,6 +28,12 @@ use super::validation::FieldErrors;
 pub const VAT_RATES: [u32; 4] = [0, 6, 10, 20];
 /// At most this many lines (the CIS's `Items` holds 1..1000).
 pub const MAX_LINES: usize = 1000;
+/// The largest price x quantity of a line, and the largest fee: 100 billion. With at most 1000
+/// lines, every product the rules form (a discount share times a weight) stays far inside
+/// `Decimal`'s range, so no arithmetic here can overflow.
+pub const MAX_LINE_AMOUNT: u64 = 100_000_000_000;
+/// The largest exchange rate accepted, in lek per unit (no currency comes near it).
+pub const MAX_EXCHANGE_RATE: u64 = 1_000_000;
 
 /// Why a line carries no VAT (`vat_exempt_type`, the item's `EX`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,12 +222,14 @@ pub fn issue(input: &InvoiceInput) -> Result<Invoice, Error> {
     let discount =
         InvoiceDiscount::from_pair(input.invoice_discount_type.as_deref(), input.invoice_discount_value);
     let fee = read_fee(input.fee);
+    let rate = read_exchange_rate(input.exchange_rate);
     let payments = payments::read(&input.payments);
-    let (lines, discount, fee, payments) = match (lines, discount, fee, payments) {
-        (Ok(lines), Ok(discount), Ok(fee), Ok(payments)) => (lines, discount, fee, payments),
-        (lines, discount, fee, payments) => {
+    let (lines, discount, fee, rate, payments) = match (lines, discount, fee, rate, payments) {
+        (Ok(lines), Ok(discount), Ok(fee), Ok(rate), Ok(payments)) => (lines, discount, fee, rate, payments),
+        (lines, discount, fee, rate, payments) => {
             let mut errors = FieldErrors::new();
-            for found in [lines.err(), discount.err(), fee.err(), payments.err()].into_iter().flatten() {
+            let found = [lines.err(), discount.err(), fee.err(), rate.err(), payments.err()];
+            for found in found.into_iter().flatten() {
                 merge(&mut errors, found);
             }
             return Err(Error::Invalid(errors));
@@ -242,7 +250,7 @@ pub fn issue(input: &InvoiceInput) -> Result<Invoice, Error> {
     }
     let priced = price_lines(&lines, discount);
     let vat_groups = if input.issuer_in_vat { vat_groups(&priced) } else { Vec::new() };
-    let totals = totals(&priced, fee, exchange_rate(input.exchange_rate));
+    let totals = totals(&priced, fee, rate);
     let payments = payments.settle(totals.total)?;
     Ok(Invoice { issuer_in_vat: input.issuer_in_vat, lines: priced, vat_groups, totals, payments })
 }
@@ -316,30 +324,54 @@ fn read_line(index: usize, line: &LineInput, issuer_in_vat: bool) -> Result<Read
     let unit = errors.required(&key("unit"), line.unit.as_deref()).map(str::to_string);
     let unit_code = line.unit_code.as_deref().map(str::trim).filter(|c| !c.is_empty()).map(str::to_string);
 
-    let quantity = required_number(&key("quantity"), line.quantity, &mut errors).filter(|quantity| {
+    let quantity_key = key("quantity");
+    let quantity = match line.quantity {
+        None => {
+            errors.add(&quantity_key, format!("The {quantity_key} field is required."));
+            None
+        }
         // A sale line sells something; returns go through cancellation and credit notes.
-        if *quantity <= Decimal::ZERO {
-            errors.add(key("quantity"), format!("The {} field must be greater than 0.", key("quantity")));
-            return false;
+        Some(quantity) if quantity <= Decimal::ZERO => {
+            errors.add(&quantity_key, format!("The {quantity_key} field must be greater than 0."));
+            None
         }
         // The CIS's quantity type has at most 3 decimals.
-        if quantity.normalize().scale() > 3 {
-            errors.add(
-                key("quantity"),
-                format!("The {} field must have at most 3 decimal places.", key("quantity")),
-            );
-            return false;
+        Some(quantity) if quantity.normalize().scale() > 3 => {
+            errors
+                .add(&quantity_key, format!("The {quantity_key} field must have at most 3 decimal places."));
+            None
         }
-        true
-    });
-    let price = required_number(&key("price"), line.price, &mut errors).filter(|price| {
-        let ok = *price >= Decimal::ZERO;
-        if !ok {
-            errors.add(key("price"), format!("The {} field must be at least 0.", key("price")));
+        Some(quantity) => Some(quantity),
+    };
+    let price_key = key("price");
+    let price = match line.price {
+        None => {
+            errors.add(&price_key, format!("The {price_key} field is required."));
+            None
         }
-        ok
-    });
-    let total_sent = required_number(&key("total"), line.total, &mut errors);
+        Some(price) if price < Decimal::ZERO => {
+            errors.add(&price_key, format!("The {price_key} field must be at least 0."));
+            None
+        }
+        Some(price) => Some(price),
+    };
+    let total_key = key("total");
+    let total_sent = match line.total {
+        None => {
+            errors.add(&total_key, format!("The {total_key} field is required."));
+            None
+        }
+        Some(total) => Some(total),
+    };
+    // A bound far above any real sale keeps every later product and sum inside Decimal's range.
+    if let (Some(quantity), Some(price)) = (quantity, price)
+        && price.checked_mul(quantity).is_none_or(|gross| gross > Decimal::from(MAX_LINE_AMOUNT))
+    {
+        errors.add(
+            &total_key,
+            format!("The {total_key} field (price x quantity) must not be greater than {MAX_LINE_AMOUNT}."),
+        );
+    }
     let discount_rate = match line.discount {
         None => Some(Decimal::ZERO),
         Some(rate) if (Decimal::ZERO..=Decimal::ONE_HUNDRED).contains(&rate) => Some(rate),
@@ -387,13 +419,6 @@ fn read_line(index: usize, line: &LineInput, issuer_in_vat: bool) -> Result<Read
     }
 }
 
-fn required_number(key: &str, value: Option<Decimal>, errors: &mut FieldErrors) -> Option<Decimal> {
-    if value.is_none() {
-        errors.add(key, format!("The {key} field is required."));
-    }
-    value
-}
-
 fn read_vat_class(index: usize, line: &LineInput, errors: &mut FieldErrors) -> Option<VatClass> {
     let vat_key = format!("lines.{index}.vat");
     let exempt_key = format!("lines.{index}.vat_exempt_type");
@@ -438,11 +463,26 @@ fn read_fee(fee: Option<Decimal>) -> Result<Decimal, FieldErrors> {
     match fee {
         None => Ok(Decimal::ZERO),
         Some(fee) if fee < Decimal::ZERO => Err(FieldErrors::one("fee", "The fee field must be at least 0.")),
+        Some(fee) if fee > Decimal::from(MAX_LINE_AMOUNT) => {
+            Err(FieldErrors::one("fee", format!("The fee field must not be greater than {MAX_LINE_AMOUNT}.")))
+        }
         Some(fee) if !is_cents(fee) => {
             Err(FieldErrors::one("fee", "The fee field must have at most 2 decimal places."))
         }
         Some(fee) => Ok(fee),
     }
+}
+
+/// Absent or not positive means 1; above `MAX_EXCHANGE_RATE` is a field error.
+fn read_exchange_rate(sent: Option<Decimal>) -> Result<Decimal, FieldErrors> {
+    let rate = exchange_rate(sent);
+    if rate > Decimal::from(MAX_EXCHANGE_RATE) {
+        return Err(FieldErrors::one(
+            "exchange_rate",
+            format!("The exchange_rate field must not be greater than {MAX_EXCHANGE_RATE}."),
+        ));
+    }
+    Ok(rate)
 }
 
 fn merge(into: &mut FieldErrors, from: FieldErrors) {
@@ -1023,6 +1063,26 @@ mod tests {
             ]
         );
         assert_eq!(invalid_keys(issue(&cash(vec![]))), vec!["lines"]);
+        // Bounds that keep the arithmetic inside Decimal's range: 100 billion per line and per
+        // fee, 1,000,000 lek per unit of currency.
+        let huge = cash(vec![line("1000000", "100000.01", "100000010000", "20")]);
+        assert_eq!(invalid_keys(issue(&huge)), vec!["lines.0.total"]);
+        let largest = cash(vec![line("1000000", "100000", "100000000000", "20"); 1000]);
+        assert_eq!(issue(&largest).unwrap().totals.gross, d("100000000000000"));
+        // 33.3333% of 100,000,000,000,000.00 = 33,333,300,000,000.00, spread to the cent.
+        let t = issue(&with_discount(largest, "percent", "33.3333")).unwrap().totals;
+        assert_eq!((t.discount_gross, t.gross), (d("33333300000000.00"), d("66666700000000.00")));
+        assert_eq!(t.gross, t.net + t.vat);
+        let overflowing = cash(vec![line("70000000000000000000000000", "7000000", "1", "20")]);
+        assert_eq!(invalid_keys(issue(&overflowing)), vec!["lines.0.total"]);
+        let fee =
+            InvoiceInput { fee: Some(d("100000000000.01")), ..cash(vec![line("1", "1.00", "1.00", "20")]) };
+        assert_eq!(invalid_keys(issue(&fee)), vec!["fee"]);
+        let rate = InvoiceInput {
+            exchange_rate: Some(d("1000000.01")),
+            ..cash(vec![line("1", "1.00", "1.00", "20")])
+        };
+        assert_eq!(invalid_keys(issue(&rate)), vec!["exchange_rate"]);
         // An omitted discount and a vat sent as 20.00 are fine.
         issue(&cash(vec![line("1.5", "2.00", "3.00", "20.00")])).unwrap();
     }

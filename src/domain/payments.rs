@@ -132,17 +132,23 @@ impl ReadPayments {
                 Ok(vec![Payment { kind, amount: total, company_card, vouchers }])
             }
             ReadPayments::Split(payments) => {
-                let paid: Decimal = payments.iter().map(|p| p.amount).sum();
-                if paid != total {
-                    return Err(FieldErrors::one(
+                // Checked: amounts are any numbers the POS sends, and a sum must not panic.
+                match payments.iter().try_fold(Decimal::ZERO, |sum, p| sum.checked_add(p.amount)) {
+                    Some(paid) if paid == total => Ok(payments),
+                    Some(paid) => Err(FieldErrors::one(
                         "payment_methods",
                         format!(
                             "The sum of the payment_methods amounts ({paid}) must equal the invoice total \
                              after discount ({total})."
                         ),
-                    ));
+                    )),
+                    None => Err(FieldErrors::one(
+                        "payment_methods",
+                        format!(
+                            "The sum of the payment_methods amounts must equal the invoice total ({total})."
+                        ),
+                    )),
                 }
-                Ok(payments)
             }
         }
     }
@@ -535,6 +541,12 @@ mod tests {
         assert_eq!(payments(&split, d("99.01")).unwrap().len(), 2);
         assert_eq!(keys(payments(&split, d("99.02"))), vec!["payment_methods"]);
         assert_eq!(keys(payments(&split, d("99.00"))), vec!["payment_methods"]);
+        // Amounts too large to add up are a mismatch, not a crash.
+        let huge = v2(vec![
+            element("BANKNOTE", "70000000000000000000000000000"),
+            element("CARD", "70000000000000000000000000000"),
+        ]);
+        assert_eq!(keys(payments(&huge, d("1"))), vec!["payment_methods"]);
     }
 
     #[test]
