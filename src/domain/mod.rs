@@ -1,4 +1,10 @@
 //! Pure rules: no I/O, no async. Plain structs in, plain structs or typed errors out.
 
+pub mod discount;
+pub mod error;
+pub mod invoice;
+pub mod money;
+pub mod numbering;
+pub mod payments;
 pub mod time;
 pub mod validation;
