@@ -151,8 +151,7 @@ fn round_trips(cert: &Certificate) {
     };
     let (_, handle) =
         runtime.block_on(cis_sim::spawn_loopback(config)).unwrap_or_else(|e| panic!("simulator: {e}"));
-    let client =
-        CisClient::new(CisConfig::new(handle.endpoint())).unwrap_or_else(|e| panic!("client: {e}"));
+    let client = CisClient::new(CisConfig::new(handle.endpoint())).unwrap_or_else(|e| panic!("client: {e}"));
     let bodies: Vec<String> = (1..=300).map(|i| signed_invoice(cert, i, tcr)).collect();
     let start = Instant::now();
     let mut accepted = 0;

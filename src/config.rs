@@ -84,6 +84,11 @@ pub struct ServeArgs {
     #[arg(long, env = "ARKA_MAINTAINER_CODE")]
     pub maintainer_code: Option<String>,
 
+    /// Address POS apps reach this server on, used in invoice `pdf` links
+    /// (e.g. http://192.168.1.10:8080). Without it, the Host of each request is used.
+    #[arg(long, env = "ARKA_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
     /// How log lines are written: pretty (for people) or json (for log collectors).
     #[arg(long, env = "ARKA_LOG_FORMAT", value_enum, default_value = "pretty")]
     pub log_format: LogFormat,
@@ -116,6 +121,7 @@ impl ServeArgs {
             cis_timeout: 6,
             soft_code: None,
             maintainer_code: None,
+            public_url: None,
             log_format: LogFormat::Pretty,
             max_body_bytes: 2 * 1024 * 1024,
             limits: LimitSettings::default(),

@@ -123,7 +123,21 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
             .map_err(|e| StartError::Cis(e.to_string()))?,
     );
     let queue = Arc::new(Queue::new(gateway.clone(), store.clone()));
-    let services = Services { store, key_file, sandbox: args.sandbox, gateway, queue };
+    let verify_base = match args.cis_env {
+        CisEnv::Production if !args.sandbox => fiscal::verify::PRODUCTION_VERIFY_BASE,
+        _ => fiscal::verify::TEST_VERIFY_BASE,
+    };
+    let services = Services {
+        store,
+        key_file,
+        sandbox: args.sandbox,
+        gateway,
+        queue,
+        verify_base: verify_base.to_string(),
+        public_url: args.public_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
+        locks: Arc::new(services::locks::Locks::new()),
+        in_flight: Arc::default(),
+    };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;
     }

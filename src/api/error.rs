@@ -99,6 +99,10 @@ impl From<services::Error> for ApiError {
             E::NotFound(what) => ApiError::not_found(&what),
             E::Refused(message) => ApiError::soft(message),
             E::Conflict(message) => ApiError::status(StatusCode::CONFLICT, message),
+            E::Incomplete { message, errors } => {
+                ApiError::Status { status: StatusCode::BAD_REQUEST, message, errors: Some(errors) }
+            }
+            E::Busy(message) => ApiError::status(StatusCode::TOO_MANY_REQUESTS, message),
             E::Forbidden(message) => ApiError::status(StatusCode::FORBIDDEN, message),
             E::Unavailable(message) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, message),
             E::Internal(cause) => {

@@ -4,6 +4,7 @@ pub mod auth;
 mod clients;
 pub mod error;
 pub mod extract;
+mod invoices;
 pub mod limits;
 mod misc;
 mod onboarding;
@@ -45,6 +46,20 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/on-boarding/bank-account", post(onboarding::create_bank_account))
         .route("/api/v1/on-boarding/fiscal-device", post(onboarding::fiscal_device));
 
+    let fiscal = Router::new()
+        .route("/api/v1/invoice/cash", post(invoices::cash_v1))
+        .route("/api/v2/invoice/cash", post(invoices::cash_v2))
+        .route("/api/v1/invoice/noncash", post(invoices::noncash_v1))
+        .route("/api/v2/invoice/noncash", post(invoices::noncash_v2));
+
+    let invoice_reads = Router::new()
+        .route("/api/v1/invoice", get(invoices::list_v1))
+        .route("/api/v2/invoice", get(invoices::list_v2))
+        .route("/api/v1/invoice/{id}/details", get(invoices::details_v1))
+        .route("/api/v2/invoice/{id}/details", get(invoices::details_v2))
+        .route("/api/v1/invoice/details/{internal_id}", post(invoices::by_internal_id_v1))
+        .route("/api/v2/invoice/details/{internal_id}", post(invoices::by_internal_id_v2));
+
     let search = Router::new().route("/api/v1/client/search", get(clients::search));
 
     let general = Router::new()
@@ -59,6 +74,8 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Registration, registration))
         .merge(in_group(&state, Group::General, general))
         .merge(in_group(&state, Group::Search, search))
+        .merge(in_group(&state, Group::Fiscal, fiscal))
+        .merge(in_group(&state, Group::General, invoice_reads))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(map_response(json_for_axum_rejections))

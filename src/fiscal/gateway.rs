@@ -84,7 +84,10 @@ impl Gateway {
         };
         match (outcome, &*breaker) {
             (Outcome::NotDelivered(reason), Breaker::Closed) => {
-                tracing::warn!(?reason, "the CIS does not answer: new documents go to the late-delivery queue");
+                tracing::warn!(
+                    ?reason,
+                    "the CIS does not answer: new documents go to the late-delivery queue"
+                );
                 *breaker = Breaker::Open { since: Utc::now(), reason: format!("{reason:?}") };
             }
             (Outcome::Accepted(_) | Outcome::Rejected(_), Breaker::Open { .. }) => {

@@ -12,6 +12,7 @@ pub mod queue;
 pub mod requests;
 pub mod response;
 pub mod transport;
+pub mod verify;
 pub mod xml;
 
 pub use error::Error;

@@ -169,7 +169,15 @@ impl Queue {
             match attempt {
                 Attempt::Delivered(code) => {
                     self.store
-                        .write_blocking(|tx| fiscal_queue::mark_delivered(tx, doc.id, &code))
+                        .write_blocking(|tx| {
+                            if fiscal_queue::mark_delivered(tx, doc.id, &code)?
+                                && doc.document_kind == "invoice"
+                                && let Some(invoice_id) = doc.document_id
+                            {
+                                crate::store::invoices::set_fic(tx, invoice_id, &code)?;
+                            }
+                            Ok(())
+                        })
                         .map_err(store_error)?;
                     tracing::info!(queue_id = doc.id, operation = %doc.operation, "late document delivered");
                     pass.delivered += 1;

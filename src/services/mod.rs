@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod devices;
+pub mod invoices;
 pub mod locks;
 
 use std::fmt;
@@ -26,6 +27,13 @@ pub struct Services {
     pub sandbox: bool,
     pub gateway: Arc<Gateway>,
     pub queue: Arc<Queue>,
+    /// Base of the tax administration's verification page (test or production).
+    pub verify_base: String,
+    /// `--public-url`: the base of `pdf` links, when set.
+    pub public_url: Option<String>,
+    pub locks: Arc<locks::Locks>,
+    /// Issue requests in flight, by (company, year, internalId): a second one is 409 at once.
+    pub in_flight: Arc<std::sync::Mutex<std::collections::HashSet<(i64, i32, String)>>>,
 }
 
 impl Services {
@@ -72,6 +80,10 @@ pub enum Error {
     Refused(String),
     /// 409
     Conflict(String),
+    /// Incomplete or invalid data for fiscalization (400): `errors` says exactly what.
+    Incomplete { message: String, errors: Vec<String> },
+    /// The operation's lock was not free in time (429 in the standard envelope).
+    Busy(String),
     /// 403
     Forbidden(String),
     /// The CIS could not be reached (503).

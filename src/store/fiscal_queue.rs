@@ -153,3 +153,12 @@ pub fn mark_rejected(conn: &Connection, id: i64, fault_code: Option<&str>, reaso
     )?;
     Ok(())
 }
+
+/// Drops the queue entry of a document that is not kept (refused, or never to be delivered).
+pub fn delete_for_document(conn: &Connection, kind: &str, document_id: i64) -> Result<()> {
+    conn.execute(
+        "DELETE FROM fiscal_queue WHERE document_kind = :kind AND document_id = :id",
+        named_params! {":kind": kind, ":id": document_id},
+    )?;
+    Ok(())
+}

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod devices;
 pub mod fiscal_queue;
+pub mod invoices;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
