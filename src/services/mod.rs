@@ -1,7 +1,9 @@
 //! Use cases that tie the rooms together: api -> services -> {domain, store, fiscal}.
 
 pub mod accounts;
+pub mod clients;
 pub mod devices;
+pub mod products;
 
 use std::fmt;
 use std::sync::Arc;
