@@ -289,7 +289,8 @@ mod tests {
 
     #[test]
     fn each_rule_names_its_field() {
-        let cases: Vec<(fn(&mut ProductInput), &str)> = vec![
+        type Spoil = fn(&mut ProductInput);
+        let cases: Vec<(Spoil, &str)> = vec![
             (|i| i.name = None, "name"),
             (|i| i.name = Some("x".repeat(256)), "name"),
             (|i| i.code = Some(Some("x".repeat(256))), "code"),
