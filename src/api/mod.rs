@@ -4,10 +4,12 @@ pub mod auth;
 mod clients;
 pub mod error;
 pub mod extract;
+mod fields;
 mod invoices;
 pub mod limits;
 mod misc;
 mod onboarding;
+mod products;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,7 +19,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware::{from_fn_with_state, map_response};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 
 use self::error::ApiError;
 use self::limits::{Group, Limiters};
@@ -68,7 +70,17 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/ping", get(misc::ping))
         .route("/api/v1/account", get(misc::account))
         .route("/api/v1/bank-accounts", get(onboarding::bank_accounts))
-        .route("/api/v1/bank-accounts/{id}", get(onboarding::bank_account));
+        .route("/api/v1/bank-accounts/{id}", get(onboarding::bank_account))
+        .route("/api/v1/clients", get(clients::list).post(clients::v1_create))
+        .route("/api/v1/clients/{id}", put(clients::v1_update))
+        .route("/api/v1/clients/{id}/details", get(clients::v1_details))
+        .route("/api/v2/clients", get(clients::list).post(clients::v2_create))
+        .route("/api/v2/clients/{id}", get(clients::v2_show).patch(clients::v2_update))
+        .route("/api/v1/products", get(products::list).post(products::create))
+        .route("/api/v1/products/{id}", put(products::update))
+        .route("/api/v1/products/{id}/details", get(products::details))
+        .route("/api/v1/product/categories", get(products::categories).post(products::create_category))
+        .route("/api/v1/product/categories/{id}", put(products::update_category));
 
     Router::new()
         .merge(in_group(&state, Group::Registration, registration))

@@ -1,10 +1,12 @@
 //! Pure rules: no I/O, no async. Plain structs in, plain structs or typed errors out.
 
+pub mod client;
 pub mod discount;
 pub mod error;
 pub mod invoice;
 pub mod money;
 pub mod numbering;
 pub mod payments;
+pub mod product;
 pub mod time;
 pub mod validation;

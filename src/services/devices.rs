@@ -9,6 +9,7 @@ use crate::fiscal::model::{GetTaxpayers, PlainHeader, Tcr, TcrType};
 use crate::fiscal::requests;
 use crate::fiscal::response::{Outcome, Taxpayer};
 use crate::store::accounts::{self as db, Caller, UserPatch};
+use crate::store::clients;
 use crate::store::devices::{self, Device, NewDevice};
 
 pub struct DeviceInput {
@@ -152,11 +153,17 @@ impl Services {
         );
         let certificate = self.signer(caller.company.id).await?;
         match self.call_cis(certificate, request, |c, b| c.get_taxpayers(b)).await? {
-            Outcome::Accepted(found) => found
-                .taxpayers
-                .into_iter()
-                .find(|t| t.tin.eq_ignore_ascii_case(&nipt))
-                .ok_or_else(|| Error::NotFound(format!("Taxpayer {nipt}"))),
+            Outcome::Accepted(found) => {
+                let taxpayer = found
+                    .taxpayers
+                    .into_iter()
+                    .find(|t| t.tin.eq_ignore_ascii_case(&nipt))
+                    .ok_or_else(|| Error::NotFound(format!("Taxpayer {nipt}")))?;
+                // The register confirmed this NIPT: the company's clients carrying it are verified.
+                let company_id = caller.company.id;
+                self.store.write(move |tx| clients::mark_verified(tx, company_id, &nipt)).await?;
+                Ok(taxpayer)
+            }
             Outcome::Rejected(fault) => Err(Error::Refused(fault_message(&fault))),
             Outcome::NotDelivered(reason) => {
                 tracing::warn!(?reason, "taxpayer look-up not delivered");

@@ -1,9 +1,11 @@
 //! Use cases that tie the rooms together: api -> services -> {domain, store, fiscal}.
 
 pub mod accounts;
+pub mod clients;
 pub mod devices;
 pub mod invoices;
 pub mod locks;
+pub mod products;
 
 use std::fmt;
 use std::sync::Arc;

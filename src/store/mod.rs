@@ -2,9 +2,11 @@
 //! of read connections running in parallel (WAL). Blocking work runs on tokio's blocking pool.
 
 pub mod accounts;
+pub mod clients;
 pub mod devices;
 pub mod fiscal_queue;
 pub mod invoices;
+pub mod products;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -174,7 +174,7 @@ impl TestServer {
 
     // --- the client ---------------------------------------------------------------------------
 
-    /// Any request: method GET or POST, extra headers as given, an optional body with its type.
+    /// Any request: method GET, POST, PUT or PATCH, extra headers as given, an optional body with its type.
     pub fn request(
         &self,
         method: &str,
@@ -191,8 +191,12 @@ impl TestServer {
                 }
                 rb.call()
             }
-            "POST" => {
-                let mut rb = self.agent.post(&url);
+            "POST" | "PUT" | "PATCH" => {
+                let mut rb = match method {
+                    "POST" => self.agent.post(&url),
+                    "PUT" => self.agent.put(&url),
+                    _ => self.agent.patch(&url),
+                };
                 for (k, v) in headers {
                     rb = rb.header(*k, *v);
                 }
@@ -201,7 +205,7 @@ impl TestServer {
                     None => rb.send_empty(),
                 }
             }
-            other => panic!("the test client knows GET and POST, not {other}"),
+            other => panic!("the test client knows GET, POST, PUT and PATCH, not {other}"),
         };
         let mut response = result.unwrap_or_else(|e| panic!("{method} {path} failed: {e}"));
         let status = response.status().as_u16();
@@ -219,6 +223,20 @@ impl TestServer {
 
     pub fn post_json(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
         self.post_raw(path, token, "application/json", body.to_string().as_bytes())
+    }
+
+    pub fn put_json(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        self.send_json("PUT", path, token, body)
+    }
+
+    pub fn patch_json(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        self.send_json("PATCH", path, token, body)
+    }
+
+    fn send_json(&self, method: &str, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        let bearer = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("Authorization", b.as_str())).collect();
+        self.request(method, path, &headers, Some(("application/json", body.to_string().as_bytes())))
     }
 
     pub fn post_raw(&self, path: &str, token: Option<&str>, content_type: &str, bytes: &[u8]) -> Reply {

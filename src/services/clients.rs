@@ -1,0 +1,111 @@
+//! Clients: one model whatever view (v1 flat, v2 structured) the caller speaks; the views
+//! translate at the edge.
+
+use super::{Error, Result, Services};
+use crate::domain::client::{self, ClientPatch, Rejection, search_term};
+use crate::store;
+use crate::store::accounts::Caller;
+use crate::store::clients::{self as db, StoredClient};
+
+/// Why a client was not saved: the rules refused it (each view names the fields its own
+/// way), or anything a use case can fail with.
+#[derive(Debug)]
+pub enum SaveError {
+    Rejected(Rejection),
+    Failed(Error),
+}
+
+impl From<Error> for SaveError {
+    fn from(e: Error) -> Self {
+        SaveError::Failed(e)
+    }
+}
+
+/// A duplicate identifier is the caller's 409; any other store failure is internal.
+fn saved(e: store::Error) -> SaveError {
+    match e {
+        store::Error::Duplicate(_) => SaveError::Failed(Error::Conflict(
+            "A client with the same identifier already exists in this company.".into(),
+        )),
+        other => SaveError::Failed(other.into()),
+    }
+}
+
+fn not_found() -> Error {
+    Error::NotFound("Client".into())
+}
+
+impl Services {
+    /// A page of the company's clients matching `query`, newest first, and how many match.
+    pub async fn clients(
+        &self,
+        caller: &Caller,
+        query: Option<&str>,
+        limit: i64,
+        offset: i64,
+    ) -> Result<(Vec<StoredClient>, i64)> {
+        let company_id = caller.company.id;
+        let term = search_term(query);
+        Ok(self
+            .store
+            .read(move |conn| {
+                let total = db::count(conn, company_id, term.as_deref())?;
+                let items = db::list(conn, company_id, term.as_deref(), limit, offset)?;
+                Ok((items, total))
+            })
+            .await?)
+    }
+
+    /// A client of the caller's company.
+    pub async fn client(&self, caller: &Caller, id: i64) -> Result<StoredClient> {
+        let company_id = caller.company.id;
+        self.store.read(move |conn| db::get(conn, company_id, id)).await?.ok_or_else(not_found)
+    }
+
+    pub async fn create_client(
+        &self,
+        caller: &Caller,
+        patch: ClientPatch,
+    ) -> std::result::Result<StoredClient, SaveError> {
+        let new = client::create(&patch).map_err(SaveError::Rejected)?;
+        let company_id = caller.company.id;
+        let stored = self
+            .store
+            .write(move |tx| {
+                let id = db::insert(tx, company_id, &new)?;
+                db::get(tx, company_id, id)
+            })
+            .await
+            .map_err(saved)?;
+        stored.ok_or_else(|| SaveError::Failed(Error::Internal("a saved client could not be read".into())))
+    }
+
+    /// Applies `patch` to a client of the caller's company, inside one transaction so two
+    /// updates of the same client never lose each other's fields.
+    pub async fn update_client(
+        &self,
+        caller: &Caller,
+        id: i64,
+        patch: ClientPatch,
+    ) -> std::result::Result<StoredClient, SaveError> {
+        let company_id = caller.company.id;
+        self.store
+            .write(move |tx| {
+                let Some(stored) = db::get(tx, company_id, id)? else {
+                    return Ok(Err(SaveError::Failed(not_found())));
+                };
+                let changed = match client::update(&stored.client, &patch) {
+                    Ok(changed) => changed,
+                    Err(rejection) => return Ok(Err(SaveError::Rejected(rejection))),
+                };
+                // A confirmation holds for the identifier that was looked up, not a new one.
+                let verified = stored.verified
+                    && stored.client.id_type == changed.id_type
+                    && stored.client.id_value == changed.id_value;
+                db::update(tx, company_id, id, &changed, verified)?;
+                Ok(db::get(tx, company_id, id)?.ok_or_else(|| SaveError::Failed(not_found())))
+            })
+            .await
+            .map_err(saved)?
+    }
+}

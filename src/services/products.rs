@@ -1,0 +1,136 @@
+//! The product catalog and its categories.
+
+use super::{Error, Result, Services};
+use crate::domain::product::{self, CategoryInput, ProductInput};
+use crate::domain::validation::FieldErrors;
+use crate::store;
+use crate::store::accounts::Caller;
+use crate::store::products::{self as db, StoredCategory, StoredProduct};
+
+/// A taken unique value is the caller's 409 with `message`; any other store failure is
+/// internal.
+fn conflict(message: &'static str) -> impl Fn(store::Error) -> Error {
+    move |e| match e {
+        store::Error::Duplicate(_) => Error::Conflict(message.into()),
+        other => other.into(),
+    }
+}
+
+const DUPLICATE_CODE: &str = "A product with this code already exists in this company.";
+const DUPLICATE_CATEGORY: &str = "A category with this name already exists in this company.";
+
+fn unknown_category() -> Error {
+    Error::Invalid(FieldErrors::one("id_category", "The selected id_category is invalid."))
+}
+
+fn lost(what: &str) -> Error {
+    Error::Internal(format!("a saved {what} could not be read"))
+}
+
+impl Services {
+    /// The company's products, newest first (`limit` None: all of them), and how many there are.
+    pub async fn products(
+        &self,
+        caller: &Caller,
+        limit: Option<i64>,
+        offset: i64,
+    ) -> Result<(Vec<StoredProduct>, i64)> {
+        let company_id = caller.company.id;
+        Ok(self
+            .store
+            .read(move |conn| {
+                let total = db::count_products(conn, company_id)?;
+                let items = db::products(conn, company_id, limit, offset)?;
+                Ok((items, total))
+            })
+            .await?)
+    }
+
+    pub async fn product(&self, caller: &Caller, id: i64) -> Result<StoredProduct> {
+        let company_id = caller.company.id;
+        self.store
+            .read(move |conn| db::product(conn, company_id, id))
+            .await?
+            .ok_or_else(|| Error::NotFound("Product".into()))
+    }
+
+    /// Creates a product (`id` None) or rewrites one of the company's, in one transaction that
+    /// also checks the category belongs to the company.
+    pub async fn save_product(
+        &self,
+        caller: &Caller,
+        id: Option<i64>,
+        input: ProductInput,
+    ) -> Result<StoredProduct> {
+        let company_id = caller.company.id;
+        self.store
+            .write(move |tx| {
+                let stored = match id {
+                    Some(id) => match db::product(tx, company_id, id)? {
+                        Some(stored) => Some(stored),
+                        None => return Ok(Err(Error::NotFound("Product".into()))),
+                    },
+                    None => None,
+                };
+                let product = match product::build(stored.as_ref().map(|s| &s.product), &input) {
+                    Ok(product) => product,
+                    Err(errors) => return Ok(Err(Error::Invalid(errors))),
+                };
+                if let Some(category_id) = product.category_id
+                    && db::category(tx, company_id, category_id)?.is_none()
+                {
+                    return Ok(Err(unknown_category()));
+                }
+                let id = match id {
+                    Some(id) => {
+                        db::update_product(tx, company_id, id, &product)?;
+                        id
+                    }
+                    None => db::insert_product(tx, company_id, &product)?,
+                };
+                Ok(db::product(tx, company_id, id)?.ok_or_else(|| lost("product")))
+            })
+            .await
+            .map_err(conflict(DUPLICATE_CODE))?
+    }
+
+    /// Every category of the company, newest first.
+    pub async fn categories(&self, caller: &Caller) -> Result<Vec<StoredCategory>> {
+        let company_id = caller.company.id;
+        Ok(self.store.read(move |conn| db::categories(conn, company_id)).await?)
+    }
+
+    /// Creates a category (`id` None) or rewrites one of the company's.
+    pub async fn save_category(
+        &self,
+        caller: &Caller,
+        id: Option<i64>,
+        input: CategoryInput,
+    ) -> Result<StoredCategory> {
+        let company_id = caller.company.id;
+        self.store
+            .write(move |tx| {
+                let stored = match id {
+                    Some(id) => match db::category(tx, company_id, id)? {
+                        Some(stored) => Some(stored),
+                        None => return Ok(Err(Error::NotFound("Category".into()))),
+                    },
+                    None => None,
+                };
+                let category = match product::build_category(stored.as_ref().map(|s| &s.category), &input) {
+                    Ok(category) => category,
+                    Err(errors) => return Ok(Err(Error::Invalid(errors))),
+                };
+                let id = match id {
+                    Some(id) => {
+                        db::update_category(tx, company_id, id, &category)?;
+                        id
+                    }
+                    None => db::insert_category(tx, company_id, &category)?,
+                };
+                Ok(db::category(tx, company_id, id)?.ok_or_else(|| lost("category")))
+            })
+            .await
+            .map_err(conflict(DUPLICATE_CATEGORY))?
+    }
+}
