@@ -45,9 +45,41 @@ impl Style {
 /// One thing drawn on a page; `y` values count down from the top edge.
 #[derive(Debug, Clone, PartialEq)]
 enum Mark {
-    Text { x: f32, baseline: f32, style: Style, bytes: Vec<u8> },
-    Rule { x1: f32, x2: f32, y: f32, thickness: f32, gray: f32 },
-    Fill { x: f32, top: f32, width: f32, height: f32, gray: f32 },
+    Text {
+        x: f32,
+        baseline: f32,
+        style: Style,
+        bytes: Vec<u8>,
+    },
+    Rule {
+        x1: f32,
+        x2: f32,
+        y: f32,
+        thickness: f32,
+        gray: f32,
+    },
+    Fill {
+        x: f32,
+        top: f32,
+        width: f32,
+        height: f32,
+        gray: f32,
+    },
+    /// Black runs on a grid of square modules whose top left corner is at (`x`, `top`).
+    Modules {
+        x: f32,
+        top: f32,
+        module: f32,
+        runs: Vec<Run>,
+    },
+}
+
+/// A horizontal run of dark modules: `length` modules from `column` in `row`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    pub row: u16,
+    pub column: u16,
+    pub length: u16,
 }
 
 /// Pages being drawn, with a cursor `y` the layouts move down as they place content.
@@ -150,6 +182,11 @@ impl Sheet {
         self.push(Mark::Fill { x, top, width, height, gray });
     }
 
+    /// A grid of dark modules (a QR code) with `module` point squares.
+    pub fn modules(&mut self, x: f32, top: f32, module: f32, runs: Vec<Run>) {
+        self.push(Mark::Modules { x, top, module, runs });
+    }
+
     /// Writes the pages as a PDF whose document title is `title`.
     pub fn into_pdf(self, title: &str) -> Result<Vec<u8>, Error> {
         if self.pages.len() > MAX_PAGES {
@@ -220,6 +257,17 @@ fn draw(marks: &[Mark], page_height: f32) -> Vec<u8> {
                     .set_fill_gray(*gray)
                     .rect(*x, page_height - top - height, *width, *height)
                     .fill_nonzero();
+            }
+            Mark::Modules { x, top, module, runs } => {
+                // In module units with y pointing down, every run is a rectangle with small
+                // integer corners: a compact stream, and edges that meet exactly so no hairline
+                // seams show between rows.
+                content.save_state().transform([*module, 0.0, 0.0, -*module, *x, page_height - top]);
+                content.set_fill_gray(0.0);
+                for run in runs {
+                    content.rect(f32::from(run.column), f32::from(run.row), f32::from(run.length), 1.0);
+                }
+                content.fill_nonzero().restore_state();
             }
         }
     }
