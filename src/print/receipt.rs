@@ -158,16 +158,16 @@ fn vat_groups(sheet: &mut Sheet, invoice: &PrintInvoice) {
     // Label column, then net, VAT and gross right-aligned.
     let widths = [74.0, 44.0, 44.0, 44.0];
     let headers = [labels::VAT_GROUP, labels::NET, labels::VAT, labels::GROSS];
-    let english_row = sheet.y + 2.0 * 8.0;
-    sheet.y += 8.0;
+    let albanian_row = sheet.y + 8.0;
+    let english_row = albanian_row + 8.0;
     let mut right = MARGIN;
     for (index, ((albanian, english), width)) in headers.into_iter().zip(widths).enumerate() {
         right += width;
         if index == 0 {
-            sheet.text(MARGIN, sheet.y, COLUMN_HEADER, encode(albanian));
+            sheet.text(MARGIN, albanian_row, COLUMN_HEADER, encode(albanian));
             sheet.text(MARGIN, english_row, LABEL, encode(english));
         } else {
-            sheet.text_right(right, sheet.y, COLUMN_HEADER, encode(albanian));
+            sheet.text_right(right, albanian_row, COLUMN_HEADER, encode(albanian));
             sheet.text_right(right, english_row, LABEL, encode(english));
         }
     }

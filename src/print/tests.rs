@@ -156,3 +156,41 @@ fn a_url_too_long_for_a_qr_code_is_an_error() {
     invoice.verify_url = "x".repeat(5000);
     assert!(matches!(render(&invoice, Layout::A4), Err(Error::QrCode(_))));
 }
+
+#[test]
+fn the_summary_shows_only_what_the_invoice_has() {
+    let lek = sample(vec![line("Kafe", "1", "1.00", "1.00")]);
+    let labels_of = |invoice: &PrintInvoice| -> Vec<String> {
+        rows::totals(invoice).into_iter().map(|row| row.label).collect()
+    };
+    assert_eq!(labels_of(&lek), [labels::TOTAL_NET, labels::TOTAL_VAT, labels::TOTAL_GROSS]);
+
+    let mut foreign = lek.clone();
+    foreign.fee = Some(dec("5"));
+    foreign.invoice_discount = Some(InvoiceDiscount { amount: dec("2.5"), description: String::new() });
+    foreign.currency = "EUR".to_string();
+    foreign.exchange_rate = Some(dec("100.2500"));
+    foreign.totals_all = Some(Totals { net: dec("10000"), vat: dec("2000"), gross: dec("12000") });
+    let rows = rows::totals(&foreign);
+    let values: Vec<&str> = rows.iter().map(|row| row.value.as_str()).collect();
+    assert_eq!(
+        values,
+        [
+            "-2.50 EUR",
+            "5.00 EUR",
+            "100.00 EUR",
+            "20.00 EUR",
+            "120.00 EUR",
+            "1 EUR = 100.25 ALL",
+            "",
+            "10000.00 ALL",
+            "2000.00 ALL",
+            "12000.00 ALL"
+        ]
+    );
+    assert_eq!(rows.iter().filter(|row| row.emphasis == rows::Emphasis::Total).count(), 1);
+
+    let fiscalized = PrintInvoice { fic: Some("fic-1".to_string()), ..lek.clone() };
+    assert_eq!(rows::fiscal(&lek)[1].value, labels::FIC_PENDING);
+    assert_eq!(rows::fiscal(&fiscalized)[1].value, "fic-1");
+}
