@@ -7,6 +7,7 @@ pub mod cis_sim;
 pub mod config;
 pub mod domain;
 pub mod fiscal;
+pub mod print;
 pub mod secrets;
 pub mod services;
 pub mod store;

@@ -1,0 +1,181 @@
+//! Printing an issued invoice as PDF bytes: an A4 document (pages break and repeat the table
+//! header) or an 80 mm receipt whose length follows its content.
+//!
+//! Pure: the caller gathers and formats what the law asks on a fiscal invoice into a
+//! [`PrintInvoice`], and [`render`] returns the bytes. No font is embedded: the base-14 Helvetica
+//! faces with WinAnsiEncoding already carry ë, Ë, ç, Ç and €, so the files stay small and every
+//! viewer draws them.
+//!
+//! Amounts print with two decimals, a point and no thousands separator (`1234.50`), exactly as
+//! the CIS message carries them: a buyer comparing the paper with the tax administration's
+//! verification page sees the same digits.
+
+mod a4;
+mod canvas;
+mod format;
+mod labels;
+mod qr;
+mod receipt;
+mod rows;
+mod winansi;
+
+use rust_decimal::Decimal;
+
+/// The seller as registered with the tax administration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seller {
+    pub name: String,
+    pub nuis: String,
+    pub address: String,
+    pub city: String,
+}
+
+/// The business unit (premise) the invoice was issued in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BusinessUnit {
+    pub name: String,
+    pub code: String,
+    pub address: String,
+}
+
+/// An identified buyer. Empty strings are left off the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Buyer {
+    pub name: String,
+    /// The kind of identifier as the CIS names it, e.g. "NUIS" or "ID".
+    pub id_type: String,
+    pub id_value: String,
+    pub address: String,
+    pub city: String,
+    /// ISO 3166-1 alpha-3, e.g. "ALB".
+    pub country: String,
+}
+
+/// One invoice line; amounts include VAT.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub name: String,
+    pub code: String,
+    pub unit: String,
+    pub quantity: Decimal,
+    pub unit_price: Decimal,
+    pub discount_percent: Option<Decimal>,
+    /// Percent, e.g. 20.
+    pub vat_rate: Decimal,
+    pub total: Decimal,
+}
+
+/// One VAT group as the CIS sums it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VatGroup {
+    /// Caller-made, e.g. "TVSH 20%" or "Përjashtuar (TYPE_1)".
+    pub label: String,
+    pub net: Decimal,
+    pub vat: Decimal,
+    pub gross: Decimal,
+}
+
+/// The invoice-level discount, with VAT, in the invoice currency.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvoiceDiscount {
+    pub amount: Decimal,
+    pub description: String,
+}
+
+/// Net, VAT and gross totals of one currency.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Totals {
+    pub net: Decimal,
+    pub vat: Decimal,
+    pub gross: Decimal,
+}
+
+/// One payment element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Payment {
+    /// Caller-made, e.g. "Kartë / Card".
+    pub method: String,
+    pub amount: Decimal,
+}
+
+/// Everything printed on a fiscal invoice, already in the words and formats the caller wants
+/// where they are text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrintInvoice {
+    pub seller: Seller,
+    pub business_unit: BusinessUnit,
+    pub tcr_code: Option<String>,
+    pub operator_code: String,
+    /// e.g. "12/2026".
+    pub number: String,
+    /// Local (Europe/Tirane) time, "YYYY-MM-DD HH:MM:SS".
+    pub issued_at: String,
+    /// "CASH" or "NONCASH".
+    pub invoice_type: String,
+    pub buyer: Option<Buyer>,
+    pub lines: Vec<Line>,
+    pub vat_groups: Vec<VatGroup>,
+    pub invoice_discount: Option<InvoiceDiscount>,
+    /// The non-cash fee, with VAT, in the invoice currency.
+    pub fee: Option<Decimal>,
+    /// Totals in the invoice currency.
+    pub totals: Totals,
+    /// ISO 4217, e.g. "ALL" or "EUR".
+    pub currency: String,
+    /// Lek for one unit of `currency`; printed when the invoice is in a foreign currency.
+    pub exchange_rate: Option<Decimal>,
+    /// Totals in lek, when the invoice is in a foreign currency.
+    pub totals_all: Option<Totals>,
+    pub payments: Vec<Payment>,
+    pub iic: String,
+    /// `None` until the CIS has answered; printed as pending.
+    pub fic: Option<String>,
+    pub eic: Option<String>,
+    /// The verification URL the QR code carries.
+    pub verify_url: String,
+    pub notes: Option<String>,
+    /// Closing lines: software, maintainer, a thank-you; printed small at the end.
+    pub footer_lines: Vec<String>,
+}
+
+/// Paper to print on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A4 portrait, as many pages as the lines need.
+    A4,
+    /// One 80 mm (226 pt) wide page as long as the content, for thermal printers.
+    Receipt80mm,
+}
+
+/// Why an invoice could not be printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The verification URL does not fit in a QR code.
+    QrCode(qrcode::types::QrError),
+    /// More pages than a PDF written here may hold (the page count bounds object numbers).
+    TooManyPages(usize),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::QrCode(e) => write!(f, "the verification URL cannot be drawn as a QR code: {e}"),
+            Error::TooManyPages(pages) => write!(f, "the invoice would need {pages} pages"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Renders `invoice` as a PDF document on `layout` paper.
+pub fn render(invoice: &PrintInvoice, layout: Layout) -> Result<Vec<u8>, Error> {
+    let qr = qr::Qr::encode(&invoice.verify_url)?;
+    let sheet = match layout {
+        Layout::A4 => a4::lay_out(invoice, &qr),
+        Layout::Receipt80mm => receipt::lay_out(invoice, &qr),
+    };
+    sheet.into_pdf(&invoice.number)
+}
+
+#[cfg(test)]
+mod tests;
