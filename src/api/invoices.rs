@@ -610,3 +610,31 @@ pub async fn by_internal_id_v2(
 ) -> ApiResult {
     by_internal_id(s, auth, h, internal_id, 2).await
 }
+
+#[derive(Deserialize)]
+pub struct PrintQuery {
+    format: Option<String>,
+}
+
+/// The invoice as a PDF: A4 by default, an 80 mm receipt with `?format=receipt`.
+pub async fn print(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    PathId(id): PathId,
+    Query(q): Query<PrintQuery>,
+) -> ApiResult {
+    let layout = match q.format.as_deref().map(str::trim) {
+        None | Some("") | Some("a4") | Some("A4") => crate::print::Layout::A4,
+        Some("receipt") => crate::print::Layout::Receipt80mm,
+        Some(_) => return Err(ApiError::field("format", "The format must be a4 or receipt.")),
+    };
+    let pdf = state.services.invoice_pdf(&caller, id, layout).await?;
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/pdf".to_string()),
+            (axum::http::header::CONTENT_DISPOSITION, format!("inline; filename=\"invoice-{id}.pdf\"")),
+        ],
+        pdf,
+    )
+        .into_response())
+}

@@ -62,6 +62,10 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/invoice/details/{internal_id}", post(invoices::by_internal_id_v1))
         .route("/api/v2/invoice/details/{internal_id}", post(invoices::by_internal_id_v2));
 
+    let print = Router::new()
+        .route("/api/v1/invoice/print/{id}", get(invoices::print))
+        .route("/api/v2/invoice/print/{id}", get(invoices::print));
+
     let search = Router::new().route("/api/v1/client/search", get(clients::search));
 
     let general = Router::new()
@@ -87,6 +91,7 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::General, general))
         .merge(in_group(&state, Group::Search, search))
         .merge(in_group(&state, Group::Fiscal, fiscal))
+        .merge(in_group(&state, Group::Print, print))
         .merge(in_group(&state, Group::General, invoice_reads))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
