@@ -31,7 +31,7 @@ impl LineTotalMismatch {
     /// One entry of the 400 envelope's `errors`.
     pub fn message(&self) -> String {
         format!(
-            "lines.{}.total: expected {} (price x quantity x (100 - discount) / 100), got {}",
+            "lines.{}.total: expected {:.2} (price x quantity x (100 - discount) / 100), got {}",
             self.index, self.expected, self.sent
         )
     }

@@ -215,6 +215,17 @@ impl TestServer {
         Reply { status, headers, body, text }
     }
 
+    /// The raw body of a GET (a PDF), failing the test on any status but 200.
+    pub fn get_bytes(&self, path: &str, token: Option<&str>) -> Vec<u8> {
+        let mut request = self.agent.get(format!("{}{path}", self.base_url()));
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let mut response = request.call().unwrap_or_else(|e| panic!("GET {path} failed: {e}"));
+        assert_eq!(response.status().as_u16(), 200, "GET {path}");
+        response.body_mut().with_config().limit(50 * 1024 * 1024).read_to_vec().unwrap()
+    }
+
     pub fn get(&self, path: &str, token: Option<&str>) -> Reply {
         let bearer = token.map(|t| format!("Bearer {t}"));
         let headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("Authorization", b.as_str())).collect();

@@ -1,0 +1,401 @@
+//! Invoices as a POS tells it: a shop with a till sells for cash and on account, through v1 and
+//! v2, loses the CIS for a while, and reads its invoices back.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use arka::fiscal::certificate::Certificate;
+use chrono::Utc;
+use common::sim::SimServer;
+use common::*;
+use serde_json::{Value, json};
+
+const NUIS: &str = "L41323036D";
+
+struct Till {
+    server: TestServer,
+    token: String,
+}
+
+/// A shop with a business unit code, a certificate, a registered till and an operator code.
+fn open_till(sim: &SimServer) -> Till {
+    let server = TestServer::start_with(|args| {
+        sim.configure(args);
+        // Room for the concurrency story; the spec's figures are tested with the limits.
+        args.limits = "token=6000/m;fiscal=3000/m,30000/h".parse().unwrap();
+    });
+    let partner = server.create_partner("desk");
+    let shop = register_company(&server, &partner, NUIS);
+    let token = shop.token;
+    server
+        .post_json(
+            &format!("/api/v1/on-boarding/branch/{}", shop.branch_id),
+            Some(&token),
+            &branch_body("Qendër", "ab123cd456"),
+        )
+        .data(200);
+    let p12 = Certificate::generate_self_signed(NUIS, "Shop", chrono::Duration::days(365))
+        .unwrap()
+        .to_p12("pw")
+        .unwrap();
+    server
+        .post_multipart(
+            "/api/v1/on-boarding/certificate",
+            Some(&token),
+            &[Part::File("certificate_file", "c.p12", &p12), Part::Text("password", "pw")],
+        )
+        .data(201);
+    let device = json!({"branchId": shop.branch_id, "name": "Kasa 1", "fromDate": Utc::now().date_naive().to_string()});
+    server.post_json("/api/v1/on-boarding/fiscal-device", Some(&token), &device).data(201);
+    server
+        .post_json(
+            &format!("/api/v1/on-boarding/user/{}", shop.user_id),
+            Some(&token),
+            &json!({"operatorCode": "op123op123"}),
+        )
+        .data(200);
+    Till { server, token }
+}
+
+fn coffee_and_water(internal_id: &str) -> Value {
+    json!({
+        "internalId": internal_id,
+        "lines": [
+            {"product_name": "Kafe", "product_code": "K1", "unit": "copë", "quantity": 2, "price": 120, "total": 240, "vat": 20},
+            {"product_name": "Ujë", "product_code": "U1", "unit": "copë", "quantity": 1, "price": 50, "total": 45, "discount": 10, "vat": 6}
+        ],
+        "payment_method": "BANKNOTE",
+    })
+}
+
+fn v2(mut body: Value, payments: Value) -> Value {
+    body.as_object_mut().unwrap().remove("payment_method");
+    body["payment_methods"] = payments;
+    body
+}
+
+/// 503 in the error envelope, with the saved invoice in `data` so the POS can print it.
+fn assert_saved_for_later(reply: &Reply) {
+    assert_eq!(reply.status, 503, "{}", reply.text);
+    assert_eq!(reply.body["status"], false);
+    assert!(reply.body["message"].as_str().is_some_and(|m| !m.is_empty()));
+    assert!(reply.body["data"]["invoice"]["iic"].is_string(), "{}", reply.text);
+}
+
+fn eventually(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "{what} did not happen within {limit:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_cash_sale_is_fiscalized_and_answered_in_the_v1_and_v2_shapes() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("r-1"));
+    let invoice = reply.data(201)["invoice"].clone();
+    assert_eq!(
+        object_keys(&invoice),
+        [
+            "businessCode",
+            "fic",
+            "fiscalizedAt",
+            "id",
+            "iic",
+            "number",
+            "operatorCode",
+            "pdf",
+            "tcrCode",
+            "verifyURL"
+        ]
+    );
+    let year = Utc::now().format("%Y").to_string();
+    assert_eq!(invoice["number"], format!("1/{year}"));
+    assert_eq!(invoice["iic"].as_str().unwrap().len(), 32);
+    assert!(invoice["fic"].as_str().is_some());
+    assert_eq!(invoice["businessCode"], "ab123cd456");
+    assert_eq!(invoice["operatorCode"], "op123op123");
+    assert!(
+        invoice["verifyURL"].as_str().unwrap().contains("%2B01:00")
+            || invoice["verifyURL"].as_str().unwrap().contains("%2B02:00")
+    );
+    assert!(invoice["pdf"].as_str().unwrap().ends_with(&format!("/api/v1/invoice/print/{}", invoice["id"])));
+    assert!(invoice.get("eic").is_none(), "eic is absent, not null");
+
+    let body = v2(
+        coffee_and_water("r-2"),
+        json!([{"type": "BANKNOTE", "amount": 200}, {"type": "CARD", "amount": 85}]),
+    );
+    let reply = till.server.post_json("/api/v2/invoice/cash", Some(&till.token), &body);
+    let invoice = reply.data(200)["invoice"].clone();
+    assert_eq!(invoice["number"], format!("2/{year}"));
+    let methods = invoice["payment_methods"].as_array().unwrap();
+    assert_eq!(methods.len(), 2);
+    assert_eq!(
+        methods[0],
+        json!({"type": "BANKNOTE", "amount": 200.0, "company_card": null, "vouchers": []})
+    );
+    let accepted = sim
+        .requests()
+        .iter()
+        .filter(|r| r["operation"] == "RegisterInvoice" && r["outcome"] == "accepted")
+        .count();
+    assert_eq!(accepted, 2);
+}
+
+#[test]
+fn the_same_internal_id_is_issued_once_and_read_back_by_it() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let first = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("pos-77"));
+    let issued = first.data(201)["invoice"].clone();
+    till.server
+        .post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("pos-77"))
+        .assert_error(409);
+    let body = v2(coffee_and_water("pos-77"), json!([{"type": "BANKNOTE", "amount": 285}]));
+    till.server.post_json("/api/v2/invoice/cash", Some(&till.token), &body).assert_error(409);
+
+    let again = till.server.post_json("/api/v1/invoice/details/pos-77", Some(&till.token), &json!({}));
+    assert_eq!(again.data(200)["invoice"], issued);
+    till.server
+        .post_json("/api/v1/invoice/details/never-sent", Some(&till.token), &json!({}))
+        .assert_error(404);
+    let v2_again = till.server.post_json("/api/v2/invoice/details/pos-77", Some(&till.token), &json!({}));
+    assert_eq!(v2_again.data(200)["invoice"]["payment_methods"][0]["type"], "BANKNOTE");
+}
+
+#[test]
+fn the_rules_of_lines_clients_and_devices_are_enforced() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let path = "/api/v1/invoice/cash";
+
+    let mut wrong_total = coffee_and_water("x-1");
+    wrong_total["lines"][1]["total"] = json!(50);
+    let reply = till.server.post_json(path, Some(&till.token), &wrong_total);
+    reply.assert_error(400);
+    let errors = reply.body["errors"].to_string();
+    assert!(errors.contains("lines.1") && errors.contains("45.00"), "{errors}");
+
+    let mut bad_discount = coffee_and_water("x-2");
+    bad_discount["lines"][0]["discount"] = json!(101);
+    till.server.post_json(path, Some(&till.token), &bad_discount).assert_invalid("lines.0.discount");
+
+    let mut empty_discount = coffee_and_water("x-3");
+    empty_discount["lines"][0]["discount"] = json!("");
+    till.server.post_json(path, Some(&till.token), &empty_discount).data(201);
+
+    let mut no_address = coffee_and_water("x-4");
+    no_address["client"] = json!({"name": "Arben Gashi"});
+    till.server.post_json(path, Some(&till.token), &no_address).assert_error(400);
+
+    let mut unnamed = coffee_and_water("x-5");
+    unnamed["client"] = json!({"address": "Rruga 1"});
+    till.server.post_json(path, Some(&till.token), &unnamed).assert_invalid("client.name");
+
+    let mut company_card_with_cash = coffee_and_water("x-6");
+    company_card_with_cash["company_card"] = json!("1234");
+    let reply = till.server.post_json(path, Some(&till.token), &company_card_with_cash);
+    assert_eq!(reply.status, 422, "{}", reply.text);
+
+    let body = v2(coffee_and_water("x-7"), json!([{"type": "BANKNOTE", "amount": 100}]));
+    till.server.post_json("/api/v2/invoice/cash", Some(&till.token), &body).assert_invalid("payment_methods");
+    let mut no_id = coffee_and_water("");
+    no_id.as_object_mut().unwrap().remove("internalId");
+    till.server.post_json(path, Some(&till.token), &no_id).assert_invalid("internalId");
+    let reply = till.server.post_json("/api/v2/invoice/cash", Some(&till.token), &v2(no_id, json!([])));
+    reply.assert_error(422);
+
+    // A cashier without a till gets the soft refusal.
+    let cashier = till.server.post_json(
+        "/api/v1/on-boarding/user",
+        Some(&till.token),
+        &json!({"name": "Pa kasë", "email": "pakase@shop.al", "branchId": 1, "operatorCode": "op999op999"}),
+    );
+    let cashier_token = cashier.data(201)["user"]["token"].as_str().unwrap().to_string();
+    let reply = till.server.post_json(path, Some(&cashier_token), &coffee_and_water("x-8"));
+    reply.assert_error(200);
+    assert!(reply.body["message"].as_str().unwrap().contains("fiscal device"));
+}
+
+#[test]
+fn a_refused_invoice_gives_its_number_back() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("a")).data(201);
+    sim.set_mode(json!({"mode": "fault", "fault_code": "11"}));
+    let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("b"));
+    reply.assert_error(200);
+    assert!(reply.body["message"].as_str().unwrap().starts_with("[11] "), "{}", reply.text);
+    till.server.post_json("/api/v1/invoice/details/b", Some(&till.token), &json!({})).assert_error(404);
+    sim.mode("ok");
+    let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("b"));
+    assert_eq!(reply.data(201)["invoice"]["number"], format!("2/{}", Utc::now().format("%Y")));
+}
+
+#[test]
+fn while_the_cis_is_away_cash_is_saved_and_delivered_later_but_non_cash_is_not() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    sim.mode("down");
+    let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("off-1"));
+    assert_saved_for_later(&reply);
+    let invoice = reply.body["data"]["invoice"].clone();
+    assert_eq!(invoice["fic"], Value::Null);
+    assert_eq!(invoice["iic"].as_str().unwrap().len(), 32);
+    let account = till.server.get("/api/v1/account", Some(&till.token)).data(200).clone();
+    assert_eq!(account["cisConnection"]["state"], "offline");
+
+    // The breaker is open: the next receipt does not wait for the CIS.
+    let started = Instant::now();
+    let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("off-2"));
+    assert_saved_for_later(&reply);
+    assert!(started.elapsed() < Duration::from_millis(900), "queued straight away");
+
+    let mut on_account = coffee_and_water("nc-1");
+    on_account["payment_method"] = json!("ACCOUNT");
+    on_account["client"] = json!({"name": "Ushqimore Dardania", "id": {"type": "NUIS", "id": "K81234001A"}, "address": "Rruga e Kavajës 112", "city": "Tiranë"});
+    till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account).assert_error(503);
+    till.server.post_json("/api/v1/invoice/details/nc-1", Some(&till.token), &json!({})).assert_error(404);
+
+    sim.mode("ok");
+    let id = invoice["id"].as_i64().unwrap();
+    eventually("the late delivery", Duration::from_secs(30), || {
+        till.server.get(&format!("/api/v1/invoice/{id}/details"), Some(&till.token)).data(200)["invoice"]["fic"].is_string()
+    });
+    let late: Vec<Value> = sim
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r["operation"] == "RegisterInvoice" && r["iic"] == invoice["iic"] && r["outcome"] == "accepted"
+        })
+        .collect();
+    assert_eq!(late.len(), 1, "delivered exactly once");
+    assert!(matches!(late[0]["subseq_deliv_type"].as_str(), Some("NOINTERNET") | Some("SERVICE")));
+    eventually("the breaker to close", Duration::from_secs(10), || {
+        till.server.get("/api/v1/account", Some(&till.token)).data(200)["cisConnection"]["state"] == "online"
+    });
+    till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account).data(201);
+}
+
+#[test]
+fn fifty_concurrent_sales_get_fifty_consecutive_numbers() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let base = till.server.base_url();
+    let token = till.token.as_str();
+    let numbers: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..50)
+            .map(|i| {
+                let url = format!("{base}/api/v1/invoice/cash");
+                scope.spawn(move || {
+                    let agent: ureq::Agent = ureq::Agent::config_builder()
+                        .http_status_as_error(false)
+                        .timeout_global(Some(Duration::from_secs(60)))
+                        .build()
+                        .into();
+                    for _ in 0..200 {
+                        let mut reply = agent
+                            .post(&url)
+                            .header("Authorization", format!("Bearer {token}"))
+                            .content_type("application/json")
+                            .send(coffee_and_water(&format!("c-{i}")).to_string())
+                            .unwrap();
+                        if reply.status().as_u16() == 429 {
+                            std::thread::sleep(Duration::from_millis(50));
+                            continue;
+                        }
+                        let body: Value =
+                            serde_json::from_str(&reply.body_mut().read_to_string().unwrap()).unwrap();
+                        assert_eq!(body["status"], true, "{body}");
+                        return body["data"]["invoice"]["number"].as_str().unwrap().to_string();
+                    }
+                    panic!("sale {i} never got the lock");
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut ordinals: Vec<u32> =
+        numbers.iter().map(|n| n.split('/').next().unwrap().parse().unwrap()).collect();
+    ordinals.sort_unstable();
+    assert_eq!(ordinals, (1..=50).collect::<Vec<_>>());
+}
+
+#[test]
+fn the_list_filters_and_pages_and_the_pdf_carries_the_fiscal_fields() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    for i in 0..5 {
+        till.server
+            .post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water(&format!("l-{i}")))
+            .data(201);
+    }
+    let mut on_account = coffee_and_water("l-nc");
+    on_account["payment_method"] = json!("ACCOUNT");
+    on_account["client"] = json!({"name": "Furra Korça", "id": {"type": "NUIS", "id": "L91234002B"}, "address": "Bulevardi Republika 8", "city": "Korçë"});
+    till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account).data(201);
+
+    let page =
+        |q: &str| till.server.get(&format!("/api/v1/invoice?{q}"), Some(&till.token)).data(200).clone();
+    let all = page("limit=100");
+    assert_eq!(all["items"].as_array().unwrap().len(), 6);
+    assert_eq!(all["items"][0]["type"], "NONCASH", "newest first");
+    assert_eq!(page("type=NONCASH")["items"].as_array().unwrap().len(), 1);
+    assert_eq!(page("type=CASH,BOGUS")["items"].as_array().unwrap().len(), 5);
+    assert_eq!(page("type=BOGUS&limit=100")["items"].as_array().unwrap().len(), 6);
+    assert_eq!(page("query=furra")["items"].as_array().unwrap().len(), 1);
+    assert_eq!(page("query=L91234002B")["items"][0]["client"]["id"]["type"], "NUIS");
+    let today = Utc::now().date_naive();
+    assert_eq!(
+        page(&format!("fromDate={today}&toDate={today}&limit=100"))["items"].as_array().unwrap().len(),
+        6
+    );
+    assert_eq!(page("fromDate=2001-01-01&toDate=2001-12-31")["items"].as_array().unwrap().len(), 0);
+    till.server.get("/api/v1/invoice?fromDate=22.11.2026", Some(&till.token)).assert_error(422);
+    let mut seen = Vec::new();
+    for offset in [0, 2, 4] {
+        for item in page(&format!("limit=2&offset={offset}"))["items"].as_array().unwrap() {
+            seen.push(item["id"].as_i64().unwrap());
+        }
+    }
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen.len(), 6);
+    let item = &page("limit=1&type=CASH")["items"][0];
+    assert_eq!(item["payment_method"], "BANKNOTE");
+    assert_eq!(item["amount"]["currency"], "ALL");
+    assert_eq!(item["payment"]["state"], "PAID");
+    let v2_page = till.server.get("/api/v2/invoice?limit=1", Some(&till.token));
+    let v2_item = &v2_page.data(200)["items"][0];
+    assert!(v2_item.get("payment_method").is_none());
+    assert_eq!(v2_item["payment_methods"][0]["type"], "ACCOUNT");
+
+    let id = item["id"].as_i64().unwrap();
+    let details =
+        till.server.get(&format!("/api/v1/invoice/{id}/details"), Some(&till.token)).data(200)["invoice"]
+            .clone();
+    let pdf = till.server.get(&format!("/api/v1/invoice/print/{id}"), Some(&till.token));
+    assert_eq!(pdf.status, 200);
+    assert_eq!(pdf.header("content-type"), Some("application/pdf"));
+    if std::process::Command::new("pdftotext").arg("-v").output().is_err() {
+        eprintln!("pdftotext is not installed; the PDF's text is not checked");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["", "?format=receipt"] {
+        let bytes = till.server.get_bytes(&format!("/api/v1/invoice/print/{id}{format}"), Some(&till.token));
+        let file = dir.path().join("invoice.pdf");
+        std::fs::write(&file, &bytes).unwrap();
+        let out = std::process::Command::new("pdftotext").arg(&file).arg("-").output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(details["number"].as_str().unwrap()), "{text}");
+        assert!(text.contains(details["iic"].as_str().unwrap()), "{text}");
+        assert!(text.contains(details["fic"].as_str().unwrap()), "{text}");
+        assert!(text.contains("285.00"), "{text}");
+    }
+}
