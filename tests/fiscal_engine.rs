@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use arka::fiscal::certificate::Certificate;
 use arka::fiscal::model::{CashDeposit, CashDepositOperation, Header};
@@ -254,15 +254,6 @@ fn queue_cash_deposit(server: &TestServer, tcr_code: &str, amount: &str) -> Stri
         })
         .unwrap();
     uuid_text
-}
-
-/// Waits (bounded) until `done` holds.
-fn eventually(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "{what} did not happen within {limit:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 fn deposits_for(sim: &SimServer, uuid: &str) -> Vec<Value> {

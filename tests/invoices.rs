@@ -84,14 +84,6 @@ fn assert_saved_for_later(reply: &Reply) {
     assert!(reply.body["data"]["invoice"]["iic"].is_string(), "{}", reply.text);
 }
 
-fn eventually(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "{what} did not happen within {limit:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn a_cash_sale_is_fiscalized_and_answered_in_the_v1_and_v2_shapes() {
     let sim = SimServer::start();
@@ -282,10 +274,8 @@ fn while_the_cis_is_away_cash_is_saved_and_delivered_later_but_non_cash_is_not()
     till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account).data(201);
 }
 
-#[test]
-fn fifty_concurrent_sales_get_fifty_consecutive_numbers() {
-    let sim = SimServer::start();
-    let till = open_till(&sim);
+/// 50 sales at once from 50 POS connections; the ordinals of their numbers.
+fn fifty_sales_at_once(till: &Till, expect_status: u16) -> Vec<u32> {
     let base = till.server.base_url();
     let token = till.token.as_str();
     let numbers: Vec<String> = std::thread::scope(|scope| {
@@ -305,13 +295,14 @@ fn fifty_concurrent_sales_get_fifty_consecutive_numbers() {
                             .content_type("application/json")
                             .send(coffee_and_water(&format!("c-{i}")).to_string())
                             .unwrap();
-                        if reply.status().as_u16() == 429 {
+                        let status = reply.status().as_u16();
+                        if status == 429 {
                             std::thread::sleep(Duration::from_millis(50));
                             continue;
                         }
                         let body: Value =
                             serde_json::from_str(&reply.body_mut().read_to_string().unwrap()).unwrap();
-                        assert_eq!(body["status"], true, "{body}");
+                        assert_eq!(status, expect_status, "{body}");
                         return body["data"]["invoice"]["number"].as_str().unwrap().to_string();
                     }
                     panic!("sale {i} never got the lock");
@@ -323,7 +314,30 @@ fn fifty_concurrent_sales_get_fifty_consecutive_numbers() {
     let mut ordinals: Vec<u32> =
         numbers.iter().map(|n| n.split('/').next().unwrap().parse().unwrap()).collect();
     ordinals.sort_unstable();
-    assert_eq!(ordinals, (1..=50).collect::<Vec<_>>());
+    ordinals
+}
+
+#[test]
+fn fifty_concurrent_sales_get_fifty_consecutive_numbers() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    assert_eq!(fifty_sales_at_once(&till, 201), (1..=50).collect::<Vec<_>>());
+}
+
+#[test]
+fn fifty_concurrent_sales_offline_get_fifty_consecutive_numbers_and_all_reach_the_cis_later() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    sim.mode("down");
+    assert_eq!(fifty_sales_at_once(&till, 503), (1..=50).collect::<Vec<_>>());
+    sim.mode("ok");
+    eventually("fifty late deliveries", Duration::from_secs(60), || {
+        sim.registered()["invoices"].as_array().is_some_and(|i| i.len() == 50)
+    });
+    let invoices = sim.registered()["invoices"].clone();
+    for invoice in invoices.as_array().unwrap() {
+        assert_eq!(invoice["deliveries"], 1, "{invoice}");
+    }
 }
 
 #[test]
@@ -398,4 +412,155 @@ fn the_list_filters_and_pages_and_the_pdf_carries_the_fiscal_fields() {
         assert!(text.contains(details["fic"].as_str().unwrap()), "{text}");
         assert!(text.contains("285.00"), "{text}");
     }
+}
+
+#[test]
+fn discounts_payments_and_currencies_follow_the_spec_tables() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let details = |reply: &Reply, success: u16| -> Value {
+        let id = reply.data(success)["invoice"]["id"].as_i64().unwrap();
+        till.server.get(&format!("/api/v1/invoice/{id}/details"), Some(&till.token)).data(200)["invoice"]
+            .clone()
+    };
+    let cash = "/api/v1/invoice/cash";
+
+    // Percent on the total with VAT: 10 % of 285.00.
+    let mut body = coffee_and_water("d-1");
+    body["invoice_discount_type"] = json!("percent");
+    body["invoice_discount_value"] = json!(10);
+    let d = details(&till.server.post_json(cash, Some(&till.token), &body), 201);
+    assert_eq!(d["amount"]["gross"], json!(256.5));
+    assert!(d["amount"]["discount"].as_f64().unwrap() > 0.0, "net-denominated invoice discount");
+
+    // Above 100 counts as 100; an amount above the total counts as the total.
+    body["internalId"] = json!("d-2");
+    body["invoice_discount_value"] = json!(150);
+    assert_eq!(
+        details(&till.server.post_json(cash, Some(&till.token), &body), 201)["amount"]["gross"],
+        json!(0.0)
+    );
+    body["internalId"] = json!("d-3");
+    body["invoice_discount_type"] = json!("amount");
+    body["invoice_discount_value"] = json!(85);
+    assert_eq!(
+        details(&till.server.post_json(cash, Some(&till.token), &body), 201)["amount"]["gross"],
+        json!(200.0)
+    );
+
+    // Half a pair, or a value of 0, is no discount and no error.
+    let mut half = coffee_and_water("d-4");
+    half["invoice_discount_type"] = json!("percent");
+    let d = details(&till.server.post_json(cash, Some(&till.token), &half), 201);
+    assert_eq!(d["amount"]["discount"], json!(0.0));
+    assert_eq!(d["amount"]["gross"], json!(285.0));
+
+    // v2 payments: the sum is the total after discount; 0 and negative amounts are fine.
+    let v2_cash = "/api/v2/invoice/cash";
+    let mut body = v2(
+        coffee_and_water("p-1"),
+        json!([{"type": "BANKNOTE", "amount": 300}, {"type": "CARD", "amount": -15}]),
+    );
+    till.server.post_json(v2_cash, Some(&till.token), &body).data(200);
+    body["internalId"] = json!("p-2");
+    body["payment_methods"] = json!([{"type": "BANKNOTE", "amount": 285}, {"type": "BANKNOTE", "amount": 0}]);
+    till.server.post_json(v2_cash, Some(&till.token), &body).assert_invalid("payment_methods.1.type");
+    body["payment_methods"] = json!([{"type": "COMPANY", "amount": 285}]);
+    till.server.post_json(v2_cash, Some(&till.token), &body).assert_invalid("payment_methods.0.company_card");
+    body["payment_methods"] = json!([{"type": "COMPANY", "amount": 285, "company_card": "C-77"}]);
+    till.server.post_json(v2_cash, Some(&till.token), &body).data(200);
+    body["internalId"] = json!("p-3");
+    body["payment_methods"] =
+        json!([{"type": "SVOUCHER", "amount": 285, "vouchers": ["12-2026-L41323036D"]}]);
+    till.server.post_json(v2_cash, Some(&till.token), &body).data(200);
+    body["internalId"] = json!("p-4");
+    body["payment_method"] = json!("BANKNOTE");
+    till.server.post_json(v2_cash, Some(&till.token), &body).assert_invalid("payment_method");
+    let mut v1_company = coffee_and_water("p-5");
+    v1_company["payment_method"] = json!("COMPANY");
+    till.server.post_json(cash, Some(&till.token), &v1_company).assert_invalid("company_card");
+
+    // A euro invoice: every _all amount in lek.
+    let mut euro = coffee_and_water("e-1");
+    euro["currency"] = json!("EUR");
+    euro["exchange_rate"] = json!(100);
+    let d = details(&till.server.post_json(cash, Some(&till.token), &euro), 201);
+    assert_eq!(d["amount"]["currency"], "EUR");
+    assert_eq!(d["amount"]["exchange_rate"], json!(100.0));
+    assert_eq!(d["amount"]["gross_all"], json!(28500.0));
+    assert!(d["amount"]["local_currency"].is_object());
+    let request = sim.requests().into_iter().last().unwrap();
+    assert_eq!(request["outcome"], "accepted", "{request}");
+}
+
+#[test]
+fn the_list_item_and_details_carry_every_field_of_the_spec() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("f-1")).data(201);
+    let v1 = till.server.get("/api/v1/invoice", Some(&till.token));
+    let item = v1.data(200)["items"][0].clone();
+    let mut expected = vec![
+        "id",
+        "number",
+        "type",
+        "issue_date",
+        "due_date",
+        "delivery_date",
+        "created_at",
+        "supply_start_date",
+        "supply_end_date",
+        "client",
+        "amount",
+        "payment_method",
+        "payment",
+        "bank_account",
+        "notes",
+        "iic",
+        "fic",
+        "eic",
+        "doc_type",
+        "process",
+        "self_issue_type",
+        "reversed_at",
+        "reversed_by",
+        "pdf_url",
+        "reverse_charge",
+        "periodic_invoice",
+    ];
+    expected.sort_unstable();
+    assert_eq!(object_keys(&item), expected);
+    assert_eq!(object_keys(&item["client"]), ["address", "id", "name"]);
+    assert_eq!(object_keys(&item["client"]["address"]), ["city", "country", "street"]);
+    assert_eq!(
+        object_keys(&item["amount"]),
+        [
+            "currency",
+            "discount",
+            "discount_all",
+            "exchange_rate",
+            "gross",
+            "gross_all",
+            "net",
+            "net_all",
+            "vat",
+            "vat_all"
+        ]
+    );
+    assert_eq!(object_keys(&item["payment"]), ["amount_left", "amount_paid", "state"]);
+    let pagination = v1.data(200)["pagination"].clone();
+    assert_eq!(object_keys(&pagination), ["limit", "offset", "query", "records", "type"]);
+
+    let id = item["id"].as_i64().unwrap();
+    let details =
+        till.server.get(&format!("/api/v2/invoice/{id}/details"), Some(&till.token)).data(200)["invoice"]
+            .clone();
+    assert!(details.get("payment_method").is_none());
+    assert!(details["payment_methods"].is_array());
+    let line = &details["lines"][1];
+    assert_eq!(line["discount_rate"], json!(10.0));
+    assert_eq!(line["unitPrice"], json!(50.0));
+    assert_eq!(line["total"], json!(45.0));
+    assert!(line["discount"].as_f64().unwrap() > 0.0, "the net part of the line discount");
+    till.server.get("/api/v1/invoice/999999/details", Some(&till.token)).assert_error(404);
 }

@@ -529,6 +529,15 @@ pub fn make_certificate(subject: &str, password: &str) -> TestCertificate {
     }
 }
 
+/// Waits, polling every 100 ms, until `done` holds; fails the test after `limit`.
+pub fn eventually(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "{what} did not happen within {limit:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// Whether `needle` occurs in `haystack`.
 pub fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
