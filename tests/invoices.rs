@@ -564,3 +564,125 @@ fn the_list_item_and_details_carry_every_field_of_the_spec() {
     assert!(line["discount"].as_f64().unwrap() > 0.0, "the net part of the line discount");
     till.server.get("/api/v1/invoice/999999/details", Some(&till.token)).assert_error(404);
 }
+
+#[test]
+fn fees_credit_notes_method_limits_and_businesses_outside_vat() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let buyer = json!({"name": "Furra Korça", "id": {"type": "NUIS", "id": "L91234002B"}, "address": "Bulevardi Republika 8", "city": "Korçë"});
+    let details = |reply: &Reply, success: u16| -> Value {
+        let id = reply.data(success)["invoice"]["id"].as_i64().unwrap();
+        till.server.get(&format!("/api/v1/invoice/{id}/details"), Some(&till.token)).data(200)["invoice"]
+            .clone()
+    };
+
+    // The fee is outside the discount base: 10 % off 285.00, then 15.00 on top.
+    let mut on_account = coffee_and_water("n-1");
+    on_account["payment_method"] = json!("ACCOUNT");
+    on_account["client"] = buyer.clone();
+    on_account["fee"] = json!(15);
+    on_account["invoice_discount_type"] = json!("percent");
+    on_account["invoice_discount_value"] = json!(10);
+    let d = details(&till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account), 201);
+    assert_eq!(d["amount"]["gross"], json!(271.5));
+    assert_eq!(d["type"], "NONCASH");
+    assert_eq!(d["payment"]["state"], "UNPAID");
+
+    // A value of 0 leaves the invoice without discount.
+    let mut zero = coffee_and_water("n-2");
+    zero["invoice_discount_type"] = json!("amount");
+    zero["invoice_discount_value"] = json!(0);
+    assert_eq!(
+        details(&till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &zero), 201)["amount"]["discount"],
+        json!(0.0)
+    );
+
+    // A credit note names the invoice it corrects.
+    let mut credit = on_account.clone();
+    credit["internalId"] = json!("n-3");
+    credit["doc_type"] = json!(381);
+    till.server
+        .post_json("/api/v1/invoice/noncash", Some(&till.token), &credit)
+        .assert_invalid("original_invoice_iic");
+    credit["original_invoice_iic"] = json!(d["iic"]);
+    assert_eq!(
+        details(&till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &credit), 201)["doc_type"],
+        "381"
+    );
+
+    // A non-cash buyer is identified by NUIS.
+    let mut by_passport = on_account.clone();
+    by_passport["internalId"] = json!("n-4");
+    by_passport["client"]["id"] = json!({"type": "PASS", "id": "BA1234567"});
+    till.server
+        .post_json("/api/v1/invoice/noncash", Some(&till.token), &by_passport)
+        .assert_invalid("client.id");
+
+    // At most 10 payment methods.
+    let eleven: Vec<Value> = [
+        "BANKNOTE",
+        "CARD",
+        "CHECK",
+        "ACCOUNT",
+        "TRANSFER",
+        "FACTORING",
+        "COMPENSATION",
+        "WAIVER",
+        "KIND",
+        "OTHER",
+        "ORDER",
+    ]
+    .iter()
+    .map(|t| json!({"type": t, "amount": 0}))
+    .collect();
+    let body = v2(coffee_and_water("n-5"), json!(eleven));
+    till.server.post_json("/api/v2/invoice/cash", Some(&till.token), &body).assert_invalid("payment_methods");
+
+    // A shop outside the VAT scheme: every line goes as VAT 0, TAX_FREE, whatever was sent.
+    let partner = till.server.create_partner("desk 2");
+    let mut outside = registration_body("K12345678L", "Dyqan i vogël", "vogel@shop.al");
+    outside["issuerInVat"] = json!(false);
+    let small = till.server.post_json("/api/v1/register", Some(&partner), &outside);
+    let small_token = small.data(201)["api_token"].as_str().unwrap().to_string();
+    let branch_id = small.data(201)["branch"]["id"].as_i64().unwrap();
+    let user_id = small.data(201)["user"]["id"].as_i64().unwrap();
+    till.server
+        .post_json(
+            &format!("/api/v1/on-boarding/branch/{branch_id}"),
+            Some(&small_token),
+            &branch_body("Vogël", "cd456ab123"),
+        )
+        .data(200);
+    let p12 = Certificate::generate_self_signed("K12345678L", "Vogël", chrono::Duration::days(30))
+        .unwrap()
+        .to_p12("pw")
+        .unwrap();
+    till.server
+        .post_multipart(
+            "/api/v1/on-boarding/certificate",
+            Some(&small_token),
+            &[Part::File("certificate_file", "c.p12", &p12), Part::Text("password", "pw")],
+        )
+        .data(201);
+    let device =
+        json!({"branchId": branch_id, "name": "Kasa", "fromDate": Utc::now().date_naive().to_string()});
+    till.server.post_json("/api/v1/on-boarding/fiscal-device", Some(&small_token), &device).data(201);
+    till.server
+        .post_json(
+            &format!("/api/v1/on-boarding/user/{user_id}"),
+            Some(&small_token),
+            &json!({"operatorCode": "op555op555"}),
+        )
+        .data(200);
+    let reply = till.server.post_json("/api/v1/invoice/cash", Some(&small_token), &coffee_and_water("v-1"));
+    let id = reply.data(201)["invoice"]["id"].as_i64().unwrap();
+    let d =
+        till.server.get(&format!("/api/v1/invoice/{id}/details"), Some(&small_token)).data(200)["invoice"]
+            .clone();
+    for line in d["lines"].as_array().unwrap() {
+        assert_eq!(line["vat"], json!(0.0));
+        assert_eq!(line["vat_exempt_type"], "TAX_FREE");
+    }
+    assert_eq!(d["amount"]["vat"], json!(0.0));
+    assert_eq!(d["amount"]["gross"], json!(285.0));
+}
