@@ -686,3 +686,27 @@ fn fees_credit_notes_method_limits_and_businesses_outside_vat() {
     assert_eq!(d["amount"]["vat"], json!(0.0));
     assert_eq!(d["amount"]["gross"], json!(285.0));
 }
+
+#[test]
+fn a_sale_in_flight_holds_its_internal_id_and_its_till() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    sim.set_mode(json!({"mode": "slow", "delay_ms": 1600}));
+    std::thread::scope(|scope| {
+        let first = scope.spawn(|| {
+            till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("s-1"))
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let same_id = scope.spawn(|| {
+            till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("s-1"))
+        });
+        let same_till = scope.spawn(|| {
+            till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("s-2"))
+        });
+        same_id.join().unwrap().assert_error(409);
+        let busy = same_till.join().unwrap();
+        busy.assert_error(429);
+        assert!(busy.header("retry-after").is_none(), "an endpoint's own limit carries no rate headers");
+        first.join().unwrap().data(201);
+    });
+}

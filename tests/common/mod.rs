@@ -29,7 +29,8 @@ const START_STOP_WAIT: Duration = Duration::from_secs(10);
 struct Running {
     address: SocketAddr,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    finished: mpsc::Receiver<Result<(), String>>,
+    // In a Mutex so that a TestServer can be shared by the threads of a concurrency story.
+    finished: std::sync::Mutex<mpsc::Receiver<Result<(), String>>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -99,7 +100,12 @@ impl TestServer {
                 let _ = done.send(result);
             })
             .expect("a server thread");
-        self.running = Some(Running { address, shutdown: Some(shutdown), finished, thread: Some(thread) });
+        self.running = Some(Running {
+            address,
+            shutdown: Some(shutdown),
+            finished: std::sync::Mutex::new(finished),
+            thread: Some(thread),
+        });
         self.wait_until_listening();
     }
 
@@ -110,7 +116,7 @@ impl TestServer {
         let key_file = self.data_dir().join("arka.key");
         let deadline = Instant::now() + START_STOP_WAIT;
         loop {
-            if let Ok(result) = running.finished.try_recv() {
+            if let Ok(result) = running.finished.lock().unwrap().try_recv() {
                 panic!("the server stopped while starting: {result:?}");
             }
             if key_file.exists()
@@ -130,7 +136,7 @@ impl TestServer {
         if let Some(shutdown) = running.shutdown.take() {
             let _ = shutdown.send(());
         }
-        match running.finished.recv_timeout(START_STOP_WAIT) {
+        match running.finished.lock().unwrap().recv_timeout(START_STOP_WAIT) {
             Ok(result) => {
                 if let Some(thread) = running.thread.take() {
                     let _ = thread.join();
