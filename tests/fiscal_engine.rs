@@ -214,9 +214,17 @@ fn a_business_is_looked_up_in_the_fiscal_register() {
 
 /// Puts a cash deposit in the queue the way an issue path does when the CIS did not answer.
 fn queue_cash_deposit(server: &TestServer, tcr_code: &str, amount: &str) -> String {
+    queue_cash_deposit_issued(server, tcr_code, amount, Utc::now())
+}
+
+fn queue_cash_deposit_issued(
+    server: &TestServer,
+    tcr_code: &str,
+    amount: &str,
+    issued: chrono::DateTime<Utc>,
+) -> String {
     let store = Store::open(&server.data_dir().join("arka.db")).unwrap();
     let uuid = Uuid::new_v4();
-    let issued = Utc::now();
     let unsigned = requests::register_cash_deposit(
         &Header { uuid, send_date_time: issued, subseq_deliv_type: None },
         &CashDeposit {
@@ -342,4 +350,23 @@ fn a_document_the_cis_refuses_is_kept_with_its_reason_and_not_retried() {
     assert_eq!(tries, 1, "a refused document is not retried");
     let listed = arka_ok(&["queue", "--data-dir", shop.server.data_dir().to_str().unwrap()]);
     assert!(listed.contains("rejected") && listed.contains("[56]"), "{listed}");
+}
+
+#[test]
+fn a_document_close_to_the_48_hour_limit_is_called_out() {
+    let sim = SimServer::start();
+    let shop = open_shop(&sim);
+    let reply = shop.server.post_json(
+        "/api/v1/on-boarding/fiscal-device",
+        Some(&shop.token),
+        &device_body(shop.branch_id),
+    );
+    let tcr = reply.data(201)["device"]["fiscalTcrCode"].as_str().unwrap().to_string();
+    sim.mode("down");
+    let uuid =
+        queue_cash_deposit_issued(&shop.server, &tcr, "40.00", Utc::now() - chrono::Duration::hours(40));
+    let queue = shop.server.get("/api/v1/account", Some(&shop.token)).data(200)["fiscalQueue"].clone();
+    assert_eq!(queue["nearLegalLimit"], json!([uuid]));
+    let listed = arka_ok(&["queue", "--data-dir", shop.server.data_dir().to_str().unwrap()]);
+    assert!(listed.contains("NEAR THE 48 h LIMIT"), "{listed}");
 }
