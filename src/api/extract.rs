@@ -57,6 +57,13 @@ fn describe(e: &serde_path_to_error::Error<serde_json::Error>) -> FieldErrors {
         return FieldErrors::one(key.clone(), format!("The {key} field is required."));
     }
     let key = if path.is_empty() { "body".to_string() } else { path };
+    // Lenient fields (a number or a numeric string, ...) are untagged enums, whose own error
+    // names a Rust type the caller never sees.
+    let message = if message.contains("did not match any variant") {
+        "it has the wrong type or is out of range".to_string()
+    } else {
+        message
+    };
     FieldErrors::one(key.clone(), format!("The {key} field is invalid: {message}."))
 }
 
