@@ -1,8 +1,10 @@
-//! Body fields of the catalog routes, read as `Patch`: absent (keep), null (clear) or a value.
+//! Body fields read leniently, as POS apps send them: a number where text is expected (a phone,
+//! a price, an internalId) is taken as its text, and numbers, integers and booleans may arrive
+//! as strings. The catalog's updates read a `Patch` (absent: keep, null: clear, or a value);
+//! the `opt_` readers give a plain `Option` (absent, null and "" are all `None`).
 //! Use with `#[serde(default, deserialize_with = "...")]`, so an absent field stays `None`.
-//! Values are read leniently, as POS apps send them: a number where text is expected (a phone,
-//! a price) is taken as its text, and integers and booleans may arrive as strings.
 
+use rust_decimal::Decimal;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -54,4 +56,33 @@ pub fn boolean<'de, D: Deserializer<'de>>(d: D) -> Result<Patch<bool>, D::Error>
 /// A nested object; null reads as `Some(None)`.
 pub fn object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Patch<T>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
+}
+
+pub fn opt_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    text(d).map(Option::flatten)
+}
+
+pub fn opt_integer<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    integer(d).map(Option::flatten)
+}
+
+pub fn opt_boolean<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    boolean(d).map(Option::flatten)
+}
+
+/// An exact decimal from a JSON number or a numeric string (read from its text, so 0.1 stays
+/// 0.1); "" is absent.
+pub fn opt_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
+    let expected = || D::Error::custom("expected a number");
+    let parse = |s: &str| {
+        let s = s.trim();
+        s.parse::<Decimal>().or_else(|_| Decimal::from_scientific(s)).map_err(|_| expected())
+    };
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::Number(n) => parse(&n.to_string()).map(Some),
+        Value::String(s) if s.trim().is_empty() => Ok(None),
+        Value::String(s) => parse(&s).map(Some),
+        _ => Err(expected()),
+    }
 }

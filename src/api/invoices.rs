@@ -8,13 +8,14 @@ use axum::http::header::HOST;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use rust_decimal::Decimal;
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::{Body, PathId, Query};
+use super::fields;
 use crate::domain::invoice::{InvoiceInput, LineInput};
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
 use crate::domain::time::{local_text, parse_stored};
@@ -22,54 +23,21 @@ use crate::services::invoices::{ClientInput, IssueRequest, Issued, Kind};
 use crate::services::locks::LOCK_WAIT;
 use crate::store::invoices::{Invoice, ListFilter};
 
-/// A number that may come as a JSON number or a numeric string; "" and null are absent.
-fn lenient_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Number(Decimal),
-        Text(String),
-    }
-    match Option::<Raw>::deserialize(d)? {
-        None => Ok(None),
-        Some(Raw::Number(n)) => Ok(Some(n)),
-        Some(Raw::Text(t)) if t.trim().is_empty() => Ok(None),
-        Some(Raw::Text(t)) => {
-            t.trim().parse().map(Some).map_err(|_| serde::de::Error::custom("expected a number"))
-        }
-    }
-}
-
-/// A string that integrators sometimes send as a number (internalId, doc_type).
-fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Text(String),
-        Int(i64),
-    }
-    Ok(match Option::<Raw>::deserialize(d)? {
-        None => None,
-        Some(Raw::Text(t)) => Some(t),
-        Some(Raw::Int(i)) => Some(i.to_string()),
-    })
-}
-
 #[derive(Deserialize)]
 pub struct LineBody {
     product_name: Option<String>,
     product_code: Option<String>,
     unit: Option<String>,
     unit_code: Option<String>,
-    #[serde(default, deserialize_with = "lenient_decimal")]
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     quantity: Option<Decimal>,
-    #[serde(default, deserialize_with = "lenient_decimal")]
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     price: Option<Decimal>,
-    #[serde(default, deserialize_with = "lenient_decimal")]
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     total: Option<Decimal>,
-    #[serde(default, deserialize_with = "lenient_decimal")]
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     discount: Option<Decimal>,
-    #[serde(default, deserialize_with = "lenient_decimal")]
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     vat: Option<Decimal>,
     vat_exempt_type: Option<String>,
 }
@@ -78,7 +46,7 @@ pub struct LineBody {
 #[serde(untagged)]
 pub enum ClientIdBody {
     Object {
-        #[serde(default, deserialize_with = "lenient_string")]
+        #[serde(default, deserialize_with = "fields::opt_text")]
         id: Option<String>,
         #[serde(rename = "type")]
         kind: Option<String>,
@@ -100,7 +68,7 @@ pub struct ClientBody {
 pub struct PaymentBody {
     #[serde(rename = "type")]
     kind: Option<String>,
-    #[serde(default, deserialize_with = "lenient_decimal")]
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     amount: Option<Decimal>,
     company_card: Option<String>,
     vouchers: Option<Vec<String>>,
@@ -108,7 +76,7 @@ pub struct PaymentBody {
 
 #[derive(Deserialize)]
 pub struct IssueBody {
-    #[serde(default, rename = "internalId", deserialize_with = "lenient_string")]
+    #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
     internal_id: Option<String>,
     client: Option<ClientBody>,
     lines: Option<Vec<LineBody>>,
@@ -117,10 +85,10 @@ pub struct IssueBody {
     vouchers: Option<Vec<String>>,
     payment_methods: Option<Vec<PaymentBody>>,
     invoice_discount_type: Option<String>,
-    #[serde(default, deserialize_with = "lenient_decimal")]
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     invoice_discount_value: Option<Decimal>,
     currency: Option<String>,
-    #[serde(default, deserialize_with = "lenient_decimal")]
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     exchange_rate: Option<Decimal>,
     due_date: Option<String>,
     supply_start_date: Option<String>,
@@ -129,9 +97,9 @@ pub struct IssueBody {
     notes: Option<String>,
     periodic_invoice: Option<bool>,
     self_issue_type: Option<String>,
-    #[serde(default, deserialize_with = "lenient_decimal")]
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     fee: Option<Decimal>,
-    #[serde(default, deserialize_with = "lenient_string")]
+    #[serde(default, deserialize_with = "fields::opt_text")]
     doc_type: Option<String>,
     original_invoice_iic: Option<String>,
     bank_account_id: Option<i64>,

@@ -4,13 +4,14 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::header::CONTENT_TYPE;
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
 use super::auth::{Auth, Partner};
 use super::error::{ApiError, ApiResult, created, ok};
 use super::extract::{Body, PathId, Query, body_rejection, parse_json};
+use super::fields;
 use super::limits::Interval;
 use crate::domain::time::local_text;
 use crate::domain::validation::FieldErrors;
@@ -19,43 +20,6 @@ use crate::services::accounts::{
 };
 use crate::services::devices::DeviceInput;
 use crate::store::accounts::{BankAccount, BusinessUnit, User};
-
-/// A boolean that may also arrive as the strings "true"/"false" (or 1/0).
-fn lenient_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Bool(bool),
-        Text(String),
-        Number(i64),
-    }
-    match Option::<Raw>::deserialize(d)? {
-        None => Ok(None),
-        Some(Raw::Bool(b)) => Ok(Some(b)),
-        Some(Raw::Number(n)) if n == 0 || n == 1 => Ok(Some(n == 1)),
-        Some(Raw::Text(t)) if t.eq_ignore_ascii_case("true") || t == "1" => Ok(Some(true)),
-        Some(Raw::Text(t)) if t.eq_ignore_ascii_case("false") || t == "0" => Ok(Some(false)),
-        Some(_) => Err(serde::de::Error::custom("expected true or false")),
-    }
-}
-
-/// An integer that may also arrive as a string of digits.
-fn lenient_int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Number(i64),
-        Text(String),
-    }
-    match Option::<Raw>::deserialize(d)? {
-        None => Ok(None),
-        Some(Raw::Number(n)) => Ok(Some(n)),
-        Some(Raw::Text(t)) if t.trim().is_empty() => Ok(None),
-        Some(Raw::Text(t)) => {
-            t.trim().parse().map(Some).map_err(|_| serde::de::Error::custom("expected an integer"))
-        }
-    }
-}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -66,9 +30,9 @@ pub struct RegisterBody {
     administrator: Option<String>,
     phone: Option<String>,
     email: Option<String>,
-    #[serde(default, deserialize_with = "lenient_bool")]
+    #[serde(default, deserialize_with = "fields::opt_boolean")]
     issuer_in_vat: Option<bool>,
-    #[serde(default, rename = "lastNonCashEInvoiceNumber", deserialize_with = "lenient_int")]
+    #[serde(default, rename = "lastNonCashEInvoiceNumber", deserialize_with = "fields::opt_integer")]
     last_non_cash_e_invoice_number: Option<i64>,
 }
 
@@ -259,7 +223,7 @@ pub async fn update_branch(
 pub struct UserBody {
     name: Option<String>,
     email: Option<String>,
-    #[serde(default, deserialize_with = "lenient_int")]
+    #[serde(default, deserialize_with = "fields::opt_integer")]
     branch_id: Option<i64>,
     operator_code: Option<String>,
     fiscal_tcr_code: Option<String>,
@@ -413,7 +377,7 @@ pub async fn bank_account(
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeviceBody {
-    #[serde(default, deserialize_with = "lenient_int")]
+    #[serde(default, deserialize_with = "fields::opt_integer")]
     branch_id: Option<i64>,
     name: Option<String>,
     from_date: Option<String>,
