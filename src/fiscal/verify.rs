@@ -1,21 +1,11 @@
-//! The verification URL behind an invoice's QR code (PROTOCOL.md section 6).
+//! The verification URL behind an invoice's QR code (PROTOCOL.md section 6): the IIC and the
+//! fields it was computed from.
+
+use super::iic::IicInput;
 
 /// Host of the tax administration's verification page for the test and production services.
 pub const TEST_VERIFY_BASE: &str = "https://efiskalizimi-app-test.tatime.gov.al/invoice-check/#/verify";
 pub const PRODUCTION_VERIFY_BASE: &str = "https://efiskalizimi-app.tatime.gov.al/invoice-check/#/verify";
-
-pub struct VerifyParams<'a> {
-    pub iic: &'a str,
-    pub nuis: &'a str,
-    /// IssueDateTime exactly as sent to the CIS.
-    pub issue_date_time: &'a str,
-    pub ord_num: u64,
-    pub business_unit_code: &'a str,
-    pub tcr_code: Option<&'a str>,
-    pub soft_code: &'a str,
-    /// TotPrice exactly as sent (two decimals).
-    pub tot_price: &'a str,
-}
 
 /// Percent-encodes a query value; `+` of the time offset must become `%2B`, or readers of the
 /// QR code see a space.
@@ -31,10 +21,10 @@ fn encode(value: &str) -> String {
     out
 }
 
-pub fn verify_url(base: &str, p: &VerifyParams) -> String {
+pub fn verify_url(base: &str, iic: &str, p: &IicInput) -> String {
     let mut url = format!(
         "{base}?iic={}&tin={}&crtd={}&ord={}&bu={}",
-        encode(p.iic),
+        encode(iic),
         encode(p.nuis),
         encode(p.issue_date_time),
         p.ord_num,
@@ -55,8 +45,8 @@ mod tests {
     fn builds_the_full_parameter_set_with_the_offset_encoded() {
         let url = verify_url(
             TEST_VERIFY_BASE,
-            &VerifyParams {
-                iic: "D04C13B4063D63A13B5D822A90178A7C",
+            "D04C13B4063D63A13B5D822A90178A7C",
+            &IicInput {
                 nuis: "I12345678I",
                 issue_date_time: "2019-06-12T17:05:43+02:00",
                 ord_num: 9952,
@@ -76,8 +66,8 @@ mod tests {
     fn leaves_out_the_tcr_when_there_is_none() {
         let url = verify_url(
             PRODUCTION_VERIFY_BASE,
-            &VerifyParams {
-                iic: "A",
+            "A",
+            &IicInput {
                 nuis: "I12345678I",
                 issue_date_time: "2019-06-12T17:05:43+02:00",
                 ord_num: 1,

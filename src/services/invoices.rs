@@ -30,7 +30,7 @@ use crate::fiscal::model::{
 use crate::fiscal::queue::{backoff, subseq_for};
 use crate::fiscal::requests;
 use crate::fiscal::response::{NotDelivered, Outcome};
-use crate::fiscal::verify::{VerifyParams, verify_url};
+use crate::fiscal::verify::verify_url;
 use crate::store::accounts::Caller;
 use crate::store::fiscal_queue::{self, NewQueued};
 use crate::store::invoices::{self as db, Invoice};
@@ -758,32 +758,18 @@ impl Services {
         let fee = if foreign { lek(totals.fee) } else { totals.fee };
         let tot_price_value = net_sum + vat_sum + fee;
         let tot_price = model::money(tot_price_value);
-        let code = iic(
-            certificate,
-            &IicInput {
-                nuis: &caller.company.nuis,
-                issue_date_time: &issue_date_time,
-                ord_num: u64::from(ord_num),
-                business_unit_code: unit_code,
-                tcr_code,
-                soft_code,
-                tot_price: &tot_price,
-            },
-        )?;
+        let iic_input = IicInput {
+            nuis: &caller.company.nuis,
+            issue_date_time: &issue_date_time,
+            ord_num: u64::from(ord_num),
+            business_unit_code: unit_code,
+            tcr_code,
+            soft_code,
+            tot_price: &tot_price,
+        };
+        let code = iic(certificate, &iic_input)?;
         let inv_num = cis_invoice_number(ord_num, year, tcr_code);
-        let verify = verify_url(
-            &self.verify_base,
-            &VerifyParams {
-                iic: &code.iic,
-                nuis: &caller.company.nuis,
-                issue_date_time: &issue_date_time,
-                ord_num: u64::from(ord_num),
-                business_unit_code: unit_code,
-                tcr_code,
-                soft_code,
-                tot_price: &tot_price,
-            },
-        );
+        let verify = verify_url(&self.verify_base, &code.iic, &iic_input);
         let same_taxes = computed
             .vat_groups
             .iter()
