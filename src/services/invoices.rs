@@ -23,9 +23,9 @@ use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::iic::{IicInput, iic};
 use crate::fiscal::model::{
-    self, Buyer, Currency, Fee, FeeType, Header, IdType, Invoice as CisInvoice, Item, ItemExemption,
-    PayMethod, PayMethodType, SameTax, SameTaxExemption, Seller, SupplyDateOrPeriod, TypeOfInv,
-    TypeOfSelfIss,
+    self, Buyer, CorrectiveInv, CorrectiveInvType, Currency, Fee, FeeType, Header, IdType,
+    Invoice as CisInvoice, Item, ItemExemption, PayMethod, PayMethodType, SameTax, SameTaxExemption, Seller,
+    SupplyDateOrPeriod, TypeOfInv, TypeOfSelfIss,
 };
 use crate::fiscal::queue::{backoff, subseq_for};
 use crate::fiscal::requests;
@@ -169,9 +169,17 @@ fn buyer_of(req: &IssueRequest) -> Result<db::Buyer> {
     if req.kind == Kind::NonCash && id_type_text.as_deref() != Some("NUIS") {
         errors.add("client.id", "A non-cash invoice's buyer is identified by NUIS.");
     }
+    if id_type_text.as_deref() == Some("NUIS")
+        && !id_value.as_deref().is_some_and(crate::domain::validation::is_nuis)
+    {
+        errors.add("client.id", "The client's NUIS must be a letter, eight digits and a letter.");
+    }
     if let Some(kind) = &req.self_issue_type {
         if !matches!(kind.as_str(), "DOMESTIC" | "ABROAD" | "OTHER" | "AGREEMENT" | "SELF") {
-            errors.add("self_issue_type", "The self_issue_type must be one of DOMESTIC, ABROAD, OTHER.");
+            errors.add(
+                "self_issue_type",
+                "The self_issue_type must be one of DOMESTIC, ABROAD, OTHER, AGREEMENT, SELF.",
+            );
         }
         if id_value.is_none() {
             errors.add("client.id", "A self-issued invoice needs the seller's NUIS or document number.");
@@ -235,6 +243,25 @@ fn item_exemption(e: rules::Exemption) -> ItemExemption {
     }
 }
 
+/// Everything checked and read before the issue's lock is taken.
+struct Prepared {
+    computed: rules::Invoice,
+    buyer: db::Buyer,
+    /// The invoice a credit (381) or debit (383) note corrects.
+    corrective: Option<CorrectiveInv>,
+    certificate: Arc<Certificate>,
+    due: Option<chrono::NaiveDate>,
+    supply_start: Option<chrono::NaiveDate>,
+    supply_end: Option<chrono::NaiveDate>,
+    currency: String,
+    soft_code: String,
+    operator_code: String,
+    unit_code: String,
+    /// The till, for a cash invoice (numbering and InvNum are per TCR only for cash).
+    tcr_code: Option<String>,
+    year: i32,
+}
+
 /// Everything the CIS message and the stored invoice share.
 struct Draft {
     number: String,
@@ -274,6 +301,25 @@ impl Services {
             })
             .await?
             .ok_or_else(|| Error::NotFound("Invoice".into()))
+    }
+
+    /// A credit (381) or debit (383) note refers to the company's invoice it corrects.
+    async fn corrective_of(&self, caller: &Caller, req: &IssueRequest) -> Result<Option<CorrectiveInv>> {
+        let kind = match req.doc_type.as_deref() {
+            Some("381") => CorrectiveInvType::Credit,
+            Some("383") => CorrectiveInvType::Debit,
+            _ => return Ok(None),
+        };
+        let Some(iic) = req.original_invoice_iic.clone() else {
+            return Ok(None);
+        };
+        let company_id = caller.company.id;
+        let lookup = iic.clone();
+        let issued = self.store.read(move |conn| db::issued_at_by_iic(conn, company_id, &lookup)).await?;
+        let issued = issued.and_then(|t| crate::domain::time::parse_stored(&t)).ok_or_else(|| {
+            Error::from(FieldErrors::one("original_invoice_iic", "No invoice of the company has this IIC."))
+        })?;
+        Ok(Some(CorrectiveInv { iic_ref: iic.to_uppercase(), issue_date_time: issued, kind }))
     }
 
     /// `client.internal_id` names a stored client: its fields replace whatever else was sent.
@@ -387,6 +433,7 @@ impl Services {
             }
         };
         let req = self.with_stored_client(caller, req).await?;
+        let corrective = self.corrective_of(caller, &req).await?;
         let buyer = buyer_of(&req)?;
         if let Some(account) = req.bank_account_id {
             self.bank_account(caller, account).await.map_err(|_| {
@@ -417,14 +464,21 @@ impl Services {
             .issue_locked(
                 caller,
                 &req,
-                computed,
-                buyer,
-                certificate,
-                (due, start, end),
-                &currency,
-                &soft_code,
-                (&operator_code, &unit_code, tcr_code.as_deref()),
-                year,
+                Prepared {
+                    computed,
+                    buyer,
+                    corrective,
+                    certificate,
+                    due,
+                    supply_start: start,
+                    supply_end: end,
+                    currency,
+                    soft_code,
+                    operator_code,
+                    unit_code,
+                    tcr_code: if req.kind == Kind::Cash { tcr_code } else { None },
+                    year,
+                },
             )
             .await;
         if let Ok(mut in_flight) = self.in_flight.lock() {
@@ -433,24 +487,14 @@ impl Services {
         result
     }
 
-    #[allow(clippy::too_many_arguments)]
-    async fn issue_locked(
-        &self,
-        caller: &Caller,
-        req: &IssueRequest,
-        computed: rules::Invoice,
-        buyer: db::Buyer,
-        certificate: Arc<Certificate>,
-        dates: (Option<chrono::NaiveDate>, Option<chrono::NaiveDate>, Option<chrono::NaiveDate>),
-        currency: &str,
-        soft_code: &str,
-        codes: (&str, &str, Option<&str>),
-        year: i32,
-    ) -> Result<Issued> {
-        let (operator_code, unit_code, tcr_code) = codes;
+    async fn issue_locked(&self, caller: &Caller, req: &IssueRequest, p: Prepared) -> Result<Issued> {
+        let (operator_code, unit_code, cash_tcr) =
+            (p.operator_code.as_str(), p.unit_code.as_str(), p.tcr_code.as_deref());
+        let (computed, year) = (&p.computed, p.year);
+        let dates = (p.due, p.supply_start, p.supply_end);
         let company_id = caller.company.id;
         let lock_key = match req.kind {
-            Kind::Cash => format!("cash:{company_id}:{}", tcr_code.unwrap_or_default()),
+            Kind::Cash => format!("cash:{company_id}:{}", cash_tcr.unwrap_or_default()),
             Kind::NonCash => format!("noncash:{company_id}"),
         };
         let _guard = self
@@ -461,13 +505,12 @@ impl Services {
 
         let internal_id = req.internal_id.clone();
         let kind = req.kind.as_str();
-        let tcr = tcr_code.map(str::to_string);
+        let tcr = cash_tcr.map(str::to_string);
         let (existing, max) = self
             .store
             .read(move |conn| {
                 let existing = db::id_by_internal_id(conn, company_id, year, &internal_id)?;
-                let tcr = if kind == "CASH" { tcr.as_deref() } else { None };
-                Ok((existing, db::max_ord_num(conn, company_id, year, kind, tcr)?))
+                Ok((existing, db::max_ord_num(conn, company_id, year, kind, tcr.as_deref())?))
             })
             .await?;
         if existing.is_some() {
@@ -478,21 +521,7 @@ impl Services {
         let ord_num =
             u32::try_from(max + 1).map_err(|_| Error::Internal("invoice numbers exhausted".into()))?;
         let issued_at = Utc::now();
-        let cash_tcr = if req.kind == Kind::Cash { tcr_code } else { None };
-        let draft = self.draft(
-            caller,
-            req,
-            &computed,
-            &buyer,
-            &certificate,
-            dates,
-            currency,
-            soft_code,
-            (operator_code, unit_code, cash_tcr),
-            ord_num,
-            year,
-            issued_at,
-        )?;
+        let draft = self.draft(caller, req, &p, ord_num, issued_at)?;
 
         let mut invoice = Invoice {
             id: 0,
@@ -514,7 +543,7 @@ impl Services {
             issue_date_time: draft.issue_date_time.clone(),
             operator_code: Some(operator_code.to_string()),
             business_unit_code: Some(unit_code.to_string()),
-            currency: currency.to_string(),
+            currency: p.currency.clone(),
             exchange_rate: computed.totals.exchange_rate,
             totals: db::Totals {
                 gross: computed.totals.gross,
@@ -524,14 +553,15 @@ impl Services {
                 discount_gross: computed.totals.discount_gross,
                 fee: computed.totals.fee,
                 total: computed.totals.total,
-                gross_all: computed.totals.gross_all,
+                // In lek, like every _all figure: what is payable, the fee included.
+                gross_all: crate::domain::money::to_lek(computed.totals.total, computed.totals.exchange_rate),
                 net_all: computed.totals.net_all,
                 vat_all: computed.totals.vat_all,
                 discount_all: computed.totals.discount_all,
             },
             invoice_discount_type: req.rules.invoice_discount_type.clone(),
             invoice_discount_value: req.rules.invoice_discount_value,
-            buyer,
+            buyer: p.buyer.clone(),
             self_issue_type: req.self_issue_type.clone(),
             due_date: dates.0.map(|d| d.to_string()),
             delivery_date: None,
@@ -541,6 +571,7 @@ impl Services {
             periodic_invoice: req.periodic_invoice,
             notes: req.notes.clone(),
             bank_account_id: req.bank_account_id,
+            bank_account: None,
             iic: draft.iic.clone(),
             iic_signature: draft.iic_signature.clone(),
             header_uuid: draft.header_uuid.to_string(),
@@ -633,8 +664,9 @@ impl Services {
             };
         }
 
-        let outcome =
-            self.call_cis(certificate, draft.unsigned_request, |c, b| c.register_invoice(b)).await?;
+        let outcome = self
+            .call_cis(p.certificate.clone(), draft.unsigned_request, |c, b| c.register_invoice(b))
+            .await?;
         match outcome {
             Outcome::Accepted(accepted) => {
                 let fic = accepted.fic.clone();
@@ -701,23 +733,19 @@ impl Services {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn draft(
         &self,
         caller: &Caller,
         req: &IssueRequest,
-        computed: &rules::Invoice,
-        buyer: &db::Buyer,
-        certificate: &Certificate,
-        dates: (Option<chrono::NaiveDate>, Option<chrono::NaiveDate>, Option<chrono::NaiveDate>),
-        currency: &str,
-        soft_code: &str,
-        codes: (&str, &str, Option<&str>),
+        p: &Prepared,
         ord_num: u32,
-        year: i32,
         issued_at: DateTime<Utc>,
     ) -> Result<Draft> {
-        let (operator_code, unit_code, tcr_code) = codes;
+        let (operator_code, unit_code, tcr_code) =
+            (p.operator_code.as_str(), p.unit_code.as_str(), p.tcr_code.as_deref());
+        let (computed, buyer, certificate) = (&p.computed, &p.buyer, p.certificate.as_ref());
+        let (currency, soft_code, year) = (p.currency.as_str(), p.soft_code.as_str(), p.year);
+        let dates = (p.due, p.supply_start, p.supply_end);
         let issue_date_time = model::datetime(issued_at);
         let totals = &computed.totals;
         let in_vat = computed.issuer_in_vat;
@@ -857,7 +885,7 @@ impl Services {
             supply_date_or_period: dates
                 .1
                 .map(|start| SupplyDateOrPeriod { start, end: dates.2.unwrap_or(start) }),
-            corrective_inv: None,
+            corrective_inv: p.corrective.clone(),
             pay_methods,
             currency: foreign.then(|| Currency {
                 code: currency.to_string(),

@@ -138,6 +138,8 @@ pub struct Invoice {
     pub created_at: String,
     pub lines: Vec<Line>,
     pub payments: Vec<Payment>,
+    /// The bank account `bank_account_id` names, read with the invoice.
+    pub bank_account: Option<super::accounts::BankAccount>,
 }
 
 /// The highest ordinal used this year by the company (for cash: by the company's TCR).
@@ -166,6 +168,17 @@ pub fn id_by_internal_id(
         .query_row(
             "SELECT id FROM invoices WHERE company_id = :company AND year = :year AND internal_id = :internal",
             named_params! {":company": company_id, ":year": year, ":internal": internal_id},
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// When the company's invoice with this IIC was issued (UTC), for a credit or debit note.
+pub fn issued_at_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT issued_at FROM invoices WHERE company_id = :company AND iic = :iic",
+            named_params! {":company": company_id, ":iic": iic.to_uppercase()},
             |r| r.get(0),
         )
         .optional()?)
@@ -338,10 +351,15 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
         created_at: r.get(56)?,
         lines: Vec::new(),
         payments: Vec::new(),
+        bank_account: None,
     })
 }
 
 fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
+    invoice.bank_account = match invoice.bank_account_id {
+        Some(id) => super::accounts::bank_account(conn, invoice.company_id, id)?,
+        None => None,
+    };
     let mut stmt = conn.prepare_cached(
         "SELECT product_name, product_code, unit, unit_code, quantity, price, total, discount_rate, discount,
              vat_rate, exemption, unit_price_net, rebate, net, vat, gross
