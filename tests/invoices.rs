@@ -24,7 +24,7 @@ fn open_till(sim: &SimServer) -> Till {
     let server = TestServer::start_with(|args| {
         sim.configure(args);
         // Room for the concurrency story; the spec's figures are tested with the limits.
-        args.limits = "token=6000/m;fiscal=3000/m,30000/h".parse().unwrap();
+        args.limits = "token=6000/m;fiscal=3000/m,30000/h;interval.products=1s".parse().unwrap();
     });
     let partner = server.create_partner("desk");
     let shop = register_company(&server, &partner, NUIS);
@@ -709,4 +709,33 @@ fn a_sale_in_flight_holds_its_internal_id_and_its_till() {
         assert!(busy.header("retry-after").is_none(), "an endpoint's own limit carries no rate headers");
         first.join().unwrap().data(201);
     });
+}
+
+#[test]
+fn a_price_change_in_the_catalog_never_touches_an_issued_invoice() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let product = json!({"code": "K1", "name": "Kafe", "last_price": 120, "vat_rate": "20"});
+    let id =
+        till.server.post_json("/api/v1/products", Some(&till.token), &product).data(201)["product"]["id"]
+            .as_i64()
+            .unwrap();
+    let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("pc-1"));
+    let invoice_id = reply.data(201)["invoice"]["id"].as_i64().unwrap();
+    let before = till
+        .server
+        .get(&format!("/api/v1/invoice/{invoice_id}/details"), Some(&till.token))
+        .data(200)
+        .clone();
+
+    let cheaper = json!({"code": "K1", "name": "Kafe", "last_price": 90, "vat_rate": "20"});
+    std::thread::sleep(Duration::from_millis(1100));
+    till.server.put_json(&format!("/api/v1/products/{id}"), Some(&till.token), &cheaper).data(200);
+    let after = till
+        .server
+        .get(&format!("/api/v1/invoice/{invoice_id}/details"), Some(&till.token))
+        .data(200)
+        .clone();
+    assert_eq!(before, after);
+    assert_eq!(after["invoice"]["lines"][0]["unitPrice"], json!(120.0));
 }
