@@ -23,7 +23,7 @@ use crate::services::locks::LOCK_WAIT;
 use crate::store::invoices::{Invoice, ListFilter};
 
 /// A number that may come as a JSON number or a numeric string; "" and null are absent.
-fn lenient_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
+pub(super) fn lenient_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Raw {
