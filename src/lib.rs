@@ -138,6 +138,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         public_url: args.public_url.as_ref().map(|u| u.trim_end_matches('/').to_string()),
         locks: Arc::new(services::locks::Locks::new()),
         in_flight: Arc::default(),
+        balances: Arc::default(),
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;

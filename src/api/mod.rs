@@ -1,6 +1,7 @@
 //! The HTTP edge: router, authentication, limits, envelopes. One file per group of the spec.
 
 pub mod auth;
+mod cash_register;
 mod clients;
 pub mod error;
 pub mod extract;
@@ -66,6 +67,15 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/invoice/print/{id}", get(invoices::print))
         .route("/api/v2/invoice/print/{id}", get(invoices::print));
 
+    let cash_register = Router::new()
+        .route("/api/v1/cash-register/open-balance", post(cash_register::open_balance))
+        .route("/api/v1/cash-register/close-balance", post(cash_register::close_balance))
+        .route("/api/v1/cash-register/deposit", post(cash_register::deposit))
+        .route("/api/v1/cash-register/withdraw", post(cash_register::withdraw))
+        .route("/api/v1/cash-register/actions", get(cash_register::actions))
+        .route("/api/v1/cash-register/balance", get(cash_register::balance))
+        .route("/api/v2/cash-register/balance", get(cash_register::balance));
+
     let search = Router::new().route("/api/v1/client/search", get(clients::search));
 
     let general = Router::new()
@@ -93,6 +103,7 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Fiscal, fiscal))
         .merge(in_group(&state, Group::Print, print))
         .merge(in_group(&state, Group::General, invoice_reads))
+        .merge(in_group(&state, Group::General, cash_register))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(map_response(json_for_axum_rejections))

@@ -22,7 +22,7 @@ use super::gateway::Gateway;
 use super::model::{Header, SubseqDelivType};
 use super::requests::{Operation, replace_header};
 use super::response::{NotDelivered, Outcome};
-use crate::store::{Store, fiscal_queue};
+use crate::store::{Store, cash_register, fiscal_queue};
 
 /// The law allows 48 hours for late delivery (PROTOCOL.md section 8); warn well before.
 pub const LEGAL_LIMIT_HOURS: i64 = 48;
@@ -171,10 +171,15 @@ impl Queue {
                     self.store
                         .write_blocking(|tx| {
                             if fiscal_queue::mark_delivered(tx, doc.id, &code)?
-                                && doc.document_kind == "invoice"
-                                && let Some(invoice_id) = doc.document_id
+                                && let Some(document_id) = doc.document_id
                             {
-                                crate::store::invoices::set_fic(tx, invoice_id, &code)?;
+                                match doc.document_kind.as_str() {
+                                    "invoice" => crate::store::invoices::set_fic(tx, document_id, &code)?,
+                                    cash_register::DOCUMENT_KIND => {
+                                        cash_register::set_fiscalized(tx, document_id, &code)?
+                                    }
+                                    _ => {}
+                                }
                             }
                             Ok(())
                         })
@@ -185,7 +190,15 @@ impl Queue {
                 Attempt::Rejected { code, reason } => {
                     self.store
                         .write_blocking(|tx| {
-                            fiscal_queue::mark_rejected(tx, doc.id, code.as_deref(), &reason)
+                            fiscal_queue::mark_rejected(tx, doc.id, code.as_deref(), &reason)?;
+                            // A refused cash-register action stays on record (the cash did
+                            // move) and says it was refused.
+                            if doc.document_kind == cash_register::DOCUMENT_KIND
+                                && let Some(action_id) = doc.document_id
+                            {
+                                cash_register::set_rejected(tx, action_id)?;
+                            }
+                            Ok(())
                         })
                         .map_err(store_error)?;
                     tracing::error!(queue_id = doc.id, %reason, "the CIS refused a late document; it is kept, not retried");

@@ -476,13 +476,17 @@ impl Services {
                     soft_code,
                     operator_code,
                     unit_code,
-                    tcr_code: if req.kind == Kind::Cash { tcr_code } else { None },
+                    tcr_code: if req.kind == Kind::Cash { tcr_code.clone() } else { None },
                     year,
                 },
             )
             .await;
         if let Ok(mut in_flight) = self.in_flight.lock() {
             in_flight.remove(&flight_key);
+        }
+        // A cash sale moves its TCR's balance (and a refused one may have opened the day).
+        if let (Kind::Cash, Some(tcr)) = (req.kind, tcr_code.as_deref()) {
+            self.balances.invalidate(caller.company.id, tcr);
         }
         result
     }
@@ -622,11 +626,21 @@ impl Services {
         } else {
             (first_try_ends, None)
         };
+        // A cash invoice on a TCR whose day is not open opens it first with an INITIAL of 0, in
+        // the same transaction and ahead of the invoice in the queue (issue 6).
+        let opening = match (req.kind, cash_tcr) {
+            (Kind::Cash, Some(tcr)) => Some(self.automatic_opening(caller, tcr, issued_at, breaker_open)),
+            _ => None,
+        };
         let to_store = invoice.clone();
         let unsigned = draft.unsigned_request.clone();
-        let (invoice_id, queue_id) = self
+        let (invoice_id, queue_id, opened) = self
             .store
             .write(move |tx| {
+                let opened = match opening {
+                    Some(opening) => super::cash_register::open_day_if_needed(tx, opening)?,
+                    None => None,
+                };
                 let id = db::insert(tx, &to_store)?;
                 let next = next_attempt.to_rfc3339();
                 let queue_id = fiscal_queue::enqueue(
@@ -646,7 +660,7 @@ impl Services {
                         last_error: subseq.map(|_| "the CIS was not answering (breaker open)"),
                     },
                 )?;
-                Ok((id, queue_id))
+                Ok((id, queue_id, opened))
             })
             .await?;
         invoice.id = invoice_id;
@@ -662,6 +676,15 @@ impl Services {
                     Err(Error::Unavailable("The fiscalization service (CIS) is not reachable; the invoice was not saved. Retry with the same internalId.".into()))
                 }
             };
+        }
+
+        // The CIS sees the day's opening before the invoice: when the opening does not get
+        // there, the invoice waits behind it in the queue.
+        if let Some(opened) = opened
+            && let Some(reason) = self.register_automatic_opening(p.certificate.clone(), opened).await?
+        {
+            self.defer(queue_id, &reason).await?;
+            return Ok(Issued::Deferred(invoice));
         }
 
         let outcome = self
@@ -697,7 +720,7 @@ impl Services {
         }
     }
 
-    fn breaker_subseq(&self) -> model::SubseqDelivType {
+    pub(super) fn breaker_subseq(&self) -> model::SubseqDelivType {
         match self.gateway.breaker() {
             crate::fiscal::gateway::Breaker::Open { reason, .. }
                 if reason.starts_with("HttpStatus") || reason.starts_with("Unparseable") =>
@@ -709,7 +732,7 @@ impl Services {
     }
 
     /// The CIS did not answer: the invoice waits in the queue with the right late-delivery type.
-    async fn defer(&self, queue_id: i64, reason: &NotDelivered) -> Result<()> {
+    pub(super) async fn defer(&self, queue_id: i64, reason: &NotDelivered) -> Result<()> {
         let subseq = subseq_for(reason);
         let next =
             (Utc::now() + chrono::Duration::from_std(backoff(0, 1.0)).unwrap_or_default()).to_rfc3339();

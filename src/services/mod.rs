@@ -1,6 +1,7 @@
 //! Use cases that tie the rooms together: api -> services -> {domain, store, fiscal}.
 
 pub mod accounts;
+pub mod cash_register;
 pub mod clients;
 pub mod devices;
 pub mod invoices;
@@ -36,6 +37,8 @@ pub struct Services {
     pub locks: Arc<locks::Locks>,
     /// Issue requests in flight, by (company, year, internalId): a second one is 409 at once.
     pub in_flight: Arc<std::sync::Mutex<std::collections::HashSet<(i64, i32, String)>>>,
+    /// Cash-register balances, kept 5 s as the spec says.
+    pub balances: Arc<cash_register::BalanceCache>,
 }
 
 impl Services {

@@ -1,0 +1,217 @@
+//! Cash register: open and close the day, deposit, withdraw, the actions list and the balance
+//! (v1, and v2 for the balance). Every route needs a TCR on the user: without one the answer is
+//! HTTP 200 with status false.
+
+use axum::extract::State;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::auth::Auth;
+use super::error::{ApiError, ApiResult, created, ok};
+use super::extract::{Body, Query};
+use super::fields;
+use crate::domain::cash_register::ActionType;
+use crate::domain::time::{local_text, parse_stored};
+use crate::services::cash_register::{ActionRequest, DaySummary, Opened};
+use crate::store::cash_register::{Action, ListFilter};
+
+fn stored_time(text: &str) -> String {
+    parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
+}
+
+/// The spec's cash-register action; the same shape in the list.
+fn action_record(a: &Action) -> Value {
+    json!({
+        "id": a.id,
+        "action_type": a.action_type,
+        "amount": a.amount,
+        "currency": a.currency,
+        "transaction_date": stored_time(&a.transacted_at),
+        "transaction_no": a.transaction_no,
+        "cash_action_no": a.cash_action_no,
+        "fiscal_status": a.fiscal_status,
+        "fiscal_uuid": a.fiscal_uuid,
+        "fiscal_fic": a.fiscal_fic,
+        "description": a.description.clone().unwrap_or_default(),
+    })
+}
+
+fn summary_record(s: &DaySummary) -> Value {
+    let c = &s.closing;
+    let f = &s.figures;
+    json!({
+        "fiscal_tcr_code": s.day.tcr_code,
+        "business_day": s.day.business_day,
+        "opened_at": stored_time(&s.day.opened_at),
+        "opened_automatically": s.day.opened_automatically,
+        "closed_at": s.day.closed_at.as_deref().map(stored_time),
+        "currency": "ALL",
+        "carried_over": c.carried_over,
+        "opening": f.opening,
+        "cash_sales": f.cash_sales,
+        "deposits": f.deposits,
+        "withdrawals": f.withdrawals,
+        "expected": c.expected,
+        "counted": c.counted,
+        "difference": c.difference,
+        "withdrawn": c.withdraw,
+        "balance_after": c.balance_after,
+        "opening_actions": s.opening_actions.iter().map(action_record).collect::<Vec<_>>(),
+        "closing_action": s.closing_action.as_ref().map(action_record),
+    })
+}
+
+#[derive(Deserialize)]
+pub struct OpenBody {
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    amount: Option<Decimal>,
+    description: Option<String>,
+}
+
+/// `POST /api/v1/cash-register/open-balance`: 201 with the registered action, or 200 with the
+/// day's opening when the day is already open with this amount.
+pub async fn open_balance(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Body(b): Body<OpenBody>,
+) -> ApiResult {
+    match state.services.open_balance(&caller, b.amount, b.description).await? {
+        Opened::Registered(action) => created(action_record(&action)),
+        Opened::Unchanged(action) => ok(action_record(&action)),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ActionBody {
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    amount: Option<Decimal>,
+    description: Option<String>,
+    third_party: Option<String>,
+    id_client: Option<i64>,
+}
+
+async fn action(state: AppState, auth: Auth, b: ActionBody, action_type: ActionType) -> ApiResult {
+    let request = ActionRequest {
+        amount: b.amount,
+        description: b.description,
+        third_party: b.third_party,
+        id_client: b.id_client,
+    };
+    let saved = state.services.cash_action(&auth.0, request, action_type).await?;
+    created(action_record(&saved))
+}
+
+/// `POST /api/v1/cash-register/deposit` (MONEY_IN).
+pub async fn deposit(State(s): State<AppState>, auth: Auth, Body(b): Body<ActionBody>) -> ApiResult {
+    action(s, auth, b, ActionType::MoneyIn).await
+}
+
+/// `POST /api/v1/cash-register/withdraw` (MONEY_OUT).
+pub async fn withdraw(State(s): State<AppState>, auth: Auth, Body(b): Body<ActionBody>) -> ApiResult {
+    action(s, auth, b, ActionType::MoneyOut).await
+}
+
+#[derive(Deserialize)]
+pub struct CloseBody {
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    counted: Option<Decimal>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    withdraw: Option<Decimal>,
+}
+
+/// `POST /api/v1/cash-register/close-balance`: 200 with the day's summary.
+pub async fn close_balance(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Body(b): Body<CloseBody>,
+) -> ApiResult {
+    let summary = state.services.close_balance(&caller, b.counted, b.withdraw).await?;
+    ok(summary_record(&summary))
+}
+
+fn date(field: &str, value: Option<&str>) -> Result<Option<chrono::NaiveDate>, ApiError> {
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) => chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d").map(Some).map_err(|_| {
+            ApiError::field(field, format!("The {field} must be a date in the format YYYY-MM-DD."))
+        }),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    limit: Option<i64>,
+    offset: Option<i64>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(rename = "fromDate")]
+    from_date: Option<String>,
+    #[serde(rename = "toDate")]
+    to_date: Option<String>,
+}
+
+/// `GET /api/v1/cash-register/actions`: newest first; `type` is one or more of INITIAL,
+/// MONEY_IN, MONEY_OUT (the CIS's DEPOSIT and WITHDRAW are read as the latter two).
+pub async fn actions(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Query(q): Query<ListQuery>,
+) -> ApiResult {
+    let limit = q.limit.unwrap_or(20);
+    let offset = q.offset.unwrap_or(0);
+    if limit < 1 {
+        return Err(ApiError::field("limit", "The limit must be at least 1."));
+    }
+    if offset < 0 {
+        return Err(ApiError::field("offset", "The offset must be at least 0."));
+    }
+    let mut action_types = Vec::new();
+    for kind in q.kind.as_deref().unwrap_or("").split(',').map(|k| k.trim().to_uppercase()) {
+        let read = match kind.as_str() {
+            "" => continue,
+            "DEPOSIT" => ActionType::MoneyIn,
+            "WITHDRAW" => ActionType::MoneyOut,
+            other => ActionType::parse(other).ok_or_else(|| {
+                ApiError::field("type", "The type must be one or more of INITIAL, MONEY_IN, MONEY_OUT.")
+            })?,
+        };
+        action_types.push(read.as_str().to_string());
+    }
+    let filter = ListFilter {
+        action_types,
+        from_date: date("fromDate", q.from_date.as_deref())?.map(|d| d.to_string()),
+        to_date: date("toDate", q.to_date.as_deref())?.map(|d| d.to_string()),
+        limit,
+        offset,
+    };
+    let items: Vec<Value> =
+        state.services.cash_actions(&caller, filter).await?.iter().map(action_record).collect();
+    ok(json!({
+        "items": items,
+        "pagination": {"records": items.len(), "limit": limit, "offset": offset},
+    }))
+}
+
+#[derive(Deserialize)]
+pub struct BalanceQuery {
+    #[serde(rename = "toDate")]
+    to_date: Option<String>,
+}
+
+/// `GET /api/v1/cash-register/balance` and `GET /api/v2/cash-register/balance`.
+pub async fn balance(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Query(q): Query<BalanceQuery>,
+) -> ApiResult {
+    let to_date = date("toDate", q.to_date.as_deref())?;
+    let (tcr_code, balance) = state.services.cash_balance(&caller, to_date).await?;
+    ok(json!({
+        "fiscal_tcr_code": tcr_code,
+        "currency": "ALL",
+        "to_date": q.to_date,
+        "balance": balance,
+    }))
+}

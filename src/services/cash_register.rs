@@ -1,0 +1,766 @@
+//! The TCR as the shop's cash register: every lek in or out of the drawer is registered with the
+//! CIS (RegisterCashDepositRequest) and the balance is known locally, online or not.
+//!
+//! An action travels like a cash invoice: the TCR's lock `cash:{company}:{tcr}` is taken (the
+//! same one cash invoices take, so sales, deposits and withdrawals of a till are serialized),
+//! the balance is checked and the action saved with its late-delivery queue entry in one
+//! transaction, then the CIS is asked. Accepted sets the FCDC; refused deletes the action (the
+//! caller reads `[code] reason`); no answer leaves it PENDING for the queue worker. The balance
+//! counts an action from the moment it is saved.
+//!
+//! The day: open-balance (or, before the first cash invoice of a day that is not open, an
+//! automatic INITIAL of 0 in the invoice's own transaction) opens it; close-balance closes it.
+//! A day left open past midnight stays open on record until close-balance, but the next cash
+//! invoice or open-balance of the new date opens a new day.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use chrono_tz::Europe::Tirane;
+use rusqlite::Connection;
+use rust_decimal::Decimal;
+use uuid::Uuid;
+
+use super::locks::LOCK_WAIT;
+use super::{Error, Result, Services, fault_message};
+use crate::domain::cash_register::{
+    self as rules, ActionType, CashSale, Closing, DayFigures, Movement, Purpose, Reopening,
+};
+use crate::domain::validation::FieldErrors;
+use crate::fiscal::certificate::Certificate;
+use crate::fiscal::model::{CashDeposit, CashDepositOperation, Header, SubseqDelivType};
+use crate::fiscal::requests;
+use crate::fiscal::response::{NotDelivered, Outcome};
+use crate::store::accounts::Caller;
+use crate::store::cash_register::{self as db, Action, Day, ListFilter, Queueing};
+use crate::store::fiscal_queue;
+
+/// The spec caches the balance for 5 seconds.
+const BALANCE_TTL: Duration = Duration::from_secs(5);
+/// How long the first CIS call of a new action has before the queue worker may re-send it.
+const FIRST_TRY: i64 = 30;
+
+/// A deposit or withdrawal as the edge read it.
+#[derive(Debug, Clone, Default)]
+pub struct ActionRequest {
+    pub amount: Option<Decimal>,
+    pub description: Option<String>,
+    pub third_party: Option<String>,
+    pub id_client: Option<i64>,
+}
+
+/// What open-balance came to.
+pub enum Opened {
+    /// A new action was registered: the INITIAL, or the DEPOSIT of the difference.
+    Registered(Action),
+    /// The day is already open with this amount; the opening action is returned as it is.
+    Unchanged(Action),
+}
+
+/// The closed day, as close-balance answers it.
+pub struct DaySummary {
+    pub day: Day,
+    pub figures: DayFigures,
+    pub closing: Closing,
+    /// The day's INITIAL (automatic or not) and any DEPOSIT of a later open-balance.
+    pub opening_actions: Vec<Action>,
+    /// The withdrawal of what left the drawer; none when nothing did.
+    pub closing_action: Option<Action>,
+}
+
+/// Balances by (company, TCR, toDate), kept 5 s. Every write that moves a TCR's balance bumps
+/// the TCR's generation, and a value read under an older generation is never stored, so a POS
+/// always sees its own action or sale at once.
+#[derive(Default)]
+pub struct BalanceCache {
+    inner: Mutex<CacheInner>,
+}
+
+type TcrKey = (i64, String);
+
+#[derive(Default)]
+struct CacheInner {
+    generations: HashMap<TcrKey, u64>,
+    values: HashMap<(TcrKey, Option<NaiveDate>), (Instant, u64, Decimal)>,
+}
+
+impl BalanceCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheInner> {
+        match self.inner.lock() {
+            Ok(inner) => inner,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// The cached balance, or the generation to store a fresh one under.
+    fn get(&self, tcr: &TcrKey, to_date: Option<NaiveDate>) -> std::result::Result<Decimal, u64> {
+        let inner = self.lock();
+        let generation = inner.generations.get(tcr).copied().unwrap_or_default();
+        match inner.values.get(&(tcr.clone(), to_date)) {
+            Some((at, stored, value)) if *stored == generation && at.elapsed() < BALANCE_TTL => Ok(*value),
+            _ => Err(generation),
+        }
+    }
+
+    fn put(&self, tcr: &TcrKey, to_date: Option<NaiveDate>, generation: u64, value: Decimal) {
+        let mut inner = self.lock();
+        if inner.generations.get(tcr).copied().unwrap_or_default() != generation {
+            return;
+        }
+        // Expired values go, so the map holds no more than the last 5 s of queries.
+        inner.values.retain(|_, (at, _, _)| at.elapsed() < BALANCE_TTL);
+        inner.values.insert((tcr.clone(), to_date), (Instant::now(), generation, value));
+    }
+
+    /// The TCR's balance moved: every cached value of it is stale.
+    pub fn invalidate(&self, company_id: i64, tcr_code: &str) {
+        let mut inner = self.lock();
+        let key = (company_id, tcr_code.to_string());
+        *inner.generations.entry(key.clone()).or_default() += 1;
+        inner.values.retain(|(tcr, _), _| *tcr != key);
+    }
+}
+
+/// The balance of a TCR from the store: everything registered before `before` (UTC), or all.
+fn balance_at(
+    conn: &Connection,
+    company_id: i64,
+    tcr_code: &str,
+    before: Option<&str>,
+) -> crate::store::Result<Decimal> {
+    let movements: Vec<Movement> = db::movements(conn, company_id, tcr_code, before)?
+        .into_iter()
+        .filter_map(|(action_type, amount)| {
+            ActionType::parse(&action_type).map(|action_type| Movement { action_type, amount })
+        })
+        .collect();
+    let sales: Vec<CashSale> = db::cash_sales(conn, company_id, tcr_code, None, before)?
+        .into_iter()
+        .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
+        .collect();
+    Ok(rules::balance(&movements, &sales))
+}
+
+/// The day's figures: its actions by purpose and the cash sales since it opened.
+fn day_figures(conn: &Connection, day: &Day, actions: &[Action]) -> crate::store::Result<DayFigures> {
+    let mut figures = DayFigures::default();
+    for a in actions {
+        if let (Some(purpose), Some(action_type)) =
+            (Purpose::parse(&a.purpose), ActionType::parse(&a.action_type))
+        {
+            figures.add(purpose, action_type, a.amount);
+        }
+    }
+    let sales: Vec<CashSale> =
+        db::cash_sales(conn, day.company_id, &day.tcr_code, Some(&day.opened_at), None)?
+            .into_iter()
+            .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
+            .collect();
+    figures.cash_sales = rules::balance(&[], &sales);
+    Ok(figures)
+}
+
+/// The TCR's day that is open on `today`, if any.
+fn open_day_on(
+    conn: &Connection,
+    company_id: i64,
+    tcr_code: &str,
+    today: NaiveDate,
+) -> crate::store::Result<Option<Day>> {
+    Ok(db::latest_day(conn, company_id, tcr_code)?
+        .filter(|d| d.closed_at.is_none() && d.business_day == today.to_string()))
+}
+
+/// Numbers the action (MAX+1 per TCR and year) and saves it with its queue entry.
+fn save(
+    conn: &Connection,
+    mut action: Action,
+    plan: &QueuePlan,
+    unsigned: &str,
+) -> crate::store::Result<(Action, i64)> {
+    action.transaction_no =
+        db::max_transaction_no(conn, action.company_id, &action.tcr_code, action.year)? + 1;
+    action.cash_action_no = format!("{}/{}", action.transaction_no, action.year);
+    let (id, queue_id) = db::insert(
+        conn,
+        &action,
+        &Queueing {
+            unsigned_request: unsigned,
+            subseq_deliv_type: plan.subseq.map(|s| s.as_str()),
+            next_attempt_at: &plan.next_attempt_at,
+            last_error: plan.subseq.map(|_| "the CIS was not answering (breaker open)"),
+        },
+    )?;
+    action.id = id;
+    Ok((action, queue_id))
+}
+
+/// How a new action enters the queue: straight away with its late-delivery type when the
+/// breaker is open, otherwise after the first call has had its time.
+#[derive(Debug, Clone)]
+struct QueuePlan {
+    subseq: Option<SubseqDelivType>,
+    next_attempt_at: String,
+}
+
+/// A new action with its unsigned CIS request, before it is numbered and saved.
+pub(super) struct Draft {
+    action: Action,
+    unsigned: String,
+    plan: QueuePlan,
+}
+
+/// An action saved by its transaction, waiting for its first CIS call.
+pub(super) struct Saved {
+    action: Action,
+    queue_id: i64,
+    unsigned: String,
+}
+
+/// What the first CIS call of an action came to.
+pub(super) enum Delivery {
+    Fiscalized(Box<Action>),
+    Refused(String),
+    Deferred(NotDelivered),
+}
+
+/// What to undo when the CIS refuses an action at once.
+enum Undo {
+    Nothing,
+    /// The action opened the day: without it the day was never opened.
+    DeleteDay(i64),
+    /// The action was the close's withdrawal: the day is open again.
+    ReopenDay(i64),
+}
+
+fn trimmed(value: Option<String>) -> Option<String> {
+    value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+}
+
+/// The user's TCR; without one every cash-register route is the spec's soft refusal.
+fn tcr_of(caller: &Caller) -> Result<String> {
+    caller.user.tcr_code.clone().ok_or_else(|| Error::Refused("The user has no fiscal device (TCR).".into()))
+}
+
+fn insufficient(balance: Decimal) -> Error {
+    Error::Refused(format!(
+        "Insufficient funds in the cash register: the balance is {} ALL.",
+        crate::fiscal::model::money(balance)
+    ))
+}
+
+impl Services {
+    fn queue_plan(&self, at: DateTime<Utc>, breaker_open: bool) -> QueuePlan {
+        if breaker_open {
+            QueuePlan { subseq: Some(self.breaker_subseq()), next_attempt_at: at.to_rfc3339() }
+        } else {
+            QueuePlan {
+                subseq: None,
+                next_attempt_at: (at + chrono::Duration::seconds(FIRST_TRY)).to_rfc3339(),
+            }
+        }
+    }
+
+    /// A new action of `caller` on `tcr_code` at `at`, with its signed-to-be CIS request.
+    #[allow(clippy::too_many_arguments)]
+    fn cash_draft(
+        &self,
+        caller: &Caller,
+        tcr_code: &str,
+        action_type: ActionType,
+        purpose: Purpose,
+        amount: Decimal,
+        at: DateTime<Utc>,
+        breaker_open: bool,
+        details: ActionRequest,
+    ) -> Draft {
+        let operation = match action_type {
+            ActionType::Initial => CashDepositOperation::Initial,
+            ActionType::MoneyIn => CashDepositOperation::Deposit,
+            ActionType::MoneyOut => CashDepositOperation::Withdraw,
+        };
+        let uuid = Uuid::new_v4();
+        let unsigned = requests::register_cash_deposit(
+            &Header { uuid, send_date_time: at, subseq_deliv_type: None },
+            &CashDeposit {
+                change_date_time: at,
+                operation,
+                cash_amt: amount,
+                tcr_code: tcr_code.to_string(),
+                issuer_nuis: caller.company.nuis.clone(),
+            },
+        );
+        let action = Action {
+            id: 0,
+            company_id: caller.company.id,
+            tcr_code: tcr_code.to_string(),
+            user_id: Some(caller.user.id),
+            cash_day_id: None,
+            action_type: action_type.as_str().to_string(),
+            operation: operation.as_str().to_string(),
+            purpose: purpose.as_str().to_string(),
+            automatic: false,
+            amount,
+            currency: "ALL".to_string(),
+            transacted_at: at.to_rfc3339(),
+            business_day: rules::business_day(at).to_string(),
+            year: at.with_timezone(&Tirane).year(),
+            transaction_no: 0,
+            cash_action_no: String::new(),
+            description: details.description,
+            third_party: details.third_party,
+            client_id: details.id_client,
+            fiscal_status: "PENDING".to_string(),
+            fiscal_uuid: uuid.to_string(),
+            fiscal_fic: None,
+            created_at: String::new(),
+        };
+        Draft { action, unsigned, plan: self.queue_plan(at, breaker_open) }
+    }
+
+    async fn tcr_lock(&self, company_id: i64, tcr_code: &str) -> Result<tokio::sync::OwnedMutexGuard<()>> {
+        self.locks.acquire(&format!("cash:{company_id}:{tcr_code}"), LOCK_WAIT).await.ok_or_else(|| {
+            Error::Busy("Another operation on this cash register is running; try again.".into())
+        })
+    }
+
+    /// The first CIS call of a saved action; the result is written back (FCDC, or the queue's
+    /// late-delivery type). A refusal is only reported: the caller decides what stays.
+    pub(super) async fn deliver(&self, certificate: Arc<Certificate>, saved: Saved) -> Result<Delivery> {
+        let Saved { mut action, queue_id, unsigned } = saved;
+        let outcome = self.call_cis(certificate, unsigned, |c, b| c.register_cash_deposit(b)).await?;
+        match outcome {
+            Outcome::Accepted(accepted) => {
+                let fcdc = accepted.fcdc;
+                let (id, code) = (action.id, fcdc.clone());
+                self.store
+                    .write(move |tx| {
+                        db::set_fiscalized(tx, id, &code)?;
+                        fiscal_queue::mark_delivered(tx, queue_id, &code)?;
+                        Ok(())
+                    })
+                    .await?;
+                action.fiscal_status = "FISCALIZED".to_string();
+                action.fiscal_fic = Some(fcdc);
+                Ok(Delivery::Fiscalized(Box::new(action)))
+            }
+            Outcome::Rejected(fault) => Ok(Delivery::Refused(fault_message(&fault))),
+            Outcome::NotDelivered(reason) => {
+                self.defer(queue_id, &reason).await?;
+                Ok(Delivery::Deferred(reason))
+            }
+        }
+    }
+
+    /// Sends a new explicit action to the CIS and answers for it: a refusal leaves nothing.
+    async fn register_new(
+        &self,
+        certificate: Arc<Certificate>,
+        saved: Saved,
+        breaker_open: bool,
+        undo: Undo,
+    ) -> Result<Action> {
+        let (company_id, tcr_code) = (saved.action.company_id, saved.action.tcr_code.clone());
+        self.balances.invalidate(company_id, &tcr_code);
+        if breaker_open {
+            self.queue.wake();
+            return Ok(saved.action);
+        }
+        let pending = saved.action.clone();
+        match self.deliver(certificate, saved).await? {
+            Delivery::Fiscalized(action) => Ok(*action),
+            Delivery::Deferred(_) => Ok(pending),
+            Delivery::Refused(message) => {
+                let id = pending.id;
+                self.store
+                    .write(move |tx| {
+                        db::delete(tx, id)?;
+                        match undo {
+                            Undo::Nothing => Ok(()),
+                            Undo::DeleteDay(day) => db::delete_day(tx, day),
+                            Undo::ReopenDay(day) => db::reopen_day(tx, day),
+                        }
+                    })
+                    .await?;
+                self.balances.invalidate(company_id, &tcr_code);
+                Err(Error::Refused(message))
+            }
+        }
+    }
+
+    /// description and third_party up to 255 characters; id_client one of the company's.
+    async fn action_details(&self, caller: &Caller, req: &ActionRequest) -> Result<ActionRequest> {
+        let mut errors = FieldErrors::new();
+        let description = trimmed(req.description.clone());
+        let third_party = trimmed(req.third_party.clone());
+        errors.max_len("description", description.as_deref(), 255);
+        errors.max_len("third_party", third_party.as_deref(), 255);
+        if let Some(id) = req.id_client {
+            let company_id = caller.company.id;
+            let found = self.store.read(move |conn| crate::store::clients::get(conn, company_id, id)).await?;
+            if found.is_none() {
+                errors.add("id_client", "The selected id_client is invalid.");
+            }
+        }
+        errors.into_result()?;
+        Ok(ActionRequest { amount: req.amount, description, third_party, id_client: req.id_client })
+    }
+
+    /// `POST /cash-register/deposit` (MONEY_IN) and `/withdraw` (MONEY_OUT).
+    pub async fn cash_action(
+        &self,
+        caller: &Caller,
+        req: ActionRequest,
+        action_type: ActionType,
+    ) -> Result<Action> {
+        let tcr_code = tcr_of(caller)?;
+        let amount = rules::amount("amount", req.amount, false);
+        let details = self.action_details(caller, &req).await;
+        let (amount, details) = match (amount, details) {
+            (Ok(a), Ok(d)) => (a, d),
+            (Err(mut e), Err(Error::Invalid(more))) => {
+                for (field, messages) in more.into_map() {
+                    for m in messages {
+                        e.add(field.clone(), m);
+                    }
+                }
+                return Err(e.into());
+            }
+            (Err(e), _) => return Err(e.into()),
+            (_, Err(e)) => return Err(e),
+        };
+        let purpose = if action_type == ActionType::MoneyOut { Purpose::Withdraw } else { Purpose::Deposit };
+        let company_id = caller.company.id;
+        let certificate = self.signer(company_id).await?;
+        let _guard = self.tcr_lock(company_id, &tcr_code).await?;
+        let now = Utc::now();
+        let breaker_open = self.gateway.breaker_open();
+        let draft =
+            self.cash_draft(caller, &tcr_code, action_type, purpose, amount, now, breaker_open, details);
+        let saved = self
+            .store
+            .write(move |tx| {
+                let Draft { mut action, unsigned, plan } = draft;
+                // Checked in the write transaction, under the TCR's lock: concurrent withdrawals
+                // see each other and never take the register below zero.
+                if action_type == ActionType::MoneyOut {
+                    let balance = balance_at(tx, company_id, &action.tcr_code, None)?;
+                    if balance < amount {
+                        return Ok(Err(balance));
+                    }
+                }
+                let today = rules::business_day(now);
+                action.cash_day_id = open_day_on(tx, company_id, &action.tcr_code, today)?.map(|d| d.id);
+                let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
+                Ok(Ok(Saved { action, queue_id, unsigned }))
+            })
+            .await?
+            .map_err(insufficient)?;
+        self.register_new(certificate, saved, breaker_open, Undo::Nothing).await
+    }
+
+    /// `POST /cash-register/open-balance`: the INITIAL deposit of the day, or on a day already
+    /// open a DEPOSIT of the difference.
+    pub async fn open_balance(
+        &self,
+        caller: &Caller,
+        amount: Option<Decimal>,
+        description: Option<String>,
+    ) -> Result<Opened> {
+        let tcr_code = tcr_of(caller)?;
+        let amount = rules::amount("amount", amount, true)?;
+        let details =
+            self.action_details(caller, &ActionRequest { description, ..Default::default() }).await?;
+        let company_id = caller.company.id;
+        let certificate = self.signer(company_id).await?;
+        let _guard = self.tcr_lock(company_id, &tcr_code).await?;
+        let now = Utc::now();
+        let breaker_open = self.gateway.breaker_open();
+        let initial = self.cash_draft(
+            caller,
+            &tcr_code,
+            ActionType::Initial,
+            Purpose::Open,
+            amount,
+            now,
+            breaker_open,
+            details.clone(),
+        );
+        let services = self.clone();
+        let caller_copy = caller.clone();
+        enum Step {
+            Saved(Saved, Undo),
+            Unchanged(Action),
+            Lower(Decimal),
+        }
+        let step = self
+            .store
+            .write(move |tx| {
+                let today = rules::business_day(now);
+                let Some(day) = open_day_on(tx, company_id, &tcr_code, today)? else {
+                    let day_id = db::insert_day(
+                        tx,
+                        company_id,
+                        &tcr_code,
+                        &today.to_string(),
+                        &now.to_rfc3339(),
+                        false,
+                    )?;
+                    let Draft { mut action, unsigned, plan } = initial;
+                    action.cash_day_id = Some(day_id);
+                    let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
+                    return Ok(Step::Saved(Saved { action, queue_id, unsigned }, Undo::DeleteDay(day_id)));
+                };
+                let openings: Vec<Action> = db::day_actions(tx, day.id)?
+                    .into_iter()
+                    .filter(|a| a.purpose == Purpose::Open.as_str())
+                    .collect();
+                let mut figures = DayFigures::default();
+                for a in &openings {
+                    if let Some(action_type) = ActionType::parse(&a.action_type) {
+                        figures.add(Purpose::Open, action_type, a.amount);
+                    }
+                }
+                match rules::reopening(figures.opening, amount) {
+                    Reopening::Deposit(difference) => {
+                        let Draft { mut action, unsigned, plan } = services.cash_draft(
+                            &caller_copy,
+                            &tcr_code,
+                            ActionType::MoneyIn,
+                            Purpose::Open,
+                            difference,
+                            now,
+                            breaker_open,
+                            details,
+                        );
+                        action.cash_day_id = Some(day.id);
+                        let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
+                        Ok(Step::Saved(Saved { action, queue_id, unsigned }, Undo::Nothing))
+                    }
+                    Reopening::Unchanged => match openings.into_iter().last() {
+                        Some(action) => Ok(Step::Unchanged(action)),
+                        None => Ok(Step::Lower(Decimal::ZERO)),
+                    },
+                    Reopening::Lower { opened_with } => Ok(Step::Lower(opened_with)),
+                }
+            })
+            .await?;
+        match step {
+            Step::Saved(saved, undo) => {
+                Ok(Opened::Registered(self.register_new(certificate, saved, breaker_open, undo).await?))
+            }
+            Step::Unchanged(action) => Ok(Opened::Unchanged(action)),
+            Step::Lower(opened_with) => Err(Error::Refused(format!(
+                "The day is already open with {} ALL; take cash out with a withdrawal.",
+                crate::fiscal::model::money(opened_with)
+            ))),
+        }
+    }
+
+    /// `POST /cash-register/close-balance`: counts the drawer against the balance, registers
+    /// the withdrawal of what leaves it and closes the day.
+    pub async fn close_balance(
+        &self,
+        caller: &Caller,
+        counted: Option<Decimal>,
+        withdraw: Option<Decimal>,
+    ) -> Result<DaySummary> {
+        let tcr_code = tcr_of(caller)?;
+        let company_id = caller.company.id;
+        let certificate = self.signer(company_id).await?;
+        let _guard = self.tcr_lock(company_id, &tcr_code).await?;
+        let now = Utc::now();
+        let breaker_open = self.gateway.breaker_open();
+        let services = self.clone();
+        let caller_copy = caller.clone();
+        enum Step {
+            NoOpenDay,
+            Invalid(FieldErrors),
+            Insufficient(Decimal),
+            Closed(Box<(DaySummary, Option<Saved>)>),
+        }
+        let step = self
+            .store
+            .write(move |tx| {
+                let Some(mut day) =
+                    db::latest_day(tx, company_id, &tcr_code)?.filter(|d| d.closed_at.is_none())
+                else {
+                    return Ok(Step::NoOpenDay);
+                };
+                let balance = balance_at(tx, company_id, &tcr_code, None)?;
+                let actions = db::day_actions(tx, day.id)?;
+                let figures = day_figures(tx, &day, &actions)?;
+                let closing = match rules::close(&figures, balance, counted, withdraw) {
+                    Ok(c) => c,
+                    Err(e) => return Ok(Step::Invalid(e)),
+                };
+                if closing.withdraw > balance {
+                    return Ok(Step::Insufficient(balance));
+                }
+                let saved = if closing.withdraw > Decimal::ZERO {
+                    let Draft { mut action, unsigned, plan } = services.cash_draft(
+                        &caller_copy,
+                        &tcr_code,
+                        ActionType::MoneyOut,
+                        Purpose::Close,
+                        closing.withdraw,
+                        now,
+                        breaker_open,
+                        ActionRequest {
+                            description: Some("Closing of the day".to_string()),
+                            ..Default::default()
+                        },
+                    );
+                    action.cash_day_id = Some(day.id);
+                    let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
+                    Some(Saved { action, queue_id, unsigned })
+                } else {
+                    None
+                };
+                let closed_at = now.to_rfc3339();
+                db::close_day(tx, day.id, &closed_at, closing.expected, closing.counted)?;
+                day.closed_at = Some(closed_at);
+                let opening_actions =
+                    actions.into_iter().filter(|a| a.purpose == Purpose::Open.as_str()).collect();
+                let summary = DaySummary { day, figures, closing, opening_actions, closing_action: None };
+                Ok(Step::Closed(Box::new((summary, saved))))
+            })
+            .await?;
+        match step {
+            Step::NoOpenDay => Err(Error::Refused("The cash register has no open day to close.".into())),
+            Step::Invalid(e) => Err(e.into()),
+            Step::Insufficient(balance) => Err(insufficient(balance)),
+            Step::Closed(closed) => {
+                let (mut summary, saved) = *closed;
+                match saved {
+                    None => self.balances.invalidate(company_id, &summary.day.tcr_code),
+                    Some(saved) => {
+                        let undo = Undo::ReopenDay(summary.day.id);
+                        summary.closing_action =
+                            Some(self.register_new(certificate, saved, breaker_open, undo).await?);
+                    }
+                }
+                Ok(summary)
+            }
+        }
+    }
+
+    /// `GET /cash-register/actions`: the TCR's actions, newest first.
+    pub async fn cash_actions(&self, caller: &Caller, filter: ListFilter) -> Result<Vec<Action>> {
+        let tcr_code = tcr_of(caller)?;
+        let company_id = caller.company.id;
+        Ok(self.store.read(move |conn| db::list(conn, company_id, &tcr_code, &filter)).await?)
+    }
+
+    /// `GET /cash-register/balance`: now, or at 23:59:59 (Tirane) of `to_date`; cached 5 s.
+    pub async fn cash_balance(
+        &self,
+        caller: &Caller,
+        to_date: Option<NaiveDate>,
+    ) -> Result<(String, Decimal)> {
+        let tcr_code = tcr_of(caller)?;
+        let company_id = caller.company.id;
+        let before = match to_date {
+            None => None,
+            Some(day) => Some(
+                rules::end_of_day(day)
+                    .ok_or_else(|| {
+                        Error::from(FieldErrors::one("toDate", "The toDate is not a valid date."))
+                    })?
+                    .to_rfc3339(),
+            ),
+        };
+        let key = (company_id, tcr_code.clone());
+        let generation = match self.balances.get(&key, to_date) {
+            Ok(balance) => return Ok((tcr_code, balance)),
+            Err(generation) => generation,
+        };
+        let tcr = tcr_code.clone();
+        let balance =
+            self.store.read(move |conn| balance_at(conn, company_id, &tcr, before.as_deref())).await?;
+        self.balances.put(&key, to_date, generation, balance);
+        Ok((tcr_code, balance))
+    }
+
+    /// The INITIAL 0 a cash invoice needs when its TCR's day is not open; written by
+    /// `open_day_if_needed` inside the invoice's transaction.
+    pub(super) fn automatic_opening(
+        &self,
+        caller: &Caller,
+        tcr_code: &str,
+        at: DateTime<Utc>,
+        breaker_open: bool,
+    ) -> Draft {
+        let details = ActionRequest {
+            description: Some("Opened automatically before the first cash invoice of the day".to_string()),
+            ..Default::default()
+        };
+        let mut draft = self.cash_draft(
+            caller,
+            tcr_code,
+            ActionType::Initial,
+            Purpose::Open,
+            Decimal::ZERO,
+            at,
+            breaker_open,
+            details,
+        );
+        draft.action.automatic = true;
+        draft
+    }
+
+    /// Registers the automatic opening before its invoice. A refusal is kept on record
+    /// (REJECTED) and logged: a cash invoice is never refused for its day's opening. Returns
+    /// what kept it from the CIS when it did not get there, so the invoice waits behind it.
+    pub(super) async fn register_automatic_opening(
+        &self,
+        certificate: Arc<Certificate>,
+        saved: Saved,
+    ) -> Result<Option<NotDelivered>> {
+        let (id, queue_id) = (saved.action.id, saved.queue_id);
+        match self.deliver(certificate, saved).await? {
+            Delivery::Fiscalized(_) => Ok(None),
+            Delivery::Deferred(reason) => Ok(Some(reason)),
+            Delivery::Refused(reason) => {
+                tracing::error!(action_id = id, %reason, "the CIS refused the automatic opening of the day");
+                self.store
+                    .write(move |tx| {
+                        db::set_rejected(tx, id)?;
+                        fiscal_queue::mark_rejected(tx, queue_id, None, &reason)
+                    })
+                    .await?;
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Inside a cash invoice's transaction: opens the TCR's day with the automatic INITIAL 0 when
+/// no day is open on the invoice's date. The INITIAL is queued before the invoice, so the queue
+/// worker also delivers it first.
+pub(super) fn open_day_if_needed(conn: &Connection, draft: Draft) -> crate::store::Result<Option<Saved>> {
+    let Draft { mut action, unsigned, plan } = draft;
+    let latest = db::latest_day(conn, action.company_id, &action.tcr_code)?;
+    if latest.is_some_and(|d| d.closed_at.is_none() && d.business_day == action.business_day) {
+        return Ok(None);
+    }
+    let day_id = db::insert_day(
+        conn,
+        action.company_id,
+        &action.tcr_code,
+        &action.business_day,
+        &action.transacted_at,
+        true,
+    )?;
+    action.cash_day_id = Some(day_id);
+    let (action, queue_id) = save(conn, action, &plan, &unsigned)?;
+    tracing::info!(
+        tcr = %action.tcr_code,
+        day = %action.business_day,
+        number = %action.cash_action_no,
+        "the day was opened automatically with an INITIAL deposit of 0 before its first cash invoice"
+    );
+    Ok(Some(Saved { action, queue_id, unsigned }))
+}

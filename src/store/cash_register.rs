@@ -1,0 +1,339 @@
+//! Cash-register actions and business days of a TCR, and the rows the balance is summed from.
+//! Amounts are exact decimal TEXT; times are UTC RFC 3339 and compared on their first 19
+//! characters (`YYYY-MM-DDTHH:MM:SS`), which orders them whatever suffix they were stored with.
+
+use rusqlite::{Connection, OptionalExtension, Row, named_params};
+use rust_decimal::Decimal;
+
+use super::fiscal_queue::{self, NewQueued};
+use super::invoices::Money;
+use super::{Result, now_text};
+
+/// The queue's `document_kind` of a cash-register action.
+pub const DOCUMENT_KIND: &str = "cash_action";
+
+/// One action as stored (also what is written).
+#[derive(Debug, Clone)]
+pub struct Action {
+    pub id: i64,
+    pub company_id: i64,
+    pub tcr_code: String,
+    pub user_id: Option<i64>,
+    pub cash_day_id: Option<i64>,
+    /// INITIAL, MONEY_IN or MONEY_OUT.
+    pub action_type: String,
+    /// What the CIS saw: INITIAL, DEPOSIT or WITHDRAW.
+    pub operation: String,
+    /// open, deposit, withdraw or close.
+    pub purpose: String,
+    /// Made by Arka itself (the INITIAL 0 before a day's first cash invoice).
+    pub automatic: bool,
+    pub amount: Decimal,
+    pub currency: String,
+    pub transacted_at: String,
+    pub business_day: String,
+    pub year: i32,
+    pub transaction_no: i64,
+    pub cash_action_no: String,
+    pub description: Option<String>,
+    pub third_party: Option<String>,
+    pub client_id: Option<i64>,
+    /// FISCALIZED, PENDING or REJECTED.
+    pub fiscal_status: String,
+    pub fiscal_uuid: String,
+    pub fiscal_fic: Option<String>,
+    pub created_at: String,
+}
+
+/// One business day of a TCR.
+#[derive(Debug, Clone)]
+pub struct Day {
+    pub id: i64,
+    pub company_id: i64,
+    pub tcr_code: String,
+    pub business_day: String,
+    pub opened_at: String,
+    pub opened_automatically: bool,
+    pub closed_at: Option<String>,
+}
+
+/// How a new action waits in the late-delivery queue.
+pub struct Queueing<'a> {
+    pub unsigned_request: &'a str,
+    pub subseq_deliv_type: Option<&'a str>,
+    pub next_attempt_at: &'a str,
+    pub last_error: Option<&'a str>,
+}
+
+/// The highest transaction number the TCR used this year.
+pub fn max_transaction_no(conn: &Connection, company_id: i64, tcr_code: &str, year: i32) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT COALESCE(MAX(transaction_no), 0) FROM cash_actions
+         WHERE company_id = :company AND tcr_code = :tcr AND year = :year",
+        named_params! {":company": company_id, ":tcr": tcr_code, ":year": year},
+        |r| r.get(0),
+    )?)
+}
+
+/// Writes the action together with its entry in the late-delivery queue; returns both ids.
+pub fn insert(conn: &Connection, a: &Action, queueing: &Queueing) -> Result<(i64, i64)> {
+    conn.execute(
+        "INSERT INTO cash_actions (company_id, tcr_code, user_id, cash_day_id, action_type, operation, purpose,
+             automatic, amount, currency, transacted_at, business_day, year, transaction_no, cash_action_no,
+             description, third_party, client_id, fiscal_status, fiscal_uuid, fiscal_fic, created_at)
+         VALUES (:company, :tcr, :user, :day, :type, :operation, :purpose, :automatic, :amount, :currency,
+             :at, :business_day, :year, :no, :number, :description, :third_party, :client, :status, :uuid,
+             :fic, :now)",
+        named_params! {
+            ":company": a.company_id, ":tcr": a.tcr_code, ":user": a.user_id, ":day": a.cash_day_id,
+            ":type": a.action_type, ":operation": a.operation, ":purpose": a.purpose,
+            ":automatic": a.automatic, ":amount": Money(a.amount), ":currency": a.currency,
+            ":at": a.transacted_at, ":business_day": a.business_day, ":year": a.year,
+            ":no": a.transaction_no, ":number": a.cash_action_no, ":description": a.description,
+            ":third_party": a.third_party, ":client": a.client_id, ":status": a.fiscal_status,
+            ":uuid": a.fiscal_uuid, ":fic": a.fiscal_fic, ":now": now_text(),
+        },
+    )?;
+    let id = conn.last_insert_rowid();
+    let queue_id = fiscal_queue::enqueue(
+        conn,
+        &NewQueued {
+            company_id: a.company_id,
+            operation: "RegisterCashDepositRequest",
+            document_kind: DOCUMENT_KIND,
+            document_id: Some(id),
+            document_number: Some(&a.cash_action_no),
+            tcr_code: Some(&a.tcr_code),
+            header_uuid: &a.fiscal_uuid,
+            issued_at: &a.transacted_at,
+            unsigned_request: queueing.unsigned_request,
+            subseq_deliv_type: queueing.subseq_deliv_type,
+            next_attempt_at: queueing.next_attempt_at,
+            last_error: queueing.last_error,
+        },
+    )?;
+    Ok((id, queue_id))
+}
+
+/// The CIS accepted the action: its FCDC.
+pub fn set_fiscalized(conn: &Connection, id: i64, fcdc: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE cash_actions SET fiscal_status = 'FISCALIZED', fiscal_fic = :fcdc WHERE id = :id",
+        named_params! {":id": id, ":fcdc": fcdc},
+    )?;
+    Ok(())
+}
+
+/// The CIS refused a late delivery: the action stays (the cash did move) and says so.
+pub fn set_rejected(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE cash_actions SET fiscal_status = 'REJECTED' WHERE id = :id",
+        named_params! {":id": id},
+    )?;
+    Ok(())
+}
+
+/// Removes an action the CIS refused at once, with its queue entry, so its number is given back.
+pub fn delete(conn: &Connection, id: i64) -> Result<()> {
+    fiscal_queue::delete_for_document(conn, DOCUMENT_KIND, id)?;
+    conn.execute("DELETE FROM cash_actions WHERE id = :id", named_params! {":id": id})?;
+    Ok(())
+}
+
+const COLUMNS: &str = "id, company_id, tcr_code, user_id, cash_day_id, action_type, operation, purpose, automatic,
+    amount, currency, transacted_at, business_day, year, transaction_no, cash_action_no, description, third_party,
+    client_id, fiscal_status, fiscal_uuid, fiscal_fic, created_at";
+
+fn action_from(r: &Row) -> rusqlite::Result<Action> {
+    Ok(Action {
+        id: r.get(0)?,
+        company_id: r.get(1)?,
+        tcr_code: r.get(2)?,
+        user_id: r.get(3)?,
+        cash_day_id: r.get(4)?,
+        action_type: r.get(5)?,
+        operation: r.get(6)?,
+        purpose: r.get(7)?,
+        automatic: r.get(8)?,
+        amount: r.get::<_, Money>(9)?.0,
+        currency: r.get(10)?,
+        transacted_at: r.get(11)?,
+        business_day: r.get(12)?,
+        year: r.get(13)?,
+        transaction_no: r.get(14)?,
+        cash_action_no: r.get(15)?,
+        description: r.get(16)?,
+        third_party: r.get(17)?,
+        client_id: r.get(18)?,
+        fiscal_status: r.get(19)?,
+        fiscal_uuid: r.get(20)?,
+        fiscal_fic: r.get(21)?,
+        created_at: r.get(22)?,
+    })
+}
+
+pub fn get(conn: &Connection, id: i64) -> Result<Option<Action>> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM cash_actions WHERE id = :id"),
+            named_params! {":id": id},
+            action_from,
+        )
+        .optional()?)
+}
+
+/// Filters of the actions list.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    /// INITIAL / MONEY_IN / MONEY_OUT; empty means all.
+    pub action_types: Vec<String>,
+    /// Business days (Tirane), inclusive.
+    pub from_date: Option<String>,
+    pub to_date: Option<String>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// A page of the TCR's actions, newest first.
+pub fn list(conn: &Connection, company_id: i64, tcr_code: &str, f: &ListFilter) -> Result<Vec<Action>> {
+    let types = if f.action_types.is_empty() { None } else { Some(f.action_types.join(",")) };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM cash_actions
+         WHERE company_id = :company AND tcr_code = :tcr
+           AND (:types IS NULL OR instr(',' || :types || ',', ',' || action_type || ',') > 0)
+           AND (:from IS NULL OR business_day >= :from)
+           AND (:to IS NULL OR business_day <= :to)
+         ORDER BY id DESC LIMIT :limit OFFSET :offset"
+    ))?;
+    let rows = stmt.query_map(
+        named_params! {
+            ":company": company_id, ":tcr": tcr_code, ":types": types, ":from": f.from_date,
+            ":to": f.to_date, ":limit": f.limit, ":offset": f.offset,
+        },
+        action_from,
+    )?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// The actions of one business day, oldest first.
+pub fn day_actions(conn: &Connection, day_id: i64) -> Result<Vec<Action>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM cash_actions WHERE cash_day_id = :day ORDER BY id"
+    ))?;
+    let rows = stmt.query_map(named_params! {":day": day_id}, action_from)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// (action_type, amount) of every action on the TCR before `before` (UTC), or all of them.
+pub fn movements(
+    conn: &Connection,
+    company_id: i64,
+    tcr_code: &str,
+    before: Option<&str>,
+) -> Result<Vec<(String, Decimal)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT action_type, amount FROM cash_actions
+         WHERE company_id = :company AND tcr_code = :tcr
+           AND (:before IS NULL OR substr(transacted_at, 1, 19) < substr(:before, 1, 19))",
+    )?;
+    let rows = stmt
+        .query_map(named_params! {":company": company_id, ":tcr": tcr_code, ":before": before}, |r| {
+            Ok((r.get(0)?, r.get::<_, Money>(1)?.0))
+        })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// (gross in lek, self-issued) of the TCR's cash invoices issued in [`from`, `before`).
+pub fn cash_sales(
+    conn: &Connection,
+    company_id: i64,
+    tcr_code: &str,
+    from: Option<&str>,
+    before: Option<&str>,
+) -> Result<Vec<(Decimal, bool)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT gross_all, self_issue_type IS NOT NULL FROM invoices
+         WHERE company_id = :company AND tcr_code = :tcr AND kind = 'CASH'
+           AND (:from IS NULL OR substr(issued_at, 1, 19) >= substr(:from, 1, 19))
+           AND (:before IS NULL OR substr(issued_at, 1, 19) < substr(:before, 1, 19))",
+    )?;
+    let rows = stmt.query_map(
+        named_params! {":company": company_id, ":tcr": tcr_code, ":from": from, ":before": before},
+        |r| Ok((r.get::<_, Money>(0)?.0, r.get(1)?)),
+    )?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+fn day_from(r: &Row) -> rusqlite::Result<Day> {
+    Ok(Day {
+        id: r.get(0)?,
+        company_id: r.get(1)?,
+        tcr_code: r.get(2)?,
+        business_day: r.get(3)?,
+        opened_at: r.get(4)?,
+        opened_automatically: r.get(5)?,
+        closed_at: r.get(6)?,
+    })
+}
+
+/// The TCR's most recent business day, open or closed.
+pub fn latest_day(conn: &Connection, company_id: i64, tcr_code: &str) -> Result<Option<Day>> {
+    Ok(conn
+        .query_row(
+            "SELECT id, company_id, tcr_code, business_day, opened_at, opened_automatically, closed_at
+             FROM cash_days WHERE company_id = :company AND tcr_code = :tcr ORDER BY id DESC LIMIT 1",
+            named_params! {":company": company_id, ":tcr": tcr_code},
+            day_from,
+        )
+        .optional()?)
+}
+
+/// Opens a business day; returns its id.
+pub fn insert_day(
+    conn: &Connection,
+    company_id: i64,
+    tcr_code: &str,
+    business_day: &str,
+    opened_at: &str,
+    automatically: bool,
+) -> Result<i64> {
+    conn.execute(
+        "INSERT INTO cash_days (company_id, tcr_code, business_day, opened_at, opened_automatically, created_at)
+         VALUES (:company, :tcr, :day, :opened, :auto, :now)",
+        named_params! {
+            ":company": company_id, ":tcr": tcr_code, ":day": business_day, ":opened": opened_at,
+            ":auto": automatically, ":now": now_text(),
+        },
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Closes a day with what the drawer should have held and what was counted.
+pub fn close_day(
+    conn: &Connection,
+    id: i64,
+    closed_at: &str,
+    expected: Decimal,
+    counted: Decimal,
+) -> Result<()> {
+    conn.execute(
+        "UPDATE cash_days SET closed_at = :closed, expected = :expected, counted = :counted WHERE id = :id",
+        named_params! {":id": id, ":closed": closed_at, ":expected": Money(expected), ":counted": Money(counted)},
+    )?;
+    Ok(())
+}
+
+/// Undoes a close whose withdrawal the CIS refused: the day is open again.
+pub fn reopen_day(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE cash_days SET closed_at = NULL, expected = NULL, counted = NULL WHERE id = :id",
+        named_params! {":id": id},
+    )?;
+    Ok(())
+}
+
+/// Removes a day whose opening the CIS refused, so the day counts as not opened.
+pub fn delete_day(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute("DELETE FROM cash_days WHERE id = :id", named_params! {":id": id})?;
+    Ok(())
+}
