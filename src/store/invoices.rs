@@ -434,31 +434,169 @@ pub struct ListFilter {
     pub offset: i64,
 }
 
+/// The list's `query` as a LIKE pattern for the trigram index (V5), when it can use it: 3
+/// characters or more and none of LIKE's own (`%`, `_`) or the escape character, since the
+/// index serves LIKE only without an ESCAPE clause.
+fn indexed_pattern(query: &str) -> Option<String> {
+    let term = query.to_lowercase();
+    (term.chars().count() >= 3 && !term.contains(['%', '_', '\\'])).then(|| format!("%{term}%"))
+}
+
 /// A page of the company's invoices, newest first, with lines and payments.
+///
+/// Only the filters given take part in the SQL, so each can use its index: `type` the
+/// (company, kind, id) index, the dates the (company, issue_date, id) one (ordered by date, then
+/// id: newest first all the same), `query` the trigram index read newest first. Every plan stops
+/// after `offset + limit` matches.
 pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<Invoice>> {
-    let kinds = if f.kinds.is_empty() { None } else { Some(f.kinds.join(",")) };
-    let pattern =
-        f.query.as_ref().map(|q| format!("%{}%", q.to_lowercase().replace('%', "\\%").replace('_', "\\_")));
+    use rusqlite::types::Value;
+    let mut conditions = vec!["i.company_id = ?".to_string()];
+    let mut values = vec![Value::Integer(company_id)];
+    if !f.kinds.is_empty() {
+        conditions.push(format!("i.kind IN ({})", vec!["?"; f.kinds.len()].join(", ")));
+        values.extend(f.kinds.iter().map(|k| Value::Text(k.clone())));
+    }
+    if let Some(from) = &f.from_date {
+        conditions.push("i.issue_date >= ?".to_string());
+        values.push(Value::Text(from.clone()));
+    }
+    if let Some(to) = &f.to_date {
+        conditions.push("i.issue_date <= ?".to_string());
+        values.push(Value::Text(to.clone()));
+    }
+    let dated = f.from_date.is_some() || f.to_date.is_some();
+    let (from, order) = match f.query.as_deref() {
+        Some(q) => match indexed_pattern(q) {
+            Some(pattern) => {
+                // The trigram index drives, newest first; CROSS JOIN keeps it the outer loop.
+                conditions.insert(0, "s.search_text LIKE ?".to_string());
+                values.insert(0, Value::Text(pattern));
+                ("invoices_search s CROSS JOIN invoices i ON i.id = s.rowid", "s.rowid DESC")
+            }
+            None => {
+                let pattern = format!(
+                    "%{}%",
+                    q.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+                );
+                conditions.push("i.search_text LIKE ? ESCAPE '\\'".to_string());
+                values.push(Value::Text(pattern));
+                ("invoices i", if dated { "i.issue_date DESC, i.id DESC" } else { "i.id DESC" })
+            }
+        },
+        None => ("invoices i", if dated { "i.issue_date DESC, i.id DESC" } else { "i.id DESC" }),
+    };
+    values.push(Value::Integer(f.limit));
+    values.push(Value::Integer(f.offset));
+    let columns = COLUMNS.split(',').map(|c| format!("i.{}", c.trim())).collect::<Vec<_>>().join(", ");
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM invoices
-         WHERE company_id = :company
-           AND (:kinds IS NULL OR instr(',' || :kinds || ',', ',' || kind || ',') > 0)
-           AND (:from IS NULL OR issue_date >= :from)
-           AND (:to IS NULL OR issue_date <= :to)
-           AND (:pattern IS NULL OR search_text LIKE :pattern ESCAPE '\\')
-         ORDER BY id DESC LIMIT :limit OFFSET :offset"
+        "SELECT {columns} FROM {from} WHERE {} ORDER BY {order} LIMIT ? OFFSET ?",
+        conditions.join(" AND ")
     ))?;
     let mut invoices = stmt
-        .query_map(
-            named_params! {
-                ":company": company_id, ":kinds": kinds, ":from": f.from_date, ":to": f.to_date,
-                ":pattern": pattern, ":limit": f.limit, ":offset": f.offset,
-            },
-            invoice_from,
-        )?
+        .query_map(rusqlite::params_from_iter(values), invoice_from)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     for invoice in &mut invoices {
         load_children(conn, invoice)?;
     }
     Ok(invoices)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    fn invoice(company_id: i64, n: i64, kind: &str, date: &str, buyer: Option<&str>) -> Invoice {
+        Invoice {
+            id: 0,
+            company_id,
+            business_unit_id: None,
+            user_id: None,
+            internal_id: format!("r-{n}"),
+            year: 2026,
+            kind: kind.to_string(),
+            api_version: 1,
+            doc_type: None,
+            original_invoice_iic: None,
+            tcr_code: None,
+            ord_num: n,
+            number: format!("{n}/2026"),
+            inv_num: format!("{n}/2026"),
+            issued_at: format!("{date}T10:00:00+00:00"),
+            issue_date: date.to_string(),
+            issue_date_time: format!("{date}T11:00:00+01:00"),
+            operator_code: None,
+            business_unit_code: None,
+            currency: "ALL".to_string(),
+            exchange_rate: Decimal::ONE,
+            totals: Totals::default(),
+            invoice_discount_type: None,
+            invoice_discount_value: None,
+            buyer: Buyer { name: buyer.map(str::to_string), ..Buyer::default() },
+            self_issue_type: None,
+            due_date: None,
+            delivery_date: None,
+            supply_start_date: None,
+            supply_end_date: None,
+            reverse_charge: false,
+            periodic_invoice: false,
+            notes: None,
+            bank_account_id: None,
+            iic: format!("{n:032}"),
+            iic_signature: String::new(),
+            header_uuid: format!("uuid-{n}"),
+            fic: None,
+            eic: None,
+            verify_url: String::new(),
+            created_at: String::new(),
+            lines: Vec::new(),
+            payments: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_filter_finds_its_invoices_newest_first_by_index_or_by_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        let ids: Vec<i64> = store
+            .write_blocking(|tx| {
+                tx.execute(
+                    "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
+                    [],
+                )?;
+                let c = tx.last_insert_rowid();
+                let rows = [
+                    ("CASH", "2026-03-01", Some("Furra Korça")),
+                    ("NONCASH", "2026-03-02", Some("Ab 50% Zbritje")),
+                    ("CASH", "2026-03-02", None),
+                    ("CASH", "2026-03-09", Some("Furra e Re")),
+                ];
+                rows.iter()
+                    .enumerate()
+                    .map(|(n, (k, d, b))| insert(tx, &invoice(c, n as i64 + 1, k, d, *b)))
+                    .collect()
+            })
+            .unwrap();
+        let page = |f: ListFilter| -> Vec<i64> {
+            let f = ListFilter { limit: 10, ..f };
+            store.read_blocking(|c| list(c, 1, &f)).unwrap().iter().map(|i| i.id).collect()
+        };
+        let q = |s: &str| ListFilter { query: Some(s.to_string()), ..ListFilter::default() };
+        assert_eq!(page(ListFilter::default()), [ids[3], ids[2], ids[1], ids[0]]);
+        assert_eq!(page(q("FURRA")), [ids[3], ids[0]], "trigram index, any case");
+        assert_eq!(page(q("ra")), [ids[3], ids[0]], "short terms are scanned");
+        assert_eq!(page(q("50%")), [ids[1]], "LIKE's own characters match themselves");
+        assert_eq!(page(q("5_%")), Vec::<i64>::new());
+        assert_eq!(page(ListFilter { kinds: vec!["CASH".into()], ..q("furra") }), [ids[3], ids[0]]);
+        let march_2 = ListFilter {
+            from_date: Some("2026-03-02".into()),
+            to_date: Some("2026-03-08".into()),
+            ..ListFilter::default()
+        };
+        assert_eq!(page(march_2.clone()), [ids[2], ids[1]]);
+        assert_eq!(page(ListFilter { kinds: vec!["NONCASH".into()], ..march_2 }), [ids[1]]);
+        assert_eq!(page(ListFilter { offset: 1, ..q("furra") }), [ids[0]]);
+        store.write_blocking(|tx| delete(tx, ids[3])).unwrap();
+        assert_eq!(page(q("furra")), [ids[0]], "a deleted invoice leaves the index");
+    }
 }

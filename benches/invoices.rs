@@ -1,0 +1,801 @@
+//! Figures for issue 5: cash invoices issued through HTTP against the CIS simulator (durable
+//! commits, 1 and 16 clients), and `GET /invoice` over 1,000,000 stored invoices. Everything
+//! runs in this process on loopback: a real Arka server (`arka::run`), the simulator, the
+//! clients. Run with `cargo bench --bench invoices`; it prints, it asserts nothing.
+//!
+//! `ARKA_BENCH_LIST_ROWS` changes how many invoices the list part seeds (default 1,000,000);
+//! `ARKA_BENCH_ONLY=issue` or `list` runs one part.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use arka::cis_sim::{self, CisSimHandle, SimConfig};
+use arka::config::ServeArgs;
+use arka::fiscal::certificate::Certificate;
+use chrono::{Datelike, NaiveDate, Utc};
+use rusqlite::{Connection, named_params};
+use serde_json::{Value, json};
+
+const NUIS: &str = "L41323036D";
+const LIMITS: &str = "token=1000000/m;ip=1000000/m;general=1000000/m;fiscal=1000000/m,10000000/h;\
+                      registration=1000000/m,10000000/h";
+
+// ---------------------------------------------------------------------------------------------
+// Process figures
+// ---------------------------------------------------------------------------------------------
+
+/// Peak resident set of this process (server, simulator and clients together), in MiB.
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Starts a new peak-RSS window (Linux: writing 5 to clear_refs resets VmHWM to the current RSS).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// CPU time this process has used (user + system, all threads), in seconds.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (which ends with the last ')').
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, r)| r.split_whitespace().collect()).unwrap_or_default();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name; USER_HZ is 100.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+// ---------------------------------------------------------------------------------------------
+// The simulator and the server
+// ---------------------------------------------------------------------------------------------
+
+struct Sim {
+    runtime: tokio::runtime::Runtime,
+    handle: Option<CisSimHandle>,
+}
+
+impl Sim {
+    fn start() -> Sim {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let config = SimConfig { strict_iic: false, tcrs: Vec::new() };
+        let (_, handle) = runtime.block_on(cis_sim::spawn_loopback(config)).unwrap();
+        Sim { runtime, handle: Some(handle) }
+    }
+
+    fn configure(&self, args: &mut ServeArgs) {
+        let addr = self.handle.as_ref().unwrap().addr();
+        args.cis_url = Some(cis_sim::fiscalization_url(addr));
+        args.einvoice_url = Some(cis_sim::einvoice_url(addr));
+        args.soft_code = Some("ss123ss123".to_string());
+        args.maintainer_code = Some("mm123mm123".to_string());
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            let _ = self
+                .runtime
+                .block_on(async { tokio::time::timeout(Duration::from_secs(5), handle.stop()).await });
+        }
+    }
+}
+
+/// A real Arka server on 127.0.0.1:0 in this process, on a runtime of two workers.
+struct Server {
+    address: SocketAddr,
+    db: std::path::PathBuf,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    finished: mpsc::Receiver<Result<(), String>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    fn start(args: ServeArgs) -> Server {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let address = listener.local_addr().unwrap();
+        let mut args = args;
+        args.listen = address;
+        let key_file = args.data.data_dir.join("arka.key");
+        let db = args.data.db_path();
+        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
+        let (done, finished) = mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let runtime =
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+            let result = runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
+                arka::run(args, listener, async move {
+                    let _ = stop.await;
+                })
+                .await
+                .map_err(|e| e.to_string())
+            });
+            runtime.shutdown_timeout(Duration::from_secs(5));
+            let _ = done.send(result);
+        });
+        let server = Server { address, db, shutdown: Some(shutdown), finished, thread: Some(thread) };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !(key_file.exists()
+            && std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok())
+        {
+            if let Ok(result) = server.finished.try_recv() {
+                panic!("the server stopped while starting: {result:?}");
+            }
+            assert!(Instant::now() < deadline, "the server did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        server
+    }
+
+    fn base(&self) -> String {
+        format!("http://{}", self.address)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        let _ = self.finished.recv_timeout(Duration::from_secs(15));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn server_args(data_dir: &Path) -> ServeArgs {
+    let mut args = ServeArgs::defaults("127.0.0.1:0".parse().unwrap(), data_dir.to_path_buf());
+    args.limits = LIMITS.parse().unwrap();
+    args
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+// ---------------------------------------------------------------------------------------------
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .new_agent()
+}
+
+fn read(mut response: ureq::http::Response<ureq::Body>) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.body_mut().with_config().limit(64 * 1024 * 1024).read_to_string().unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+fn post_json(agent: &ureq::Agent, url: &str, token: &str, body: &Value) -> (u16, Value) {
+    read(
+        agent
+            .post(url)
+            .header("Authorization", format!("Bearer {token}"))
+            .content_type("application/json")
+            .send(body.to_string().as_bytes())
+            .unwrap_or_else(|e| panic!("POST {url}: {e}")),
+    )
+}
+
+fn get(agent: &ureq::Agent, url: &str, token: &str) -> (u16, Value) {
+    read(
+        agent
+            .get(url)
+            .header("Authorization", format!("Bearer {token}"))
+            .call()
+            .unwrap_or_else(|e| panic!("GET {url}: {e}")),
+    )
+}
+
+fn expect(what: &str, reply: (u16, Value), status: u16) -> Value {
+    assert_eq!(reply.0, status, "{what}: {}", reply.1);
+    reply.1["data"].clone()
+}
+
+/// A shop with a business unit code, a certificate, a registered till and an operator code, as
+/// tests/invoices.rs sets one up; returns the user's token.
+fn open_till(server: &Server) -> String {
+    let base = server.base();
+    let agent = agent();
+    let store = arka::store::Store::open(&server.db).unwrap();
+    let partner = arka::secrets::new_token("p").unwrap();
+    let hash = arka::secrets::hash_token(&partner);
+    store.write_blocking(|tx| arka::store::accounts::insert_partner(tx, "bench", &hash)).unwrap();
+    drop(store);
+    let body = json!({
+        "nuis": NUIS,
+        "name": "Dyqani Ana sh.p.k.",
+        "address": "Rruga e Durrësit 12, Tiranë",
+        "administrator": "Ana Hoxha",
+        "phone": "+355 69 123 4567",
+        "email": "ana@dyqani.al",
+        "issuerInVat": true,
+        "lastNonCashEInvoiceNumber": 0,
+    });
+    let shop =
+        expect("register", post_json(&agent, &format!("{base}/api/v1/register"), &partner, &body), 201);
+    let token = shop["api_token"].as_str().unwrap().to_string();
+    let branch_id = shop["branch"]["id"].as_i64().unwrap();
+    let user_id = shop["user"]["id"].as_i64().unwrap();
+    let branch = json!({
+        "name": "Qendër", "businessUnitCode": "ab123cd456", "administrator": "Ana Hoxha",
+        "address": "Rruga Myslym Shyri 5", "city": "Tiranë",
+    });
+    expect(
+        "branch",
+        post_json(&agent, &format!("{base}/api/v1/on-boarding/branch/{branch_id}"), &token, &branch),
+        200,
+    );
+    let p12 = Certificate::generate_self_signed(NUIS, "Dyqani Ana", chrono::Duration::days(365))
+        .unwrap()
+        .to_p12("pw")
+        .unwrap();
+    const BOUNDARY: &str = "arka-bench-boundary-5f1c0e7a";
+    let mut multipart = Vec::new();
+    multipart.extend_from_slice(
+        format!(
+            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"certificate_file\"; filename=\"c.p12\"\r\n\
+             Content-Type: application/x-pkcs12\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    multipart.extend_from_slice(&p12);
+    multipart.extend_from_slice(
+        format!("\r\n--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\npw\r\n--{BOUNDARY}--\r\n")
+            .as_bytes(),
+    );
+    let reply = agent
+        .post(format!("{base}/api/v1/on-boarding/certificate"))
+        .header("Authorization", format!("Bearer {token}"))
+        .content_type(format!("multipart/form-data; boundary={BOUNDARY}"))
+        .send(&multipart[..])
+        .unwrap();
+    expect("certificate", read(reply), 201);
+    let device =
+        json!({"branchId": branch_id, "name": "Kasa 1", "fromDate": Utc::now().date_naive().to_string()});
+    expect(
+        "fiscal device",
+        post_json(&agent, &format!("{base}/api/v1/on-boarding/fiscal-device"), &token, &device),
+        201,
+    );
+    expect(
+        "operator code",
+        post_json(
+            &agent,
+            &format!("{base}/api/v1/on-boarding/user/{user_id}"),
+            &token,
+            &json!({"operatorCode": "op123op123"}),
+        ),
+        200,
+    );
+    token
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Issue
+// ---------------------------------------------------------------------------------------------
+
+fn cash_body(internal_id: &str) -> Value {
+    json!({
+        "internalId": internal_id,
+        "lines": [
+            {"product_name": "Kafe", "product_code": "K1", "unit": "copë", "quantity": 2, "price": 120, "total": 240, "vat": 20},
+            {"product_name": "Ujë", "product_code": "U1", "unit": "copë", "quantity": 1, "price": 50, "total": 45, "discount": 10, "vat": 6}
+        ],
+        "payment_method": "BANKNOTE",
+    })
+}
+
+struct IssueRun {
+    latencies: Vec<Duration>,
+    elapsed: Duration,
+    /// HTTP 201 with `fic` set.
+    fiscalized: usize,
+    /// Anything else, by status.
+    other: Vec<(u16, String)>,
+    /// CPU seconds the whole process used during the run.
+    cpu: f64,
+}
+
+/// `clients` threads, each with its own agent (keep-alive), issue cash invoices until `max` are
+/// issued in all or `time_limit` has passed.
+fn issue_run(
+    base: &str,
+    token: &str,
+    tag: &str,
+    clients: usize,
+    max: usize,
+    time_limit: Duration,
+) -> IssueRun {
+    let next = Arc::new(AtomicUsize::new(0));
+    let cpu_before = cpu_seconds();
+    let start = Instant::now();
+    let deadline = start + time_limit;
+    let workers: Vec<_> = (0..clients)
+        .map(|c| {
+            let (next, url, token, tag) =
+                (next.clone(), format!("{base}/api/v1/invoice/cash"), token.to_string(), tag.to_string());
+            std::thread::spawn(move || {
+                let agent = agent();
+                let mut latencies = Vec::new();
+                let mut fiscalized = 0;
+                let mut other = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= max || Instant::now() >= deadline {
+                        break;
+                    }
+                    let body = cash_body(&format!("{tag}-{c}-{i}"));
+                    let sent = Instant::now();
+                    let (status, reply) = post_json(&agent, &url, &token, &body);
+                    latencies.push(sent.elapsed());
+                    if status == 201
+                        && reply["data"]["invoice"]["fic"].as_str().is_some_and(|f| !f.is_empty())
+                    {
+                        fiscalized += 1;
+                    } else {
+                        other.push((status, reply["message"].as_str().unwrap_or_default().to_string()));
+                    }
+                }
+                (latencies, fiscalized, other)
+            })
+        })
+        .collect();
+    let mut run = IssueRun {
+        latencies: Vec::new(),
+        elapsed: Duration::ZERO,
+        fiscalized: 0,
+        other: Vec::new(),
+        cpu: 0.0,
+    };
+    for worker in workers {
+        let (latencies, fiscalized, other) = worker.join().unwrap();
+        run.latencies.extend(latencies);
+        run.fiscalized += fiscalized;
+        run.other.extend(other);
+    }
+    run.elapsed = start.elapsed();
+    run.cpu = cpu_seconds() - cpu_before;
+    run.latencies.sort_unstable();
+    run
+}
+
+fn print_issue(label: &str, run: &IssueRun) {
+    let n = run.latencies.len();
+    let mut statuses: Vec<String> = Vec::new();
+    for (status, message) in run.other.iter().take(3) {
+        statuses.push(format!("{status} {message}"));
+    }
+    println!(
+        "issue cash, {label}: {n} invoices in {:.2} s = {:.0} invoices/s; latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; \
+         fiscalized (201, fic set) {}/{n}{}; CPU {:.2} ms per invoice (server + simulator + clients); \
+         peak RSS {:.1} MiB; load average {}",
+        run.elapsed.as_secs_f64(),
+        n as f64 / run.elapsed.as_secs_f64(),
+        ms(percentile(&run.latencies, 50.0)),
+        ms(percentile(&run.latencies, 99.0)),
+        ms(run.latencies.last().copied().unwrap_or_default()),
+        run.fiscalized,
+        if statuses.is_empty() { String::new() } else { format!(" (others: {})", statuses.join("; ")) },
+        run.cpu * 1000.0 / n.max(1) as f64,
+        peak_rss_mib(),
+        load_average(),
+    );
+}
+
+fn issue_figures() {
+    let sim = Sim::start();
+    let dir = tempfile::Builder::new().prefix("arka-bench-issue-").tempdir().unwrap();
+    let mut args = server_args(&dir.path().join("data"));
+    sim.configure(&mut args);
+    let server = Server::start(args);
+    let token = open_till(&server);
+    let base = server.base();
+    // Warm up: connections, certificate cache, statement caches.
+    issue_run(&base, &token, "warm", 1, 50, Duration::from_secs(10));
+    for (label, clients) in [("1 client (sequential, keep-alive)", 1), ("16 concurrent clients", 16)] {
+        reset_peak_rss();
+        let run = issue_run(&base, &token, &format!("c{clients}"), clients, 1000, Duration::from_secs(20));
+        print_issue(label, &run);
+    }
+    drop(server);
+    drop(sim);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. List over 1,000,000 invoices
+// ---------------------------------------------------------------------------------------------
+
+const FIRST_NAMES: [&str; 40] = [
+    "Ana", "Arben", "Besnik", "Blerina", "Dritan", "Elona", "Ermal", "Fatjona", "Genti", "Gentiana", "Ilir",
+    "Jonida", "Klodian", "Ledia", "Lorenc", "Marsela", "Mirela", "Ndriçim", "Olsi", "Orjola", "Petrit",
+    "Rezarta", "Sokol", "Suela", "Teuta", "Valbona", "Xhensila", "Ylli", "Zamira", "Agron", "Alketa",
+    "Bujar", "Dorina", "Endrit", "Flutura", "Gëzim", "Hysen", "Irena", "Klajdi", "Luljeta",
+];
+const SURNAMES: [&str; 40] = [
+    "Hoxha",
+    "Shehu",
+    "Dervishi",
+    "Leka",
+    "Gjoka",
+    "Kola",
+    "Çela",
+    "Marku",
+    "Basha",
+    "Prifti",
+    "Dedja",
+    "Kelmendi",
+    "Berisha",
+    "Duka",
+    "Muça",
+    "Rama",
+    "Meta",
+    "Topalli",
+    "Bregu",
+    "Koçi",
+    "Lika",
+    "Hysa",
+    "Zeneli",
+    "Mema",
+    "Kurti",
+    "Pllumi",
+    "Malaj",
+    "Hasani",
+    "Tafa",
+    "Bushati",
+    "Frashëri",
+    "Vlora",
+    "Gjika",
+    "Ndreu",
+    "Osmani",
+    "Qosja",
+    "Ruci",
+    "Sula",
+    "Vata",
+    "Xhafa",
+];
+
+fn buyer_name(i: u64) -> String {
+    let n = (i.wrapping_mul(2_654_435_761) >> 7) as usize;
+    format!("{} {}", FIRST_NAMES[n % 40], SURNAMES[(n / 40) % 40])
+}
+
+/// What was seeded, for the printout.
+struct Seeded {
+    rows: u64,
+    days: i64,
+    first: NaiveDate,
+    last: NaiveDate,
+    seconds: f64,
+}
+
+/// `rows` invoices of `company_id`, spread evenly over the `days` days up to today (ids grow
+/// with the date, as issuing gives them): 80 % CASH on the till (20 % of them with a named
+/// buyer), 20 % NONCASH with a named buyer and NUIS; one payment each, two lines on one in
+/// four; all fiscalized, with signatures and verify URLs as long as real ones. One
+/// transaction, prepared statements.
+fn seed(db: &Path, company_id: i64, unit_id: i64, user_id: i64, tcr: &str, rows: u64, days: i64) {
+    let mut conn = Connection::open(db).unwrap();
+    conn.pragma_update(None, "synchronous", "OFF").unwrap();
+    conn.pragma_update(None, "cache_size", -1_000_000).unwrap();
+    let today = Utc::now().date_naive();
+    let first = today - chrono::Duration::days(days - 1);
+    let tx = conn.transaction().unwrap();
+    {
+        let mut invoice = tx
+            .prepare(
+                "INSERT INTO invoices (id, company_id, business_unit_id, user_id, internal_id, year, kind, api_version,
+                     tcr_code, ord_num, number, inv_num, issued_at, issue_date, issue_date_time, operator_code,
+                     business_unit_code, currency, exchange_rate, gross, net, vat, discount, discount_gross, fee, total,
+                     gross_all, net_all, vat_all, discount_all, buyer_name, buyer_id_type, buyer_id_value,
+                     buyer_address, buyer_city, buyer_country, reverse_charge, periodic_invoice, iic,
+                     iic_signature, header_uuid, fic, verify_url, search_text, created_at)
+                 VALUES (:id, :company, :unit, :user, :internal, :year, :kind, 1, :tcr, :ord, :number, :inv_num,
+                     :issued_at, :issue_date, :issue_dt, 'op123op123', 'ab123cd456', 'ALL', '1', :gross, :net,
+                     :vat, '0', '0', '0', :gross, :gross, :net, :vat, '0', :buyer, :id_type, :id_value, :address,
+                     :city, :country, 0, 0, :iic, :iic_sig, :uuid, :fic, :verify, :search, :issued_at)",
+            )
+            .unwrap();
+        let mut line = tx
+            .prepare(
+                "INSERT INTO invoice_lines (invoice_id, position, product_name, product_code, unit, quantity, price,
+                     total, discount_rate, discount, vat_rate, unit_price_net, net, vat, gross)
+                 VALUES (:invoice, :pos, :name, :code, 'copë', :qty, :price, :total, '0', '0', '20', :upn, :net,
+                     :vat, :total)",
+            )
+            .unwrap();
+        let mut payment = tx
+            .prepare(
+                "INSERT INTO invoice_payments (invoice_id, position, type, amount)
+                 VALUES (:invoice, 0, :type, :amount)",
+            )
+            .unwrap();
+        let products = [("Kafe", "K1", 120), ("Ujë", "U1", 50), ("Bukë", "B1", 80), ("Qumësht", "Q1", 140)];
+        let mut ord_cash: std::collections::HashMap<i32, i64> = Default::default();
+        let mut ord_noncash: std::collections::HashMap<i32, i64> = Default::default();
+        // Ids above whatever the server already wrote.
+        let base_id: i64 =
+            tx.query_row("SELECT COALESCE(MAX(id), 0) FROM invoices", [], |r| r.get(0)).unwrap();
+        for i in 0..rows {
+            let id = base_id + 1 + i as i64;
+            let day = first + chrono::Duration::days((i as i64 * days) / rows as i64);
+            let second = (i * 7919) % 36_000 + 8 * 3600;
+            let time = format!("{:02}:{:02}:{:02}", second / 3600, (second / 60) % 60, second % 60);
+            let year = day.year();
+            let noncash = i % 5 == 4;
+            let named = noncash || i % 25 == 3;
+            let (kind, ord) = if noncash {
+                let n = ord_noncash.entry(year).or_insert(0);
+                *n += 1;
+                ("NONCASH", *n)
+            } else {
+                let n = ord_cash.entry(year).or_insert(0);
+                *n += 1;
+                ("CASH", *n)
+            };
+            let (p1, p2) = (products[(i % 4) as usize], products[((i / 4) % 4) as usize]);
+            let (q1, q2) = (1 + i % 3, 1 + (i / 3) % 2);
+            let (t1, t2) = (p1.2 * q1 as i64, p2.2 * q2 as i64);
+            let gross = t1 + t2;
+            let net = gross as f64 / 1.2;
+            let (net, vat) = (format!("{net:.2}"), format!("{:.2}", gross as f64 - net));
+            let number = format!("{ord}/{year}");
+            let buyer = named.then(|| buyer_name(i));
+            let nuis = noncash.then(|| format!("L{:08}A", i % 100_000_000));
+            let search = [Some(number.clone()), buyer.clone(), nuis.clone()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase();
+            let iic =
+                format!("{:032X}", (id as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835));
+            let issued_at = format!("{day}T{time}+00:00");
+            // As long as the real ones: 512 hex digits of signature, a verify URL with its query.
+            let signature = iic.repeat(16);
+            let verify = format!(
+                "https://efiskalizimi-app-test.tatime.gov.al/invoice-check/#/verify?iic={iic}&tin={NUIS}\
+                 &crtd={day}T{time}%2B01:00&ord={ord}&bu=ab123cd456&cr={tcr}&sw=ss123ss123&prc={gross}.00"
+            );
+            invoice
+                .execute(named_params! {
+                    ":id": id, ":company": company_id, ":unit": unit_id, ":user": user_id,
+                    ":internal": format!("seed-{i}"), ":year": year, ":kind": kind,
+                    ":tcr": (!noncash).then_some(tcr), ":ord": ord, ":number": number,
+                    ":inv_num": if noncash { number.clone() } else { format!("{ord}/{year}/{tcr}") },
+                    ":issued_at": issued_at, ":issue_date": day.to_string(),
+                    ":issue_dt": format!("{day}T{time}+01:00"), ":gross": gross.to_string(), ":net": net,
+                    ":vat": vat, ":buyer": buyer, ":id_type": nuis.as_ref().map(|_| "NUIS"), ":id_value": nuis,
+                    ":address": named.then_some("Rruga e Kavajës 10"), ":city": named.then_some("Tiranë"),
+                    ":country": named.then_some("ALB"), ":iic": iic, ":iic_sig": signature,
+                    ":uuid": format!("00000000-0000-4000-8000-{id:012}"),
+                    ":fic": format!("{id:08x}-0000-4000-8000-000000000000"),
+                    ":verify": verify,
+                    ":search": search,
+                })
+                .unwrap();
+            // Lines on one invoice in four keeps the seeding near two minutes.
+            let lines = if i % 4 == 0 { 2 } else { 0 };
+            for (pos, (p, q, t)) in [(p1, q1, t1), (p2, q2, t2)].into_iter().take(lines).enumerate() {
+                let net = t as f64 / 1.2;
+                line.execute(named_params! {
+                    ":invoice": id, ":pos": pos as i64, ":name": p.0, ":code": p.1, ":qty": q.to_string(),
+                    ":price": p.2.to_string(), ":total": t.to_string(), ":upn": format!("{:.2}", p.2 as f64 / 1.2),
+                    ":net": format!("{net:.2}"), ":vat": format!("{:.2}", t as f64 - net),
+                })
+                .unwrap();
+            }
+            payment
+                .execute(named_params! {
+                    ":invoice": id, ":type": if noncash { "ACCOUNT" } else { "BANKNOTE" },
+                    ":amount": gross.to_string(),
+                })
+                .unwrap();
+        }
+    }
+    tx.commit().unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+}
+
+fn list_figures() {
+    let rows: u64 =
+        std::env::var("ARKA_BENCH_LIST_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let days = 730;
+    let sim = Sim::start();
+    let dir = tempfile::Builder::new().prefix("arka-bench-list-").tempdir().unwrap();
+    let mut args = server_args(&dir.path().join("data"));
+    sim.configure(&mut args);
+    let db = args.data.db_path();
+    let server = Server::start(args.clone());
+    let token = open_till(&server);
+    drop(server);
+    let (company_id, unit_id, user_id, tcr): (i64, i64, i64, String) = Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT u.company_id, u.business_unit_id, u.id, u.tcr_code FROM users u WHERE u.operator_code = 'op123op123'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    // In a child process, so the seeding's page cache does not count in the server's peak RSS.
+    let started = Instant::now();
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .env(
+            "ARKA_BENCH_SEED",
+            format!("{}|{company_id}|{unit_id}|{user_id}|{tcr}|{rows}|{days}", db.display()),
+        )
+        .status()
+        .unwrap();
+    assert!(status.success(), "seeding failed: {status}");
+    let today = Utc::now().date_naive();
+    let seeded = Seeded {
+        rows,
+        days,
+        first: today - chrono::Duration::days(days - 1),
+        last: today,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let size_mib = std::fs::metadata(&db).map(|m| m.len() as f64 / (1024.0 * 1024.0)).unwrap_or(0.0);
+    println!(
+        "list: seeded {} invoices for one company in {:.1} s ({} days {}..{}, ids growing with the date; 80% CASH, \
+         20% NONCASH; a named buyer on every NONCASH and 1 in 25 CASH, from 1,600 names; 1 payment each, 2 lines on 1 in 4); \
+         database {size_mib:.0} MiB",
+        seeded.rows, seeded.seconds, seeded.days, seeded.first, seeded.last
+    );
+    reset_peak_rss();
+    let server = Server::start(args);
+    let base = server.base();
+    let agent = agent();
+    let week_to = seeded.first + chrono::Duration::days(days / 2);
+    let week_from = week_to - chrono::Duration::days(6);
+    let name = buyer_name(4);
+    let query = name.replace(' ', "%20");
+    let filters = [
+        ("no filter".to_string(), String::new()),
+        ("type=CASH".to_string(), "type=CASH".to_string()),
+        ("type=NONCASH".to_string(), "type=NONCASH".to_string()),
+        (
+            format!("fromDate={week_from}&toDate={week_to} (one week, mid-history)"),
+            format!("fromDate={week_from}&toDate={week_to}"),
+        ),
+        (
+            "fromDate..toDate, last week".to_string(),
+            format!("fromDate={}&toDate={}", seeded.last - chrono::Duration::days(6), seeded.last),
+        ),
+        (format!("query={name} (a buyer name)"), format!("query={query}")),
+        ("query=hoxha (a surname)".to_string(), "query=hoxha".to_string()),
+    ];
+    for (label, q) in &filters {
+        let url = format!("{base}/api/v1/invoice?{q}");
+        let (status, first) = get(&agent, &url, &token);
+        assert_eq!(status, 200, "{url}: {first}");
+        let records = first["data"]["pagination"]["records"].as_i64().unwrap_or(-1);
+        let mut latencies = Vec::new();
+        let started = Instant::now();
+        for _ in 0..200 {
+            let sent = Instant::now();
+            let (status, _) = get(&agent, &url, &token);
+            latencies.push(sent.elapsed());
+            assert_eq!(status, 200);
+            if started.elapsed() > Duration::from_secs(60) {
+                break;
+            }
+        }
+        latencies.sort_unstable();
+        println!(
+            "list GET /api/v1/invoice {label}: {} calls, p50 {:.2} ms, p99 {:.2} ms ({records} items a page)",
+            latencies.len(),
+            ms(percentile(&latencies, 50.0)),
+            ms(percentile(&latencies, 99.0)),
+        );
+    }
+    println!("list: peak RSS while serving {:.1} MiB", peak_rss_mib());
+    drop(server);
+    drop(sim);
+}
+
+/// The child process of `list_figures`: `ARKA_BENCH_SEED=db|company|unit|user|tcr|rows|days`.
+fn seed_child(spec: &str) {
+    let parts: Vec<&str> = spec.split('|').collect();
+    let int = |i: usize| parts[i].parse::<i64>().unwrap();
+    seed(Path::new(parts[0]), int(1), int(2), int(3), parts[4], int(5) as u64, int(6));
+}
+
+/// What the two costs the issue's floor counts take on this machine right now: one RSA-2048
+/// signature (the IIC; the XML signature is another) and one durable commit (WAL, FULL).
+fn calibration() {
+    use arka::fiscal::iic::{IicInput, iic};
+    let cert = Certificate::generate_self_signed(NUIS, "Dyqani Ana", chrono::Duration::days(365)).unwrap();
+    let mut signs = Vec::new();
+    for i in 0..200u64 {
+        let input = IicInput {
+            nuis: NUIS,
+            issue_date_time: "2026-01-10T10:00:00+01:00",
+            ord_num: i + 1,
+            business_unit_code: "ab123cd456",
+            tcr_code: Some("ab123ab123"),
+            soft_code: "ss123ss123",
+            tot_price: "285.00",
+        };
+        let start = Instant::now();
+        iic(&cert, &input).unwrap();
+        signs.push(start.elapsed());
+    }
+    signs.sort_unstable();
+    let dir = tempfile::Builder::new().prefix("arka-bench-commit-").tempdir().unwrap();
+    let store = arka::store::Store::open(&dir.path().join("arka.db")).unwrap();
+    let row = "x".repeat(6000);
+    let mut commits = Vec::new();
+    for i in 0..200 {
+        let start = Instant::now();
+        store
+            .write_blocking(|tx| {
+                arka::store::accounts::insert_partner(tx, &format!("{i}{row}"), &format!("h{i}"))
+            })
+            .unwrap();
+        commits.push(start.elapsed());
+    }
+    commits.sort_unstable();
+    println!(
+        "calibration: one IIC (RSA-2048 signature) p50 {:.3} ms; one durable commit of a 6 kB row (WAL, synchronous=FULL) \
+         p50 {:.3} ms, p99 {:.3} ms",
+        ms(percentile(&signs, 50.0)),
+        ms(percentile(&commits, 50.0)),
+        ms(percentile(&commits, 99.0)),
+    );
+}
+
+fn main() {
+    if let Ok(spec) = std::env::var("ARKA_BENCH_SEED") {
+        seed_child(&spec);
+        return;
+    }
+    println!(
+        "machine: {} cores, load average {} at start",
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        load_average()
+    );
+    let only = std::env::var("ARKA_BENCH_ONLY").unwrap_or_default();
+    calibration();
+    if only.is_empty() || only == "issue" {
+        issue_figures();
+    }
+    if only.is_empty() || only == "list" {
+        list_figures();
+    }
+    println!("load average at the end: {}", load_average());
+}
