@@ -501,7 +501,7 @@ impl Services {
             Kind::Cash => format!("cash:{company_id}:{}", cash_tcr.unwrap_or_default()),
             Kind::NonCash => format!("noncash:{company_id}"),
         };
-        let _guard = self
+        let guard = self
             .locks
             .acquire(&lock_key, LOCK_WAIT)
             .await
@@ -692,6 +692,9 @@ impl Services {
             .await?;
         match outcome {
             Outcome::Accepted(accepted) => {
+                // The number is final once the CIS has it: the next sale need not wait for
+                // the FIC to be written.
+                drop(guard);
                 let fic = accepted.fic.clone();
                 self.store
                     .write(move |tx| {

@@ -551,6 +551,7 @@ mod tests {
             created_at: String::new(),
             lines: Vec::new(),
             payments: Vec::new(),
+            bank_account: None,
         }
     }
 
