@@ -8,69 +8,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use arka::fiscal::certificate::Certificate;
 use chrono::Utc;
 use common::sim::SimServer;
+use common::till::*;
 use common::*;
 use serde_json::{Value, json};
-
-const NUIS: &str = "L41323036D";
-
-struct Till {
-    server: TestServer,
-    token: String,
-}
-
-/// A shop with a business unit code, a certificate, a registered till and an operator code.
-fn open_till(sim: &SimServer) -> Till {
-    let server = TestServer::start_with(|args| {
-        sim.configure(args);
-        args.limits = "token=6000/m;general=6000/m;fiscal=3000/m,30000/h".parse().unwrap();
-    });
-    let partner = server.create_partner("desk");
-    let shop = register_company(&server, &partner, NUIS);
-    let token = shop.token;
-    server
-        .post_json(
-            &format!("/api/v1/on-boarding/branch/{}", shop.branch_id),
-            Some(&token),
-            &branch_body("Qendër", "ab123cd456"),
-        )
-        .data(200);
-    let p12 = Certificate::generate_self_signed(NUIS, "Shop", chrono::Duration::days(365))
-        .unwrap()
-        .to_p12("pw")
-        .unwrap();
-    server
-        .post_multipart(
-            "/api/v1/on-boarding/certificate",
-            Some(&token),
-            &[Part::File("certificate_file", "c.p12", &p12), Part::Text("password", "pw")],
-        )
-        .data(201);
-    let device = json!({"branchId": shop.branch_id, "name": "Kasa 1", "fromDate": Utc::now().date_naive().to_string()});
-    server.post_json("/api/v1/on-boarding/fiscal-device", Some(&token), &device).data(201);
-    server
-        .post_json(
-            &format!("/api/v1/on-boarding/user/{}", shop.user_id),
-            Some(&token),
-            &json!({"operatorCode": "op123op123"}),
-        )
-        .data(200);
-    Till { server, token }
-}
-
-/// Two coffees and a water: 285.00 ALL.
-fn sale(internal_id: &str) -> Value {
-    json!({
-        "internalId": internal_id,
-        "lines": [
-            {"product_name": "Kafe", "product_code": "K1", "unit": "copë", "quantity": 2, "price": 120, "total": 240, "vat": 20},
-            {"product_name": "Ujë", "product_code": "U1", "unit": "copë", "quantity": 1, "price": 50, "total": 45, "discount": 10, "vat": 6}
-        ],
-        "payment_method": "BANKNOTE",
-    })
-}
 
 const ACTION_KEYS: [&str; 11] = [
     "action_type",
@@ -124,7 +66,9 @@ impl Till {
     }
 
     fn sell(&self, internal_id: &str) {
-        self.server.post_json("/api/v1/invoice/cash", Some(&self.token), &sale(internal_id)).data(201);
+        self.server
+            .post_json("/api/v1/invoice/cash", Some(&self.token), &coffee_and_water(internal_id))
+            .data(201);
     }
 
     /// Runs SQL on the server's database, for stories that need chosen times.
@@ -502,7 +446,7 @@ fn while_the_cis_is_away_actions_wait_and_are_delivered_later_in_order() {
     let till = open_till(&sim);
     sim.mode("down");
     // The day's first sale: the automatic opening and the invoice both wait.
-    let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &sale("o-1"));
+    let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("o-1"));
     assert_eq!(reply.status, 503, "{}", reply.text);
     let opening = till.actions("");
     assert_eq!(opening.len(), 1);

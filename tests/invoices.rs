@@ -9,66 +9,9 @@ use std::time::{Duration, Instant};
 use arka::fiscal::certificate::Certificate;
 use chrono::Utc;
 use common::sim::SimServer;
+use common::till::*;
 use common::*;
 use serde_json::{Value, json};
-
-const NUIS: &str = "L41323036D";
-
-struct Till {
-    server: TestServer,
-    token: String,
-}
-
-/// A shop with a business unit code, a certificate, a registered till and an operator code.
-fn open_till(sim: &SimServer) -> Till {
-    let server = TestServer::start_with(|args| {
-        sim.configure(args);
-        // Room for the concurrency story; the spec's figures are tested with the limits.
-        args.limits = "token=6000/m;fiscal=3000/m,30000/h;interval.products=1s".parse().unwrap();
-    });
-    let partner = server.create_partner("desk");
-    let shop = register_company(&server, &partner, NUIS);
-    let token = shop.token;
-    server
-        .post_json(
-            &format!("/api/v1/on-boarding/branch/{}", shop.branch_id),
-            Some(&token),
-            &branch_body("Qendër", "ab123cd456"),
-        )
-        .data(200);
-    let p12 = Certificate::generate_self_signed(NUIS, "Shop", chrono::Duration::days(365))
-        .unwrap()
-        .to_p12("pw")
-        .unwrap();
-    server
-        .post_multipart(
-            "/api/v1/on-boarding/certificate",
-            Some(&token),
-            &[Part::File("certificate_file", "c.p12", &p12), Part::Text("password", "pw")],
-        )
-        .data(201);
-    let device = json!({"branchId": shop.branch_id, "name": "Kasa 1", "fromDate": Utc::now().date_naive().to_string()});
-    server.post_json("/api/v1/on-boarding/fiscal-device", Some(&token), &device).data(201);
-    server
-        .post_json(
-            &format!("/api/v1/on-boarding/user/{}", shop.user_id),
-            Some(&token),
-            &json!({"operatorCode": "op123op123"}),
-        )
-        .data(200);
-    Till { server, token }
-}
-
-fn coffee_and_water(internal_id: &str) -> Value {
-    json!({
-        "internalId": internal_id,
-        "lines": [
-            {"product_name": "Kafe", "product_code": "K1", "unit": "copë", "quantity": 2, "price": 120, "total": 240, "vat": 20},
-            {"product_name": "Ujë", "product_code": "U1", "unit": "copë", "quantity": 1, "price": 50, "total": 45, "discount": 10, "vat": 6}
-        ],
-        "payment_method": "BANKNOTE",
-    })
-}
 
 fn v2(mut body: Value, payments: Value) -> Value {
     body.as_object_mut().unwrap().remove("payment_method");
