@@ -391,44 +391,15 @@ fn twenty_concurrent_withdrawals_never_take_the_balance_below_zero() {
     let sim = SimServer::start();
     let till = open_till(&sim);
     till.post("open-balance", json!({"amount": 1000})).data(201);
-    let base = till.server.base_url();
-    let token = till.token.as_str();
-    let outcomes: Vec<bool> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..20)
-            .map(|_| {
-                let url = format!("{base}/api/v1/cash-register/withdraw");
-                scope.spawn(move || {
-                    let agent: ureq::Agent = ureq::Agent::config_builder()
-                        .http_status_as_error(false)
-                        .timeout_global(Some(Duration::from_secs(60)))
-                        .build()
-                        .into();
-                    for _ in 0..200 {
-                        let mut reply = agent
-                            .post(&url)
-                            .header("Authorization", format!("Bearer {token}"))
-                            .content_type("application/json")
-                            .send(json!({"amount": 150}).to_string())
-                            .unwrap();
-                        let status = reply.status().as_u16();
-                        if status == 429 {
-                            std::thread::sleep(Duration::from_millis(50));
-                            continue;
-                        }
-                        let body: Value =
-                            serde_json::from_str(&reply.body_mut().read_to_string().unwrap()).unwrap();
-                        return match status {
-                            201 => true,
-                            200 if body["status"] == false => false,
-                            _ => panic!("unexpected answer {status}: {body}"),
-                        };
-                    }
-                    panic!("the withdrawal never got the lock");
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
+    let replies = post_at_once(&till, "/api/v1/cash-register/withdraw", 20, |_| json!({"amount": 150}));
+    let outcomes: Vec<bool> = replies
+        .iter()
+        .map(|(status, body)| match status {
+            201 => true,
+            200 if body["status"] == false => false,
+            _ => panic!("unexpected answer {status}: {body}"),
+        })
+        .collect();
     // 1000 holds six withdrawals of 150 (900), not seven.
     assert_eq!(outcomes.iter().filter(|ok| **ok).count(), 6);
     assert_eq!(till.balance(), 100.0);

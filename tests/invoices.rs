@@ -219,43 +219,14 @@ fn while_the_cis_is_away_cash_is_saved_and_delivered_later_but_non_cash_is_not()
 
 /// 50 sales at once from 50 POS connections; the ordinals of their numbers.
 fn fifty_sales_at_once(till: &Till, expect_status: u16) -> Vec<u32> {
-    let base = till.server.base_url();
-    let token = till.token.as_str();
-    let numbers: Vec<String> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..50)
-            .map(|i| {
-                let url = format!("{base}/api/v1/invoice/cash");
-                scope.spawn(move || {
-                    let agent: ureq::Agent = ureq::Agent::config_builder()
-                        .http_status_as_error(false)
-                        .timeout_global(Some(Duration::from_secs(60)))
-                        .build()
-                        .into();
-                    for _ in 0..200 {
-                        let mut reply = agent
-                            .post(&url)
-                            .header("Authorization", format!("Bearer {token}"))
-                            .content_type("application/json")
-                            .send(coffee_and_water(&format!("c-{i}")).to_string())
-                            .unwrap();
-                        let status = reply.status().as_u16();
-                        if status == 429 {
-                            std::thread::sleep(Duration::from_millis(50));
-                            continue;
-                        }
-                        let body: Value =
-                            serde_json::from_str(&reply.body_mut().read_to_string().unwrap()).unwrap();
-                        assert_eq!(status, expect_status, "{body}");
-                        return body["data"]["invoice"]["number"].as_str().unwrap().to_string();
-                    }
-                    panic!("sale {i} never got the lock");
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let mut ordinals: Vec<u32> =
-        numbers.iter().map(|n| n.split('/').next().unwrap().parse().unwrap()).collect();
+    let replies = post_at_once(till, "/api/v1/invoice/cash", 50, |i| coffee_and_water(&format!("c-{i}")));
+    let mut ordinals: Vec<u32> = replies
+        .iter()
+        .map(|(status, body)| {
+            assert_eq!(*status, expect_status, "{body}");
+            body["data"]["invoice"]["number"].as_str().unwrap().split('/').next().unwrap().parse().unwrap()
+        })
+        .collect();
     ordinals.sort_unstable();
     ordinals
 }

@@ -4,6 +4,8 @@
 
 use arka::fiscal::certificate::Certificate;
 use chrono::Utc;
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
 use super::sim::SimServer;
@@ -68,5 +70,48 @@ pub fn coffee_and_water(internal_id: &str) -> Value {
             {"product_name": "Ujë", "product_code": "U1", "unit": "copë", "quantity": 1, "price": 50, "total": 45, "discount": 10, "vat": 6}
         ],
         "payment_method": "BANKNOTE",
+    })
+}
+
+/// `count` POS connections POSTing at once (the body of each from its index); a 429 (the till's
+/// lock was busy) is retried. Returns each call's final status and body, in index order.
+pub fn post_at_once(
+    till: &Till,
+    path: &str,
+    count: usize,
+    body: impl Fn(usize) -> Value + Sync,
+) -> Vec<(u16, Value)> {
+    let url = format!("{}{path}", till.server.base_url());
+    let token = till.token.as_str();
+    let (url, body) = (&url, &body);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..count)
+            .map(|i| {
+                scope.spawn(move || {
+                    let agent: ureq::Agent = ureq::Agent::config_builder()
+                        .http_status_as_error(false)
+                        .timeout_global(Some(Duration::from_secs(60)))
+                        .build()
+                        .into();
+                    for _ in 0..200 {
+                        let mut reply = agent
+                            .post(url)
+                            .header("Authorization", format!("Bearer {token}"))
+                            .content_type("application/json")
+                            .send(body(i).to_string())
+                            .unwrap();
+                        let status = reply.status().as_u16();
+                        if status == 429 {
+                            std::thread::sleep(Duration::from_millis(50));
+                            continue;
+                        }
+                        let text = reply.body_mut().read_to_string().unwrap();
+                        return (status, serde_json::from_str(&text).unwrap());
+                    }
+                    panic!("call {i} never got the lock");
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
     })
 }
