@@ -8,7 +8,6 @@ use std::collections::HashSet;
 
 use arka::domain::client::{self, ClientPatch};
 use arka::store::Store;
-use arka::store::accounts::{NewUser, insert_user};
 use common::*;
 use serde_json::{Value, json};
 
@@ -26,30 +25,6 @@ fn open_shop(server: &TestServer, partner: &str, nuis: &str) -> Shop {
 
 fn store(server: &TestServer) -> Store {
     Store::open(&server.data_dir().join("arka.db")).expect("the store opens")
-}
-
-/// A new cashier of the company, made in the store the way on-boarding makes one.
-fn cashier(server: &TestServer, company_id: i64) -> String {
-    let token = arka::secrets::new_token("u").unwrap();
-    let hash = arka::secrets::hash_token(&token);
-    let email = format!("cashier.{}@shop.al", &hash[..12]);
-    store(server)
-        .write_blocking(|tx| {
-            insert_user(
-                tx,
-                &NewUser {
-                    company_id,
-                    business_unit_id: None,
-                    name: "Kasier",
-                    email: &email,
-                    operator_code: None,
-                    tcr_code: None,
-                    token_hash: &hash,
-                },
-            )
-        })
-        .unwrap();
-    token
 }
 
 fn company_v2(name: &str, nuis: &str) -> Value {

@@ -5,7 +5,6 @@
 mod common;
 
 use arka::store::Store;
-use arka::store::accounts::{NewUser, insert_user};
 use common::*;
 use serde_json::{Value, json};
 
@@ -17,32 +16,6 @@ struct Shop {
 fn open_shop(server: &TestServer, partner: &str, nuis: &str) -> Shop {
     let r = register_company(server, partner, nuis);
     Shop { company_id: r.company_id, owner: r.token }
-}
-
-/// A new cashier of the company: the product routes allow one read and one write per 10 s per
-/// token, so a story that calls them often takes a fresh cashier per call.
-fn cashier(server: &TestServer, company_id: i64) -> String {
-    let token = arka::secrets::new_token("u").unwrap();
-    let hash = arka::secrets::hash_token(&token);
-    let email = format!("cashier.{}@shop.al", &hash[..12]);
-    Store::open(&server.data_dir().join("arka.db"))
-        .unwrap()
-        .write_blocking(|tx| {
-            insert_user(
-                tx,
-                &NewUser {
-                    company_id,
-                    business_unit_id: None,
-                    name: "Kasier",
-                    email: &email,
-                    operator_code: None,
-                    tcr_code: None,
-                    token_hash: &hash,
-                },
-            )
-        })
-        .unwrap();
-    token
 }
 
 fn espresso() -> Value {

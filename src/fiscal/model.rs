@@ -223,47 +223,9 @@ pub struct PayMethod {
     pub vouchers: Vec<String>,
 }
 
-/// `PaymentMethodTypeSType` (Albania has no `ADVANCE`; that is Montenegro's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PayMethodType {
-    Banknote,
-    Card,
-    Check,
-    /// Single-purpose voucher.
-    Svoucher,
-    /// Company card.
-    Company,
-    /// Not yet paid; a summary invoice will pay it.
-    Order,
-    Account,
-    Factoring,
-    Compensation,
-    Transfer,
-    Waiver,
-    /// Payment in kind (clearing).
-    Kind,
-    Other,
-}
-
-impl PayMethodType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PayMethodType::Banknote => "BANKNOTE",
-            PayMethodType::Card => "CARD",
-            PayMethodType::Check => "CHECK",
-            PayMethodType::Svoucher => "SVOUCHER",
-            PayMethodType::Company => "COMPANY",
-            PayMethodType::Order => "ORDER",
-            PayMethodType::Account => "ACCOUNT",
-            PayMethodType::Factoring => "FACTORING",
-            PayMethodType::Compensation => "COMPENSATION",
-            PayMethodType::Transfer => "TRANSFER",
-            PayMethodType::Waiver => "WAIVER",
-            PayMethodType::Kind => "KIND",
-            PayMethodType::Other => "OTHER",
-        }
-    }
-}
+/// `PaymentMethodTypeSType` (Albania has no `ADVANCE`; that is Montenegro's): the same 13
+/// methods the API names, so the domain's type serves both.
+pub use crate::domain::payments::PaymentType as PayMethodType;
 
 /// `Currency`
 #[derive(Debug, Clone, PartialEq)]

@@ -24,7 +24,7 @@ use crate::fiscal::certificate::Certificate;
 use crate::fiscal::iic::{IicInput, iic};
 use crate::fiscal::model::{
     self, Buyer, CorrectiveInv, CorrectiveInvType, Currency, Fee, FeeType, Header, IdType,
-    Invoice as CisInvoice, Item, ItemExemption, PayMethod, PayMethodType, SameTax, SameTaxExemption, Seller,
+    Invoice as CisInvoice, Item, ItemExemption, PayMethod, SameTax, SameTaxExemption, Seller,
     SupplyDateOrPeriod, TypeOfInv, TypeOfSelfIss,
 };
 use crate::fiscal::queue::{backoff, subseq_for};
@@ -213,25 +213,6 @@ fn buyer_of(req: &IssueRequest) -> Result<db::Buyer> {
         city,
         country: Some(country),
     })
-}
-
-fn pay_type(kind: crate::domain::payments::PaymentType) -> PayMethodType {
-    use crate::domain::payments::PaymentType as P;
-    match kind {
-        P::Banknote => PayMethodType::Banknote,
-        P::Card => PayMethodType::Card,
-        P::Check => PayMethodType::Check,
-        P::Svoucher => PayMethodType::Svoucher,
-        P::Company => PayMethodType::Company,
-        P::Order => PayMethodType::Order,
-        P::Account => PayMethodType::Account,
-        P::Factoring => PayMethodType::Factoring,
-        P::Compensation => PayMethodType::Compensation,
-        P::Transfer => PayMethodType::Transfer,
-        P::Waiver => PayMethodType::Waiver,
-        P::Kind => PayMethodType::Kind,
-        P::Other => PayMethodType::Other,
-    }
 }
 
 fn item_exemption(e: rules::Exemption) -> ItemExemption {
@@ -862,7 +843,7 @@ impl Services {
             .payments
             .iter()
             .map(|p| PayMethod {
-                kind: pay_type(p.kind),
+                kind: p.kind,
                 amt: if foreign { lek(p.amount) } else { p.amount },
                 comp_card: p.company_card.clone(),
                 vouchers: p.vouchers.clone(),

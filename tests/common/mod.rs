@@ -449,6 +449,33 @@ pub fn register_sandbox(server: &TestServer) -> Registered {
     registered(&server.post_json("/api/v1/register", Some(SANDBOX_PARTNER_TOKEN), &body))
 }
 
+/// A new cashier of the company, made in the store the way on-boarding makes one: the catalog
+/// routes allow one call per interval per token, so a story that calls them often takes a fresh
+/// cashier per call. Returns the cashier's token.
+pub fn cashier(server: &TestServer, company_id: i64) -> String {
+    let token = arka::secrets::new_token("u").unwrap();
+    let hash = arka::secrets::hash_token(&token);
+    let email = format!("cashier.{}@shop.al", &hash[..12]);
+    arka::store::Store::open(&server.data_dir().join("arka.db"))
+        .expect("the store opens")
+        .write_blocking(|tx| {
+            arka::store::accounts::insert_user(
+                tx,
+                &arka::store::accounts::NewUser {
+                    company_id,
+                    business_unit_id: None,
+                    name: "Kasier",
+                    email: &email,
+                    operator_code: None,
+                    tcr_code: None,
+                    token_hash: &hash,
+                },
+            )
+        })
+        .unwrap();
+    token
+}
+
 /// Registers a company with its own NUIS, as a partner does on a production server.
 pub fn register_company(server: &TestServer, partner_token: &str, nuis: &str) -> Registered {
     let email = format!("owner.{}@shop.al", nuis.to_lowercase());
