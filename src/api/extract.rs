@@ -9,7 +9,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
-use crate::domain::validation::FieldErrors;
+use crate::domain::validation::{self, FieldErrors};
 
 /// A JSON body.
 pub struct Body<T>(pub T);
@@ -31,11 +31,22 @@ pub fn body_rejection(e: BytesRejection) -> ApiError {
     }
 }
 
-/// Parses JSON into `T`, naming the failing field. An empty body reads as `{}`.
+/// Parses JSON into `T`, naming the failing field. An empty body reads as `{}`. Every string
+/// of every body must be text XML can carry (`validation::xml_text`), as any of them may end up
+/// in a fiscal document: a product or client stored now is printed on a later invoice.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) { b"{}" } else { bytes };
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(ApiError::field("body", "The request body must be a JSON object."));
+    }
+    if may_hold_non_xml_text(bytes)
+        && let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
+    {
+        let mut errors = FieldErrors::new();
+        non_xml_strings(&value, &mut String::new(), &mut errors);
+        if !errors.is_empty() {
+            return Err(ApiError::Validation(errors));
+        }
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     match serde_path_to_error::deserialize(&mut de) {
@@ -47,11 +58,16 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 fn describe(e: &serde_path_to_error::Error<serde_json::Error>) -> FieldErrors {
     let inner = e.inner();
     let path = dotted(e.path());
+    let text = inner.to_string();
+    let message = text.split(" at line ").next().unwrap_or(&text).to_string();
+    // A raw control character or a lone surrogate inside a string: the field it is in is known.
+    let broken_text = ["control character", "escape", "surrogate"].iter().any(|m| message.contains(m));
+    if inner.is_syntax() && broken_text && !path.is_empty() {
+        return FieldErrors::one(path.clone(), format!("The {path} field is not valid text: {message}."));
+    }
     if inner.is_syntax() || inner.is_eof() {
         return FieldErrors::one("body", "The request body is not valid JSON.");
     }
-    let text = inner.to_string();
-    let message = text.split(" at line ").next().unwrap_or(&text).to_string();
     if let Some(field) = missing_field(&message) {
         let key = if path.is_empty() { field.to_string() } else { format!("{path}.{field}") };
         return FieldErrors::one(key.clone(), format!("The {key} field is required."));
@@ -65,6 +81,40 @@ fn describe(e: &serde_path_to_error::Error<serde_json::Error>) -> FieldErrors {
         message
     };
     FieldErrors::one(key.clone(), format!("The {key} field is invalid: {message}."))
+}
+
+/// JSON cannot carry a control character raw inside a string, only as a `\u` escape, and
+/// U+FFFE/U+FFFF arrive escaped or as their UTF-8 bytes; a body with neither needs no walk.
+fn may_hold_non_xml_text(bytes: &[u8]) -> bool {
+    bytes.windows(2).any(|w| w == b"\\u") || bytes.windows(3).any(|w| matches!(w, [0xEF, 0xBF, 0xBE | 0xBF]))
+}
+
+/// Checks every string in `value`, keyed by its dotted path (`lines.0.product_name`).
+fn non_xml_strings(value: &serde_json::Value, path: &mut String, errors: &mut FieldErrors) {
+    use serde_json::Value;
+    let mut descend = |segment: &str, child: &Value, errors: &mut FieldErrors| {
+        let restore = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(segment);
+        non_xml_strings(child, path, errors);
+        path.truncate(restore);
+    };
+    match value {
+        Value::String(text) => validation::xml_text(errors, path, text),
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                descend(&index.to_string(), item, errors);
+            }
+        }
+        Value::Object(fields) => {
+            for (key, child) in fields {
+                descend(key, child, errors);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
 }
 
 fn missing_field(message: &str) -> Option<&str> {
@@ -158,5 +208,19 @@ mod tests {
         assert_eq!(keys(parse_json(br#"{"lines":[]}"#)), ["name"]);
         assert_eq!(keys(parse_json(b"{not json")), ["body"]);
         assert_eq!(keys(parse_json(b"[1,2]")), ["body"]);
+    }
+
+    #[test]
+    fn control_characters_are_refused_in_any_string_under_its_dotted_key() {
+        let body = br#"{"name":"a\u0000b","lines":[{"quantity":1},{"quantity":2,"note":"x\u001fy"}],"ok":"tab\tand\nline"}"#;
+        assert_eq!(keys(parse_json(body)), ["lines.1.note", "name"]);
+        assert_eq!(keys(parse_json("{\"name\":\"a\u{FFFF}\",\"lines\":[]}".as_bytes())), ["name"]);
+        assert_eq!(keys(parse_json(br#"{"name":"\uFFFE","lines":[]}"#)), ["name"]);
+        // Raw control characters and lone surrogates are not JSON; the field is still named.
+        assert_eq!(keys(parse_json(b"{\"name\":\"a\x01b\",\"lines\":[]}")), ["name"]);
+        assert_eq!(keys(parse_json(br#"{"name":"\ud800","lines":[]}"#)), ["name"]);
+        // Escapes of ordinary characters are fine.
+        let fine: Doc = parse_json(br#"{"name":"\u00eb\u0041\\u0000","lines":[]}"#).unwrap();
+        assert_eq!(fine.name, "\u{eb}A\\u0000");
     }
 }

@@ -16,7 +16,7 @@ use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::{Body, PathId, Query};
 use super::fields;
-use crate::domain::invoice::{InvoiceInput, LineInput};
+use crate::domain::invoice::{InvoiceInput, IssueTexts, LineInput, check_texts};
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
 use crate::domain::time::{local_text, parse_stored};
 use crate::services::invoices::{ClientInput, IssueRequest, Issued, Kind};
@@ -162,6 +162,21 @@ fn issue_request(b: IssueBody, kind: Kind, version: i64) -> Result<IssueRequest,
     if kind == Kind::Cash && b.fee.is_some_and(|f| f != Decimal::ZERO) {
         return Err(ApiError::field("fee", "A fee is only accepted on a non-cash invoice."));
     }
+    let client_id = match b.client.as_ref().and_then(|c| c.id.as_ref()) {
+        Some(ClientIdBody::Object { id, .. }) => id.as_deref(),
+        Some(ClientIdBody::Text(text)) => Some(text.as_str()),
+        None => None,
+    };
+    check_texts(&IssueTexts {
+        notes: b.notes.as_deref(),
+        client_name: b.client.as_ref().and_then(|c| c.name.as_deref()),
+        client_id,
+        client_address: b.client.as_ref().and_then(|c| c.address.as_deref()),
+        client_city: b.client.as_ref().and_then(|c| c.city.as_deref()),
+        doc_type: b.doc_type.as_deref(),
+        original_invoice_iic: b.original_invoice_iic.as_deref(),
+    })
+    .map_err(ApiError::Validation)?;
     Ok(IssueRequest {
         kind,
         api_version: version,

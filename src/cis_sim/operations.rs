@@ -33,6 +33,7 @@ use super::state::{
     WtnRecord,
 };
 use super::xsd::{self, each};
+use crate::domain::validation::is_xml_char;
 use crate::fiscal::c14n::{Element, Select};
 use crate::fiscal::dsig;
 use crate::fiscal::iic::{IicInput, WtnicInput};
@@ -110,6 +111,12 @@ pub fn read(body: &[u8], service: Service) -> Incoming {
 fn readable(body: &[u8], service: Service, record: &mut RequestRecord) -> Result<Readable, Fault> {
     let text = std::str::from_utf8(body)
         .map_err(|_| Fault::new("11", "Invalid byte sequence: the message is not UTF-8"))?;
+    if let Some(code) = non_xml_character(text) {
+        return Err(Fault::new(
+            "11",
+            format!("Unable to parse the message: an invalid XML character (Unicode: 0x{code:X}) was found"),
+        ));
+    }
     let envelope = Element::parse_document(text)
         .map_err(|e| Fault::new("11", format!("Unable to parse the message: {e}")))?;
     if envelope.namespace() != SOAP_ENV_NS || envelope.local_name() != "Envelope" {
@@ -147,6 +154,22 @@ fn readable(body: &[u8], service: Service, record: &mut RequestRecord) -> Result
         .map_err(|e| e.to_string());
     record.signature_verified = signature.is_ok();
     Ok(Readable { op, root: root.clone(), signature })
+}
+
+/// The first character XML 1.0 cannot carry, raw or as a character reference (`&#0;`,
+/// `&#x1F;`): a real parser stops there, before any schema or signature is looked at.
+fn non_xml_character(text: &str) -> Option<u32> {
+    if let Some(c) = text.chars().find(|c| !is_xml_char(*c)) {
+        return Some(u32::from(c));
+    }
+    text.split("&#").skip(1).find_map(|reference| {
+        let (digits, radix) = match reference.strip_prefix('x') {
+            Some(hex) => (hex, 16),
+            None => (reference, 10),
+        };
+        let code = u32::from_str_radix(&digits[..digits.find(';')?], radix).ok()?;
+        char::from_u32(code).is_none_or(|c| !is_xml_char(c)).then_some(code)
+    })
 }
 
 fn operation(service: Service, root: &str) -> Option<Operation> {
@@ -826,6 +849,28 @@ mod tests {
             panic!("not a fault");
         };
         assert!(!read.is_client_fault());
+    }
+
+    #[test]
+    fn a_character_xml_cannot_carry_is_a_parse_error_like_the_real_cis_gives() {
+        // | message                          | refused at  |
+        let table = [
+            ("<a>x\u{0}y</a>", Some(0x0)),
+            ("<a N=\"\u{1F}\"/>", Some(0x1F)),
+            ("<a>&#0;</a>", Some(0x0)),
+            ("<a>&#x1f;</a>", Some(0x1F)),
+            ("<a>\u{FFFE}</a>", Some(0xFFFE)),
+            ("<a>&#55296;</a>", Some(0xD800)),
+            ("<a>ë&#xEB;&#10;&amp;\t\r\n</a>", None),
+        ];
+        for (text, refused) in table {
+            assert_eq!(non_xml_character(text), refused, "{text:?}");
+        }
+        let body = "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"><s:Body>a\u{0}b</s:Body></s:Envelope>";
+        let incoming = read(body.as_bytes(), Service::Fiscalization);
+        let fault = incoming.read.unwrap_err();
+        assert_eq!(fault.code, "11");
+        assert!(fault.message.contains("0x0"), "{}", fault.message);
     }
 
     #[test]

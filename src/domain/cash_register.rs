@@ -5,7 +5,7 @@ use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
-use super::money::{is_cents, round2};
+use super::money::{self, MAX_AMOUNT, Overflow, checked_sum, is_cents, round2};
 use super::validation::FieldErrors;
 
 /// The spec's `action_type` of a cash-register action.
@@ -97,10 +97,11 @@ pub struct CashSale {
 /// The spec's balance: deposits (the INITIAL included) minus withdrawals registered on the TCR,
 /// plus the cash invoices issued from it, self-invoices subtracted. Order invoices and
 /// corrective documents do not exist in Arka yet, so there is nothing to exclude or net.
-pub fn balance(movements: &[Movement], sales: &[CashSale]) -> Decimal {
-    let moved: Decimal = movements.iter().map(|m| m.action_type.sign() * m.amount).sum();
-    let sold: Decimal = sales.iter().map(|s| if s.self_issued { -s.gross_all } else { s.gross_all }).sum();
-    round2(moved + sold)
+/// Checked: the rows are whatever the database holds, however many.
+pub fn balance(movements: &[Movement], sales: &[CashSale]) -> Result<Decimal, Overflow> {
+    let moved = checked_sum(movements.iter().map(|m| m.action_type.sign() * m.amount))?;
+    let sold = checked_sum(sales.iter().map(|s| if s.self_issued { -s.gross_all } else { s.gross_all }))?;
+    Ok(round2(money::add(moved, sold)?))
 }
 
 /// The business day an instant belongs to: its date in Tirane.
@@ -131,6 +132,9 @@ pub fn amount(field: &str, sent: Option<Decimal>, zero_allowed: bool) -> Result<
     if !is_cents(value) {
         return Err(FieldErrors::one(field, format!("The {field} must have at most two decimals.")));
     }
+    let mut errors = FieldErrors::new();
+    money::within(&mut errors, field, value, MAX_AMOUNT);
+    errors.into_result()?;
     Ok(round2(value))
 }
 
@@ -145,14 +149,14 @@ pub enum Reopening {
     Lower { opened_with: Decimal },
 }
 
-pub fn reopening(opened_with: Decimal, requested: Decimal) -> Reopening {
-    if requested > opened_with {
-        Reopening::Deposit(requested - opened_with)
+pub fn reopening(opened_with: Decimal, requested: Decimal) -> Result<Reopening, Overflow> {
+    Ok(if requested > opened_with {
+        Reopening::Deposit(money::sub(requested, opened_with)?)
     } else if requested == opened_with {
         Reopening::Unchanged
     } else {
         Reopening::Lower { opened_with }
-    }
+    })
 }
 
 /// The day's movements, by purpose, and its cash sales.
@@ -167,14 +171,20 @@ pub struct DayFigures {
 impl DayFigures {
     /// Adds one of the day's actions under its purpose (the closing withdrawal is not a
     /// withdrawal of the day: it is what the close takes out).
-    pub fn add(&mut self, purpose: Purpose, action_type: ActionType, amount: Decimal) {
+    pub fn add(
+        &mut self,
+        purpose: Purpose,
+        action_type: ActionType,
+        amount: Decimal,
+    ) -> Result<(), Overflow> {
         let signed = action_type.sign() * amount;
         match purpose {
-            Purpose::Open => self.opening += signed,
-            Purpose::Deposit => self.deposits += amount,
-            Purpose::Withdraw => self.withdrawals += amount,
+            Purpose::Open => self.opening = money::add(self.opening, signed)?,
+            Purpose::Deposit => self.deposits = money::add(self.deposits, amount)?,
+            Purpose::Withdraw => self.withdrawals = money::add(self.withdrawals, amount)?,
             Purpose::Close => {}
         }
+        Ok(())
     }
 }
 
@@ -194,6 +204,40 @@ pub struct Closing {
     pub balance_after: Decimal,
 }
 
+/// Why a day could not be closed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloseError {
+    /// `counted` or `withdraw` broke a rule (422).
+    Invalid(FieldErrors),
+    /// The stored figures are beyond what a decimal holds.
+    Overflow(Overflow),
+}
+
+impl From<FieldErrors> for CloseError {
+    fn from(e: FieldErrors) -> Self {
+        CloseError::Invalid(e)
+    }
+}
+
+impl From<Overflow> for CloseError {
+    fn from(e: Overflow) -> Self {
+        CloseError::Overflow(e)
+    }
+}
+
+/// A sent `counted` or `withdraw`: at least 0, whole cents, at most `MAX_AMOUNT`. A broken
+/// rule is added to `errors` and reads as 0, which nothing uses once `errors` is returned.
+fn drawer_amount(errors: &mut FieldErrors, field: &str, value: Decimal) -> Decimal {
+    if value < Decimal::ZERO {
+        errors.add(field, format!("The {field} must be at least 0."));
+    } else if !is_cents(value) {
+        errors.add(field, format!("The {field} must have at most two decimals."));
+    } else if money::within(errors, field, value, MAX_AMOUNT) {
+        return round2(value);
+    }
+    Decimal::ZERO
+}
+
 /// Closes a day whose TCR balance is `balance`. `counted` defaults to what the drawer should
 /// hold; `withdraw` defaults to everything counted, up to the balance (the register cannot go
 /// below zero), so a day normally ends at 0 and the next one opens with its float.
@@ -202,45 +246,34 @@ pub fn close(
     balance: Decimal,
     counted: Option<Decimal>,
     withdraw: Option<Decimal>,
-) -> Result<Closing, FieldErrors> {
+) -> Result<Closing, CloseError> {
     let mut errors = FieldErrors::new();
     let counted = match counted {
         None => balance.max(Decimal::ZERO),
-        Some(c) if c < Decimal::ZERO => {
-            errors.add("counted", "The counted must be at least 0.");
-            Decimal::ZERO
-        }
-        Some(c) if !is_cents(c) => {
-            errors.add("counted", "The counted must have at most two decimals.");
-            Decimal::ZERO
-        }
-        Some(c) => round2(c),
+        Some(c) => drawer_amount(&mut errors, "counted", c),
     };
     let withdraw = match withdraw {
         None => counted.min(balance).max(Decimal::ZERO),
-        Some(w) if w < Decimal::ZERO => {
-            errors.add("withdraw", "The withdraw must be at least 0.");
-            Decimal::ZERO
+        Some(w) => {
+            let w = drawer_amount(&mut errors, "withdraw", w);
+            if w > counted {
+                errors.add("withdraw", "The withdraw must not be greater than the counted cash.");
+            }
+            w
         }
-        Some(w) if !is_cents(w) => {
-            errors.add("withdraw", "The withdraw must have at most two decimals.");
-            Decimal::ZERO
-        }
-        Some(w) if w > counted => {
-            errors.add("withdraw", "The withdraw must not be greater than the counted cash.");
-            Decimal::ZERO
-        }
-        Some(w) => round2(w),
     };
     errors.into_result()?;
-    let day = figures.opening + figures.cash_sales + figures.deposits - figures.withdrawals;
+    let day = money::sub(
+        checked_sum([figures.opening, figures.cash_sales, figures.deposits])?,
+        figures.withdrawals,
+    )?;
     Ok(Closing {
-        carried_over: balance - day,
+        carried_over: money::sub(balance, day)?,
         expected: balance,
         counted,
-        difference: counted - balance,
+        difference: money::sub(counted, balance)?,
         withdraw,
-        balance_after: balance - withdraw,
+        balance_after: money::sub(balance, withdraw)?,
     })
 }
 
@@ -269,8 +302,22 @@ mod tests {
             CashSale { gross_all: d("500"), self_issued: true },
         ];
         // 1000 + 250.50 - 300 + 285 + 1240.42 - 500
-        assert_eq!(balance(&movements, &sales), d("1975.92"));
-        assert_eq!(balance(&[], &[]), d("0"));
+        assert_eq!(balance(&movements, &sales), Ok(d("1975.92")));
+        assert_eq!(balance(&[], &[]), Ok(d("0")));
+    }
+
+    #[test]
+    fn a_balance_beyond_a_decimal_is_an_error_not_a_panic() {
+        // The story: 105 deposits of 792281625142643375935439503.35 were stored.
+        let huge = vec![moved(ActionType::MoneyIn, "792281625142643375935439503.35"); 105];
+        assert_eq!(balance(&huge, &[]), Err(Overflow));
+        let sales = vec![CashSale { gross_all: Decimal::MAX, self_issued: false }; 2];
+        assert_eq!(balance(&[], &sales), Err(Overflow));
+        let mut figures = DayFigures::default();
+        figures.add(Purpose::Deposit, ActionType::MoneyIn, Decimal::MAX).unwrap();
+        assert_eq!(figures.add(Purpose::Deposit, ActionType::MoneyIn, Decimal::MAX), Err(Overflow));
+        figures.cash_sales = Decimal::MAX;
+        assert_eq!(close(&figures, d("0"), None, None), Err(CloseError::Overflow(Overflow)));
     }
 
     #[test]
@@ -295,22 +342,29 @@ mod tests {
         assert!(amount("amount", None, false).is_err());
         assert_eq!(amount("amount", Some(d("0")), true), Ok(d("0")));
         assert!(amount("amount", Some(d("-0.01")), true).is_err());
+        // | amount                          | accepted |
+        assert_eq!(amount("amount", Some(d("100000000000")), false), Ok(d("100000000000")));
+        for huge in ["100000000000.01", "9223372036854775807", "792281625142643375935439503.35"] {
+            let refused = amount("amount", Some(d(huge)), false).unwrap_err();
+            assert_eq!(refused.into_map().into_keys().collect::<Vec<_>>(), ["amount"], "{huge}");
+        }
     }
 
     #[test]
     fn a_second_opening_deposits_only_the_difference() {
-        assert_eq!(reopening(d("0"), d("500")), Reopening::Deposit(d("500")));
-        assert_eq!(reopening(d("500"), d("500")), Reopening::Unchanged);
-        assert_eq!(reopening(d("500"), d("200")), Reopening::Lower { opened_with: d("500") });
+        assert_eq!(reopening(d("0"), d("500")), Ok(Reopening::Deposit(d("500"))));
+        assert_eq!(reopening(d("500"), d("500")), Ok(Reopening::Unchanged));
+        assert_eq!(reopening(d("500"), d("200")), Ok(Reopening::Lower { opened_with: d("500") }));
+        assert_eq!(reopening(Decimal::MIN, d("1")), Err(Overflow));
     }
 
     #[test]
     fn closing_counts_the_drawer_and_takes_out_what_was_counted() {
         let mut figures = DayFigures::default();
-        figures.add(Purpose::Open, ActionType::Initial, d("0"));
-        figures.add(Purpose::Open, ActionType::MoneyIn, d("500"));
-        figures.add(Purpose::Deposit, ActionType::MoneyIn, d("200"));
-        figures.add(Purpose::Withdraw, ActionType::MoneyOut, d("100"));
+        figures.add(Purpose::Open, ActionType::Initial, d("0")).unwrap();
+        figures.add(Purpose::Open, ActionType::MoneyIn, d("500")).unwrap();
+        figures.add(Purpose::Deposit, ActionType::MoneyIn, d("200")).unwrap();
+        figures.add(Purpose::Withdraw, ActionType::MoneyOut, d("100")).unwrap();
         figures.cash_sales = d("570");
         assert_eq!(figures.opening, d("500"));
         // 500 + 570 + 200 - 100 = 1170 on a drawer that started empty.
@@ -333,8 +387,15 @@ mod tests {
             (surplus.carried_over, surplus.difference, surplus.withdraw),
             (d("10"), d("20"), d("1180"))
         );
+        let keys = |e: CloseError| match e {
+            CloseError::Invalid(fields) => fields.into_map().into_keys().collect::<Vec<_>>(),
+            CloseError::Overflow(_) => panic!("not an overflow"),
+        };
         let too_much = close(&figures, d("1170"), Some(d("100")), Some(d("200"))).unwrap_err();
-        assert_eq!(too_much.into_map().into_keys().collect::<Vec<_>>(), ["withdraw"]);
+        assert_eq!(keys(too_much), ["withdraw"]);
         assert!(close(&figures, d("1170"), Some(d("-1")), None).is_err());
+        let huge =
+            close(&figures, d("1170"), Some(d("9223372036854775807")), Some(d("1000000000000"))).unwrap_err();
+        assert_eq!(keys(huge), ["counted", "withdraw"]);
     }
 }

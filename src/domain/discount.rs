@@ -13,7 +13,7 @@
 
 use rust_decimal::{Decimal, RoundingStrategy};
 
-use super::money::round2;
+use super::money::{self, MAX_AMOUNT, round2};
 use super::validation::FieldErrors;
 
 /// A discount on the whole invoice, read on its total with VAT after the line discounts.
@@ -42,8 +42,14 @@ impl InvoiceDiscount {
                 None
             }
         };
-        if value.is_some_and(|v| v < Decimal::ZERO) {
-            errors.add("invoice_discount_value", "The invoice_discount_value field must be at least 0.");
+        match value {
+            Some(v) if v < Decimal::ZERO => {
+                errors.add("invoice_discount_value", "The invoice_discount_value field must be at least 0.");
+            }
+            Some(v) => {
+                money::within(&mut errors, "invoice_discount_value", v, MAX_AMOUNT);
+            }
+            None => {}
         }
         errors.into_result()?;
         Ok(match (is_percent, value) {
@@ -131,6 +137,12 @@ mod tests {
         assert_eq!(errors.keys().collect::<Vec<_>>(), vec!["invoice_discount_type"]);
         let errors = InvoiceDiscount::from_pair(Some("amount"), Some(d("-1"))).unwrap_err().into_map();
         assert_eq!(errors.keys().collect::<Vec<_>>(), vec!["invoice_discount_value"]);
+        // Above the bound of every amount, whatever the type.
+        for kind in ["amount", "percent"] {
+            let errors =
+                InvoiceDiscount::from_pair(Some(kind), Some(d("100000000000.01"))).unwrap_err().into_map();
+            assert_eq!(errors.keys().collect::<Vec<_>>(), vec!["invoice_discount_value"], "{kind}");
+        }
     }
 
     #[test]

@@ -20,7 +20,9 @@ use rust_decimal::Decimal;
 
 use super::discount::{InvoiceDiscount, spread};
 use super::error::{Error, LineTotalMismatch};
-use super::money::{exchange_rate, is_cents, round2, to_lek};
+use super::money::{
+    self, MAX_AMOUNT, MAX_EXCHANGE_RATE, MAX_QUANTITY, exchange_rate, is_cents, round2, to_lek,
+};
 use super::payments::{self, Payment, PaymentsInput};
 use super::validation::FieldErrors;
 
@@ -28,12 +30,20 @@ use super::validation::FieldErrors;
 pub const VAT_RATES: [u32; 4] = [0, 6, 10, 20];
 /// At most this many lines (the CIS's `Items` holds 1..1000).
 pub const MAX_LINES: usize = 1000;
-/// The largest price x quantity of a line, and the largest fee: 100 billion. With at most 1000
-/// lines, every product the rules form (a discount share times a weight) stays far inside
-/// `Decimal`'s range, so no arithmetic here can overflow.
-pub const MAX_LINE_AMOUNT: u64 = 100_000_000_000;
-/// The largest exchange rate accepted, in lek per unit (no currency comes near it).
-pub const MAX_EXCHANGE_RATE: u64 = 1_000_000;
+/// Longest `product_name` and `product_code` (the catalog's limit; the CIS item carries the
+/// first 50 characters).
+pub const MAX_LINE_TEXT: usize = 255;
+/// Longest `unit` (the CIS's `U` is a String50).
+pub const MAX_UNIT: usize = 50;
+/// Longest `unit_code` (UN/ECE Rec. 20 codes have 2 or 3 characters).
+pub const MAX_UNIT_CODE: usize = 10;
+/// Longest `notes`: printed on the invoice, where an 80 mm receipt gives it about 25 lines.
+pub const MAX_NOTES: usize = 1000;
+
+// Every amount is bounded (`money::MAX_AMOUNT` per price x quantity, line total, fee and
+// discount; `MAX_QUANTITY`; `MAX_EXCHANGE_RATE`), and there are at most 1000 lines, so every
+// product the rules form (a discount share times a weight) stays far inside `Decimal`'s range:
+// no arithmetic on an accepted invoice can overflow.
 
 /// Why a line carries no VAT (`vat_exempt_type`, the item's `EX`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -323,6 +333,10 @@ fn read_line(index: usize, line: &LineInput, issuer_in_vat: bool) -> Result<Read
         errors.required(&key("product_code"), line.product_code.as_deref()).map(str::to_string);
     let unit = errors.required(&key("unit"), line.unit.as_deref()).map(str::to_string);
     let unit_code = line.unit_code.as_deref().map(str::trim).filter(|c| !c.is_empty()).map(str::to_string);
+    errors.max_len(&key("product_name"), product_name.as_deref(), MAX_LINE_TEXT);
+    errors.max_len(&key("product_code"), product_code.as_deref(), MAX_LINE_TEXT);
+    errors.max_len(&key("unit"), unit.as_deref(), MAX_UNIT);
+    errors.max_len(&key("unit_code"), unit_code.as_deref(), MAX_UNIT_CODE);
 
     let quantity_key = key("quantity");
     let quantity = match line.quantity {
@@ -341,7 +355,9 @@ fn read_line(index: usize, line: &LineInput, issuer_in_vat: bool) -> Result<Read
                 .add(&quantity_key, format!("The {quantity_key} field must have at most 3 decimal places."));
             None
         }
-        Some(quantity) => Some(quantity),
+        Some(quantity) => {
+            money::within(&mut errors, &quantity_key, quantity, MAX_QUANTITY).then_some(quantity)
+        }
     };
     let price_key = key("price");
     let price = match line.price {
@@ -353,7 +369,7 @@ fn read_line(index: usize, line: &LineInput, issuer_in_vat: bool) -> Result<Read
             errors.add(&price_key, format!("The {price_key} field must be at least 0."));
             None
         }
-        Some(price) => Some(price),
+        Some(price) => money::within(&mut errors, &price_key, price, MAX_AMOUNT).then_some(price),
     };
     let total_key = key("total");
     let total_sent = match line.total {
@@ -361,15 +377,15 @@ fn read_line(index: usize, line: &LineInput, issuer_in_vat: bool) -> Result<Read
             errors.add(&total_key, format!("The {total_key} field is required."));
             None
         }
-        Some(total) => Some(total),
+        Some(total) => money::within(&mut errors, &total_key, total, MAX_AMOUNT).then_some(total),
     };
     // A bound far above any real sale keeps every later product and sum inside Decimal's range.
     if let (Some(quantity), Some(price)) = (quantity, price)
-        && price.checked_mul(quantity).is_none_or(|gross| gross > Decimal::from(MAX_LINE_AMOUNT))
+        && price.checked_mul(quantity).is_none_or(|gross| gross > Decimal::from(MAX_AMOUNT))
     {
         errors.add(
             &total_key,
-            format!("The {total_key} field (price x quantity) must not be greater than {MAX_LINE_AMOUNT}."),
+            format!("The {total_key} field (price x quantity) must not be greater than {MAX_AMOUNT}."),
         );
     }
     let discount_rate = match line.discount {
@@ -463,8 +479,8 @@ fn read_fee(fee: Option<Decimal>) -> Result<Decimal, FieldErrors> {
     match fee {
         None => Ok(Decimal::ZERO),
         Some(fee) if fee < Decimal::ZERO => Err(FieldErrors::one("fee", "The fee field must be at least 0.")),
-        Some(fee) if fee > Decimal::from(MAX_LINE_AMOUNT) => {
-            Err(FieldErrors::one("fee", format!("The fee field must not be greater than {MAX_LINE_AMOUNT}.")))
+        Some(fee) if fee > Decimal::from(MAX_AMOUNT) => {
+            Err(FieldErrors::one("fee", format!("The fee field must not be greater than {MAX_AMOUNT}.")))
         }
         Some(fee) if !is_cents(fee) => {
             Err(FieldErrors::one("fee", "The fee field must have at most 2 decimal places."))
@@ -483,6 +499,38 @@ fn read_exchange_rate(sent: Option<Decimal>) -> Result<Decimal, FieldErrors> {
         ));
     }
     Ok(rate)
+}
+
+/// The free texts of an issue body outside its lines: printed on the invoice, and the client's
+/// sent to the CIS as the buyer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IssueTexts<'a> {
+    pub notes: Option<&'a str>,
+    pub client_name: Option<&'a str>,
+    pub client_id: Option<&'a str>,
+    pub client_address: Option<&'a str>,
+    pub client_city: Option<&'a str>,
+    pub doc_type: Option<&'a str>,
+    pub original_invoice_iic: Option<&'a str>,
+}
+
+/// The lengths those texts may have: `notes` up to `MAX_NOTES`; the client's name up to 255
+/// (the CIS carries its first 100), identifier 20, address 200 and city 100 (the CIS buyer's
+/// `IDNum`, `Address` and `Town`); `doc_type` 10; `original_invoice_iic` 64 (an IIC has 32).
+pub fn check_texts(texts: &IssueTexts) -> Result<(), FieldErrors> {
+    let mut errors = FieldErrors::new();
+    for (field, value, max) in [
+        ("notes", texts.notes, MAX_NOTES),
+        ("client.name", texts.client_name, 255),
+        ("client.id", texts.client_id, 20),
+        ("client.address", texts.client_address, 200),
+        ("client.city", texts.client_city, 100),
+        ("doc_type", texts.doc_type, 10),
+        ("original_invoice_iic", texts.original_invoice_iic, 64),
+    ] {
+        errors.max_len(field, value.map(str::trim), max);
+    }
+    errors.into_result()
 }
 
 fn merge(into: &mut FieldErrors, from: FieldErrors) {
@@ -1074,7 +1122,19 @@ mod tests {
         assert_eq!((t.discount_gross, t.gross), (d("33333300000000.00"), d("66666700000000.00")));
         assert_eq!(t.gross, t.net + t.vat);
         let overflowing = cash(vec![line("70000000000000000000000000", "7000000", "1", "20")]);
-        assert_eq!(invalid_keys(issue(&overflowing)), vec!["lines.0.total"]);
+        assert_eq!(invalid_keys(issue(&overflowing)), vec!["lines.0.quantity"]);
+        // | field    | largest accepted  | refused                          |
+        // | quantity | 1 000 000 000     | 1 000 000 000.001                |
+        // | price    | 100 000 000 000   | 9 223 372 036 854 775 807 (2^63-1) |
+        // | total    | 100 000 000 000   | 792281625142643375935439503.35   |
+        let free = cash(vec![line("1000000000", "0", "0", "20")]);
+        issue(&free).unwrap();
+        let bounds = cash(vec![
+            line("1000000000.001", "0", "0", "20"),
+            line("1", "9223372036854775807", "1", "20"),
+            line("1", "1", "792281625142643375935439503.35", "20"),
+        ]);
+        assert_eq!(invalid_keys(issue(&bounds)), vec!["lines.0.quantity", "lines.1.price", "lines.2.total"]);
         let fee =
             InvoiceInput { fee: Some(d("100000000000.01")), ..cash(vec![line("1", "1.00", "1.00", "20")]) };
         assert_eq!(invalid_keys(issue(&fee)), vec!["fee"]);
@@ -1085,6 +1145,46 @@ mod tests {
         assert_eq!(invalid_keys(issue(&rate)), vec!["exchange_rate"]);
         // An omitted discount and a vat sent as 20.00 are fine.
         issue(&cash(vec![line("1.5", "2.00", "3.00", "20.00")])).unwrap();
+    }
+
+    #[test]
+    fn line_texts_have_the_catalog_and_cis_lengths() {
+        let mut long = line("1", "1.00", "1.00", "20");
+        long.product_name = Some("n".repeat(MAX_LINE_TEXT + 1));
+        long.product_code = Some("c".repeat(MAX_LINE_TEXT + 1));
+        long.unit = Some("u".repeat(MAX_UNIT + 1));
+        long.unit_code = Some("X".repeat(MAX_UNIT_CODE + 1));
+        let mut longest = line("1", "1.00", "1.00", "20");
+        longest.product_name = Some("ë".repeat(MAX_LINE_TEXT));
+        longest.unit = Some("u".repeat(MAX_UNIT));
+        assert_eq!(
+            invalid_keys(issue(&cash(vec![long, longest]))),
+            vec!["lines.0.product_code", "lines.0.product_name", "lines.0.unit", "lines.0.unit_code"]
+        );
+    }
+
+    #[test]
+    fn notes_and_client_texts_have_their_limits() {
+        let keys =
+            |texts: IssueTexts| check_texts(&texts).unwrap_err().into_map().into_keys().collect::<Vec<_>>();
+        let at_limit = "x".repeat(MAX_NOTES);
+        check_texts(&IssueTexts { notes: Some(&at_limit), ..Default::default() }).unwrap();
+        let over = "x".repeat(MAX_NOTES + 1);
+        assert_eq!(keys(IssueTexts { notes: Some(&over), ..Default::default() }), ["notes"]);
+        let (name, id, address, city) = ("n".repeat(256), "1".repeat(21), "a".repeat(201), "c".repeat(101));
+        let client = IssueTexts {
+            client_name: Some(&name),
+            client_id: Some(&id),
+            client_address: Some(&address),
+            client_city: Some(&city),
+            doc_type: Some("38000000000"),
+            original_invoice_iic: Some(&over),
+            ..Default::default()
+        };
+        assert_eq!(
+            keys(client),
+            ["client.address", "client.city", "client.id", "client.name", "doc_type", "original_invoice_iic"]
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use rust_decimal::Decimal;
 
-use super::money::is_cents;
+use super::money::{self, MAX_INVOICE_TOTAL, is_cents};
 use super::validation::{FieldErrors, is_nuis};
 
 /// At most this many elements in `payment_methods` (the CIS's `PayMethods` holds 1..10).
@@ -248,7 +248,10 @@ fn read_v2(
                     .add(&amount_key, format!("The {amount_key} field must have at most 2 decimal places."));
                 None
             }
-            Some(amount) => Some(amount),
+            // Positive or negative, no element can be beyond the largest invoice total.
+            Some(amount) => {
+                money::within(&mut errors, &amount_key, amount, MAX_INVOICE_TOTAL).then_some(amount)
+            }
         };
         if let Some(kind) = kind {
             let (company_card, vouchers) = check_extras(
@@ -526,6 +529,15 @@ mod tests {
             keys(payments(&v2(vec![element("BANKNOTE", "10.005")]), d("10.01"))),
             vec!["payment_methods.0.amount"]
         );
+        // Bounded both ways by the largest invoice total.
+        let huge = vec![
+            element("BANKNOTE", "100000000000000.01"),
+            element("CARD", "-792281625142643375935439503.35"),
+        ];
+        assert_eq!(
+            keys(payments(&v2(huge), d("10"))),
+            vec!["payment_methods.0.amount", "payment_methods.1.amount"]
+        );
     }
 
     #[test]
@@ -541,12 +553,15 @@ mod tests {
         assert_eq!(payments(&split, d("99.01")).unwrap().len(), 2);
         assert_eq!(keys(payments(&split, d("99.02"))), vec!["payment_methods"]);
         assert_eq!(keys(payments(&split, d("99.00"))), vec!["payment_methods"]);
-        // Amounts too large to add up are a mismatch, not a crash.
+        // Amounts too large to add up are refused by their bound, never a crash.
         let huge = v2(vec![
             element("BANKNOTE", "70000000000000000000000000000"),
             element("CARD", "70000000000000000000000000000"),
         ]);
-        assert_eq!(keys(payments(&huge, d("1"))), vec!["payment_methods"]);
+        assert_eq!(
+            keys(payments(&huge, d("1"))),
+            vec!["payment_methods.0.amount", "payment_methods.1.amount"]
+        );
     }
 
     #[test]

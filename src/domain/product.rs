@@ -5,6 +5,7 @@ use std::str::FromStr;
 use rust_decimal::Decimal;
 
 use super::client::Patch;
+use super::money::{self, MAX_AMOUNT};
 use super::validation::FieldErrors;
 
 /// The VAT rates a product may carry, as the spec spells them.
@@ -86,7 +87,7 @@ fn pick<T: Clone>(sent: &Patch<T>, stored: Option<T>) -> Option<T> {
     }
 }
 
-/// A non-negative amount.
+/// A non-negative amount, at most `MAX_AMOUNT` (a price that reaches an invoice line).
 fn amount(errors: &mut FieldErrors, field: &str, text: &str) -> Option<Decimal> {
     let text = text.trim();
     match Decimal::from_str(text).or_else(|_| Decimal::from_scientific(text)) {
@@ -94,7 +95,7 @@ fn amount(errors: &mut FieldErrors, field: &str, text: &str) -> Option<Decimal> 
             errors.add(field, format!("The {field} must be at least 0."));
             None
         }
-        Ok(value) => Some(value.normalize()),
+        Ok(value) => money::within(errors, field, value, MAX_AMOUNT).then(|| value.normalize()),
         Err(_) => {
             errors.add(field, format!("The {field} must be a number."));
             None
@@ -298,6 +299,9 @@ mod tests {
             (|i| i.last_price = None, "last_price"),
             (|i| i.last_price = Some("-1".into()), "last_price"),
             (|i| i.last_price = Some("abc".into()), "last_price"),
+            (|i| i.last_price = Some("100000000000.01".into()), "last_price"),
+            (|i| i.last_price = Some("1e30".into()), "last_price"),
+            (|i| i.cost_price = Some(Some("9223372036854775808".into())), "cost_price"),
             (|i| i.cost_price = Some(Some("-0.01".into())), "cost_price"),
             (|i| i.vat_rate = Some("7".into()), "vat_rate"),
             (|i| i.vat_rate = None, "vat_rate"),

@@ -54,6 +54,28 @@ impl FieldErrors {
     }
 }
 
+/// Whether XML 1.0 can carry `c` (its `Char` production): tab, line feed, carriage return and
+/// everything from U+0020 except U+FFFE and U+FFFF. Surrogates never reach a Rust `char`
+/// (JSON's `"\ud800"` alone does not parse), so nothing else is left out.
+pub fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// Every text that may reach a fiscal document goes through this one rule: a character XML 1.0
+/// cannot carry makes the whole document unreadable to the CIS. Adds an error naming the field
+/// and the first such character.
+pub fn xml_text(errors: &mut FieldErrors, field: &str, value: &str) {
+    if let Some(c) = value.chars().find(|c| !is_xml_char(*c)) {
+        errors.add(
+            field,
+            format!(
+                "The {field} field contains the control character U+{:04X}, which a fiscal document cannot carry.",
+                u32::from(c)
+            ),
+        );
+    }
+}
+
 /// Albanian tax id: a letter, eight digits, a letter (the XSD's NUISSType).
 pub fn is_nuis(s: &str) -> bool {
     let b = s.as_bytes();
@@ -152,6 +174,43 @@ mod tests {
         assert!(!is_email("ana@shop"));
         assert!(!is_email("ana shop@x.al"));
         assert!(!is_email("@x.al"));
+    }
+
+    #[test]
+    fn xml_carries_tab_newline_and_printable_text_but_no_other_control_character() {
+        // | character        | XML 1.0 |
+        let table = [
+            ('\u{0}', false),
+            ('\u{8}', false),
+            ('\t', true),
+            ('\n', true),
+            ('\u{B}', false),
+            ('\u{C}', false),
+            ('\r', true),
+            ('\u{E}', false),
+            ('\u{1F}', false),
+            (' ', true),
+            ('ë', true),
+            ('\u{7F}', true),
+            ('\u{D7FF}', true),
+            ('\u{E000}', true),
+            ('\u{FFFD}', true),
+            ('\u{FFFE}', false),
+            ('\u{FFFF}', false),
+            ('\u{10000}', true),
+            ('\u{10FFFF}', true),
+        ];
+        for (c, allowed) in table {
+            assert_eq!(is_xml_char(c), allowed, "U+{:04X}", u32::from(c));
+        }
+        let mut errors = FieldErrors::new();
+        xml_text(&mut errors, "lines.0.product_name", "a\u{0}b");
+        xml_text(&mut errors, "notes", "line one\nline two\ttabbed");
+        xml_text(&mut errors, "client.name", "Ana\u{1F}");
+        let map = errors.into_map();
+        assert_eq!(map.keys().collect::<Vec<_>>(), ["client.name", "lines.0.product_name"]);
+        assert!(map["lines.0.product_name"][0].contains("U+0000"), "{map:?}");
+        assert!(map["client.name"][0].contains("U+001F"), "{map:?}");
     }
 
     #[test]

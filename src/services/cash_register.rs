@@ -26,7 +26,7 @@ use uuid::Uuid;
 use super::locks::LOCK_WAIT;
 use super::{Error, Result, Services, fault_message};
 use crate::domain::cash_register::{
-    self as rules, ActionType, CashSale, Closing, DayFigures, Movement, Purpose, Reopening,
+    self as rules, ActionType, CashSale, CloseError, Closing, DayFigures, Movement, Purpose, Reopening,
 };
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
@@ -140,7 +140,7 @@ fn balance_at(
         .into_iter()
         .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
         .collect();
-    Ok(rules::balance(&movements, &sales))
+    Ok(rules::balance(&movements, &sales)?)
 }
 
 /// The day's figures: its actions by purpose and the cash sales since it opened.
@@ -150,7 +150,7 @@ fn day_figures(conn: &Connection, day: &Day, actions: &[Action]) -> crate::store
         if let (Some(purpose), Some(action_type)) =
             (Purpose::parse(&a.purpose), ActionType::parse(&a.action_type))
         {
-            figures.add(purpose, action_type, a.amount);
+            figures.add(purpose, action_type, a.amount)?;
         }
     }
     let sales: Vec<CashSale> =
@@ -158,7 +158,7 @@ fn day_figures(conn: &Connection, day: &Day, actions: &[Action]) -> crate::store
             .into_iter()
             .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
             .collect();
-    figures.cash_sales = rules::balance(&[], &sales);
+    figures.cash_sales = rules::balance(&[], &sales)?;
     Ok(figures)
 }
 
@@ -520,10 +520,10 @@ impl Services {
                 let mut figures = DayFigures::default();
                 for a in &openings {
                     if let Some(action_type) = ActionType::parse(&a.action_type) {
-                        figures.add(Purpose::Open, action_type, a.amount);
+                        figures.add(Purpose::Open, action_type, a.amount)?;
                     }
                 }
-                match rules::reopening(figures.opening, amount) {
+                match rules::reopening(figures.opening, amount)? {
                     Reopening::Deposit(difference) => {
                         let Draft { mut action, unsigned, plan } = services.cash_draft(
                             &caller_copy,
@@ -594,7 +594,8 @@ impl Services {
                 let figures = day_figures(tx, &day, &actions)?;
                 let closing = match rules::close(&figures, balance, counted, withdraw) {
                     Ok(c) => c,
-                    Err(e) => return Ok(Step::Invalid(e)),
+                    Err(CloseError::Invalid(e)) => return Ok(Step::Invalid(e)),
+                    Err(CloseError::Overflow(e)) => return Err(e.into()),
                 };
                 if closing.withdraw > balance {
                     return Ok(Step::Insufficient(balance));

@@ -10,8 +10,9 @@ pub mod invoices;
 pub mod products;
 
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
@@ -29,6 +30,10 @@ pub enum Error {
     Io(std::io::Error),
     /// A blocking task did not complete (panicked or was cancelled).
     Task(String),
+    /// A write closure panicked: its transaction was rolled back and the writer kept serving.
+    Panicked(String),
+    /// Stored amounts add up beyond what a decimal holds.
+    Overflow,
 }
 
 impl fmt::Display for Error {
@@ -39,6 +44,8 @@ impl fmt::Display for Error {
             Error::Migration(m) => write!(f, "migration: {m}"),
             Error::Io(e) => write!(f, "io: {e}"),
             Error::Task(m) => write!(f, "task: {m}"),
+            Error::Panicked(m) => write!(f, "a write panicked and was rolled back: {m}"),
+            Error::Overflow => write!(f, "{}", crate::domain::money::Overflow),
         }
     }
 }
@@ -56,6 +63,12 @@ impl From<rusqlite::Error> for Error {
             }
             _ => Error::Sqlite(e),
         }
+    }
+}
+
+impl From<crate::domain::money::Overflow> for Error {
+    fn from(_: crate::domain::money::Overflow) -> Self {
+        Error::Overflow
     }
 }
 
@@ -133,15 +146,46 @@ impl Store {
         result
     }
 
+    /// The writer connection. A panic can only poison its lock between statements of a closure
+    /// that `write_blocking` did not get to catch; the transaction it left open is rolled back
+    /// here, so the connection is always usable again.
+    fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
+        match self.writer.lock() {
+            Ok(conn) => Ok(conn),
+            Err(poisoned) => {
+                self.writer.clear_poison();
+                let conn = poisoned.into_inner();
+                if !conn.is_autocommit() {
+                    conn.execute_batch("ROLLBACK")?;
+                }
+                tracing::warn!("the writer connection was recovered after a panic");
+                Ok(conn)
+            }
+        }
+    }
+
     /// Runs `f` inside one write transaction (BEGIN IMMEDIATE), committing when it returns Ok
-    /// and rolling back otherwise. Blocks the calling thread.
+    /// and rolling back otherwise. Blocks the calling thread. A panic inside `f` rolls the
+    /// transaction back and comes back as `Error::Panicked` for this caller alone: every other
+    /// write goes on as before.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
-        let mut conn =
-            self.writer.lock().map_err(|_| Error::Task("the writer connection was poisoned".into()))?;
+        let mut conn = self.writer()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
+        // Unwind safety: on a panic nothing `f` touched is used again; the transaction is
+        // rolled back below and the connection holds no state of it afterwards.
+        match catch_unwind(AssertUnwindSafe(|| f(&tx))) {
+            Ok(Ok(value)) => {
+                tx.commit()?;
+                Ok(value)
+            }
+            Ok(Err(e)) => Err(e),
+            Err(payload) => {
+                let message = panic_message(payload.as_ref());
+                tx.rollback()?;
+                tracing::error!(panic = %message, "a write panicked; its transaction was rolled back");
+                Err(Error::Panicked(message))
+            }
+        }
     }
 
     pub async fn read<T: Send + 'static>(
@@ -165,7 +209,85 @@ impl Store {
     }
 }
 
+/// The text a panic was raised with (`panic!("...")` gives a `&str` or a `String`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|m| m.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
 /// Current UTC time as stored in the database.
 pub fn now_text() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        store.write_blocking(|tx| Ok(tx.execute_batch("CREATE TABLE notes (text TEXT NOT NULL)")?)).unwrap();
+        (dir, store)
+    }
+
+    fn count(store: &Store) -> i64 {
+        store.read_blocking(|c| Ok(c.query_row("SELECT COUNT(*) FROM notes", [], |r| r.get(0))?)).unwrap()
+    }
+
+    fn insert(tx: &Transaction, text: &str) -> Result<()> {
+        tx.execute("INSERT INTO notes (text) VALUES (?1)", [text])?;
+        Ok(())
+    }
+
+    #[test]
+    fn a_write_that_panics_is_rolled_back_and_the_next_write_goes_through() {
+        let (_dir, store) = store();
+        let failed = store.write_blocking(|tx| -> Result<()> {
+            insert(tx, "half-written")?;
+            let huge = rust_decimal::Decimal::MAX;
+            // The way the balance overflowed: Decimal's `+` panics on overflow.
+            let _ = std::hint::black_box(huge) + huge;
+            Ok(())
+        });
+        match failed {
+            Err(Error::Panicked(message)) => assert!(message.contains("overflow"), "{message}"),
+            other => panic!("expected a caught panic, got {other:?}"),
+        }
+        assert_eq!(count(&store), 0, "nothing of the panicking write is kept");
+
+        store.write_blocking(|tx| insert(tx, "next")).unwrap();
+        assert_eq!(count(&store), 1);
+    }
+
+    #[test]
+    fn a_writer_poisoned_in_the_middle_of_a_transaction_is_rolled_back_and_used_again() {
+        let (_dir, store) = store();
+        let writer = store.writer.clone();
+        let crashed = std::thread::spawn(move || {
+            let conn = writer.lock().unwrap();
+            conn.execute_batch("BEGIN IMMEDIATE; INSERT INTO notes (text) VALUES ('left open')").unwrap();
+            panic!("a thread dies holding the writer");
+        })
+        .join();
+        assert!(crashed.is_err() && store.writer.is_poisoned());
+
+        store.write_blocking(|tx| insert(tx, "after")).unwrap();
+        assert_eq!(count(&store), 1, "the transaction left open was rolled back");
+        assert!(!store.writer.is_poisoned());
+    }
+
+    #[test]
+    fn an_error_rolls_back_and_keeps_its_cause() {
+        let (_dir, store) = store();
+        let failed = store.write_blocking(|tx| -> Result<()> {
+            insert(tx, "kept?")?;
+            Err(Error::Overflow)
+        });
+        assert!(matches!(failed, Err(Error::Overflow)));
+        assert_eq!(count(&store), 0);
+    }
 }
