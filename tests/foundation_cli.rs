@@ -126,8 +126,7 @@ fn a_restart_keeps_every_shop_detail() {
     let cashier = server.post_json(
         "/api/v1/on-boarding/user",
         Some(&shop.token),
-        &json!({"name": "Arben", "email": "arben@shop.al", "branchId": branch_id,
-                "operatorCode": "op123op123", "fiscalTcrCode": "tc123tc123"}),
+        &json!({"name": "Arben", "email": "arben@shop.al", "branchId": branch_id, "operatorCode": "op123op123"}),
     );
     let cashier_token = cashier.data(201)["user"]["token"].as_str().unwrap().to_string();
     let account = server.post_json(

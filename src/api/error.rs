@@ -99,6 +99,11 @@ impl From<services::Error> for ApiError {
             E::NotFound(what) => ApiError::not_found(&what),
             E::Refused(message) => ApiError::soft(message),
             E::Conflict(message) => ApiError::status(StatusCode::CONFLICT, message),
+            E::Taken { field, message } => ApiError::Status {
+                status: StatusCode::CONFLICT,
+                errors: Some(vec![format!("{field}: {message}")]),
+                message,
+            },
             E::Incomplete { message, errors } => {
                 ApiError::Status { status: StatusCode::BAD_REQUEST, message, errors: Some(errors) }
             }
@@ -111,6 +116,13 @@ impl From<services::Error> for ApiError {
             }
         }
     }
+}
+
+/// A panic in a handler, caught by the router's outermost layer: logged, and answered 500 in the
+/// standard envelope for that request alone; the server keeps serving everyone else.
+pub fn panic_answer(payload: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    tracing::error!(panic = %crate::panic_text(payload.as_ref()), "a request panicked");
+    ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error").into_response()
 }
 
 /// 200 `{status:true, data}`

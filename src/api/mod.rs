@@ -21,6 +21,7 @@ use axum::http::StatusCode;
 use axum::middleware::{from_fn_with_state, map_response};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
+use tower_http::catch_panic::CatchPanicLayer;
 
 use self::error::ApiError;
 use self::limits::{Group, Limiters};
@@ -109,6 +110,7 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .layer(map_response(json_for_axum_rejections))
         .layer(from_fn_with_state(state.clone(), auth::identify))
         .layer(DefaultBodyLimit::max(max_body_bytes))
+        .layer(CatchPanicLayer::custom(error::panic_answer))
         .with_state(state)
 }
 
@@ -149,4 +151,46 @@ pub async fn serve(
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn panics() -> &'static str {
+        let lines: Vec<u32> = Vec::new();
+        // Out of bounds, the way a slip in a handler would panic.
+        let _ = lines[std::hint::black_box(3)];
+        "unreachable"
+    }
+
+    async fn fine() -> &'static str {
+        "fine"
+    }
+
+    #[test]
+    fn a_panicking_handler_answers_500_in_the_envelope_and_the_server_goes_on() {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+        let address = listener.local_addr().unwrap();
+        let app = Router::new()
+            .route("/panics", get(panics))
+            .route("/fine", get(fine))
+            .layer(CatchPanicLayer::custom(error::panic_answer));
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = runtime.spawn(serve(listener, app, async move {
+            let _ = stopped.await;
+        }));
+        let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+        let mut reply = agent.get(format!("http://{address}/panics")).call().unwrap();
+        assert_eq!(reply.status().as_u16(), 500);
+        let body: serde_json::Value =
+            serde_json::from_str(&reply.body_mut().read_to_string().unwrap()).unwrap();
+        assert_eq!(body, serde_json::json!({"status": false, "message": "Server Error"}));
+        let mut reply = agent.get(format!("http://{address}/fine")).call().unwrap();
+        assert_eq!(reply.body_mut().read_to_string().unwrap(), "fine");
+        let _ = stop.send(());
+        runtime.block_on(server).unwrap().unwrap();
+    }
 }

@@ -226,7 +226,8 @@ pub struct UserBody {
     #[serde(default, deserialize_with = "fields::opt_integer")]
     branch_id: Option<i64>,
     operator_code: Option<String>,
-    fiscal_tcr_code: Option<String>,
+    #[serde(default, deserialize_with = "fields::text")]
+    fiscal_tcr_code: Option<Option<String>>,
 }
 
 fn user_json(u: &User) -> Value {
@@ -253,7 +254,7 @@ pub async fn create_user(
                 email: b.email,
                 branch_id: b.branch_id,
                 operator_code: b.operator_code,
-                tcr_code: b.fiscal_tcr_code,
+                tcr_code: b.fiscal_tcr_code.flatten(),
             },
         )
         .await?;

@@ -3,11 +3,11 @@
 //! beside the totals, the fiscal block with the QR code, notes, and page numbers.
 
 use super::canvas::{Sheet, Style};
-use super::format::{amount, percent, plain, truncate, wrap};
+use super::format::{amount, percent, plain, truncate, wrap, wrap_paragraphs};
 use super::qr::Qr;
 use super::rows::{self, Emphasis, Row};
 use super::winansi::encode;
-use super::{Line, PrintInvoice, labels};
+use super::{Line, MAX_NOTE_LINES, PrintInvoice, labels};
 
 const PAGE_WIDTH: f32 = 595.0;
 const PAGE_HEIGHT: f32 = 842.0;
@@ -402,12 +402,10 @@ fn notes_and_footer(sheet: &mut Sheet, invoice: &PrintInvoice) {
         keep_together(sheet, invoice, 24.0);
         sheet.text(MARGIN_X, sheet.y + 8.0, LABEL, encode(labels::NOTES));
         sheet.y += 10.0;
-        for paragraph in notes.lines() {
-            for line in wrap(&encode(paragraph), BODY, CONTENT_WIDTH, usize::MAX) {
-                keep_together(sheet, invoice, 11.0);
-                sheet.text(MARGIN_X, sheet.y + 9.0, BODY, line);
-                sheet.y += 11.0;
-            }
+        for line in wrap_paragraphs(notes, BODY, CONTENT_WIDTH, MAX_NOTE_LINES) {
+            keep_together(sheet, invoice, 11.0);
+            sheet.text(MARGIN_X, sheet.y + 9.0, BODY, line);
+            sheet.y += 11.0;
         }
         sheet.y += 8.0;
     }

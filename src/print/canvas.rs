@@ -7,9 +7,10 @@ use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use super::Error;
 use super::winansi::{self, Face};
 
-/// Beyond this many pages the object numbers of the PDF (two per page) could overflow; no
-/// real invoice comes near.
-const MAX_PAGES: usize = 100_000;
+/// The most pages an invoice may have: 1000 lines whose names take two lines each fill about
+/// 70 A4 pages, so this bounds the time and memory one print takes without refusing any
+/// invoice the API accepts.
+const MAX_PAGES: usize = 500;
 
 const REGULAR_FONT: Name<'static> = Name(b"F1");
 const BOLD_FONT: Name<'static> = Name(b"F2");
@@ -39,6 +40,16 @@ impl Style {
 
     pub fn width(&self, bytes: &[u8]) -> f32 {
         winansi::width(bytes, self.face, self.size)
+    }
+
+    /// Width in thousandths of the size (see `winansi::units`).
+    pub fn units(&self, bytes: &[u8]) -> u64 {
+        winansi::units(bytes, self.face)
+    }
+
+    /// Whether text `units` wide fits in `width` points; the same answer `width` gives.
+    pub fn fits(&self, units: u64, width: f32) -> bool {
+        winansi::points(units, self.size) <= width
     }
 }
 

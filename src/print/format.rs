@@ -4,7 +4,7 @@
 use rust_decimal::{Decimal, RoundingStrategy};
 
 use super::canvas::Style;
-use super::winansi::ELLIPSIS;
+use super::winansi::{ELLIPSIS, encode};
 
 /// An amount with exactly two decimals, rounded half away from zero as the CIS rounds, never
 /// `-0.00`.
@@ -49,10 +49,10 @@ pub fn truncate(text: &[u8], style: Style, width: f32) -> Vec<u8> {
 
 /// How many leading bytes of `text` fit in `width`.
 fn fitting_prefix(text: &[u8], style: Style, width: f32) -> usize {
-    let mut used = 0.0;
+    let mut used = 0;
     for (index, byte) in text.iter().enumerate() {
-        used += style.width(&[*byte]);
-        if used > width {
+        used += style.units(&[*byte]);
+        if !style.fits(used, width) {
             return index;
         }
     }
@@ -61,30 +61,50 @@ fn fitting_prefix(text: &[u8], style: Style, width: f32) -> usize {
 
 /// `text` broken into lines no wider than `width`, at most `max_lines` of them; when the
 /// text needs more, the last line kept ends with an ellipsis. Empty text gives no lines.
+/// Linear in the length of what is kept: every byte is measured once, and nothing past the
+/// line after the last one kept is looked at.
 pub fn wrap(text: &[u8], style: Style, width: f32, max_lines: usize) -> Vec<Vec<u8>> {
+    let space = style.units(b" ");
     let mut lines: Vec<Vec<u8>> = Vec::new();
     let mut current: Vec<u8> = Vec::new();
+    let mut current_units = 0;
     for word in text.split(|byte| *byte == b' ').filter(|word| !word.is_empty()) {
-        let candidate =
-            if current.is_empty() { word.to_vec() } else { [current.as_slice(), b" ", word].concat() };
-        if style.width(&candidate) <= width {
-            current = candidate;
+        if lines.len() > max_lines {
+            break;
+        }
+        let word_units = style.units(word);
+        if !current.is_empty() && style.fits(current_units + space + word_units, width) {
+            current.push(b' ');
+            current.extend_from_slice(word);
+            current_units += space + word_units;
             continue;
         }
         if !current.is_empty() {
             lines.push(std::mem::take(&mut current));
         }
+        if style.fits(word_units, width) {
+            current = word.to_vec();
+            current_units = word_units;
+            continue;
+        }
         // A word wider than the whole line (a long code, a URL) is broken where it overflows;
         // at least one byte per line so even an absurdly narrow width makes progress.
-        let mut rest = word;
-        while style.width(rest) > width {
-            let cut = fitting_prefix(rest, style, width).max(1);
-            lines.push(rest[..cut].to_vec());
-            rest = &rest[cut..];
+        let (mut start, mut used) = (0, 0);
+        for (index, byte) in word.iter().enumerate() {
+            let byte_units = style.units(&[*byte]);
+            if index > start && !style.fits(used + byte_units, width) {
+                lines.push(word[start..index].to_vec());
+                (start, used) = (index, 0);
+                if lines.len() > max_lines {
+                    break;
+                }
+            }
+            used += byte_units;
         }
-        current = rest.to_vec();
+        current = word[start..].to_vec();
+        current_units = used;
     }
-    if !current.is_empty() {
+    if !current.is_empty() && lines.len() <= max_lines {
         lines.push(current);
     }
     if lines.len() > max_lines {
@@ -92,6 +112,26 @@ pub fn wrap(text: &[u8], style: Style, width: f32, max_lines: usize) -> Vec<Vec<
         if let Some(last) = lines.last_mut() {
             last.push(ELLIPSIS);
             *last = truncate(last, style, width);
+        }
+    }
+    lines
+}
+
+/// Paragraphs (one per line of `text`) wrapped as `wrap` does, at most `max_lines` in all; when
+/// more were needed, the last line kept ends with an ellipsis.
+pub fn wrap_paragraphs(text: &str, style: Style, width: f32, max_lines: usize) -> Vec<Vec<u8>> {
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    for paragraph in text.lines() {
+        // One line more than there is room for tells whether anything is left out.
+        let room = max_lines.saturating_sub(lines.len());
+        lines.extend(wrap(&encode(paragraph), style, width, room + 1));
+        if lines.len() > max_lines {
+            lines.truncate(max_lines);
+            if let Some(last) = lines.last_mut() {
+                last.push(ELLIPSIS);
+                *last = truncate(last, style, width);
+            }
+            break;
         }
     }
     lines
@@ -146,6 +186,39 @@ mod tests {
         let lines = wrap(&iic, style, 60.0, usize::MAX);
         assert!(lines.len() > 1);
         assert_eq!(lines.concat(), iic);
+    }
+
+    #[test]
+    fn paragraphs_share_one_budget_of_lines() {
+        let style = Style::regular(10.0);
+        let lines = wrap_paragraphs("one\ntwo\n\nthree", style, 100.0, 10);
+        assert_eq!(lines, vec![b"one".to_vec(), b"two".to_vec(), b"three".to_vec()]);
+        let cut = wrap_paragraphs("one\ntwo\nthree", style, 100.0, 2);
+        assert_eq!(cut.len(), 2);
+        assert_eq!(cut[0], b"one");
+        assert_eq!(cut[1].last(), Some(&ELLIPSIS));
+        assert_eq!(
+            wrap_paragraphs("exactly\ntwo", style, 100.0, 2),
+            vec![b"exactly".to_vec(), b"two".to_vec()]
+        );
+        assert!(wrap_paragraphs("anything", style, 100.0, 0).is_empty());
+    }
+
+    #[test]
+    fn an_unbroken_text_is_wrapped_in_one_pass_and_stops_at_the_last_line_kept() {
+        let style = Style::regular(9.0);
+        // 1.9 MB without a space, as in the issue: every line is measured once, and nothing
+        // after the 41st line is looked at.
+        let text = vec![b'x'; 1_900_000];
+        let lines = wrap(&text, style, 500.0, 40);
+        assert_eq!(lines.len(), 40);
+        assert!(lines.iter().all(|line| style.width(line) <= 500.0));
+        assert_eq!(lines[39].last(), Some(&ELLIPSIS));
+        let all = wrap(&text[..20_000], style, 500.0, usize::MAX);
+        assert_eq!(all.concat(), text[..20_000].to_vec());
+        assert!(all.iter().all(|line| style.width(line) <= 500.0));
+        // Each full line holds as many bytes as fit: one more would not.
+        assert!(style.width(&[all[0].as_slice(), b"x"].concat()) > 500.0);
     }
 
     #[test]

@@ -21,6 +21,15 @@ mod winansi;
 
 use rust_decimal::Decimal;
 
+/// The longest a caller waits for one PDF. Rendering runs on the blocking pool; the bounds on
+/// what is printed (`MAX_NOTE_LINES`, three lines per item name, `canvas::MAX_PAGES`) keep the
+/// largest invoice well under it.
+pub const RENDER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The most lines of notes printed: the API takes up to 1000 characters of notes, and lines
+/// past this (short lines, many of them) end in an ellipsis, so no text makes a page run on.
+const MAX_NOTE_LINES: usize = 40;
+
 /// The seller as registered with the tax administration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Seller {

@@ -3,11 +3,11 @@
 //! and the QR code at the bottom where the buyer tears the paper.
 
 use super::canvas::{Sheet, Style};
-use super::format::{amount, percent, plain, truncate, wrap};
+use super::format::{amount, percent, plain, truncate, wrap, wrap_paragraphs};
 use super::qr::Qr;
 use super::rows::{self, Emphasis, Row};
 use super::winansi::encode;
-use super::{Line, PrintInvoice, labels};
+use super::{Line, MAX_NOTE_LINES, PrintInvoice, labels};
 
 /// 80 mm paper; thermal printers print about 72 mm of it, which the margins leave.
 const WIDTH: f32 = 226.0;
@@ -233,8 +233,9 @@ fn closing(sheet: &mut Sheet, invoice: &PrintInvoice) {
     if let Some(notes) = notes {
         separator(sheet);
         paragraph(sheet, labels::NOTES, LABEL, LEADING);
-        for text in notes.lines() {
-            paragraph(sheet, text, SMALL, 8.5);
+        for line in wrap_paragraphs(notes, SMALL, CONTENT_WIDTH, MAX_NOTE_LINES) {
+            sheet.y += 8.5;
+            sheet.text(MARGIN, sheet.y, SMALL, line);
         }
     }
     if !invoice.footer_lines.is_empty() {

@@ -194,3 +194,30 @@ fn the_summary_shows_only_what_the_invoice_has() {
     assert_eq!(rows::fiscal(&lek)[1].value, labels::FIC_PENDING);
     assert_eq!(rows::fiscal(&fiscalized)[1].value, "fic-1");
 }
+
+#[test]
+fn the_largest_invoice_the_api_takes_prints_within_the_page_bound() {
+    // 1000 lines, each name 255 characters (three printed lines), notes of 1000 characters
+    // without a space: what the API's limits allow at most.
+    let name = "Ë".repeat(255);
+    let mut invoice =
+        sample((0..1000).map(|_| line(&name, "1000000000", "100000000000", "100000000000")).collect());
+    invoice.notes = Some("x".repeat(1000));
+    let pdf = render(&invoice, Layout::A4).unwrap();
+    assert_is_pdf(&pdf);
+    let pages = page_count(&pdf);
+    assert!((50..=200).contains(&pages), "{pages} pages");
+    let receipt = render(&invoice, Layout::Receipt80mm).unwrap();
+    assert_eq!(page_count(&receipt), 1);
+}
+
+#[test]
+fn notes_print_at_most_their_lines_and_end_in_an_ellipsis_when_cut() {
+    let mut invoice = sample(vec![line("Kafe", "1", "1.00", "1.00")]);
+    invoice.notes = Some("rresht\n".repeat(500));
+    let pdf = render(&invoice, Layout::A4).unwrap();
+    let text = String::from_utf8_lossy(&pdf);
+    assert_eq!(text.matches("(rresht)").count(), MAX_NOTE_LINES - 1);
+    // pdf-writer writes a string with a byte above 0x7F in hex: "rresht" and the ellipsis.
+    assert_eq!(text.matches("<72726573687485>").count(), 1, "the last kept line ends in an ellipsis");
+}

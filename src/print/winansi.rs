@@ -79,7 +79,17 @@ pub enum Face {
 
 /// Width of `bytes` at `size` points in `face`.
 pub fn width(bytes: &[u8], face: Face, size: f32) -> f32 {
-    let units: u32 = bytes.iter().map(|&b| u32::from(glyph_width(b, face))).sum();
+    points(units(bytes, face), size)
+}
+
+/// Width of `bytes` in thousandths of the font size: whole numbers, so the widths of pieces
+/// add up to the width of the whole exactly.
+pub fn units(bytes: &[u8], face: Face) -> u64 {
+    bytes.iter().map(|&b| u64::from(glyph_width(b, face))).sum()
+}
+
+/// `units` thousandths of the font size, at `size` points.
+pub fn points(units: u64, size: f32) -> f32 {
     units as f32 * size / 1000.0
 }
 

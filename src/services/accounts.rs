@@ -13,6 +13,7 @@ use crate::store::accounts::{
     self as db, BankAccount, BusinessUnit, Caller, Company, NewBankAccount, NewCompany, NewUser, UnitFields,
     User, UserPatch,
 };
+use crate::store::devices;
 
 /// The sandbox company's tax id, printed at start and in the README.
 pub const SANDBOX_NUIS: &str = "K00000001S";
@@ -58,7 +59,8 @@ pub struct UserUpdate {
     pub name: Option<String>,
     pub branch_id: Option<i64>,
     pub operator_code: Option<String>,
-    pub tcr_code: Option<String>,
+    /// Not sent: kept; null: taken away.
+    pub tcr_code: Option<Option<String>>,
 }
 
 pub struct BankAccountInput {
@@ -145,6 +147,7 @@ impl Services {
         errors.max_len("administrator", Some(&r.administrator), 255);
         errors.max_len("address", r.address.as_deref(), 255);
         errors.max_len("phone", r.phone.as_deref(), 50);
+        errors.max_len("email", Some(&r.email), 255);
         if r.last_noncash_einvoice_number < 0 {
             errors.add("lastNonCashEInvoiceNumber", "The lastNonCashEInvoiceNumber must be at least 0.");
         }
@@ -158,8 +161,16 @@ impl Services {
         let outcome = self
             .store
             .write(move |tx| {
+                // One company per NUIS: its numbering and its devices are the tax
+                // administration's, so a second company would issue duplicate numbers.
+                if !into_sandbox && db::nuis_registered(tx, &nuis)? {
+                    return Ok(Err(Error::Taken {
+                        field: "nuis",
+                        message: format!("A company with the nuis {nuis} is already registered."),
+                    }));
+                }
                 if db::email_in_use(tx, &email)? {
-                    return Ok(Err(FieldErrors::one("email", "The email has already been taken.")));
+                    return Ok(Err(FieldErrors::one("email", "The email has already been taken.").into()));
                 }
                 let company_id = if into_sandbox {
                     match db::sandbox_company(tx)? {
@@ -239,7 +250,10 @@ impl Services {
         Ok(errors.into_result()?)
     }
 
-    /// Creates a business unit, or replaces one when `id` is given.
+    /// Creates a business unit, or replaces one when `id` is given. The unit registration made
+    /// for the caller has no business unit code yet (the tax portal issues it later), so the
+    /// first unit the caller creates while theirs has none becomes that unit: the user who
+    /// registered then issues from the unit they created, and no empty unit is left behind.
     pub async fn save_unit(
         &self,
         caller: &Caller,
@@ -248,6 +262,7 @@ impl Services {
     ) -> Result<BusinessUnit> {
         Self::unit_fields(&input)?;
         let company_id = caller.company.id;
+        let own_unit = caller.user.business_unit_id;
         let unit = self
             .store
             .write(move |tx| {
@@ -258,14 +273,18 @@ impl Services {
                     address: input.address.as_deref(),
                     city: input.city.as_deref(),
                 };
-                let id = match id {
-                    Some(id) => {
+                let without_code = match own_unit {
+                    Some(own) => db::unit(tx, company_id, own)?.filter(|u| u.business_unit_code.is_none()),
+                    None => None,
+                };
+                let id = match (id, without_code) {
+                    (Some(id), _) | (None, Some(BusinessUnit { id, .. })) => {
                         if !db::update_unit(tx, company_id, id, &fields)? {
                             return Ok(None);
                         }
                         id
                     }
-                    None => db::insert_unit(tx, company_id, &fields)?,
+                    (None, None) => db::insert_unit(tx, company_id, &fields)?,
                 };
                 db::unit(tx, company_id, id)
             })
@@ -282,6 +301,7 @@ impl Services {
         {
             errors.add("email", "The email must be a valid email address.");
         }
+        errors.max_len("email", input.email.as_deref(), 255);
         if input.branch_id.is_none() {
             errors.add("branchId", "The branchId field is required.");
         }
@@ -297,11 +317,17 @@ impl Services {
             .write(move |tx| {
                 let email = input.email.as_deref().unwrap_or_default().trim();
                 if db::email_in_use(tx, email)? {
-                    return Ok(Err("The email has already been taken."));
+                    return Ok(Err(Error::Refused("The email has already been taken.".into())));
                 }
                 let Some(unit) = db::unit(tx, company_id, input.branch_id.unwrap_or_default())? else {
-                    return Ok(Err("Branch not found."));
+                    return Ok(Err(Error::Refused("Branch not found.".into())));
                 };
+                let tcr_code = input.tcr_code.as_deref().map(str::trim).filter(|c| !c.is_empty());
+                if let Some(code) = tcr_code
+                    && let Err(e) = device_of_unit(tx, company_id, code, unit.id)?
+                {
+                    return Ok(Err(e.into()));
+                }
                 let id = db::insert_user(
                     tx,
                     &NewUser {
@@ -310,16 +336,17 @@ impl Services {
                         name: input.name.as_deref().unwrap_or_default().trim(),
                         email,
                         operator_code: input.operator_code.as_deref(),
-                        tcr_code: input.tcr_code.as_deref(),
+                        tcr_code,
                         token_hash: &token_hash,
                     },
                 )?;
-                Ok(db::user(tx, company_id, id)?.ok_or("The user could not be saved."))
+                Ok(db::user(tx, company_id, id)?
+                    .ok_or_else(|| Error::Refused("The user could not be saved.".into())))
             })
             .await;
         match created {
             Ok(Ok(user)) => Ok((user, token)),
-            Ok(Err(reason)) => Err(Error::Refused(reason.into())),
+            Ok(Err(e)) => Err(e),
             Err(e) => {
                 tracing::error!(error = %e, "saving a user failed");
                 Err(Error::Refused("The user could not be saved.".into()))
@@ -327,6 +354,8 @@ impl Services {
         }
     }
 
+    /// Updates a user. `fiscalTcrCode` null (or "") takes the device away; a user moved to
+    /// another business unit must leave the old unit's device behind in the same request.
     pub async fn update_user(&self, caller: &Caller, id: i64, input: UserUpdate) -> Result<User> {
         let mut errors = FieldErrors::new();
         if input.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
@@ -334,25 +363,49 @@ impl Services {
         }
         errors.max_len("name", input.name.as_deref(), 255);
         check_code(&mut errors, "operatorCode", input.operator_code.as_deref(), false);
-        check_code(&mut errors, "fiscalTcrCode", input.tcr_code.as_deref(), false);
+        let tcr_code: Option<Option<String>> =
+            input.tcr_code.map(|c| c.map(|c| c.trim().to_string()).filter(|c| !c.is_empty()));
+        check_code(&mut errors, "fiscalTcrCode", tcr_code.clone().flatten().as_deref(), false);
         errors.into_result()?;
 
         let company_id = caller.company.id;
         self.store
             .write(move |tx| {
-                if db::user(tx, company_id, id)?.is_none() {
+                let Some(user) = db::user(tx, company_id, id)? else {
                     return Ok(Err(Error::NotFound("User".into())));
-                }
+                };
                 if let Some(branch) = input.branch_id
                     && db::unit(tx, company_id, branch)?.is_none()
                 {
                     return Ok(Err(Error::Refused("Branch not found.".into())));
                 }
+                let unit = input.branch_id.or(user.business_unit_id);
+                let moved = input.branch_id.is_some_and(|b| Some(b) != user.business_unit_id);
+                // The device sent, or the one kept when the user moves to another unit.
+                let device = match &tcr_code {
+                    Some(sent) => sent.clone(),
+                    None if moved => user.tcr_code.clone(),
+                    None => None,
+                };
+                if let (Some(code), Some(unit)) = (device.as_deref(), unit)
+                    && let Err(mut e) = device_of_unit(tx, company_id, code, unit)?
+                {
+                    if tcr_code.is_none() {
+                        e = FieldErrors::one(
+                            "fiscalTcrCode",
+                            format!(
+                                "The user's fiscal device {code} belongs to another business unit: send the \
+                                 fiscalTcrCode of a device of the new unit, or null to take the device away."
+                            ),
+                        );
+                    }
+                    return Ok(Err(e.into()));
+                }
                 let patch = UserPatch {
                     name: input.name.as_deref().map(str::trim),
                     business_unit_id: input.branch_id,
                     operator_code: input.operator_code.as_deref(),
-                    tcr_code: input.tcr_code.as_deref(),
+                    tcr_code: tcr_code.as_ref().map(Option::as_deref),
                 };
                 db::update_user(tx, company_id, id, &patch)?;
                 Ok(db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into())))
@@ -503,6 +556,29 @@ impl Services {
             })
         }))
     }
+}
+
+/// A user's `fiscalTcrCode` must be one of the company's registered devices, in the user's
+/// business unit: the CIS knows each TCR under one unit, and the balance and cash-register
+/// actions answer for whichever TCR the user carries.
+fn device_of_unit(
+    conn: &rusqlite::Connection,
+    company_id: i64,
+    tcr_code: &str,
+    unit_id: i64,
+) -> store::Result<std::result::Result<(), FieldErrors>> {
+    Ok(match devices::by_code(conn, company_id, tcr_code)? {
+        None => Err(FieldErrors::one(
+            "fiscalTcrCode",
+            "The fiscalTcrCode is not a fiscal device of this company: register one with \
+             POST /api/v1/on-boarding/fiscal-device.",
+        )),
+        Some(device) if device.business_unit_id != unit_id => Err(FieldErrors::one(
+            "fiscalTcrCode",
+            "The fiscalTcrCode is a fiscal device of another business unit than the user's.",
+        )),
+        Some(_) => Ok(()),
+    })
 }
 
 fn check_code(errors: &mut FieldErrors, field: &str, value: Option<&str>, required: bool) {

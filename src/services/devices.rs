@@ -37,8 +37,8 @@ fn unavailable() -> Error {
 }
 
 impl Services {
-    /// Registers a TCR with the CIS and stores it; the code also goes on the calling user.
-    /// Nothing is stored unless the CIS accepted it.
+    /// Registers a TCR with the CIS and stores it; the code also goes on the calling user when
+    /// the device is in that user's business unit. Nothing is stored unless the CIS accepted it.
     pub async fn register_device(&self, caller: &Caller, input: DeviceInput) -> Result<Device> {
         let mut errors = FieldErrors::new();
         let name = errors.required("name", input.name.as_deref()).map(str::to_string);
@@ -105,6 +105,7 @@ impl Services {
             }
         };
         let user_id = caller.user.id;
+        let caller_unit = caller.user.business_unit_id;
         let device = self
             .store
             .write(move |tx| {
@@ -123,12 +124,15 @@ impl Services {
                         valid_to: to.as_deref(),
                     },
                 )?;
-                db::update_user(
-                    tx,
-                    company_id,
-                    user_id,
-                    &UserPatch { tcr_code: Some(&accepted.tcr_code), ..Default::default() },
-                )?;
+                // A user's device is one of their own unit's (see `accounts::device_of_unit`).
+                if caller_unit == Some(unit.id) {
+                    db::update_user(
+                        tx,
+                        company_id,
+                        user_id,
+                        &UserPatch { tcr_code: Some(Some(&accepted.tcr_code)), ..Default::default() },
+                    )?;
+                }
                 Ok(device)
             })
             .await?;

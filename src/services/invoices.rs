@@ -336,8 +336,13 @@ impl Services {
     ) -> Result<Vec<u8>> {
         let invoice = self.invoice(caller, id).await?;
         let printable = printable(caller, &invoice);
-        tokio::task::spawn_blocking(move || crate::print::render(&printable, layout))
+        let rendering = tokio::task::spawn_blocking(move || crate::print::render(&printable, layout));
+        // The input's bounds keep a render well under a second; the limit is what a POS waits
+        // at worst, should anything stored before those bounds still be very large.
+        let limit = crate::print::RENDER_TIMEOUT;
+        tokio::time::timeout(limit, rendering)
             .await
+            .map_err(|_| Error::Internal(format!("printing invoice {id} took longer than {limit:?}")))?
             .map_err(|e| Error::Internal(e.to_string()))?
             .map_err(|e| Error::Internal(e.to_string()))
     }

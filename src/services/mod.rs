@@ -85,6 +85,8 @@ pub enum Error {
     Refused(String),
     /// 409
     Conflict(String),
+    /// 409 naming the field whose value is already taken (in `errors` as `field: message`).
+    Taken { field: &'static str, message: String },
     /// Incomplete or invalid data for fiscalization (400): `errors` says exactly what.
     Incomplete { message: String, errors: Vec<String> },
     /// The operation's lock was not free in time (429 in the standard envelope).

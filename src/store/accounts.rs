@@ -105,7 +105,8 @@ pub struct UserPatch<'a> {
     pub name: Option<&'a str>,
     pub business_unit_id: Option<i64>,
     pub operator_code: Option<&'a str>,
-    pub tcr_code: Option<&'a str>,
+    /// `None` keeps the user's device, `Some(None)` takes it away.
+    pub tcr_code: Option<Option<&'a str>>,
 }
 
 pub struct NewBankAccount<'a> {
@@ -191,6 +192,15 @@ pub fn insert_company(conn: &Connection, c: &NewCompany) -> Result<i64> {
         },
     )?;
     Ok(conn.last_insert_rowid())
+}
+
+/// Whether a company other than the sandbox's is registered under `nuis` (any case).
+pub fn nuis_registered(conn: &Connection, nuis: &str) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM companies WHERE nuis = upper(:nuis) AND is_sandbox = 0)",
+        named_params! {":nuis": nuis},
+        |r| r.get(0),
+    )?)
 }
 
 pub fn sandbox_company(conn: &Connection) -> Result<Option<Company>> {
@@ -313,11 +323,12 @@ pub fn update_user(conn: &Connection, company_id: i64, id: i64, p: &UserPatch) -
              name = COALESCE(:name, name),
              business_unit_id = COALESCE(:unit, business_unit_id),
              operator_code = COALESCE(:op, operator_code),
-             tcr_code = COALESCE(:tcr, tcr_code),
+             tcr_code = CASE WHEN :set_tcr THEN :tcr ELSE tcr_code END,
              updated_at = :now
          WHERE id = :id AND company_id = :company",
         named_params! {
-            ":name": p.name, ":unit": p.business_unit_id, ":op": p.operator_code, ":tcr": p.tcr_code,
+            ":name": p.name, ":unit": p.business_unit_id, ":op": p.operator_code,
+            ":set_tcr": p.tcr_code.is_some(), ":tcr": p.tcr_code.flatten(),
             ":now": now_text(), ":id": id, ":company": company_id,
         },
     )?;

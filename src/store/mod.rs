@@ -180,7 +180,7 @@ impl Store {
             }
             Ok(Err(e)) => Err(e),
             Err(payload) => {
-                let message = panic_message(payload.as_ref());
+                let message = crate::panic_text(payload.as_ref());
                 tx.rollback()?;
                 tracing::error!(panic = %message, "a write panicked; its transaction was rolled back");
                 Err(Error::Panicked(message))
@@ -207,15 +207,6 @@ impl Store {
             .await
             .map_err(|e| Error::Task(e.to_string()))?
     }
-}
-
-/// The text a panic was raised with (`panic!("...")` gives a `&str` or a `String`).
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|m| m.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_string())
 }
 
 /// Current UTC time as stored in the database.

@@ -18,6 +18,17 @@ pub struct Till {
     pub token: String,
     pub branch_id: i64,
     pub user_id: i64,
+    pub company_id: i64,
+    pub tcr_code: String,
+}
+
+/// A company ready to sell on a server: its owner's token, unit, user and till.
+pub struct Shop {
+    pub token: String,
+    pub company_id: i64,
+    pub branch_id: i64,
+    pub user_id: i64,
+    pub tcr_code: String,
 }
 
 /// Limits wide enough for concurrency stories (the spec's figures are tested with the limits).
@@ -29,16 +40,31 @@ pub fn open_till(sim: &SimServer) -> Till {
         args.limits = ROOMY_LIMITS.parse().unwrap();
     });
     let partner = server.create_partner("desk");
-    let shop = register_company(&server, &partner, NUIS);
+    let shop = onboard(&server, &partner, NUIS, "ab123cd456");
+    Till {
+        server,
+        token: shop.token,
+        branch_id: shop.branch_id,
+        user_id: shop.user_id,
+        company_id: shop.company_id,
+        tcr_code: shop.tcr_code,
+    }
+}
+
+/// Registers the company `nuis` through `partner` and on-boards it: the registration's unit
+/// gets `unit_code`, then a certificate for the NUIS, a till registered with the CIS, and an
+/// operator code on the owner, who sells.
+pub fn onboard(server: &TestServer, partner: &str, nuis: &str, unit_code: &str) -> Shop {
+    let shop = register_company(server, partner, nuis);
     let token = shop.token;
     server
         .post_json(
             &format!("/api/v1/on-boarding/branch/{}", shop.branch_id),
             Some(&token),
-            &branch_body("Qendër", "ab123cd456"),
+            &branch_body("Qendër", unit_code),
         )
         .data(200);
-    let p12 = Certificate::generate_self_signed(NUIS, "Shop", chrono::Duration::days(365))
+    let p12 = Certificate::generate_self_signed(nuis, "Shop", chrono::Duration::days(365))
         .unwrap()
         .to_p12("pw")
         .unwrap();
@@ -50,7 +76,8 @@ pub fn open_till(sim: &SimServer) -> Till {
         )
         .data(201);
     let device = json!({"branchId": shop.branch_id, "name": "Kasa 1", "fromDate": Utc::now().date_naive().to_string()});
-    server.post_json("/api/v1/on-boarding/fiscal-device", Some(&token), &device).data(201);
+    let reply = server.post_json("/api/v1/on-boarding/fiscal-device", Some(&token), &device);
+    let tcr_code = reply.data(201)["device"]["fiscalTcrCode"].as_str().unwrap().to_string();
     server
         .post_json(
             &format!("/api/v1/on-boarding/user/{}", shop.user_id),
@@ -58,7 +85,7 @@ pub fn open_till(sim: &SimServer) -> Till {
             &json!({"operatorCode": "op123op123"}),
         )
         .data(200);
-    Till { server, token, branch_id: shop.branch_id, user_id: shop.user_id }
+    Shop { token, company_id: shop.company_id, branch_id: shop.branch_id, user_id: shop.user_id, tcr_code }
 }
 
 /// Two coffees at 20 % VAT and a water at 6 % with 10 % off: 285.00 ALL, paid in banknotes.
