@@ -6,6 +6,7 @@ pub mod api;
 pub mod cis_sim;
 pub mod config;
 pub mod domain;
+pub mod files;
 pub mod fiscal;
 pub mod print;
 pub mod secrets;

@@ -76,6 +76,7 @@ impl KeyFile {
     pub fn load_or_create(path: &Path) -> Result<KeyFile, Error> {
         match std::fs::read(path) {
             Ok(bytes) => {
+                crate::files::private_if_present(path).map_err(Error::Io)?;
                 let key: [u8; KEY_LEN] = bytes
                     .as_slice()
                     .try_into()
@@ -83,6 +84,9 @@ impl KeyFile {
                 Ok(KeyFile { key })
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(dir) = path.parent() {
+                    crate::files::private_dir(dir).map_err(Error::Io)?;
+                }
                 let mut key = [0u8; KEY_LEN];
                 openssl::rand::rand_bytes(&mut key)?;
                 write_private(path, &key).map_err(Error::Io)?;

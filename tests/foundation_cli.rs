@@ -191,3 +191,81 @@ fn a_sandbox_restart_keeps_the_one_sandbox_company() {
     let after = common::register_sandbox(&server);
     assert_eq!(after.company_id, before.company_id, "the sandbox company is not made twice");
 }
+
+/// `arka serve --sandbox` started the way a shop owner does by hand: a shell whose umask is
+/// 022, stderr into a log file. Stopped (killed) when dropped.
+struct ServedByHand {
+    child: std::process::Child,
+    data_dir: std::path::PathBuf,
+    log: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl ServedByHand {
+    fn start() -> ServedByHand {
+        let dir = tempfile::tempdir().unwrap();
+        let data_dir = dir.path().join("arka-data");
+        let log = dir.path().join("arka.log");
+        let mut command = std::process::Command::new("sh");
+        command
+            .arg("-c")
+            .arg("umask 022 && exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_arka"))
+            .args(["serve", "--sandbox", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(&data_dir)
+            .env("RUST_LOG", "info")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap());
+        for (key, _) in std::env::vars() {
+            if key.starts_with("ARKA_") {
+                command.env_remove(key);
+            }
+        }
+        let served = ServedByHand { child: command.spawn().unwrap(), data_dir, log, _dir: dir };
+        common::eventually("arka serve is listening", std::time::Duration::from_secs(30), || {
+            served.log_text().contains("arka is listening")
+        });
+        served
+    }
+
+    fn log_text(&self) -> String {
+        String::from_utf8_lossy(&std::fs::read(&self.log).unwrap_or_default()).into_owned()
+    }
+}
+
+impl Drop for ServedByHand {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn served_by_hand_under_umask_022_its_data_dir_and_files_are_the_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let served = ServedByHand::start();
+    let mode = |name: &str| {
+        let path = served.data_dir.join(name);
+        std::fs::metadata(&path).unwrap_or_else(|e| panic!("{name}: {e}")).permissions().mode() & 0o777
+    };
+    assert_eq!(mode(""), 0o700, "the data dir");
+    for file in ["arka.db", "arka.db-wal", "arka.db-shm", "arka.key"] {
+        assert_eq!(mode(file), 0o600, "{file}");
+    }
+    let others: Vec<String> = std::fs::read_dir(&served.data_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap())
+        .filter(|entry| entry.metadata().unwrap().permissions().mode() & 0o077 != 0)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(others.is_empty(), "files others can read: {others:?}");
+}
+
+#[test]
+fn logs_written_to_a_file_carry_no_colour_codes() {
+    let served = ServedByHand::start();
+    let log = served.log_text();
+    assert!(log.contains("INFO"), "{log}");
+    assert!(!log.contains("\x1b["), "ANSI escape codes in the log file: {log:?}");
+}

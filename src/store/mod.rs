@@ -97,10 +97,17 @@ fn configure(conn: &Connection) -> Result<()> {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    /// Opens (creating if needed) the database at `path` and applies pending migrations. The
+    /// directory and the database files are its owner's alone (see `files`).
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+            crate::files::private_dir(dir)?;
+        }
+        crate::files::private_file(path)?;
+        for suffix in ["-wal", "-shm"] {
+            let mut companion = path.as_os_str().to_owned();
+            companion.push(suffix);
+            crate::files::private_if_present(Path::new(&companion))?;
         }
         let mut writer = Connection::open(path)?;
         writer.pragma_update(None, "journal_mode", "WAL")?;
