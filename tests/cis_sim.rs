@@ -589,6 +589,17 @@ fn the_simulator_refuses_what_the_cis_refuses() {
     let log = sim.requests();
     assert!(log[1]["signature_verified"] == false);
     assert!(log.iter().skip(2).all(|r| r["signature_verified"] == true && r["outcome"] == "fault"));
+
+    // A character XML 1.0 cannot carry: the real CIS's parser stops there, before the schema
+    // or the signature, and so does the simulator.
+    for (text, code) in [("Kafe\u{0}e zezë", "0x0"), ("Kafe\u{1F}", "0x1F")] {
+        let mut control = cash_invoice(&cert, SHOP_NUIS, &tcr_code, 7);
+        control.items[0].name = text.to_string();
+        let fault = send(&control, &cert);
+        assert_eq!(fault.code.as_deref(), Some("11"));
+        assert_eq!(fault.faultcode, "env:Client");
+        assert!(fault.faultstring.contains(&format!("invalid XML character (Unicode: {code})")), "{fault:?}");
+    }
     assert!(sim.registered()["invoices"].as_array().unwrap().is_empty());
 }
 

@@ -2,7 +2,8 @@
 //! find the number, the IIC, the totals, the Albanian letters and the FIC (or "pending") on
 //! both the A4 page and the receipt.
 
-use std::path::Path;
+mod common;
+
 use std::process::Command;
 use std::str::FromStr;
 
@@ -95,21 +96,6 @@ fn invoice() -> PrintInvoice {
     }
 }
 
-/// The text `pdftotext` extracts from `pdf`, or `None` when the tool is not installed.
-fn extract_text(directory: &Path, name: &str, pdf: &[u8]) -> Option<String> {
-    let pdf_path = directory.join(format!("{name}.pdf"));
-    let text_path = directory.join(format!("{name}.txt"));
-    std::fs::write(&pdf_path, pdf).unwrap();
-    let status =
-        match Command::new("pdftotext").args(["-enc", "UTF-8"]).arg(&pdf_path).arg(&text_path).status() {
-            Ok(status) => status,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
-            Err(error) => panic!("running pdftotext: {error}"),
-        };
-    assert!(status.success(), "pdftotext failed on {name}");
-    Some(std::fs::read_to_string(&text_path).unwrap())
-}
-
 fn assert_contains_all(text: &str, wanted: &[&str], what: &str) {
     for needle in wanted {
         assert!(text.contains(needle), "{what}: {needle:?} not found in:\n{text}");
@@ -118,18 +104,17 @@ fn assert_contains_all(text: &str, wanted: &[&str], what: &str) {
 
 #[test]
 fn pdftotext_reads_every_fiscal_field_on_both_papers() {
-    let directory = tempfile::tempdir().unwrap();
     let pending = invoice();
     let mut fiscalized = invoice();
     fiscalized.fic = Some("8c6b2f7e-3d1a-4c55-9e0f-7a2b1c3d4e5f".to_string());
     fiscalized.eic = Some("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0".to_string());
 
     for (layout, name) in [(Layout::A4, "a4"), (Layout::Receipt80mm, "receipt")] {
-        let Some(text) = extract_text(directory.path(), name, &render(&pending, layout).unwrap()) else {
+        let Some(text) = common::pdftotext(&render(&pending, layout).unwrap()) else {
             println!("pdftotext is not installed (Debian: apt-get install poppler-utils); skipping");
             return;
         };
-        let common = [
+        let shared = [
             "12/2026",
             "0123456789ABCDEF0123456789ABCDEF",
             "38.16 EUR",
@@ -152,12 +137,11 @@ fn pdftotext_reads_every_fiscal_field_on_both_papers() {
             "Transfertë bankare",
             "Faleminderit!",
         ];
-        assert_contains_all(&text, &common, name);
+        assert_contains_all(&text, &shared, name);
         assert_contains_all(&text, &["në pritje / pending"], name);
 
         let fiscalized_name = format!("{name}-fiscalized");
-        let text =
-            extract_text(directory.path(), &fiscalized_name, &render(&fiscalized, layout).unwrap()).unwrap();
+        let text = common::pdftotext(&render(&fiscalized, layout).unwrap()).unwrap();
         assert_contains_all(
             &text,
             &["8c6b2f7e-3d1a-4c55-9e0f-7a2b1c3d4e5f", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", "12/2026"],

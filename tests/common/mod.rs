@@ -577,6 +577,23 @@ pub fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+/// The text Debian's `pdftotext` (poppler-utils) extracts from `pdf`, or `None` when the tool
+/// is not installed.
+pub fn pdftotext(pdf: &[u8]) -> Option<String> {
+    let directory = tempfile::tempdir().unwrap();
+    let pdf_path = directory.path().join("invoice.pdf");
+    let text_path = directory.path().join("invoice.txt");
+    std::fs::write(&pdf_path, pdf).unwrap();
+    let status =
+        match Command::new("pdftotext").args(["-enc", "UTF-8"]).arg(&pdf_path).arg(&text_path).status() {
+            Ok(status) => status,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(error) => panic!("running pdftotext: {error}"),
+        };
+    assert!(status.success(), "pdftotext failed");
+    Some(std::fs::read_to_string(&text_path).unwrap())
+}
+
 /// Standard base64 (for the JSON form of the certificate upload).
 pub fn base64(bytes: &[u8]) -> String {
     openssl::base64::encode_block(bytes)
