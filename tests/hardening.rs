@@ -380,4 +380,11 @@ fn long_texts_are_refused_where_they_used_to_be_unbounded() {
     let cashier =
         json!({"name": "B", "email": long_email, "branchId": till.branch_id, "operatorCode": "op123op123"});
     server.post_json("/api/v1/on-boarding/user", Some(&till.token), &cashier).assert_invalid("email");
+
+    // A list's search text.
+    let query = "q".repeat(256);
+    server.get(&format!("/api/v1/invoice?query={query}"), Some(&till.token)).assert_invalid("query");
+    let reader = common::cashier(server, till.company_id);
+    server.get(&format!("/api/v2/clients?query={query}"), Some(&reader)).assert_invalid("query");
+    server.get(&format!("/api/v1/invoice?query={}", &query[..255]), Some(&till.token)).data(200);
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, created, ok};
-use super::extract::{Body, PathId, Query};
+use super::extract::{Body, PathId, Query, search_query};
 use super::fields;
 use super::limits::Interval;
 use super::onboarding::paging;
@@ -53,6 +53,7 @@ pub struct ListQuery {
 pub async fn list(State(state): State<AppState>, auth: Auth, Query(q): Query<ListQuery>) -> ApiResult {
     auth.interval(&state, Interval::Clients)?;
     let (limit, offset) = paging(q.limit, q.offset, 100)?;
+    search_query(q.query.as_deref())?;
     let (items, total) = state.services.clients(&auth.0, q.query.as_deref(), limit, offset).await?;
     let items: Vec<Value> = items.iter().map(flat).collect();
     ok(json!({

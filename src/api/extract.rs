@@ -159,6 +159,17 @@ fn serde_urlencoded_deserializer(query: &str) -> serde_urlencoded::Deserializer<
     serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()))
 }
 
+/// The longest `query` a list searches for: longer than any name, NIPT or number it could match,
+/// and short enough that a search over a million rows stays a search.
+pub const MAX_QUERY: usize = 255;
+
+/// A list's `query` parameter: 422 `query` above `MAX_QUERY` characters.
+pub fn search_query(query: Option<&str>) -> Result<(), ApiError> {
+    let mut errors = FieldErrors::new();
+    errors.max_len("query", query, MAX_QUERY);
+    errors.into_result().map_err(ApiError::Validation)
+}
+
 /// A numeric id in the path; anything else is 404, as no such resource exists.
 pub struct PathId(pub i64);
 

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
-use super::extract::{Body, PathId, Query};
+use super::extract::{Body, PathId, Query, search_query};
 use super::fields;
 use crate::domain::invoice::{InvoiceInput, IssueTexts, LineInput, check_texts};
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
@@ -462,6 +462,7 @@ async fn list(state: AppState, auth: Auth, headers: HeaderMap, q: ListQuery, ver
     if offset < 0 {
         return Err(ApiError::field("offset", "The offset must be at least 0."));
     }
+    search_query(q.query.as_deref())?;
     let kinds: Vec<String> = q
         .kind
         .as_deref()

@@ -7,9 +7,9 @@ use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use super::Error;
 use super::winansi::{self, Face};
 
-/// The most pages an invoice may have: 1000 lines whose names take two lines each fill about
-/// 70 A4 pages, so this bounds the time and memory one print takes without refusing any
-/// invoice the API accepts.
+/// The most pages an invoice may have: the largest the API accepts (1000 lines whose names take
+/// three lines each) fills 54 A4 pages, so this bounds the time and memory one print takes
+/// without refusing any invoice the API accepts.
 const MAX_PAGES: usize = 500;
 
 const REGULAR_FONT: Name<'static> = Name(b"F1");

@@ -206,7 +206,8 @@ fn the_largest_invoice_the_api_takes_prints_within_the_page_bound() {
     let pdf = render(&invoice, Layout::A4).unwrap();
     assert_is_pdf(&pdf);
     let pages = page_count(&pdf);
-    assert!((50..=200).contains(&pages), "{pages} pages");
+    // 54 pages when this was written: far inside canvas::MAX_PAGES.
+    assert!((40..=80).contains(&pages), "{pages} pages");
     let receipt = render(&invoice, Layout::Receipt80mm).unwrap();
     assert_eq!(page_count(&receipt), 1);
 }
