@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use arka::print::{BusinessUnit, Layout, Line, Payment, PrintInvoice, Seller, Totals, render};
+use arka::print::{Layout, Line, PrintInvoice, render};
 use rust_decimal::Decimal;
 
 fn invoice(lines: usize, name: &str, notes: String) -> PrintInvoice {
@@ -20,38 +20,13 @@ fn invoice(lines: usize, name: &str, notes: String) -> PrintInvoice {
         total: Decimal::ONE_HUNDRED,
     };
     PrintInvoice {
-        seller: Seller {
-            name: "Dyqani Çelësi i Artë sh.p.k.".to_string(),
-            nuis: "L12345678A".to_string(),
-            address: "Rruga e Kavajës 12".to_string(),
-            city: "Tiranë".to_string(),
-        },
-        business_unit: BusinessUnit {
-            name: "Pika Qendër".to_string(),
-            code: "ab123cd456".to_string(),
-            address: "Bulevardi Dëshmorët e Kombit".to_string(),
-        },
-        tcr_code: Some("tc123tc456".to_string()),
-        operator_code: "op123op456".to_string(),
         number: "12/2026".to_string(),
-        issued_at: "2026-03-14 10:25:07".to_string(),
-        invoice_type: "CASH".to_string(),
-        buyer: None,
         lines: vec![line; lines],
-        vat_groups: Vec::new(),
-        invoice_discount: None,
-        fee: None,
-        totals: Totals { net: Decimal::ZERO, vat: Decimal::ZERO, gross: Decimal::ZERO },
         currency: "ALL".to_string(),
-        exchange_rate: None,
-        totals_all: None,
-        payments: vec![Payment { method: "Para në dorë / Cash".to_string(), amount: Decimal::ZERO }],
         iic: "0123456789ABCDEF0123456789ABCDEF".to_string(),
-        fic: None,
-        eic: None,
-        verify_url: "https://efiskalizimi-app.tatime.gov.al/invoice-check/#/verify?iic=0123456789ABCDEF0123456789ABCDEF&tin=L12345678A".to_string(),
+        verify_url: "https://efiskalizimi-app.tatime.gov.al/invoice-check/#/verify?iic=0123456789ABCDEF0123456789ABCDEF".to_string(),
         notes: Some(notes),
-        footer_lines: vec!["Arka".to_string()],
+        ..PrintInvoice::default()
     }
 }
 

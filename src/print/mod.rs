@@ -31,7 +31,7 @@ pub const RENDER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1
 const MAX_NOTE_LINES: usize = 40;
 
 /// The seller as registered with the tax administration.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Seller {
     pub name: String,
     pub nuis: String,
@@ -40,7 +40,7 @@ pub struct Seller {
 }
 
 /// The business unit (premise) the invoice was issued in.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BusinessUnit {
     pub name: String,
     pub code: String,
@@ -92,7 +92,7 @@ pub struct InvoiceDiscount {
 }
 
 /// Net, VAT and gross totals of one currency.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Totals {
     pub net: Decimal,
     pub vat: Decimal,
@@ -108,8 +108,8 @@ pub struct Payment {
 }
 
 /// Everything printed on a fiscal invoice, already in the words and formats the caller wants
-/// where they are text.
-#[derive(Debug, Clone, PartialEq)]
+/// where they are text. The default is an empty invoice: empty texts are left off the page.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PrintInvoice {
     pub seller: Seller,
     pub business_unit: BusinessUnit,
