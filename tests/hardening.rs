@@ -388,3 +388,22 @@ fn long_texts_are_refused_where_they_used_to_be_unbounded() {
     server.get(&format!("/api/v2/clients?query={query}"), Some(&reader)).assert_invalid("query");
     server.get(&format!("/api/v1/invoice?query={}", &query[..255]), Some(&till.token)).data(200);
 }
+
+#[test]
+fn a_certificate_password_of_megabytes_is_refused_before_any_key_derivation() {
+    let server = TestServer::start();
+    let partner = server.create_partner("desk");
+    let shop = register_company(&server, &partner, "L41323036D");
+    let cert = make_certificate("/CN=L41323036D/O=Dyqani", "pw");
+    let huge = "p".repeat(1_000_000);
+    let reply = server.post_multipart(
+        "/api/v1/on-boarding/certificate",
+        Some(&shop.token),
+        &[Part::File("certificate_file", "shop.p12", &cert.legacy_p12), Part::Text("password", &huge)],
+    );
+    reply.assert_invalid("password");
+    let json = json!({"certificate_file": base64(&cert.legacy_p12), "password": "p".repeat(257)});
+    server.post_json("/api/v1/on-boarding/certificate", Some(&shop.token), &json).assert_invalid("password");
+    let json = json!({"certificate_file": base64(&cert.legacy_p12), "password": "pw"});
+    server.post_json("/api/v1/on-boarding/certificate", Some(&shop.token), &json).data(201);
+}

@@ -87,6 +87,9 @@ pub async fn register(
     }))
 }
 
+/// The longest certificate password accepted; shops' exports use far shorter ones.
+const MAX_CERTIFICATE_PASSWORD: usize = 256;
+
 #[derive(Deserialize)]
 struct CertificateJson {
     certificate_file: Option<String>,
@@ -146,6 +149,9 @@ async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, S
     if password.is_none() {
         errors.add("password", "The password field is required.");
     }
+    // The PKCS#12 key derivation hashes the password once per iteration (2048 and more): a
+    // password of megabytes would hold a core for seconds.
+    errors.max_len("password", password.as_deref(), MAX_CERTIFICATE_PASSWORD);
     match (file, password) {
         (Some(file), Some(password)) if errors.is_empty() => Ok((file, password)),
         _ => Err(ApiError::Validation(errors)),
