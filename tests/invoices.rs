@@ -653,3 +653,29 @@ fn a_price_change_in_the_catalog_never_touches_an_issued_invoice() {
     assert_eq!(before, after);
     assert_eq!(after["invoice"]["lines"][0]["unitPrice"], json!(120.0));
 }
+
+#[test]
+fn a_business_moving_to_arka_mid_year_goes_on_after_its_last_non_cash_number() {
+    let sim = SimServer::start();
+    let till = open_till_carrying(&sim, 41);
+    let year = Utc::now().format("%Y").to_string();
+    let on_account = |internal_id: &str| {
+        let mut body = coffee_and_water(internal_id);
+        body["payment_method"] = json!("ACCOUNT");
+        body["client"] = json!({"name": "Ushqimore Dardania", "id": {"type": "NUIS", "id": "K81234001A"},
+                                "address": "Rruga e Kavajës 112", "city": "Tiranë"});
+        body
+    };
+    let first = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account("m-1"));
+    assert_eq!(first.data(201)["invoice"]["number"], format!("42/{year}"));
+    let second = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account("m-2"));
+    assert_eq!(second.data(201)["invoice"]["number"], format!("43/{year}"));
+    // The cash sequence of the till is its own and starts at 1.
+    let cash = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("m-3"));
+    assert_eq!(cash.data(201)["invoice"]["number"], format!("1/{year}"));
+    let registered = sim.registered()["invoices"].clone();
+    assert!(
+        registered.as_array().unwrap().iter().any(|i| i["inv_num"] == format!("42/{year}")),
+        "{registered}"
+    );
+}

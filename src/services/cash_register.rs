@@ -24,18 +24,18 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::locks::LOCK_WAIT;
-use super::{Error, Result, Services, fault_message};
+use super::{Error, Result, Services};
 use crate::domain::cash_register::{
     self as rules, ActionType, CashSale, Closing, DayFigures, Movement, Purpose, Reopening,
 };
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
+use crate::fiscal::delivery::Delivery;
 use crate::fiscal::model::{CashDeposit, CashDepositOperation, Header, SubseqDelivType};
-use crate::fiscal::requests;
-use crate::fiscal::response::{NotDelivered, Outcome};
+use crate::fiscal::requests::{self, Operation};
 use crate::store::accounts::Caller;
 use crate::store::cash_register::{self as db, Action, Day, ListFilter, Queueing};
-use crate::store::fiscal_queue;
+use crate::store::fiscal_queue::{self, Document};
 
 /// The spec caches the balance for 5 seconds.
 const BALANCE_TTL: Duration = Duration::from_secs(5);
@@ -220,10 +220,11 @@ pub(super) struct Saved {
 }
 
 /// What the first CIS call of an action came to.
-pub(super) enum Delivery {
+pub(super) enum FirstCall {
     Fiscalized(Box<Action>),
     Refused(String),
-    Deferred(NotDelivered),
+    /// Not registered (no answer, or the CIS's own fault): queued with this late-delivery type.
+    Deferred(SubseqDelivType, String),
 }
 
 /// What to undo when the CIS refuses an action at once.
@@ -328,28 +329,24 @@ impl Services {
 
     /// The first CIS call of a saved action; the result is written back (FCDC, or the queue's
     /// late-delivery type). A refusal is only reported: the caller decides what stays.
-    pub(super) async fn deliver(&self, certificate: Arc<Certificate>, saved: Saved) -> Result<Delivery> {
+    pub(super) async fn first_call(&self, certificate: Arc<Certificate>, saved: Saved) -> Result<FirstCall> {
         let Saved { mut action, queue_id, unsigned } = saved;
-        let outcome = self.call_cis(certificate, unsigned, |c, b| c.register_cash_deposit(b)).await?;
-        match outcome {
-            Outcome::Accepted(accepted) => {
-                let fcdc = accepted.fcdc;
+        match self.deliver(certificate, Operation::RegisterCashDeposit, unsigned).await? {
+            Delivery::Accepted(fcdc) => {
                 let (id, code) = (action.id, fcdc.clone());
                 self.store
                     .write(move |tx| {
-                        db::set_fiscalized(tx, id, &code)?;
-                        fiscal_queue::mark_delivered(tx, queue_id, &code)?;
-                        Ok(())
+                        super::queue::accepted(tx, Document::CashAction, Some(id), queue_id, &code)
                     })
                     .await?;
                 action.fiscal_status = "FISCALIZED".to_string();
                 action.fiscal_fic = Some(fcdc);
-                Ok(Delivery::Fiscalized(Box::new(action)))
+                Ok(FirstCall::Fiscalized(Box::new(action)))
             }
-            Outcome::Rejected(fault) => Ok(Delivery::Refused(fault_message(&fault))),
-            Outcome::NotDelivered(reason) => {
-                self.defer(queue_id, &reason).await?;
-                Ok(Delivery::Deferred(reason))
+            Delivery::Refused(refusal) => Ok(FirstCall::Refused(refusal.message())),
+            Delivery::NotDelivered { subseq, reason } => {
+                self.defer(queue_id, subseq, &reason).await?;
+                Ok(FirstCall::Deferred(subseq, reason))
             }
         }
     }
@@ -369,10 +366,10 @@ impl Services {
             return Ok(saved.action);
         }
         let pending = saved.action.clone();
-        match self.deliver(certificate, saved).await? {
-            Delivery::Fiscalized(action) => Ok(*action),
-            Delivery::Deferred(_) => Ok(pending),
-            Delivery::Refused(message) => {
+        match self.first_call(certificate, saved).await? {
+            FirstCall::Fiscalized(action) => Ok(*action),
+            FirstCall::Deferred(..) => Ok(pending),
+            FirstCall::Refused(message) => {
                 let id = pending.id;
                 self.store
                     .write(move |tx| {
@@ -718,12 +715,12 @@ impl Services {
         &self,
         certificate: Arc<Certificate>,
         saved: Saved,
-    ) -> Result<Option<NotDelivered>> {
+    ) -> Result<Option<(SubseqDelivType, String)>> {
         let (id, queue_id) = (saved.action.id, saved.queue_id);
-        match self.deliver(certificate, saved).await? {
-            Delivery::Fiscalized(_) => Ok(None),
-            Delivery::Deferred(reason) => Ok(Some(reason)),
-            Delivery::Refused(reason) => {
+        match self.first_call(certificate, saved).await? {
+            FirstCall::Fiscalized(_) => Ok(None),
+            FirstCall::Deferred(subseq, reason) => Ok(Some((subseq, reason))),
+            FirstCall::Refused(reason) => {
                 tracing::error!(action_id = id, %reason, "the CIS refused the automatic opening of the day");
                 self.store
                     .write(move |tx| {

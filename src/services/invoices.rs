@@ -15,24 +15,25 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::locks::LOCK_WAIT;
-use super::{Error, Result, Services, fault_message};
+use super::{Error, Result, Services};
 use crate::domain::invoice::{self as rules, InvoiceInput, VatClass};
 use crate::domain::money::round2;
-use crate::domain::numbering::{cis_invoice_number, invoice_number};
+use crate::domain::numbering::{CarriedOver, cis_invoice_number, invoice_number, next_ordinal};
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
+use crate::fiscal::delivery::Delivery;
+use crate::fiscal::gateway::Breaker;
 use crate::fiscal::iic::{IicInput, iic};
+use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::model::{
     self, Buyer, CorrectiveInv, CorrectiveInvType, Currency, Fee, FeeType, Header, IdType,
     Invoice as CisInvoice, Item, ItemExemption, PayMethod, SameTax, SameTaxExemption, Seller,
     SupplyDateOrPeriod, TypeOfInv, TypeOfSelfIss,
 };
-use crate::fiscal::queue::{backoff, subseq_for};
-use crate::fiscal::requests;
-use crate::fiscal::response::{NotDelivered, Outcome};
+use crate::fiscal::requests::{self, Operation};
 use crate::fiscal::verify::verify_url;
 use crate::store::accounts::Caller;
-use crate::store::fiscal_queue::{self, NewQueued};
+use crate::store::fiscal_queue::{self, Document, NewQueued};
 use crate::store::invoices::{self as db, Invoice};
 
 /// Cash or non-cash.
@@ -473,13 +474,9 @@ impl Services {
     }
 
     async fn issue_locked(&self, caller: &Caller, req: &IssueRequest, p: Prepared) -> Result<Issued> {
-        let (operator_code, unit_code, cash_tcr) =
-            (p.operator_code.as_str(), p.unit_code.as_str(), p.tcr_code.as_deref());
-        let (computed, year) = (&p.computed, p.year);
-        let dates = (p.due, p.supply_start, p.supply_end);
         let company_id = caller.company.id;
         let lock_key = match req.kind {
-            Kind::Cash => format!("cash:{company_id}:{}", cash_tcr.unwrap_or_default()),
+            Kind::Cash => format!("cash:{company_id}:{}", p.tcr_code.as_deref().unwrap_or_default()),
             Kind::NonCash => format!("noncash:{company_id}"),
         };
         let guard = self
@@ -488,118 +485,9 @@ impl Services {
             .await
             .ok_or_else(|| Error::Busy("Another invoice is being issued; try again.".into()))?;
 
-        let internal_id = req.internal_id.clone();
-        let kind = req.kind.as_str();
-        let tcr = cash_tcr.map(str::to_string);
-        let (existing, max) = self
-            .store
-            .read(move |conn| {
-                let existing = db::id_by_internal_id(conn, company_id, year, &internal_id)?;
-                Ok((existing, db::max_ord_num(conn, company_id, year, kind, tcr.as_deref())?))
-            })
-            .await?;
-        if existing.is_some() {
-            return Err(Error::Conflict(
-                "An invoice with this internalId was already issued this year.".into(),
-            ));
-        }
-        let ord_num =
-            u32::try_from(max + 1).map_err(|_| Error::Internal("invoice numbers exhausted".into()))?;
-        let issued_at = Utc::now();
-        let draft = self.draft(caller, req, &p, ord_num, issued_at)?;
-
-        let mut invoice = Invoice {
-            id: 0,
-            company_id,
-            business_unit_id: caller.unit.as_ref().map(|u| u.id),
-            user_id: Some(caller.user.id),
-            internal_id: req.internal_id.clone(),
-            year,
-            kind: req.kind.as_str().to_string(),
-            api_version: req.api_version,
-            doc_type: req.doc_type.clone(),
-            original_invoice_iic: req.original_invoice_iic.clone(),
-            tcr_code: cash_tcr.map(str::to_string),
-            ord_num: i64::from(ord_num),
-            number: draft.number.clone(),
-            inv_num: draft.inv_num.clone(),
-            issued_at: issued_at.to_rfc3339(),
-            issue_date: issued_at.with_timezone(&Tirane).date_naive().to_string(),
-            issue_date_time: draft.issue_date_time.clone(),
-            operator_code: Some(operator_code.to_string()),
-            business_unit_code: Some(unit_code.to_string()),
-            currency: p.currency.clone(),
-            exchange_rate: computed.totals.exchange_rate,
-            totals: db::Totals {
-                gross: computed.totals.gross,
-                net: computed.totals.net,
-                vat: computed.totals.vat,
-                discount: computed.totals.discount,
-                discount_gross: computed.totals.discount_gross,
-                fee: computed.totals.fee,
-                total: computed.totals.total,
-                // In lek, like every _all figure: what is payable, the fee included.
-                gross_all: crate::domain::money::to_lek(computed.totals.total, computed.totals.exchange_rate),
-                net_all: computed.totals.net_all,
-                vat_all: computed.totals.vat_all,
-                discount_all: computed.totals.discount_all,
-            },
-            invoice_discount_type: req.rules.invoice_discount_type.clone(),
-            invoice_discount_value: req.rules.invoice_discount_value,
-            buyer: p.buyer.clone(),
-            self_issue_type: req.self_issue_type.clone(),
-            due_date: dates.0.map(|d| d.to_string()),
-            delivery_date: None,
-            supply_start_date: dates.1.map(|d| d.to_string()),
-            supply_end_date: dates.2.map(|d| d.to_string()),
-            reverse_charge: req.reverse_charge,
-            periodic_invoice: req.periodic_invoice,
-            notes: req.notes.clone(),
-            bank_account_id: req.bank_account_id,
-            bank_account: None,
-            iic: draft.iic.clone(),
-            iic_signature: draft.iic_signature.clone(),
-            header_uuid: draft.header_uuid.to_string(),
-            fic: None,
-            eic: None,
-            verify_url: draft.verify_url.clone(),
-            created_at: String::new(),
-            lines: computed
-                .lines
-                .iter()
-                .map(|l| db::Line {
-                    product_name: l.product_name.clone(),
-                    product_code: l.product_code.clone(),
-                    unit: l.unit.clone(),
-                    unit_code: l.unit_code.clone(),
-                    quantity: l.quantity,
-                    price: l.unit_price,
-                    total: l.total,
-                    discount_rate: l.discount_rate,
-                    discount: l.discount,
-                    vat_rate: l.vat_rate,
-                    exemption: l.exemption.map(|e| e.as_str().to_string()),
-                    unit_price_net: l.unit_price_before_vat,
-                    rebate: l.rebate,
-                    net: l.price_before_vat,
-                    vat: l.vat_amount,
-                    gross: l.price_after_vat,
-                })
-                .collect(),
-            payments: computed
-                .payments
-                .iter()
-                .map(|p| db::Payment {
-                    kind: p.kind.as_str().to_string(),
-                    amount: p.amount,
-                    company_card: p.company_card.clone(),
-                    vouchers: p.vouchers.clone(),
-                })
-                .collect(),
-        };
-
         // Saved with its queue entry before the CIS is asked: whatever happens next, the
         // document is not lost. The worker leaves the entry alone while this call may still run.
+        let issued_at = Utc::now();
         let breaker_open = self.gateway.breaker_open();
         let first_try_ends = issued_at + chrono::Duration::seconds(30);
         let (next_attempt, subseq) = if breaker_open && req.kind == Kind::Cash {
@@ -609,42 +497,69 @@ impl Services {
         };
         // A cash invoice on a TCR whose day is not open opens it first with an INITIAL of 0, in
         // the same transaction and ahead of the invoice in the queue (issue 6).
-        let opening = match (req.kind, cash_tcr) {
+        let opening = match (req.kind, p.tcr_code.as_deref()) {
             (Kind::Cash, Some(tcr)) => Some(self.automatic_opening(caller, tcr, issued_at, breaker_open)),
             _ => None,
         };
-        let to_store = invoice.clone();
-        let unsigned = draft.unsigned_request.clone();
-        let (invoice_id, queue_id, opened) = self
+        let certificate = p.certificate.clone();
+        let issue = std::sync::Arc::new((caller.clone(), req.clone(), p, self.verify_base.clone()));
+        let (invoice, unsigned, queue_id, opened) = self
             .store
             .write(move |tx| {
+                let (caller, req, p, verify_base) = issue.as_ref();
+                let kind = req.kind.as_str();
+                if db::id_by_internal_id(tx, company_id, p.year, &req.internal_id)?.is_some() {
+                    return Ok(Err(Error::Conflict(
+                        "An invoice with this internalId was already issued this year.".into(),
+                    )));
+                }
+                // The number is read by the transaction that writes it.
+                let max = db::max_ord_num(tx, company_id, p.year, kind, p.tcr_code.as_deref())?;
+                let carried = match req.kind {
+                    Kind::NonCash => {
+                        db::noncash_carried_over(tx, company_id)?.and_then(|(last, registered)| {
+                            crate::domain::time::parse_stored(&registered)
+                                .map(|at| CarriedOver { year: at.with_timezone(&Tirane).year(), last })
+                        })
+                    }
+                    Kind::Cash => None,
+                };
+                let Ok(ord_num) = u32::try_from(next_ordinal(max, carried, p.year)) else {
+                    return Ok(Err(Error::Internal("invoice numbers exhausted".into())));
+                };
+                let draft = match draft(verify_base, caller, req, p, ord_num, issued_at) {
+                    Ok(draft) => draft,
+                    Err(e) => return Ok(Err(e)),
+                };
+                let mut invoice = stored_invoice(caller, req, p, &draft, ord_num, issued_at);
                 let opened = match opening {
                     Some(opening) => super::cash_register::open_day_if_needed(tx, opening)?,
                     None => None,
                 };
-                let id = db::insert(tx, &to_store)?;
+                invoice.id = db::insert(tx, &invoice)?;
                 let next = next_attempt.to_rfc3339();
                 let queue_id = fiscal_queue::enqueue(
                     tx,
                     &NewQueued {
-                        company_id: to_store.company_id,
-                        operation: "RegisterInvoiceRequest",
-                        document_kind: "invoice",
-                        document_id: Some(id),
-                        document_number: Some(&to_store.number),
-                        tcr_code: to_store.tcr_code.as_deref(),
-                        header_uuid: &to_store.header_uuid,
-                        issued_at: &to_store.issued_at,
-                        unsigned_request: &unsigned,
+                        company_id,
+                        operation: Operation::RegisterInvoice.request_root(),
+                        document: Document::Invoice,
+                        document_id: Some(invoice.id),
+                        document_number: Some(&invoice.number),
+                        tcr_code: invoice.tcr_code.as_deref(),
+                        header_uuid: &invoice.header_uuid,
+                        issued_at: &invoice.issued_at,
+                        unsigned_request: &draft.unsigned_request,
                         subseq_deliv_type: subseq.map(|s| s.as_str()),
                         next_attempt_at: &next,
                         last_error: subseq.map(|_| "the CIS was not answering (breaker open)"),
                     },
                 )?;
-                Ok((id, queue_id, opened))
+                Ok(Ok((invoice, draft.unsigned_request, queue_id, opened)))
             })
-            .await?;
-        invoice.id = invoice_id;
+            .await??;
+        let mut invoice = invoice;
+        let invoice_id = invoice.id;
 
         if breaker_open {
             return match req.kind {
@@ -662,38 +577,34 @@ impl Services {
         // The CIS sees the day's opening before the invoice: when the opening does not get
         // there, the invoice waits behind it in the queue.
         if let Some(opened) = opened
-            && let Some(reason) = self.register_automatic_opening(p.certificate.clone(), opened).await?
+            && let Some((subseq, reason)) =
+                self.register_automatic_opening(certificate.clone(), opened).await?
         {
-            self.defer(queue_id, &reason).await?;
+            self.defer(queue_id, subseq, &reason).await?;
             return Ok(Issued::Deferred(invoice));
         }
 
-        let outcome = self
-            .call_cis(p.certificate.clone(), draft.unsigned_request, |c, b| c.register_invoice(b))
-            .await?;
-        match outcome {
-            Outcome::Accepted(accepted) => {
+        match self.deliver(certificate, Operation::RegisterInvoice, unsigned).await? {
+            Delivery::Accepted(fic) => {
                 // The number is final once the CIS has it: the next sale need not wait for
                 // the FIC to be written.
                 drop(guard);
-                let fic = accepted.fic.clone();
+                let code = fic.clone();
                 self.store
                     .write(move |tx| {
-                        db::set_fic(tx, invoice_id, &fic)?;
-                        fiscal_queue::mark_delivered(tx, queue_id, &fic)?;
-                        Ok(())
+                        super::queue::accepted(tx, Document::Invoice, Some(invoice_id), queue_id, &code)
                     })
                     .await?;
-                invoice.fic = Some(accepted.fic);
+                invoice.fic = Some(fic);
                 Ok(Issued::Fiscalized(invoice))
             }
-            Outcome::Rejected(fault) => {
+            Delivery::Refused(refusal) => {
                 self.forget(invoice_id).await?;
-                Err(Error::Refused(fault_message(&fault)))
+                Err(Error::Refused(refusal.message()))
             }
-            Outcome::NotDelivered(reason) => match req.kind {
+            Delivery::NotDelivered { subseq, reason } => match req.kind {
                 Kind::Cash => {
-                    self.defer(queue_id, &reason).await?;
+                    self.defer(queue_id, subseq, &reason).await?;
                     Ok(Issued::Deferred(invoice))
                 }
                 Kind::NonCash => {
@@ -704,25 +615,21 @@ impl Services {
         }
     }
 
-    pub(super) fn breaker_subseq(&self) -> model::SubseqDelivType {
+    /// The late-delivery type of a document saved while the breaker is open.
+    pub(super) fn breaker_subseq(&self) -> SubseqDelivType {
         match self.gateway.breaker() {
-            crate::fiscal::gateway::Breaker::Open { reason, .. }
-                if reason.starts_with("HttpStatus") || reason.starts_with("Unparseable") =>
-            {
-                model::SubseqDelivType::Service
-            }
-            _ => model::SubseqDelivType::NoInternet,
+            Breaker::Open { subseq, .. } => subseq,
+            Breaker::Closed => SubseqDelivType::NoInternet,
         }
     }
 
-    /// The CIS did not answer: the invoice waits in the queue with the right late-delivery type.
-    pub(super) async fn defer(&self, queue_id: i64, reason: &NotDelivered) -> Result<()> {
-        let subseq = subseq_for(reason);
-        let next =
-            (Utc::now() + chrono::Duration::from_std(backoff(0, 1.0)).unwrap_or_default()).to_rfc3339();
-        let why = format!("{reason:?}");
+    /// The CIS did not register the document, through no fault of it: it waits in the queue
+    /// with the right late-delivery type.
+    pub(super) async fn defer(&self, queue_id: i64, subseq: SubseqDelivType, reason: &str) -> Result<()> {
+        let reason = reason.to_string();
+        let retry_at = crate::fiscal::queue::retry_at(Utc::now(), 0);
         self.store
-            .write(move |tx| fiscal_queue::record_failure(tx, queue_id, subseq.as_str(), &next, &why))
+            .write(move |tx| super::queue::not_delivered(tx, queue_id, subseq, &reason, retry_at))
             .await?;
         self.queue.wake();
         Ok(())
@@ -733,218 +640,312 @@ impl Services {
     async fn forget(&self, invoice_id: i64) -> Result<()> {
         self.store
             .write(move |tx| {
-                fiscal_queue::delete_for_document(tx, "invoice", invoice_id)?;
+                fiscal_queue::delete_for_document(tx, Document::Invoice, invoice_id)?;
                 db::delete(tx, invoice_id)
             })
             .await?;
         Ok(())
     }
+}
 
-    fn draft(
-        &self,
-        caller: &Caller,
-        req: &IssueRequest,
-        p: &Prepared,
-        ord_num: u32,
-        issued_at: DateTime<Utc>,
-    ) -> Result<Draft> {
-        let (operator_code, unit_code, tcr_code) =
-            (p.operator_code.as_str(), p.unit_code.as_str(), p.tcr_code.as_deref());
-        let (computed, buyer, certificate) = (&p.computed, &p.buyer, p.certificate.as_ref());
-        let (currency, soft_code, year) = (p.currency.as_str(), p.soft_code.as_str(), p.year);
-        let dates = (p.due, p.supply_start, p.supply_end);
-        let issue_date_time = model::datetime(issued_at);
-        let totals = &computed.totals;
-        let in_vat = computed.issuer_in_vat;
-        let lek = |d: Decimal| round2(d * totals.exchange_rate);
-        let foreign = currency != "ALL";
-        let items = computed
+/// The CIS message of the invoice numbered `ord_num`, with its signed IIC.
+fn draft(
+    verify_base: &str,
+    caller: &Caller,
+    req: &IssueRequest,
+    p: &Prepared,
+    ord_num: u32,
+    issued_at: DateTime<Utc>,
+) -> Result<Draft> {
+    let (operator_code, unit_code, tcr_code) =
+        (p.operator_code.as_str(), p.unit_code.as_str(), p.tcr_code.as_deref());
+    let (computed, buyer, certificate) = (&p.computed, &p.buyer, p.certificate.as_ref());
+    let (currency, soft_code, year) = (p.currency.as_str(), p.soft_code.as_str(), p.year);
+    let dates = (p.due, p.supply_start, p.supply_end);
+    let issue_date_time = model::datetime(issued_at);
+    let totals = &computed.totals;
+    let in_vat = computed.issuer_in_vat;
+    let lek = |d: Decimal| round2(d * totals.exchange_rate);
+    let foreign = currency != "ALL";
+    let items = computed
+        .lines
+        .iter()
+        .map(|l| {
+            let amount = |d: Decimal| if foreign { lek(d) } else { d };
+            Item {
+                name: l.product_name.chars().take(50).collect(),
+                code: Some(l.product_code.chars().take(50).collect()),
+                unit: l.unit.chars().take(50).collect(),
+                quantity: l.quantity,
+                unit_price_before_vat: amount(l.unit_price_before_vat),
+                unit_price_after_vat: amount(l.unit_price),
+                rebate: l.rebate,
+                rebate_reducing: l.rebate_reducing(),
+                price_before_vat: amount(l.price_before_vat),
+                vat_rate: if in_vat && l.exemption.is_none() { Some(l.vat_rate) } else { None },
+                vat_amount: if in_vat && l.exemption.is_none() { Some(amount(l.vat_amount)) } else { None },
+                is_investment: None,
+                price_after_vat: amount(l.price_after_vat),
+                exemption: l.exemption.map(item_exemption),
+                vouchers_sold: None,
+            }
+        })
+        .collect::<Vec<_>>();
+    // In a foreign-currency invoice every amount goes to the CIS in lek; the totals are
+    // re-added from the converted lines so they still add up to the cent.
+    let net_sum: Decimal = items.iter().map(|i| i.price_before_vat).sum();
+    let vat_sum: Decimal = items.iter().filter_map(|i| i.vat_amount).sum();
+    let fee = if foreign { lek(totals.fee) } else { totals.fee };
+    let tot_price_value = net_sum + vat_sum + fee;
+    let tot_price = model::money(tot_price_value);
+    let iic_input = IicInput {
+        nuis: &caller.company.nuis,
+        issue_date_time: &issue_date_time,
+        ord_num: u64::from(ord_num),
+        business_unit_code: unit_code,
+        tcr_code,
+        soft_code,
+        tot_price: &tot_price,
+    };
+    let code = iic(certificate, &iic_input)?;
+    let inv_num = cis_invoice_number(ord_num, year, tcr_code);
+    let verify = verify_url(verify_base, &code.iic, &iic_input);
+    let same_taxes = computed
+        .vat_groups
+        .iter()
+        .filter(|g| g.class.is_same_tax())
+        .map(|g| {
+            let members = items.iter().zip(&computed.lines).filter(|(_, l)| l.vat_class() == g.class);
+            let (net, vat) = members.fold((Decimal::ZERO, Decimal::ZERO), |(n, v), (i, _)| {
+                (n + i.price_before_vat, v + i.vat_amount.unwrap_or_default())
+            });
+            SameTax {
+                num_of_items: g.num_items,
+                price_bef_vat: net,
+                vat_rate: match g.class {
+                    VatClass::Rate(r) => Some(r),
+                    VatClass::Exempt(_) => None,
+                },
+                exempt_from_vat: match g.class {
+                    VatClass::Exempt(rules::Exemption::Type1) => Some(SameTaxExemption::Type1),
+                    VatClass::Exempt(rules::Exemption::Type2) => Some(SameTaxExemption::Type2),
+                    _ => None,
+                },
+                vat_amt: Some(vat),
+            }
+        })
+        .collect();
+    let amount_of = |exemption: rules::Exemption| -> Option<Decimal> {
+        let sum: Decimal = items
+            .iter()
+            .zip(&computed.lines)
+            .filter(|(_, l)| l.exemption == Some(exemption))
+            .map(|(i, _)| i.price_before_vat)
+            .sum();
+        (sum != Decimal::ZERO).then_some(sum)
+    };
+    let mut pay_methods: Vec<PayMethod> = computed
+        .payments
+        .iter()
+        .map(|p| PayMethod {
+            kind: p.kind,
+            amt: if foreign { lek(p.amount) } else { p.amount },
+            comp_card: p.company_card.clone(),
+            vouchers: p.vouchers.clone(),
+        })
+        .collect();
+    // Converting each payment separately can leave a cent off the converted total.
+    if let Some(first) = pay_methods.first_mut() {
+        let paid: Decimal =
+            computed.payments.iter().map(|p| if foreign { lek(p.amount) } else { p.amount }).sum();
+        first.amt += tot_price_value - paid;
+    }
+    let cis_invoice = CisInvoice {
+        type_of_inv: match req.kind {
+            Kind::Cash => TypeOfInv::Cash,
+            Kind::NonCash => TypeOfInv::NonCash,
+        },
+        is_simplified_inv: false,
+        type_of_self_iss: req.self_issue_type.as_deref().and_then(|t| match t {
+            "AGREEMENT" => Some(TypeOfSelfIss::Agreement),
+            "DOMESTIC" => Some(TypeOfSelfIss::Domestic),
+            "ABROAD" => Some(TypeOfSelfIss::Abroad),
+            "SELF" => Some(TypeOfSelfIss::SelfConsumption),
+            "OTHER" => Some(TypeOfSelfIss::Other),
+            _ => None,
+        }),
+        issue_date_time: issued_at,
+        inv_num: inv_num.clone(),
+        inv_ord_num: ord_num,
+        tcr_code: tcr_code.map(str::to_string),
+        is_issuer_in_vat: in_vat,
+        tax_free_amt: amount_of(rules::Exemption::TaxFree),
+        mark_up_amt: None,
+        goods_ex_amt: amount_of(rules::Exemption::ExportOfGoods),
+        tot_price_wo_vat: net_sum,
+        tot_vat_amt: in_vat.then_some(vat_sum),
+        tot_price: tot_price_value,
+        operator_code: operator_code.to_string(),
+        busin_unit_code: unit_code.to_string(),
+        soft_code: soft_code.to_string(),
+        imp_cust_dec_num: None,
+        iic: code.iic.clone(),
+        iic_signature: code.signature.clone(),
+        is_reverse_charge: req.reverse_charge,
+        pay_deadline: dates.0,
+        is_einvoice: None,
+        supply_date_or_period: dates
+            .1
+            .map(|start| SupplyDateOrPeriod { start, end: dates.2.unwrap_or(start) }),
+        corrective_inv: p.corrective.clone(),
+        pay_methods,
+        currency: foreign.then(|| Currency {
+            code: currency.to_string(),
+            ex_rate: totals.exchange_rate,
+            is_buying: false,
+        }),
+        seller: Seller {
+            id_type: IdType::Nuis,
+            id_num: caller.company.nuis.clone(),
+            name: caller.company.name.chars().take(100).collect(),
+            address: caller
+                .unit
+                .as_ref()
+                .and_then(|u| u.address.clone())
+                .or_else(|| caller.company.address.clone()),
+            town: caller.unit.as_ref().and_then(|u| u.city.clone()).or_else(|| caller.company.city.clone()),
+            country: Some("ALB".to_string()),
+        },
+        buyer: buyer.name.as_ref().map(|name| Buyer {
+            id_type: buyer.id_type.as_deref().and_then(id_type),
+            id_num: buyer.id_value.clone(),
+            name: Some(name.chars().take(100).collect()),
+            address: buyer.address.clone(),
+            town: buyer.city.clone(),
+            country: buyer.country.clone(),
+        }),
+        items,
+        same_taxes: if in_vat { same_taxes } else { Vec::new() },
+        cons_taxes: vec![],
+        fees: if fee == Decimal::ZERO { vec![] } else { vec![Fee { kind: FeeType::Other, amt: fee }] },
+        sum_inv_iic_refs: vec![],
+        bad_debt_inv: None,
+    };
+    let header_uuid = Uuid::new_v4();
+    let unsigned_request = requests::register_invoice(
+        &Header { uuid: header_uuid, send_date_time: issued_at, subseq_deliv_type: None },
+        &cis_invoice,
+    );
+    Ok(Draft {
+        number: invoice_number(ord_num, year),
+        inv_num,
+        issue_date_time,
+        header_uuid,
+        iic: code.iic,
+        iic_signature: code.signature,
+        verify_url: verify,
+        unsigned_request,
+    })
+}
+
+/// The invoice as stored, numbered `ord_num` by its draft.
+fn stored_invoice(
+    caller: &Caller,
+    req: &IssueRequest,
+    p: &Prepared,
+    draft: &Draft,
+    ord_num: u32,
+    issued_at: DateTime<Utc>,
+) -> Invoice {
+    let computed = &p.computed;
+    Invoice {
+        id: 0,
+        company_id: caller.company.id,
+        business_unit_id: caller.unit.as_ref().map(|u| u.id),
+        user_id: Some(caller.user.id),
+        internal_id: req.internal_id.clone(),
+        year: p.year,
+        kind: req.kind.as_str().to_string(),
+        api_version: req.api_version,
+        doc_type: req.doc_type.clone(),
+        original_invoice_iic: req.original_invoice_iic.clone(),
+        tcr_code: p.tcr_code.clone(),
+        ord_num: i64::from(ord_num),
+        number: draft.number.clone(),
+        inv_num: draft.inv_num.clone(),
+        issued_at: issued_at.to_rfc3339(),
+        issue_date: issued_at.with_timezone(&Tirane).date_naive().to_string(),
+        issue_date_time: draft.issue_date_time.clone(),
+        operator_code: Some(p.operator_code.clone()),
+        business_unit_code: Some(p.unit_code.clone()),
+        currency: p.currency.clone(),
+        exchange_rate: computed.totals.exchange_rate,
+        totals: db::Totals {
+            gross: computed.totals.gross,
+            net: computed.totals.net,
+            vat: computed.totals.vat,
+            discount: computed.totals.discount,
+            discount_gross: computed.totals.discount_gross,
+            fee: computed.totals.fee,
+            total: computed.totals.total,
+            // In lek, like every _all figure: what is payable, the fee included.
+            gross_all: crate::domain::money::to_lek(computed.totals.total, computed.totals.exchange_rate),
+            net_all: computed.totals.net_all,
+            vat_all: computed.totals.vat_all,
+            discount_all: computed.totals.discount_all,
+        },
+        invoice_discount_type: req.rules.invoice_discount_type.clone(),
+        invoice_discount_value: req.rules.invoice_discount_value,
+        buyer: p.buyer.clone(),
+        self_issue_type: req.self_issue_type.clone(),
+        due_date: p.due.map(|d| d.to_string()),
+        delivery_date: None,
+        supply_start_date: p.supply_start.map(|d| d.to_string()),
+        supply_end_date: p.supply_end.map(|d| d.to_string()),
+        reverse_charge: req.reverse_charge,
+        periodic_invoice: req.periodic_invoice,
+        notes: req.notes.clone(),
+        bank_account_id: req.bank_account_id,
+        bank_account: None,
+        iic: draft.iic.clone(),
+        iic_signature: draft.iic_signature.clone(),
+        header_uuid: draft.header_uuid.to_string(),
+        fic: None,
+        eic: None,
+        verify_url: draft.verify_url.clone(),
+        created_at: String::new(),
+        lines: computed
             .lines
             .iter()
-            .map(|l| {
-                let amount = |d: Decimal| if foreign { lek(d) } else { d };
-                Item {
-                    name: l.product_name.chars().take(50).collect(),
-                    code: Some(l.product_code.chars().take(50).collect()),
-                    unit: l.unit.chars().take(50).collect(),
-                    quantity: l.quantity,
-                    unit_price_before_vat: amount(l.unit_price_before_vat),
-                    unit_price_after_vat: amount(l.unit_price),
-                    rebate: l.rebate,
-                    rebate_reducing: l.rebate_reducing(),
-                    price_before_vat: amount(l.price_before_vat),
-                    vat_rate: if in_vat && l.exemption.is_none() { Some(l.vat_rate) } else { None },
-                    vat_amount: if in_vat && l.exemption.is_none() {
-                        Some(amount(l.vat_amount))
-                    } else {
-                        None
-                    },
-                    is_investment: None,
-                    price_after_vat: amount(l.price_after_vat),
-                    exemption: l.exemption.map(item_exemption),
-                    vouchers_sold: None,
-                }
+            .map(|l| db::Line {
+                product_name: l.product_name.clone(),
+                product_code: l.product_code.clone(),
+                unit: l.unit.clone(),
+                unit_code: l.unit_code.clone(),
+                quantity: l.quantity,
+                price: l.unit_price,
+                total: l.total,
+                discount_rate: l.discount_rate,
+                discount: l.discount,
+                vat_rate: l.vat_rate,
+                exemption: l.exemption.map(|e| e.as_str().to_string()),
+                unit_price_net: l.unit_price_before_vat,
+                rebate: l.rebate,
+                net: l.price_before_vat,
+                vat: l.vat_amount,
+                gross: l.price_after_vat,
             })
-            .collect::<Vec<_>>();
-        // In a foreign-currency invoice every amount goes to the CIS in lek; the totals are
-        // re-added from the converted lines so they still add up to the cent.
-        let net_sum: Decimal = items.iter().map(|i| i.price_before_vat).sum();
-        let vat_sum: Decimal = items.iter().filter_map(|i| i.vat_amount).sum();
-        let fee = if foreign { lek(totals.fee) } else { totals.fee };
-        let tot_price_value = net_sum + vat_sum + fee;
-        let tot_price = model::money(tot_price_value);
-        let iic_input = IicInput {
-            nuis: &caller.company.nuis,
-            issue_date_time: &issue_date_time,
-            ord_num: u64::from(ord_num),
-            business_unit_code: unit_code,
-            tcr_code,
-            soft_code,
-            tot_price: &tot_price,
-        };
-        let code = iic(certificate, &iic_input)?;
-        let inv_num = cis_invoice_number(ord_num, year, tcr_code);
-        let verify = verify_url(&self.verify_base, &code.iic, &iic_input);
-        let same_taxes = computed
-            .vat_groups
-            .iter()
-            .filter(|g| g.class.is_same_tax())
-            .map(|g| {
-                let members = items.iter().zip(&computed.lines).filter(|(_, l)| l.vat_class() == g.class);
-                let (net, vat) = members.fold((Decimal::ZERO, Decimal::ZERO), |(n, v), (i, _)| {
-                    (n + i.price_before_vat, v + i.vat_amount.unwrap_or_default())
-                });
-                SameTax {
-                    num_of_items: g.num_items,
-                    price_bef_vat: net,
-                    vat_rate: match g.class {
-                        VatClass::Rate(r) => Some(r),
-                        VatClass::Exempt(_) => None,
-                    },
-                    exempt_from_vat: match g.class {
-                        VatClass::Exempt(rules::Exemption::Type1) => Some(SameTaxExemption::Type1),
-                        VatClass::Exempt(rules::Exemption::Type2) => Some(SameTaxExemption::Type2),
-                        _ => None,
-                    },
-                    vat_amt: Some(vat),
-                }
-            })
-            .collect();
-        let amount_of = |exemption: rules::Exemption| -> Option<Decimal> {
-            let sum: Decimal = items
-                .iter()
-                .zip(&computed.lines)
-                .filter(|(_, l)| l.exemption == Some(exemption))
-                .map(|(i, _)| i.price_before_vat)
-                .sum();
-            (sum != Decimal::ZERO).then_some(sum)
-        };
-        let mut pay_methods: Vec<PayMethod> = computed
+            .collect(),
+        payments: computed
             .payments
             .iter()
-            .map(|p| PayMethod {
-                kind: p.kind,
-                amt: if foreign { lek(p.amount) } else { p.amount },
-                comp_card: p.company_card.clone(),
+            .map(|p| db::Payment {
+                kind: p.kind.as_str().to_string(),
+                amount: p.amount,
+                company_card: p.company_card.clone(),
                 vouchers: p.vouchers.clone(),
             })
-            .collect();
-        // Converting each payment separately can leave a cent off the converted total.
-        if let Some(first) = pay_methods.first_mut() {
-            let paid: Decimal =
-                computed.payments.iter().map(|p| if foreign { lek(p.amount) } else { p.amount }).sum();
-            first.amt += tot_price_value - paid;
-        }
-        let cis_invoice = CisInvoice {
-            type_of_inv: match req.kind {
-                Kind::Cash => TypeOfInv::Cash,
-                Kind::NonCash => TypeOfInv::NonCash,
-            },
-            is_simplified_inv: false,
-            type_of_self_iss: req.self_issue_type.as_deref().and_then(|t| match t {
-                "AGREEMENT" => Some(TypeOfSelfIss::Agreement),
-                "DOMESTIC" => Some(TypeOfSelfIss::Domestic),
-                "ABROAD" => Some(TypeOfSelfIss::Abroad),
-                "SELF" => Some(TypeOfSelfIss::SelfConsumption),
-                "OTHER" => Some(TypeOfSelfIss::Other),
-                _ => None,
-            }),
-            issue_date_time: issued_at,
-            inv_num: inv_num.clone(),
-            inv_ord_num: ord_num,
-            tcr_code: tcr_code.map(str::to_string),
-            is_issuer_in_vat: in_vat,
-            tax_free_amt: amount_of(rules::Exemption::TaxFree),
-            mark_up_amt: None,
-            goods_ex_amt: amount_of(rules::Exemption::ExportOfGoods),
-            tot_price_wo_vat: net_sum,
-            tot_vat_amt: in_vat.then_some(vat_sum),
-            tot_price: tot_price_value,
-            operator_code: operator_code.to_string(),
-            busin_unit_code: unit_code.to_string(),
-            soft_code: soft_code.to_string(),
-            imp_cust_dec_num: None,
-            iic: code.iic.clone(),
-            iic_signature: code.signature.clone(),
-            is_reverse_charge: req.reverse_charge,
-            pay_deadline: dates.0,
-            is_einvoice: None,
-            supply_date_or_period: dates
-                .1
-                .map(|start| SupplyDateOrPeriod { start, end: dates.2.unwrap_or(start) }),
-            corrective_inv: p.corrective.clone(),
-            pay_methods,
-            currency: foreign.then(|| Currency {
-                code: currency.to_string(),
-                ex_rate: totals.exchange_rate,
-                is_buying: false,
-            }),
-            seller: Seller {
-                id_type: IdType::Nuis,
-                id_num: caller.company.nuis.clone(),
-                name: caller.company.name.chars().take(100).collect(),
-                address: caller
-                    .unit
-                    .as_ref()
-                    .and_then(|u| u.address.clone())
-                    .or_else(|| caller.company.address.clone()),
-                town: caller
-                    .unit
-                    .as_ref()
-                    .and_then(|u| u.city.clone())
-                    .or_else(|| caller.company.city.clone()),
-                country: Some("ALB".to_string()),
-            },
-            buyer: buyer.name.as_ref().map(|name| Buyer {
-                id_type: buyer.id_type.as_deref().and_then(id_type),
-                id_num: buyer.id_value.clone(),
-                name: Some(name.chars().take(100).collect()),
-                address: buyer.address.clone(),
-                town: buyer.city.clone(),
-                country: buyer.country.clone(),
-            }),
-            items,
-            same_taxes: if in_vat { same_taxes } else { Vec::new() },
-            cons_taxes: vec![],
-            fees: if fee == Decimal::ZERO { vec![] } else { vec![Fee { kind: FeeType::Other, amt: fee }] },
-            sum_inv_iic_refs: vec![],
-            bad_debt_inv: None,
-        };
-        let header_uuid = Uuid::new_v4();
-        let unsigned_request = requests::register_invoice(
-            &Header { uuid: header_uuid, send_date_time: issued_at, subseq_deliv_type: None },
-            &cis_invoice,
-        );
-        Ok(Draft {
-            number: invoice_number(ord_num, year),
-            inv_num,
-            issue_date_time,
-            header_uuid,
-            iic: code.iic,
-            iic_signature: code.signature,
-            verify_url: verify,
-            unsigned_request,
-        })
+            .collect(),
     }
 }
 

@@ -7,6 +7,7 @@ pub mod devices;
 pub mod invoices;
 pub mod locks;
 pub mod products;
+pub mod queue;
 
 use std::fmt;
 use std::sync::Arc;
@@ -60,6 +61,22 @@ impl Services {
     ) -> Result<Outcome<T>> {
         let gateway = self.gateway.clone();
         tokio::task::spawn_blocking(move || gateway.send(&certificate, &unsigned, read))
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))?
+            .map_err(Error::from)
+    }
+}
+
+impl Services {
+    /// Signs and sends a document's registration on the blocking pool: what it came to.
+    pub async fn deliver(
+        &self,
+        certificate: Arc<Certificate>,
+        operation: crate::fiscal::requests::Operation,
+        unsigned: String,
+    ) -> Result<crate::fiscal::delivery::Delivery> {
+        let gateway = self.gateway.clone();
+        tokio::task::spawn_blocking(move || gateway.deliver(&certificate, operation, &unsigned))
             .await
             .map_err(|e| Error::Internal(e.to_string()))?
             .map_err(Error::from)
