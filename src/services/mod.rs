@@ -6,6 +6,7 @@ pub mod clients;
 pub mod devices;
 pub mod invoices;
 pub mod locks;
+pub mod pipeline;
 pub mod products;
 pub mod queue;
 
@@ -36,8 +37,9 @@ pub struct Services {
     /// `--public-url`: the base of `pdf` links, when set.
     pub public_url: Option<String>,
     pub locks: Arc<locks::Locks>,
-    /// Issue requests in flight, by (company, year, internalId): a second one is 409 at once.
-    pub in_flight: Arc<std::sync::Mutex<std::collections::HashSet<(i64, i32, String)>>>,
+    /// Documents being issued, by their kind's key (company, year, internalId for invoices):
+    /// a second request with the same key meets its kind's error at once.
+    pub in_flight: pipeline::InFlightSet,
     /// Cash-register balances, kept 5 s as the spec says.
     pub balances: Arc<cash_register::BalanceCache>,
 }
