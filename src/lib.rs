@@ -171,7 +171,8 @@ pub async fn run(
     };
     let services = open_services(&args, endpoint)?;
     let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
-    let worker = tokio::spawn(services.queue.clone().run(worker_stop));
+    let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
+    let worker = tokio::spawn(services.queue.clone().run(settle, worker_stop));
     let limiters = Arc::new(Limiters::new(&args.limits));
     let sweeper = {
         let limiters = limiters.clone();

@@ -28,8 +28,14 @@ enum Command {
         #[command(subcommand)]
         action: AppsAction,
     },
-    /// List the documents waiting for the CIS (late delivery) and those it refused, oldest first.
-    Queue(DataArgs),
+    /// List the documents waiting for the CIS (late delivery) and those it refused, oldest first;
+    /// `arka queue resend ID` sends a refused one again.
+    Queue {
+        #[command(subcommand)]
+        action: Option<QueueAction>,
+        #[command(flatten)]
+        data: DataArgs,
+    },
     /// Run the CIS simulator alone (both services, their WSDLs, and the /control API for tests).
     CisSim {
         /// Address and port to listen on; keep it on loopback.
@@ -53,6 +59,20 @@ enum AppsAction {
         /// A name to recognise the application by, e.g. "Kasa POS 3".
         #[arg(long)]
         name: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum QueueAction {
+    /// Send documents the CIS refused again, once their cause is corrected (a new certificate,
+    /// the TCR or business unit fixed at the tax portal, ...). A running server sends them
+    /// within a second, signed with the company's current certificate.
+    Resend {
+        /// Queue ids of refused documents (the first column of `arka queue`).
+        #[arg(required = true)]
+        ids: Vec<i64>,
         #[command(flatten)]
         data: DataArgs,
     },
@@ -183,7 +203,28 @@ fn print_queue(store: &Store) -> Result<(), String> {
             why.trim()
         );
     }
+    if items.iter().any(|q| q.status == "rejected") {
+        println!();
+        println!("The CIS refused the documents marked rejected; they stay until their cause is corrected.");
+        println!("Then send them again with: arka queue resend ID...");
+    }
     Ok(())
+}
+
+fn resend(store: &Store, ids: &[i64]) -> Result<(), String> {
+    let mut unknown = Vec::new();
+    for &id in ids {
+        if arka::services::queue::resend(store, id).map_err(|e| e.to_string())? {
+            println!("{id}: waits for the CIS again");
+        } else {
+            unknown.push(id.to_string());
+        }
+    }
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("no refused document has the queue id {} (see `arka queue`)", unknown.join(", ")))
+    }
 }
 
 fn run(cli: Cli) -> Result<(), String> {
@@ -194,7 +235,10 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("database {} is up to date", data.db_path().display());
             Ok(())
         }
-        Command::Queue(data) => print_queue(&open_store(&data)?),
+        Command::Queue { action: None, data } => print_queue(&open_store(&data)?),
+        Command::Queue { action: Some(QueueAction::Resend { ids, data }), .. } => {
+            resend(&open_store(&data)?, &ids)
+        }
         Command::CisSim { listen, strict_iic } => cis_sim(listen, strict_iic),
         Command::Apps { action: AppsAction::Create { name, data } } => {
             let store = open_store(&data)?;

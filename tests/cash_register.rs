@@ -70,19 +70,6 @@ impl Till {
             .post_json("/api/v1/invoice/cash", Some(&self.token), &coffee_and_water(internal_id))
             .data(201);
     }
-
-    /// Runs SQL on the server's database, for stories that need chosen times.
-    fn sql(&self, statements: &[String]) {
-        let store = arka::store::Store::open(&self.server.data_dir().join("arka.db")).unwrap();
-        store
-            .write_blocking(|tx| {
-                for s in statements {
-                    tx.execute(s, ())?;
-                }
-                Ok(())
-            })
-            .unwrap();
-    }
 }
 
 fn assert_action(action: &Value, action_type: &str, amount: f64) {

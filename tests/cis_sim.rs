@@ -441,9 +441,9 @@ fn each_mode_leads_the_client_to_its_outcome() {
     assert_eq!(fault["fault_code"], "58");
     let fault = rejected(client.register_invoice(&body(1)));
     assert_eq!(fault.code.as_deref(), Some("58"));
-    assert!(fault.is_client_fault());
+    assert!(!fault.blames_the_cis());
     sim.set_mode(r#"{"mode": "fault", "fault_code": "900"}"#);
-    assert!(!rejected(client.register_invoice(&body(1))).is_client_fault());
+    assert!(rejected(client.register_invoice(&body(1))).blames_the_cis());
 
     sim.set_mode(r#"{"mode": "garbage"}"#);
     let garbage = client.register_invoice(&body(2));

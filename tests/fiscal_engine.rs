@@ -247,7 +247,7 @@ fn queue_cash_deposit_issued(
                 &NewQueued {
                     company_id,
                     operation: "RegisterCashDepositRequest",
-                    document_kind: "cash_deposit",
+                    document: fiscal_queue::Document::CashAction,
                     document_id: None,
                     document_number: None,
                     tcr_code: Some(tcr_code),

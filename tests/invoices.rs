@@ -654,3 +654,60 @@ fn a_price_change_in_the_catalog_never_touches_an_issued_invoice() {
     assert_eq!(before, after);
     assert_eq!(after["invoice"]["lines"][0]["unitPrice"], json!(120.0));
 }
+
+#[test]
+fn a_business_moving_to_arka_mid_year_goes_on_after_its_last_non_cash_number() {
+    let sim = SimServer::start();
+    let till = open_till_carrying(&sim, 41);
+    let year = Utc::now().format("%Y").to_string();
+    let on_account = |internal_id: &str| {
+        let mut body = coffee_and_water(internal_id);
+        body["payment_method"] = json!("ACCOUNT");
+        body["client"] = json!({"name": "Ushqimore Dardania", "id": {"type": "NUIS", "id": "K81234001A"},
+                                "address": "Rruga e Kavajës 112", "city": "Tiranë"});
+        body
+    };
+    let first = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account("m-1"));
+    assert_eq!(first.data(201)["invoice"]["number"], format!("42/{year}"));
+    let second = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account("m-2"));
+    assert_eq!(second.data(201)["invoice"]["number"], format!("43/{year}"));
+    // The cash sequence of the till is its own and starts at 1.
+    let cash = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("m-3"));
+    assert_eq!(cash.data(201)["invoice"]["number"], format!("1/{year}"));
+    let registered = sim.registered()["invoices"].clone();
+    assert!(
+        registered.as_array().unwrap().iter().any(|i| i["inv_num"] == format!("42/{year}")),
+        "{registered}"
+    );
+}
+
+#[test]
+fn a_pos_that_hangs_up_mid_issue_leaves_nothing_stuck_and_the_sale_is_settled_without_it() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    // The day's opening first, so that only the sale meets the slow CIS.
+    till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("warm-up")).data(201);
+    sim.set_mode(json!({"mode": "slow", "delay_ms": 1500}));
+    let impatient: ureq::Agent =
+        ureq::Agent::config_builder().timeout_global(Some(Duration::from_millis(500))).build().into();
+    let gave_up = impatient
+        .post(format!("{}/api/v1/invoice/cash", till.server.base_url()))
+        .header("Authorization", format!("Bearer {}", till.token))
+        .content_type("application/json")
+        .send(coffee_and_water("hang-up").to_string());
+    assert!(gave_up.is_err(), "the POS gave up after 0.5 s");
+
+    // The issue went on without the POS: registered with the CIS and settled.
+    eventually("the sale, settled", Duration::from_secs(10), || {
+        let reply = till.server.post_json("/api/v1/invoice/details/hang-up", Some(&till.token), &json!({}));
+        reply.status == 200 && reply.body["data"]["invoice"]["fic"].is_string()
+    });
+    sim.mode("ok");
+    let again =
+        till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("hang-up"));
+    again.assert_error(409);
+    assert!(again.body["message"].as_str().unwrap().contains("already issued"), "{}", again.text);
+    till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("next")).data(201);
+    let registered = sim.registered()["invoices"].as_array().unwrap().len();
+    assert_eq!(registered, 3, "warm-up, hang-up and next, each once");
+}

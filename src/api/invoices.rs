@@ -16,11 +16,13 @@ use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::{Body, PathId, Query, search_query};
 use super::fields;
+use crate::domain::document::InvoiceType;
 use crate::domain::invoice::{InvoiceInput, IssueTexts, LineInput, check_texts};
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
 use crate::domain::time::{local_text, parse_stored};
-use crate::services::invoices::{ClientInput, IssueRequest, Issued, Kind};
+use crate::services::invoices::{ClientInput, IssueRequest};
 use crate::services::locks::LOCK_WAIT;
+use crate::services::pipeline::Issued;
 use crate::store::invoices::{Invoice, ListFilter};
 
 #[derive(Deserialize)]
@@ -123,7 +125,7 @@ fn client_input(c: ClientBody) -> ClientInput {
 }
 
 /// Reads an issue body as v1 or v2 into the one request the service knows.
-fn issue_request(b: IssueBody, kind: Kind, version: i64) -> Result<IssueRequest, ApiError> {
+fn issue_request(b: IssueBody, kind: InvoiceType, version: i64) -> Result<IssueRequest, ApiError> {
     let internal_id = b.internal_id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty());
     let Some(internal_id) = internal_id else {
         // v2 answers a missing internalId in the standard error envelope, v1 as validation.
@@ -159,7 +161,7 @@ fn issue_request(b: IssueBody, kind: Kind, version: i64) -> Result<IssueRequest,
             vouchers: b.vouchers,
         }
     };
-    if kind == Kind::Cash && b.fee.is_some_and(|f| f != Decimal::ZERO) {
+    if kind == InvoiceType::Cash && b.fee.is_some_and(|f| f != Decimal::ZERO) {
         return Err(ApiError::field("fee", "A fee is only accepted on a non-cash invoice."));
     }
     let client_id = match b.client.as_ref().and_then(|c| c.id.as_ref()) {
@@ -352,7 +354,7 @@ async fn issue(
     auth: Auth,
     headers: HeaderMap,
     body: IssueBody,
-    kind: Kind,
+    kind: InvoiceType,
     version: i64,
 ) -> ApiResult {
     let request = issue_request(body, kind, version)?;
@@ -389,7 +391,7 @@ pub async fn cash_v1(
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, Kind::Cash, 1).await
+    issue(s, auth, h, b, InvoiceType::Cash, 1).await
 }
 
 pub async fn cash_v2(
@@ -398,7 +400,7 @@ pub async fn cash_v2(
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, Kind::Cash, 2).await
+    issue(s, auth, h, b, InvoiceType::Cash, 2).await
 }
 
 pub async fn noncash_v1(
@@ -407,7 +409,7 @@ pub async fn noncash_v1(
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, Kind::NonCash, 1).await
+    issue(s, auth, h, b, InvoiceType::NonCash, 1).await
 }
 
 pub async fn noncash_v2(
@@ -416,7 +418,7 @@ pub async fn noncash_v2(
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, Kind::NonCash, 2).await
+    issue(s, auth, h, b, InvoiceType::NonCash, 2).await
 }
 
 #[derive(Deserialize)]

@@ -57,7 +57,7 @@ pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiRe
         "cert": cert,
         "cisConnection": match state.services.gateway.breaker() {
             Breaker::Closed => json!({"state": "online"}),
-            Breaker::Open { since, reason } => json!({
+            Breaker::Open { since, reason, .. } => json!({
                 "state": "offline",
                 "since": local_text(since),
                 "reason": reason,
@@ -65,7 +65,15 @@ pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiRe
         },
         "fiscalQueue": {
             "waiting": queue.waiting,
-            "rejected": queue.rejected,
+            "rejected": queue.refused.len(),
+            "refused": queue.refused.iter().map(|r| json!({
+                "queueId": r.queue_id,
+                "document": r.operation,
+                "number": r.number,
+                "issuedAt": r.issued_at.map(local_text),
+                "code": r.fault_code,
+                "reason": r.reason,
+            })).collect::<Vec<_>>(),
             "oldestWaitingSince": queue.oldest_waiting_issued_at.map(local_text),
             "nearLegalLimit": queue.near_legal_limit,
         },

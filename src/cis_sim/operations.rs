@@ -848,7 +848,7 @@ mod tests {
         let Outcome::Rejected(read) = response::parse_register_tcr(&server) else {
             panic!("not a fault");
         };
-        assert!(!read.is_client_fault());
+        assert!(read.blames_the_cis());
     }
 
     #[test]

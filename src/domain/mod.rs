@@ -3,6 +3,7 @@
 pub mod cash_register;
 pub mod client;
 pub mod discount;
+pub mod document;
 pub mod error;
 pub mod invoice;
 pub mod money;

@@ -8,8 +8,10 @@ use chrono::{DateTime, Utc};
 
 use super::Error;
 use super::certificate::Certificate;
+use super::delivery::{Delivery, subseq_for};
 use super::dsig;
-use super::requests::soap_envelope;
+use super::model::SubseqDelivType;
+use super::requests::{Operation, soap_envelope};
 use super::response::Outcome;
 use super::transport::{CisClient, CisConfig};
 use crate::secrets::KeyFile;
@@ -27,12 +29,18 @@ pub struct SoftwareCodes {
 pub const CERTIFICATE_WARNING_DAYS: i64 = 30;
 
 /// Whether documents go to the CIS or straight to the late-delivery queue. It opens when a call
-/// gets no answer, so a POS never waits a timeout per receipt while the CIS is away, and closes
-/// as soon as any call (the queue worker's retries included) gets an answer again.
+/// gets no answer or the CIS answers with a fault of its own, so a POS never waits a timeout per
+/// receipt while the CIS is away, and closes as soon as any call (the queue worker's retries and
+/// its probe included) gets an answer again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Breaker {
     Closed,
-    Open { since: DateTime<Utc>, reason: String },
+    Open {
+        since: DateTime<Utc>,
+        reason: String,
+        /// The late-delivery type of documents saved while it is open.
+        subseq: SubseqDelivType,
+    },
 }
 
 pub struct Gateway {
@@ -67,34 +75,66 @@ impl Gateway {
     }
 
     pub fn breaker(&self) -> Breaker {
-        match self.breaker.lock() {
-            Ok(b) => b.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        self.lock_breaker().clone()
     }
 
     pub fn breaker_open(&self) -> bool {
         matches!(self.breaker(), Breaker::Open { .. })
     }
 
-    fn note<T>(&self, outcome: &Outcome<T>) {
-        let mut breaker = match self.breaker.lock() {
+    fn lock_breaker(&self) -> std::sync::MutexGuard<'_, Breaker> {
+        match self.breaker.lock() {
             Ok(b) => b,
             Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    fn note<T>(&self, outcome: &Outcome<T>) {
+        let trouble = match outcome {
+            Outcome::NotDelivered(reason) => Some((format!("{reason:?}"), subseq_for(reason))),
+            Outcome::Rejected(fault) if fault.blames_the_cis() => Some((
+                format!(
+                    "the CIS answered with its own fault [{}] {}",
+                    fault.code.as_deref().unwrap_or("?"),
+                    fault.faultstring
+                ),
+                SubseqDelivType::Service,
+            )),
+            Outcome::Accepted(_) | Outcome::Rejected(_) => None,
         };
-        match (outcome, &*breaker) {
-            (Outcome::NotDelivered(reason), Breaker::Closed) => {
-                tracing::warn!(
-                    ?reason,
-                    "the CIS does not answer: new documents go to the late-delivery queue"
-                );
-                *breaker = Breaker::Open { since: Utc::now(), reason: format!("{reason:?}") };
+        let mut breaker = self.lock_breaker();
+        match (trouble, &*breaker) {
+            (Some((reason, subseq)), Breaker::Closed) => {
+                tracing::warn!(%reason, "the CIS is not usable: new documents go to the late-delivery queue");
+                *breaker = Breaker::Open { since: Utc::now(), reason, subseq };
             }
-            (Outcome::Accepted(_) | Outcome::Rejected(_), Breaker::Open { .. }) => {
+            (None, Breaker::Open { .. }) => {
                 tracing::info!("the CIS answers again: documents go to it directly");
                 *breaker = Breaker::Closed;
             }
             _ => {}
+        }
+    }
+
+    /// While the breaker is open: asks the CIS for a sign of life (its WSDL) and closes the
+    /// breaker when it answers. Returns whether the breaker is closed afterwards.
+    pub fn probe(&self) -> bool {
+        if !self.breaker_open() {
+            return true;
+        }
+        match self.client.probe() {
+            Ok(()) => {
+                let mut breaker = self.lock_breaker();
+                if matches!(*breaker, Breaker::Open { .. }) {
+                    tracing::info!("the CIS answers the probe again: documents go to it directly");
+                    *breaker = Breaker::Closed;
+                }
+                true
+            }
+            Err(reason) => {
+                tracing::debug!(?reason, "the CIS does not answer the probe yet");
+                false
+            }
         }
     }
 
@@ -140,5 +180,28 @@ impl Gateway {
         let outcome = read(&self.client, &soap_envelope(&signed));
         self.note(&outcome);
         Ok(outcome)
+    }
+
+    /// Signs and sends a document's registration (`operation` names which) and reads what it
+    /// came to.
+    pub fn deliver(
+        &self,
+        certificate: &Certificate,
+        operation: Operation,
+        unsigned: &str,
+    ) -> Result<Delivery, Error> {
+        let outcome = match operation {
+            Operation::RegisterInvoice => {
+                self.send(certificate, unsigned, |c, b| c.register_invoice(b))?.map(|a| a.fic)
+            }
+            Operation::RegisterCashDeposit => {
+                self.send(certificate, unsigned, |c, b| c.register_cash_deposit(b))?.map(|a| a.fcdc)
+            }
+            Operation::RegisterWtn => {
+                self.send(certificate, unsigned, |c, b| c.register_wtn(b))?.map(|a| a.fwtnic)
+            }
+            other => return Err(Error::Xml(format!("{} registers no document", other.request_root()))),
+        };
+        Ok(Delivery::of(outcome))
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod c14n;
 pub mod certificate;
+pub mod delivery;
 pub mod dsig;
 mod error;
 pub mod gateway;

@@ -1,28 +1,30 @@
-//! Deferred fiscalization: documents the CIS did not answer for wait in `fiscal_queue` and a
+//! Deferred fiscalization: documents the CIS did not register wait in `fiscal_queue` and a
 //! worker in the same process re-sends them, oldest first per TCR, with capped exponential
 //! backoff and jitter. A re-sent document keeps its IssueDateTime, number, IIC and Header UUID;
-//! only SendDateTime changes and SubseqDelivType is set:
-//! - NOINTERNET when no answer came at all (connect error, timeout, connection lost): from the
-//!   shop's side this is indistinguishable from the internet being down;
-//! - SERVICE when something answered but not the CIS (an HTTP error page, garbage): the
-//!   fiscalization service itself is failing.
+//! only SendDateTime changes and SubseqDelivType is set (see `delivery::subseq_for`).
 //!
-//! A document the CIS refuses is kept with its reason (`rejected`) and never retried.
+//! The queue only delivers: what each attempt came to is handed to `Settle` (services), which
+//! writes it to the document and its queue entry in one transaction. A document the CIS
+//! refuses (a client fault) is kept, refused, until its owner sends it again; one the CIS could
+//! not take (no answer, or the CIS's own fault) is tried again.
+//!
+//! While the breaker is open the worker probes the CIS every `PROBE_EVERY`; once the CIS
+//! answers (the probe or any other call), the waiting documents are due at once.
 
 use std::collections::HashSet;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::Error;
-use super::gateway::Gateway;
+use super::delivery::Delivery;
+use super::gateway::{Breaker, Gateway};
 use super::model::{Header, SubseqDelivType};
 use super::requests::{Operation, replace_header};
-use super::response::{NotDelivered, Outcome};
-use crate::store::{Store, cash_register, fiscal_queue};
+use crate::store::{Store, fiscal_queue};
 
 /// The law allows 48 hours for late delivery (PROTOCOL.md section 8); warn well before.
 pub const LEGAL_LIMIT_HOURS: i64 = 48;
@@ -32,16 +34,8 @@ const FIRST_RETRY: Duration = Duration::from_secs(2);
 const MAX_RETRY: Duration = Duration::from_secs(120);
 /// Documents looked at per pass; the rest wait for the next pass.
 const BATCH: i64 = 200;
-
-/// The late-delivery type for what the first attempt saw.
-pub fn subseq_for(reason: &NotDelivered) -> SubseqDelivType {
-    match reason {
-        NotDelivered::Connect(_) | NotDelivered::Timeout(_) | NotDelivered::Io(_) => {
-            SubseqDelivType::NoInternet
-        }
-        NotDelivered::HttpStatus { .. } | NotDelivered::Unparseable(_) => SubseqDelivType::Service,
-    }
-}
+/// How often the CIS is asked for a sign of life while the breaker is open.
+pub const PROBE_EVERY: Duration = Duration::from_secs(5);
 
 fn subseq_from_text(s: Option<&str>) -> SubseqDelivType {
     match s {
@@ -68,9 +62,25 @@ fn jitter() -> f64 {
     }
 }
 
+/// When an entry that just failed for the `attempts`-th time is tried again.
+pub fn retry_at(now: DateTime<Utc>, attempts: i64) -> DateTime<Utc> {
+    now + chrono::Duration::from_std(backoff(attempts, jitter())).unwrap_or(chrono::Duration::seconds(2))
+}
+
 /// Hours since the document was issued, when the stored time reads.
 pub fn age_hours(issued_at: &str, now: DateTime<Utc>) -> Option<i64> {
     crate::domain::time::parse_stored(issued_at).map(|t| (now - t).num_hours())
+}
+
+/// Services settle what a delivery of a queued document came to: its code, its refusal, or its
+/// next try at `retry_at`, written with the document in one transaction.
+pub trait Settle: Send + Sync {
+    fn settle(
+        &self,
+        entry: &fiscal_queue::Queued,
+        delivery: &Delivery,
+        retry_at: DateTime<Utc>,
+    ) -> Result<(), Error>;
 }
 
 /// What one pass of the worker did.
@@ -81,11 +91,11 @@ pub struct Pass {
     pub rejected: usize,
 }
 
-/// What a delivery attempt came to.
-enum Attempt {
-    Delivered(String),
-    Rejected { code: Option<String>, reason: String },
-    Failed { subseq: SubseqDelivType, reason: String },
+/// What the worker remembers between passes.
+#[derive(Debug, Clone, Copy)]
+struct Watch {
+    last_probe: Option<Instant>,
+    breaker_was_open: bool,
 }
 
 pub struct Queue {
@@ -104,7 +114,7 @@ impl Queue {
         self.wake.notify_one();
     }
 
-    fn attempt(&self, doc: &fiscal_queue::Queued, now: DateTime<Utc>) -> Result<Attempt, Error> {
+    fn attempt(&self, doc: &fiscal_queue::Queued, now: DateTime<Utc>) -> Result<Delivery, Error> {
         let operation = Operation::from_request_root(&doc.operation)
             .ok_or_else(|| Error::Xml(format!("unknown queued operation {}", doc.operation)))?;
         let uuid = Uuid::from_str(&doc.header_uuid).map_err(|e| Error::Xml(e.to_string()))?;
@@ -112,31 +122,12 @@ impl Queue {
         let header = Header { uuid, send_date_time: now, subseq_deliv_type: Some(subseq) };
         let unsigned = replace_header(&doc.unsigned_request, &header)?;
         let certificate = self.gateway.certificate(doc.company_id)?;
-        let outcome = match operation {
-            Operation::RegisterInvoice => {
-                self.gateway.send(&certificate, &unsigned, |c, b| c.register_invoice(b))?.map(|a| a.fic)
-            }
-            Operation::RegisterCashDeposit => {
-                self.gateway.send(&certificate, &unsigned, |c, b| c.register_cash_deposit(b))?.map(|a| a.fcdc)
-            }
-            Operation::RegisterWtn => {
-                self.gateway.send(&certificate, &unsigned, |c, b| c.register_wtn(b))?.map(|a| a.fwtnic)
-            }
-            other => return Err(Error::Xml(format!("{} is never queued", other.request_root()))),
-        };
-        Ok(match outcome {
-            Outcome::Accepted(code) => Attempt::Delivered(code),
-            Outcome::Rejected(fault) => Attempt::Rejected {
-                reason: format!("[{}] {}", fault.code.as_deref().unwrap_or("?"), fault.faultstring),
-                code: fault.code,
-            },
-            Outcome::NotDelivered(reason) => Attempt::Failed { subseq, reason: format!("{reason:?}") },
-        })
+        self.gateway.deliver(&certificate, operation, &unsigned)
     }
 
     /// Tries every due document once, oldest first; a TCR whose oldest document fails waits
     /// with the rest of its documents, so the CIS sees each register's documents in order.
-    pub fn run_once(&self, now: DateTime<Utc>) -> Result<Pass, Error> {
+    pub fn run_once(&self, now: DateTime<Utc>, settle: &dyn Settle) -> Result<Pass, Error> {
         let store_error = |e: crate::store::Error| Error::Store(e.to_string());
         let waiting =
             self.store.read_blocking(|conn| fiscal_queue::waiting(conn, BATCH)).map_err(store_error)?;
@@ -159,61 +150,25 @@ impl Queue {
                     "a document waiting for the CIS is close to the 48-hour limit for late delivery"
                 );
             }
-            let attempt = match self.attempt(&doc, now) {
-                Ok(a) => a,
-                Err(e) => Attempt::Failed {
-                    subseq: subseq_from_text(doc.subseq_deliv_type.as_deref()),
-                    reason: e.to_string(),
-                },
-            };
-            match attempt {
-                Attempt::Delivered(code) => {
-                    self.store
-                        .write_blocking(|tx| {
-                            if fiscal_queue::mark_delivered(tx, doc.id, &code)?
-                                && let Some(document_id) = doc.document_id
-                            {
-                                match doc.document_kind.as_str() {
-                                    "invoice" => crate::store::invoices::set_fic(tx, document_id, &code)?,
-                                    cash_register::DOCUMENT_KIND => {
-                                        cash_register::set_fiscalized(tx, document_id, &code)?
-                                    }
-                                    _ => {}
-                                }
-                            }
-                            Ok(())
-                        })
-                        .map_err(store_error)?;
+            let delivery = self.attempt(&doc, now).unwrap_or_else(|e| Delivery::NotDelivered {
+                subseq: subseq_from_text(doc.subseq_deliv_type.as_deref()),
+                reason: e.to_string(),
+            });
+            settle.settle(&doc, &delivery, retry_at(now, doc.attempts))?;
+            match delivery {
+                Delivery::Accepted(_) => {
                     tracing::info!(queue_id = doc.id, operation = %doc.operation, "late document delivered");
                     pass.delivered += 1;
                 }
-                Attempt::Rejected { code, reason } => {
-                    self.store
-                        .write_blocking(|tx| {
-                            fiscal_queue::mark_rejected(tx, doc.id, code.as_deref(), &reason)?;
-                            // A refused cash-register action stays on record (the cash did
-                            // move) and says it was refused.
-                            if doc.document_kind == cash_register::DOCUMENT_KIND
-                                && let Some(action_id) = doc.document_id
-                            {
-                                cash_register::set_rejected(tx, action_id)?;
-                            }
-                            Ok(())
-                        })
-                        .map_err(store_error)?;
-                    tracing::error!(queue_id = doc.id, %reason, "the CIS refused a late document; it is kept, not retried");
+                Delivery::Refused(refusal) => {
+                    tracing::error!(
+                        queue_id = doc.id,
+                        reason = %refusal.message(),
+                        "the CIS refused a late document; it is kept for its owner to correct and send again"
+                    );
                     pass.rejected += 1;
                 }
-                Attempt::Failed { subseq, reason } => {
-                    let next = now
-                        + chrono::Duration::from_std(backoff(doc.attempts, jitter()))
-                            .unwrap_or(chrono::Duration::seconds(2));
-                    let next = next.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-                    self.store
-                        .write_blocking(|tx| {
-                            fiscal_queue::record_failure(tx, doc.id, subseq.as_str(), &next, &reason)
-                        })
-                        .map_err(store_error)?;
+                Delivery::NotDelivered { reason, .. } => {
                     tracing::debug!(queue_id = doc.id, %reason, "late delivery failed; will retry");
                     held.insert(doc.tcr_code.clone());
                     pass.failed += 1;
@@ -223,14 +178,47 @@ impl Queue {
         Ok(pass)
     }
 
-    /// The worker: a pass every second, or at once when woken, until `shutdown` fires.
-    pub async fn run(self: Arc<Self>, mut shutdown: tokio::sync::watch::Receiver<bool>) {
+    /// One turn of the worker: the probe while the breaker is open, everything due at once
+    /// when the CIS has just come back, then a pass.
+    fn turn(&self, settle: &dyn Settle, mut watch: Watch) -> (Watch, Result<Pass, Error>) {
+        if let Breaker::Open { since, .. } = self.gateway.breaker()
+            && (Utc::now() - since).to_std().is_ok_and(|open_for| open_for >= PROBE_EVERY)
+            && watch.last_probe.is_none_or(|t| t.elapsed() >= PROBE_EVERY)
+        {
+            watch.last_probe = Some(Instant::now());
+            self.gateway.probe();
+        }
+        let open = self.gateway.breaker_open();
+        let now = Utc::now();
+        if watch.breaker_was_open && !open {
+            let now_text = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            match self.store.write_blocking(|tx| fiscal_queue::make_due(tx, &now_text)) {
+                Ok(due) => tracing::info!(due, "the CIS is back: waiting documents are sent now"),
+                Err(e) => return (watch, Err(Error::Store(e.to_string()))),
+            }
+        }
+        watch.breaker_was_open = open;
+        (watch, self.run_once(now, settle))
+    }
+
+    /// The worker: a turn every second, or at once when woken, until `shutdown` fires.
+    pub async fn run(
+        self: Arc<Self>,
+        settle: Arc<dyn Settle>,
+        mut shutdown: tokio::sync::watch::Receiver<bool>,
+    ) {
+        let mut watch = Watch { last_probe: None, breaker_was_open: false };
         loop {
-            let queue = self.clone();
-            match tokio::task::spawn_blocking(move || queue.run_once(Utc::now())).await {
-                Ok(Ok(pass)) if pass != Pass::default() => tracing::debug!(?pass, "queue pass"),
-                Ok(Ok(_)) => {}
-                Ok(Err(e)) => tracing::error!(error = %e, "queue pass failed"),
+            let (queue, settle) = (self.clone(), settle.clone());
+            match tokio::task::spawn_blocking(move || queue.turn(settle.as_ref(), watch)).await {
+                Ok((next, result)) => {
+                    watch = next;
+                    match result {
+                        Ok(pass) if pass != Pass::default() => tracing::debug!(?pass, "queue pass"),
+                        Ok(_) => {}
+                        Err(e) => tracing::error!(error = %e, "queue pass failed"),
+                    }
+                }
                 Err(e) => tracing::error!(error = %e, "queue pass did not complete"),
             }
             tokio::select! {
@@ -254,16 +242,5 @@ mod tests {
         assert_eq!(backoff(10, 1.0), MAX_RETRY);
         assert_eq!(backoff(10_000, 1.0), MAX_RETRY);
         assert_eq!(backoff(0, 0.0), Duration::from_secs(1));
-    }
-
-    #[test]
-    fn what_the_first_attempt_saw_sets_the_late_delivery_type() {
-        assert_eq!(subseq_for(&NotDelivered::Timeout("t".into())), SubseqDelivType::NoInternet);
-        assert_eq!(subseq_for(&NotDelivered::Connect("c".into())), SubseqDelivType::NoInternet);
-        assert_eq!(subseq_for(&NotDelivered::Unparseable("u".into())), SubseqDelivType::Service);
-        assert_eq!(
-            subseq_for(&NotDelivered::HttpStatus { status: 502, body_excerpt: String::new() }),
-            SubseqDelivType::Service
-        );
     }
 }

@@ -56,11 +56,17 @@ pub struct Fault {
 }
 
 impl Fault {
-    /// Whether the CIS blames the request (`Client`) rather than itself (`Server`): a server
-    /// fault may go away if the same request is sent again later.
-    pub fn is_client_fault(&self) -> bool {
+    /// Whether the CIS blames itself rather than the request: a `Server` fault, or a code of
+    /// the 9xx family the CIS uses for its own failures (900 internal error, 920 outage,
+    /// PROTOCOL.md section 9). Such a fault may go away when the same request is sent again
+    /// later; any other fault (`Client`, or an unknown class) blames the request.
+    pub fn blames_the_cis(&self) -> bool {
         let local = self.faultcode.rsplit_once(':').map_or(self.faultcode.as_str(), |(_, local)| local);
-        local.eq_ignore_ascii_case("client")
+        let own_code = self
+            .code
+            .as_deref()
+            .is_some_and(|c| c.len() == 3 && c.starts_with('9') && c.bytes().all(|b| b.is_ascii_digit()));
+        local.eq_ignore_ascii_case("server") || own_code
     }
 }
 
@@ -614,7 +620,7 @@ pub(crate) mod tests {
             panic!("not rejected");
         };
         assert_eq!(fault.faultcode, "env:Client");
-        assert!(fault.is_client_fault());
+        assert!(!fault.blames_the_cis());
         assert_eq!(fault.code.as_deref(), Some("11"));
         assert!(fault.faultstring.starts_with(
             "XML validation against XSD failed, with exception: cvc-pattern-valid: Value 'ns187ov411fdafd'"
@@ -629,7 +635,7 @@ pub(crate) mod tests {
         let Outcome::Rejected(fault) = parse_register_tcr(body) else {
             panic!("not rejected");
         };
-        assert!(!fault.is_client_fault());
+        assert!(fault.blames_the_cis());
         assert_eq!(fault.code.as_deref(), Some("900"));
         assert_eq!(fault.faultstring, "Internal error & more");
         assert_eq!(fault.request_uuid, None);

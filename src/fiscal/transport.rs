@@ -142,6 +142,24 @@ impl CisClient {
         }
     }
 
+    /// A cheap sign of life of the fiscalization service: its WSDL answers 200. Sends no
+    /// document, so it can run every few seconds while the CIS is away.
+    pub fn probe(&self) -> Result<(), NotDelivered> {
+        let url = format!("{}/FiscalizationService.wsdl", self.endpoint.url(Service::Fiscalization));
+        let mut response = self.agent.get(&url).call().map_err(not_delivered)?;
+        let status = response.status().as_u16();
+        // The body is read so that a connection cut halfway does not count as an answer.
+        let body = response.body_mut().with_config().limit(MAX_REPLY_BYTES).read_to_string();
+        match (status, body) {
+            (200, Ok(_)) => Ok(()),
+            (_, Err(e)) => Err(not_delivered(e)),
+            (status, Ok(body)) => Err(NotDelivered::HttpStatus {
+                status,
+                body_excerpt: body.chars().take(EXCERPT_CHARS).collect(),
+            }),
+        }
+    }
+
     pub fn register_invoice(&self, soap_body: &str) -> Outcome<InvoiceAccepted> {
         let reply = self.send(Operation::RegisterInvoice, soap_body);
         interpret(reply, response::parse_register_invoice)

@@ -17,30 +17,29 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use chrono::{Datelike, NaiveDate, Utc};
 use chrono_tz::Europe::Tirane;
 use rusqlite::Connection;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::locks::LOCK_WAIT;
-use super::{Error, Result, Services, fault_message};
+use super::pipeline::QueuePlan;
+use super::{Error, Result, Services};
 use crate::domain::cash_register::{
     self as rules, ActionType, CashSale, CloseError, Closing, DayFigures, Movement, Purpose, Reopening,
 };
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
+use crate::fiscal::delivery::Delivery;
 use crate::fiscal::model::{CashDeposit, CashDepositOperation, Header, SubseqDelivType};
-use crate::fiscal::requests;
-use crate::fiscal::response::{NotDelivered, Outcome};
+use crate::fiscal::requests::{self, Operation};
 use crate::store::accounts::Caller;
 use crate::store::cash_register::{self as db, Action, Day, ListFilter, Queueing};
-use crate::store::fiscal_queue;
+use crate::store::fiscal_queue::{self, Document};
 
 /// The spec caches the balance for 5 seconds.
 const BALANCE_TTL: Duration = Duration::from_secs(5);
-/// How long the first CIS call of a new action has before the queue worker may re-send it.
-const FIRST_TRY: i64 = 30;
 
 /// A deposit or withdrawal as the edge read it.
 #[derive(Debug, Clone, Default)]
@@ -188,21 +187,13 @@ fn save(
         &action,
         &Queueing {
             unsigned_request: unsigned,
-            subseq_deliv_type: plan.subseq.map(|s| s.as_str()),
-            next_attempt_at: &plan.next_attempt_at,
-            last_error: plan.subseq.map(|_| "the CIS was not answering (breaker open)"),
+            subseq_deliv_type: plan.late.map(|s| s.as_str()),
+            next_attempt_at: &plan.next_attempt_at(),
+            last_error: plan.last_error(),
         },
     )?;
     action.id = id;
     Ok((action, queue_id))
-}
-
-/// How a new action enters the queue: straight away with its late-delivery type when the
-/// breaker is open, otherwise after the first call has had its time.
-#[derive(Debug, Clone)]
-struct QueuePlan {
-    subseq: Option<SubseqDelivType>,
-    next_attempt_at: String,
 }
 
 /// A new action with its unsigned CIS request, before it is numbered and saved.
@@ -213,17 +204,18 @@ pub(super) struct Draft {
 }
 
 /// An action saved by its transaction, waiting for its first CIS call.
-pub(super) struct Saved {
+pub struct Saved {
     action: Action,
     queue_id: i64,
     unsigned: String,
 }
 
 /// What the first CIS call of an action came to.
-pub(super) enum Delivery {
+pub(super) enum FirstCall {
     Fiscalized(Box<Action>),
     Refused(String),
-    Deferred(NotDelivered),
+    /// Not registered (no answer, or the CIS's own fault): queued with this late-delivery type.
+    Deferred(SubseqDelivType, String),
 }
 
 /// What to undo when the CIS refuses an action at once.
@@ -251,75 +243,61 @@ fn insufficient(balance: Decimal) -> Error {
     ))
 }
 
-impl Services {
-    fn queue_plan(&self, at: DateTime<Utc>, breaker_open: bool) -> QueuePlan {
-        if breaker_open {
-            QueuePlan { subseq: Some(self.breaker_subseq()), next_attempt_at: at.to_rfc3339() }
-        } else {
-            QueuePlan {
-                subseq: None,
-                next_attempt_at: (at + chrono::Duration::seconds(FIRST_TRY)).to_rfc3339(),
-            }
-        }
-    }
-
-    /// A new action of `caller` on `tcr_code` at `at`, with its signed-to-be CIS request.
-    #[allow(clippy::too_many_arguments)]
-    fn cash_draft(
-        &self,
-        caller: &Caller,
-        tcr_code: &str,
-        action_type: ActionType,
-        purpose: Purpose,
-        amount: Decimal,
-        at: DateTime<Utc>,
-        breaker_open: bool,
-        details: ActionRequest,
-    ) -> Draft {
-        let operation = match action_type {
-            ActionType::Initial => CashDepositOperation::Initial,
-            ActionType::MoneyIn => CashDepositOperation::Deposit,
-            ActionType::MoneyOut => CashDepositOperation::Withdraw,
-        };
-        let uuid = Uuid::new_v4();
-        let unsigned = requests::register_cash_deposit(
-            &Header { uuid, send_date_time: at, subseq_deliv_type: None },
-            &CashDeposit {
-                change_date_time: at,
-                operation,
-                cash_amt: amount,
-                tcr_code: tcr_code.to_string(),
-                issuer_nuis: caller.company.nuis.clone(),
-            },
-        );
-        let action = Action {
-            id: 0,
-            company_id: caller.company.id,
+/// A new action of `caller` on `tcr_code` at `plan.at`, with its signed-to-be CIS request.
+fn cash_draft(
+    caller: &Caller,
+    tcr_code: &str,
+    (action_type, purpose): (ActionType, Purpose),
+    amount: Decimal,
+    plan: &QueuePlan,
+    details: ActionRequest,
+) -> Draft {
+    let at = plan.at;
+    let operation = match action_type {
+        ActionType::Initial => CashDepositOperation::Initial,
+        ActionType::MoneyIn => CashDepositOperation::Deposit,
+        ActionType::MoneyOut => CashDepositOperation::Withdraw,
+    };
+    let uuid = Uuid::new_v4();
+    let unsigned = requests::register_cash_deposit(
+        &Header { uuid, send_date_time: at, subseq_deliv_type: None },
+        &CashDeposit {
+            change_date_time: at,
+            operation,
+            cash_amt: amount,
             tcr_code: tcr_code.to_string(),
-            user_id: Some(caller.user.id),
-            cash_day_id: None,
-            action_type: action_type.as_str().to_string(),
-            operation: operation.as_str().to_string(),
-            purpose: purpose.as_str().to_string(),
-            automatic: false,
-            amount,
-            currency: "ALL".to_string(),
-            transacted_at: at.to_rfc3339(),
-            business_day: rules::business_day(at).to_string(),
-            year: at.with_timezone(&Tirane).year(),
-            transaction_no: 0,
-            cash_action_no: String::new(),
-            description: details.description,
-            third_party: details.third_party,
-            client_id: details.id_client,
-            fiscal_status: "PENDING".to_string(),
-            fiscal_uuid: uuid.to_string(),
-            fiscal_fic: None,
-            created_at: String::new(),
-        };
-        Draft { action, unsigned, plan: self.queue_plan(at, breaker_open) }
-    }
+            issuer_nuis: caller.company.nuis.clone(),
+        },
+    );
+    let action = Action {
+        id: 0,
+        company_id: caller.company.id,
+        tcr_code: tcr_code.to_string(),
+        user_id: Some(caller.user.id),
+        cash_day_id: None,
+        action_type: action_type.as_str().to_string(),
+        operation: operation.as_str().to_string(),
+        purpose: purpose.as_str().to_string(),
+        automatic: false,
+        amount,
+        currency: "ALL".to_string(),
+        transacted_at: at.to_rfc3339(),
+        business_day: rules::business_day(at).to_string(),
+        year: at.with_timezone(&Tirane).year(),
+        transaction_no: 0,
+        cash_action_no: String::new(),
+        description: details.description,
+        third_party: details.third_party,
+        client_id: details.id_client,
+        fiscal_status: "PENDING".to_string(),
+        fiscal_uuid: uuid.to_string(),
+        fiscal_fic: None,
+        created_at: String::new(),
+    };
+    Draft { action, unsigned, plan: plan.clone() }
+}
 
+impl Services {
     async fn tcr_lock(&self, company_id: i64, tcr_code: &str) -> Result<tokio::sync::OwnedMutexGuard<()>> {
         self.locks.acquire(&format!("cash:{company_id}:{tcr_code}"), LOCK_WAIT).await.ok_or_else(|| {
             Error::Busy("Another operation on this cash register is running; try again.".into())
@@ -328,28 +306,28 @@ impl Services {
 
     /// The first CIS call of a saved action; the result is written back (FCDC, or the queue's
     /// late-delivery type). A refusal is only reported: the caller decides what stays.
-    pub(super) async fn deliver(&self, certificate: Arc<Certificate>, saved: Saved) -> Result<Delivery> {
+    pub(super) async fn call_cis_for_action(
+        &self,
+        certificate: Arc<Certificate>,
+        saved: Saved,
+    ) -> Result<FirstCall> {
         let Saved { mut action, queue_id, unsigned } = saved;
-        let outcome = self.call_cis(certificate, unsigned, |c, b| c.register_cash_deposit(b)).await?;
-        match outcome {
-            Outcome::Accepted(accepted) => {
-                let fcdc = accepted.fcdc;
+        match self.deliver(certificate, Operation::RegisterCashDeposit, unsigned).await? {
+            Delivery::Accepted(fcdc) => {
                 let (id, code) = (action.id, fcdc.clone());
                 self.store
                     .write(move |tx| {
-                        db::set_fiscalized(tx, id, &code)?;
-                        fiscal_queue::mark_delivered(tx, queue_id, &code)?;
-                        Ok(())
+                        super::queue::accepted(tx, Document::CashAction, Some(id), queue_id, &code)
                     })
                     .await?;
                 action.fiscal_status = "FISCALIZED".to_string();
                 action.fiscal_fic = Some(fcdc);
-                Ok(Delivery::Fiscalized(Box::new(action)))
+                Ok(FirstCall::Fiscalized(Box::new(action)))
             }
-            Outcome::Rejected(fault) => Ok(Delivery::Refused(fault_message(&fault))),
-            Outcome::NotDelivered(reason) => {
-                self.defer(queue_id, &reason).await?;
-                Ok(Delivery::Deferred(reason))
+            Delivery::Refused(refusal) => Ok(FirstCall::Refused(refusal.message())),
+            Delivery::NotDelivered { subseq, reason } => {
+                self.defer(queue_id, subseq, &reason).await?;
+                Ok(FirstCall::Deferred(subseq, reason))
             }
         }
     }
@@ -369,10 +347,10 @@ impl Services {
             return Ok(saved.action);
         }
         let pending = saved.action.clone();
-        match self.deliver(certificate, saved).await? {
-            Delivery::Fiscalized(action) => Ok(*action),
-            Delivery::Deferred(_) => Ok(pending),
-            Delivery::Refused(message) => {
+        match self.call_cis_for_action(certificate, saved).await? {
+            FirstCall::Fiscalized(action) => Ok(*action),
+            FirstCall::Deferred(..) => Ok(pending),
+            FirstCall::Refused(message) => {
                 let id = pending.id;
                 self.store
                     .write(move |tx| {
@@ -435,10 +413,9 @@ impl Services {
         let company_id = caller.company.id;
         let certificate = self.signer(company_id).await?;
         let _guard = self.tcr_lock(company_id, &tcr_code).await?;
-        let now = Utc::now();
-        let breaker_open = self.gateway.breaker_open();
-        let draft =
-            self.cash_draft(caller, &tcr_code, action_type, purpose, amount, now, breaker_open, details);
+        let plan = self.queue_plan(Utc::now());
+        let (now, breaker_open) = (plan.at, plan.late.is_some());
+        let draft = cash_draft(caller, &tcr_code, (action_type, purpose), amount, &plan, details);
         let saved = self
             .store
             .write(move |tx| {
@@ -476,19 +453,16 @@ impl Services {
         let company_id = caller.company.id;
         let certificate = self.signer(company_id).await?;
         let _guard = self.tcr_lock(company_id, &tcr_code).await?;
-        let now = Utc::now();
-        let breaker_open = self.gateway.breaker_open();
-        let initial = self.cash_draft(
+        let plan = self.queue_plan(Utc::now());
+        let (now, breaker_open) = (plan.at, plan.late.is_some());
+        let initial = cash_draft(
             caller,
             &tcr_code,
-            ActionType::Initial,
-            Purpose::Open,
+            (ActionType::Initial, Purpose::Open),
             amount,
-            now,
-            breaker_open,
+            &plan,
             details.clone(),
         );
-        let services = self.clone();
         let caller_copy = caller.clone();
         enum Step {
             Saved(Saved, Undo),
@@ -525,14 +499,12 @@ impl Services {
                 }
                 match rules::reopening(figures.opening, amount)? {
                     Reopening::Deposit(difference) => {
-                        let Draft { mut action, unsigned, plan } = services.cash_draft(
+                        let Draft { mut action, unsigned, plan } = cash_draft(
                             &caller_copy,
                             &tcr_code,
-                            ActionType::MoneyIn,
-                            Purpose::Open,
+                            (ActionType::MoneyIn, Purpose::Open),
                             difference,
-                            now,
-                            breaker_open,
+                            &plan,
                             details,
                         );
                         action.cash_day_id = Some(day.id);
@@ -571,9 +543,8 @@ impl Services {
         let company_id = caller.company.id;
         let certificate = self.signer(company_id).await?;
         let _guard = self.tcr_lock(company_id, &tcr_code).await?;
-        let now = Utc::now();
-        let breaker_open = self.gateway.breaker_open();
-        let services = self.clone();
+        let plan = self.queue_plan(Utc::now());
+        let (now, breaker_open) = (plan.at, plan.late.is_some());
         let caller_copy = caller.clone();
         enum Step {
             NoOpenDay,
@@ -601,14 +572,12 @@ impl Services {
                     return Ok(Step::Insufficient(balance));
                 }
                 let saved = if closing.withdraw > Decimal::ZERO {
-                    let Draft { mut action, unsigned, plan } = services.cash_draft(
+                    let Draft { mut action, unsigned, plan } = cash_draft(
                         &caller_copy,
                         &tcr_code,
-                        ActionType::MoneyOut,
-                        Purpose::Close,
+                        (ActionType::MoneyOut, Purpose::Close),
                         closing.withdraw,
-                        now,
-                        breaker_open,
+                        &plan,
                         ActionRequest {
                             description: Some("Closing of the day".to_string()),
                             ..Default::default()
@@ -685,33 +654,6 @@ impl Services {
         Ok((tcr_code, balance))
     }
 
-    /// The INITIAL 0 a cash invoice needs when its TCR's day is not open; written by
-    /// `open_day_if_needed` inside the invoice's transaction.
-    pub(super) fn automatic_opening(
-        &self,
-        caller: &Caller,
-        tcr_code: &str,
-        at: DateTime<Utc>,
-        breaker_open: bool,
-    ) -> Draft {
-        let details = ActionRequest {
-            description: Some("Opened automatically before the first cash invoice of the day".to_string()),
-            ..Default::default()
-        };
-        let mut draft = self.cash_draft(
-            caller,
-            tcr_code,
-            ActionType::Initial,
-            Purpose::Open,
-            Decimal::ZERO,
-            at,
-            breaker_open,
-            details,
-        );
-        draft.action.automatic = true;
-        draft
-    }
-
     /// Registers the automatic opening before its invoice. A refusal is kept on record
     /// (REJECTED) and logged: a cash invoice is never refused for its day's opening. Returns
     /// what kept it from the CIS when it did not get there, so the invoice waits behind it.
@@ -719,12 +661,12 @@ impl Services {
         &self,
         certificate: Arc<Certificate>,
         saved: Saved,
-    ) -> Result<Option<NotDelivered>> {
+    ) -> Result<Option<(SubseqDelivType, String)>> {
         let (id, queue_id) = (saved.action.id, saved.queue_id);
-        match self.deliver(certificate, saved).await? {
-            Delivery::Fiscalized(_) => Ok(None),
-            Delivery::Deferred(reason) => Ok(Some(reason)),
-            Delivery::Refused(reason) => {
+        match self.call_cis_for_action(certificate, saved).await? {
+            FirstCall::Fiscalized(_) => Ok(None),
+            FirstCall::Deferred(subseq, reason) => Ok(Some((subseq, reason))),
+            FirstCall::Refused(reason) => {
                 tracing::error!(action_id = id, %reason, "the CIS refused the automatic opening of the day");
                 self.store
                     .write(move |tx| {
@@ -736,6 +678,19 @@ impl Services {
             }
         }
     }
+}
+
+/// The INITIAL 0 a till's document needs when its TCR's day is not open; written by
+/// `open_day_if_needed` inside the document's transaction.
+pub(super) fn automatic_opening(caller: &Caller, tcr_code: &str, plan: &QueuePlan) -> Draft {
+    let details = ActionRequest {
+        description: Some("Opened automatically before the first cash invoice of the day".to_string()),
+        ..Default::default()
+    };
+    let mut draft =
+        cash_draft(caller, tcr_code, (ActionType::Initial, Purpose::Open), Decimal::ZERO, plan, details);
+    draft.action.automatic = true;
+    draft
 }
 
 /// Inside a cash invoice's transaction: opens the TCR's day with the automatic INITIAL 0 when

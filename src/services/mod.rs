@@ -6,7 +6,9 @@ pub mod clients;
 pub mod devices;
 pub mod invoices;
 pub mod locks;
+pub mod pipeline;
 pub mod products;
+pub mod queue;
 
 use std::fmt;
 use std::sync::Arc;
@@ -35,8 +37,9 @@ pub struct Services {
     /// `--public-url`: the base of `pdf` links, when set.
     pub public_url: Option<String>,
     pub locks: Arc<locks::Locks>,
-    /// Issue requests in flight, by (company, year, internalId): a second one is 409 at once.
-    pub in_flight: Arc<std::sync::Mutex<std::collections::HashSet<(i64, i32, String)>>>,
+    /// Documents being issued, by their kind's key (company, year, internalId for invoices):
+    /// a second request with the same key meets its kind's error at once.
+    pub in_flight: pipeline::InFlightSet,
     /// Cash-register balances, kept 5 s as the spec says.
     pub balances: Arc<cash_register::BalanceCache>,
 }
@@ -60,6 +63,22 @@ impl Services {
     ) -> Result<Outcome<T>> {
         let gateway = self.gateway.clone();
         tokio::task::spawn_blocking(move || gateway.send(&certificate, &unsigned, read))
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))?
+            .map_err(Error::from)
+    }
+}
+
+impl Services {
+    /// Signs and sends a document's registration on the blocking pool: what it came to.
+    pub async fn deliver(
+        &self,
+        certificate: Arc<Certificate>,
+        operation: crate::fiscal::requests::Operation,
+        unsigned: String,
+    ) -> Result<crate::fiscal::delivery::Delivery> {
+        let gateway = self.gateway.clone();
+        tokio::task::spawn_blocking(move || gateway.deliver(&certificate, operation, &unsigned))
             .await
             .map_err(|e| Error::Internal(e.to_string()))?
             .map_err(Error::from)

@@ -5,12 +5,9 @@
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
-use super::fiscal_queue::{self, NewQueued};
+use super::fiscal_queue::{self, Document, NewQueued};
 use super::invoices::Money;
 use super::{Result, now_text};
-
-/// The queue's `document_kind` of a cash-register action.
-pub const DOCUMENT_KIND: &str = "cash_action";
 
 /// One action as stored (also what is written).
 #[derive(Debug, Clone)]
@@ -100,7 +97,7 @@ pub fn insert(conn: &Connection, a: &Action, queueing: &Queueing) -> Result<(i64
         &NewQueued {
             company_id: a.company_id,
             operation: "RegisterCashDepositRequest",
-            document_kind: DOCUMENT_KIND,
+            document: Document::CashAction,
             document_id: Some(id),
             document_number: Some(&a.cash_action_no),
             tcr_code: Some(&a.tcr_code),
@@ -135,7 +132,7 @@ pub fn set_rejected(conn: &Connection, id: i64) -> Result<()> {
 
 /// Removes an action the CIS refused at once, with its queue entry, so its number is given back.
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
-    fiscal_queue::delete_for_document(conn, DOCUMENT_KIND, id)?;
+    fiscal_queue::delete_for_document(conn, Document::CashAction, id)?;
     conn.execute("DELETE FROM cash_actions WHERE id = :id", named_params! {":id": id})?;
     Ok(())
 }

@@ -1,8 +1,45 @@
 //! The durable queue of documents waiting for the CIS (subsequent delivery).
 
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Row, named_params};
 
 use super::{Result, now_text};
+
+/// Which table a queued document lives in (the queue's `document_kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Document {
+    /// A row of `invoices`: any invoice kind, order, summary or corrective document.
+    Invoice,
+    /// A row of `cash_actions`.
+    CashAction,
+}
+
+impl Document {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Document::Invoice => "invoice",
+            Document::CashAction => "cash_action",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Document> {
+        [Document::Invoice, Document::CashAction].into_iter().find(|d| d.as_str() == text)
+    }
+}
+
+impl ToSql for Document {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for Document {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        let text = value.as_str()?;
+        Document::parse(text)
+            .ok_or_else(|| FromSqlError::Other(format!("unknown document kind {text}").into()))
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Queued {
@@ -10,7 +47,7 @@ pub struct Queued {
     pub company_id: i64,
     /// Request root, e.g. `RegisterInvoiceRequest`.
     pub operation: String,
-    pub document_kind: String,
+    pub document: Document,
     pub document_id: Option<i64>,
     pub document_number: Option<String>,
     pub tcr_code: Option<String>,
@@ -31,7 +68,7 @@ pub struct Queued {
 pub struct NewQueued<'a> {
     pub company_id: i64,
     pub operation: &'a str,
-    pub document_kind: &'a str,
+    pub document: Document,
     pub document_id: Option<i64>,
     pub document_number: Option<&'a str>,
     pub tcr_code: Option<&'a str>,
@@ -52,7 +89,7 @@ fn queued_from(r: &Row) -> rusqlite::Result<Queued> {
         id: r.get(0)?,
         company_id: r.get(1)?,
         operation: r.get(2)?,
-        document_kind: r.get(3)?,
+        document: r.get(3)?,
         document_id: r.get(4)?,
         document_number: r.get(5)?,
         tcr_code: r.get(6)?,
@@ -76,7 +113,7 @@ pub fn enqueue(conn: &Connection, q: &NewQueued) -> Result<i64> {
              header_uuid, issued_at, unsigned_request, subseq_deliv_type, next_attempt_at, last_error, created_at)
          VALUES (:company, :op, :kind, :doc, :number, :tcr, :uuid, :issued, :request, :subseq, :next, :error, :now)",
         named_params! {
-            ":company": q.company_id, ":op": q.operation, ":kind": q.document_kind, ":doc": q.document_id,
+            ":company": q.company_id, ":op": q.operation, ":kind": q.document, ":doc": q.document_id,
             ":number": q.document_number, ":tcr": q.tcr_code, ":uuid": q.header_uuid, ":issued": q.issued_at,
             ":request": q.unsigned_request, ":subseq": q.subseq_deliv_type, ":next": q.next_attempt_at,
             ":error": q.last_error, ":now": now_text(),
@@ -154,8 +191,32 @@ pub fn mark_rejected(conn: &Connection, id: i64, fault_code: Option<&str>, reaso
     Ok(())
 }
 
+/// The CIS is back: documents waiting as late deliveries are due now, whatever their backoff.
+/// Entries still within their first call (no late-delivery type yet) are left alone.
+pub fn make_due(conn: &Connection, now: &str) -> Result<usize> {
+    Ok(conn.execute(
+        "UPDATE fiscal_queue SET next_attempt_at = :now
+         WHERE status = 'waiting' AND subseq_deliv_type IS NOT NULL",
+        named_params! {":now": now},
+    )?)
+}
+
+/// The owner's re-send of a document the CIS refused: it waits again, due now, as a late
+/// delivery (TECHNICALERROR when it never had a type: it was refused on its first call).
+/// Returns false when no refused entry has this id.
+pub fn resend(conn: &Connection, id: i64, now: &str) -> Result<bool> {
+    let changed = conn.execute(
+        "UPDATE fiscal_queue SET status = 'waiting', next_attempt_at = :now, fault_code = NULL,
+             subseq_deliv_type = COALESCE(subseq_deliv_type, 'TECHNICALERROR'),
+             last_error = 'sent again by the owner after: ' || COALESCE(last_error, '')
+         WHERE id = :id AND status = 'rejected'",
+        named_params! {":id": id, ":now": now},
+    )?;
+    Ok(changed == 1)
+}
+
 /// Drops the queue entry of a document that is not kept (refused, or never to be delivered).
-pub fn delete_for_document(conn: &Connection, kind: &str, document_id: i64) -> Result<()> {
+pub fn delete_for_document(conn: &Connection, kind: Document, document_id: i64) -> Result<()> {
     conn.execute(
         "DELETE FROM fiscal_queue WHERE document_kind = :kind AND document_id = :id",
         named_params! {":kind": kind, ":id": document_id},

@@ -142,7 +142,8 @@ pub struct Invoice {
     pub bank_account: Option<super::accounts::BankAccount>,
 }
 
-/// The highest ordinal used this year by the company (for cash: by the company's TCR).
+/// The highest ordinal used this year by the company (for cash: by the company's TCR). Read by
+/// the transaction that writes the next one (the UNIQUE index of V8 backs it up).
 pub fn max_ord_num(
     conn: &Connection,
     company_id: i64,
@@ -152,10 +153,22 @@ pub fn max_ord_num(
 ) -> Result<i64> {
     Ok(conn.query_row(
         "SELECT COALESCE(MAX(ord_num), 0) FROM invoices
-         WHERE company_id = :company AND year = :year AND kind = :kind AND tcr_code IS :tcr",
+         WHERE company_id = :company AND year = :year AND kind = :kind
+           AND COALESCE(tcr_code, '') = COALESCE(:tcr, '')",
         named_params! {":company": company_id, ":year": year, ":kind": kind, ":tcr": tcr_code},
         |r| r.get(0),
     )?)
+}
+
+/// The company's `lastNonCashEInvoiceNumber` and when it registered (UTC, RFC 3339).
+pub fn noncash_carried_over(conn: &Connection, company_id: i64) -> Result<Option<(i64, String)>> {
+    Ok(conn
+        .query_row(
+            "SELECT last_noncash_einvoice_number, created_at FROM companies WHERE id = :company",
+            named_params! {":company": company_id},
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
 }
 
 pub fn id_by_internal_id(
@@ -553,6 +566,45 @@ mod tests {
             payments: Vec::new(),
             bank_account: None,
         }
+    }
+
+    #[test]
+    fn a_number_is_handed_out_once_per_sequence_even_without_a_tcr() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        let company = store
+            .write_blocking(|tx| {
+                tx.execute(
+                    "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
+                    [],
+                )?;
+                Ok(tx.last_insert_rowid())
+            })
+            .unwrap();
+        let numbered = |n: i64, internal: &str, kind: &str, tcr: Option<&str>| {
+            let mut i = invoice(company, n, kind, "2026-03-01", None);
+            i.internal_id = internal.to_string();
+            i.iic = format!("{internal:0>32}");
+            i.header_uuid = internal.to_string();
+            i.tcr_code = tcr.map(str::to_string);
+            i
+        };
+        store.write_blocking(|tx| insert(tx, &numbered(1, "a", "NONCASH", None))).unwrap();
+        let again = store.write_blocking(|tx| insert(tx, &numbered(1, "b", "NONCASH", None)));
+        assert!(matches!(again, Err(crate::store::Error::Duplicate(_))), "{again:?}");
+        store.write_blocking(|tx| insert(tx, &numbered(1, "c", "CASH", Some("aa111aa111")))).unwrap();
+        store.write_blocking(|tx| insert(tx, &numbered(1, "d", "CASH", Some("bb222bb222")))).unwrap();
+        let again = store.write_blocking(|tx| insert(tx, &numbered(1, "e", "CASH", Some("aa111aa111"))));
+        assert!(matches!(again, Err(crate::store::Error::Duplicate(_))), "{again:?}");
+        let max = store
+            .read_blocking(|c| {
+                Ok((
+                    max_ord_num(c, company, 2026, "NONCASH", None)?,
+                    max_ord_num(c, company, 2026, "CASH", Some("bb222bb222"))?,
+                ))
+            })
+            .unwrap();
+        assert_eq!(max, (1, 1));
     }
 
     #[test]

@@ -432,7 +432,8 @@ pub fn registration_body(nuis: &str, name: &str, email: &str) -> Value {
     })
 }
 
-fn registered(reply: &Reply) -> Registered {
+/// What a successful POST /register answered.
+pub fn registered(reply: &Reply) -> Registered {
     let data = reply.data(201);
     Registered {
         token: data["api_token"].as_str().expect("api_token").to_string(),

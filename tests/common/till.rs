@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::sim::SimServer;
-use super::{Part, TestServer, branch_body, register_company};
+use super::{Part, TestServer, branch_body, registered, registration_body};
 
 pub const NUIS: &str = "L41323036D";
 
@@ -35,12 +35,18 @@ pub struct Shop {
 const ROOMY_LIMITS: &str = "token=6000/m;general=6000/m;fiscal=3000/m,30000/h;interval.products=1s";
 
 pub fn open_till(sim: &SimServer) -> Till {
+    open_till_carrying(sim, 0)
+}
+
+/// A shop that moved to Arka mid-year: its last non-cash invoice of the year before Arka was
+/// `last_noncash_number` (`lastNonCashEInvoiceNumber` at registration).
+pub fn open_till_carrying(sim: &SimServer, last_noncash_number: i64) -> Till {
     let server = TestServer::start_with(|args| {
         sim.configure(args);
         args.limits = ROOMY_LIMITS.parse().unwrap();
     });
     let partner = server.create_partner("desk");
-    let shop = onboard(&server, &partner, NUIS, "ab123cd456");
+    let shop = onboard_carrying(&server, &partner, NUIS, "ab123cd456", last_noncash_number);
     Till {
         server,
         token: shop.token,
@@ -55,7 +61,21 @@ pub fn open_till(sim: &SimServer) -> Till {
 /// gets `unit_code`, then a certificate for the NUIS, a till registered with the CIS, and an
 /// operator code on the owner, who sells.
 pub fn onboard(server: &TestServer, partner: &str, nuis: &str, unit_code: &str) -> Shop {
-    let shop = register_company(server, partner, nuis);
+    onboard_carrying(server, partner, nuis, unit_code, 0)
+}
+
+/// [`onboard`] for a company whose last non-cash invoice before Arka was `last_noncash_number`.
+pub fn onboard_carrying(
+    server: &TestServer,
+    partner: &str,
+    nuis: &str,
+    unit_code: &str,
+    last_noncash_number: i64,
+) -> Shop {
+    let email = format!("owner.{}@shop.al", nuis.to_lowercase());
+    let mut body = registration_body(nuis, &format!("Shop {nuis}"), &email);
+    body["lastNonCashEInvoiceNumber"] = json!(last_noncash_number);
+    let shop = registered(&server.post_json("/api/v1/register", Some(partner), &body));
     let token = shop.token;
     server
         .post_json(
@@ -86,6 +106,26 @@ pub fn onboard(server: &TestServer, partner: &str, nuis: &str, unit_code: &str) 
         )
         .data(200);
     Shop { token, company_id: shop.company_id, branch_id: shop.branch_id, user_id: shop.user_id, tcr_code }
+}
+
+impl Till {
+    /// Runs SQL on the server's database, for stories that need chosen times or states.
+    pub fn sql(&self, statements: &[String]) {
+        let store = arka::store::Store::open(&self.server.data_dir().join("arka.db")).unwrap();
+        store
+            .write_blocking(|tx| {
+                for s in statements {
+                    tx.execute(s, ())?;
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    /// `GET /api/v1/account`'s data.
+    pub fn account(&self) -> Value {
+        self.server.get("/api/v1/account", Some(&self.token)).data(200).clone()
+    }
 }
 
 /// Two coffees at 20 % VAT and a water at 6 % with 10 % off: 285.00 ALL, paid in banknotes.

@@ -1,0 +1,362 @@
+//! An invoice request checked and computed: the issuing user's codes, the body's rules
+//! (domain), the buyer, the stored client, the credit note's original, the bank account. What
+//! comes out is an `InvoiceDocument` the pipeline numbers, signs and delivers.
+
+use std::sync::Arc;
+
+use chrono::{Datelike, NaiveDate, Utc};
+use chrono_tz::Europe::Tirane;
+use rust_decimal::Decimal;
+
+use super::super::pipeline::Sequence;
+use super::super::{Error, Result, Services};
+use super::document::InvoiceDocument;
+use super::{ClientInput, IssueRequest};
+use crate::domain::document::InvoiceType;
+use crate::domain::invoice as rules;
+use crate::domain::validation::FieldErrors;
+use crate::fiscal::certificate::Certificate;
+use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType, IdType};
+use crate::store::accounts::Caller;
+use crate::store::invoices as db;
+
+/// Who issues an invoice and with what: the user's codes, the till, the certificate.
+#[derive(Clone)]
+pub struct Issuer {
+    pub caller: Caller,
+    pub operator_code: String,
+    pub unit_code: String,
+    /// The user's TCR; `None` for a user without one (a non-cash invoice needs none).
+    pub tcr_code: Option<String>,
+    pub soft_code: String,
+    pub certificate: Arc<Certificate>,
+    pub verify_base: String,
+}
+
+/// The issuing user's operator code, business unit code and TCR; a missing one is the spec's
+/// soft refusal (HTTP 200, status false). `needs_tcr` for a till's document.
+pub fn user_codes(caller: &Caller, needs_tcr: bool) -> Result<(String, String, Option<String>)> {
+    let (operator_code, unit_code) = match (&caller.user.operator_code, caller.unit.as_ref()) {
+        (Some(op), Some(unit)) => match &unit.business_unit_code {
+            Some(code) => (op.clone(), code.clone()),
+            None => return Err(Error::Refused("The user's business unit has no business unit code.".into())),
+        },
+        (None, _) => return Err(Error::Refused("The user has no operator code.".into())),
+        (_, None) => return Err(Error::Refused("The user has no business unit.".into())),
+    };
+    if needs_tcr && caller.user.tcr_code.is_none() {
+        return Err(Error::Refused("The user has no fiscal device (TCR).".into()));
+    }
+    Ok((operator_code, unit_code, caller.user.tcr_code.clone()))
+}
+
+/// An invoice checked and computed: everything but its number and issue time.
+#[derive(Debug, Clone)]
+pub struct Content {
+    pub invoice_type: InvoiceType,
+    pub internal_id: String,
+    pub api_version: i64,
+    pub computed: rules::Invoice,
+    pub buyer: db::Buyer,
+    /// The invoice a credit (381) or debit (383) note corrects.
+    pub corrective: Option<CorrectiveInv>,
+    pub due: Option<NaiveDate>,
+    pub supply_start: Option<NaiveDate>,
+    pub supply_end: Option<NaiveDate>,
+    pub currency: String,
+    pub self_issue_type: Option<String>,
+    pub reverse_charge: bool,
+    pub periodic_invoice: bool,
+    pub notes: Option<String>,
+    pub doc_type: Option<String>,
+    pub original_invoice_iic: Option<String>,
+    pub bank_account_id: Option<i64>,
+    pub invoice_discount_type: Option<String>,
+    pub invoice_discount_value: Option<Decimal>,
+}
+
+/// The domain's verdict on an invoice body, with `errors` found around it merged in.
+pub fn computed(input: &rules::InvoiceInput, errors: FieldErrors) -> Result<rules::Invoice> {
+    match rules::issue(input) {
+        Ok(c) if errors.is_empty() => Ok(c),
+        Ok(_) => Err(errors.into()),
+        Err(crate::domain::error::Error::Invalid(mut e)) => {
+            for (k, msgs) in errors.into_map() {
+                for m in msgs {
+                    e.add(k.clone(), m);
+                }
+            }
+            Err(e.into())
+        }
+        Err(crate::domain::error::Error::LineTotals(mismatches)) => Err(Error::Incomplete {
+            message: "A line total does not match price x quantity x (100 - discount) / 100.".into(),
+            errors: mismatches.iter().map(|m| m.message()).collect(),
+        }),
+    }
+}
+
+/// The currency of a body: ISO 4217, upper-cased, `ALL` when absent.
+pub fn currency(errors: &mut FieldErrors, sent: Option<&str>) -> String {
+    let currency = sent.map(str::trim).filter(|c| !c.is_empty()).unwrap_or("ALL").to_uppercase();
+    if !crate::domain::validation::is_currency_code(&currency) {
+        errors.add("currency", "The currency must be a three-letter ISO 4217 code.");
+    }
+    currency
+}
+
+/// The calendar year (Tirane) an issue happens in: the year of its number and internalId.
+pub fn this_year() -> i32 {
+    Utc::now().with_timezone(&Tirane).year()
+}
+
+pub fn date(errors: &mut FieldErrors, field: &str, value: &Option<String>) -> Option<chrono::NaiveDate> {
+    let value = value.as_deref().map(str::trim).filter(|v| !v.is_empty())?;
+    match chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d") {
+        Ok(d) => Some(d),
+        Err(_) => {
+            errors.add(field, format!("The {field} must be a date in the format YYYY-MM-DD."));
+            None
+        }
+    }
+}
+
+pub fn id_type(value: &str) -> Option<IdType> {
+    match value.trim().to_uppercase().as_str() {
+        "NUIS" | "NIPT" => Some(IdType::Nuis),
+        "ID" => Some(IdType::Id),
+        "PASS" | "PASSPORT" => Some(IdType::Pass),
+        "VAT" => Some(IdType::Vat),
+        "TAX" => Some(IdType::Tax),
+        "SOC" | "SOCIAL" => Some(IdType::Soc),
+        _ => None,
+    }
+}
+
+/// The buyer's rules: a named client needs address and city (400), any sent field needs a name
+/// (422), the country is ISO alpha-3 (default ALB), a self-issued invoice needs an identified
+/// seller and a country.
+pub fn buyer_of(req: &IssueRequest) -> Result<db::Buyer> {
+    let Some(client) = req.client.as_ref().filter(|c| !c.is_empty()) else {
+        if req.self_issue_type.is_some() {
+            return Err(
+                FieldErrors::one("client", "A self-issued invoice needs the seller as client.").into()
+            );
+        }
+        if req.kind == InvoiceType::NonCash {
+            return Err(FieldErrors::one("client.name", "A non-cash invoice needs a buyer.").into());
+        }
+        return Ok(db::Buyer::default());
+    };
+    let trimmed =
+        |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_string);
+    let mut errors = FieldErrors::new();
+    let name = trimmed(&client.name);
+    if name.is_none() {
+        errors.add("client.name", "The client.name field is required when a client is sent.");
+    }
+    let country = trimmed(&client.country).map(|c| c.to_uppercase()).unwrap_or_else(|| "ALB".to_string());
+    if country.len() != 3 || !country.bytes().all(|b| b.is_ascii_uppercase()) {
+        errors.add("client.country", "The client.country must be a three-letter ISO 3166-1 alpha-3 code.");
+    }
+    let id_value = trimmed(&client.id_value);
+    let id_type_text = match (&id_value, trimmed(&client.id_type)) {
+        (Some(v), None) if crate::domain::validation::is_nuis(v) => Some("NUIS".to_string()),
+        (Some(_), None) => Some("ID".to_string()),
+        (_, Some(t)) => match id_type(&t) {
+            Some(t) => Some(t.as_str().to_string()),
+            None => {
+                errors.add(
+                    "client.id.type",
+                    "The client.id.type must be one of NUIS, ID, PASS, VAT, TAX, SOC.",
+                );
+                None
+            }
+        },
+        (None, None) => None,
+    };
+    if req.kind == InvoiceType::NonCash && id_type_text.as_deref() != Some("NUIS") {
+        errors.add("client.id", "A non-cash invoice's buyer is identified by NUIS.");
+    }
+    if id_type_text.as_deref() == Some("NUIS")
+        && !id_value.as_deref().is_some_and(crate::domain::validation::is_nuis)
+    {
+        errors.add("client.id", "The client's NUIS must be a letter, eight digits and a letter.");
+    }
+    if let Some(kind) = &req.self_issue_type {
+        if !matches!(kind.as_str(), "DOMESTIC" | "ABROAD" | "OTHER" | "AGREEMENT" | "SELF") {
+            errors.add(
+                "self_issue_type",
+                "The self_issue_type must be one of DOMESTIC, ABROAD, OTHER, AGREEMENT, SELF.",
+            );
+        }
+        if id_value.is_none() {
+            errors.add("client.id", "A self-issued invoice needs the seller's NUIS or document number.");
+        }
+        if trimmed(&client.country).is_none() {
+            errors.add("client.country", "A self-issued invoice needs the seller's country.");
+        }
+    }
+    errors.into_result()?;
+    let address = trimmed(&client.address);
+    let city = trimmed(&client.city);
+    let mut missing = Vec::new();
+    if address.is_none() {
+        missing.push("client.address: the address of a named client is required.".to_string());
+    }
+    if city.is_none() {
+        missing.push("client.city: the city of a named client is required.".to_string());
+    }
+    if !missing.is_empty() {
+        return Err(Error::Incomplete {
+            message: "The client's address and city are required.".into(),
+            errors: missing,
+        });
+    }
+    Ok(db::Buyer {
+        client_id: client.internal_id,
+        name,
+        id_type: id_type_text,
+        id_value,
+        address,
+        city,
+        country: Some(country),
+    })
+}
+
+impl Services {
+    /// A cash or non-cash invoice request, checked in the order the README's "Errors of an
+    /// issue" lists, ready for the pipeline.
+    pub(super) async fn invoice_document(
+        &self,
+        caller: &Caller,
+        req: IssueRequest,
+    ) -> Result<InvoiceDocument> {
+        let (operator_code, unit_code, tcr_code) = user_codes(caller, req.kind == InvoiceType::Cash)?;
+        let mut errors = FieldErrors::new();
+        let due = date(&mut errors, "due_date", &req.due_date);
+        let start = date(&mut errors, "supply_start_date", &req.supply_start_date);
+        let end = date(&mut errors, "supply_end_date", &req.supply_end_date);
+        let currency = currency(&mut errors, req.currency.as_deref());
+        if req.internal_id.chars().count() > 255 {
+            errors.add("internalId", "The internalId must not be greater than 255 characters.");
+        }
+        if req.kind == InvoiceType::NonCash {
+            match req.doc_type.as_deref() {
+                None | Some("380") | Some("383") => {}
+                Some("381") if req.original_invoice_iic.as_deref().is_some_and(|i| i.len() == 32) => {}
+                Some("381") => {
+                    errors.add("original_invoice_iic", "A credit note (381) needs original_invoice_iic.")
+                }
+                Some(_) => errors.add("doc_type", "The doc_type must be one of 380, 381, 383."),
+            }
+        }
+        let mut rules_input = req.rules.clone();
+        rules_input.issuer_in_vat = caller.company.issuer_in_vat;
+        let computed = computed(&rules_input, errors)?;
+        let req = self.with_stored_client(caller, req).await?;
+        let corrective = self.corrective_of(caller, &req).await?;
+        let buyer = buyer_of(&req)?;
+        if let Some(account) = req.bank_account_id {
+            self.bank_account(caller, account).await.map_err(|_| {
+                Error::from(FieldErrors::one("bank_account_id", "The selected bank account does not exist."))
+            })?;
+        }
+        let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
+        let sequence = match (req.kind, issuer.tcr_code.clone()) {
+            (InvoiceType::Cash, Some(tcr)) => Sequence::Till(tcr),
+            _ => Sequence::Business,
+        };
+        let content = Content {
+            invoice_type: req.kind,
+            internal_id: req.internal_id,
+            api_version: req.api_version,
+            computed,
+            buyer,
+            corrective,
+            due,
+            supply_start: start,
+            supply_end: end,
+            currency,
+            self_issue_type: req.self_issue_type,
+            reverse_charge: req.reverse_charge,
+            periodic_invoice: req.periodic_invoice,
+            notes: req.notes,
+            doc_type: req.doc_type,
+            original_invoice_iic: req.original_invoice_iic,
+            bank_account_id: req.bank_account_id,
+            invoice_discount_type: req.rules.invoice_discount_type,
+            invoice_discount_value: req.rules.invoice_discount_value,
+        };
+        Ok(InvoiceDocument { issuer, content, sequence, year: this_year() })
+    }
+
+    /// What the issuer signs with, checked after the body: the software code and a current
+    /// certificate (a missing one is the spec's soft refusal).
+    pub(super) async fn issuer(
+        &self,
+        caller: &Caller,
+        operator_code: String,
+        unit_code: String,
+        tcr_code: Option<String>,
+    ) -> Result<Issuer> {
+        let soft_code = self
+            .gateway
+            .codes()
+            .soft_code
+            .clone()
+            .ok_or_else(|| Error::Refused("Arka has no software code: set ARKA_SOFT_CODE.".into()))?;
+        let certificate = self.signer(caller.company.id).await?;
+        Ok(Issuer {
+            caller: caller.clone(),
+            operator_code,
+            unit_code,
+            tcr_code,
+            soft_code,
+            certificate,
+            verify_base: self.verify_base.clone(),
+        })
+    }
+
+    /// A credit (381) or debit (383) note refers to the company's invoice it corrects.
+    async fn corrective_of(&self, caller: &Caller, req: &IssueRequest) -> Result<Option<CorrectiveInv>> {
+        let kind = match req.doc_type.as_deref() {
+            Some("381") => CorrectiveInvType::Credit,
+            Some("383") => CorrectiveInvType::Debit,
+            _ => return Ok(None),
+        };
+        let Some(iic) = req.original_invoice_iic.clone() else {
+            return Ok(None);
+        };
+        let company_id = caller.company.id;
+        let lookup = iic.clone();
+        let issued = self.store.read(move |conn| db::issued_at_by_iic(conn, company_id, &lookup)).await?;
+        let issued = issued.and_then(|t| crate::domain::time::parse_stored(&t)).ok_or_else(|| {
+            Error::from(FieldErrors::one("original_invoice_iic", "No invoice of the company has this IIC."))
+        })?;
+        Ok(Some(CorrectiveInv { iic_ref: iic.to_uppercase(), issue_date_time: issued, kind }))
+    }
+
+    /// `client.internal_id` names a stored client: its fields replace whatever else was sent.
+    async fn with_stored_client(&self, caller: &Caller, mut req: IssueRequest) -> Result<IssueRequest> {
+        let Some(id) = req.client.as_ref().and_then(|c| c.internal_id) else {
+            return Ok(req);
+        };
+        let company_id = caller.company.id;
+        let stored =
+            self.store.read(move |conn| crate::store::clients::get(conn, company_id, id)).await?.ok_or_else(
+                || Error::from(FieldErrors::one("client.internal_id", "The selected client does not exist.")),
+            )?;
+        use crate::domain::client::Spelled;
+        let c = &stored.client;
+        req.client = Some(ClientInput {
+            internal_id: Some(id),
+            name: Some(c.full_name()),
+            id_type: c.id_value.as_ref().map(|_| c.id_type.as_str().to_uppercase()),
+            id_value: c.id_value.clone(),
+            address: c.address.clone(),
+            city: c.city.clone(),
+            country: c.country.clone(),
+        });
+        Ok(req)
+    }
+}

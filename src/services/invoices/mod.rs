@@ -1,0 +1,133 @@
+//! Invoices: issue (cash and non-cash, through the pipeline), list, details, details by
+//! internalId, PDF.
+//!
+//! An invoice request is checked (`content`), becomes an `InvoiceDocument` (`document`, its
+//! part in `services::pipeline`), whose CIS message and stored row `message` writes; the
+//! pipeline numbers, signs, persists, delivers and settles it.
+
+mod content;
+mod document;
+mod message;
+mod print;
+
+use chrono::{Datelike, Utc};
+use chrono_tz::Europe::Tirane;
+
+use super::pipeline::Issued;
+use super::{Error, Result, Services};
+use crate::domain::document::InvoiceType;
+use crate::domain::invoice::InvoiceInput;
+use crate::store::accounts::Caller;
+use crate::store::invoices::{self as db, Invoice};
+
+/// The buyer as sent (`client`); all optional, as the spec's body.
+#[derive(Debug, Clone, Default)]
+pub struct ClientInput {
+    pub internal_id: Option<i64>,
+    pub name: Option<String>,
+    pub id_type: Option<String>,
+    pub id_value: Option<String>,
+    pub address: Option<String>,
+    pub city: Option<String>,
+    pub country: Option<String>,
+}
+
+impl ClientInput {
+    pub fn is_empty(&self) -> bool {
+        self.internal_id.is_none()
+            && [&self.name, &self.id_type, &self.id_value, &self.address, &self.city, &self.country]
+                .iter()
+                .all(|f| f.as_deref().is_none_or(|v| v.trim().is_empty()))
+    }
+}
+
+/// An issue request after the edge read v1 or v2.
+#[derive(Debug, Clone)]
+pub struct IssueRequest {
+    pub kind: InvoiceType,
+    pub api_version: i64,
+    pub internal_id: String,
+    pub client: Option<ClientInput>,
+    pub rules: InvoiceInput,
+    pub currency: Option<String>,
+    pub due_date: Option<String>,
+    pub supply_start_date: Option<String>,
+    pub supply_end_date: Option<String>,
+    pub reverse_charge: bool,
+    pub periodic_invoice: bool,
+    pub notes: Option<String>,
+    pub self_issue_type: Option<String>,
+    pub doc_type: Option<String>,
+    pub original_invoice_iic: Option<String>,
+    pub bank_account_id: Option<i64>,
+}
+
+impl Services {
+    pub async fn list_invoices(&self, caller: &Caller, filter: db::ListFilter) -> Result<Vec<Invoice>> {
+        let company_id = caller.company.id;
+        Ok(self.store.read(move |conn| db::list(conn, company_id, &filter)).await?)
+    }
+
+    pub async fn invoice(&self, caller: &Caller, id: i64) -> Result<Invoice> {
+        let company_id = caller.company.id;
+        self.store
+            .read(move |conn| db::get(conn, company_id, id))
+            .await?
+            .ok_or_else(|| Error::NotFound("Invoice".into()))
+    }
+
+    /// The invoice issued this year with `internal_id`; integrators read 404 as "not issued
+    /// yet, safe to retry".
+    pub async fn invoice_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Invoice> {
+        let company_id = caller.company.id;
+        let year = Utc::now().with_timezone(&Tirane).year();
+        let internal_id = internal_id.to_string();
+        self.store
+            .read(move |conn| match db::id_by_internal_id(conn, company_id, year, &internal_id)? {
+                Some(id) => db::get(conn, company_id, id),
+                None => Ok(None),
+            })
+            .await?
+            .ok_or_else(|| Error::NotFound("Invoice".into()))
+    }
+
+    /// The invoice as a PDF: A4, or an 80 mm receipt.
+    pub async fn invoice_pdf(
+        &self,
+        caller: &Caller,
+        id: i64,
+        layout: crate::print::Layout,
+    ) -> Result<Vec<u8>> {
+        let invoice = self.invoice(caller, id).await?;
+        let printable = print::printable(caller, &invoice);
+        let rendering = tokio::task::spawn_blocking(move || crate::print::render(&printable, layout));
+        // The input's bounds keep a render well under a second; the limit is what a POS waits
+        // at worst, should anything stored before those bounds still be very large.
+        let limit = crate::print::RENDER_TIMEOUT;
+        tokio::time::timeout(limit, rendering)
+            .await
+            .map_err(|_| Error::Internal(format!("printing invoice {id} took longer than {limit:?}")))?
+            .map_err(|e| Error::Internal(e.to_string()))?
+            .map_err(|e| Error::Internal(e.to_string()))
+    }
+
+    fn pdf_base(&self, host: Option<&str>) -> String {
+        match (&self.public_url, host) {
+            (Some(base), _) => base.clone(),
+            (None, Some(host)) => format!("http://{host}"),
+            (None, None) => "http://localhost".to_string(),
+        }
+    }
+
+    /// Absolute URL of an invoice's PDF.
+    pub fn pdf_url(&self, host: Option<&str>, version: i64, id: i64) -> String {
+        format!("{}/api/v{version}/invoice/print/{id}", self.pdf_base(host))
+    }
+
+    /// Issues a cash or non-cash invoice: checked here, then numbered, signed, saved, delivered
+    /// and settled by the pipeline. `Deferred` (cash only) is answered 503 with the invoice.
+    pub async fn issue_invoice(&self, caller: &Caller, req: IssueRequest) -> Result<Issued<Invoice>> {
+        let document = self.invoice_document(caller, req).await?;
+        self.issue(document).await
+    }
+}

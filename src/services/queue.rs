@@ -1,0 +1,156 @@
+//! Settling deliveries, and the late-delivery queue as its owner sees it.
+//!
+//! Whoever delivered a document (the first call of an issue, or the queue's worker), what it
+//! came to is written here: the CIS's code on the document and its queue entry; a refusal kept
+//! on record; or the next try. Each in one transaction.
+
+use chrono::{DateTime, Utc};
+
+use super::{Result, Services};
+use crate::fiscal::delivery::{Delivery, Refusal};
+use crate::fiscal::model::SubseqDelivType;
+use crate::fiscal::queue::{Settle, WARN_AFTER_HOURS, age_hours};
+use crate::store::accounts::Caller;
+use crate::store::fiscal_queue::{self, Document, Queued};
+use crate::store::{self, cash_register, invoices};
+
+/// The CIS registered the document: its code goes on the document and on its queue entry.
+pub(super) fn accepted(
+    tx: &rusqlite::Connection,
+    document: Document,
+    document_id: Option<i64>,
+    queue_id: i64,
+    code: &str,
+) -> store::Result<()> {
+    if fiscal_queue::mark_delivered(tx, queue_id, code)?
+        && let Some(id) = document_id
+    {
+        match document {
+            Document::Invoice => invoices::set_fic(tx, id, code)?,
+            Document::CashAction => cash_register::set_fiscalized(tx, id, code)?,
+        }
+    }
+    Ok(())
+}
+
+/// The CIS refused a document a POS was already answered with: it stays, refused with the
+/// CIS's reason, for the owner to correct and send again (`arka queue resend`).
+pub(super) fn refused(
+    tx: &rusqlite::Connection,
+    document: Document,
+    document_id: Option<i64>,
+    queue_id: i64,
+    refusal: &Refusal,
+) -> store::Result<()> {
+    fiscal_queue::mark_rejected(tx, queue_id, refusal.code.as_deref(), &refusal.message())?;
+    if let (Document::CashAction, Some(id)) = (document, document_id) {
+        cash_register::set_rejected(tx, id)?;
+    }
+    Ok(())
+}
+
+/// Not registered, not the document's fault: it waits for its next try at `retry_at`.
+pub(super) fn not_delivered(
+    tx: &rusqlite::Connection,
+    queue_id: i64,
+    subseq: SubseqDelivType,
+    reason: &str,
+    retry_at: DateTime<Utc>,
+) -> store::Result<()> {
+    let next = retry_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    fiscal_queue::record_failure(tx, queue_id, subseq.as_str(), &next, reason)
+}
+
+/// What a delivery of a queued document came to, in one transaction.
+fn settle(
+    tx: &rusqlite::Connection,
+    entry: &Queued,
+    delivery: &Delivery,
+    retry_at: DateTime<Utc>,
+) -> store::Result<()> {
+    match delivery {
+        Delivery::Accepted(code) => accepted(tx, entry.document, entry.document_id, entry.id, code),
+        Delivery::Refused(refusal) => refused(tx, entry.document, entry.document_id, entry.id, refusal),
+        Delivery::NotDelivered { subseq, reason } => not_delivered(tx, entry.id, *subseq, reason, retry_at),
+    }
+}
+
+impl Settle for Services {
+    fn settle(
+        &self,
+        entry: &Queued,
+        delivery: &Delivery,
+        retry_at: DateTime<Utc>,
+    ) -> std::result::Result<(), crate::fiscal::Error> {
+        self.store
+            .write_blocking(|tx| settle(tx, entry, delivery, retry_at))
+            .map_err(|e| crate::fiscal::Error::Store(e.to_string()))
+    }
+}
+
+/// A document the CIS refused, as the owner sees it.
+#[derive(Debug, Clone)]
+pub struct RefusedDocument {
+    pub queue_id: i64,
+    /// Request root, e.g. `RegisterInvoiceRequest`.
+    pub operation: String,
+    pub number: Option<String>,
+    pub issued_at: Option<DateTime<Utc>>,
+    pub fault_code: Option<String>,
+    /// `[code] text` of the CIS.
+    pub reason: String,
+}
+
+/// What waits for the CIS, as shown in GET /account and by `arka queue`.
+pub struct QueueSummary {
+    pub waiting: usize,
+    pub refused: Vec<RefusedDocument>,
+    pub oldest_waiting_issued_at: Option<DateTime<Utc>>,
+    /// Waiting documents past the warning mark of the 48-hour limit for late delivery.
+    pub near_legal_limit: Vec<String>,
+}
+
+pub fn summarize(items: &[Queued], now: DateTime<Utc>) -> QueueSummary {
+    let waiting: Vec<_> = items.iter().filter(|q| q.status == "waiting").collect();
+    QueueSummary {
+        waiting: waiting.len(),
+        refused: items
+            .iter()
+            .filter(|q| q.status == "rejected")
+            .map(|q| RefusedDocument {
+                queue_id: q.id,
+                operation: q.operation.clone(),
+                number: q.document_number.clone(),
+                issued_at: crate::domain::time::parse_stored(&q.issued_at),
+                fault_code: q.fault_code.clone(),
+                reason: q.last_error.clone().unwrap_or_default(),
+            })
+            .collect(),
+        oldest_waiting_issued_at: waiting
+            .iter()
+            .filter_map(|q| crate::domain::time::parse_stored(&q.issued_at))
+            .min(),
+        near_legal_limit: waiting
+            .iter()
+            .filter(|q| age_hours(&q.issued_at, now).is_some_and(|h| h >= WARN_AFTER_HOURS))
+            .map(|q| q.document_number.clone().unwrap_or_else(|| q.header_uuid.clone()))
+            .collect(),
+    }
+}
+
+impl Services {
+    pub async fn queue_summary(&self, caller: &Caller) -> Result<QueueSummary> {
+        let company_id = caller.company.id;
+        let items = self.store.read(move |conn| fiscal_queue::open_items(conn, Some(company_id))).await?;
+        Ok(summarize(&items, Utc::now()))
+    }
+}
+
+/// The owner's re-send (`arka queue resend ID`) of a document the CIS refused, once the cause
+/// is corrected: it waits again and the worker of a running server sends it within a second,
+/// signed with the company's current certificate. Returns false when no refused document has
+/// this queue id.
+pub fn resend(store: &store::Store, queue_id: i64) -> store::Result<bool> {
+    let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    store.write_blocking(|tx| fiscal_queue::resend(tx, queue_id, &now))
+}
