@@ -112,10 +112,14 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
         if args.sandbox {
-            println!("Arka sandbox on http://{}", args.listen);
+            println!("Arka sandbox on http://{address}");
             println!("  sandbox NUIS:          {}", arka::services::accounts::SANDBOX_NUIS);
             println!("  sandbox partner token: {}", arka::services::accounts::SANDBOX_PARTNER_TOKEN);
+        }
+        if !args.sandbox {
+            println!("Arka on http://{address}");
         }
         arka::run(args, listener, shutdown_signal()).await.map_err(|e| e.to_string())
     })
