@@ -12,6 +12,7 @@
 use std::collections::HashSet;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -92,11 +93,22 @@ pub struct Queue {
     gateway: Arc<Gateway>,
     store: Store,
     wake: tokio::sync::Notify,
+    stopping: AtomicBool,
 }
 
 impl Queue {
     pub fn new(gateway: Arc<Gateway>, store: Store) -> Queue {
-        Queue { gateway, store, wake: tokio::sync::Notify::new() }
+        Queue { gateway, store, wake: tokio::sync::Notify::new(), stopping: AtomicBool::new(false) }
+    }
+
+    /// Asks the worker to stop: it finishes the delivery under way and starts no other.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
     }
 
     /// Asks the worker to look at the queue now (something was queued).
@@ -143,6 +155,9 @@ impl Queue {
         let mut held: HashSet<Option<String>> = HashSet::new();
         let mut pass = Pass::default();
         for doc in waiting {
+            if self.stopping() {
+                break;
+            }
             if held.contains(&doc.tcr_code) {
                 continue;
             }
@@ -223,9 +238,10 @@ impl Queue {
         Ok(pass)
     }
 
-    /// The worker: a pass every second, or at once when woken, until `shutdown` fires.
+    /// The worker: a pass every second, or at once when woken, until `shutdown` fires or `stop`
+    /// is called (then between two deliveries).
     pub async fn run(self: Arc<Self>, mut shutdown: tokio::sync::watch::Receiver<bool>) {
-        loop {
+        while !self.stopping() {
             let queue = self.clone();
             match tokio::task::spawn_blocking(move || queue.run_once(Utc::now())).await {
                 Ok(Ok(pass)) if pass != Pass::default() => tracing::debug!(?pass, "queue pass"),

@@ -366,10 +366,15 @@ impl Services {
         self.balances.invalidate(company_id, &tcr_code);
         if breaker_open {
             self.queue.wake();
+            crate::metrics::document_issued(db::DOCUMENT_KIND);
             return Ok(saved.action);
         }
         let pending = saved.action.clone();
-        match self.deliver(certificate, saved).await? {
+        let delivery = self.deliver(certificate, saved).await?;
+        if !matches!(delivery, Delivery::Refused(_)) {
+            crate::metrics::document_issued(db::DOCUMENT_KIND);
+        }
+        match delivery {
             Delivery::Fiscalized(action) => Ok(*action),
             Delivery::Deferred(_) => Ok(pending),
             Delivery::Refused(message) => {

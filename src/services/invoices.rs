@@ -49,6 +49,14 @@ impl Kind {
             Kind::NonCash => "NONCASH",
         }
     }
+
+    /// The `kind` label of `arka_documents_issued_total`.
+    pub fn metrics_label(self) -> &'static str {
+        match self {
+            Kind::Cash => "cash_invoice",
+            Kind::NonCash => "noncash_invoice",
+        }
+    }
 }
 
 /// The buyer as sent (`client`); all optional, as the spec's body.
@@ -464,6 +472,9 @@ impl Services {
             .await;
         if let Ok(mut in_flight) = self.in_flight.lock() {
             in_flight.remove(&flight_key);
+        }
+        if result.is_ok() {
+            crate::metrics::document_issued(req.kind.metrics_label());
         }
         // A cash sale moves its TCR's balance (and a refused one may have opened the day).
         if let (Kind::Cash, Some(tcr)) = (req.kind, tcr_code.as_deref()) {
