@@ -292,6 +292,7 @@ pub fn health_url(listen: std::net::SocketAddr, https: bool) -> String {
 pub fn check_health(url: &str) -> Result<(), String> {
     let tls = ureq::tls::TlsConfig::builder()
         .provider(ureq::tls::TlsProvider::NativeTls)
+        .root_certs(ureq::tls::RootCerts::PlatformVerifier)
         .disable_verification(true)
         .build();
     let agent: ureq::Agent = ureq::Agent::config_builder()

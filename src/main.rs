@@ -113,28 +113,37 @@ fn init_logging(format: LogFormat) {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Completes on SIGTERM or Ctrl-C, saying which. The handlers are installed at once (not when
+/// first awaited), so a signal that comes while the server is still starting is not lost.
+/// Must be called inside the runtime.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM; stop with Ctrl-C");
-                let _ = ctrl_c.await;
-                tracing::info!("SIGINT received, stopping");
-                return;
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => tokio::select! {
+                    _ = interrupt.recv() => tracing::info!("SIGINT received, stopping"),
+                    _ = terminate.recv() => tracing::info!("SIGTERM received, stopping"),
+                },
+                (interrupt, terminate) => {
+                    let error =
+                        interrupt.err().or(terminate.err()).map(|e| e.to_string()).unwrap_or_default();
+                    tracing::warn!(%error, "cannot listen for SIGTERM; stop with Ctrl-C");
+                    let _ = tokio::signal::ctrl_c().await;
+                    tracing::info!("SIGINT received, stopping");
+                }
             }
-        };
-        tokio::select! {
-            _ = ctrl_c => tracing::info!("SIGINT received, stopping"),
-            _ = term.recv() => tracing::info!("SIGTERM received, stopping"),
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = ctrl_c.await;
-        tracing::info!("Ctrl-C received, stopping");
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("Ctrl-C received, stopping");
+        }
     }
 }
 
@@ -142,6 +151,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     init_logging(args.log_format);
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let result = runtime.block_on(async move {
+        let shutdown = shutdown_signal();
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
@@ -159,7 +169,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             println!("  TLS certificate:       {}", tls.cert_path.display());
             println!("  SHA-256 fingerprint:   {}", tls.fingerprint);
         }
-        arka::run_with_tls(args, listener, tls, shutdown_signal()).await.map_err(|e| e.to_string())
+        arka::run_with_tls(args, listener, tls, shutdown).await.map_err(|e| e.to_string())
     });
     // Requests cut off after the grace period may hold a blocking task (a CIS call): bounded.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
