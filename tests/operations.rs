@@ -510,21 +510,7 @@ fn restore_refuses_a_damaged_file_a_missing_key_a_foreign_database_and_a_wrong_k
     // A real backup with somebody else's key file: the certificate keys would not open.
     let server = TestServer::sandbox();
     let shop = register_sandbox(&server);
-    let p12 = arka::fiscal::certificate::Certificate::generate_self_signed(
-        common::SANDBOX_NUIS,
-        "S",
-        chrono::Duration::days(30),
-    )
-    .unwrap()
-    .to_p12("pw")
-    .unwrap();
-    server
-        .post_multipart(
-            "/api/v1/on-boarding/certificate",
-            Some(&shop.token),
-            &[common::Part::File("certificate_file", "c.p12", &p12), common::Part::Text("password", "pw")],
-        )
-        .data(201);
+    common::till::upload_certificate(&server, &shop.token, common::SANDBOX_NUIS, 30);
     let backup = dir.path().join("real.db");
     arka_ok(&["backup", "--data-dir", server.data_dir().to_str().unwrap(), "--to", backup.to_str().unwrap()]);
     std::fs::write(dir.path().join("real.db.key"), [7u8; 32]).unwrap();

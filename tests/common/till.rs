@@ -43,17 +43,7 @@ pub fn onboard(server: TestServer) -> Till {
             &branch_body("Qendër", "ab123cd456"),
         )
         .data(200);
-    let p12 = Certificate::generate_self_signed(NUIS, "Shop", chrono::Duration::days(365))
-        .unwrap()
-        .to_p12("pw")
-        .unwrap();
-    server
-        .post_multipart(
-            "/api/v1/on-boarding/certificate",
-            Some(&token),
-            &[Part::File("certificate_file", "c.p12", &p12), Part::Text("password", "pw")],
-        )
-        .data(201);
+    upload_certificate(&server, &token, NUIS, 365);
     let device = json!({"branchId": shop.branch_id, "name": "Kasa 1", "fromDate": Utc::now().date_naive().to_string()});
     server.post_json("/api/v1/on-boarding/fiscal-device", Some(&token), &device).data(201);
     server
@@ -64,6 +54,21 @@ pub fn onboard(server: TestServer) -> Till {
         )
         .data(200);
     Till { server, token, branch_id: shop.branch_id, user_id: shop.user_id }
+}
+
+/// Uploads a new self-signed certificate for `nuis`, valid `days`, as the company's signing one.
+pub fn upload_certificate(server: &TestServer, token: &str, nuis: &str, days: i64) {
+    let p12 = Certificate::generate_self_signed(nuis, "Shop", chrono::Duration::days(days))
+        .unwrap()
+        .to_p12("pw")
+        .unwrap();
+    server
+        .post_multipart(
+            "/api/v1/on-boarding/certificate",
+            Some(token),
+            &[Part::File("certificate_file", "c.p12", &p12), Part::Text("password", "pw")],
+        )
+        .data(201);
 }
 
 /// Two coffees at 20 % VAT and a water at 6 % with 10 % off: 285.00 ALL, paid in banknotes.
