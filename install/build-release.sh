@@ -46,11 +46,11 @@ for target in "${targets[@]}"; do
       done
       CC_x86_64_unknown_linux_musl=musl-gcc \
         CFLAGS_x86_64_unknown_linux_musl="-idirafter $kernel_headers" \
-        cargo build --release --locked --features static --target "$target"
+        cargo build --profile dist --locked --features static --target "$target"
       rm -rf "$kernel_headers"
       ;;
     aarch64-unknown-linux-musl)
-      cargo zigbuild --release --locked --features static --target "$target"
+      cargo zigbuild --profile dist --locked --features static --target "$target"
       ;;
     *)
       echo "unknown target $target" >&2
@@ -58,7 +58,7 @@ for target in "${targets[@]}"; do
       ;;
   esac
   echo "built $target in $(($(date +%s) - started)) s"
-  cp "target/$target/release/arka" "dist/arka-$target"
+  cp "${CARGO_TARGET_DIR:-target}/$target/dist/arka" "dist/arka-$target"
   bin=dist/arka-$target
 
   description=$(file -b "$bin")

@@ -243,6 +243,12 @@ fn store_error(path: &Path, e: store::Error) -> Error {
     }
 }
 
+fn checkpoint(db: &Path) -> rusqlite::Result<()> {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    conn.close().map_err(|(_, e)| e)
+}
+
 /// What `restore` did.
 #[derive(Debug, Clone)]
 pub struct Restored {
@@ -301,15 +307,19 @@ pub fn restore(data_dir: &Path, from: &Path, stamp: &str) -> Result<Restored> {
     let db = data_dir.join("arka.db");
     let key = data_dir.join("arka.key");
     let replaced_db = if db.exists() {
-        // Fold the WAL into the file so that the one file kept aside is complete.
-        let current = Connection::open(&db).map_err(sqlite(&db))?;
-        current.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(sqlite(&db))?;
-        current.close().map_err(|(_, e)| Error::Sqlite(db.clone(), e))?;
+        // Fold the WAL into the file so that the one file kept aside is complete. The database
+        // being replaced may be damaged (the reason to restore): then its WAL is kept beside it.
+        if let Err(e) = checkpoint(&db) {
+            tracing::warn!(error = %e, "the replaced database could not be checkpointed; its WAL is kept beside it");
+        }
         let aside = sibling(&db, &format!(".replaced-{stamp}"));
         std::fs::rename(&db, &aside).map_err(io(&aside))?;
-        for leftover in ["-wal", "-shm"] {
-            let _ = std::fs::remove_file(sibling(&db, leftover));
+        let wal = sibling(&db, "-wal");
+        if wal.exists() {
+            let wal_aside = sibling(&aside, "-wal");
+            std::fs::rename(&wal, &wal_aside).map_err(io(&wal_aside))?;
         }
+        let _ = std::fs::remove_file(sibling(&db, "-shm"));
         Some(aside)
     } else {
         None

@@ -628,3 +628,42 @@ fn the_systemd_unit_passes_systemd_analyze_verify() {
     assert!(out.status.success(), "systemd-analyze security: {}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("Overall exposure level for arka.service: 1."), "{}", stdout(&out));
 }
+
+#[test]
+fn a_damaged_database_is_replaced_by_the_backup_and_kept_aside() {
+    let server = TestServer::sandbox();
+    let shop = register_sandbox(&server);
+    let dir = tempfile::tempdir().unwrap();
+    let backup = dir.path().join("good.db");
+    arka_ok(&["backup", "--data-dir", server.data_dir().to_str().unwrap(), "--to", backup.to_str().unwrap()]);
+    let kept = server.stop_and_keep();
+    let data = kept.path().join("data");
+    // The disk ate the database.
+    std::fs::write(data.join("arka.db"), vec![0xA5u8; 64 * 1024]).unwrap();
+    let said = arka_ok(&["restore", backup.to_str().unwrap(), "--data-dir", data.to_str().unwrap()]);
+    assert!(said.contains("the replaced database was kept as"), "{said}");
+    let mut server = ServerProcess::start(&data, &["--sandbox"]);
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let account = agent
+        .get(format!("{}/api/v1/account", server.base_url))
+        .header("Authorization", format!("Bearer {}", shop.token))
+        .call()
+        .unwrap();
+    assert_eq!(account.status().as_u16(), 200);
+    assert!(server.terminate().success());
+}
+
+#[test]
+fn the_operations_routes_take_no_input_and_odd_requests_leave_the_server_writing() {
+    let server = TestServer::start_with(|args| args.metrics = true);
+    for path in ["/healthz?depth=1e30&id=9223372036854775808&x=%00", "/metrics?company=2&x=%00"] {
+        assert_eq!(server.get(path, None).status, 200, "{path}: query strings are ignored");
+    }
+    for path in ["/healthz/9223372036854775808", "/metrics/1e30", "/healthz/%00"] {
+        server.get(path, None).assert_error(404);
+    }
+    assert_eq!(server.request("POST", "/healthz", &[], Some(("application/json", b"{}"))).status, 405);
+    let health = server.get("/healthz", None);
+    assert_eq!(health.status, 200);
+    assert_eq!(health.body["database"]["writable"], true);
+}
