@@ -667,3 +667,40 @@ fn the_operations_routes_take_no_input_and_odd_requests_leave_the_server_writing
     assert_eq!(health.status, 200);
     assert_eq!(health.body["database"]["writable"], true);
 }
+
+#[test]
+fn sigterm_lets_a_sale_waiting_for_the_cis_finish_before_exiting() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let token = till.token.clone();
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+    let flags = sim.flags();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let mut server = ServerProcess::start(&data, &flags);
+    // The CIS takes 1.5 s to answer (within the 2 s CIS time limit these tests use).
+    sim.set_mode(serde_json::json!({"mode": "slow", "delay_ms": 1500}));
+    let url = format!("{}/api/v1/invoice/cash", server.base_url);
+    let (reply, status) = std::thread::scope(|scope| {
+        let sale = scope.spawn(|| {
+            let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+            let mut reply = agent
+                .post(&url)
+                .header("Authorization", format!("Bearer {token}"))
+                .content_type("application/json")
+                .send(coffee_and_water("in-flight").to_string())
+                .unwrap();
+            (reply.status().as_u16(), reply.body_mut().read_to_string().unwrap())
+        });
+        // SIGTERM once the sale is at the CIS.
+        common::eventually("the sale reaches the CIS", Duration::from_secs(10), || {
+            sim.requests().iter().any(|r| r["operation"] == "RegisterInvoice")
+        });
+        let status = server.terminate();
+        (sale.join().unwrap(), status)
+    });
+    assert_eq!(reply.0, 201, "the sale in flight was answered: {}", reply.1);
+    let answer: Value = serde_json::from_str(&reply.1).unwrap();
+    assert!(answer["data"]["invoice"]["fic"].is_string(), "and fiscalized: {answer}");
+    assert!(status.success(), "exit 0: {}", server.stderr());
+}
