@@ -21,6 +21,9 @@ pub enum LogFormat {
     Json,
 }
 
+/// `--listen`'s default, shared by `serve` and `healthcheck`.
+pub const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
+
 /// Where the store lives. Shared by every command that opens the database.
 #[derive(Debug, Clone, Args)]
 pub struct DataArgs {
@@ -39,7 +42,7 @@ impl DataArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
     /// Address and port the HTTP API listens on. Use 127.0.0.1:8080 to accept only this computer.
-    #[arg(long, env = "ARKA_LISTEN", default_value = "0.0.0.0:8080")]
+    #[arg(long, env = "ARKA_LISTEN", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
 
     #[command(flatten)]

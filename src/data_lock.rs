@@ -35,7 +35,14 @@ impl std::fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(_, e) => Some(e),
+            Error::Held(_) => None,
+        }
+    }
+}
 
 /// Takes the lock of `data_dir` (created if needed), or says who holds it.
 pub fn lock(data_dir: &Path) -> Result<DataDirLock, Error> {

@@ -64,7 +64,7 @@ enum Command {
     /// Wait until the server's GET /healthz answers 200 (systemd runs it after start).
     Healthcheck {
         /// The server's listen address, as `serve` takes it; a wildcard address is checked on loopback.
-        #[arg(long, env = "ARKA_LISTEN", default_value = "0.0.0.0:8080")]
+        #[arg(long, env = "ARKA_LISTEN", default_value = arka::config::DEFAULT_LISTEN)]
         listen: std::net::SocketAddr,
         /// Seconds to keep trying before giving up.
         #[arg(long, default_value_t = 30)]
