@@ -21,6 +21,9 @@ pub enum LogFormat {
     Json,
 }
 
+/// `--listen`'s default, shared by `serve` and `healthcheck`.
+pub const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
+
 /// Where the store lives. Shared by every command that opens the database.
 #[derive(Debug, Clone, Args)]
 pub struct DataArgs {
@@ -39,7 +42,7 @@ impl DataArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
     /// Address and port the HTTP API listens on. Use 127.0.0.1:8080 to accept only this computer.
-    #[arg(long, env = "ARKA_LISTEN", default_value = "0.0.0.0:8080")]
+    #[arg(long, env = "ARKA_LISTEN", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
 
     #[command(flatten)]
@@ -104,6 +107,61 @@ pub struct ServeArgs {
     /// Example: "token=600/m;fiscal=60/m,1200/h;interval.products=5s".
     #[arg(long, env = "ARKA_LIMITS", default_value = "")]
     pub limits: LimitSettings,
+
+    #[command(flatten)]
+    pub tls: TlsArgs,
+
+    /// Serve GET /metrics (Prometheus text) without a token. Off by default.
+    #[arg(long, env = "ARKA_METRICS", default_value_t = false)]
+    pub metrics: bool,
+
+    #[command(flatten)]
+    pub backups: BackupSchedule,
+}
+
+/// HTTPS on the shop's network. Without these flags Arka speaks plain HTTP.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TlsArgs {
+    /// PEM file of the server certificate (its chain may follow); serves HTTPS with --tls-key.
+    #[arg(long, env = "ARKA_TLS_CERT", requires = "tls_key", conflicts_with = "tls_self_signed")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM file of the certificate's private key (PKCS#8 or PKCS#1).
+    #[arg(long, env = "ARKA_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Serve HTTPS with a certificate made at first start for this computer's names and addresses
+    /// and kept in the data dir; its SHA-256 fingerprint is printed at every start for pinning.
+    #[arg(long, env = "ARKA_TLS_SELF_SIGNED", default_value_t = false)]
+    pub tls_self_signed: bool,
+}
+
+impl TlsArgs {
+    pub fn enabled(&self) -> bool {
+        self.tls_self_signed || self.tls_cert.is_some()
+    }
+}
+
+pub const DEFAULT_BACKUP_KEEP: u16 = 7;
+
+/// Automatic backups: one each night and one before the migrations of an upgrade.
+#[derive(Debug, Clone, Args)]
+pub struct BackupSchedule {
+    /// Folder for automatic backups (nightly at 03:00 Tirana time, and before an upgrade migrates
+    /// the database). Without it, no automatic backups are taken.
+    #[arg(long, env = "ARKA_BACKUP_DIR")]
+    pub backup_dir: Option<PathBuf>,
+
+    /// Automatic backups kept in --backup-dir; older ones are deleted.
+    #[arg(long, env = "ARKA_BACKUP_KEEP", default_value_t = DEFAULT_BACKUP_KEEP,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub backup_keep: u16,
+}
+
+impl Default for BackupSchedule {
+    fn default() -> Self {
+        BackupSchedule { backup_dir: None, backup_keep: DEFAULT_BACKUP_KEEP }
+    }
 }
 
 impl ServeArgs {
@@ -125,6 +183,9 @@ impl ServeArgs {
             log_format: LogFormat::Pretty,
             max_body_bytes: 2 * 1024 * 1024,
             limits: LimitSettings::default(),
+            tls: TlsArgs::default(),
+            metrics: false,
+            backups: BackupSchedule::default(),
         }
     }
 

@@ -3,15 +3,19 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod api;
+pub mod backup;
 pub mod cis_sim;
 pub mod config;
+pub mod data_lock;
 pub mod domain;
 pub mod files;
 pub mod fiscal;
+pub mod metrics;
 pub mod print;
 pub mod secrets;
 pub mod services;
 pub mod store;
+pub mod tls;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,6 +38,9 @@ pub enum StartError {
     Setup(services::Error),
     Io(std::io::Error),
     Cis(String),
+    Tls(tls::Error),
+    Locked(data_lock::Error),
+    Backup(backup::Error),
 }
 
 impl std::fmt::Display for StartError {
@@ -44,6 +51,11 @@ impl std::fmt::Display for StartError {
             StartError::Setup(e) => write!(f, "preparing the sandbox: {e}"),
             StartError::Io(e) => write!(f, "{e}"),
             StartError::Cis(m) => write!(f, "CIS settings: {m}"),
+            StartError::Tls(e) => write!(f, "{e}"),
+            StartError::Locked(e) => write!(f, "{e}"),
+            StartError::Backup(e) => {
+                write!(f, "the backup before the upgrade failed, nothing was migrated: {e}")
+            }
         }
     }
 }
@@ -157,12 +169,35 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
     Ok(services)
 }
 
-/// Runs the HTTP API on `listener` until `shutdown` completes.
+/// How long documents in flight may take to finish once a stop is asked for.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Runs the HTTP API on `listener` until `shutdown` completes (HTTPS when the settings ask).
 pub async fn run(
     args: ServeArgs,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
+    let tls = tls::configure(&args.tls, &args.data.data_dir).map_err(StartError::Tls)?;
+    run_with_tls(args, listener, tls, shutdown).await
+}
+
+/// `run` with the TLS settings already made ready (`arka serve` prints their fingerprint first).
+///
+/// When `shutdown` completes: no new connection is accepted, requests in flight get up to
+/// `SHUTDOWN_GRACE` to finish, and the late-delivery worker stops between two deliveries.
+pub async fn run_with_tls(
+    args: ServeArgs,
+    listener: tokio::net::TcpListener,
+    tls: Option<tls::Tls>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), StartError> {
+    let _lock = data_lock::lock(&args.data.data_dir).map_err(StartError::Locked)?;
+    if let Some(made) =
+        backup::before_upgrade(&args.data.data_dir, &args.backups).map_err(StartError::Backup)?
+    {
+        tracing::info!(path = %made.db.display(), "backup taken before the upgrade migrates the database");
+    }
     // The sandbox talks to a simulator in this process, told about the TCRs registered before.
     let simulator = if args.sandbox { Some(start_sandbox_simulator(&args).await?) } else { None };
     let endpoint = match &simulator {
@@ -170,9 +205,14 @@ pub async fn run(
         None => configured_endpoint(&args),
     };
     let services = open_services(&args, endpoint)?;
-    let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stop_tx = Arc::new(stop_tx);
     let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
-    let worker = tokio::spawn(services.queue.clone().run(settle, worker_stop));
+    let worker = tokio::spawn(services.queue.clone().run(settle, stop_rx.clone()));
+    let nightly = args.backups.backup_dir.as_ref().map(|dir| {
+        tracing::info!(dir = %dir.display(), keep = args.backups.backup_keep, "nightly backups at 03:00");
+        tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop_rx.clone()))
+    });
     let limiters = Arc::new(Limiters::new(&args.limits));
     let sweeper = {
         let limiters = limiters.clone();
@@ -191,15 +231,93 @@ pub async fn run(
         );
     }
     let address = listener.local_addr().map_err(StartError::Io)?;
-    tracing::info!(%address, data_dir = %args.data.data_dir.display(), "arka is listening");
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    tracing::info!(%address, scheme, data_dir = %args.data.data_dir.display(), "arka is listening");
+    let signal = {
+        let (queue, stop_tx) = (services.queue.clone(), stop_tx.clone());
+        tokio::spawn(async move {
+            shutdown.await;
+            tracing::info!("stopping: no new connections; requests in flight may finish");
+            queue.stop();
+            let _ = stop_tx.send(true);
+        })
+    };
     let state = AppState { services, limiters };
-    let app = api::router(state, args.max_body_bytes);
-    let served = api::serve(listener, app, shutdown).await;
+    let app =
+        api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|stop| *stop).await;
+    };
+    let serving: std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>> = match &tls
+    {
+        Some(tls) => {
+            Box::pin(api::serve(tls::TlsListener::new(listener, tls), app, stopped(stop_rx.clone())))
+        }
+        None => Box::pin(api::serve(listener, app, stopped(stop_rx.clone()))),
+    };
+    let grace_over = {
+        let stopped = stopped(stop_rx.clone());
+        async move {
+            stopped.await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        }
+    };
+    let served = tokio::select! {
+        served = serving => served,
+        () = grace_over => {
+            tracing::warn!("requests still in flight after {SHUTDOWN_GRACE:?}: stopping without them");
+            Ok(())
+        }
+    };
+    signal.abort();
+    let _ = stop_tx.send(true);
     sweeper.abort();
-    let _ = stop_worker.send(true);
-    let _ = worker.await;
+    if let Some(nightly) = nightly {
+        nightly.abort();
+    }
+    // A delivery under way ends within the CIS call's own time limit.
+    let worker_limit = Duration::from_secs(args.cis_connect_timeout + args.cis_timeout) + SHUTDOWN_GRACE;
+    if tokio::time::timeout(worker_limit, worker).await.is_err() {
+        tracing::warn!("the late-delivery worker did not stop in time; its documents stay queued");
+    }
     if let Some(sim) = simulator {
         let _ = sim.stop().await;
     }
+    tracing::info!("stopped");
     served.map_err(StartError::Io)
+}
+
+/// The URL of GET /healthz for a server listening on `listen`: a wildcard address is reached
+/// on loopback.
+pub fn health_url(listen: std::net::SocketAddr, https: bool) -> String {
+    let host = match listen.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_string(),
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => "[::1]".to_string(),
+        std::net::IpAddr::V4(ip) => ip.to_string(),
+        std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    format!("{}://{host}:{}/healthz", if https { "https" } else { "http" }, listen.port())
+}
+
+/// One call of GET /healthz: Ok on 200, the reason otherwise. The certificate is not verified:
+/// this checks that the server on this machine is alive, not who it is.
+pub fn check_health(url: &str) -> Result<(), String> {
+    let tls = ureq::tls::TlsConfig::builder()
+        .provider(ureq::tls::TlsProvider::NativeTls)
+        .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+        .disable_verification(true)
+        .build();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(10)))
+        .tls_config(tls)
+        .build()
+        .into();
+    let mut response = agent.get(url).call().map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    if status == 200 {
+        return Ok(());
+    }
+    let body = response.body_mut().read_to_string().unwrap_or_default();
+    Err(format!("HTTP {status} {}", body.chars().take(300).collect::<String>()))
 }

@@ -1,5 +1,6 @@
 //! The `arka` command line. It parses, then calls the library.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use arka::config::{DataArgs, LogFormat, ServeArgs};
@@ -44,6 +45,38 @@ enum Command {
         /// Also verify every IIC and WTNIC against the signing certificate.
         #[arg(long, env = "ARKA_CIS_SIM_STRICT_IIC", default_value_t = false)]
         strict_iic: bool,
+    },
+    /// Copy the database and its key file while the server runs, and check the copy.
+    /// The copy holds the sealed certificate keys and the key that opens them: keep it safe.
+    Backup {
+        #[command(flatten)]
+        data: DataArgs,
+        /// Where to write the database copy (the key file goes beside it as FILE.key). Default:
+        /// arka-YYYYMMDD-HHMMSS.db in --backup-dir, or in the data dir's backups folder.
+        #[arg(long)]
+        to: Option<PathBuf>,
+        /// Folder for backups (shared with `serve`'s automatic backups).
+        #[arg(long, env = "ARKA_BACKUP_DIR")]
+        backup_dir: Option<PathBuf>,
+    },
+    /// Put a backup (FILE and FILE.key) in place of the data dir's database; the server must be
+    /// stopped. What it replaces is kept beside it.
+    Restore {
+        /// The backup's database file, as `arka backup` wrote it.
+        file: PathBuf,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Wait until the server's GET /healthz answers 200 (systemd runs it after start).
+    Healthcheck {
+        /// The server's listen address, as `serve` takes it; a wildcard address is checked on loopback.
+        #[arg(long, env = "ARKA_LISTEN", default_value = arka::config::DEFAULT_LISTEN)]
+        listen: std::net::SocketAddr,
+        /// Seconds to keep trying before giving up.
+        #[arg(long, default_value_t = 30)]
+        wait: u64,
+        #[command(flatten)]
+        tls: arka::config::TlsArgs,
     },
     /// Partners allowed to register new companies through POST /api/v1/register.
     Partners {
@@ -103,45 +136,158 @@ fn init_logging(format: LogFormat) {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Completes on SIGTERM or Ctrl-C, saying which. The handlers are installed at once (not when
+/// first awaited), so a signal that comes while the server is still starting is not lost.
+/// Must be called inside the runtime.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM; stop with Ctrl-C");
-                let _ = ctrl_c.await;
-                tracing::info!("SIGINT received, stopping");
-                return;
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => tokio::select! {
+                    _ = interrupt.recv() => tracing::info!("SIGINT received, stopping"),
+                    _ = terminate.recv() => tracing::info!("SIGTERM received, stopping"),
+                },
+                (interrupt, terminate) => {
+                    let error =
+                        interrupt.err().or(terminate.err()).map(|e| e.to_string()).unwrap_or_default();
+                    tracing::warn!(%error, "cannot listen for SIGTERM; stop with Ctrl-C");
+                    let _ = tokio::signal::ctrl_c().await;
+                    tracing::info!("SIGINT received, stopping");
+                }
             }
-        };
-        tokio::select! {
-            _ = ctrl_c => tracing::info!("SIGINT received, stopping"),
-            _ = term.recv() => tracing::info!("SIGTERM received, stopping"),
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = ctrl_c.await;
-        tracing::info!("Ctrl-C received, stopping");
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("Ctrl-C received, stopping");
+        }
     }
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {
     init_logging(args.log_format);
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-    runtime.block_on(async move {
+    let result = runtime.block_on(async move {
+        let shutdown = shutdown_signal();
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        let tls = arka::tls::configure(&args.tls, &args.data.data_dir).map_err(|e| e.to_string())?;
+        let scheme = if tls.is_some() { "https" } else { "http" };
         if args.sandbox {
-            println!("Arka sandbox on http://{}", args.listen);
+            println!("Arka sandbox on {scheme}://{address}");
             println!("  sandbox NUIS:          {}", arka::services::accounts::SANDBOX_NUIS);
             println!("  sandbox partner token: {}", arka::services::accounts::SANDBOX_PARTNER_TOKEN);
+        } else {
+            println!("Arka on {scheme}://{address}");
         }
-        arka::run(args, listener, shutdown_signal()).await.map_err(|e| e.to_string())
-    })
+        if let Some(tls) = &tls {
+            println!("  TLS certificate:       {}", tls.cert_path.display());
+            println!("  SHA-256 fingerprint:   {}", tls.fingerprint);
+        }
+        arka::run_with_tls(args, listener, tls, shutdown).await.map_err(|e| e.to_string())
+    });
+    // Requests cut off after the grace period may hold a blocking task (a CIS call): bounded.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    result
+}
+
+fn default_backup_path(data: &DataArgs, backup_dir: Option<PathBuf>) -> PathBuf {
+    let dir = backup_dir.unwrap_or_else(|| data.data_dir.join("backups"));
+    dir.join(format!("arka-{}.db", chrono::Utc::now().format("%Y%m%d-%H%M%S")))
+}
+
+/// Progress on a terminal as a bar, otherwise as a plain line every 10 %.
+fn backup_progress() -> impl FnMut(arka::backup::Progress) {
+    use std::io::IsTerminal;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {percent:>3}% {pos}/{len} pages")
+        {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let mut last_tenth = None;
+    move |p: arka::backup::Progress| match &bar {
+        Some(bar) => {
+            bar.set_length(p.total_pages);
+            bar.set_position(p.copied_pages);
+            if p.copied_pages >= p.total_pages {
+                bar.finish_and_clear();
+            }
+        }
+        None => {
+            let tenth = (p.copied_pages * 10).checked_div(p.total_pages).unwrap_or(10);
+            if last_tenth != Some(tenth) {
+                last_tenth = Some(tenth);
+                eprintln!("backup: {}% ({} of {} pages)", tenth * 10, p.copied_pages, p.total_pages);
+            }
+        }
+    }
+}
+
+fn backup(data: DataArgs, to: Option<PathBuf>, backup_dir: Option<PathBuf>) -> Result<(), String> {
+    let to = to.unwrap_or_else(|| default_backup_path(&data, backup_dir));
+    let key = data.data_dir.join("arka.key");
+    let made =
+        arka::backup::backup(&data.db_path(), &key, &to, backup_progress()).map_err(|e| e.to_string())?;
+    println!("backup written and checked (integrity_check ok, schema version {})", made.schema_version);
+    println!("  database: {} ({} bytes)", made.db.display(), made.bytes);
+    println!("  key file: {}", made.key.display());
+    println!("Keep both together and safe: with the key file, the backup opens the certificate keys.");
+    Ok(())
+}
+
+fn restore(file: PathBuf, data: DataArgs) -> Result<(), String> {
+    let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string();
+    let done = arka::backup::restore(&data.data_dir, &file, &stamp).map_err(|e| e.to_string())?;
+    println!(
+        "restored {} (schema version {}, {} invoices) into {}",
+        done.from.display(),
+        done.schema_version,
+        done.invoices,
+        done.db.display()
+    );
+    match (&done.replaced_db, &done.replaced_key) {
+        (None, _) => println!("  there was no database before"),
+        (Some(db), key) => {
+            println!("  the replaced database was kept as {}", db.display());
+            if let Some(key) = key {
+                println!("  the replaced key file was kept as {}", key.display());
+            }
+        }
+    }
+    if done.schema_version < arka::store::latest_schema_version() {
+        println!("  the next start migrates it to schema version {}", arka::store::latest_schema_version());
+    }
+    println!("Start the server again (systemctl start arka).");
+    Ok(())
+}
+
+fn healthcheck(listen: std::net::SocketAddr, wait: u64, tls: &arka::config::TlsArgs) -> Result<(), String> {
+    let url = arka::health_url(listen, tls.enabled());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(wait);
+    loop {
+        let why = match arka::check_health(&url) {
+            Ok(()) => {
+                println!("{url}: healthy");
+                return Ok(());
+            }
+            Err(why) => why,
+        };
+        if std::time::Instant::now() >= deadline {
+            return Err(format!("{url} is not healthy after {wait} s: {why}"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
 }
 
 fn cis_sim(listen: std::net::SocketAddr, strict_iic: bool) -> Result<(), String> {
@@ -240,6 +386,9 @@ fn run(cli: Cli) -> Result<(), String> {
             resend(&open_store(&data)?, &ids)
         }
         Command::CisSim { listen, strict_iic } => cis_sim(listen, strict_iic),
+        Command::Backup { data, to, backup_dir } => backup(data, to, backup_dir),
+        Command::Restore { file, data } => restore(file, data),
+        Command::Healthcheck { listen, wait, tls } => healthcheck(listen, wait, &tls),
         Command::Apps { action: AppsAction::Create { name, data } } => {
             let store = open_store(&data)?;
             let client_id = new_token("app").map_err(|e| e.to_string())?;

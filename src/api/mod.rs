@@ -10,7 +10,9 @@ mod invoices;
 pub mod limits;
 mod misc;
 mod onboarding;
+pub mod ops;
 mod products;
+mod tracing_layers;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -21,6 +23,7 @@ use axum::http::StatusCode;
 use axum::middleware::{from_fn_with_state, map_response};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
+use axum::serve::{Listener, ListenerExt};
 use tower_http::catch_panic::CatchPanicLayer;
 
 use self::error::ApiError;
@@ -39,7 +42,25 @@ fn in_group(state: &AppState, group: Group, routes: Router<AppState>) -> Router<
     routes.route_layer(from_fn_with_state((state.clone(), group), auth::budget))
 }
 
-pub fn router(state: AppState, max_body_bytes: usize) -> Router {
+/// What the router serves beside the spec's API.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RouterOptions {
+    pub max_body_bytes: usize,
+    /// `--metrics`: serve GET /metrics.
+    pub metrics: bool,
+}
+
+pub fn router(state: AppState, options: RouterOptions) -> Router {
+    // Outside authentication and limits: monitors and systemd call these without a token.
+    let mut ops_routes = Router::new().route("/healthz", get(ops::healthz));
+    if options.metrics {
+        ops_routes = ops_routes.route("/metrics", get(ops::metrics));
+    }
+    let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone()));
+    tracing_layers::layered(api_router(state, options.max_body_bytes).merge(ops_routes))
+}
+
+fn api_router(state: AppState, max_body_bytes: usize) -> Router {
     let registration = Router::new()
         .route("/api/v1/register", post(onboarding::register))
         .route("/api/v1/on-boarding/certificate", post(onboarding::certificate))
@@ -142,13 +163,18 @@ async fn json_for_axum_rejections(response: Response) -> Response {
     ApiError::status(status, message).into_response()
 }
 
-/// Serves until `shutdown` completes. Used by `arka serve` and by the tests alike.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
+/// Serves until `shutdown` completes, then lets the requests in flight finish. Used by
+/// `arka serve` and by the tests alike, over plain TCP or TLS (`crate::tls::TlsListener`).
+pub async fn serve<L>(
+    listener: L,
     app: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+) -> std::io::Result<()>
+where
+    L: Listener<Addr = SocketAddr>,
+{
+    // tap_io gives any listener's connections their peer address (the IP limiter reads it).
+    axum::serve(listener.tap_io(|_| {}), app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await
 }

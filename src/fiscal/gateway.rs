@@ -177,7 +177,9 @@ impl Gateway {
         read: impl FnOnce(&CisClient, &str) -> Outcome<T>,
     ) -> Result<Outcome<T>, Error> {
         let signed = dsig::sign_enveloped(unsigned, certificate)?;
+        let started = std::time::Instant::now();
         let outcome = read(&self.client, &soap_envelope(&signed));
+        crate::metrics::cis_answered(unsigned, &outcome, started.elapsed());
         self.note(&outcome);
         Ok(outcome)
     }

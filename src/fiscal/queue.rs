@@ -14,6 +14,7 @@
 use std::collections::HashSet;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -102,11 +103,22 @@ pub struct Queue {
     gateway: Arc<Gateway>,
     store: Store,
     wake: tokio::sync::Notify,
+    stopping: AtomicBool,
 }
 
 impl Queue {
     pub fn new(gateway: Arc<Gateway>, store: Store) -> Queue {
-        Queue { gateway, store, wake: tokio::sync::Notify::new() }
+        Queue { gateway, store, wake: tokio::sync::Notify::new(), stopping: AtomicBool::new(false) }
+    }
+
+    /// Asks the worker to stop: it finishes the delivery under way and starts no other.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
     }
 
     /// Asks the worker to look at the queue now (something was queued).
@@ -134,6 +146,9 @@ impl Queue {
         let mut held: HashSet<Option<String>> = HashSet::new();
         let mut pass = Pass::default();
         for doc in waiting {
+            if self.stopping() {
+                break;
+            }
             if held.contains(&doc.tcr_code) {
                 continue;
             }
@@ -201,14 +216,15 @@ impl Queue {
         (watch, self.run_once(now, settle))
     }
 
-    /// The worker: a turn every second, or at once when woken, until `shutdown` fires.
+    /// The worker: a turn every second, or at once when woken, until `shutdown` fires or `stop`
+    /// is called (then between two deliveries).
     pub async fn run(
         self: Arc<Self>,
         settle: Arc<dyn Settle>,
         mut shutdown: tokio::sync::watch::Receiver<bool>,
     ) {
         let mut watch = Watch { last_probe: None, breaker_was_open: false };
-        loop {
+        while !self.stopping() {
             let (queue, settle) = (self.clone(), settle.clone());
             match tokio::task::spawn_blocking(move || queue.turn(settle.as_ref(), watch)).await {
                 Ok((next, result)) => {

@@ -344,10 +344,15 @@ impl Services {
         self.balances.invalidate(company_id, &tcr_code);
         if breaker_open {
             self.queue.wake();
+            crate::metrics::document_issued(fiscal_queue::Document::CashAction.as_str());
             return Ok(saved.action);
         }
         let pending = saved.action.clone();
-        match self.call_cis_for_action(certificate, saved).await? {
+        let first_call = self.call_cis_for_action(certificate, saved).await?;
+        if !matches!(first_call, FirstCall::Refused(_)) {
+            crate::metrics::document_issued(fiscal_queue::Document::CashAction.as_str());
+        }
+        match first_call {
             FirstCall::Fiscalized(action) => Ok(*action),
             FirstCall::Deferred(..) => Ok(pending),
             FirstCall::Refused(message) => {

@@ -161,6 +161,10 @@ pub trait Document: Send + Sync + 'static {
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()>;
     /// The stored document once the CIS registered it with `code`.
     fn registered(stored: Self::Stored, code: String) -> Self::Stored;
+    /// Its `kind` label in `arka_documents_issued_total`.
+    fn metrics_kind(&self) -> &'static str {
+        Self::QUEUED_AS.as_str()
+    }
 }
 
 /// What an issue came to.
@@ -222,9 +226,14 @@ impl Services {
     /// stop it half-way, and what it came to is settled all the same.
     pub async fn issue<D: Document>(&self, document: D) -> Result<Issued<D::Stored>> {
         let services = self.clone();
-        tokio::spawn(async move { services.run(document).await })
+        let kind = document.metrics_kind();
+        let issued = tokio::spawn(async move { services.run(document).await })
             .await
-            .map_err(|e| Error::Internal(format!("the issue task failed: {e}")))?
+            .map_err(|e| Error::Internal(format!("the issue task failed: {e}")))?;
+        if issued.is_ok() {
+            crate::metrics::document_issued(kind);
+        }
+        issued
     }
 
     async fn run<D: Document>(&self, document: D) -> Result<Issued<D::Stored>> {

@@ -6,6 +6,7 @@ pub mod cash_register;
 pub mod clients;
 pub mod devices;
 pub mod fiscal_queue;
+pub mod health;
 pub mod invoices;
 pub mod products;
 
@@ -214,6 +215,36 @@ impl Store {
             .await
             .map_err(|e| Error::Task(e.to_string()))?
     }
+}
+
+/// The newest migration this binary carries (the schema version it writes).
+pub fn latest_schema_version() -> i64 {
+    embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max().unwrap_or(0)
+}
+
+/// The newest migration applied to the database behind `conn`; 0 for a database Arka never
+/// migrated (no history table).
+pub fn schema_version(conn: &Connection) -> Result<i64> {
+    let has_history: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'refinery_schema_history')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_history {
+        return Ok(0);
+    }
+    Ok(conn.query_row("SELECT COALESCE(MAX(version), 0) FROM refinery_schema_history", [], |r| r.get(0))?)
+}
+
+/// The schema version of the existing database at `path`, read without changing it; None when
+/// there is no database there yet.
+pub fn existing_schema_version(path: &Path) -> Result<Option<i64>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    configure(&conn)?;
+    Ok(Some(schema_version(&conn)?))
 }
 
 /// Current UTC time as stored in the database.

@@ -2,6 +2,7 @@
 //! HTTP client, the envelope checks of the spec, and the on-boarding steps every story starts with.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod process;
 pub mod sim;
 pub mod till;
 
@@ -153,6 +154,13 @@ impl TestServer {
             }
             Err(_) => {}
         }
+    }
+
+    /// Stops the server cleanly and hands over its temporary folder (the data dir is its `data`),
+    /// for a story that goes on with the real binary or a restore over the same data.
+    pub fn stop_and_keep(mut self) -> TempDir {
+        self.stop();
+        std::mem::replace(&mut self.dir, tempfile::tempdir().expect("a temporary dir"))
     }
 
     /// Stops the server cleanly and starts a new one over the same data dir (on a new port).

@@ -46,6 +46,20 @@ impl SimServer {
         args.cis_timeout = 2;
     }
 
+    /// `configure` as `arka serve` flags, for the real binary.
+    pub fn flags(&self) -> Vec<String> {
+        let mut args = ServeArgs::defaults("127.0.0.1:0".parse().unwrap(), "unused".into());
+        self.configure(&mut args);
+        vec![
+            format!("--cis-url={}", args.cis_url.unwrap()),
+            format!("--einvoice-url={}", args.einvoice_url.unwrap()),
+            format!("--soft-code={}", args.soft_code.unwrap()),
+            format!("--maintainer-code={}", args.maintainer_code.unwrap()),
+            format!("--cis-connect-timeout={}", args.cis_connect_timeout),
+            format!("--cis-timeout={}", args.cis_timeout),
+        ]
+    }
+
     /// `ok`, `down`, `slow`, `fault` or `garbage` (see src/cis_sim/mod.rs).
     pub fn set_mode(&self, mode: Value) {
         let reply = self

@@ -32,7 +32,7 @@ pub struct Shop {
 }
 
 /// Limits wide enough for concurrency stories (the spec's figures are tested with the limits).
-const ROOMY_LIMITS: &str = "token=6000/m;general=6000/m;fiscal=3000/m,30000/h;interval.products=1s";
+pub const ROOMY_LIMITS: &str = "token=6000/m;general=6000/m;fiscal=3000/m,30000/h;interval.products=1s";
 
 pub fn open_till(sim: &SimServer) -> Till {
     open_till_carrying(sim, 0)
@@ -45,6 +45,11 @@ pub fn open_till_carrying(sim: &SimServer, last_noncash_number: i64) -> Till {
         sim.configure(args);
         args.limits = ROOMY_LIMITS.parse().unwrap();
     });
+    onboard_till(server, last_noncash_number)
+}
+
+/// Registers and on-boards the shop on `server` (already pointed at a simulator).
+pub fn onboard_till(server: TestServer, last_noncash_number: i64) -> Till {
     let partner = server.create_partner("desk");
     let shop = onboard_carrying(&server, &partner, NUIS, "ab123cd456", last_noncash_number);
     Till {
@@ -84,17 +89,7 @@ pub fn onboard_carrying(
             &branch_body("Qendër", unit_code),
         )
         .data(200);
-    let p12 = Certificate::generate_self_signed(nuis, "Shop", chrono::Duration::days(365))
-        .unwrap()
-        .to_p12("pw")
-        .unwrap();
-    server
-        .post_multipart(
-            "/api/v1/on-boarding/certificate",
-            Some(&token),
-            &[Part::File("certificate_file", "c.p12", &p12), Part::Text("password", "pw")],
-        )
-        .data(201);
+    upload_certificate(server, &token, nuis, 365);
     let device = json!({"branchId": shop.branch_id, "name": "Kasa 1", "fromDate": Utc::now().date_naive().to_string()});
     let reply = server.post_json("/api/v1/on-boarding/fiscal-device", Some(&token), &device);
     let tcr_code = reply.data(201)["device"]["fiscalTcrCode"].as_str().unwrap().to_string();
@@ -126,6 +121,21 @@ impl Till {
     pub fn account(&self) -> Value {
         self.server.get("/api/v1/account", Some(&self.token)).data(200).clone()
     }
+}
+
+/// Uploads a new self-signed certificate for `nuis`, valid `days`, as the company's signing one.
+pub fn upload_certificate(server: &TestServer, token: &str, nuis: &str, days: i64) {
+    let p12 = Certificate::generate_self_signed(nuis, "Shop", chrono::Duration::days(days))
+        .unwrap()
+        .to_p12("pw")
+        .unwrap();
+    server
+        .post_multipart(
+            "/api/v1/on-boarding/certificate",
+            Some(token),
+            &[Part::File("certificate_file", "c.p12", &p12), Part::Text("password", "pw")],
+        )
+        .data(201);
 }
 
 /// Two coffees at 20 % VAT and a water at 6 % with 10 % off: 285.00 ALL, paid in banknotes.
@@ -181,4 +191,88 @@ pub fn post_at_once(
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     })
+}
+
+/// An invoice the server acknowledged, and when the answer arrived.
+#[derive(Debug, Clone)]
+pub struct Acknowledged {
+    pub at: std::time::Instant,
+    pub id: i64,
+    pub number: String,
+}
+
+/// `clients` POS connections issuing cash invoices to `base_url` until `stop` is set or each has
+/// issued `per_client`. A 429 (the till's lock was busy) is retried; a connection error ends that
+/// client (the server stopped). Returns every acknowledged invoice.
+pub fn issuing_load(
+    base_url: &str,
+    token: &str,
+    clients: usize,
+    per_client: usize,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Vec<Acknowledged> {
+    use std::sync::atomic::Ordering;
+    let url = format!("{base_url}/api/v1/invoice/cash");
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..clients)
+            .map(|client| {
+                let url = &url;
+                scope.spawn(move || {
+                    let agent: ureq::Agent = ureq::Agent::config_builder()
+                        .http_status_as_error(false)
+                        .timeout_global(Some(Duration::from_secs(30)))
+                        .build()
+                        .into();
+                    let mut acknowledged = Vec::new();
+                    let mut attempts = 0;
+                    while acknowledged.len() < per_client
+                        && attempts < per_client * 50
+                        && !stop.load(Ordering::SeqCst)
+                    {
+                        attempts += 1;
+                        let body = coffee_and_water(&format!("load-{client}-{}", acknowledged.len()));
+                        let Ok(mut reply) = agent
+                            .post(url)
+                            .header("Authorization", format!("Bearer {token}"))
+                            .content_type("application/json")
+                            .send(body.to_string())
+                        else {
+                            break;
+                        };
+                        let status = reply.status().as_u16();
+                        let Ok(text) = reply.body_mut().read_to_string() else { break };
+                        match status {
+                            201 => {
+                                let answer: Value = serde_json::from_str(&text).unwrap();
+                                acknowledged.push(Acknowledged {
+                                    at: std::time::Instant::now(),
+                                    id: answer["data"]["invoice"]["id"].as_i64().unwrap(),
+                                    number: answer["data"]["invoice"]["number"].as_str().unwrap().to_string(),
+                                });
+                            }
+                            429 => std::thread::sleep(Duration::from_millis(20)),
+                            other => panic!("client {client}: HTTP {other}: {text}"),
+                        }
+                    }
+                    acknowledged
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// Checks, in the database at `db`, that every invoice in `acknowledged` is there with its number
+/// and that the cash invoices' numbers run 1, 2, 3, ... without a gap.
+pub fn assert_all_present_and_gapless(db: &std::path::Path, acknowledged: &[Acknowledged]) {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    for ack in acknowledged {
+        let number: Option<String> =
+            conn.query_row("SELECT number FROM invoices WHERE id = ?1", [ack.id], |r| r.get(0)).ok();
+        assert_eq!(number.as_deref(), Some(ack.number.as_str()), "acknowledged invoice {} is there", ack.id);
+    }
+    let mut stmt = conn.prepare("SELECT ord_num FROM invoices WHERE kind = 'CASH' ORDER BY ord_num").unwrap();
+    let numbers: Vec<i64> = stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    let expected: Vec<i64> = (1..=i64::try_from(numbers.len()).unwrap()).collect();
+    assert_eq!(numbers, expected, "the cash invoices are numbered without a gap");
 }

@@ -52,6 +52,13 @@ impl Document for InvoiceDocument {
         )
     }
 
+    fn metrics_kind(&self) -> &'static str {
+        match self.content.invoice_type {
+            InvoiceType::Cash => "cash_invoice",
+            InvoiceType::NonCash => "noncash_invoice",
+        }
+    }
+
     fn kept_when_not_delivered(&self) -> bool {
         // A cash receipt is printed at once and the sale goes on; a non-cash invoice waits.
         self.content.invoice_type == InvoiceType::Cash
