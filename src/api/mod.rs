@@ -8,6 +8,7 @@ pub mod extract;
 mod fields;
 mod invoices;
 pub mod limits;
+pub mod marketplace;
 mod misc;
 mod onboarding;
 mod products;
@@ -31,6 +32,7 @@ use crate::services::Services;
 pub struct AppState {
     pub services: Services,
     pub limiters: Arc<Limiters>,
+    pub marketplace: crate::services::marketplace::Marketplace,
 }
 
 /// Installs a group budget on every route of `routes`.
@@ -104,6 +106,7 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Print, print))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
+        .merge(marketplace::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(map_response(json_for_axum_rejections))

@@ -5,6 +5,7 @@ pub mod client;
 pub mod discount;
 pub mod error;
 pub mod invoice;
+pub mod marketplace;
 pub mod money;
 pub mod numbering;
 pub mod payments;

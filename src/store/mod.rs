@@ -7,6 +7,7 @@ pub mod clients;
 pub mod devices;
 pub mod fiscal_queue;
 pub mod invoices;
+pub mod marketplace;
 pub mod products;
 
 use std::fmt;

@@ -24,9 +24,15 @@ pub struct Till {
 const ROOMY_LIMITS: &str = "token=6000/m;general=6000/m;fiscal=3000/m,30000/h;interval.products=1s";
 
 pub fn open_till(sim: &SimServer) -> Till {
+    open_till_with(sim, |_| {})
+}
+
+/// A till whose server settings `configure` adjusts further (after the roomy limits).
+pub fn open_till_with(sim: &SimServer, configure: impl FnOnce(&mut arka::config::ServeArgs)) -> Till {
     let server = TestServer::start_with(|args| {
         sim.configure(args);
         args.limits = ROOMY_LIMITS.parse().unwrap();
+        configure(args);
     });
     let partner = server.create_partner("desk");
     let shop = register_company(&server, &partner, NUIS);
