@@ -125,3 +125,64 @@ pub fn message(status: StatusCode, message: &str) -> Answer {
     let body = serde_json::json!({ "message": message }).to_string();
     text(status, "application/json", body)
 }
+
+/// What a simulator's `serve` waits on to stop.
+pub type Shutdown = std::pin::Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// A simulator serving on loopback, on a task of the runtime that spawned it; dropping the
+/// handle stops the simulator.
+#[derive(Debug)]
+pub struct SimHandle<S> {
+    addr: SocketAddr,
+    sim: S,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl<S: Clone> SimHandle<S> {
+    /// Binds `127.0.0.1` on a free port and runs `serve(sim, listener, shutdown)` there.
+    pub async fn spawn<F, Fut>(sim: S, serve: F) -> std::io::Result<SimHandle<S>>
+    where
+        F: FnOnce(S, TcpListener, Shutdown) -> Fut,
+        Fut: Future<Output = std::io::Result<()>> + Send + 'static,
+    {
+        let listener = TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
+        let addr = listener.local_addr()?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let shutdown: Shutdown = Box::pin(async move {
+            // A dropped sender means the handle is gone: stop as well.
+            stopped.await.ok();
+        });
+        let task = tokio::spawn(serve(sim.clone(), listener, shutdown));
+        Ok(SimHandle { addr, sim, stop: Some(stop), task: Some(task) })
+    }
+}
+
+impl<S> SimHandle<S> {
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn sim(&self) -> &S {
+        &self.sim
+    }
+
+    /// Stops accepting, closes open connections and waits for the server task.
+    pub async fn stop(mut self) -> std::io::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            stop.send(()).ok();
+        }
+        match self.task.take() {
+            Some(task) => task.await.map_err(std::io::Error::other)?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl<S> Drop for SimHandle<S> {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            stop.send(()).ok();
+        }
+    }
+}

@@ -47,13 +47,7 @@ pub fn routes() -> Router<AppState> {
         .route(&format!("{PREFIX}/events"), route(get(events)))
         .route(&format!("{PREFIX}/orders"), route(get(orders)))
         .route(&format!("{PREFIX}/orders/{{id}}"), route(get(order)))
-        .route(&format!("{PREFIX}/orders/{{id}}/accept"), route(post(accept)))
-        .route(&format!("{PREFIX}/orders/{{id}}/reject"), route(post(reject)))
-        .route(&format!("{PREFIX}/orders/{{id}}/ready"), route(post(ready)))
-        .route(&format!("{PREFIX}/orders/{{id}}/courier-picked-up"), route(post(courier_picked_up)))
-        .route(&format!("{PREFIX}/orders/{{id}}/courier-at-customer"), route(post(courier_at_customer)))
-        .route(&format!("{PREFIX}/orders/{{id}}/delivered"), route(post(delivered)))
-        .route(&format!("{PREFIX}/orders/{{id}}/fiscalize"), route(post(fiscalize)))
+        .route(&format!("{PREFIX}/orders/{{id}}/{{write}}"), route(post(write)))
         .route(&format!("{PREFIX}/webhooks/wolt"), route(post(webhook)))
         .route(&format!("{PREFIX}/settings"), route(get(settings).put(update_settings)))
         .route(&format!("{PREFIX}/rights/{{user_id}}"), route(put(set_right)))
@@ -519,31 +513,6 @@ fn answer(written: Written) -> Response {
     response
 }
 
-/// Runs one write: the key, the request's fingerprint, then the service.
-async fn write(
-    state: &AppState,
-    access: Access,
-    headers: &HeaderMap,
-    id: Result<PathId, ApiError>,
-    path_action: &str,
-    canonical_body: &serde_json::Value,
-    command: Command,
-) -> MarketplaceResult {
-    let key = idempotency_key(headers)?;
-    let order_id = order_id(id)?;
-    let request = WriteRequest {
-        key,
-        fingerprint: fingerprint(
-            "POST",
-            &format!("{PREFIX}/orders/{order_id}/{path_action}"),
-            canonical_body.to_string().as_bytes(),
-        ),
-        order_id,
-        command,
-    };
-    Ok(answer(state.marketplace.write(access, request, render).await?))
-}
-
 /// A body read as JSON; a POS sending none is the same as `{}`.
 fn body<T: for<'de> Deserialize<'de>>(bytes: Result<Bytes, BytesRejection>) -> Result<T, MarketplaceFailure> {
     let bytes = bytes.map_err(body_rejection)?;
@@ -558,14 +527,9 @@ struct AcceptBody {
 /// Minutes the kitchen needs; relayed to Wolt as the adjusted pickup time.
 const PREPARATION_MINUTES: std::ops::RangeInclusive<i64> = 1..=240;
 
-async fn accept(
-    State(state): State<AppState>,
-    Venue(access, _): Venue<Writes>,
-    id: Result<PathId, ApiError>,
-    headers: HeaderMap,
+fn accept_command(
     bytes: Result<Bytes, BytesRejection>,
-) -> MarketplaceResult {
-    idempotency_key(&headers)?;
+) -> Result<(serde_json::Value, Command), MarketplaceFailure> {
     let parsed: AcceptBody = body(bytes)?;
     let minutes = match &parsed.preparation_time {
         None | Some(serde_json::Value::Null) => None,
@@ -580,9 +544,8 @@ async fn accept(
             }
         },
     };
-    let canonical = serde_json::json!({"preparation_time": minutes});
     let command = Command::Act { action: Action::Accept, preparation_time: minutes, reason: None };
-    write(&state, access, &headers, id, "accept", &canonical, command).await
+    Ok((serde_json::json!({"preparation_time": minutes}), command))
 }
 
 #[derive(Deserialize)]
@@ -592,14 +555,9 @@ struct RejectBody {
 
 const MAX_REASON_CHARS: usize = 500;
 
-async fn reject(
-    State(state): State<AppState>,
-    Venue(access, _): Venue<Writes>,
-    id: Result<PathId, ApiError>,
-    headers: HeaderMap,
+fn reject_command(
     bytes: Result<Bytes, BytesRejection>,
-) -> MarketplaceResult {
-    idempotency_key(&headers)?;
+) -> Result<(serde_json::Value, Command), MarketplaceFailure> {
     let parsed: RejectBody = body(bytes)?;
     let mut errors = FieldErrors::new();
     let reason = errors.required("reason", parsed.reason.as_deref()).map(str::to_string);
@@ -609,70 +567,45 @@ async fn reject(
     }
     errors.into_result().map_err(MarketplaceError::InvalidData)?;
     let canonical = serde_json::json!({"reason": reason});
-    let command = Command::Act { action: Action::Reject, preparation_time: None, reason };
-    write(&state, access, &headers, id, "reject", &canonical, command).await
+    Ok((canonical, Command::Act { action: Action::Reject, preparation_time: None, reason }))
 }
 
-/// The writes that take no body.
-async fn simple(
-    state: AppState,
-    access: Access,
-    id: Result<PathId, ApiError>,
+/// `POST /orders/{id}/{write}`: accept (optional `preparation_time`), reject (`reason`), ready,
+/// courier-picked-up, courier-at-customer, delivered, and fiscalize (the order's invoice, with the
+/// caller's till, or non-cash to a B2B order's company); the others take no body.
+async fn write(
+    State(state): State<AppState>,
+    Venue(access, _): Venue<Writes>,
+    path: Result<axum::extract::Path<(String, String)>, axum::extract::rejection::PathRejection>,
     headers: HeaderMap,
-    action: Option<Action>,
+    bytes: Result<Bytes, BytesRejection>,
 ) -> MarketplaceResult {
-    let (path, command) = match action {
-        Some(action) => (action.as_str(), Command::Act { action, preparation_time: None, reason: None }),
-        None => ("fiscalize", Command::Fiscalize),
+    let axum::extract::Path((id, write)) = path.map_err(|_| MarketplaceError::OrderNotFound)?;
+    let action = Action::ALL.into_iter().find(|a| a.as_str() == write);
+    if action.is_none() && write != "fiscalize" {
+        return Err(ApiError::status(StatusCode::NOT_FOUND, "Not found.").into());
+    }
+    let key = idempotency_key(&headers)?;
+    let (canonical, command) = match action {
+        Some(Action::Accept) => accept_command(bytes)?,
+        Some(Action::Reject) => reject_command(bytes)?,
+        Some(action) => {
+            (serde_json::Value::Null, Command::Act { action, preparation_time: None, reason: None })
+        }
+        None => (serde_json::Value::Null, Command::Fiscalize),
     };
-    write(&state, access, &headers, id, path, &serde_json::Value::Null, command).await
-}
-
-async fn ready(
-    State(state): State<AppState>,
-    Venue(access, _): Venue<Writes>,
-    id: Result<PathId, ApiError>,
-    headers: HeaderMap,
-) -> MarketplaceResult {
-    simple(state, access, id, headers, Some(Action::Ready)).await
-}
-
-async fn courier_picked_up(
-    State(state): State<AppState>,
-    Venue(access, _): Venue<Writes>,
-    id: Result<PathId, ApiError>,
-    headers: HeaderMap,
-) -> MarketplaceResult {
-    simple(state, access, id, headers, Some(Action::CourierPickedUp)).await
-}
-
-async fn courier_at_customer(
-    State(state): State<AppState>,
-    Venue(access, _): Venue<Writes>,
-    id: Result<PathId, ApiError>,
-    headers: HeaderMap,
-) -> MarketplaceResult {
-    simple(state, access, id, headers, Some(Action::CourierAtCustomer)).await
-}
-
-async fn delivered(
-    State(state): State<AppState>,
-    Venue(access, _): Venue<Writes>,
-    id: Result<PathId, ApiError>,
-    headers: HeaderMap,
-) -> MarketplaceResult {
-    simple(state, access, id, headers, Some(Action::Delivered)).await
-}
-
-/// Issues the order's invoice with the caller's till (cash), or to the company of a B2B order
-/// (non-cash).
-async fn fiscalize(
-    State(state): State<AppState>,
-    Venue(access, _): Venue<Writes>,
-    id: Result<PathId, ApiError>,
-    headers: HeaderMap,
-) -> MarketplaceResult {
-    simple(state, access, id, headers, None).await
+    let order_id: i64 = id.parse().map_err(|_| MarketplaceError::OrderNotFound)?;
+    let request = WriteRequest {
+        key,
+        fingerprint: fingerprint(
+            "POST",
+            &format!("{PREFIX}/orders/{order_id}/{write}"),
+            canonical.to_string().as_bytes(),
+        ),
+        order_id,
+        command,
+    };
+    Ok(answer(state.marketplace.write(access, request, render).await?))
 }
 
 // ---------------------------------------------------------------------------------------------

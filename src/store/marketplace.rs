@@ -22,41 +22,24 @@ fn text_enum<T>(value: ValueRef<'_>, parse: impl Fn(&str) -> Option<T>) -> FromS
     parse(text).ok_or_else(|| FromSqlError::Other(format!("unknown value `{text}`").into()))
 }
 
-impl ToSql for OrderStatus {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
+/// Domain enums stored as the text of their `as_str`.
+macro_rules! text_column {
+    ($($t:ty),*) => {$(
+        impl ToSql for $t {
+            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+                Ok(ToSqlOutput::from(self.as_str()))
+            }
+        }
+
+        impl FromSql for $t {
+            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+                text_enum(value, <$t>::parse)
+            }
+        }
+    )*};
 }
 
-impl FromSql for OrderStatus {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        text_enum(value, OrderStatus::parse)
-    }
-}
-
-impl ToSql for DeliveryType {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
-}
-
-impl FromSql for DeliveryType {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        text_enum(value, DeliveryType::parse)
-    }
-}
-
-impl ToSql for EventSource {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
-}
-
-impl FromSql for EventSource {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        text_enum(value, EventSource::parse)
-    }
-}
+text_column!(OrderStatus, DeliveryType, EventSource);
 
 fn time_text(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)

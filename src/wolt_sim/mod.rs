@@ -44,13 +44,13 @@ mod server;
 pub mod state;
 
 use std::future::Future;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
+
+use crate::sim_http::SimHandle;
 
 pub use state::{CallRecord, Mode, ModeSetting, OrderKind, OrderSpec, SimOrder, SimVenue, WebhookRecord};
 
@@ -142,58 +142,19 @@ impl WoltSim {
 
 /// Starts a simulator on `127.0.0.1` on a free port, served by a task of the current runtime.
 pub async fn spawn_loopback(config: SimConfig) -> std::io::Result<(SocketAddr, WoltSimHandle)> {
-    let sim = WoltSim::new(config);
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
-    let addr = listener.local_addr()?;
-    let (stop, stopped) = oneshot::channel::<()>();
-    let shutdown = async move {
-        // A dropped sender means the handle is gone: stop as well.
-        stopped.await.ok();
-    };
-    let task = tokio::spawn(sim.clone().serve(listener, shutdown));
-    tracing::info!(%addr, "Wolt simulator listening");
-    Ok((addr, WoltSimHandle { addr, sim, stop: Some(stop), task: Some(task) }))
+    let handle =
+        SimHandle::spawn(WoltSim::new(config), |sim, listener, shutdown| sim.serve(listener, shutdown))
+            .await?;
+    tracing::info!(addr = %handle.addr(), "Wolt simulator listening");
+    Ok((handle.addr(), handle))
 }
 
 /// A running loopback simulator; dropping it stops the simulator.
-#[derive(Debug)]
-pub struct WoltSimHandle {
-    addr: SocketAddr,
-    sim: WoltSim,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<std::io::Result<()>>>,
-}
+pub type WoltSimHandle = SimHandle<WoltSim>;
 
-impl WoltSimHandle {
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
+impl SimHandle<WoltSim> {
     /// The merchant API's base URL (what `--wolt-url` takes).
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    pub fn sim(&self) -> &WoltSim {
-        &self.sim
-    }
-
-    /// Stops accepting, closes open connections and waits for the server task.
-    pub async fn stop(mut self) -> std::io::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            stop.send(()).ok();
-        }
-        match self.task.take() {
-            Some(task) => task.await.map_err(std::io::Error::other)?,
-            None => Ok(()),
-        }
-    }
-}
-
-impl Drop for WoltSimHandle {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            stop.send(()).ok();
-        }
+        format!("http://{}", self.addr())
     }
 }
