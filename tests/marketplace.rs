@@ -581,6 +581,30 @@ fn hostile_input_gets_a_clear_4xx_and_the_server_keeps_writing() {
         (shop.get("/orders?status=lost"), 422, "invalid_data"),
         (shop.get("/orders?from=2026-13-45"), 422, "invalid_data"),
         (shop.get("/nowhere"), 404, "not_found"),
+        (shop.post(&format!("/orders/{id}/teleport"), "h-8", json!({})), 404, "not_found"),
+        (
+            shop.till.server.put_json(&format!("{MARKET}/settings"), shop.token(), &json!({"enabled": 1e30})),
+            422,
+            "invalid_data",
+        ),
+        (
+            shop.till.server.put_json(
+                &format!("{MARKET}/rights/9223372036854775808"),
+                shop.token(),
+                &json!({"marketplace": true}),
+            ),
+            404,
+            "not_found",
+        ),
+        (
+            shop.till.server.put_json(
+                &format!("{MARKET}/rights/{}", shop.till.user_id),
+                shop.token(),
+                &json!({"marketplace": "\u{0}"}),
+            ),
+            422,
+            "invalid_data",
+        ),
         (
             shop.till.server.put_json(
                 &format!("{MARKET}/rights/{}", neighbour.user_id),
@@ -747,4 +771,43 @@ fn unknown_paths_and_methods_answer_in_the_marketplace_envelope() {
     ] {
         assert!(served.contains(&format!("  {MARKET}{path}:")), "OpenAPI documents {path}");
     }
+}
+
+#[test]
+fn the_wolt_simulator_runs_alone_from_the_command_line() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arka"))
+        .args(["wolt-sim", "--listen", &listen, "--venue-id", "v-cli", "--api-key", "cli-key"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let base = format!("http://{listen}");
+    let mut answered = false;
+    for _ in 0..100 {
+        if agent.get(format!("{base}/control")).call().is_ok() {
+            answered = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let order = answered.then(|| {
+        let mut made = agent
+            .post(format!("{base}/control/orders"))
+            .content_type("application/json")
+            .send(r#"{"type":"b2b"}"#)
+            .unwrap();
+        let made: Value = serde_json::from_str(&made.body_mut().read_to_string().unwrap()).unwrap();
+        let id = made["order"]["id"].as_str().unwrap().to_string();
+        let with_key =
+            agent.get(format!("{base}/v2/orders/{id}")).header("WOLT-API-KEY", "cli-key").call().unwrap();
+        let without = agent.get(format!("{base}/v2/orders/{id}")).call().unwrap();
+        (with_key.status().as_u16(), without.status().as_u16(), made["webhook"].clone())
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(answered, "arka wolt-sim listened on {listen}");
+    assert_eq!(order, Some((200, 401, Value::Null)), "no webhook target: nothing sent");
 }

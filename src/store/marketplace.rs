@@ -597,11 +597,15 @@ pub fn orders(conn: &Connection, company_id: i64, f: &OrderFilter) -> Result<(Ve
     Ok((orders, total))
 }
 
-/// Moves an order to `status`; returns false when it already was there.
+/// Moves an order to `status`; returns false when it already was there, or when it had left
+/// the board meanwhile (a webhook cancelling it while a POS action was on its way to Wolt).
 pub fn set_status(conn: &Connection, id: i64, status: OrderStatus, now: DateTime<Utc>) -> Result<bool> {
+    let finals: Vec<&str> = OrderStatus::ALL.iter().filter(|s| s.is_final()).map(|s| s.as_str()).collect();
     Ok(conn.execute(
-        "UPDATE marketplace_orders SET status = :status, updated_at = :now WHERE id = :id AND status <> :status",
-        named_params! {":id": id, ":status": status, ":now": time_text(now)},
+        "UPDATE marketplace_orders SET status = :status, updated_at = :now
+         WHERE id = :id AND status <> :status AND status NOT IN (SELECT value FROM json_each(:finals))",
+        named_params! {":id": id, ":status": status, ":now": time_text(now),
+        ":finals": serde_json::to_string(&finals).unwrap_or_else(|_| "[]".into())},
     )? > 0)
 }
 
@@ -976,6 +980,9 @@ mod tests {
                 Ok(())
             })
             .unwrap();
+        let first = store.read_blocking(|c| order_by_wolt_id(c, venue, "w0")).unwrap().unwrap().0;
+        let reopened = store.write_blocking(|tx| set_status(tx, first, OrderStatus::Accepted, now)).unwrap();
+        assert!(!reopened, "a delivered order never comes back to the board");
         let page = |statuses: Vec<OrderStatus>, from: Option<&str>| {
             let f = OrderFilter {
                 venue_id: venue,
