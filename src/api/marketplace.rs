@@ -318,6 +318,38 @@ fn event_view(e: &Event) -> EventView {
     }
 }
 
+#[derive(Serialize)]
+struct OrderData {
+    order: OrderView,
+}
+
+#[derive(Serialize)]
+struct Pagination {
+    total: i64,
+    limit: i64,
+    offset: i64,
+}
+
+#[derive(Serialize)]
+struct OrdersView {
+    items: Vec<OrderView>,
+    pagination: Pagination,
+}
+
+#[derive(Serialize)]
+struct EventsView {
+    items: Vec<EventView>,
+    /// The last event's id: where the next read resumes.
+    cursor: i64,
+    has_more: bool,
+}
+
+#[derive(Serialize)]
+struct TakenView {
+    order_id: i64,
+    duplicate: bool,
+}
+
 fn ok<T: Serialize>(status: StatusCode, data: T) -> MarketplaceResult {
     Ok((status, axum::Json(success_body(data))).into_response())
 }
@@ -371,14 +403,7 @@ async fn events(
         .await?;
     let next = found.last().map_or(cursor, |e| e.id);
     let has_more = i64::try_from(found.len()).is_ok_and(|n| n == limit);
-    ok(
-        StatusCode::OK,
-        serde_json::json!({
-            "items": found.iter().map(event_view).collect::<Vec<_>>(),
-            "cursor": next,
-            "has_more": has_more,
-        }),
-    )
+    ok(StatusCode::OK, EventsView { items: found.iter().map(event_view).collect(), cursor: next, has_more })
 }
 
 #[derive(Deserialize)]
@@ -451,10 +476,10 @@ async fn orders(
     let (found, total) = state.marketplace.orders(&access, filter).await?;
     ok(
         StatusCode::OK,
-        serde_json::json!({
-            "items": found.iter().map(order_view).collect::<Vec<_>>(),
-            "pagination": {"total": total, "limit": limit, "offset": offset},
-        }),
+        OrdersView {
+            items: found.iter().map(order_view).collect(),
+            pagination: Pagination { total, limit, offset },
+        },
     )
 }
 
@@ -468,7 +493,7 @@ async fn order(
     id: Result<PathId, ApiError>,
 ) -> MarketplaceResult {
     let found = state.marketplace.order(&access, order_id(id)?).await?;
-    ok(StatusCode::OK, serde_json::json!({"order": order_view(&found)}))
+    ok(StatusCode::OK, OrderData { order: order_view(&found) })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -492,7 +517,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<String, MarketplaceError> {
 /// The answer of a write, kept under its Idempotency-Key.
 fn render(outcome: &Result<StoredOrder, MarketplaceError>) -> Rendered {
     let (status, body) = match outcome {
-        Ok(order) => (StatusCode::CREATED, success_body(serde_json::json!({"order": order_view(order)}))),
+        Ok(order) => (StatusCode::CREATED, success_body(OrderData { order: order_view(order) })),
         Err(e) => marketplace_parts(e.clone()),
     };
     Rendered { status: status.as_u16(), body: body.to_string() }
@@ -620,26 +645,44 @@ async fn webhook(
     let bytes = bytes.map_err(body_rejection)?;
     let signature = headers.get(crate::wolt::SIGNATURE_HEADER).and_then(|v| v.to_str().ok());
     let taken = state.marketplace.webhook(&bytes, signature).await?;
-    ok(StatusCode::OK, serde_json::json!({"order_id": taken.order_id, "duplicate": taken.duplicate}))
+    ok(StatusCode::OK, TakenView { order_id: taken.order_id, duplicate: taken.duplicate })
 }
 
 // ---------------------------------------------------------------------------------------------
 // The owner's settings
 // ---------------------------------------------------------------------------------------------
 
-fn settings_view(s: &Settings) -> serde_json::Value {
-    serde_json::json!({
-        "enabled": s.enabled,
-        "venue": s.venue.as_ref().map(|v| serde_json::json!({
-            "id": v.id,
-            "wolt_venue_id": v.wolt_venue_id,
-            "name": v.name,
-            "active": v.active,
-            "updated_at": local(&v.updated_at),
-        })),
-        "users_with_right": s.users_with_right,
-        "webhook_path": format!("{PREFIX}/webhooks/wolt"),
-    })
+#[derive(Serialize)]
+struct VenueView {
+    id: i64,
+    wolt_venue_id: String,
+    name: String,
+    active: bool,
+    updated_at: String,
+}
+
+/// The settings, never the credentials.
+#[derive(Serialize)]
+struct SettingsView {
+    enabled: bool,
+    venue: Option<VenueView>,
+    users_with_right: Vec<i64>,
+    webhook_path: String,
+}
+
+fn settings_view(s: &Settings) -> SettingsView {
+    SettingsView {
+        enabled: s.enabled,
+        venue: s.venue.as_ref().map(|v| VenueView {
+            id: v.id,
+            wolt_venue_id: v.wolt_venue_id.clone(),
+            name: v.name.clone(),
+            active: v.active,
+            updated_at: local(&v.updated_at),
+        }),
+        users_with_right: s.users_with_right.clone(),
+        webhook_path: format!("{PREFIX}/webhooks/wolt"),
+    }
 }
 
 async fn settings(State(state): State<AppState>, Token(caller, _): Token<Reads>) -> MarketplaceResult {

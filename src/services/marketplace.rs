@@ -520,6 +520,7 @@ impl Marketplace {
 
     /// Runs a POS write under its Idempotency-Key; `render` turns the outcome into the answer
     /// that is kept for replays.
+    #[tracing::instrument(skip_all, fields(order = request.order_id, company = access.caller.company.id))]
     pub async fn write(
         &self,
         access: Access,
@@ -718,6 +719,7 @@ impl Marketplace {
     /// Takes a Wolt notification: the signature is checked against the venue's secret before
     /// anything is stored, the order is fetched from Wolt, and the order and its event are
     /// stored in one transaction. A notification taken before changes nothing.
+    #[tracing::instrument(skip_all)]
     pub async fn webhook(&self, body: &[u8], signature_header: Option<&str>) -> Result<Taken> {
         let notification: Notification = serde_json::from_slice(body).map_err(|_| Error::Unverified)?;
         let wolt_venue_id = notification.order.venue_id.trim().to_string();
