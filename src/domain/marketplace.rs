@@ -7,6 +7,7 @@ use rust_decimal::Decimal;
 use super::invoice::LineInput;
 use super::money::round2;
 use super::payments::PaymentType;
+use super::validation::FieldErrors;
 
 /// How the order reaches the customer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -760,6 +761,38 @@ fn discount_percent(line: &OrderLine) -> Option<Decimal> {
     Some(line.discount * Decimal::ONE_HUNDRED / gross)
 }
 
+/// A venue as the owner gives it (fields under `venue.`): the id and both credentials required,
+/// bounded lengths, no control characters, and a webhook secret of at least 16 characters (Wolt's
+/// client secrets have at least 128 bits, so a shorter one is a typing mistake).
+pub fn check_venue(
+    wolt_venue_id: &str,
+    name: &str,
+    api_key: &str,
+    webhook_secret: &str,
+) -> Result<(), FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let fields = [
+        ("venue.wolt_venue_id", wolt_venue_id, 100, true),
+        ("venue.name", name, 255, false),
+        ("venue.api_key", api_key, 4096, true),
+        ("venue.webhook_secret", webhook_secret, 4096, true),
+    ];
+    for (field, value, max, required) in fields {
+        if required {
+            errors.required(field, Some(value));
+        }
+        errors.max_len(field, Some(value), max);
+        if value.chars().any(char::is_control) {
+            errors.add(field, format!("The {field} must not contain control characters."));
+        }
+    }
+    let secret = webhook_secret.trim();
+    if !secret.is_empty() && secret.len() < 16 {
+        errors.add("venue.webhook_secret", "The venue.webhook_secret must have at least 16 characters.");
+    }
+    errors.into_result()
+}
+
 /// An `Idempotency-Key` a caller may use: 1 to 255 visible ASCII characters.
 pub fn idempotency_key_problem(key: &str) -> Option<&'static str> {
     if key.is_empty() {
@@ -1007,6 +1040,26 @@ mod tests {
             billed_to_company: false,
         });
         assert_eq!(online.payment, PaymentType::Card);
+    }
+
+    #[test]
+    fn a_venue_needs_its_id_and_credentials() {
+        let keys = |r: Result<(), FieldErrors>| r.err().map(|e| e.into_map().into_keys().collect::<Vec<_>>());
+        // | id    | name | api key  | secret                    | refused fields                  |
+        assert_eq!(keys(check_venue("5f3a", "", "key", "a-long-enough-secret")), None);
+        assert_eq!(
+            keys(check_venue("", "x", "", "a-long-enough-secret")),
+            Some(vec!["venue.api_key".into(), "venue.wolt_venue_id".into()])
+        );
+        assert_eq!(keys(check_venue("v", "x", "k", "short")), Some(vec!["venue.webhook_secret".into()]));
+        assert_eq!(
+            keys(check_venue("v", "x\u{0}", "k", "a-long-enough-secret")),
+            Some(vec!["venue.name".into()])
+        );
+        assert_eq!(
+            keys(check_venue(&"v".repeat(101), "", "k", "a-long-enough-secret")),
+            Some(vec!["venue.wolt_venue_id".into()])
+        );
     }
 
     #[test]

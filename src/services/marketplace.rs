@@ -22,7 +22,7 @@ use super::invoices::{ClientInput, IssueRequest, Issued, Kind};
 use crate::domain::invoice::InvoiceInput;
 use crate::domain::marketplace::{
     Action, EventSource, FISCALIZED_EVENT, FiscalOrder, OrderState, PreorderStatus, WoltCall, WoltStatus,
-    already_applied, fiscal_draft, may_fiscalize, moved_by_wolt, step,
+    already_applied, check_venue, fiscal_draft, may_fiscalize, moved_by_wolt, step,
 };
 use crate::domain::payments::PaymentsInput;
 use crate::domain::validation::FieldErrors;
@@ -209,29 +209,8 @@ pub struct Marketplace {
 
 /// Seals and stores `venue` as the company's one active venue (the route and the CLI alike).
 pub fn put_venue(store: &Store, key_file: &KeyFile, company_id: i64, venue: &VenueInput) -> Result<i64> {
-    let mut errors = FieldErrors::new();
-    errors.required("venue.wolt_venue_id", Some(&venue.wolt_venue_id));
-    errors.required("venue.api_key", Some(&venue.api_key));
-    errors.required("venue.webhook_secret", Some(&venue.webhook_secret));
-    errors.max_len("venue.wolt_venue_id", Some(&venue.wolt_venue_id), 100);
-    errors.max_len("venue.name", Some(&venue.name), 255);
-    errors.max_len("venue.api_key", Some(&venue.api_key), 4096);
-    errors.max_len("venue.webhook_secret", Some(&venue.webhook_secret), 4096);
-    // Wolt's client secrets have at least 128 bits; a short one is a typing mistake.
-    if !venue.webhook_secret.trim().is_empty() && venue.webhook_secret.trim().len() < 16 {
-        errors.add("venue.webhook_secret", "The venue.webhook_secret must have at least 16 characters.");
-    }
-    for (field, value) in [
-        ("venue.wolt_venue_id", &venue.wolt_venue_id),
-        ("venue.name", &venue.name),
-        ("venue.api_key", &venue.api_key),
-        ("venue.webhook_secret", &venue.webhook_secret),
-    ] {
-        if value.chars().any(char::is_control) {
-            errors.add(field, format!("The {field} must not contain control characters."));
-        }
-    }
-    errors.into_result().map_err(Error::InvalidData)?;
+    check_venue(&venue.wolt_venue_id, &venue.name, &venue.api_key, &venue.webhook_secret)
+        .map_err(Error::InvalidData)?;
     let key = key_file.seal(venue.api_key.trim().as_bytes())?;
     let secret = key_file.seal(venue.webhook_secret.trim().as_bytes())?;
     let name = if venue.name.trim().is_empty() { venue.wolt_venue_id.trim() } else { venue.name.trim() };
