@@ -211,6 +211,13 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             println!("Arka sandbox on http://{}", args.listen);
             println!("  sandbox NUIS:          {}", arka::services::accounts::SANDBOX_NUIS);
             println!("  sandbox partner token: {}", arka::services::accounts::SANDBOX_PARTNER_TOKEN);
+            if args.sandbox_order_every > 0 {
+                println!(
+                    "  Wolt orders:           one every {} s on {}/orders (simulated)",
+                    args.sandbox_order_every,
+                    arka::api::marketplace::PREFIX
+                );
+            }
         }
         arka::run(args, listener, shutdown_signal()).await.map_err(|e| e.to_string())
     })
