@@ -278,7 +278,7 @@ fn the_list_filters_and_pages_and_the_pdf_carries_the_fiscal_fields() {
     assert_eq!(page("type=BOGUS&limit=100")["items"].as_array().unwrap().len(), 6);
     assert_eq!(page("query=furra")["items"].as_array().unwrap().len(), 1);
     assert_eq!(page("query=L91234002B")["items"][0]["client"]["id"]["type"], "NUIS");
-    // The list filters by the local (Tirane) issue date: the next day already, late in a UTC evening.
+    // Issue dates are Tirane's: between 23:00 and midnight UTC it is already tomorrow there.
     let today = Utc::now().with_timezone(&chrono_tz::Europe::Tirane).date_naive();
     assert_eq!(
         page(&format!("fromDate={today}&toDate={today}&limit=100"))["items"].as_array().unwrap().len(),
