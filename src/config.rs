@@ -103,7 +103,8 @@ pub struct ServeArgs {
     /// Rate limits, as `name=rate[,rate]` pairs separated by `;`. Rates are `N/s`, `N/m` or `N/h`
     /// for budgets and `Ns` for minimum intervals. Unnamed limits keep their defaults.
     /// Names: token, ip, general, fiscal, bulk, print, reports, search, registration, cancel,
-    /// interval.products, interval.clients, interval.bank_accounts, interval.wtn.
+    /// marketplace.reads, marketplace.writes, interval.products, interval.clients,
+    /// interval.bank_accounts, interval.wtn.
     /// Example: "token=600/m;fiscal=60/m,1200/h;interval.products=5s".
     #[arg(long, env = "ARKA_LIMITS", default_value = "")]
     pub limits: LimitSettings,
@@ -117,6 +118,19 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub backups: BackupSchedule,
+
+    /// Base URL of Wolt's merchant order API (default: https://pos-integration-service.wolt.com).
+    /// With --sandbox the built-in Wolt simulator is used instead.
+    #[arg(long, env = "ARKA_WOLT_URL")]
+    pub wolt_url: Option<String>,
+
+    /// Seconds allowed for a whole call to Wolt; after that the POS gets 502 and may retry.
+    #[arg(long, env = "ARKA_WOLT_TIMEOUT", default_value_t = 8)]
+    pub wolt_timeout: u64,
+
+    /// With --sandbox: seconds between the simulated Wolt orders of the sandbox venue (0: none).
+    #[arg(long, env = "ARKA_SANDBOX_ORDER_EVERY", default_value_t = 180)]
+    pub sandbox_order_every: u64,
 }
 
 /// HTTPS on the shop's network. Without these flags Arka speaks plain HTTP.
@@ -186,7 +200,14 @@ impl ServeArgs {
             tls: TlsArgs::default(),
             metrics: false,
             backups: BackupSchedule::default(),
+            wolt_url: None,
+            wolt_timeout: 8,
+            sandbox_order_every: 180,
         }
+    }
+
+    pub fn wolt_timeout(&self) -> Duration {
+        Duration::from_secs(self.wolt_timeout.max(1))
     }
 
     /// How long a request may wait for the single database writer.

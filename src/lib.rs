@@ -14,8 +14,11 @@ pub mod metrics;
 pub mod print;
 pub mod secrets;
 pub mod services;
+pub mod sim_http;
 pub mod store;
 pub mod tls;
+pub mod wolt;
+pub mod wolt_sim;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,6 +32,7 @@ use fiscal::queue::Queue;
 use fiscal::transport::{CisConfig, Endpoint};
 use services::Services;
 use services::accounts::SANDBOX_NUIS;
+use services::marketplace::{Marketplace, VenueInput};
 
 /// Why the server could not start.
 #[derive(Debug)]
@@ -41,6 +45,7 @@ pub enum StartError {
     Tls(tls::Error),
     Locked(data_lock::Error),
     Backup(backup::Error),
+    Wolt(String),
 }
 
 impl std::fmt::Display for StartError {
@@ -56,6 +61,7 @@ impl std::fmt::Display for StartError {
             StartError::Backup(e) => {
                 write!(f, "the backup before the upgrade failed, nothing was migrated: {e}")
             }
+            StartError::Wolt(m) => write!(f, "Wolt simulator: {m}"),
         }
     }
 }
@@ -125,6 +131,51 @@ async fn start_sandbox_simulator(args: &ServeArgs) -> Result<cis_sim::CisSimHand
     tracing::info!(%addr, "sandbox CIS simulator running in this process");
     Ok(handle)
 }
+
+/// The sandbox's Wolt venue: the simulator plays Wolt for it and sends its webhooks to this
+/// server; fresh credentials each start.
+async fn start_sandbox_wolt(
+    args: &ServeArgs,
+    listening: std::net::SocketAddr,
+) -> Result<(wolt_sim::WoltSimHandle, VenueInput), StartError> {
+    let token = |prefix| secrets::new_token(prefix).map_err(|e| StartError::Wolt(e.to_string()));
+    let venue = VenueInput {
+        wolt_venue_id: SANDBOX_WOLT_VENUE.to_string(),
+        name: "Sandbox shop on Wolt".to_string(),
+        api_key: token("wk")?,
+        webhook_secret: token("ws")?,
+    };
+    // The simulator runs on this machine: a wildcard listen address is reached on loopback.
+    let host = match listening.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => {
+            std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)
+        }
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => {
+            std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST)
+        }
+        ip => ip,
+    };
+    let config = wolt_sim::SimConfig {
+        venues: vec![wolt_sim::SimVenue {
+            venue_id: venue.wolt_venue_id.clone(),
+            api_key: venue.api_key.clone(),
+            webhook_secret: venue.webhook_secret.clone(),
+        }],
+        webhook_url: Some(format!(
+            "http://{}{}/webhooks/wolt",
+            std::net::SocketAddr::new(host, listening.port()),
+            api::marketplace::PREFIX
+        )),
+        order_every: (args.sandbox_order_every > 0).then(|| Duration::from_secs(args.sandbox_order_every)),
+    };
+    let (addr, handle) =
+        wolt_sim::spawn_loopback(config).await.map_err(|e| StartError::Wolt(e.to_string()))?;
+    tracing::info!(%addr, "sandbox Wolt simulator running in this process");
+    Ok((handle, venue))
+}
+
+/// The Wolt venue id of the sandbox company.
+pub const SANDBOX_WOLT_VENUE: &str = "sandbox-venue";
 
 /// Opens the store (applying migrations) and the key file, connects the fiscal gateway to
 /// `endpoint`, and prepares the sandbox.
@@ -204,7 +255,19 @@ pub async fn run_with_tls(
         Some(sim) => sim.endpoint(),
         None => configured_endpoint(&args),
     };
+    let address = listener.local_addr().map_err(StartError::Io)?;
+    let wolt = if args.sandbox { Some(start_sandbox_wolt(&args, address).await?) } else { None };
     let services = open_services(&args, endpoint)?;
+    let wolt_url = wolt.as_ref().map(|(sim, _)| sim.url()).or_else(|| args.wolt_url.clone());
+    let marketplace = Marketplace::new(
+        services.clone(),
+        wolt::client::WoltClient::new(wolt_url.as_deref(), args.wolt_timeout()),
+        args.wolt_timeout(),
+    );
+    if let Some((_, venue)) = &wolt {
+        let company = services.ensure_sandbox().map_err(StartError::Setup)?;
+        marketplace.ensure_sandbox(company.id, venue).map_err(|e| StartError::Wolt(e.to_string()))?;
+    }
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
@@ -230,7 +293,6 @@ pub async fn run_with_tls(
             "sandbox: register with this NUIS and the sandbox partner token; nothing reaches the tax administration"
         );
     }
-    let address = listener.local_addr().map_err(StartError::Io)?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(%address, scheme, data_dir = %args.data.data_dir.display(), "arka is listening");
     let signal = {
@@ -242,7 +304,7 @@ pub async fn run_with_tls(
             let _ = stop_tx.send(true);
         })
     };
-    let state = AppState { services, limiters };
+    let state = AppState { services, limiters, marketplace };
     let app =
         api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
@@ -281,6 +343,9 @@ pub async fn run_with_tls(
         tracing::warn!("the late-delivery worker did not stop in time; its documents stay queued");
     }
     if let Some(sim) = simulator {
+        let _ = sim.stop().await;
+    }
+    if let Some((sim, _)) = wolt {
         let _ = sim.stop().await;
     }
     tracing::info!("stopped");

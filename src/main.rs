@@ -83,6 +83,101 @@ enum Command {
         #[command(subcommand)]
         action: PartnersAction,
     },
+    /// Run the Wolt simulator alone (merchant order API, signed webhooks, and /control for tests).
+    WoltSim(WoltSimArgs),
+    /// The delivery marketplace (Wolt) of a company: add-on, token rights, venue (the owner's settings).
+    Marketplace {
+        #[command(subcommand)]
+        action: MarketplaceAction,
+    },
+}
+
+#[derive(clap::Args)]
+struct WoltSimArgs {
+    /// Address and port to listen on; keep it on loopback.
+    #[arg(long, env = "ARKA_WOLT_SIM_LISTEN", default_value = "127.0.0.1:8091")]
+    listen: std::net::SocketAddr,
+    /// The venue the simulator plays Wolt for.
+    #[arg(long, env = "ARKA_WOLT_SIM_VENUE_ID", default_value = "sim-venue")]
+    venue_id: String,
+    /// The API key merchant calls must carry (WOLT-API-KEY).
+    #[arg(long, env = "ARKA_WOLT_SIM_API_KEY", default_value = "sim-api-key")]
+    api_key: String,
+    /// The secret webhooks are signed with (HMAC-SHA256, WOLT-SIGNATURE).
+    #[arg(long, env = "ARKA_WOLT_SIM_WEBHOOK_SECRET", default_value = "sim-webhook-secret")]
+    webhook_secret: String,
+    /// Where webhooks go, e.g. http://127.0.0.1:8080/api/partner/v1/marketplace/webhooks/wolt.
+    #[arg(long, env = "ARKA_WOLT_SIM_WEBHOOK_URL")]
+    webhook_url: Option<String>,
+    /// Seconds between automatic orders (0: only orders made through /control).
+    #[arg(long, env = "ARKA_WOLT_SIM_ORDER_EVERY", default_value_t = 0)]
+    order_every: u64,
+}
+
+#[derive(Subcommand)]
+enum MarketplaceAction {
+    /// Turn the company's marketplace add-on on.
+    Enable {
+        /// The company's NUIS.
+        #[arg(long)]
+        nuis: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Turn the company's marketplace add-on off (its venue and orders stay).
+    Disable {
+        #[arg(long)]
+        nuis: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Give the token of the user with this e-mail the marketplace right.
+    Grant {
+        #[arg(long)]
+        email: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Take the marketplace right away from the token of the user with this e-mail.
+    Revoke {
+        #[arg(long)]
+        email: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Make this Wolt venue the company's one active venue; its credentials are stored sealed.
+    Venue {
+        #[arg(long)]
+        nuis: String,
+        /// Wolt's id of the venue.
+        #[arg(long)]
+        wolt_venue_id: String,
+        /// A name to recognise it by (default: the venue id).
+        #[arg(long, default_value = "")]
+        name: String,
+        /// The venue's API key (better through the environment, so it stays out of `ps`).
+        #[arg(long, env = "ARKA_WOLT_API_KEY", hide_env_values = true)]
+        api_key: String,
+        /// The client secret Wolt signs webhooks with (at least 16 characters).
+        #[arg(long, env = "ARKA_WOLT_WEBHOOK_SECRET", hide_env_values = true)]
+        webhook_secret: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Leave the company without an active venue.
+    RemoveVenue {
+        #[arg(long)]
+        nuis: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Show the company's marketplace settings (never the credentials).
+    Show {
+        #[arg(long)]
+        nuis: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
 }
 
 #[derive(Subcommand)]
@@ -185,6 +280,13 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             println!("Arka sandbox on {scheme}://{address}");
             println!("  sandbox NUIS:          {}", arka::services::accounts::SANDBOX_NUIS);
             println!("  sandbox partner token: {}", arka::services::accounts::SANDBOX_PARTNER_TOKEN);
+            if args.sandbox_order_every > 0 {
+                println!(
+                    "  Wolt orders:           one every {} s on {}/orders (simulated)",
+                    args.sandbox_order_every,
+                    arka::api::marketplace::PREFIX
+                );
+            }
         } else {
             println!("Arka on {scheme}://{address}");
         }
@@ -306,6 +408,94 @@ fn cis_sim(listen: std::net::SocketAddr, strict_iic: bool) -> Result<(), String>
     })
 }
 
+fn wolt_sim(args: WoltSimArgs) -> Result<(), String> {
+    use arka::wolt_sim::{SimConfig, SimVenue, WoltSim};
+    init_logging(LogFormat::Pretty);
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let sim = WoltSim::new(SimConfig {
+            venues: vec![SimVenue {
+                venue_id: args.venue_id.clone(),
+                api_key: args.api_key,
+                webhook_secret: args.webhook_secret,
+            }],
+            webhook_url: args.webhook_url.clone(),
+            order_every: (args.order_every > 0).then(|| std::time::Duration::from_secs(args.order_every)),
+        });
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        println!("Wolt simulator on http://{}", args.listen);
+        println!("  venue:    {}", args.venue_id);
+        println!(
+            "  webhooks: {}",
+            args.webhook_url.as_deref().unwrap_or("none until PUT /control/webhook-target")
+        );
+        sim.serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
+    })
+}
+
+fn marketplace(action: MarketplaceAction) -> Result<(), String> {
+    use arka::services::marketplace::{VenueInput, owner_cli, put_venue};
+    let fail = |e: arka::services::marketplace::Error| e.to_string();
+    let show = |store: &Store, company: i64| -> Result<(), String> {
+        let s = owner_cli::settings(store, company).map_err(fail)?;
+        println!("add-on:           {}", if s.enabled { "enabled" } else { "disabled" });
+        match &s.venue {
+            Some(v) => {
+                println!("venue:            {} ({}), credentials stored sealed", v.wolt_venue_id, v.name)
+            }
+            None => println!("venue:            none active"),
+        }
+        println!("users with right: {:?}", s.users_with_right);
+        Ok(())
+    };
+    match action {
+        MarketplaceAction::Enable { nuis, data } => {
+            let store = open_store(&data)?;
+            let company = owner_cli::company(&store, &nuis).map_err(fail)?;
+            owner_cli::set_addon(&store, company, true).map_err(fail)?;
+            show(&store, company)
+        }
+        MarketplaceAction::Disable { nuis, data } => {
+            let store = open_store(&data)?;
+            let company = owner_cli::company(&store, &nuis).map_err(fail)?;
+            owner_cli::set_addon(&store, company, false).map_err(fail)?;
+            show(&store, company)
+        }
+        MarketplaceAction::Grant { email, data } => {
+            let user = owner_cli::set_right(&open_store(&data)?, &email, true).map_err(fail)?;
+            println!("user {user} ({email}): its token has the marketplace right");
+            Ok(())
+        }
+        MarketplaceAction::Revoke { email, data } => {
+            let user = owner_cli::set_right(&open_store(&data)?, &email, false).map_err(fail)?;
+            println!("user {user} ({email}): its token no longer has the marketplace right");
+            Ok(())
+        }
+        MarketplaceAction::Venue { nuis, wolt_venue_id, name, api_key, webhook_secret, data } => {
+            let store = open_store(&data)?;
+            let company = owner_cli::company(&store, &nuis).map_err(fail)?;
+            let key_file = arka::secrets::KeyFile::load_or_create(&data.data_dir.join("arka.key"))
+                .map_err(|e| e.to_string())?;
+            let venue = VenueInput { wolt_venue_id, name, api_key, webhook_secret };
+            put_venue(&store, &key_file, company, &venue).map_err(fail)?;
+            show(&store, company)
+        }
+        MarketplaceAction::RemoveVenue { nuis, data } => {
+            let store = open_store(&data)?;
+            let company = owner_cli::company(&store, &nuis).map_err(fail)?;
+            owner_cli::remove_venue(&store, company).map_err(fail)?;
+            show(&store, company)
+        }
+        MarketplaceAction::Show { nuis, data } => {
+            let store = open_store(&data)?;
+            let company = owner_cli::company(&store, &nuis).map_err(fail)?;
+            show(&store, company)
+        }
+    }
+}
+
 fn open_store(data: &DataArgs) -> Result<Store, String> {
     Store::open(&data.db_path()).map_err(|e| format!("cannot open {}: {e}", data.db_path().display()))
 }
@@ -389,6 +579,8 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Backup { data, to, backup_dir } => backup(data, to, backup_dir),
         Command::Restore { file, data } => restore(file, data),
         Command::Healthcheck { listen, wait, tls } => healthcheck(listen, wait, &tls),
+        Command::WoltSim(args) => wolt_sim(args),
+        Command::Marketplace { action } => marketplace(action),
         Command::Apps { action: AppsAction::Create { name, data } } => {
             let store = open_store(&data)?;
             let client_id = new_token("app").map_err(|e| e.to_string())?;

@@ -528,11 +528,8 @@ fn an_upgrade_backs_up_the_old_database_before_migrating_and_keeps_the_last_n() 
     drop(TestServer::start_with(|args| args.data.data_dir = data.clone()));
     let db = data.join("arka.db");
     let latest = arka::store::latest_schema_version();
-    {
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute("DELETE FROM refinery_schema_history WHERE version = ?1", [latest]).unwrap();
-        conn.execute_batch("DROP TABLE health_probe").unwrap();
-    }
+    std::fs::remove_file(&db).unwrap();
+    arka::store::create_at_version(&db, i32::try_from(latest - 1).unwrap()).unwrap();
     let previous = arka::store::existing_schema_version(&db).unwrap().unwrap();
     assert!(previous < latest);
     // Older automatic backups, more than --backup-keep, and a manual one that is never pruned.

@@ -91,26 +91,28 @@ async fn resolve(state: &AppState, headers: &HeaderMap, ip: IpAddr) -> Result<Id
 }
 
 /// Resolves the caller and applies the general limiter (per token, or per IP when unidentified).
+/// Its refusals on a marketplace path speak the marketplace's envelope.
 pub async fn identify(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     mut req: Request,
     next: Next,
 ) -> Response {
+    let marketplace = req.uri().path().starts_with(super::marketplace::PREFIX);
+    let refuse = |e: ApiError| if marketplace { e.into_marketplace() } else { e }.into_response();
     let identity = match resolve(&state, req.headers(), peer.ip()).await {
         Ok(identity) => identity,
-        Err(e) => return e.into_response(),
+        Err(e) => return refuse(e),
     };
     let allowed = match state.limiters.general(&identity.limit_key(), identity.identified()) {
         Ok(allowed) => allowed,
         Err(denied) => {
-            return ApiError::Throttled { limit: denied.limit, retry_after: denied.retry_after }
-                .into_response();
+            return refuse(ApiError::Throttled { limit: denied.limit, retry_after: denied.retry_after });
         }
     };
     // Checked after the limiter, so guessing application secrets is counted like any call.
     if let Err(e) = check_app_pair(&state, req.headers()).await {
-        return e.into_response();
+        return refuse(e);
     }
     req.extensions_mut().insert(identity);
     let mut response = next.run(req).await;

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::domain::validation::FieldErrors;
 use crate::services;
+use crate::services::marketplace::Error as MarketplaceError;
 
 /// The one summary line of every validation failure.
 pub const VALIDATION_MESSAGE: &str = "The given data was invalid.";
@@ -24,6 +25,15 @@ pub enum ApiError {
     Throttled { limit: u32, retry_after: Duration },
     /// Any status with the standard error envelope `{status:false, message, errors?}`.
     Status { status: StatusCode, message: String, errors: Option<Vec<String>> },
+    /// The marketplace envelope `{status:false, message, code}`; `errors` (by field, dotted
+    /// keys) on `invalid_data`, `Retry-After` on a 429.
+    Marketplace {
+        status: StatusCode,
+        code: &'static str,
+        message: String,
+        errors: Option<FieldErrors>,
+        retry_after: Option<Duration>,
+    },
 }
 
 pub type ApiResult = Result<Response, ApiError>;
@@ -53,6 +63,151 @@ impl ApiError {
             format!("Too many requests. Try again in {} seconds.", whole_seconds(retry_after)),
         )
     }
+}
+
+impl ApiError {
+    fn marketplace(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::Marketplace { status, code, message: message.into(), errors: None, retry_after: None }
+    }
+
+    /// The same failure in the marketplace's envelope (every error of `/api/partner/v1/marketplace`).
+    pub fn into_marketplace(self) -> ApiError {
+        match self {
+            ApiError::Validation(errors) => {
+                let message = errors
+                    .clone()
+                    .into_map()
+                    .into_iter()
+                    .next()
+                    .and_then(|(_, messages)| messages.into_iter().next())
+                    .unwrap_or_else(|| VALIDATION_MESSAGE.to_string());
+                ApiError::Marketplace {
+                    status: StatusCode::UNPROCESSABLE_ENTITY,
+                    code: "invalid_data",
+                    message,
+                    errors: Some(errors),
+                    retry_after: None,
+                }
+            }
+            ApiError::Unauthenticated => {
+                Self::marketplace(StatusCode::UNAUTHORIZED, "unauthenticated", "Unauthenticated.")
+            }
+            ApiError::Throttled { retry_after, .. } => ApiError::Marketplace {
+                status: StatusCode::TOO_MANY_REQUESTS,
+                code: "rate_limited",
+                message: format!(
+                    "Too many requests. Try again in {} seconds.",
+                    whole_seconds(retry_after).max(1)
+                ),
+                errors: None,
+                retry_after: Some(retry_after),
+            },
+            ApiError::Status { status, message, .. } => {
+                let code = match status {
+                    StatusCode::NOT_FOUND => "not_found",
+                    StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+                    StatusCode::BAD_REQUEST | StatusCode::PAYLOAD_TOO_LARGE => "invalid_data",
+                    StatusCode::UNAUTHORIZED => "unauthenticated",
+                    StatusCode::FORBIDDEN => "forbidden",
+                    StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+                    _ => "internal_error",
+                };
+                Self::marketplace(status, code, message)
+            }
+            marketplace @ ApiError::Marketplace { .. } => marketplace,
+        }
+    }
+}
+
+impl From<MarketplaceError> for ApiError {
+    fn from(e: MarketplaceError) -> Self {
+        use MarketplaceError as E;
+        let code = e.code();
+        match e {
+            E::Unverified => Self::marketplace(
+                StatusCode::UNAUTHORIZED,
+                code,
+                "The webhook signature could not be verified.",
+            ),
+            E::NotEnabled => Self::marketplace(
+                StatusCode::FORBIDDEN,
+                code,
+                "The company has no marketplace add-on; its owner can enable it.",
+            ),
+            E::Forbidden(message) => Self::marketplace(StatusCode::FORBIDDEN, code, message),
+            E::NoVenue => Self::marketplace(
+                StatusCode::FORBIDDEN,
+                code,
+                "The company has no single active Wolt venue; its owner can set one.",
+            ),
+            E::OrderNotFound => {
+                Self::marketplace(StatusCode::NOT_FOUND, code, "No such order for this venue.")
+            }
+            E::NotFound(message) => Self::marketplace(StatusCode::NOT_FOUND, code, message),
+            E::InvalidTransition(message) => Self::marketplace(StatusCode::CONFLICT, code, message),
+            E::InvalidData(errors) => ApiError::Validation(errors).into_marketplace(),
+            E::ActionFailed { message, .. } => {
+                Self::marketplace(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+            }
+            E::Upstream(message) => Self::marketplace(StatusCode::BAD_GATEWAY, code, message),
+            E::KeyRequired => {
+                Self::marketplace(StatusCode::BAD_REQUEST, code, "The Idempotency-Key header is required.")
+            }
+            E::KeyInProgress => Self::marketplace(
+                StatusCode::CONFLICT,
+                code,
+                "A call with this Idempotency-Key is still in progress; retry it in a moment.",
+            ),
+            E::Internal(cause) => {
+                tracing::error!(%cause, "marketplace request failed");
+                Self::marketplace(StatusCode::INTERNAL_SERVER_ERROR, code, "Server Error")
+            }
+        }
+    }
+}
+
+/// A marketplace handler's error: any failure, answered in the marketplace envelope.
+#[derive(Debug)]
+pub struct MarketplaceFailure(pub ApiError);
+
+impl<E: Into<ApiError>> From<E> for MarketplaceFailure {
+    fn from(e: E) -> Self {
+        MarketplaceFailure(e.into())
+    }
+}
+
+impl IntoResponse for MarketplaceFailure {
+    fn into_response(self) -> Response {
+        self.0.into_marketplace().into_response()
+    }
+}
+
+/// The HTTP status and JSON body of a marketplace failure, for answers kept under an
+/// Idempotency-Key.
+pub fn marketplace_parts(e: impl Into<ApiError>) -> (StatusCode, Value) {
+    match e.into().into_marketplace() {
+        ApiError::Marketplace { status, code, message, errors, .. } => {
+            (status, marketplace_body(code, message, errors))
+        }
+        // into_marketplace answers only Marketplace; a new variant would land here.
+        _ => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            marketplace_body("internal_error", "Server Error".into(), None),
+        ),
+    }
+}
+
+fn marketplace_body(code: &str, message: String, errors: Option<FieldErrors>) -> Value {
+    let mut body = json!({"status": false, "message": message, "code": code});
+    if let Some(errors) = errors {
+        body["errors"] = json!(errors.into_map());
+    }
+    body
+}
+
+/// `{status:true, data}` as JSON.
+pub fn success_body<T: Serialize>(data: T) -> Value {
+    json!({"status": true, "data": data})
 }
 
 fn whole_seconds(d: Duration) -> u64 {
@@ -86,6 +241,15 @@ impl IntoResponse for ApiError {
                     body["errors"] = json!(errors);
                 }
                 (status, Json(body)).into_response()
+            }
+            ApiError::Marketplace { status, code, message, errors, retry_after } => {
+                let mut response = (status, Json(marketplace_body(code, message, errors))).into_response();
+                if let Some(wait) = retry_after {
+                    response
+                        .headers_mut()
+                        .insert(header::RETRY_AFTER, HeaderValue::from(whole_seconds(wait).max(1)));
+                }
+                response
             }
         }
     }
@@ -127,12 +291,12 @@ pub fn panic_answer(payload: Box<dyn std::any::Any + Send + 'static>) -> Respons
 
 /// 200 `{status:true, data}`
 pub fn ok<T: Serialize>(data: T) -> ApiResult {
-    Ok((StatusCode::OK, Json(json!({"status": true, "data": data}))).into_response())
+    Ok((StatusCode::OK, Json(success_body(data))).into_response())
 }
 
 /// 201 `{status:true, data}`
 pub fn created<T: Serialize>(data: T) -> ApiResult {
-    Ok((StatusCode::CREATED, Json(json!({"status": true, "data": data}))).into_response())
+    Ok((StatusCode::CREATED, Json(success_body(data))).into_response())
 }
 
 /// `{status:true, data}` with extra top-level keys beside `data` (the product list's pagination).

@@ -27,10 +27,14 @@ pub enum Group {
     Search,
     Registration,
     Cancel,
+    /// Marketplace reads, the event feed included (per token).
+    MarketplaceReads,
+    /// Marketplace writes (per token).
+    MarketplaceWrites,
 }
 
 impl Group {
-    const ALL: [Group; 8] = [
+    const ALL: [Group; 10] = [
         Group::General,
         Group::Fiscal,
         Group::Bulk,
@@ -39,6 +43,8 @@ impl Group {
         Group::Search,
         Group::Registration,
         Group::Cancel,
+        Group::MarketplaceReads,
+        Group::MarketplaceWrites,
     ];
 
     fn name(self) -> &'static str {
@@ -51,6 +57,8 @@ impl Group {
             Group::Search => "search",
             Group::Registration => "registration",
             Group::Cancel => "cancel",
+            Group::MarketplaceReads => "marketplace.reads",
+            Group::MarketplaceWrites => "marketplace.writes",
         }
     }
 
@@ -63,6 +71,8 @@ impl Group {
             Group::Bulk => vec![Rate::per_minute(3), Rate::per_hour(30)],
             Group::Print | Group::Reports => vec![Rate::per_minute(30)],
             Group::Search => vec![Rate::per_minute(90)],
+            Group::MarketplaceReads => vec![Rate::per_minute(180)],
+            Group::MarketplaceWrites => vec![Rate::per_minute(60)],
         }
     }
 }
@@ -323,6 +333,8 @@ mod tests {
         assert_eq!(s.groups[&Group::Fiscal], vec![Rate::per_minute(30), Rate::per_hour(600)]);
         assert_eq!(s.groups[&Group::Bulk], vec![Rate::per_minute(3), Rate::per_hour(30)]);
         assert_eq!(s.groups[&Group::Search], vec![Rate::per_minute(90)]);
+        assert_eq!(s.groups[&Group::MarketplaceReads], vec![Rate::per_minute(180)]);
+        assert_eq!(s.groups[&Group::MarketplaceWrites], vec![Rate::per_minute(60)]);
         assert_eq!(s.intervals[&Interval::Wtn], Duration::from_secs(30));
         assert_eq!(s.intervals[&Interval::Products], Duration::from_secs(10));
     }

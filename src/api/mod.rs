@@ -8,6 +8,7 @@ pub mod extract;
 mod fields;
 mod invoices;
 pub mod limits;
+pub mod marketplace;
 mod misc;
 mod onboarding;
 pub mod ops;
@@ -35,6 +36,7 @@ use crate::services::Services;
 pub struct AppState {
     pub services: Services,
     pub limiters: Arc<Limiters>,
+    pub marketplace: crate::services::marketplace::Marketplace,
 }
 
 /// Installs a group budget on every route of `routes`.
@@ -126,6 +128,7 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Print, print))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
+        .merge(marketplace::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(map_response(json_for_axum_rejections))

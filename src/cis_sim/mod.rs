@@ -50,17 +50,16 @@ mod xsd;
 
 use std::fmt;
 use std::future::Future;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use chrono::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::transport::Endpoint;
+use crate::sim_http::SimHandle;
 
 pub use state::{
     CashDepositRecord, InvoiceRecord, Mode, ModeSetting, Registry, RequestOutcome, RequestRecord,
@@ -222,57 +221,19 @@ pub fn endpoint(addr: SocketAddr) -> Endpoint {
 /// runtime.
 pub async fn spawn_loopback(config: SimConfig) -> Result<(SocketAddr, CisSimHandle), Error> {
     let sim = CisSim::new(config)?;
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.map_err(Error::Io)?;
-    let addr = listener.local_addr().map_err(Error::Io)?;
-    let (stop, stopped) = oneshot::channel::<()>();
-    let shutdown = async move {
-        // A dropped sender means the handle is gone: stop as well.
-        stopped.await.ok();
-    };
-    let task = tokio::spawn(sim.clone().serve(listener, shutdown));
-    tracing::info!(%addr, "CIS simulator listening");
-    Ok((addr, CisSimHandle { addr, sim, stop: Some(stop), task: Some(task) }))
+    let handle = SimHandle::spawn(sim, |sim, listener, shutdown| sim.serve(listener, shutdown))
+        .await
+        .map_err(Error::Io)?;
+    tracing::info!(addr = %handle.addr(), "CIS simulator listening");
+    Ok((handle.addr(), handle))
 }
 
 /// A running loopback simulator; dropping it stops the simulator.
-#[derive(Debug)]
-pub struct CisSimHandle {
-    addr: SocketAddr,
-    sim: CisSim,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<std::io::Result<()>>>,
-}
+pub type CisSimHandle = SimHandle<CisSim>;
 
-impl CisSimHandle {
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
+impl SimHandle<CisSim> {
     /// The client endpoint of this simulator.
     pub fn endpoint(&self) -> Endpoint {
-        endpoint(self.addr)
-    }
-
-    pub fn sim(&self) -> &CisSim {
-        &self.sim
-    }
-
-    /// Stops accepting, closes open connections and waits for the server task.
-    pub async fn stop(mut self) -> std::io::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            stop.send(()).ok();
-        }
-        match self.task.take() {
-            Some(task) => task.await.map_err(std::io::Error::other)?,
-            None => Ok(()),
-        }
-    }
-}
-
-impl Drop for CisSimHandle {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            stop.send(()).ok();
-        }
+        endpoint(self.addr())
     }
 }

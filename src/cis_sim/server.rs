@@ -1,26 +1,14 @@
-//! HTTP plumbing: one accept loop, hyper's HTTP/1 per connection, and a flat routing table for
-//! the two services, their WSDLs and schemas, and the control API.
-//!
-//! hyper is used directly rather than through axum because `down` mode needs a handler that
-//! closes the connection without an answer: a hyper service returning an error does exactly
-//! that, an axum handler cannot.
+//! The CIS simulator's routing table: the two services, their WSDLs and schemas, and the
+//! control API, served by the shared simulator plumbing (`crate::sim_http`).
 
-use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::{Bytes, Incoming};
-use hyper::header::{CONTENT_TYPE, HOST, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
-use serde::Serialize;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::JoinSet;
+use hyper::body::Incoming;
+use hyper::header::HOST;
+use hyper::{Method, Request, StatusCode};
 
 use super::operations::{self, Fault, Reply};
 use super::state::{Mode, ModeSetting, RequestOutcome};
@@ -29,70 +17,24 @@ use super::{
     Inner, XMLDSIG_XSD,
 };
 use crate::fiscal::requests::Service;
+use crate::sim_http::{Answer, Dropped, json, message, read_body, text};
 
 /// SOAP bodies larger than this are refused; e-invoices carry whole documents in base64.
 const MAX_SOAP_BYTES: usize = 16 * 1024 * 1024;
 const MAX_CONTROL_BYTES: usize = 64 * 1024;
-/// A client that opens a connection and sends nothing is dropped after this long.
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
-/// Pause after a failed accept (out of file descriptors, say), so the loop does not spin.
-const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 /// The body a `garbage` answer carries: plain text that no XML parser accepts.
 const GARBAGE: &str = "Service Temporarily Unavailable <<< upstream returned no SOAP >>>";
 
-type Answer = Response<Full<Bytes>>;
-
-/// Returned by the service to make hyper close the connection without an answer.
-#[derive(Debug)]
-struct Dropped;
-
-impl fmt::Display for Dropped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the CIS simulator is down: connection closed without an answer")
-    }
-}
-
-impl std::error::Error for Dropped {}
-
 pub async fn serve(
     sim: Arc<Inner>,
-    listener: TcpListener,
+    listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let local = listener.local_addr()?;
-    let mut shutdown = std::pin::pin!(shutdown);
-    let mut connections = JoinSet::new();
-    loop {
-        tokio::select! {
-            () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => {
-                    connections.spawn(connection(sim.clone(), stream, local));
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "CIS simulator: accept failed");
-                    tokio::time::sleep(ACCEPT_BACKOFF).await;
-                }
-            },
-            // Finished connections are reaped so the set does not grow.
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
-        }
-    }
-    connections.shutdown().await;
-    Ok(())
-}
-
-async fn connection(sim: Arc<Inner>, stream: TcpStream, local: SocketAddr) {
-    let service = service_fn(move |request| handle(sim.clone(), request, local));
-    let served = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
-        .serve_connection(TokioIo::new(stream), service)
-        .await;
-    if let Err(e) = served {
-        tracing::debug!(error = %e, "CIS simulator: connection ended");
-    }
+    crate::sim_http::serve("CIS simulator", listener, shutdown, move |request, local| {
+        handle(sim.clone(), request, local)
+    })
+    .await
 }
 
 async fn handle(sim: Arc<Inner>, request: Request<Incoming>, local: SocketAddr) -> Result<Answer, Dropped> {
@@ -235,38 +177,4 @@ async fn control(sim: &Inner, request: Request<Incoming>, path: &str) -> Answer 
         }
         _ => message(StatusCode::NOT_FOUND, "not found"),
     }
-}
-
-/// The whole body, or the answer to give when it cannot be read.
-async fn read_body(request: Request<Incoming>, limit: usize) -> Result<Bytes, Answer> {
-    match Limited::new(request.into_body(), limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) => {
-            let too_large = e.downcast_ref::<http_body_util::LengthLimitError>().is_some();
-            if too_large {
-                Err(message(StatusCode::PAYLOAD_TOO_LARGE, "the request body is too large"))
-            } else {
-                Err(message(StatusCode::BAD_REQUEST, &format!("the request body could not be read: {e}")))
-            }
-        }
-    }
-}
-
-fn text(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Answer {
-    let mut answer = Response::new(Full::new(body.into()));
-    *answer.status_mut() = status;
-    answer.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    answer
-}
-
-fn json(status: StatusCode, value: &impl Serialize) -> Answer {
-    match serde_json::to_vec(value) {
-        Ok(body) => text(status, "application/json", body),
-        Err(e) => message(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
-    }
-}
-
-fn message(status: StatusCode, message: &str) -> Answer {
-    let body = serde_json::json!({ "message": message }).to_string();
-    text(status, "application/json", body)
 }

@@ -6,6 +6,7 @@ pub mod discount;
 pub mod document;
 pub mod error;
 pub mod invoice;
+pub mod marketplace;
 pub mod money;
 pub mod numbering;
 pub mod payments;

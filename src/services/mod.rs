@@ -6,6 +6,7 @@ pub mod clients;
 pub mod devices;
 pub mod invoices;
 pub mod locks;
+pub mod marketplace;
 pub mod pipeline;
 pub mod products;
 pub mod queue;

@@ -8,6 +8,7 @@ pub mod devices;
 pub mod fiscal_queue;
 pub mod health;
 pub mod invoices;
+pub mod marketplace;
 pub mod products;
 
 use std::fmt;
@@ -220,6 +221,18 @@ impl Store {
 /// The newest migration this binary carries (the schema version it writes).
 pub fn latest_schema_version() -> i64 {
     embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max().unwrap_or(0)
+}
+
+/// Creates the database at `path` as an older Arka left it: migrated up to `version` only. For
+/// trying an upgrade (tests, or a technician rehearsing one on a copy).
+pub fn create_at_version(path: &Path, version: i32) -> Result<()> {
+    let mut conn = Connection::open(path)?;
+    configure(&conn)?;
+    embedded::migrations::runner()
+        .set_target(refinery::Target::Version(version))
+        .run(&mut conn)
+        .map_err(|e| Error::Migration(e.to_string()))?;
+    Ok(())
 }
 
 /// The newest migration applied to the database behind `conn`; 0 for a database Arka never

@@ -5,6 +5,7 @@
 pub mod process;
 pub mod sim;
 pub mod till;
+pub mod wolt;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

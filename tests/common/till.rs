@@ -35,15 +35,29 @@ pub struct Shop {
 pub const ROOMY_LIMITS: &str = "token=6000/m;general=6000/m;fiscal=3000/m,30000/h;interval.products=1s";
 
 pub fn open_till(sim: &SimServer) -> Till {
-    open_till_carrying(sim, 0)
+    open_till_with(sim, |_| {})
+}
+
+/// A till whose server settings `configure` adjusts further (after the roomy limits).
+pub fn open_till_with(sim: &SimServer, configure: impl FnOnce(&mut arka::config::ServeArgs)) -> Till {
+    open_till_configured(sim, 0, configure)
 }
 
 /// A shop that moved to Arka mid-year: its last non-cash invoice of the year before Arka was
 /// `last_noncash_number` (`lastNonCashEInvoiceNumber` at registration).
 pub fn open_till_carrying(sim: &SimServer, last_noncash_number: i64) -> Till {
+    open_till_configured(sim, last_noncash_number, |_| {})
+}
+
+fn open_till_configured(
+    sim: &SimServer,
+    last_noncash_number: i64,
+    configure: impl FnOnce(&mut arka::config::ServeArgs),
+) -> Till {
     let server = TestServer::start_with(|args| {
         sim.configure(args);
         args.limits = ROOMY_LIMITS.parse().unwrap();
+        configure(args);
     });
     onboard_till(server, last_noncash_number)
 }
