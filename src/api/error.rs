@@ -24,7 +24,12 @@ pub enum ApiError {
     Throttled { limit: u32, retry_after: Duration },
     /// Any status with the standard error envelope `{status:false, message, errors?}`.
     Status { status: StatusCode, message: String, errors: Option<Vec<String>> },
+    /// 503 `{status:false, message, data}`: saved, and fiscalized later by the queue.
+    Deferred { data: Value },
 }
+
+/// The message of a document saved for late delivery.
+pub const DEFERRED_MESSAGE: &str = "The fiscalization service (CIS) is not reachable. The invoice was saved and will be fiscalized automatically (subsequent delivery).";
 
 pub type ApiResult = Result<Response, ApiError>;
 
@@ -46,6 +51,12 @@ impl ApiError {
         ApiError::Validation(FieldErrors::one(field, message))
     }
 
+    /// 503 for a document saved for late delivery, with the document in `data` so the POS can
+    /// print it.
+    pub fn deferred(data: Value) -> Self {
+        ApiError::Deferred { data }
+    }
+
     /// An endpoint's own interval: 429 in the standard envelope, without rate headers.
     pub fn too_soon(retry_after: Duration) -> Self {
         Self::status(
@@ -59,17 +70,36 @@ fn whole_seconds(d: Duration) -> u64 {
     d.as_secs() + u64::from(d.subsec_nanos() > 0)
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The status and the body of the envelope, for the answers that nest envelopes (bulk).
+    pub fn envelope(self) -> (StatusCode, Value) {
         match self {
             ApiError::Validation(errors) => (
                 StatusCode::UNPROCESSABLE_ENTITY,
-                Json(json!({"success": false, "message": VALIDATION_MESSAGE, "errors": errors.into_map()})),
-            )
-                .into_response(),
-            ApiError::Unauthenticated => {
-                (StatusCode::UNAUTHORIZED, Json(json!({"message": "Unauthenticated."}))).into_response()
+                json!({"success": false, "message": VALIDATION_MESSAGE, "errors": errors.into_map()}),
+            ),
+            ApiError::Unauthenticated => (StatusCode::UNAUTHORIZED, json!({"message": "Unauthenticated."})),
+            ApiError::Throttled { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, json!({"message": "Too Many Attempts."}))
             }
+            ApiError::Status { status, message, errors } => {
+                let mut body = json!({"status": false, "message": message});
+                if let Some(errors) = errors {
+                    body["errors"] = json!(errors);
+                }
+                (status, body)
+            }
+            ApiError::Deferred { data } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                json!({"status": false, "message": DEFERRED_MESSAGE, "data": data}),
+            ),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match self {
             ApiError::Throttled { limit, retry_after } => {
                 let mut response =
                     (StatusCode::TOO_MANY_REQUESTS, Json(json!({"message": "Too Many Attempts."})))
@@ -80,11 +110,8 @@ impl IntoResponse for ApiError {
                 headers.insert("x-ratelimit-remaining", HeaderValue::from(0u32));
                 response
             }
-            ApiError::Status { status, message, errors } => {
-                let mut body = json!({"status": false, "message": message});
-                if let Some(errors) = errors {
-                    body["errors"] = json!(errors);
-                }
+            other => {
+                let (status, body) = other.envelope();
                 (status, Json(body)).into_response()
             }
         }

@@ -53,7 +53,28 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/invoice/cash", post(invoices::cash_v1))
         .route("/api/v2/invoice/cash", post(invoices::cash_v2))
         .route("/api/v1/invoice/noncash", post(invoices::noncash_v1))
-        .route("/api/v2/invoice/noncash", post(invoices::noncash_v2));
+        .route("/api/v2/invoice/noncash", post(invoices::noncash_v2))
+        .route("/api/v1/invoice/order", post(invoices::order_v1))
+        .route("/api/v2/invoice/order", post(invoices::order_v2))
+        .route("/api/v1/invoice/summary", post(invoices::summary_v1))
+        .route("/api/v2/invoice/summary", post(invoices::summary_v2));
+
+    // Cancellations count in the fiscal budget and in their own limit.
+    let cancellations = Router::new()
+        .route("/api/v1/invoice/cancel/{id}", post(invoices::cancel_v1))
+        .route("/api/v2/invoice/cancel/{id}", post(invoices::cancel_v2))
+        .route(
+            "/api/v1/invoice/cancel-by-internal-id/{internal_id}",
+            post(invoices::cancel_by_internal_id_v1),
+        )
+        .route(
+            "/api/v2/invoice/cancel-by-internal-id/{internal_id}",
+            post(invoices::cancel_by_internal_id_v2),
+        );
+
+    let bulk = Router::new()
+        .route("/api/v1/invoice/bulk-noncash", post(invoices::bulk_noncash_v1))
+        .route("/api/v2/invoice/bulk-noncash", post(invoices::bulk_noncash_v2));
 
     let invoice_reads = Router::new()
         .route("/api/v1/invoice", get(invoices::list_v1))
@@ -101,6 +122,8 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::General, general))
         .merge(in_group(&state, Group::Search, search))
         .merge(in_group(&state, Group::Fiscal, fiscal))
+        .merge(in_group(&state, Group::Fiscal, in_group(&state, Group::Cancel, cancellations)))
+        .merge(in_group(&state, Group::Bulk, bulk))
         .merge(in_group(&state, Group::Print, print))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))

@@ -4,6 +4,7 @@
 
 pub mod sim;
 pub mod till;
+pub mod xml;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

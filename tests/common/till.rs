@@ -18,24 +18,52 @@ pub struct Till {
     pub token: String,
     pub branch_id: i64,
     pub user_id: i64,
+    /// The shop's signing certificate, PEM, for outside checks of its signatures.
+    pub cert_pem: Vec<u8>,
 }
 
 /// Limits wide enough for concurrency stories (the spec's figures are tested with the limits).
-const ROOMY_LIMITS: &str = "token=6000/m;general=6000/m;fiscal=3000/m,30000/h;interval.products=1s";
+pub const ROOMY_LIMITS: &str = "token=6000/m;general=6000/m;fiscal=3000/m,30000/h;interval.products=1s";
 
 pub fn open_till(sim: &SimServer) -> Till {
-    open_till_carrying(sim, 0)
+    open_till_with(sim, 0, ROOMY_LIMITS)
 }
 
 /// A shop that moved to Arka mid-year: its last non-cash invoice of the year before Arka was
 /// `last_noncash_number` (`lastNonCashEInvoiceNumber` at registration).
 pub fn open_till_carrying(sim: &SimServer, last_noncash_number: i64) -> Till {
+    open_till_with(sim, last_noncash_number, ROOMY_LIMITS)
+}
+
+/// A shop on a server of its own with `limits` (the `--limits` syntax).
+pub fn open_till_with(sim: &SimServer, last_noncash_number: i64, limits: &str) -> Till {
     let server = TestServer::start_with(|args| {
         sim.configure(args);
-        args.limits = ROOMY_LIMITS.parse().unwrap();
+        args.limits = limits.parse().unwrap();
     });
+    let shop = on_board(&server, NUIS, last_noncash_number);
+    Till {
+        server,
+        token: shop.token,
+        branch_id: shop.branch_id,
+        user_id: shop.user_id,
+        cert_pem: shop.cert_pem,
+    }
+}
+
+/// A company on board of `server`: registered by a partner, its business unit coded, its
+/// certificate uploaded, its till registered with the CIS, its user with an operator code.
+pub struct Shop {
+    pub token: String,
+    pub branch_id: i64,
+    pub user_id: i64,
+    pub cert_pem: Vec<u8>,
+}
+
+pub fn on_board(server: &TestServer, nuis: &str, last_noncash_number: i64) -> Shop {
     let partner = server.create_partner("desk");
-    let mut body = registration_body(NUIS, &format!("Shop {NUIS}"), "owner@shop.al");
+    let mut body =
+        registration_body(nuis, &format!("Shop {nuis}"), &format!("owner.{}@shop.al", nuis.to_lowercase()));
     body["lastNonCashEInvoiceNumber"] = json!(last_noncash_number);
     let shop = registered(&server.post_json("/api/v1/register", Some(&partner), &body));
     let token = shop.token;
@@ -46,10 +74,9 @@ pub fn open_till_carrying(sim: &SimServer, last_noncash_number: i64) -> Till {
             &branch_body("Qendër", "ab123cd456"),
         )
         .data(200);
-    let p12 = Certificate::generate_self_signed(NUIS, "Shop", chrono::Duration::days(365))
-        .unwrap()
-        .to_p12("pw")
-        .unwrap();
+    let certificate = Certificate::generate_self_signed(nuis, "Shop", chrono::Duration::days(365)).unwrap();
+    let p12 = certificate.to_p12("pw").unwrap();
+    let cert_pem = openssl::x509::X509::from_der(certificate.cert_der()).unwrap().to_pem().unwrap();
     server
         .post_multipart(
             "/api/v1/on-boarding/certificate",
@@ -66,7 +93,7 @@ pub fn open_till_carrying(sim: &SimServer, last_noncash_number: i64) -> Till {
             &json!({"operatorCode": "op123op123"}),
         )
         .data(200);
-    Till { server, token, branch_id: shop.branch_id, user_id: shop.user_id }
+    Shop { token, branch_id: shop.branch_id, user_id: shop.user_id, cert_pem }
 }
 
 impl Till {

@@ -1,0 +1,86 @@
+//! An office sends its month's non-cash invoices in one call: each is issued on its own, a bad
+//! one among them gets its own envelope, and the good ones go through.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use chrono::Utc;
+use common::sim::SimServer;
+use common::till::*;
+use common::*;
+use serde_json::{Value, json};
+
+fn on_account(internal_id: &str, v2: bool) -> Value {
+    let mut body = coffee_and_water(internal_id);
+    body.as_object_mut().unwrap().remove("payment_method");
+    if v2 {
+        body["payment_methods"] = json!([{"type": "ACCOUNT", "amount": 285}]);
+    } else {
+        body["payment_method"] = json!("ACCOUNT");
+    }
+    body["client"] = json!({"name": "Ushqimore Dardania", "id": {"type": "NUIS", "id": "K81234001A"},
+                            "address": "Rruga e Kavajës 112", "city": "Tiranë"});
+    body
+}
+
+#[test]
+fn a_bad_invoice_among_good_ones_gets_its_own_envelope_and_the_good_ones_go_through() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let year = Utc::now().format("%Y").to_string();
+    let mut no_lines = on_account("b-2", true);
+    no_lines.as_object_mut().unwrap().remove("lines");
+    let mut huge = on_account("b-5", true);
+    huge["fee"] = json!(1e30);
+    let mut no_id = on_account("", true);
+    no_id.as_object_mut().unwrap().remove("internalId");
+    let body = json!({"invoices": [on_account("b-1", true), no_lines, on_account("b-3", true), on_account("b-1", true), no_id, huge, 7]});
+    let reply = till.server.post_json("/api/v2/invoice/bulk-noncash", Some(&till.token), &body);
+    let answers = reply.data(200).clone();
+    assert_eq!(object_keys(&answers), ["b-1", "b-2", "b-3", "b-5", "invoices.3", "invoices.4", "invoices.6"]);
+
+    assert_eq!(answers["b-1"]["status"], true);
+    assert_eq!(answers["b-1"]["data"]["invoice"]["number"], format!("1/{year}"));
+    assert!(answers["b-1"]["data"]["invoice"]["payment_methods"].is_array(), "v2");
+    assert_eq!(answers["b-3"]["data"]["invoice"]["number"], format!("2/{year}"), "the good ones, in order");
+    assert_eq!(answers["b-2"]["success"], false);
+    assert!(answers["b-2"]["errors"]["lines"].is_array(), "{}", answers["b-2"]);
+    assert!(answers["b-5"]["errors"]["fee"].is_array(), "{}", answers["b-5"]);
+    assert_eq!(answers["invoices.3"]["status"], false, "a repeated internalId is not issued twice");
+    assert_eq!(
+        answers["invoices.4"],
+        json!({"status": false, "message": "The internalId field is required."})
+    );
+    assert!(answers["invoices.6"]["errors"]["body"].is_array(), "{}", answers["invoices.6"]);
+    let issued = sim.registered()["invoices"].as_array().unwrap().len();
+    assert_eq!(issued, 2);
+
+    // Each entry is what that invoice alone would have been answered: read back, it is the same.
+    let alone = till.server.post_json("/api/v2/invoice/details/b-1", Some(&till.token), &json!({}));
+    assert_eq!(alone.data(200)["invoice"], answers["b-1"]["data"]["invoice"]);
+
+    // v1, and the CIS away: the invoice is not saved, as alone.
+    sim.mode("down");
+    let reply = till.server.post_json(
+        "/api/v1/invoice/bulk-noncash",
+        Some(&till.token),
+        &json!({"invoices": [on_account("b-9", false)]}),
+    );
+    let answers = reply.data(200).clone();
+    assert_eq!(answers["b-9"]["status"], false);
+    till.server.post_json("/api/v1/invoice/details/b-9", Some(&till.token), &json!({})).assert_error(404);
+    sim.mode("ok");
+    eventually("the probe to find the CIS back", std::time::Duration::from_secs(15), || {
+        till.account()["cisConnection"]["state"] == "online"
+    });
+
+    // At most 100 invoices a call, and the bulk budget is 3 calls a minute.
+    let many: Vec<Value> = (0..101).map(|i| on_account(&format!("m-{i}"), false)).collect();
+    till.server
+        .post_json("/api/v1/invoice/bulk-noncash", Some(&till.token), &json!({"invoices": many}))
+        .assert_invalid("invoices");
+    till.server.post_json("/api/v1/invoice/bulk-noncash", Some(&till.token), &json!({})).assert_throttled();
+    till.server
+        .post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account("single", false))
+        .data(201);
+}
