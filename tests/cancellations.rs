@@ -36,14 +36,6 @@ fn water(quantity: Value) -> Value {
     json!({"lines": [{"product_name": "Ujë", "product_code": "U1", "quantity": quantity}]})
 }
 
-fn on_account(internal_id: &str) -> Value {
-    let mut body = coffee_and_water(internal_id);
-    body["payment_method"] = json!("ACCOUNT");
-    body["client"] = json!({"name": "Ushqimore Dardania", "id": {"type": "NUIS", "id": "K81234001A"},
-                            "address": "Rruga e Kavajës 112", "city": "Tiranë"});
-    body
-}
-
 #[test]
 fn the_water_then_the_whole_receipt_go_back_and_the_till_gives_the_cash_back() {
     let sim = SimServer::start();

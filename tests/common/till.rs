@@ -170,3 +170,12 @@ pub fn post_at_once(
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     })
 }
+
+/// The same sale on account (non-cash, v1) to a business identified by NUIS: 285.00 ALL.
+pub fn on_account(internal_id: &str) -> Value {
+    let mut body = coffee_and_water(internal_id);
+    body["payment_method"] = json!("ACCOUNT");
+    body["client"] = json!({"name": "Ushqimore Dardania", "id": {"type": "NUIS", "id": "K81234001A"},
+                            "address": "Rruga e Kavajës 112", "city": "Tiranë"});
+    body
+}

@@ -54,7 +54,12 @@ async fn one(
     }
 }
 
-async fn bulk(state: AppState, auth: Auth, headers: HeaderMap, body: BulkBody, version: i64) -> ApiResult {
+pub async fn bulk_noncash<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Body(body): Body<BulkBody>,
+) -> ApiResult {
     let entries = body.invoices.unwrap_or_default();
     if entries.is_empty() {
         return Err(ApiError::field("invoices", "The invoices field must hold at least one invoice."));
@@ -80,27 +85,9 @@ async fn bulk(state: AppState, auth: Auth, headers: HeaderMap, body: BulkBody, v
                 "This internalId repeats an earlier invoice of this call.",
             ))
         } else {
-            one(&state, &auth, &headers, entry, version).await
+            one(&state, &auth, &headers, entry, VERSION).await
         };
         answers.insert(key, answer.unwrap_or_else(|e| e.envelope().1));
     }
     ok(Value::Object(answers))
-}
-
-pub async fn bulk_noncash_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<BulkBody>,
-) -> ApiResult {
-    bulk(s, auth, h, b, 1).await
-}
-
-pub async fn bulk_noncash_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<BulkBody>,
-) -> ApiResult {
-    bulk(s, auth, h, b, 2).await
 }

@@ -35,7 +35,7 @@ pub struct CancelBody {
     lines: Option<Vec<CancelLineBody>>,
 }
 
-async fn cancel(
+async fn cancel_with(
     state: AppState,
     auth: Auth,
     headers: HeaderMap,
@@ -62,42 +62,22 @@ async fn cancel(
     Ok((StatusCode::OK, Json(json!({"status": true, "data": data}))).into_response())
 }
 
-pub async fn cancel_v1(
+pub async fn cancel<const VERSION: i64>(
     State(s): State<AppState>,
     auth: Auth,
     h: HeaderMap,
     PathId(id): PathId,
     Body(b): Body<CancelBody>,
 ) -> ApiResult {
-    cancel(s, auth, h, Cancelled::Id(id), b, 1).await
+    cancel_with(s, auth, h, Cancelled::Id(id), b, VERSION).await
 }
 
-pub async fn cancel_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    PathId(id): PathId,
-    Body(b): Body<CancelBody>,
-) -> ApiResult {
-    cancel(s, auth, h, Cancelled::Id(id), b, 2).await
-}
-
-pub async fn cancel_by_internal_id_v1(
+pub async fn cancel_by_internal_id<const VERSION: i64>(
     State(s): State<AppState>,
     auth: Auth,
     h: HeaderMap,
     Path(internal_id): Path<String>,
     Body(b): Body<CancelBody>,
 ) -> ApiResult {
-    cancel(s, auth, h, Cancelled::InternalId(internal_id), b, 1).await
-}
-
-pub async fn cancel_by_internal_id_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Path(internal_id): Path<String>,
-    Body(b): Body<CancelBody>,
-) -> ApiResult {
-    cancel(s, auth, h, Cancelled::InternalId(internal_id), b, 2).await
+    cancel_with(s, auth, h, Cancelled::InternalId(internal_id), b, VERSION).await
 }

@@ -9,9 +9,9 @@ mod cancel;
 mod tables;
 mod views;
 
-pub use bulk::{bulk_noncash_v1, bulk_noncash_v2};
-pub use cancel::{cancel_by_internal_id_v1, cancel_by_internal_id_v2, cancel_v1, cancel_v2};
-pub use tables::{order_v1, order_v2, summary_v1, summary_v2};
+pub use bulk::bulk_noncash;
+pub use cancel::{cancel, cancel_by_internal_id};
+pub use tables::{order, summary};
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -134,17 +134,21 @@ fn client_input(c: ClientBody) -> ClientInput {
     }
 }
 
-/// Reads an issue body as v1 or v2 into the one request the service knows.
-fn issue_request(b: IssueBody, kind: DocumentKind, version: i64) -> Result<IssueRequest, ApiError> {
-    let internal_id = b.internal_id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty());
-    let Some(internal_id) = internal_id else {
-        // v2 answers a missing internalId in the standard error envelope, v1 as validation.
-        return Err(if version == 2 {
+/// The internalId of an issue body, trimmed. Missing or blank, v2 answers in the standard error
+/// envelope, v1 as validation.
+fn required_internal_id(sent: Option<String>, version: i64) -> Result<String, ApiError> {
+    sent.map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).ok_or_else(|| {
+        if version == 2 {
             ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, "The internalId field is required.")
         } else {
             ApiError::field("internalId", "The internalId field is required.")
-        });
-    };
+        }
+    })
+}
+
+/// Reads an issue body as v1 or v2 into the one request the service knows.
+fn issue_request(b: IssueBody, kind: DocumentKind, version: i64) -> Result<IssueRequest, ApiError> {
+    let internal_id = required_internal_id(b.internal_id, version)?;
     let Some(lines) = b.lines.filter(|l| !l.is_empty()) else {
         return Err(ApiError::field("lines", "The lines field is required and must hold at least one line."));
     };
@@ -255,40 +259,22 @@ fn issued_response(state: &AppState, issued: Issued<Invoice>, version: i64, host
     }
 }
 
-pub async fn cash_v1(
+pub async fn cash<const VERSION: i64>(
     State(s): State<AppState>,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, DocumentKind::Cash, 1).await
+    issue(s, auth, h, b, DocumentKind::Cash, VERSION).await
 }
 
-pub async fn cash_v2(
+pub async fn noncash<const VERSION: i64>(
     State(s): State<AppState>,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, DocumentKind::Cash, 2).await
-}
-
-pub async fn noncash_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<IssueBody>,
-) -> ApiResult {
-    issue(s, auth, h, b, DocumentKind::NonCash, 1).await
-}
-
-pub async fn noncash_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<IssueBody>,
-) -> ApiResult {
-    issue(s, auth, h, b, DocumentKind::NonCash, 2).await
+    issue(s, auth, h, b, DocumentKind::NonCash, VERSION).await
 }
 
 #[derive(Deserialize)]
@@ -325,7 +311,12 @@ async fn per_token_lock(state: &AppState, auth: &Auth) -> Result<tokio::sync::Ow
     })
 }
 
-async fn list(state: AppState, auth: Auth, headers: HeaderMap, q: ListQuery, version: i64) -> ApiResult {
+pub async fn list<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Query(q): Query<ListQuery>,
+) -> ApiResult {
     let limit = q.limit.unwrap_or(20);
     let offset = q.offset.unwrap_or(0);
     if limit < 1 {
@@ -353,7 +344,7 @@ async fn list(state: AppState, auth: Auth, headers: HeaderMap, q: ListQuery, ver
     let _guard = per_token_lock(&state, &auth).await?;
     let invoices = state.services.list_invoices(&auth.0, filter).await?;
     let items: Vec<views::ListItem> =
-        invoices.iter().map(|i| views::list_item(&state, i, version, host(&headers))).collect();
+        invoices.iter().map(|i| views::list_item(&state, i, VERSION, host(&headers))).collect();
     ok(json!({
         "items": items,
         "pagination": {
@@ -366,75 +357,25 @@ async fn list(state: AppState, auth: Auth, headers: HeaderMap, q: ListQuery, ver
     }))
 }
 
-pub async fn list_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Query(q): Query<ListQuery>,
-) -> ApiResult {
-    list(s, auth, h, q, 1).await
-}
-
-pub async fn list_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Query(q): Query<ListQuery>,
-) -> ApiResult {
-    list(s, auth, h, q, 2).await
-}
-
-async fn details(state: AppState, auth: Auth, headers: HeaderMap, id: i64, version: i64) -> ApiResult {
-    let _guard = per_token_lock(&state, &auth).await?;
-    let invoice = state.services.invoice(&auth.0, id).await?;
-    ok(json!({"invoice": views::details(&state, &invoice, version, host(&headers))}))
-}
-
-pub async fn details_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    PathId(id): PathId,
-) -> ApiResult {
-    details(s, auth, h, id, 1).await
-}
-
-pub async fn details_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    PathId(id): PathId,
-) -> ApiResult {
-    details(s, auth, h, id, 2).await
-}
-
-async fn by_internal_id(
-    state: AppState,
+pub async fn details<const VERSION: i64>(
+    State(state): State<AppState>,
     auth: Auth,
     headers: HeaderMap,
-    internal_id: String,
-    version: i64,
+    PathId(id): PathId,
+) -> ApiResult {
+    let _guard = per_token_lock(&state, &auth).await?;
+    let invoice = state.services.invoice(&auth.0, id).await?;
+    ok(json!({"invoice": views::details(&state, &invoice, VERSION, host(&headers))}))
+}
+
+pub async fn by_internal_id<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Path(internal_id): Path<String>,
 ) -> ApiResult {
     let invoice = state.services.invoice_by_internal_id(&auth.0, &internal_id).await?;
-    ok(json!({"invoice": views::issue_result(&state, &invoice, version, host(&headers))}))
-}
-
-pub async fn by_internal_id_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Path(internal_id): Path<String>,
-) -> ApiResult {
-    by_internal_id(s, auth, h, internal_id, 1).await
-}
-
-pub async fn by_internal_id_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Path(internal_id): Path<String>,
-) -> ApiResult {
-    by_internal_id(s, auth, h, internal_id, 2).await
+    ok(json!({"invoice": views::issue_result(&state, &invoice, VERSION, host(&headers))}))
 }
 
 #[derive(Deserialize)]

@@ -2,7 +2,7 @@
 //! and v2).
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 
@@ -11,7 +11,9 @@ use super::super::auth::Auth;
 use super::super::error::{ApiError, ApiResult};
 use super::super::extract::Body;
 use super::super::fields;
-use super::{IssueBody, PaymentBody, host, issue_request, issued_response, payments_input};
+use super::{
+    IssueBody, PaymentBody, host, issue_request, issued_response, payments_input, required_internal_id,
+};
 use crate::domain::document::DocumentKind;
 use crate::domain::payments::PaymentsInput;
 use crate::domain::validation::FieldErrors;
@@ -19,7 +21,12 @@ use crate::services::invoices::SummaryRequest;
 
 /// An order's body is a cash body without payment and without an invoice discount: each of
 /// those fields, when sent, is 422 naming it.
-async fn order(state: AppState, auth: Auth, headers: HeaderMap, body: IssueBody, version: i64) -> ApiResult {
+pub async fn order<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Body(body): Body<IssueBody>,
+) -> ApiResult {
     let mut errors = FieldErrors::new();
     let refused = [
         ("invoice_discount_type", body.invoice_discount_type.is_some()),
@@ -40,29 +47,11 @@ async fn order(state: AppState, auth: Auth, headers: HeaderMap, body: IssueBody,
     if !errors.is_empty() {
         return Err(ApiError::Validation(errors));
     }
-    let mut request = issue_request(body, DocumentKind::Order, version)?;
+    let mut request = issue_request(body, DocumentKind::Order, VERSION)?;
     request.rules.payments =
         PaymentsInput::V1 { payment_method: Some("ORDER".to_string()), company_card: None, vouchers: None };
     let issued = state.services.issue_order(&auth.0, request).await?;
-    Ok(issued_response(&state, issued, version, host(&headers)))
-}
-
-pub async fn order_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<IssueBody>,
-) -> ApiResult {
-    order(s, auth, h, b, 1).await
-}
-
-pub async fn order_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<IssueBody>,
-) -> ApiResult {
-    order(s, auth, h, b, 2).await
+    Ok(issued_response(&state, issued, VERSION, host(&headers)))
 }
 
 #[derive(Deserialize)]
@@ -84,19 +73,16 @@ pub struct SummaryBody {
     vouchers: Option<Vec<String>>,
 }
 
-async fn summary(state: AppState, auth: Auth, headers: HeaderMap, b: SummaryBody, version: i64) -> ApiResult {
-    let internal_id = b.internal_id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty());
-    let Some(internal_id) = internal_id else {
-        // v2 answers a missing internalId in the standard error envelope, v1 as validation.
-        return Err(if version == 2 {
-            ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, "The internalId field is required.")
-        } else {
-            ApiError::field("internalId", "The internalId field is required.")
-        });
-    };
-    let payments = payments_input(version, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
+pub async fn summary<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Body(b): Body<SummaryBody>,
+) -> ApiResult {
+    let internal_id = required_internal_id(b.internal_id, VERSION)?;
+    let payments = payments_input(VERSION, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
     let request = SummaryRequest {
-        api_version: version,
+        api_version: VERSION,
         internal_id,
         order_invoices: b.order_invoices.unwrap_or_default(),
         currency: b.currency,
@@ -108,23 +94,5 @@ async fn summary(state: AppState, auth: Auth, headers: HeaderMap, b: SummaryBody
         payments,
     };
     let issued = state.services.issue_summary(&auth.0, request).await?;
-    Ok(issued_response(&state, issued, version, host(&headers)))
-}
-
-pub async fn summary_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<SummaryBody>,
-) -> ApiResult {
-    summary(s, auth, h, b, 1).await
-}
-
-pub async fn summary_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<SummaryBody>,
-) -> ApiResult {
-    summary(s, auth, h, b, 2).await
+    Ok(issued_response(&state, issued, VERSION, host(&headers)))
 }
