@@ -29,12 +29,26 @@ fn a_bad_invoice_among_good_ones_gets_its_own_envelope_and_the_good_ones_go_thro
     no_lines.as_object_mut().unwrap().remove("lines");
     let mut huge = noncash("b-5", true);
     huge["fee"] = json!(1e30);
+    // Another company's bank account, and an id no account has (2^63 - 1).
+    let neighbour = on_board(&till.server, "K12345678L", 0);
+    let account = till.server.post_json(
+        "/api/v1/on-boarding/bank-account",
+        Some(&neighbour.token),
+        &bank_account_body("BKT"),
+    );
+    let mut theirs = noncash("b-6", true);
+    theirs["bank_account_id"] = account.data(201)["bankAccount"]["id"].clone();
+    let mut unknown = noncash("b-7", true);
+    unknown["bank_account_id"] = json!(9_223_372_036_854_775_807_i64);
     let mut no_id = noncash("", true);
     no_id.as_object_mut().unwrap().remove("internalId");
-    let body = json!({"invoices": [noncash("b-1", true), no_lines, noncash("b-3", true), noncash("b-1", true), no_id, huge, 7]});
+    let body = json!({"invoices": [noncash("b-1", true), no_lines, noncash("b-3", true), noncash("b-1", true), no_id, huge, 7, theirs, unknown]});
     let reply = till.server.post_json("/api/v2/invoice/bulk-noncash", Some(&till.token), &body);
     let answers = reply.data(200).clone();
-    assert_eq!(object_keys(&answers), ["b-1", "b-2", "b-3", "b-5", "invoices.3", "invoices.4", "invoices.6"]);
+    assert_eq!(
+        object_keys(&answers),
+        ["b-1", "b-2", "b-3", "b-5", "b-6", "b-7", "invoices.3", "invoices.4", "invoices.6"]
+    );
 
     assert_eq!(answers["b-1"]["status"], true);
     assert_eq!(answers["b-1"]["data"]["invoice"]["number"], format!("1/{year}"));
@@ -43,6 +57,9 @@ fn a_bad_invoice_among_good_ones_gets_its_own_envelope_and_the_good_ones_go_thro
     assert_eq!(answers["b-2"]["success"], false);
     assert!(answers["b-2"]["errors"]["lines"].is_array(), "{}", answers["b-2"]);
     assert!(answers["b-5"]["errors"]["fee"].is_array(), "{}", answers["b-5"]);
+    for key in ["b-6", "b-7"] {
+        assert!(answers[key]["errors"]["bank_account_id"].is_array(), "{}", answers[key]);
+    }
     assert_eq!(answers["invoices.3"]["status"], false, "a repeated internalId is not issued twice");
     assert_eq!(
         answers["invoices.4"],

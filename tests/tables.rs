@@ -211,6 +211,20 @@ fn the_rules_of_a_table_are_enforced() {
     );
     reply.assert_error(400);
 
+    // A user without a till gets the soft refusal.
+    let reply = post(
+        "/api/v1/on-boarding/user",
+        &json!({"name": "Pa kasë", "email": "pakase@shop.al", "branchId": till.branch_id, "operatorCode": "op999op999"}),
+    );
+    let no_till = reply.data(201)["user"]["token"].as_str().unwrap().to_string();
+    let reply = till.server.post_json(
+        "/api/v1/invoice/summary",
+        Some(&no_till),
+        &json!({"internalId": "s", "order_invoices": [order["iic"]], "payment_method": "CARD"}),
+    );
+    reply.assert_error(200);
+    assert!(reply.body["message"].as_str().unwrap().contains("fiscal device"), "{}", reply.text);
+
     // The CIS refuses a summary: nothing is kept, the table is open again.
     sim.set_mode(json!({"mode": "fault", "fault_code": "11"}));
     let refused = summary_body("s-refused", &[&order], json!([{"type": "BANKNOTE", "amount": 256.5}]));
