@@ -18,7 +18,7 @@ use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType, IdType};
 use crate::store::accounts::Caller;
-use crate::store::invoices as db;
+use crate::store::invoices::{self as db, SettledOrder};
 
 /// Who issues an invoice and with what: the user's codes, the till, the certificate.
 #[derive(Clone)]
@@ -50,18 +50,6 @@ pub fn user_codes(caller: &Caller, needs_tcr: bool) -> Result<(String, String, O
     Ok((operator_code, unit_code, caller.user.tcr_code.clone()))
 }
 
-/// An order a summary pays.
-#[derive(Debug, Clone)]
-pub struct Order {
-    pub id: i64,
-    pub number: String,
-    pub iic: String,
-    /// UTC, as stored.
-    pub issued_at: String,
-    pub currency: String,
-    pub total: Decimal,
-}
-
 /// What an invoice document changes besides itself.
 #[derive(Debug, Clone, Default)]
 pub enum Links {
@@ -71,7 +59,7 @@ pub enum Links {
     /// how many corrective documents the original had when this one was computed.
     Reverses { original_id: i64, positions: Vec<i64>, corrections_seen: i64 },
     /// A summary: the orders it pays.
-    Settles(Vec<Order>),
+    Settles(Vec<SettledOrder>),
 }
 
 /// An invoice checked and computed: everything but its number and issue time.

@@ -19,7 +19,7 @@ use crate::fiscal::model::{
 };
 use crate::fiscal::requests;
 use crate::fiscal::verify::verify_url;
-use crate::store::invoices::{self as db, Invoice, SettledOrder};
+use crate::store::invoices::{self as db, Invoice};
 
 /// Everything the CIS message and the stored invoice share.
 pub struct Draft {
@@ -326,17 +326,7 @@ pub fn stored_invoice(
         reversed_at: None,
         settled_by: None,
         settled_orders: match &content.links {
-            Links::Settles(orders) => orders
-                .iter()
-                .map(|o| SettledOrder {
-                    id: o.id,
-                    number: o.number.clone(),
-                    iic: o.iic.clone(),
-                    issued_at: o.issued_at.clone(),
-                    currency: o.currency.clone(),
-                    total: o.total,
-                })
-                .collect(),
+            Links::Settles(orders) => orders.clone(),
             _ => Vec::new(),
         },
         lines: computed

@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::IssueRequest;
-use super::content::{Content, Links, Order, computed, currency, date, this_year, user_codes};
+use super::content::{Content, Links, computed, currency, date, this_year, user_codes};
 use super::document::InvoiceDocument;
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice::{InvoiceInput, LineInput};
@@ -18,7 +18,7 @@ use crate::domain::payments::{self, PaymentsInput};
 use crate::domain::table;
 use crate::domain::validation::FieldErrors;
 use crate::store::accounts::Caller;
-use crate::store::invoices::{self as db, Invoice};
+use crate::store::invoices::{self as db, Invoice, SettledOrder};
 
 /// A summary request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
@@ -111,7 +111,7 @@ impl Services {
         let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
         let settled = orders
             .iter()
-            .map(|o| Order {
+            .map(|o| SettledOrder {
                 id: o.id,
                 number: o.number.clone(),
                 iic: o.iic.clone(),
