@@ -117,6 +117,15 @@ fn a_till_is_not_registered_while_the_cis_is_away_or_refuses() {
     reply.assert_error(200);
     assert!(reply.body["message"].as_str().unwrap().starts_with("[48] "), "{}", reply.text);
 
+    // The CIS's own fault is not a refusal of the till: try again later.
+    sim.set_mode(json!({"mode": "fault", "fault_code": "900"}));
+    let reply = shop.server.post_json(
+        "/api/v1/on-boarding/fiscal-device",
+        Some(&shop.token),
+        &device_body(shop.branch_id),
+    );
+    reply.assert_error(503);
+
     sim.mode("ok");
     shop.server
         .post_json("/api/v1/on-boarding/fiscal-device", Some(&shop.token), &device_body(shop.branch_id))

@@ -26,14 +26,6 @@ fn details(till: &Till, id: &Value) -> Value {
     till.server.get(&format!("/api/v1/invoice/{id}/details"), Some(&till.token)).data(200)["invoice"].clone()
 }
 
-fn on_account(internal_id: &str) -> Value {
-    let mut body = coffee_and_water(internal_id);
-    body["payment_method"] = json!("ACCOUNT");
-    body["client"] = json!({"name": "Ushqimore Dardania", "id": {"type": "NUIS", "id": "K81234001A"},
-                            "address": "Rruga e Kavajës 112", "city": "Tiranë"});
-    body
-}
-
 /// The simulator's requests for the document with this IIC.
 fn tries_of(sim: &SimServer, iic: &Value) -> Vec<Value> {
     sim.requests().into_iter().filter(|r| r["iic"] == *iic).collect()

@@ -34,7 +34,12 @@ pub enum ApiError {
         errors: Option<FieldErrors>,
         retry_after: Option<Duration>,
     },
+    /// 503 `{status:false, message, data}`: saved, and fiscalized later by the queue.
+    Deferred { data: Value },
 }
+
+/// The message of a document saved for late delivery.
+pub const DEFERRED_MESSAGE: &str = "The fiscalization service (CIS) is not reachable. The invoice was saved and will be fiscalized automatically (subsequent delivery).";
 
 pub type ApiResult = Result<Response, ApiError>;
 
@@ -54,6 +59,12 @@ impl ApiError {
 
     pub fn field(field: &str, message: impl Into<String>) -> Self {
         ApiError::Validation(FieldErrors::one(field, message))
+    }
+
+    /// 503 for a document saved for late delivery, with the document in `data` so the POS can
+    /// print it.
+    pub fn deferred(data: Value) -> Self {
+        ApiError::Deferred { data }
     }
 
     /// An endpoint's own interval: 429 in the standard envelope, without rate headers.
@@ -113,6 +124,9 @@ impl ApiError {
                     _ => "internal_error",
                 };
                 Self::marketplace(status, code, message)
+            }
+            ApiError::Deferred { .. } => {
+                Self::marketplace(StatusCode::SERVICE_UNAVAILABLE, "internal_error", DEFERRED_MESSAGE)
             }
             marketplace @ ApiError::Marketplace { .. } => marketplace,
         }
@@ -214,17 +228,39 @@ fn whole_seconds(d: Duration) -> u64 {
     d.as_secs() + u64::from(d.subsec_nanos() > 0)
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The status and the body of the envelope, for the answers that nest envelopes (bulk).
+    pub fn envelope(self) -> (StatusCode, Value) {
         match self {
             ApiError::Validation(errors) => (
                 StatusCode::UNPROCESSABLE_ENTITY,
-                Json(json!({"success": false, "message": VALIDATION_MESSAGE, "errors": errors.into_map()})),
-            )
-                .into_response(),
-            ApiError::Unauthenticated => {
-                (StatusCode::UNAUTHORIZED, Json(json!({"message": "Unauthenticated."}))).into_response()
+                json!({"success": false, "message": VALIDATION_MESSAGE, "errors": errors.into_map()}),
+            ),
+            ApiError::Unauthenticated => (StatusCode::UNAUTHORIZED, json!({"message": "Unauthenticated."})),
+            ApiError::Throttled { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, json!({"message": "Too Many Attempts."}))
             }
+            ApiError::Status { status, message, errors } => {
+                let mut body = json!({"status": false, "message": message});
+                if let Some(errors) = errors {
+                    body["errors"] = json!(errors);
+                }
+                (status, body)
+            }
+            ApiError::Deferred { data } => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                json!({"status": false, "message": DEFERRED_MESSAGE, "data": data}),
+            ),
+            ApiError::Marketplace { status, code, message, errors, .. } => {
+                (status, marketplace_body(code, message, errors))
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match self {
             ApiError::Throttled { limit, retry_after } => {
                 let mut response =
                     (StatusCode::TOO_MANY_REQUESTS, Json(json!({"message": "Too Many Attempts."})))
@@ -235,13 +271,6 @@ impl IntoResponse for ApiError {
                 headers.insert("x-ratelimit-remaining", HeaderValue::from(0u32));
                 response
             }
-            ApiError::Status { status, message, errors } => {
-                let mut body = json!({"status": false, "message": message});
-                if let Some(errors) = errors {
-                    body["errors"] = json!(errors);
-                }
-                (status, Json(body)).into_response()
-            }
             ApiError::Marketplace { status, code, message, errors, retry_after } => {
                 let mut response = (status, Json(marketplace_body(code, message, errors))).into_response();
                 if let Some(wait) = retry_after {
@@ -250,6 +279,10 @@ impl IntoResponse for ApiError {
                         .insert(header::RETRY_AFTER, HeaderValue::from(whole_seconds(wait).max(1)));
                 }
                 response
+            }
+            other => {
+                let (status, body) = other.envelope();
+                (status, Json(body)).into_response()
             }
         }
     }

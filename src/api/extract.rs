@@ -55,6 +55,15 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     }
 }
 
+/// Reads a JSON value already parsed (an entry of a bulk body) into `T`, naming the failing
+/// field as `parse_json` does.
+pub fn parse_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
+    if !value.is_object() {
+        return Err(ApiError::field("body", "The invoice must be a JSON object."));
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| ApiError::Validation(describe(&e)))
+}
+
 fn describe(e: &serde_path_to_error::Error<serde_json::Error>) -> FieldErrors {
     let inner = e.inner();
     let path = dotted(e.path());

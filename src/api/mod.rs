@@ -74,18 +74,39 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/on-boarding/fiscal-device", post(onboarding::fiscal_device));
 
     let fiscal = Router::new()
-        .route("/api/v1/invoice/cash", post(invoices::cash_v1))
-        .route("/api/v2/invoice/cash", post(invoices::cash_v2))
-        .route("/api/v1/invoice/noncash", post(invoices::noncash_v1))
-        .route("/api/v2/invoice/noncash", post(invoices::noncash_v2));
+        .route("/api/v1/invoice/cash", post(invoices::cash::<1>))
+        .route("/api/v2/invoice/cash", post(invoices::cash::<2>))
+        .route("/api/v1/invoice/noncash", post(invoices::noncash::<1>))
+        .route("/api/v2/invoice/noncash", post(invoices::noncash::<2>))
+        .route("/api/v1/invoice/order", post(invoices::order::<1>))
+        .route("/api/v2/invoice/order", post(invoices::order::<2>))
+        .route("/api/v1/invoice/summary", post(invoices::summary::<1>))
+        .route("/api/v2/invoice/summary", post(invoices::summary::<2>));
+
+    // Cancellations count in the fiscal budget and in their own limit.
+    let cancellations = Router::new()
+        .route("/api/v1/invoice/cancel/{id}", post(invoices::cancel::<1>))
+        .route("/api/v2/invoice/cancel/{id}", post(invoices::cancel::<2>))
+        .route(
+            "/api/v1/invoice/cancel-by-internal-id/{internal_id}",
+            post(invoices::cancel_by_internal_id::<1>),
+        )
+        .route(
+            "/api/v2/invoice/cancel-by-internal-id/{internal_id}",
+            post(invoices::cancel_by_internal_id::<2>),
+        );
+
+    let bulk = Router::new()
+        .route("/api/v1/invoice/bulk-noncash", post(invoices::bulk_noncash::<1>))
+        .route("/api/v2/invoice/bulk-noncash", post(invoices::bulk_noncash::<2>));
 
     let invoice_reads = Router::new()
-        .route("/api/v1/invoice", get(invoices::list_v1))
-        .route("/api/v2/invoice", get(invoices::list_v2))
-        .route("/api/v1/invoice/{id}/details", get(invoices::details_v1))
-        .route("/api/v2/invoice/{id}/details", get(invoices::details_v2))
-        .route("/api/v1/invoice/details/{internal_id}", post(invoices::by_internal_id_v1))
-        .route("/api/v2/invoice/details/{internal_id}", post(invoices::by_internal_id_v2));
+        .route("/api/v1/invoice", get(invoices::list::<1>))
+        .route("/api/v2/invoice", get(invoices::list::<2>))
+        .route("/api/v1/invoice/{id}/details", get(invoices::details::<1>))
+        .route("/api/v2/invoice/{id}/details", get(invoices::details::<2>))
+        .route("/api/v1/invoice/details/{internal_id}", post(invoices::by_internal_id::<1>))
+        .route("/api/v2/invoice/details/{internal_id}", post(invoices::by_internal_id::<2>));
 
     let print = Router::new()
         .route("/api/v1/invoice/print/{id}", get(invoices::print))
@@ -125,6 +146,8 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::General, general))
         .merge(in_group(&state, Group::Search, search))
         .merge(in_group(&state, Group::Fiscal, fiscal))
+        .merge(in_group(&state, Group::Fiscal, in_group(&state, Group::Cancel, cancellations)))
+        .merge(in_group(&state, Group::Bulk, bulk))
         .merge(in_group(&state, Group::Print, print))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))

@@ -35,12 +35,14 @@
 //! * `GET /control/requests`: every SOAP request received, oldest first (the newest 10 000):
 //!   `[{"operation": "RegisterInvoice", "uuid", "subseq_deliv_type", "iic", "tcr_code",
 //!   "signature_verified": true, "outcome": "accepted"|"fault"|"dropped"|"garbage",
-//!   "fault_code", "fault_string", "duplicate": false, "received_at"}]`. `iic` holds the WTNIC
-//!   of a WTN.
+//!   "fault_code", "fault_string", "duplicate": false, "received_at", "body"}]`. `iic` holds
+//!   the WTNIC of a WTN; `body` (the SOAP request as received) is kept for the newest 200.
 //! * `DELETE /control/requests`: clears that log, answers `{"cleared": n}`.
 //! * `GET /control/registered`: `{"tcrs": [...], "invoices": [...], "cash_deposits": [...],
 //!   "wtns": [...], "einvoices": [...]}`; invoices, deposits and WTNs carry `deliveries`, the
-//!   number of times the same message arrived.
+//!   number of times the same message arrived; invoices also `pay_methods`, `corrects` and
+//!   `corrective_type` (a CorrectiveInv), `sum_inv_iic_refs` (a summary's orders) and
+//!   `settled_by` (on an order, its summary's IIC).
 
 mod operations;
 mod rules;

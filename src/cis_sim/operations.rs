@@ -9,7 +9,12 @@
 //! | 11   | env:Client | not SOAP, unknown operation, schema violation ("XML validation against |
 //! |      |            | XSD failed, ..."), XML signature that does not verify, totals, VAT     |
 //! |      |            | groups, numbering, IIC/WTNIC mismatch (strict mode), IIC or WTNIC     |
-//! |      |            | already registered under another message UUID                         |
+//! |      |            | already registered under another message UUID; negative quantities or |
+//! |      |            | total without CorrectiveInv; a CorrectiveInv or SumInvIICRef naming   |
+//! |      |            | no registered invoice of the issuer or the wrong IssueDateTime;       |
+//! |      |            | CORRECTIVE documents reversing more than their invoice; a summary     |
+//! |      |            | paying an invoice not paid with ORDER, or one already settled; an     |
+//! |      |            | invoice paid with ORDER that names orders itself                      |
 //! | 34   | env:Client | signing certificate not valid yet, or carrying no NUIS at all        |
 //! | 36   | env:Client | signing certificate expired                                           |
 //! | 37   | env:Client | the issuer's NUIS in the message is not in the signing certificate    |
@@ -103,6 +108,7 @@ pub fn read(body: &[u8], service: Service) -> Incoming {
         fault_string: None,
         duplicate: false,
         received_at: model::datetime(Utc::now()),
+        body: Some(String::from_utf8_lossy(body).into_owned()),
     };
     let read = readable(body, service, &mut record);
     Incoming { record, read }
@@ -353,6 +359,8 @@ fn register_invoice(
     nuis_in_certificate(cert, nuis)?;
     rules::numbering(invoice).map_err(|m| Fault::new("11", m))?;
     rules::totals(invoice).map_err(|m| Fault::new("11", m))?;
+    let refs = rules::references(invoice);
+    rules::signs_and_roles(invoice, &refs).map_err(|m| Fault::new("11", m))?;
     let iic = attr(invoice, "IIC");
     let tcr_code = invoice.attribute("TCRCode");
     let busin_unit_code = attr(invoice, "BusinUnitCode");
@@ -380,6 +388,13 @@ fn register_invoice(
         earlier.deliveries += 1;
         return Ok(Registered { code: earlier.fic.clone(), duplicate: true });
     }
+    check_references(&state, nuis, &refs, decimal(invoice, "TotPrice"))?;
+    let iic_upper = iic.to_ascii_uppercase();
+    for order in state.registry.invoices.iter_mut() {
+        if refs.summarized.iter().any(|r| r.iic.eq_ignore_ascii_case(&order.iic)) {
+            order.settled_by = Some(iic_upper.clone());
+        }
+    }
     let fic = Uuid::new_v4().to_string();
     state.registry.invoices.push(InvoiceRecord {
         uuid: request_uuid.to_string(),
@@ -394,8 +409,88 @@ fn register_invoice(
         tot_price: decimal(invoice, "TotPrice"),
         issue_date_time: attr(invoice, "IssueDateTime").to_string(),
         deliveries: 1,
+        pay_methods: refs.pay_methods.clone(),
+        corrects: refs.corrects.as_ref().map(|(named, _)| named.iic.clone()),
+        corrective_type: refs.corrects.as_ref().map(|(_, kind)| kind.clone()),
+        sum_inv_iic_refs: refs.summarized.iter().map(|r| r.iic.clone()).collect(),
+        settled_by: None,
     });
     Ok(Registered { code: fic, duplicate: false })
+}
+
+/// The invoice of the issuer registered with this IIC, as another names it: known, and issued
+/// at the time given.
+fn named_invoice<'a>(
+    state: &'a State,
+    nuis: &str,
+    named: &rules::Named,
+    role: &str,
+) -> Result<&'a InvoiceRecord, Fault> {
+    let found = state
+        .registry
+        .invoices
+        .iter()
+        .find(|i| i.iic.eq_ignore_ascii_case(&named.iic) && i.issuer_nuis.eq_ignore_ascii_case(nuis))
+        .ok_or_else(|| {
+            Fault::new("11", format!("{role} {} is not a registered invoice of the issuer", named.iic))
+        })?;
+    if !rules::same_instant(&found.issue_date_time, &named.issue_date_time) {
+        return Err(Fault::new(
+            "11",
+            format!(
+                "{role} {}: IssueDateTime {} differs from the invoice's {}",
+                named.iic, named.issue_date_time, found.issue_date_time
+            ),
+        ));
+    }
+    Ok(found)
+}
+
+/// A corrective document corrects a registered invoice of its issuer, and CORRECTIVE ones
+/// never reverse more than the invoice; a summary pays registered, unpaid order invoices.
+fn check_references(
+    state: &State,
+    nuis: &str,
+    refs: &rules::References,
+    tot_price: Decimal,
+) -> Result<(), Fault> {
+    if let Some((named, kind)) = &refs.corrects {
+        let original = named_invoice(state, nuis, named, "CorrectiveInv IICRef")?;
+        if kind == "CORRECTIVE" {
+            let reversed: Decimal = state
+                .registry
+                .invoices
+                .iter()
+                .filter(|i| {
+                    i.corrective_type.as_deref() == Some("CORRECTIVE")
+                        && i.corrects.as_deref() == Some(&original.iic.to_ascii_uppercase())
+                })
+                .map(|i| -i.tot_price)
+                .sum();
+            if reversed - tot_price > original.tot_price {
+                return Err(Fault::new(
+                    "11",
+                    format!("The corrective invoices reverse more than the invoice {}", named.iic),
+                ));
+            }
+        }
+    }
+    for named in &refs.summarized {
+        let order = named_invoice(state, nuis, named, "SumInvIICRef")?;
+        if !order.pay_methods.iter().any(|m| m == "ORDER") {
+            return Err(Fault::new(
+                "11",
+                format!("SumInvIICRef {} is not an invoice paid with ORDER", named.iic),
+            ));
+        }
+        if let Some(summary) = &order.settled_by {
+            return Err(Fault::new(
+                "11",
+                format!("SumInvIICRef {} is already settled by the invoice {summary}", named.iic),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn register_tcr(sim: &Inner, tcr: &Element, cert: &X509, request_uuid: &str) -> Result<Registered, Fault> {

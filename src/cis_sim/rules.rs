@@ -1,5 +1,6 @@
 //! The business rules the CIS applies to an invoice once it is schema-valid: totals, VAT
-//! groups, numbering and, when asked, the cryptographic link between IIC and IICSignature.
+//! groups, numbering, what it names (the invoice a corrective document corrects, the orders a
+//! summary pays) and, when asked, the cryptographic link between IIC and IICSignature.
 //! Pure functions over the parsed request; each failure is the text of a code-11 fault, worded
 //! like the CIS's (PROTOCOL.md sections 8 and 9).
 
@@ -50,6 +51,74 @@ pub fn numbering(invoice: &Element) -> Result<(), String> {
         return Err("TCRCode is required for a cash invoice".to_string());
     }
     Ok(())
+}
+
+/// An invoice named by another: its IIC and its IssueDateTime as the naming one gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    pub iic: String,
+    pub issue_date_time: String,
+}
+
+/// What an invoice names besides itself, and how it is paid.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct References {
+    /// `CorrectiveInv`, with its `Type`.
+    pub corrects: Option<(Named, String)>,
+    /// `SumInvIICRefs`: the orders a summary pays.
+    pub summarized: Vec<Named>,
+    /// `PayMethod@Type` of each payment.
+    pub pay_methods: Vec<String>,
+}
+
+impl References {
+    pub fn is_order(&self) -> bool {
+        self.pay_methods.iter().any(|m| m == "ORDER")
+    }
+}
+
+pub fn references(invoice: &Element) -> References {
+    let named = |e: &Element, iic: &str| Named {
+        iic: e.attribute(iic).unwrap_or_default().to_ascii_uppercase(),
+        issue_date_time: e.attribute("IssueDateTime").unwrap_or_default().to_string(),
+    };
+    References {
+        corrects: invoice
+            .child(FISCALIZATION_NS, "CorrectiveInv")
+            .map(|c| (named(c, "IICRef"), c.attribute("Type").unwrap_or_default().to_string())),
+        summarized: children_of(invoice, "SumInvIICRefs", "SumInvIICRef").map(|r| named(r, "IIC")).collect(),
+        pay_methods: children_of(invoice, "PayMethods", "PayMethod")
+            .map(|p| p.attribute("Type").unwrap_or_default().to_string())
+            .collect(),
+    }
+}
+
+/// Negative quantities and totals belong to corrective documents, and a CORRECTIVE one reverses
+/// (its total is not positive); an order (paid with ORDER) pays no orders itself.
+pub fn signs_and_roles(invoice: &Element, refs: &References) -> Result<(), String> {
+    let negative_item = children_of(invoice, "Items", "I").any(|i| amount(i, "Q") < Decimal::ZERO);
+    let tot_price = amount(invoice, "TotPrice");
+    match &refs.corrects {
+        None if negative_item || tot_price < Decimal::ZERO => {
+            return Err("Negative values are allowed only when CorrectiveInv exists".to_string());
+        }
+        Some((_, kind)) if kind == "CORRECTIVE" && tot_price > Decimal::ZERO => {
+            return Err("A corrective invoice of type CORRECTIVE must not have a positive total".to_string());
+        }
+        _ => {}
+    }
+    if refs.is_order() && !refs.summarized.is_empty() {
+        return Err("An invoice paid with ORDER cannot settle order invoices".to_string());
+    }
+    Ok(())
+}
+
+/// Whether two IssueDateTime values name the same instant.
+pub fn same_instant(a: &str, b: &str) -> bool {
+    match (chrono::DateTime::parse_from_rfc3339(a), chrono::DateTime::parse_from_rfc3339(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// Payments, totals and VAT groups.
@@ -330,6 +399,41 @@ mod tests {
         invoice.items[0].vat_amount = None;
         invoice.items[0].vat_rate = None;
         totals_of(&invoice).unwrap();
+    }
+
+    #[test]
+    fn negatives_belong_to_corrective_documents_and_orders_pay_no_orders() {
+        let mut invoice = vector_invoice();
+        invoice.items[0].quantity = dec("-1");
+        let element = invoice_element(&invoice);
+        assert_eq!(
+            signs_and_roles(&element, &references(&element)).unwrap_err(),
+            "Negative values are allowed only when CorrectiveInv exists"
+        );
+        invoice.corrective_inv = Some(crate::fiscal::model::CorrectiveInv {
+            iic_ref: "ab".repeat(16),
+            issue_date_time: chrono::Utc::now(),
+            kind: crate::fiscal::model::CorrectiveInvType::Corrective,
+        });
+        let element = invoice_element(&invoice);
+        let refs = references(&element);
+        assert_eq!(
+            refs.corrects.as_ref().map(|(n, k)| (n.iic.as_str(), k.as_str())),
+            Some(("AB".repeat(16).as_str(), "CORRECTIVE"))
+        );
+        assert!(signs_and_roles(&element, &refs).unwrap_err().contains("must not have a positive total"));
+        let mut order = vector_invoice();
+        order.pay_methods[0].kind = PayMethodType::Order;
+        order.sum_inv_iic_refs = vec![crate::fiscal::model::SumInvIicRef {
+            iic: "CD".repeat(16),
+            issue_date_time: chrono::Utc::now(),
+        }];
+        let element = invoice_element(&order);
+        let refs = references(&element);
+        assert!(refs.is_order());
+        assert_eq!(refs.summarized.len(), 1);
+        assert!(signs_and_roles(&element, &refs).unwrap_err().contains("paid with ORDER"));
+        assert!(same_instant("2026-11-22T10:00:00+01:00", "2026-11-22T09:00:00+00:00"));
     }
 
     #[test]

@@ -12,6 +12,8 @@ use crate::fiscal::model;
 
 /// The log keeps the newest requests only, so a long sandbox session cannot grow it forever.
 pub const MAX_LOGGED_REQUESTS: usize = 10_000;
+/// The newest requests keep their bodies in the log (for outside checks of what was sent).
+pub const MAX_LOGGED_BODIES: usize = 200;
 /// A slow answer waits at most this long, whatever the control call asked for.
 pub const MAX_DELAY_MS: u64 = 600_000;
 const DEFAULT_SLOW_DELAY_MS: u64 = 10_000;
@@ -94,6 +96,9 @@ pub struct RequestRecord {
     /// The same document was already registered: the answer repeats the first one.
     pub duplicate: bool,
     pub received_at: String,
+    /// The SOAP body as received; kept for the newest `MAX_LOGGED_BODIES` requests only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
 }
 
 /// A TCR the simulator issued a code for.
@@ -125,6 +130,16 @@ pub struct InvoiceRecord {
     pub issue_date_time: String,
     /// How many times it was delivered: more than one means re-sends of the same message.
     pub deliveries: u32,
+    /// `PayMethod@Type` of each payment (ORDER on an order invoice).
+    pub pay_methods: Vec<String>,
+    /// `CorrectiveInv@IICRef`: the invoice it corrects.
+    pub corrects: Option<String>,
+    /// `CorrectiveInv@Type`: CORRECTIVE, CREDIT or DEBIT.
+    pub corrective_type: Option<String>,
+    /// `SumInvIICRefs`: the orders a summary pays.
+    pub sum_inv_iic_refs: Vec<String>,
+    /// On an order: the IIC of the summary that paid it.
+    pub settled_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -240,6 +255,9 @@ impl State {
             self.log.pop_front();
         }
         self.log.push_back(record);
+        if let Some(oldest_kept) = self.log.len().checked_sub(MAX_LOGGED_BODIES + 1) {
+            self.log[oldest_kept].body = None;
+        }
     }
 
     pub fn tcr(&self, tcr_code: &str) -> Option<&TcrRecord> {
@@ -339,10 +357,13 @@ mod tests {
                 fault_string: None,
                 duplicate: false,
                 received_at: String::new(),
+                body: Some(format!("<op{i}/>")),
             });
         }
         assert_eq!(state.log.len(), MAX_LOGGED_REQUESTS);
         assert_eq!(state.log.front().map(|r| r.operation.as_str()), Some("op5"));
+        assert_eq!(state.log.iter().filter(|r| r.body.is_some()).count(), MAX_LOGGED_BODIES);
+        assert!(state.log.back().is_some_and(|r| r.body.is_some()), "the newest keep their bodies");
     }
 
     #[test]

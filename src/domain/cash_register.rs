@@ -95,9 +95,10 @@ pub struct CashSale {
 }
 
 /// The spec's balance: deposits (the INITIAL included) minus withdrawals registered on the TCR,
-/// plus the cash invoices issued from it, self-invoices subtracted. Order invoices and
-/// corrective documents do not exist in Arka yet, so there is nothing to exclude or net.
-/// Checked: the rows are whatever the database holds, however many.
+/// plus the cash invoices issued from it, self-invoices subtracted. The store leaves order
+/// invoices out (their summary pays them) and hands corrective documents in as negative sales:
+/// a cancelled cash sale lowers the balance by what it gave back. Checked: the rows are
+/// whatever the database holds, however many.
 pub fn balance(movements: &[Movement], sales: &[CashSale]) -> Result<Decimal, Overflow> {
     let moved = checked_sum(movements.iter().map(|m| m.action_type.sign() * m.amount))?;
     let sold = checked_sum(sales.iter().map(|s| if s.self_issued { -s.gross_all } else { s.gross_all }))?;
@@ -304,6 +305,12 @@ mod tests {
         // 1000 + 250.50 - 300 + 285 + 1240.42 - 500
         assert_eq!(balance(&movements, &sales), Ok(d("1975.92")));
         assert_eq!(balance(&[], &[]), Ok(d("0")));
+        // | sale 285 | its water cancelled (-45) | balance 240 |
+        let refund = [
+            CashSale { gross_all: d("285"), self_issued: false },
+            CashSale { gross_all: d("-45"), self_issued: false },
+        ];
+        assert_eq!(balance(&[], &refund), Ok(d("240")));
     }
 
     #[test]

@@ -240,7 +240,7 @@ pub fn issue(input: &InvoiceInput) -> Result<Invoice, Error> {
             let mut errors = FieldErrors::new();
             let found = [lines.err(), discount.err(), fee.err(), rate.err(), payments.err()];
             for found in found.into_iter().flatten() {
-                merge(&mut errors, found);
+                errors.merge(found);
             }
             return Err(Error::Invalid(errors));
         }
@@ -263,6 +263,20 @@ pub fn issue(input: &InvoiceInput) -> Result<Invoice, Error> {
     let totals = totals(&priced, fee, rate);
     let payments = payments.settle(totals.total)?;
     Ok(Invoice { issuer_in_vat: input.issuer_in_vat, lines: priced, vat_groups, totals, payments })
+}
+
+/// An invoice of lines already priced (a corrective document's reversed lines): its VAT
+/// groups and totals are their sums, as for an issued one.
+pub fn from_priced(
+    lines: Vec<Line>,
+    issuer_in_vat: bool,
+    fee: Decimal,
+    exchange_rate: Decimal,
+    payments: Vec<Payment>,
+) -> Invoice {
+    let vat_groups = if issuer_in_vat { vat_groups(&lines) } else { Vec::new() };
+    let totals = totals(&lines, fee, exchange_rate);
+    Invoice { issuer_in_vat, lines, vat_groups, totals, payments }
 }
 
 /// A line whose fields passed the rules.
@@ -317,7 +331,7 @@ fn read_lines(lines: &[LineInput], issuer_in_vat: bool) -> Result<Vec<ReadLine>,
     for (index, line) in lines.iter().enumerate() {
         match read_line(index, line, issuer_in_vat) {
             Ok(line) => read.push(line),
-            Err(found) => merge(&mut errors, found),
+            Err(found) => errors.merge(found),
         }
     }
     errors.into_result()?;
@@ -531,14 +545,6 @@ pub fn check_texts(texts: &IssueTexts) -> Result<(), FieldErrors> {
         errors.max_len(field, value.map(str::trim), max);
     }
     errors.into_result()
-}
-
-fn merge(into: &mut FieldErrors, from: FieldErrors) {
-    for (key, messages) in from.into_map() {
-        for message in messages {
-            into.add(key.clone(), message);
-        }
-    }
 }
 
 /// Takes the invoice discount off the lines: over VAT classes by their weight, then over each

@@ -1,5 +1,6 @@
 //! Pure rules: no I/O, no async. Plain structs in, plain structs or typed errors out.
 
+pub mod cancellation;
 pub mod cash_register;
 pub mod client;
 pub mod discount;
@@ -11,5 +12,6 @@ pub mod money;
 pub mod numbering;
 pub mod payments;
 pub mod product;
+pub mod table;
 pub mod time;
 pub mod validation;

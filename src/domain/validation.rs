@@ -30,6 +30,13 @@ impl FieldErrors {
         self.0
     }
 
+    /// Adds every message of `other` under its own key.
+    pub fn merge(&mut self, other: FieldErrors) {
+        for (key, messages) in other.0 {
+            self.0.entry(key).or_default().extend(messages);
+        }
+    }
+
     /// Ok when nothing was collected.
     pub fn into_result(self) -> Result<(), FieldErrors> {
         if self.is_empty() { Ok(()) } else { Err(self) }

@@ -404,11 +404,7 @@ impl Services {
         let (amount, details) = match (amount, details) {
             (Ok(a), Ok(d)) => (a, d),
             (Err(mut e), Err(Error::Invalid(more))) => {
-                for (field, messages) in more.into_map() {
-                    for m in messages {
-                        e.add(field.clone(), m);
-                    }
-                }
+                e.merge(more);
                 return Err(e.into());
             }
             (Err(e), _) => return Err(e.into()),

@@ -3,8 +3,9 @@
 use chrono::{NaiveDate, Utc};
 use uuid::Uuid;
 
-use super::{Error, Result, Services, fault_message};
+use super::{Error, Result, Services};
 use crate::domain::validation::{FieldErrors, is_nuis};
+use crate::fiscal::delivery::Refusal;
 use crate::fiscal::model::{GetTaxpayers, PlainHeader, Tcr, TcrType};
 use crate::fiscal::requests;
 use crate::fiscal::response::{Outcome, Taxpayer};
@@ -98,7 +99,12 @@ impl Services {
         let certificate = self.signer(company_id).await?;
         let accepted = match self.call_cis(certificate, request, |c, b| c.register_tcr(b)).await? {
             Outcome::Accepted(a) => a,
-            Outcome::Rejected(fault) => return Err(Error::Refused(fault_message(&fault))),
+            // The CIS's own fault is its trouble, not the request's: retry later, as in an outage.
+            Outcome::Rejected(fault) if fault.blames_the_cis() => {
+                tracing::warn!(?fault, "TCR registration met the CIS's own fault");
+                return Err(unavailable());
+            }
+            Outcome::Rejected(fault) => return Err(Error::Refused(Refusal::from(&fault).message())),
             Outcome::NotDelivered(reason) => {
                 tracing::warn!(?reason, "TCR registration not delivered");
                 return Err(unavailable());
@@ -168,7 +174,7 @@ impl Services {
                 self.store.write(move |tx| clients::mark_verified(tx, company_id, &nipt)).await?;
                 Ok(taxpayer)
             }
-            Outcome::Rejected(fault) => Err(Error::Refused(fault_message(&fault))),
+            Outcome::Rejected(fault) => Err(Error::Refused(Refusal::from(&fault).message())),
             Outcome::NotDelivered(reason) => {
                 tracing::warn!(?reason, "taxpayer look-up not delivered");
                 Err(Error::Unavailable("The fiscal register (CIS) could not be reached; try again.".into()))

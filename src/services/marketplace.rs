@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use super::Services;
 use super::invoices::{ClientInput, IssueRequest};
 use super::pipeline::Issued;
-use crate::domain::document::InvoiceType;
+use crate::domain::document::DocumentKind;
 use crate::domain::invoice::InvoiceInput;
 use crate::domain::marketplace::{
     Action, EventSource, FISCALIZED_EVENT, FiscalOrder, OrderState, PreorderStatus, WoltCall, WoltStatus,
@@ -829,7 +829,7 @@ fn issue_request(order: &StoredOrder) -> IssueRequest {
     });
     let internal_id: String = format!("wolt-{}", order.wolt_order_id).chars().take(255).collect();
     IssueRequest {
-        kind: if company.is_some() { InvoiceType::NonCash } else { InvoiceType::Cash },
+        kind: if company.is_some() { DocumentKind::NonCash } else { DocumentKind::Cash },
         api_version: 1,
         internal_id,
         client: company.map(|c| ClientInput {

@@ -18,7 +18,7 @@ use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::gateway::Gateway;
 use crate::fiscal::queue::Queue;
-use crate::fiscal::response::{Fault, Outcome};
+use crate::fiscal::response::Outcome;
 use crate::fiscal::transport::CisClient;
 use crate::secrets::KeyFile;
 use crate::store::Store;
@@ -83,14 +83,6 @@ impl Services {
             .await
             .map_err(|e| Error::Internal(e.to_string()))?
             .map_err(Error::from)
-    }
-}
-
-/// How a CIS refusal reads to the caller: its code in brackets, then its text, as the cloud does.
-pub fn fault_message(fault: &Fault) -> String {
-    match &fault.code {
-        Some(code) => format!("[{code}] {}", fault.faultstring),
-        None => fault.faultstring.clone(),
     }
 }
 

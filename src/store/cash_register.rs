@@ -240,7 +240,9 @@ pub fn movements(
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// (gross in lek, self-issued) of the TCR's cash invoices issued in [`from`, `before`).
+/// (gross in lek, self-issued) of the TCR's cash documents issued in [`from`, `before`):
+/// cash invoices, summaries and corrective documents (negative, a refund); not orders (paid
+/// by their summary) nor the corrective documents of orders.
 pub fn cash_sales(
     conn: &Connection,
     company_id: i64,
@@ -250,7 +252,8 @@ pub fn cash_sales(
 ) -> Result<Vec<(Decimal, bool)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT gross_all, self_issue_type IS NOT NULL FROM invoices
-         WHERE company_id = :company AND tcr_code = :tcr AND kind = 'CASH'
+         WHERE company_id = :company AND tcr_code = :tcr AND kind = 'CASH' AND document_kind <> 'ORDER'
+           AND NOT EXISTS (SELECT 1 FROM invoices o WHERE o.id = invoices.original_invoice_id AND o.document_kind = 'ORDER')
            AND (:from IS NULL OR substr(issued_at, 1, 19) >= substr(:from, 1, 19))
            AND (:before IS NULL OR substr(issued_at, 1, 19) < substr(:before, 1, 19))",
     )?;

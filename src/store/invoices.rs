@@ -7,6 +7,8 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
 use super::{Result, now_text};
+use crate::domain::cancellation::Reversed;
+use crate::domain::document::{DocumentKind, InvoiceType};
 
 /// A Decimal stored as TEXT, so money stays exact in SQLite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -34,6 +36,35 @@ impl FromSql for Money {
 
 fn m(d: Decimal) -> Money {
     Money(d)
+}
+
+fn text_enum<T>(value: ValueRef<'_>, parse: fn(&str) -> Option<T>) -> FromSqlResult<T> {
+    let text = value.as_str()?;
+    parse(text).ok_or_else(|| FromSqlError::Other(format!("unknown value {text}").into()))
+}
+
+impl ToSql for InvoiceType {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for InvoiceType {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        text_enum(value, InvoiceType::parse)
+    }
+}
+
+impl ToSql for DocumentKind {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for DocumentKind {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        text_enum(value, DocumentKind::parse)
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -65,6 +96,8 @@ pub struct Line {
     pub net: Decimal,
     pub vat: Decimal,
     pub gross: Decimal,
+    /// On a corrective document: the position of the original's line it reverses.
+    pub original_position: Option<i64>,
 }
 
 #[derive(Debug, Clone)]
@@ -100,8 +133,9 @@ pub struct Invoice {
     pub user_id: Option<i64>,
     pub internal_id: String,
     pub year: i32,
-    /// CASH or NONCASH
-    pub kind: String,
+    /// Its type and numbering sequence (the list's `type`).
+    pub kind: InvoiceType,
+    pub document_kind: DocumentKind,
     pub api_version: i64,
     pub doc_type: Option<String>,
     pub original_invoice_iic: Option<String>,
@@ -140,6 +174,26 @@ pub struct Invoice {
     pub payments: Vec<Payment>,
     /// The bank account `bank_account_id` names, read with the invoice.
     pub bank_account: Option<super::accounts::BankAccount>,
+    /// A corrective document's original.
+    pub original_invoice_id: Option<i64>,
+    /// When a cancellation last reversed (part of) it.
+    pub reversed_at: Option<String>,
+    /// An order's summary, once it paid the order.
+    pub settled_by: Option<i64>,
+    /// A summary's orders, read with it.
+    pub settled_orders: Vec<SettledOrder>,
+}
+
+/// An order a summary paid, as the summary's answer lists it.
+#[derive(Debug, Clone)]
+pub struct SettledOrder {
+    pub id: i64,
+    pub number: String,
+    pub iic: String,
+    pub issued_at: String,
+    pub currency: String,
+    /// With VAT, in its currency.
+    pub total: Decimal,
 }
 
 /// The highest ordinal used this year by the company (for cash: by the company's TCR). Read by
@@ -197,6 +251,149 @@ pub fn issued_at_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result
         .optional()?)
 }
 
+/// The company's invoice with this IIC.
+pub fn id_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row(
+            "SELECT id FROM invoices WHERE company_id = :company AND iic = :iic",
+            named_params! {":company": company_id, ":iic": iic.to_uppercase()},
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// How many corrective documents reverse the invoice: a cancellation checks in its
+/// transaction that none came in since it looked.
+pub fn corrective_count(conn: &Connection, original_id: i64) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM invoices WHERE original_invoice_id = :original",
+        named_params! {":original": original_id},
+        |r| r.get(0),
+    )?)
+}
+
+/// What the invoice's corrective documents reversed, by the position of its line (positive).
+pub fn reversed_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(i64, Reversed)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT l.original_position, l.quantity, l.total, l.discount, l.net, l.vat, l.gross
+         FROM invoices c JOIN invoice_lines l ON l.invoice_id = c.id
+         WHERE c.original_invoice_id = :original AND l.original_position IS NOT NULL",
+    )?;
+    let rows = stmt.query_map(named_params! {":original": original_id}, |r| {
+        let position: i64 = r.get(0)?;
+        Ok((
+            position,
+            Reversed {
+                quantity: -money(r, "quantity")?,
+                total: -money(r, "total")?,
+                discount: -money(r, "discount")?,
+                net: -money(r, "net")?,
+                vat: -money(r, "vat")?,
+                gross: -money(r, "gross")?,
+            },
+        ))
+    })?;
+    let mut sums: Vec<(i64, Reversed)> = Vec::new();
+    for row in rows {
+        let (position, r) = row?;
+        match sums.iter_mut().find(|(p, _)| *p == position) {
+            Some((_, sum)) => {
+                sum.quantity += r.quantity;
+                sum.total += r.total;
+                sum.discount += r.discount;
+                sum.net += r.net;
+                sum.vat += r.vat;
+                sum.gross += r.gross;
+            }
+            None => sums.push((position, r)),
+        }
+    }
+    Ok(sums)
+}
+
+/// What the invoice's corrective documents gave back, by payment method (positive).
+pub fn refunded_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(String, Decimal)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT p.type, p.amount FROM invoices c JOIN invoice_payments p ON p.invoice_id = c.id
+         WHERE c.original_invoice_id = :original",
+    )?;
+    let rows =
+        stmt.query_map(named_params! {":original": original_id}, |r| Ok((r.get(0)?, -money(r, "amount")?)))?;
+    let mut sums: Vec<(String, Decimal)> = Vec::new();
+    for row in rows {
+        let (kind, amount): (String, Decimal) = row?;
+        match sums.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, sum)) => *sum += amount,
+            None => sums.push((kind, amount)),
+        }
+    }
+    Ok(sums)
+}
+
+/// `reversed_at` of an invoice: when its latest corrective document was issued, or NULL.
+pub fn refresh_reversal(conn: &Connection, original_id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE invoices SET reversed_at =
+             (SELECT MAX(c.issued_at) FROM invoices c WHERE c.original_invoice_id = invoices.id)
+         WHERE id = :original",
+        named_params! {":original": original_id},
+    )?;
+    Ok(())
+}
+
+/// The summary `summary_id` pays the orders; returns how many were still open.
+pub fn settle_orders(conn: &Connection, summary_id: i64, order_ids: &[i64]) -> Result<usize> {
+    let mut stmt = conn.prepare_cached(
+        "UPDATE invoices SET settled_by_invoice_id = :summary
+         WHERE id = :order AND document_kind = 'ORDER' AND settled_by_invoice_id IS NULL",
+    )?;
+    let mut settled = 0;
+    for order in order_ids {
+        settled += stmt.execute(named_params! {":summary": summary_id, ":order": order})?;
+    }
+    Ok(settled)
+}
+
+/// The orders a summary paid are open again (the summary was not kept).
+pub fn reopen_orders(conn: &Connection, summary_id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE invoices SET settled_by_invoice_id = NULL WHERE settled_by_invoice_id = :summary",
+        named_params! {":summary": summary_id},
+    )?;
+    Ok(())
+}
+
+/// The original of a corrective document.
+pub fn original_of(conn: &Connection, id: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row(
+            "SELECT original_invoice_id FROM invoices WHERE id = :id",
+            named_params! {":id": id},
+            |r| r.get(0),
+        )
+        .optional()?
+        .flatten())
+}
+
+/// The orders a summary paid, oldest first.
+pub fn settled_orders(conn: &Connection, summary_id: i64) -> Result<Vec<SettledOrder>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, number, iic, issued_at, currency, total FROM invoices
+         WHERE settled_by_invoice_id = :summary ORDER BY id",
+    )?;
+    let rows = stmt.query_map(named_params! {":summary": summary_id}, |r| {
+        Ok(SettledOrder {
+            id: r.get("id")?,
+            number: r.get("number")?,
+            iic: r.get("iic")?,
+            issued_at: r.get("issued_at")?,
+            currency: r.get("currency")?,
+            total: money(r, "total")?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// Lower-cased text the list's `query` matches: number, buyer name and NIPT.
 fn search_text(invoice: &Invoice) -> String {
     [Some(invoice.number.as_str()), invoice.buyer.name.as_deref(), invoice.buyer.id_value.as_deref()]
@@ -218,13 +415,14 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
              client_id, buyer_name, buyer_id_type, buyer_id_value, buyer_address, buyer_city, buyer_country,
              self_issue_type, due_date, delivery_date, supply_start_date, supply_end_date, reverse_charge,
              periodic_invoice, notes, bank_account_id, iic, iic_signature, header_uuid, fic, eic, verify_url,
-             search_text, created_at)
+             search_text, created_at, document_kind, original_invoice_id, reversed_at, settled_by_invoice_id)
          VALUES (:company, :unit, :user, :internal, :year, :kind, :version, :doc_type, :original_iic, :tcr, :ord,
              :number, :inv_num, :issued_at, :issue_date, :issue_dt, :operator, :bu, :currency, :rate, :gross, :net,
              :vat, :discount, :discount_gross, :fee, :total, :gross_all, :net_all, :vat_all, :discount_all,
              :disc_type, :disc_value, :client, :buyer_name, :buyer_id_type, :buyer_id_value, :buyer_address,
              :buyer_city, :buyer_country, :self_issue, :due, :delivery, :supply_start, :supply_end, :reverse,
-             :periodic, :notes, :bank, :iic, :iic_sig, :uuid, :fic, :eic, :verify, :search, :now)",
+             :periodic, :notes, :bank, :iic, :iic_sig, :uuid, :fic, :eic, :verify, :search, :now, :document_kind,
+             :original, :reversed_at, :settled_by)",
         named_params! {
             ":company": i.company_id, ":unit": i.business_unit_id, ":user": i.user_id, ":internal": i.internal_id,
             ":year": i.year, ":kind": i.kind, ":version": i.api_version, ":doc_type": i.doc_type,
@@ -243,14 +441,17 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":periodic": i.periodic_invoice, ":notes": i.notes, ":bank": i.bank_account_id, ":iic": i.iic,
             ":iic_sig": i.iic_signature, ":uuid": i.header_uuid, ":fic": i.fic, ":eic": i.eic,
             ":verify": i.verify_url, ":search": search_text(i), ":now": now_text(),
+            ":document_kind": i.document_kind, ":original": i.original_invoice_id, ":reversed_at": i.reversed_at,
+            ":settled_by": i.settled_by,
         },
     )?;
     let id = conn.last_insert_rowid();
     let mut line_stmt = conn.prepare_cached(
         "INSERT INTO invoice_lines (invoice_id, position, product_name, product_code, unit, unit_code, quantity,
-             price, total, discount_rate, discount, vat_rate, exemption, unit_price_net, rebate, net, vat, gross)
+             price, total, discount_rate, discount, vat_rate, exemption, unit_price_net, rebate, net, vat, gross,
+             original_position)
          VALUES (:invoice, :pos, :name, :code, :unit, :unit_code, :qty, :price, :total, :discount_rate, :discount,
-             :vat_rate, :exemption, :upb, :rebate, :net, :vat, :gross)",
+             :vat_rate, :exemption, :upb, :rebate, :net, :vat, :gross, :original_position)",
     )?;
     for (pos, l) in i.lines.iter().enumerate() {
         line_stmt.execute(named_params! {
@@ -258,7 +459,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":unit_code": l.unit_code, ":qty": m(l.quantity), ":price": m(l.price), ":total": m(l.total),
             ":discount_rate": m(l.discount_rate), ":discount": m(l.discount), ":vat_rate": m(l.vat_rate),
             ":exemption": l.exemption, ":upb": m(l.unit_price_net), ":rebate": l.rebate.map(m), ":net": m(l.net),
-            ":vat": m(l.vat), ":gross": m(l.gross),
+            ":vat": m(l.vat), ":gross": m(l.gross), ":original_position": l.original_position,
         })?;
     }
     let mut pay_stmt = conn.prepare_cached(
@@ -293,78 +494,85 @@ const COLUMNS: &str = "id, company_id, business_unit_id, user_id, internal_id, y
     net_all, vat_all, discount_all, invoice_discount_type, invoice_discount_value, client_id, buyer_name,
     buyer_id_type, buyer_id_value, buyer_address, buyer_city, buyer_country, self_issue_type, due_date,
     delivery_date, supply_start_date, supply_end_date, reverse_charge, periodic_invoice, notes, bank_account_id,
-    iic, iic_signature, header_uuid, fic, eic, verify_url, created_at";
+    iic, iic_signature, header_uuid, fic, eic, verify_url, created_at, document_kind, original_invoice_id,
+    reversed_at, settled_by_invoice_id";
 
-fn money(r: &Row, i: usize) -> rusqlite::Result<Decimal> {
-    Ok(r.get::<_, Money>(i)?.0)
+fn money(r: &Row, column: &str) -> rusqlite::Result<Decimal> {
+    Ok(r.get::<_, Money>(column)?.0)
 }
 
+/// One row of `invoices`, read by column name.
 fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
     Ok(Invoice {
-        id: r.get(0)?,
-        company_id: r.get(1)?,
-        business_unit_id: r.get(2)?,
-        user_id: r.get(3)?,
-        internal_id: r.get(4)?,
-        year: r.get(5)?,
-        kind: r.get(6)?,
-        api_version: r.get(7)?,
-        doc_type: r.get(8)?,
-        original_invoice_iic: r.get(9)?,
-        tcr_code: r.get(10)?,
-        ord_num: r.get(11)?,
-        number: r.get(12)?,
-        inv_num: r.get(13)?,
-        issued_at: r.get(14)?,
-        issue_date: r.get(15)?,
-        issue_date_time: r.get(16)?,
-        operator_code: r.get(17)?,
-        business_unit_code: r.get(18)?,
-        currency: r.get(19)?,
-        exchange_rate: money(r, 20)?,
+        id: r.get("id")?,
+        company_id: r.get("company_id")?,
+        business_unit_id: r.get("business_unit_id")?,
+        user_id: r.get("user_id")?,
+        internal_id: r.get("internal_id")?,
+        year: r.get("year")?,
+        kind: r.get("kind")?,
+        document_kind: r.get("document_kind")?,
+        api_version: r.get("api_version")?,
+        doc_type: r.get("doc_type")?,
+        original_invoice_iic: r.get("original_invoice_iic")?,
+        tcr_code: r.get("tcr_code")?,
+        ord_num: r.get("ord_num")?,
+        number: r.get("number")?,
+        inv_num: r.get("inv_num")?,
+        issued_at: r.get("issued_at")?,
+        issue_date: r.get("issue_date")?,
+        issue_date_time: r.get("issue_date_time")?,
+        operator_code: r.get("operator_code")?,
+        business_unit_code: r.get("business_unit_code")?,
+        currency: r.get("currency")?,
+        exchange_rate: money(r, "exchange_rate")?,
         totals: Totals {
-            gross: money(r, 21)?,
-            net: money(r, 22)?,
-            vat: money(r, 23)?,
-            discount: money(r, 24)?,
-            discount_gross: money(r, 25)?,
-            fee: money(r, 26)?,
-            total: money(r, 27)?,
-            gross_all: money(r, 28)?,
-            net_all: money(r, 29)?,
-            vat_all: money(r, 30)?,
-            discount_all: money(r, 31)?,
+            gross: money(r, "gross")?,
+            net: money(r, "net")?,
+            vat: money(r, "vat")?,
+            discount: money(r, "discount")?,
+            discount_gross: money(r, "discount_gross")?,
+            fee: money(r, "fee")?,
+            total: money(r, "total")?,
+            gross_all: money(r, "gross_all")?,
+            net_all: money(r, "net_all")?,
+            vat_all: money(r, "vat_all")?,
+            discount_all: money(r, "discount_all")?,
         },
-        invoice_discount_type: r.get(32)?,
-        invoice_discount_value: r.get::<_, Option<Money>>(33)?.map(|m| m.0),
+        invoice_discount_type: r.get("invoice_discount_type")?,
+        invoice_discount_value: r.get::<_, Option<Money>>("invoice_discount_value")?.map(|m| m.0),
         buyer: Buyer {
-            client_id: r.get(34)?,
-            name: r.get(35)?,
-            id_type: r.get(36)?,
-            id_value: r.get(37)?,
-            address: r.get(38)?,
-            city: r.get(39)?,
-            country: r.get(40)?,
+            client_id: r.get("client_id")?,
+            name: r.get("buyer_name")?,
+            id_type: r.get("buyer_id_type")?,
+            id_value: r.get("buyer_id_value")?,
+            address: r.get("buyer_address")?,
+            city: r.get("buyer_city")?,
+            country: r.get("buyer_country")?,
         },
-        self_issue_type: r.get(41)?,
-        due_date: r.get(42)?,
-        delivery_date: r.get(43)?,
-        supply_start_date: r.get(44)?,
-        supply_end_date: r.get(45)?,
-        reverse_charge: r.get(46)?,
-        periodic_invoice: r.get(47)?,
-        notes: r.get(48)?,
-        bank_account_id: r.get(49)?,
-        iic: r.get(50)?,
-        iic_signature: r.get(51)?,
-        header_uuid: r.get(52)?,
-        fic: r.get(53)?,
-        eic: r.get(54)?,
-        verify_url: r.get(55)?,
-        created_at: r.get(56)?,
+        self_issue_type: r.get("self_issue_type")?,
+        due_date: r.get("due_date")?,
+        delivery_date: r.get("delivery_date")?,
+        supply_start_date: r.get("supply_start_date")?,
+        supply_end_date: r.get("supply_end_date")?,
+        reverse_charge: r.get("reverse_charge")?,
+        periodic_invoice: r.get("periodic_invoice")?,
+        notes: r.get("notes")?,
+        bank_account_id: r.get("bank_account_id")?,
+        iic: r.get("iic")?,
+        iic_signature: r.get("iic_signature")?,
+        header_uuid: r.get("header_uuid")?,
+        fic: r.get("fic")?,
+        eic: r.get("eic")?,
+        verify_url: r.get("verify_url")?,
+        created_at: r.get("created_at")?,
+        original_invoice_id: r.get("original_invoice_id")?,
+        reversed_at: r.get("reversed_at")?,
+        settled_by: r.get("settled_by_invoice_id")?,
         lines: Vec::new(),
         payments: Vec::new(),
         bank_account: None,
+        settled_orders: Vec::new(),
     })
 }
 
@@ -375,28 +583,29 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
     };
     let mut stmt = conn.prepare_cached(
         "SELECT product_name, product_code, unit, unit_code, quantity, price, total, discount_rate, discount,
-             vat_rate, exemption, unit_price_net, rebate, net, vat, gross
+             vat_rate, exemption, unit_price_net, rebate, net, vat, gross, original_position
          FROM invoice_lines WHERE invoice_id = :id ORDER BY position",
     )?;
     invoice.lines = stmt
         .query_map(named_params! {":id": invoice.id}, |r| {
             Ok(Line {
-                product_name: r.get(0)?,
-                product_code: r.get(1)?,
-                unit: r.get(2)?,
-                unit_code: r.get(3)?,
-                quantity: money(r, 4)?,
-                price: money(r, 5)?,
-                total: money(r, 6)?,
-                discount_rate: money(r, 7)?,
-                discount: money(r, 8)?,
-                vat_rate: money(r, 9)?,
-                exemption: r.get(10)?,
-                unit_price_net: money(r, 11)?,
-                rebate: r.get::<_, Option<Money>>(12)?.map(|m| m.0),
-                net: money(r, 13)?,
-                vat: money(r, 14)?,
-                gross: money(r, 15)?,
+                product_name: r.get("product_name")?,
+                product_code: r.get("product_code")?,
+                unit: r.get("unit")?,
+                unit_code: r.get("unit_code")?,
+                quantity: money(r, "quantity")?,
+                price: money(r, "price")?,
+                total: money(r, "total")?,
+                discount_rate: money(r, "discount_rate")?,
+                discount: money(r, "discount")?,
+                vat_rate: money(r, "vat_rate")?,
+                exemption: r.get("exemption")?,
+                unit_price_net: money(r, "unit_price_net")?,
+                rebate: r.get::<_, Option<Money>>("rebate")?.map(|m| m.0),
+                net: money(r, "net")?,
+                vat: money(r, "vat")?,
+                gross: money(r, "gross")?,
+                original_position: r.get("original_position")?,
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -408,12 +617,15 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
             let vouchers: String = r.get(3)?;
             Ok(Payment {
                 kind: r.get(0)?,
-                amount: money(r, 1)?,
+                amount: money(r, "amount")?,
                 company_card: r.get(2)?,
                 vouchers: serde_json::from_str(&vouchers).unwrap_or_default(),
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    if invoice.document_kind == DocumentKind::Summary {
+        invoice.settled_orders = settled_orders(conn, invoice.id)?;
+    }
     Ok(())
 }
 
@@ -527,7 +739,8 @@ mod tests {
             user_id: None,
             internal_id: format!("r-{n}"),
             year: 2026,
-            kind: kind.to_string(),
+            kind: InvoiceType::parse(kind).unwrap_or(InvoiceType::Cash),
+            document_kind: DocumentKind::parse(kind).unwrap_or(DocumentKind::Cash),
             api_version: 1,
             doc_type: None,
             original_invoice_iic: None,
@@ -565,6 +778,10 @@ mod tests {
             lines: Vec::new(),
             payments: Vec::new(),
             bank_account: None,
+            original_invoice_id: None,
+            reversed_at: None,
+            settled_by: None,
+            settled_orders: Vec::new(),
         }
     }
 
@@ -605,6 +822,96 @@ mod tests {
             })
             .unwrap();
         assert_eq!(max, (1, 1));
+    }
+
+    #[test]
+    fn a_summary_settles_open_orders_once_and_a_reversal_dates_its_original() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        let company = store
+            .write_blocking(|tx| {
+                tx.execute(
+                    "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
+                    [],
+                )?;
+                Ok(tx.last_insert_rowid())
+            })
+            .unwrap();
+        let document = |n: i64, kind: DocumentKind, day: &str| {
+            let mut i = invoice(company, n, "CASH", day, None);
+            i.tcr_code = Some("aa111aa111".into());
+            i.document_kind = kind;
+            i
+        };
+        let (order, summary) = store
+            .write_blocking(|tx| {
+                let order = insert(tx, &document(1, DocumentKind::Order, "2026-03-01"))?;
+                let summary = insert(tx, &document(2, DocumentKind::Summary, "2026-03-01"))?;
+                Ok((order, summary))
+            })
+            .unwrap();
+        assert_eq!(store.write_blocking(|tx| settle_orders(tx, summary, &[order])).unwrap(), 1);
+        assert_eq!(
+            store.write_blocking(|tx| settle_orders(tx, summary, &[order])).unwrap(),
+            0,
+            "settled once"
+        );
+        let read = store.read_blocking(|c| get(c, company, summary)).unwrap().unwrap();
+        assert_eq!(read.settled_orders.iter().map(|o| o.id).collect::<Vec<_>>(), [order]);
+        store.write_blocking(|tx| reopen_orders(tx, summary)).unwrap();
+        assert_eq!(store.read_blocking(|c| get(c, company, order)).unwrap().unwrap().settled_by, None);
+
+        let sale =
+            store.write_blocking(|tx| insert(tx, &document(3, DocumentKind::Cash, "2026-03-01"))).unwrap();
+        let mut corrective = document(4, DocumentKind::Corrective, "2026-03-05");
+        corrective.original_invoice_id = Some(sale);
+        corrective.lines = vec![Line {
+            product_name: "Kafe".into(),
+            product_code: "K1".into(),
+            unit: "copë".into(),
+            unit_code: None,
+            quantity: Decimal::NEGATIVE_ONE,
+            price: Decimal::ONE_HUNDRED,
+            total: -Decimal::ONE_HUNDRED,
+            discount_rate: Decimal::ZERO,
+            discount: Decimal::ZERO,
+            vat_rate: Decimal::from(20),
+            exemption: None,
+            unit_price_net: Decimal::from(83),
+            rebate: None,
+            net: Decimal::from(-83),
+            vat: Decimal::from(-17),
+            gross: -Decimal::ONE_HUNDRED,
+            original_position: Some(0),
+        }];
+        let corrective_id = store
+            .write_blocking(|tx| {
+                let id = insert(tx, &corrective)?;
+                refresh_reversal(tx, sale)?;
+                Ok(id)
+            })
+            .unwrap();
+        let (reversed_at, count, reversed) = store
+            .read_blocking(|c| {
+                Ok((
+                    get(c, company, sale)?.unwrap().reversed_at,
+                    corrective_count(c, sale)?,
+                    reversed_so_far(c, sale)?,
+                ))
+            })
+            .unwrap();
+        assert_eq!(reversed_at.as_deref(), Some("2026-03-05T10:00:00+00:00"));
+        assert_eq!(count, 1);
+        assert_eq!(reversed[0].0, 0);
+        assert_eq!(reversed[0].1.quantity, Decimal::ONE);
+        assert_eq!(reversed[0].1.gross, Decimal::ONE_HUNDRED);
+        store
+            .write_blocking(|tx| {
+                delete(tx, corrective_id)?;
+                refresh_reversal(tx, sale)
+            })
+            .unwrap();
+        assert_eq!(store.read_blocking(|c| get(c, company, sale)).unwrap().unwrap().reversed_at, None);
     }
 
     #[test]

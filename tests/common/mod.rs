@@ -6,6 +6,7 @@ pub mod process;
 pub mod sim;
 pub mod till;
 pub mod wolt;
+pub mod xml;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

@@ -20,15 +20,18 @@ pub struct Till {
     pub user_id: i64,
     pub company_id: i64,
     pub tcr_code: String,
+    /// The shop's signing certificate, PEM, for outside checks of its signatures.
+    pub cert_pem: Vec<u8>,
 }
 
-/// A company ready to sell on a server: its owner's token, unit, user and till.
+/// A company ready to sell on a server: its owner's token, unit, user, till and certificate.
 pub struct Shop {
     pub token: String,
     pub company_id: i64,
     pub branch_id: i64,
     pub user_id: i64,
     pub tcr_code: String,
+    pub cert_pem: Vec<u8>,
 }
 
 /// Limits wide enough for concurrency stories (the spec's figures are tested with the limits).
@@ -47,6 +50,12 @@ pub fn open_till_with(sim: &SimServer, configure: impl FnOnce(&mut arka::config:
 /// `last_noncash_number` (`lastNonCashEInvoiceNumber` at registration).
 pub fn open_till_carrying(sim: &SimServer, last_noncash_number: i64) -> Till {
     open_till_configured(sim, last_noncash_number, |_| {})
+}
+
+/// A shop on a server of its own with `limits` (the `--limits` syntax).
+pub fn open_till_limited(sim: &SimServer, limits: &str) -> Till {
+    let limits = limits.to_string();
+    open_till_configured(sim, 0, move |args| args.limits = limits.parse().unwrap())
 }
 
 fn open_till_configured(
@@ -73,6 +82,7 @@ pub fn onboard_till(server: TestServer, last_noncash_number: i64) -> Till {
         user_id: shop.user_id,
         company_id: shop.company_id,
         tcr_code: shop.tcr_code,
+        cert_pem: shop.cert_pem,
     }
 }
 
@@ -81,6 +91,12 @@ pub fn onboard_till(server: TestServer, last_noncash_number: i64) -> Till {
 /// operator code on the owner, who sells.
 pub fn onboard(server: &TestServer, partner: &str, nuis: &str, unit_code: &str) -> Shop {
     onboard_carrying(server, partner, nuis, unit_code, 0)
+}
+
+/// Another company on board of `server`, through a partner of its own.
+pub fn on_board(server: &TestServer, nuis: &str, last_noncash_number: i64) -> Shop {
+    let partner = server.create_partner("desk");
+    onboard_carrying(server, &partner, nuis, "ab123cd456", last_noncash_number)
 }
 
 /// [`onboard`] for a company whose last non-cash invoice before Arka was `last_noncash_number`.
@@ -103,7 +119,7 @@ pub fn onboard_carrying(
             &branch_body("Qendër", unit_code),
         )
         .data(200);
-    upload_certificate(server, &token, nuis, 365);
+    let cert_pem = upload_certificate(server, &token, nuis, 365);
     let device = json!({"branchId": shop.branch_id, "name": "Kasa 1", "fromDate": Utc::now().date_naive().to_string()});
     let reply = server.post_json("/api/v1/on-boarding/fiscal-device", Some(&token), &device);
     let tcr_code = reply.data(201)["device"]["fiscalTcrCode"].as_str().unwrap().to_string();
@@ -114,7 +130,14 @@ pub fn onboard_carrying(
             &json!({"operatorCode": "op123op123"}),
         )
         .data(200);
-    Shop { token, company_id: shop.company_id, branch_id: shop.branch_id, user_id: shop.user_id, tcr_code }
+    Shop {
+        token,
+        company_id: shop.company_id,
+        branch_id: shop.branch_id,
+        user_id: shop.user_id,
+        tcr_code,
+        cert_pem,
+    }
 }
 
 impl Till {
@@ -138,11 +161,9 @@ impl Till {
 }
 
 /// Uploads a new self-signed certificate for `nuis`, valid `days`, as the company's signing one.
-pub fn upload_certificate(server: &TestServer, token: &str, nuis: &str, days: i64) {
-    let p12 = Certificate::generate_self_signed(nuis, "Shop", chrono::Duration::days(days))
-        .unwrap()
-        .to_p12("pw")
-        .unwrap();
+pub fn upload_certificate(server: &TestServer, token: &str, nuis: &str, days: i64) -> Vec<u8> {
+    let certificate = Certificate::generate_self_signed(nuis, "Shop", chrono::Duration::days(days)).unwrap();
+    let p12 = certificate.to_p12("pw").unwrap();
     server
         .post_multipart(
             "/api/v1/on-boarding/certificate",
@@ -150,6 +171,7 @@ pub fn upload_certificate(server: &TestServer, token: &str, nuis: &str, days: i6
             &[Part::File("certificate_file", "c.p12", &p12), Part::Text("password", "pw")],
         )
         .data(201);
+    openssl::x509::X509::from_der(certificate.cert_der()).unwrap().to_pem().unwrap()
 }
 
 /// Two coffees at 20 % VAT and a water at 6 % with 10 % off: 285.00 ALL, paid in banknotes.
@@ -289,4 +311,13 @@ pub fn assert_all_present_and_gapless(db: &std::path::Path, acknowledged: &[Ackn
     let numbers: Vec<i64> = stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
     let expected: Vec<i64> = (1..=i64::try_from(numbers.len()).unwrap()).collect();
     assert_eq!(numbers, expected, "the cash invoices are numbered without a gap");
+}
+
+/// The same sale on account (non-cash, v1) to a business identified by NUIS: 285.00 ALL.
+pub fn on_account(internal_id: &str) -> Value {
+    let mut body = coffee_and_water(internal_id);
+    body["payment_method"] = json!("ACCOUNT");
+    body["client"] = json!({"name": "Ushqimore Dardania", "id": {"type": "NUIS", "id": "K81234001A"},
+                            "address": "Rruga e Kavajës 112", "city": "Tiranë"});
+    body
 }

@@ -12,13 +12,13 @@ use super::super::pipeline::Sequence;
 use super::super::{Error, Result, Services};
 use super::document::InvoiceDocument;
 use super::{ClientInput, IssueRequest};
-use crate::domain::document::InvoiceType;
+use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice as rules;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType, IdType};
 use crate::store::accounts::Caller;
-use crate::store::invoices as db;
+use crate::store::invoices::{self as db, SettledOrder};
 
 /// Who issues an invoice and with what: the user's codes, the till, the certificate.
 #[derive(Clone)]
@@ -50,15 +50,30 @@ pub fn user_codes(caller: &Caller, needs_tcr: bool) -> Result<(String, String, O
     Ok((operator_code, unit_code, caller.user.tcr_code.clone()))
 }
 
+/// What an invoice document changes besides itself.
+#[derive(Debug, Clone, Default)]
+pub enum Links {
+    #[default]
+    None,
+    /// A corrective document: its original, the original's line each of its lines reverses, and
+    /// how many corrective documents the original had when this one was computed.
+    Reverses { original_id: i64, positions: Vec<i64>, corrections_seen: i64 },
+    /// A summary: the orders it pays.
+    Settles(Vec<SettledOrder>),
+}
+
 /// An invoice checked and computed: everything but its number and issue time.
 #[derive(Debug, Clone)]
 pub struct Content {
+    pub document_kind: DocumentKind,
     pub invoice_type: InvoiceType,
+    pub links: Links,
     pub internal_id: String,
     pub api_version: i64,
     pub computed: rules::Invoice,
     pub buyer: db::Buyer,
-    /// The invoice a credit (381) or debit (383) note corrects.
+    /// The invoice a credit (381) or debit (383) note, or a cancellation's corrective
+    /// document, corrects.
     pub corrective: Option<CorrectiveInv>,
     pub due: Option<NaiveDate>,
     pub supply_start: Option<NaiveDate>,
@@ -81,11 +96,7 @@ pub fn computed(input: &rules::InvoiceInput, errors: FieldErrors) -> Result<rule
         Ok(c) if errors.is_empty() => Ok(c),
         Ok(_) => Err(errors.into()),
         Err(crate::domain::error::Error::Invalid(mut e)) => {
-            for (k, msgs) in errors.into_map() {
-                for m in msgs {
-                    e.add(k.clone(), m);
-                }
-            }
+            e.merge(errors);
             Err(e.into())
         }
         Err(crate::domain::error::Error::LineTotals(mismatches)) => Err(Error::Incomplete {
@@ -142,7 +153,7 @@ pub fn buyer_of(req: &IssueRequest) -> Result<db::Buyer> {
                 FieldErrors::one("client", "A self-issued invoice needs the seller as client.").into()
             );
         }
-        if req.kind == InvoiceType::NonCash {
+        if req.kind == DocumentKind::NonCash {
             return Err(FieldErrors::one("client.name", "A non-cash invoice needs a buyer.").into());
         }
         return Ok(db::Buyer::default());
@@ -174,7 +185,7 @@ pub fn buyer_of(req: &IssueRequest) -> Result<db::Buyer> {
         },
         (None, None) => None,
     };
-    if req.kind == InvoiceType::NonCash && id_type_text.as_deref() != Some("NUIS") {
+    if req.kind == DocumentKind::NonCash && id_type_text.as_deref() != Some("NUIS") {
         errors.add("client.id", "A non-cash invoice's buyer is identified by NUIS.");
     }
     if id_type_text.as_deref() == Some("NUIS")
@@ -223,15 +234,26 @@ pub fn buyer_of(req: &IssueRequest) -> Result<db::Buyer> {
     })
 }
 
+impl Issuer {
+    /// The sequence a document of `invoice_type` issued by this user is numbered in.
+    pub fn sequence(&self, invoice_type: InvoiceType) -> Sequence {
+        match (invoice_type, &self.tcr_code) {
+            (InvoiceType::Cash, Some(tcr)) => Sequence::Till(tcr.clone()),
+            _ => Sequence::Business,
+        }
+    }
+}
+
 impl Services {
-    /// A cash or non-cash invoice request, checked in the order the README's "Errors of an
+    /// A cash, non-cash or order invoice request, checked in the order the README's "Errors of an
     /// issue" lists, ready for the pipeline.
     pub(super) async fn invoice_document(
         &self,
         caller: &Caller,
         req: IssueRequest,
     ) -> Result<InvoiceDocument> {
-        let (operator_code, unit_code, tcr_code) = user_codes(caller, req.kind == InvoiceType::Cash)?;
+        let invoice_type = req.kind.invoice_type().unwrap_or(InvoiceType::Cash);
+        let (operator_code, unit_code, tcr_code) = user_codes(caller, invoice_type == InvoiceType::Cash)?;
         let mut errors = FieldErrors::new();
         let due = date(&mut errors, "due_date", &req.due_date);
         let start = date(&mut errors, "supply_start_date", &req.supply_start_date);
@@ -240,7 +262,7 @@ impl Services {
         if req.internal_id.chars().count() > 255 {
             errors.add("internalId", "The internalId must not be greater than 255 characters.");
         }
-        if req.kind == InvoiceType::NonCash {
+        if invoice_type == InvoiceType::NonCash {
             match req.doc_type.as_deref() {
                 None | Some("380") | Some("383") => {}
                 Some("381") if req.original_invoice_iic.as_deref().is_some_and(|i| i.len() == 32) => {}
@@ -262,12 +284,11 @@ impl Services {
             })?;
         }
         let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
-        let sequence = match (req.kind, issuer.tcr_code.clone()) {
-            (InvoiceType::Cash, Some(tcr)) => Sequence::Till(tcr),
-            _ => Sequence::Business,
-        };
+        let sequence = issuer.sequence(invoice_type);
         let content = Content {
-            invoice_type: req.kind,
+            document_kind: req.kind,
+            invoice_type,
+            links: Links::None,
             internal_id: req.internal_id,
             api_version: req.api_version,
             computed,

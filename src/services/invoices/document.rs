@@ -9,9 +9,9 @@ use rusqlite::Connection;
 use super::super::cash_register::{automatic_opening, open_day_if_needed};
 use super::super::pipeline::{Document, QueuePlan, Sequence, Written};
 use super::super::{Error, Result};
-use super::content::{Content, Issuer};
+use super::content::{Content, Issuer, Links};
 use super::message::{draft, stored_invoice};
-use crate::domain::document::InvoiceType;
+use crate::domain::document::DocumentKind;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::requests::Operation;
 use crate::store::{self, fiscal_queue, invoices as db};
@@ -46,22 +46,35 @@ impl Document for InvoiceDocument {
     }
 
     fn in_flight(&self) -> (String, Error) {
-        (
-            format!("invoice:{}:{}:{}", self.company_id(), self.year, self.content.internal_id),
-            Error::Conflict("An invoice with this internalId is being issued.".into()),
-        )
+        match &self.content.links {
+            Links::Reverses { original_id, .. } => (
+                format!("cancel:{}:{original_id}", self.company_id()),
+                Error::Busy("Another cancellation of this invoice is in progress; try again.".into()),
+            ),
+            _ => (
+                format!("invoice:{}:{}:{}", self.company_id(), self.year, self.content.internal_id),
+                Error::Conflict("An invoice with this internalId is being issued.".into()),
+            ),
+        }
     }
 
     fn metrics_kind(&self) -> &'static str {
-        match self.content.invoice_type {
-            InvoiceType::Cash => "cash_invoice",
-            InvoiceType::NonCash => "noncash_invoice",
+        match self.content.document_kind {
+            DocumentKind::Cash => "cash_invoice",
+            DocumentKind::NonCash => "noncash_invoice",
+            DocumentKind::Order => "order_invoice",
+            DocumentKind::Summary => "summary_invoice",
+            DocumentKind::Corrective => "corrective_invoice",
         }
     }
 
     fn kept_when_not_delivered(&self) -> bool {
-        // A cash receipt is printed at once and the sale goes on; a non-cash invoice waits.
-        self.content.invoice_type == InvoiceType::Cash
+        match self.content.document_kind {
+            // A receipt, an order slip or a refund is handed over at once: it waits for the CIS.
+            DocumentKind::Cash | DocumentKind::Order | DocumentKind::Corrective => true,
+            // A non-cash invoice and a summary are issued again with the same internalId.
+            DocumentKind::NonCash | DocumentKind::Summary => false,
+        }
     }
 
     fn not_saved(&self) -> String {
@@ -70,10 +83,40 @@ impl Document for InvoiceDocument {
     }
 
     fn admit(&self, tx: &Connection) -> store::Result<Result<()>> {
-        if db::id_by_internal_id(tx, self.company_id(), self.year, &self.content.internal_id)?.is_some() {
+        let company_id = self.company_id();
+        if db::id_by_internal_id(tx, company_id, self.year, &self.content.internal_id)?.is_some() {
             return Ok(Err(Error::Conflict(
                 "An invoice with this internalId was already issued this year.".into(),
             )));
+        }
+        match &self.content.links {
+            Links::None => {}
+            Links::Settles(orders) => {
+                let mut closed = Vec::new();
+                for (index, order) in orders.iter().enumerate() {
+                    let still_open = db::get(tx, company_id, order.id)?
+                        .is_some_and(|o| o.settled_by.is_none() && o.reversed_at.is_none());
+                    if !still_open {
+                        closed.push(format!(
+                            "order_invoices.{index}: the order {} is already settled.",
+                            order.iic
+                        ));
+                    }
+                }
+                if !closed.is_empty() {
+                    return Ok(Err(Error::Incomplete {
+                        message: "An order invoice is not open.".into(),
+                        errors: closed,
+                    }));
+                }
+            }
+            Links::Reverses { original_id, corrections_seen, .. } => {
+                if db::corrective_count(tx, *original_id)? != *corrections_seen {
+                    return Ok(Err(Error::Conflict(
+                        "The invoice was cancelled meanwhile; send the cancellation again.".into(),
+                    )));
+                }
+            }
         }
         Ok(Ok(()))
     }
@@ -98,6 +141,14 @@ impl Document for InvoiceDocument {
         let mut invoice =
             stored_invoice(&self.issuer, &self.content, tcr_code, &draft, (ord_num, self.year), plan.at);
         invoice.id = db::insert(tx, &invoice)?;
+        match &self.content.links {
+            Links::None => {}
+            Links::Settles(orders) => {
+                let ids: Vec<i64> = orders.iter().map(|o| o.id).collect();
+                db::settle_orders(tx, invoice.id, &ids)?;
+            }
+            Links::Reverses { original_id, .. } => db::refresh_reversal(tx, *original_id)?,
+        }
         Ok(Ok(Written {
             document_id: invoice.id,
             number: invoice.number.clone(),
@@ -110,7 +161,13 @@ impl Document for InvoiceDocument {
     }
 
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()> {
-        db::delete(tx, document_id)
+        db::reopen_orders(tx, document_id)?;
+        let original = db::original_of(tx, document_id)?;
+        db::delete(tx, document_id)?;
+        match original {
+            Some(original_id) => db::refresh_reversal(tx, original_id),
+            None => Ok(()),
+        }
     }
 
     fn registered(mut stored: db::Invoice, code: String) -> db::Invoice {

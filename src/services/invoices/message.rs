@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::super::Result;
-use super::content::{Content, Issuer, id_type};
+use super::content::{Content, Issuer, Links, id_type};
 use crate::domain::document::InvoiceType;
 use crate::domain::invoice::{self as rules, VatClass};
 use crate::domain::money::round2;
@@ -15,7 +15,7 @@ use crate::domain::numbering::{cis_invoice_number, invoice_number};
 use crate::fiscal::iic::{IicInput, iic};
 use crate::fiscal::model::{
     self, Buyer, Currency, Fee, FeeType, Header, IdType, Invoice as CisInvoice, Item, ItemExemption,
-    PayMethod, SameTax, SameTaxExemption, Seller, SupplyDateOrPeriod, TypeOfInv, TypeOfSelfIss,
+    PayMethod, SameTax, SameTaxExemption, Seller, SumInvIicRef, SupplyDateOrPeriod, TypeOfInv, TypeOfSelfIss,
 };
 use crate::fiscal::requests;
 use crate::fiscal::verify::verify_url;
@@ -223,7 +223,16 @@ pub fn draft(
         same_taxes: if in_vat { same_taxes } else { Vec::new() },
         cons_taxes: vec![],
         fees: if fee == Decimal::ZERO { vec![] } else { vec![Fee { kind: FeeType::Other, amt: fee }] },
-        sum_inv_iic_refs: vec![],
+        sum_inv_iic_refs: match &content.links {
+            Links::Settles(orders) => orders
+                .iter()
+                .filter_map(|o| {
+                    crate::domain::time::parse_stored(&o.issued_at)
+                        .map(|issue_date_time| SumInvIicRef { iic: o.iic.clone(), issue_date_time })
+                })
+                .collect(),
+            _ => vec![],
+        },
         bad_debt_inv: None,
     };
     let header_uuid = Uuid::new_v4();
@@ -260,7 +269,8 @@ pub fn stored_invoice(
         user_id: Some(caller.user.id),
         internal_id: content.internal_id.clone(),
         year,
-        kind: content.invoice_type.as_str().to_string(),
+        kind: content.invoice_type,
+        document_kind: content.document_kind,
         api_version: content.api_version,
         doc_type: content.doc_type.clone(),
         original_invoice_iic: content.original_invoice_iic.clone(),
@@ -309,10 +319,21 @@ pub fn stored_invoice(
         eic: None,
         verify_url: draft.verify_url.clone(),
         created_at: String::new(),
+        original_invoice_id: match &content.links {
+            Links::Reverses { original_id, .. } => Some(*original_id),
+            _ => None,
+        },
+        reversed_at: None,
+        settled_by: None,
+        settled_orders: match &content.links {
+            Links::Settles(orders) => orders.clone(),
+            _ => Vec::new(),
+        },
         lines: computed
             .lines
             .iter()
-            .map(|l| db::Line {
+            .enumerate()
+            .map(|(index, l)| db::Line {
                 product_name: l.product_name.clone(),
                 product_code: l.product_code.clone(),
                 unit: l.unit.clone(),
@@ -329,6 +350,10 @@ pub fn stored_invoice(
                 net: l.price_before_vat,
                 vat: l.vat_amount,
                 gross: l.price_after_vat,
+                original_position: match &content.links {
+                    Links::Reverses { positions, .. } => positions.get(index).copied(),
+                    _ => None,
+                },
             })
             .collect(),
         payments: computed

@@ -1,21 +1,26 @@
-//! Invoices: issue (cash and non-cash, through the pipeline), list, details, details by
-//! internalId, PDF.
+//! Invoices: issue (cash, non-cash, order, summary, the corrective document of a cancellation,
+//! all through the pipeline), list, details, details by internalId, PDF.
 //!
-//! An invoice request is checked (`content`), becomes an `InvoiceDocument` (`document`, its
-//! part in `services::pipeline`), whose CIS message and stored row `message` writes; the
-//! pipeline numbers, signs, persists, delivers and settles it.
+//! A request is checked (`content`, `table`, `cancel`) and becomes an `InvoiceDocument`
+//! (`document`, its part in `services::pipeline`), whose CIS message and stored row `message`
+//! writes; the pipeline numbers, signs, persists, delivers and settles it.
 
+mod cancel;
 mod content;
 mod document;
 mod message;
 mod print;
+mod table;
+
+pub use cancel::{CancelRequest, Cancelled};
+pub use table::SummaryRequest;
 
 use chrono::{Datelike, Utc};
 use chrono_tz::Europe::Tirane;
 
 use super::pipeline::Issued;
 use super::{Error, Result, Services};
-use crate::domain::document::InvoiceType;
+use crate::domain::document::DocumentKind;
 use crate::domain::invoice::InvoiceInput;
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice};
@@ -44,7 +49,8 @@ impl ClientInput {
 /// An issue request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
 pub struct IssueRequest {
-    pub kind: InvoiceType,
+    /// Cash, non-cash or order.
+    pub kind: DocumentKind,
     pub api_version: i64,
     pub internal_id: String,
     pub client: Option<ClientInput>,

@@ -49,7 +49,7 @@ pub fn printable(caller: &Caller, invoice: &Invoice) -> crate::print::PrintInvoi
         issued_at: crate::domain::time::parse_stored(&invoice.issued_at)
             .map(crate::domain::time::local_text)
             .unwrap_or_default(),
-        invoice_type: invoice.kind.clone(),
+        invoice_type: invoice.kind.as_str().to_string(),
         buyer: b.name.as_ref().map(|name| p::Buyer {
             name: name.clone(),
             id_type: b.id_type.clone().unwrap_or_default(),

@@ -1,6 +1,17 @@
-//! Invoices: cash and non-cash issue (v1 and v2), list, details, details by internalId.
-//! v1 and v2 are two readings of one body and two renderings of one invoice: the payment is
-//! `payment_method` in v1 and the `payment_methods` list in v2; everything else is shared.
+//! Invoices: cash and non-cash issue (v1 and v2), list, details, details by internalId, print;
+//! orders and summaries (`tables`), cancellations (`cancel`), bulk non-cash (`bulk`).
+//! v1 and v2 are two readings of one body and two renderings of one invoice (`views`): the
+//! payment is `payment_method` in v1 and the `payment_methods` list in v2; everything else is
+//! shared.
+
+mod bulk;
+mod cancel;
+mod tables;
+mod views;
+
+pub use bulk::bulk_noncash;
+pub use cancel::{cancel, cancel_by_internal_id};
+pub use tables::{order, summary};
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -16,10 +27,9 @@ use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::{Body, PathId, Query, search_query};
 use super::fields;
-use crate::domain::document::InvoiceType;
+use crate::domain::document::DocumentKind;
 use crate::domain::invoice::{InvoiceInput, IssueTexts, LineInput, check_texts};
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
-use crate::domain::time::{local_text, parse_stored};
 use crate::services::invoices::{ClientInput, IssueRequest};
 use crate::services::locks::LOCK_WAIT;
 use crate::services::pipeline::Issued;
@@ -124,44 +134,26 @@ fn client_input(c: ClientBody) -> ClientInput {
     }
 }
 
-/// Reads an issue body as v1 or v2 into the one request the service knows.
-fn issue_request(b: IssueBody, kind: InvoiceType, version: i64) -> Result<IssueRequest, ApiError> {
-    let internal_id = b.internal_id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty());
-    let Some(internal_id) = internal_id else {
-        // v2 answers a missing internalId in the standard error envelope, v1 as validation.
-        return Err(if version == 2 {
+/// The internalId of an issue body, trimmed. Missing or blank, v2 answers in the standard error
+/// envelope, v1 as validation.
+fn required_internal_id(sent: Option<String>, version: i64) -> Result<String, ApiError> {
+    sent.map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).ok_or_else(|| {
+        if version == 2 {
             ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, "The internalId field is required.")
         } else {
             ApiError::field("internalId", "The internalId field is required.")
-        });
-    };
+        }
+    })
+}
+
+/// Reads an issue body as v1 or v2 into the one request the service knows.
+fn issue_request(b: IssueBody, kind: DocumentKind, version: i64) -> Result<IssueRequest, ApiError> {
+    let internal_id = required_internal_id(b.internal_id, version)?;
     let Some(lines) = b.lines.filter(|l| !l.is_empty()) else {
         return Err(ApiError::field("lines", "The lines field is required and must hold at least one line."));
     };
-    let payments = if version == 1 {
-        PaymentsInput::V1 {
-            payment_method: b.payment_method,
-            company_card: b.company_card,
-            vouchers: b.vouchers,
-        }
-    } else {
-        PaymentsInput::V2 {
-            payment_methods: b.payment_methods.map(|list| {
-                list.into_iter()
-                    .map(|p| PaymentElementInput {
-                        kind: p.kind,
-                        amount: p.amount,
-                        company_card: p.company_card,
-                        vouchers: p.vouchers,
-                    })
-                    .collect()
-            }),
-            payment_method: b.payment_method,
-            company_card: b.company_card,
-            vouchers: b.vouchers,
-        }
-    };
-    if kind == InvoiceType::Cash && b.fee.is_some_and(|f| f != Decimal::ZERO) {
+    let payments = payments_input(version, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
+    if kind != DocumentKind::NonCash && b.fee.is_some_and(|f| f != Decimal::ZERO) {
         return Err(ApiError::field("fee", "A fee is only accepted on a non-cash invoice."));
     }
     let client_id = match b.client.as_ref().and_then(|c| c.id.as_ref()) {
@@ -221,132 +213,36 @@ fn issue_request(b: IssueBody, kind: InvoiceType, version: i64) -> Result<IssueR
     })
 }
 
+/// The payment fields of a body, as v1 (`payment_method`) or v2 (`payment_methods`) reads them.
+fn payments_input(
+    version: i64,
+    payment_method: Option<String>,
+    company_card: Option<String>,
+    vouchers: Option<Vec<String>>,
+    payment_methods: Option<Vec<PaymentBody>>,
+) -> PaymentsInput {
+    if version == 1 {
+        return PaymentsInput::V1 { payment_method, company_card, vouchers };
+    }
+    PaymentsInput::V2 {
+        payment_methods: payment_methods.map(|list| {
+            list.into_iter()
+                .map(|p| PaymentElementInput {
+                    kind: p.kind,
+                    amount: p.amount,
+                    company_card: p.company_card,
+                    vouchers: p.vouchers,
+                })
+                .collect()
+        }),
+        payment_method,
+        company_card,
+        vouchers,
+    }
+}
+
 fn host(headers: &HeaderMap) -> Option<&str> {
     headers.get(HOST).and_then(|h| h.to_str().ok())
-}
-
-fn payment_methods(invoice: &Invoice) -> Value {
-    Value::Array(
-        invoice
-            .payments
-            .iter()
-            .map(|p| {
-                json!({
-                    "type": p.kind,
-                    "amount": p.amount,
-                    "company_card": p.company_card,
-                    "vouchers": p.vouchers,
-                })
-            })
-            .collect(),
-    )
-}
-
-fn fiscalized_at(invoice: &Invoice) -> String {
-    parse_stored(&invoice.issued_at).map(local_text).unwrap_or_else(|| invoice.issued_at.clone())
-}
-
-/// `data.invoice` of an issue (and of details by internalId).
-fn issue_result(state: &AppState, invoice: &Invoice, version: i64, host: Option<&str>) -> Value {
-    let mut v = json!({
-        "id": invoice.id,
-        "number": invoice.number,
-        "iic": invoice.iic,
-        "fic": invoice.fic,
-        "tcrCode": invoice.tcr_code,
-        "businessCode": invoice.business_unit_code,
-        "operatorCode": invoice.operator_code,
-        "fiscalizedAt": fiscalized_at(invoice),
-        "verifyURL": invoice.verify_url,
-        "pdf": state.services.pdf_url(host, version, invoice.id),
-    });
-    if let Some(eic) = &invoice.eic {
-        v["eic"] = json!(eic);
-    }
-    if version == 2 {
-        v["payment_methods"] = payment_methods(invoice);
-    }
-    v
-}
-
-/// One item of `GET /invoice` (the spec's "Invoice list item").
-fn list_item(state: &AppState, invoice: &Invoice, version: i64, host: Option<&str>) -> Value {
-    let foreign = invoice.currency != "ALL";
-    let t = &invoice.totals;
-    let mut amount = json!({
-        "currency": invoice.currency,
-        "exchange_rate": if foreign { json!(invoice.exchange_rate) } else { Value::Null },
-        "gross": t.total,
-        "net": t.net,
-        "vat": t.vat,
-        "discount": t.discount,
-        "net_all": t.net_all,
-        "gross_all": t.gross_all,
-        "vat_all": t.vat_all,
-        "discount_all": t.discount_all,
-    });
-    if foreign {
-        amount["local_currency"] = json!({
-            "currency": "ALL",
-            "gross": t.gross_all,
-            "net": t.net_all,
-            "vat": t.vat_all,
-            "discount": t.discount_all,
-        });
-    }
-    let paid = if invoice.kind == "CASH" { t.total } else { Decimal::ZERO };
-    let state_of_payment = if paid == t.total {
-        "PAID"
-    } else if paid == Decimal::ZERO {
-        "UNPAID"
-    } else {
-        "PARTIALLY_PAID"
-    };
-    let b = &invoice.buyer;
-    let mut v = json!({
-        "id": invoice.id,
-        "number": invoice.number,
-        "type": invoice.kind,
-        "issue_date": invoice.issue_date,
-        "due_date": invoice.due_date.clone().unwrap_or_else(|| invoice.issue_date.clone()),
-        "delivery_date": invoice.delivery_date.clone().unwrap_or_else(|| invoice.issue_date.clone()),
-        "created_at": fiscalized_at(invoice),
-        "supply_start_date": invoice.supply_start_date,
-        "supply_end_date": invoice.supply_end_date,
-        "client": {
-            "name": b.name,
-            "id": {"type": b.id_type, "id": b.id_value},
-            "address": {"street": b.address, "city": b.city, "country": b.country.clone().unwrap_or_else(|| "ALB".into())},
-        },
-        "amount": amount,
-        "payment": {"state": state_of_payment, "amount_paid": paid, "amount_left": t.total - paid},
-        "bank_account": invoice.bank_account.as_ref().map(|b| json!({
-            "id": b.id,
-            "bank_name": b.name,
-            "iban": b.iban,
-            "swift": b.swift,
-            "currency": b.currency,
-            "notes": b.notes,
-        })),
-        "notes": invoice.notes,
-        "iic": invoice.iic,
-        "fic": invoice.fic,
-        "eic": invoice.eic,
-        "doc_type": invoice.doc_type,
-        "process": Value::Null,
-        "self_issue_type": invoice.self_issue_type,
-        "reversed_at": Value::Null,
-        "reversed_by": Value::Null,
-        "pdf_url": state.services.pdf_url(host, version, invoice.id),
-        "reverse_charge": invoice.reverse_charge,
-        "periodic_invoice": invoice.periodic_invoice,
-    });
-    if version == 2 {
-        v["payment_methods"] = payment_methods(invoice);
-    } else {
-        v["payment_method"] = json!(invoice.payments.first().map(|p| p.kind.clone()));
-    }
-    v
 }
 
 async fn issue(
@@ -354,71 +250,46 @@ async fn issue(
     auth: Auth,
     headers: HeaderMap,
     body: IssueBody,
-    kind: InvoiceType,
+    kind: DocumentKind,
     version: i64,
 ) -> ApiResult {
     let request = issue_request(body, kind, version)?;
     let issued = state.services.issue_invoice(&auth.0, request).await?;
-    let success = if version == 1 { StatusCode::CREATED } else { StatusCode::OK };
+    Ok(issued_response(&state, issued, version, host(&headers)))
+}
+
+/// An issue's answer: v1 201, v2 200 with `data.invoice`; saved for late delivery, 503 with it
+/// all the same, so the POS can print it.
+fn issued_response(state: &AppState, issued: Issued<Invoice>, version: i64, host: Option<&str>) -> Response {
     match issued {
         Issued::Fiscalized(invoice) => {
-            let data = json!({"invoice": issue_result(&state, &invoice, version, host(&headers))});
-            Ok((success, Json(json!({"status": true, "data": data}))).into_response())
+            let status = if version == 1 { StatusCode::CREATED } else { StatusCode::OK };
+            let data = json!({"invoice": views::issue_result(state, &invoice, version, host)});
+            (status, Json(json!({"status": true, "data": data}))).into_response()
         }
         Issued::Deferred(invoice) => {
-            let data = json!({"invoice": issue_result(&state, &invoice, version, host(&headers))});
-            Ok(deferred(data))
+            let data = json!({"invoice": views::issue_result(state, &invoice, version, host)});
+            ApiError::deferred(data).into_response()
         }
     }
 }
 
-/// 503 with the saved invoice, so the POS can print it: fiscalized later by the queue.
-fn deferred(data: Value) -> Response {
-    (
-        StatusCode::SERVICE_UNAVAILABLE,
-        Json(json!({
-            "status": false,
-            "message": "The fiscalization service (CIS) is not reachable. The invoice was saved and will be fiscalized automatically (subsequent delivery).",
-            "data": data,
-        })),
-    )
-        .into_response()
-}
-
-pub async fn cash_v1(
+pub async fn cash<const VERSION: i64>(
     State(s): State<AppState>,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, InvoiceType::Cash, 1).await
+    issue(s, auth, h, b, DocumentKind::Cash, VERSION).await
 }
 
-pub async fn cash_v2(
+pub async fn noncash<const VERSION: i64>(
     State(s): State<AppState>,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, InvoiceType::Cash, 2).await
-}
-
-pub async fn noncash_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<IssueBody>,
-) -> ApiResult {
-    issue(s, auth, h, b, InvoiceType::NonCash, 1).await
-}
-
-pub async fn noncash_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<IssueBody>,
-) -> ApiResult {
-    issue(s, auth, h, b, InvoiceType::NonCash, 2).await
+    issue(s, auth, h, b, DocumentKind::NonCash, VERSION).await
 }
 
 #[derive(Deserialize)]
@@ -455,7 +326,12 @@ async fn per_token_lock(state: &AppState, auth: &Auth) -> Result<tokio::sync::Ow
     })
 }
 
-async fn list(state: AppState, auth: Auth, headers: HeaderMap, q: ListQuery, version: i64) -> ApiResult {
+pub async fn list<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Query(q): Query<ListQuery>,
+) -> ApiResult {
     let limit = q.limit.unwrap_or(20);
     let offset = q.offset.unwrap_or(0);
     if limit < 1 {
@@ -483,7 +359,8 @@ async fn list(state: AppState, auth: Auth, headers: HeaderMap, q: ListQuery, ver
     };
     let _guard = per_token_lock(&state, &auth).await?;
     let invoices = state.services.list_invoices(&auth.0, filter).await?;
-    let items: Vec<Value> = invoices.iter().map(|i| list_item(&state, i, version, host(&headers))).collect();
+    let items: Vec<views::ListItem> =
+        invoices.iter().map(|i| views::list_item(&state, i, VERSION, host(&headers))).collect();
     ok(json!({
         "items": items,
         "pagination": {
@@ -496,112 +373,25 @@ async fn list(state: AppState, auth: Auth, headers: HeaderMap, q: ListQuery, ver
     }))
 }
 
-pub async fn list_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Query(q): Query<ListQuery>,
-) -> ApiResult {
-    list(s, auth, h, q, 1).await
-}
-
-pub async fn list_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Query(q): Query<ListQuery>,
-) -> ApiResult {
-    list(s, auth, h, q, 2).await
-}
-
-fn details_json(state: &AppState, invoice: &Invoice, version: i64, host: Option<&str>) -> Value {
-    let mut v = list_item(state, invoice, version, host);
-    let result = issue_result(state, invoice, version, host);
-    if let (Some(v), Some(result)) = (v.as_object_mut(), result.as_object()) {
-        for key in ["tcrCode", "businessCode", "operatorCode", "fiscalizedAt", "verifyURL", "pdf"] {
-            if let Some(value) = result.get(key) {
-                v.insert(key.to_string(), value.clone());
-            }
-        }
-    }
-    v["lines"] = Value::Array(
-        invoice
-            .lines
-            .iter()
-            .map(|l| {
-                json!({
-                    "product_name": l.product_name,
-                    "product_code": l.product_code,
-                    "unit": l.unit,
-                    "unit_code": l.unit_code,
-                    "quantity": l.quantity,
-                    "unitPrice": l.price,
-                    "discount_rate": l.discount_rate,
-                    "discount": l.discount,
-                    "total": l.total,
-                    "vat": l.vat_rate,
-                    "vat_exempt_type": l.exemption,
-                    "net": l.net,
-                    "vat_amount": l.vat,
-                    "gross": l.gross,
-                })
-            })
-            .collect(),
-    );
-    v
-}
-
-async fn details(state: AppState, auth: Auth, headers: HeaderMap, id: i64, version: i64) -> ApiResult {
-    let _guard = per_token_lock(&state, &auth).await?;
-    let invoice = state.services.invoice(&auth.0, id).await?;
-    ok(json!({"invoice": details_json(&state, &invoice, version, host(&headers))}))
-}
-
-pub async fn details_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    PathId(id): PathId,
-) -> ApiResult {
-    details(s, auth, h, id, 1).await
-}
-
-pub async fn details_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    PathId(id): PathId,
-) -> ApiResult {
-    details(s, auth, h, id, 2).await
-}
-
-async fn by_internal_id(
-    state: AppState,
+pub async fn details<const VERSION: i64>(
+    State(state): State<AppState>,
     auth: Auth,
     headers: HeaderMap,
-    internal_id: String,
-    version: i64,
+    PathId(id): PathId,
+) -> ApiResult {
+    let _guard = per_token_lock(&state, &auth).await?;
+    let invoice = state.services.invoice(&auth.0, id).await?;
+    ok(json!({"invoice": views::details(&state, &invoice, VERSION, host(&headers))}))
+}
+
+pub async fn by_internal_id<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Path(internal_id): Path<String>,
 ) -> ApiResult {
     let invoice = state.services.invoice_by_internal_id(&auth.0, &internal_id).await?;
-    ok(json!({"invoice": issue_result(&state, &invoice, version, host(&headers))}))
-}
-
-pub async fn by_internal_id_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Path(internal_id): Path<String>,
-) -> ApiResult {
-    by_internal_id(s, auth, h, internal_id, 1).await
-}
-
-pub async fn by_internal_id_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Path(internal_id): Path<String>,
-) -> ApiResult {
-    by_internal_id(s, auth, h, internal_id, 2).await
+    ok(json!({"invoice": views::issue_result(&state, &invoice, VERSION, host(&headers))}))
 }
 
 #[derive(Deserialize)]

@@ -1,0 +1,83 @@
+//! Cancellation, by the service's id or by internalId (v1 and v2): no body cancels the whole
+//! invoice, `lines` part of it. The answer is the corrective document, 200 whether the CIS
+//! registered it or it waits for late delivery (`fic` null).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::super::AppState;
+use super::super::auth::Auth;
+use super::super::error::ApiResult;
+use super::super::extract::{Body, PathId};
+use super::super::fields;
+use super::{host, views};
+use crate::domain::cancellation::CancelLineInput;
+use crate::services::invoices::{CancelRequest, Cancelled};
+use crate::services::pipeline::Issued;
+
+#[derive(Deserialize)]
+pub struct CancelLineBody {
+    product_name: Option<String>,
+    product_code: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    quantity: Option<Decimal>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    price: Option<Decimal>,
+}
+
+#[derive(Deserialize)]
+pub struct CancelBody {
+    lines: Option<Vec<CancelLineBody>>,
+}
+
+async fn cancel_with(
+    state: AppState,
+    auth: Auth,
+    headers: HeaderMap,
+    invoice: Cancelled,
+    body: CancelBody,
+    version: i64,
+) -> ApiResult {
+    let lines = body.lines.map(|lines| {
+        lines
+            .into_iter()
+            .map(|l| CancelLineInput {
+                product_name: l.product_name,
+                product_code: l.product_code,
+                quantity: l.quantity,
+                price: l.price,
+            })
+            .collect()
+    });
+    let request = CancelRequest { api_version: version, invoice, lines };
+    let corrective = match state.services.cancel_invoice(&auth.0, request).await? {
+        Issued::Fiscalized(invoice) | Issued::Deferred(invoice) => invoice,
+    };
+    let data = json!({"invoice": views::issue_result(&state, &corrective, version, host(&headers))});
+    Ok((StatusCode::OK, Json(json!({"status": true, "data": data}))).into_response())
+}
+
+pub async fn cancel<const VERSION: i64>(
+    State(s): State<AppState>,
+    auth: Auth,
+    h: HeaderMap,
+    PathId(id): PathId,
+    Body(b): Body<CancelBody>,
+) -> ApiResult {
+    cancel_with(s, auth, h, Cancelled::Id(id), b, VERSION).await
+}
+
+pub async fn cancel_by_internal_id<const VERSION: i64>(
+    State(s): State<AppState>,
+    auth: Auth,
+    h: HeaderMap,
+    Path(internal_id): Path<String>,
+    Body(b): Body<CancelBody>,
+) -> ApiResult {
+    cancel_with(s, auth, h, Cancelled::InternalId(internal_id), b, VERSION).await
+}

@@ -1,0 +1,98 @@
+//! A restaurant's table: `POST /invoice/order` opens it, `POST /invoice/summary` pays it (v1
+//! and v2).
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+
+use super::super::AppState;
+use super::super::auth::Auth;
+use super::super::error::{ApiError, ApiResult};
+use super::super::extract::Body;
+use super::super::fields;
+use super::{
+    IssueBody, PaymentBody, host, issue_request, issued_response, payments_input, required_internal_id,
+};
+use crate::domain::document::DocumentKind;
+use crate::domain::payments::PaymentsInput;
+use crate::domain::validation::FieldErrors;
+use crate::services::invoices::SummaryRequest;
+
+/// An order's body is a cash body without payment and without an invoice discount: each of
+/// those fields, when sent, is 422 naming it.
+pub async fn order<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Body(body): Body<IssueBody>,
+) -> ApiResult {
+    let mut errors = FieldErrors::new();
+    let refused = [
+        ("invoice_discount_type", body.invoice_discount_type.is_some()),
+        ("invoice_discount_value", body.invoice_discount_value.is_some()),
+        ("payment_method", body.payment_method.is_some()),
+        ("payment_methods", body.payment_methods.is_some()),
+        ("company_card", body.company_card.is_some()),
+        ("vouchers", body.vouchers.is_some()),
+    ];
+    for (field, sent) in refused {
+        if sent {
+            errors.add(
+                field,
+                format!("An order invoice takes no {field}: it is paid by its summary invoice, which takes the invoice discount."),
+            );
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    let mut request = issue_request(body, DocumentKind::Order, VERSION)?;
+    request.rules.payments =
+        PaymentsInput::V1 { payment_method: Some("ORDER".to_string()), company_card: None, vouchers: None };
+    let issued = state.services.issue_order(&auth.0, request).await?;
+    Ok(issued_response(&state, issued, VERSION, host(&headers)))
+}
+
+#[derive(Deserialize)]
+pub struct SummaryBody {
+    #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
+    internal_id: Option<String>,
+    order_invoices: Option<Vec<String>>,
+    currency: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    exchange_rate: Option<Decimal>,
+    supply_start_date: Option<String>,
+    supply_end_date: Option<String>,
+    invoice_discount_type: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    invoice_discount_value: Option<Decimal>,
+    payment_method: Option<String>,
+    payment_methods: Option<Vec<PaymentBody>>,
+    company_card: Option<String>,
+    vouchers: Option<Vec<String>>,
+}
+
+pub async fn summary<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Body(b): Body<SummaryBody>,
+) -> ApiResult {
+    let internal_id = required_internal_id(b.internal_id, VERSION)?;
+    let payments = payments_input(VERSION, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
+    let request = SummaryRequest {
+        api_version: VERSION,
+        internal_id,
+        order_invoices: b.order_invoices.unwrap_or_default(),
+        currency: b.currency,
+        exchange_rate: b.exchange_rate,
+        supply_start_date: b.supply_start_date,
+        supply_end_date: b.supply_end_date,
+        invoice_discount_type: b.invoice_discount_type,
+        invoice_discount_value: b.invoice_discount_value,
+        payments,
+    };
+    let issued = state.services.issue_summary(&auth.0, request).await?;
+    Ok(issued_response(&state, issued, VERSION, host(&headers)))
+}

@@ -1,0 +1,182 @@
+//! Cancellation: a corrective document (`CorrectiveInv` of type CORRECTIVE naming the original's
+//! IIC and IssueDateTime) reverses the whole invoice or part of it, with negative quantities and
+//! amounts. It travels the pipeline as any document of its original's type: a cash original's is
+//! numbered on the cancelling user's till (so a cash cancellation queues behind that till's cash
+//! issues, and the till's balance gives back what it reverses), a non-cash original's on the
+//! business. Kept and queued when the CIS does not answer; given up when it refuses.
+
+use rust_decimal::Decimal;
+
+use super::super::pipeline::Issued;
+use super::super::{Error, Result, Services};
+use super::content::{Content, Links, this_year, user_codes};
+use super::document::InvoiceDocument;
+use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
+use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::invoice::{self as rules, Exemption};
+use crate::domain::payments::{Payment, PaymentType};
+use crate::domain::validation::FieldErrors;
+use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
+use crate::store::accounts::Caller;
+use crate::store::invoices::{self as db, Invoice};
+
+/// Which invoice a cancellation names.
+#[derive(Debug, Clone)]
+pub enum Cancelled {
+    Id(i64),
+    /// Issued this year with this internalId.
+    InternalId(String),
+}
+
+/// A cancellation after the edge read it.
+#[derive(Debug, Clone)]
+pub struct CancelRequest {
+    pub api_version: i64,
+    pub invoice: Cancelled,
+    /// `None`: the whole invoice.
+    pub lines: Option<Vec<CancelLineInput>>,
+}
+
+/// A stored line, priced as the rules priced it.
+fn priced(line: &db::Line) -> rules::Line {
+    rules::Line {
+        product_name: line.product_name.clone(),
+        product_code: line.product_code.clone(),
+        unit: line.unit.clone(),
+        unit_code: line.unit_code.clone(),
+        quantity: line.quantity,
+        unit_price: line.price,
+        unit_price_before_vat: line.unit_price_net,
+        discount_rate: line.discount_rate,
+        discount: line.discount,
+        total: line.total,
+        rebate: line.rebate,
+        price_before_vat: line.net,
+        vat_rate: line.vat_rate,
+        vat_amount: line.vat,
+        price_after_vat: line.gross,
+        exemption: line.exemption.as_deref().and_then(Exemption::parse),
+    }
+}
+
+fn paid(payment: &db::Payment) -> Option<Payment> {
+    PaymentType::parse(&payment.kind).map(|kind| Payment {
+        kind,
+        amount: payment.amount,
+        company_card: payment.company_card.clone(),
+        vouchers: payment.vouchers.clone(),
+    })
+}
+
+/// Why the invoice cannot be cancelled in its state (422 on `invoice`), or whether it is
+/// cancelled whole only.
+fn cancellable(original: &Invoice) -> Result<Option<WholeOnly>> {
+    let refused = |message: &str| Err(FieldErrors::one("invoice", message).into());
+    if original.document_kind == DocumentKind::Corrective {
+        return refused("A corrective document cannot be cancelled.");
+    }
+    if original.settled_by.is_some() {
+        return refused("The order is paid by a summary invoice: cancel the summary.");
+    }
+    if original.fic.is_none() {
+        return refused(
+            "The invoice is not registered with the CIS yet (it waits for late delivery): cancel it once it is fiscalized.",
+        );
+    }
+    Ok(if original.document_kind == DocumentKind::Order {
+        Some(WholeOnly::Order)
+    } else if original.kind == InvoiceType::NonCash {
+        Some(WholeOnly::NonCash)
+    } else if original.totals.discount_gross != Decimal::ZERO {
+        Some(WholeOnly::InvoiceDiscount)
+    } else {
+        None
+    })
+}
+
+impl Services {
+    /// `POST /invoice/cancel/{id}` and `/invoice/cancel-by-internal-id/{internalId}`.
+    pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
+        let original = match &req.invoice {
+            Cancelled::Id(id) => self.invoice(caller, *id).await?,
+            Cancelled::InternalId(internal_id) => self.invoice_by_internal_id(caller, internal_id).await?,
+        };
+        let whole_only = cancellable(&original)?;
+        let (operator_code, unit_code, tcr_code) = user_codes(caller, original.kind == InvoiceType::Cash)?;
+        let original_id = original.id;
+        let (corrections_seen, reversed, refunded) = self
+            .store
+            .read(move |conn| {
+                Ok((
+                    db::corrective_count(conn, original_id)?,
+                    db::reversed_so_far(conn, original_id)?,
+                    db::refunded_so_far(conn, original_id)?,
+                ))
+            })
+            .await?;
+        let lines: Vec<Reversible> = original
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(position, line)| Reversible {
+                line: priced(line),
+                reversed: reversed
+                    .iter()
+                    .find(|(p, _)| usize::try_from(*p).is_ok_and(|p| p == position))
+                    .map(|(_, r)| *r)
+                    .unwrap_or_else(Reversed::default),
+            })
+            .collect();
+        let quantities = cancellation::quantities(&lines, req.lines.as_deref(), whole_only)?;
+        let reversal = cancellation::reversal(&lines, &quantities);
+        // A fee goes back with the whole invoice; a partial cancellation has none to give.
+        let fee = if req.lines.is_none() { -original.totals.fee } else { Decimal::ZERO };
+        let refund = -(reversal.iter().map(|(_, l)| l.price_after_vat).sum::<Decimal>() + fee);
+        let payments: Vec<Payment> = original.payments.iter().filter_map(paid).collect();
+        let refunded: Vec<(PaymentType, Decimal)> = refunded
+            .iter()
+            .filter_map(|(kind, amount)| PaymentType::parse(kind).map(|k| (k, *amount)))
+            .collect();
+        let refunds = cancellation::refunds(&payments, &refunded, refund);
+        let positions: Vec<i64> = reversal.iter().filter_map(|(p, _)| i64::try_from(*p).ok()).collect();
+        let computed = rules::from_priced(
+            reversal.into_iter().map(|(_, line)| line).collect(),
+            caller.company.issuer_in_vat,
+            fee,
+            original.exchange_rate,
+            refunds,
+        );
+        let issued = crate::domain::time::parse_stored(&original.issued_at)
+            .ok_or_else(|| Error::Internal(format!("invoice {} has no readable issue time", original.id)))?;
+        let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
+        let content = Content {
+            document_kind: DocumentKind::Corrective,
+            invoice_type: original.kind,
+            links: Links::Reverses { original_id, positions, corrections_seen },
+            internal_id: format!("{}/cancel-{}", original.internal_id, corrections_seen + 1),
+            api_version: req.api_version,
+            computed,
+            buyer: original.buyer.clone(),
+            corrective: Some(CorrectiveInv {
+                iic_ref: original.iic.clone(),
+                issue_date_time: issued,
+                kind: CorrectiveInvType::Corrective,
+            }),
+            due: None,
+            supply_start: None,
+            supply_end: None,
+            currency: original.currency.clone(),
+            self_issue_type: original.self_issue_type.clone(),
+            reverse_charge: original.reverse_charge,
+            periodic_invoice: false,
+            notes: None,
+            doc_type: None,
+            original_invoice_iic: Some(original.iic.clone()),
+            bank_account_id: original.bank_account_id,
+            invoice_discount_type: None,
+            invoice_discount_value: None,
+        };
+        let sequence = issuer.sequence(original.kind);
+        self.issue(InvoiceDocument { issuer, content, sequence, year: this_year() }).await
+    }
+}

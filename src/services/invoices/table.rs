@@ -1,0 +1,200 @@
+//! A restaurant's table: order invoices open it, a summary invoice pays it. Both are documents
+//! of the till's cash sequence and travel the same pipeline as a cash sale: an order is a cash
+//! invoice paid with ORDER (kept and queued when the CIS is away, like a receipt, and left out
+//! of the cash balance); a summary copies its orders' lines, takes its own invoice discount and
+//! payment, names the orders in `SumInvIICRefs`, and settles them in its own transaction (given
+//! up, with the orders open again, when the CIS cannot take it).
+
+use rust_decimal::Decimal;
+
+use super::super::pipeline::Issued;
+use super::super::{Error, Result, Services};
+use super::IssueRequest;
+use super::content::{Content, Links, computed, currency, date, this_year, user_codes};
+use super::document::InvoiceDocument;
+use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::invoice::{InvoiceInput, LineInput};
+use crate::domain::payments::{self, PaymentsInput};
+use crate::domain::table;
+use crate::domain::validation::FieldErrors;
+use crate::store::accounts::Caller;
+use crate::store::invoices::{self as db, Invoice, SettledOrder};
+
+/// A summary request after the edge read v1 or v2.
+#[derive(Debug, Clone)]
+pub struct SummaryRequest {
+    pub api_version: i64,
+    pub internal_id: String,
+    /// IICs of the orders it pays.
+    pub order_invoices: Vec<String>,
+    pub currency: Option<String>,
+    pub exchange_rate: Option<Decimal>,
+    pub supply_start_date: Option<String>,
+    pub supply_end_date: Option<String>,
+    pub invoice_discount_type: Option<String>,
+    pub invoice_discount_value: Option<Decimal>,
+    pub payments: PaymentsInput,
+}
+
+/// The summary's line for a line of an order, as the POS would have sent it.
+fn copied(line: &db::Line) -> LineInput {
+    LineInput {
+        product_name: Some(line.product_name.clone()),
+        product_code: Some(line.product_code.clone()),
+        unit: Some(line.unit.clone()),
+        unit_code: line.unit_code.clone(),
+        quantity: Some(line.quantity),
+        price: Some(line.price),
+        total: Some(line.total),
+        discount: Some(line.discount_rate),
+        vat: Some(line.vat_rate),
+        vat_exempt_type: line.exemption.clone(),
+    }
+}
+
+impl Services {
+    /// `POST /invoice/order`: opens a table. The edge refused payment and invoice-discount
+    /// fields; the order is paid with ORDER by its summary.
+    pub async fn issue_order(&self, caller: &Caller, req: IssueRequest) -> Result<Issued<Invoice>> {
+        let document =
+            self.invoice_document(caller, IssueRequest { kind: DocumentKind::Order, ..req }).await?;
+        self.issue(document).await
+    }
+
+    /// `POST /invoice/summary`: pays the orders of a table.
+    pub async fn issue_summary(&self, caller: &Caller, req: SummaryRequest) -> Result<Issued<Invoice>> {
+        let (operator_code, unit_code, tcr_code) = user_codes(caller, true)?;
+        let mut errors = FieldErrors::new();
+        if req.internal_id.chars().count() > 255 {
+            errors.add("internalId", "The internalId must not be greater than 255 characters.");
+        }
+        let start = date(&mut errors, "supply_start_date", &req.supply_start_date);
+        let end = date(&mut errors, "supply_end_date", &req.supply_end_date);
+        let iics = match table::order_iics(&req.order_invoices) {
+            Ok(iics) => iics,
+            Err(e) => {
+                errors.merge(e);
+                Vec::new()
+            }
+        };
+        match payments::read(&req.payments) {
+            Ok(read) => {
+                if let Err(e) = table::summary_payments(&read) {
+                    errors.merge(e);
+                }
+            }
+            Err(e) => errors.merge(e),
+        }
+        errors.into_result()?;
+        let orders = self.open_orders(caller, &iics).await?;
+
+        // The lines and the currency come from the orders.
+        let order_currency = orders.first().map(|o| o.currency.clone()).unwrap_or_else(|| "ALL".into());
+        let mut errors = FieldErrors::new();
+        if orders.iter().any(|o| o.currency != order_currency) {
+            errors.add("order_invoices", "The orders of one summary must share one currency.");
+        }
+        let currency = currency(&mut errors, Some(req.currency.as_deref().unwrap_or(&order_currency)));
+        if currency != order_currency {
+            errors.add("currency", format!("The orders are in {order_currency}: the summary must be too."));
+        }
+        let input = InvoiceInput {
+            lines: orders.iter().flat_map(|o| o.lines.iter().map(copied)).collect(),
+            issuer_in_vat: caller.company.issuer_in_vat,
+            invoice_discount_type: req.invoice_discount_type.clone(),
+            invoice_discount_value: req.invoice_discount_value,
+            fee: None,
+            exchange_rate: req.exchange_rate,
+            payments: req.payments,
+        };
+        let computed = computed(&input, errors)?;
+        let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
+        let settled = orders
+            .iter()
+            .map(|o| SettledOrder {
+                id: o.id,
+                number: o.number.clone(),
+                iic: o.iic.clone(),
+                issued_at: o.issued_at.clone(),
+                currency: o.currency.clone(),
+                total: o.totals.total,
+            })
+            .collect();
+        let content = Content {
+            document_kind: DocumentKind::Summary,
+            invoice_type: InvoiceType::Cash,
+            links: Links::Settles(settled),
+            internal_id: req.internal_id,
+            api_version: req.api_version,
+            computed,
+            buyer: db::Buyer::default(),
+            corrective: None,
+            due: None,
+            supply_start: start,
+            supply_end: end,
+            currency,
+            self_issue_type: None,
+            reverse_charge: false,
+            periodic_invoice: false,
+            notes: None,
+            doc_type: None,
+            original_invoice_iic: None,
+            bank_account_id: None,
+            invoice_discount_type: req.invoice_discount_type,
+            invoice_discount_value: req.invoice_discount_value,
+        };
+        let sequence = issuer.sequence(InvoiceType::Cash);
+        self.issue(InvoiceDocument { issuer, content, sequence, year: this_year() }).await
+    }
+
+    /// The company's open order invoices with these IICs, with their lines. An IIC that is not
+    /// one is 400 naming it; an order still waiting for the CIS is 503 (retry once it is
+    /// fiscalized: the summary must reach the CIS after its orders).
+    async fn open_orders(&self, caller: &Caller, iics: &[String]) -> Result<Vec<Invoice>> {
+        let company_id = caller.company.id;
+        let wanted = iics.to_vec();
+        let found = self
+            .store
+            .read(move |conn| {
+                wanted
+                    .iter()
+                    .map(|iic| match db::id_by_iic(conn, company_id, iic)? {
+                        Some(id) => db::get(conn, company_id, id),
+                        None => Ok(None),
+                    })
+                    .collect::<crate::store::Result<Vec<_>>>()
+            })
+            .await?;
+        let mut problems = Vec::new();
+        let mut orders = Vec::new();
+        for (index, (iic, order)) in iics.iter().zip(found).enumerate() {
+            let problem = match &order {
+                None => Some("no invoice of the company has this IIC"),
+                Some(o) if o.document_kind != DocumentKind::Order => {
+                    Some("the invoice is not an order invoice")
+                }
+                Some(o) if o.settled_by.is_some() => Some("the order is already settled"),
+                Some(o) if o.reversed_at.is_some() => Some("the order was cancelled"),
+                Some(_) => None,
+            };
+            match (problem, order) {
+                (Some(problem), _) => problems.push(format!("order_invoices.{index}: {problem} ({iic}).")),
+                (None, Some(order)) => orders.push(order),
+                (None, None) => {}
+            }
+        }
+        if !problems.is_empty() {
+            return Err(Error::Incomplete {
+                message: "An order invoice cannot be settled.".into(),
+                errors: problems,
+            });
+        }
+        if let Some(waiting) = orders.iter().find(|o| o.fic.is_none()) {
+            return Err(Error::Unavailable(format!(
+                "The order {} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized.",
+                waiting.number
+            )));
+        }
+        Ok(orders)
+    }
+}
