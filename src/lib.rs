@@ -2,12 +2,14 @@
 //! crate holds the program.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod ai;
 pub mod api;
 pub mod cis_sim;
 pub mod config;
 pub mod domain;
 pub mod fiscal;
 pub mod print;
+pub mod rates;
 pub mod secrets;
 pub mod services;
 pub mod store;
@@ -139,6 +141,23 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         locks: Arc::new(services::locks::Locks::new()),
         in_flight: Arc::default(),
         balances: Arc::default(),
+        rates: Arc::new(services::rates::RateBook::new(
+            rates::Fetcher::new(
+                rates::SourceUrls {
+                    boa: args.rates.rates_boa_url.clone(),
+                    bkt: args.rates.rates_bkt_url.clone(),
+                    iliria98: args.rates.rates_iliria98_url.clone(),
+                    adon: args.rates.rates_adon_url.clone(),
+                },
+                Duration::from_secs(args.rates.rates_timeout.max(1)),
+            ),
+            Duration::from_secs(args.rates.rates_cache),
+        )),
+        ai: Arc::new(ai::AiClient::new(
+            args.ai.ai_url.as_deref(),
+            args.ai.ai_key.as_ref().map(|k| k.0.as_str()),
+            Duration::from_secs(args.ai.ai_timeout.max(1)),
+        )),
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;

@@ -498,6 +498,10 @@ pub async fn list_v2(
 
 fn details_json(state: &AppState, invoice: &Invoice, version: i64, host: Option<&str>) -> Value {
     let mut v = list_item(state, invoice, version, host);
+    if invoice.currency != "ALL" {
+        v["amount"]["exchange_rate_source"] = json!(invoice.exchange_rate_origin.map(|o| o.as_str()));
+        v["amount"]["exchange_rate_date"] = json!(invoice.exchange_rate_date);
+    }
     let result = issue_result(state, invoice, version, host);
     if let (Some(v), Some(result)) = (v.as_object_mut(), result.as_object()) {
         for key in ["tcrCode", "businessCode", "operatorCode", "fiscalizedAt", "verifyURL", "pdf"] {

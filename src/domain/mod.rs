@@ -1,7 +1,9 @@
 //! Pure rules: no I/O, no async. Plain structs in, plain structs or typed errors out.
 
 pub mod cash_register;
+pub mod chat;
 pub mod client;
+pub mod currency;
 pub mod discount;
 pub mod error;
 pub mod invoice;

@@ -16,6 +16,7 @@ use uuid::Uuid;
 
 use super::locks::LOCK_WAIT;
 use super::{Error, Result, Services, fault_message};
+use crate::domain::currency::RateBasis;
 use crate::domain::invoice::{self as rules, InvoiceInput, VatClass};
 use crate::domain::money::round2;
 use crate::domain::numbering::{cis_invoice_number, invoice_number};
@@ -241,6 +242,8 @@ struct Prepared {
     /// The till, for a cash invoice (numbering and InvNum are per TCR only for cash).
     tcr_code: Option<String>,
     year: i32,
+    /// Where a foreign-currency invoice's rate came from.
+    rate_basis: Option<RateBasis>,
 }
 
 /// Everything the CIS message and the stored invoice share.
@@ -356,7 +359,8 @@ impl Services {
     }
 
     /// Issues an invoice; see the module's description for the way it travels.
-    pub async fn issue_invoice(&self, caller: &Caller, req: IssueRequest) -> Result<Issued> {
+    pub async fn issue_invoice(&self, caller: &Caller, mut req: IssueRequest) -> Result<Issued> {
+        let rate_basis = self.resolve_exchange_rate(caller, &mut req).await?;
         let (operator_code, unit_code) = match (&caller.user.operator_code, caller.unit.as_ref()) {
             (Some(op), Some(unit)) => match &unit.business_unit_code {
                 Some(code) => (op.clone(), code.clone()),
@@ -459,6 +463,7 @@ impl Services {
                     unit_code,
                     tcr_code: if req.kind == Kind::Cash { tcr_code.clone() } else { None },
                     year,
+                    rate_basis,
                 },
             )
             .await;
@@ -530,6 +535,8 @@ impl Services {
             business_unit_code: Some(unit_code.to_string()),
             currency: p.currency.clone(),
             exchange_rate: computed.totals.exchange_rate,
+            exchange_rate_origin: p.rate_basis.as_ref().map(|b| b.origin),
+            exchange_rate_date: p.rate_basis.as_ref().and_then(|b| b.date).map(|d| d.to_string()),
             totals: db::Totals {
                 gross: computed.totals.gross,
                 net: computed.totals.net,

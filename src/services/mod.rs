@@ -1,12 +1,14 @@
 //! Use cases that tie the rooms together: api -> services -> {domain, store, fiscal}.
 
 pub mod accounts;
+pub mod ai;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
 pub mod invoices;
 pub mod locks;
 pub mod products;
+pub mod rates;
 
 use std::fmt;
 use std::sync::Arc;
@@ -39,6 +41,10 @@ pub struct Services {
     pub in_flight: Arc<std::sync::Mutex<std::collections::HashSet<(i64, i32, String)>>>,
     /// Cash-register balances, kept 5 s as the spec says.
     pub balances: Arc<cash_register::BalanceCache>,
+    /// Exchange rates read from the sources, kept in memory while fresh.
+    pub rates: Arc<rates::RateBook>,
+    /// The owner's AI chat endpoint, when configured.
+    pub ai: Arc<crate::ai::AiClient>,
 }
 
 impl Services {

@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
 use super::{Result, now_text};
+use crate::domain::currency::Origin;
 
 /// A Decimal stored as TEXT, so money stays exact in SQLite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -116,6 +117,9 @@ pub struct Invoice {
     pub business_unit_code: Option<String>,
     pub currency: String,
     pub exchange_rate: Decimal,
+    /// Where a foreign-currency invoice's rate came from, and the day it was quoted for.
+    pub exchange_rate_origin: Option<Origin>,
+    pub exchange_rate_date: Option<String>,
     pub totals: Totals,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
@@ -205,13 +209,13 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
              client_id, buyer_name, buyer_id_type, buyer_id_value, buyer_address, buyer_city, buyer_country,
              self_issue_type, due_date, delivery_date, supply_start_date, supply_end_date, reverse_charge,
              periodic_invoice, notes, bank_account_id, iic, iic_signature, header_uuid, fic, eic, verify_url,
-             search_text, created_at)
+             search_text, created_at, exchange_rate_source, exchange_rate_date)
          VALUES (:company, :unit, :user, :internal, :year, :kind, :version, :doc_type, :original_iic, :tcr, :ord,
              :number, :inv_num, :issued_at, :issue_date, :issue_dt, :operator, :bu, :currency, :rate, :gross, :net,
              :vat, :discount, :discount_gross, :fee, :total, :gross_all, :net_all, :vat_all, :discount_all,
              :disc_type, :disc_value, :client, :buyer_name, :buyer_id_type, :buyer_id_value, :buyer_address,
              :buyer_city, :buyer_country, :self_issue, :due, :delivery, :supply_start, :supply_end, :reverse,
-             :periodic, :notes, :bank, :iic, :iic_sig, :uuid, :fic, :eic, :verify, :search, :now)",
+             :periodic, :notes, :bank, :iic, :iic_sig, :uuid, :fic, :eic, :verify, :search, :now, :rate_source, :rate_date)",
         named_params! {
             ":company": i.company_id, ":unit": i.business_unit_id, ":user": i.user_id, ":internal": i.internal_id,
             ":year": i.year, ":kind": i.kind, ":version": i.api_version, ":doc_type": i.doc_type,
@@ -230,6 +234,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":periodic": i.periodic_invoice, ":notes": i.notes, ":bank": i.bank_account_id, ":iic": i.iic,
             ":iic_sig": i.iic_signature, ":uuid": i.header_uuid, ":fic": i.fic, ":eic": i.eic,
             ":verify": i.verify_url, ":search": search_text(i), ":now": now_text(),
+            ":rate_source": i.exchange_rate_origin, ":rate_date": i.exchange_rate_date,
         },
     )?;
     let id = conn.last_insert_rowid();
@@ -280,7 +285,7 @@ const COLUMNS: &str = "id, company_id, business_unit_id, user_id, internal_id, y
     net_all, vat_all, discount_all, invoice_discount_type, invoice_discount_value, client_id, buyer_name,
     buyer_id_type, buyer_id_value, buyer_address, buyer_city, buyer_country, self_issue_type, due_date,
     delivery_date, supply_start_date, supply_end_date, reverse_charge, periodic_invoice, notes, bank_account_id,
-    iic, iic_signature, header_uuid, fic, eic, verify_url, created_at";
+    iic, iic_signature, header_uuid, fic, eic, verify_url, created_at, exchange_rate_source, exchange_rate_date";
 
 fn money(r: &Row, i: usize) -> rusqlite::Result<Decimal> {
     Ok(r.get::<_, Money>(i)?.0)
@@ -349,6 +354,8 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
         eic: r.get(54)?,
         verify_url: r.get(55)?,
         created_at: r.get(56)?,
+        exchange_rate_origin: r.get(57)?,
+        exchange_rate_date: r.get(58)?,
         lines: Vec::new(),
         payments: Vec::new(),
         bank_account: None,
@@ -529,6 +536,8 @@ mod tests {
             business_unit_code: None,
             currency: "ALL".to_string(),
             exchange_rate: Decimal::ONE,
+            exchange_rate_origin: None,
+            exchange_rate_date: None,
             totals: Totals::default(),
             invoice_discount_type: None,
             invoice_discount_value: None,

@@ -8,6 +8,7 @@ pub mod devices;
 pub mod fiscal_queue;
 pub mod invoices;
 pub mod products;
+pub mod rates;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
