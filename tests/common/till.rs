@@ -2,6 +2,7 @@
 //! a till registered with the CIS (the simulator) and an operator code.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use arka::config::ServeArgs;
 use arka::fiscal::certificate::Certificate;
 use chrono::Utc;
 use std::time::Duration;
@@ -24,9 +25,15 @@ pub struct Till {
 const ROOMY_LIMITS: &str = "token=6000/m;general=6000/m;fiscal=3000/m,30000/h;interval.products=1s";
 
 pub fn open_till(sim: &SimServer) -> Till {
+    open_till_with(sim, |_| {})
+}
+
+/// A till whose server settings `configure` adjusts after the simulator's (rate sources, ...).
+pub fn open_till_with(sim: &SimServer, configure: impl FnOnce(&mut ServeArgs)) -> Till {
     let server = TestServer::start_with(|args| {
         sim.configure(args);
         args.limits = ROOMY_LIMITS.parse().unwrap();
+        configure(args);
     });
     let partner = server.create_partner("desk");
     let shop = register_company(&server, &partner, NUIS);
