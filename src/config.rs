@@ -235,3 +235,17 @@ impl Default for AiArgs {
         AiArgs { ai_url: None, ai_key: None, ai_timeout: AI_TIMEOUT_SECS }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ai_key_never_shows_in_debug_output() {
+        let mut args = ServeArgs::defaults("127.0.0.1:0".parse().unwrap(), PathBuf::from("d"));
+        args.ai.ai_key = Some("sk-very-secret".parse().unwrap());
+        let printed = format!("{args:?}");
+        assert!(!printed.contains("sk-very-secret"), "{printed}");
+        assert!(printed.contains("Secret(..)"));
+    }
+}
