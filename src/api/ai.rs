@@ -68,10 +68,11 @@ struct FailureAnswer {
     error: Failure,
 }
 
-/// The relayed events as a response body.
-struct Events(mpsc::Receiver<Vec<u8>>);
+/// A response body of chunks sent down a channel, each written as soon as it comes: the relayed
+/// events. It ends when the sender is dropped.
+pub struct Chunks(pub mpsc::Receiver<Vec<u8>>);
 
-impl http_body::Body for Events {
+impl http_body::Body for Chunks {
     type Data = Bytes;
     type Error = Infallible;
 
@@ -104,7 +105,7 @@ pub async fn chat_completions(
                 (header::CACHE_CONTROL, "no-cache"),
                 (header::HeaderName::from_static("x-accel-buffering"), "no"),
             ],
-            HttpBodyOf::new(Events(events)),
+            HttpBodyOf::new(Chunks(events)),
         )
             .into_response(),
         Err(failure) => {

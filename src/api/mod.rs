@@ -1,6 +1,6 @@
 //! The HTTP edge: router, authentication, limits, envelopes. One file per group of the spec.
 
-mod ai;
+pub mod ai;
 pub mod auth;
 mod cash_register;
 mod clients;

@@ -4,6 +4,7 @@
 //! sells dearer than it buys.
 
 use chrono::NaiveDate;
+use rust_decimal::Decimal;
 
 use super::Error;
 use super::html::{self, Table};
@@ -23,16 +24,22 @@ fn table_quotes(table: &Table, today: NaiveDate) -> Vec<Quote> {
     table.rows.iter().filter_map(|row| row_quote(row, date)).collect()
 }
 
-fn row_quote(row: &[String], date: NaiveDate) -> Option<Quote> {
-    let at = row.iter().position(|cell| html::currency_code(cell).is_some())?;
-    let currency = html::currency_code(&row[at])?;
-    let rates: Vec<_> = row[at + 1..]
-        .iter()
-        .filter_map(|cell| html::number(cell))
+/// The first two positive rates among `texts`, as (selling, buying): the higher one sells.
+pub fn sell_and_buy<'a>(texts: impl IntoIterator<Item = &'a String>) -> Option<(Decimal, Decimal)> {
+    let rates: Vec<Decimal> = texts
+        .into_iter()
+        .filter_map(|text| html::number(text))
         .filter(|r| r.is_sign_positive() && !r.is_zero())
         .take(2)
         .collect();
     let [a, b] = rates[..] else { return None };
+    Some((a.max(b), a.min(b)))
+}
+
+fn row_quote(row: &[String], date: NaiveDate) -> Option<Quote> {
+    let at = row.iter().position(|cell| html::currency_code(cell).is_some())?;
+    let currency = html::currency_code(&row[at])?;
+    let (sell, buy) = sell_and_buy(&row[at + 1..])?;
     let unit = html::unit_in(&row[at]).filter(|u| *u > 0).unwrap_or(1);
-    Some(Quote { currency, unit, sell: a.max(b), buy: Some(a.min(b)), date })
+    Some(Quote { currency, unit, sell, buy: Some(buy), date })
 }

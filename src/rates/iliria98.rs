@@ -5,7 +5,7 @@
 use chrono::NaiveDate;
 
 use super::html::{self, Block};
-use super::{Error, RatePage};
+use super::{Error, RatePage, counter};
 use crate::domain::currency::{Quote, Source};
 
 pub struct Iliria98;
@@ -37,16 +37,9 @@ fn code(block: &Block) -> Option<String> {
 
 fn block_quote(block: &Block, today: NaiveDate) -> Option<Quote> {
     let currency = code(block)?;
-    let rates: Vec<_> = block
-        .texts
-        .iter()
-        .filter_map(|t| html::number(t))
-        .filter(|r| r.is_sign_positive() && !r.is_zero())
-        .take(2)
-        .collect();
-    let [a, b] = rates[..] else { return None };
+    let (sell, buy) = counter::sell_and_buy(&block.texts)?;
     let unit = block.texts.iter().find_map(|t| html::unit_in(t)).filter(|u| *u > 0).unwrap_or(1);
-    Some(Quote { currency, unit, sell: a.max(b), buy: Some(a.min(b)), date: today })
+    Some(Quote { currency, unit, sell, buy: Some(buy), date: today })
 }
 
 #[cfg(test)]

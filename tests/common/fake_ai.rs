@@ -3,10 +3,9 @@
 //! garbage, or never answers; and it keeps what it was sent.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+
+use arka::api::ai::Chunks;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -67,21 +66,6 @@ pub fn completion() -> Value {
     })
 }
 
-/// Events pushed by a task, as a response body.
-struct Events(mpsc::Receiver<Bytes>);
-
-impl http_body::Body for Events {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
-        self.0.poll_recv(cx).map(|b| b.map(|b| Ok(http_body::Frame::data(b))))
-    }
-}
-
 async fn completions(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Bytes) -> Response {
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let authorization = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_string);
@@ -93,12 +77,12 @@ async fn completions(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, 
             let (tx, rx) = mpsc::channel(4);
             let endpoint = endpoint.clone();
             tokio::spawn(async move {
-                let _ = tx.send(Bytes::from(format!("{FIRST_CHUNK}\n\n"))).await;
+                let _ = tx.send(format!("{FIRST_CHUNK}\n\n").into_bytes()).await;
                 endpoint.release.notified().await;
-                let _ = tx.send(Bytes::from(format!("{SECOND_CHUNK}\n\n"))).await;
-                let _ = tx.send(Bytes::from_static(b"data: [DONE]\n\n")).await;
+                let _ = tx.send(format!("{SECOND_CHUNK}\n\n").into_bytes()).await;
+                let _ = tx.send(b"data: [DONE]\n\n".to_vec()).await;
             });
-            ([(header::CONTENT_TYPE, "text/event-stream")], Body::new(Events(rx))).into_response()
+            ([(header::CONTENT_TYPE, "text/event-stream")], Body::new(Chunks(rx))).into_response()
         }
         Mode::Answer | Mode::NeverStreams => axum::Json(completion()).into_response(),
         Mode::UnknownModel => (
