@@ -101,7 +101,14 @@ fn a_stream_is_relayed_event_by_event_as_it_comes() {
     let mut rest = String::new();
     events.read_to_string(&mut rest).unwrap();
     assert_eq!(rest, format!("{SECOND_CHUNK}\n\ndata: [DONE]\n\n"));
-    assert_eq!(ai.seen()[0].body["stream"], json!(true));
+    assert_eq!(ai.seen()[0].body, body);
+
+    // `stream` spelled as text reaches the endpoint as the boolean it means.
+    ai.set_mode(Mode::NeverStreams);
+    let mut spelled = question();
+    spelled["stream"] = json!("false");
+    assert_eq!(server.post_json(CHAT, Some(&token), &spelled).body, completion());
+    assert_eq!(ai.seen()[1].body["stream"], json!(false));
 }
 
 #[test]

@@ -93,9 +93,13 @@ pub async fn chat_completions(
     let parsed: ChatBody = parse_json(&bytes)?;
     let stream = parsed.stream.unwrap_or(false);
     chat::validate(&ChatRequest::from(parsed)).map_err(ApiError::Validation)?;
-    // Forwarded as sent, so the endpoint also gets what Arka does not check (temperature, tools).
-    let forward: Value = serde_json::from_slice(&bytes)
+    // Forwarded as sent, so the endpoint also gets what Arka does not check (temperature, tools);
+    // only `stream` is written as the boolean Arka read, whichever way the POS spelled it.
+    let mut forward: Value = serde_json::from_slice(&bytes)
         .map_err(|_| ApiError::field("body", "The request body is not valid JSON."))?;
+    if forward.get("stream").is_some() {
+        forward["stream"] = Value::Bool(stream);
+    }
     let answer = match state.services.chat_completion(forward, stream).await {
         Ok(Completion::Whole(completion)) => (StatusCode::CREATED, Json(completion)).into_response(),
         Ok(Completion::Events(events)) => (
@@ -109,7 +113,12 @@ pub async fn chat_completions(
         )
             .into_response(),
         Err(failure) => {
-            tracing::warn!(code = ?failure.code, message = %failure.message, "AI chat completion not relayed");
+            // No endpoint is the owner's choice, not a fault worth a warning on every call.
+            if failure == Failure::not_configured() {
+                tracing::debug!("AI chat completion asked for, but no endpoint is configured");
+            } else {
+                tracing::warn!(code = ?failure.code, message = %failure.message, "AI chat completion not relayed");
+            }
             (StatusCode::CREATED, Json(FailureAnswer { error: failure })).into_response()
         }
     };
