@@ -2,6 +2,7 @@
 //! crate holds the program.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod ai;
 pub mod api;
 pub mod backup;
 pub mod cis_sim;
@@ -12,6 +13,7 @@ pub mod files;
 pub mod fiscal;
 pub mod metrics;
 pub mod print;
+pub mod rates;
 pub mod secrets;
 pub mod services;
 pub mod sim_http;
@@ -213,6 +215,23 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         locks: Arc::new(services::locks::Locks::new()),
         in_flight: Arc::default(),
         balances: Arc::default(),
+        rates: Arc::new(services::rates::RateBook::new(
+            rates::Fetcher::new(
+                rates::SourceUrls {
+                    boa: args.rates.rates_boa_url.clone(),
+                    bkt: args.rates.rates_bkt_url.clone(),
+                    iliria98: args.rates.rates_iliria98_url.clone(),
+                    adon: args.rates.rates_adon_url.clone(),
+                },
+                Duration::from_secs(args.rates.rates_timeout.max(1)),
+            ),
+            Duration::from_secs(args.rates.rates_cache),
+        )),
+        ai: Arc::new(ai::AiClient::new(
+            args.ai.ai_url.as_deref(),
+            args.ai.ai_key.as_ref().map(|k| k.0.as_str()),
+            Duration::from_secs(args.ai.ai_timeout.max(1)),
+        )),
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;

@@ -1,8 +1,10 @@
 //! The HTTP edge: router, authentication, limits, envelopes. One file per group of the spec.
 
+pub mod ai;
 pub mod auth;
 mod cash_register;
 mod clients;
+mod currencies;
 pub mod error;
 pub mod extract;
 mod fields;
@@ -141,7 +143,20 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/product/categories", get(products::categories).post(products::create_category))
         .route("/api/v1/product/categories/{id}", put(products::update_category));
 
+    // Currencies, exchange rates and the AI proxy: the spec puts them in no group of their own.
+    let currencies = Router::new()
+        .route("/api/v1/currencies", get(currencies::currencies))
+        .route("/api/v1/currencies/{code}", put(currencies::set_currency))
+        .route("/api/v1/exchange-rates", get(currencies::exchange_rates))
+        .route("/api/v1/exchange-rates/manual", get(currencies::manual_rates))
+        .route(
+            "/api/v1/exchange-rates/manual/{code}",
+            put(currencies::set_manual_rate).delete(currencies::delete_manual_rate),
+        )
+        .route("/api/v1/ai/chat/completions", post(ai::chat_completions));
+
     Router::new()
+        .merge(in_group(&state, Group::General, currencies))
         .merge(in_group(&state, Group::Registration, registration))
         .merge(in_group(&state, Group::General, general))
         .merge(in_group(&state, Group::Search, search))

@@ -2,7 +2,9 @@
 
 pub mod cancellation;
 pub mod cash_register;
+pub mod chat;
 pub mod client;
+pub mod currency;
 pub mod discount;
 pub mod document;
 pub mod error;

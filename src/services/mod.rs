@@ -1,6 +1,7 @@
 //! Use cases that tie the rooms together: api -> services -> {domain, store, fiscal}.
 
 pub mod accounts;
+pub mod ai;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
@@ -10,6 +11,7 @@ pub mod marketplace;
 pub mod pipeline;
 pub mod products;
 pub mod queue;
+pub mod rates;
 
 use std::fmt;
 use std::sync::Arc;
@@ -43,6 +45,10 @@ pub struct Services {
     pub in_flight: pipeline::InFlightSet,
     /// Cash-register balances, kept 5 s as the spec says.
     pub balances: Arc<cash_register::BalanceCache>,
+    /// Exchange rates read from the sources, kept in memory while fresh.
+    pub rates: Arc<rates::RateBook>,
+    /// The owner's AI chat endpoint, when configured.
+    pub ai: Arc<crate::ai::AiClient>,
 }
 
 impl Services {

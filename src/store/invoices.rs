@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 
 use super::{Result, now_text};
 use crate::domain::cancellation::Reversed;
+use crate::domain::currency::Origin;
 use crate::domain::document::{DocumentKind, InvoiceType};
 
 /// A Decimal stored as TEXT, so money stays exact in SQLite.
@@ -150,6 +151,9 @@ pub struct Invoice {
     pub business_unit_code: Option<String>,
     pub currency: String,
     pub exchange_rate: Decimal,
+    /// Where a foreign-currency invoice's rate came from, and the day it was quoted for.
+    pub exchange_rate_origin: Option<Origin>,
+    pub exchange_rate_date: Option<String>,
     pub totals: Totals,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
@@ -415,14 +419,15 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
              client_id, buyer_name, buyer_id_type, buyer_id_value, buyer_address, buyer_city, buyer_country,
              self_issue_type, due_date, delivery_date, supply_start_date, supply_end_date, reverse_charge,
              periodic_invoice, notes, bank_account_id, iic, iic_signature, header_uuid, fic, eic, verify_url,
-             search_text, created_at, document_kind, original_invoice_id, reversed_at, settled_by_invoice_id)
+             search_text, created_at, document_kind, original_invoice_id, reversed_at, settled_by_invoice_id,
+             exchange_rate_source, exchange_rate_date)
          VALUES (:company, :unit, :user, :internal, :year, :kind, :version, :doc_type, :original_iic, :tcr, :ord,
              :number, :inv_num, :issued_at, :issue_date, :issue_dt, :operator, :bu, :currency, :rate, :gross, :net,
              :vat, :discount, :discount_gross, :fee, :total, :gross_all, :net_all, :vat_all, :discount_all,
              :disc_type, :disc_value, :client, :buyer_name, :buyer_id_type, :buyer_id_value, :buyer_address,
              :buyer_city, :buyer_country, :self_issue, :due, :delivery, :supply_start, :supply_end, :reverse,
              :periodic, :notes, :bank, :iic, :iic_sig, :uuid, :fic, :eic, :verify, :search, :now, :document_kind,
-             :original, :reversed_at, :settled_by)",
+             :original, :reversed_at, :settled_by, :rate_source, :rate_date)",
         named_params! {
             ":company": i.company_id, ":unit": i.business_unit_id, ":user": i.user_id, ":internal": i.internal_id,
             ":year": i.year, ":kind": i.kind, ":version": i.api_version, ":doc_type": i.doc_type,
@@ -442,7 +447,8 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":iic_sig": i.iic_signature, ":uuid": i.header_uuid, ":fic": i.fic, ":eic": i.eic,
             ":verify": i.verify_url, ":search": search_text(i), ":now": now_text(),
             ":document_kind": i.document_kind, ":original": i.original_invoice_id, ":reversed_at": i.reversed_at,
-            ":settled_by": i.settled_by,
+            ":settled_by": i.settled_by, ":rate_source": i.exchange_rate_origin,
+            ":rate_date": i.exchange_rate_date,
         },
     )?;
     let id = conn.last_insert_rowid();
@@ -495,7 +501,7 @@ const COLUMNS: &str = "id, company_id, business_unit_id, user_id, internal_id, y
     buyer_id_type, buyer_id_value, buyer_address, buyer_city, buyer_country, self_issue_type, due_date,
     delivery_date, supply_start_date, supply_end_date, reverse_charge, periodic_invoice, notes, bank_account_id,
     iic, iic_signature, header_uuid, fic, eic, verify_url, created_at, document_kind, original_invoice_id,
-    reversed_at, settled_by_invoice_id";
+    reversed_at, settled_by_invoice_id, exchange_rate_source, exchange_rate_date";
 
 fn money(r: &Row, column: &str) -> rusqlite::Result<Decimal> {
     Ok(r.get::<_, Money>(column)?.0)
@@ -566,6 +572,8 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
         eic: r.get("eic")?,
         verify_url: r.get("verify_url")?,
         created_at: r.get("created_at")?,
+        exchange_rate_origin: r.get("exchange_rate_source")?,
+        exchange_rate_date: r.get("exchange_rate_date")?,
         original_invoice_id: r.get("original_invoice_id")?,
         reversed_at: r.get("reversed_at")?,
         settled_by: r.get("settled_by_invoice_id")?,
@@ -755,6 +763,8 @@ mod tests {
             business_unit_code: None,
             currency: "ALL".to_string(),
             exchange_rate: Decimal::ONE,
+            exchange_rate_origin: None,
+            exchange_rate_date: None,
             totals: Totals::default(),
             invoice_discount_type: None,
             invoice_discount_value: None,

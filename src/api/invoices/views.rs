@@ -192,6 +192,12 @@ pub struct Amount<'a> {
     gross_all: Decimal,
     vat_all: Decimal,
     discount_all: Decimal,
+    /// Where a foreign-currency invoice's rate came from (REQUEST, MANUAL or a source) and the
+    /// day it was quoted for; absent on an invoice in lek.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exchange_rate_source: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exchange_rate_date: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     local_currency: Option<LocalCurrency>,
 }
@@ -313,6 +319,8 @@ pub fn list_item<'a>(
             gross_all: t.gross_all,
             vat_all: t.vat_all,
             discount_all: t.discount_all,
+            exchange_rate_source: invoice.exchange_rate_origin.filter(|_| foreign).map(|o| o.as_str()),
+            exchange_rate_date: invoice.exchange_rate_date.as_deref().filter(|_| foreign),
             local_currency: foreign.then_some(LocalCurrency {
                 currency: "ALL",
                 gross: t.gross_all,

@@ -12,6 +12,7 @@ use super::super::pipeline::Sequence;
 use super::super::{Error, Result, Services};
 use super::document::InvoiceDocument;
 use super::{ClientInput, IssueRequest};
+use crate::domain::currency::RateBasis;
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice as rules;
 use crate::domain::validation::FieldErrors;
@@ -88,6 +89,8 @@ pub struct Content {
     pub bank_account_id: Option<i64>,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
+    /// Where a foreign-currency invoice's rate came from.
+    pub rate_basis: Option<RateBasis>,
 }
 
 /// The domain's verdict on an invoice body, with `errors` found around it merged in.
@@ -250,8 +253,9 @@ impl Services {
     pub(super) async fn invoice_document(
         &self,
         caller: &Caller,
-        req: IssueRequest,
+        mut req: IssueRequest,
     ) -> Result<InvoiceDocument> {
+        let rate_basis = self.resolve_exchange_rate(caller, &mut req).await?;
         let invoice_type = req.kind.invoice_type().unwrap_or(InvoiceType::Cash);
         let (operator_code, unit_code, tcr_code) = user_codes(caller, invoice_type == InvoiceType::Cash)?;
         let mut errors = FieldErrors::new();
@@ -307,6 +311,7 @@ impl Services {
             bank_account_id: req.bank_account_id,
             invoice_discount_type: req.rules.invoice_discount_type,
             invoice_discount_value: req.rules.invoice_discount_value,
+            rate_basis,
         };
         Ok(InvoiceDocument { issuer, content, sequence, year: this_year() })
     }

@@ -285,6 +285,8 @@ pub fn stored_invoice(
         business_unit_code: Some(issuer.unit_code.clone()),
         currency: content.currency.clone(),
         exchange_rate: computed.totals.exchange_rate,
+        exchange_rate_origin: content.rate_basis.as_ref().map(|b| b.origin),
+        exchange_rate_date: content.rate_basis.as_ref().and_then(|b| b.date).map(|d| d.to_string()),
         totals: db::Totals {
             gross: computed.totals.gross,
             net: computed.totals.net,
