@@ -17,9 +17,11 @@
 //!
 //! # Control API (JSON, same listener)
 //!
-//! * `GET /control`: the current mode, `{"mode": "ok", "delay_ms": null, "fault_code": null}`.
+//! * `GET /control`: the fiscalization service's mode, `{"mode": "ok", "delay_ms": null,
+//!   "fault_code": null}`; `GET /control?service=einvoice` the e-invoice service's.
 //! * `POST /control` with `{"mode": "ok"|"down"|"slow"|"fault"|"garbage", "delay_ms"?: n,
-//!   "fault_code"?: "…"}`: how SOAP requests are answered from now on.
+//!   "fault_code"?: "…", "service"?: "fiscalization"|"einvoice"}`: how SOAP requests are
+//!   answered from now on, by the one service named or by both.
 //!   * `ok`: checked and answered as the CIS would.
 //!   * `down`: the connection is closed without an answer. The request is read first (and logged
 //!     as `dropped`), then the HTTP service returns an error, on which hyper closes the socket
@@ -35,12 +37,27 @@
 //! * `GET /control/requests`: every SOAP request received, oldest first (the newest 10 000):
 //!   `[{"operation": "RegisterInvoice", "uuid", "subseq_deliv_type", "iic", "tcr_code",
 //!   "signature_verified": true, "outcome": "accepted"|"fault"|"dropped"|"garbage",
-//!   "fault_code", "fault_string", "duplicate": false, "received_at"}]`. `iic` holds the WTNIC
-//!   of a WTN.
+//!   "fault_code", "fault_string", "duplicate": false, "received_at", "body"}]`. `iic` holds
+//!   the WTNIC of a WTN; `body` (the SOAP request as received) is kept for the newest 200.
 //! * `DELETE /control/requests`: clears that log, answers `{"cleared": n}`.
 //! * `GET /control/registered`: `{"tcrs": [...], "invoices": [...], "cash_deposits": [...],
 //!   "wtns": [...], "einvoices": [...]}`; invoices, deposits and WTNs carry `deliveries`, the
 //!   number of times the same message arrived.
+//! * `POST /control/einvoices` with `{"buyer_nuis", "seller_nuis", "seller_name"?,
+//!   "doc_number", "doc_type"? (380), "amount", "currency"? (ALL), "received_at"? (now),
+//!   "due_date"? (30 days on), "status"? (DELIVERED), "eic"? (a new one)}`: an e-invoice a
+//!   supplier sent to `buyer_nuis`, found by the buyer's GetEinvoices; 201 with what is held,
+//!   400 `{message}` when a field is wrong.
+//!
+//! # E-invoices
+//!
+//! RegisterEinvoice takes a UBL document (or CII) signed as a whole with the request's own
+//! certificate (checked as `dsig::verify_document` does), whose `IIC=…#AAI#` and `FIC=…#AAI#`
+//! notes name an invoice this simulator fiscalized for the document's seller; it answers an
+//! EIC (the same one again for the same request UUID). A new e-invoice is `DELIVERED`; the
+//! buyer moves it with EinvoiceChangeStatus. GetEinvoices lists the caller's e-invoices as
+//! BUYER or SELLER with the platform's `SellerTin` (beyond the 2020 schema, as the live
+//! platform answers) and, asked for one EIC, its PDF.
 
 mod operations;
 mod rules;
@@ -63,7 +80,7 @@ use crate::sim_http::SimHandle;
 
 pub use state::{
     CashDepositRecord, InvoiceRecord, Mode, ModeSetting, Registry, RequestOutcome, RequestRecord,
-    StoredEinvoice, TcrRecord, WtnRecord,
+    SeedEinvoice, SimService, StoredEinvoice, TcrRecord, WtnRecord,
 };
 
 const FISCALIZATION_WSDL: &str = include_str!("../../assets/cis/FiscalizationService.wsdl");
@@ -188,7 +205,12 @@ impl CisSim {
 
     /// What `POST /control` sets.
     pub fn set_mode(&self, setting: ModeSetting) {
-        self.inner.state().mode = setting.normalized();
+        self.inner.state().set_mode(setting.normalized());
+    }
+
+    /// What `POST /control/einvoices` does: holds an e-invoice a supplier sent to a buyer.
+    pub fn seed_einvoice(&self, seed: SeedEinvoice) -> Result<StoredEinvoice, Error> {
+        self.inner.state().seed(seed, chrono::Utc::now()).map_err(Error::Config)
     }
 
     /// What `GET /control/requests` lists.
