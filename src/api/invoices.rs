@@ -105,6 +105,9 @@ pub struct IssueBody {
     doc_type: Option<String>,
     original_invoice_iic: Option<String>,
     bank_account_id: Option<i64>,
+    /// An e-invoice's UBL profile (P1..P12); not read on other invoices.
+    #[serde(default, deserialize_with = "fields::opt_text")]
+    pub(super) process: Option<String>,
 }
 
 fn client_input(c: ClientBody) -> ClientInput {
@@ -125,7 +128,7 @@ fn client_input(c: ClientBody) -> ClientInput {
 }
 
 /// Reads an issue body as v1 or v2 into the one request the service knows.
-fn issue_request(b: IssueBody, kind: InvoiceType, version: i64) -> Result<IssueRequest, ApiError> {
+pub(super) fn issue_request(b: IssueBody, kind: InvoiceType, version: i64) -> Result<IssueRequest, ApiError> {
     let internal_id = b.internal_id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty());
     let Some(internal_id) = internal_id else {
         // v2 answers a missing internalId in the standard error envelope, v1 as validation.
@@ -221,7 +224,7 @@ fn issue_request(b: IssueBody, kind: InvoiceType, version: i64) -> Result<IssueR
     })
 }
 
-fn host(headers: &HeaderMap) -> Option<&str> {
+pub(super) fn host(headers: &HeaderMap) -> Option<&str> {
     headers.get(HOST).and_then(|h| h.to_str().ok())
 }
 
@@ -247,7 +250,7 @@ fn fiscalized_at(invoice: &Invoice) -> String {
 }
 
 /// `data.invoice` of an issue (and of details by internalId).
-fn issue_result(state: &AppState, invoice: &Invoice, version: i64, host: Option<&str>) -> Value {
+pub(super) fn issue_result(state: &AppState, invoice: &Invoice, version: i64, host: Option<&str>) -> Value {
     let mut v = json!({
         "id": invoice.id,
         "number": invoice.number,
@@ -258,7 +261,11 @@ fn issue_result(state: &AppState, invoice: &Invoice, version: i64, host: Option<
         "operatorCode": invoice.operator_code,
         "fiscalizedAt": fiscalized_at(invoice),
         "verifyURL": invoice.verify_url,
-        "pdf": state.services.pdf_url(host, version, invoice.id),
+        "pdf": match &invoice.eic {
+            // The e-invoice platform's official PDF, once it has registered the e-invoice.
+            Some(eic) => state.services.eic_pdf_url(host, version, eic),
+            None => state.services.pdf_url(host, version, invoice.id),
+        },
     });
     if let Some(eic) = &invoice.eic {
         v["eic"] = json!(eic);
@@ -306,7 +313,7 @@ fn list_item(state: &AppState, invoice: &Invoice, version: i64, host: Option<&st
     let mut v = json!({
         "id": invoice.id,
         "number": invoice.number,
-        "type": invoice.kind,
+        "type": if invoice.process.is_some() { "EINVOICE" } else { invoice.kind.as_str() },
         "issue_date": invoice.issue_date,
         "due_date": invoice.due_date.clone().unwrap_or_else(|| invoice.issue_date.clone()),
         "delivery_date": invoice.delivery_date.clone().unwrap_or_else(|| invoice.issue_date.clone()),
@@ -333,7 +340,7 @@ fn list_item(state: &AppState, invoice: &Invoice, version: i64, host: Option<&st
         "fic": invoice.fic,
         "eic": invoice.eic,
         "doc_type": invoice.doc_type,
-        "process": Value::Null,
+        "process": invoice.process,
         "self_issue_type": invoice.self_issue_type,
         "reversed_at": Value::Null,
         "reversed_by": Value::Null,

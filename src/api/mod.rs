@@ -3,6 +3,7 @@
 pub mod auth;
 mod cash_register;
 mod clients;
+mod einvoice;
 pub mod error;
 pub mod extract;
 mod fields;
@@ -13,6 +14,7 @@ mod misc;
 mod onboarding;
 pub mod ops;
 mod products;
+mod purchase;
 mod tracing_layers;
 
 use std::net::SocketAddr;
@@ -79,6 +81,15 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/invoice/noncash", post(invoices::noncash_v1))
         .route("/api/v2/invoice/noncash", post(invoices::noncash_v2));
 
+    let einvoices = Router::new()
+        .route("/api/v1/invoice/e-invoice", post(einvoice::issue_v1))
+        .route("/api/v2/invoice/e-invoice", post(einvoice::issue_v2))
+        .route("/api/v1/purchase-invoices", get(purchase::list))
+        .route("/api/v1/purchase-invoices/{eic}/status", post(purchase::change_status));
+    let einvoice_prints = Router::new()
+        .route("/api/v1/invoice/print-eic/{eic}", get(einvoice::print_eic))
+        .route("/api/v2/invoice/print-eic/{eic}", get(einvoice::print_eic));
+
     let invoice_reads = Router::new()
         .route("/api/v1/invoice", get(invoices::list_v1))
         .route("/api/v2/invoice", get(invoices::list_v2))
@@ -126,6 +137,8 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Search, search))
         .merge(in_group(&state, Group::Fiscal, fiscal))
         .merge(in_group(&state, Group::Print, print))
+        .merge(in_group(&state, Group::Fiscal, einvoices))
+        .merge(in_group(&state, Group::Print, einvoice_prints))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
         .merge(marketplace::routes())

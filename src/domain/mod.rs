@@ -4,6 +4,7 @@ pub mod cash_register;
 pub mod client;
 pub mod discount;
 pub mod document;
+pub mod einvoice;
 pub mod error;
 pub mod invoice;
 pub mod marketplace;

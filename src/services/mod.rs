@@ -9,6 +9,7 @@ pub mod locks;
 pub mod marketplace;
 pub mod pipeline;
 pub mod products;
+pub mod purchase;
 pub mod queue;
 
 use std::fmt;

@@ -73,6 +73,9 @@ pub struct Content {
     pub bank_account_id: Option<i64>,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
+    /// The process of an e-invoice (a non-cash invoice registered with the e-invoice platform
+    /// after its FIC, `services::invoices::einvoice`).
+    pub einvoice: Option<crate::domain::einvoice::Process>,
 }
 
 /// The domain's verdict on an invoice body, with `errors` found around it merged in.
@@ -286,6 +289,7 @@ impl Services {
             bank_account_id: req.bank_account_id,
             invoice_discount_type: req.rules.invoice_discount_type,
             invoice_discount_value: req.rules.invoice_discount_value,
+            einvoice: None,
         };
         Ok(InvoiceDocument { issuer, content, sequence, year: this_year() })
     }

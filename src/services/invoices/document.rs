@@ -53,9 +53,10 @@ impl Document for InvoiceDocument {
     }
 
     fn metrics_kind(&self) -> &'static str {
-        match self.content.invoice_type {
-            InvoiceType::Cash => "cash_invoice",
-            InvoiceType::NonCash => "noncash_invoice",
+        match (self.content.invoice_type, self.content.einvoice) {
+            (_, Some(_)) => "einvoice",
+            (InvoiceType::Cash, None) => "cash_invoice",
+            (InvoiceType::NonCash, None) => "noncash_invoice",
         }
     }
 
@@ -98,6 +99,9 @@ impl Document for InvoiceDocument {
         let mut invoice =
             stored_invoice(&self.issuer, &self.content, tcr_code, &draft, (ord_num, self.year), plan.at);
         invoice.id = db::insert(tx, &invoice)?;
+        if let Some(process) = self.content.einvoice {
+            crate::store::einvoices::insert(tx, self.company_id(), invoice.id, process.as_str())?;
+        }
         Ok(Ok(Written {
             document_id: invoice.id,
             number: invoice.number.clone(),
