@@ -20,8 +20,10 @@
 //! * `GET /control`: the fiscalization service's mode, `{"mode": "ok", "delay_ms": null,
 //!   "fault_code": null}`; `GET /control?service=einvoice` the e-invoice service's.
 //! * `POST /control` with `{"mode": "ok"|"down"|"slow"|"fault"|"garbage", "delay_ms"?: n,
-//!   "fault_code"?: "…", "service"?: "fiscalization"|"einvoice"}`: how SOAP requests are
-//!   answered from now on, by the one service named or by both.
+//!   "fault_code"?: "…", "service"?: "fiscalization"|"einvoice", "operation"?:
+//!   "RegisterEinvoice"|…}`: how SOAP requests are answered from now on, for the one
+//!   operation named (`ok` ends its own mode), or the one service, or both (which also ends
+//!   every operation's own mode).
 //!   * `ok`: checked and answered as the CIS would.
 //!   * `down`: the connection is closed without an answer. The request is read first (and logged
 //!     as `dropped`), then the HTTP service returns an error, on which hyper closes the socket
@@ -80,7 +82,7 @@ use crate::sim_http::SimHandle;
 
 pub use state::{
     CashDepositRecord, InvoiceRecord, Mode, ModeSetting, Registry, RequestOutcome, RequestRecord,
-    SeedEinvoice, SimService, StoredEinvoice, TcrRecord, WtnRecord,
+    SeedEinvoice, SimService, StoredEinvoice, TcrRecord, WtnRecord, sandbox_incoming,
 };
 
 const FISCALIZATION_WSDL: &str = include_str!("../../assets/cis/FiscalizationService.wsdl");

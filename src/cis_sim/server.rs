@@ -56,7 +56,7 @@ async fn handle(sim: Arc<Inner>, request: Request<Incoming>, local: SocketAddr) 
                 Ok(body) => body,
                 Err(answer) => return Ok(answer),
             };
-            soap(&sim, service, &body, mode).await
+            soap(&sim, service, &body).await
         }
         _ if mode.mode == Mode::Down => Err(Dropped),
         (&Method::GET, _) => {
@@ -71,8 +71,9 @@ async fn handle(sim: Arc<Inner>, request: Request<Incoming>, local: SocketAddr) 
     }
 }
 
-async fn soap(sim: &Inner, service: Service, body: &[u8], mode: ModeSetting) -> Result<Answer, Dropped> {
+async fn soap(sim: &Inner, service: Service, body: &[u8]) -> Result<Answer, Dropped> {
     let mut incoming = operations::read(body, service);
+    let mode = sim.state().mode_for(SimService::of(service), &incoming.record.operation).clone();
     let request_uuid = incoming.record.uuid.clone();
     let answer = match mode.mode {
         Mode::Down => {

@@ -64,11 +64,14 @@ pub struct ModeSetting {
     /// The one service the mode is for; absent: both.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<SimService>,
+    /// The one operation the mode is for (`RegisterEinvoice`, ...); the others keep theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
 }
 
 impl ModeSetting {
     pub fn ok() -> Self {
-        ModeSetting { mode: Mode::Ok, delay_ms: None, fault_code: None, service: None }
+        ModeSetting { mode: Mode::Ok, delay_ms: None, fault_code: None, service: None, operation: None }
     }
 
     /// Fills in the defaults a mode needs and bounds the delay.
@@ -81,7 +84,13 @@ impl ModeSetting {
             Mode::Fault => Some(self.fault_code.unwrap_or_else(|| DEFAULT_FAULT_CODE.to_string())),
             _ => None,
         };
-        ModeSetting { mode: self.mode, delay_ms, fault_code, service: self.service }
+        ModeSetting {
+            mode: self.mode,
+            delay_ms,
+            fault_code,
+            service: self.service,
+            operation: self.operation,
+        }
     }
 }
 
@@ -265,6 +274,45 @@ pub struct SeedEinvoice {
     pub eic: Option<String>,
 }
 
+/// The three e-invoices two suppliers sent the sandbox company, received at `received` (the
+/// sandbox's first start). Their EICs follow from the buyer's NUIS, so a restarted sandbox
+/// (whose simulator forgot everything) holds the same three again.
+pub fn sandbox_incoming(buyer_nuis: &str, received: DateTime<Utc>) -> Vec<SeedEinvoice> {
+    let sent = [
+        ("K81234001A", "112/2026", "12450.00", 0),
+        ("K81234001A", "113/2026", "3890.50", 2),
+        ("K51234006F", "27/2026", "60000.00", 5),
+    ];
+    sent.iter()
+        .enumerate()
+        .map(|(index, (seller, number, amount, minutes))| {
+            let digest =
+                openssl::sha::sha256(format!("arka-sandbox-einvoice:{buyer_nuis}:{index}").as_bytes());
+            let mut bytes = [0u8; 16];
+            bytes.copy_from_slice(&digest[..16]);
+            let at = received + Duration::minutes(*minutes);
+            SeedEinvoice {
+                buyer_nuis: buyer_nuis.to_string(),
+                seller_nuis: (*seller).to_string(),
+                seller_name: None,
+                doc_number: (*number).to_string(),
+                doc_type: None,
+                amount: amount.parse().unwrap_or(Decimal::ZERO),
+                currency: None,
+                received_at: Some(model::datetime(at)),
+                due_date: Some(
+                    (at + Duration::days(30))
+                        .with_timezone(&chrono_tz::Europe::Tirane)
+                        .date_naive()
+                        .to_string(),
+                ),
+                status: None,
+                eic: Some(uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()),
+            }
+        })
+        .collect()
+}
+
 /// The statuses an e-invoice can have: the platform's first one, then what its buyer says.
 pub const EINVOICE_STATUSES: &[&str] = &["DELIVERED", "ACCEPTED", "REFUSED", "PAID", "PARTIALLY_PAID"];
 
@@ -294,6 +342,8 @@ pub struct State {
     pub known_taxpayers: Vec<Taxpayer>,
     /// How the e-invoice service answers (`mode` is the fiscalization service's).
     pub einvoice_mode: ModeSetting,
+    /// Modes set for one operation each, ahead of their service's.
+    pub operation_modes: Vec<ModeSetting>,
 }
 
 impl State {
@@ -304,6 +354,7 @@ impl State {
             registry: Registry::default(),
             known_taxpayers: Vec::new(),
             einvoice_mode: ModeSetting::ok(),
+            operation_modes: Vec::new(),
         }
     }
 
@@ -360,8 +411,27 @@ impl State {
         }
     }
 
-    /// Sets the mode of the service it names, or of both.
+    /// The mode a request for `operation` (e.g. `RegisterEinvoice`) of `service` meets.
+    pub fn mode_for(&self, service: SimService, operation: &str) -> &ModeSetting {
+        self.operation_modes
+            .iter()
+            .find(|m| m.operation.as_deref() == Some(operation))
+            .unwrap_or_else(|| self.mode_of(service))
+    }
+
+    /// Sets the mode of the operation it names, or of the service it names, or of both (which
+    /// also ends every operation's own mode).
     pub fn set_mode(&mut self, setting: ModeSetting) {
+        if let Some(operation) = setting.operation.clone() {
+            self.operation_modes.retain(|m| m.operation.as_deref() != Some(operation.as_str()));
+            if setting.mode != Mode::Ok {
+                self.operation_modes.push(setting);
+            }
+            return;
+        }
+        if setting.service.is_none() {
+            self.operation_modes.clear();
+        }
         match setting.service {
             Some(SimService::Fiscalization) => self.mode = setting,
             Some(SimService::Einvoice) => self.einvoice_mode = setting,
@@ -442,6 +512,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     #[test]
     fn modes_get_their_defaults_and_bounds() {
@@ -449,13 +520,13 @@ mod tests {
             mode: Mode::Slow,
             delay_ms: Some(u64::MAX),
             fault_code: Some("x".into()),
-            service: None,
+            ..ModeSetting::ok()
         };
         assert_eq!(
             slow.normalized(),
-            ModeSetting { mode: Mode::Slow, delay_ms: Some(MAX_DELAY_MS), fault_code: None, service: None }
+            ModeSetting { mode: Mode::Slow, delay_ms: Some(MAX_DELAY_MS), ..ModeSetting::ok() }
         );
-        let fault = ModeSetting { mode: Mode::Fault, delay_ms: Some(5), fault_code: None, service: None };
+        let fault = ModeSetting { mode: Mode::Fault, delay_ms: Some(5), ..ModeSetting::ok() };
         let fault = fault.normalized();
         assert_eq!(fault.fault_code.as_deref(), Some("11"));
         assert_eq!(fault.delay_ms, None);
@@ -527,17 +598,39 @@ mod tests {
     }
 
     #[test]
+    fn the_sandbox_gets_the_same_three_einvoices_from_two_suppliers_each_start() {
+        let first_start = Utc::now() - Duration::days(3);
+        let seeds = sandbox_incoming("K00000001S", first_start);
+        let again = sandbox_incoming("K00000001S", first_start);
+        assert_eq!(seeds.len(), 3);
+        let eics: Vec<_> = seeds.iter().map(|s| s.eic.clone()).collect();
+        assert_eq!(eics, again.iter().map(|s| s.eic.clone()).collect::<Vec<_>>());
+        let mut state = State::new();
+        for seed in seeds {
+            state.seed(seed, Utc::now()).unwrap();
+        }
+        let sellers: HashSet<&str> =
+            state.registry.einvoices.iter().map(|e| e.seller_nuis.as_str()).collect();
+        assert_eq!(sellers.len(), 2);
+        assert!(state.registry.einvoices.iter().all(|e| e.buyer_nuis.as_deref() == Some("K00000001S")));
+    }
+
+    #[test]
     fn a_mode_set_for_one_service_leaves_the_other_alone() {
         let mut state = State::new();
-        let down = ModeSetting {
-            mode: Mode::Down,
-            delay_ms: None,
-            fault_code: None,
-            service: Some(SimService::Einvoice),
-        };
+        let down = ModeSetting { mode: Mode::Down, service: Some(SimService::Einvoice), ..ModeSetting::ok() };
         state.set_mode(down);
         assert_eq!(state.mode_of(SimService::Einvoice).mode, Mode::Down);
         assert_eq!(state.mode_of(SimService::Fiscalization).mode, Mode::Ok);
+        state.set_mode(ModeSetting { service: Some(SimService::Einvoice), ..ModeSetting::ok() });
+        let garbage = ModeSetting {
+            mode: Mode::Garbage,
+            operation: Some("RegisterEinvoice".into()),
+            ..ModeSetting::ok()
+        };
+        state.set_mode(garbage);
+        assert_eq!(state.mode_for(SimService::Einvoice, "RegisterEinvoice").mode, Mode::Garbage);
+        assert_eq!(state.mode_for(SimService::Einvoice, "GetTaxpayers").mode, Mode::Ok);
         state.set_mode(ModeSetting { service: None, ..ModeSetting::ok() });
         assert_eq!(state.mode_of(SimService::Einvoice).mode, Mode::Ok);
     }
