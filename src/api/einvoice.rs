@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use serde_json::json;
 
@@ -11,7 +11,7 @@ use super::AppState;
 use super::auth::Auth;
 use super::error::ApiResult;
 use super::extract::Body;
-use super::invoices::{IssueBody, host, issue_request, issue_result};
+use super::invoices::{IssueBody, host, issue_request, issue_result, pdf_answer};
 use crate::domain::document::InvoiceType;
 use crate::services::invoices::einvoice::EinvoiceIssued;
 
@@ -61,7 +61,5 @@ pub async fn print_eic(
     Path(eic): Path<String>,
 ) -> ApiResult {
     let pdf = state.services.einvoice_pdf(&caller, &eic).await?;
-    let name = format!("inline; filename=\"einvoice-{}.pdf\"", eic.trim().to_lowercase());
-    Ok(([(header::CONTENT_TYPE, "application/pdf".to_string()), (header::CONTENT_DISPOSITION, name)], pdf)
-        .into_response())
+    Ok(pdf_answer(&format!("einvoice-{}.pdf", eic.trim().to_lowercase()), pdf))
 }

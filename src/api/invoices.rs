@@ -629,12 +629,17 @@ pub async fn print(
         Some(_) => return Err(ApiError::field("format", "The format must be a4 or receipt.")),
     };
     let pdf = state.services.invoice_pdf(&caller, id, layout).await?;
-    Ok((
+    Ok(pdf_answer(&format!("invoice-{id}.pdf"), pdf))
+}
+
+/// A PDF shown inline, named `filename`.
+pub(super) fn pdf_answer(filename: &str, pdf: Vec<u8>) -> Response {
+    (
         [
             (axum::http::header::CONTENT_TYPE, "application/pdf".to_string()),
-            (axum::http::header::CONTENT_DISPOSITION, format!("inline; filename=\"invoice-{id}.pdf\"")),
+            (axum::http::header::CONTENT_DISPOSITION, format!("inline; filename=\"{filename}\"")),
         ],
         pdf,
     )
-        .into_response())
+        .into_response()
 }
