@@ -134,6 +134,25 @@ async fn start_sandbox_simulator(args: &ServeArgs) -> Result<cis_sim::CisSimHand
     Ok(handle)
 }
 
+/// Hands the sandbox simulator the e-invoices two suppliers sent the sandbox company, received
+/// when the company was made (its first start), so its purchase invoices show them.
+fn seed_sandbox_einvoices(
+    simulator: &cis_sim::CisSimHandle,
+    services: &services::Services,
+) -> Result<(), StartError> {
+    let company = services.ensure_sandbox().map_err(StartError::Setup)?;
+    let made = services
+        .store
+        .read_blocking(|conn| store::invoices::noncash_carried_over(conn, company.id))
+        .map_err(StartError::Store)?
+        .and_then(|(_, created_at)| domain::time::parse_stored(&created_at))
+        .unwrap_or_else(chrono::Utc::now);
+    for seed in cis_sim::sandbox_incoming(&company.nuis, made) {
+        simulator.sim().seed_einvoice(seed).map_err(|e| StartError::Cis(e.to_string()))?;
+    }
+    Ok(())
+}
+
 /// The sandbox's Wolt venue: the simulator plays Wolt for it and sends its webhooks to this
 /// server; fresh credentials each start.
 async fn start_sandbox_wolt(
@@ -277,6 +296,9 @@ pub async fn run_with_tls(
     let address = listener.local_addr().map_err(StartError::Io)?;
     let wolt = if args.sandbox { Some(start_sandbox_wolt(&args, address).await?) } else { None };
     let services = open_services(&args, endpoint)?;
+    if let Some(simulator) = &simulator {
+        seed_sandbox_einvoices(simulator, &services)?;
+    }
     let wolt_url = wolt.as_ref().map(|(sim, _)| sim.url()).or_else(|| args.wolt_url.clone());
     let marketplace = Marketplace::new(
         services.clone(),

@@ -5,6 +5,7 @@ pub mod auth;
 mod cash_register;
 mod clients;
 mod currencies;
+mod einvoice;
 pub mod error;
 pub mod extract;
 mod fields;
@@ -15,6 +16,7 @@ mod misc;
 mod onboarding;
 pub mod ops;
 mod products;
+mod purchase;
 mod tracing_layers;
 
 use std::net::SocketAddr;
@@ -102,6 +104,15 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/invoice/bulk-noncash", post(invoices::bulk_noncash::<1>))
         .route("/api/v2/invoice/bulk-noncash", post(invoices::bulk_noncash::<2>));
 
+    let einvoices = Router::new()
+        .route("/api/v1/invoice/e-invoice", post(einvoice::issue_v1))
+        .route("/api/v2/invoice/e-invoice", post(einvoice::issue_v2))
+        .route("/api/v1/purchase-invoices", get(purchase::list))
+        .route("/api/v1/purchase-invoices/{eic}/status", post(purchase::change_status));
+    let einvoice_prints = Router::new()
+        .route("/api/v1/invoice/print-eic/{eic}", get(einvoice::print_eic))
+        .route("/api/v2/invoice/print-eic/{eic}", get(einvoice::print_eic));
+
     let invoice_reads = Router::new()
         .route("/api/v1/invoice", get(invoices::list::<1>))
         .route("/api/v2/invoice", get(invoices::list::<2>))
@@ -164,6 +175,8 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Fiscal, in_group(&state, Group::Cancel, cancellations)))
         .merge(in_group(&state, Group::Bulk, bulk))
         .merge(in_group(&state, Group::Print, print))
+        .merge(in_group(&state, Group::Fiscal, einvoices))
+        .merge(in_group(&state, Group::Print, einvoice_prints))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
         .merge(marketplace::routes())

@@ -7,6 +7,7 @@ pub mod client;
 pub mod currency;
 pub mod discount;
 pub mod document;
+pub mod einvoice;
 pub mod error;
 pub mod invoice;
 pub mod marketplace;

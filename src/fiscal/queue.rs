@@ -23,8 +23,8 @@ use uuid::Uuid;
 use super::Error;
 use super::delivery::Delivery;
 use super::gateway::{Breaker, Gateway};
-use super::model::{Header, SubseqDelivType};
-use super::requests::{Operation, replace_header};
+use super::model::{Header, PlainHeader, SubseqDelivType};
+use super::requests::{Operation, Service, replace_header, replace_plain_header};
 use crate::store::{Store, fiscal_queue};
 
 /// The law allows 48 hours for late delivery (PROTOCOL.md section 8); warn well before.
@@ -130,31 +130,41 @@ impl Queue {
         let operation = Operation::from_request_root(&doc.operation)
             .ok_or_else(|| Error::Xml(format!("unknown queued operation {}", doc.operation)))?;
         let uuid = Uuid::from_str(&doc.header_uuid).map_err(|e| Error::Xml(e.to_string()))?;
-        let subseq = subseq_from_text(doc.subseq_deliv_type.as_deref());
-        let header = Header { uuid, send_date_time: now, subseq_deliv_type: Some(subseq) };
-        let unsigned = replace_header(&doc.unsigned_request, &header)?;
+        let unsigned = match operation.service() {
+            Service::Fiscalization => {
+                let subseq = subseq_from_text(doc.subseq_deliv_type.as_deref());
+                let header = Header { uuid, send_date_time: now, subseq_deliv_type: Some(subseq) };
+                replace_header(&doc.unsigned_request, &header)?
+            }
+            // The e-invoice service knows no late delivery: the same message, sent again.
+            Service::Einvoice => {
+                replace_plain_header(&doc.unsigned_request, &PlainHeader { uuid, send_date_time: now })?
+            }
+        };
         let certificate = self.gateway.certificate(doc.company_id)?;
         self.gateway.deliver(&certificate, operation, &unsigned)
     }
 
     /// Tries every due document once, oldest first; a TCR whose oldest document fails waits
-    /// with the rest of its documents, so the CIS sees each register's documents in order.
+    /// with the rest of its documents, so the CIS sees each register's documents in order. The
+    /// e-invoice platform's registrations wait apart: one service away holds up only its own.
     pub fn run_once(&self, now: DateTime<Utc>, settle: &dyn Settle) -> Result<Pass, Error> {
         let store_error = |e: crate::store::Error| Error::Store(e.to_string());
         let waiting =
             self.store.read_blocking(|conn| fiscal_queue::waiting(conn, BATCH)).map_err(store_error)?;
-        let mut held: HashSet<Option<String>> = HashSet::new();
+        let mut held: HashSet<(bool, Option<String>)> = HashSet::new();
         let mut pass = Pass::default();
         for doc in waiting {
             if self.stopping() {
                 break;
             }
-            if held.contains(&doc.tcr_code) {
+            let line = (doc.operation == Operation::RegisterEinvoice.request_root(), doc.tcr_code.clone());
+            if held.contains(&line) {
                 continue;
             }
             let due = crate::domain::time::parse_stored(&doc.next_attempt_at).is_none_or(|t| t <= now);
             if !due {
-                held.insert(doc.tcr_code.clone());
+                held.insert(line);
                 continue;
             }
             if age_hours(&doc.issued_at, now).is_some_and(|h| h >= WARN_AFTER_HOURS) {
@@ -185,7 +195,7 @@ impl Queue {
                 }
                 Delivery::NotDelivered { reason, .. } => {
                     tracing::debug!(queue_id = doc.id, %reason, "late delivery failed; will retry");
-                    held.insert(doc.tcr_code.clone());
+                    held.insert(line);
                     pass.failed += 1;
                 }
             }

@@ -186,5 +186,31 @@ pub fn render(invoice: &PrintInvoice, layout: Layout) -> Result<Vec<u8>, Error> 
     sheet.into_pdf(&invoice.number)
 }
 
+/// A plain A4 page: a bold title and one line of text per entry (a word wider than the page is
+/// cut). The CIS simulator prints its e-invoices with it, as the platform hands out PDFs.
+pub fn text_page(title: &str, lines: &[String]) -> Result<Vec<u8>, Error> {
+    const WIDTH: f32 = 595.0;
+    const HEIGHT: f32 = 842.0;
+    const MARGIN: f32 = 50.0;
+    let mut sheet = canvas::Sheet::paged(WIDTH, HEIGHT, MARGIN, MARGIN);
+    let bold = canvas::Style::bold(14.0);
+    sheet.text(
+        MARGIN,
+        MARGIN + 14.0,
+        bold,
+        format::truncate(&winansi::encode(title), bold, WIDTH - 2.0 * MARGIN),
+    );
+    let regular = canvas::Style::regular(10.0);
+    for (index, line) in lines.iter().enumerate() {
+        let baseline = MARGIN + 40.0 + 14.0 * index as f32;
+        if baseline > HEIGHT - MARGIN {
+            break;
+        }
+        let bytes = format::truncate(&winansi::encode(line), regular, WIDTH - 2.0 * MARGIN);
+        sheet.text(MARGIN, baseline, regular, bytes);
+    }
+    sheet.into_pdf(title)
+}
+
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,7 @@ pub mod locks;
 pub mod marketplace;
 pub mod pipeline;
 pub mod products;
+pub mod purchase;
 pub mod queue;
 pub mod rates;
 

@@ -12,6 +12,8 @@ pub enum Document {
     Invoice,
     /// A row of `cash_actions`.
     CashAction,
+    /// The e-invoice registration (RegisterEinvoiceRequest) of a fiscalized row of `invoices`.
+    Einvoice,
 }
 
 impl Document {
@@ -19,11 +21,12 @@ impl Document {
         match self {
             Document::Invoice => "invoice",
             Document::CashAction => "cash_action",
+            Document::Einvoice => "einvoice",
         }
     }
 
     pub fn parse(text: &str) -> Option<Document> {
-        [Document::Invoice, Document::CashAction].into_iter().find(|d| d.as_str() == text)
+        [Document::Invoice, Document::CashAction, Document::Einvoice].into_iter().find(|d| d.as_str() == text)
     }
 }
 

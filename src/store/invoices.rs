@@ -186,6 +186,9 @@ pub struct Invoice {
     pub settled_by: Option<i64>,
     /// A summary's orders, read with it.
     pub settled_orders: Vec<SettledOrder>,
+    /// The UBL profile (`P1`..`P12`) of an e-invoice, read with the invoice; `None` on any
+    /// other invoice.
+    pub process: Option<String>,
 }
 
 /// An order a summary paid, as the summary's answer lists it.
@@ -581,6 +584,7 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
         payments: Vec::new(),
         bank_account: None,
         settled_orders: Vec::new(),
+        process: None,
     })
 }
 
@@ -589,6 +593,7 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
         Some(id) => super::accounts::bank_account(conn, invoice.company_id, id)?,
         None => None,
     };
+    invoice.process = super::einvoices::get(conn, invoice.id)?.map(|e| e.process);
     let mut stmt = conn.prepare_cached(
         "SELECT product_name, product_code, unit, unit_code, quantity, price, total, discount_rate, discount,
              vat_rate, exemption, unit_price_net, rebate, net, vat, gross, original_position
@@ -686,8 +691,20 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
     let mut conditions = vec!["i.company_id = ?".to_string()];
     let mut values = vec![Value::Integer(company_id)];
     if !f.kinds.is_empty() {
-        conditions.push(format!("i.kind IN ({})", vec!["?"; f.kinds.len()].join(", ")));
-        values.extend(f.kinds.iter().map(|k| Value::Text(k.clone())));
+        // An e-invoice is a non-cash invoice with an `einvoices` row; the three types part.
+        let kinds: Vec<&str> = f
+            .kinds
+            .iter()
+            .filter_map(|k| match k.as_str() {
+                "CASH" => Some("i.kind = 'CASH'"),
+                "NONCASH" => Some("(i.kind = 'NONCASH' AND i.id NOT IN (SELECT invoice_id FROM einvoices))"),
+                "EINVOICE" => Some("i.id IN (SELECT invoice_id FROM einvoices)"),
+                _ => None,
+            })
+            .collect();
+        if !kinds.is_empty() {
+            conditions.push(format!("({})", kinds.join(" OR ")));
+        }
     }
     if let Some(from) = &f.from_date {
         conditions.push("i.issue_date >= ?".to_string());
@@ -735,11 +752,11 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::store::Store;
 
-    fn invoice(company_id: i64, n: i64, kind: &str, date: &str, buyer: Option<&str>) -> Invoice {
+    pub(crate) fn invoice(company_id: i64, n: i64, kind: &str, date: &str, buyer: Option<&str>) -> Invoice {
         Invoice {
             id: 0,
             company_id,
@@ -792,6 +809,7 @@ mod tests {
             reversed_at: None,
             settled_by: None,
             settled_orders: Vec::new(),
+            process: None,
         }
     }
 
@@ -964,7 +982,12 @@ mod tests {
             ..ListFilter::default()
         };
         assert_eq!(page(march_2.clone()), [ids[2], ids[1]]);
-        assert_eq!(page(ListFilter { kinds: vec!["NONCASH".into()], ..march_2 }), [ids[1]]);
+        assert_eq!(page(ListFilter { kinds: vec!["NONCASH".into()], ..march_2.clone() }), [ids[1]]);
+        store.write_blocking(|tx| crate::store::einvoices::insert(tx, 1, ids[1], "P1")).unwrap();
+        assert_eq!(page(ListFilter { kinds: vec!["NONCASH".into()], ..march_2.clone() }), Vec::<i64>::new());
+        assert_eq!(page(ListFilter { kinds: vec!["EINVOICE".into()], ..march_2.clone() }), [ids[1]]);
+        let both = ListFilter { kinds: vec!["EINVOICE".into(), "CASH".into()], ..march_2 };
+        assert_eq!(page(both), [ids[2], ids[1]]);
         assert_eq!(page(ListFilter { offset: 1, ..q("furra") }), [ids[0]]);
         store.write_blocking(|tx| delete(tx, ids[3])).unwrap();
         assert_eq!(page(q("furra")), [ids[0]], "a deleted invoice leaves the index");

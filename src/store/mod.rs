@@ -5,11 +5,13 @@ pub mod accounts;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
+pub mod einvoices;
 pub mod fiscal_queue;
 pub mod health;
 pub mod invoices;
 pub mod marketplace;
 pub mod products;
+pub mod purchase;
 pub mod rates;
 
 use std::fmt;

@@ -181,6 +181,7 @@ impl Services {
                 origin,
                 date: original.exchange_rate_date.as_deref().and_then(|d| d.parse().ok()),
             }),
+            einvoice: None,
         };
         let sequence = issuer.sequence(original.kind);
         self.issue(InvoiceDocument { issuer, content, sequence, year: this_year() }).await

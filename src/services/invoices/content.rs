@@ -91,6 +91,9 @@ pub struct Content {
     pub invoice_discount_value: Option<Decimal>,
     /// Where a foreign-currency invoice's rate came from.
     pub rate_basis: Option<RateBasis>,
+    /// The process of an e-invoice (a non-cash invoice registered with the e-invoice platform
+    /// after its FIC, `services::invoices::einvoice`).
+    pub einvoice: Option<crate::domain::einvoice::Process>,
 }
 
 /// The domain's verdict on an invoice body, with `errors` found around it merged in.
@@ -312,6 +315,7 @@ impl Services {
             invoice_discount_type: req.rules.invoice_discount_type,
             invoice_discount_value: req.rules.invoice_discount_value,
             rate_basis,
+            einvoice: None,
         };
         Ok(InvoiceDocument { issuer, content, sequence, year: this_year() })
     }

@@ -59,6 +59,9 @@ impl Document for InvoiceDocument {
     }
 
     fn metrics_kind(&self) -> &'static str {
+        if self.content.einvoice.is_some() {
+            return "einvoice";
+        }
         match self.content.document_kind {
             DocumentKind::Cash => "cash_invoice",
             DocumentKind::NonCash => "noncash_invoice",
@@ -148,6 +151,9 @@ impl Document for InvoiceDocument {
                 db::settle_orders(tx, invoice.id, &ids)?;
             }
             Links::Reverses { original_id, .. } => db::refresh_reversal(tx, *original_id)?,
+        }
+        if let Some(process) = self.content.einvoice {
+            crate::store::einvoices::insert(tx, self.company_id(), invoice.id, process.as_str())?;
         }
         Ok(Ok(Written {
             document_id: invoice.id,

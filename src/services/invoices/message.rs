@@ -188,7 +188,7 @@ pub fn draft(
         iic_signature: code.signature.clone(),
         is_reverse_charge: content.reverse_charge,
         pay_deadline: dates.0,
-        is_einvoice: None,
+        is_einvoice: content.einvoice.map(|_| true),
         supply_date_or_period: dates
             .1
             .map(|start| SupplyDateOrPeriod { start, end: dates.2.unwrap_or(start) }),
@@ -331,6 +331,7 @@ pub fn stored_invoice(
             Links::Settles(orders) => orders.clone(),
             _ => Vec::new(),
         },
+        process: content.einvoice.map(|p| p.as_str().to_string()),
         lines: computed
             .lines
             .iter()

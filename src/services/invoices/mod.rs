@@ -8,6 +8,7 @@
 mod cancel;
 mod content;
 mod document;
+pub mod einvoice;
 mod message;
 mod print;
 mod table;
@@ -128,6 +129,11 @@ impl Services {
     /// Absolute URL of an invoice's PDF.
     pub fn pdf_url(&self, host: Option<&str>, version: i64, id: i64) -> String {
         format!("{}/api/v{version}/invoice/print/{id}", self.pdf_base(host))
+    }
+
+    /// Absolute URL of the e-invoice platform's PDF of an e-invoice.
+    pub fn eic_pdf_url(&self, host: Option<&str>, version: i64, eic: &str) -> String {
+        format!("{}/api/v{version}/invoice/print-eic/{eic}", self.pdf_base(host))
     }
 
     /// Issues a cash or non-cash invoice: checked here, then numbered, signed, saved, delivered

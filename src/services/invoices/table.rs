@@ -153,6 +153,7 @@ impl Services {
             invoice_discount_type: req.invoice_discount_type,
             invoice_discount_value: req.invoice_discount_value,
             rate_basis,
+            einvoice: None,
         };
         let sequence = issuer.sequence(InvoiceType::Cash);
         self.issue(InvoiceDocument { issuer, content, sequence, year: this_year() }).await
