@@ -11,5 +11,6 @@ pub mod money;
 pub mod numbering;
 pub mod payments;
 pub mod product;
+pub mod sales_day;
 pub mod time;
 pub mod validation;

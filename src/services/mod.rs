@@ -7,6 +7,7 @@ pub mod devices;
 pub mod invoices;
 pub mod locks;
 pub mod marketplace;
+pub mod owner;
 pub mod pipeline;
 pub mod products;
 pub mod queue;

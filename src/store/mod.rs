@@ -10,6 +10,7 @@ pub mod health;
 pub mod invoices;
 pub mod marketplace;
 pub mod products;
+pub mod sales_day;
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
