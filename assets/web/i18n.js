@@ -52,6 +52,8 @@ const words = {
     'rep.summary': 'Përmbledhja e shitjeve', 'rep.vat': 'TVSH', 'rep.trend': 'Shitjet ditë pas dite',
     'rep.csv': 'Shkarko CSV', 'rep.missing': 'Ky raport nuk ofrohet ende nga ky server.',
     'rep.empty': 'Asnjë e dhënë për këtë periudhë.',
+    'pm.BANKNOTE': 'Para në dorë', 'pm.CARD': 'Kartë', 'pm.CHECK': 'Çek', 'pm.SVOUCHER': 'Kupon',
+    'pm.COMPANY': 'Kartë e kompanisë', 'pm.ORDER': 'Porosi', 'pm.ACCOUNT': 'Llogari', 'pm.TRANSFER': 'Transfertë',
   },
   en: {
     skip: 'Skip to content',
@@ -103,6 +105,8 @@ const words = {
     'rep.summary': 'Sales summary', 'rep.vat': 'VAT', 'rep.trend': 'Sales day by day',
     'rep.csv': 'Download CSV', 'rep.missing': 'This server does not offer this report yet.',
     'rep.empty': 'No data for this period.',
+    'pm.BANKNOTE': 'Cash', 'pm.CARD': 'Card', 'pm.CHECK': 'Cheque', 'pm.SVOUCHER': 'Voucher',
+    'pm.COMPANY': 'Company card', 'pm.ORDER': 'Order', 'pm.ACCOUNT': 'On account', 'pm.TRANSFER': 'Transfer',
   },
 };
 
@@ -121,6 +125,12 @@ export function setLanguage(next) {
 
 export function t(key) {
   return words[lang][key] ?? key;
+}
+
+// A payment method in words, or its code when the page has no words for it.
+export function method(code) {
+  const words = t(`pm.${code}`);
+  return words === `pm.${code}` ? code : words;
 }
 
 // Fills every element marked with data-i18n under `root`.

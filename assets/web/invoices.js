@@ -2,7 +2,7 @@
 // opens the details with the PDF (A4 and receipt) and the cancellation, once confirmed.
 
 import { api, apiFile } from './api.js';
-import { t } from './i18n.js';
+import { method, t } from './i18n.js';
 import { download, el, money, table } from './format.js';
 
 const PAGE = 20;
@@ -86,7 +86,7 @@ async function details(id, section, ctx) {
       el('dt', {}, t('inv.net')), el('dd', {}, money(inv.amount?.net)),
       el('dt', {}, t('inv.vatAmount')), el('dd', {}, money(inv.amount?.vat)),
       el('dt', {}, t('inv.total')), el('dd', { id: 'details-gross' }, `${money(inv.amount?.gross)} ${inv.amount?.currency ?? ''}`),
-      el('dt', {}, t('inv.payment')), el('dd', {}, inv.payment_method ?? ''),
+      el('dt', {}, t('inv.payment')), el('dd', {}, inv.payment_method ? method(inv.payment_method) : ''),
       el('dt', {}, t('inv.operator')), el('dd', {}, inv.operatorCode ?? ''),
       el('dt', {}, t('inv.iic')), el('dd', { class: 'code' }, inv.iic),
       el('dt', {}, t('inv.fic')), el('dd', { class: 'code' }, inv.fic ?? t('inv.pending'))),

@@ -2,7 +2,7 @@
 // actions of the signed-in user's own till (open, deposit, withdraw, close with the count).
 
 import { api } from './api.js';
-import { t } from './i18n.js';
+import { method, t } from './i18n.js';
 import { centsText, el, formatCents, money, table, toCents } from './format.js';
 
 function dayText(day) {
@@ -24,7 +24,7 @@ function salesTable(today) {
   if (today.noncash) rows.push(row(t('today.noncash'), today.noncash));
   rows.push(row(t('today.total'), today.totals).map((c) => el('strong', {}, c)));
   const numeric = [1, ...methods.map((_, i) => i + 2), methods.length + 2];
-  return table([t('today.till'), t('today.receipts'), ...methods, t('today.total')], rows, numeric);
+  return table([t('today.till'), t('today.receipts'), ...methods.map(method), t('today.total')], rows, numeric);
 }
 
 function tillsTable(today) {
