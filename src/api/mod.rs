@@ -15,9 +15,11 @@ pub mod marketplace;
 mod misc;
 mod onboarding;
 pub mod ops;
+mod owner;
 mod products;
 mod purchase;
 mod tracing_layers;
+pub mod web;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -63,7 +65,9 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
         ops_routes = ops_routes.route("/metrics", get(ops::metrics));
     }
     let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone()));
-    tracing_layers::layered(api_router(state, options.max_body_bytes).merge(ops_routes))
+    // The owner's page is static and public (it signs in through the API), so no limiter counts it.
+    let app = api_router(state, options.max_body_bytes).merge(ops_routes).merge(web::routes());
+    tracing_layers::layered(app)
 }
 
 fn api_router(state: AppState, max_body_bytes: usize) -> Router {
@@ -134,6 +138,11 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/cash-register/balance", get(cash_register::balance))
         .route("/api/v2/cash-register/balance", get(cash_register::balance));
 
+    // The owner's page: what no route of the spec gives (README "The owner's page").
+    let owner_reads = Router::new()
+        .route("/api/v1/owner/today", get(owner::today))
+        .route("/api/v1/owner/queue", get(owner::queue));
+
     let search = Router::new().route("/api/v1/client/search", get(clients::search));
 
     let general = Router::new()
@@ -179,6 +188,7 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Print, einvoice_prints))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
+        .merge(in_group(&state, Group::General, owner_reads))
         .merge(marketplace::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

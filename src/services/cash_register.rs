@@ -123,7 +123,7 @@ impl BalanceCache {
 }
 
 /// The balance of a TCR from the store: everything registered before `before` (UTC), or all.
-fn balance_at(
+pub(super) fn balance_at(
     conn: &Connection,
     company_id: i64,
     tcr_code: &str,
@@ -143,7 +143,11 @@ fn balance_at(
 }
 
 /// The day's figures: its actions by purpose and the cash sales since it opened.
-fn day_figures(conn: &Connection, day: &Day, actions: &[Action]) -> crate::store::Result<DayFigures> {
+pub(super) fn day_figures(
+    conn: &Connection,
+    day: &Day,
+    actions: &[Action],
+) -> crate::store::Result<DayFigures> {
     let mut figures = DayFigures::default();
     for a in actions {
         if let (Some(purpose), Some(action_type)) =

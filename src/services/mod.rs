@@ -8,6 +8,7 @@ pub mod devices;
 pub mod invoices;
 pub mod locks;
 pub mod marketplace;
+pub mod owner;
 pub mod pipeline;
 pub mod products;
 pub mod purchase;

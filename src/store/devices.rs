@@ -72,6 +72,16 @@ pub fn by_code(conn: &Connection, company_id: i64, tcr_code: &str) -> Result<Opt
         .optional()?)
 }
 
+/// The company's devices, in the order they were registered.
+pub fn of_company(conn: &Connection, company_id: i64) -> Result<Vec<Device>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, business_unit_id, name, tcr_code, business_unit_code, valid_from, valid_to
+         FROM fiscal_devices WHERE company_id = :company ORDER BY id",
+    )?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, device_from)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// Every registered TCR with its issuer's NUIS and business unit code (the sandbox hands these
 /// to its simulator, which forgets them between runs).
 pub fn all_with_issuer(conn: &Connection) -> Result<Vec<(String, String, String)>> {
@@ -150,6 +160,8 @@ mod tests {
                 assert_eq!((found.business_unit_id, found.name.as_str()), (unit, "Kasa"));
                 assert!(by_code(tx, mine, "bb222bb222")?.is_none(), "another company's device");
                 assert!(by_code(tx, mine, "zz999zz999")?.is_none());
+                let codes: Vec<String> = of_company(tx, mine)?.into_iter().map(|d| d.tcr_code).collect();
+                assert_eq!(codes, ["aa111aa111"], "only the company's own devices are listed");
 
                 assert!(accounts::nuis_registered(tx, "l41323036d")?);
                 assert!(!accounts::nuis_registered(tx, "K00000001S")?);

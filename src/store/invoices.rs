@@ -756,6 +756,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::store::Store;
 
+    /// An invoice of `company_id` numbered `n`, issued on `date`, with no lines or payments.
     pub(crate) fn invoice(company_id: i64, n: i64, kind: &str, date: &str, buyer: Option<&str>) -> Invoice {
         Invoice {
             id: 0,

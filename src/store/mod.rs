@@ -13,6 +13,7 @@ pub mod marketplace;
 pub mod products;
 pub mod purchase;
 pub mod rates;
+pub mod sales_day;
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};

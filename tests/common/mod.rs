@@ -2,6 +2,7 @@
 //! HTTP client, the envelope checks of the spec, and the on-boarding steps every story starts with.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod browser;
 pub mod einvoice;
 pub mod fake_ai;
 pub mod pages;
