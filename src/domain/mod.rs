@@ -11,5 +11,7 @@ pub mod money;
 pub mod numbering;
 pub mod payments;
 pub mod product;
+pub mod stock;
 pub mod time;
 pub mod validation;
+pub mod wtn;

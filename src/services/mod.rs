@@ -10,6 +10,8 @@ pub mod marketplace;
 pub mod pipeline;
 pub mod products;
 pub mod queue;
+pub mod stock;
+pub mod wtn;
 
 use std::fmt;
 use std::sync::Arc;

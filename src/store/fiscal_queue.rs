@@ -12,6 +12,8 @@ pub enum Document {
     Invoice,
     /// A row of `cash_actions`.
     CashAction,
+    /// A row of `wtns`: a warehouse transfer note.
+    Wtn,
 }
 
 impl Document {
@@ -19,11 +21,12 @@ impl Document {
         match self {
             Document::Invoice => "invoice",
             Document::CashAction => "cash_action",
+            Document::Wtn => "wtn",
         }
     }
 
     pub fn parse(text: &str) -> Option<Document> {
-        [Document::Invoice, Document::CashAction].into_iter().find(|d| d.as_str() == text)
+        [Document::Invoice, Document::CashAction, Document::Wtn].into_iter().find(|d| d.as_str() == text)
     }
 }
 

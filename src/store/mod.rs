@@ -9,7 +9,10 @@ pub mod fiscal_queue;
 pub mod health;
 pub mod invoices;
 pub mod marketplace;
+pub mod print_settings;
 pub mod products;
+pub mod stock;
+pub mod wtn;
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};

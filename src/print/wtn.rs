@@ -1,0 +1,166 @@
+//! The A4 warehouse transfer note: the issuer and the note's number, date, type and purpose;
+//! the business unit, operator and device; where the goods leave and arrive, the carrier and
+//! the vehicle; the goods (name, code, unit, quantity); how many and what they are worth; the
+//! fiscal block with the QR code; the footer; page numbers. It uses the invoice page's parts.
+
+use super::a4::{self, Align, BODY, CONTENT_WIDTH, Column, MARGIN_X, RIGHT, RULE_GRAY};
+use super::canvas::{Sheet, Style};
+use super::format::{amount_in, plain, truncate, wrap};
+use super::qr::Qr;
+use super::rows::Row;
+use super::winansi::encode;
+use super::{PrintWtn, labels};
+
+/// The widths add up to the content width (515 pt).
+const COLUMNS: [Column; 5] = [
+    Column { width: 25.0, header: labels::LINE_NUMBER, align: Align::Right },
+    Column { width: 255.0, header: labels::LINE_NAME, align: Align::Left },
+    Column { width: 100.0, header: labels::LINE_CODE, align: Align::Left },
+    Column { width: 60.0, header: labels::LINE_UNIT, align: Align::Left },
+    Column { width: 75.0, header: labels::LINE_QUANTITY, align: Align::Right },
+];
+const NAME_COLUMN: usize = 1;
+
+/// Lays the whole note out on A4 pages.
+pub fn lay_out(note: &PrintWtn, qr: &Qr) -> Sheet {
+    let mut sheet = Sheet::paged(a4::PAGE_WIDTH, a4::PAGE_HEIGHT, a4::TOP_MARGIN, a4::BOTTOM_MARGIN);
+    let heading = a4::heading(&note.issuer.name, labels::WTN, &note.number);
+    header(&mut sheet, note);
+    journey(&mut sheet, note);
+    line_table(&mut sheet, note, &heading);
+    totals(&mut sheet, note, &heading);
+    let fic = note.fic.clone().unwrap_or_else(|| labels::FIC_PENDING.to_string());
+    let identifiers = [
+        Row { label: labels::WTNIC.into(), value: note.iic.clone(), emphasis: super::rows::Emphasis::Normal },
+        Row { label: labels::FWTNIC.into(), value: fic, emphasis: super::rows::Emphasis::Normal },
+    ];
+    a4::fiscal_panel(&mut sheet, &identifiers, &note.verify_url, qr, &heading);
+    a4::footer(&mut sheet, &note.footer_lines, &heading);
+    a4::number_pages(&mut sheet);
+    sheet
+}
+
+fn header(sheet: &mut Sheet, note: &PrintWtn) {
+    let top = sheet.y;
+    let issuer_width = CONTENT_WIDTH * 0.5;
+    let mut left = top;
+    let name_style = Style::bold(13.0);
+    for line in wrap(&encode(&note.issuer.name), name_style, issuer_width, 2) {
+        left += 14.0;
+        sheet.text(MARGIN_X, left, name_style, line);
+    }
+    left += 2.0;
+    let issuer = &note.issuer;
+    let details = [format!("{}: {}", labels::NUIS, issuer.nuis), issuer.address.clone(), issuer.city.clone()];
+    for detail in details.iter().filter(|text| !text.trim().is_empty()) {
+        left += 11.0;
+        sheet.text(MARGIN_X, left, BODY, truncate(&encode(detail), BODY, issuer_width));
+    }
+
+    let mut right = top + 15.0;
+    let title = Style::bold(12.0);
+    sheet.text_right(RIGHT, right, title, encode(labels::WTN));
+    right += 15.0;
+    sheet.text_right(RIGHT, right, Style::bold(11.0), encode(&format!("{} {}", labels::NUMBER, note.number)));
+    for (label, value) in [
+        (labels::ISSUED_AT, &note.issued_at),
+        (labels::WTN_TYPE, &note.note_type),
+        (labels::WTN_TRANSACTION, &note.transaction),
+    ] {
+        right += 11.0;
+        sheet.text_right(RIGHT, right, BODY, encode(&format!("{label}: {value}")));
+    }
+    sheet.y = left.max(right) + 8.0;
+    rule(sheet);
+
+    let unit = &note.business_unit;
+    let unit_lines = [format!("{} ({})", unit.name, unit.code), unit.address.clone()];
+    let mut height = a4::labeled_cell(sheet, MARGIN_X, 265.0, labels::BUSINESS_UNIT, &unit_lines);
+    if let Some(device) = &note.device_code {
+        height = height.max(a4::labeled_cell(
+            sheet,
+            MARGIN_X + 275.0,
+            120.0,
+            labels::TCR,
+            std::slice::from_ref(device),
+        ));
+    }
+    let operator = std::slice::from_ref(&note.operator_code);
+    height = height.max(a4::labeled_cell(sheet, MARGIN_X + 405.0, 110.0, labels::OPERATOR, operator));
+    sheet.y += height + 6.0;
+    rule(sheet);
+}
+
+fn rule(sheet: &mut Sheet) {
+    sheet.rule(MARGIN_X, RIGHT, sheet.y, 0.8, RULE_GRAY);
+    sheet.y += 4.0;
+}
+
+/// Origin and destination side by side, then the carrier and the vehicle.
+fn journey(sheet: &mut Sheet, note: &PrintWtn) {
+    let half = CONTENT_WIDTH / 2.0 - 5.0;
+    let place =
+        |p: &super::WtnPlace| vec![p.point.clone(), p.address.clone(), p.city.clone(), p.date_time.clone()];
+    let origin = a4::labeled_cell(sheet, MARGIN_X, half, labels::ORIGIN, &place(&note.origin));
+    let destination =
+        a4::labeled_cell(sheet, MARGIN_X + half + 10.0, half, labels::DESTINATION, &place(&note.destination));
+    sheet.y += origin.max(destination) + 4.0;
+    let carrier = match &note.carrier {
+        Some(c) => vec![
+            c.name.clone(),
+            c.id.clone(),
+            [c.address.as_str(), c.town.as_str()]
+                .iter()
+                .filter(|t| !t.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", "),
+        ],
+        None => vec!["-".to_string()],
+    };
+    let carrier = a4::labeled_cell(sheet, MARGIN_X, half, labels::CARRIER, &carrier);
+    let vehicle = a4::labeled_cell(
+        sheet,
+        MARGIN_X + half + 10.0,
+        half,
+        labels::VEHICLE,
+        std::slice::from_ref(&note.vehicle),
+    );
+    sheet.y += carrier.max(vehicle) + 6.0;
+    rule(sheet);
+}
+
+fn line_table(sheet: &mut Sheet, note: &PrintWtn, heading: &str) {
+    let rows = note
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let texts = [
+                (index + 1).to_string(),
+                line.name.clone(),
+                line.code.clone(),
+                line.unit.clone(),
+                plain(line.quantity),
+            ];
+            a4::fit_cells(&texts, &COLUMNS, NAME_COLUMN)
+        })
+        .collect();
+    a4::table(sheet, &COLUMNS, rows, heading);
+}
+
+/// How many items and what they are worth, on the right.
+fn totals(sheet: &mut Sheet, note: &PrintWtn, heading: &str) {
+    a4::keep_on_page(sheet, heading, 30.0);
+    let left = MARGIN_X + 300.0;
+    for (label, value, style) in [
+        (labels::ITEMS_NUM, note.items_num.to_string(), BODY),
+        (labels::VALUE_OF_GOODS, amount_in(note.value_of_goods, "ALL"), Style::bold(10.5)),
+    ] {
+        let baseline = sheet.y + 9.0;
+        sheet.text(left, baseline, style, encode(label));
+        sheet.text_right(RIGHT, baseline, style, encode(&value));
+        sheet.y += 13.0;
+    }
+    sheet.y += 8.0;
+}
