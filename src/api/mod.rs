@@ -13,7 +13,9 @@ mod misc;
 mod onboarding;
 pub mod ops;
 mod products;
+mod stock;
 mod tracing_layers;
+mod wtn;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -128,6 +130,8 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Print, print))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
+        .merge(wtn::routes(&state))
+        .merge(stock::routes(&state))
         .merge(marketplace::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

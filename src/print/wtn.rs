@@ -164,3 +164,46 @@ fn totals(sheet: &mut Sheet, note: &PrintWtn, heading: &str) {
     }
     sheet.y += 8.0;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::*;
+
+    fn note(lines: usize) -> PrintWtn {
+        PrintWtn {
+            issuer: Seller { name: "Dyqani Çelësi sh.p.k.".into(), nuis: "L12345678A".into(), ..Seller::default() },
+            business_unit: BusinessUnit { name: "Qendër".into(), code: "ab123cd456".into(), address: "Rruga 1".into() },
+            operator_code: "op123op456".into(),
+            number: "3/2026".into(),
+            issued_at: "2026-03-14 10:25:07".into(),
+            note_type: "WTN".into(),
+            transaction: "TRANSFER".into(),
+            origin: WtnPlace { point: "WAREHOUSE".into(), ..WtnPlace::default() },
+            destination: WtnPlace { point: "STORE".into(), ..WtnPlace::default() },
+            vehicle: "OWNER, AA123BB".into(),
+            lines: (0..lines)
+                .map(|i| WtnLine {
+                    name: format!("Artikulli {i} me një emër të gjatë që mbështillet në më shumë se një rresht të tabelës"),
+                    code: format!("A{i}"),
+                    unit: "copë".into(),
+                    quantity: Decimal::from(i + 1),
+                })
+                .collect(),
+            items_num: 7,
+            value_of_goods: Decimal::new(12050, 2),
+            iic: "0123456789ABCDEF0123456789ABCDEF".into(),
+            verify_url: "https://efiskalizimi-app.tatime.gov.al/invoice-check/#/verify?iic=0123".into(),
+            footer_lines: vec!["Arka".into()],
+            ..PrintWtn::default()
+        }
+    }
+
+    #[test]
+    fn a_long_note_runs_on_to_numbered_pages_with_its_header_repeated() {
+        let sheet = super::lay_out(&note(150), &super::Qr::encode("https://verify").unwrap());
+        assert!(sheet.page_count() >= 3, "{} pages", sheet.page_count());
+        let pdf = render_wtn(&note(150)).unwrap();
+        assert!(pdf.starts_with(b"%PDF-"));
+        assert_eq!(super::lay_out(&note(1), &super::Qr::encode("https://verify").unwrap()).page_count(), 1);
+    }
+}

@@ -385,3 +385,146 @@ impl Services {
         Ok(MobileStock { settings, unit_id: unit.id, unit_name: unit.name, shelves })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::accounts::{NewCompany, UnitFields};
+
+    struct Shop {
+        company: i64,
+        main: i64,
+        second: i64,
+        flour: i64,
+    }
+
+    fn shop(conn: &rusqlite::Connection) -> Shop {
+        let company = accounts::insert_company(
+            conn,
+            &NewCompany {
+                nuis: "L41323036D",
+                name: "Shop",
+                address: None,
+                city: None,
+                administrator: None,
+                phone: None,
+                email: None,
+                issuer_in_vat: true,
+                last_noncash_einvoice_number: 0,
+                is_sandbox: false,
+                partner_id: None,
+            },
+        )
+        .unwrap();
+        let unit = |name| UnitFields {
+            name,
+            business_unit_code: None,
+            administrator: None,
+            address: None,
+            city: None,
+        };
+        let main = accounts::insert_unit(conn, company, &unit("Qendër")).unwrap();
+        let second = accounts::insert_unit(conn, company, &unit("Durrës")).unwrap();
+        conn.execute(
+            "INSERT INTO products (company_id, code, name, description, last_price, vat_rate, currency, service,
+                 unit_code, created_at, updated_at)
+             VALUES (?1, 'MIELL', 'Miell', 'Miell', '10', '20', 'ALL', 0, 'C62', 'now', 'now')",
+            [company],
+        )
+        .unwrap();
+        Shop { company, main, second, flour: conn.last_insert_rowid() }
+    }
+
+    fn line(code: &str, quantity: &str) -> GoodsLine {
+        GoodsLine { code: code.into(), quantity: quantity.parse().unwrap() }
+    }
+
+    fn level(tx: &rusqlite::Connection, unit: i64, product: i64) -> Decimal {
+        db::levels(tx, unit, &[product]).unwrap()[&product]
+    }
+
+    #[test]
+    fn a_sale_takes_a_cancellation_gives_back_a_note_moves_and_a_given_up_document_never_happened() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        store
+            .write_blocking(|tx| {
+                let shop = shop(tx);
+                let sold = [line("MIELL", "3"), line("NOT-IN-CATALOG", "9"), line("MIELL", "1.5")];
+                let goods = |document, lines: &'static [GoodsLine]| Goods {
+                    company_id: shop.company,
+                    user_id: None,
+                    document,
+                    business_unit_id: shop.main,
+                    unit_name: "Qendër",
+                    to_unit: None,
+                    lines,
+                    lines_field: "lines",
+                };
+                let sale = Goods { lines: &sold, ..goods((Document::Invoice, 7), &[]) };
+                assert!(take(tx, &sale)?.is_ok());
+                assert_eq!(level(tx, shop.main, shop.flour), "-4.5".parse().unwrap());
+
+                // A partial cancellation of the sale gives back what its lines name.
+                let cancelled = [line("MIELL", "1.5")];
+                give_back(tx, &Goods { lines: &cancelled, ..goods((Document::Invoice, 8), &[]) })?;
+                assert_eq!(level(tx, shop.main, shop.flour), "-3".parse().unwrap());
+                let movements = db::document_movements(tx, Document::Invoice, 8)?;
+                assert_eq!(
+                    movements.iter().map(|m| (m.reason, m.change)).collect::<Vec<_>>(),
+                    [(Reason::Cancellation, "1.5".parse().unwrap())]
+                );
+
+                // A note to the Durrës unit moves the goods between the shelves.
+                let moved = [line("MIELL", "2")];
+                let note =
+                    Goods { lines: &moved, to_unit: Some(shop.second), ..goods((Document::Wtn, 1), &[]) };
+                assert!(take(tx, &note)?.is_ok());
+                assert_eq!(
+                    (level(tx, shop.main, shop.flour), level(tx, shop.second, shop.flour)),
+                    ("-5".parse().unwrap(), Decimal::from(2))
+                );
+
+                // Given up: the note and the sale never happened (the cancellation's give-back stays).
+                forget(tx, Document::Wtn, 1)?;
+                forget(tx, Document::Invoice, 7)?;
+                assert_eq!(
+                    (level(tx, shop.main, shop.flour), level(tx, shop.second, shop.flour)),
+                    ("1.5".parse().unwrap(), Decimal::ZERO)
+                );
+                assert!(db::document_movements(tx, Document::Wtn, 1)?.is_empty());
+
+                // With enforce on a line beyond the shelf is refused and nothing is written.
+                db::save_settings(
+                    tx,
+                    shop.company,
+                    Settings { enabled: true, enforce: true },
+                    accounts::insert_user(
+                        tx,
+                        &accounts::NewUser {
+                            company_id: shop.company,
+                            business_unit_id: Some(shop.main),
+                            name: "Ana",
+                            email: "ana@shop.al",
+                            operator_code: None,
+                            tcr_code: None,
+                            token_hash: "h",
+                        },
+                    )?,
+                )?;
+                let too_much = [line("MIELL", "1"), line("MIELL", "1")];
+                let refused = take(tx, &Goods { lines: &too_much, ..goods((Document::Invoice, 9), &[]) })?;
+                match refused {
+                    Err(Error::Incomplete { errors, .. }) => {
+                        assert_eq!(errors, ["lines.1.quantity: 1 of MIELL asked, 0.5 left in Qendër"])
+                    }
+                    other => panic!("a shortage expected, got {other:?}"),
+                }
+                assert_eq!(level(tx, shop.main, shop.flour), "1.5".parse().unwrap());
+                assert!(db::document_movements(tx, Document::Invoice, 9)?.is_empty());
+                Ok(())
+            })
+            .unwrap();
+    }
+}

@@ -2,9 +2,11 @@
 //! HTTP client, the envelope checks of the spec, and the on-boarding steps every story starts with.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod depot;
 pub mod process;
 pub mod sim;
 pub mod till;
+pub mod wire;
 pub mod wolt;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};

@@ -34,6 +34,7 @@ pub struct Content {
     pub api_version: i64,
     pub note: Note,
     pub destination_unit_id: Option<i64>,
+    pub destination_unit_name: Option<String>,
 }
 
 /// Everything the CIS message and the stored note share.
@@ -252,7 +253,7 @@ pub fn stored(
         origin: place(&note.origin, draft.origin_at),
         destination: place(&note.destination, draft.destination_at),
         destination_unit_id: content.destination_unit_id,
-        destination_unit_name: None,
+        destination_unit_name: content.destination_unit_name.clone(),
         goods_flammable: note.goods_flammable,
         escort_required: note.escort_required,
         pack_type: note.pack_type.clone(),
@@ -390,6 +391,7 @@ mod tests {
                 api_version: 2,
                 note: later,
                 destination_unit_id: None,
+                destination_unit_name: None,
             },
             &draft,
             (1, 2026),

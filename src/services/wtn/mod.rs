@@ -18,9 +18,11 @@ pub use self::print::PrintDocument;
 use super::invoices::{this_year, user_codes};
 use super::pipeline::{Issued, Sequence};
 use super::{Error, Result, Services};
+use crate::domain::client::Patch;
 use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::{self as rules, Defaults, NoteInput, Summary};
 use crate::store::accounts::{self, Caller};
+use crate::store::print_settings::{self, PrintSettings};
 use crate::store::wtn::{self as db, ListFilter, Wtn};
 use document::WtnDocument;
 use message::Content;
@@ -124,7 +126,8 @@ impl Services {
                 internal_id: req.internal_id.clone(),
                 api_version: req.api_version,
                 note,
-                destination_unit_id: destination.map(|d| d.id),
+                destination_unit_id: destination.as_ref().map(|d| d.id),
+                destination_unit_name: destination.map(|d| d.name),
             },
             sequence: Sequence::WtnUnit(unit.id),
             year,
@@ -194,6 +197,40 @@ impl Services {
     /// Absolute URL of a note's print document (`what` = `print`) or PDF (`pdf`).
     pub fn wtn_url(&self, host: Option<&str>, version: i64, what: &str, id: i64) -> String {
         format!("{}/api/v{version}/invoice/wtn/{what}/{id}", self.pdf_base(host))
+    }
+
+    pub async fn print_settings(&self, caller: &Caller) -> Result<PrintSettings> {
+        let company_id = caller.company.id;
+        Ok(self.store.read(move |c| print_settings::get(c, company_id)).await?)
+    }
+
+    /// The owner sets the logo (base64 of a PNG or JPEG file, `null` takes it away) and whether
+    /// printed documents carry the unit's name instead of the company's.
+    pub async fn update_print_settings(
+        &self,
+        caller: &Caller,
+        logo: Patch<String>,
+        unit_name: Option<bool>,
+    ) -> Result<PrintSettings> {
+        self.owner_only(caller, "change the print settings").await?;
+        let logo = match logo {
+            None => None,
+            Some(None) => Some(None),
+            Some(Some(text)) => Some(Some(print::logo(&text)?)),
+        };
+        let company_id = caller.company.id;
+        Ok(self
+            .store
+            .write(move |tx| {
+                let stored = print_settings::get(tx, company_id)?;
+                let settings = PrintSettings {
+                    logo: logo.unwrap_or(stored.logo),
+                    unit_name: unit_name.unwrap_or(stored.unit_name),
+                };
+                print_settings::save(tx, company_id, &settings)?;
+                Ok(settings)
+            })
+            .await?)
     }
 
     /// The notes issued in the period: totals, by fiscal status, by destination.

@@ -3,9 +3,10 @@
 use openssl::base64;
 
 use crate::domain::time::local_text;
+use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::items_num;
 use crate::store::accounts::{BusinessUnit, Company};
-use crate::store::print_settings::PrintSettings;
+use crate::store::print_settings::{Logo, PrintSettings};
 use crate::store::wtn::{Place, Wtn};
 
 /// The print document of a note, with every default the spec names already applied.
@@ -108,5 +109,72 @@ pub fn printable(d: &PrintDocument) -> crate::print::PrintWtn {
         fic: note.fwtnic.clone(),
         verify_url: note.verify_url.clone(),
         footer_lines: d.footer.clone(),
+    }
+}
+
+/// The largest logo accepted: a print logo needs far less, and each print document carries it.
+pub const MAX_LOGO_BYTES: usize = 256 * 1024;
+
+/// The image type of a logo file, by its first bytes.
+fn image_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(&[0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n']) {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else {
+        None
+    }
+}
+
+/// A logo as sent: base64 of a PNG or JPEG file (a `data:` prefix is taken off) of at most
+/// `MAX_LOGO_BYTES`.
+pub fn logo(text: &str) -> Result<Logo, FieldErrors> {
+    let text = text.trim();
+    let text = match text.strip_prefix("data:") {
+        Some(rest) => rest.split_once(',').map_or(rest, |(_, data)| data),
+        None => text,
+    };
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if compact.len() > MAX_LOGO_BYTES * 4 / 3 + 4 {
+        return Err(FieldErrors::one(
+            "logo",
+            format!("The logo must not be larger than {} KiB.", MAX_LOGO_BYTES / 1024),
+        ));
+    }
+    let bytes = base64::decode_block(&compact)
+        .map_err(|_| FieldErrors::one("logo", "The logo must be the base64 of a PNG or JPEG file."))?;
+    if bytes.len() > MAX_LOGO_BYTES {
+        return Err(FieldErrors::one(
+            "logo",
+            format!("The logo must not be larger than {} KiB.", MAX_LOGO_BYTES / 1024),
+        ));
+    }
+    let content_type =
+        image_type(&bytes).ok_or_else(|| FieldErrors::one("logo", "The logo must be a PNG or JPEG file."))?;
+    Ok(Logo { bytes, content_type: content_type.to_string() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_logo_is_a_png_or_jpeg_file_in_base64_within_the_size() {
+        let png = [0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n', 0, 0];
+        let sent = base64::encode_block(&png);
+        assert_eq!(logo(&sent).unwrap(), Logo { bytes: png.to_vec(), content_type: "image/png".into() });
+        assert_eq!(logo(&format!("data:image/png;base64,{sent}")).unwrap().bytes, png.to_vec());
+        assert_eq!(
+            logo(&base64::encode_block(&[0xFF, 0xD8, 0xFF, 0xE0])).unwrap().content_type,
+            "image/jpeg"
+        );
+        // | sent                      | refused |
+        for bad in [
+            base64::encode_block(b"GIF89a"),
+            "not base64!".to_string(),
+            base64::encode_block(&vec![0xFF; MAX_LOGO_BYTES + 1]),
+        ] {
+            assert!(logo(&bad).unwrap_err().into_map().contains_key("logo"));
+        }
     }
 }
