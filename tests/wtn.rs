@@ -460,6 +460,26 @@ fn bad_input_gets_a_clear_4xx_and_the_server_keeps_writing() {
     server
         .put_json("/api/v1/stock/settings", Some(depot.owner()), &json!({"enforce": 1e30}))
         .assert_invalid("enforce");
+    let put = |path: &str, body: Value| server.put_json(path, Some(depot.owner()), &body);
+    put("/api/v1/print-settings", json!({"unit_name": 1e30})).assert_invalid("unit_name");
+    put("/api/v1/stock/settings", json!({"enabled": "\u{0}"})).assert_invalid("enabled");
+    for (path, field) in [
+        ("/api/v1/invoice/wtn?limit=9223372036854775808", "limit"),
+        ("/api/v1/invoice/wtn?offset=1e30", "offset"),
+        ("/api/v1/reports/wtn?from=%00&to=2026-01-01", "from"),
+        ("/api/v1/reports/wtn?from=2026-01-01&to=1e30", "to"),
+    ] {
+        depot.get(path, depot.owner()).assert_invalid(field);
+    }
+    depot.get("/api/v1/invoice/wtn?fromDate=%00", depot.owner()).assert_error(422);
+    depot.get("/api/v1/invoice/wtn/details/%00", depot.owner()).assert_error(404);
+    let flour_id = flour.as_i64().unwrap();
+    for query in
+        ["business_unit_id=9223372036854775808".to_string(), format!("business_unit_id={}", other.branch_id)]
+    {
+        let path = format!("/api/v1/stock/products/{flour_id}?{query}");
+        depot.get(&path, depot.owner()).assert_invalid("business_unit_id");
+    }
 
     // Nothing half-written: no note of this company, no movement; and the server writes on.
     let list = depot.get("/api/v1/invoice/wtn", depot.owner());
@@ -469,4 +489,28 @@ fn bad_input_gets_a_clear_4xx_and_the_server_keeps_writing() {
     assert_eq!(depot.shelf(depot.owner(), flour.as_i64().unwrap()), 2.0);
     // Theirs and the good one.
     assert_eq!(depot.assert_every_wtn_request_passes_outside_tools(), 2);
+}
+
+#[test]
+fn the_openapi_document_names_every_route_of_the_group() {
+    let server = TestServer::start();
+    let served = server.get("/api/openapi.yaml", None).text;
+    for path in [
+        "/api/v1/invoice/wtn",
+        "/api/v2/invoice/wtn",
+        "/api/v1/invoice/wtn/details/{internalId}",
+        "/api/v2/invoice/wtn/details/{internalId}",
+        "/api/v1/invoice/wtn/print/{id}",
+        "/api/v2/invoice/wtn/print/{id}",
+        "/api/v1/invoice/wtn/pdf/{id}",
+        "/api/v2/invoice/wtn/pdf/{id}",
+        "/api/v1/reports/wtn",
+        "/api/v1/print-settings",
+        "/api/v1/mobile/products/stock",
+        "/api/v1/stock/settings",
+        "/api/v1/stock/products/{id}",
+        "/api/v1/stock/products/{id}/adjustments",
+    ] {
+        assert!(served.contains(&format!("\n  {path}:\n")), "OpenAPI documents {path}");
+    }
 }

@@ -91,6 +91,7 @@ impl Services {
     }
 
     /// Issues a note. v2 answers a repeated internalId with the first note; v1 with 409.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id))]
     pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
         let (operator_code, unit_code, tcr_code) = user_codes(caller, false)?;
         let unit =
