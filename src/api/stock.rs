@@ -12,7 +12,7 @@ use super::error::{ApiError, ApiResult, created, ok};
 use super::extract::{Body, PathId, Query};
 use super::fields;
 use super::limits::Group;
-use super::onboarding::paging;
+use super::onboarding::{PageView, paging};
 use super::{AppState, in_group};
 use crate::domain::product::unit_name;
 use crate::domain::stock::{AdjustmentInput, parse_ids};
@@ -219,18 +219,11 @@ struct LevelView {
 }
 
 #[derive(Serialize)]
-struct Pagination {
-    records: usize,
-    limit: i64,
-    offset: i64,
-}
-
-#[derive(Serialize)]
 struct HistoryView {
     product: ProductView,
     levels: Vec<LevelView>,
     movements: Vec<MovementView>,
-    pagination: Pagination,
+    pagination: PageView,
 }
 
 async fn history(
@@ -252,7 +245,7 @@ async fn history(
                 quantity: l.quantity,
             })
             .collect(),
-        pagination: Pagination { records: movements.len(), limit, offset },
+        pagination: PageView { records: movements.len(), limit, offset },
         movements,
     })
 }

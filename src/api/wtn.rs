@@ -18,7 +18,7 @@ use super::error::{ApiError, ApiResult, ok, success_body};
 use super::extract::{Body, PathId, Query};
 use super::fields;
 use super::limits::{Group, Interval};
-use super::onboarding::paging;
+use super::onboarding::{PageView, paging};
 use super::{AppState, in_group};
 use crate::domain::client::Patch;
 use crate::domain::time::local_text;
@@ -30,17 +30,17 @@ use crate::store::wtn::{ListFilter, Place, Wtn};
 
 pub fn routes(state: &AppState) -> Router<AppState> {
     let issue = Router::new()
-        .route("/api/v1/invoice/wtn", post(issue_v1))
-        .route("/api/v2/invoice/wtn", post(issue_v2));
+        .route("/api/v1/invoice/wtn", post(issue::<1>))
+        .route("/api/v2/invoice/wtn", post(issue::<2>));
     // The list shares the issue's interval (the spec's row names both) but not its budget.
     let list = Router::new().route("/api/v1/invoice/wtn", get(list));
     let reads = Router::new()
-        .route("/api/v1/invoice/wtn/details/{internal_id}", get(details_v1))
-        .route("/api/v2/invoice/wtn/details/{internal_id}", get(details_v2))
+        .route("/api/v1/invoice/wtn/details/{internal_id}", get(details::<1>))
+        .route("/api/v2/invoice/wtn/details/{internal_id}", get(details::<2>))
         .route("/api/v1/print-settings", get(print_settings).put(update_print_settings));
     let print = Router::new()
-        .route("/api/v1/invoice/wtn/print/{id}", get(print_v1))
-        .route("/api/v2/invoice/wtn/print/{id}", get(print_v2))
+        .route("/api/v1/invoice/wtn/print/{id}", get(print))
+        .route("/api/v2/invoice/wtn/print/{id}", get(print))
         .route("/api/v1/invoice/wtn/pdf/{id}", get(pdf))
         .route("/api/v2/invoice/wtn/pdf/{id}", get(pdf));
     let reports = Router::new().route("/api/v1/reports/wtn", get(report));
@@ -337,7 +337,13 @@ struct DeferredBody {
 // Issue, list, details
 // ---------------------------------------------------------------------------------------------
 
-async fn issue(state: AppState, auth: Auth, headers: HeaderMap, body: IssueBody, version: i64) -> ApiResult {
+async fn issue<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Body(body): Body<IssueBody>,
+) -> ApiResult {
+    let version = VERSION;
     auth.interval(&state, Interval::Wtn)?;
     let request = issue_request(body, version)?;
     let issued = state.services.issue_wtn(&auth.0, request).await?;
@@ -361,24 +367,6 @@ fn deferred(data: InvoiceData) -> Response {
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
-async fn issue_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<IssueBody>,
-) -> ApiResult {
-    issue(s, auth, h, b, 1).await
-}
-
-async fn issue_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<IssueBody>,
-) -> ApiResult {
-    issue(s, auth, h, b, 2).await
-}
-
 #[derive(Deserialize)]
 pub struct ListQuery {
     limit: Option<i64>,
@@ -390,16 +378,9 @@ pub struct ListQuery {
 }
 
 #[derive(Serialize)]
-struct Pagination {
-    records: usize,
-    limit: i64,
-    offset: i64,
-}
-
-#[derive(Serialize)]
 struct ListData {
     items: Vec<WtnView>,
-    pagination: Pagination,
+    pagination: PageView,
 }
 
 async fn list(
@@ -418,36 +399,17 @@ async fn list(
     };
     let notes = state.services.wtns(&auth.0, filter).await?;
     let items: Vec<WtnView> = notes.iter().map(|n| wtn_view(&state, n, 1, host(&headers))).collect();
-    ok(ListData { pagination: Pagination { records: items.len(), limit, offset }, items })
+    ok(ListData { pagination: PageView { records: items.len(), limit, offset }, items })
 }
 
-async fn details(
-    state: AppState,
+async fn details<const VERSION: i64>(
+    State(state): State<AppState>,
     auth: Auth,
     headers: HeaderMap,
-    internal_id: String,
-    version: i64,
+    Path(internal_id): Path<String>,
 ) -> ApiResult {
     let note = state.services.wtn_by_internal_id(&auth.0, &internal_id).await?;
-    ok(InvoiceData { invoice: wtn_view(&state, &note, version, host(&headers)) })
-}
-
-async fn details_v1(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Path(id): Path<String>,
-) -> ApiResult {
-    details(s, auth, h, id, 1).await
-}
-
-async fn details_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Path(id): Path<String>,
-) -> ApiResult {
-    details(s, auth, h, id, 2).await
+    ok(InvoiceData { invoice: wtn_view(&state, &note, VERSION, host(&headers)) })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -546,17 +508,9 @@ fn print_view(d: PrintDocument) -> PrintView {
     }
 }
 
-async fn print(state: AppState, auth: Auth, id: i64) -> ApiResult {
+async fn print(State(state): State<AppState>, auth: Auth, PathId(id): PathId) -> ApiResult {
     let document = state.services.wtn_print(&auth.0, id).await?;
     ok(print_view(document))
-}
-
-async fn print_v1(State(s): State<AppState>, auth: Auth, PathId(id): PathId) -> ApiResult {
-    print(s, auth, id).await
-}
-
-async fn print_v2(State(s): State<AppState>, auth: Auth, PathId(id): PathId) -> ApiResult {
-    print(s, auth, id).await
 }
 
 /// The note as an A4 PDF.

@@ -7,7 +7,7 @@ use super::format::{amount, percent, plain, truncate, wrap, wrap_paragraphs};
 use super::qr::Qr;
 use super::rows::{self, Emphasis, Row};
 use super::winansi::encode;
-use super::{Line, MAX_NOTE_LINES, PrintInvoice, labels};
+use super::{BusinessUnit, Line, MAX_NOTE_LINES, PrintInvoice, Seller, labels};
 
 pub(super) const PAGE_WIDTH: f32 = 595.0;
 pub(super) const PAGE_HEIGHT: f32 = 842.0;
@@ -106,32 +106,61 @@ fn keep_together(sheet: &mut Sheet, invoice: &PrintInvoice, height: f32) {
 }
 
 fn header(sheet: &mut Sheet, invoice: &PrintInvoice) {
-    let top = sheet.y;
-    let seller_width = CONTENT_WIDTH * 0.58;
+    document_header(
+        sheet,
+        &Heading {
+            seller: &invoice.seller,
+            seller_width: CONTENT_WIDTH * 0.58,
+            title: labels::INVOICE,
+            title_size: 15.0,
+            number: &invoice.number,
+            facts: &[(labels::ISSUED_AT, &invoice.issued_at), (labels::INVOICE_TYPE, &invoice.invoice_type)],
+            unit: &invoice.business_unit,
+            tcr_code: invoice.tcr_code.as_deref(),
+            operator_code: &invoice.operator_code,
+        },
+    );
+}
 
+/// What the top of a document says.
+pub(super) struct Heading<'a> {
+    pub(super) seller: &'a Seller,
+    /// How wide the seller's block may run on the left.
+    pub(super) seller_width: f32,
+    pub(super) title: &'a str,
+    pub(super) title_size: f32,
+    pub(super) number: &'a str,
+    /// Label and value pairs under the number, on the right.
+    pub(super) facts: &'a [(&'a str, &'a str)],
+    pub(super) unit: &'a BusinessUnit,
+    pub(super) tcr_code: Option<&'a str>,
+    pub(super) operator_code: &'a str,
+}
+
+/// The seller down the left; the title, number and facts on the right; then the business unit,
+/// the TCR when there is one, and the operator, between rules.
+pub(super) fn document_header(sheet: &mut Sheet, h: &Heading) {
+    let top = sheet.y;
     let mut left = top;
     let name_style = Style::bold(13.0);
-    for line in wrap(&encode(&invoice.seller.name), name_style, seller_width, 2) {
+    for line in wrap(&encode(&h.seller.name), name_style, h.seller_width, 2) {
         left += 14.0;
         sheet.text(MARGIN_X, left, name_style, line);
     }
     left += 2.0;
-    let seller = &invoice.seller;
+    let seller = h.seller;
     let details = [format!("{}: {}", labels::NUIS, seller.nuis), seller.address.clone(), seller.city.clone()];
     for detail in details.iter().filter(|text| !text.trim().is_empty()) {
         left += 11.0;
-        sheet.text(MARGIN_X, left, BODY, truncate(&encode(detail), BODY, seller_width));
+        sheet.text(MARGIN_X, left, BODY, truncate(&encode(detail), BODY, h.seller_width));
     }
 
     let mut right = top + 15.0;
-    let title = Style::bold(15.0);
-    sheet.text_right(RIGHT, right, title, encode(labels::INVOICE));
+    sheet.text_right(RIGHT, right, Style::bold(h.title_size), encode(h.title));
     right += 15.0;
     let number = Style::bold(11.0);
-    sheet.text_right(RIGHT, right, number, encode(&format!("{} {}", labels::NUMBER, invoice.number)));
-    for (label, value) in
-        [(labels::ISSUED_AT, &invoice.issued_at), (labels::INVOICE_TYPE, &invoice.invoice_type)]
-    {
+    sheet.text_right(RIGHT, right, number, encode(&format!("{} {}", labels::NUMBER, h.number)));
+    for (label, value) in h.facts {
         right += 11.0;
         sheet.text_right(RIGHT, right, BODY, encode(&format!("{label}: {value}")));
     }
@@ -140,15 +169,15 @@ fn header(sheet: &mut Sheet, invoice: &PrintInvoice) {
     sheet.rule(MARGIN_X, RIGHT, sheet.y, 0.8, RULE_GRAY);
     sheet.y += 4.0;
 
-    let unit = &invoice.business_unit;
+    let unit = h.unit;
     let unit_lines = [format!("{} ({})", unit.name, unit.code), unit.address.clone()];
     let mut height = labeled_cell(sheet, MARGIN_X, 265.0, labels::BUSINESS_UNIT, &unit_lines);
-    if let Some(tcr_code) = &invoice.tcr_code {
-        let cell = labeled_cell(sheet, MARGIN_X + 275.0, 120.0, labels::TCR, std::slice::from_ref(tcr_code));
+    if let Some(tcr_code) = h.tcr_code {
+        let cell = labeled_cell(sheet, MARGIN_X + 275.0, 120.0, labels::TCR, &[tcr_code.to_string()]);
         height = height.max(cell);
     }
-    let operator = std::slice::from_ref(&invoice.operator_code);
-    height = height.max(labeled_cell(sheet, MARGIN_X + 405.0, 110.0, labels::OPERATOR, operator));
+    let operator = [h.operator_code.to_string()];
+    height = height.max(labeled_cell(sheet, MARGIN_X + 405.0, 110.0, labels::OPERATOR, &operator));
     sheet.y += height + 6.0;
     sheet.rule(MARGIN_X, RIGHT, sheet.y, 0.8, RULE_GRAY);
     sheet.y += 4.0;

@@ -5,7 +5,7 @@
 
 use super::a4::{self, Align, BODY, CONTENT_WIDTH, Column, MARGIN_X, RIGHT, RULE_GRAY};
 use super::canvas::{Sheet, Style};
-use super::format::{amount_in, plain, truncate, wrap};
+use super::format::{amount_in, plain};
 use super::qr::Qr;
 use super::rows::Row;
 use super::winansi::encode;
@@ -41,54 +41,24 @@ pub fn lay_out(note: &PrintWtn, qr: &Qr) -> Sheet {
 }
 
 fn header(sheet: &mut Sheet, note: &PrintWtn) {
-    let top = sheet.y;
-    let issuer_width = CONTENT_WIDTH * 0.5;
-    let mut left = top;
-    let name_style = Style::bold(13.0);
-    for line in wrap(&encode(&note.issuer.name), name_style, issuer_width, 2) {
-        left += 14.0;
-        sheet.text(MARGIN_X, left, name_style, line);
-    }
-    left += 2.0;
-    let issuer = &note.issuer;
-    let details = [format!("{}: {}", labels::NUIS, issuer.nuis), issuer.address.clone(), issuer.city.clone()];
-    for detail in details.iter().filter(|text| !text.trim().is_empty()) {
-        left += 11.0;
-        sheet.text(MARGIN_X, left, BODY, truncate(&encode(detail), BODY, issuer_width));
-    }
-
-    let mut right = top + 15.0;
-    let title = Style::bold(12.0);
-    sheet.text_right(RIGHT, right, title, encode(labels::WTN));
-    right += 15.0;
-    sheet.text_right(RIGHT, right, Style::bold(11.0), encode(&format!("{} {}", labels::NUMBER, note.number)));
-    for (label, value) in [
-        (labels::ISSUED_AT, &note.issued_at),
-        (labels::WTN_TYPE, &note.note_type),
-        (labels::WTN_TRANSACTION, &note.transaction),
-    ] {
-        right += 11.0;
-        sheet.text_right(RIGHT, right, BODY, encode(&format!("{label}: {value}")));
-    }
-    sheet.y = left.max(right) + 8.0;
-    rule(sheet);
-
-    let unit = &note.business_unit;
-    let unit_lines = [format!("{} ({})", unit.name, unit.code), unit.address.clone()];
-    let mut height = a4::labeled_cell(sheet, MARGIN_X, 265.0, labels::BUSINESS_UNIT, &unit_lines);
-    if let Some(device) = &note.device_code {
-        height = height.max(a4::labeled_cell(
-            sheet,
-            MARGIN_X + 275.0,
-            120.0,
-            labels::TCR,
-            std::slice::from_ref(device),
-        ));
-    }
-    let operator = std::slice::from_ref(&note.operator_code);
-    height = height.max(a4::labeled_cell(sheet, MARGIN_X + 405.0, 110.0, labels::OPERATOR, operator));
-    sheet.y += height + 6.0;
-    rule(sheet);
+    a4::document_header(
+        sheet,
+        &a4::Heading {
+            seller: &note.issuer,
+            seller_width: CONTENT_WIDTH * 0.5,
+            title: labels::WTN,
+            title_size: 12.0,
+            number: &note.number,
+            facts: &[
+                (labels::ISSUED_AT, &note.issued_at),
+                (labels::WTN_TYPE, &note.note_type),
+                (labels::WTN_TRANSACTION, &note.transaction),
+            ],
+            unit: &note.business_unit,
+            tcr_code: note.device_code.as_deref(),
+            operator_code: &note.operator_code,
+        },
+    );
 }
 
 fn rule(sheet: &mut Sheet) {

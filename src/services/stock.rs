@@ -390,8 +390,7 @@ impl Services {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
-    use crate::store::accounts::{NewCompany, UnitFields};
+    use crate::store::{Store, fixtures};
 
     struct Shop {
         company: i64,
@@ -401,40 +400,13 @@ mod tests {
     }
 
     fn shop(conn: &rusqlite::Connection) -> Shop {
-        let company = accounts::insert_company(
-            conn,
-            &NewCompany {
-                nuis: "L41323036D",
-                name: "Shop",
-                address: None,
-                city: None,
-                administrator: None,
-                phone: None,
-                email: None,
-                issuer_in_vat: true,
-                last_noncash_einvoice_number: 0,
-                is_sandbox: false,
-                partner_id: None,
-            },
-        )
-        .unwrap();
-        let unit = |name| UnitFields {
-            name,
-            business_unit_code: None,
-            administrator: None,
-            address: None,
-            city: None,
-        };
-        let main = accounts::insert_unit(conn, company, &unit("Qendër")).unwrap();
-        let second = accounts::insert_unit(conn, company, &unit("Durrës")).unwrap();
-        conn.execute(
-            "INSERT INTO products (company_id, code, name, description, last_price, vat_rate, currency, service,
-                 unit_code, created_at, updated_at)
-             VALUES (?1, 'MIELL', 'Miell', 'Miell', '10', '20', 'ALL', 0, 'C62', 'now', 'now')",
-            [company],
-        )
-        .unwrap();
-        Shop { company, main, second, flour: conn.last_insert_rowid() }
+        let company = fixtures::company(conn, "L41323036D");
+        Shop {
+            company,
+            main: fixtures::unit(conn, company, "Qendër", None),
+            second: fixtures::unit(conn, company, "Durrës", None),
+            flour: fixtures::product(conn, company, "MIELL", false),
+        }
     }
 
     fn line(code: &str, quantity: &str) -> GoodsLine {
@@ -501,18 +473,7 @@ mod tests {
                     tx,
                     shop.company,
                     Settings { enabled: true, enforce: true },
-                    accounts::insert_user(
-                        tx,
-                        &accounts::NewUser {
-                            company_id: shop.company,
-                            business_unit_id: Some(shop.main),
-                            name: "Ana",
-                            email: "ana@shop.al",
-                            operator_code: None,
-                            tcr_code: None,
-                            token_hash: "h",
-                        },
-                    )?,
+                    fixtures::user(tx, shop.company, shop.main, "ana@shop.al"),
                 )?;
                 let too_much = [line("MIELL", "1"), line("MIELL", "1")];
                 let refused = take(tx, &Goods { lines: &too_much, ..goods((Document::Invoice, 9), &[]) })?;

@@ -6,6 +6,8 @@ pub mod cash_register;
 pub mod clients;
 pub mod devices;
 pub mod fiscal_queue;
+#[cfg(test)]
+pub mod fixtures;
 pub mod health;
 pub mod invoices;
 pub mod marketplace;

@@ -56,27 +56,7 @@ pub fn save(conn: &Connection, company_id: i64, s: &PrintSettings) -> Result<()>
 mod tests {
     use super::*;
     use crate::store::Store;
-    use crate::store::accounts::{self, NewCompany};
-
-    fn company(conn: &Connection, nuis: &str) -> i64 {
-        accounts::insert_company(
-            conn,
-            &NewCompany {
-                nuis,
-                name: "Shop",
-                address: None,
-                city: None,
-                administrator: None,
-                phone: None,
-                email: None,
-                issuer_in_vat: true,
-                last_noncash_einvoice_number: 0,
-                is_sandbox: false,
-                partner_id: None,
-            },
-        )
-        .unwrap()
-    }
+    use crate::store::fixtures::company;
 
     #[test]
     fn settings_are_kept_per_company_and_the_logo_can_be_taken_away() {

@@ -341,51 +341,11 @@ pub fn shelves(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
-    use crate::store::accounts::{self, NewCompany, UnitFields};
+    use crate::store::{Store, fixtures};
 
     fn company(conn: &Connection, nuis: &str) -> (i64, i64) {
-        let company = accounts::insert_company(
-            conn,
-            &NewCompany {
-                nuis,
-                name: "Shop",
-                address: None,
-                city: None,
-                administrator: None,
-                phone: None,
-                email: None,
-                issuer_in_vat: true,
-                last_noncash_einvoice_number: 0,
-                is_sandbox: false,
-                partner_id: None,
-            },
-        )
-        .unwrap();
-        let unit = accounts::insert_unit(
-            conn,
-            company,
-            &UnitFields {
-                name: "Qendër",
-                business_unit_code: None,
-                administrator: None,
-                address: None,
-                city: None,
-            },
-        )
-        .unwrap();
-        (company, unit)
-    }
-
-    fn product(conn: &Connection, company_id: i64, code: &str, service: bool) -> i64 {
-        conn.execute(
-            "INSERT INTO products (company_id, code, name, description, last_price, vat_rate, currency, service,
-                 unit_code, created_at, updated_at)
-             VALUES (?1, ?2, ?2, ?2, '10', '20', 'ALL', ?3, 'C62', 'now', 'now')",
-            rusqlite::params![company_id, code, service],
-        )
-        .unwrap();
-        conn.last_insert_rowid()
+        let company = fixtures::company(conn, nuis);
+        (company, fixtures::unit(conn, company, "Qendër", None))
     }
 
     #[test]
@@ -396,9 +356,9 @@ mod tests {
             .write_blocking(|tx| {
                 let (mine, unit) = company(tx, "L41323036D");
                 let (theirs, _) = company(tx, "M01234567A");
-                let flour = product(tx, mine, "MIELL", false);
-                let delivery = product(tx, mine, "TRANSPORT", true);
-                let their_flour = product(tx, theirs, "MIELL", false);
+                let flour = fixtures::product(tx, mine, "MIELL", false);
+                let delivery = fixtures::product(tx, mine, "TRANSPORT", true);
+                let their_flour = fixtures::product(tx, theirs, "MIELL", false);
 
                 // Only the company's own inventory articles are found.
                 assert_eq!(article_by_code(tx, mine, "MIELL")?.map(|a| a.id), Some(flour));
@@ -452,18 +412,7 @@ mod tests {
                 assert_eq!(product_levels(tx, mine, flour)?[0].quantity, "1.25".parse().unwrap());
 
                 assert_eq!(settings(tx, mine)?, Settings { enabled: true, enforce: false });
-                let user = accounts::insert_user(
-                    tx,
-                    &accounts::NewUser {
-                        company_id: mine,
-                        business_unit_id: Some(unit),
-                        name: "Ana",
-                        email: "ana@shop.al",
-                        operator_code: None,
-                        tcr_code: None,
-                        token_hash: "h",
-                    },
-                )?;
+                let user = fixtures::user(tx, mine, unit, "ana@shop.al");
                 save_settings(tx, mine, Settings { enabled: true, enforce: true }, user)?;
                 assert!(settings(tx, mine)?.enforce);
                 assert!(!settings(tx, theirs)?.enforce);

@@ -363,37 +363,15 @@ pub fn report_rows(conn: &Connection, company_id: i64, from: &str, to: &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
-    use crate::store::accounts::{self, NewCompany, UnitFields};
+    use crate::store::{Store, fixtures};
 
     fn company(conn: &Connection, nuis: &str) -> (i64, i64, i64) {
-        let company = accounts::insert_company(
-            conn,
-            &NewCompany {
-                nuis,
-                name: "Shop",
-                address: None,
-                city: None,
-                administrator: None,
-                phone: None,
-                email: None,
-                issuer_in_vat: true,
-                last_noncash_einvoice_number: 0,
-                is_sandbox: false,
-                partner_id: None,
-            },
+        let company = fixtures::company(conn, nuis);
+        (
+            company,
+            fixtures::unit(conn, company, "Qendër", None),
+            fixtures::unit(conn, company, "Durrës", None),
         )
-        .unwrap();
-        let unit = |name| UnitFields {
-            name,
-            business_unit_code: None,
-            administrator: None,
-            address: None,
-            city: None,
-        };
-        let main = accounts::insert_unit(conn, company, &unit("Qendër")).unwrap();
-        let second = accounts::insert_unit(conn, company, &unit("Durrës")).unwrap();
-        (company, main, second)
     }
 
     fn note(company_id: i64, unit: i64, ord_num: i64, internal_id: Option<&str>) -> Wtn {
