@@ -18,8 +18,10 @@ pub mod ops;
 mod owner;
 mod products;
 mod purchase;
+mod stock;
 mod tracing_layers;
 pub mod web;
+mod wtn;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -189,6 +191,8 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
         .merge(in_group(&state, Group::General, owner_reads))
+        .merge(wtn::routes(&state))
+        .merge(stock::routes(&state))
         .merge(marketplace::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

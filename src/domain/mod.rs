@@ -16,6 +16,8 @@ pub mod numbering;
 pub mod payments;
 pub mod product;
 pub mod sales_day;
+pub mod stock;
 pub mod table;
 pub mod time;
 pub mod validation;
+pub mod wtn;

@@ -14,6 +14,8 @@ pub mod products;
 pub mod purchase;
 pub mod queue;
 pub mod rates;
+pub mod stock;
+pub mod wtn;
 
 use std::fmt;
 use std::sync::Arc;

@@ -49,6 +49,9 @@ pub enum Sequence {
     Till(String),
     /// The business's non-cash sequence: non-cash invoices and their corrective documents.
     Business,
+    /// A business unit's warehouse transfer notes (`<n>/<year>` at the CIS, no TCR), by the
+    /// unit's id.
+    WtnUnit(i64),
 }
 
 impl Sequence {
@@ -56,6 +59,7 @@ impl Sequence {
         match self {
             Sequence::Till(tcr) => format!("cash:{company_id}:{tcr}"),
             Sequence::Business => format!("noncash:{company_id}"),
+            Sequence::WtnUnit(unit) => format!("wtn:{company_id}:{unit}"),
         }
     }
 
@@ -63,7 +67,7 @@ impl Sequence {
     pub fn tcr_code(&self) -> Option<&str> {
         match self {
             Sequence::Till(tcr) => Some(tcr),
-            Sequence::Business => None,
+            Sequence::Business | Sequence::WtnUnit(_) => None,
         }
     }
 }
@@ -76,6 +80,13 @@ pub fn reserve_number(
     sequence: &Sequence,
 ) -> store::Result<i64> {
     let (kind, carried) = match sequence {
+        Sequence::WtnUnit(unit) => {
+            return Ok(next_ordinal(
+                crate::store::wtn::max_ord_num(tx, company_id, *unit, year)?,
+                None,
+                year,
+            ));
+        }
         Sequence::Till(_) => ("CASH", None),
         Sequence::Business => (
             "NONCASH",

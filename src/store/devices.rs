@@ -96,40 +96,12 @@ pub fn all_with_issuer(conn: &Connection) -> Result<Vec<(String, String, String)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
-    use crate::store::accounts::{self, NewCompany, NewUser, UnitFields, UserPatch};
+    use crate::store::accounts::{self, NewUser, UserPatch};
+    use crate::store::{Store, fixtures};
 
     fn company(conn: &Connection, nuis: &str) -> (i64, i64) {
-        let company = accounts::insert_company(
-            conn,
-            &NewCompany {
-                nuis,
-                name: "Shop",
-                address: None,
-                city: None,
-                administrator: None,
-                phone: None,
-                email: None,
-                issuer_in_vat: true,
-                last_noncash_einvoice_number: 0,
-                is_sandbox: false,
-                partner_id: None,
-            },
-        )
-        .unwrap();
-        let unit = accounts::insert_unit(
-            conn,
-            company,
-            &UnitFields {
-                name: "Unit",
-                business_unit_code: Some("ab123cd456"),
-                administrator: None,
-                address: None,
-                city: None,
-            },
-        )
-        .unwrap();
-        (company, unit)
+        let company = fixtures::company(conn, nuis);
+        (company, fixtures::unit(conn, company, "Unit", Some("ab123cd456")))
     }
 
     fn device<'a>(company_id: i64, business_unit_id: i64, tcr_code: &'a str) -> NewDevice<'a> {

@@ -14,6 +14,8 @@ pub enum Document {
     CashAction,
     /// The e-invoice registration (RegisterEinvoiceRequest) of a fiscalized row of `invoices`.
     Einvoice,
+    /// A row of `wtns`: a warehouse transfer note.
+    Wtn,
 }
 
 impl Document {
@@ -22,11 +24,14 @@ impl Document {
             Document::Invoice => "invoice",
             Document::CashAction => "cash_action",
             Document::Einvoice => "einvoice",
+            Document::Wtn => "wtn",
         }
     }
 
     pub fn parse(text: &str) -> Option<Document> {
-        [Document::Invoice, Document::CashAction, Document::Einvoice].into_iter().find(|d| d.as_str() == text)
+        [Document::Invoice, Document::CashAction, Document::Einvoice, Document::Wtn]
+            .into_iter()
+            .find(|d| d.as_str() == text)
     }
 }
 

@@ -7,13 +7,18 @@ pub mod clients;
 pub mod devices;
 pub mod einvoices;
 pub mod fiscal_queue;
+#[cfg(test)]
+pub mod fixtures;
 pub mod health;
 pub mod invoices;
 pub mod marketplace;
+pub mod print_settings;
 pub mod products;
 pub mod purchase;
 pub mod rates;
 pub mod sales_day;
+pub mod stock;
+pub mod wtn;
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod browser;
+pub mod depot;
 pub mod einvoice;
 pub mod fake_ai;
 pub mod pages;
@@ -10,6 +11,7 @@ pub mod process;
 pub mod sim;
 pub mod stub;
 pub mod till;
+pub mod wire;
 pub mod wolt;
 pub mod xml;
 

@@ -313,7 +313,7 @@ pub struct ListQuery {
     query: Option<String>,
 }
 
-fn list_date(field: &str, value: Option<String>) -> Result<Option<String>, ApiError> {
+pub(super) fn list_date(field: &str, value: Option<String>) -> Result<Option<String>, ApiError> {
     match value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty()) {
         None => Ok(None),
         Some(v) => match chrono::NaiveDate::parse_from_str(&v, "%Y-%m-%d") {

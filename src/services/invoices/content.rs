@@ -322,7 +322,7 @@ impl Services {
 
     /// What the issuer signs with, checked after the body: the software code and a current
     /// certificate (a missing one is the spec's soft refusal).
-    pub(super) async fn issuer(
+    pub(in crate::services) async fn issuer(
         &self,
         caller: &Caller,
         operator_code: String,
