@@ -1,0 +1,227 @@
+//! The books after a trial, read from the server's database (read-only, beside the running
+//! server) and from what the simulator registered: every acknowledged document there with the
+//! number it was acknowledged with, each key issued once, numbers without gaps, every document
+//! fiscalized and registered by the CIS exactly once.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use serde_json::Value;
+
+use super::Error;
+use super::pos::{Ack, Kind};
+
+/// What is wrong with the books; every list empty when all is well.
+#[derive(Debug, Default)]
+pub struct Findings {
+    /// Acknowledged documents missing or under another number, and keys with no document.
+    pub lost: Vec<String>,
+    /// A key issued twice, a sale cancelled twice, an IIC registered twice.
+    pub duplicated: Vec<String>,
+    /// A numbering sequence that does not run 1, 2, 3, ...
+    pub gaps: Vec<String>,
+    /// Documents without their CIS code, or whose code the simulator does not hold.
+    pub unfiscalized: Vec<String>,
+}
+
+impl Findings {
+    pub fn merge(&mut self, other: Findings) {
+        self.lost.extend(other.lost);
+        self.duplicated.extend(other.duplicated);
+        self.gaps.extend(other.gaps);
+        self.unfiscalized.extend(other.unfiscalized);
+    }
+}
+
+/// Documents counted in the books.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counts {
+    pub invoices: i64,
+    pub deposits: i64,
+    pub wtns: i64,
+}
+
+fn open(db: &Path) -> Result<Connection, Error> {
+    Ok(Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)?)
+}
+
+fn number_of(conn: &Connection, ack: &Ack) -> Result<Option<Vec<String>>, Error> {
+    let found = match ack.kind {
+        Kind::Cash | Kind::Cancel => conn
+            .query_row("SELECT number FROM invoices WHERE id = ?1", [ack.id], |r| Ok(vec![r.get(0)?]))
+            .optional()?,
+        Kind::Deposit => conn
+            .query_row(
+                "SELECT cash_action_no, CAST(transaction_no AS TEXT) FROM cash_actions WHERE id = ?1",
+                [ack.id],
+                |r| Ok(vec![r.get(0)?, r.get(1)?]),
+            )
+            .optional()?,
+        Kind::Wtn => conn
+            .query_row("SELECT number FROM wtns WHERE id = ?1", [ack.id], |r| Ok(vec![r.get(0)?]))
+            .optional()?,
+    };
+    Ok(found)
+}
+
+/// How many documents `key` of `kind` made: sales and notes by internalId, cancellations by
+/// the corrective documents of the sale.
+fn documents_of(conn: &Connection, kind: Kind, key: &str) -> Result<i64, Error> {
+    let sql = match kind {
+        Kind::Cash => "SELECT COUNT(*) FROM invoices WHERE internal_id = ?1",
+        Kind::Cancel => {
+            "SELECT COUNT(*) FROM invoices WHERE original_invoice_id IN \
+             (SELECT id FROM invoices WHERE internal_id = ?1)"
+        }
+        Kind::Wtn => "SELECT COUNT(*) FROM wtns WHERE internal_id = ?1",
+        Kind::Deposit => return Ok(1),
+    };
+    Ok(conn.query_row(sql, [key], |r| r.get(0))?)
+}
+
+/// Sequences that do not run 1..n: `sql` yields (sequence name, count, min, max, distinct).
+fn gaps_in(conn: &Connection, sql: &str, findings: &mut Findings) -> Result<(), Error> {
+    let mut statement = conn.prepare(sql)?;
+    let rows = statement.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, i64>(2)?,
+            r.get::<_, i64>(3)?,
+            r.get::<_, i64>(4)?,
+        ))
+    })?;
+    for row in rows {
+        let (sequence, count, min, max, distinct) = row?;
+        if min != 1 || max != count || distinct != count {
+            findings
+                .gaps
+                .push(format!("{sequence}: {count} numbers from {min} to {max}, {distinct} distinct"));
+        }
+    }
+    Ok(())
+}
+
+/// Codes the simulator registered under `list`, keyed by `key` (iic, wtnic, ...), with how many
+/// registrations each had.
+fn registered_codes(
+    registered: &Value,
+    list: &str,
+    key: &str,
+    code: &str,
+) -> HashMap<String, (String, usize)> {
+    let mut codes: HashMap<String, (String, usize)> = HashMap::new();
+    for record in registered[list].as_array().map(Vec::as_slice).unwrap_or_default() {
+        let (Some(k), Some(c)) = (record[key].as_str(), record[code].as_str()) else { continue };
+        let entry = codes.entry(k.to_string()).or_insert_with(|| (c.to_string(), 0));
+        entry.1 += 1;
+    }
+    codes
+}
+
+/// Each (kind, key, document code, CIS code) of the database held by the simulator exactly once.
+fn against_the_cis(
+    conn: &Connection,
+    sql: &str,
+    registered: &HashMap<String, (String, usize)>,
+    what: &str,
+    findings: &mut Findings,
+) -> Result<i64, Error> {
+    let mut statement = conn.prepare(sql)?;
+    let rows = statement.query_map([], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+    })?;
+    let mut count = 0;
+    for row in rows {
+        let (id, code, cis_code) = row?;
+        count += 1;
+        match (cis_code, registered.get(&code)) {
+            (None, _) => findings.unfiscalized.push(format!("{what} {id} has no CIS code")),
+            (Some(_), None) => {
+                findings.unfiscalized.push(format!("{what} {id}: the CIS never registered {code}"))
+            }
+            (Some(ours), Some((theirs, _))) if &ours != theirs => {
+                findings.unfiscalized.push(format!("{what} {id}: our code {ours}, the CIS's {theirs}"))
+            }
+            (Some(_), Some((_, times))) if *times > 1 => {
+                findings.duplicated.push(format!("{what} {id}: {code} registered {times} times"))
+            }
+            _ => {}
+        }
+    }
+    Ok(count)
+}
+
+/// Checks the database at `db` against what POS apps were told (`acks`), the keys they
+/// retried after getting no answer (`retried`), and the simulator's registry.
+pub fn check(
+    db: &Path,
+    acks: &[Ack],
+    retried: &[(Kind, String)],
+    registered: &Value,
+) -> Result<(Findings, Counts), Error> {
+    let conn = open(db)?;
+    let mut findings = Findings::default();
+    for ack in acks {
+        match number_of(&conn, ack)? {
+            None => {
+                findings.lost.push(format!("{} {} ({}) is not there", ack.kind.as_str(), ack.id, ack.number))
+            }
+            Some(numbers) if !numbers.contains(&ack.number) => findings.lost.push(format!(
+                "{} {} was acknowledged as {}, is {numbers:?}",
+                ack.kind.as_str(),
+                ack.id,
+                ack.number
+            )),
+            Some(_) => {}
+        }
+    }
+    let keys = acks.iter().filter_map(|a| a.key.clone().map(|k| (a.kind, k))).chain(retried.iter().cloned());
+    for (kind, key) in keys {
+        match documents_of(&conn, kind, &key)? {
+            1 => {}
+            0 => findings.lost.push(format!("{} {key} made no document", kind.as_str())),
+            n => findings.duplicated.push(format!("{} {key} made {n} documents", kind.as_str())),
+        }
+    }
+    gaps_in(
+        &conn,
+        "SELECT 'company ' || company_id || ' ' || kind || ' ' || COALESCE(tcr_code, '') || ' ' || year, \
+         COUNT(*), MIN(ord_num), MAX(ord_num), COUNT(DISTINCT ord_num) FROM invoices GROUP BY company_id, kind, tcr_code, year",
+        &mut findings,
+    )?;
+    gaps_in(
+        &conn,
+        "SELECT 'company ' || company_id || ' cash actions ' || tcr_code || ' ' || year, COUNT(*), MIN(transaction_no), \
+         MAX(transaction_no), COUNT(DISTINCT transaction_no) FROM cash_actions GROUP BY company_id, tcr_code, year",
+        &mut findings,
+    )?;
+    gaps_in(
+        &conn,
+        "SELECT 'company ' || company_id || ' WTNs of unit ' || business_unit_id || ' ' || year, COUNT(*), MIN(ord_num), \
+         MAX(ord_num), COUNT(DISTINCT ord_num) FROM wtns GROUP BY company_id, business_unit_id, year",
+        &mut findings,
+    )?;
+    let invoices = registered_codes(registered, "invoices", "iic", "fic");
+    let deposits = registered_codes(registered, "cash_deposits", "uuid", "fcdc");
+    let wtns = registered_codes(registered, "wtns", "wtnic", "fwtnic");
+    let counts = Counts {
+        invoices: against_the_cis(
+            &conn,
+            "SELECT id, iic, fic FROM invoices",
+            &invoices,
+            "invoice",
+            &mut findings,
+        )?,
+        deposits: against_the_cis(
+            &conn,
+            "SELECT id, fiscal_uuid, fiscal_fic FROM cash_actions",
+            &deposits,
+            "cash action",
+            &mut findings,
+        )?,
+        wtns: against_the_cis(&conn, "SELECT id, wtnic, fwtnic FROM wtns", &wtns, "WTN", &mut findings)?,
+    };
+    Ok((findings, counts))
+}
