@@ -13,6 +13,7 @@ mod misc;
 mod onboarding;
 pub mod ops;
 mod products;
+pub mod reports;
 mod tracing_layers;
 
 use std::net::SocketAddr;
@@ -121,6 +122,19 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/cash-register/balance", get(cash_register::balance))
         .route("/api/v2/cash-register/balance", get(cash_register::balance));
 
+    let reports = Router::new()
+        .route("/api/v1/reports/sales-summary", get(reports::sales_summary))
+        .route("/api/v1/reports/vat", get(reports::vat))
+        .route("/api/v1/reports/daily-trend", get(reports::daily_trend))
+        .route("/api/v1/reports/top-clients", get(reports::top_clients))
+        .route("/api/v1/reports/top-products", get(reports::top_products))
+        .route("/api/v1/reports/by-operator", get(reports::by_operator))
+        .route("/api/v1/reports/by-tcr", get(reports::by_tcr))
+        .route("/api/v1/reports/cash-register", get(reports::cash_register))
+        .route("/api/v1/reports/cash-register/closing", get(reports::closing))
+        .route("/api/v1/reports/reversals", get(reports::reversals))
+        .route("/api/v1/dashboard/summary", get(reports::dashboard));
+
     let search = Router::new().route("/api/v1/client/search", get(clients::search));
 
     let general = Router::new()
@@ -149,6 +163,7 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Fiscal, in_group(&state, Group::Cancel, cancellations)))
         .merge(in_group(&state, Group::Bulk, bulk))
         .merge(in_group(&state, Group::Print, print))
+        .merge(in_group(&state, Group::Reports, reports))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
         .merge(marketplace::routes())

@@ -12,6 +12,7 @@ pub mod money;
 pub mod numbering;
 pub mod payments;
 pub mod product;
+pub mod report;
 pub mod table;
 pub mod time;
 pub mod validation;

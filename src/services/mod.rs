@@ -10,6 +10,7 @@ pub mod marketplace;
 pub mod pipeline;
 pub mod products;
 pub mod queue;
+pub mod reports;
 
 use std::fmt;
 use std::sync::Arc;
