@@ -152,11 +152,17 @@ pub fn sales(conn: &Connection, filter: &Filter, by: SalesBy) -> Result<Vec<Sale
         SalesBy::Tcr => "tcr_code",
         SalesBy::Operator => "operator_code",
     };
+    // Grouped by the columns themselves: a literal in GROUP BY would name a result column.
+    let groups = match by {
+        SalesBy::Kind => "kind".to_string(),
+        SalesBy::Operator => "operator_code, user_id, kind".to_string(),
+        _ => format!("{key}, kind"),
+    };
     let user = if by == SalesBy::Operator { "user_id" } else { "0" };
     let (conditions, values) = filter.on_totals();
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT kind, {key}, {user}, {SALES_SUMS} FROM report_sales WHERE {conditions}
-         GROUP BY kind, {key}, {user} ORDER BY {key}, {user}, kind"
+         GROUP BY {groups} ORDER BY {groups}"
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
         Ok(SalesRow {
@@ -602,7 +608,7 @@ pub fn filter_known(conn: &Connection, filter: &Filter) -> Result<(bool, bool, b
     let operator = match &filter.operator_code {
         Some(code) => exists(
             "SELECT EXISTS (SELECT 1 FROM users WHERE company_id = ?1 AND operator_code = ?2)
-                 OR EXISTS (SELECT 1 FROM invoices WHERE company_id = ?1 AND operator_code = ?2)",
+                 OR EXISTS (SELECT 1 FROM report_sales WHERE company_id = ?1 AND operator_code = ?2)",
             Value::Text(code.clone()),
         )?,
         None => true,
