@@ -141,7 +141,8 @@ fn invoice(
         _ => DocumentKind::Cash,
     };
     let corrective = kind == DocumentKind::Corrective;
-    let lines: Vec<Line> = (0..1 + dice.below(5)).map(|_| line(dice, if corrective { -1 } else { 1 })).collect();
+    let lines: Vec<Line> =
+        (0..1 + dice.below(5)).map(|_| line(dice, if corrective { -1 } else { 1 })).collect();
     let net: Decimal = lines.iter().map(|l| l.net).sum();
     let vat: Decimal = lines.iter().map(|l| l.vat).sum();
     let gross = net + vat;
@@ -245,7 +246,9 @@ fn seed_days(conn: &Connection, company: i64, first: NaiveDate, days: i64) {
             )
             .unwrap();
             let day_id = conn.last_insert_rowid();
-            for (action_type, purpose, amount) in [("INITIAL", "open", "1000"), ("MONEY_OUT", "close", "52000")] {
+            for (action_type, purpose, amount) in
+                [("INITIAL", "open", "1000"), ("MONEY_OUT", "close", "52000")]
+            {
                 transaction_no += 1;
                 conn.execute(
                     "INSERT INTO cash_actions (company_id, tcr_code, cash_day_id, action_type, operation, purpose,
@@ -292,7 +295,11 @@ fn seed(db: &Path, count: i64) -> (i64, String) {
         }
         tx.commit().unwrap();
         if batch % 10 == 9 {
-            eprintln!("  seeded {} invoices ({:.0} s)", (batch + 1) * 20_000, started.elapsed().as_secs_f64());
+            eprintln!(
+                "  seeded {} invoices ({:.0} s)",
+                (batch + 1) * 20_000,
+                started.elapsed().as_secs_f64()
+            );
         }
     }
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
@@ -309,7 +316,8 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn main() {
-    let count: i64 = std::env::var("ARKA_BENCH_INVOICES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let count: i64 =
+        std::env::var("ARKA_BENCH_INVOICES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
     let dir = tempfile::Builder::new().prefix("arka-bench-reports-").tempdir().unwrap();
     let data_dir = dir.path().join("data");
     std::fs::create_dir_all(&data_dir).unwrap();
@@ -360,14 +368,20 @@ fn main() {
     let reports: Vec<(&str, Run)> = vec![
         ("sales-summary", Box::new(move |q| rt.block_on(s.sales_summary(c, q)).map(drop))),
         ("vat", Box::new(move |q| rt.block_on(s.vat_report(c, q, None)).map(drop))),
-        ("vat?documents=true (500)", Box::new(move |q| rt.block_on(s.vat_report(c, q, Some((500, 0)))).map(drop))),
+        (
+            "vat?documents=true (500)",
+            Box::new(move |q| rt.block_on(s.vat_report(c, q, Some((500, 0)))).map(drop)),
+        ),
         ("daily-trend", Box::new(move |q| rt.block_on(s.daily_trend(c, q)).map(drop))),
         ("top-clients", Box::new(move |q| rt.block_on(s.top_clients(c, q, 20)).map(drop))),
         ("top-products", Box::new(move |q| rt.block_on(s.top_products(c, q, 20)).map(drop))),
         ("by-operator", Box::new(move |q| rt.block_on(s.by_operator(c, q)).map(drop))),
         ("by-tcr", Box::new(move |q| rt.block_on(s.by_tcr(c, q)).map(drop))),
         ("cash-register", Box::new(move |q| rt.block_on(s.cash_register_report(c, q)).map(drop))),
-        ("cash-register/closing (500)", Box::new(move |q| rt.block_on(s.closing_report(c, q, 500, 0)).map(drop))),
+        (
+            "cash-register/closing (500)",
+            Box::new(move |q| rt.block_on(s.closing_report(c, q, 500, 0)).map(drop)),
+        ),
         ("reversals (500)", Box::new(move |q| rt.block_on(s.reversals_report(c, q, 500, 0)).map(drop))),
         (
             "sales-summary tcr= (one TCR)",

@@ -622,6 +622,10 @@ fn a_bad_query_is_refused_naming_its_field_and_the_shop_keeps_selling() {
     assert_eq!(mine["totals"]["documents"], 1);
     assert_eq!(other["totals"]["documents"], 0);
     issue(&till, "/api/v1/invoice/cash", &coffee_and_water("after"));
+    let served = till.server.get("/api/openapi.yaml", None).text;
+    for route in ROUTES {
+        assert!(served.contains(&format!("  {route}:")), "OpenAPI documents {route}");
+    }
 }
 
 #[test]

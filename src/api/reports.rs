@@ -4,10 +4,14 @@
 //! `ReportRequest`, and the answer as JSON (`{status, data}` with `data.period`) or as CSV
 //! (`Accept: text/csv` or `?format=csv`, a file named after the report and its period).
 
-use axum::extract::State;
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, State};
 use axum::http::header::{ACCEPT, CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::IntoResponse;
+use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +25,7 @@ use crate::services::reports::{
     ByOperator, ByTcr, CashRegisterReport, ClosingReport, DailyTrend, ReportQuery, Reversals, Sales,
     SalesSummary, TopClients, TopProducts, VatReport,
 };
+use crate::store::accounts::Caller;
 
 /// A report's query string; every value is read as text and checked here, so a bad one is a
 /// 422 naming it.
@@ -119,6 +124,51 @@ pub fn read_request(params: &ReportParams, headers: &HeaderMap) -> Result<Report
     }
 }
 
+/// A report call: who asks, and the query read (401 before anything else, then 422 naming the
+/// field). Report handlers take it as their one argument beside the state.
+pub struct ReportCall {
+    pub caller: Arc<Caller>,
+    pub request: ReportRequest,
+    pub params: ReportParams,
+}
+
+impl FromRequestParts<AppState> for ReportCall {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Auth(caller) = Auth::from_request_parts(parts, state).await?;
+        let Query(params) = Query::<ReportParams>::from_request_parts(parts, state).await?;
+        let request = read_request(&params, &parts.headers)?;
+        Ok(ReportCall { caller, request, params })
+    }
+}
+
+impl ReportCall {
+    pub fn query(&self) -> ReportQuery {
+        self.request.query.clone()
+    }
+
+    /// The report `name` as JSON, or as a CSV file named after it and its period.
+    pub fn answer<T: Serialize + AsTable>(&self, name: &str, data: crate::services::Result<T>) -> ApiResult {
+        let data = data?;
+        match self.request.format {
+            Format::Json => ok(data),
+            Format::Csv => {
+                let body = data.table().to_csv()?;
+                let period = self.request.query.period;
+                let filename = format!("arka-{name}-{}-{}.csv", period.from, period.to);
+                let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
+                    .map_err(|_| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"))?;
+                let mut response = (StatusCode::OK, body).into_response();
+                let headers = response.headers_mut();
+                headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
+                headers.insert(CONTENT_DISPOSITION, disposition);
+                Ok(response)
+            }
+        }
+    }
+}
+
 /// A report as a table, for CSV.
 pub struct Table {
     pub columns: Vec<String>,
@@ -128,10 +178,6 @@ pub struct Table {
 impl Table {
     pub fn new(columns: &[&str]) -> Table {
         Table { columns: columns.iter().map(|c| c.to_string()).collect(), rows: Vec::new() }
-    }
-
-    pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
     }
 
     /// UTF-8 with a byte-order mark (so a spreadsheet reads ë and ç), comma-separated, a dot
@@ -150,66 +196,92 @@ impl Table {
     }
 }
 
-/// An amount as CSV shows it: two decimals.
-pub fn money(amount: Decimal) -> String {
-    format!("{:.2}", amount)
+/// What a report is as a CSV table.
+pub trait AsTable {
+    fn table(&self) -> Table;
 }
 
-fn text(value: Option<&str>) -> String {
-    value.unwrap_or_default().to_string()
+/// A value in a CSV cell: amounts with two decimals, nothing for null.
+pub trait Cell {
+    fn cell(&self) -> String;
 }
 
-/// The report `name` for `period`, as JSON or as a CSV file built by `table`.
-pub fn answer<T: Serialize>(
-    format: Format,
-    name: &str,
-    period: Period,
-    data: &T,
-    table: impl FnOnce(&T) -> Table,
-) -> ApiResult {
-    match format {
-        Format::Json => ok(data),
-        Format::Csv => {
-            let body = table(data).to_csv()?;
-            let filename = format!("arka-{name}-{}-{}.csv", period.from, period.to);
-            let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
-                .map_err(|_| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"))?;
-            let mut response = (StatusCode::OK, body).into_response();
-            let headers = response.headers_mut();
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
-            headers.insert(CONTENT_DISPOSITION, disposition);
-            Ok(response)
-        }
+impl Cell for Decimal {
+    fn cell(&self) -> String {
+        format!("{self:.2}")
     }
+}
+
+impl Cell for i64 {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for usize {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for bool {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for str {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for String {
+    fn cell(&self) -> String {
+        self.clone()
+    }
+}
+
+impl Cell for NaiveDate {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<T: Cell + ?Sized> Cell for &T {
+    fn cell(&self) -> String {
+        (**self).cell()
+    }
+}
+
+impl<T: Cell> Cell for Option<T> {
+    fn cell(&self) -> String {
+        self.as_ref().map(Cell::cell).unwrap_or_default()
+    }
+}
+
+/// A CSV row of cells.
+macro_rules! cells {
+    ($($value:expr),* $(,)?) => { vec![$(Cell::cell(&$value)),*] };
+}
+
+/// A quantity or a rate as written, without padding.
+fn plain(value: Decimal) -> String {
+    value.normalize().to_string()
 }
 
 const SALES_COLUMNS: [&str; 6] = ["documents", "reversals", "waiting", "net", "vat", "gross"];
 
 fn sales_cells(s: &Sales) -> Vec<String> {
-    vec![
-        s.documents.to_string(),
-        s.reversals.to_string(),
-        s.waiting.to_string(),
-        money(s.net),
-        money(s.vat),
-        money(s.gross),
-    ]
+    cells![s.documents, s.reversals, s.waiting, s.net, s.vat, s.gross]
 }
 
 fn columns(first: &[&str], rest: &[&str]) -> Vec<String> {
     first.iter().chain(rest).map(|c| c.to_string()).collect()
 }
 
-/// `GET /api/v1/reports/sales-summary`
-pub async fn sales_summary(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let data = state.services.sales_summary(&caller, r.query.clone()).await?;
-    answer(r.format, "sales-summary", r.query.period, &data, |d: &SalesSummary| {
+impl AsTable for SalesSummary {
+    fn table(&self) -> Table {
         let mut t = Table::new(&[
             "section",
             "key",
@@ -224,204 +296,174 @@ pub async fn sales_summary(
             "currency_vat",
             "currency_gross",
         ]);
-        let blank = String::new;
-        t.row(vec![
-            "total".into(),
-            "ALL".into(),
-            d.totals.documents.to_string(),
-            d.totals.waiting.to_string(),
-            money(d.totals.net),
-            money(d.totals.vat),
-            money(d.totals.gross),
-            money(d.discount),
-            money(d.fee),
-            blank(),
-            blank(),
-            blank(),
+        let none: Option<Decimal> = None;
+        let d = self;
+        t.rows.push(cells![
+            "total",
+            "ALL",
+            d.totals.documents,
+            d.totals.waiting,
+            d.totals.net,
+            d.totals.vat,
+            d.totals.gross,
+            d.discount,
+            d.fee,
+            none,
+            none,
+            none
         ]);
         for k in &d.by_kind {
-            t.row(vec![
-                "kind".into(),
-                k.kind.into(),
-                k.documents.to_string(),
-                k.waiting.to_string(),
-                money(k.net),
-                money(k.vat),
-                money(k.gross),
-                money(k.discount),
-                money(k.fee),
-                blank(),
-                blank(),
-                blank(),
+            t.rows.push(cells![
+                "kind",
+                k.kind,
+                k.documents,
+                k.waiting,
+                k.net,
+                k.vat,
+                k.gross,
+                k.discount,
+                k.fee,
+                none,
+                none,
+                none
             ]);
         }
         for p in &d.by_payment {
-            t.row(vec![
-                "payment".into(),
-                p.payment_method.clone(),
-                p.documents.to_string(),
-                blank(),
-                blank(),
-                blank(),
-                money(p.amount),
-                blank(),
-                blank(),
-                blank(),
-                blank(),
-                blank(),
+            t.rows.push(cells![
+                "payment",
+                p.payment_method,
+                p.documents,
+                none,
+                none,
+                none,
+                p.amount,
+                none,
+                none,
+                none,
+                none,
+                none
             ]);
         }
         for c in &d.by_currency {
-            t.row(vec![
-                "currency".into(),
-                c.currency.clone(),
-                c.documents.to_string(),
-                c.waiting.to_string(),
-                money(c.net_all),
-                money(c.vat_all),
-                money(c.gross_all),
-                blank(),
-                blank(),
-                money(c.net),
-                money(c.vat),
-                money(c.gross),
+            t.rows.push(cells![
+                "currency",
+                c.currency,
+                c.documents,
+                c.waiting,
+                c.net_all,
+                c.vat_all,
+                c.gross_all,
+                none,
+                none,
+                c.net,
+                c.vat,
+                c.gross
             ]);
         }
-        t.row(vec![
-            "orders".into(),
-            "ORDER".into(),
-            d.orders.documents.to_string(),
-            d.orders.waiting.to_string(),
-            blank(),
-            blank(),
-            money(d.orders.gross),
-            blank(),
-            blank(),
-            blank(),
-            blank(),
-            blank(),
+        let o = &d.orders;
+        t.rows.push(cells![
+            "orders",
+            "ORDER",
+            o.documents,
+            o.waiting,
+            none,
+            none,
+            o.gross,
+            none,
+            none,
+            none,
+            none,
+            none
         ]);
         t
-    })
+    }
 }
 
-/// `GET /api/v1/reports/vat`; `documents=true` adds a page of the sales book (`limit`, `offset`).
-pub async fn vat(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let book = report::flag("documents", params.documents.as_deref()).map_err(ApiError::Validation)?;
-    let data =
-        state.services.vat_report(&caller, r.query.clone(), book.then_some((r.limit, r.offset))).await?;
-    answer(r.format, if book { "sales-book" } else { "vat" }, r.query.period, &data, |d: &VatReport| {
+impl AsTable for VatReport {
+    fn table(&self) -> Table {
         let class = |rate: Decimal, exemption: &Option<String>| match exemption {
             Some(e) => e.clone(),
-            None => format!("{}%", rate.normalize()),
+            None => format!("{}%", plain(rate)),
         };
-        match &d.items {
-            // The sales book: one row per document, a pair of columns per VAT class of the period.
-            Some(items) => {
-                let mut t = Table::new(&[
-                    "id",
-                    "number",
-                    "type",
-                    "kind",
-                    "issue_date",
-                    "buyer_name",
-                    "buyer_id",
-                    "currency",
-                    "waiting",
+        let Some(items) = &self.items else {
+            let mut t = Table::new(&[
+                "vat_rate",
+                "exemption",
+                "documents",
+                "sales_taxable_base",
+                "sales_vat",
+                "reversals_taxable_base",
+                "reversals_vat",
+                "taxable_base",
+                "vat",
+                "gross",
+            ]);
+            for l in &self.rates {
+                t.rows.push(cells![
+                    plain(l.vat_rate),
+                    l.exemption,
+                    l.documents,
+                    l.amounts.sales.taxable_base,
+                    l.amounts.sales.vat,
+                    l.amounts.reversals.taxable_base,
+                    l.amounts.reversals.vat,
+                    l.amounts.taxable_base,
+                    l.amounts.vat,
+                    l.amounts.gross
                 ]);
-                let classes: Vec<String> = d.rates.iter().map(|r| class(r.vat_rate, &r.exemption)).collect();
-                t.columns
-                    .extend(classes.iter().flat_map(|c| [format!("taxable_base_{c}"), format!("vat_{c}")]));
-                t.columns.extend(["taxable_base", "vat", "gross"].map(String::from));
-                for e in items {
-                    let mut row = vec![
-                        e.id.to_string(),
-                        e.number.clone(),
-                        e.invoice_type.into(),
-                        e.kind.into(),
-                        e.issue_date.clone(),
-                        text(e.buyer_name.as_deref()),
-                        text(e.buyer_id.as_deref()),
-                        e.currency.clone(),
-                        e.waiting.to_string(),
-                    ];
-                    for c in &classes {
-                        let found = e.rates.iter().find(|r| &class(r.vat_rate, &r.exemption) == c);
-                        row.push(money(found.map_or(Decimal::ZERO, |r| r.taxable_base)));
-                        row.push(money(found.map_or(Decimal::ZERO, |r| r.vat)));
-                    }
-                    row.extend([money(e.taxable_base), money(e.vat), money(e.gross)]);
-                    t.row(row);
-                }
-                t
             }
-            None => {
-                let mut t = Table::new(&[
-                    "vat_rate",
-                    "exemption",
-                    "documents",
-                    "sales_taxable_base",
-                    "sales_vat",
-                    "reversals_taxable_base",
-                    "reversals_vat",
-                    "taxable_base",
-                    "vat",
-                    "gross",
-                ]);
-                for l in &d.rates {
-                    t.row(vec![
-                        l.vat_rate.normalize().to_string(),
-                        text(l.exemption.as_deref()),
-                        l.documents.to_string(),
-                        money(l.sales.taxable_base),
-                        money(l.sales.vat),
-                        money(l.reversals.taxable_base),
-                        money(l.reversals.vat),
-                        money(l.taxable_base),
-                        money(l.vat),
-                        money(l.gross),
-                    ]);
-                }
-                t
+            return t;
+        };
+        // The sales book: one row per document, a pair of columns per VAT class of the period.
+        let mut t = Table::new(&[
+            "id",
+            "number",
+            "type",
+            "kind",
+            "issue_date",
+            "buyer_name",
+            "buyer_id",
+            "currency",
+            "waiting",
+        ]);
+        let classes: Vec<String> = self.rates.iter().map(|r| class(r.vat_rate, &r.exemption)).collect();
+        t.columns.extend(classes.iter().flat_map(|c| [format!("taxable_base_{c}"), format!("vat_{c}")]));
+        t.columns.extend(["taxable_base", "vat", "gross"].map(String::from));
+        for e in items {
+            let mut row = cells![
+                e.id,
+                e.number,
+                e.invoice_type,
+                e.kind,
+                e.issue_date,
+                e.buyer_name,
+                e.buyer_id,
+                e.currency,
+                e.waiting
+            ];
+            for c in &classes {
+                let found = e.rates.iter().find(|r| &class(r.vat_rate, &r.exemption) == c);
+                row.extend(cells![found.map(|r| r.taxable_base), found.map(|r| r.vat)]);
             }
-        }
-    })
-}
-
-/// `GET /api/v1/reports/daily-trend`
-pub async fn daily_trend(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let data = state.services.daily_trend(&caller, r.query.clone()).await?;
-    answer(r.format, "daily-trend", r.query.period, &data, |d: &DailyTrend| {
-        let mut t = Table { columns: columns(&["date"], &SALES_COLUMNS), rows: Vec::new() };
-        for day in &d.items {
-            t.row([vec![day.date.to_string()], sales_cells(&day.sales)].concat());
+            row.extend(cells![e.taxable_base, e.vat, e.gross]);
+            t.rows.push(row);
         }
         t
-    })
+    }
 }
 
-/// `GET /api/v1/reports/top-clients`
-pub async fn top_clients(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let data = state.services.top_clients(&caller, r.query.clone(), r.limit).await?;
-    answer(r.format, "top-clients", r.query.period, &data, |d: &TopClients| {
+impl AsTable for DailyTrend {
+    fn table(&self) -> Table {
+        let mut t = Table { columns: columns(&["date"], &SALES_COLUMNS), rows: Vec::new() };
+        for day in &self.items {
+            t.rows.push([cells![day.date], sales_cells(&day.sales)].concat());
+        }
+        t
+    }
+}
+
+impl AsTable for TopClients {
+    fn table(&self) -> Table {
         let mut t = Table::new(&[
             "client_id",
             "name",
@@ -433,112 +475,69 @@ pub async fn top_clients(
             "vat",
             "gross",
         ]);
-        for c in &d.items {
-            t.row(vec![
-                c.client_id.map(|i| i.to_string()).unwrap_or_default(),
-                c.name.clone(),
-                text(c.id_type.as_deref()),
-                text(c.id_value.as_deref()),
-                c.documents.to_string(),
-                c.quantity.to_string(),
-                money(c.net),
-                money(c.vat),
-                money(c.gross),
+        for c in &self.items {
+            t.rows.push(cells![
+                c.client_id,
+                c.name,
+                c.id_type,
+                c.id_value,
+                c.documents,
+                plain(c.quantity),
+                c.net,
+                c.vat,
+                c.gross
             ]);
         }
         t
-    })
+    }
 }
 
-/// `GET /api/v1/reports/top-products`
-pub async fn top_products(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let data = state.services.top_products(&caller, r.query.clone(), r.limit).await?;
-    answer(r.format, "top-products", r.query.period, &data, |d: &TopProducts| {
+impl AsTable for TopProducts {
+    fn table(&self) -> Table {
         let mut t =
             Table::new(&["product_code", "product_name", "unit", "quantity", "lines", "net", "vat", "gross"]);
-        for p in &d.items {
-            t.row(vec![
-                p.product_code.clone(),
-                p.product_name.clone(),
-                p.unit.clone(),
-                p.quantity.to_string(),
-                p.lines.to_string(),
-                money(p.net),
-                money(p.vat),
-                money(p.gross),
+        for p in &self.items {
+            t.rows.push(cells![
+                p.product_code,
+                p.product_name,
+                p.unit,
+                plain(p.quantity),
+                p.lines,
+                p.net,
+                p.vat,
+                p.gross
             ]);
         }
         t
-    })
+    }
 }
 
-/// `GET /api/v1/reports/by-operator` (the spec's shape).
-pub async fn by_operator(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let data = state.services.by_operator(&caller, r.query.clone()).await?;
-    answer(r.format, "by-operator", r.query.period, &data, |d: &ByOperator| {
+impl AsTable for ByOperator {
+    fn table(&self) -> Table {
         let mut t = Table::new(&["id_user", "name", "operator_code", "invoices", "gross"]);
-        for o in &d.items {
-            t.row(vec![
-                o.id_user.map(|i| i.to_string()).unwrap_or_default(),
-                o.name.clone(),
-                text(o.operator_code.as_deref()),
-                o.invoices.to_string(),
-                money(o.gross),
-            ]);
+        for o in &self.items {
+            t.rows.push(cells![o.id_user, o.name, o.operator_code, o.invoices, o.gross]);
         }
         t
-    })
+    }
 }
 
-/// `GET /api/v1/reports/by-tcr`
-pub async fn by_tcr(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let data = state.services.by_tcr(&caller, r.query.clone()).await?;
-    answer(r.format, "by-tcr", r.query.period, &data, |d: &ByTcr| {
+impl AsTable for ByTcr {
+    fn table(&self) -> Table {
         let mut t =
             Table { columns: columns(&["tcr_code", "name", "branch_id"], &SALES_COLUMNS), rows: Vec::new() };
         t.columns.push("cash".into());
-        for l in &d.items {
-            let mut row = vec![
-                text(l.tcr_code.as_deref()),
-                text(l.name.as_deref()),
-                l.branch_id.map(|b| b.to_string()).unwrap_or_default(),
-            ];
-            row.extend(sales_cells(&l.sales));
-            row.push(money(l.cash));
-            t.row(row);
+        for l in &self.items {
+            t.rows.push(
+                [cells![l.tcr_code, l.name, l.branch_id], sales_cells(&l.sales), cells![l.cash]].concat(),
+            );
         }
         t
-    })
+    }
 }
 
-/// `GET /api/v1/reports/cash-register`
-pub async fn cash_register(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let data = state.services.cash_register_report(&caller, r.query.clone()).await?;
-    answer(r.format, "cash-register", r.query.period, &data, |d: &CashRegisterReport| {
+impl AsTable for CashRegisterReport {
+    fn table(&self) -> Table {
         let mut t = Table::new(&[
             "tcr_code",
             "name",
@@ -552,35 +551,27 @@ pub async fn cash_register(
             "cash_sales",
             "change",
         ]);
-        for l in &d.items {
-            t.row(vec![
-                l.tcr_code.clone(),
-                text(l.name.as_deref()),
-                money(l.initial),
-                money(l.opening_deposits),
-                money(l.deposits),
-                money(l.withdrawals),
-                money(l.closing_withdrawals),
-                l.actions.to_string(),
-                l.waiting.to_string(),
-                money(l.cash_sales),
-                money(l.change),
+        for l in &self.items {
+            t.rows.push(cells![
+                l.tcr_code,
+                l.name,
+                l.initial,
+                l.opening_deposits,
+                l.deposits,
+                l.withdrawals,
+                l.closing_withdrawals,
+                l.actions,
+                l.waiting,
+                l.cash_sales,
+                l.change
             ]);
         }
         t
-    })
+    }
 }
 
-/// `GET /api/v1/reports/cash-register/closing`
-pub async fn closing(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let data = state.services.closing_report(&caller, r.query.clone(), r.limit, r.offset).await?;
-    answer(r.format, "cash-register-closing", r.query.period, &data, |d: &ClosingReport| {
+impl AsTable for ClosingReport {
+    fn table(&self) -> Table {
         let mut t = Table::new(&[
             "id",
             "tcr_code",
@@ -598,55 +589,105 @@ pub async fn closing(
             "difference",
             "withdrawn",
         ]);
-        let maybe = |a: Option<Decimal>| a.map(money).unwrap_or_default();
-        for c in &d.items {
-            t.row(vec![
-                c.id.to_string(),
-                c.tcr_code.clone(),
-                c.business_day.clone(),
-                c.status.into(),
-                c.opened_at.clone(),
-                text(c.closed_at.as_deref()),
-                maybe(c.carried_over),
-                money(c.opening),
-                money(c.deposits),
-                money(c.withdrawals),
-                money(c.cash_sales),
-                maybe(c.expected),
-                maybe(c.counted),
-                maybe(c.difference),
-                money(c.withdrawn),
+        for c in &self.items {
+            t.rows.push(cells![
+                c.id,
+                c.tcr_code,
+                c.business_day,
+                c.status,
+                c.opened_at,
+                c.closed_at,
+                c.carried_over,
+                c.opening,
+                c.deposits,
+                c.withdrawals,
+                c.cash_sales,
+                c.expected,
+                c.counted,
+                c.difference,
+                c.withdrawn
             ]);
         }
         t
-    })
+    }
+}
+
+impl AsTable for Reversals {
+    fn table(&self) -> Table {
+        let mut t =
+            Table::new(&["id", "number", "type", "reversed_at", "original_invoice_id", "gross", "operator"]);
+        for l in &self.items {
+            t.rows.push(cells![
+                l.id,
+                l.number,
+                l.invoice_type,
+                l.reversed_at,
+                l.original_invoice_id,
+                l.gross,
+                l.operator
+            ]);
+        }
+        t
+    }
+}
+
+/// `GET /api/v1/reports/sales-summary`
+pub async fn sales_summary(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("sales-summary", state.services.sales_summary(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/vat`; `documents=true` adds a page of the sales book (`limit`, `offset`).
+pub async fn vat(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let book = report::flag("documents", call.params.documents.as_deref()).map_err(ApiError::Validation)?;
+    let page = book.then_some((call.request.limit, call.request.offset));
+    let name = if book { "sales-book" } else { "vat" };
+    call.answer(name, state.services.vat_report(&call.caller, call.query(), page).await)
+}
+
+/// `GET /api/v1/reports/daily-trend`
+pub async fn daily_trend(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("daily-trend", state.services.daily_trend(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/top-clients`
+pub async fn top_clients(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let limit = call.request.limit;
+    call.answer("top-clients", state.services.top_clients(&call.caller, call.query(), limit).await)
+}
+
+/// `GET /api/v1/reports/top-products`
+pub async fn top_products(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let limit = call.request.limit;
+    call.answer("top-products", state.services.top_products(&call.caller, call.query(), limit).await)
+}
+
+/// `GET /api/v1/reports/by-operator` (the spec's shape).
+pub async fn by_operator(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("by-operator", state.services.by_operator(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/by-tcr`
+pub async fn by_tcr(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("by-tcr", state.services.by_tcr(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/cash-register`
+pub async fn cash_register(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("cash-register", state.services.cash_register_report(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/cash-register/closing`
+pub async fn closing(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let report = state.services.closing_report(&call.caller, call.query(), limit, offset).await;
+    call.answer("cash-register-closing", report)
 }
 
 /// `GET /api/v1/reports/reversals` (the spec's shape).
-pub async fn reversals(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-) -> ApiResult {
-    let r = read_request(&params, &headers)?;
-    let data = state.services.reversals_report(&caller, r.query.clone(), r.limit, r.offset).await?;
-    answer(r.format, "reversals", r.query.period, &data, |d: &Reversals| {
-        let mut t =
-            Table::new(&["id", "number", "type", "reversed_at", "original_invoice_id", "gross", "operator"]);
-        for l in &d.items {
-            t.row(vec![
-                l.id.to_string(),
-                l.number.clone(),
-                l.invoice_type.into(),
-                text(l.reversed_at.as_deref()),
-                l.original_invoice_id.map(|i| i.to_string()).unwrap_or_default(),
-                money(l.gross),
-                text(l.operator.as_deref()),
-            ]);
-        }
-        t
-    })
+pub async fn reversals(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let report = state.services.reversals_report(&call.caller, call.query(), limit, offset).await;
+    call.answer("reversals", report)
 }
 
 /// `GET /api/v1/dashboard/summary`: `date` (default today) instead of a period.
@@ -663,6 +704,5 @@ pub async fn dashboard(
                 .map_err(|_| ApiError::field("date", "The date must be a date in the format YYYY-MM-DD."))?,
         ),
     };
-    let data = state.services.dashboard(&caller, day).await?;
-    ok(data)
+    ok(state.services.dashboard(&caller, day).await?)
 }

@@ -155,11 +155,8 @@ pub struct VatLine {
     pub vat_rate: Decimal,
     pub exemption: Option<String>,
     pub documents: i64,
-    pub sales: Taxed,
-    pub reversals: Taxed,
-    pub taxable_base: Decimal,
-    pub vat: Decimal,
-    pub gross: Decimal,
+    #[serde(flatten)]
+    pub amounts: VatAmounts,
 }
 
 /// One document of the sales book.
@@ -204,7 +201,7 @@ pub struct VatReport {
     pub period: PeriodView,
     pub currency: &'static str,
     pub rates: Vec<VatLine>,
-    pub totals: VatTotals,
+    pub totals: VatAmounts,
     pub waiting: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<BookEntry>>,
@@ -212,13 +209,26 @@ pub struct VatReport {
     pub pagination: Option<Pagination>,
 }
 
+/// Sales and reversals of a VAT class (or of them all), and what they come to.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct VatTotals {
+pub struct VatAmounts {
     pub sales: Taxed,
     pub reversals: Taxed,
     pub taxable_base: Decimal,
     pub vat: Decimal,
     pub gross: Decimal,
+}
+
+impl VatAmounts {
+    /// Adds lines with base `net` and `vat`: of sales, or of reversals.
+    fn add(&mut self, sale: bool, net: Decimal, vat: Decimal) {
+        let part = if sale { &mut self.sales } else { &mut self.reversals };
+        part.taxable_base += net;
+        part.vat += vat;
+        self.taxable_base += net;
+        self.vat += vat;
+        self.gross += net + vat;
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -237,19 +247,6 @@ pub struct DailyTrend {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ClientLine {
-    pub client_id: Option<i64>,
-    pub name: String,
-    pub id_type: Option<String>,
-    pub id_value: Option<String>,
-    pub documents: i64,
-    pub quantity: Decimal,
-    pub net: Decimal,
-    pub vat: Decimal,
-    pub gross: Decimal,
-}
-
-#[derive(Debug, Clone, Serialize)]
 pub struct TopClients {
     pub period: PeriodView,
     pub currency: &'static str,
@@ -257,7 +254,7 @@ pub struct TopClients {
     pub totals: BuyerTotals,
     /// Sales without a buyer (a receipt over the counter).
     pub anonymous: Anonymous,
-    pub items: Vec<ClientLine>,
+    pub items: Vec<db::ClientRow>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -496,18 +493,25 @@ fn stored_time(text: &str) -> String {
     parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
 }
 
-/// Runs `f` on a read connection inside one read transaction (one snapshot).
-fn snapshot<T>(
-    conn: &Connection,
-    f: impl FnOnce(&Connection) -> crate::store::Result<T>,
-) -> crate::store::Result<T> {
-    let tx = conn.unchecked_transaction()?;
-    let result = f(&tx);
-    tx.finish()?;
-    result
-}
-
 impl Services {
+    /// Runs `f` on a read connection inside one read transaction: a report's parts read one
+    /// snapshot of the books, so they agree with each other.
+    async fn in_snapshot<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> crate::store::Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let read = self
+            .store
+            .read(move |conn| {
+                let tx = conn.unchecked_transaction()?;
+                let result = f(&tx);
+                tx.finish()?;
+                result
+            })
+            .await?;
+        Ok(read)
+    }
+
     /// The store's filter for `q`, once its branch, TCR and operator are the company's own.
     async fn report_filter(&self, caller: &Caller, q: &ReportQuery) -> Result<Filter> {
         let filter = Filter {
@@ -537,16 +541,13 @@ impl Services {
     pub async fn sales_summary(&self, caller: &Caller, q: ReportQuery) -> Result<SalesSummary> {
         let filter = self.report_filter(caller, &q).await?;
         let (by_currency, payments, waiting, open) = self
-            .store
-            .read(move |conn| {
-                snapshot(conn, |c| {
-                    Ok((
-                        db::sales(c, &filter, SalesBy::Currency)?,
-                        db::payments(c, &filter)?,
-                        db::waiting(c, &filter)?,
-                        db::open_orders(c, &filter)?,
-                    ))
-                })
+            .in_snapshot(move |c| {
+                Ok((
+                    db::sales(c, &filter, SalesBy::Currency)?,
+                    db::payments(c, &filter)?,
+                    db::waiting(c, &filter)?,
+                    db::open_orders(c, &filter)?,
+                ))
             })
             .await?;
         let waiting_of = |kind: ReportKind| waiting.iter().filter(|w| w.kind == kind).count() as i64;
@@ -638,15 +639,12 @@ impl Services {
     ) -> Result<VatReport> {
         let filter = self.report_filter(caller, &q).await?;
         let (rows, waiting, page) = self
-            .store
-            .read(move |conn| {
-                snapshot(conn, |c| {
-                    let page = match book {
-                        Some((limit, offset)) => Some(db::sales_book(c, &filter, limit, offset)?),
-                        None => None,
-                    };
-                    Ok((db::vat(c, &filter)?, db::waiting(c, &filter)?, page))
-                })
+            .in_snapshot(move |c| {
+                let page = match book {
+                    Some((limit, offset)) => Some(db::sales_book(c, &filter, limit, offset)?),
+                    None => None,
+                };
+                Ok((db::vat(c, &filter)?, db::waiting(c, &filter)?, page))
             })
             .await?;
         let mut rates: Vec<VatLine> = Vec::new();
@@ -660,23 +658,14 @@ impl Services {
                         vat_rate: row.vat_rate,
                         exemption: row.exemption.clone(),
                         documents: 0,
-                        sales: Taxed::default(),
-                        reversals: Taxed::default(),
-                        taxable_base: Decimal::ZERO,
-                        vat: Decimal::ZERO,
-                        gross: Decimal::ZERO,
+                        amounts: VatAmounts::default(),
                     });
                     let last = rates.len() - 1;
                     &mut rates[last]
                 }
             };
-            let part = if row.kind.is_sale() { &mut line.sales } else { &mut line.reversals };
-            part.taxable_base += row.net;
-            part.vat += row.vat;
             line.documents += row.documents;
-            line.taxable_base += row.net;
-            line.vat += row.vat;
-            line.gross += row.net + row.vat;
+            line.amounts.add(row.kind.is_sale(), row.net, row.vat);
         }
         // Highest rate first, then the exemptions by name.
         rates.sort_by(|a, b| {
@@ -686,15 +675,9 @@ impl Services {
                 &b.exemption,
             ))
         });
-        let mut totals = VatTotals::default();
-        for line in &rates {
-            totals.sales.taxable_base += line.sales.taxable_base;
-            totals.sales.vat += line.sales.vat;
-            totals.reversals.taxable_base += line.reversals.taxable_base;
-            totals.reversals.vat += line.reversals.vat;
-            totals.taxable_base += line.taxable_base;
-            totals.vat += line.vat;
-            totals.gross += line.gross;
+        let mut totals = VatAmounts::default();
+        for row in rows.iter().filter(|r| r.kind.in_sales()) {
+            totals.add(row.kind.is_sale(), row.net, row.vat);
         }
         let (items, pagination) = match (page, book) {
             (Some(page), Some((limit, offset))) => {
@@ -720,10 +703,7 @@ impl Services {
         let period = q.period.for_trend()?;
         let filter = self.report_filter(caller, &q).await?;
         let (rows, waiting) = self
-            .store
-            .read(move |conn| {
-                snapshot(conn, |c| Ok((db::sales(c, &filter, SalesBy::Day)?, db::waiting(c, &filter)?)))
-            })
+            .in_snapshot(move |c| Ok((db::sales(c, &filter, SalesBy::Day)?, db::waiting(c, &filter)?)))
             .await?;
         let mut found: Vec<(NaiveDate, Sales)> = Vec::new();
         for day in rows.iter().map(|r| r.key.clone()).collect::<std::collections::BTreeSet<_>>() {
@@ -746,12 +726,9 @@ impl Services {
     pub async fn top_clients(&self, caller: &Caller, q: ReportQuery, limit: i64) -> Result<TopClients> {
         let filter = self.report_filter(caller, &q).await?;
         let (mut clients, sales) = self
-            .store
-            .read(move |conn| {
-                snapshot(conn, |c| {
-                    let only_branch = Filter { tcr_code: None, operator_code: None, ..filter.clone() };
-                    Ok((db::clients(c, &filter)?, db::sales(c, &only_branch, SalesBy::Kind)?))
-                })
+            .in_snapshot(move |c| {
+                let only_branch = Filter { tcr_code: None, operator_code: None, ..filter.clone() };
+                Ok((db::clients(c, &filter)?, db::sales(c, &only_branch, SalesBy::Kind)?))
             })
             .await?;
         let all = Sales::of(&sales, 0);
@@ -767,21 +744,7 @@ impl Services {
                 .then_with(|| a.name.cmp(&b.name))
                 .then_with(|| a.buyer_key.cmp(&b.buyer_key))
         });
-        let items = clients
-            .into_iter()
-            .take(usize::try_from(limit).unwrap_or(0))
-            .map(|c| ClientLine {
-                client_id: c.client_id,
-                name: c.name,
-                id_type: c.id_type,
-                id_value: c.id_value,
-                documents: c.documents,
-                quantity: c.quantity,
-                net: c.net,
-                vat: c.vat,
-                gross: c.gross,
-            })
-            .collect();
+        let items = clients.into_iter().take(usize::try_from(limit).unwrap_or(0)).collect();
         Ok(TopClients {
             period: q.period.into(),
             currency: "ALL",
@@ -823,15 +786,12 @@ impl Services {
         let filter = self.report_filter(caller, &q).await?;
         let company_id = caller.company.id;
         let (rows, waiting, users) = self
-            .store
-            .read(move |conn| {
-                snapshot(conn, |c| {
-                    Ok((
-                        db::sales(c, &filter, SalesBy::Operator)?,
-                        db::waiting(c, &filter)?,
-                        db::users(c, company_id)?,
-                    ))
-                })
+            .in_snapshot(move |c| {
+                Ok((
+                    db::sales(c, &filter, SalesBy::Operator)?,
+                    db::waiting(c, &filter)?,
+                    db::users(c, company_id)?,
+                ))
             })
             .await?;
         let mut items: Vec<OperatorLine> = Vec::new();
@@ -864,15 +824,8 @@ impl Services {
         let filter = self.report_filter(caller, &q).await?;
         let company_id = caller.company.id;
         let (rows, waiting, tcrs) = self
-            .store
-            .read(move |conn| {
-                snapshot(conn, |c| {
-                    Ok((
-                        db::sales(c, &filter, SalesBy::Tcr)?,
-                        db::waiting(c, &filter)?,
-                        db::tcrs(c, company_id)?,
-                    ))
-                })
+            .in_snapshot(move |c| {
+                Ok((db::sales(c, &filter, SalesBy::Tcr)?, db::waiting(c, &filter)?, db::tcrs(c, company_id)?))
             })
             .await?;
         let mut codes: Vec<String> = rows.iter().map(|r| r.key.clone()).collect();
@@ -903,15 +856,12 @@ impl Services {
         let filter = Filter { operator_code: None, ..self.report_filter(caller, &q).await? };
         let company_id = caller.company.id;
         let (movements, sales, tcrs) = self
-            .store
-            .read(move |conn| {
-                snapshot(conn, |c| {
-                    Ok((
-                        db::movements(c, &filter)?,
-                        db::sales(c, &filter, SalesBy::Tcr)?,
-                        db::tcrs(c, company_id)?,
-                    ))
-                })
+            .in_snapshot(move |c| {
+                Ok((
+                    db::movements(c, &filter)?,
+                    db::sales(c, &filter, SalesBy::Tcr)?,
+                    db::tcrs(c, company_id)?,
+                ))
             })
             .await?;
         let mut items: Vec<TillLine> = Vec::new();
@@ -962,8 +912,7 @@ impl Services {
         offset: i64,
     ) -> Result<ClosingReport> {
         let filter = Filter { operator_code: None, ..self.report_filter(caller, &q).await? };
-        let days =
-            self.store.read(move |conn| snapshot(conn, |c| db::days(c, &filter, limit, offset))).await?;
+        let days = self.in_snapshot(move |c| db::days(c, &filter, limit, offset)).await?;
         let items: Vec<Closing> = days.iter().map(closing).collect();
         let mut totals = ClosingTotals { days: items.len(), ..ClosingTotals::default() };
         for day in &items {
@@ -989,15 +938,12 @@ impl Services {
     ) -> Result<Reversals> {
         let filter = self.report_filter(caller, &q).await?;
         let (rows, waiting, page) = self
-            .store
-            .read(move |conn| {
-                snapshot(conn, |c| {
-                    Ok((
-                        db::sales(c, &filter, SalesBy::Kind)?,
-                        db::waiting(c, &filter)?,
-                        db::reversals(c, &filter, limit, offset)?,
-                    ))
-                })
+            .in_snapshot(move |c| {
+                Ok((
+                    db::sales(c, &filter, SalesBy::Kind)?,
+                    db::waiting(c, &filter)?,
+                    db::reversals(c, &filter, limit, offset)?,
+                ))
             })
             .await?;
         let corrective = |k: ReportKind| matches!(k, ReportKind::Corrective | ReportKind::OrderCorrective);
@@ -1039,19 +985,16 @@ impl Services {
             ..Filter::default()
         };
         let (sales, open_days) = self
-            .store
-            .read(move |conn| {
-                snapshot(conn, |c| {
-                    let mut sales = Vec::new();
-                    for Comparison { current, previous } in comparisons {
-                        for period in [current, previous] {
-                            let filter = filter_of(period);
-                            let rows = db::sales(c, &filter, SalesBy::Kind)?;
-                            sales.push(Sales::of(&rows, count_waiting(&db::waiting(c, &filter)?)));
-                        }
+            .in_snapshot(move |c| {
+                let mut sales = Vec::new();
+                for Comparison { current, previous } in comparisons {
+                    for period in [current, previous] {
+                        let filter = filter_of(period);
+                        let rows = db::sales(c, &filter, SalesBy::Kind)?;
+                        sales.push(Sales::of(&rows, count_waiting(&db::waiting(c, &filter)?)));
                     }
-                    Ok((sales, db::open_days(c, company_id)?))
-                })
+                }
+                Ok((sales, db::open_days(c, company_id)?))
             })
             .await?;
         let compared = |i: usize| -> Compared {

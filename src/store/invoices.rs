@@ -754,11 +754,12 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::store::Store;
 
-    fn invoice(company_id: i64, n: i64, kind: &str, date: &str, buyer: Option<&str>) -> Invoice {
+    /// A stored invoice with nothing but what a numbering or list test needs.
+    pub(crate) fn invoice(company_id: i64, n: i64, kind: &str, date: &str, buyer: Option<&str>) -> Invoice {
         Invoice {
             id: 0,
             company_id,

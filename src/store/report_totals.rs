@@ -460,71 +460,25 @@ mod tests {
     ) -> Invoice {
         let net: Decimal = lines.iter().map(|l| l.net).sum();
         let vat: Decimal = lines.iter().map(|l| l.vat).sum();
-        Invoice {
-            id: 0,
-            company_id,
-            business_unit_id: None,
-            user_id: None,
-            internal_id: format!("d-{n}"),
-            year: 2026,
-            kind: if kind == DocumentKind::NonCash { InvoiceType::NonCash } else { InvoiceType::Cash },
-            document_kind: kind,
-            api_version: 1,
-            doc_type: None,
-            original_invoice_iic: None,
-            tcr_code: (kind != DocumentKind::NonCash).then(|| "aa111aa111".to_string()),
-            ord_num: n,
-            number: format!("{n}/2026"),
-            inv_num: format!("{n}/2026"),
-            issued_at: format!("{day}T10:00:00+00:00"),
-            issue_date: day.into(),
-            issue_date_time: format!("{day}T11:00:00+01:00"),
-            operator_code: Some("op123op123".into()),
-            business_unit_code: Some("ab123cd456".into()),
-            currency: "ALL".into(),
-            exchange_rate: Decimal::ONE,
-            totals: Totals {
-                gross: net + vat,
-                net,
-                vat,
-                total: net + vat,
-                gross_all: net + vat,
-                net_all: net,
-                vat_all: vat,
-                ..Totals::default()
-            },
-            invoice_discount_type: None,
-            invoice_discount_value: None,
-            buyer: Buyer::default(),
-            self_issue_type: None,
-            due_date: None,
-            delivery_date: None,
-            supply_start_date: None,
-            supply_end_date: None,
-            reverse_charge: false,
-            periodic_invoice: false,
-            notes: None,
-            bank_account_id: None,
-            iic: format!("{n:032X}"),
-            iic_signature: String::new(),
-            header_uuid: format!("uuid-{n}"),
-            fic: Some(format!("fic-{n}")),
-            eic: None,
-            verify_url: String::new(),
-            created_at: String::new(),
-            lines,
-            payments: vec![Payment {
-                kind: method.into(),
-                amount: net + vat,
-                company_card: None,
-                vouchers: vec![],
-            }],
-            bank_account: None,
-            original_invoice_id: None,
-            reversed_at: None,
-            settled_by: None,
-            settled_orders: Vec::new(),
-        }
+        let mut invoice = invoices::tests::invoice(company_id, n, kind.as_str(), day, None);
+        invoice.kind = if kind == DocumentKind::NonCash { InvoiceType::NonCash } else { InvoiceType::Cash };
+        invoice.tcr_code = (kind != DocumentKind::NonCash).then(|| "aa111aa111".to_string());
+        invoice.operator_code = Some("op123op123".into());
+        invoice.totals = Totals {
+            gross: net + vat,
+            net,
+            vat,
+            total: net + vat,
+            gross_all: net + vat,
+            net_all: net,
+            vat_all: vat,
+            ..Totals::default()
+        };
+        invoice.fic = Some(format!("fic-{n}"));
+        invoice.payments =
+            vec![Payment { kind: method.into(), amount: net + vat, company_card: None, vouchers: vec![] }];
+        invoice.lines = lines;
+        invoice
     }
 
     fn shop() -> (tempfile::TempDir, Store, i64) {

@@ -269,9 +269,10 @@ pub fn products(conn: &Connection, filter: &Filter) -> Result<Vec<ProductRow>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// A buyer's purchases, net of reversals, in lek.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A buyer's purchases, net of reversals, in lek (top clients lists these as they are).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ClientRow {
+    #[serde(skip)]
     pub buyer_key: String,
     pub client_id: Option<i64>,
     pub name: String,
