@@ -303,7 +303,7 @@ fn seed(db: &Path, count: i64) -> (i64, String) {
         }
     }
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
-    (company, "token-op0tc101".into())
+    (company, format!("token-{}", operators[0].3))
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {

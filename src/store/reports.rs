@@ -616,3 +616,120 @@ pub fn filter_known(conn: &Connection, filter: &Filter) -> Result<(bool, bool, b
     };
     Ok((branch, tcr, operator))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::invoices::tests::invoice;
+    use crate::store::invoices::{Buyer, Line, Payment};
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    /// A 120.00 coffee at 20 % on `day`, of `kind`, paid by `method`.
+    fn coffee(company: i64, n: i64, kind: &str, day: &str, method: &str) -> Invoice {
+        let mut i = invoice(company, n, kind, day, None);
+        i.tcr_code = (kind != "NONCASH").then(|| "aa111aa111".to_string());
+        i.fic = Some(format!("fic-{n}"));
+        i.lines = vec![Line {
+            product_name: "Kafe".into(),
+            product_code: "K1".into(),
+            unit: "copë".into(),
+            unit_code: None,
+            quantity: d("1"),
+            price: d("120"),
+            total: d("120"),
+            discount_rate: d("0"),
+            discount: d("0"),
+            vat_rate: d("20"),
+            exemption: None,
+            unit_price_net: d("100"),
+            rebate: None,
+            net: d("100"),
+            vat: d("20"),
+            gross: d("120"),
+            original_position: None,
+        }];
+        i.payments =
+            vec![Payment { kind: method.into(), amount: d("120"), company_card: None, vouchers: vec![] }];
+        i
+    }
+
+    #[test]
+    fn sums_read_the_period_the_filters_and_nothing_of_another_company() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        let (mine, theirs) = store
+            .write_blocking(|tx| {
+                tx.execute_batch(
+                    "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Mine', 'now'), ('L2', 'Theirs', 'now')",
+                )?;
+                let mut waiting = coffee(1, 3, "CASH", "2026-03-02", "BANKNOTE");
+                waiting.fic = None;
+                let mut sold_on_account = coffee(1, 4, "NONCASH", "2026-03-02", "ACCOUNT");
+                sold_on_account.buyer = Buyer { name: Some("Dardania".into()), ..Buyer::default() };
+                for i in [
+                    coffee(1, 1, "CASH", "2026-03-01", "BANKNOTE"),
+                    coffee(1, 2, "ORDER", "2026-03-01", "ORDER"),
+                    waiting,
+                    sold_on_account,
+                    coffee(1, 5, "CASH", "2026-04-01", "CARD"),
+                    coffee(2, 6, "CASH", "2026-03-01", "BANKNOTE"),
+                ] {
+                    invoices::insert(tx, &i)?;
+                }
+                Ok((1, 2))
+            })
+            .unwrap();
+        let march = Filter {
+            company_id: mine,
+            from: "2026-03-01".into(),
+            to: "2026-03-31".into(),
+            ..Filter::default()
+        };
+        let (by_day, vat_rows, paid, products, buyers, waiting, open, known) = store
+            .read_blocking(|c| {
+                Ok((
+                    sales(c, &march, SalesBy::Day)?,
+                    vat(c, &march)?,
+                    payments(c, &march)?,
+                    products(c, &march)?,
+                    clients(c, &march)?,
+                    waiting(c, &march)?,
+                    open_orders(c, &march)?,
+                    filter_known(c, &Filter { tcr_code: Some("zz999zz999".into()), ..march.clone() })?,
+                ))
+            })
+            .unwrap();
+        // | day        | kind    | documents | gross  |
+        let days: Vec<(String, ReportKind, i64, Decimal)> =
+            by_day.iter().map(|r| (r.key.clone(), r.kind, r.sums.documents, r.sums.gross)).collect();
+        assert_eq!(
+            days,
+            vec![
+                ("2026-03-01".into(), ReportKind::Cash, 1, d("120")),
+                ("2026-03-01".into(), ReportKind::Order, 1, d("120")),
+                ("2026-03-02".into(), ReportKind::Cash, 1, d("120")),
+                ("2026-03-02".into(), ReportKind::NonCash, 1, d("120")),
+            ]
+        );
+        assert_eq!(vat_rows.iter().filter(|v| v.kind.in_sales()).map(|v| v.vat).sum::<Decimal>(), d("60"));
+        let methods: Vec<(&str, i64)> =
+            paid.iter().map(|p| (p.payment_method.as_str(), p.documents)).collect();
+        assert_eq!(methods, vec![("ACCOUNT", 1), ("BANKNOTE", 2), ("ORDER", 1)]);
+        assert_eq!((products.len(), products[0].quantity), (1, d("3")), "the order is not a sale");
+        assert_eq!(buyers.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["Dardania"]);
+        assert_eq!(waiting.len(), 1);
+        assert_eq!(open, 1);
+        assert_eq!(known, (true, false, true));
+        let till = Filter { tcr_code: Some("aa111aa111".into()), ..march.clone() };
+        let theirs_march = Filter { company_id: theirs, ..march };
+        let (on_till, other) = store
+            .read_blocking(|c| Ok((sales(c, &till, SalesBy::Kind)?, sales(c, &theirs_march, SalesBy::Kind)?)))
+            .unwrap();
+        assert_eq!(on_till.iter().map(|r| r.sums.documents).sum::<i64>(), 3, "not the non-cash invoice");
+        assert_eq!(other.iter().map(|r| r.sums.documents).sum::<i64>(), 1);
+    }
+}
