@@ -18,6 +18,7 @@ pub mod ops;
 mod owner;
 mod products;
 mod purchase;
+pub mod reports;
 mod stock;
 mod tracing_layers;
 mod unread_body;
@@ -148,6 +149,18 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
     let owner_reads = Router::new()
         .route("/api/v1/owner/today", get(owner::today))
         .route("/api/v1/owner/queue", get(owner::queue));
+    let reports = Router::new()
+        .route("/api/v1/reports/sales-summary", get(reports::sales_summary))
+        .route("/api/v1/reports/vat", get(reports::vat))
+        .route("/api/v1/reports/daily-trend", get(reports::daily_trend))
+        .route("/api/v1/reports/top-clients", get(reports::top_clients))
+        .route("/api/v1/reports/top-products", get(reports::top_products))
+        .route("/api/v1/reports/by-operator", get(reports::by_operator))
+        .route("/api/v1/reports/by-tcr", get(reports::by_tcr))
+        .route("/api/v1/reports/cash-register", get(reports::cash_register))
+        .route("/api/v1/reports/cash-register/closing", get(reports::closing))
+        .route("/api/v1/reports/reversals", get(reports::reversals))
+        .route("/api/v1/dashboard/summary", get(reports::dashboard));
 
     let search = Router::new().route("/api/v1/client/search", get(clients::search));
 
@@ -192,6 +205,7 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Print, print))
         .merge(in_group(&state, Group::Fiscal, einvoices))
         .merge(in_group(&state, Group::Print, einvoice_prints))
+        .merge(in_group(&state, Group::Reports, reports))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
         .merge(in_group(&state, Group::General, owner_reads))

@@ -595,7 +595,12 @@ impl Services {
                     None
                 };
                 let closed_at = now.to_rfc3339();
-                db::close_day(tx, day.id, &closed_at, closing.expected, closing.counted)?;
+                let closed = db::Closed {
+                    expected: closing.expected,
+                    counted: closing.counted,
+                    cash_sales: figures.cash_sales,
+                };
+                db::close_day(tx, day.id, &closed_at, closed)?;
                 day.closed_at = Some(closed_at);
                 let opening_actions =
                     actions.into_iter().filter(|a| a.purpose == Purpose::Open.as_str()).collect();

@@ -14,6 +14,7 @@ pub mod products;
 pub mod purchase;
 pub mod queue;
 pub mod rates;
+pub mod reports;
 pub mod stock;
 pub mod wtn;
 

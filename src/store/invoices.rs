@@ -482,13 +482,40 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":card": p.company_card, ":vouchers": vouchers,
         })?;
     }
+    super::report_totals::add(conn, i)?;
     Ok(id)
 }
 
-/// Removes an invoice the CIS refused, so its number is given back.
+/// Removes an invoice the CIS refused, so its number is given back (and its amounts leave the
+/// report totals with it).
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
+    if let Some(invoice) = by_id(conn, id)? {
+        super::report_totals::remove(conn, &invoice)?;
+    }
     conn.execute("DELETE FROM invoices WHERE id = :id", named_params! {":id": id})?;
     Ok(())
+}
+
+/// The kind of the document `id`.
+pub fn document_kind(conn: &Connection, id: i64) -> Result<Option<DocumentKind>> {
+    Ok(conn
+        .query_row("SELECT document_kind FROM invoices WHERE id = :id", named_params! {":id": id}, |r| {
+            r.get(0)
+        })
+        .optional()?)
+}
+
+/// One invoice with its lines and payments, whatever its company (for the store's own upkeep).
+pub fn by_id(conn: &Connection, id: i64) -> Result<Option<Invoice>> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM invoices WHERE id = :id"))?;
+    let found = stmt.query_row(named_params! {":id": id}, invoice_from).optional()?;
+    match found {
+        Some(mut invoice) => {
+            load_children(conn, &mut invoice)?;
+            Ok(Some(invoice))
+        }
+        None => Ok(None),
+    }
 }
 
 /// The CIS's code, once it has accepted the invoice.
