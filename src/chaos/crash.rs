@@ -110,7 +110,11 @@ fn trial(plan: &Plan, rng: &mut fastrand::Rng, cis_down_at_kill: bool) -> Result
     sim.set_mode("ok", None, None)?;
     let drained = server.wait_drained(DRAIN_WAIT)?;
     let registered = sim.registered()?;
-    let (findings, counts) = ledger::check(&data.join("arka.db"), &acks, &retried, &registered)?;
+    let (mut findings, counts) = ledger::check(&data.join("arka.db"), &acks, &retried, &registered)?;
+    if counts.refused > 0 {
+        // The simulator never faults in these trials: nothing may be refused.
+        findings.unfiscalized.push(format!("{} documents refused by the CIS", counts.refused));
+    }
     let panics = super::procs::panics_in(&std::fs::read_to_string(&log).unwrap_or_default())
         + super::procs::panics_in(&server.log_text());
     Ok(Trial {

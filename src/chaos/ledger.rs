@@ -40,6 +40,9 @@ pub struct Counts {
     pub invoices: i64,
     pub deposits: i64,
     pub wtns: i64,
+    /// Documents the CIS refused for a fault of the request itself (a client fault): kept in
+    /// the books with the reason, never fiscalized, as the protocol wants.
+    pub refused: i64,
 }
 
 fn open(db: &Path) -> Result<Connection, Error> {
@@ -120,24 +123,58 @@ fn registered_codes(
     codes
 }
 
-/// Each (kind, key, document code, CIS code) of the database held by the simulator exactly once.
+/// Why the CIS refused document `id` of the queue's `kind`, when it did: its fault code.
+fn refusal_of(conn: &Connection, kind: &str, id: i64) -> Result<Option<String>, Error> {
+    Ok(conn
+        .query_row(
+            "SELECT COALESCE(fault_code, '') FROM fiscal_queue \
+             WHERE document_kind = ?1 AND document_id = ?2 AND status = 'rejected'",
+            rusqlite::params![kind, id],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// A fault code that blames the CIS itself (its own 9xx codes): never a reason to refuse.
+fn blames_the_cis(code: &str) -> bool {
+    code.len() == 3 && code.starts_with('9') && code.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// One table of documents checked against what the CIS registered.
+struct Documents<'a> {
+    /// (id, document code, CIS code) of every row.
+    sql: &'a str,
+    /// The queue's `document_kind` of these rows.
+    queue_kind: &'a str,
+    what: &'a str,
+}
+
+/// Each (id, document code, CIS code) of the database held by the simulator exactly once; a
+/// document without a CIS code is fine only when the CIS refused the request itself. Returns
+/// how many rows there are and how many the CIS refused.
 fn against_the_cis(
     conn: &Connection,
-    sql: &str,
+    documents: &Documents<'_>,
     registered: &HashMap<String, (String, usize)>,
-    what: &str,
     findings: &mut Findings,
-) -> Result<i64, Error> {
-    let mut statement = conn.prepare(sql)?;
+) -> Result<(i64, i64), Error> {
+    let what = documents.what;
+    let mut statement = conn.prepare(documents.sql)?;
     let rows = statement.query_map([], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
     })?;
-    let mut count = 0;
+    let (mut count, mut refused) = (0, 0);
     for row in rows {
         let (id, code, cis_code) = row?;
         count += 1;
         match (cis_code, registered.get(&code)) {
-            (None, _) => findings.unfiscalized.push(format!("{what} {id} has no CIS code")),
+            (None, _) => match refusal_of(conn, documents.queue_kind, id)? {
+                Some(fault) if !blames_the_cis(&fault) => refused += 1,
+                Some(fault) => {
+                    findings.unfiscalized.push(format!("{what} {id} refused for the CIS's own fault {fault}"))
+                }
+                None => findings.unfiscalized.push(format!("{what} {id} has no CIS code")),
+            },
             (Some(_), None) => {
                 findings.unfiscalized.push(format!("{what} {id}: the CIS never registered {code}"))
             }
@@ -150,7 +187,7 @@ fn against_the_cis(
             _ => {}
         }
     }
-    Ok(count)
+    Ok((count, refused))
 }
 
 /// Checks the database at `db` against what POS apps were told (`acks`), the keys they
@@ -175,6 +212,18 @@ pub fn check(
                 ack.number
             )),
             Some(_) => {}
+        }
+        let queue_kind = match ack.kind {
+            Kind::Cash | Kind::Cancel => "invoice",
+            Kind::Deposit => "cash_action",
+            Kind::Wtn => "wtn",
+        };
+        if let Some(fault) = refusal_of(&conn, queue_kind, ack.id)? {
+            findings.lost.push(format!(
+                "{} {} was acknowledged, then refused by the CIS ({fault})",
+                ack.kind.as_str(),
+                ack.id
+            ));
         }
     }
     let keys = acks.iter().filter_map(|a| a.key.clone().map(|k| (a.kind, k))).chain(retried.iter().cloned());
@@ -206,22 +255,48 @@ pub fn check(
     let invoices = registered_codes(registered, "invoices", "iic", "fic");
     let deposits = registered_codes(registered, "cash_deposits", "uuid", "fcdc");
     let wtns = registered_codes(registered, "wtns", "wtnic", "fwtnic");
+    let invoices = against_the_cis(
+        &conn,
+        &Documents { sql: "SELECT id, iic, fic FROM invoices", queue_kind: "invoice", what: "invoice" },
+        &invoices,
+        &mut findings,
+    )?;
+    let deposits = against_the_cis(
+        &conn,
+        &Documents {
+            sql: "SELECT id, fiscal_uuid, fiscal_fic FROM cash_actions",
+            queue_kind: "cash_action",
+            what: "cash action",
+        },
+        &deposits,
+        &mut findings,
+    )?;
+    let wtns = against_the_cis(
+        &conn,
+        &Documents { sql: "SELECT id, wtnic, fwtnic FROM wtns", queue_kind: "wtn", what: "WTN" },
+        &wtns,
+        &mut findings,
+    )?;
     let counts = Counts {
-        invoices: against_the_cis(
-            &conn,
-            "SELECT id, iic, fic FROM invoices",
-            &invoices,
-            "invoice",
-            &mut findings,
-        )?,
-        deposits: against_the_cis(
-            &conn,
-            "SELECT id, fiscal_uuid, fiscal_fic FROM cash_actions",
-            &deposits,
-            "cash action",
-            &mut findings,
-        )?,
-        wtns: against_the_cis(&conn, "SELECT id, wtnic, fwtnic FROM wtns", &wtns, "WTN", &mut findings)?,
+        invoices: invoices.0,
+        deposits: deposits.0,
+        wtns: wtns.0,
+        refused: invoices.1 + deposits.1 + wtns.1,
     };
     Ok((findings, counts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_cis_own_9xx_codes_blame_it() {
+        assert!(blames_the_cis("999"));
+        assert!(blames_the_cis("900"));
+        assert!(!blames_the_cis("11"));
+        assert!(!blames_the_cis("9"));
+        assert!(!blames_the_cis("9a9"));
+        assert!(!blames_the_cis(""));
+    }
 }

@@ -54,7 +54,10 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     let queued = acks.iter().filter(|a| a.queued).count();
     sim.set_mode("ok", None, None)?;
     server.wait_drained(Duration::from_secs(60))?;
-    let (ledger_findings, _) = ledger::check(&data.join("arka.db"), &acks, &[], &sim.registered()?)?;
+    let (ledger_findings, counts) = ledger::check(&data.join("arka.db"), &acks, &[], &sim.registered()?)?;
+    if counts.refused > 0 {
+        findings.push(format!("{} documents refused by the CIS", counts.refused));
+    }
     let rate = acks.len() as f64 / elapsed.as_secs_f64();
     let mut row = Row::new(
         "load held",

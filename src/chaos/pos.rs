@@ -79,6 +79,7 @@ pub struct Refusal {
     pub status: u16,
     pub body: Value,
     pub sent_at: Instant,
+    pub answered_at: Instant,
 }
 
 /// Everything one POS saw.
@@ -111,23 +112,24 @@ pub fn acknowledged(kind: Kind, key: Option<&str>, answer: &Answer) -> Option<Ac
     Some(Ack { kind, key: key.map(str::to_string), id, number, queued: answer.status == 503 })
 }
 
-/// How many times a busy 429 (a till's lock, an interval) is waited out.
-const BUSY_RETRIES: usize = 100;
+/// How long a POS waits out busy 429s (a till's lock, a token's interval) for one request.
+const BUSY_WAIT: Duration = Duration::from_secs(30);
+/// The pause between two tries of a busy request.
+const BUSY_PAUSE: Duration = Duration::from_millis(50);
 
-/// Sends `request`, waiting out busy 429s; the final answer, or the failure.
+/// Sends `request`, waiting out busy 429s (bounded by `BUSY_WAIT`); the final answer, or the
+/// failure.
 pub fn send(client: &Client, request: &Request, outcome: &mut Outcome) -> Result<Answer, Failure> {
-    let mut last = None;
-    for _ in 0..BUSY_RETRIES {
+    let deadline = Instant::now() + BUSY_WAIT;
+    loop {
         let sent_at = Instant::now();
         let answer = client.call("POST", &request.path, Some(&request.token), Sent::Json(&request.body))?;
         outcome.answers.push(Timed { sent_at, status: answer.status, elapsed: answer.elapsed });
-        if answer.status != 429 {
+        if answer.status != 429 || Instant::now() + BUSY_PAUSE >= deadline {
             return Ok(answer);
         }
-        last = Some(answer);
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(BUSY_PAUSE);
     }
-    last.ok_or(Failure::Timeout)
 }
 
 /// Files the answer to `request` in `outcome`.
@@ -136,8 +138,14 @@ pub fn file(request: &Request, result: Result<Answer, Failure>, outcome: &mut Ou
         Ok(answer) => match acknowledged(request.kind, request.key.as_deref(), &answer) {
             Some(ack) => outcome.acks.push(ack),
             None => {
-                let sent_at = Instant::now().checked_sub(answer.elapsed).unwrap_or_else(Instant::now);
-                outcome.refused.push(Refusal { status: answer.status, body: answer.body, sent_at });
+                let answered_at = Instant::now();
+                let sent_at = answered_at.checked_sub(answer.elapsed).unwrap_or(answered_at);
+                outcome.refused.push(Refusal {
+                    status: answer.status,
+                    body: answer.body,
+                    sent_at,
+                    answered_at,
+                });
             }
         },
         Err(Failure::Timeout) => {
