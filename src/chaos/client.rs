@@ -119,13 +119,14 @@ impl Client {
             other => Failure::Transport(other.to_string()),
         })?;
         let status = response.status().as_u16();
-        let text = response.body_mut().with_config().limit(64 * 1024 * 1024).read_to_string();
+        // Bytes, not text: a print answers with a PDF.
+        let bytes = response.body_mut().with_config().limit(64 * 1024 * 1024).read_to_vec();
         let elapsed = started.elapsed();
-        let text = text.map_err(|e| match e {
+        let bytes = bytes.map_err(|e| match e {
             ureq::Error::Timeout(_) => Failure::Timeout,
             other => Failure::Transport(other.to_string()),
         })?;
-        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         Ok(Answer { status, body, elapsed })
     }
 
