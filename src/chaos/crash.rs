@@ -167,18 +167,9 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
             plan.crash_trials
         ),
     );
-    row.lost = findings.lost.len();
-    row.duplicated = findings.duplicated.len();
-    row.gaps = findings.gaps.len();
     row.server_errors = server_errors;
     row.hangs_and_panics = hangs + panics;
-    row.findings = findings
-        .lost
-        .into_iter()
-        .chain(findings.duplicated)
-        .chain(findings.gaps)
-        .chain(findings.unfiscalized)
-        .collect();
+    findings.fill(&mut row);
     if undrained > 0 {
         row.findings.push(format!("the queue did not drain within {DRAIN_WAIT:?} in {undrained} trials"));
     }

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use super::client::Client;
 use super::ledger;
 use super::pos::{Fleet, Kind, Mix};
-use super::procs::{Logging, Server, Sim, create_partner, panics_in};
-use super::shop::{ROOMY_LIMITS, onboard};
+use super::procs::{Stage, panics_in};
+use super::shop::onboard;
 use super::table::Row;
 use super::{Error, Plan, quantile_ms};
 
@@ -73,15 +73,10 @@ const DRAIN_WAIT: Duration = Duration::from_secs(90);
 
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     progress("faults: the simulator through every mode under load");
-    let sim = Sim::start(&plan.arka)?;
-    let dir = tempfile::Builder::new().prefix("arka-chaos-faults-").tempdir()?;
-    let data = dir.path().join("data");
-    let partner = create_partner(&plan.arka, &data)?;
-    let mut flags = sim.flags();
-    flags.push(format!("--limits={ROOMY_LIMITS}"));
-    let server = Server::start(&plan.arka, &data, &dir.path().join("arka.log"), Logging::PLAIN, &flags)?;
+    let stage = Stage::start(&plan.arka, "faults")?;
+    let (sim, server, partner) = (&stage.sim, &stage.server, stage.partner.as_str());
     let client = Client::new(&server.base, Duration::from_secs(30));
-    let shop = onboard(&client, &partner, "L41323036D", 2)?;
+    let shop = onboard(&client, partner, "L41323036D", 2)?;
 
     let fleet = Fleet {
         base: &server.base,
@@ -139,7 +134,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
         findings.push(format!("the queue did not drain within {DRAIN_WAIT:?} after the CIS came back"));
     }
     let registered = sim.registered()?;
-    let (ledger_findings, counts) = ledger::check(&data.join("arka.db"), &acks, &[], &registered)?;
+    let (ledger_findings, counts) = ledger::check(&stage.db(), &acks, &[], &registered)?;
     let panics = panics_in(&server.log_text());
 
     let mut rows = Vec::new();
@@ -170,18 +165,10 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
             counts.refused
         ),
     );
-    row.lost = ledger_findings.lost.len();
-    row.duplicated = ledger_findings.duplicated.len();
-    row.gaps = ledger_findings.gaps.len();
     row.server_errors = server_errors;
     row.hangs_and_panics = hangs + panics;
-    row.findings = findings
-        .into_iter()
-        .chain(ledger_findings.lost)
-        .chain(ledger_findings.duplicated)
-        .chain(ledger_findings.gaps)
-        .chain(ledger_findings.unfiscalized)
-        .collect();
+    row.findings = findings;
+    ledger_findings.fill(&mut row);
     rows.push(row);
     Ok(rows)
 }

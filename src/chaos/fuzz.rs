@@ -14,8 +14,8 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::client::{Client, Failure, Sent};
-use super::procs::{Logging, Server, Sim, create_partner, panics_in};
-use super::shop::{ROOMY_LIMITS, cash_sale, onboard};
+use super::procs::{Stage, panics_in};
+use super::shop::{cash_sale, onboard};
 use super::table::Row;
 use super::{Error, Plan};
 
@@ -406,16 +406,11 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     let doc = document()?;
     let operations = operations(&doc);
     progress(&format!("fuzz: {} requests over {} operations", plan.fuzz_requests, operations.len()));
-    let sim = Sim::start(&plan.arka)?;
-    let dir = tempfile::Builder::new().prefix("arka-chaos-fuzz-").tempdir()?;
-    let data = dir.path().join("data");
-    let partner = create_partner(&plan.arka, &data)?;
-    let mut flags = sim.flags();
-    flags.push(format!("--limits={ROOMY_LIMITS}"));
-    let server = Server::start(&plan.arka, &data, &dir.path().join("arka.log"), Logging::PLAIN, &flags)?;
+    let stage = Stage::start(&plan.arka, "fuzz")?;
+    let (server, partner) = (&stage.server, stage.partner.as_str());
     let client = Client::new(&server.base, Duration::from_secs(30));
-    let fuzzed_shop = onboard(&client, &partner, "L41323036D", 1)?;
-    let other_shop = onboard(&client, &partner, "K12345678L", 1)?;
+    let fuzzed_shop = onboard(&client, partner, "L41323036D", 1)?;
+    let other_shop = onboard(&client, partner, "K12345678L", 1)?;
     let till = fuzzed_shop.tills.first().ok_or_else(|| Error::Setup("no till".into()))?;
     let sale = client.post("/api/v1/invoice/cash", Some(&till.token), &cash_sale("fuzz-sale", 100))?;
     let ids = vec![
@@ -424,7 +419,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
         fuzzed_shop.user_id,
         till.user_id,
     ];
-    let tokens = [fuzzed_shop.token.clone(), till.token.clone(), partner.clone(), String::new()];
+    let tokens = [fuzzed_shop.token.clone(), till.token.clone(), partner.to_string(), String::new()];
 
     let next = AtomicUsize::new(0);
     let threads = 4;

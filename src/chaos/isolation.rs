@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::client::{Answer, Client, Sent};
-use super::procs::{Logging, Server, Sim, create_partner, panics_in};
-use super::shop::{ROOMY_LIMITS, Shop, cash_sale, onboard, transfer_note};
+use super::procs::{Sim, Stage, panics_in};
+use super::shop::{Shop, cash_sale, onboard, transfer_note};
 use super::table::Row;
 use super::{Error, Plan};
 
@@ -438,17 +438,12 @@ fn in_lists(client: &Client, a: &Shop) -> Result<Vec<String>, Error> {
 
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     progress("isolation: company A tries company B's ids, codes and internalIds");
-    let sim = Sim::start(&plan.arka)?;
-    let dir = tempfile::Builder::new().prefix("arka-chaos-isolation-").tempdir()?;
-    let data = dir.path().join("data");
-    let partner = create_partner(&plan.arka, &data)?;
-    let mut flags = sim.flags();
-    flags.push(format!("--limits={ROOMY_LIMITS}"));
-    let server = Server::start(&plan.arka, &data, &dir.path().join("arka.log"), Logging::PLAIN, &flags)?;
+    let stage = Stage::start(&plan.arka, "isolation")?;
+    let (sim, server, partner) = (&stage.sim, &stage.server, stage.partner.as_str());
     let client = Client::new(&server.base, Duration::from_secs(30));
-    let a = onboard(&client, &partner, "L41323036D", 1)?;
-    let b = onboard(&client, &partner, "K12345678L", 1)?;
-    let owned = make_everything(&client, &sim, &b)?;
+    let a = onboard(&client, partner, "L41323036D", 1)?;
+    let b = onboard(&client, partner, "K12345678L", 1)?;
+    let owned = make_everything(&client, sim, &b)?;
     let before = b_view(&client, &b, &owned)?;
 
     let a_cashier = a.tills.first().map(|t| t.token.clone()).ok_or_else(|| Error::Setup("no till".into()))?;

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::Error;
 use super::pos::{Ack, Kind};
+use super::table::Row;
 
 /// What is wrong with the books; every list empty when all is well.
 #[derive(Debug, Default)]
@@ -26,6 +27,15 @@ pub struct Findings {
 }
 
 impl Findings {
+    /// Puts the counts and the words of these findings into `row`, after its own findings.
+    pub fn fill(self, row: &mut Row) {
+        row.lost += self.lost.len();
+        row.duplicated += self.duplicated.len();
+        row.gaps += self.gaps.len();
+        row.findings
+            .extend(self.lost.into_iter().chain(self.duplicated).chain(self.gaps).chain(self.unfiscalized));
+    }
+
     pub fn merge(&mut self, other: Findings) {
         self.lost.extend(other.lost);
         self.duplicated.extend(other.duplicated);

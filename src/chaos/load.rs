@@ -7,22 +7,17 @@ use std::time::{Duration, Instant};
 use super::client::Client;
 use super::ledger;
 use super::pos::{Fleet, Mix};
-use super::procs::{Logging, Server, Sim, create_partner, panics_in};
-use super::shop::{ROOMY_LIMITS, onboard};
+use super::procs::{Stage, panics_in};
+use super::shop::onboard;
 use super::table::Row;
 use super::{Error, Plan, quantile_ms};
 
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     progress(&format!("load: {} POS on {} TCRs for {:?}", plan.load_pos, plan.load_tcrs, plan.load_time));
-    let sim = Sim::start(&plan.arka)?;
-    let dir = tempfile::Builder::new().prefix("arka-chaos-load-").tempdir()?;
-    let data = dir.path().join("data");
-    let partner = create_partner(&plan.arka, &data)?;
-    let mut flags = sim.flags();
-    flags.push(format!("--limits={ROOMY_LIMITS}"));
-    let server = Server::start(&plan.arka, &data, &dir.path().join("arka.log"), Logging::PLAIN, &flags)?;
+    let stage = Stage::start(&plan.arka, "load")?;
+    let (sim, server, partner) = (&stage.sim, &stage.server, stage.partner.as_str());
     let client = Client::new(&server.base, Duration::from_secs(30));
-    let shop = onboard(&client, &partner, "L41323036D", plan.load_tcrs)?;
+    let shop = onboard(&client, partner, "L41323036D", plan.load_tcrs)?;
     sim.set_mode("slow", Some(150), None)?;
 
     let fleet = Fleet {
@@ -54,7 +49,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     let queued = acks.iter().filter(|a| a.queued).count();
     sim.set_mode("ok", None, None)?;
     server.wait_drained(Duration::from_secs(60))?;
-    let (ledger_findings, counts) = ledger::check(&data.join("arka.db"), &acks, &[], &sim.registered()?)?;
+    let (ledger_findings, counts) = ledger::check(&stage.db(), &acks, &[], &sim.registered()?)?;
     if counts.refused > 0 {
         findings.push(format!("{} documents refused by the CIS", counts.refused));
     }
@@ -75,19 +70,11 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
             peak_rss as f64 / (1024.0 * 1024.0)
         ),
     );
-    row.lost = ledger_findings.lost.len();
-    row.duplicated = ledger_findings.duplicated.len();
-    row.gaps = ledger_findings.gaps.len();
     row.hangs_and_panics = hangs + panics_in(&server.log_text());
     if errors > 0 {
         findings.insert(0, format!("{errors} POS calls ended in an error"));
     }
-    row.findings = findings
-        .into_iter()
-        .chain(ledger_findings.lost)
-        .chain(ledger_findings.duplicated)
-        .chain(ledger_findings.gaps)
-        .chain(ledger_findings.unfiscalized)
-        .collect();
+    row.findings = findings;
+    ledger_findings.fill(&mut row);
     Ok(vec![row])
 }

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::Error;
 use super::client::{Client, Sent};
+use super::shop::ROOMY_LIMITS;
 
 /// How long a child may take to start and answer.
 const START_WAIT: Duration = Duration::from_secs(30);
@@ -273,4 +274,34 @@ pub fn create_partner(arka: &Path, data_dir: &Path) -> Result<String, Error> {
         .find(|w| w.starts_with("arka_p_"))
         .map(str::to_string)
         .ok_or_else(|| Error::Setup(format!("arka partners create printed no token: {printed}")))
+}
+
+/// A section's stage: a simulator, a data dir with a partner, and `arka serve` over it with
+/// limits wide enough for many POS apps.
+pub struct Stage {
+    // Fields drop in order: the server stops before the folder it writes to goes.
+    pub server: Server,
+    pub sim: Sim,
+    pub partner: String,
+    pub data: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Stage {
+    /// Starts everything in a folder named for `section`.
+    pub fn start(arka: &Path, section: &str) -> Result<Stage, Error> {
+        let sim = Sim::start(arka)?;
+        let dir = tempfile::Builder::new().prefix(&format!("arka-chaos-{section}-")).tempdir()?;
+        let data = dir.path().join("data");
+        let partner = create_partner(arka, &data)?;
+        let mut flags = sim.flags();
+        flags.push(format!("--limits={ROOMY_LIMITS}"));
+        let server = Server::start(arka, &data, &dir.path().join("arka.log"), Logging::PLAIN, &flags)?;
+        Ok(Stage { server, sim, partner, data, _dir: dir })
+    }
+
+    /// The server's database.
+    pub fn db(&self) -> PathBuf {
+        self.data.join("arka.db")
+    }
 }
