@@ -100,9 +100,24 @@ impl Client {
         token: Option<&str>,
         body: Sent<'_>,
     ) -> Result<Answer, Failure> {
+        self.call_with(method, path, token, &[], body)
+    }
+
+    /// A call with more headers (an `Idempotency-Key`).
+    pub fn call_with(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+        body: Sent<'_>,
+    ) -> Result<Answer, Failure> {
         let mut request = ureq::http::Request::builder().method(method).uri(format!("{}{path}", self.base));
         if let Some(token) = token {
             request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
         let (content_type, bytes) = match body {
             Sent::Nothing => (None, Vec::new()),

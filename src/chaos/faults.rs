@@ -73,7 +73,7 @@ const DRAIN_WAIT: Duration = Duration::from_secs(90);
 
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     progress("faults: the simulator through every mode under load");
-    let stage = Stage::start(&plan.arka, "faults")?;
+    let stage = Stage::start(&plan.arka, "faults", &[])?;
     let (sim, server, partner) = (&stage.sim, &stage.server, stage.partner.as_str());
     let client = Client::new(&server.base, Duration::from_secs(30));
     let shop = onboard(&client, partner, "L41323036D", 2)?;

@@ -406,7 +406,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     let doc = document()?;
     let operations = operations(&doc);
     progress(&format!("fuzz: {} requests over {} operations", plan.fuzz_requests, operations.len()));
-    let stage = Stage::start(&plan.arka, "fuzz")?;
+    let stage = Stage::start(&plan.arka, "fuzz", &[])?;
     let (server, partner) = (&stage.server, stage.partner.as_str());
     let client = Client::new(&server.base, Duration::from_secs(30));
     let fuzzed_shop = onboard(&client, partner, "L41323036D", 1)?;

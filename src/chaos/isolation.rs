@@ -1,15 +1,16 @@
 //! Isolation: two companies on one server. Company B makes one of everything (sales, a
 //! cancellation, a client, a category, a product with stock, a bank account, a unit, a user, a
-//! WTN, an incoming e-invoice); company A then tries every route with B's ids, codes and
-//! internalIds. Each answer must be 404 (or the 400/422 with which a body's reference is
-//! refused), A's lists must hold nothing of B's, and B's records must read the same afterwards.
+//! WTN, an incoming e-invoice, an order of its Wolt venue); company A, with a venue of its own,
+//! then tries every route with B's ids, codes and internalIds. Each answer must be 404 (or the
+//! 400/422 with which a body's reference is refused), A's lists must hold nothing of B's, and B's
+//! records must read the same afterwards.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::client::{Answer, Client, Sent};
-use super::procs::{Sim, Stage, panics_in};
+use super::procs::{Sim, Stage, WOLT_VENUE, Wolt, panics_in};
 use super::shop::{Shop, cash_sale, onboard, transfer_note};
 use super::table::Row;
 use super::{Error, Plan};
@@ -22,6 +23,8 @@ struct Probe {
     body: Option<Value>,
     /// Sent with A's cashier's token (sales need a TCR) rather than the owner's.
     cashier: bool,
+    /// Sent with this `Idempotency-Key` (the marketplace's writes need one).
+    idempotency_key: Option<&'static str>,
     allowed: &'static [u16],
 }
 
@@ -38,7 +41,7 @@ fn probe(
     body: Option<Value>,
     allowed: &'static [u16],
 ) -> Probe {
-    Probe { what: what.to_string(), method, path, body, cashier: false, allowed }
+    Probe { what: what.to_string(), method, path, body, cashier: false, idempotency_key: None, allowed }
 }
 
 /// A call, waiting out the per-token intervals (429) and the 10 s list interval (200 status false).
@@ -75,6 +78,8 @@ struct Owned {
     branch: i64,
     wtn: i64,
     eic: String,
+    /// Arka's id of an order of B's Wolt venue.
+    order: String,
 }
 
 fn created(answer: Answer, what: &str, pointer: &str) -> Result<i64, Error> {
@@ -84,7 +89,48 @@ fn created(answer: Answer, what: &str, pointer: &str) -> Result<i64, Error> {
     answer.int_at(pointer)
 }
 
-fn make_everything(client: &Client, sim: &Sim, b: &Shop) -> Result<Owned, Error> {
+/// The delivery marketplace's routes.
+const MARKET: &str = "/api/partner/v1/marketplace";
+
+/// A's and B's marketplace add-on, each with a Wolt venue of its own, and one order of B's
+/// venue; Arka's id of that order.
+fn marketplace_order(
+    client: &Client,
+    wolt: &Wolt,
+    server: &str,
+    a: &Shop,
+    b: &Shop,
+) -> Result<String, Error> {
+    let (venue_b, key_b, secret_b) = WOLT_VENUE;
+    let (venue_a, key_a, secret_a) = ("venue-a", "api-key-a", "webhook-secret-a");
+    let venue = json!({"venue_id": venue_a, "api_key": key_a, "webhook_secret": secret_a});
+    wolt.control("POST", "/control/venues", &venue, 200)?;
+    let target = json!({"url": format!("{server}{MARKET}/webhooks/wolt")});
+    wolt.control("PUT", "/control/webhook-target", &target, 200)?;
+    for (shop, venue, key, secret) in [(a, venue_a, key_a, secret_a), (b, venue_b, key_b, secret_b)] {
+        let settings = json!({"enabled": true, "venue": {"wolt_venue_id": venue, "name": format!("Venue {}", shop.nuis),
+                              "api_key": key, "webhook_secret": secret}});
+        client
+            .must("PUT", &format!("{MARKET}/settings"), Some(&shop.token), Sent::Json(&settings))?
+            .expect(200, "the marketplace settings")?;
+        let right = json!({"marketplace": true});
+        client
+            .must("PUT", &format!("{MARKET}/rights/{}", shop.user_id), Some(&shop.token), Sent::Json(&right))?
+            .expect(200, "the marketplace right")?;
+    }
+    wolt.control("POST", "/control/orders", &json!({"type": "takeaway", "venue_id": venue_b}), 201)?;
+    let board = client.get(&format!("{MARKET}/orders"), Some(&b.token))?.expect(200, "B's order board")?;
+    let order = match &board.body["data"]["items"][0]["id"] {
+        Value::String(id) => id.clone(),
+        Value::Number(id) => id.to_string(),
+        _ => return Err(Error::Unexpected(format!("no order on B's board: {}", board.body))),
+    };
+    // B reads it, so A's 404 is the company's wall and not a wrong id.
+    client.get(&format!("{MARKET}/orders/{order}"), Some(&b.token))?.expect(200, "B's order")?;
+    Ok(order)
+}
+
+fn make_everything(client: &Client, sim: &Sim, b: &Shop, order: String) -> Result<Owned, Error> {
     let till = b.tills.first().ok_or_else(|| Error::Setup("no till".into()))?;
     let sale = client.post("/api/v1/invoice/cash", Some(&till.token), &cash_sale("b-sale-1", 150))?;
     let sale_iic = sale.text_at("/data/invoice/iic")?;
@@ -173,6 +219,7 @@ fn make_everything(client: &Client, sim: &Sim, b: &Shop) -> Result<Owned, Error>
         branch,
         wtn,
         eic,
+        order,
     })
 }
 
@@ -388,6 +435,17 @@ fn probes(b: &Shop, owned: &Owned) -> Vec<Probe> {
         Some(json!({"status": "ACCEPTED"})),
         NOT_FOUND,
     ));
+    all.push(probe("marketplace order", "GET", format!("{MARKET}/orders/{}", owned.order), None, NOT_FOUND));
+    all.push(Probe {
+        idempotency_key: Some("isolation-accept-1"),
+        ..probe(
+            "marketplace order accepted",
+            "POST",
+            format!("{MARKET}/orders/{}/accept", owned.order),
+            Some(json!({"preparation_time": 15})),
+            NOT_FOUND,
+        )
+    });
     all.push(probe(
         "marketplace right of B's user",
         "PUT",
@@ -409,6 +467,7 @@ fn b_view(client: &Client, b: &Shop, owned: &Owned) -> Result<Vec<Value>, Error>
         "/api/v2/invoice/wtn/details/b-wtn-1".to_string(),
         format!("/api/v1/stock/products/{}", owned.product),
         "/api/v1/account".to_string(),
+        format!("{MARKET}/orders/{}", owned.order),
     ];
     paths.iter().map(|p| Ok(patient(client, "GET", p, &b.token, None)?.body)).collect()
 }
@@ -438,12 +497,14 @@ fn in_lists(client: &Client, a: &Shop) -> Result<Vec<String>, Error> {
 
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     progress("isolation: company A tries company B's ids, codes and internalIds");
-    let stage = Stage::start(&plan.arka, "isolation")?;
+    let wolt = Wolt::start(&plan.arka)?;
+    let stage = Stage::start(&plan.arka, "isolation", &[wolt.flag()])?;
     let (sim, server, partner) = (&stage.sim, &stage.server, stage.partner.as_str());
     let client = Client::new(&server.base, Duration::from_secs(30));
     let a = onboard(&client, partner, "L41323036D", 1)?;
     let b = onboard(&client, partner, "K12345678L", 1)?;
-    let owned = make_everything(&client, sim, &b)?;
+    let order = marketplace_order(&client, &wolt, &server.base, &a, &b)?;
+    let owned = make_everything(&client, sim, &b, order)?;
     let before = b_view(&client, &b, &owned)?;
 
     let a_cashier = a.tills.first().map(|t| t.token.clone()).ok_or_else(|| Error::Setup("no till".into()))?;
@@ -452,7 +513,15 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     let probes = probes(&b, &owned);
     for p in &probes {
         let token = if p.cashier { &a_cashier } else { &a.token };
-        let answer = patient(&client, p.method, &p.path, token, p.body.as_ref())?;
+        let answer = match p.idempotency_key {
+            Some(key) => {
+                let sent = p.body.as_ref().map_or(Sent::Nothing, Sent::Json);
+                client
+                    .call_with(p.method, &p.path, Some(token), &[("Idempotency-Key", key)], sent)
+                    .map_err(|f| Error::Unexpected(format!("{} {}: no answer: {f:?}", p.method, p.path)))?
+            }
+            None => patient(&client, p.method, &p.path, token, p.body.as_ref())?,
+        };
         let succeeded = answer.body["status"] == json!(true);
         if succeeded || !p.allowed.contains(&answer.status) {
             if answer.status >= 500 {
@@ -466,6 +535,11 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
             ));
         }
     }
+    let a_board = patient(&client, "GET", &format!("{MARKET}/orders"), &a.token, None)?;
+    if a_board.body["data"]["items"].as_array().is_none_or(|items| !items.is_empty()) {
+        reached += 1;
+        findings.push(format!("A's order board shows orders: {}", a_board.body));
+    }
     let listed = in_lists(&client, &a)?;
     reached += listed.len();
     findings.extend(listed);
@@ -478,8 +552,8 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     }
     let mut row = Row::new(
         "isolation",
-        format!("{} attempts of company A on company B's records, 6 lists", probes.len()),
-        "invoice, cancellation, client, product, category, bank account, unit, user, TCR code, print, details, WTN, stock, purchase invoice, EIC".to_string(),
+        format!("{} attempts of company A on company B's records, 7 lists", probes.len()),
+        "invoice, cancellation, client, product, category, bank account, unit, user, TCR code, print, details, WTN, stock, purchase invoice, EIC, marketplace order".to_string(),
     );
     row.leaks = reached;
     row.server_errors = server_errors;

@@ -14,7 +14,7 @@ use super::{Error, Plan, quantile_ms};
 
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     progress(&format!("load: {} POS on {} TCRs for {:?}", plan.load_pos, plan.load_tcrs, plan.load_time));
-    let stage = Stage::start(&plan.arka, "load")?;
+    let stage = Stage::start(&plan.arka, "load", &[])?;
     let (sim, server, partner) = (&stage.sim, &stage.server, stage.partner.as_str());
     let client = Client::new(&server.base, Duration::from_secs(30));
     let shop = onboard(&client, partner, "L41323036D", plan.load_tcrs)?;

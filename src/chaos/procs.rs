@@ -136,6 +136,38 @@ impl Sim {
     }
 }
 
+/// `arka wolt-sim` on 127.0.0.1: Wolt for the default venue (`WOLT_VENUE`), more added on demand.
+pub struct Wolt {
+    _child: Guarded,
+    pub base: String,
+    control: Client,
+    _dir: tempfile::TempDir,
+}
+
+/// The `arka wolt-sim` defaults: its venue, API key and webhook secret.
+pub const WOLT_VENUE: (&str, &str, &str) = ("sim-venue", "sim-api-key", "sim-webhook-secret");
+
+impl Wolt {
+    pub fn start(arka: &Path) -> Result<Wolt, Error> {
+        let dir = tempfile::Builder::new().prefix("arka-chaos-wolt-").tempdir()?;
+        let mut command = Command::new(arka);
+        command.args(["wolt-sim", "--listen", "127.0.0.1:0"]);
+        let (child, base) = start_printing_address(command, &dir.path().join("wolt.log"))?;
+        let control = Client::new(&base, Duration::from_secs(10));
+        Ok(Wolt { _child: child, base, control, _dir: dir })
+    }
+
+    /// A control call that must answer `status`.
+    pub fn control(&self, method: &str, path: &str, body: &Value, status: u16) -> Result<Value, Error> {
+        Ok(self.control.must(method, path, None, Sent::Json(body))?.expect(status, path)?.body)
+    }
+
+    /// The `--wolt-url` flag pointing `arka serve` here.
+    pub fn flag(&self) -> String {
+        format!("--wolt-url={}", self.base)
+    }
+}
+
 /// How `arka serve` logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Logging {
@@ -172,8 +204,10 @@ impl Server {
             format!("--rates-bkt-url={NOWHERE}"),
             format!("--rates-iliria98-url={NOWHERE}"),
             format!("--rates-adon-url={NOWHERE}"),
-            format!("--wolt-url={NOWHERE}"),
         ]);
+        if !flags.iter().any(|f| f.starts_with("--wolt-url=")) {
+            command.arg(format!("--wolt-url={NOWHERE}"));
+        }
         command.args(flags);
         command.env("RUST_LOG", if logging.debug { "debug" } else { "info" });
         let (child, base) = start_printing_address(command, log)?;
@@ -288,14 +322,15 @@ pub struct Stage {
 }
 
 impl Stage {
-    /// Starts everything in a folder named for `section`.
-    pub fn start(arka: &Path, section: &str) -> Result<Stage, Error> {
+    /// Starts everything in a folder named for `section`; `more` are further server flags.
+    pub fn start(arka: &Path, section: &str, more: &[String]) -> Result<Stage, Error> {
         let sim = Sim::start(arka)?;
         let dir = tempfile::Builder::new().prefix(&format!("arka-chaos-{section}-")).tempdir()?;
         let data = dir.path().join("data");
         let partner = create_partner(arka, &data)?;
         let mut flags = sim.flags();
         flags.push(format!("--limits={ROOMY_LIMITS}"));
+        flags.extend_from_slice(more);
         let server = Server::start(arka, &data, &dir.path().join("arka.log"), Logging::PLAIN, &flags)?;
         Ok(Stage { server, sim, partner, data, _dir: dir })
     }
