@@ -8,6 +8,7 @@
 //! (CI's one command), it breaks bytes below JSON (invalid UTF-8, duplicate keys, deep nesting)
 //! where schemathesis generates valid JSON, and it knows Arka's tokens and rate limits.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -423,7 +424,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
 
     let next = AtomicUsize::new(0);
     let threads = 4;
-    let results: Vec<(usize, usize, Vec<String>)> = std::thread::scope(|scope| {
+    let results: Vec<(usize, usize, Vec<String>, BTreeMap<u16, usize>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
                 let (doc, operations, ids, tokens, next) = (&doc, &operations, &ids, &tokens, &next);
@@ -431,6 +432,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
                 let mut rng = fastrand::Rng::with_seed(plan.seed.wrapping_add(t as u64 * 7919));
                 scope.spawn(move || {
                     let (mut server_errors, mut hangs, mut findings) = (0, 0, Vec::new());
+                    let mut statuses = BTreeMap::new();
                     loop {
                         let n = next.fetch_add(1, Ordering::SeqCst);
                         if n >= plan.fuzz_requests {
@@ -447,7 +449,11 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
                             Some(Body { content_type: None, bytes }) => Sent::Raw { content_type: "", bytes },
                             None => Sent::Nothing,
                         };
-                        match client.call(&request.method, &request.path, token, sent) {
+                        let answer = client.call(&request.method, &request.path, token, sent);
+                        if let Ok(answer) = &answer {
+                            *statuses.entry(answer.status).or_default() += 1;
+                        }
+                        match answer {
                             Ok(answer) if answer.status >= 500 => {
                                 server_errors += 1;
                                 findings.push(format!(
@@ -472,18 +478,23 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
                             }
                         }
                     }
-                    (server_errors, hangs, findings)
+                    (server_errors, hangs, findings, statuses)
                 })
             })
             .collect();
         workers.into_iter().filter_map(|w| w.join().ok()).collect()
     });
     let (mut server_errors, mut hangs, mut findings) = (0, 0, Vec::new());
-    for (errors, hung, found) in results {
+    let mut by_status: BTreeMap<u16, usize> = BTreeMap::new();
+    for (errors, hung, found, statuses) in results {
         server_errors += errors;
         hangs += hung;
         findings.extend(found);
+        for (status, n) in statuses {
+            *by_status.entry(status).or_default() += n;
+        }
     }
+    let statuses: Vec<String> = by_status.iter().map(|(status, n)| format!("{n}×{status}")).collect();
     let other_till = other_shop.tills.first().ok_or_else(|| Error::Setup("no till".into()))?;
     let after =
         client.post("/api/v1/invoice/cash", Some(&other_till.token), &cash_sale("after-fuzz", 100))?;
@@ -501,7 +512,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
             plan.fuzz_requests,
             operations.len()
         ),
-        format!("another company's sale afterwards: HTTP {}", after.status),
+        format!("answers {}; another company's sale afterwards: HTTP {}", statuses.join(" "), after.status),
     );
     row.server_errors = server_errors;
     row.hangs_and_panics = hangs + panics;
