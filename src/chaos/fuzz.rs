@@ -403,6 +403,14 @@ pub fn fuzzed(doc: &Value, operation: &Operation, ids: &[i64], rng: &mut fastran
     Fuzzed { method: operation.method.clone(), path, how, body }
 }
 
+/// What one fuzzing thread saw.
+struct Tally {
+    server_errors: usize,
+    hangs: usize,
+    findings: Vec<String>,
+    statuses: BTreeMap<u16, usize>,
+}
+
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     let doc = document()?;
     let operations = operations(&doc);
@@ -424,7 +432,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
 
     let next = AtomicUsize::new(0);
     let threads = 4;
-    let results: Vec<(usize, usize, Vec<String>, BTreeMap<u16, usize>)> = std::thread::scope(|scope| {
+    let results: Vec<Tally> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|t| {
                 let (doc, operations, ids, tokens, next) = (&doc, &operations, &ids, &tokens, &next);
@@ -478,7 +486,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
                             }
                         }
                     }
-                    (server_errors, hangs, findings, statuses)
+                    Tally { server_errors, hangs, findings, statuses }
                 })
             })
             .collect();
@@ -486,11 +494,11 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     });
     let (mut server_errors, mut hangs, mut findings) = (0, 0, Vec::new());
     let mut by_status: BTreeMap<u16, usize> = BTreeMap::new();
-    for (errors, hung, found, statuses) in results {
-        server_errors += errors;
-        hangs += hung;
-        findings.extend(found);
-        for (status, n) in statuses {
+    for tally in results {
+        server_errors += tally.server_errors;
+        hangs += tally.hangs;
+        findings.extend(tally.findings);
+        for (status, n) in tally.statuses {
             *by_status.entry(status).or_default() += n;
         }
     }
