@@ -87,6 +87,7 @@ fn cis_config(args: &ServeArgs, endpoint: Endpoint) -> Result<CisConfig, StartEr
     let mut config = CisConfig::new(endpoint);
     config.connect_timeout = Duration::from_secs(args.cis_connect_timeout.max(1));
     config.call_timeout = Duration::from_secs(args.cis_timeout.max(1));
+    config.kept_connections = usize::from(args.cis_in_flight);
     if let Some(path) = &args.cis_ca_file {
         let pem = std::fs::read(path).map_err(|e| StartError::Cis(format!("{}: {e}", path.display())))?;
         config.trusted_roots_pem = Some(pem);
@@ -181,6 +182,17 @@ pub const SANDBOX_WOLT_VENUE: &str = "sandbox-venue";
 /// `endpoint`, and prepares the sandbox.
 pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, StartError> {
     let store = store::Store::open(&args.data.db_path()).map_err(StartError::Store)?;
+    // Nothing is issued yet: a first call still marked as under way was cut short by a stop.
+    let now = chrono::Utc::now().to_rfc3339();
+    let interrupted = store
+        .write_blocking(|tx| store::fiscal_queue::release_interrupted(tx, &now))
+        .map_err(StartError::Store)?;
+    if interrupted > 0 {
+        tracing::warn!(
+            interrupted,
+            "documents whose first CIS call was cut short by a stop go to the queue (TECHNICALERROR)"
+        );
+    }
     let key_file = Arc::new(
         secrets::KeyFile::load_or_create(&args.data.data_dir.join("arka.key"))
             .map_err(StartError::KeyFile)?,
@@ -213,6 +225,8 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         locks: Arc::new(services::locks::Locks::new()),
         in_flight: Arc::default(),
         balances: Arc::default(),
+        lanes: Arc::new(services::lanes::Lanes::new(usize::from(args.cis_in_flight))),
+        cis_wait: args.cis_wait.0,
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;

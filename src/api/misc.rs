@@ -73,6 +73,7 @@ pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiRe
                 "issuedAt": r.issued_at.map(local_text),
                 "code": r.fault_code,
                 "reason": r.reason,
+                "numberHeld": r.number_held,
             })).collect::<Vec<_>>(),
             "oldestWaitingSince": queue.oldest_waiting_issued_at.map(local_text),
             "nearLegalLimit": queue.near_legal_limit,

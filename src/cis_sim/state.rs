@@ -29,7 +29,8 @@ pub enum Mode {
     Down,
     /// Processes the request, then waits `delay_ms` before answering.
     Slow,
-    /// Answers every request with a SOAP fault carrying `fault_code`.
+    /// Answers every request with a SOAP fault carrying `fault_code` (after `delay_ms`, when
+    /// given).
     Fault,
     /// Answers HTTP 200 with a body that is not XML.
     Garbage,
@@ -55,6 +56,7 @@ impl ModeSetting {
     pub fn normalized(self) -> Self {
         let delay_ms = match self.mode {
             Mode::Slow => Some(self.delay_ms.unwrap_or(DEFAULT_SLOW_DELAY_MS).min(MAX_DELAY_MS)),
+            Mode::Fault => self.delay_ms.map(|d| d.min(MAX_DELAY_MS)),
             _ => None,
         };
         let fault_code = match self.mode {
@@ -335,10 +337,14 @@ mod tests {
             slow.normalized(),
             ModeSetting { mode: Mode::Slow, delay_ms: Some(MAX_DELAY_MS), fault_code: None }
         );
-        let fault = ModeSetting { mode: Mode::Fault, delay_ms: Some(5), fault_code: None };
+        let fault = ModeSetting { mode: Mode::Fault, delay_ms: None, fault_code: None };
         let fault = fault.normalized();
         assert_eq!(fault.fault_code.as_deref(), Some("11"));
-        assert_eq!(fault.delay_ms, None);
+        assert_eq!(fault.delay_ms, None, "a fault comes at once unless a delay is asked for");
+        let late = ModeSetting { mode: Mode::Fault, delay_ms: Some(u64::MAX), fault_code: None };
+        assert_eq!(late.normalized().delay_ms, Some(MAX_DELAY_MS));
+        let down = ModeSetting { mode: Mode::Down, delay_ms: Some(5), fault_code: None };
+        assert_eq!(down.normalized().delay_ms, None);
     }
 
     #[test]

@@ -3,6 +3,12 @@
 //! backoff and jitter. A re-sent document keeps its IssueDateTime, number, IIC and Header UUID;
 //! only SendDateTime changes and SubseqDelivType is set (see `delivery::subseq_for`).
 //!
+//! A new document's entry belongs to its first call (`sending`) until that call is settled; the
+//! worker sends only `waiting` entries, so the two never send one document at the same time.
+//! The hand-off is a write (`record_failure` when the first call did not get through), and an
+//! entry whose first call a stop cut short is handed over at the next start
+//! (`fiscal_queue::release_interrupted`).
+//!
 //! The queue only delivers: what each attempt came to is handed to `Settle` (services), which
 //! writes it to the document and its queue entry in one transaction. A document the CIS
 //! refuses (a client fault) is kept, refused, until its owner sends it again; one the CIS could
@@ -137,24 +143,26 @@ impl Queue {
         self.gateway.deliver(&certificate, operation, &unsigned)
     }
 
-    /// Tries every due document once, oldest first; a TCR whose oldest document fails waits
-    /// with the rest of its documents, so the CIS sees each register's documents in order.
+    /// Tries every due document once, oldest first. A TCR whose oldest document fails, is not
+    /// due yet or is still in its first call waits with the rest of its documents, so the CIS
+    /// sees each register's documents in order (a day's opening before its invoices).
     pub fn run_once(&self, now: DateTime<Utc>, settle: &dyn Settle) -> Result<Pass, Error> {
         let store_error = |e: crate::store::Error| Error::Store(e.to_string());
-        let waiting =
-            self.store.read_blocking(|conn| fiscal_queue::waiting(conn, BATCH)).map_err(store_error)?;
-        let mut held: HashSet<Option<String>> = HashSet::new();
+        let on_the_way =
+            self.store.read_blocking(|conn| fiscal_queue::on_the_way(conn, BATCH)).map_err(store_error)?;
+        let mut held: HashSet<(i64, Option<String>)> = HashSet::new();
         let mut pass = Pass::default();
-        for doc in waiting {
+        for doc in on_the_way {
             if self.stopping() {
                 break;
             }
-            if held.contains(&doc.tcr_code) {
+            let register = (doc.company_id, doc.tcr_code.clone());
+            if held.contains(&register) {
                 continue;
             }
             let due = crate::domain::time::parse_stored(&doc.next_attempt_at).is_none_or(|t| t <= now);
-            if !due {
-                held.insert(doc.tcr_code.clone());
+            if doc.status == fiscal_queue::Status::Sending || !due {
+                held.insert(register);
                 continue;
             }
             if age_hours(&doc.issued_at, now).is_some_and(|h| h >= WARN_AFTER_HOURS) {
@@ -185,7 +193,7 @@ impl Queue {
                 }
                 Delivery::NotDelivered { reason, .. } => {
                     tracing::debug!(queue_id = doc.id, %reason, "late delivery failed; will retry");
-                    held.insert(doc.tcr_code.clone());
+                    held.insert(register);
                     pass.failed += 1;
                 }
             }

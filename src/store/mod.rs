@@ -7,6 +7,7 @@ pub mod clients;
 pub mod devices;
 pub mod fiscal_queue;
 pub mod health;
+pub mod held_numbers;
 pub mod invoices;
 pub mod marketplace;
 pub mod products;
@@ -179,6 +180,23 @@ impl Store {
     /// write goes on as before.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.writer()?;
+        Self::transaction(&mut conn, f)
+    }
+
+    /// `write_blocking`, committed without waiting for the disk (`synchronous=NORMAL` for this
+    /// one transaction): it survives a crash of Arka at once, and a power cut from the next
+    /// write on (in WAL mode each sync of the log covers everything written before it). Only
+    /// for what is done again if a power cut loses it: the CIS's code for a document still in
+    /// the queue, which re-sending the same message (same Header UUID and IIC) fetches again.
+    pub fn write_blocking_unsynced<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        let mut conn = self.writer()?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let result = Self::transaction(&mut conn, f);
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        result
+    }
+
+    fn transaction<T>(conn: &mut Connection, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         // Unwind safety: on a panic nothing `f` touched is used again; the transaction is
         // rolled back below and the connection holds no state of it afterwards.
@@ -213,6 +231,17 @@ impl Store {
     ) -> Result<T> {
         let store = self.clone();
         tokio::task::spawn_blocking(move || store.write_blocking(f))
+            .await
+            .map_err(|e| Error::Task(e.to_string()))?
+    }
+
+    /// `write_blocking_unsynced` on the blocking pool.
+    pub async fn write_unsynced<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Transaction) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.write_blocking_unsynced(f))
             .await
             .map_err(|e| Error::Task(e.to_string()))?
     }
