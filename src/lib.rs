@@ -318,6 +318,7 @@ pub async fn run_with_tls(
             let _ = stop_tx.send(true);
         })
     };
+    let lanes = services.lanes.clone();
     let state = AppState { services, limiters, marketplace };
     let app =
         api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
@@ -353,6 +354,13 @@ pub async fn run_with_tls(
     }
     // A delivery under way ends within the CIS call's own time limit.
     let worker_limit = Duration::from_secs(args.cis_connect_timeout + args.cis_timeout) + SHUTDOWN_GRACE;
+    // First calls still on their way after their POS was answered (deferred) get the same time;
+    // one cut short is sent again by the queue at the next start.
+    if tokio::time::timeout(worker_limit, lanes.settled()).await.is_err() {
+        tracing::warn!(
+            "documents were still on their way to the CIS at the stop; the queue sends them at the next start"
+        );
+    }
     if tokio::time::timeout(worker_limit, worker).await.is_err() {
         tracing::warn!("the late-delivery worker did not stop in time; its documents stay queued");
     }

@@ -2,11 +2,15 @@
 //! CIS (RegisterCashDepositRequest) and the balance is known locally, online or not.
 //!
 //! An action travels like a cash invoice: the TCR's lock `cash:{company}:{tcr}` is taken (the
-//! same one cash invoices take, so sales, deposits and withdrawals of a till are serialized),
-//! the balance is checked and the action saved with its late-delivery queue entry in one
-//! transaction, then the CIS is asked. Accepted sets the FCDC; refused deletes the action (the
-//! caller reads `[code] reason`); no answer leaves it PENDING for the queue worker. The balance
-//! counts an action from the moment it is saved.
+//! same one cash invoices take, so sales, deposits and withdrawals of a till are numbered one at
+//! a time), the balance is checked and the action saved with its queue entry in one
+//! transaction, then the CIS is asked through the till's lane (its places at the CIS; an INITIAL
+//! goes ahead of the till's later documents). Unlike a sale, an explicit action keeps the till's
+//! lock while its POS waits (at most `--cis-wait`): accepted sets the FCDC; refused deletes the
+//! action and undoes what it did to the day (the caller reads `[code] reason`, the number goes
+//! back); no answer, or no answer within the budget, leaves it PENDING for the queue (a refusal
+//! that comes after that keeps it, REJECTED). The balance counts an action from the moment it
+//! is saved.
 //!
 //! The day: open-balance (or, before the first cash invoice of a day that is not open, an
 //! automatic INITIAL of 0 in the invoice's own transaction) opens it; close-balance closes it.

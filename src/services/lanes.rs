@@ -55,12 +55,31 @@ impl Lane {
 pub struct Lanes {
     in_flight: usize,
     by_key: Mutex<HashMap<String, Arc<Lane>>>,
+    /// How many documents of all lanes are on their way.
+    on_the_way: Arc<watch::Sender<usize>>,
 }
 
-/// A document's place in its lane.
+/// A document's place in its lane, held until its first call is settled.
 pub struct Place {
     lane: Arc<Lane>,
     behind: Option<Opened>,
+    _counted: OnTheWay,
+}
+
+/// Counts a document on its way until dropped.
+struct OnTheWay(Arc<watch::Sender<usize>>);
+
+impl OnTheWay {
+    fn new(count: &Arc<watch::Sender<usize>>) -> OnTheWay {
+        count.send_modify(|n| *n += 1);
+        OnTheWay(count.clone())
+    }
+}
+
+impl Drop for OnTheWay {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }
 
 /// The opening a document carries ahead of itself: its outcome lets the lane's later documents
@@ -86,7 +105,18 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Lanes {
     /// Lanes letting `in_flight` documents of each be at the CIS at once (at least one).
     pub fn new(in_flight: usize) -> Lanes {
-        Lanes { in_flight: in_flight.max(1), by_key: Mutex::new(HashMap::new()) }
+        Lanes {
+            in_flight: in_flight.max(1),
+            by_key: Mutex::new(HashMap::new()),
+            on_the_way: Arc::new(watch::Sender::new(0)),
+        }
+    }
+
+    /// Returns once no document is on its way: a stop waits for this (within the CIS call's
+    /// time limit), so a receipt answered as deferred still gets its code before Arka exits.
+    pub async fn settled(&self) {
+        // The sender lives as long as `self`, so this cannot fail while anyone awaits it.
+        let _ = self.on_the_way.subscribe().wait_for(|n| *n == 0).await;
     }
 
     /// The document just numbered in sequence `key` takes its place; when it carries the day's
@@ -122,7 +152,8 @@ impl Lanes {
             }
         };
         drop(latest);
-        (Place { lane, behind: behind.map(|ahead| ahead.opened) }, opening)
+        let counted = OnTheWay::new(&self.on_the_way);
+        (Place { lane, behind: behind.map(|ahead| ahead.opened), _counted: counted }, opening)
     }
 
     /// The queue delivered the opening whose entry is `queue_id` (or the CIS refused it, which
@@ -228,6 +259,19 @@ mod tests {
             after.behind_opening().await,
             Gate::Closed { subseq: SubseqDelivType::TechnicalError, .. }
         ));
+    }
+
+    #[tokio::test]
+    async fn a_stop_waits_until_no_document_is_on_its_way() {
+        let lanes = Lanes::new(2);
+        lanes.settled().await;
+        let (first, _) = lanes.join("cash:1:t1", None);
+        let (second, _) = lanes.join("noncash:1", None);
+        assert!(tokio::time::timeout(Duration::from_millis(50), lanes.settled()).await.is_err());
+        drop(first);
+        assert!(tokio::time::timeout(Duration::from_millis(50), lanes.settled()).await.is_err());
+        drop(second);
+        lanes.settled().await;
     }
 
     #[test]

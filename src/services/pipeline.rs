@@ -5,13 +5,20 @@
 //! 3. **lock**: the lock of its numbering `Sequence` (1 s, then 429);
 //! 4. **reserve the number** and 5. **sign and persist**: in one write transaction, the kind
 //!    `admit`s the document (idempotency, the state it needs), the number is read (MAX+1 of the
-//!    sequence, `reserve_number`), the kind signs and `write`s it, and its queue entry is written
-//!    beside it, so nothing a POS is answered with is ever lost;
-//! 6. **deliver**: the CIS is asked (unless the breaker is open);
-//! 7. **settle**: the delivery's outcome is written (`settle_first_call`): the CIS's code, or
-//!    the document given up (refused, or not delivered for a kind that is not kept), or its
-//!    next try in the queue. The queue's worker hands its later deliveries to the same
-//!    settlement (`services::queue`).
+//!    sequence, `reserve_number`, or the number held for this very document's retry), the kind
+//!    signs and `write`s it, and its queue entry is written beside it (`sending`: its first
+//!    call's), so nothing a POS is answered with is ever lost; the document then joins its
+//!    sequence's lane (`lanes`) and the lock is released;
+//! 6. **deliver**, on a task of its own: behind the day's opening if one is still on its way,
+//!    in one of the lane's `--cis-in-flight` places at the CIS (unless the breaker is open);
+//! 7. **settle**: the delivery's outcome is written (`settle_first_call`): the CIS's code, the
+//!    document given up with its number held for its retry (refused while its POS waited, or
+//!    not delivered for a kind that is not kept), kept refused for its owner (refused after its
+//!    POS was answered), or handed to the queue's worker for its next try. The worker hands its
+//!    later deliveries to the same settlement (`services::queue`).
+//!
+//! The POS waits for step 7 at most `--cis-wait` (`budget`) when its document is kept when not
+//! delivered: then it is answered with the document as deferred while the delivery goes on.
 //!
 //! A kind plugs in by implementing `Document`: what it is numbered in, how it is admitted and
 //! written, and what is undone when it is given up. The pipeline runs detached from the HTTP
@@ -41,8 +48,9 @@ use crate::store::fiscal_queue::{self, NewQueued};
 use crate::store::held_numbers::{self, NewHeld};
 use crate::store::{self, invoices};
 
-/// The numbering sequence a document takes its number from. Its lock serializes the documents
-/// of the sequence, so numbers are consecutive and a refused one can be given back.
+/// The numbering sequence a document takes its number from. Its lock serializes the numbering
+/// and saving of the sequence's documents, so numbers are consecutive; their delivery runs
+/// outside it, in the sequence's lane.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sequence {
     /// The TCR's cash sequence (`<n>/<year>/<TCR>` at the CIS): cash invoices, orders, summaries
