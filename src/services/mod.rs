@@ -57,6 +57,9 @@ pub struct Services {
 impl Services {
     /// The company's signing certificate, refused in the caller's terms when missing or expired.
     pub async fn signer(&self, company_id: i64) -> Result<Arc<Certificate>> {
+        if let Some(known) = self.gateway.known_certificate(company_id) {
+            return known.map_err(Error::from);
+        }
         let gateway = self.gateway.clone();
         tokio::task::spawn_blocking(move || gateway.certificate(company_id))
             .await
