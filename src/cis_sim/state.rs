@@ -196,10 +196,28 @@ pub struct StoredEinvoice {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Registry {
     pub tcrs: Vec<TcrRecord>,
+    /// Added only through `push_invoice`, which keeps `invoice_by_iic`.
     pub invoices: Vec<InvoiceRecord>,
     pub cash_deposits: Vec<CashDepositRecord>,
     pub wtns: Vec<WtnRecord>,
     pub einvoices: Vec<StoredEinvoice>,
+    /// Each invoice's place in `invoices` by its upper-case IIC: a request looks its IIC up
+    /// without reading every invoice registered before it.
+    #[serde(skip)]
+    invoice_by_iic: std::collections::HashMap<String, usize>,
+}
+
+impl Registry {
+    /// The invoice registered with `iic` (in any case).
+    pub fn invoice_mut(&mut self, iic: &str) -> Option<&mut InvoiceRecord> {
+        let index = *self.invoice_by_iic.get(&iic.to_ascii_uppercase())?;
+        self.invoices.get_mut(index)
+    }
+
+    pub fn push_invoice(&mut self, invoice: InvoiceRecord) {
+        self.invoice_by_iic.insert(invoice.iic.to_ascii_uppercase(), self.invoices.len());
+        self.invoices.push(invoice);
+    }
 }
 
 /// A business of the built-in taxpayer register.

@@ -302,12 +302,18 @@ impl Services {
         }
         let saved = saved?;
         if plan.late.is_some() {
+            drop(guard);
+            self.store.durable().await?;
             self.queue.wake();
             return Ok(Issued::Deferred(saved.stored));
         }
         // Under the lock still, so the lane learns its documents in the order of their numbers.
         let (place, opening) = self.lanes.join(&lane, saved.ahead.as_ref().map(SavedAction::queue_id));
         drop(guard);
+        // Nothing is sent nor answered before the document is on the disk. The lock is free
+        // meanwhile: the till's next documents are numbered while the disk works, and one sync
+        // of the log serves them all.
+        self.store.durable().await?;
         let Saved { stored, document_id, queue_id, unsigned, ahead, numbered } = saved;
         let handover = Handover::new(stored);
         let call = FirstCall {
@@ -354,8 +360,9 @@ impl Services {
     }
 
     /// Steps 4 and 5: admitted, numbered, signed and written with its queue entry, in one
-    /// transaction. The retry of a document given up on its first call takes the number held
-    /// for it.
+    /// transaction, committed without waiting for the disk (the caller waits for `durable` once
+    /// the lock is free). The retry of a document given up on its first call takes the number
+    /// held for it.
     async fn persist<D: Document>(
         &self,
         document: D,
@@ -363,7 +370,7 @@ impl Services {
         held_for: String,
     ) -> Result<Saved<D::Stored>> {
         self.store
-            .write(move |tx| {
+            .write_unsynced(move |tx| {
                 let company_id = document.company_id();
                 let (sequence, year) = (document.sequence().key(), document.year());
                 let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;

@@ -205,13 +205,16 @@ pub fn max_ord_num(
     kind: &str,
     tcr_code: Option<&str>,
 ) -> Result<i64> {
-    Ok(conn.query_row(
-        "SELECT COALESCE(MAX(ord_num), 0) FROM invoices
-         WHERE company_id = :company AND year = :year AND kind = :kind
-           AND COALESCE(tcr_code, '') = COALESCE(:tcr, '')",
-        named_params! {":company": company_id, ":year": year, ":kind": kind, ":tcr": tcr_code},
-        |r| r.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached(
+            "SELECT COALESCE(MAX(ord_num), 0) FROM invoices
+             WHERE company_id = :company AND year = :year AND kind = :kind
+               AND COALESCE(tcr_code, '') = COALESCE(:tcr, '')",
+        )?
+        .query_row(
+            named_params! {":company": company_id, ":year": year, ":kind": kind, ":tcr": tcr_code},
+            |r| r.get(0),
+        )?)
 }
 
 /// The company's `lastNonCashEInvoiceNumber` and when it registered (UTC, RFC 3339).
@@ -232,11 +235,10 @@ pub fn id_by_internal_id(
     internal_id: &str,
 ) -> Result<Option<i64>> {
     Ok(conn
-        .query_row(
+        .prepare_cached(
             "SELECT id FROM invoices WHERE company_id = :company AND year = :year AND internal_id = :internal",
-            named_params! {":company": company_id, ":year": year, ":internal": internal_id},
-            |r| r.get(0),
-        )
+        )?
+        .query_row(named_params! {":company": company_id, ":year": year, ":internal": internal_id}, |r| r.get(0))
         .optional()?)
 }
 
@@ -404,10 +406,11 @@ fn search_text(invoice: &Invoice) -> String {
         .to_lowercase()
 }
 
-/// Writes the invoice with its lines and payments; returns its id.
+/// Writes the invoice with its lines and payments; returns its id. The statement (with the
+/// search index's trigger in it) is prepared once per connection, not per invoice.
 pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
     let t = &i.totals;
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO invoices (company_id, business_unit_id, user_id, internal_id, year, kind, api_version, doc_type,
              original_invoice_iic, tcr_code, ord_num, number, inv_num, issued_at, issue_date, issue_date_time,
              operator_code, business_unit_code, currency, exchange_rate, gross, net, vat, discount, discount_gross,
@@ -423,7 +426,8 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
              :buyer_city, :buyer_country, :self_issue, :due, :delivery, :supply_start, :supply_end, :reverse,
              :periodic, :notes, :bank, :iic, :iic_sig, :uuid, :fic, :eic, :verify, :search, :now, :document_kind,
              :original, :reversed_at, :settled_by)",
-        named_params! {
+    )?
+    .execute(named_params! {
             ":company": i.company_id, ":unit": i.business_unit_id, ":user": i.user_id, ":internal": i.internal_id,
             ":year": i.year, ":kind": i.kind, ":version": i.api_version, ":doc_type": i.doc_type,
             ":original_iic": i.original_invoice_iic, ":tcr": i.tcr_code, ":ord": i.ord_num, ":number": i.number,
@@ -443,8 +447,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":verify": i.verify_url, ":search": search_text(i), ":now": now_text(),
             ":document_kind": i.document_kind, ":original": i.original_invoice_id, ":reversed_at": i.reversed_at,
             ":settled_by": i.settled_by,
-        },
-    )?;
+    })?;
     let id = conn.last_insert_rowid();
     let mut line_stmt = conn.prepare_cached(
         "INSERT INTO invoice_lines (invoice_id, position, product_name, product_code, unit, unit_code, quantity,
@@ -484,7 +487,8 @@ pub fn delete(conn: &Connection, id: i64) -> Result<()> {
 
 /// The CIS's code, once it has accepted the invoice.
 pub fn set_fic(conn: &Connection, id: i64, fic: &str) -> Result<()> {
-    conn.execute("UPDATE invoices SET fic = :fic WHERE id = :id", named_params! {":id": id, ":fic": fic})?;
+    conn.prepare_cached("UPDATE invoices SET fic = :fic WHERE id = :id")?
+        .execute(named_params! {":id": id, ":fic": fic})?;
     Ok(())
 }
 

@@ -9,6 +9,7 @@ pub mod fiscal_queue;
 pub mod health;
 pub mod held_numbers;
 pub mod invoices;
+mod log_sync;
 pub mod marketplace;
 pub mod products;
 
@@ -91,10 +92,13 @@ pub struct Store {
     path: PathBuf,
     writer: Arc<Mutex<Connection>>,
     readers: Arc<Mutex<Vec<Connection>>>,
+    log: Arc<log_sync::LogSync>,
 }
 
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    // Room for every statement of an issue, so none is parsed again per document.
+    conn.set_prepared_statement_cache_capacity(64);
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
 }
@@ -122,6 +126,7 @@ impl Store {
             path: path.to_path_buf(),
             writer: Arc::new(Mutex::new(writer)),
             readers: Arc::new(Mutex::new(Vec::new())),
+            log: Arc::new(log_sync::LogSync::new(path)),
         })
     }
 
@@ -185,14 +190,15 @@ impl Store {
 
     /// `write_blocking`, committed without waiting for the disk (`synchronous=NORMAL` for this
     /// one transaction): it survives a crash of Arka at once, and a power cut from the next
-    /// write on (in WAL mode each sync of the log covers everything written before it). Only
-    /// for what is done again if a power cut loses it: the CIS's code for a document still in
-    /// the queue, which re-sending the same message (same Header UUID and IIC) fetches again.
+    /// durable write or `durable` on (in WAL mode each sync of the log covers everything written
+    /// before it). Only for what nothing relies on before `durable` returns (a new document,
+    /// sent and answered only then), or what is done again if a power cut loses it (the CIS's
+    /// code of a document still in the queue, fetched again by re-sending the same message).
     pub fn write_blocking_unsynced<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.writer()?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.prepare_cached("PRAGMA synchronous = NORMAL")?.execute([])?;
         let result = Self::transaction(&mut conn, f);
-        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.prepare_cached("PRAGMA synchronous = FULL")?.execute([])?;
         result
     }
 
@@ -233,6 +239,12 @@ impl Store {
         tokio::task::spawn_blocking(move || store.write_blocking(f))
             .await
             .map_err(|e| Error::Task(e.to_string()))?
+    }
+
+    /// Returns once every transaction committed before the call is on the disk: one fsync of
+    /// the log, shared by everyone who asks meanwhile, run outside the writer connection.
+    pub async fn durable(&self) -> Result<()> {
+        self.log.durable().await
     }
 
     /// `write_blocking_unsynced` on the blocking pool.
