@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tokio::sync::{Mutex, watch};
+use tokio::sync::Mutex;
 
 use super::{Error, Result};
 
@@ -17,8 +17,9 @@ pub struct LogSync {
     /// Tickets handed out: one per caller, taken after its commit.
     asked: AtomicU64,
     /// The highest ticket a finished sync covers.
-    done: watch::Sender<u64>,
-    /// Held by the one caller running a sync for everybody.
+    done: AtomicU64,
+    /// Callers queue here; whoever holds it either finds itself covered by the sync before, or
+    /// runs the next one for everyone who asked so far.
     syncing: Mutex<()>,
 }
 
@@ -30,7 +31,7 @@ impl LogSync {
         LogSync {
             wal: PathBuf::from(wal),
             asked: AtomicU64::new(0),
-            done: watch::Sender::new(0),
+            done: AtomicU64::new(0),
             syncing: Mutex::new(()),
         }
     }
@@ -38,29 +39,18 @@ impl LogSync {
     /// Returns once every transaction committed before the call is on the disk.
     pub async fn durable(&self) -> Result<()> {
         let ticket = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
-        let mut done = self.done.subscribe();
-        loop {
-            if *done.borrow_and_update() >= ticket {
-                return Ok(());
-            }
-            match self.syncing.try_lock() {
-                Ok(_syncing) => {
-                    // Everything asked so far was committed before now: this sync covers it.
-                    let covered = self.asked.load(Ordering::SeqCst);
-                    let wal = self.wal.clone();
-                    tokio::task::spawn_blocking(move || sync_file(&wal))
-                        .await
-                        .map_err(|e| Error::Task(e.to_string()))??;
-                    self.done.send_modify(|done| *done = (*done).max(covered));
-                }
-                Err(_) => {
-                    // Another caller's sync is running; it ends with a new value.
-                    if done.changed().await.is_err() {
-                        return Err(Error::Task("the log sync ended".into()));
-                    }
-                }
-            }
+        let _syncing = self.syncing.lock().await;
+        if self.done.load(Ordering::SeqCst) >= ticket {
+            return Ok(());
         }
+        // Everything asked so far was committed before now: this sync covers it.
+        let covered = self.asked.load(Ordering::SeqCst);
+        let wal = self.wal.clone();
+        tokio::task::spawn_blocking(move || sync_file(&wal))
+            .await
+            .map_err(|e| Error::Task(e.to_string()))??;
+        self.done.fetch_max(covered, Ordering::SeqCst);
+        Ok(())
     }
 }
 
@@ -102,7 +92,7 @@ mod tests {
         }
         let asked = log.asked.load(Ordering::SeqCst);
         assert_eq!(asked, 20);
-        assert_eq!(*log.done.borrow(), asked, "the last sync covers every ticket");
+        assert_eq!(log.done.load(Ordering::SeqCst), asked, "the last sync covers every ticket");
         let nothing = LogSync::new(&dir.path().join("none.db"));
         nothing.durable().await.unwrap();
     }

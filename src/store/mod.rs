@@ -327,6 +327,22 @@ mod tests {
     }
 
     #[test]
+    fn an_unsynced_write_commits_and_leaves_the_next_writes_durable() {
+        let (_dir, store) = store();
+        store.write_blocking_unsynced(|tx| insert(tx, "the CIS's code")).unwrap();
+        assert_eq!(count(&store), 1, "committed, visible at once");
+        let failed = store.write_blocking_unsynced(|tx| -> Result<()> {
+            insert(tx, "half-written")?;
+            Err(Error::Overflow)
+        });
+        assert!(matches!(failed, Err(Error::Overflow)));
+        assert_eq!(count(&store), 1, "a failed unsynced write is rolled back like any other");
+        let synchronous: i64 =
+            store.write_blocking(|tx| Ok(tx.query_row("PRAGMA synchronous", [], |r| r.get(0))?)).unwrap();
+        assert_eq!(synchronous, 2, "every other write still waits for the disk (FULL)");
+    }
+
+    #[test]
     fn a_write_that_panics_is_rolled_back_and_the_next_write_goes_through() {
         let (_dir, store) = store();
         let failed = store.write_blocking(|tx| -> Result<()> {
