@@ -175,6 +175,12 @@ pub struct ServeArgs {
     /// With --sandbox: seconds between the simulated Wolt orders of the sandbox venue (0: none).
     #[arg(long, env = "ARKA_SANDBOX_ORDER_EVERY", default_value_t = 180)]
     pub sandbox_order_every: u64,
+
+    #[command(flatten)]
+    pub rates: RatesArgs,
+
+    #[command(flatten)]
+    pub ai: AiArgs,
 }
 
 /// HTTPS on the shop's network. Without these flags Arka speaks plain HTTP.
@@ -249,6 +255,8 @@ impl ServeArgs {
             wolt_url: None,
             wolt_timeout: 8,
             sandbox_order_every: 180,
+            rates: RatesArgs::default(),
+            ai: AiArgs::default(),
         }
     }
 
@@ -259,6 +267,100 @@ impl ServeArgs {
     /// How long a request may wait for the single database writer.
     pub fn busy_timeout(&self) -> Duration {
         Duration::from_secs(5)
+    }
+}
+
+/// The pages exchange rates are read from, preset to each source's public page; an owner points
+/// one elsewhere when a site moves it.
+pub const BOA_RATES_URL: &str = "https://www.bankofalbania.org/Tregjet/Kursi_zyrtar_i_kembimit/";
+pub const BKT_RATES_URL: &str = "https://www.bkt.com.al/";
+pub const ILIRIA98_RATES_URL: &str = "https://iliria98.com/";
+pub const ADON_RATES_URL: &str = "https://www.adon.al/";
+pub const RATES_TIMEOUT_SECS: u64 = 5;
+pub const RATES_CACHE_SECS: u64 = 3600;
+
+/// Exchange-rate sources: where their pages are and how long a read may take and is kept.
+#[derive(Debug, Clone, Args)]
+pub struct RatesArgs {
+    /// Page of the Bank of Albania's official exchange rates (source BOA).
+    #[arg(long, env = "ARKA_RATES_BOA_URL", default_value = BOA_RATES_URL)]
+    pub rates_boa_url: String,
+
+    /// Page of BKT's exchange rates (source BKT).
+    #[arg(long, env = "ARKA_RATES_BKT_URL", default_value = BKT_RATES_URL)]
+    pub rates_bkt_url: String,
+
+    /// Page of the Iliria98 exchange bureau's rates (source Iliria98).
+    #[arg(long, env = "ARKA_RATES_ILIRIA98_URL", default_value = ILIRIA98_RATES_URL)]
+    pub rates_iliria98_url: String,
+
+    /// Page of the ADON exchange bureau's rates (source ADON).
+    #[arg(long, env = "ARKA_RATES_ADON_URL", default_value = ADON_RATES_URL)]
+    pub rates_adon_url: String,
+
+    /// Seconds a source's page may take to load; after that its last good rates are served.
+    #[arg(long, env = "ARKA_RATES_TIMEOUT", default_value_t = RATES_TIMEOUT_SECS)]
+    pub rates_timeout: u64,
+
+    /// Seconds rates read from a page are used before the page is read again.
+    #[arg(long, env = "ARKA_RATES_CACHE", default_value_t = RATES_CACHE_SECS)]
+    pub rates_cache: u64,
+}
+
+impl Default for RatesArgs {
+    fn default() -> Self {
+        RatesArgs {
+            rates_boa_url: BOA_RATES_URL.to_string(),
+            rates_bkt_url: BKT_RATES_URL.to_string(),
+            rates_iliria98_url: ILIRIA98_RATES_URL.to_string(),
+            rates_adon_url: ADON_RATES_URL.to_string(),
+            rates_timeout: RATES_TIMEOUT_SECS,
+            rates_cache: RATES_CACHE_SECS,
+        }
+    }
+}
+
+/// A setting never to be shown: `Debug` prints a placeholder, so a logged `ServeArgs` keeps it.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+impl std::str::FromStr for Secret {
+    type Err = std::convert::Infallible;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Secret(s.to_string()))
+    }
+}
+
+pub const AI_TIMEOUT_SECS: u64 = 120;
+
+/// The owner's OpenAI-compatible chat endpoint behind `POST /api/v1/ai/chat/completions`.
+#[derive(Debug, Clone, Args)]
+pub struct AiArgs {
+    /// API base of an OpenAI-compatible server (e.g. http://192.168.1.20:11434/v1 for a model
+    /// server on the shop's network); /chat/completions is added. Without it the route answers
+    /// that no endpoint is configured.
+    #[arg(long, env = "ARKA_AI_URL")]
+    pub ai_url: Option<String>,
+
+    /// Bearer key the endpoint expects, if any. Never logged.
+    #[arg(long, env = "ARKA_AI_KEY", hide_env_values = true)]
+    pub ai_key: Option<Secret>,
+
+    /// Seconds a completion may take (for a stream: until it starts, and between two chunks).
+    #[arg(long, env = "ARKA_AI_TIMEOUT", default_value_t = AI_TIMEOUT_SECS)]
+    pub ai_timeout: u64,
+}
+
+impl Default for AiArgs {
+    fn default() -> Self {
+        AiArgs { ai_url: None, ai_key: None, ai_timeout: AI_TIMEOUT_SECS }
     }
 }
 
@@ -276,5 +378,14 @@ mod tests {
         }
         assert_eq!(CisWait::DEFAULT.to_string(), "2");
         assert_eq!(CisWait::DEFAULT.to_string().parse::<CisWait>(), Ok(CisWait::DEFAULT));
+    }
+
+    #[test]
+    fn the_ai_key_never_shows_in_debug_output() {
+        let mut args = ServeArgs::defaults("127.0.0.1:0".parse().unwrap(), PathBuf::from("d"));
+        args.ai.ai_key = Some("sk-very-secret".parse().unwrap());
+        let printed = format!("{args:?}");
+        assert!(!printed.contains("sk-very-secret"), "{printed}");
+        assert!(printed.contains("Secret(..)"));
     }
 }

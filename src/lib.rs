@@ -2,6 +2,7 @@
 //! crate holds the program.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod ai;
 pub mod api;
 pub mod backup;
 pub mod cis_sim;
@@ -12,6 +13,7 @@ pub mod files;
 pub mod fiscal;
 pub mod metrics;
 pub mod print;
+pub mod rates;
 pub mod secrets;
 pub mod services;
 pub mod sim_http;
@@ -133,6 +135,25 @@ async fn start_sandbox_simulator(args: &ServeArgs) -> Result<cis_sim::CisSimHand
     Ok(handle)
 }
 
+/// Hands the sandbox simulator the e-invoices two suppliers sent the sandbox company, received
+/// when the company was made (its first start), so its purchase invoices show them.
+fn seed_sandbox_einvoices(
+    simulator: &cis_sim::CisSimHandle,
+    services: &services::Services,
+) -> Result<(), StartError> {
+    let company = services.ensure_sandbox().map_err(StartError::Setup)?;
+    let made = services
+        .store
+        .read_blocking(|conn| store::invoices::noncash_carried_over(conn, company.id))
+        .map_err(StartError::Store)?
+        .and_then(|(_, created_at)| domain::time::parse_stored(&created_at))
+        .unwrap_or_else(chrono::Utc::now);
+    for seed in cis_sim::sandbox_incoming(&company.nuis, made) {
+        simulator.sim().seed_einvoice(seed).map_err(|e| StartError::Cis(e.to_string()))?;
+    }
+    Ok(())
+}
+
 /// The sandbox's Wolt venue: the simulator plays Wolt for it and sends its webhooks to this
 /// server; fresh credentials each start.
 async fn start_sandbox_wolt(
@@ -227,6 +248,23 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         balances: Arc::default(),
         lanes: Arc::new(services::lanes::Lanes::new(usize::from(args.cis_in_flight))),
         cis_wait: args.cis_wait.0,
+        rates: Arc::new(services::rates::RateBook::new(
+            rates::Fetcher::new(
+                rates::SourceUrls {
+                    boa: args.rates.rates_boa_url.clone(),
+                    bkt: args.rates.rates_bkt_url.clone(),
+                    iliria98: args.rates.rates_iliria98_url.clone(),
+                    adon: args.rates.rates_adon_url.clone(),
+                },
+                Duration::from_secs(args.rates.rates_timeout.max(1)),
+            ),
+            Duration::from_secs(args.rates.rates_cache),
+        )),
+        ai: Arc::new(ai::AiClient::new(
+            args.ai.ai_url.as_deref(),
+            args.ai.ai_key.as_ref().map(|k| k.0.as_str()),
+            Duration::from_secs(args.ai.ai_timeout.max(1)),
+        )),
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;
@@ -272,6 +310,9 @@ pub async fn run_with_tls(
     let address = listener.local_addr().map_err(StartError::Io)?;
     let wolt = if args.sandbox { Some(start_sandbox_wolt(&args, address).await?) } else { None };
     let services = open_services(&args, endpoint)?;
+    if let Some(simulator) = &simulator {
+        seed_sandbox_einvoices(simulator, &services)?;
+    }
     let wolt_url = wolt.as_ref().map(|(sim, _)| sim.url()).or_else(|| args.wolt_url.clone());
     let marketplace = Marketplace::new(
         services.clone(),

@@ -37,6 +37,12 @@ enum Command {
         #[command(flatten)]
         data: DataArgs,
     },
+    /// The daily totals reports read: check them against the documents, or build them again.
+    /// The server must be stopped.
+    Reports {
+        #[command(subcommand)]
+        action: ReportsAction,
+    },
     /// Run the CIS simulator alone (both services, their WSDLs, and the /control API for tests).
     CisSim {
         /// Address and port to listen on; keep it on loopback.
@@ -201,6 +207,21 @@ enum QueueAction {
         /// Queue ids of refused documents (the first column of `arka queue`).
         #[arg(required = true)]
         ids: Vec<i64>,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum ReportsAction {
+    /// Compare the report totals with totals rebuilt from the stored documents (nothing is
+    /// changed); fails when they differ.
+    Verify {
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Build the report totals again from the stored documents.
+    Rebuild {
         #[command(flatten)]
         data: DataArgs,
     },
@@ -576,6 +597,38 @@ fn resend(store: &Store, ids: &[i64]) -> Result<(), String> {
     }
 }
 
+/// `arka reports verify|rebuild`, with the data dir's lock held so no server writes meanwhile.
+fn reports(action: ReportsAction) -> Result<(), String> {
+    use arka::store::report_totals;
+    match action {
+        ReportsAction::Verify { data } => {
+            let _lock = arka::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
+            let drifts = open_store(&data)?
+                .trial_blocking(|tx| report_totals::verify(tx))
+                .map_err(|e| e.to_string())?;
+            if drifts.is_empty() {
+                println!("the report totals agree with the documents");
+                return Ok(());
+            }
+            for d in &drifts {
+                println!(
+                    "{}: {} rows kept differ, {} rows rebuilt differ",
+                    d.table, d.kept_only, d.rebuilt_only
+                );
+            }
+            Err("the report totals differ from the documents: run `arka reports rebuild`".into())
+        }
+        ReportsAction::Rebuild { data } => {
+            let _lock = arka::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
+            let documents = open_store(&data)?
+                .write_blocking(|tx| report_totals::rebuild(tx, &mut |_, _| {}))
+                .map_err(|e| e.to_string())?;
+            println!("the report totals were rebuilt from {documents} documents");
+            Ok(())
+        }
+    }
+}
+
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Serve(args) => serve(*args),
@@ -588,6 +641,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Queue { action: Some(QueueAction::Resend { ids, data }), .. } => {
             resend(&open_store(&data)?, &ids)
         }
+        Command::Reports { action } => reports(action),
         Command::CisSim { listen, strict_iic } => cis_sim(listen, strict_iic),
         Command::Backup { data, to, backup_dir } => backup(data, to, backup_dir),
         Command::Restore { file, data } => restore(file, data),

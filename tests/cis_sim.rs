@@ -301,11 +301,53 @@ fn wtn(cert: &Certificate) -> Wtn {
     }
 }
 
-fn ubl(seller: &str, buyer: &str) -> Vec<u8> {
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Invoice xmlns=\"urn:oasis:names:specification:ubl:schema:xsd:Invoice-2\" xmlns:cbc=\"urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2\" xmlns:cac=\"urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2\"><cbc:ID>22/2025</cbc:ID><cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode><cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID=\"9923\">{seller}</cbc:EndpointID></cac:Party></cac:AccountingSupplierParty><cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID=\"9923\">{buyer}</cbc:EndpointID></cac:Party></cac:AccountingCustomerParty><cac:LegalMonetaryTotal><cbc:PayableAmount currencyID=\"ALL\">240.00</cbc:PayableAmount></cac:LegalMonetaryTotal></Invoice>"
-    )
-    .into_bytes()
+/// The e-invoice of a fiscalized invoice (`iic`, `fic`) from `seller` to `buyer`, signed.
+fn ubl(cert: &Certificate, seller: &str, buyer: &str, iic: &str, fic: &str) -> Vec<u8> {
+    use arka::fiscal::ubl::*;
+    let party = |nuis: &str| Party {
+        nuis: nuis.to_string(),
+        name: format!("Shop {nuis}"),
+        address: None,
+        city: None,
+    };
+    let category = TaxCategory { id: "S", percent: dec("20"), exemption: None };
+    let document = Document {
+        kind: Kind::Invoice,
+        type_code: "380".to_string(),
+        profile: "P1".to_string(),
+        number: "22/2025".to_string(),
+        issue_date: now().date_naive(),
+        due_date: None,
+        codes: FiscalCodes {
+            issue_date_time: arka::fiscal::model::datetime(now()),
+            operator_code: OPERATOR_CODE.to_string(),
+            business_unit_code: BUSINESS_UNIT.to_string(),
+            soft_code: SOFT_CODE.to_string(),
+            iic: iic.to_string(),
+            iic_signature: "0".repeat(512),
+            fic: fic.to_string(),
+        },
+        notes: None,
+        currency: "ALL".to_string(),
+        period: None,
+        original: None,
+        supplier: party(seller),
+        customer: party(buyer),
+        payment: PaymentMeans { code: "30", iban: None, account_name: None, swift: None },
+        fee: Decimal::ZERO,
+        subtotals: vec![TaxSubtotal { taxable: dec("200"), tax: dec("40"), category: category.clone() }],
+        vat_in_lek: None,
+        lines: vec![Line {
+            name: "Kafe".to_string(),
+            code: "K1".to_string(),
+            quantity: dec("2"),
+            unit_code: "C62".to_string(),
+            net: dec("200"),
+            price: dec("100"),
+            category,
+        }],
+    };
+    signed(&document, cert).unwrap().into_bytes()
 }
 
 #[test]
@@ -334,14 +376,24 @@ fn every_request_type_round_trips_with_signed_answers() {
         accepted(client.register_invoice(&soap(&requests::register_invoice(&sent, &invoice), &cert)));
     verified(&answer.signature, &sim);
     assert_eq!(answer.header.request_uuid, sent.uuid.to_string());
+    let fic = answer.fic.clone();
 
     let answer = accepted(client.register_wtn(&soap(&requests::register_wtn(&header(), &wtn(&cert)), &cert)));
     verified(&answer.signature, &sim);
 
-    // The shop sends an e-invoice to a customer, who finds it, with two seeded ones.
+    // The shop sends an e-invoice to a customer, who finds it with two a supplier sent.
     let customer_nuis = "L01234567B";
     let customer = certificate(customer_nuis, "Klienti");
-    let document = RegisterEinvoice::UblInvoice(ubl(SHOP_NUIS, customer_nuis));
+    for number in ["40/2025", "41/2025"] {
+        let seed = format!(
+            r#"{{"buyer_nuis": "{customer_nuis}", "seller_nuis": "K81234001A", "doc_number": "{number}", "amount": 12450}}"#
+        );
+        let reply = ureq::post(format!("{}/control/einvoices", sim.base()))
+            .content_type("application/json")
+            .send(&seed);
+        assert_eq!(reply.unwrap().status().as_u16(), 201);
+    }
+    let document = RegisterEinvoice::UblInvoice(ubl(&cert, SHOP_NUIS, customer_nuis, &invoice.iic, &fic));
     let registered = accepted(
         client.register_einvoice(&soap(&requests::register_einvoice(&plain_header(), &document), &cert)),
     );
@@ -353,9 +405,10 @@ fn every_request_type_round_trips_with_signed_answers() {
     assert_eq!(listed.einvoices.len(), 3);
     let ours = listed.einvoices.iter().find(|e| e.eic == registered.eic).unwrap();
     assert_eq!(
-        (ours.doc_number.as_str(), ours.amount, ours.party_type.as_str()),
-        ("22/2025", dec("240.00"), "BUYER")
+        (ours.doc_number.as_str(), ours.amount, ours.party_type.as_str(), ours.status.as_str()),
+        ("22/2025", dec("240.00"), "BUYER", "DELIVERED")
     );
+    assert_eq!(ours.seller_tin.as_deref(), Some(SHOP_NUIS));
     assert!(ours.pdf.is_none());
     let one = GetEinvoices { eic: Some(registered.eic.clone()), ..GetEinvoices::default() };
     let single =
@@ -633,4 +686,35 @@ fn the_wsdls_and_schemas_are_served() {
             .contains("RegisterInvoiceRequest")
     );
     assert!(sim.get("/EinvoiceService-v1/xmldsig-core-schema.xsd").contains("SignatureValue"));
+}
+
+#[test]
+fn an_einvoice_must_be_signed_by_its_seller_and_carry_codes_the_cis_gave() {
+    let sim = Sim::start(SimConfig::default());
+    let (cert, client) = (shop(), sim.client());
+    let tcr_code = register_tcr(&sim, &cert, SHOP_NUIS, BUSINESS_UNIT);
+    let invoice = cash_invoice(&cert, SHOP_NUIS, &tcr_code, 1);
+    let fic =
+        accepted(client.register_invoice(&soap(&requests::register_invoice(&header(), &invoice), &cert))).fic;
+    let register = |document: Vec<u8>, signer: &Certificate| {
+        let envelope = RegisterEinvoice::UblInvoice(document);
+        client.register_einvoice(&soap(&requests::register_einvoice(&plain_header(), &envelope), signer))
+    };
+    let buyer = "L01234567B";
+    let forged_fic = Uuid::new_v4().to_string();
+    let fault = rejected(register(ubl(&cert, SHOP_NUIS, buyer, &invoice.iic, &forged_fic), &cert));
+    assert!(fault.faultstring.contains("is not the one the invoice"), "{}", fault.faultstring);
+    let fault = rejected(register(ubl(&cert, SHOP_NUIS, buyer, &"0".repeat(32), &fic), &cert));
+    assert!(fault.faultstring.contains("No fiscalized invoice"), "{}", fault.faultstring);
+    let good = ubl(&cert, SHOP_NUIS, buyer, &invoice.iic, &fic);
+    let tampered = String::from_utf8(good.clone()).unwrap().replace(">240.00<", ">24.00<").into_bytes();
+    let fault = rejected(register(tampered, &cert));
+    assert!(fault.faultstring.contains("signature is not valid"), "{}", fault.faultstring);
+    let other = certificate(SHOP_NUIS, "Another key of the shop");
+    let fault = rejected(register(good.clone(), &other));
+    assert!(fault.faultstring.contains("not signed with the request's certificate"), "{}", fault.faultstring);
+    let eic = accepted(register(good.clone(), &cert)).eic;
+    let fault = rejected(register(good, &cert));
+    assert!(fault.faultstring.contains("already registered"), "{}", fault.faultstring);
+    assert_eq!(sim.registered()["einvoices"][0]["eic"], eic.as_str());
 }

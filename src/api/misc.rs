@@ -6,6 +6,7 @@ use serde_json::json;
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiResult, ok};
+use super::owner::RefusedView;
 use crate::domain::time::local_text;
 use crate::fiscal::gateway::{Breaker, CERTIFICATE_WARNING_DAYS};
 
@@ -66,15 +67,7 @@ pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiRe
         "fiscalQueue": {
             "waiting": queue.waiting,
             "rejected": queue.refused.len(),
-            "refused": queue.refused.iter().map(|r| json!({
-                "queueId": r.queue_id,
-                "document": r.operation,
-                "number": r.number,
-                "issuedAt": r.issued_at.map(local_text),
-                "code": r.fault_code,
-                "reason": r.reason,
-                "numberHeld": r.number_held,
-            })).collect::<Vec<_>>(),
+            "refused": queue.refused.iter().map(RefusedView::of).collect::<Vec<_>>(),
             "oldestWaitingSince": queue.oldest_waiting_issued_at.map(local_text),
             "nearLegalLimit": queue.near_legal_limit,
         },

@@ -1,8 +1,11 @@
 //! The HTTP edge: router, authentication, limits, envelopes. One file per group of the spec.
 
+pub mod ai;
 pub mod auth;
 mod cash_register;
 mod clients;
+mod currencies;
+mod einvoice;
 pub mod error;
 pub mod extract;
 mod fields;
@@ -12,8 +15,14 @@ pub mod marketplace;
 mod misc;
 mod onboarding;
 pub mod ops;
+mod owner;
 mod products;
+mod purchase;
+pub mod reports;
+mod stock;
 mod tracing_layers;
+pub mod web;
+mod wtn;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -59,7 +68,9 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
         ops_routes = ops_routes.route("/metrics", get(ops::metrics));
     }
     let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone()));
-    tracing_layers::layered(api_router(state, options.max_body_bytes).merge(ops_routes))
+    // The owner's page is static and public (it signs in through the API), so no limiter counts it.
+    let app = api_router(state, options.max_body_bytes).merge(ops_routes).merge(web::routes());
+    tracing_layers::layered(app)
 }
 
 fn api_router(state: AppState, max_body_bytes: usize) -> Router {
@@ -100,6 +111,15 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/invoice/bulk-noncash", post(invoices::bulk_noncash::<1>))
         .route("/api/v2/invoice/bulk-noncash", post(invoices::bulk_noncash::<2>));
 
+    let einvoices = Router::new()
+        .route("/api/v1/invoice/e-invoice", post(einvoice::issue_v1))
+        .route("/api/v2/invoice/e-invoice", post(einvoice::issue_v2))
+        .route("/api/v1/purchase-invoices", get(purchase::list))
+        .route("/api/v1/purchase-invoices/{eic}/status", post(purchase::change_status));
+    let einvoice_prints = Router::new()
+        .route("/api/v1/invoice/print-eic/{eic}", get(einvoice::print_eic))
+        .route("/api/v2/invoice/print-eic/{eic}", get(einvoice::print_eic));
+
     let invoice_reads = Router::new()
         .route("/api/v1/invoice", get(invoices::list::<1>))
         .route("/api/v2/invoice", get(invoices::list::<2>))
@@ -121,6 +141,23 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/cash-register/balance", get(cash_register::balance))
         .route("/api/v2/cash-register/balance", get(cash_register::balance));
 
+    // The owner's page: what no route of the spec gives (README "The owner's page").
+    let owner_reads = Router::new()
+        .route("/api/v1/owner/today", get(owner::today))
+        .route("/api/v1/owner/queue", get(owner::queue));
+    let reports = Router::new()
+        .route("/api/v1/reports/sales-summary", get(reports::sales_summary))
+        .route("/api/v1/reports/vat", get(reports::vat))
+        .route("/api/v1/reports/daily-trend", get(reports::daily_trend))
+        .route("/api/v1/reports/top-clients", get(reports::top_clients))
+        .route("/api/v1/reports/top-products", get(reports::top_products))
+        .route("/api/v1/reports/by-operator", get(reports::by_operator))
+        .route("/api/v1/reports/by-tcr", get(reports::by_tcr))
+        .route("/api/v1/reports/cash-register", get(reports::cash_register))
+        .route("/api/v1/reports/cash-register/closing", get(reports::closing))
+        .route("/api/v1/reports/reversals", get(reports::reversals))
+        .route("/api/v1/dashboard/summary", get(reports::dashboard));
+
     let search = Router::new().route("/api/v1/client/search", get(clients::search));
 
     let general = Router::new()
@@ -141,7 +178,20 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/product/categories", get(products::categories).post(products::create_category))
         .route("/api/v1/product/categories/{id}", put(products::update_category));
 
+    // Currencies, exchange rates and the AI proxy: the spec puts them in no group of their own.
+    let currencies = Router::new()
+        .route("/api/v1/currencies", get(currencies::currencies))
+        .route("/api/v1/currencies/{code}", put(currencies::set_currency))
+        .route("/api/v1/exchange-rates", get(currencies::exchange_rates))
+        .route("/api/v1/exchange-rates/manual", get(currencies::manual_rates))
+        .route(
+            "/api/v1/exchange-rates/manual/{code}",
+            put(currencies::set_manual_rate).delete(currencies::delete_manual_rate),
+        )
+        .route("/api/v1/ai/chat/completions", post(ai::chat_completions));
+
     Router::new()
+        .merge(in_group(&state, Group::General, currencies))
         .merge(in_group(&state, Group::Registration, registration))
         .merge(in_group(&state, Group::General, general))
         .merge(in_group(&state, Group::Search, search))
@@ -149,8 +199,14 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::Fiscal, in_group(&state, Group::Cancel, cancellations)))
         .merge(in_group(&state, Group::Bulk, bulk))
         .merge(in_group(&state, Group::Print, print))
+        .merge(in_group(&state, Group::Fiscal, einvoices))
+        .merge(in_group(&state, Group::Print, einvoice_prints))
+        .merge(in_group(&state, Group::Reports, reports))
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
+        .merge(in_group(&state, Group::General, owner_reads))
+        .merge(wtn::routes(&state))
+        .merge(stock::routes(&state))
         .merge(marketplace::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -342,6 +342,14 @@ pub struct Page {
 }
 
 /// The spec's list paging: default 20, capped (lowered without error), offset from 0.
+/// A page as answered where no total is given: how many items it holds, and how it was asked.
+#[derive(serde::Serialize)]
+pub struct PageView {
+    pub records: usize,
+    pub limit: i64,
+    pub offset: i64,
+}
+
 pub fn paging(limit: Option<i64>, offset: Option<i64>, cap: i64) -> Result<(i64, i64), ApiError> {
     let limit = limit.unwrap_or(20);
     let offset = offset.unwrap_or(0);

@@ -17,9 +17,13 @@
 //!
 //! # Control API (JSON, same listener)
 //!
-//! * `GET /control`: the current mode, `{"mode": "ok", "delay_ms": null, "fault_code": null}`.
+//! * `GET /control`: the fiscalization service's mode, `{"mode": "ok", "delay_ms": null,
+//!   "fault_code": null}`; `GET /control?service=einvoice` the e-invoice service's.
 //! * `POST /control` with `{"mode": "ok"|"down"|"slow"|"fault"|"garbage", "delay_ms"?: n,
-//!   "fault_code"?: "…"}`: how SOAP requests are answered from now on.
+//!   "fault_code"?: "…", "service"?: "fiscalization"|"einvoice", "operation"?:
+//!   "RegisterEinvoice"|…}`: how SOAP requests are answered from now on, for the one
+//!   operation named (`ok` ends its own mode), or the one service, or both (which also ends
+//!   every operation's own mode).
 //!   * `ok`: checked and answered as the CIS would.
 //!   * `down`: the connection is closed without an answer. The request is read first (and logged
 //!     as `dropped`), then the HTTP service returns an error, on which hyper closes the socket
@@ -43,6 +47,21 @@
 //!   number of times the same message arrived; invoices also `pay_methods`, `corrects` and
 //!   `corrective_type` (a CorrectiveInv), `sum_inv_iic_refs` (a summary's orders) and
 //!   `settled_by` (on an order, its summary's IIC).
+//! * `POST /control/einvoices` with `{"buyer_nuis", "seller_nuis", "seller_name"?,
+//!   "doc_number", "doc_type"? (380), "amount", "currency"? (ALL), "received_at"? (now),
+//!   "due_date"? (30 days on), "status"? (DELIVERED), "eic"? (a new one)}`: an e-invoice a
+//!   supplier sent to `buyer_nuis`, found by the buyer's GetEinvoices; 201 with what is held,
+//!   400 `{message}` when a field is wrong.
+//!
+//! # E-invoices
+//!
+//! RegisterEinvoice takes a UBL document (or CII) signed as a whole with the request's own
+//! certificate (checked as `dsig::verify_document` does), whose `IIC=…#AAI#` and `FIC=…#AAI#`
+//! notes name an invoice this simulator fiscalized for the document's seller; it answers an
+//! EIC (the same one again for the same request UUID). A new e-invoice is `DELIVERED`; the
+//! buyer moves it with EinvoiceChangeStatus. GetEinvoices lists the caller's e-invoices as
+//! BUYER or SELLER with the platform's `SellerTin` (beyond the 2020 schema, as the live
+//! platform answers) and, asked for one EIC, its PDF.
 
 mod operations;
 mod rules;
@@ -65,7 +84,7 @@ use crate::sim_http::SimHandle;
 
 pub use state::{
     CashDepositRecord, InvoiceRecord, Mode, ModeSetting, Registry, RequestOutcome, RequestRecord,
-    StoredEinvoice, TcrRecord, WtnRecord,
+    SeedEinvoice, SimService, StoredEinvoice, TcrRecord, WtnRecord, sandbox_incoming,
 };
 
 const FISCALIZATION_WSDL: &str = include_str!("../../assets/cis/FiscalizationService.wsdl");
@@ -190,7 +209,12 @@ impl CisSim {
 
     /// What `POST /control` sets.
     pub fn set_mode(&self, setting: ModeSetting) {
-        self.inner.state().mode = setting.normalized();
+        self.inner.state().set_mode(setting.normalized());
+    }
+
+    /// What `POST /control/einvoices` does: holds an e-invoice a supplier sent to a buyer.
+    pub fn seed_einvoice(&self, seed: SeedEinvoice) -> Result<StoredEinvoice, Error> {
+        self.inner.state().seed(seed, chrono::Utc::now()).map_err(Error::Config)
     }
 
     /// What `GET /control/requests` lists.

@@ -647,14 +647,29 @@ struct EinvoiceDocument {
     doc_number: String,
     doc_type: String,
     seller_nuis: Option<String>,
+    seller_name: Option<String>,
     buyer_nuis: Option<String>,
     amount: Decimal,
+    currency: String,
     due_date: Option<NaiveDate>,
+    iic: Option<String>,
+    fic: Option<String>,
 }
 
-/// The codes `Einvoice@DocType` may carry; credit notes (381) are not among them, so any
-/// other type is listed as an invoice (380).
-const DOC_TYPES: &[&str] = &["80", "82", "84", "380", "383", "386", "393", "395", "575", "623", "780"];
+/// The codes `Einvoice@DocType` may carry in the 2020 schema. A credit note (381, a UBL
+/// CreditNote) is listed as 381 all the same: the platform registers credit notes, and a buyer
+/// must be able to tell one from an invoice.
+pub const DOC_TYPES: &[&str] = &["80", "82", "84", "380", "383", "386", "393", "395", "575", "623", "780"];
+
+/// Every text of the elements named `local` in `element`'s subtree, in document order.
+fn texts_named(element: &Element, local: &str, out: &mut Vec<String>) {
+    if element.local_name() == local {
+        out.push(element.text());
+    }
+    for child in element.children() {
+        texts_named(child, local, out);
+    }
+}
 
 fn read_einvoice_document(xml: &str) -> Result<EinvoiceDocument, Fault> {
     let root = Element::parse_document(xml)
@@ -676,23 +691,37 @@ fn read_einvoice_document(xml: &str) -> Result<EinvoiceDocument, Fault> {
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "0".to_string());
     let doc_type = first_text(&["InvoiceTypeCode", "CreditNoteTypeCode", "TypeCode"])
-        .filter(|code| DOC_TYPES.contains(&code.as_str()))
+        .filter(|code| DOC_TYPES.contains(&code.as_str()) || code == "381")
         .unwrap_or_else(|| "380".to_string());
     let amount = first_text(&["PayableAmount", "DuePayableAmount"])
         .and_then(|a| Decimal::from_str(&a).ok())
         .map(|a| a.abs().round_dp(2))
         .unwrap_or(Decimal::ZERO);
-    let due_date = first_text(&["DueDate"]).and_then(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
-    let party_nuis = |names: &[&str]| {
-        names.iter().find_map(|name| root.find(Select::LocalName(name))).and_then(first_nuis)
+    let due_date = first_text(&["DueDate", "PaymentDueDate"])
+        .and_then(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok());
+    let party = |names: &[&str]| names.iter().find_map(|name| root.find(Select::LocalName(name)));
+    let supplier = party(&["AccountingSupplierParty", "SellerTradeParty"]);
+    let mut notes = Vec::new();
+    texts_named(&root, "Note", &mut notes);
+    texts_named(&root, "Content", &mut notes);
+    let note = |key: &str| {
+        crate::fiscal::ubl::fiscal_note(notes.iter().map(String::as_str), key).map(str::to_string)
     };
     Ok(EinvoiceDocument {
         doc_number,
         doc_type,
-        seller_nuis: party_nuis(&["AccountingSupplierParty", "SellerTradeParty"]),
-        buyer_nuis: party_nuis(&["AccountingCustomerParty", "BuyerTradeParty"]),
+        seller_nuis: supplier.and_then(first_nuis),
+        seller_name: supplier
+            .and_then(|s| s.find(Select::LocalName("Name")))
+            .map(|n| n.text().trim().to_string())
+            .filter(|n| !n.is_empty()),
+        buyer_nuis: party(&["AccountingCustomerParty", "BuyerTradeParty"]).and_then(first_nuis),
         amount,
+        currency: first_text(&["DocumentCurrencyCode", "InvoiceCurrencyCode"])
+            .unwrap_or_else(|| "ALL".to_string()),
         due_date,
+        iic: note("IIC"),
+        fic: note("FIC"),
     })
 }
 
@@ -705,6 +734,46 @@ fn first_nuis(party: &Element) -> Option<String> {
         .find(|c| xsd::is_nuis(c))
         .map(str::to_string);
     own.or_else(|| party.children().find_map(first_nuis))
+}
+
+/// The document must be signed as a whole by whoever signed the request, and its fiscal codes
+/// must be an invoice this simulator fiscalized for its seller.
+fn check_einvoice_document(
+    state: &State,
+    xml: &str,
+    read: &EinvoiceDocument,
+    cert: &X509,
+) -> Result<(), Fault> {
+    let verified = dsig::verify_document(xml)
+        .map_err(|e| Fault::new("11", format!("The e-invoice document's signature is not valid: {e}")))?;
+    let same_signer = verified.cert.to_der().ok().zip(cert.to_der().ok()).is_some_and(|(a, b)| a == b);
+    if !same_signer {
+        return Err(Fault::new("11", "The e-invoice document is not signed with the request's certificate"));
+    }
+    let (Some(iic), Some(fic)) = (&read.iic, &read.fic) else {
+        return Err(Fault::new(
+            "11",
+            "The e-invoice document carries no IIC and FIC (IIC=…#AAI#, FIC=…#AAI# notes)",
+        ));
+    };
+    let fiscalized =
+        state.registry.invoices.iter().find(|i| i.iic.eq_ignore_ascii_case(iic)).ok_or_else(|| {
+            Fault::new("11", format!("No fiscalized invoice has the IIC {iic} of the e-invoice document"))
+        })?;
+    if !fiscalized.fic.eq_ignore_ascii_case(fic) {
+        return Err(Fault::new(
+            "11",
+            format!("The FIC {fic} is not the one the invoice with IIC {iic} was given"),
+        ));
+    }
+    if read.seller_nuis.as_deref().is_some_and(|seller| !seller.eq_ignore_ascii_case(&fiscalized.issuer_nuis))
+    {
+        return Err(Fault::new(
+            "11",
+            format!("The invoice with IIC {iic} was fiscalized by another taxpayer"),
+        ));
+    }
+    Ok(())
 }
 
 fn register_einvoice(
@@ -720,8 +789,8 @@ fn register_einvoice(
     let xml =
         String::from_utf8(bytes).map_err(|_| Fault::new("11", "The e-invoice document is not UTF-8"))?;
     let read = read_einvoice_document(&xml)?;
-    let seller_nuis = match read.seller_nuis {
-        Some(nuis) => nuis,
+    let seller_nuis = match &read.seller_nuis {
+        Some(nuis) => nuis.clone(),
         None => certificate_nuis(cert)?,
     };
     nuis_in_certificate(cert, &seller_nuis)?;
@@ -731,6 +800,16 @@ fn register_einvoice(
     {
         return Ok(Registered { code: earlier.eic.clone(), duplicate: true });
     }
+    check_einvoice_document(&state, &xml, &read, cert)?;
+    if let Some(iic) = &read.iic
+        && state
+            .registry
+            .einvoices
+            .iter()
+            .any(|e| e.iic.as_deref().is_some_and(|i| i.eq_ignore_ascii_case(iic)))
+    {
+        return Err(Fault::new("11", format!("An e-invoice with the IIC {iic} is already registered")));
+    }
     let now = Utc::now();
     let due = read
         .due_date
@@ -738,20 +817,26 @@ fn register_einvoice(
         .map(|midnight| midnight.and_utc())
         .unwrap_or(now + Duration::days(30));
     let eic = Uuid::new_v4().to_string();
-    state.registry.einvoices.push(StoredEinvoice {
+    let mut einvoice = StoredEinvoice {
         eic: eic.clone(),
         request_uuid: Some(request_uuid.to_string()),
         seller_nuis,
+        seller_name: read.seller_name,
         buyer_nuis: read.buyer_nuis,
+        iic: read.iic,
+        fic: read.fic,
+        currency: read.currency,
         doc_number: read.doc_number,
         doc_type: read.doc_type,
         amount: read.amount,
         rec_date_time: model::datetime(now),
         due_date_time: model::datetime(due),
-        status: "ACCEPTED".to_string(),
+        status: "DELIVERED".to_string(),
         seeded: false,
-        pdf: super::state::SEED_PDF.to_vec(),
-    });
+        pdf: Vec::new(),
+    };
+    einvoice.pdf = super::state::einvoice_pdf(&einvoice);
+    state.registry.einvoices.push(einvoice);
     Ok(Registered { code: eic, duplicate: false })
 }
 
@@ -785,8 +870,7 @@ fn get_einvoices(sim: &Inner, root: &Element, cert: &X509) -> Result<Body, Fault
     let party = text("PartyType");
     let instant = |name: &str| text(name).and_then(|t| DateTime::parse_from_rfc3339(&t).ok());
     let (from, to) = (instant("RecDateTimeFrom"), instant("RecDateTimeTo"));
-    let mut state = sim.state();
-    state.seed_incoming(&nuis, Utc::now());
+    let state = sim.state();
     let listed = state
         .registry
         .einvoices
@@ -887,6 +971,7 @@ fn response(sim: &Inner, op: Operation, request_uuid: &str, body: &Body) -> Resu
                         ("EIC", &e.eic),
                         ("PartyType", l.party_type),
                         ("RecDateTime", &e.rec_date_time),
+                        ("SellerTin", &e.seller_nuis),
                         ("Status", &e.status),
                     ],
                 );
@@ -990,7 +1075,7 @@ mod tests {
             "<Invoice><ID>1/2025</ID><CreditNoteTypeCode>381</CreditNoteTypeCode></Invoice>",
         )
         .unwrap();
-        assert_eq!(minimal.doc_type, "380");
+        assert_eq!(minimal.doc_type, "381");
         assert_eq!(minimal.seller_nuis, None);
         assert!(read_einvoice_document("not xml").is_err());
     }

@@ -11,7 +11,7 @@ use hyper::header::HOST;
 use hyper::{Method, Request, StatusCode};
 
 use super::operations::{self, Fault, Reply};
-use super::state::{Mode, ModeSetting, RequestOutcome};
+use super::state::{Mode, ModeSetting, RequestOutcome, SeedEinvoice, SimService};
 use super::{
     EINVOICE_PATH, EINVOICE_WSDL, EINVOICE_XSD, FISCALIZATION_PATH, FISCALIZATION_WSDL, FISCALIZATION_XSD,
     Inner, XMLDSIG_XSD,
@@ -42,19 +42,21 @@ async fn handle(sim: Arc<Inner>, request: Request<Incoming>, local: SocketAddr) 
     if path == "/control" || path.starts_with("/control/") {
         return Ok(control(&sim, request, &path).await);
     }
-    let mode = sim.state().mode.clone();
     let soap_service = match path.as_str() {
         FISCALIZATION_PATH => Some(Service::Fiscalization),
         EINVOICE_PATH => Some(Service::Einvoice),
         _ => None,
     };
+    let served_by =
+        if path.starts_with(EINVOICE_PATH) { SimService::Einvoice } else { SimService::Fiscalization };
+    let mode = sim.state().mode_of(served_by).clone();
     match (request.method(), soap_service) {
         (&Method::POST, Some(service)) => {
             let body = match read_body(request, MAX_SOAP_BYTES).await {
                 Ok(body) => body,
                 Err(answer) => return Ok(answer),
             };
-            soap(&sim, service, &body, mode).await
+            soap(&sim, service, &body).await
         }
         _ if mode.mode == Mode::Down => Err(Dropped),
         (&Method::GET, _) => {
@@ -69,8 +71,9 @@ async fn handle(sim: Arc<Inner>, request: Request<Incoming>, local: SocketAddr) 
     }
 }
 
-async fn soap(sim: &Inner, service: Service, body: &[u8], mode: ModeSetting) -> Result<Answer, Dropped> {
+async fn soap(sim: &Inner, service: Service, body: &[u8]) -> Result<Answer, Dropped> {
     let mut incoming = operations::read(body, service);
+    let mode = sim.state().mode_for(SimService::of(service), &incoming.record.operation).clone();
     let request_uuid = incoming.record.uuid.clone();
     let answer = match mode.mode {
         Mode::Down => {
@@ -145,7 +148,13 @@ fn einvoice_wsdl(host: &str) -> Answer {
 
 async fn control(sim: &Inner, request: Request<Incoming>, path: &str) -> Answer {
     match (request.method().clone(), path) {
-        (Method::GET, "/control") => json(StatusCode::OK, &sim.state().mode),
+        (Method::GET, "/control") => {
+            let service = match request.uri().query() {
+                Some("service=einvoice") => SimService::Einvoice,
+                _ => SimService::Fiscalization,
+            };
+            json(StatusCode::OK, sim.state().mode_of(service))
+        }
         (Method::POST, "/control") => {
             let body = match read_body(request, MAX_CONTROL_BYTES).await {
                 Ok(body) => body,
@@ -155,7 +164,7 @@ async fn control(sim: &Inner, request: Request<Incoming>, path: &str) -> Answer 
                 Ok(setting) => {
                     let setting = setting.normalized();
                     tracing::info!(?setting, "CIS simulator: mode changed");
-                    sim.state().mode = setting.clone();
+                    sim.state().set_mode(setting.clone());
                     json(StatusCode::OK, &setting)
                 }
                 Err(e) => message(StatusCode::BAD_REQUEST, &format!("invalid mode: {e}")),
@@ -172,7 +181,20 @@ async fn control(sim: &Inner, request: Request<Incoming>, path: &str) -> Answer 
             json(StatusCode::OK, &serde_json::json!({ "cleared": cleared }))
         }
         (Method::GET, "/control/registered") => json(StatusCode::OK, &sim.state().registry),
-        (_, "/control" | "/control/requests" | "/control/registered") => {
+        (Method::POST, "/control/einvoices") => {
+            let body = match read_body(request, MAX_CONTROL_BYTES).await {
+                Ok(body) => body,
+                Err(answer) => return answer,
+            };
+            let seeded = serde_json::from_slice::<SeedEinvoice>(&body)
+                .map_err(|e| format!("invalid e-invoice: {e}"))
+                .and_then(|seed| sim.state().seed(seed, chrono::Utc::now()));
+            match seeded {
+                Ok(einvoice) => json(StatusCode::CREATED, &einvoice),
+                Err(e) => message(StatusCode::BAD_REQUEST, &e),
+            }
+        }
+        (_, "/control" | "/control/requests" | "/control/registered" | "/control/einvoices") => {
             message(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
         }
         _ => message(StatusCode::NOT_FOUND, "not found"),

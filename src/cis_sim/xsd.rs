@@ -389,19 +389,7 @@ fn is_voucher_num(s: &str) -> bool {
 
 /// `UUIDSType`: versions 1 to 5, RFC 4122 variant.
 pub fn is_uuid(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('-').collect();
-    match parts.as_slice() {
-        [a, b, c, d, e] => {
-            is_hex(a, 8)
-                && is_hex(b, 4)
-                && is_hex(c, 4)
-                && is_hex(d, 4)
-                && is_hex(e, 12)
-                && matches!(c.as_bytes()[0], b'1'..=b'5')
-                && matches!(d.as_bytes()[0], b'8' | b'9' | b'a' | b'b' | b'A' | b'B')
-        }
-        _ => false,
-    }
+    crate::domain::validation::is_uuid(s)
 }
 
 /// `YYYY-MM-DD`, digits only.

@@ -94,6 +94,13 @@ pub struct CashSale {
     pub self_issued: bool,
 }
 
+impl CashSale {
+    /// What it moves the drawer by: a sale brings its gross in, a self-invoice pays it out.
+    pub fn signed(self) -> Decimal {
+        if self.self_issued { -self.gross_all } else { self.gross_all }
+    }
+}
+
 /// The spec's balance: deposits (the INITIAL included) minus withdrawals registered on the TCR,
 /// plus the cash invoices issued from it, self-invoices subtracted. The store leaves order
 /// invoices out (their summary pays them) and hands corrective documents in as negative sales:
@@ -101,7 +108,7 @@ pub struct CashSale {
 /// whatever the database holds, however many.
 pub fn balance(movements: &[Movement], sales: &[CashSale]) -> Result<Decimal, Overflow> {
     let moved = checked_sum(movements.iter().map(|m| m.action_type.sign() * m.amount))?;
-    let sold = checked_sum(sales.iter().map(|s| if s.self_issued { -s.gross_all } else { s.gross_all }))?;
+    let sold = checked_sum(sales.iter().map(|s| s.signed()))?;
     Ok(round2(money::add(moved, sold)?))
 }
 

@@ -2,9 +2,12 @@
 
 pub mod cancellation;
 pub mod cash_register;
+pub mod chat;
 pub mod client;
+pub mod currency;
 pub mod discount;
 pub mod document;
+pub mod einvoice;
 pub mod error;
 pub mod invoice;
 pub mod marketplace;
@@ -12,6 +15,10 @@ pub mod money;
 pub mod numbering;
 pub mod payments;
 pub mod product;
+pub mod report;
+pub mod sales_day;
+pub mod stock;
 pub mod table;
 pub mod time;
 pub mod validation;
+pub mod wtn;

@@ -86,6 +86,30 @@ pub fn to_lek(amount: Decimal, exchange_rate: Decimal) -> Decimal {
     round2(amount * exchange_rate)
 }
 
+/// An amount as the CIS registers it: an invoice in another currency goes to the CIS in lek,
+/// each amount converted at the invoice's rate and rounded to the cent; one in lek as it is.
+pub fn registered_in_lek(amount: Decimal, exchange_rate: Decimal, foreign: bool) -> Decimal {
+    if foreign { to_lek(amount, exchange_rate) } else { amount }
+}
+
+/// The payments as the CIS registers them (`registered_in_lek` each); converting each one
+/// separately can leave a cent off `total` (the invoice's `TotPrice` in lek), which the first
+/// payment takes.
+pub fn payments_in_lek(
+    amounts: &[Decimal],
+    exchange_rate: Decimal,
+    foreign: bool,
+    total: Decimal,
+) -> Vec<Decimal> {
+    let mut converted: Vec<Decimal> =
+        amounts.iter().map(|a| registered_in_lek(*a, exchange_rate, foreign)).collect();
+    let paid: Decimal = converted.iter().sum();
+    if let Some(first) = converted.first_mut() {
+        *first += total - paid;
+    }
+    converted
+}
+
 /// Whether an amount is whole cents (a CIS money attribute has exactly two decimals).
 pub fn is_cents(amount: Decimal) -> bool {
     amount.normalize().scale() <= 2
@@ -168,6 +192,18 @@ mod tests {
         assert_eq!(sub(Decimal::MIN, d("1")), Err(Overflow));
         assert_eq!(mul(Decimal::MAX, d("2")), Err(Overflow));
         assert_eq!(mul(d("2.5"), d("4")), Ok(d("10.0")));
+    }
+
+    #[test]
+    fn the_cis_registers_foreign_amounts_in_lek_and_the_first_payment_takes_the_lost_cent() {
+        // | amount | rate   | foreign | registered |
+        assert_eq!(registered_in_lek(d("12.34"), d("100.52"), true), d("1240.42"));
+        assert_eq!(registered_in_lek(d("12.34"), d("100.52"), false), d("12.34"));
+        // 0.05 + 0.05 EUR at 100.1: each rounds up to 5.01, one cent over the registered 10.01.
+        let paid = payments_in_lek(&[d("0.05"), d("0.05")], d("100.1"), true, d("10.01"));
+        assert_eq!(paid, vec![d("5.00"), d("5.01")]);
+        assert_eq!(payments_in_lek(&[d("285")], d("1"), false, d("285")), vec![d("285")]);
+        assert!(payments_in_lek(&[], d("100"), true, d("0")).is_empty());
     }
 
     #[test]

@@ -84,6 +84,15 @@ pub fn xml_text(errors: &mut FieldErrors, field: &str, value: &str) {
 }
 
 /// Albanian tax id: a letter, eight digits, a letter (the XSD's NUISSType).
+/// A UUID as the CIS's schemas spell one (`UUIDSType`: an FIC, an EIC): hyphenated, versions 1
+/// to 5, RFC 4122 variant.
+pub fn is_uuid(s: &str) -> bool {
+    s.len() == 36
+        && uuid::Uuid::try_parse(s).is_ok_and(|u| {
+            (1..=5).contains(&u.get_version_num()) && u.get_variant() == uuid::Variant::RFC4122
+        })
+}
+
 pub fn is_nuis(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 10

@@ -35,6 +35,9 @@ pub enum Select<'a> {
 pub enum EnvelopedSignature {
     Keep,
     Omit,
+    /// Every `Signature` at any depth is left out: a document signed as a whole (`URI=""`)
+    /// whose signature sits deep inside it, as a UBL e-invoice's does in its UBLExtensions.
+    OmitNested,
 }
 
 /// Parses `doc` and returns the exclusive c14n of the selected element.
@@ -187,7 +190,8 @@ impl Element {
         }
     }
 
-    fn is_signature(&self) -> bool {
+    /// Whether this is an XML-DSig `Signature` element.
+    pub fn is_signature(&self) -> bool {
         self.name.namespace == XMLDSIG_NS && self.name.local == "Signature"
     }
 
@@ -220,7 +224,11 @@ impl Element {
             match child {
                 Node::Element(element) => {
                     if signature == EnvelopedSignature::Keep || !element.is_signature() {
-                        element.write_canonical(out, rendered, EnvelopedSignature::Keep);
+                        let below = match signature {
+                            EnvelopedSignature::OmitNested => EnvelopedSignature::OmitNested,
+                            _ => EnvelopedSignature::Keep,
+                        };
+                        element.write_canonical(out, rendered, below);
                     }
                 }
                 Node::Text(text) => out.push_str(&escape_text(text)),

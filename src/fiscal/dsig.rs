@@ -38,17 +38,40 @@ pub fn sign_enveloped(canonical_element: &str, cert: &Certificate) -> Result<Str
     let id =
         root.attribute("Id").ok_or_else(|| Error::Xml("the element to sign has no Id attribute".into()))?;
     let digest = hash(MessageDigest::sha256(), canonical_element.as_bytes())?;
-    let signed_info_body = signed_info_body(id, &base64::encode_block(&digest));
-    // Standing alone, SignedInfo declares the dsig namespace; inside Signature it inherits it.
-    let canonical_signed_info = format!("<SignedInfo xmlns=\"{XMLDSIG_NS}\">{signed_info_body}</SignedInfo>");
-    let signature_value = cert.sign_sha256(canonical_signed_info.as_bytes())?;
-
+    let signature = signature_element(&format!("#{id}"), &digest, cert)?;
     // A canonical element ends with its own end tag.
     let close_at = canonical_element
         .rfind("</")
         .ok_or_else(|| Error::Xml("the element to sign has no end tag".into()))?;
+    Ok(format!("{}{signature}{}", &canonical_element[..close_at], &canonical_element[close_at..]))
+}
+
+/// Signs a whole document (`Reference URI=""`) whose signature goes inside it, at byte
+/// `insert_at` (a UBL e-invoice's `ExtensionContent`), and returns the document with it. The
+/// digest covers the document's canonical form without the signature, which is the document
+/// as given: it must carry no signature yet, and `insert_at` must fall between two elements so
+/// that no text is added.
+pub fn sign_document(document: &str, insert_at: usize, cert: &Certificate) -> Result<String, Error> {
+    let root = Element::parse_document(document)?;
+    if root.find(Select::LocalName("Signature")).is_some_and(Element::is_signature) {
+        return Err(Error::Xml("the document to sign is signed already".into()));
+    }
+    if !document.is_char_boundary(insert_at) || !document[..insert_at].ends_with('>') {
+        return Err(Error::Xml("the signature must go between two elements".into()));
+    }
+    let canonical = root.canonicalize(EnvelopedSignature::Keep);
+    let digest = hash(MessageDigest::sha256(), canonical.as_bytes())?;
+    let signature = signature_element("", &digest, cert)?;
+    Ok(format!("{}{signature}{}", &document[..insert_at], &document[insert_at..]))
+}
+
+/// The `Signature` element (default dsig namespace, canonical) over `digest`, referring to `uri`.
+fn signature_element(uri: &str, digest: &[u8], cert: &Certificate) -> Result<String, Error> {
+    let signed_info_body = signed_info_body(uri, &base64::encode_block(digest));
+    // Standing alone, SignedInfo declares the dsig namespace; inside Signature it inherits it.
+    let canonical_signed_info = format!("<SignedInfo xmlns=\"{XMLDSIG_NS}\">{signed_info_body}</SignedInfo>");
+    let signature_value = cert.sign_sha256(canonical_signed_info.as_bytes())?;
     let mut w = CanonicalWriter::new();
-    w.raw(&canonical_element[..close_at]);
     w.start("Signature", Some(XMLDSIG_NS), &[]);
     w.start("SignedInfo", None, &[]);
     w.raw(&signed_info_body);
@@ -57,18 +80,15 @@ pub fn sign_enveloped(canonical_element: &str, cert: &Certificate) -> Result<Str
     w.start("KeyInfo", None, &[]);
     w.start("X509Data", None, &[]);
     w.text_element("X509Certificate", &base64::encode_block(cert.cert_der()));
-    let mut signed = w.finish();
-    signed.push_str(&canonical_element[close_at..]);
-    Ok(signed)
+    Ok(w.finish())
 }
 
 /// The children of SignedInfo, in canonical form.
-fn signed_info_body(id: &str, digest_base64: &str) -> String {
-    let uri = format!("#{id}");
+fn signed_info_body(uri: &str, digest_base64: &str) -> String {
     let mut w = CanonicalWriter::new();
     w.empty("CanonicalizationMethod", &[("Algorithm", EXC_C14N)]);
     w.empty("SignatureMethod", &[("Algorithm", RSA_SHA256)]);
-    w.start("Reference", None, &[("URI", &uri)]);
+    w.start("Reference", None, &[("URI", uri)]);
     w.start("Transforms", None, &[]);
     w.empty("Transform", &[("Algorithm", ENVELOPED_SIGNATURE)]);
     w.empty("Transform", &[("Algorithm", EXC_C14N)]);
@@ -87,17 +107,36 @@ pub fn verify_enveloped(document: &str, root_local_name: &str) -> Result<Verifie
         .ok_or_else(|| Error::Xml(format!("no {root_local_name} element")))?;
     let id = root.attribute("Id").ok_or_else(|| invalid("the signed element has no Id attribute"))?;
     let signature = single_signature(root)?;
+    let cert = check_signature(signature, &format!("#{id}"), &root.canonicalize(EnvelopedSignature::Omit))?;
+    Ok(Verified { cert, reference_id: id.to_string() })
+}
+
+/// Verifies a document signed as a whole (`Reference URI=""`, `sign_document`), its one
+/// signature anywhere inside it, against the certificate in its KeyInfo.
+pub fn verify_document(document: &str) -> Result<Verified, Error> {
+    let root = Element::parse_document(document)?;
+    let signature = root
+        .find(Select::LocalName("Signature"))
+        .filter(|s| s.is_signature())
+        .ok_or_else(|| invalid("the document has no Signature"))?;
+    let cert = check_signature(signature, "", &root.canonicalize(EnvelopedSignature::OmitNested))?;
+    Ok(Verified { cert, reference_id: String::new() })
+}
+
+/// Checks `signature` (the CIS profile, one reference to `uri`) against `canonical`, the signed
+/// content with the signature left out; returns the KeyInfo certificate.
+fn check_signature(signature: &Element, uri: &str, canonical: &str) -> Result<X509, Error> {
     let signed_info = dsig_child(signature, "SignedInfo")?;
     check_algorithm(signed_info, "CanonicalizationMethod", EXC_C14N)?;
     check_algorithm(signed_info, "SignatureMethod", RSA_SHA256)?;
     let reference = single_reference(signed_info)?;
-    check_reference_uri(reference, id)?;
+    check_reference_uri(reference, uri)?;
     check_transforms(reference)?;
     check_algorithm(reference, "DigestMethod", SHA256)?;
-    check_digest(reference, root)?;
+    check_digest(reference, canonical)?;
     let cert = key_info_certificate(signature)?;
     check_signature_value(signature, signed_info, &cert)?;
-    Ok(Verified { cert, reference_id: id.to_string() })
+    Ok(cert)
 }
 
 fn invalid(message: &str) -> Error {
@@ -136,13 +175,13 @@ fn single_reference(signed_info: &Element) -> Result<&Element, Error> {
     }
 }
 
-fn check_reference_uri(reference: &Element, id: &str) -> Result<(), Error> {
+fn check_reference_uri(reference: &Element, expected: &str) -> Result<(), Error> {
     let uri = reference.attribute("URI").unwrap_or("");
-    if uri.strip_prefix('#') == Some(id) {
+    if uri == expected {
         Ok(())
     } else {
         Err(Error::Signature(format!(
-            "wrong reference: URI \"{uri}\" does not point at the signed element (Id \"{id}\")"
+            "wrong reference: URI \"{uri}\" does not point at the signed content (\"{expected}\")"
         )))
     }
 }
@@ -168,9 +207,8 @@ fn check_transforms(reference: &Element) -> Result<(), Error> {
     Ok(())
 }
 
-fn check_digest(reference: &Element, root: &Element) -> Result<(), Error> {
+fn check_digest(reference: &Element, canonical: &str) -> Result<(), Error> {
     let claimed = decode_base64(&dsig_child(reference, "DigestValue")?.text(), "DigestValue")?;
-    let canonical = root.canonicalize(EnvelopedSignature::Omit);
     let actual = hash(MessageDigest::sha256(), canonical.as_bytes())?;
     if claimed.as_slice() == actual.as_ref() {
         Ok(())

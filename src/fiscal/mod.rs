@@ -13,6 +13,7 @@ pub mod queue;
 pub mod requests;
 pub mod response;
 pub mod transport;
+pub mod ubl;
 pub mod verify;
 pub mod xml;
 

@@ -29,8 +29,8 @@ use uuid::Uuid;
 use super::Error;
 use super::delivery::Delivery;
 use super::gateway::{Breaker, Gateway};
-use super::model::{Header, SubseqDelivType};
-use super::requests::{Operation, replace_header};
+use super::model::{Header, PlainHeader, SubseqDelivType};
+use super::requests::{Operation, Service, replace_header, replace_plain_header};
 use crate::store::{Store, fiscal_queue};
 
 /// The law allows 48 hours for late delivery (PROTOCOL.md section 8); warn well before.
@@ -136,33 +136,46 @@ impl Queue {
         let operation = Operation::from_request_root(&doc.operation)
             .ok_or_else(|| Error::Xml(format!("unknown queued operation {}", doc.operation)))?;
         let uuid = Uuid::from_str(&doc.header_uuid).map_err(|e| Error::Xml(e.to_string()))?;
-        let subseq = subseq_from_text(doc.subseq_deliv_type.as_deref());
-        let header = Header { uuid, send_date_time: now, subseq_deliv_type: Some(subseq) };
-        let unsigned = replace_header(&doc.unsigned_request, &header)?;
+        let unsigned = match operation.service() {
+            Service::Fiscalization => {
+                let subseq = subseq_from_text(doc.subseq_deliv_type.as_deref());
+                let header = Header { uuid, send_date_time: now, subseq_deliv_type: Some(subseq) };
+                replace_header(&doc.unsigned_request, &header)?
+            }
+            // The e-invoice service knows no late delivery: the same message, sent again.
+            Service::Einvoice => {
+                replace_plain_header(&doc.unsigned_request, &PlainHeader { uuid, send_date_time: now })?
+            }
+        };
         let certificate = self.gateway.certificate(doc.company_id)?;
         self.gateway.deliver(&certificate, operation, &unsigned)
     }
 
     /// Tries every due document once, oldest first. A TCR whose oldest document fails, is not
     /// due yet or is still in its first call waits with the rest of its documents, so the CIS
-    /// sees each register's documents in order (a day's opening before its invoices).
+    /// sees each register's documents in order (a day's opening before its invoices). The
+    /// e-invoice platform's registrations wait apart: one service away holds up only its own.
     pub fn run_once(&self, now: DateTime<Utc>, settle: &dyn Settle) -> Result<Pass, Error> {
         let store_error = |e: crate::store::Error| Error::Store(e.to_string());
         let on_the_way =
             self.store.read_blocking(|conn| fiscal_queue::on_the_way(conn, BATCH)).map_err(store_error)?;
-        let mut held: HashSet<(i64, Option<String>)> = HashSet::new();
+        let mut held: HashSet<(i64, bool, Option<String>)> = HashSet::new();
         let mut pass = Pass::default();
         for doc in on_the_way {
             if self.stopping() {
                 break;
             }
-            let register = (doc.company_id, doc.tcr_code.clone());
-            if held.contains(&register) {
+            let line = (
+                doc.company_id,
+                doc.operation == Operation::RegisterEinvoice.request_root(),
+                doc.tcr_code.clone(),
+            );
+            if held.contains(&line) {
                 continue;
             }
             let due = crate::domain::time::parse_stored(&doc.next_attempt_at).is_none_or(|t| t <= now);
             if doc.status == fiscal_queue::Status::Sending || !due {
-                held.insert(register);
+                held.insert(line);
                 continue;
             }
             if age_hours(&doc.issued_at, now).is_some_and(|h| h >= WARN_AFTER_HOURS) {
@@ -193,7 +206,7 @@ impl Queue {
                 }
                 Delivery::NotDelivered { reason, .. } => {
                     tracing::debug!(queue_id = doc.id, %reason, "late delivery failed; will retry");
-                    held.insert(register);
+                    held.insert(line);
                     pass.failed += 1;
                 }
             }

@@ -326,14 +326,26 @@ pub fn einvoice_change_status(header: &PlainHeader, change: &EinvoiceChangeStatu
 /// number, IssueDateTime and Header UUID) and changes only SendDateTime and SubseqDelivType.
 /// Works on requests written by this module, whose first `Header` element is the message header.
 pub fn replace_header(unsigned: &str, header: &Header) -> Result<String, Error> {
+    let mut w = CanonicalWriter::new();
+    write_header(&mut w, header);
+    splice_header(unsigned, &w.finish())
+}
+
+/// `replace_header` for the e-invoice service, whose header has no late-delivery type: a
+/// queued e-invoice registration keeps its UUID and gets a new SendDateTime.
+pub fn replace_plain_header(unsigned: &str, header: &PlainHeader) -> Result<String, Error> {
+    let mut w = CanonicalWriter::new();
+    write_plain_header(&mut w, header);
+    splice_header(unsigned, &w.finish())
+}
+
+fn splice_header(unsigned: &str, header: &str) -> Result<String, Error> {
     let start = unsigned.find("<Header ").ok_or_else(|| Error::Xml("the request has no Header".into()))?;
     let end = unsigned[start..]
         .find("</Header>")
         .map(|i| start + i + "</Header>".len())
         .ok_or_else(|| Error::Xml("the request's Header is not closed".into()))?;
-    let mut w = CanonicalWriter::new();
-    write_header(&mut w, header);
-    Ok(format!("{}{}{}", &unsigned[..start], w.finish(), &unsigned[end..]))
+    Ok(format!("{}{header}{}", &unsigned[..start], &unsigned[end..]))
 }
 
 fn open_request(op: Operation) -> CanonicalWriter {

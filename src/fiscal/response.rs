@@ -220,6 +220,9 @@ pub struct EinvoiceRecord {
     pub amount: Decimal,
     /// `PartyType`: `BUYER` or `SELLER`.
     pub party_type: String,
+    /// `SellerTin`: the seller's NUIS. Not in the 2020 schema; the live platform answers it
+    /// (clients read it), so it is read when present.
+    pub seller_tin: Option<String>,
     /// `Pdf`: the PDF in base64, as sent; only when asked for one EIC.
     pub pdf: Option<String>,
 }
@@ -310,6 +313,7 @@ pub fn parse_get_einvoices(body: &str) -> Outcome<Einvoices> {
                     amount: Decimal::from_str(&amount)
                         .map_err(|_| format!("Einvoice@Amount is not a number: {amount}"))?,
                     party_type: e.required_attr("PartyType")?,
+                    seller_tin: e.attr("SellerTin").map(str::to_string),
                     // Base64 may be wrapped over lines; the decoder of the caller's choice
                     // should not have to cope with that.
                     pdf: e
@@ -749,7 +753,7 @@ pub(crate) mod tests {
     #[test]
     fn einvoices_are_listed_with_their_pdf() {
         let inner = format!(
-            "<Einvoices><Einvoice Amount=\"120.00\" DocNumber=\"17/2024\" DocType=\"380\" DueDateTime=\"2024-12-21T00:00:00+01:00\" EIC=\"{FIC}\" PartyType=\"BUYER\" RecDateTime=\"2024-11-21T09:00:05+01:00\" Status=\"ACCEPTED\"><Pdf>JVBERi0x\n LjQK</Pdf></Einvoice></Einvoices>"
+            "<Einvoices><Einvoice Amount=\"120.00\" DocNumber=\"17/2024\" DocType=\"380\" DueDateTime=\"2024-12-21T00:00:00+01:00\" EIC=\"{FIC}\" PartyType=\"BUYER\" RecDateTime=\"2024-11-21T09:00:05+01:00\" SellerTin=\"K81234001A\" Status=\"ACCEPTED\"><Pdf>JVBERi0x\n LjQK</Pdf></Einvoice></Einvoices>"
         );
         let body = envelope("env", &signed(&answer("GetEinvoicesResponse", EINVOICE_NS, &inner)));
         let Outcome::Accepted(listed) = parse_get_einvoices(&body) else {
@@ -766,6 +770,7 @@ pub(crate) mod tests {
                 status: "ACCEPTED".to_string(),
                 amount: Decimal::from_str("120.00").unwrap(),
                 party_type: "BUYER".to_string(),
+                seller_tin: Some("K81234001A".to_string()),
                 pdf: Some("JVBERi0xLjQK".to_string()),
             }]
         );

@@ -7,49 +7,49 @@ use super::format::{amount, percent, plain, truncate, wrap, wrap_paragraphs};
 use super::qr::Qr;
 use super::rows::{self, Emphasis, Row};
 use super::winansi::encode;
-use super::{Line, MAX_NOTE_LINES, PrintInvoice, labels};
+use super::{BusinessUnit, Line, MAX_NOTE_LINES, PrintInvoice, Seller, labels};
 
-const PAGE_WIDTH: f32 = 595.0;
-const PAGE_HEIGHT: f32 = 842.0;
-const MARGIN_X: f32 = 40.0;
-const TOP_MARGIN: f32 = 40.0;
+pub(super) const PAGE_WIDTH: f32 = 595.0;
+pub(super) const PAGE_HEIGHT: f32 = 842.0;
+pub(super) const MARGIN_X: f32 = 40.0;
+pub(super) const TOP_MARGIN: f32 = 40.0;
 /// Leaves room under the content for the page number.
-const BOTTOM_MARGIN: f32 = 50.0;
-const RIGHT: f32 = PAGE_WIDTH - MARGIN_X;
-const CONTENT_WIDTH: f32 = PAGE_WIDTH - 2.0 * MARGIN_X;
+pub(super) const BOTTOM_MARGIN: f32 = 50.0;
+pub(super) const RIGHT: f32 = PAGE_WIDTH - MARGIN_X;
+pub(super) const CONTENT_WIDTH: f32 = PAGE_WIDTH - 2.0 * MARGIN_X;
 
-const BODY: Style = Style::regular(8.5);
-const LABEL: Style = Style::regular(7.0).muted();
-const HEADER_SQ: Style = Style::bold(7.0);
-const HEADER_EN: Style = Style::regular(6.5).muted();
-const TABLE: Style = Style::regular(8.0);
+pub(super) const BODY: Style = Style::regular(8.5);
+pub(super) const LABEL: Style = Style::regular(7.0).muted();
+pub(super) const HEADER_SQ: Style = Style::bold(7.0);
+pub(super) const HEADER_EN: Style = Style::regular(6.5).muted();
+pub(super) const TABLE: Style = Style::regular(8.0);
 
 /// Space between a cell's edge and its text.
-const CELL_PAD: f32 = 3.0;
+pub(super) const CELL_PAD: f32 = 3.0;
 /// Baseline-to-baseline distance of table text.
-const TABLE_LEADING: f32 = 10.0;
-const TABLE_HEADER_HEIGHT: f32 = 22.0;
+pub(super) const TABLE_LEADING: f32 = 10.0;
+pub(super) const TABLE_HEADER_HEIGHT: f32 = 22.0;
 /// A long product name wraps onto at most this many lines before it is cut.
 const NAME_LINES: usize = 3;
 
-const RULE_GRAY: f32 = 0.6;
-const HAIRLINE_GRAY: f32 = 0.85;
+pub(super) const RULE_GRAY: f32 = 0.6;
+pub(super) const HAIRLINE_GRAY: f32 = 0.85;
 const SHADE_GRAY: f32 = 0.93;
 const PANEL_GRAY: f32 = 0.96;
 
 const QR_SIZE: f32 = 118.0;
 
 #[derive(Clone, Copy)]
-enum Align {
+pub(super) enum Align {
     Left,
     Right,
 }
 
 /// A column of the line table.
-struct Column {
-    width: f32,
-    header: (&'static str, &'static str),
-    align: Align,
+pub(super) struct Column {
+    pub(super) width: f32,
+    pub(super) header: (&'static str, &'static str),
+    pub(super) align: Align,
 }
 
 /// The widths add up to the content width (515 pt).
@@ -81,55 +81,86 @@ pub fn lay_out(invoice: &PrintInvoice, qr: &Qr) -> Sheet {
     sheet
 }
 
-/// Starts a new page that names the invoice it continues, so loose pages can be matched.
-fn next_page(sheet: &mut Sheet, invoice: &PrintInvoice) {
+/// What a continued page says at its top: whose document of what number it continues.
+pub(super) fn heading(issuer: &str, title: &str, number: &str) -> String {
+    format!("{issuer}  |  {title} {} {number}  |  {}", labels::NUMBER, labels::CONTINUED)
+}
+
+/// Starts a new page headed with `heading`, so loose pages can be matched.
+pub(super) fn new_page(sheet: &mut Sheet, heading: &str) {
     sheet.new_page();
-    let heading = format!(
-        "{}  |  {} {} {}  |  {}",
-        invoice.seller.name,
-        labels::INVOICE,
-        labels::NUMBER,
-        invoice.number,
-        labels::CONTINUED
-    );
-    sheet.text(MARGIN_X, sheet.y + 8.0, LABEL, truncate(&encode(&heading), LABEL, CONTENT_WIDTH));
+    sheet.text(MARGIN_X, sheet.y + 8.0, LABEL, truncate(&encode(heading), LABEL, CONTENT_WIDTH));
     sheet.y += 16.0;
+}
+
+/// Moves to a new page headed with `heading` unless `height` still fits on this one.
+pub(super) fn keep_on_page(sheet: &mut Sheet, heading: &str, height: f32) {
+    if !sheet.fits(height) {
+        new_page(sheet, heading);
+    }
 }
 
 /// Moves to a new page unless `height` still fits on this one.
 fn keep_together(sheet: &mut Sheet, invoice: &PrintInvoice, height: f32) {
-    if !sheet.fits(height) {
-        next_page(sheet, invoice);
-    }
+    keep_on_page(sheet, &heading(&invoice.seller.name, labels::INVOICE, &invoice.number), height);
 }
 
 fn header(sheet: &mut Sheet, invoice: &PrintInvoice) {
-    let top = sheet.y;
-    let seller_width = CONTENT_WIDTH * 0.58;
+    document_header(
+        sheet,
+        &Heading {
+            seller: &invoice.seller,
+            seller_width: CONTENT_WIDTH * 0.58,
+            title: labels::INVOICE,
+            title_size: 15.0,
+            number: &invoice.number,
+            facts: &[(labels::ISSUED_AT, &invoice.issued_at), (labels::INVOICE_TYPE, &invoice.invoice_type)],
+            unit: &invoice.business_unit,
+            tcr_code: invoice.tcr_code.as_deref(),
+            operator_code: &invoice.operator_code,
+        },
+    );
+}
 
+/// What the top of a document says.
+pub(super) struct Heading<'a> {
+    pub(super) seller: &'a Seller,
+    /// How wide the seller's block may run on the left.
+    pub(super) seller_width: f32,
+    pub(super) title: &'a str,
+    pub(super) title_size: f32,
+    pub(super) number: &'a str,
+    /// Label and value pairs under the number, on the right.
+    pub(super) facts: &'a [(&'a str, &'a str)],
+    pub(super) unit: &'a BusinessUnit,
+    pub(super) tcr_code: Option<&'a str>,
+    pub(super) operator_code: &'a str,
+}
+
+/// The seller down the left; the title, number and facts on the right; then the business unit,
+/// the TCR when there is one, and the operator, between rules.
+pub(super) fn document_header(sheet: &mut Sheet, h: &Heading) {
+    let top = sheet.y;
     let mut left = top;
     let name_style = Style::bold(13.0);
-    for line in wrap(&encode(&invoice.seller.name), name_style, seller_width, 2) {
+    for line in wrap(&encode(&h.seller.name), name_style, h.seller_width, 2) {
         left += 14.0;
         sheet.text(MARGIN_X, left, name_style, line);
     }
     left += 2.0;
-    let seller = &invoice.seller;
+    let seller = h.seller;
     let details = [format!("{}: {}", labels::NUIS, seller.nuis), seller.address.clone(), seller.city.clone()];
     for detail in details.iter().filter(|text| !text.trim().is_empty()) {
         left += 11.0;
-        sheet.text(MARGIN_X, left, BODY, truncate(&encode(detail), BODY, seller_width));
+        sheet.text(MARGIN_X, left, BODY, truncate(&encode(detail), BODY, h.seller_width));
     }
 
     let mut right = top + 15.0;
-    let title = Style::bold(15.0);
-    sheet.text_right(RIGHT, right, title, encode(labels::INVOICE));
+    sheet.text_right(RIGHT, right, Style::bold(h.title_size), encode(h.title));
     right += 15.0;
     let number = Style::bold(11.0);
-    sheet.text_right(RIGHT, right, number, encode(&format!("{} {}", labels::NUMBER, invoice.number)));
-    for (label, value) in
-        [(labels::ISSUED_AT, &invoice.issued_at), (labels::INVOICE_TYPE, &invoice.invoice_type)]
-    {
+    sheet.text_right(RIGHT, right, number, encode(&format!("{} {}", labels::NUMBER, h.number)));
+    for (label, value) in h.facts {
         right += 11.0;
         sheet.text_right(RIGHT, right, BODY, encode(&format!("{label}: {value}")));
     }
@@ -138,22 +169,22 @@ fn header(sheet: &mut Sheet, invoice: &PrintInvoice) {
     sheet.rule(MARGIN_X, RIGHT, sheet.y, 0.8, RULE_GRAY);
     sheet.y += 4.0;
 
-    let unit = &invoice.business_unit;
+    let unit = h.unit;
     let unit_lines = [format!("{} ({})", unit.name, unit.code), unit.address.clone()];
     let mut height = labeled_cell(sheet, MARGIN_X, 265.0, labels::BUSINESS_UNIT, &unit_lines);
-    if let Some(tcr_code) = &invoice.tcr_code {
-        let cell = labeled_cell(sheet, MARGIN_X + 275.0, 120.0, labels::TCR, std::slice::from_ref(tcr_code));
+    if let Some(tcr_code) = h.tcr_code {
+        let cell = labeled_cell(sheet, MARGIN_X + 275.0, 120.0, labels::TCR, &[tcr_code.to_string()]);
         height = height.max(cell);
     }
-    let operator = std::slice::from_ref(&invoice.operator_code);
-    height = height.max(labeled_cell(sheet, MARGIN_X + 405.0, 110.0, labels::OPERATOR, operator));
+    let operator = [h.operator_code.to_string()];
+    height = height.max(labeled_cell(sheet, MARGIN_X + 405.0, 110.0, labels::OPERATOR, &operator));
     sheet.y += height + 6.0;
     sheet.rule(MARGIN_X, RIGHT, sheet.y, 0.8, RULE_GRAY);
     sheet.y += 4.0;
 }
 
 /// A small gray label over one or more lines of values, at the cursor; returns its height.
-fn labeled_cell(sheet: &mut Sheet, x: f32, width: f32, label: &str, values: &[String]) -> f32 {
+pub(super) fn labeled_cell(sheet: &mut Sheet, x: f32, width: f32, label: &str, values: &[String]) -> f32 {
     let mut baseline = sheet.y + 8.0;
     sheet.text(x, baseline, LABEL, truncate(&encode(label), LABEL, width));
     for value in values.iter().filter(|value| !value.trim().is_empty()) {
@@ -206,14 +237,20 @@ fn line_cells(index: usize, line: &Line) -> Vec<Vec<Vec<u8>>> {
         percent(line.vat_rate),
         amount(line.total),
     ];
+    fit_cells(&texts, &COLUMNS, NAME_COLUMN)
+}
+
+/// The cells of one table row, each fitted to its column: the `wrapped` column's text on up to
+/// `NAME_LINES` lines, the others cut.
+pub(super) fn fit_cells(texts: &[String], columns: &[Column], wrapped: usize) -> Vec<Vec<Vec<u8>>> {
     texts
         .iter()
-        .zip(&COLUMNS)
+        .zip(columns)
         .enumerate()
         .map(|(column_index, (text, column))| {
             let width = column.width - 2.0 * CELL_PAD;
             let bytes = encode(text);
-            if column_index == NAME_COLUMN {
+            if column_index == wrapped {
                 wrap(&bytes, TABLE, width, NAME_LINES)
             } else {
                 vec![truncate(&bytes, TABLE, width)]
@@ -222,10 +259,11 @@ fn line_cells(index: usize, line: &Line) -> Vec<Vec<Vec<u8>>> {
         .collect()
 }
 
-fn table_header(sheet: &mut Sheet) {
+/// The shaded two-language header row of a table of `columns`.
+pub(super) fn table_header(sheet: &mut Sheet, columns: &[Column]) {
     sheet.fill(MARGIN_X, sheet.y, CONTENT_WIDTH, TABLE_HEADER_HEIGHT, SHADE_GRAY);
     let mut x = MARGIN_X;
-    for column in &COLUMNS {
+    for column in columns {
         let width = column.width - 2.0 * CELL_PAD;
         let (albanian, english) = column.header;
         for (text, style, offset) in [(albanian, HEADER_SQ, 9.0), (english, HEADER_EN, 18.0)] {
@@ -238,7 +276,15 @@ fn table_header(sheet: &mut Sheet) {
 }
 
 /// Puts `bytes` in the column of `width` starting at `x`, aligned as the column wants.
-fn place(sheet: &mut Sheet, x: f32, width: f32, align: Align, baseline: f32, style: Style, bytes: Vec<u8>) {
+pub(super) fn place(
+    sheet: &mut Sheet,
+    x: f32,
+    width: f32,
+    align: Align,
+    baseline: f32,
+    style: Style,
+    bytes: Vec<u8>,
+) {
     match align {
         Align::Left => sheet.text(x + CELL_PAD, baseline, style, bytes),
         Align::Right => sheet.text_right(x + width - CELL_PAD, baseline, style, bytes),
@@ -246,20 +292,27 @@ fn place(sheet: &mut Sheet, x: f32, width: f32, align: Align, baseline: f32, sty
 }
 
 fn line_table(sheet: &mut Sheet, invoice: &PrintInvoice) {
+    let heading = heading(&invoice.seller.name, labels::INVOICE, &invoice.number);
+    let rows = invoice.lines.iter().enumerate().map(|(index, line)| line_cells(index, line)).collect();
+    table(sheet, &COLUMNS, rows, &heading);
+}
+
+/// A table of `columns` with its header, its rows of fitted cells, and the header again on each
+/// page it runs on to.
+pub(super) fn table(sheet: &mut Sheet, columns: &[Column], rows: Vec<Vec<Vec<Vec<u8>>>>, heading: &str) {
     sheet.y += 6.0;
     let first_row = TABLE_LEADING + 2.0 * CELL_PAD;
-    keep_together(sheet, invoice, TABLE_HEADER_HEIGHT + first_row);
-    table_header(sheet);
-    for (index, line) in invoice.lines.iter().enumerate() {
-        let cells = line_cells(index, line);
+    keep_on_page(sheet, heading, TABLE_HEADER_HEIGHT + first_row);
+    table_header(sheet, columns);
+    for cells in rows {
         let lines = cells.iter().map(Vec::len).max().unwrap_or(1).max(1);
         let height = lines as f32 * TABLE_LEADING + 2.0 * CELL_PAD;
         if !sheet.fits(height) {
-            next_page(sheet, invoice);
-            table_header(sheet);
+            new_page(sheet, heading);
+            table_header(sheet, columns);
         }
         let mut x = MARGIN_X;
-        for (cell, column) in cells.into_iter().zip(&COLUMNS) {
+        for (cell, column) in cells.into_iter().zip(columns) {
             let mut baseline = sheet.y + CELL_PAD + 7.5;
             for text in cell {
                 place(sheet, x, column.width, column.align, baseline, TABLE, text);
@@ -362,14 +415,20 @@ fn vat_table(sheet: &mut Sheet, invoice: &PrintInvoice) {
 
 /// IIC, FIC (or pending), EIC and the verification URL beside the QR code, on a shaded panel.
 fn fiscal(sheet: &mut Sheet, invoice: &PrintInvoice, qr: &Qr) {
+    let heading = heading(&invoice.seller.name, labels::INVOICE, &invoice.number);
+    fiscal_panel(sheet, &rows::fiscal(invoice), &invoice.verify_url, qr, &heading);
+}
+
+/// The fiscal identifiers and the verification URL beside the QR code, on a shaded panel kept
+/// on one page.
+pub(super) fn fiscal_panel(sheet: &mut Sheet, identifiers: &[Row], verify_url: &str, qr: &Qr, heading: &str) {
     let pad = 8.0;
     let text_width = CONTENT_WIDTH - QR_SIZE - 3.0 * pad;
     let url_style = Style::regular(6.5);
-    let url_lines = wrap(&encode(&invoice.verify_url), url_style, text_width, 4);
-    let identifiers = rows::fiscal(invoice);
+    let url_lines = wrap(&encode(verify_url), url_style, text_width, 4);
     let text_height = identifiers.len() as f32 * 24.0 + 12.0 + url_lines.len() as f32 * 8.0;
     let height = text_height.max(QR_SIZE) + 2.0 * pad;
-    keep_together(sheet, invoice, height);
+    keep_on_page(sheet, heading, height);
 
     let top = sheet.y;
     sheet.fill(MARGIN_X, top, CONTENT_WIDTH, height, PANEL_GRAY);
@@ -381,7 +440,7 @@ fn fiscal(sheet: &mut Sheet, invoice: &PrintInvoice, qr: &Qr) {
     let x = MARGIN_X + pad;
     let mut baseline = top + pad + 7.0;
     let value_style = Style::bold(9.5);
-    for identifier in &identifiers {
+    for identifier in identifiers {
         sheet.text(x, baseline, LABEL, encode(&identifier.label));
         baseline += 12.0;
         sheet.text(x, baseline, value_style, truncate(&encode(&identifier.value), value_style, text_width));
@@ -409,18 +468,23 @@ fn notes_and_footer(sheet: &mut Sheet, invoice: &PrintInvoice) {
         }
         sheet.y += 8.0;
     }
-    let footer = Style::regular(7.0).muted();
-    for text in &invoice.footer_lines {
-        for line in wrap(&encode(text), footer, CONTENT_WIDTH, usize::MAX) {
-            keep_together(sheet, invoice, 9.0);
-            sheet.text_center(MARGIN_X + CONTENT_WIDTH / 2.0, sheet.y + 8.0, footer, line);
+    footer(sheet, &invoice.footer_lines, &heading(&invoice.seller.name, labels::INVOICE, &invoice.number));
+}
+
+/// The footer lines centred in small print, breaking pages as they need.
+pub(super) fn footer(sheet: &mut Sheet, lines: &[String], heading: &str) {
+    let style = Style::regular(7.0).muted();
+    for text in lines {
+        for line in wrap(&encode(text), style, CONTENT_WIDTH, usize::MAX) {
+            keep_on_page(sheet, heading, 9.0);
+            sheet.text_center(MARGIN_X + CONTENT_WIDTH / 2.0, sheet.y + 8.0, style, line);
             sheet.y += 9.0;
         }
     }
 }
 
 /// "Page n of m" at the foot of every page, now that m is known.
-fn number_pages(sheet: &mut Sheet) {
+pub(super) fn number_pages(sheet: &mut Sheet) {
     let pages = sheet.page_count();
     let style = Style::regular(7.0).muted();
     for index in 0..pages {

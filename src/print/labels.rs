@@ -51,3 +51,16 @@ pub const CONTINUED: &str = "vazhdim / continued";
 pub fn page_of(page: usize, pages: usize) -> String {
     format!("Faqja {page} nga {pages} / Page {page} of {pages}")
 }
+
+// The warehouse transfer note.
+pub const WTN: &str = "FLETË-SHOQËRIMI / WAREHOUSE TRANSFER NOTE";
+pub const WTN_TYPE: &str = "Lloji / Type";
+pub const WTN_TRANSACTION: &str = "Qëllimi / Transaction";
+pub const ORIGIN: &str = "Nisja / Origin";
+pub const DESTINATION: &str = "Destinacioni / Destination";
+pub const CARRIER: &str = "Transportuesi / Carrier";
+pub const VEHICLE: &str = "Mjeti / Vehicle";
+pub const ITEMS_NUM: &str = "Numri i artikujve / Items";
+pub const VALUE_OF_GOODS: &str = "Vlera e mallit / Value of goods";
+pub const WTNIC: &str = "NSLFSH / WTNIC";
+pub const FWTNIC: &str = "NIVFSH / FWTNIC";

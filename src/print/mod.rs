@@ -18,8 +18,11 @@ mod qr;
 mod receipt;
 mod rows;
 mod winansi;
+mod wtn;
 
 use rust_decimal::Decimal;
+
+pub use labels::WTN as WTN_TITLE;
 
 /// The longest a caller waits for one PDF. Rendering runs on the blocking pool; the bounds on
 /// what is printed (`MAX_NOTE_LINES`, three lines per item name, `canvas::MAX_PAGES`) keep the
@@ -184,6 +187,101 @@ pub fn render(invoice: &PrintInvoice, layout: Layout) -> Result<Vec<u8>, Error> 
         Layout::Receipt80mm => receipt::lay_out(invoice, &qr),
     };
     sheet.into_pdf(&invoice.number)
+}
+
+/// A plain A4 page: a bold title and one line of text per entry (a word wider than the page is
+/// cut). The CIS simulator prints its e-invoices with it, as the platform hands out PDFs.
+pub fn text_page(title: &str, lines: &[String]) -> Result<Vec<u8>, Error> {
+    const WIDTH: f32 = 595.0;
+    const HEIGHT: f32 = 842.0;
+    const MARGIN: f32 = 50.0;
+    let mut sheet = canvas::Sheet::paged(WIDTH, HEIGHT, MARGIN, MARGIN);
+    let bold = canvas::Style::bold(14.0);
+    sheet.text(
+        MARGIN,
+        MARGIN + 14.0,
+        bold,
+        format::truncate(&winansi::encode(title), bold, WIDTH - 2.0 * MARGIN),
+    );
+    let regular = canvas::Style::regular(10.0);
+    for (index, line) in lines.iter().enumerate() {
+        let baseline = MARGIN + 40.0 + 14.0 * index as f32;
+        if baseline > HEIGHT - MARGIN {
+            break;
+        }
+        let bytes = format::truncate(&winansi::encode(line), regular, WIDTH - 2.0 * MARGIN);
+        sheet.text(MARGIN, baseline, regular, bytes);
+    }
+    sheet.into_pdf(title)
+}
+
+/// A place on a warehouse transfer note, as printed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WtnPlace {
+    /// e.g. "WAREHOUSE".
+    pub point: String,
+    pub address: String,
+    pub city: String,
+    /// Local time, "YYYY-MM-DD HH:MM:SS".
+    pub date_time: String,
+}
+
+/// Who carries the goods of a note.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WtnCarrier {
+    pub name: String,
+    /// e.g. "NUIS: K81234001A".
+    pub id: String,
+    pub address: String,
+    pub town: String,
+}
+
+/// One line of goods on a note.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WtnLine {
+    pub name: String,
+    pub code: String,
+    pub unit: String,
+    pub quantity: Decimal,
+}
+
+/// Everything printed on a warehouse transfer note.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PrintWtn {
+    /// The company (or its unit, when the company prints its units' names).
+    pub issuer: Seller,
+    pub business_unit: BusinessUnit,
+    pub device_code: Option<String>,
+    pub operator_code: String,
+    /// e.g. "3/2026".
+    pub number: String,
+    /// Local time, "YYYY-MM-DD HH:MM:SS".
+    pub issued_at: String,
+    /// "WTN" or "SALE".
+    pub note_type: String,
+    /// "TRANSFER", "EXAMINATION", "SALES" or "DOOR".
+    pub transaction: String,
+    pub origin: WtnPlace,
+    pub destination: WtnPlace,
+    pub carrier: Option<WtnCarrier>,
+    /// Ownership and plates, e.g. "OWNER, AA123BB".
+    pub vehicle: String,
+    pub lines: Vec<WtnLine>,
+    pub items_num: i64,
+    /// In lek.
+    pub value_of_goods: Decimal,
+    /// The WTNIC.
+    pub iic: String,
+    /// The FWTNIC; `None` until the CIS has answered.
+    pub fic: Option<String>,
+    pub verify_url: String,
+    pub footer_lines: Vec<String>,
+}
+
+/// Renders a warehouse transfer note as an A4 PDF document.
+pub fn render_wtn(note: &PrintWtn) -> Result<Vec<u8>, Error> {
+    let qr = qr::Qr::encode(&note.verify_url)?;
+    wtn::lay_out(note, &qr).into_pdf(&note.number)
 }
 
 #[cfg(test)]

@@ -130,7 +130,7 @@ impl BalanceCache {
 }
 
 /// The balance of a TCR from the store: everything registered before `before` (UTC), or all.
-fn balance_at(
+pub(super) fn balance_at(
     conn: &Connection,
     company_id: i64,
     tcr_code: &str,
@@ -150,7 +150,11 @@ fn balance_at(
 }
 
 /// The day's figures: its actions by purpose and the cash sales since it opened.
-fn day_figures(conn: &Connection, day: &Day, actions: &[Action]) -> crate::store::Result<DayFigures> {
+pub(super) fn day_figures(
+    conn: &Connection,
+    day: &Day,
+    actions: &[Action],
+) -> crate::store::Result<DayFigures> {
     let mut figures = DayFigures::default();
     for a in actions {
         if let (Some(purpose), Some(action_type)) =
@@ -684,7 +688,12 @@ impl Services {
                     None
                 };
                 let closed_at = now.to_rfc3339();
-                db::close_day(tx, day.id, &closed_at, closing.expected, closing.counted)?;
+                let closed = db::Closed {
+                    expected: closing.expected,
+                    counted: closing.counted,
+                    cash_sales: figures.cash_sales,
+                };
+                db::close_day(tx, day.id, &closed_at, closed)?;
                 day.closed_at = Some(closed_at);
                 let opening_actions =
                     actions.into_iter().filter(|a| a.purpose == Purpose::Open.as_str()).collect();

@@ -378,7 +378,7 @@ impl Marketplace {
 
     async fn owner_check(&self, caller: &Caller) -> Result<()> {
         let company_id = caller.company.id;
-        let owner = self.store().read(move |c| db::owner_of(c, company_id)).await?;
+        let owner = self.store().read(move |c| crate::store::accounts::owner_of(c, company_id)).await?;
         if owner == Some(caller.user.id) {
             Ok(())
         } else {

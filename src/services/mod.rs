@@ -1,6 +1,7 @@
 //! Use cases that tie the rooms together: api -> services -> {domain, store, fiscal}.
 
 pub mod accounts;
+pub mod ai;
 pub mod budget;
 pub mod cash_register;
 pub mod clients;
@@ -9,9 +10,15 @@ pub mod invoices;
 pub mod lanes;
 pub mod locks;
 pub mod marketplace;
+pub mod owner;
 pub mod pipeline;
 pub mod products;
+pub mod purchase;
 pub mod queue;
+pub mod rates;
+pub mod reports;
+pub mod stock;
+pub mod wtn;
 
 use std::fmt;
 use std::sync::Arc;
@@ -52,6 +59,10 @@ pub struct Services {
     /// `--cis-wait`: how long a POS waits for its receipt's delivery before it is answered with
     /// the receipt as deferred.
     pub cis_wait: std::time::Duration,
+    /// Exchange rates read from the sources, kept in memory while fresh.
+    pub rates: Arc<rates::RateBook>,
+    /// The owner's AI chat endpoint, when configured.
+    pub ai: Arc<crate::ai::AiClient>,
 }
 
 impl Services {

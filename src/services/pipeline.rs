@@ -58,6 +58,9 @@ pub enum Sequence {
     Till(String),
     /// The business's non-cash sequence: non-cash invoices and their corrective documents.
     Business,
+    /// A business unit's warehouse transfer notes (`<n>/<year>` at the CIS, no TCR), by the
+    /// unit's id.
+    WtnUnit(i64),
 }
 
 impl Sequence {
@@ -66,6 +69,7 @@ impl Sequence {
         match self {
             Sequence::Till(tcr) => format!("cash:{company_id}:{tcr}"),
             Sequence::Business => format!("noncash:{company_id}"),
+            Sequence::WtnUnit(unit) => format!("wtn:{company_id}:{unit}"),
         }
     }
 
@@ -74,6 +78,7 @@ impl Sequence {
         match self {
             Sequence::Till(tcr) => format!("cash:{tcr}"),
             Sequence::Business => "noncash".to_string(),
+            Sequence::WtnUnit(unit) => format!("wtn:{unit}"),
         }
     }
 
@@ -81,7 +86,7 @@ impl Sequence {
     pub fn tcr_code(&self) -> Option<&str> {
         match self {
             Sequence::Till(tcr) => Some(tcr),
-            Sequence::Business => None,
+            Sequence::Business | Sequence::WtnUnit(_) => None,
         }
     }
 }
@@ -94,17 +99,17 @@ pub fn reserve_number(
     year: i32,
     sequence: &Sequence,
 ) -> store::Result<i64> {
-    let (kind, carried) = match sequence {
-        Sequence::Till(_) => ("CASH", None),
+    let (issued, carried) = match sequence {
+        Sequence::WtnUnit(unit) => (crate::store::wtn::max_ord_num(tx, company_id, *unit, year)?, None),
+        Sequence::Till(tcr) => (invoices::max_ord_num(tx, company_id, year, "CASH", Some(tcr))?, None),
         Sequence::Business => (
-            "NONCASH",
+            invoices::max_ord_num(tx, company_id, year, "NONCASH", None)?,
             invoices::noncash_carried_over(tx, company_id)?.and_then(|(last, registered)| {
                 crate::domain::time::parse_stored(&registered)
                     .map(|at| CarriedOver { year: at.with_timezone(&Tirane).year(), last })
             }),
         ),
     };
-    let issued = invoices::max_ord_num(tx, company_id, year, kind, sequence.tcr_code())?;
     let held = held_numbers::max_held(tx, company_id, &sequence.key(), year)?;
     Ok(next_ordinal(issued.max(held), carried, year))
 }

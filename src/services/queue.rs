@@ -13,7 +13,7 @@ use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::{Settle, WARN_AFTER_HOURS, age_hours};
 use crate::store::accounts::Caller;
 use crate::store::fiscal_queue::{self, Document, Queued, Status};
-use crate::store::{self, cash_register, invoices};
+use crate::store::{self, cash_register, einvoices, invoices, wtn};
 
 /// The CIS registered the document: its code goes on the document and on its queue entry.
 pub(super) fn accepted(
@@ -29,6 +29,8 @@ pub(super) fn accepted(
         match document {
             Document::Invoice => invoices::set_fic(tx, id, code)?,
             Document::CashAction => cash_register::set_fiscalized(tx, id, code)?,
+            Document::Einvoice => einvoices::set_eic(tx, id, code)?,
+            Document::Wtn => wtn::set_fwtnic(tx, id, code)?,
         }
     }
     Ok(())

@@ -345,6 +345,15 @@ pub fn user(conn: &Connection, company_id: i64, id: i64) -> Result<Option<User>>
         .optional()?)
 }
 
+/// The company's owner: the user its registration created (its first user).
+pub fn owner_of(conn: &Connection, company_id: i64) -> Result<Option<i64>> {
+    Ok(conn.query_row(
+        "SELECT MIN(id) AS owner FROM users WHERE company_id = :company",
+        named_params! {":company": company_id},
+        |r| r.get("owner"),
+    )?)
+}
+
 /// Resolves a user token (by its hash) to the user, company and business unit.
 pub fn caller_by_token(conn: &Connection, token_hash: &str) -> Result<Option<Caller>> {
     let sql = format!(

@@ -307,17 +307,32 @@ pub fn insert_day(
     Ok(conn.last_insert_rowid())
 }
 
-/// Closes a day with what the drawer should have held and what was counted.
-pub fn close_day(
-    conn: &Connection,
-    id: i64,
-    closed_at: &str,
-    expected: Decimal,
-    counted: Decimal,
-) -> Result<()> {
+/// What a close found: the drawer's expected and counted cash, and the day's cash sales.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed {
+    pub expected: Decimal,
+    pub counted: Decimal,
+    pub cash_sales: Decimal,
+}
+
+/// Closes a day with what the drawer should have held, what was counted, and its cash sales.
+pub fn close_day(conn: &Connection, id: i64, closed_at: &str, closed: Closed) -> Result<()> {
     conn.execute(
-        "UPDATE cash_days SET closed_at = :closed, expected = :expected, counted = :counted WHERE id = :id",
-        named_params! {":id": id, ":closed": closed_at, ":expected": Money(expected), ":counted": Money(counted)},
+        "UPDATE cash_days SET closed_at = :closed, expected = :expected, counted = :counted, cash_sales = :sales
+         WHERE id = :id",
+        named_params! {
+            ":id": id, ":closed": closed_at, ":expected": Money(closed.expected), ":counted": Money(closed.counted),
+            ":sales": Money(closed.cash_sales),
+        },
+    )?;
+    Ok(())
+}
+
+/// The cash sales of a day closed before they were kept with it.
+pub fn set_cash_sales(conn: &Connection, id: i64, cash_sales: Decimal) -> Result<()> {
+    conn.execute(
+        "UPDATE cash_days SET cash_sales = :sales WHERE id = :id",
+        named_params! {":id": id, ":sales": Money(cash_sales)},
     )?;
     Ok(())
 }
@@ -325,7 +340,7 @@ pub fn close_day(
 /// Undoes a close whose withdrawal the CIS refused: the day is open again.
 pub fn reopen_day(conn: &Connection, id: i64) -> Result<()> {
     conn.execute(
-        "UPDATE cash_days SET closed_at = NULL, expected = NULL, counted = NULL WHERE id = :id",
+        "UPDATE cash_days SET closed_at = NULL, expected = NULL, counted = NULL, cash_sales = NULL WHERE id = :id",
         named_params! {":id": id},
     )?;
     Ok(())

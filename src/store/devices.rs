@@ -72,6 +72,16 @@ pub fn by_code(conn: &Connection, company_id: i64, tcr_code: &str) -> Result<Opt
         .optional()?)
 }
 
+/// The company's devices, in the order they were registered.
+pub fn of_company(conn: &Connection, company_id: i64) -> Result<Vec<Device>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, business_unit_id, name, tcr_code, business_unit_code, valid_from, valid_to
+         FROM fiscal_devices WHERE company_id = :company ORDER BY id",
+    )?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, device_from)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// Every registered TCR with its issuer's NUIS and business unit code (the sandbox hands these
 /// to its simulator, which forgets them between runs).
 pub fn all_with_issuer(conn: &Connection) -> Result<Vec<(String, String, String)>> {
@@ -86,40 +96,12 @@ pub fn all_with_issuer(conn: &Connection) -> Result<Vec<(String, String, String)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
-    use crate::store::accounts::{self, NewCompany, NewUser, UnitFields, UserPatch};
+    use crate::store::accounts::{self, NewUser, UserPatch};
+    use crate::store::{Store, fixtures};
 
     fn company(conn: &Connection, nuis: &str) -> (i64, i64) {
-        let company = accounts::insert_company(
-            conn,
-            &NewCompany {
-                nuis,
-                name: "Shop",
-                address: None,
-                city: None,
-                administrator: None,
-                phone: None,
-                email: None,
-                issuer_in_vat: true,
-                last_noncash_einvoice_number: 0,
-                is_sandbox: false,
-                partner_id: None,
-            },
-        )
-        .unwrap();
-        let unit = accounts::insert_unit(
-            conn,
-            company,
-            &UnitFields {
-                name: "Unit",
-                business_unit_code: Some("ab123cd456"),
-                administrator: None,
-                address: None,
-                city: None,
-            },
-        )
-        .unwrap();
-        (company, unit)
+        let company = fixtures::company(conn, nuis);
+        (company, fixtures::unit(conn, company, "Unit", Some("ab123cd456")))
     }
 
     fn device<'a>(company_id: i64, business_unit_id: i64, tcr_code: &'a str) -> NewDevice<'a> {
@@ -150,6 +132,8 @@ mod tests {
                 assert_eq!((found.business_unit_id, found.name.as_str()), (unit, "Kasa"));
                 assert!(by_code(tx, mine, "bb222bb222")?.is_none(), "another company's device");
                 assert!(by_code(tx, mine, "zz999zz999")?.is_none());
+                let codes: Vec<String> = of_company(tx, mine)?.into_iter().map(|d| d.tcr_code).collect();
+                assert_eq!(codes, ["aa111aa111"], "only the company's own devices are listed");
 
                 assert!(accounts::nuis_registered(tx, "l41323036d")?);
                 assert!(!accounts::nuis_registered(tx, "K00000001S")?);

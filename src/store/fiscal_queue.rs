@@ -20,6 +20,10 @@ pub enum Document {
     Invoice,
     /// A row of `cash_actions`.
     CashAction,
+    /// The e-invoice registration (RegisterEinvoiceRequest) of a fiscalized row of `invoices`.
+    Einvoice,
+    /// A row of `wtns`: a warehouse transfer note.
+    Wtn,
 }
 
 impl Document {
@@ -27,11 +31,15 @@ impl Document {
         match self {
             Document::Invoice => "invoice",
             Document::CashAction => "cash_action",
+            Document::Einvoice => "einvoice",
+            Document::Wtn => "wtn",
         }
     }
 
     pub fn parse(text: &str) -> Option<Document> {
-        [Document::Invoice, Document::CashAction].into_iter().find(|d| d.as_str() == text)
+        [Document::Invoice, Document::CashAction, Document::Einvoice, Document::Wtn]
+            .into_iter()
+            .find(|d| d.as_str() == text)
     }
 }
 

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 
 use super::{Result, now_text};
 use crate::domain::cancellation::Reversed;
+use crate::domain::currency::Origin;
 use crate::domain::document::{DocumentKind, InvoiceType};
 
 /// A Decimal stored as TEXT, so money stays exact in SQLite.
@@ -150,6 +151,9 @@ pub struct Invoice {
     pub business_unit_code: Option<String>,
     pub currency: String,
     pub exchange_rate: Decimal,
+    /// Where a foreign-currency invoice's rate came from, and the day it was quoted for.
+    pub exchange_rate_origin: Option<Origin>,
+    pub exchange_rate_date: Option<String>,
     pub totals: Totals,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
@@ -182,6 +186,9 @@ pub struct Invoice {
     pub settled_by: Option<i64>,
     /// A summary's orders, read with it.
     pub settled_orders: Vec<SettledOrder>,
+    /// The UBL profile (`P1`..`P12`) of an e-invoice, read with the invoice; `None` on any
+    /// other invoice.
+    pub process: Option<String>,
 }
 
 /// An order a summary paid, as the summary's answer lists it.
@@ -418,14 +425,15 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
              client_id, buyer_name, buyer_id_type, buyer_id_value, buyer_address, buyer_city, buyer_country,
              self_issue_type, due_date, delivery_date, supply_start_date, supply_end_date, reverse_charge,
              periodic_invoice, notes, bank_account_id, iic, iic_signature, header_uuid, fic, eic, verify_url,
-             search_text, created_at, document_kind, original_invoice_id, reversed_at, settled_by_invoice_id)
+             search_text, created_at, document_kind, original_invoice_id, reversed_at, settled_by_invoice_id,
+             exchange_rate_source, exchange_rate_date)
          VALUES (:company, :unit, :user, :internal, :year, :kind, :version, :doc_type, :original_iic, :tcr, :ord,
              :number, :inv_num, :issued_at, :issue_date, :issue_dt, :operator, :bu, :currency, :rate, :gross, :net,
              :vat, :discount, :discount_gross, :fee, :total, :gross_all, :net_all, :vat_all, :discount_all,
              :disc_type, :disc_value, :client, :buyer_name, :buyer_id_type, :buyer_id_value, :buyer_address,
              :buyer_city, :buyer_country, :self_issue, :due, :delivery, :supply_start, :supply_end, :reverse,
              :periodic, :notes, :bank, :iic, :iic_sig, :uuid, :fic, :eic, :verify, :search, :now, :document_kind,
-             :original, :reversed_at, :settled_by)",
+             :original, :reversed_at, :settled_by, :rate_source, :rate_date)",
     )?
     .execute(named_params! {
             ":company": i.company_id, ":unit": i.business_unit_id, ":user": i.user_id, ":internal": i.internal_id,
@@ -446,7 +454,8 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":iic_sig": i.iic_signature, ":uuid": i.header_uuid, ":fic": i.fic, ":eic": i.eic,
             ":verify": i.verify_url, ":search": search_text(i), ":now": now_text(),
             ":document_kind": i.document_kind, ":original": i.original_invoice_id, ":reversed_at": i.reversed_at,
-            ":settled_by": i.settled_by,
+            ":settled_by": i.settled_by, ":rate_source": i.exchange_rate_origin,
+            ":rate_date": i.exchange_rate_date,
     })?;
     let id = conn.last_insert_rowid();
     let mut line_stmt = conn.prepare_cached(
@@ -476,13 +485,40 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":card": p.company_card, ":vouchers": vouchers,
         })?;
     }
+    super::report_totals::add(conn, i)?;
     Ok(id)
 }
 
-/// Removes an invoice the CIS refused, so its number is given back.
+/// Removes an invoice the CIS refused, so its number is given back (and its amounts leave the
+/// report totals with it).
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
+    if let Some(invoice) = by_id(conn, id)? {
+        super::report_totals::remove(conn, &invoice)?;
+    }
     conn.execute("DELETE FROM invoices WHERE id = :id", named_params! {":id": id})?;
     Ok(())
+}
+
+/// The kind of the document `id`.
+pub fn document_kind(conn: &Connection, id: i64) -> Result<Option<DocumentKind>> {
+    Ok(conn
+        .query_row("SELECT document_kind FROM invoices WHERE id = :id", named_params! {":id": id}, |r| {
+            r.get(0)
+        })
+        .optional()?)
+}
+
+/// One invoice with its lines and payments, whatever its company (for the store's own upkeep).
+pub fn by_id(conn: &Connection, id: i64) -> Result<Option<Invoice>> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM invoices WHERE id = :id"))?;
+    let found = stmt.query_row(named_params! {":id": id}, invoice_from).optional()?;
+    match found {
+        Some(mut invoice) => {
+            load_children(conn, &mut invoice)?;
+            Ok(Some(invoice))
+        }
+        None => Ok(None),
+    }
 }
 
 /// The CIS's code, once it has accepted the invoice.
@@ -499,7 +535,7 @@ const COLUMNS: &str = "id, company_id, business_unit_id, user_id, internal_id, y
     buyer_id_type, buyer_id_value, buyer_address, buyer_city, buyer_country, self_issue_type, due_date,
     delivery_date, supply_start_date, supply_end_date, reverse_charge, periodic_invoice, notes, bank_account_id,
     iic, iic_signature, header_uuid, fic, eic, verify_url, created_at, document_kind, original_invoice_id,
-    reversed_at, settled_by_invoice_id";
+    reversed_at, settled_by_invoice_id, exchange_rate_source, exchange_rate_date";
 
 fn money(r: &Row, column: &str) -> rusqlite::Result<Decimal> {
     Ok(r.get::<_, Money>(column)?.0)
@@ -570,6 +606,8 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
         eic: r.get("eic")?,
         verify_url: r.get("verify_url")?,
         created_at: r.get("created_at")?,
+        exchange_rate_origin: r.get("exchange_rate_source")?,
+        exchange_rate_date: r.get("exchange_rate_date")?,
         original_invoice_id: r.get("original_invoice_id")?,
         reversed_at: r.get("reversed_at")?,
         settled_by: r.get("settled_by_invoice_id")?,
@@ -577,6 +615,7 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
         payments: Vec::new(),
         bank_account: None,
         settled_orders: Vec::new(),
+        process: None,
     })
 }
 
@@ -585,6 +624,7 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
         Some(id) => super::accounts::bank_account(conn, invoice.company_id, id)?,
         None => None,
     };
+    invoice.process = super::einvoices::get(conn, invoice.id)?.map(|e| e.process);
     let mut stmt = conn.prepare_cached(
         "SELECT product_name, product_code, unit, unit_code, quantity, price, total, discount_rate, discount,
              vat_rate, exemption, unit_price_net, rebate, net, vat, gross, original_position
@@ -682,8 +722,20 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
     let mut conditions = vec!["i.company_id = ?".to_string()];
     let mut values = vec![Value::Integer(company_id)];
     if !f.kinds.is_empty() {
-        conditions.push(format!("i.kind IN ({})", vec!["?"; f.kinds.len()].join(", ")));
-        values.extend(f.kinds.iter().map(|k| Value::Text(k.clone())));
+        // An e-invoice is a non-cash invoice with an `einvoices` row; the three types part.
+        let kinds: Vec<&str> = f
+            .kinds
+            .iter()
+            .filter_map(|k| match k.as_str() {
+                "CASH" => Some("i.kind = 'CASH'"),
+                "NONCASH" => Some("(i.kind = 'NONCASH' AND i.id NOT IN (SELECT invoice_id FROM einvoices))"),
+                "EINVOICE" => Some("i.id IN (SELECT invoice_id FROM einvoices)"),
+                _ => None,
+            })
+            .collect();
+        if !kinds.is_empty() {
+            conditions.push(format!("({})", kinds.join(" OR ")));
+        }
     }
     if let Some(from) = &f.from_date {
         conditions.push("i.issue_date >= ?".to_string());
@@ -731,11 +783,12 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::store::Store;
 
-    fn invoice(company_id: i64, n: i64, kind: &str, date: &str, buyer: Option<&str>) -> Invoice {
+    /// An invoice of `company_id` numbered `n`, issued on `date`, with no lines or payments.
+    pub(crate) fn invoice(company_id: i64, n: i64, kind: &str, date: &str, buyer: Option<&str>) -> Invoice {
         Invoice {
             id: 0,
             company_id,
@@ -759,6 +812,8 @@ mod tests {
             business_unit_code: None,
             currency: "ALL".to_string(),
             exchange_rate: Decimal::ONE,
+            exchange_rate_origin: None,
+            exchange_rate_date: None,
             totals: Totals::default(),
             invoice_discount_type: None,
             invoice_discount_value: None,
@@ -786,6 +841,7 @@ mod tests {
             reversed_at: None,
             settled_by: None,
             settled_orders: Vec::new(),
+            process: None,
         }
     }
 
@@ -958,7 +1014,12 @@ mod tests {
             ..ListFilter::default()
         };
         assert_eq!(page(march_2.clone()), [ids[2], ids[1]]);
-        assert_eq!(page(ListFilter { kinds: vec!["NONCASH".into()], ..march_2 }), [ids[1]]);
+        assert_eq!(page(ListFilter { kinds: vec!["NONCASH".into()], ..march_2.clone() }), [ids[1]]);
+        store.write_blocking(|tx| crate::store::einvoices::insert(tx, 1, ids[1], "P1")).unwrap();
+        assert_eq!(page(ListFilter { kinds: vec!["NONCASH".into()], ..march_2.clone() }), Vec::<i64>::new());
+        assert_eq!(page(ListFilter { kinds: vec!["EINVOICE".into()], ..march_2.clone() }), [ids[1]]);
+        let both = ListFilter { kinds: vec!["EINVOICE".into(), "CASH".into()], ..march_2 };
+        assert_eq!(page(both), [ids[2], ids[1]]);
         assert_eq!(page(ListFilter { offset: 1, ..q("furra") }), [ids[0]]);
         store.write_blocking(|tx| delete(tx, ids[3])).unwrap();
         assert_eq!(page(q("furra")), [ids[0]], "a deleted invoice leaves the index");

@@ -105,15 +105,6 @@ pub fn users_with_right(conn: &Connection, company_id: i64) -> Result<Vec<i64>> 
     Ok(ids.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The company's owner: the user its registration created (its first user).
-pub fn owner_of(conn: &Connection, company_id: i64) -> Result<Option<i64>> {
-    Ok(conn.query_row(
-        "SELECT MIN(id) AS owner FROM users WHERE company_id = :company",
-        named_params! {":company": company_id},
-        |r| r.get("owner"),
-    )?)
-}
-
 /// The companies with this tax id (normally one).
 pub fn companies_by_nuis(conn: &Connection, nuis: &str) -> Result<Vec<i64>> {
     let mut stmt = conn.prepare("SELECT id FROM companies WHERE nuis = :nuis COLLATE NOCASE ORDER BY id")?;
@@ -1067,7 +1058,10 @@ mod tests {
         assert!(store.read_blocking(|c| addon_enabled(c, company)).unwrap());
         assert!(store.read_blocking(|c| has_right(c, user)).unwrap());
         assert_eq!(store.read_blocking(|c| users_with_right(c, company)).unwrap(), vec![user]);
-        assert_eq!(store.read_blocking(|c| owner_of(c, company)).unwrap(), Some(user));
+        assert_eq!(
+            store.read_blocking(|c| crate::store::accounts::owner_of(c, company)).unwrap(),
+            Some(user)
+        );
         store.write_blocking(|tx| set_right(tx, user, false, now)).unwrap();
         assert!(!store.read_blocking(|c| has_right(c, user)).unwrap());
 

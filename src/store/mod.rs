@@ -5,13 +5,24 @@ pub mod accounts;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
+pub mod einvoices;
 pub mod fiscal_queue;
+#[cfg(test)]
+pub mod fixtures;
 pub mod health;
 pub mod held_numbers;
 pub mod invoices;
 mod log_sync;
 pub mod marketplace;
+pub mod print_settings;
 pub mod products;
+pub mod purchase;
+pub mod rates;
+pub mod report_totals;
+pub mod reports;
+pub mod sales_day;
+pub mod stock;
+pub mod wtn;
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -122,6 +133,7 @@ impl Store {
         writer.pragma_update(None, "synchronous", "FULL")?;
         configure(&writer)?;
         embedded::migrations::runner().run(&mut writer).map_err(|e| Error::Migration(e.to_string()))?;
+        build_report_totals(&mut writer)?;
         Ok(Store {
             path: path.to_path_buf(),
             writer: Arc::new(Mutex::new(writer)),
@@ -221,6 +233,16 @@ impl Store {
         }
     }
 
+    /// Runs `f` inside one write transaction that is always rolled back: for checks that change
+    /// the database to compare (`report_totals::verify`). Blocks the calling thread.
+    pub fn trial_blocking<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        let mut conn = self.writer()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let result = catch_unwind(AssertUnwindSafe(|| f(&tx)));
+        tx.rollback()?;
+        result.map_err(|payload| Error::Panicked(crate::panic_text(payload.as_ref())))?
+    }
+
     pub async fn read<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T> + Send + 'static,
@@ -257,6 +279,26 @@ impl Store {
             .await
             .map_err(|e| Error::Task(e.to_string()))?
     }
+}
+
+/// Builds the report totals of a database that has documents but not yet their totals (the
+/// first open after the upgrade that brings them), saying how far it got every tenth.
+fn build_report_totals(writer: &mut Connection) -> Result<()> {
+    let tx = writer.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut last_tenth = 0;
+    let mut progress = |done: usize, total: usize| {
+        let tenth = done * 10 / total.max(1);
+        if tenth > last_tenth {
+            last_tenth = tenth;
+            tracing::info!(done, total, "building the report totals from the stored documents");
+        }
+    };
+    let built = report_totals::build_if_needed(&tx, &mut progress)?;
+    tx.commit()?;
+    if let Some(documents) = built {
+        tracing::info!(documents, "the report totals were built from the stored documents");
+    }
+    Ok(())
 }
 
 /// The newest migration this binary carries (the schema version it writes).

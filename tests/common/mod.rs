@@ -2,9 +2,16 @@
 //! HTTP client, the envelope checks of the spec, and the on-boarding steps every story starts with.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod browser;
+pub mod depot;
+pub mod einvoice;
+pub mod fake_ai;
+pub mod pages;
 pub mod process;
 pub mod sim;
+pub mod stub;
 pub mod till;
+pub mod wire;
 pub mod wolt;
 pub mod xml;
 
@@ -65,6 +72,13 @@ impl TestServer {
     pub fn start_with(configure: impl FnOnce(&mut ServeArgs)) -> TestServer {
         let dir = tempfile::Builder::new().prefix("arka-test-").tempdir().expect("a temporary data dir");
         let mut args = ServeArgs::defaults("127.0.0.1:0".parse().unwrap(), dir.path().join("data"));
+        // No test reaches the internet: the rate sources point at a loopback port nobody listens
+        // on, unless the test serves their pages (`pages::RatePages`).
+        let nowhere = stub::closed_url();
+        args.rates.rates_boa_url = nowhere.clone();
+        args.rates.rates_bkt_url = nowhere.clone();
+        args.rates.rates_iliria98_url = nowhere.clone();
+        args.rates.rates_adon_url = nowhere;
         configure(&mut args);
         let mut server = TestServer { args, running: None, agent: new_agent(), dir };
         server.launch();
@@ -191,7 +205,7 @@ impl TestServer {
 
     // --- the client ---------------------------------------------------------------------------
 
-    /// Any request: method GET, POST, PUT or PATCH, extra headers as given, an optional body with its type.
+    /// Any request: method GET, DELETE, POST, PUT or PATCH, extra headers as given, an optional body with its type.
     pub fn request(
         &self,
         method: &str,
@@ -201,8 +215,8 @@ impl TestServer {
     ) -> Reply {
         let url = format!("{}{path}", self.base_url());
         let result = match method {
-            "GET" => {
-                let mut rb = self.agent.get(&url);
+            "GET" | "DELETE" => {
+                let mut rb = if method == "GET" { self.agent.get(&url) } else { self.agent.delete(&url) };
                 for (k, v) in headers {
                     rb = rb.header(*k, *v);
                 }
@@ -222,7 +236,7 @@ impl TestServer {
                     None => rb.send_empty(),
                 }
             }
-            other => panic!("the test client knows GET, POST, PUT and PATCH, not {other}"),
+            other => panic!("the test client knows GET, DELETE, POST, PUT and PATCH, not {other}"),
         };
         let mut response = result.unwrap_or_else(|e| panic!("{method} {path} failed: {e}"));
         let status = response.status().as_u16();
@@ -247,6 +261,12 @@ impl TestServer {
         let bearer = token.map(|t| format!("Bearer {t}"));
         let headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("Authorization", b.as_str())).collect();
         self.request("GET", path, &headers, None)
+    }
+
+    pub fn delete(&self, path: &str, token: Option<&str>) -> Reply {
+        let bearer = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("Authorization", b.as_str())).collect();
+        self.request("DELETE", path, &headers, None)
     }
 
     pub fn post_json(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {

@@ -75,6 +75,19 @@ impl SimServer {
         self.set_mode(json!({ "mode": mode }));
     }
 
+    /// `POST /control/einvoices`: an e-invoice a supplier sent (see src/cis_sim/mod.rs).
+    pub fn seed_einvoice(&self, einvoice: Value) -> Value {
+        let mut reply = self
+            .agent
+            .post(format!("{}/control/einvoices", self.base()))
+            .header("Content-Type", "application/json")
+            .send(einvoice.to_string())
+            .unwrap();
+        let text = reply.body_mut().read_to_string().unwrap();
+        assert_eq!(reply.status().as_u16(), 201, "the simulator took the e-invoice: {text}");
+        serde_json::from_str(&text).unwrap()
+    }
+
     fn get(&self, path: &str) -> Value {
         let mut reply = self.agent.get(format!("{}{path}", self.base())).call().unwrap();
         serde_json::from_str(&reply.body_mut().read_to_string().unwrap()).unwrap()

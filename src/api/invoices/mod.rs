@@ -12,6 +12,7 @@ mod views;
 pub use bulk::bulk_noncash;
 pub use cancel::{cancel, cancel_by_internal_id};
 pub use tables::{order, summary};
+pub(super) use views::issue_result;
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -115,6 +116,9 @@ pub struct IssueBody {
     doc_type: Option<String>,
     original_invoice_iic: Option<String>,
     bank_account_id: Option<i64>,
+    /// An e-invoice's UBL profile (P1..P12); not read on other invoices.
+    #[serde(default, deserialize_with = "fields::opt_text")]
+    pub(super) process: Option<String>,
 }
 
 fn client_input(c: ClientBody) -> ClientInput {
@@ -147,7 +151,11 @@ fn required_internal_id(sent: Option<String>, version: i64) -> Result<String, Ap
 }
 
 /// Reads an issue body as v1 or v2 into the one request the service knows.
-fn issue_request(b: IssueBody, kind: DocumentKind, version: i64) -> Result<IssueRequest, ApiError> {
+pub(super) fn issue_request(
+    b: IssueBody,
+    kind: DocumentKind,
+    version: i64,
+) -> Result<IssueRequest, ApiError> {
     let internal_id = required_internal_id(b.internal_id, version)?;
     let Some(lines) = b.lines.filter(|l| !l.is_empty()) else {
         return Err(ApiError::field("lines", "The lines field is required and must hold at least one line."));
@@ -241,7 +249,7 @@ fn payments_input(
     }
 }
 
-fn host(headers: &HeaderMap) -> Option<&str> {
+pub(super) fn host(headers: &HeaderMap) -> Option<&str> {
     headers.get(HOST).and_then(|h| h.to_str().ok())
 }
 
@@ -305,7 +313,7 @@ pub struct ListQuery {
     query: Option<String>,
 }
 
-fn list_date(field: &str, value: Option<String>) -> Result<Option<String>, ApiError> {
+pub(super) fn list_date(field: &str, value: Option<String>) -> Result<Option<String>, ApiError> {
     match value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty()) {
         None => Ok(None),
         Some(v) => match chrono::NaiveDate::parse_from_str(&v, "%Y-%m-%d") {
@@ -412,12 +420,17 @@ pub async fn print(
         Some(_) => return Err(ApiError::field("format", "The format must be a4 or receipt.")),
     };
     let pdf = state.services.invoice_pdf(&caller, id, layout).await?;
-    Ok((
+    Ok(pdf_answer(&format!("invoice-{id}.pdf"), pdf))
+}
+
+/// A PDF shown inline, named `filename`.
+pub(super) fn pdf_answer(filename: &str, pdf: Vec<u8>) -> Response {
+    (
         [
             (axum::http::header::CONTENT_TYPE, "application/pdf".to_string()),
-            (axum::http::header::CONTENT_DISPOSITION, format!("inline; filename=\"invoice-{id}.pdf\"")),
+            (axum::http::header::CONTENT_DISPOSITION, format!("inline; filename=\"{filename}\"")),
         ],
         pdf,
     )
-        .into_response())
+        .into_response()
 }

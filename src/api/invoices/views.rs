@@ -127,7 +127,11 @@ fn fiscal<'a>(state: &AppState, invoice: &'a Invoice, version: i64, host: Option
         operator_code: invoice.operator_code.as_deref(),
         fiscalized_at: local(&invoice.issued_at),
         verify_url: &invoice.verify_url,
-        pdf: state.services.pdf_url(host, version, invoice.id),
+        pdf: match &invoice.eic {
+            // The e-invoice platform's official PDF, once it has registered the e-invoice.
+            Some(eic) => state.services.eic_pdf_url(host, version, eic),
+            None => state.services.pdf_url(host, version, invoice.id),
+        },
     }
 }
 
@@ -192,6 +196,12 @@ pub struct Amount<'a> {
     gross_all: Decimal,
     vat_all: Decimal,
     discount_all: Decimal,
+    /// Where a foreign-currency invoice's rate came from (REQUEST, MANUAL or a source) and the
+    /// day it was quoted for; absent on an invoice in lek.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exchange_rate_source: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exchange_rate_date: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     local_currency: Option<LocalCurrency>,
 }
@@ -285,7 +295,7 @@ pub fn list_item<'a>(
     ListItem {
         id: invoice.id,
         number: &invoice.number,
-        kind: invoice.kind.as_str(),
+        kind: if invoice.process.is_some() { "EINVOICE" } else { invoice.kind.as_str() },
         document_kind: invoice.document_kind.as_str(),
         issue_date: &invoice.issue_date,
         due_date: invoice.due_date.as_deref().unwrap_or(&invoice.issue_date),
@@ -313,6 +323,8 @@ pub fn list_item<'a>(
             gross_all: t.gross_all,
             vat_all: t.vat_all,
             discount_all: t.discount_all,
+            exchange_rate_source: invoice.exchange_rate_origin.filter(|_| foreign).map(|o| o.as_str()),
+            exchange_rate_date: invoice.exchange_rate_date.as_deref().filter(|_| foreign),
             local_currency: foreign.then_some(LocalCurrency {
                 currency: "ALL",
                 gross: t.gross_all,
@@ -340,7 +352,7 @@ pub fn list_item<'a>(
         fic: invoice.fic.as_deref(),
         eic: invoice.eic.as_deref(),
         doc_type: invoice.doc_type.as_deref(),
-        process: None,
+        process: invoice.process.as_deref(),
         self_issue_type: invoice.self_issue_type.as_deref(),
         reversed_at: invoice.reversed_at.as_deref().map(local),
         reversed_by: invoice.original_invoice_id,

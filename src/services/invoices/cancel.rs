@@ -12,6 +12,7 @@ use super::super::{Error, Result, Services};
 use super::content::{Content, Links, this_year, user_codes};
 use super::document::InvoiceDocument;
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
+use crate::domain::currency::RateBasis;
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice::{self as rules, Exemption};
 use crate::domain::payments::{Payment, PaymentType};
@@ -175,6 +176,12 @@ impl Services {
             bank_account_id: original.bank_account_id,
             invoice_discount_type: None,
             invoice_discount_value: None,
+            rate_basis: original.exchange_rate_origin.map(|origin| RateBasis {
+                rate: original.exchange_rate,
+                origin,
+                date: original.exchange_rate_date.as_deref().and_then(|d| d.parse().ok()),
+            }),
+            einvoice: None,
         };
         let sequence = issuer.sequence(original.kind);
         self.issue(InvoiceDocument { issuer, content, sequence, year: this_year() }).await

@@ -12,6 +12,7 @@ use super::super::pipeline::Sequence;
 use super::super::{Error, Result, Services};
 use super::document::InvoiceDocument;
 use super::{ClientInput, IssueRequest};
+use crate::domain::currency::RateBasis;
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice as rules;
 use crate::domain::validation::FieldErrors;
@@ -88,6 +89,11 @@ pub struct Content {
     pub bank_account_id: Option<i64>,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
+    /// Where a foreign-currency invoice's rate came from.
+    pub rate_basis: Option<RateBasis>,
+    /// The process of an e-invoice (a non-cash invoice registered with the e-invoice platform
+    /// after its FIC, `services::invoices::einvoice`).
+    pub einvoice: Option<crate::domain::einvoice::Process>,
 }
 
 /// The domain's verdict on an invoice body, with `errors` found around it merged in.
@@ -250,8 +256,9 @@ impl Services {
     pub(super) async fn invoice_document(
         &self,
         caller: &Caller,
-        req: IssueRequest,
+        mut req: IssueRequest,
     ) -> Result<InvoiceDocument> {
+        let rate_basis = self.resolve_exchange_rate(caller, &mut req).await?;
         let invoice_type = req.kind.invoice_type().unwrap_or(InvoiceType::Cash);
         let (operator_code, unit_code, tcr_code) = user_codes(caller, invoice_type == InvoiceType::Cash)?;
         let mut errors = FieldErrors::new();
@@ -307,13 +314,15 @@ impl Services {
             bank_account_id: req.bank_account_id,
             invoice_discount_type: req.rules.invoice_discount_type,
             invoice_discount_value: req.rules.invoice_discount_value,
+            rate_basis,
+            einvoice: None,
         };
         Ok(InvoiceDocument { issuer, content, sequence, year: this_year() })
     }
 
     /// What the issuer signs with, checked after the body: the software code and a current
     /// certificate (a missing one is the spec's soft refusal).
-    pub(super) async fn issuer(
+    pub(in crate::services) async fn issuer(
         &self,
         caller: &Caller,
         operator_code: String,

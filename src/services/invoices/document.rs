@@ -8,6 +8,7 @@ use rusqlite::Connection;
 
 use super::super::cash_register::{automatic_opening, open_day_if_needed};
 use super::super::pipeline::{Document, QueuePlan, Sequence, Written};
+use super::super::stock::{self, Goods, GoodsLine};
 use super::super::{Error, Result};
 use super::content::{Content, Issuer, Links};
 use super::message::{draft, stored_invoice};
@@ -22,6 +23,44 @@ pub struct InvoiceDocument {
     pub content: Content,
     pub sequence: Sequence,
     pub year: i32,
+}
+
+impl InvoiceDocument {
+    /// The sale takes its lines off the issuing unit's shelf (`services::stock`).
+    /// The shelf follows the document in its own transaction: a sale or an order takes its
+    /// articles from the issuing unit, a cancellation puts back on the original's unit what it
+    /// reverses, and a summary moves nothing (its orders took the goods).
+    fn move_stock(&self, tx: &Connection, invoice: &db::Invoice) -> store::Result<Result<()>> {
+        let Some(unit) = &self.issuer.caller.unit else {
+            return Ok(Ok(()));
+        };
+        let lines: Vec<GoodsLine> = invoice
+            .lines
+            .iter()
+            .map(|l| GoodsLine { code: l.product_code.clone(), quantity: l.quantity.abs() })
+            .collect();
+        let goods = |business_unit_id: i64| Goods {
+            company_id: invoice.company_id,
+            user_id: invoice.user_id,
+            document: (fiscal_queue::Document::Invoice, invoice.id),
+            business_unit_id,
+            unit_name: &unit.name,
+            to_unit: None,
+            lines: &lines,
+            lines_field: "lines",
+        };
+        match &self.content.links {
+            Links::None => stock::take(tx, &goods(unit.id)),
+            Links::Settles(_) => Ok(Ok(())),
+            Links::Reverses { original_id, .. } => {
+                let from = db::get(tx, invoice.company_id, *original_id)?
+                    .and_then(|original| original.business_unit_id)
+                    .unwrap_or(unit.id);
+                stock::give_back(tx, &goods(from))?;
+                Ok(Ok(()))
+            }
+        }
+    }
 }
 
 impl Document for InvoiceDocument {
@@ -59,6 +98,9 @@ impl Document for InvoiceDocument {
     }
 
     fn metrics_kind(&self) -> &'static str {
+        if self.content.einvoice.is_some() {
+            return "einvoice";
+        }
         match self.content.document_kind {
             DocumentKind::Cash => "cash_invoice",
             DocumentKind::NonCash => "noncash_invoice",
@@ -132,15 +174,20 @@ impl Document for InvoiceDocument {
             Ok(draft) => draft,
             Err(e) => return Ok(Err(e)),
         };
+        let mut invoice =
+            stored_invoice(&self.issuer, &self.content, tcr_code, &draft, (ord_num, self.year), plan.at);
+        invoice.id = db::insert(tx, &invoice)?;
+        if let Err(short) = self.move_stock(tx, &invoice)? {
+            // Nothing of a refused sale stays: its row goes in the same transaction.
+            db::delete(tx, invoice.id)?;
+            return Ok(Err(short));
+        }
         // A till's document on a day that is not open opens it first with an INITIAL of 0,
         // queued (and sent) ahead of it.
         let ahead = match tcr_code {
             Some(tcr) => open_day_if_needed(tx, automatic_opening(&self.issuer.caller, tcr, plan))?,
             None => None,
         };
-        let mut invoice =
-            stored_invoice(&self.issuer, &self.content, tcr_code, &draft, (ord_num, self.year), plan.at);
-        invoice.id = db::insert(tx, &invoice)?;
         match &self.content.links {
             Links::None => {}
             Links::Settles(orders) => {
@@ -148,6 +195,9 @@ impl Document for InvoiceDocument {
                 db::settle_orders(tx, invoice.id, &ids)?;
             }
             Links::Reverses { original_id, .. } => db::refresh_reversal(tx, *original_id)?,
+        }
+        if let Some(process) = self.content.einvoice {
+            crate::store::einvoices::insert(tx, self.company_id(), invoice.id, process.as_str())?;
         }
         Ok(Ok(Written {
             document_id: invoice.id,
@@ -161,6 +211,7 @@ impl Document for InvoiceDocument {
     }
 
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()> {
+        stock::forget(tx, fiscal_queue::Document::Invoice, document_id)?;
         db::reopen_orders(tx, document_id)?;
         let original = db::original_of(tx, document_id)?;
         db::delete(tx, document_id)?;

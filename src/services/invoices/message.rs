@@ -10,7 +10,7 @@ use super::super::Result;
 use super::content::{Content, Issuer, Links, id_type};
 use crate::domain::document::InvoiceType;
 use crate::domain::invoice::{self as rules, VatClass};
-use crate::domain::money::round2;
+use crate::domain::money::{payments_in_lek, registered_in_lek};
 use crate::domain::numbering::{cis_invoice_number, invoice_number};
 use crate::fiscal::iic::{IicInput, iic};
 use crate::fiscal::model::{
@@ -60,13 +60,13 @@ pub fn draft(
     let issue_date_time = model::datetime(issued_at);
     let totals = &computed.totals;
     let in_vat = computed.issuer_in_vat;
-    let lek = |d: Decimal| round2(d * totals.exchange_rate);
     let foreign = currency != "ALL";
+    let lek = |d: Decimal| registered_in_lek(d, totals.exchange_rate, foreign);
     let items = computed
         .lines
         .iter()
         .map(|l| {
-            let amount = |d: Decimal| if foreign { lek(d) } else { d };
+            let amount = lek;
             Item {
                 name: l.product_name.chars().take(50).collect(),
                 code: Some(l.product_code.chars().take(50).collect()),
@@ -90,7 +90,7 @@ pub fn draft(
     // re-added from the converted lines so they still add up to the cent.
     let net_sum: Decimal = items.iter().map(|i| i.price_before_vat).sum();
     let vat_sum: Decimal = items.iter().filter_map(|i| i.vat_amount).sum();
-    let fee = if foreign { lek(totals.fee) } else { totals.fee };
+    let fee = lek(totals.fee);
     let tot_price_value = net_sum + vat_sum + fee;
     let tot_price = model::money(tot_price_value);
     let iic_input = IicInput {
@@ -139,22 +139,18 @@ pub fn draft(
             .sum();
         (sum != Decimal::ZERO).then_some(sum)
     };
-    let mut pay_methods: Vec<PayMethod> = computed
+    let amounts: Vec<Decimal> = computed.payments.iter().map(|p| p.amount).collect();
+    let pay_methods: Vec<PayMethod> = computed
         .payments
         .iter()
-        .map(|p| PayMethod {
+        .zip(payments_in_lek(&amounts, totals.exchange_rate, foreign, tot_price_value))
+        .map(|(p, amt)| PayMethod {
             kind: p.kind,
-            amt: if foreign { lek(p.amount) } else { p.amount },
+            amt,
             comp_card: p.company_card.clone(),
             vouchers: p.vouchers.clone(),
         })
         .collect();
-    // Converting each payment separately can leave a cent off the converted total.
-    if let Some(first) = pay_methods.first_mut() {
-        let paid: Decimal =
-            computed.payments.iter().map(|p| if foreign { lek(p.amount) } else { p.amount }).sum();
-        first.amt += tot_price_value - paid;
-    }
     let cis_invoice = CisInvoice {
         type_of_inv: match content.invoice_type {
             InvoiceType::Cash => TypeOfInv::Cash,
@@ -188,7 +184,7 @@ pub fn draft(
         iic_signature: code.signature.clone(),
         is_reverse_charge: content.reverse_charge,
         pay_deadline: dates.0,
-        is_einvoice: None,
+        is_einvoice: content.einvoice.map(|_| true),
         supply_date_or_period: dates
             .1
             .map(|start| SupplyDateOrPeriod { start, end: dates.2.unwrap_or(start) }),
@@ -285,6 +281,8 @@ pub fn stored_invoice(
         business_unit_code: Some(issuer.unit_code.clone()),
         currency: content.currency.clone(),
         exchange_rate: computed.totals.exchange_rate,
+        exchange_rate_origin: content.rate_basis.as_ref().map(|b| b.origin),
+        exchange_rate_date: content.rate_basis.as_ref().and_then(|b| b.date).map(|d| d.to_string()),
         totals: db::Totals {
             gross: computed.totals.gross,
             net: computed.totals.net,
@@ -329,6 +327,7 @@ pub fn stored_invoice(
             Links::Settles(orders) => orders.clone(),
             _ => Vec::new(),
         },
+        process: content.einvoice.map(|p| p.as_str().to_string()),
         lines: computed
             .lines
             .iter()

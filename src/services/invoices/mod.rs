@@ -8,12 +8,15 @@
 mod cancel;
 mod content;
 mod document;
+pub mod einvoice;
 mod message;
 mod print;
 mod table;
 
 pub use cancel::{CancelRequest, Cancelled};
 pub use table::SummaryRequest;
+
+pub(super) use content::{Issuer, this_year, user_codes};
 
 use chrono::{Datelike, Utc};
 use chrono_tz::Europe::Tirane;
@@ -68,6 +71,21 @@ pub struct IssueRequest {
     pub bank_account_id: Option<i64>,
 }
 
+/// A PDF rendered on the blocking pool. The input's bounds keep a render well under a second;
+/// the limit is what a POS waits at worst, should anything stored before those bounds still be
+/// very large.
+pub(super) async fn rendered(
+    what: String,
+    render: impl FnOnce() -> std::result::Result<Vec<u8>, crate::print::Error> + Send + 'static,
+) -> Result<Vec<u8>> {
+    let limit = crate::print::RENDER_TIMEOUT;
+    tokio::time::timeout(limit, tokio::task::spawn_blocking(render))
+        .await
+        .map_err(|_| Error::Internal(format!("printing {what} took longer than {limit:?}")))?
+        .map_err(|e| Error::Internal(e.to_string()))?
+        .map_err(|e| Error::Internal(e.to_string()))
+}
+
 impl Services {
     pub async fn list_invoices(&self, caller: &Caller, filter: db::ListFilter) -> Result<Vec<Invoice>> {
         let company_id = caller.company.id;
@@ -106,18 +124,10 @@ impl Services {
     ) -> Result<Vec<u8>> {
         let invoice = self.invoice(caller, id).await?;
         let printable = print::printable(caller, &invoice);
-        let rendering = tokio::task::spawn_blocking(move || crate::print::render(&printable, layout));
-        // The input's bounds keep a render well under a second; the limit is what a POS waits
-        // at worst, should anything stored before those bounds still be very large.
-        let limit = crate::print::RENDER_TIMEOUT;
-        tokio::time::timeout(limit, rendering)
-            .await
-            .map_err(|_| Error::Internal(format!("printing invoice {id} took longer than {limit:?}")))?
-            .map_err(|e| Error::Internal(e.to_string()))?
-            .map_err(|e| Error::Internal(e.to_string()))
+        rendered(format!("invoice {id}"), move || crate::print::render(&printable, layout)).await
     }
 
-    fn pdf_base(&self, host: Option<&str>) -> String {
+    pub(super) fn pdf_base(&self, host: Option<&str>) -> String {
         match (&self.public_url, host) {
             (Some(base), _) => base.clone(),
             (None, Some(host)) => format!("http://{host}"),
@@ -128,6 +138,11 @@ impl Services {
     /// Absolute URL of an invoice's PDF.
     pub fn pdf_url(&self, host: Option<&str>, version: i64, id: i64) -> String {
         format!("{}/api/v{version}/invoice/print/{id}", self.pdf_base(host))
+    }
+
+    /// Absolute URL of the e-invoice platform's PDF of an e-invoice.
+    pub fn eic_pdf_url(&self, host: Option<&str>, version: i64, eic: &str) -> String {
+        format!("{}/api/v{version}/invoice/print-eic/{eic}", self.pdf_base(host))
     }
 
     /// Issues a cash or non-cash invoice: checked here, then numbered, signed, saved, delivered

@@ -12,6 +12,7 @@ use super::super::{Error, Result, Services};
 use super::IssueRequest;
 use super::content::{Content, Links, computed, currency, date, this_year, user_codes};
 use super::document::InvoiceDocument;
+use crate::domain::currency::{Origin, RateBasis};
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice::{InvoiceInput, LineInput};
 use crate::domain::payments::{self, PaymentsInput};
@@ -98,13 +99,22 @@ impl Services {
         if currency != order_currency {
             errors.add("currency", format!("The orders are in {order_currency}: the summary must be too."));
         }
+        // A summary sent without a rate pays its orders at the rate they were issued with.
+        let rate_basis = match req.exchange_rate.filter(|r| r.is_sign_positive() && !r.is_zero()) {
+            Some(rate) => Some(RateBasis { rate, origin: Origin::Request, date: None }),
+            None => orders.first().filter(|o| o.currency != "ALL").map(|o| RateBasis {
+                rate: o.exchange_rate,
+                origin: o.exchange_rate_origin.unwrap_or(Origin::Request),
+                date: o.exchange_rate_date.as_deref().and_then(|d| d.parse().ok()),
+            }),
+        };
         let input = InvoiceInput {
             lines: orders.iter().flat_map(|o| o.lines.iter().map(copied)).collect(),
             issuer_in_vat: caller.company.issuer_in_vat,
             invoice_discount_type: req.invoice_discount_type.clone(),
             invoice_discount_value: req.invoice_discount_value,
             fee: None,
-            exchange_rate: req.exchange_rate,
+            exchange_rate: Some(rate_basis.as_ref().map_or(Decimal::ONE, |b| b.rate)),
             payments: req.payments,
         };
         let computed = computed(&input, errors)?;
@@ -142,6 +152,8 @@ impl Services {
             bank_account_id: None,
             invoice_discount_type: req.invoice_discount_type,
             invoice_discount_value: req.invoice_discount_value,
+            rate_basis,
+            einvoice: None,
         };
         let sequence = issuer.sequence(InvoiceType::Cash);
         self.issue(InvoiceDocument { issuer, content, sequence, year: this_year() }).await

@@ -1,0 +1,62 @@
+// The CIS: online or offline since when, the documents waiting (those near the 48-hour limit in
+// red), those refused with the CIS's reason, and the certificate's expiry.
+
+import { api } from './api.js';
+import { t } from './i18n.js';
+import { el, table } from './format.js';
+
+function connection(account) {
+  const c = account.cisConnection;
+  const online = c.state === 'online';
+  return el('div', { class: `card ${online ? 'good' : 'bad'}`, id: 'cis-connection' },
+    el('h3', {}, online ? t('cis.online') : t('cis.offline')),
+    online ? null : el('p', {}, `${t('cis.since')} ${c.since}${c.reason ? ` — ${c.reason}` : ''}`));
+}
+
+function certificate(account) {
+  const cert = account.cert;
+  if (!cert) return el('div', { class: 'card bad' }, el('h3', {}, t('cert.title')), el('p', {}, t('cert.none')));
+  return el('div', { class: `card ${cert.expiresSoon ? 'bad' : 'good'}`, id: 'cis-certificate' },
+    el('h3', {}, t('cert.title')),
+    el('p', {}, `${t('cert.expires')} ${cert.expiresAt}`),
+    el('p', { class: 'small' }, cert.subject),
+    cert.expiresSoon ? el('p', { class: 'bad', role: 'alert' }, cert.warning || t('cert.soon')) : null);
+}
+
+function waiting(queue) {
+  const summary = el('div', { class: 'card' },
+    el('h3', {}, t('cis.waiting')),
+    el('p', { class: 'big', id: 'cis-waiting' }, String(queue.waiting)),
+    queue.oldestWaitingSince
+      ? el('p', { class: queue.oldestAgeHours >= queue.warnAfterHours ? 'bad' : '' },
+        `${t('cis.oldest')}: ${queue.oldestWaitingSince} (${queue.oldestAgeHours} ${t('cis.hours')})`)
+      : null);
+  if (!queue.items.length) return [summary];
+  const rows = queue.items.map((q) => [q.number ?? '', q.document, q.tcrCode ?? '', q.issuedAt,
+    el('span', { class: q.nearLegalLimit ? 'bad' : '' }, String(q.ageHours ?? ''), q.nearLegalLimit ? ` · ${t('cis.nearLimit')}` : ''),
+    String(q.attempts), q.lastError ?? '']);
+  return [summary, table([t('cis.number'), t('cis.document'), t('cis.tcr'), t('cis.issued'), t('cis.age'),
+    t('cis.attempts'), t('cis.lastError')], rows, [4, 5])];
+}
+
+function refused(queue) {
+  if (!queue.refused.length) return el('p', {}, t('cis.none'));
+  return table([t('cis.number'), t('cis.document'), t('cis.issued'), t('cis.reason')],
+    queue.refused.map((r) => [r.number ?? '', r.document, r.issuedAt ?? '', el('span', { class: 'bad' }, r.reason)]));
+}
+
+export async function render(section) {
+  const [account, queue] = await Promise.all([api('/api/v1/account'), api('/api/v1/owner/queue')]);
+  const failed = [account, queue].find((a) => !a.ok);
+  if (failed) {
+    section.replaceChildren(el('h2', {}, t('cis.title')), el('p', { class: 'error' }, failed.message));
+    return;
+  }
+  section.replaceChildren(
+    el('h2', {}, t('cis.title')),
+    el('div', { class: 'cards' }, connection(account.data), certificate(account.data)),
+    ...waiting(queue.data),
+    el('h3', {}, t('cis.refused')),
+    refused(queue.data),
+  );
+}

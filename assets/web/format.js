@@ -1,0 +1,75 @@
+// Small helpers: building elements (text is always set as text, never parsed as HTML), lek
+// amounts, dates, and money arithmetic in whole cents.
+
+// el('td', {class: 'num'}, 'text', childElement, ...)
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
+    else if (value === true) node.setAttribute(name, '');
+    else node.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+// A table from headings and rows of cells (strings or elements); `numeric` marks right-aligned
+// columns by index.
+export function table(headings, rows, numeric = []) {
+  const cls = (i) => (numeric.includes(i) ? 'num' : null);
+  return el('div', { class: 'scroll' },
+    el('table', {},
+      el('thead', {}, el('tr', {}, headings.map((h, i) => el('th', { scope: 'col', class: cls(i) }, h)))),
+      el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => el('td', { class: cls(i) }, c)))))));
+}
+
+// A lek amount as the CIS carries it, with grouping: 1 234.50
+export function money(value) {
+  if (value === null || value === undefined || value === '') return '';
+  const cents = toCents(value);
+  if (cents === null) return String(value);
+  return formatCents(cents);
+}
+
+export function formatCents(cents) {
+  const negative = cents < 0;
+  const abs = Math.abs(cents);
+  const whole = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
+  const rest = String(abs % 100).padStart(2, '0');
+  return `${negative ? '-' : ''}${whole}.${rest}`;
+}
+
+// A JSON number or a typed amount ("1234.5", "1 234,50") as whole cents; null when it is not one.
+export function toCents(value) {
+  const text = String(value).trim().replace(/[\s\u202f]/g, '').replace(',', '.');
+  const match = /^(-?)(\d+)(?:\.(\d{0,2})\d*)?$/.exec(text);
+  if (!match) return null;
+  const cents = Number(match[2]) * 100 + Number((match[3] || '').padEnd(2, '0'));
+  return match[1] === '-' ? -cents : cents;
+}
+
+// Cents as the API reads an amount: a decimal string with two places.
+export function centsText(cents) {
+  const abs = Math.abs(cents);
+  return `${cents < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+// YYYY-MM-DD of a local date.
+export function isoDate(d) {
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+// Saves bytes the page fetched under a file name, without leaving the page.
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = el('a', { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}

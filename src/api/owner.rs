@@ -1,0 +1,242 @@
+//! The owner's routes: what the owner's page needs that no route of the spec gives. Read only,
+//! for the caller's company, with any user token of it.
+
+use std::collections::BTreeMap;
+
+use axum::extract::State;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use super::AppState;
+use super::auth::Auth;
+use super::error::{ApiError, ApiResult, ok};
+use super::extract::Query;
+use crate::domain::cash_register::DayFigures;
+use crate::domain::sales_day::TillSales;
+use crate::domain::time::{local_text, parse_stored};
+use crate::fiscal::queue::{LEGAL_LIMIT_HOURS, WARN_AFTER_HOURS, age_hours};
+use crate::services::owner::Till;
+use crate::services::queue::RefusedDocument;
+use crate::store::fiscal_queue::Queued;
+
+fn stored_time(text: &str) -> String {
+    parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
+}
+
+/// Receipts and money of a till, of the non-cash invoices, or of the whole day.
+#[derive(Serialize)]
+struct SalesView {
+    receipts: u64,
+    /// Of those, still waiting for the CIS (no FIC yet).
+    waiting: u64,
+    gross: Decimal,
+    by_payment_method: BTreeMap<String, Decimal>,
+}
+
+impl SalesView {
+    fn of(t: &TillSales) -> SalesView {
+        SalesView {
+            receipts: t.receipts,
+            waiting: t.waiting,
+            gross: t.gross,
+            by_payment_method: t.by_method.clone(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct DayView {
+    state: &'static str,
+    /// The latest day's date (an open day may have started on an earlier date).
+    business_day: Option<String>,
+    opened_at: Option<String>,
+    opened_automatically: Option<bool>,
+    closed_at: Option<String>,
+    /// While open: the day's figures as close-balance will count them.
+    opening: Option<Decimal>,
+    cash_sales: Option<Decimal>,
+    deposits: Option<Decimal>,
+    withdrawals: Option<Decimal>,
+    /// While open: what the drawer should hold, the balance (close-balance's `expected`).
+    expected: Option<Decimal>,
+}
+
+#[derive(Serialize)]
+struct TillView {
+    fiscal_tcr_code: String,
+    name: String,
+    business_unit_code: String,
+    /// The caller's own TCR: the one the cash-register routes act on with this token.
+    mine: bool,
+    balance: Decimal,
+    day: DayView,
+    sales: SalesView,
+}
+
+fn till_view(till: &Till, sales: Option<&TillSales>, mine: Option<&str>) -> TillView {
+    let day = till.day.as_ref();
+    let figures: Option<&DayFigures> = day.and_then(|(_, f)| f.as_ref());
+    TillView {
+        fiscal_tcr_code: till.device.tcr_code.clone(),
+        name: till.device.name.clone(),
+        business_unit_code: till.device.business_unit_code.clone(),
+        mine: mine == Some(till.device.tcr_code.as_str()),
+        balance: till.balance,
+        day: DayView {
+            state: till.state.as_str(),
+            business_day: day.map(|(d, _)| d.business_day.clone()),
+            opened_at: day.map(|(d, _)| stored_time(&d.opened_at)),
+            opened_automatically: day.map(|(d, _)| d.opened_automatically),
+            closed_at: day.and_then(|(d, _)| d.closed_at.as_deref().map(stored_time)),
+            opening: figures.map(|f| f.opening),
+            cash_sales: figures.map(|f| f.cash_sales),
+            deposits: figures.map(|f| f.deposits),
+            withdrawals: figures.map(|f| f.withdrawals),
+            expected: figures.map(|_| till.balance),
+        },
+        sales: sales.map(SalesView::of).unwrap_or(SalesView {
+            receipts: 0,
+            waiting: 0,
+            gross: Decimal::ZERO,
+            by_payment_method: BTreeMap::new(),
+        }),
+    }
+}
+
+#[derive(Serialize)]
+struct TodayView {
+    business_day: String,
+    currency: &'static str,
+    totals: SalesView,
+    tills: Vec<TillView>,
+    /// The non-cash invoices of the day (issued without a TCR).
+    noncash: Option<SalesView>,
+}
+
+/// `GET /api/v1/owner/today`: today's sales per TCR and payment method, each TCR's balance and
+/// day, for the caller's company.
+pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
+    let today = state.services.owner_today(&caller).await?;
+    let mine = caller.user.tcr_code.as_deref();
+    let sales_of = |code: &str| today.sales.tills.iter().find(|t| t.tcr_code.as_deref() == Some(code));
+    ok(TodayView {
+        business_day: today.business_day.to_string(),
+        currency: "ALL",
+        totals: SalesView {
+            receipts: today.sales.receipts,
+            waiting: today.sales.waiting,
+            gross: today.sales.gross,
+            by_payment_method: today.sales.by_method.clone(),
+        },
+        tills: today.tills.iter().map(|t| till_view(t, sales_of(&t.device.tcr_code), mine)).collect(),
+        noncash: today.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of),
+    })
+}
+
+#[derive(Deserialize)]
+pub struct QueueQuery {
+    limit: Option<i64>,
+}
+
+/// The most documents one answer lists.
+const MAX_QUEUE_LIMIT: i64 = 500;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WaitingView {
+    queue_id: i64,
+    /// The CIS request, e.g. `RegisterInvoiceRequest`.
+    document: String,
+    number: Option<String>,
+    tcr_code: Option<String>,
+    issued_at: String,
+    age_hours: Option<i64>,
+    /// Past the warning mark (36 hours) of the 48-hour limit.
+    near_legal_limit: bool,
+    attempts: i64,
+    /// Why the last try did not get through.
+    last_error: Option<String>,
+}
+
+fn waiting_view(q: &Queued, now: chrono::DateTime<chrono::Utc>) -> WaitingView {
+    let age = age_hours(&q.issued_at, now);
+    WaitingView {
+        queue_id: q.id,
+        document: q.operation.clone(),
+        number: q.document_number.clone(),
+        tcr_code: q.tcr_code.clone(),
+        issued_at: stored_time(&q.issued_at),
+        age_hours: age,
+        near_legal_limit: age.is_some_and(|h| h >= WARN_AFTER_HOURS),
+        attempts: q.attempts,
+        last_error: q.last_error.clone(),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct QueueView {
+    waiting: usize,
+    oldest_waiting_since: Option<String>,
+    oldest_age_hours: Option<i64>,
+    warn_after_hours: i64,
+    legal_limit_hours: i64,
+    /// Oldest first, at most `limit`.
+    items: Vec<WaitingView>,
+    /// What the CIS refused, as `GET /api/v1/account` lists it.
+    refused: Vec<RefusedView>,
+}
+
+/// A document the CIS refused (here and in `GET /api/v1/account`'s `fiscalQueue.refused`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct RefusedView {
+    queue_id: i64,
+    document: String,
+    number: Option<String>,
+    issued_at: Option<String>,
+    code: Option<String>,
+    reason: String,
+    /// The number stays reserved for the document's retry with the same internalId.
+    number_held: bool,
+}
+
+impl RefusedView {
+    pub(super) fn of(r: &RefusedDocument) -> RefusedView {
+        RefusedView {
+            queue_id: r.queue_id,
+            document: r.operation.clone(),
+            number: r.number.clone(),
+            issued_at: r.issued_at.map(local_text),
+            code: r.fault_code.clone(),
+            reason: r.reason.clone(),
+            number_held: r.number_held,
+        }
+    }
+}
+
+/// `GET /api/v1/owner/queue`: the caller's company's documents waiting for the CIS, oldest
+/// first, with their ages, and those the CIS refused with its reason.
+pub async fn queue(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Query(q): Query<QueueQuery>,
+) -> ApiResult {
+    let limit = q.limit.unwrap_or(100);
+    if !(1..=MAX_QUEUE_LIMIT).contains(&limit) {
+        return Err(ApiError::field("limit", format!("The limit must be between 1 and {MAX_QUEUE_LIMIT}.")));
+    }
+    let limit = usize::try_from(limit).unwrap_or(1);
+    let found = state.services.owner_queue(&caller, limit).await?;
+    let now = chrono::Utc::now();
+    let summary = &found.summary;
+    ok(QueueView {
+        waiting: summary.waiting,
+        oldest_waiting_since: summary.oldest_waiting_issued_at.map(local_text),
+        oldest_age_hours: summary.oldest_waiting_issued_at.map(|t| (now - t).num_hours()),
+        warn_after_hours: WARN_AFTER_HOURS,
+        legal_limit_hours: LEGAL_LIMIT_HOURS,
+        items: found.oldest_first.iter().map(|q| waiting_view(q, now)).collect(),
+        refused: summary.refused.iter().map(RefusedView::of).collect(),
+    })
+}

@@ -1,0 +1,708 @@
+//! Reports and the dashboard: `GET /api/v1/reports/*` and `GET /api/v1/dashboard/summary`, in
+//! the reports budget (30 a minute). The shared plumbing of every report lives here: the query
+//! (`from`, `to`, `limit`, `offset`, the `branch`/`tcr`/`operator` filters) read into a
+//! `ReportRequest`, and the answer as JSON (`{status, data}` with `data.period`) or as CSV
+//! (`Accept: text/csv` or `?format=csv`, a file named after the report and its period).
+
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, State};
+use axum::http::header::{ACCEPT, CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::IntoResponse;
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use super::AppState;
+use super::auth::Auth;
+use super::error::{ApiError, ApiResult, ok};
+use super::extract::Query;
+use crate::domain::report::{self, Period};
+use crate::domain::validation::FieldErrors;
+use crate::services::reports::{
+    ByOperator, ByTcr, CashRegisterReport, ClosingReport, DailyTrend, ReportQuery, Reversals, Sales,
+    SalesSummary, TopClients, TopProducts, VatReport,
+};
+use crate::store::accounts::Caller;
+
+/// A report's query string; every value is read as text and checked here, so a bad one is a
+/// 422 naming it.
+#[derive(Debug, Default, Deserialize)]
+pub struct ReportParams {
+    from: Option<String>,
+    to: Option<String>,
+    limit: Option<String>,
+    offset: Option<String>,
+    branch: Option<String>,
+    tcr: Option<String>,
+    operator: Option<String>,
+    format: Option<String>,
+    documents: Option<String>,
+    date: Option<String>,
+}
+
+/// JSON, or CSV for a spreadsheet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+/// A report's request after the edge read it.
+#[derive(Debug, Clone)]
+pub struct ReportRequest {
+    pub query: ReportQuery,
+    pub limit: i64,
+    pub offset: i64,
+    pub format: Format,
+}
+
+/// The longest filter value looked up (longer than any code or id).
+const MAX_FILTER: usize = 100;
+
+fn filter_text(errors: &mut FieldErrors, field: &str, sent: Option<&str>) -> Option<String> {
+    let text = sent.map(str::trim).filter(|t| !t.is_empty())?;
+    if text.chars().count() > MAX_FILTER || text.chars().any(char::is_control) {
+        errors.add(field, format!("The {field} is not one the company has."));
+        return None;
+    }
+    Some(text.to_string())
+}
+
+/// `format=csv|json`, else `Accept: text/csv`, else JSON.
+fn format(params: &ReportParams, headers: &HeaderMap) -> Result<Format, FieldErrors> {
+    match params.format.as_deref().map(|f| f.trim().to_ascii_lowercase()).as_deref() {
+        Some("csv") => Ok(Format::Csv),
+        Some("json") => Ok(Format::Json),
+        Some("") | None => {
+            let accept = headers.get(ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
+            Ok(if accept.to_ascii_lowercase().contains("text/csv") { Format::Csv } else { Format::Json })
+        }
+        Some(_) => Err(FieldErrors::one("format", "The format must be json or csv.")),
+    }
+}
+
+/// Reads a report's query: every field's errors together in one 422.
+pub fn read_request(params: &ReportParams, headers: &HeaderMap) -> Result<ReportRequest, ApiError> {
+    let mut errors = FieldErrors::new();
+    let take = |read: Result<i64, FieldErrors>, default: i64, errors: &mut FieldErrors| {
+        read.unwrap_or_else(|e| {
+            errors.merge(e);
+            default
+        })
+    };
+    let period = Period::read(params.from.as_deref(), params.to.as_deref());
+    let limit = take(report::limit(params.limit.as_deref()), 0, &mut errors);
+    let offset = take(report::offset(params.offset.as_deref()), 0, &mut errors);
+    let branch = match params.branch.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
+        None => None,
+        Some(text) => match text.parse::<i64>() {
+            Ok(id) if id > 0 => Some(id),
+            _ => {
+                errors.add("branch", "The branch must be the id of one of the company's branches.");
+                None
+            }
+        },
+    };
+    let tcr = filter_text(&mut errors, "tcr", params.tcr.as_deref());
+    let operator = filter_text(&mut errors, "operator", params.operator.as_deref());
+    let format = format(params, headers).unwrap_or_else(|e| {
+        errors.merge(e);
+        Format::Json
+    });
+    match period {
+        Ok(period) if errors.is_empty() => {
+            Ok(ReportRequest { query: ReportQuery { period, branch, tcr, operator }, limit, offset, format })
+        }
+        Ok(_) => Err(ApiError::Validation(errors)),
+        Err(e) => {
+            errors.merge(e);
+            Err(ApiError::Validation(errors))
+        }
+    }
+}
+
+/// A report call: who asks, and the query read (401 before anything else, then 422 naming the
+/// field). Report handlers take it as their one argument beside the state.
+pub struct ReportCall {
+    pub caller: Arc<Caller>,
+    pub request: ReportRequest,
+    pub params: ReportParams,
+}
+
+impl FromRequestParts<AppState> for ReportCall {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Auth(caller) = Auth::from_request_parts(parts, state).await?;
+        let Query(params) = Query::<ReportParams>::from_request_parts(parts, state).await?;
+        let request = read_request(&params, &parts.headers)?;
+        Ok(ReportCall { caller, request, params })
+    }
+}
+
+impl ReportCall {
+    pub fn query(&self) -> ReportQuery {
+        self.request.query.clone()
+    }
+
+    /// The report `name` as JSON, or as a CSV file named after it and its period.
+    pub fn answer<T: Serialize + AsTable>(&self, name: &str, data: crate::services::Result<T>) -> ApiResult {
+        let data = data?;
+        match self.request.format {
+            Format::Json => ok(data),
+            Format::Csv => {
+                let body = data.table().to_csv()?;
+                let period = self.request.query.period;
+                let filename = format!("arka-{name}-{}-{}.csv", period.from, period.to);
+                let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
+                    .map_err(|_| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"))?;
+                let mut response = (StatusCode::OK, body).into_response();
+                let headers = response.headers_mut();
+                headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
+                headers.insert(CONTENT_DISPOSITION, disposition);
+                Ok(response)
+            }
+        }
+    }
+}
+
+/// A report as a table, for CSV.
+pub struct Table {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(columns: &[&str]) -> Table {
+        Table { columns: columns.iter().map(|c| c.to_string()).collect(), rows: Vec::new() }
+    }
+
+    /// UTF-8 with a byte-order mark (so a spreadsheet reads ë and ç), comma-separated, a dot
+    /// for decimals, quoted where needed (RFC 4180).
+    pub fn to_csv(&self) -> Result<Vec<u8>, ApiError> {
+        let mut writer = csv::Writer::from_writer(b"\xEF\xBB\xBF".to_vec());
+        let failed = |e: csv::Error| {
+            tracing::error!(cause = %e, "a report could not be written as CSV");
+            ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
+        };
+        writer.write_record(&self.columns).map_err(failed)?;
+        for row in &self.rows {
+            writer.write_record(row).map_err(failed)?;
+        }
+        writer.into_inner().map_err(|e| failed(e.into_error().into()))
+    }
+}
+
+/// What a report is as a CSV table.
+pub trait AsTable {
+    fn table(&self) -> Table;
+}
+
+/// A value in a CSV cell: amounts with two decimals, nothing for null.
+pub trait Cell {
+    fn cell(&self) -> String;
+}
+
+impl Cell for Decimal {
+    fn cell(&self) -> String {
+        format!("{self:.2}")
+    }
+}
+
+impl Cell for i64 {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for usize {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for bool {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for str {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Cell for String {
+    fn cell(&self) -> String {
+        self.clone()
+    }
+}
+
+impl Cell for NaiveDate {
+    fn cell(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<T: Cell + ?Sized> Cell for &T {
+    fn cell(&self) -> String {
+        (**self).cell()
+    }
+}
+
+impl<T: Cell> Cell for Option<T> {
+    fn cell(&self) -> String {
+        self.as_ref().map(Cell::cell).unwrap_or_default()
+    }
+}
+
+/// A CSV row of cells.
+macro_rules! cells {
+    ($($value:expr),* $(,)?) => { vec![$(Cell::cell(&$value)),*] };
+}
+
+/// A quantity or a rate as written, without padding.
+fn plain(value: Decimal) -> String {
+    value.normalize().to_string()
+}
+
+const SALES_COLUMNS: [&str; 6] = ["documents", "reversals", "waiting", "net", "vat", "gross"];
+
+fn sales_cells(s: &Sales) -> Vec<String> {
+    cells![s.documents, s.reversals, s.waiting, s.net, s.vat, s.gross]
+}
+
+fn columns(first: &[&str], rest: &[&str]) -> Vec<String> {
+    first.iter().chain(rest).map(|c| c.to_string()).collect()
+}
+
+impl AsTable for SalesSummary {
+    fn table(&self) -> Table {
+        let mut t = Table::new(&[
+            "section",
+            "key",
+            "documents",
+            "waiting",
+            "net",
+            "vat",
+            "gross",
+            "discount",
+            "fee",
+            "currency_net",
+            "currency_vat",
+            "currency_gross",
+        ]);
+        let none: Option<Decimal> = None;
+        let d = self;
+        t.rows.push(cells![
+            "total",
+            "ALL",
+            d.totals.documents,
+            d.totals.waiting,
+            d.totals.net,
+            d.totals.vat,
+            d.totals.gross,
+            d.discount,
+            d.fee,
+            none,
+            none,
+            none
+        ]);
+        for k in &d.by_kind {
+            t.rows.push(cells![
+                "kind",
+                k.kind,
+                k.documents,
+                k.waiting,
+                k.net,
+                k.vat,
+                k.gross,
+                k.discount,
+                k.fee,
+                none,
+                none,
+                none
+            ]);
+        }
+        for p in &d.by_payment {
+            t.rows.push(cells![
+                "payment",
+                p.payment_method,
+                p.documents,
+                none,
+                none,
+                none,
+                p.amount,
+                none,
+                none,
+                none,
+                none,
+                none
+            ]);
+        }
+        for c in &d.by_currency {
+            t.rows.push(cells![
+                "currency",
+                c.currency,
+                c.documents,
+                c.waiting,
+                c.net_all,
+                c.vat_all,
+                c.gross_all,
+                none,
+                none,
+                c.net,
+                c.vat,
+                c.gross
+            ]);
+        }
+        let o = &d.orders;
+        t.rows.push(cells![
+            "orders",
+            "ORDER",
+            o.documents,
+            o.waiting,
+            none,
+            none,
+            o.gross,
+            none,
+            none,
+            none,
+            none,
+            none
+        ]);
+        t
+    }
+}
+
+impl AsTable for VatReport {
+    fn table(&self) -> Table {
+        let class = |rate: Decimal, exemption: &Option<String>| match exemption {
+            Some(e) => e.clone(),
+            None => format!("{}%", plain(rate)),
+        };
+        let Some(items) = &self.items else {
+            let mut t = Table::new(&[
+                "vat_rate",
+                "exemption",
+                "documents",
+                "sales_taxable_base",
+                "sales_vat",
+                "reversals_taxable_base",
+                "reversals_vat",
+                "taxable_base",
+                "vat",
+                "gross",
+            ]);
+            for l in &self.rates {
+                t.rows.push(cells![
+                    plain(l.vat_rate),
+                    l.exemption,
+                    l.documents,
+                    l.amounts.sales.taxable_base,
+                    l.amounts.sales.vat,
+                    l.amounts.reversals.taxable_base,
+                    l.amounts.reversals.vat,
+                    l.amounts.taxable_base,
+                    l.amounts.vat,
+                    l.amounts.gross
+                ]);
+            }
+            return t;
+        };
+        // The sales book: one row per document, a pair of columns per VAT class of the period.
+        let mut t = Table::new(&[
+            "id",
+            "number",
+            "type",
+            "kind",
+            "issue_date",
+            "buyer_name",
+            "buyer_id",
+            "currency",
+            "waiting",
+        ]);
+        let classes: Vec<String> = self.rates.iter().map(|r| class(r.vat_rate, &r.exemption)).collect();
+        t.columns.extend(classes.iter().flat_map(|c| [format!("taxable_base_{c}"), format!("vat_{c}")]));
+        t.columns.extend(["taxable_base", "vat", "gross"].map(String::from));
+        for e in items {
+            let mut row = cells![
+                e.id,
+                e.number,
+                e.invoice_type,
+                e.kind,
+                e.issue_date,
+                e.buyer_name,
+                e.buyer_id,
+                e.currency,
+                e.waiting
+            ];
+            for c in &classes {
+                let found = e.rates.iter().find(|r| &class(r.vat_rate, &r.exemption) == c);
+                row.extend(cells![found.map(|r| r.taxable_base), found.map(|r| r.vat)]);
+            }
+            row.extend(cells![e.taxable_base, e.vat, e.gross]);
+            t.rows.push(row);
+        }
+        t
+    }
+}
+
+impl AsTable for DailyTrend {
+    fn table(&self) -> Table {
+        let mut t = Table { columns: columns(&["date"], &SALES_COLUMNS), rows: Vec::new() };
+        for day in &self.items {
+            t.rows.push([cells![day.date], sales_cells(&day.sales)].concat());
+        }
+        t
+    }
+}
+
+impl AsTable for TopClients {
+    fn table(&self) -> Table {
+        let mut t = Table::new(&[
+            "client_id",
+            "name",
+            "id_type",
+            "id_value",
+            "documents",
+            "quantity",
+            "net",
+            "vat",
+            "gross",
+        ]);
+        for c in &self.items {
+            t.rows.push(cells![
+                c.client_id,
+                c.name,
+                c.id_type,
+                c.id_value,
+                c.documents,
+                plain(c.quantity),
+                c.net,
+                c.vat,
+                c.gross
+            ]);
+        }
+        t
+    }
+}
+
+impl AsTable for TopProducts {
+    fn table(&self) -> Table {
+        let mut t =
+            Table::new(&["product_code", "product_name", "unit", "quantity", "lines", "net", "vat", "gross"]);
+        for p in &self.items {
+            t.rows.push(cells![
+                p.product_code,
+                p.product_name,
+                p.unit,
+                plain(p.quantity),
+                p.lines,
+                p.net,
+                p.vat,
+                p.gross
+            ]);
+        }
+        t
+    }
+}
+
+impl AsTable for ByOperator {
+    fn table(&self) -> Table {
+        let mut t = Table::new(&["id_user", "name", "operator_code", "invoices", "gross"]);
+        for o in &self.items {
+            t.rows.push(cells![o.id_user, o.name, o.operator_code, o.invoices, o.gross]);
+        }
+        t
+    }
+}
+
+impl AsTable for ByTcr {
+    fn table(&self) -> Table {
+        let mut t =
+            Table { columns: columns(&["tcr_code", "name", "branch_id"], &SALES_COLUMNS), rows: Vec::new() };
+        t.columns.push("cash".into());
+        for l in &self.items {
+            t.rows.push(
+                [cells![l.tcr_code, l.name, l.branch_id], sales_cells(&l.sales), cells![l.cash]].concat(),
+            );
+        }
+        t
+    }
+}
+
+impl AsTable for CashRegisterReport {
+    fn table(&self) -> Table {
+        let mut t = Table::new(&[
+            "tcr_code",
+            "name",
+            "initial",
+            "opening_deposits",
+            "deposits",
+            "withdrawals",
+            "closing_withdrawals",
+            "actions",
+            "waiting",
+            "cash_sales",
+            "change",
+        ]);
+        for l in &self.items {
+            t.rows.push(cells![
+                l.tcr_code,
+                l.name,
+                l.initial,
+                l.opening_deposits,
+                l.deposits,
+                l.withdrawals,
+                l.closing_withdrawals,
+                l.actions,
+                l.waiting,
+                l.cash_sales,
+                l.change
+            ]);
+        }
+        t
+    }
+}
+
+impl AsTable for ClosingReport {
+    fn table(&self) -> Table {
+        let mut t = Table::new(&[
+            "id",
+            "tcr_code",
+            "business_day",
+            "status",
+            "opened_at",
+            "closed_at",
+            "carried_over",
+            "opening",
+            "deposits",
+            "withdrawals",
+            "cash_sales",
+            "expected",
+            "counted",
+            "difference",
+            "withdrawn",
+        ]);
+        for c in &self.items {
+            t.rows.push(cells![
+                c.id,
+                c.tcr_code,
+                c.business_day,
+                c.status,
+                c.opened_at,
+                c.closed_at,
+                c.carried_over,
+                c.opening,
+                c.deposits,
+                c.withdrawals,
+                c.cash_sales,
+                c.expected,
+                c.counted,
+                c.difference,
+                c.withdrawn
+            ]);
+        }
+        t
+    }
+}
+
+impl AsTable for Reversals {
+    fn table(&self) -> Table {
+        let mut t =
+            Table::new(&["id", "number", "type", "reversed_at", "original_invoice_id", "gross", "operator"]);
+        for l in &self.items {
+            t.rows.push(cells![
+                l.id,
+                l.number,
+                l.invoice_type,
+                l.reversed_at,
+                l.original_invoice_id,
+                l.gross,
+                l.operator
+            ]);
+        }
+        t
+    }
+}
+
+/// `GET /api/v1/reports/sales-summary`
+pub async fn sales_summary(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("sales-summary", state.services.sales_summary(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/vat`; `documents=true` adds a page of the sales book (`limit`, `offset`).
+pub async fn vat(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let book = report::flag("documents", call.params.documents.as_deref()).map_err(ApiError::Validation)?;
+    let page = book.then_some((call.request.limit, call.request.offset));
+    let name = if book { "sales-book" } else { "vat" };
+    call.answer(name, state.services.vat_report(&call.caller, call.query(), page).await)
+}
+
+/// `GET /api/v1/reports/daily-trend`
+pub async fn daily_trend(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("daily-trend", state.services.daily_trend(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/top-clients`
+pub async fn top_clients(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let limit = call.request.limit;
+    call.answer("top-clients", state.services.top_clients(&call.caller, call.query(), limit).await)
+}
+
+/// `GET /api/v1/reports/top-products`
+pub async fn top_products(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let limit = call.request.limit;
+    call.answer("top-products", state.services.top_products(&call.caller, call.query(), limit).await)
+}
+
+/// `GET /api/v1/reports/by-operator` (the spec's shape).
+pub async fn by_operator(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("by-operator", state.services.by_operator(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/by-tcr`
+pub async fn by_tcr(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("by-tcr", state.services.by_tcr(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/cash-register`
+pub async fn cash_register(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    call.answer("cash-register", state.services.cash_register_report(&call.caller, call.query()).await)
+}
+
+/// `GET /api/v1/reports/cash-register/closing`
+pub async fn closing(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let report = state.services.closing_report(&call.caller, call.query(), limit, offset).await;
+    call.answer("cash-register-closing", report)
+}
+
+/// `GET /api/v1/reports/reversals` (the spec's shape).
+pub async fn reversals(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let report = state.services.reversals_report(&call.caller, call.query(), limit, offset).await;
+    call.answer("reversals", report)
+}
+
+/// `GET /api/v1/dashboard/summary`: `date` (default today) instead of a period.
+pub async fn dashboard(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Query(params): Query<ReportParams>,
+) -> ApiResult {
+    let day = match params.date.as_deref().filter(|d| !d.trim().is_empty()) {
+        None => None,
+        Some(day) => Some(
+            Period::read(Some(day), Some(day))
+                .map(|p| p.from)
+                .map_err(|_| ApiError::field("date", "The date must be a date in the format YYYY-MM-DD."))?,
+        ),
+    };
+    ok(state.services.dashboard(&caller, day).await?)
+}

@@ -1,0 +1,263 @@
+//! The shop owner's page: the files of `assets/web/`, embedded in the binary at build time and
+//! served on the API's own port. `/` is the page (never cached without asking: `no-cache` with
+//! an ETag); its scripts and styles live under `/web/<version>/`, where the version is a hash of
+//! every file, so they are cached for a year as immutable and a new binary changes their URLs.
+//! Every answer carries a Content-Security-Policy that lets the page load and call nothing but
+//! this server.
+
+use std::sync::OnceLock;
+
+use axum::Router;
+use axum::extract::Path;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use crate::secrets::hex_lower;
+
+/// Nothing from outside the box: scripts, styles and calls from this server only; PDFs shown in
+/// a frame from `blob:` URLs the page made itself; no plugins, no forms posting elsewhere, no
+/// framing by other pages.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' data: blob:; connect-src 'self'; frame-src blob:; base-uri 'none'; \
+     form-action 'none'; frame-ancestors 'none'";
+
+/// Where the page's files are served, before the version.
+pub const ASSET_PREFIX: &str = "/web/";
+
+/// The mark in index.html that becomes the version.
+const VERSION_MARK: &str = "{{version}}";
+
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+const REVALIDATE: &str = "no-cache";
+
+pub struct Asset {
+    pub name: &'static str,
+    pub content_type: &'static str,
+    pub bytes: &'static [u8],
+}
+
+macro_rules! asset {
+    ($name:literal, $content_type:literal) => {
+        Asset {
+            name: $name,
+            content_type: $content_type,
+            bytes: include_bytes!(concat!("../../assets/web/", $name)),
+        }
+    };
+}
+
+/// Every file of `assets/web/` but index.html (a test checks that none is left out).
+pub const ASSETS: &[Asset] = &[
+    asset!("style.css", "text/css; charset=utf-8"),
+    asset!("app.js", "text/javascript; charset=utf-8"),
+    asset!("api.js", "text/javascript; charset=utf-8"),
+    asset!("i18n.js", "text/javascript; charset=utf-8"),
+    asset!("format.js", "text/javascript; charset=utf-8"),
+    asset!("today.js", "text/javascript; charset=utf-8"),
+    asset!("cis.js", "text/javascript; charset=utf-8"),
+    asset!("invoices.js", "text/javascript; charset=utf-8"),
+    asset!("reports.js", "text/javascript; charset=utf-8"),
+    asset!("chart.js", "text/javascript; charset=utf-8"),
+];
+
+pub const INDEX_HTML: &str = include_str!("../../assets/web/index.html");
+
+/// The served forms, computed once.
+struct Bundle {
+    version: String,
+    index: String,
+    index_etag: String,
+    etags: Vec<String>,
+}
+
+fn short_hash(bytes: &[u8]) -> String {
+    let mut hex = hex_lower(&openssl::sha::sha256(bytes));
+    hex.truncate(16);
+    hex
+}
+
+fn bundle() -> &'static Bundle {
+    static BUNDLE: OnceLock<Bundle> = OnceLock::new();
+    BUNDLE.get_or_init(|| {
+        let mut all = openssl::sha::Sha256::new();
+        let mut etags = Vec::with_capacity(ASSETS.len());
+        for a in ASSETS {
+            all.update(a.name.as_bytes());
+            all.update(a.bytes);
+            etags.push(format!("\"{}\"", short_hash(a.bytes)));
+        }
+        all.update(INDEX_HTML.as_bytes());
+        let mut version = hex_lower(&all.finish());
+        version.truncate(16);
+        let index = INDEX_HTML.replace(VERSION_MARK, &version);
+        let index_etag = format!("\"{}\"", short_hash(index.as_bytes()));
+        Bundle { version, index, index_etag, etags }
+    })
+}
+
+/// The version the page's files are served under now.
+pub fn version() -> &'static str {
+    &bundle().version
+}
+
+/// The page as served, its version filled in.
+pub fn index_html() -> &'static str {
+    &bundle().index
+}
+
+/// The page's routes (no token: the page signs in with the API afterwards).
+pub fn routes() -> Router {
+    Router::new().route("/", get(index)).route("/web/{version}/{name}", get(file))
+}
+
+fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|tag| tag.trim() == etag || tag.trim() == "*"))
+}
+
+fn answer(
+    headers: &HeaderMap,
+    content_type: &'static str,
+    body: &'static [u8],
+    etag: &str,
+    cache: &'static str,
+) -> Response {
+    let status = if not_modified(headers, etag) { StatusCode::NOT_MODIFIED } else { StatusCode::OK };
+    let mut response = if status == StatusCode::OK { body.into_response() } else { status.into_response() };
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    if let Ok(etag) = HeaderValue::from_str(etag) {
+        h.insert(header::ETAG, etag);
+    }
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    response
+}
+
+async fn index(headers: HeaderMap) -> Response {
+    let b = bundle();
+    answer(&headers, "text/html; charset=utf-8", b.index.as_bytes(), &b.index_etag, REVALIDATE)
+}
+
+/// A file of the current version is immutable; one asked for under another version (a page
+/// loaded before an upgrade) is served as it is now, to be revalidated.
+async fn file(headers: HeaderMap, Path((version, name)): Path<(String, String)>) -> Response {
+    let b = bundle();
+    match ASSETS.iter().position(|a| a.name == name) {
+        Some(i) => {
+            let cache = if version == b.version { IMMUTABLE } else { REVALIDATE };
+            answer(&headers, ASSETS[i].content_type, ASSETS[i].bytes, &b.etags[i], cache)
+        }
+        None => super::error::ApiError::status(StatusCode::NOT_FOUND, "Not found.").into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(bytes: &[u8]) -> &str {
+        std::str::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn every_file_of_assets_web_is_embedded() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/web");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().unwrap().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "index.html")
+            .collect();
+        on_disk.sort();
+        let mut embedded: Vec<String> = ASSETS.iter().map(|a| a.name.to_string()).collect();
+        embedded.sort();
+        assert_eq!(embedded, on_disk);
+    }
+
+    #[test]
+    fn content_types_follow_the_file_kind() {
+        for a in ASSETS {
+            let expected = match a.name.rsplit('.').next() {
+                Some("js") => "text/javascript; charset=utf-8",
+                Some("css") => "text/css; charset=utf-8",
+                other => panic!("no content type decided for {other:?}"),
+            };
+            assert_eq!(a.content_type, expected, "{}", a.name);
+        }
+    }
+
+    /// Any way a file could reach outside the box: an absolute or protocol-relative URL, a CSS
+    /// import, a font face.
+    fn outside_references(source: &str) -> Vec<String> {
+        let lower = source.to_lowercase();
+        let mut found = Vec::new();
+        for scheme in ["http:", "https:", "ws:", "wss:", "ftp:"] {
+            // A scheme starts a word: "rows:" is not "ws:".
+            let starts_a_word = |(at, _): &(usize, &str)| {
+                !lower[..*at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_')
+            };
+            if lower.match_indices(scheme).any(|m| starts_a_word(&m)) {
+                found.push(scheme.to_string());
+            }
+        }
+        for needle in ["\"//", "'//", "(//", "`//", "@import", "@font-face"] {
+            if lower.contains(needle) {
+                found.push(needle.to_string());
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn no_asset_names_anything_outside_the_box() {
+        assert_eq!(outside_references(INDEX_HTML), Vec::<String>::new(), "index.html");
+        for a in ASSETS {
+            assert_eq!(outside_references(text(a.bytes)), Vec::<String>::new(), "{}", a.name);
+        }
+        // The check itself finds what it looks for.
+        assert_eq!(outside_references("<script src=\"https://cdn.example/x.js\">"), ["https:"]);
+        assert_eq!(outside_references("url(//fonts.example/a.woff)"), ["(//"]);
+        assert_eq!(outside_references("new WebSocket('wss://x')"), ["wss:"]);
+        assert_eq!(outside_references("const rows: 1"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_page_has_no_inline_script_or_style_and_loads_its_files_from_the_version() {
+        let page = index_html();
+        assert!(!page.contains(VERSION_MARK));
+        assert!(!page.contains(" style="), "inline style attributes are refused by the CSP");
+        assert!(!page.contains("<style"), "inline styles are refused by the CSP");
+        for script in page.split("<script").skip(1) {
+            let tag = script.split('>').next().unwrap();
+            assert!(tag.contains("src="), "an inline script is refused by the CSP: <script{tag}>");
+            assert!(tag.contains(&format!("{ASSET_PREFIX}{}/", version())), "<script{tag}>");
+        }
+        assert!(page.contains(&format!("{ASSET_PREFIX}{}/style.css", version())));
+    }
+
+    #[test]
+    fn the_version_is_a_hash_of_the_files() {
+        assert_eq!(version().len(), 16);
+        assert!(version().bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(bundle().etags.len(), ASSETS.len());
+        assert_eq!(short_hash(b"abc"), "ba7816bf8f01cfea");
+    }
+
+    #[test]
+    fn an_if_none_match_with_the_etag_or_a_star_is_not_modified() {
+        let mut headers = HeaderMap::new();
+        assert!(!not_modified(&headers, "\"a\""));
+        headers.insert(header::IF_NONE_MATCH, HeaderValue::from_static("\"b\", \"a\""));
+        assert!(not_modified(&headers, "\"a\""));
+        assert!(!not_modified(&headers, "\"c\""));
+        headers.insert(header::IF_NONE_MATCH, HeaderValue::from_static("*"));
+        assert!(not_modified(&headers, "\"c\""));
+    }
+}

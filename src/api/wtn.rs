@@ -1,0 +1,675 @@
+//! Warehouse transfer notes: issue (v1 and v2), list, details by internalId, the print document,
+//! the A4 PDF, the report; and the company's print settings (logo, unit name) the print
+//! document shows. v1 and v2 read one body and answer one shape: v2 requires internalId and
+//! answers a repeat with the first note (200), v1 takes it optionally and answers a repeat 409.
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use super::auth::Auth;
+use super::error::{ApiError, ApiResult, ok, success_body};
+use super::extract::{Body, PathId, Query};
+use super::fields;
+use super::limits::{Group, Interval};
+use super::onboarding::{PageView, paging};
+use super::{AppState, in_group};
+use crate::domain::client::Patch;
+use crate::domain::time::local_text;
+use crate::domain::validation::FieldErrors;
+use crate::domain::wtn::{CarrierInput, LineInput, NoteInput, PlaceInput, fiscal_status, items_num};
+use crate::services::pipeline::Issued;
+use crate::services::wtn::{IssueWtnRequest, Period, PrintDocument, WtnIssue};
+use crate::store::wtn::{ListFilter, Place, Wtn};
+
+pub fn routes(state: &AppState) -> Router<AppState> {
+    let issue = Router::new()
+        .route("/api/v1/invoice/wtn", post(issue::<1>))
+        .route("/api/v2/invoice/wtn", post(issue::<2>));
+    // The list shares the issue's interval (the spec's row names both) but not its budget.
+    let list = Router::new().route("/api/v1/invoice/wtn", get(list));
+    let reads = Router::new()
+        .route("/api/v1/invoice/wtn/details/{internal_id}", get(details::<1>))
+        .route("/api/v2/invoice/wtn/details/{internal_id}", get(details::<2>))
+        .route("/api/v1/print-settings", get(print_settings).put(update_print_settings));
+    let print = Router::new()
+        .route("/api/v1/invoice/wtn/print/{id}", get(print))
+        .route("/api/v2/invoice/wtn/print/{id}", get(print))
+        .route("/api/v1/invoice/wtn/pdf/{id}", get(pdf))
+        .route("/api/v2/invoice/wtn/pdf/{id}", get(pdf));
+    let reports = Router::new().route("/api/v1/reports/wtn", get(report));
+    Router::new()
+        .merge(in_group(state, Group::Fiscal, issue))
+        .merge(in_group(state, Group::General, list))
+        .merge(in_group(state, Group::General, reads))
+        .merge(in_group(state, Group::Print, print))
+        .merge(in_group(state, Group::Reports, reports))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The body
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Deserialize)]
+pub struct PlaceBody {
+    point: Option<String>,
+    city: Option<String>,
+    address: Option<String>,
+    #[serde(alias = "dateTime")]
+    date_time: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct CarrierBody {
+    name: Option<String>,
+    #[serde(alias = "idType")]
+    id_type: Option<String>,
+    #[serde(default, alias = "idNum", deserialize_with = "fields::opt_text")]
+    id_num: Option<String>,
+    town: Option<String>,
+    address: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub struct LineBody {
+    #[serde(alias = "name")]
+    product_name: Option<String>,
+    #[serde(default, alias = "code", deserialize_with = "fields::opt_text")]
+    product_code: Option<String>,
+    unit: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    quantity: Option<Decimal>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    price: Option<Decimal>,
+}
+
+#[derive(Deserialize)]
+pub struct IssueBody {
+    #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
+    internal_id: Option<String>,
+    #[serde(rename = "type")]
+    note_type: Option<String>,
+    transaction: Option<String>,
+    carrier: Option<CarrierBody>,
+    #[serde(alias = "vehicleOwnership")]
+    vehicle_ownership: Option<String>,
+    #[serde(default, alias = "vehiclePlates", deserialize_with = "fields::opt_text")]
+    vehicle_plates: Option<String>,
+    origin: Option<PlaceBody>,
+    destination: Option<PlaceBody>,
+    #[serde(default, alias = "destinationUnitId", deserialize_with = "fields::opt_integer")]
+    destination_unit_id: Option<i64>,
+    #[serde(default, alias = "isGoodsFlammable", deserialize_with = "fields::opt_boolean")]
+    is_goods_flammable: Option<bool>,
+    #[serde(default, alias = "isEscortRequired", deserialize_with = "fields::opt_boolean")]
+    is_escort_required: Option<bool>,
+    #[serde(alias = "packType")]
+    pack_type: Option<String>,
+    #[serde(default, alias = "packNum", deserialize_with = "fields::opt_integer")]
+    pack_num: Option<i64>,
+    #[serde(default, alias = "valueOfGoods", deserialize_with = "fields::opt_decimal")]
+    value_of_goods: Option<Decimal>,
+    invoice_lines: Option<Vec<LineBody>>,
+}
+
+fn place_input(p: PlaceBody) -> PlaceInput {
+    PlaceInput { point: p.point, city: p.city, address: p.address, date_time: p.date_time }
+}
+
+/// Reads an issue body as v1 or v2 into the one request the service knows.
+fn issue_request(b: IssueBody, version: i64) -> Result<IssueWtnRequest, ApiError> {
+    let internal_id = b.internal_id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty());
+    if version == 2 && internal_id.is_none() {
+        // As in the invoice group, v2 answers a missing internalId in the standard envelope.
+        return Err(ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, "The internalId field is required."));
+    }
+    Ok(IssueWtnRequest {
+        api_version: version,
+        internal_id,
+        destination_unit_id: b.destination_unit_id,
+        note: NoteInput {
+            note_type: b.note_type,
+            transaction: b.transaction,
+            carrier: b.carrier.map(|c| CarrierInput {
+                name: c.name,
+                id_type: c.id_type,
+                id_num: c.id_num,
+                town: c.town,
+                address: c.address,
+            }),
+            vehicle_ownership: b.vehicle_ownership,
+            vehicle_plates: b.vehicle_plates,
+            origin: b.origin.map(place_input),
+            destination: b.destination.map(place_input),
+            goods_flammable: b.is_goods_flammable,
+            escort_required: b.is_escort_required,
+            pack_type: b.pack_type,
+            pack_num: b.pack_num,
+            value_of_goods: b.value_of_goods,
+            lines: b
+                .invoice_lines
+                .unwrap_or_default()
+                .into_iter()
+                .map(|l| LineInput {
+                    name: l.product_name,
+                    code: l.product_code,
+                    unit: l.unit,
+                    quantity: l.quantity,
+                    price: l.price,
+                })
+                .collect(),
+        },
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The answers
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlaceView {
+    point: &'static str,
+    city: String,
+    address: String,
+    date_time: String,
+}
+
+fn place_view(p: &Place) -> PlaceView {
+    PlaceView {
+        point: p.point.as_str(),
+        city: p.city.clone(),
+        address: p.address.clone(),
+        date_time: local_text(p.date_time),
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CarrierView {
+    name: String,
+    id_type: &'static str,
+    id_num: String,
+    town: Option<String>,
+    address: Option<String>,
+}
+
+#[derive(Serialize)]
+struct UnitView {
+    id: i64,
+    name: Option<String>,
+}
+
+#[derive(Serialize)]
+struct LineView {
+    name: String,
+    code: Option<String>,
+    unit: String,
+    quantity: Decimal,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AmountsView {
+    value_of_goods: Decimal,
+    currency: &'static str,
+    items_num: i64,
+}
+
+/// A note, as issue, list and details answer it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WtnView {
+    id: i64,
+    internal_id: Option<String>,
+    number: String,
+    #[serde(rename = "type")]
+    note_type: &'static str,
+    transaction: &'static str,
+    issue_date: String,
+    created_at: String,
+    business_code: String,
+    operator_code: String,
+    device_code: Option<String>,
+    carrier: Option<CarrierView>,
+    vehicle_ownership: &'static str,
+    vehicle_plates: String,
+    origin: PlaceView,
+    destination: PlaceView,
+    destination_unit: Option<UnitView>,
+    is_goods_flammable: bool,
+    is_escort_required: bool,
+    pack_type: Option<String>,
+    pack_num: Option<u32>,
+    amounts: AmountsView,
+    lines: Vec<LineView>,
+    iic: String,
+    fic: Option<String>,
+    fiscal_status: &'static str,
+    #[serde(rename = "verifyUrl")]
+    verify_url: String,
+    print: String,
+    pdf: String,
+}
+
+fn lines(note: &Wtn) -> Vec<LineView> {
+    note.lines
+        .iter()
+        .map(|l| LineView {
+            name: l.name.clone(),
+            code: l.code.clone(),
+            unit: l.unit.clone(),
+            quantity: l.quantity,
+        })
+        .collect()
+}
+
+fn amounts(note: &Wtn) -> AmountsView {
+    AmountsView { value_of_goods: note.value_of_goods, currency: "ALL", items_num: items_num(note.quantity) }
+}
+
+fn host(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::HOST).and_then(|h| h.to_str().ok())
+}
+
+fn wtn_view(state: &AppState, note: &Wtn, version: i64, host: Option<&str>) -> WtnView {
+    let services = &state.services;
+    WtnView {
+        id: note.id,
+        internal_id: note.internal_id.clone(),
+        number: note.number.clone(),
+        note_type: note.note_type.as_str(),
+        transaction: note.transaction.as_str(),
+        issue_date: note.issue_date.clone(),
+        created_at: local_text(note.issued_at),
+        business_code: note.business_unit_code.clone(),
+        operator_code: note.operator_code.clone(),
+        device_code: note.device_code.clone(),
+        carrier: note.carrier.as_ref().map(|c| CarrierView {
+            name: c.name.clone(),
+            id_type: c.id_type.as_str(),
+            id_num: c.id_num.clone(),
+            town: c.town.clone(),
+            address: c.address.clone(),
+        }),
+        vehicle_ownership: note.vehicle_ownership.as_str(),
+        vehicle_plates: note.vehicle_plates.clone(),
+        origin: place_view(&note.origin),
+        destination: place_view(&note.destination),
+        destination_unit: note
+            .destination_unit_id
+            .map(|id| UnitView { id, name: note.destination_unit_name.clone() }),
+        is_goods_flammable: note.goods_flammable,
+        is_escort_required: note.escort_required,
+        pack_type: note.pack_type.clone(),
+        pack_num: note.pack_num,
+        amounts: amounts(note),
+        lines: lines(note),
+        iic: note.wtnic.clone(),
+        fic: note.fwtnic.clone(),
+        fiscal_status: fiscal_status(note.fwtnic.is_some()),
+        verify_url: note.verify_url.clone(),
+        print: services.wtn_url(host, version, "print", note.id),
+        pdf: services.wtn_url(host, version, "pdf", note.id),
+    }
+}
+
+#[derive(Serialize)]
+struct InvoiceData {
+    invoice: WtnView,
+}
+
+/// 503 with the saved note, as for a cash invoice: fiscalized later by the queue.
+#[derive(Serialize)]
+struct DeferredBody {
+    status: bool,
+    message: &'static str,
+    data: InvoiceData,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue, list, details
+// ---------------------------------------------------------------------------------------------
+
+async fn issue<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Body(body): Body<IssueBody>,
+) -> ApiResult {
+    let version = VERSION;
+    auth.interval(&state, Interval::Wtn)?;
+    let request = issue_request(body, version)?;
+    let issued = state.services.issue_wtn(&auth.0, request).await?;
+    let view = |note: &Wtn| InvoiceData { invoice: wtn_view(&state, note, version, host(&headers)) };
+    let success = if version == 1 { StatusCode::CREATED } else { StatusCode::OK };
+    Ok(match issued {
+        WtnIssue::Issued(Issued::Fiscalized(note)) => {
+            (success, Json(success_body(view(&note)))).into_response()
+        }
+        WtnIssue::Repeated(note) => (StatusCode::OK, Json(success_body(view(&note)))).into_response(),
+        WtnIssue::Issued(Issued::Deferred(note)) => deferred(view(&note)),
+    })
+}
+
+fn deferred(data: InvoiceData) -> Response {
+    let body = DeferredBody {
+        status: false,
+        message: "The fiscalization service (CIS) is not reachable. The note was saved and will be fiscalized automatically (subsequent delivery).",
+        data,
+    };
+    (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
+}
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    limit: Option<i64>,
+    offset: Option<i64>,
+    #[serde(rename = "fromDate")]
+    from_date: Option<String>,
+    #[serde(rename = "toDate")]
+    to_date: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ListData {
+    items: Vec<WtnView>,
+    pagination: PageView,
+}
+
+async fn list(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Query(q): Query<ListQuery>,
+) -> ApiResult {
+    auth.interval(&state, Interval::Wtn)?;
+    let (limit, offset) = paging(q.limit, q.offset, i64::MAX)?;
+    let filter = ListFilter {
+        from_date: super::invoices::list_date("fromDate", q.from_date)?,
+        to_date: super::invoices::list_date("toDate", q.to_date)?,
+        limit,
+        offset,
+    };
+    let notes = state.services.wtns(&auth.0, filter).await?;
+    let items: Vec<WtnView> = notes.iter().map(|n| wtn_view(&state, n, 1, host(&headers))).collect();
+    ok(ListData { pagination: PageView { records: items.len(), limit, offset }, items })
+}
+
+async fn details<const VERSION: i64>(
+    State(state): State<AppState>,
+    auth: Auth,
+    headers: HeaderMap,
+    Path(internal_id): Path<String>,
+) -> ApiResult {
+    let note = state.services.wtn_by_internal_id(&auth.0, &internal_id).await?;
+    ok(InvoiceData { invoice: wtn_view(&state, &note, VERSION, host(&headers)) })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The print document and the PDF
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Serialize)]
+struct CompanyView {
+    name: String,
+    nuis: String,
+    address: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PrintCarrierView {
+    name: Option<String>,
+    id_type: Option<&'static str>,
+    id_num: Option<String>,
+    town: Option<String>,
+    address: Option<String>,
+    vehicle_ownership: &'static str,
+    vehicle_plates: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PrintInvoiceView {
+    issue_date: String,
+    business_code: String,
+    operator_code: String,
+    device_code: Option<String>,
+    number: String,
+    #[serde(rename = "type")]
+    note_type: &'static str,
+    transaction: &'static str,
+    lines: Vec<LineView>,
+    amounts: AmountsView,
+    iic: String,
+    fic: Option<String>,
+    fiscal_status: &'static str,
+    verify_url: Option<String>,
+    footer: Vec<String>,
+}
+
+/// The spec's "Warehouse transfer note print document".
+#[derive(Serialize)]
+struct PrintView {
+    logo: Option<String>,
+    title: &'static str,
+    company: CompanyView,
+    carrier: PrintCarrierView,
+    origin: PlaceView,
+    destination: PlaceView,
+    invoice: PrintInvoiceView,
+}
+
+fn print_view(d: PrintDocument) -> PrintView {
+    let note = &d.note;
+    let carrier = note.carrier.as_ref();
+    PrintView {
+        logo: d.logo.clone(),
+        title: d.title,
+        company: CompanyView {
+            name: d.company_name.clone(),
+            nuis: d.nuis.clone(),
+            address: d.company_address.clone(),
+        },
+        carrier: PrintCarrierView {
+            name: carrier.map(|c| c.name.clone()),
+            id_type: carrier.map(|c| c.id_type.as_str()),
+            id_num: carrier.map(|c| c.id_num.clone()),
+            town: carrier.and_then(|c| c.town.clone()),
+            address: carrier.and_then(|c| c.address.clone()),
+            vehicle_ownership: note.vehicle_ownership.as_str(),
+            vehicle_plates: note.vehicle_plates.clone(),
+        },
+        origin: place_view(&note.origin),
+        destination: place_view(&note.destination),
+        invoice: PrintInvoiceView {
+            issue_date: note.issue_date.clone(),
+            business_code: note.business_unit_code.clone(),
+            operator_code: note.operator_code.clone(),
+            device_code: note.device_code.clone(),
+            number: note.number.clone(),
+            note_type: note.note_type.as_str(),
+            transaction: note.transaction.as_str(),
+            lines: lines(note),
+            amounts: amounts(note),
+            iic: note.wtnic.clone(),
+            fic: note.fwtnic.clone(),
+            fiscal_status: fiscal_status(note.fwtnic.is_some()),
+            verify_url: (!note.wtnic.is_empty()).then(|| note.verify_url.clone()),
+            footer: d.footer.clone(),
+        },
+    }
+}
+
+async fn print(State(state): State<AppState>, auth: Auth, PathId(id): PathId) -> ApiResult {
+    let document = state.services.wtn_print(&auth.0, id).await?;
+    ok(print_view(document))
+}
+
+/// The note as an A4 PDF.
+async fn pdf(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
+    let pdf = state.services.wtn_pdf(&caller, id).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/pdf".to_string()),
+            (header::CONTENT_DISPOSITION, format!("inline; filename=\"wtn-{id}.pdf\"")),
+        ],
+        pdf,
+    )
+        .into_response())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Deserialize)]
+pub struct ReportQuery {
+    from: Option<String>,
+    to: Option<String>,
+}
+
+#[derive(Serialize)]
+struct PeriodView {
+    from: String,
+    to: String,
+}
+
+#[derive(Serialize)]
+struct TallyView {
+    count: i64,
+    value_of_goods: Decimal,
+}
+
+#[derive(Serialize)]
+struct StatusView {
+    status: Option<&'static str>,
+    count: i64,
+    value_of_goods: Decimal,
+}
+
+#[derive(Serialize)]
+struct DestinationView {
+    business_unit: Option<UnitView>,
+    point: &'static str,
+    city: String,
+    address: String,
+    count: i64,
+    value_of_goods: Decimal,
+}
+
+#[derive(Serialize)]
+struct ReportView {
+    period: PeriodView,
+    totals: TallyView,
+    by_status: Vec<StatusView>,
+    unique_destinations: usize,
+    destinations: Vec<DestinationView>,
+}
+
+/// `from` and `to`: required, `YYYY-MM-DD`, `from` not after `to`.
+fn period(q: &ReportQuery) -> Result<Period, FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let mut day =
+        |field: &str, value: &Option<String>| match value.as_deref().map(str::trim).filter(|v| !v.is_empty())
+        {
+            None => {
+                errors.add(field, format!("The {field} field is required (YYYY-MM-DD)."));
+                None
+            }
+            Some(v) => NaiveDate::parse_from_str(v, "%Y-%m-%d").ok().or_else(|| {
+                errors.add(field, format!("The {field} must be a date in the format YYYY-MM-DD."));
+                None
+            }),
+        };
+    let (from, to) = (day("from", &q.from), day("to", &q.to));
+    if let (Some(from), Some(to)) = (from, to)
+        && from > to
+    {
+        errors.add("from", "The from date must not be after the to date.");
+    }
+    errors.into_result()?;
+    match (from, to) {
+        (Some(from), Some(to)) => Ok(Period { from, to }),
+        _ => Err(FieldErrors::one("from", "The period could not be read.")),
+    }
+}
+
+async fn report(State(state): State<AppState>, auth: Auth, Query(q): Query<ReportQuery>) -> ApiResult {
+    let period = period(&q).map_err(ApiError::Validation)?;
+    let summary = state.services.wtn_report(&auth.0, period).await?;
+    ok(ReportView {
+        period: PeriodView { from: period.from.to_string(), to: period.to.to_string() },
+        totals: TallyView { count: summary.totals.count, value_of_goods: summary.totals.value_of_goods },
+        by_status: summary
+            .by_status
+            .iter()
+            .map(|(status, t)| StatusView {
+                status: Some(status),
+                count: t.count,
+                value_of_goods: t.value_of_goods,
+            })
+            .collect(),
+        unique_destinations: summary.destinations.len(),
+        destinations: summary
+            .destinations
+            .iter()
+            .map(|(d, t)| DestinationView {
+                business_unit: d.unit_id.map(|id| UnitView { id, name: d.unit_name.clone() }),
+                point: d.point.as_str(),
+                city: d.city.clone(),
+                address: d.address.clone(),
+                count: t.count,
+                value_of_goods: t.value_of_goods,
+            })
+            .collect(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Print settings
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Serialize)]
+struct PrintSettingsView {
+    /// base64 of the image file.
+    logo: Option<String>,
+    logo_type: Option<String>,
+    unit_name: bool,
+}
+
+fn settings_view(s: &crate::store::print_settings::PrintSettings) -> PrintSettingsView {
+    PrintSettingsView {
+        logo: s.logo.as_ref().map(|l| openssl::base64::encode_block(&l.bytes)),
+        logo_type: s.logo.as_ref().map(|l| l.content_type.clone()),
+        unit_name: s.unit_name,
+    }
+}
+
+#[derive(Deserialize)]
+pub struct PrintSettingsBody {
+    #[serde(default, deserialize_with = "fields::text")]
+    logo: Patch<String>,
+    #[serde(default, deserialize_with = "fields::opt_boolean")]
+    unit_name: Option<bool>,
+}
+
+async fn print_settings(State(state): State<AppState>, auth: Auth) -> ApiResult {
+    ok(settings_view(&state.services.print_settings(&auth.0).await?))
+}
+
+async fn update_print_settings(
+    State(state): State<AppState>,
+    auth: Auth,
+    Body(b): Body<PrintSettingsBody>,
+) -> ApiResult {
+    let saved = state.services.update_print_settings(&auth.0, b.logo, b.unit_name).await?;
+    ok(settings_view(&saved))
+}

@@ -1,0 +1,156 @@
+//! What the shop owner's page reads beyond the spec's routes: today's sales per till and
+//! payment method with each till's cash and day, and the documents waiting for the CIS.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Europe::Tirane;
+use rust_decimal::Decimal;
+
+use super::cash_register::{balance_at, day_figures};
+use super::queue::{QueueSummary, summarize};
+use super::{Result, Services};
+use crate::domain::cash_register::DayFigures;
+use crate::domain::sales_day::{self, DaySales};
+use crate::store::accounts::Caller;
+use crate::store::cash_register::{self as cash_db, Day};
+use crate::store::devices::{self, Device};
+use crate::store::fiscal_queue::{self, Queued};
+use crate::store::sales_day::sales_on;
+
+/// Where a till's day stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DayState {
+    /// Open for business (possibly since an earlier date, until close-balance).
+    Open,
+    /// Today's day was opened and closed.
+    Closed,
+    /// No day was opened today (the first cash sale or open-balance opens one).
+    NotOpened,
+}
+
+impl DayState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DayState::Open => "open",
+            DayState::Closed => "closed",
+            DayState::NotOpened => "not_opened",
+        }
+    }
+}
+
+/// One TCR of the company: its cash now and its latest day.
+pub struct Till {
+    pub device: Device,
+    pub balance: Decimal,
+    pub state: DayState,
+    /// The TCR's latest day, with its figures while it is open.
+    pub day: Option<(Day, Option<DayFigures>)>,
+}
+
+/// The owner's today.
+pub struct Today {
+    pub business_day: NaiveDate,
+    pub sales: DaySales,
+    pub tills: Vec<Till>,
+}
+
+/// The documents waiting for the CIS, oldest first, and the queue's summary.
+pub struct WaitingDocuments {
+    pub summary: QueueSummary,
+    pub oldest_first: Vec<Queued>,
+}
+
+/// The state of a till's day on `today`, from its latest day.
+pub fn day_state(latest: Option<&Day>, today: NaiveDate) -> DayState {
+    match latest {
+        Some(day) if day.closed_at.is_none() => DayState::Open,
+        Some(day) if day.business_day == today.to_string() => DayState::Closed,
+        _ => DayState::NotOpened,
+    }
+}
+
+/// Today's date in Europe/Tirane.
+pub fn business_day(now: DateTime<Utc>) -> NaiveDate {
+    now.with_timezone(&Tirane).date_naive()
+}
+
+impl Services {
+    /// Today's sales of the caller's company, and every one of its TCRs with its cash and day.
+    pub async fn owner_today(&self, caller: &Caller) -> Result<Today> {
+        let company_id = caller.company.id;
+        let today = business_day(Utc::now());
+        let (sales, tills) = self
+            .store
+            .read(move |conn| {
+                let sales = sales_day::summarize(&sales_on(conn, company_id, &today.to_string())?)?;
+                let mut tills = Vec::new();
+                for device in devices::of_company(conn, company_id)? {
+                    let latest = cash_db::latest_day(conn, company_id, &device.tcr_code)?;
+                    let state = day_state(latest.as_ref(), today);
+                    let day = match latest {
+                        Some(day) if state == DayState::Open => {
+                            let figures = day_figures(conn, &day, &cash_db::day_actions(conn, day.id)?)?;
+                            Some((day, Some(figures)))
+                        }
+                        other => other.map(|day| (day, None)),
+                    };
+                    let balance = balance_at(conn, company_id, &device.tcr_code, None)?;
+                    tills.push(Till { device, balance, state, day });
+                }
+                Ok((sales, tills))
+            })
+            .await?;
+        Ok(Today { business_day: today, sales, tills })
+    }
+
+    /// The company's documents waiting for the CIS, oldest first (at most `limit`), with the
+    /// queue's summary (refused documents included).
+    pub async fn owner_queue(&self, caller: &Caller, limit: usize) -> Result<WaitingDocuments> {
+        let company_id = caller.company.id;
+        let items = self.store.read(move |conn| fiscal_queue::open_items(conn, Some(company_id))).await?;
+        let summary = summarize(&items, Utc::now());
+        let mut waiting: Vec<Queued> =
+            items.into_iter().filter(|q| q.status == fiscal_queue::Status::Waiting).collect();
+        waiting.sort_by(|a, b| a.issued_at.cmp(&b.issued_at).then(a.id.cmp(&b.id)));
+        waiting.truncate(limit);
+        Ok(WaitingDocuments { summary, oldest_first: waiting })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(business_day: &str, closed: bool) -> Day {
+        Day {
+            id: 1,
+            company_id: 1,
+            tcr_code: "ab001".into(),
+            business_day: business_day.into(),
+            opened_at: format!("{business_day}T07:00:00Z"),
+            opened_automatically: false,
+            closed_at: closed.then(|| format!("{business_day}T20:00:00Z")),
+        }
+    }
+
+    #[test]
+    fn a_tills_day_reads_open_closed_or_not_opened() {
+        let today: NaiveDate = "2026-03-02".parse().unwrap();
+        //  latest day            | state
+        //  none                  | not opened
+        //  today, open           | open
+        //  yesterday, still open | open (until close-balance)
+        //  today, closed         | closed
+        //  yesterday, closed     | not opened
+        assert_eq!(day_state(None, today), DayState::NotOpened);
+        assert_eq!(day_state(Some(&day("2026-03-02", false)), today), DayState::Open);
+        assert_eq!(day_state(Some(&day("2026-03-01", false)), today), DayState::Open);
+        assert_eq!(day_state(Some(&day("2026-03-02", true)), today), DayState::Closed);
+        assert_eq!(day_state(Some(&day("2026-03-01", true)), today), DayState::NotOpened);
+    }
+
+    #[test]
+    fn the_business_day_is_tiranes_date() {
+        let late: DateTime<Utc> = "2026-01-01T23:30:00Z".parse().unwrap();
+        assert_eq!(business_day(late).to_string(), "2026-01-02");
+    }
+}

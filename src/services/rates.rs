@@ -1,0 +1,278 @@
+//! Currencies and exchange rates: the sources' rates (kept one hour in memory, every good read
+//! kept in SQLite, the last good one served when a page cannot be had), the owner's manual rates
+//! and currencies, and the rate a foreign-currency invoice takes.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Europe::Tirane;
+
+use super::invoices::IssueRequest;
+use super::{Error, Result, Services};
+use crate::domain::currency::{
+    self, Currency, KnownRates, LEK, ManualRate, ManualRateInput, Quote, RateBasis, RateLine, Source,
+};
+use crate::domain::validation::{FieldErrors, is_currency_code};
+use crate::rates::Fetcher;
+use crate::store::accounts::Caller;
+use crate::store::rates as db;
+
+/// After a failed read, the next try waits this long (or the cache's own time, when shorter),
+/// so an offline box does not make every request wait for a bank's site.
+const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(300);
+
+/// A source's rates as served.
+#[derive(Debug, Clone)]
+pub struct SourceRates {
+    /// Each currency's most recent quote.
+    pub quotes: Vec<Quote>,
+    /// When the page was last read successfully; none when it never was.
+    pub fetched_at: Option<DateTime<Utc>>,
+    /// The last read failed: these are the last good rates.
+    pub stale: bool,
+}
+
+struct Cached {
+    rates: SourceRates,
+    checked: Instant,
+}
+
+/// The sources' rates in memory, with one read of a page at a time per source.
+pub struct RateBook {
+    fetcher: Arc<Fetcher>,
+    ttl: Duration,
+    cached: std::sync::Mutex<HashMap<Source, Cached>>,
+    reading: HashMap<Source, tokio::sync::Mutex<()>>,
+}
+
+impl RateBook {
+    /// Rates are read again once they are `ttl` old.
+    pub fn new(fetcher: Fetcher, ttl: Duration) -> RateBook {
+        RateBook {
+            fetcher: Arc::new(fetcher),
+            ttl,
+            cached: std::sync::Mutex::new(HashMap::new()),
+            reading: Source::ALL.into_iter().map(|s| (s, tokio::sync::Mutex::new(()))).collect(),
+        }
+    }
+
+    fn fresh(&self, source: Source) -> Option<SourceRates> {
+        let cached = self.cached.lock().ok()?;
+        let entry = cached.get(&source)?;
+        let keep = if entry.rates.stale { self.ttl.min(RETRY_AFTER_FAILURE) } else { self.ttl };
+        (entry.checked.elapsed() < keep).then(|| entry.rates.clone())
+    }
+
+    fn remember(&self, source: Source, rates: &SourceRates) {
+        if let Ok(mut cached) = self.cached.lock() {
+            cached.insert(source, Cached { rates: rates.clone(), checked: Instant::now() });
+        }
+    }
+}
+
+/// Today in Tirane, the day manual rates and invoices are for.
+pub fn today() -> NaiveDate {
+    Utc::now().with_timezone(&Tirane).date_naive()
+}
+
+/// A currency as the company sees it.
+#[derive(Debug, Clone)]
+pub struct CurrencyLine {
+    pub currency: &'static Currency,
+    pub enabled: bool,
+    /// Today's rate (the central bank's, or the owner's); none for the lek and when unknown.
+    pub rate: Option<RateLine>,
+}
+
+/// A source's rates for a company: the day's manual rates laid over the fetched ones.
+#[derive(Debug, Clone)]
+pub struct RatesView {
+    pub source: Source,
+    pub rates: BTreeMap<String, RateLine>,
+    pub fetched_at: Option<DateTime<Utc>>,
+    pub stale: bool,
+}
+
+fn known_currency(code: &str) -> Result<&'static Currency> {
+    currency::find(code).ok_or_else(|| Error::NotFound("Currency".into()))
+}
+
+fn not_lek(currency: &Currency) -> Result<()> {
+    if currency.code == LEK {
+        return Err(FieldErrors::one("currency", "The lek needs no exchange rate.").into());
+    }
+    Ok(())
+}
+
+impl Services {
+    /// `source`'s rates: from memory while fresh, else read from its page now; when the page
+    /// cannot be had, the last good rates kept in the store (never an error for the caller).
+    pub async fn source_rates(&self, source: Source) -> Result<SourceRates> {
+        if let Some(rates) = self.rates.fresh(source) {
+            return Ok(rates);
+        }
+        let Some(reading) = self.rates.reading.get(&source) else {
+            return Err(Error::Internal(format!("no reader slot for {}", source.as_str())));
+        };
+        let _one_at_a_time = reading.lock().await;
+        // Another request may have read the page while this one waited.
+        if let Some(rates) = self.rates.fresh(source) {
+            return Ok(rates);
+        }
+        let fetcher = self.rates.fetcher.clone();
+        let fetched = tokio::task::spawn_blocking(move || fetcher.fetch(source, today()))
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))?;
+        let stale = match fetched {
+            Ok(quotes) => {
+                let at = crate::store::now_text();
+                self.store.write(move |tx| db::save_fetched(tx, source, &quotes, &at)).await?;
+                false
+            }
+            Err(e) => {
+                tracing::warn!(source = source.as_str(), error = %e, "exchange rates not read; serving the last good ones");
+                true
+            }
+        };
+        let (quotes, fetched_at) = self
+            .store
+            .read(move |conn| Ok((db::latest(conn, source)?, db::last_fetched_at(conn, source)?)))
+            .await?;
+        let fetched_at = fetched_at.as_deref().and_then(crate::domain::time::parse_stored);
+        let rates = SourceRates { quotes, fetched_at, stale };
+        self.rates.remember(source, &rates);
+        Ok(rates)
+    }
+
+    async fn manual_rates_today(&self, caller: &Caller) -> Result<Vec<ManualRate>> {
+        let company_id = caller.company.id;
+        let day = today();
+        Ok(self.store.read(move |conn| db::manual_rates_of(conn, company_id, day)).await?)
+    }
+
+    pub async fn exchange_rates(&self, caller: &Caller, source: Source) -> Result<RatesView> {
+        let fetched = self.source_rates(source).await?;
+        let manual = self.manual_rates_today(caller).await?;
+        Ok(RatesView {
+            source,
+            rates: currency::rate_lines(source, &fetched.quotes, &manual),
+            fetched_at: fetched.fetched_at,
+            stale: fetched.stale,
+        })
+    }
+
+    /// The currencies the company invoices in (`all`: every currency Arka knows), with today's
+    /// central bank rate or the owner's.
+    pub async fn currencies(&self, caller: &Caller, all: bool) -> Result<Vec<CurrencyLine>> {
+        let company_id = caller.company.id;
+        let changes = self.store.read(move |conn| db::currency_changes(conn, company_id)).await?;
+        let official = self.exchange_rates(caller, Source::Boa).await?;
+        Ok(currency::CURRENCIES
+            .iter()
+            .map(|c| CurrencyLine {
+                currency: c,
+                enabled: currency::is_enabled(c.code, &changes),
+                rate: official.rates.get(c.code).cloned(),
+            })
+            .filter(|line| all || line.enabled)
+            .collect())
+    }
+
+    pub async fn set_currency_enabled(
+        &self,
+        caller: &Caller,
+        code: &str,
+        enabled: bool,
+    ) -> Result<CurrencyLine> {
+        let currency = known_currency(code)?;
+        if currency.code == LEK && !enabled {
+            return Err(FieldErrors::one("enabled", "The lek (ALL) is always enabled.").into());
+        }
+        let company_id = caller.company.id;
+        self.store.write(move |tx| db::set_currency_enabled(tx, company_id, currency.code, enabled)).await?;
+        let official = self.exchange_rates(caller, Source::Boa).await?;
+        Ok(CurrencyLine { currency, enabled, rate: official.rates.get(currency.code).cloned() })
+    }
+
+    /// The company's manual rates from today on.
+    pub async fn manual_rates(&self, caller: &Caller) -> Result<Vec<ManualRate>> {
+        let company_id = caller.company.id;
+        let day = today();
+        Ok(self.store.read(move |conn| db::manual_rates(conn, company_id, day)).await?)
+    }
+
+    pub async fn set_manual_rate(
+        &self,
+        caller: &Caller,
+        code: &str,
+        input: ManualRateInput,
+    ) -> Result<ManualRate> {
+        let currency = known_currency(code)?;
+        not_lek(currency)?;
+        let rate = currency::manual_rate(currency.code, &input, today())?;
+        let (company_id, user_id) = (caller.company.id, caller.user.id);
+        let saved = rate.clone();
+        self.store.write(move |tx| db::set_manual_rate(tx, company_id, user_id, &saved)).await?;
+        Ok(rate)
+    }
+
+    pub async fn delete_manual_rate(&self, caller: &Caller, code: &str, date: Option<String>) -> Result<()> {
+        let currency = known_currency(code)?;
+        not_lek(currency)?;
+        let day = match date.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+            None => today(),
+            Some(text) => NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
+                Error::from(FieldErrors::one("date", "The date must be a date in the format YYYY-MM-DD."))
+            })?,
+        };
+        let company_id = caller.company.id;
+        let removed =
+            self.store.write(move |tx| db::delete_manual_rate(tx, company_id, currency.code, day)).await?;
+        if removed { Ok(()) } else { Err(Error::NotFound("Manual rate".into())) }
+    }
+
+    /// Settles the rate of a foreign-currency invoice before its rules run: the currency must be
+    /// one the company invoices in; a positive `exchange_rate` sent is kept, else today's manual
+    /// rate or the central bank's is put in the request. Lek invoices are left as they are.
+    pub async fn resolve_exchange_rate(
+        &self,
+        caller: &Caller,
+        req: &mut IssueRequest,
+    ) -> Result<Option<RateBasis>> {
+        let code =
+            req.currency.as_deref().map(str::trim).filter(|c| !c.is_empty()).unwrap_or(LEK).to_uppercase();
+        if code == LEK || !is_currency_code(&code) {
+            return Ok(None);
+        }
+        let company_id = caller.company.id;
+        let changes = self.store.read(move |conn| db::currency_changes(conn, company_id)).await?;
+        if !currency::is_enabled(&code, &changes) {
+            return Err(FieldErrors::one(
+                "currency",
+                format!("The company does not invoice in {code}: the owner enables it with PUT /api/v1/currencies/{code}."),
+            )
+            .into());
+        }
+        let sent = req.rules.exchange_rate.filter(|r| r.is_sign_positive() && !r.is_zero());
+        let known = match sent {
+            Some(_) => KnownRates::default(),
+            None => {
+                let manual = self.manual_rates_today(caller).await?;
+                let official = self.source_rates(Source::Boa).await?;
+                let per_unit = |q: &Quote| (currency::per_unit(q.sell, q.unit), q.date);
+                KnownRates {
+                    manual: manual
+                        .iter()
+                        .find(|m| m.currency == code)
+                        .map(|m| (currency::per_unit(m.rate, m.unit), m.date)),
+                    official: official.quotes.iter().find(|q| q.currency == code).map(per_unit),
+                }
+            }
+        };
+        let basis = currency::invoice_rate(&code, sent, &known)?;
+        req.rules.exchange_rate = Some(basis.rate);
+        Ok(Some(basis))
+    }
+}

@@ -1,0 +1,492 @@
+//! Stock of inventory articles per business unit.
+//!
+//! Documents move it inside their own write transaction, through the functions here:
+//! * [`take`]: a sale takes its lines off the issuing unit's shelf; a note takes them off its
+//!   unit's shelf, and puts them on the receiving unit's when it goes to one of the company's
+//!   units. With `enforce` on, a line beyond the shelf refuses the whole document (400).
+//! * [`give_back`]: a cancellation puts back what its lines name, on the shelf the sale took
+//!   them from.
+//! * [`forget`]: a document given up (refused by the CIS on its first call) never moved anything.
+//!
+//! A line moves stock when its code is one of the company's inventory articles (products with
+//! `service` false); other lines (services, codes not in the catalog) move nothing.
+//!
+//! The owner counts shelves, books deliveries and corrects mistakes; each movement keeps who,
+//! when and why, and an article's history is readable.
+
+use std::collections::BTreeMap;
+
+use rust_decimal::Decimal;
+
+use super::{Error, Result, Services};
+use crate::domain::stock::{self as rules, AdjustmentInput, Reason, TakeError, Want};
+use crate::domain::validation::FieldErrors;
+use crate::store::accounts::{self, Caller};
+use crate::store::fiscal_queue::Document;
+use crate::store::stock::{self as db, Article, Movement, NewMovement, Settings, Shelf, UnitLevel};
+use crate::store::{self, products};
+
+/// One line of a document, as stock sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GoodsLine {
+    pub code: String,
+    pub quantity: Decimal,
+}
+
+/// What a document moves: its lines, from (or back to) which unit, and where they go.
+#[derive(Debug, Clone)]
+pub struct Goods<'a> {
+    pub company_id: i64,
+    pub user_id: Option<i64>,
+    /// The document, by its table and id.
+    pub document: (Document, i64),
+    /// The unit whose shelf the goods leave (or return to, for a cancellation).
+    pub business_unit_id: i64,
+    /// Named in a shortage.
+    pub unit_name: &'a str,
+    /// The company's unit a note takes the goods to.
+    pub to_unit: Option<i64>,
+    pub lines: &'a [GoodsLine],
+    /// The body's name for the lines, for the shortage's keys: `lines` or `invoice_lines`.
+    pub lines_field: &'a str,
+}
+
+/// The lines that name an inventory article of the company, as wants in body order.
+fn wants(tx: &rusqlite::Connection, company_id: i64, lines: &[GoodsLine]) -> store::Result<Vec<Want>> {
+    let mut found: BTreeMap<&str, Option<Article>> = BTreeMap::new();
+    let mut wants = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if !found.contains_key(line.code.as_str()) {
+            found.insert(&line.code, db::article_by_code(tx, company_id, &line.code)?);
+        }
+        if let Some(Some(article)) = found.get(line.code.as_str()) {
+            wants.push(Want {
+                index,
+                product_id: article.id,
+                code: article.code.clone(),
+                quantity: line.quantity,
+            });
+        }
+    }
+    Ok(wants)
+}
+
+/// Writes the unit's new levels and one movement per article that changed.
+fn record(
+    tx: &rusqlite::Connection,
+    goods: &Goods,
+    unit: i64,
+    reason: Reason,
+    before: &BTreeMap<i64, Decimal>,
+    after: &BTreeMap<i64, Decimal>,
+) -> store::Result<()> {
+    for (product_id, level) in after {
+        let change = crate::domain::money::sub(*level, before.get(product_id).copied().unwrap_or_default())?;
+        db::set_level(tx, goods.company_id, unit, *product_id, *level)?;
+        db::insert_movement(
+            tx,
+            &NewMovement {
+                company_id: goods.company_id,
+                business_unit_id: unit,
+                product_id: *product_id,
+                reason,
+                change,
+                quantity_after: *level,
+                note: None,
+                document: Some(goods.document),
+                user_id: goods.user_id,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+fn shortage(shortages: &[rules::Shortage], lines_field: &str, unit_name: &str) -> Error {
+    Error::Incomplete {
+        message: "There is not enough stock on the shelf for these lines.".into(),
+        errors: shortages.iter().map(|s| s.message(lines_field, unit_name)).collect(),
+    }
+}
+
+fn ids(wants: &[Want]) -> Vec<i64> {
+    let mut ids: Vec<i64> = wants.iter().map(|w| w.product_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// A sale or a note takes its goods off the unit's shelf (and a note between the company's
+/// units puts them on the receiving one's), in the document's transaction. With `enforce` on,
+/// a line beyond the shelf is `Err` (400 naming the line and what is left) and nothing is
+/// written; the caller then leaves its own writes undone too.
+pub fn take(tx: &rusqlite::Connection, goods: &Goods) -> store::Result<Result<()>> {
+    let settings = db::settings(tx, goods.company_id)?;
+    if !settings.enabled {
+        return Ok(Ok(()));
+    }
+    let wants = wants(tx, goods.company_id, goods.lines)?;
+    if wants.is_empty() {
+        return Ok(Ok(()));
+    }
+    let ids = ids(&wants);
+    let before = db::levels(tx, goods.business_unit_id, &ids)?;
+    let after = match rules::take(&before, &wants, settings.enforce) {
+        Ok(after) => after,
+        Err(TakeError::Short(lines)) => return Ok(Err(shortage(&lines, goods.lines_field, goods.unit_name))),
+        Err(TakeError::Overflow) => return Err(store::Error::Overflow),
+    };
+    let (out, into) = match goods.document.0 {
+        Document::Wtn => (Reason::WtnOut, Reason::WtnIn),
+        Document::Invoice | Document::CashAction | Document::Einvoice => (Reason::Sale, Reason::WtnIn),
+    };
+    record(tx, goods, goods.business_unit_id, out, &before, &after)?;
+    if let Some(to) = goods.to_unit {
+        let before = db::levels(tx, to, &ids)?;
+        let after = rules::put(&before, &wants)?;
+        record(tx, goods, to, into, &before, &after)?;
+    }
+    Ok(Ok(()))
+}
+
+/// A cancellation (whole or partial) puts back on `goods.business_unit_id`'s shelf what its
+/// lines name, in the cancellation's transaction. `goods.document` is the corrective document.
+pub fn give_back(tx: &rusqlite::Connection, goods: &Goods) -> store::Result<()> {
+    if !db::settings(tx, goods.company_id)?.enabled {
+        return Ok(());
+    }
+    let wants = wants(tx, goods.company_id, goods.lines)?;
+    if wants.is_empty() {
+        return Ok(());
+    }
+    let before = db::levels(tx, goods.business_unit_id, &ids(&wants))?;
+    let after = rules::put(&before, &wants)?;
+    record(tx, goods, goods.business_unit_id, Reason::Cancellation, &before, &after)
+}
+
+/// Undoes every movement of a document that is given up, as if it had never been issued.
+pub fn forget(tx: &rusqlite::Connection, kind: Document, document_id: i64) -> store::Result<()> {
+    for movement in db::document_movements(tx, kind, document_id)? {
+        let level = db::levels(tx, movement.business_unit_id, &[movement.product_id])?
+            .get(&movement.product_id)
+            .copied()
+            .unwrap_or_default();
+        let restored = crate::domain::money::sub(level, movement.change)?;
+        db::set_level(tx, movement.company_id, movement.business_unit_id, movement.product_id, restored)?;
+    }
+    db::delete_document_movements(tx, kind, document_id)
+}
+
+/// An owner's adjustment as it was recorded.
+#[derive(Debug, Clone)]
+pub struct Adjusted {
+    pub movement: Movement,
+    pub article: Article,
+}
+
+/// One article's quantities and movements.
+#[derive(Debug, Clone)]
+pub struct History {
+    pub article: Article,
+    pub levels: Vec<UnitLevel>,
+    pub movements: Vec<Movement>,
+}
+
+/// The mobile stock list: the caller's unit and what it holds.
+#[derive(Debug, Clone)]
+pub struct MobileStock {
+    pub settings: Settings,
+    pub unit_id: i64,
+    pub unit_name: String,
+    pub shelves: Vec<Shelf>,
+}
+
+/// Settings to change; `None` keeps what is stored.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SettingsUpdate {
+    pub enabled: Option<bool>,
+    pub enforce: Option<bool>,
+}
+
+impl Services {
+    /// Owner-only actions: the company's first user (the one its registration made).
+    pub async fn owner_only(&self, caller: &Caller, what: &str) -> Result<()> {
+        let company_id = caller.company.id;
+        let owner = self.store.read(move |c| accounts::owner_of(c, company_id)).await?;
+        if owner == Some(caller.user.id) {
+            Ok(())
+        } else {
+            Err(Error::Forbidden(format!(
+                "Only the company's owner (the user its registration created) can {what}."
+            )))
+        }
+    }
+
+    pub async fn stock_settings(&self, caller: &Caller) -> Result<Settings> {
+        let company_id = caller.company.id;
+        Ok(self.store.read(move |c| db::settings(c, company_id)).await?)
+    }
+
+    pub async fn update_stock_settings(&self, caller: &Caller, update: SettingsUpdate) -> Result<Settings> {
+        self.owner_only(caller, "change the stock settings").await?;
+        let (company_id, user_id) = (caller.company.id, caller.user.id);
+        Ok(self
+            .store
+            .write(move |tx| {
+                let stored = db::settings(tx, company_id)?;
+                let settings = Settings {
+                    enabled: update.enabled.unwrap_or(stored.enabled),
+                    enforce: update.enforce.unwrap_or(stored.enforce),
+                };
+                db::save_settings(tx, company_id, settings, user_id)?;
+                Ok(settings)
+            })
+            .await?)
+    }
+
+    /// The company's unit `id`, or the caller's own when `None`; another company's is 422.
+    async fn unit_of(&self, caller: &Caller, id: Option<i64>) -> Result<accounts::BusinessUnit> {
+        let Some(id) = id else {
+            return caller.unit.clone().ok_or_else(|| {
+                Error::from(FieldErrors::one("business_unit_id", "The user has no business unit: name one."))
+            });
+        };
+        let company_id = caller.company.id;
+        self.store.read(move |c| accounts::unit(c, company_id, id)).await?.ok_or_else(|| {
+            Error::from(FieldErrors::one("business_unit_id", "No business unit of the company has this id."))
+        })
+    }
+
+    /// The company's inventory article `id`: another company's is 404, a service 422.
+    async fn article(&self, caller: &Caller, id: i64) -> Result<Article> {
+        let company_id = caller.company.id;
+        let (article, product) = self
+            .store
+            .read(move |c| Ok((db::article(c, company_id, id)?, products::product(c, company_id, id)?)))
+            .await?;
+        match (article, product) {
+            (Some(article), _) => Ok(article),
+            (None, Some(_)) => Err(FieldErrors::one(
+                "product_id",
+                "This product is a service (service: true): only inventory articles have stock.",
+            )
+            .into()),
+            (None, None) => Err(Error::NotFound("Product".into())),
+        }
+    }
+
+    /// The owner counts a shelf, books a delivery or corrects a quantity.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, product = product_id))]
+    pub async fn adjust_stock(
+        &self,
+        caller: &Caller,
+        product_id: i64,
+        unit_id: Option<i64>,
+        input: AdjustmentInput,
+    ) -> Result<Adjusted> {
+        self.owner_only(caller, "set or correct stock").await?;
+        let adjustment = rules::check_adjustment(&input)?;
+        let unit = self.unit_of(caller, unit_id).await?;
+        let article = self.article(caller, product_id).await?;
+        let (company_id, user_id, product) = (caller.company.id, caller.user.id, article.id);
+        let movement = self
+            .store
+            .write(move |tx| {
+                let settings = db::settings(tx, company_id)?;
+                let level = db::levels(tx, unit.id, &[product])?.get(&product).copied().unwrap_or_default();
+                let adjusted = match rules::adjust(level, &adjustment, settings.enforce) {
+                    Ok(adjusted) => adjusted,
+                    Err(TakeError::Short(_)) => {
+                        return Ok(Err(Error::Incomplete {
+                            message: "There is not enough stock on the shelf for this correction.".into(),
+                            errors: vec![format!(
+                                "quantity: {} taken, {} left in {}",
+                                -adjustment.quantity,
+                                level.max(Decimal::ZERO).normalize(),
+                                unit.name
+                            )],
+                        }));
+                    }
+                    Err(TakeError::Overflow) => return Err(store::Error::Overflow),
+                };
+                db::set_level(tx, company_id, unit.id, product, adjusted.after)?;
+                let id = db::insert_movement(
+                    tx,
+                    &NewMovement {
+                        company_id,
+                        business_unit_id: unit.id,
+                        product_id: product,
+                        reason: adjustment.kind.reason(),
+                        change: adjusted.change,
+                        quantity_after: adjusted.after,
+                        note: adjustment.note.as_deref(),
+                        document: None,
+                        user_id: Some(user_id),
+                    },
+                )?;
+                Ok(db::movement(tx, id)?.ok_or_else(|| {
+                    Error::Internal("the movement just written could not be read back".into())
+                }))
+            })
+            .await??;
+        Ok(Adjusted { movement, article })
+    }
+
+    /// One article's quantity in every unit and its movements (of one unit when asked), newest first.
+    pub async fn stock_history(
+        &self,
+        caller: &Caller,
+        product_id: i64,
+        unit_id: Option<i64>,
+        limit: i64,
+        offset: i64,
+    ) -> Result<History> {
+        let article = self.article(caller, product_id).await?;
+        let unit = match unit_id {
+            Some(id) => Some(self.unit_of(caller, Some(id)).await?.id),
+            None => None,
+        };
+        let company_id = caller.company.id;
+        let product = article.id;
+        let (levels, movements) = self
+            .store
+            .read(move |c| {
+                Ok((
+                    db::product_levels(c, company_id, product)?,
+                    db::history(c, company_id, product, unit, limit, offset)?,
+                ))
+            })
+            .await?;
+        Ok(History { article, levels, movements })
+    }
+
+    /// What the caller's unit holds of the company's inventory articles (`ids`, or all).
+    pub async fn mobile_stock(&self, caller: &Caller, ids: Option<Vec<i64>>) -> Result<MobileStock> {
+        let unit =
+            caller.unit.clone().ok_or_else(|| Error::Refused("The user has no business unit.".into()))?;
+        let (company_id, unit_id, wanted) = (caller.company.id, unit.id, ids.clone());
+        let (settings, shelves) = self
+            .store
+            .read(move |c| {
+                Ok((db::settings(c, company_id)?, db::shelves(c, company_id, unit_id, wanted.as_deref())?))
+            })
+            .await?;
+        let missing: Vec<String> = ids
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|id| !shelves.iter().any(|s| s.article.id == *id))
+            .map(|id| id.to_string())
+            .collect();
+        if !missing.is_empty() {
+            return Err(FieldErrors::one(
+                "ids",
+                format!("No inventory article of the company has id {}.", missing.join(", ")),
+            )
+            .into());
+        }
+        Ok(MobileStock { settings, unit_id: unit.id, unit_name: unit.name, shelves })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Store, fixtures};
+
+    struct Shop {
+        company: i64,
+        main: i64,
+        second: i64,
+        flour: i64,
+    }
+
+    fn shop(conn: &rusqlite::Connection) -> Shop {
+        let company = fixtures::company(conn, "L41323036D");
+        Shop {
+            company,
+            main: fixtures::unit(conn, company, "Qendër", None),
+            second: fixtures::unit(conn, company, "Durrës", None),
+            flour: fixtures::product(conn, company, "MIELL", false),
+        }
+    }
+
+    fn line(code: &str, quantity: &str) -> GoodsLine {
+        GoodsLine { code: code.into(), quantity: quantity.parse().unwrap() }
+    }
+
+    fn level(tx: &rusqlite::Connection, unit: i64, product: i64) -> Decimal {
+        db::levels(tx, unit, &[product]).unwrap()[&product]
+    }
+
+    #[test]
+    fn a_sale_takes_a_cancellation_gives_back_a_note_moves_and_a_given_up_document_never_happened() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        store
+            .write_blocking(|tx| {
+                let shop = shop(tx);
+                let sold = [line("MIELL", "3"), line("NOT-IN-CATALOG", "9"), line("MIELL", "1.5")];
+                let goods = |document, lines: &'static [GoodsLine]| Goods {
+                    company_id: shop.company,
+                    user_id: None,
+                    document,
+                    business_unit_id: shop.main,
+                    unit_name: "Qendër",
+                    to_unit: None,
+                    lines,
+                    lines_field: "lines",
+                };
+                let sale = Goods { lines: &sold, ..goods((Document::Invoice, 7), &[]) };
+                assert!(take(tx, &sale)?.is_ok());
+                assert_eq!(level(tx, shop.main, shop.flour), "-4.5".parse().unwrap());
+
+                // A partial cancellation of the sale gives back what its lines name.
+                let cancelled = [line("MIELL", "1.5")];
+                give_back(tx, &Goods { lines: &cancelled, ..goods((Document::Invoice, 8), &[]) })?;
+                assert_eq!(level(tx, shop.main, shop.flour), "-3".parse().unwrap());
+                let movements = db::document_movements(tx, Document::Invoice, 8)?;
+                assert_eq!(
+                    movements.iter().map(|m| (m.reason, m.change)).collect::<Vec<_>>(),
+                    [(Reason::Cancellation, "1.5".parse().unwrap())]
+                );
+
+                // A note to the Durrës unit moves the goods between the shelves.
+                let moved = [line("MIELL", "2")];
+                let note =
+                    Goods { lines: &moved, to_unit: Some(shop.second), ..goods((Document::Wtn, 1), &[]) };
+                assert!(take(tx, &note)?.is_ok());
+                assert_eq!(
+                    (level(tx, shop.main, shop.flour), level(tx, shop.second, shop.flour)),
+                    ("-5".parse().unwrap(), Decimal::from(2))
+                );
+
+                // Given up: the note and the sale never happened (the cancellation's give-back stays).
+                forget(tx, Document::Wtn, 1)?;
+                forget(tx, Document::Invoice, 7)?;
+                assert_eq!(
+                    (level(tx, shop.main, shop.flour), level(tx, shop.second, shop.flour)),
+                    ("1.5".parse().unwrap(), Decimal::ZERO)
+                );
+                assert!(db::document_movements(tx, Document::Wtn, 1)?.is_empty());
+
+                // With enforce on a line beyond the shelf is refused and nothing is written.
+                db::save_settings(
+                    tx,
+                    shop.company,
+                    Settings { enabled: true, enforce: true },
+                    fixtures::user(tx, shop.company, shop.main, "ana@shop.al"),
+                )?;
+                let too_much = [line("MIELL", "1"), line("MIELL", "1")];
+                let refused = take(tx, &Goods { lines: &too_much, ..goods((Document::Invoice, 9), &[]) })?;
+                match refused {
+                    Err(Error::Incomplete { errors, .. }) => {
+                        assert_eq!(errors, ["lines.1.quantity: 1 of MIELL asked, 0.5 left in Qendër"])
+                    }
+                    other => panic!("a shortage expected, got {other:?}"),
+                }
+                assert_eq!(level(tx, shop.main, shop.flour), "1.5".parse().unwrap());
+                assert!(db::document_movements(tx, Document::Invoice, 9)?.is_empty());
+                Ok(())
+            })
+            .unwrap();
+    }
+}

@@ -1,0 +1,244 @@
+//! Warehouse transfer notes: issue (checked here, then numbered, signed, saved with the stock it
+//! moves, delivered and settled by the pipeline), list, details, the print document, the A4 PDF
+//! and the report.
+//!
+//! A note is issued with the token user's business unit and operator code; a user without a TCR
+//! may issue one. Its goods leave the user's unit: to another unit of the company
+//! (`destination_unit_id`, stock moves between them) or out of the company's hands (stock goes
+//! down).
+
+mod document;
+mod message;
+mod print;
+
+use chrono::NaiveDate;
+use uuid::Uuid;
+
+pub use self::print::PrintDocument;
+use super::invoices::{this_year, user_codes};
+use super::pipeline::{Issued, Sequence};
+use super::{Error, Result, Services};
+use crate::domain::client::Patch;
+use crate::domain::validation::FieldErrors;
+use crate::domain::wtn::{self as rules, Defaults, NoteInput, Summary};
+use crate::store::accounts::{self, Caller};
+use crate::store::print_settings::{self, PrintSettings};
+use crate::store::wtn::{self as db, ListFilter, Wtn};
+use document::WtnDocument;
+use message::Content;
+
+/// The longest internalId.
+const MAX_INTERNAL_ID: usize = 255;
+
+/// An issue request after the edge read v1 or v2.
+#[derive(Debug, Clone)]
+pub struct IssueWtnRequest {
+    pub api_version: i64,
+    /// Required in v2 (the edge checks), optional in v1.
+    pub internal_id: Option<String>,
+    pub destination_unit_id: Option<i64>,
+    pub note: NoteInput,
+}
+
+/// What an issue came to.
+pub enum WtnIssue {
+    Issued(Issued<Wtn>),
+    /// v2: a note with this internalId was already issued this year; here it is, unchanged.
+    Repeated(Wtn),
+}
+
+/// A period of the report, both days included.
+#[derive(Debug, Clone, Copy)]
+pub struct Period {
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+}
+
+impl Services {
+    /// The company's note issued this `year` with `internal_id`, if any.
+    async fn wtn_of_year(&self, caller: &Caller, year: i32, internal_id: &str) -> Result<Option<Wtn>> {
+        let (company_id, internal_id) = (caller.company.id, internal_id.to_string());
+        Ok(self
+            .store
+            .read(move |c| match db::id_by_internal_id(c, company_id, year, &internal_id)? {
+                Some(id) => db::get(c, company_id, id),
+                None => Ok(None),
+            })
+            .await?)
+    }
+
+    /// The company's unit a note goes to: another company's (or none) is 422, the issuing unit
+    /// itself too.
+    async fn destination_unit(
+        &self,
+        caller: &Caller,
+        issuing_unit: i64,
+        id: Option<i64>,
+    ) -> Result<Option<accounts::BusinessUnit>> {
+        let Some(id) = id else { return Ok(None) };
+        if id == issuing_unit {
+            return Err(FieldErrors::one(
+                "destination_unit_id",
+                "The destination unit must be another unit of the company, not the issuing one.",
+            )
+            .into());
+        }
+        let company_id = caller.company.id;
+        let unit = self.store.read(move |c| accounts::unit(c, company_id, id)).await?;
+        unit.map(Some).ok_or_else(|| {
+            FieldErrors::one("destination_unit_id", "No business unit of the company has this id.").into()
+        })
+    }
+
+    /// Issues a note. v2 answers a repeated internalId with the first note; v1 with 409.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id))]
+    pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
+        let (operator_code, unit_code, tcr_code) = user_codes(caller, false)?;
+        let unit =
+            caller.unit.clone().ok_or_else(|| Error::Refused("The user has no business unit.".into()))?;
+        if req.internal_id.as_deref().is_some_and(|i| i.chars().count() > MAX_INTERNAL_ID) {
+            return Err(FieldErrors::one(
+                "internalId",
+                format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
+            )
+            .into());
+        }
+        let destination = self.destination_unit(caller, unit.id, req.destination_unit_id).await?;
+        let company = &caller.company;
+        let defaults = Defaults {
+            origin_city: company.city.as_deref().or(unit.city.as_deref()),
+            origin_address: unit.address.as_deref().or(company.address.as_deref()),
+            destination_city: destination.as_ref().and_then(|d| d.city.as_deref()),
+            destination_address: destination.as_ref().and_then(|d| d.address.as_deref()),
+        };
+        let note = rules::check(&req.note, &defaults)?;
+        let year = this_year();
+        let repeat_answers_first = req.api_version == 2;
+        if repeat_answers_first
+            && let Some(internal_id) = &req.internal_id
+            && let Some(first) = self.wtn_of_year(caller, year, internal_id).await?
+        {
+            return Ok(WtnIssue::Repeated(first));
+        }
+        let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
+        let document = WtnDocument {
+            issuer,
+            content: Content {
+                internal_id: req.internal_id.clone(),
+                api_version: req.api_version,
+                note,
+                destination_unit_id: destination.as_ref().map(|d| d.id),
+                destination_unit_name: destination.map(|d| d.name),
+            },
+            sequence: Sequence::WtnUnit(unit.id),
+            year,
+            request_key: Uuid::new_v4().to_string(),
+        };
+        match self.issue(document).await {
+            // Issued in the meantime by a request with the same internalId.
+            Err(Error::Conflict(message)) if repeat_answers_first => match &req.internal_id {
+                Some(internal_id) => match self.wtn_of_year(caller, year, internal_id).await? {
+                    Some(first) => Ok(WtnIssue::Repeated(first)),
+                    None => Err(Error::Conflict(message)),
+                },
+                None => Err(Error::Conflict(message)),
+            },
+            issued => issued.map(WtnIssue::Issued),
+        }
+    }
+
+    pub async fn wtns(&self, caller: &Caller, filter: ListFilter) -> Result<Vec<Wtn>> {
+        let company_id = caller.company.id;
+        Ok(self.store.read(move |c| db::list(c, company_id, &filter)).await?)
+    }
+
+    pub async fn wtn(&self, caller: &Caller, id: i64) -> Result<Wtn> {
+        let company_id = caller.company.id;
+        self.store
+            .read(move |c| db::get(c, company_id, id))
+            .await?
+            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))
+    }
+
+    /// The company's newest note with `internal_id`.
+    pub async fn wtn_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Wtn> {
+        let (company_id, internal_id) = (caller.company.id, internal_id.to_string());
+        self.store
+            .read(move |c| db::by_internal_id(c, company_id, &internal_id))
+            .await?
+            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))
+    }
+
+    /// The print document of the spec (the JSON a POS prints from).
+    pub async fn wtn_print(&self, caller: &Caller, id: i64) -> Result<PrintDocument> {
+        let note = self.wtn(caller, id).await?;
+        let (company_id, unit_id) = (caller.company.id, note.business_unit_id);
+        let (settings, unit) = self
+            .store
+            .read(move |c| {
+                Ok((
+                    crate::store::print_settings::get(c, company_id)?,
+                    accounts::unit(c, company_id, unit_id)?,
+                ))
+            })
+            .await?;
+        Ok(print::document(&caller.company, unit.as_ref(), &settings, note))
+    }
+
+    /// The note as an A4 PDF.
+    pub async fn wtn_pdf(&self, caller: &Caller, id: i64) -> Result<Vec<u8>> {
+        let document = self.wtn_print(caller, id).await?;
+        let printable = print::printable(&document);
+        super::invoices::rendered(format!("warehouse transfer note {id}"), move || {
+            crate::print::render_wtn(&printable)
+        })
+        .await
+    }
+
+    /// Absolute URL of a note's print document (`what` = `print`) or PDF (`pdf`).
+    pub fn wtn_url(&self, host: Option<&str>, version: i64, what: &str, id: i64) -> String {
+        format!("{}/api/v{version}/invoice/wtn/{what}/{id}", self.pdf_base(host))
+    }
+
+    pub async fn print_settings(&self, caller: &Caller) -> Result<PrintSettings> {
+        let company_id = caller.company.id;
+        Ok(self.store.read(move |c| print_settings::get(c, company_id)).await?)
+    }
+
+    /// The owner sets the logo (base64 of a PNG or JPEG file, `null` takes it away) and whether
+    /// printed documents carry the unit's name instead of the company's.
+    pub async fn update_print_settings(
+        &self,
+        caller: &Caller,
+        logo: Patch<String>,
+        unit_name: Option<bool>,
+    ) -> Result<PrintSettings> {
+        self.owner_only(caller, "change the print settings").await?;
+        let logo = match logo {
+            None => None,
+            Some(None) => Some(None),
+            Some(Some(text)) => Some(Some(print::logo(&text)?)),
+        };
+        let company_id = caller.company.id;
+        Ok(self
+            .store
+            .write(move |tx| {
+                let stored = print_settings::get(tx, company_id)?;
+                let settings = PrintSettings {
+                    logo: logo.unwrap_or(stored.logo),
+                    unit_name: unit_name.unwrap_or(stored.unit_name),
+                };
+                print_settings::save(tx, company_id, &settings)?;
+                Ok(settings)
+            })
+            .await?)
+    }
+
+    /// The notes issued in the period: totals, by fiscal status, by destination.
+    pub async fn wtn_report(&self, caller: &Caller, period: Period) -> Result<Summary> {
+        let company_id = caller.company.id;
+        let (from, to) = (period.from.to_string(), period.to.to_string());
+        let notes = self.store.read(move |c| db::report_rows(c, company_id, &from, &to)).await?;
+        rules::summarize(&notes).map_err(|e| Error::Internal(e.to_string()))
+    }
+}

@@ -1,0 +1,735 @@
+//! The reports' queries: sums over the daily totals (`report_totals`), and the few document
+//! lists a report shows a page of (reversals, the sales book, the day closings). Every query
+//! reads a range of an index on (company, day).
+
+use std::collections::HashMap;
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, Row, named_params, params_from_iter};
+use rust_decimal::Decimal;
+
+use super::Result;
+use super::invoices::{self, Invoice, Money};
+use super::report_totals::{amount, kind_of, quantity};
+use crate::domain::document::DocumentKind;
+use crate::domain::report::ReportKind;
+
+/// Which documents a report covers: the company's, issued on the period's days, narrowed to a
+/// branch, a TCR or an operator when asked.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub company_id: i64,
+    /// `YYYY-MM-DD`, inclusive.
+    pub from: String,
+    pub to: String,
+    pub business_unit_id: Option<i64>,
+    pub tcr_code: Option<String>,
+    pub operator_code: Option<String>,
+}
+
+impl Filter {
+    /// The conditions on a totals table (`t`) or the invoices (`i`); `day` names its date column.
+    fn conditions(&self, day: &str, unit: &str, tcr: &str, operator: &str) -> (String, Vec<Value>) {
+        let mut sql = format!("{day} >= ? AND {day} <= ?");
+        let mut values = vec![Value::Text(self.from.clone()), Value::Text(self.to.clone())];
+        if let Some(unit_id) = self.business_unit_id {
+            sql.push_str(&format!(" AND {unit} = ?"));
+            values.push(Value::Integer(unit_id));
+        }
+        if let Some(code) = &self.tcr_code {
+            sql.push_str(&format!(" AND {tcr} = ?"));
+            values.push(Value::Text(code.clone()));
+        }
+        if let Some(code) = &self.operator_code {
+            sql.push_str(&format!(" AND {operator} = ?"));
+            values.push(Value::Text(code.clone()));
+        }
+        (sql, values)
+    }
+
+    fn on_totals(&self) -> (String, Vec<Value>) {
+        let (sql, mut values) = self.conditions("day", "business_unit_id", "tcr_code", "operator_code");
+        values.insert(0, Value::Integer(self.company_id));
+        (format!("company_id = ? AND {sql}"), values)
+    }
+
+    fn on_invoices(&self) -> (String, Vec<Value>) {
+        let (sql, mut values) =
+            self.conditions("i.issue_date", "i.business_unit_id", "i.tcr_code", "i.operator_code");
+        values.insert(0, Value::Integer(self.company_id));
+        (format!("i.company_id = ? AND {sql}"), values)
+    }
+}
+
+/// Sums of documents, in lek unless named otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SalesSums {
+    pub documents: i64,
+    pub net: Decimal,
+    pub vat: Decimal,
+    pub gross: Decimal,
+    pub discount: Decimal,
+    pub fee: Decimal,
+    pub net_currency: Decimal,
+    pub vat_currency: Decimal,
+    pub gross_currency: Decimal,
+    /// What the documents moved their tills' cash by.
+    pub till: Decimal,
+}
+
+impl SalesSums {
+    pub fn add(&mut self, other: &SalesSums) {
+        self.documents += other.documents;
+        self.net += other.net;
+        self.vat += other.vat;
+        self.gross += other.gross;
+        self.discount += other.discount;
+        self.fee += other.fee;
+        self.net_currency += other.net_currency;
+        self.vat_currency += other.vat_currency;
+        self.gross_currency += other.gross_currency;
+        self.till += other.till;
+    }
+}
+
+/// What sales are grouped by, beside their kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SalesBy {
+    Kind,
+    Currency,
+    Day,
+    Tcr,
+    Operator,
+}
+
+/// One group of sales of one kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SalesRow {
+    pub kind: ReportKind,
+    /// The currency, day, TCR code ('' for none) or operator code, by the grouping.
+    pub key: String,
+    /// The user of an operator's row (0 for none).
+    pub user_id: i64,
+    pub sums: SalesSums,
+}
+
+const SALES_SUMS: &str =
+    "SUM(documents), SUM(net), SUM(vat), SUM(gross), SUM(discount), SUM(fee), SUM(net_currency),
+    SUM(vat_currency), SUM(gross_currency), SUM(till)";
+
+fn sales_sums(r: &Row, first: usize) -> rusqlite::Result<SalesSums> {
+    let cents = |i: usize| -> rusqlite::Result<Decimal> { Ok(amount(r.get(first + i)?)) };
+    Ok(SalesSums {
+        documents: r.get(first)?,
+        net: cents(1)?,
+        vat: cents(2)?,
+        gross: cents(3)?,
+        discount: cents(4)?,
+        fee: cents(5)?,
+        net_currency: cents(6)?,
+        vat_currency: cents(7)?,
+        gross_currency: cents(8)?,
+        till: cents(9)?,
+    })
+}
+
+fn report_kind(text: &str) -> rusqlite::Result<ReportKind> {
+    ReportKind::parse(text).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            0,
+            rusqlite::types::Type::Text,
+            format!("kind {text}").into(),
+        )
+    })
+}
+
+/// Sales by kind and `by`, every kind (orders too).
+pub fn sales(conn: &Connection, filter: &Filter, by: SalesBy) -> Result<Vec<SalesRow>> {
+    let key = match by {
+        SalesBy::Kind => "''",
+        SalesBy::Currency => "currency",
+        SalesBy::Day => "day",
+        SalesBy::Tcr => "tcr_code",
+        SalesBy::Operator => "operator_code",
+    };
+    // Grouped by the columns themselves: a literal in GROUP BY would name a result column.
+    let groups = match by {
+        SalesBy::Kind => "kind".to_string(),
+        SalesBy::Operator => "operator_code, user_id, kind".to_string(),
+        _ => format!("{key}, kind"),
+    };
+    let user = if by == SalesBy::Operator { "user_id" } else { "0" };
+    let (conditions, values) = filter.on_totals();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT kind, {key}, {user}, {SALES_SUMS} FROM report_sales WHERE {conditions}
+         GROUP BY {groups} ORDER BY {groups}"
+    ))?;
+    let rows = stmt.query_map(params_from_iter(values), |r| {
+        Ok(SalesRow {
+            kind: report_kind(&r.get::<_, String>(0)?)?,
+            key: r.get(1)?,
+            user_id: r.get(2)?,
+            sums: sales_sums(r, 3)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The lines of one VAT rate or exemption, of one kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VatRow {
+    pub kind: ReportKind,
+    pub vat_rate: Decimal,
+    pub exemption: Option<String>,
+    pub documents: i64,
+    pub lines: i64,
+    pub net: Decimal,
+    pub vat: Decimal,
+}
+
+pub fn vat(conn: &Connection, filter: &Filter) -> Result<Vec<VatRow>> {
+    let (conditions, values) = filter.on_totals();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT kind, vat_rate, exemption, SUM(documents), SUM(lines), SUM(net), SUM(vat) FROM report_vat
+         WHERE {conditions} GROUP BY kind, vat_rate, exemption"
+    ))?;
+    let rows = stmt.query_map(params_from_iter(values), |r| {
+        let exemption: String = r.get(2)?;
+        Ok(VatRow {
+            kind: report_kind(&r.get::<_, String>(0)?)?,
+            vat_rate: r.get::<_, Money>(1)?.0,
+            exemption: (!exemption.is_empty()).then_some(exemption),
+            documents: r.get(3)?,
+            lines: r.get(4)?,
+            net: amount(r.get(5)?),
+            vat: amount(r.get(6)?),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Payments of one method, of one kind, in lek.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentRow {
+    pub kind: ReportKind,
+    pub payment_method: String,
+    pub documents: i64,
+    pub amount: Decimal,
+}
+
+pub fn payments(conn: &Connection, filter: &Filter) -> Result<Vec<PaymentRow>> {
+    let (conditions, values) = filter.on_totals();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT kind, payment_method, SUM(documents), SUM(amount) FROM report_payments
+         WHERE {conditions} GROUP BY kind, payment_method ORDER BY payment_method, kind"
+    ))?;
+    let rows = stmt.query_map(params_from_iter(values), |r| {
+        Ok(PaymentRow {
+            kind: report_kind(&r.get::<_, String>(0)?)?,
+            payment_method: r.get(1)?,
+            documents: r.get(2)?,
+            amount: amount(r.get(3)?),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A product's sales, net of reversals, in lek.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProductRow {
+    pub product_code: String,
+    /// As the latest document in the period named it.
+    pub product_name: String,
+    pub unit: String,
+    pub lines: i64,
+    pub quantity: Decimal,
+    pub net: Decimal,
+    pub vat: Decimal,
+}
+
+/// Every product sold in the period (the operator filter does not apply).
+pub fn products(conn: &Connection, filter: &Filter) -> Result<Vec<ProductRow>> {
+    let (conditions, values) = Filter { operator_code: None, ..filter.clone() }.on_totals();
+    // The name and unit are the bare columns of the row MAX(day) picks: the latest day's.
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT product_code, product_name, unit, MAX(day), SUM(lines), SUM(quantity), SUM(net), SUM(vat)
+         FROM report_products WHERE {conditions} GROUP BY product_code"
+    ))?;
+    let rows = stmt.query_map(params_from_iter(values), |r| {
+        Ok(ProductRow {
+            product_code: r.get(0)?,
+            product_name: r.get(1)?,
+            unit: r.get(2)?,
+            lines: r.get(4)?,
+            quantity: quantity(r.get(5)?),
+            net: amount(r.get(6)?),
+            vat: amount(r.get(7)?),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A buyer's purchases, net of reversals, in lek (top clients lists these as they are).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ClientRow {
+    #[serde(skip)]
+    pub buyer_key: String,
+    pub client_id: Option<i64>,
+    pub name: String,
+    pub id_type: Option<String>,
+    pub id_value: Option<String>,
+    pub documents: i64,
+    pub quantity: Decimal,
+    pub net: Decimal,
+    pub vat: Decimal,
+    pub gross: Decimal,
+}
+
+/// Every buyer of the period (the TCR and operator filters do not apply).
+pub fn clients(conn: &Connection, filter: &Filter) -> Result<Vec<ClientRow>> {
+    let only_branch = Filter { tcr_code: None, operator_code: None, ..filter.clone() };
+    let (conditions, values) = only_branch.on_totals();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT buyer_key, client_id, buyer_name, buyer_id_type, buyer_id_value, MAX(day), SUM(documents),
+             SUM(quantity), SUM(net), SUM(vat), SUM(gross)
+         FROM report_clients WHERE {conditions} GROUP BY buyer_key"
+    ))?;
+    let rows = stmt.query_map(params_from_iter(values), |r| {
+        Ok(ClientRow {
+            buyer_key: r.get(0)?,
+            client_id: r.get(1)?,
+            name: r.get(2)?,
+            id_type: r.get(3)?,
+            id_value: r.get(4)?,
+            documents: r.get(6)?,
+            quantity: quantity(r.get(7)?),
+            net: amount(r.get(8)?),
+            vat: amount(r.get(9)?),
+            gross: amount(r.get(10)?),
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A document of the period still waiting for the CIS (its fic is null), as reports count it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitingRow {
+    pub kind: ReportKind,
+    pub day: String,
+    pub tcr_code: String,
+    pub user_id: i64,
+    pub operator_code: String,
+    pub currency: String,
+}
+
+pub fn waiting(conn: &Connection, filter: &Filter) -> Result<Vec<WaitingRow>> {
+    let (conditions, values) = filter.on_invoices();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT i.document_kind, o.document_kind, EXISTS (SELECT 1 FROM einvoices e WHERE e.invoice_id = i.id), i.issue_date, COALESCE(i.tcr_code, ''),
+             COALESCE(i.user_id, 0), COALESCE(i.operator_code, ''), i.currency
+         FROM invoices i LEFT JOIN invoices o ON o.id = i.original_invoice_id
+         WHERE i.fic IS NULL AND {conditions}"
+    ))?;
+    let rows = stmt.query_map(params_from_iter(values), |r| {
+        let kind: DocumentKind = r.get(0)?;
+        let original: Option<DocumentKind> = r.get(1)?;
+        Ok(WaitingRow {
+            kind: ReportKind::of(kind, original, r.get(2)?),
+            day: r.get(3)?,
+            tcr_code: r.get(4)?,
+            user_id: r.get(5)?,
+            operator_code: r.get(6)?,
+            currency: r.get(7)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// How many orders of the period are still open: neither paid by a summary nor cancelled.
+pub fn open_orders(conn: &Connection, filter: &Filter) -> Result<i64> {
+    let (conditions, values) = filter.on_invoices();
+    Ok(conn.query_row(
+        &format!(
+            "SELECT COUNT(*) FROM invoices i WHERE i.document_kind = 'ORDER' AND i.settled_by_invoice_id IS NULL
+                 AND i.reversed_at IS NULL AND {conditions}"
+        ),
+        params_from_iter(values),
+        |r| r.get(0),
+    )?)
+}
+
+/// A page of documents with their kind in reports.
+pub struct Page {
+    pub documents: Vec<(Invoice, ReportKind)>,
+}
+
+fn page(conn: &Connection, sql: &str, values: Vec<Value>) -> Result<Page> {
+    let ids: Vec<i64> = conn
+        .prepare_cached(sql)?
+        .query_map(params_from_iter(values), |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut documents = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(invoice) = invoices::by_id(conn, id)? {
+            let kind = kind_of(conn, &invoice)?;
+            documents.push((invoice, kind));
+        }
+    }
+    Ok(Page { documents })
+}
+
+/// The corrective documents of the period (cancellations of sales and of orders), newest first.
+pub fn reversals(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Result<Page> {
+    let (conditions, mut values) = filter.on_invoices();
+    values.extend([Value::Integer(limit), Value::Integer(offset)]);
+    page(
+        conn,
+        &format!(
+            "SELECT i.id FROM invoices i WHERE i.document_kind = 'CORRECTIVE' AND {conditions}
+             ORDER BY i.issue_date DESC, i.id DESC LIMIT ? OFFSET ?"
+        ),
+        values,
+    )
+}
+
+/// The sales book: the period's sales and reversals, one per row, oldest first.
+pub fn sales_book(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Result<Page> {
+    let (conditions, mut values) = filter.on_invoices();
+    values.extend([Value::Integer(limit), Value::Integer(offset)]);
+    page(
+        conn,
+        &format!(
+            "SELECT i.id FROM invoices i WHERE {conditions} AND i.document_kind <> 'ORDER'
+                 AND NOT EXISTS (SELECT 1 FROM invoices o WHERE o.id = i.original_invoice_id AND o.document_kind = 'ORDER')
+             ORDER BY i.issue_date, i.id LIMIT ? OFFSET ?"
+        ),
+        values,
+    )
+}
+
+/// The cash-register actions of the period, summed by TCR, type and purpose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovementRow {
+    pub tcr_code: String,
+    pub action_type: String,
+    pub purpose: String,
+    pub actions: i64,
+    /// Registered on the day but still waiting for the CIS.
+    pub waiting: i64,
+    pub amount: Decimal,
+}
+
+/// The TCR filter on cash tables: the TCR asked for, or the branch's TCRs.
+fn till_conditions(filter: &Filter, table: &str) -> (String, Vec<Value>) {
+    let mut sql =
+        format!("{table}.company_id = ? AND {table}.business_day >= ? AND {table}.business_day <= ?");
+    let mut values = vec![
+        Value::Integer(filter.company_id),
+        Value::Text(filter.from.clone()),
+        Value::Text(filter.to.clone()),
+    ];
+    if let Some(code) = &filter.tcr_code {
+        sql.push_str(&format!(" AND {table}.tcr_code = ?"));
+        values.push(Value::Text(code.clone()));
+    }
+    if let Some(unit) = filter.business_unit_id {
+        sql.push_str(&format!(
+            " AND {table}.tcr_code IN (SELECT tcr_code FROM fiscal_devices WHERE company_id = ? AND business_unit_id = ?)"
+        ));
+        values.extend([Value::Integer(filter.company_id), Value::Integer(unit)]);
+    }
+    (sql, values)
+}
+
+pub fn movements(conn: &Connection, filter: &Filter) -> Result<Vec<MovementRow>> {
+    let (conditions, values) = till_conditions(filter, "a");
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT a.tcr_code, a.action_type, a.purpose, a.fiscal_status = 'PENDING', a.amount FROM cash_actions a
+         WHERE {conditions}"
+    ))?;
+    let rows = stmt.query_map(params_from_iter(values), |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, bool>(3)?,
+            r.get::<_, Money>(4)?.0,
+        ))
+    })?;
+    let mut sums: Vec<MovementRow> = Vec::new();
+    for row in rows {
+        let (tcr_code, action_type, purpose, pending, value) = row?;
+        let found = sums
+            .iter()
+            .position(|m| m.tcr_code == tcr_code && m.action_type == action_type && m.purpose == purpose);
+        let sum = match found {
+            Some(i) => &mut sums[i],
+            None => {
+                sums.push(MovementRow {
+                    tcr_code,
+                    action_type,
+                    purpose,
+                    actions: 0,
+                    waiting: 0,
+                    amount: Decimal::ZERO,
+                });
+                let last = sums.len() - 1;
+                &mut sums[last]
+            }
+        };
+        sum.actions += 1;
+        sum.waiting += i64::from(pending);
+        sum.amount = crate::domain::money::add(sum.amount, value)?;
+    }
+    Ok(sums)
+}
+
+/// One business day of a TCR with its figures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayRow {
+    pub id: i64,
+    pub tcr_code: String,
+    pub business_day: String,
+    pub opened_at: String,
+    pub opened_automatically: bool,
+    pub closed_at: Option<String>,
+    pub expected: Option<Decimal>,
+    pub counted: Option<Decimal>,
+    /// As the close computed it; so far for a day still open.
+    pub cash_sales: Decimal,
+    /// The day's actions by purpose and type: (purpose, action type, amount).
+    pub actions: Vec<(String, String, Decimal)>,
+}
+
+/// The TCRs' business days of the period, oldest first.
+pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Result<Vec<DayRow>> {
+    let (conditions, mut values) = till_conditions(filter, "d");
+    values.extend([Value::Integer(limit), Value::Integer(offset)]);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT d.id, d.company_id, d.tcr_code, d.business_day, d.opened_at, d.opened_automatically, d.closed_at,
+             d.expected, d.counted, d.cash_sales
+         FROM cash_days d WHERE {conditions} ORDER BY d.business_day, d.tcr_code, d.id LIMIT ? OFFSET ?"
+    ))?;
+    let found = stmt
+        .query_map(params_from_iter(values), |r| {
+            Ok((
+                r.get::<_, i64>(1)?,
+                DayRow {
+                    id: r.get(0)?,
+                    tcr_code: r.get(2)?,
+                    business_day: r.get(3)?,
+                    opened_at: r.get(4)?,
+                    opened_automatically: r.get(5)?,
+                    closed_at: r.get(6)?,
+                    expected: r.get::<_, Option<Money>>(7)?.map(|m| m.0),
+                    counted: r.get::<_, Option<Money>>(8)?.map(|m| m.0),
+                    cash_sales: r.get::<_, Option<Money>>(9)?.map(|m| m.0).unwrap_or_default(),
+                    actions: Vec::new(),
+                },
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut days = Vec::with_capacity(found.len());
+    let mut actions = conn.prepare_cached(
+        "SELECT purpose, action_type, amount FROM cash_actions WHERE cash_day_id = :day ORDER BY id",
+    )?;
+    for (company_id, mut day) in found {
+        day.actions = actions
+            .query_map(named_params! {":day": day.id}, |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, Money>(2)?.0))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        if day.closed_at.is_none() {
+            let sales = super::cash_register::cash_sales(
+                conn,
+                company_id,
+                &day.tcr_code,
+                Some(&day.opened_at),
+                None,
+            )?;
+            day.cash_sales =
+                crate::domain::money::checked_sum(sales.into_iter().map(|(gross_all, self_issued)| {
+                    crate::domain::cash_register::CashSale { gross_all, self_issued }.signed()
+                }))?;
+        }
+        days.push(day);
+    }
+    Ok(days)
+}
+
+/// A TCR's day still open: (TCR code, business day, opened at UTC).
+pub fn open_days(conn: &Connection, company_id: i64) -> Result<Vec<(String, String, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT tcr_code, business_day, opened_at FROM cash_days WHERE company_id = :company AND closed_at IS NULL
+         ORDER BY tcr_code, id",
+    )?;
+    let rows =
+        stmt.query_map(named_params! {":company": company_id}, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The company's users by id: (name, operator code).
+pub fn users(conn: &Connection, company_id: i64) -> Result<HashMap<i64, (String, Option<String>)>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT id, name, operator_code FROM users WHERE company_id = :company")?;
+    let rows =
+        stmt.query_map(named_params! {":company": company_id}, |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The company's TCRs by code: (device name, branch id).
+pub fn tcrs(conn: &Connection, company_id: i64) -> Result<HashMap<String, (String, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT tcr_code, name, business_unit_id FROM fiscal_devices WHERE company_id = :company ORDER BY id",
+    )?;
+    let rows =
+        stmt.query_map(named_params! {":company": company_id}, |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Whether the company has this branch, TCR and operator code (each when asked).
+pub fn filter_known(conn: &Connection, filter: &Filter) -> Result<(bool, bool, bool)> {
+    let exists = |sql: &str, value: Value| -> Result<bool> {
+        Ok(conn.query_row(sql, rusqlite::params![filter.company_id, value], |r| r.get(0))?)
+    };
+    let branch = match filter.business_unit_id {
+        Some(id) => exists(
+            "SELECT EXISTS (SELECT 1 FROM business_units WHERE company_id = ?1 AND id = ?2)",
+            Value::Integer(id),
+        )?,
+        None => true,
+    };
+    let tcr = match &filter.tcr_code {
+        Some(code) => exists(
+            "SELECT EXISTS (SELECT 1 FROM fiscal_devices WHERE company_id = ?1 AND tcr_code = ?2)",
+            Value::Text(code.clone()),
+        )?,
+        None => true,
+    };
+    let operator = match &filter.operator_code {
+        Some(code) => exists(
+            "SELECT EXISTS (SELECT 1 FROM users WHERE company_id = ?1 AND operator_code = ?2)
+                 OR EXISTS (SELECT 1 FROM report_sales WHERE company_id = ?1 AND operator_code = ?2)",
+            Value::Text(code.clone()),
+        )?,
+        None => true,
+    };
+    Ok((branch, tcr, operator))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::invoices::tests::invoice;
+    use crate::store::invoices::{Buyer, Line, Payment};
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    /// A 120.00 coffee at 20 % on `day`, of `kind`, paid by `method`.
+    fn coffee(company: i64, n: i64, kind: &str, day: &str, method: &str) -> Invoice {
+        let mut i = invoice(company, n, kind, day, None);
+        i.tcr_code = (kind != "NONCASH").then(|| "aa111aa111".to_string());
+        i.fic = Some(format!("fic-{n}"));
+        i.lines = vec![Line {
+            product_name: "Kafe".into(),
+            product_code: "K1".into(),
+            unit: "copë".into(),
+            unit_code: None,
+            quantity: d("1"),
+            price: d("120"),
+            total: d("120"),
+            discount_rate: d("0"),
+            discount: d("0"),
+            vat_rate: d("20"),
+            exemption: None,
+            unit_price_net: d("100"),
+            rebate: None,
+            net: d("100"),
+            vat: d("20"),
+            gross: d("120"),
+            original_position: None,
+        }];
+        i.payments =
+            vec![Payment { kind: method.into(), amount: d("120"), company_card: None, vouchers: vec![] }];
+        i
+    }
+
+    #[test]
+    fn sums_read_the_period_the_filters_and_nothing_of_another_company() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        let (mine, theirs) = store
+            .write_blocking(|tx| {
+                tx.execute_batch(
+                    "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Mine', 'now'), ('L2', 'Theirs', 'now')",
+                )?;
+                let mut waiting = coffee(1, 3, "CASH", "2026-03-02", "BANKNOTE");
+                waiting.fic = None;
+                let mut sold_on_account = coffee(1, 4, "NONCASH", "2026-03-02", "ACCOUNT");
+                sold_on_account.buyer = Buyer { name: Some("Dardania".into()), ..Buyer::default() };
+                for i in [
+                    coffee(1, 1, "CASH", "2026-03-01", "BANKNOTE"),
+                    coffee(1, 2, "ORDER", "2026-03-01", "ORDER"),
+                    waiting,
+                    sold_on_account,
+                    coffee(1, 5, "CASH", "2026-04-01", "CARD"),
+                    coffee(2, 6, "CASH", "2026-03-01", "BANKNOTE"),
+                ] {
+                    invoices::insert(tx, &i)?;
+                }
+                Ok((1, 2))
+            })
+            .unwrap();
+        let march = Filter {
+            company_id: mine,
+            from: "2026-03-01".into(),
+            to: "2026-03-31".into(),
+            ..Filter::default()
+        };
+        let (by_day, vat_rows, paid, products, buyers, waiting, open, known) = store
+            .read_blocking(|c| {
+                Ok((
+                    sales(c, &march, SalesBy::Day)?,
+                    vat(c, &march)?,
+                    payments(c, &march)?,
+                    products(c, &march)?,
+                    clients(c, &march)?,
+                    waiting(c, &march)?,
+                    open_orders(c, &march)?,
+                    filter_known(c, &Filter { tcr_code: Some("zz999zz999".into()), ..march.clone() })?,
+                ))
+            })
+            .unwrap();
+        // | day        | kind    | documents | gross  |
+        let days: Vec<(String, ReportKind, i64, Decimal)> =
+            by_day.iter().map(|r| (r.key.clone(), r.kind, r.sums.documents, r.sums.gross)).collect();
+        assert_eq!(
+            days,
+            vec![
+                ("2026-03-01".into(), ReportKind::Cash, 1, d("120")),
+                ("2026-03-01".into(), ReportKind::Order, 1, d("120")),
+                ("2026-03-02".into(), ReportKind::Cash, 1, d("120")),
+                ("2026-03-02".into(), ReportKind::NonCash, 1, d("120")),
+            ]
+        );
+        assert_eq!(vat_rows.iter().filter(|v| v.kind.in_sales()).map(|v| v.vat).sum::<Decimal>(), d("60"));
+        let methods: Vec<(&str, i64)> =
+            paid.iter().map(|p| (p.payment_method.as_str(), p.documents)).collect();
+        assert_eq!(methods, vec![("ACCOUNT", 1), ("BANKNOTE", 2), ("ORDER", 1)]);
+        assert_eq!((products.len(), products[0].quantity), (1, d("3")), "the order is not a sale");
+        assert_eq!(buyers.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["Dardania"]);
+        assert_eq!(waiting.len(), 1);
+        assert_eq!(open, 1);
+        assert_eq!(known, (true, false, true));
+        let till = Filter { tcr_code: Some("aa111aa111".into()), ..march.clone() };
+        let theirs_march = Filter { company_id: theirs, ..march };
+        let (on_till, other) = store
+            .read_blocking(|c| Ok((sales(c, &till, SalesBy::Kind)?, sales(c, &theirs_march, SalesBy::Kind)?)))
+            .unwrap();
+        assert_eq!(on_till.iter().map(|r| r.sums.documents).sum::<i64>(), 3, "not the non-cash invoice");
+        assert_eq!(other.iter().map(|r| r.sums.documents).sum::<i64>(), 1);
+    }
+}
