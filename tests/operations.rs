@@ -669,6 +669,11 @@ fn the_operations_routes_take_no_input_and_odd_requests_leave_the_server_writing
 fn sigterm_lets_a_sale_waiting_for_the_cis_finish_before_exiting() {
     let sim = SimServer::start();
     let till = open_till(&sim);
+    // The day's opening goes to the CIS first: done now, the sale below is the only call its POS
+    // waits for, within the receipt's 2 s budget (--cis-wait).
+    till.server
+        .post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("opens-the-day"))
+        .data(201);
     let token = till.token.clone();
     let kept = till.server.stop_and_keep();
     let data = kept.path().join("data");
