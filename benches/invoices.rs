@@ -357,6 +357,7 @@ fn cash_body(internal_id: &str) -> Value {
     })
 }
 
+#[derive(Default)]
 struct IssueRun {
     latencies: Vec<Duration>,
     elapsed: Duration,
@@ -408,16 +409,7 @@ fn issue_run(
                 (next.clone(), format!("{base}/api/v1/invoice/cash"), token.to_string(), tag.to_string());
             std::thread::spawn(move || {
                 let agent = agent();
-                let mut run = IssueRun {
-                    latencies: Vec::new(),
-                    elapsed: Duration::ZERO,
-                    fiscalized: 0,
-                    deferred: 0,
-                    busy: 0,
-                    other: Vec::new(),
-                    iics: Vec::new(),
-                    cpu: 0.0,
-                };
+                let mut run = IssueRun::default();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= max || Instant::now() >= deadline {
@@ -444,16 +436,7 @@ fn issue_run(
             })
         })
         .collect();
-    let mut run = IssueRun {
-        latencies: Vec::new(),
-        elapsed: Duration::ZERO,
-        fiscalized: 0,
-        deferred: 0,
-        busy: 0,
-        other: Vec::new(),
-        iics: Vec::new(),
-        cpu: 0.0,
-    };
+    let mut run = IssueRun::default();
     for worker in workers {
         let part = worker.join().unwrap();
         run.latencies.extend(part.latencies);

@@ -437,13 +437,7 @@ impl Services {
                     Some(self.undo_refused(id, undo).await.and(Err(Error::Refused(refusal.message()))))
                 }
                 None => {
-                    let kept = self
-                        .store
-                        .write(move |tx| {
-                            super::queue::refused(tx, Document::CashAction, Some(id), queue_id, &refusal)
-                        })
-                        .await;
-                    log_unsettled(queue_id, kept.map_err(Error::from));
+                    self.keep_refused(Document::CashAction, id, queue_id, refusal).await;
                     None
                 }
             },

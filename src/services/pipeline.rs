@@ -499,13 +499,7 @@ impl Services {
                     Some(given_up.and(Err(Error::Refused(refusal.message()))))
                 }
                 None => {
-                    let kept = self
-                        .store
-                        .write(move |tx| {
-                            super::queue::refused(tx, D::QUEUED_AS, Some(document_id), queue_id, &refusal)
-                        })
-                        .await;
-                    log_unsettled(queue_id, kept.map_err(Error::from));
+                    self.keep_refused(D::QUEUED_AS, document_id, queue_id, refusal).await;
                     None
                 }
             },
@@ -557,6 +551,22 @@ impl Services {
             })
             .await?;
         Ok(())
+    }
+
+    /// A document refused after its POS was answered with it stays, refused, for its owner
+    /// (`services::queue::refused`); nobody waits for this outcome, so a failure is logged.
+    pub(super) async fn keep_refused(
+        &self,
+        document: fiscal_queue::Document,
+        document_id: i64,
+        queue_id: i64,
+        refusal: Refusal,
+    ) {
+        let kept = self
+            .store
+            .write(move |tx| super::queue::refused(tx, document, Some(document_id), queue_id, &refusal))
+            .await;
+        log_unsettled(queue_id, kept.map_err(Error::from));
     }
 
     /// The late-delivery type of a document saved while the breaker is open.

@@ -247,20 +247,14 @@ impl Store {
         &self,
         f: impl FnOnce(&Connection) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.read_blocking(f))
-            .await
-            .map_err(|e| Error::Task(e.to_string()))?
+        self.on_blocking_pool(move |store| store.read_blocking(f)).await
     }
 
     pub async fn write<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Transaction) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write_blocking(f))
-            .await
-            .map_err(|e| Error::Task(e.to_string()))?
+        self.on_blocking_pool(move |store| store.write_blocking(f)).await
     }
 
     /// Returns once every transaction committed before the call is on the disk: one fsync of
@@ -274,10 +268,16 @@ impl Store {
         &self,
         f: impl FnOnce(&Transaction) -> Result<T> + Send + 'static,
     ) -> Result<T> {
+        self.on_blocking_pool(move |store| store.write_blocking_unsynced(f)).await
+    }
+
+    /// Runs `f` with this store on the blocking pool, off the async workers.
+    async fn on_blocking_pool<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Store) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write_blocking_unsynced(f))
-            .await
-            .map_err(|e| Error::Task(e.to_string()))?
+        tokio::task::spawn_blocking(move || f(&store)).await.map_err(|e| Error::Task(e.to_string()))?
     }
 }
 
