@@ -513,15 +513,15 @@ pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Resu
     let found = stmt
         .query_map(params_from_iter(values), |r| {
             Ok(DayRow {
-                id: r.get(0)?,
-                tcr_code: r.get(1)?,
-                business_day: r.get(2)?,
-                opened_at: r.get(3)?,
-                opened_automatically: r.get(4)?,
-                closed_at: r.get(5)?,
-                expected: r.get::<_, Option<Money>>(6)?.map(|m| m.0),
-                counted: r.get::<_, Option<Money>>(7)?.map(|m| m.0),
-                cash_sales: r.get::<_, Option<Money>>(8)?.map(|m| m.0).unwrap_or_default(),
+                id: r.get("id")?,
+                tcr_code: r.get("tcr_code")?,
+                business_day: r.get("business_day")?,
+                opened_at: r.get("opened_at")?,
+                opened_automatically: r.get("opened_automatically")?,
+                closed_at: r.get("closed_at")?,
+                expected: r.get::<_, Option<Money>>("expected")?.map(|m| m.0),
+                counted: r.get::<_, Option<Money>>("counted")?.map(|m| m.0),
+                cash_sales: r.get::<_, Option<Money>>("cash_sales")?.map(|m| m.0).unwrap_or_default(),
                 actions: Vec::new(),
             })
         })?
