@@ -142,14 +142,14 @@ pub(super) fn balance_at(
             ActionType::parse(&action_type).map(|action_type| Movement { action_type, amount })
         })
         .collect();
-    let sales: Vec<CashSale> = db::cash_sales(conn, company_id, tcr_code, None, before)?
+    let sales: Vec<CashSale> = db::cash_sales(conn, company_id, tcr_code, before)?
         .into_iter()
         .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
         .collect();
     Ok(rules::balance(&movements, &sales)?)
 }
 
-/// The day's figures: its actions by purpose and the cash sales since it opened.
+/// The day's figures: its actions by purpose and the cash sales written while it was open.
 pub(super) fn day_figures(
     conn: &Connection,
     day: &Day,
@@ -163,11 +163,10 @@ pub(super) fn day_figures(
             figures.add(purpose, action_type, a.amount)?;
         }
     }
-    let sales: Vec<CashSale> =
-        db::cash_sales(conn, day.company_id, &day.tcr_code, Some(&day.opened_at), None)?
-            .into_iter()
-            .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
-            .collect();
+    let sales: Vec<CashSale> = db::day_cash_sales(conn, day.id)?
+        .into_iter()
+        .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
+        .collect();
     figures.cash_sales = rules::balance(&[], &sales)?;
     Ok(figures)
 }
@@ -812,13 +811,18 @@ pub(super) fn automatic_opening(caller: &Caller, tcr_code: &str, plan: &QueuePla
     draft
 }
 
-/// Inside a cash invoice's transaction: opens the TCR's day with the automatic INITIAL 0 when
-/// no day is open on the invoice's date. The INITIAL is queued before the invoice, so the queue
-/// worker also delivers it first.
-pub(super) fn open_day_if_needed(conn: &Connection, draft: Draft) -> crate::store::Result<Option<Saved>> {
+/// Inside a till document's transaction: links the document to the TCR's day open on its
+/// date, first opening one with the automatic INITIAL 0 when there is none. The INITIAL is
+/// queued before the document, so the queue worker also delivers it first.
+pub(super) fn open_day_if_needed(
+    conn: &Connection,
+    invoice_id: i64,
+    draft: Draft,
+) -> crate::store::Result<Option<Saved>> {
     let Draft { mut action, unsigned, plan } = draft;
     let latest = db::latest_day(conn, action.company_id, &action.tcr_code)?;
-    if latest.is_some_and(|d| d.closed_at.is_none() && d.business_day == action.business_day) {
+    if let Some(day) = latest.filter(|d| d.closed_at.is_none() && d.business_day == action.business_day) {
+        db::link_to_day(conn, invoice_id, day.id)?;
         return Ok(None);
     }
     let day_id = db::insert_day(
@@ -829,6 +833,7 @@ pub(super) fn open_day_if_needed(conn: &Connection, draft: Draft) -> crate::stor
         &action.transacted_at,
         true,
     )?;
+    db::link_to_day(conn, invoice_id, day_id)?;
     action.cash_day_id = Some(day_id);
     let (action, queue_id) = save(conn, action, &plan, &unsigned)?;
     tracing::info!(
