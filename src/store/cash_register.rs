@@ -301,12 +301,11 @@ fn day_from(r: &Row) -> rusqlite::Result<Day> {
 /// The TCR's most recent business day, open or closed.
 pub fn latest_day(conn: &Connection, company_id: i64, tcr_code: &str) -> Result<Option<Day>> {
     Ok(conn
-        .query_row(
+        .prepare_cached(
             "SELECT id, company_id, tcr_code, business_day, opened_at, opened_automatically, closed_at
              FROM cash_days WHERE company_id = :company AND tcr_code = :tcr ORDER BY id DESC LIMIT 1",
-            named_params! {":company": company_id, ":tcr": tcr_code},
-            day_from,
-        )
+        )?
+        .query_row(named_params! {":company": company_id, ":tcr": tcr_code}, day_from)
         .optional()?)
 }
 
