@@ -38,6 +38,39 @@ impl DataArgs {
     }
 }
 
+/// `--cis-in-flight`'s default.
+pub const DEFAULT_CIS_IN_FLIGHT: u16 = 16;
+
+/// `--cis-wait`: more than 0 and at most 60 seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CisWait(pub Duration);
+
+impl CisWait {
+    pub const DEFAULT: CisWait = CisWait(Duration::from_secs(2));
+    const MAX_SECONDS: f64 = 60.0;
+}
+
+impl std::str::FromStr for CisWait {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let seconds: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{text}' is not a number of seconds (e.g. 2 or 1.5)"))?;
+        if !(seconds > 0.0 && seconds <= Self::MAX_SECONDS) {
+            return Err(format!("the wait must be more than 0 and at most {} seconds", Self::MAX_SECONDS));
+        }
+        Ok(CisWait(Duration::from_secs_f64(seconds)))
+    }
+}
+
+impl std::fmt::Display for CisWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.as_secs_f64())
+    }
+}
+
 /// Settings of `arka serve`.
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
@@ -78,6 +111,17 @@ pub struct ServeArgs {
     /// Seconds allowed for a whole CIS call; after that a cash document is kept and sent later.
     #[arg(long, env = "ARKA_CIS_TIMEOUT", default_value_t = 6)]
     pub cis_timeout: u64,
+
+    /// Seconds a POS waits for its receipt to reach the CIS (decimals allowed, e.g. 1.5); then it
+    /// is answered with the receipt saved for late delivery while the delivery goes on.
+    #[arg(long, env = "ARKA_CIS_WAIT", default_value_t = CisWait::DEFAULT)]
+    pub cis_wait: CisWait,
+
+    /// How many documents of one TCR (or of one business's non-cash sequence) may be at the CIS
+    /// at once.
+    #[arg(long, env = "ARKA_CIS_IN_FLIGHT", default_value_t = DEFAULT_CIS_IN_FLIGHT,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub cis_in_flight: u16,
 
     /// Software code the tax administration issued for this software (sent as SoftCode).
     #[arg(long, env = "ARKA_SOFT_CODE")]
@@ -197,6 +241,8 @@ impl ServeArgs {
             cis_ca_file: None,
             cis_connect_timeout: 3,
             cis_timeout: 6,
+            cis_wait: CisWait::DEFAULT,
+            cis_in_flight: DEFAULT_CIS_IN_FLIGHT,
             soft_code: None,
             maintainer_code: None,
             public_url: None,
@@ -321,6 +367,18 @@ impl Default for AiArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cis_wait_is_a_bounded_number_of_seconds() {
+        assert_eq!("2".parse::<CisWait>(), Ok(CisWait::DEFAULT));
+        assert_eq!("1.5".parse::<CisWait>(), Ok(CisWait(Duration::from_millis(1500))));
+        assert_eq!(" 60 ".parse::<CisWait>(), Ok(CisWait(Duration::from_secs(60))));
+        for bad in ["0", "-1", "60.5", "1e30", "NaN", "inf", "2s", "", "\u{0}"] {
+            assert!(bad.parse::<CisWait>().is_err(), "{bad:?}");
+        }
+        assert_eq!(CisWait::DEFAULT.to_string(), "2");
+        assert_eq!(CisWait::DEFAULT.to_string().parse::<CisWait>(), Ok(CisWait::DEFAULT));
+    }
 
     #[test]
     fn the_ai_key_never_shows_in_debug_output() {

@@ -90,6 +90,7 @@ fn cis_config(args: &ServeArgs, endpoint: Endpoint) -> Result<CisConfig, StartEr
     let mut config = CisConfig::new(endpoint);
     config.connect_timeout = Duration::from_secs(args.cis_connect_timeout.max(1));
     config.call_timeout = Duration::from_secs(args.cis_timeout.max(1));
+    config.kept_connections = usize::from(args.cis_in_flight);
     if let Some(path) = &args.cis_ca_file {
         let pem = std::fs::read(path).map_err(|e| StartError::Cis(format!("{}: {e}", path.display())))?;
         config.trusted_roots_pem = Some(pem);
@@ -203,6 +204,17 @@ pub const SANDBOX_WOLT_VENUE: &str = "sandbox-venue";
 /// `endpoint`, and prepares the sandbox.
 pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, StartError> {
     let store = store::Store::open(&args.data.db_path()).map_err(StartError::Store)?;
+    // Nothing is issued yet: a first call still marked as under way was cut short by a stop.
+    let now = chrono::Utc::now().to_rfc3339();
+    let interrupted = store
+        .write_blocking(|tx| store::fiscal_queue::release_interrupted(tx, &now))
+        .map_err(StartError::Store)?;
+    if interrupted > 0 {
+        tracing::warn!(
+            interrupted,
+            "documents whose first CIS call was cut short by a stop go to the queue (TECHNICALERROR)"
+        );
+    }
     let key_file = Arc::new(
         secrets::KeyFile::load_or_create(&args.data.data_dir.join("arka.key"))
             .map_err(StartError::KeyFile)?,
@@ -235,6 +247,8 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         locks: Arc::new(services::locks::Locks::new()),
         in_flight: Arc::default(),
         balances: Arc::default(),
+        lanes: Arc::new(services::lanes::Lanes::new(usize::from(args.cis_in_flight))),
+        cis_wait: args.cis_wait.0,
         rates: Arc::new(services::rates::RateBook::new(
             rates::Fetcher::new(
                 rates::SourceUrls {
@@ -346,6 +360,7 @@ pub async fn run_with_tls(
             let _ = stop_tx.send(true);
         })
     };
+    let lanes = services.lanes.clone();
     let state = AppState { services, limiters, marketplace };
     let app =
         api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
@@ -381,6 +396,13 @@ pub async fn run_with_tls(
     }
     // A delivery under way ends within the CIS call's own time limit.
     let worker_limit = Duration::from_secs(args.cis_connect_timeout + args.cis_timeout) + SHUTDOWN_GRACE;
+    // First calls still on their way after their POS was answered (deferred) get the same time;
+    // one cut short is sent again by the queue at the next start.
+    if tokio::time::timeout(worker_limit, lanes.settled()).await.is_err() {
+        tracing::warn!(
+            "documents were still on their way to the CIS at the stop; the queue sends them at the next start"
+        );
+    }
     if tokio::time::timeout(worker_limit, worker).await.is_err() {
         tracing::warn!("the late-delivery worker did not stop in time; its documents stay queued");
     }

@@ -544,7 +544,7 @@ fn print_queue(store: &Store) -> Result<(), String> {
         let age = age_hours(&q.issued_at, now);
         let issued = parse_stored(&q.issued_at).map(local_text).unwrap_or_else(|| q.issued_at.clone());
         let mut why = q.last_error.clone().unwrap_or_default();
-        if q.status == "waiting" {
+        if q.status == arka::store::fiscal_queue::Status::Waiting {
             if let Some(next) = parse_stored(&q.next_attempt_at) {
                 why = format!("{why} (next try {})", local_text(next));
             }
@@ -555,7 +555,7 @@ fn print_queue(store: &Store) -> Result<(), String> {
         println!(
             "{:>5}  {:<9} {:<27} {:<22} {:<19} {:>5} {:>8}  {}",
             q.id,
-            q.status,
+            q.status.as_str(),
             q.operation,
             q.document_number.as_deref().unwrap_or("-"),
             issued,
@@ -564,10 +564,23 @@ fn print_queue(store: &Store) -> Result<(), String> {
             why.trim()
         );
     }
-    if items.iter().any(|q| q.status == "rejected") {
+    if items.iter().any(|q| q.status == arka::store::fiscal_queue::Status::Rejected) {
         println!();
         println!("The CIS refused the documents marked rejected; they stay until their cause is corrected.");
         println!("Then send them again with: arka queue resend ID...");
+    }
+    if items.iter().any(|q| q.status == arka::store::fiscal_queue::Status::Held) {
+        println!();
+        println!(
+            "The documents marked held were given up while their POS waited (the CIS refused them, or did"
+        );
+        println!(
+            "not answer for a non-cash invoice): the POS was told and nothing was handed over. Each number is"
+        );
+        println!(
+            "held for the POS's retry of the same document (same internalId), which is issued under it; a"
+        );
+        println!("held number is never given to another document.");
     }
     Ok(())
 }

@@ -114,7 +114,11 @@ fn a_late_sale_the_cis_refuses_stays_on_record_until_the_owner_sends_it_again() 
         .iter()
         .find(|r| r["document"] == "RegisterInvoiceRequest" && r["number"] == invoice["number"])
         .expect("the sale is listed");
-    assert_eq!(object_keys(sale), ["code", "document", "issuedAt", "number", "queueId", "reason"]);
+    assert_eq!(
+        object_keys(sale),
+        ["code", "document", "issuedAt", "number", "numberHeld", "queueId", "reason"]
+    );
+    assert_eq!(sale["numberHeld"], false, "its POS had it: it waits for its owner");
     assert_eq!(sale["code"], "11");
     assert_eq!(sale["document"], "RegisterInvoiceRequest");
     assert!(sale["reason"].as_str().unwrap().starts_with("[11] "), "{sale}");

@@ -669,6 +669,11 @@ fn the_operations_routes_take_no_input_and_odd_requests_leave_the_server_writing
 fn sigterm_lets_a_sale_waiting_for_the_cis_finish_before_exiting() {
     let sim = SimServer::start();
     let till = open_till(&sim);
+    // The day's opening goes to the CIS first: done now, the sale below is the only call its POS
+    // waits for, within the receipt's 2 s budget (--cis-wait).
+    till.server
+        .post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("opens-the-day"))
+        .data(201);
     let token = till.token.clone();
     let kept = till.server.stop_and_keep();
     let data = kept.path().join("data");
@@ -678,6 +683,8 @@ fn sigterm_lets_a_sale_waiting_for_the_cis_finish_before_exiting() {
     // The CIS takes 1.5 s to answer (within the 2 s CIS time limit these tests use).
     sim.set_mode(serde_json::json!({"mode": "slow", "delay_ms": 1500}));
     let url = format!("{}/api/v1/invoice/cash", server.base_url);
+    let sales = || sim.requests().iter().filter(|r| r["operation"] == "RegisterInvoice").count();
+    let sales_before = sales();
     let (reply, status) = std::thread::scope(|scope| {
         let sale = scope.spawn(|| {
             let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
@@ -690,9 +697,7 @@ fn sigterm_lets_a_sale_waiting_for_the_cis_finish_before_exiting() {
             (reply.status().as_u16(), reply.body_mut().read_to_string().unwrap())
         });
         // SIGTERM once the sale is at the CIS.
-        common::eventually("the sale reaches the CIS", Duration::from_secs(10), || {
-            sim.requests().iter().any(|r| r["operation"] == "RegisterInvoice")
-        });
+        common::eventually("the sale reaches the CIS", Duration::from_secs(10), || sales() > sales_before);
         let status = server.terminate();
         (sale.join().unwrap(), status)
     });

@@ -1,8 +1,9 @@
 //! The owner's page in a real browser (Debian's headless Chromium over WebDriver): the owner
 //! signs in with the keyboard, two sales come in through the API and the page's totals are the
 //! API's, the day is opened and closed through the page with the count checked against what is
-//! expected, an invoice opens with its PDF, and the screens are saved at desktop and phone width
-//! into docs/screenshots/ (shown in the README).
+//! expected, an invoice opens with its PDF, the reports in words carry the API's figures, and the
+//! screens are saved at desktop and phone width: under the target dir, or into the directory
+//! `ARKA_SCREENSHOTS` names (`ARKA_SCREENSHOTS=docs/screenshots` refreshes the README's).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -15,8 +16,13 @@ use common::till::*;
 use fantoccini::key::Key;
 use serde_json::{Value, json};
 
+/// Where the screens are saved: `ARKA_SCREENSHOTS` (relative to the crate), else target/tmp, so
+/// that a plain `cargo test` leaves the committed screenshots alone.
 fn screenshots() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/screenshots")
+    match std::env::var_os("ARKA_SCREENSHOTS").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir),
+        None => PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots"),
+    }
 }
 
 /// A lek amount as the page shows it ("1 234.50", grouped with narrow spaces) in cents.
@@ -132,12 +138,43 @@ fn the_owner_signs_in_checks_the_days_totals_and_opens_and_closes_the_day_in_a_b
         })
         .await;
 
-        // Reports: each of the three answers, or says it is not offered yet.
+        // Reports in words: the summary's, the VAT table's and the trend's figures are the API's
+        // for the period the page shows, and no raw key of the answers is left on the screen.
         page.click("nav button[data-view=reports]").await;
-        for report in ["sales-summary", "vat", "daily-trend"] {
-            page.text_when(&format!("#report-{report}"), |t| t.lines().count() > 1).await;
+        let shown_gross = page.text_when("#rep-gross", |t| !t.is_empty()).await;
+        let mut period = Vec::new();
+        for field in ["from", "to"] {
+            let value = page.find(&format!("#rep-{field}")).await.prop("value").await.unwrap().unwrap();
+            period.push(format!("{field}={value}"));
         }
+        let report = |name: &str| {
+            let path = format!("/api/v1/reports/{name}?{}", period.join("&"));
+            till.server.get(&path, Some(&till.token)).data(200).clone()
+        };
+        let (summary, vat, trend) = (report("sales-summary"), report("vat"), report("daily-trend"));
+        assert_eq!(shown_cents(&shown_gross), api_cents(&summary["totals"]["gross"]), "the summary's gross");
+        assert_ne!(api_cents(&summary["totals"]["gross"]), 0, "the period holds the day's sales");
+        let documents = page.find("#rep-documents").await.text().await.unwrap();
+        assert_eq!(documents, summary["totals"]["documents"].to_string());
+        let vat_gross = page.find("#vat-total-gross").await.text().await.unwrap();
+        assert_eq!(shown_cents(&vat_gross), api_cents(&vat["totals"]["gross"]), "the VAT table's total");
+        let vat_amount = page.find("#vat-total-vat").await.text().await.unwrap();
+        assert_eq!(shown_cents(&vat_amount), api_cents(&vat["totals"]["vat"]));
+        let trend_gross = page.find("#trend-total-gross").await.text().await.unwrap();
+        assert_eq!(shown_cents(&trend_gross), api_cents(&trend["totals"]["gross"]), "the trend's total");
+        page.find("#report-daily-trend figure.chart svg rect.bar").await;
+        let by_kind = page.find("#rep-by-kind").await.text().await.unwrap();
+        assert!(by_kind.contains("Cash invoices"), "document kinds in words: {by_kind}");
+        let by_payment = page.find("#rep-by-payment").await.text().await.unwrap();
+        assert!(by_payment.contains("Card"), "payment methods in words: {by_payment}");
+        let screen = page.find("#view-reports").await.text().await.unwrap();
+        for raw in ["totals.", "by_kind", "by_payment", "by_currency", "taxable_base", "gross_all", "CASH"] {
+            assert!(!screen.contains(raw), "the reports screen shows the raw key {raw:?}:\n{screen}");
+        }
+        // The whole screen in one picture: a taller window for the shot, then the usual one again.
+        page.client.set_window_size(1280, 2200).await.unwrap();
         page.screenshot(&screenshots().join("reports-desktop.png")).await;
+        page.client.set_window_size(1280, 900).await.unwrap();
 
         // A phone's width: the same page, the menu wrapped under the title.
         page.client.set_window_size(390, 844).await.unwrap();
@@ -146,6 +183,17 @@ fn the_owner_signs_in_checks_the_days_totals_and_opens_and_closes_the_day_in_a_b
         let width: Value = page.client.execute("return document.documentElement.scrollWidth", vec![]).await.unwrap();
         assert!(width.as_i64().unwrap() <= 400, "nothing wider than the phone's screen: {width}");
         page.screenshot(&screenshots().join("today-phone.png")).await;
+        page.click("nav button[data-view=reports]").await;
+        page.text_when("#rep-gross", |t| !t.is_empty()).await;
+        let width: Value = page.client.execute("return document.documentElement.scrollWidth", vec![]).await.unwrap();
+        assert!(width.as_i64().unwrap() <= 400, "the reports fit the phone's screen: {width}");
+        // Back to Albanian: the same reports in the page's first language.
+        page.click("#lang").await;
+        page.text_when("#report-sales-summary h3", |t| t.starts_with("Përmbledhja e shitjeve")).await;
+        let by_kind = page.text_when("#rep-by-kind", |t| !t.is_empty()).await;
+        assert!(by_kind.contains("Fatura me para në dorë"), "document kinds in Albanian: {by_kind}");
+        page.client.set_window_size(390, 2400).await.unwrap();
+        page.screenshot(&screenshots().join("reports-phone.png")).await;
 
         // Signing out forgets the token.
         page.click("#signout").await;

@@ -341,12 +341,49 @@ fn the_list_is_newest_first_without_total_and_the_report_sums_by_status_and_dest
     );
     assert_eq!(report["destinations"][0]["count"], 2);
     assert_eq!(report["destinations"][1]["address"], "Rruga e Kavajës 112");
+    // The same report as CSV, like every report: totals, statuses, destinations, one row each.
+    let csv = depot.get(&format!("/api/v1/reports/wtn?from={today}&to={today}&format=csv"), depot.owner());
+    assert_eq!(csv.status, 200);
+    assert_eq!(csv.header("content-type"), Some("text/csv; charset=utf-8"));
+    assert_eq!(
+        csv.header("content-disposition"),
+        Some(format!("attachment; filename=\"arka-wtn-{today}-{today}.csv\"").as_str())
+    );
+    let mut reader = csv::Reader::from_reader(csv.text.trim_start_matches('\u{feff}').as_bytes());
+    let columns = reader.headers().unwrap().clone();
+    assert_eq!(
+        columns.iter().collect::<Vec<_>>(),
+        [
+            "section",
+            "status",
+            "business_unit_id",
+            "business_unit",
+            "point",
+            "city",
+            "address",
+            "count",
+            "value_of_goods"
+        ]
+    );
+    let rows: Vec<Vec<String>> =
+        reader.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect();
+    assert_eq!(rows.len(), 1 + 1 + 2, "{rows:?}");
+    assert_eq!(rows[0], ["totals", "", "", "", "", "", "", "3", "201.00"]);
+    assert_eq!(rows[1], ["by_status", "FISCALIZED", "", "", "", "", "", "3", "201.00"]);
+    let unit = depot.second_unit.to_string();
+    assert_eq!(rows[2][0..4], ["destinations".to_string(), String::new(), unit, "Durrës".to_string()]);
+    assert_eq!(rows[2][7], "2");
+    assert_eq!(rows[3][6], "Rruga e Kavajës 112");
     for (query, field) in [
         ("", "from"),
         (&*format!("from={today}"), "to"),
         ("from=2026-02-30&to=2026-03-01", "from"),
         ("from=2026-03-02&to=2026-03-01", "from"),
         ("from=2026-03-01&to=tomorrow", "to"),
+        // Notes are no till's or operator's sales: the sales filters are refused, not ignored.
+        (&*format!("from={today}&to={today}&branch=1"), "branch"),
+        (&*format!("from={today}&to={today}&tcr=ab123cd456"), "tcr"),
+        (&*format!("from={today}&to={today}&operator=op1"), "operator"),
     ] {
         depot.get(&format!("/api/v1/reports/wtn?{query}"), depot.owner()).assert_invalid(field);
     }

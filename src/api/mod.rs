@@ -160,6 +160,7 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/reports/cash-register", get(reports::cash_register))
         .route("/api/v1/reports/cash-register/closing", get(reports::closing))
         .route("/api/v1/reports/reversals", get(reports::reversals))
+        .route("/api/v1/reports/wtn", get(reports::wtn))
         .route("/api/v1/dashboard/summary", get(reports::dashboard));
 
     let search = Router::new().route("/api/v1/client/search", get(clients::search));

@@ -197,6 +197,8 @@ pub(super) struct RefusedView {
     issued_at: Option<String>,
     code: Option<String>,
     reason: String,
+    /// The number stays reserved for the document's retry with the same internalId.
+    number_held: bool,
 }
 
 impl RefusedView {
@@ -208,6 +210,7 @@ impl RefusedView {
             issued_at: r.issued_at.map(local_text),
             code: r.fault_code.clone(),
             reason: r.reason.clone(),
+            number_held: r.number_held,
         }
     }
 }

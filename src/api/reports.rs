@@ -25,6 +25,7 @@ use crate::services::reports::{
     ByOperator, ByTcr, CashRegisterReport, ClosingReport, DailyTrend, ReportQuery, Reversals, Sales,
     SalesSummary, TopClients, TopProducts, VatReport,
 };
+use crate::services::wtn::WtnReport;
 use crate::store::accounts::Caller;
 
 /// A report's query string; every value is read as text and checked here, so a bad one is a
@@ -631,6 +632,63 @@ impl AsTable for Reversals {
     }
 }
 
+impl AsTable for WtnReport {
+    /// The totals, then one row per fiscal status, then one per destination.
+    fn table(&self) -> Table {
+        let mut t = Table::new(&[
+            "section",
+            "status",
+            "business_unit_id",
+            "business_unit",
+            "point",
+            "city",
+            "address",
+            "count",
+            "value_of_goods",
+        ]);
+        let none = None::<String>;
+        t.rows.push(cells![
+            "totals",
+            none,
+            none,
+            none,
+            none,
+            none,
+            none,
+            self.totals.count,
+            self.totals.value_of_goods
+        ]);
+        for s in &self.by_status {
+            t.rows.push(cells![
+                "by_status",
+                s.status,
+                none,
+                none,
+                none,
+                none,
+                none,
+                s.tally.count,
+                s.tally.value_of_goods
+            ]);
+        }
+        for d in &self.destinations {
+            let unit = d.business_unit.as_ref();
+            t.rows.push(cells![
+                "destinations",
+                none,
+                unit.map(|u| u.id),
+                unit.and_then(|u| u.name.clone()),
+                d.point,
+                d.city,
+                d.address,
+                d.tally.count,
+                d.tally.value_of_goods
+            ]);
+        }
+        t
+    }
+}
+
 /// `GET /api/v1/reports/sales-summary`
 pub async fn sales_summary(State(state): State<AppState>, call: ReportCall) -> ApiResult {
     call.answer("sales-summary", state.services.sales_summary(&call.caller, call.query()).await)
@@ -688,6 +746,24 @@ pub async fn reversals(State(state): State<AppState>, call: ReportCall) -> ApiRe
     let (limit, offset) = (call.request.limit, call.request.offset);
     let report = state.services.reversals_report(&call.caller, call.query(), limit, offset).await;
     call.answer("reversals", report)
+}
+
+/// `GET /api/v1/reports/wtn` (the spec's shape): the warehouse transfer notes of the period. A
+/// note is not a sale of a till or an operator, so the sales filters are refused, not ignored.
+pub async fn wtn(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let query = call.query();
+    let mut errors = FieldErrors::new();
+    for (field, sent) in [
+        ("branch", query.branch.is_some()),
+        ("tcr", query.tcr.is_some()),
+        ("operator", query.operator.is_some()),
+    ] {
+        if sent {
+            errors.add(field, format!("The wtn report has no {field} filter."));
+        }
+    }
+    errors.into_result().map_err(ApiError::Validation)?;
+    call.answer("wtn", state.services.wtn_report(&call.caller, query).await)
 }
 
 /// `GET /api/v1/dashboard/summary`: `date` (default today) instead of a period.

@@ -9,7 +9,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -22,10 +21,9 @@ use super::onboarding::{PageView, paging};
 use super::{AppState, in_group};
 use crate::domain::client::Patch;
 use crate::domain::time::local_text;
-use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::{CarrierInput, LineInput, NoteInput, PlaceInput, fiscal_status, items_num};
 use crate::services::pipeline::Issued;
-use crate::services::wtn::{IssueWtnRequest, Period, PrintDocument, WtnIssue};
+use crate::services::wtn::{IssueWtnRequest, PrintDocument, WtnIssue};
 use crate::store::wtn::{ListFilter, Place, Wtn};
 
 pub fn routes(state: &AppState) -> Router<AppState> {
@@ -43,13 +41,11 @@ pub fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v2/invoice/wtn/print/{id}", get(print))
         .route("/api/v1/invoice/wtn/pdf/{id}", get(pdf))
         .route("/api/v2/invoice/wtn/pdf/{id}", get(pdf));
-    let reports = Router::new().route("/api/v1/reports/wtn", get(report));
     Router::new()
         .merge(in_group(state, Group::Fiscal, issue))
         .merge(in_group(state, Group::General, list))
         .merge(in_group(state, Group::General, reads))
         .merge(in_group(state, Group::Print, print))
-        .merge(in_group(state, Group::Reports, reports))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -524,113 +520,6 @@ async fn pdf(State(state): State<AppState>, Auth(caller): Auth, PathId(id): Path
         pdf,
     )
         .into_response())
-}
-
-// ---------------------------------------------------------------------------------------------
-// The report
-// ---------------------------------------------------------------------------------------------
-
-#[derive(Deserialize)]
-pub struct ReportQuery {
-    from: Option<String>,
-    to: Option<String>,
-}
-
-#[derive(Serialize)]
-struct PeriodView {
-    from: String,
-    to: String,
-}
-
-#[derive(Serialize)]
-struct TallyView {
-    count: i64,
-    value_of_goods: Decimal,
-}
-
-#[derive(Serialize)]
-struct StatusView {
-    status: Option<&'static str>,
-    count: i64,
-    value_of_goods: Decimal,
-}
-
-#[derive(Serialize)]
-struct DestinationView {
-    business_unit: Option<UnitView>,
-    point: &'static str,
-    city: String,
-    address: String,
-    count: i64,
-    value_of_goods: Decimal,
-}
-
-#[derive(Serialize)]
-struct ReportView {
-    period: PeriodView,
-    totals: TallyView,
-    by_status: Vec<StatusView>,
-    unique_destinations: usize,
-    destinations: Vec<DestinationView>,
-}
-
-/// `from` and `to`: required, `YYYY-MM-DD`, `from` not after `to`.
-fn period(q: &ReportQuery) -> Result<Period, FieldErrors> {
-    let mut errors = FieldErrors::new();
-    let mut day =
-        |field: &str, value: &Option<String>| match value.as_deref().map(str::trim).filter(|v| !v.is_empty())
-        {
-            None => {
-                errors.add(field, format!("The {field} field is required (YYYY-MM-DD)."));
-                None
-            }
-            Some(v) => NaiveDate::parse_from_str(v, "%Y-%m-%d").ok().or_else(|| {
-                errors.add(field, format!("The {field} must be a date in the format YYYY-MM-DD."));
-                None
-            }),
-        };
-    let (from, to) = (day("from", &q.from), day("to", &q.to));
-    if let (Some(from), Some(to)) = (from, to)
-        && from > to
-    {
-        errors.add("from", "The from date must not be after the to date.");
-    }
-    errors.into_result()?;
-    match (from, to) {
-        (Some(from), Some(to)) => Ok(Period { from, to }),
-        _ => Err(FieldErrors::one("from", "The period could not be read.")),
-    }
-}
-
-async fn report(State(state): State<AppState>, auth: Auth, Query(q): Query<ReportQuery>) -> ApiResult {
-    let period = period(&q).map_err(ApiError::Validation)?;
-    let summary = state.services.wtn_report(&auth.0, period).await?;
-    ok(ReportView {
-        period: PeriodView { from: period.from.to_string(), to: period.to.to_string() },
-        totals: TallyView { count: summary.totals.count, value_of_goods: summary.totals.value_of_goods },
-        by_status: summary
-            .by_status
-            .iter()
-            .map(|(status, t)| StatusView {
-                status: Some(status),
-                count: t.count,
-                value_of_goods: t.value_of_goods,
-            })
-            .collect(),
-        unique_destinations: summary.destinations.len(),
-        destinations: summary
-            .destinations
-            .iter()
-            .map(|(d, t)| DestinationView {
-                business_unit: d.unit_id.map(|id| UnitView { id, name: d.unit_name.clone() }),
-                point: d.point.as_str(),
-                city: d.city.clone(),
-                address: d.address.clone(),
-                count: t.count,
-                value_of_goods: t.value_of_goods,
-            })
-            .collect(),
-    })
 }
 
 // ---------------------------------------------------------------------------------------------

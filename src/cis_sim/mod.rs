@@ -34,7 +34,7 @@
 //!     `delay_ms` (default 10 000, at most 600 000): a client that gives up earlier has to
 //!     re-send, and its re-send shows up as a duplicate.
 //!   * `fault`: every request gets a SOAP fault with `fault_code` (default `11`; codes 9xx are
-//!     `env:Server`, the rest `env:Client`). Nothing is registered.
+//!     `env:Server`, the rest `env:Client`), after `delay_ms` when given. Nothing is registered.
 //!   * `garbage`: HTTP 200 with a body that is not XML. Nothing is registered.
 //! * `GET /control/requests`: every SOAP request received, oldest first (the newest 10 000):
 //!   `[{"operation": "RegisterInvoice", "uuid", "subseq_deliv_type", "iic", "tcr_code",

@@ -381,7 +381,7 @@ fn register_invoice(
     if let Some(tcr_code) = tcr_code {
         check_tcr(&state, tcr_code, nuis, Some(busin_unit_code))?;
     }
-    if let Some(earlier) = state.registry.invoices.iter_mut().find(|i| i.iic.eq_ignore_ascii_case(iic)) {
+    if let Some(earlier) = state.registry.invoice_mut(iic) {
         if earlier.uuid != request_uuid {
             return Err(Fault::new("11", format!("IIC {iic} already registered")));
         }
@@ -390,13 +390,13 @@ fn register_invoice(
     }
     check_references(&state, nuis, &refs, decimal(invoice, "TotPrice"))?;
     let iic_upper = iic.to_ascii_uppercase();
-    for order in state.registry.invoices.iter_mut() {
-        if refs.summarized.iter().any(|r| r.iic.eq_ignore_ascii_case(&order.iic)) {
+    for order in &refs.summarized {
+        if let Some(order) = state.registry.invoice_mut(&order.iic) {
             order.settled_by = Some(iic_upper.clone());
         }
     }
     let fic = Uuid::new_v4().to_string();
-    state.registry.invoices.push(InvoiceRecord {
+    state.registry.push_invoice(InvoiceRecord {
         uuid: request_uuid.to_string(),
         iic: iic.to_string(),
         fic: fic.clone(),

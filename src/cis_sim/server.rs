@@ -96,8 +96,8 @@ async fn soap(sim: &Inner, service: Service, body: &[u8]) -> Result<Answer, Drop
         Mode::Ok | Mode::Slow => soap_answer(operations::answer(sim, &mut incoming)),
     };
     sim.state().log(incoming.record);
-    if mode.mode == Mode::Slow {
-        tokio::time::sleep(Duration::from_millis(mode.delay_ms.unwrap_or_default())).await;
+    if let Some(delay_ms) = mode.delay_ms {
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
     }
     Ok(answer)
 }

@@ -29,7 +29,8 @@ pub enum Mode {
     Down,
     /// Processes the request, then waits `delay_ms` before answering.
     Slow,
-    /// Answers every request with a SOAP fault carrying `fault_code`.
+    /// Answers every request with a SOAP fault carrying `fault_code` (after `delay_ms`, when
+    /// given).
     Fault,
     /// Answers HTTP 200 with a body that is not XML.
     Garbage,
@@ -78,6 +79,7 @@ impl ModeSetting {
     pub fn normalized(self) -> Self {
         let delay_ms = match self.mode {
             Mode::Slow => Some(self.delay_ms.unwrap_or(DEFAULT_SLOW_DELAY_MS).min(MAX_DELAY_MS)),
+            Mode::Fault => self.delay_ms.map(|d| d.min(MAX_DELAY_MS)),
             _ => None,
         };
         let fault_code = match self.mode {
@@ -228,10 +230,28 @@ pub struct StoredEinvoice {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Registry {
     pub tcrs: Vec<TcrRecord>,
+    /// Added only through `push_invoice`, which keeps `invoice_by_iic`.
     pub invoices: Vec<InvoiceRecord>,
     pub cash_deposits: Vec<CashDepositRecord>,
     pub wtns: Vec<WtnRecord>,
     pub einvoices: Vec<StoredEinvoice>,
+    /// Each invoice's place in `invoices` by its upper-case IIC: a request looks its IIC up
+    /// without reading every invoice registered before it.
+    #[serde(skip)]
+    invoice_by_iic: std::collections::HashMap<String, usize>,
+}
+
+impl Registry {
+    /// The invoice registered with `iic` (in any case).
+    pub fn invoice_mut(&mut self, iic: &str) -> Option<&mut InvoiceRecord> {
+        let index = *self.invoice_by_iic.get(&iic.to_ascii_uppercase())?;
+        self.invoices.get_mut(index)
+    }
+
+    pub fn push_invoice(&mut self, invoice: InvoiceRecord) {
+        self.invoice_by_iic.insert(invoice.iic.to_ascii_uppercase(), self.invoices.len());
+        self.invoices.push(invoice);
+    }
 }
 
 /// A business of the built-in taxpayer register.
@@ -536,10 +556,14 @@ mod tests {
             slow.normalized(),
             ModeSetting { mode: Mode::Slow, delay_ms: Some(MAX_DELAY_MS), ..ModeSetting::ok() }
         );
-        let fault = ModeSetting { mode: Mode::Fault, delay_ms: Some(5), ..ModeSetting::ok() };
+        let fault = ModeSetting { mode: Mode::Fault, ..ModeSetting::ok() };
         let fault = fault.normalized();
         assert_eq!(fault.fault_code.as_deref(), Some("11"));
-        assert_eq!(fault.delay_ms, None);
+        assert_eq!(fault.delay_ms, None, "a fault comes at once unless a delay is asked for");
+        let late = ModeSetting { mode: Mode::Fault, delay_ms: Some(u64::MAX), ..ModeSetting::ok() };
+        assert_eq!(late.normalized().delay_ms, Some(MAX_DELAY_MS));
+        let down = ModeSetting { mode: Mode::Down, delay_ms: Some(5), ..ModeSetting::ok() };
+        assert_eq!(down.normalized().delay_ms, None);
     }
 
     #[test]

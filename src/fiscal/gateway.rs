@@ -51,6 +51,17 @@ pub struct Gateway {
     key_file: Arc<KeyFile>,
     /// Decrypted certificates by their row id: a new upload gets a new id, so no invalidation.
     certificates: Mutex<HashMap<i64, Arc<Certificate>>>,
+    /// Each company's current certificate, so that issuing reads neither the database nor the
+    /// key file; forgotten when the company uploads a new one (`certificate_changed`).
+    current: Mutex<Current>,
+}
+
+/// Known current certificates, and how many times each company's changed: a load that read the
+/// database before a change is not kept.
+#[derive(Default)]
+struct Current {
+    known: HashMap<i64, Arc<Certificate>>,
+    changes: HashMap<i64, u64>,
 }
 
 impl Gateway {
@@ -67,6 +78,7 @@ impl Gateway {
             store,
             key_file,
             certificates: Mutex::new(HashMap::new()),
+            current: Mutex::new(Current::default()),
         })
     }
 
@@ -138,8 +150,33 @@ impl Gateway {
         }
     }
 
+    /// The company's current certificate when it is already known: no database, no key file,
+    /// no blocking. Refused when expired; None when it must be loaded (`certificate`).
+    pub fn known_certificate(&self, company_id: i64) -> Option<Result<Arc<Certificate>, Error>> {
+        let known = self.lock_current().known.get(&company_id).cloned()?;
+        Some(known.ensure_valid_at(Utc::now()).map(|()| known))
+    }
+
+    /// The company uploaded a new certificate: the next document loads it.
+    pub fn certificate_changed(&self, company_id: i64) {
+        let mut current = self.lock_current();
+        current.known.remove(&company_id);
+        *current.changes.entry(company_id).or_default() += 1;
+    }
+
+    fn lock_current(&self) -> std::sync::MutexGuard<'_, Current> {
+        match self.current.lock() {
+            Ok(current) => current,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
     /// The certificate the company signs with now; refused when missing or expired.
     pub fn certificate(&self, company_id: i64) -> Result<Arc<Certificate>, Error> {
+        if let Some(known) = self.known_certificate(company_id) {
+            return known;
+        }
+        let changes = self.lock_current().changes.get(&company_id).copied();
         let stored = self
             .store
             .read_blocking(|conn| accounts::current_certificate(conn, company_id))
@@ -165,6 +202,10 @@ impl Gateway {
             }
         };
         certificate.ensure_valid_at(Utc::now())?;
+        let mut current = self.lock_current();
+        if current.changes.get(&company_id).copied() == changes {
+            current.known.insert(company_id, certificate.clone());
+        }
         Ok(certificate)
     }
 

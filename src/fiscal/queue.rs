@@ -3,6 +3,12 @@
 //! backoff and jitter. A re-sent document keeps its IssueDateTime, number, IIC and Header UUID;
 //! only SendDateTime changes and SubseqDelivType is set (see `delivery::subseq_for`).
 //!
+//! A new document's entry belongs to its first call (`sending`) until that call is settled; the
+//! worker sends only `waiting` entries, so the two never send one document at the same time.
+//! The hand-off is a write (`record_failure` when the first call did not get through), and an
+//! entry whose first call a stop cut short is handed over at the next start
+//! (`fiscal_queue::release_interrupted`).
+//!
 //! The queue only delivers: what each attempt came to is handed to `Settle` (services), which
 //! writes it to the document and its queue entry in one transaction. A document the CIS
 //! refuses (a client fault) is kept, refused, until its owner sends it again; one the CIS could
@@ -145,25 +151,30 @@ impl Queue {
         self.gateway.deliver(&certificate, operation, &unsigned)
     }
 
-    /// Tries every due document once, oldest first; a TCR whose oldest document fails waits
-    /// with the rest of its documents, so the CIS sees each register's documents in order. The
+    /// Tries every due document once, oldest first. A TCR whose oldest document fails, is not
+    /// due yet or is still in its first call waits with the rest of its documents, so the CIS
+    /// sees each register's documents in order (a day's opening before its invoices). The
     /// e-invoice platform's registrations wait apart: one service away holds up only its own.
     pub fn run_once(&self, now: DateTime<Utc>, settle: &dyn Settle) -> Result<Pass, Error> {
         let store_error = |e: crate::store::Error| Error::Store(e.to_string());
-        let waiting =
-            self.store.read_blocking(|conn| fiscal_queue::waiting(conn, BATCH)).map_err(store_error)?;
-        let mut held: HashSet<(bool, Option<String>)> = HashSet::new();
+        let on_the_way =
+            self.store.read_blocking(|conn| fiscal_queue::on_the_way(conn, BATCH)).map_err(store_error)?;
+        let mut held: HashSet<(i64, bool, Option<String>)> = HashSet::new();
         let mut pass = Pass::default();
-        for doc in waiting {
+        for doc in on_the_way {
             if self.stopping() {
                 break;
             }
-            let line = (doc.operation == Operation::RegisterEinvoice.request_root(), doc.tcr_code.clone());
+            let line = (
+                doc.company_id,
+                doc.operation == Operation::RegisterEinvoice.request_root(),
+                doc.tcr_code.clone(),
+            );
             if held.contains(&line) {
                 continue;
             }
             let due = crate::domain::time::parse_stored(&doc.next_attempt_at).is_none_or(|t| t <= now);
-            if !due {
+            if doc.status == fiscal_queue::Status::Sending || !due {
                 held.insert(line);
                 continue;
             }

@@ -63,6 +63,10 @@ pub struct CisConfig {
     /// backend of ureq cannot add roots to the system's, so these replace them: meant for the
     /// simulator's self-signed certificate or for pinning the CIS's CA.
     pub trusted_roots_pem: Option<Vec<u8>>,
+    /// Connections to one CIS service kept open between calls: as many as documents may be
+    /// at it at once (`--cis-in-flight`), so a busy till does not open (and TLS-handshake) a new
+    /// connection per document.
+    pub kept_connections: usize,
 }
 
 impl CisConfig {
@@ -72,6 +76,7 @@ impl CisConfig {
             connect_timeout: Duration::from_secs(3),
             call_timeout: Duration::from_secs(6),
             trusted_roots_pem: None,
+            kept_connections: 3,
         }
     }
 }
@@ -106,6 +111,8 @@ impl CisClient {
             .http_status_as_error(false)
             // A redirect would turn the POST into a GET; better to report the status.
             .max_redirects(0)
+            .max_idle_connections_per_host(config.kept_connections.max(1))
+            .max_idle_connections(config.kept_connections.max(1) * 2)
             .build()
             .into();
         Ok(CisClient { agent, endpoint: config.endpoint })

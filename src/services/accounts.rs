@@ -539,6 +539,7 @@ impl Services {
                 )
             })
             .await?;
+        self.gateway.certificate_changed(company_id);
         tracing::info!(company = company_id, serial = %info.serial, "certificate stored");
         Ok(info)
     }

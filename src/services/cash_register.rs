@@ -2,11 +2,15 @@
 //! CIS (RegisterCashDepositRequest) and the balance is known locally, online or not.
 //!
 //! An action travels like a cash invoice: the TCR's lock `cash:{company}:{tcr}` is taken (the
-//! same one cash invoices take, so sales, deposits and withdrawals of a till are serialized),
-//! the balance is checked and the action saved with its late-delivery queue entry in one
-//! transaction, then the CIS is asked. Accepted sets the FCDC; refused deletes the action (the
-//! caller reads `[code] reason`); no answer leaves it PENDING for the queue worker. The balance
-//! counts an action from the moment it is saved.
+//! same one cash invoices take, so sales, deposits and withdrawals of a till are numbered one at
+//! a time), the balance is checked and the action saved with its queue entry in one
+//! transaction, then the CIS is asked through the till's lane (its places at the CIS; an INITIAL
+//! goes ahead of the till's later documents). Unlike a sale, an explicit action keeps the till's
+//! lock while its POS waits (at most `--cis-wait`): accepted sets the FCDC; refused deletes the
+//! action and undoes what it did to the day (the caller reads `[code] reason`, the number goes
+//! back); no answer, or no answer within the budget, leaves it PENDING for the queue (a refusal
+//! that comes after that keeps it, REJECTED). The balance counts an action from the moment it
+//! is saved.
 //!
 //! The day: open-balance (or, before the first cash invoice of a day that is not open, an
 //! automatic INITIAL of 0 in the invoice's own transaction) opens it; close-balance closes it.
@@ -21,17 +25,20 @@ use chrono::{Datelike, NaiveDate, Utc};
 use chrono_tz::Europe::Tirane;
 use rusqlite::Connection;
 use rust_decimal::Decimal;
+use tokio::sync::{OwnedMutexGuard, oneshot};
 use uuid::Uuid;
 
+use super::budget::{self, Handover};
+use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
-use super::pipeline::QueuePlan;
+use super::pipeline::{QueuePlan, Sequence, log_unsettled};
 use super::{Error, Result, Services};
 use crate::domain::cash_register::{
     self as rules, ActionType, CashSale, CloseError, Closing, DayFigures, Movement, Purpose, Reopening,
 };
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
-use crate::fiscal::delivery::Delivery;
+use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::{CashDeposit, CashDepositOperation, Header, SubseqDelivType};
 use crate::fiscal::requests::{self, Operation};
 use crate::store::accounts::Caller;
@@ -135,14 +142,14 @@ pub(super) fn balance_at(
             ActionType::parse(&action_type).map(|action_type| Movement { action_type, amount })
         })
         .collect();
-    let sales: Vec<CashSale> = db::cash_sales(conn, company_id, tcr_code, None, before)?
+    let sales: Vec<CashSale> = db::cash_sales(conn, company_id, tcr_code, before)?
         .into_iter()
         .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
         .collect();
     Ok(rules::balance(&movements, &sales)?)
 }
 
-/// The day's figures: its actions by purpose and the cash sales since it opened.
+/// The day's figures: its actions by purpose and the cash sales written while it was open.
 pub(super) fn day_figures(
     conn: &Connection,
     day: &Day,
@@ -156,11 +163,10 @@ pub(super) fn day_figures(
             figures.add(purpose, action_type, a.amount)?;
         }
     }
-    let sales: Vec<CashSale> =
-        db::cash_sales(conn, day.company_id, &day.tcr_code, Some(&day.opened_at), None)?
-            .into_iter()
-            .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
-            .collect();
+    let sales: Vec<CashSale> = db::day_cash_sales(conn, day.id)?
+        .into_iter()
+        .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
+        .collect();
     figures.cash_sales = rules::balance(&[], &sales)?;
     Ok(figures)
 }
@@ -214,10 +220,16 @@ pub struct Saved {
     unsigned: String,
 }
 
+impl Saved {
+    pub(super) fn queue_id(&self) -> i64 {
+        self.queue_id
+    }
+}
+
 /// What the first CIS call of an action came to.
-pub(super) enum FirstCall {
+enum FirstCall {
     Fiscalized(Box<Action>),
-    Refused(String),
+    Refused(Refusal),
     /// Not registered (no answer, or the CIS's own fault): queued with this late-delivery type.
     Deferred(SubseqDelivType, String),
 }
@@ -302,25 +314,31 @@ fn cash_draft(
 }
 
 impl Services {
-    async fn tcr_lock(&self, company_id: i64, tcr_code: &str) -> Result<tokio::sync::OwnedMutexGuard<()>> {
-        self.locks.acquire(&format!("cash:{company_id}:{tcr_code}"), LOCK_WAIT).await.ok_or_else(|| {
+    async fn tcr_lock(&self, company_id: i64, tcr_code: &str) -> Result<OwnedMutexGuard<()>> {
+        self.locks.acquire(&till(company_id, tcr_code), LOCK_WAIT).await.ok_or_else(|| {
             Error::Busy("Another operation on this cash register is running; try again.".into())
         })
     }
 
-    /// The first CIS call of a saved action; the result is written back (FCDC, or the queue's
-    /// late-delivery type). A refusal is only reported: the caller decides what stays.
-    pub(super) async fn call_cis_for_action(
+    /// The first CIS call of a saved action, in one of its lane's places at the CIS; the result
+    /// is written back (FCDC, or the queue's late-delivery type). A refusal is only reported:
+    /// the caller decides what stays.
+    async fn deliver_action(
         &self,
         certificate: Arc<Certificate>,
         saved: Saved,
+        place: &Place,
     ) -> Result<FirstCall> {
         let Saved { mut action, queue_id, unsigned } = saved;
-        match self.deliver(certificate, Operation::RegisterCashDeposit, unsigned).await? {
+        let delivery = {
+            let _at_the_cis = place.at_the_cis().await;
+            self.deliver(certificate, Operation::RegisterCashDeposit, unsigned).await
+        };
+        match delivery {
             Delivery::Accepted(fcdc) => {
                 let (id, code) = (action.id, fcdc.clone());
                 self.store
-                    .write(move |tx| {
+                    .write_unsynced(move |tx| {
                         super::queue::accepted(tx, Document::CashAction, Some(id), queue_id, &code)
                     })
                     .await?;
@@ -328,7 +346,7 @@ impl Services {
                 action.fiscal_fic = Some(fcdc);
                 Ok(FirstCall::Fiscalized(Box::new(action)))
             }
-            Delivery::Refused(refusal) => Ok(FirstCall::Refused(refusal.message())),
+            Delivery::Refused(refusal) => Ok(FirstCall::Refused(refusal)),
             Delivery::NotDelivered { subseq, reason } => {
                 self.defer(queue_id, subseq, &reason).await?;
                 Ok(FirstCall::Deferred(subseq, reason))
@@ -336,45 +354,110 @@ impl Services {
         }
     }
 
-    /// Sends a new explicit action to the CIS and answers for it: a refusal leaves nothing.
+    /// An action that cannot go to the CIS before the opening ahead of it: it waits in the
+    /// queue behind it.
+    pub(super) async fn defer_action(&self, saved: Saved, subseq: SubseqDelivType, reason: &str) {
+        log_unsettled(saved.queue_id, self.defer(saved.queue_id, subseq, reason).await);
+    }
+
+    /// Sends a new explicit action to the CIS and answers for it. The till's lock (`guard`) is
+    /// held while its POS waits (at most `--cis-wait`): a refusal is undone with nothing numbered
+    /// after it, and the next withdrawal is checked against what the CIS took. Past the budget
+    /// the POS is answered with the action pending while its delivery goes on; a refusal then
+    /// keeps it on record (REJECTED), as for any action the CIS refuses after its POS had it.
     async fn register_new(
         &self,
         certificate: Arc<Certificate>,
         saved: Saved,
-        breaker_open: bool,
-        undo: Undo,
+        (breaker_open, undo): (bool, Undo),
+        guard: OwnedMutexGuard<()>,
+        deadline: tokio::time::Instant,
     ) -> Result<Action> {
         let (company_id, tcr_code) = (saved.action.company_id, saved.action.tcr_code.clone());
         self.balances.invalidate(company_id, &tcr_code);
         if breaker_open {
             self.queue.wake();
-            crate::metrics::document_issued(fiscal_queue::Document::CashAction.as_str());
+            crate::metrics::document_issued(Document::CashAction.as_str());
             return Ok(saved.action);
         }
-        let pending = saved.action.clone();
-        let first_call = self.call_cis_for_action(certificate, saved).await?;
-        if !matches!(first_call, FirstCall::Refused(_)) {
-            crate::metrics::document_issued(fiscal_queue::Document::CashAction.as_str());
+        let opens = (saved.action.action_type == ActionType::Initial.as_str()).then_some(saved.queue_id);
+        let (place, opening) = self.lanes.join(&till(company_id, &tcr_code), opens);
+        let handover = Handover::new(saved.action.clone());
+        let (answer, answered) = oneshot::channel();
+        let (services, waiting) = (self.clone(), handover.clone());
+        tokio::spawn(async move {
+            let call = ActionCall { certificate, saved, place, opening, undo };
+            let outcome = services.first_call_of_action(call, &waiting).await;
+            services.balances.invalidate(company_id, &tcr_code);
+            if let Some(outcome) = outcome {
+                // A POS that hung up is no one's concern here.
+                let _ = answer.send(outcome);
+            }
+        });
+        let answer = budget::wait(answered, &handover, Some(deadline), |pending| pending).await;
+        drop(guard);
+        if answer.is_ok() {
+            crate::metrics::document_issued(Document::CashAction.as_str());
+        }
+        answer
+    }
+
+    /// An explicit action's first call, behind the day's opening if one is on its way (an
+    /// INITIAL of its own lets the till's later documents go once it is through). Returns its
+    /// POS's answer, or None when the POS was already answered (pending).
+    async fn first_call_of_action(
+        &self,
+        call: ActionCall,
+        handover: &Handover<Action>,
+    ) -> Option<Result<Action>> {
+        let ActionCall { certificate, saved, mut place, opening, undo } = call;
+        let (id, queue_id) = (saved.action.id, saved.queue_id);
+        let first_call = match place.behind_opening().await {
+            Gate::Passed => self.deliver_action(certificate, saved, &place).await,
+            Gate::Closed { subseq, reason } => {
+                self.defer_action(saved, subseq, &reason).await;
+                Ok(FirstCall::Deferred(subseq, reason))
+            }
+        };
+        if let Some(opening) = opening {
+            opening.done(match &first_call {
+                Ok(FirstCall::Fiscalized(_) | FirstCall::Refused(_)) => Gate::Passed,
+                Ok(FirstCall::Deferred(subseq, reason)) => {
+                    Gate::Closed { subseq: *subseq, reason: reason.clone() }
+                }
+                Err(e) => Gate::Closed { subseq: SubseqDelivType::TechnicalError, reason: e.to_string() },
+            });
         }
         match first_call {
-            FirstCall::Fiscalized(action) => Ok(*action),
-            FirstCall::Deferred(..) => Ok(pending),
-            FirstCall::Refused(message) => {
-                let id = pending.id;
-                self.store
-                    .write(move |tx| {
-                        db::delete(tx, id)?;
-                        match undo {
-                            Undo::Nothing => Ok(()),
-                            Undo::DeleteDay(day) => db::delete_day(tx, day),
-                            Undo::ReopenDay(day) => db::reopen_day(tx, day),
-                        }
-                    })
-                    .await?;
-                self.balances.invalidate(company_id, &tcr_code);
-                Err(Error::Refused(message))
-            }
+            Ok(FirstCall::Fiscalized(action)) => handover.take().map(|_| Ok(*action)),
+            Ok(FirstCall::Deferred(..)) => handover.take().map(Ok),
+            Ok(FirstCall::Refused(refusal)) => match handover.take() {
+                Some(_) => {
+                    Some(self.undo_refused(id, undo).await.and(Err(Error::Refused(refusal.message()))))
+                }
+                None => {
+                    self.keep_refused(Document::CashAction, id, queue_id, refusal).await;
+                    None
+                }
+            },
+            Err(e) => handover.take().map(|_| Err(e)),
         }
+    }
+
+    /// An action the CIS refused while its POS waited goes, with its queue entry (its number is
+    /// given back: the till's lock is still held), and what it did to the day is undone.
+    async fn undo_refused(&self, id: i64, undo: Undo) -> Result<()> {
+        self.store
+            .write(move |tx| {
+                db::delete(tx, id)?;
+                match undo {
+                    Undo::Nothing => Ok(()),
+                    Undo::DeleteDay(day) => db::delete_day(tx, day),
+                    Undo::ReopenDay(day) => db::reopen_day(tx, day),
+                }
+            })
+            .await?;
+        Ok(())
     }
 
     /// description and third_party up to 255 characters; id_client one of the company's.
@@ -416,8 +499,9 @@ impl Services {
         };
         let purpose = if action_type == ActionType::MoneyOut { Purpose::Withdraw } else { Purpose::Deposit };
         let company_id = caller.company.id;
+        let deadline = tokio::time::Instant::now() + self.cis_wait;
         let certificate = self.signer(company_id).await?;
-        let _guard = self.tcr_lock(company_id, &tcr_code).await?;
+        let guard = self.tcr_lock(company_id, &tcr_code).await?;
         let plan = self.queue_plan(Utc::now());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let draft = cash_draft(caller, &tcr_code, (action_type, purpose), amount, &plan, details);
@@ -440,7 +524,7 @@ impl Services {
             })
             .await?
             .map_err(insufficient)?;
-        self.register_new(certificate, saved, breaker_open, Undo::Nothing).await
+        self.register_new(certificate, saved, (breaker_open, Undo::Nothing), guard, deadline).await
     }
 
     /// `POST /cash-register/open-balance`: the INITIAL deposit of the day, or on a day already
@@ -456,8 +540,9 @@ impl Services {
         let details =
             self.action_details(caller, &ActionRequest { description, ..Default::default() }).await?;
         let company_id = caller.company.id;
+        let deadline = tokio::time::Instant::now() + self.cis_wait;
         let certificate = self.signer(company_id).await?;
-        let _guard = self.tcr_lock(company_id, &tcr_code).await?;
+        let guard = self.tcr_lock(company_id, &tcr_code).await?;
         let plan = self.queue_plan(Utc::now());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let initial = cash_draft(
@@ -525,9 +610,9 @@ impl Services {
             })
             .await?;
         match step {
-            Step::Saved(saved, undo) => {
-                Ok(Opened::Registered(self.register_new(certificate, saved, breaker_open, undo).await?))
-            }
+            Step::Saved(saved, undo) => Ok(Opened::Registered(
+                self.register_new(certificate, saved, (breaker_open, undo), guard, deadline).await?,
+            )),
             Step::Unchanged(action) => Ok(Opened::Unchanged(action)),
             Step::Lower(opened_with) => Err(Error::Refused(format!(
                 "The day is already open with {} ALL; take cash out with a withdrawal.",
@@ -546,8 +631,9 @@ impl Services {
     ) -> Result<DaySummary> {
         let tcr_code = tcr_of(caller)?;
         let company_id = caller.company.id;
+        let deadline = tokio::time::Instant::now() + self.cis_wait;
         let certificate = self.signer(company_id).await?;
-        let _guard = self.tcr_lock(company_id, &tcr_code).await?;
+        let guard = self.tcr_lock(company_id, &tcr_code).await?;
         let plan = self.queue_plan(Utc::now());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let caller_copy = caller.clone();
@@ -618,8 +704,10 @@ impl Services {
                     None => self.balances.invalidate(company_id, &summary.day.tcr_code),
                     Some(saved) => {
                         let undo = Undo::ReopenDay(summary.day.id);
-                        summary.closing_action =
-                            Some(self.register_new(certificate, saved, breaker_open, undo).await?);
+                        summary.closing_action = Some(
+                            self.register_new(certificate, saved, (breaker_open, undo), guard, deadline)
+                                .await?,
+                        );
                     }
                 }
                 Ok(summary)
@@ -664,30 +752,50 @@ impl Services {
         Ok((tcr_code, balance))
     }
 
-    /// Registers the automatic opening before its invoice. A refusal is kept on record
-    /// (REJECTED) and logged: a cash invoice is never refused for its day's opening. Returns
-    /// what kept it from the CIS when it did not get there, so the invoice waits behind it.
+    /// Registers the automatic opening before its invoice, and says what became of it for the
+    /// documents behind it. A refusal is kept on record (REJECTED) and logged: a cash invoice is
+    /// never refused for its day's opening.
     pub(super) async fn register_automatic_opening(
         &self,
         certificate: Arc<Certificate>,
         saved: Saved,
-    ) -> Result<Option<(SubseqDelivType, String)>> {
+        place: &Place,
+    ) -> Gate {
         let (id, queue_id) = (saved.action.id, saved.queue_id);
-        match self.call_cis_for_action(certificate, saved).await? {
-            FirstCall::Fiscalized(_) => Ok(None),
-            FirstCall::Deferred(subseq, reason) => Ok(Some((subseq, reason))),
-            FirstCall::Refused(reason) => {
+        match self.deliver_action(certificate, saved, place).await {
+            Ok(FirstCall::Fiscalized(_)) => Gate::Passed,
+            Ok(FirstCall::Deferred(subseq, reason)) => Gate::Closed { subseq, reason },
+            Ok(FirstCall::Refused(refusal)) => {
+                let reason = refusal.message();
                 tracing::error!(action_id = id, %reason, "the CIS refused the automatic opening of the day");
-                self.store
+                let kept = self
+                    .store
                     .write(move |tx| {
                         db::set_rejected(tx, id)?;
-                        fiscal_queue::mark_rejected(tx, queue_id, None, &reason)
+                        fiscal_queue::mark_rejected(tx, queue_id, refusal.code.as_deref(), &reason)
                     })
-                    .await?;
-                Ok(None)
+                    .await;
+                log_unsettled(queue_id, kept.map_err(Error::from));
+                Gate::Passed
             }
+            Err(e) => Gate::Closed { subseq: SubseqDelivType::TechnicalError, reason: e.to_string() },
         }
     }
+}
+
+/// What an explicit action's first call needs, on its task.
+struct ActionCall {
+    certificate: Arc<Certificate>,
+    saved: Saved,
+    place: Place,
+    opening: Option<Opening>,
+    undo: Undo,
+}
+
+/// The lock and lane key of a till: the same as its cash sequence's, so sales, deposits and
+/// withdrawals of a till are numbered one at a time and share its places at the CIS.
+fn till(company_id: i64, tcr_code: &str) -> String {
+    Sequence::Till(tcr_code.to_string()).lock_key(company_id)
 }
 
 /// The INITIAL 0 a till's document needs when its TCR's day is not open; written by
@@ -703,13 +811,18 @@ pub(super) fn automatic_opening(caller: &Caller, tcr_code: &str, plan: &QueuePla
     draft
 }
 
-/// Inside a cash invoice's transaction: opens the TCR's day with the automatic INITIAL 0 when
-/// no day is open on the invoice's date. The INITIAL is queued before the invoice, so the queue
-/// worker also delivers it first.
-pub(super) fn open_day_if_needed(conn: &Connection, draft: Draft) -> crate::store::Result<Option<Saved>> {
+/// Inside a till document's transaction: links the document to the TCR's day open on its
+/// date, first opening one with the automatic INITIAL 0 when there is none. The INITIAL is
+/// queued before the document, so the queue worker also delivers it first.
+pub(super) fn open_day_if_needed(
+    conn: &Connection,
+    invoice_id: i64,
+    draft: Draft,
+) -> crate::store::Result<Option<Saved>> {
     let Draft { mut action, unsigned, plan } = draft;
     let latest = db::latest_day(conn, action.company_id, &action.tcr_code)?;
-    if latest.is_some_and(|d| d.closed_at.is_none() && d.business_day == action.business_day) {
+    if let Some(day) = latest.filter(|d| d.closed_at.is_none() && d.business_day == action.business_day) {
+        db::link_to_day(conn, invoice_id, day.id)?;
         return Ok(None);
     }
     let day_id = db::insert_day(
@@ -720,6 +833,7 @@ pub(super) fn open_day_if_needed(conn: &Connection, draft: Draft) -> crate::stor
         &action.transacted_at,
         true,
     )?;
+    db::link_to_day(conn, invoice_id, day_id)?;
     action.cash_day_id = Some(day_id);
     let (action, queue_id) = save(conn, action, &plan, &unsigned)?;
     tracing::info!(

@@ -2,10 +2,12 @@
 
 pub mod accounts;
 pub mod ai;
+pub mod budget;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
 pub mod invoices;
+pub mod lanes;
 pub mod locks;
 pub mod marketplace;
 pub mod owner;
@@ -23,7 +25,9 @@ use std::sync::Arc;
 
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
+use crate::fiscal::delivery::Delivery;
 use crate::fiscal::gateway::Gateway;
+use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::Queue;
 use crate::fiscal::response::Outcome;
 use crate::fiscal::transport::CisClient;
@@ -50,6 +54,11 @@ pub struct Services {
     pub in_flight: pipeline::InFlightSet,
     /// Cash-register balances, kept 5 s as the spec says.
     pub balances: Arc<cash_register::BalanceCache>,
+    /// Each sequence's documents on their way to the CIS (`--cis-in-flight` at once).
+    pub lanes: Arc<lanes::Lanes>,
+    /// `--cis-wait`: how long a POS waits for its receipt's delivery before it is answered with
+    /// the receipt as deferred.
+    pub cis_wait: std::time::Duration,
     /// Exchange rates read from the sources, kept in memory while fresh.
     pub rates: Arc<rates::RateBook>,
     /// The owner's AI chat endpoint, when configured.
@@ -59,6 +68,9 @@ pub struct Services {
 impl Services {
     /// The company's signing certificate, refused in the caller's terms when missing or expired.
     pub async fn signer(&self, company_id: i64) -> Result<Arc<Certificate>> {
+        if let Some(known) = self.gateway.known_certificate(company_id) {
+            return known.map_err(Error::from);
+        }
         let gateway = self.gateway.clone();
         tokio::task::spawn_blocking(move || gateway.certificate(company_id))
             .await
@@ -82,18 +94,28 @@ impl Services {
 }
 
 impl Services {
-    /// Signs and sends a document's registration on the blocking pool: what it came to.
+    /// Signs and sends a document's registration on the blocking pool: what it came to. A
+    /// request that could not be signed or sent here is not delivered, as a technical error on
+    /// the TCR's side (TECHNICALERROR), and waits in the queue.
     pub async fn deliver(
         &self,
         certificate: Arc<Certificate>,
         operation: crate::fiscal::requests::Operation,
         unsigned: String,
-    ) -> Result<crate::fiscal::delivery::Delivery> {
+    ) -> Delivery {
         let gateway = self.gateway.clone();
-        tokio::task::spawn_blocking(move || gateway.deliver(&certificate, operation, &unsigned))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))?
-            .map_err(Error::from)
+        let delivered =
+            tokio::task::spawn_blocking(move || gateway.deliver(&certificate, operation, &unsigned))
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|sent| sent.map_err(|e| e.to_string()));
+        delivered.unwrap_or_else(|e| {
+            tracing::error!(error = %e, operation = operation.request_root(), "a request could not be sent");
+            Delivery::NotDelivered {
+                subseq: SubseqDelivType::TechnicalError,
+                reason: format!("the request could not be sent: {e}"),
+            }
+        })
     }
 }
 

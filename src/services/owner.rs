@@ -108,7 +108,8 @@ impl Services {
         let company_id = caller.company.id;
         let items = self.store.read(move |conn| fiscal_queue::open_items(conn, Some(company_id))).await?;
         let summary = summarize(&items, Utc::now());
-        let mut waiting: Vec<Queued> = items.into_iter().filter(|q| q.status == "waiting").collect();
+        let mut waiting: Vec<Queued> =
+            items.into_iter().filter(|q| q.status == fiscal_queue::Status::Waiting).collect();
         waiting.sort_by(|a, b| a.issued_at.cmp(&b.issued_at).then(a.id.cmp(&b.id)));
         waiting.truncate(limit);
         Ok(WaitingDocuments { summary, oldest_first: waiting })

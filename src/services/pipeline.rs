@@ -5,13 +5,20 @@
 //! 3. **lock**: the lock of its numbering `Sequence` (1 s, then 429);
 //! 4. **reserve the number** and 5. **sign and persist**: in one write transaction, the kind
 //!    `admit`s the document (idempotency, the state it needs), the number is read (MAX+1 of the
-//!    sequence, `reserve_number`), the kind signs and `write`s it, and its queue entry is written
-//!    beside it, so nothing a POS is answered with is ever lost;
-//! 6. **deliver**: the CIS is asked (unless the breaker is open);
-//! 7. **settle**: the delivery's outcome is written (`settle_first_call`): the CIS's code, or
-//!    the document given up (refused, or not delivered for a kind that is not kept), or its
-//!    next try in the queue. The queue's worker hands its later deliveries to the same
-//!    settlement (`services::queue`).
+//!    sequence, `reserve_number`, or the number held for this very document's retry), the kind
+//!    signs and `write`s it, and its queue entry is written beside it (`sending`: its first
+//!    call's), so nothing a POS is answered with is ever lost; the document then joins its
+//!    sequence's lane (`lanes`) and the lock is released;
+//! 6. **deliver**, on a task of its own: behind the day's opening if one is still on its way,
+//!    in one of the lane's `--cis-in-flight` places at the CIS (unless the breaker is open);
+//! 7. **settle**: the delivery's outcome is written (`settle_first_call`): the CIS's code, the
+//!    document given up with its number held for its retry (refused while its POS waited, or
+//!    not delivered for a kind that is not kept), kept refused for its owner (refused after its
+//!    POS was answered), or handed to the queue's worker for its next try. The worker hands its
+//!    later deliveries to the same settlement (`services::queue`).
+//!
+//! The POS waits for step 7 at most `--cis-wait` (`budget`) when its document is kept when not
+//! delivered: then it is answered with the document as deferred while the delivery goes on.
 //!
 //! A kind plugs in by implementing `Document`: what it is numbered in, how it is admitted and
 //! written, and what is undone when it is given up. The pipeline runs detached from the HTTP
@@ -24,24 +31,26 @@ use std::sync::{Arc, Mutex};
 use chrono::{DateTime, Datelike, Utc};
 use chrono_tz::Europe::Tirane;
 use rusqlite::Connection;
-use tokio::sync::OwnedMutexGuard;
+use tokio::sync::{OwnedMutexGuard, oneshot};
+use tokio::time::Instant;
 
+use super::budget::{self, Handover};
 use super::cash_register::Saved as SavedAction;
+use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::{Error, Result, Services};
 use crate::domain::numbering::{CarriedOver, next_ordinal};
 use crate::fiscal::certificate::Certificate;
-use crate::fiscal::delivery::Delivery;
+use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::requests::Operation;
 use crate::store::fiscal_queue::{self, NewQueued};
+use crate::store::held_numbers::{self, NewHeld};
 use crate::store::{self, invoices};
 
-/// How long the first CIS call of a new document has before the queue's worker may re-send it.
-const FIRST_CALL_SECONDS: i64 = 30;
-
-/// The numbering sequence a document takes its number from. Its lock serializes the documents
-/// of the sequence, so numbers are consecutive and a refused one can be given back.
+/// The numbering sequence a document takes its number from. Its lock serializes the numbering
+/// and saving of the sequence's documents, so numbers are consecutive; their delivery runs
+/// outside it, in the sequence's lane.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sequence {
     /// The TCR's cash sequence (`<n>/<year>/<TCR>` at the CIS): cash invoices, orders, summaries
@@ -55,11 +64,21 @@ pub enum Sequence {
 }
 
 impl Sequence {
-    fn lock_key(&self, company_id: i64) -> String {
+    /// The key of its lock and of its lane of documents on their way to the CIS.
+    pub(super) fn lock_key(&self, company_id: i64) -> String {
         match self {
             Sequence::Till(tcr) => format!("cash:{company_id}:{tcr}"),
             Sequence::Business => format!("noncash:{company_id}"),
             Sequence::WtnUnit(unit) => format!("wtn:{company_id}:{unit}"),
+        }
+    }
+
+    /// The sequence within its company, as held numbers name it.
+    pub fn key(&self) -> String {
+        match self {
+            Sequence::Till(tcr) => format!("cash:{tcr}"),
+            Sequence::Business => "noncash".to_string(),
+            Sequence::WtnUnit(unit) => format!("wtn:{unit}"),
         }
     }
 
@@ -72,32 +91,27 @@ impl Sequence {
     }
 }
 
-/// The next number of `sequence` in `year`, read by the transaction that writes it.
+/// The next number of `sequence` in `year`, read by the transaction that writes it: after every
+/// number issued and every number held for a retry.
 pub fn reserve_number(
     tx: &Connection,
     company_id: i64,
     year: i32,
     sequence: &Sequence,
 ) -> store::Result<i64> {
-    let (kind, carried) = match sequence {
-        Sequence::WtnUnit(unit) => {
-            return Ok(next_ordinal(
-                crate::store::wtn::max_ord_num(tx, company_id, *unit, year)?,
-                None,
-                year,
-            ));
-        }
-        Sequence::Till(_) => ("CASH", None),
+    let (issued, carried) = match sequence {
+        Sequence::WtnUnit(unit) => (crate::store::wtn::max_ord_num(tx, company_id, *unit, year)?, None),
+        Sequence::Till(tcr) => (invoices::max_ord_num(tx, company_id, year, "CASH", Some(tcr))?, None),
         Sequence::Business => (
-            "NONCASH",
+            invoices::max_ord_num(tx, company_id, year, "NONCASH", None)?,
             invoices::noncash_carried_over(tx, company_id)?.and_then(|(last, registered)| {
                 crate::domain::time::parse_stored(&registered)
                     .map(|at| CarriedOver { year: at.with_timezone(&Tirane).year(), last })
             }),
         ),
     };
-    let max = invoices::max_ord_num(tx, company_id, year, kind, sequence.tcr_code())?;
-    Ok(next_ordinal(max, carried, year))
+    let held = held_numbers::max_held(tx, company_id, &sequence.key(), year)?;
+    Ok(next_ordinal(issued.max(held), carried, year))
 }
 
 /// When a new document is issued and how it meets the CIS: with a first call, or (the breaker
@@ -110,12 +124,9 @@ pub struct QueuePlan {
 }
 
 impl QueuePlan {
+    /// A first call sends at once; a late delivery is due at once too (the worker's next turn).
     pub fn next_attempt_at(&self) -> String {
-        match self.late {
-            Some(_) => self.at.to_rfc3339(),
-            // The worker leaves the entry alone while the first call may still run.
-            None => (self.at + chrono::Duration::seconds(FIRST_CALL_SECONDS)).to_rfc3339(),
-        }
+        self.at.to_rfc3339()
     }
 
     pub fn last_error(&self) -> Option<&'static str> {
@@ -217,10 +228,15 @@ impl Drop for InFlight {
     }
 }
 
-/// What becomes of a document the CIS could not take on its first call.
-struct IfNotDelivered {
-    kept: bool,
-    not_saved: String,
+/// Where a document's number came from and whose it is, to hold it if the document is given up.
+struct Numbered {
+    company_id: i64,
+    /// `Sequence::key`.
+    sequence: String,
+    year: i32,
+    ord_num: i64,
+    /// The document's in-flight key: its retry's.
+    held_for: String,
 }
 
 /// A document saved by its transaction, waiting for its first call.
@@ -230,15 +246,38 @@ struct Saved<S> {
     queue_id: i64,
     unsigned: String,
     ahead: Option<SavedAction>,
+    numbered: Numbered,
 }
+
+/// A saved document's first call, run on a task of its own once the sequence's lock is free.
+struct FirstCall<S> {
+    certificate: Arc<Certificate>,
+    document_id: i64,
+    queue_id: i64,
+    unsigned: String,
+    ahead: Option<SavedAction>,
+    numbered: Numbered,
+    /// Whether it is kept and queued when the CIS does not take it (else given up).
+    kept: bool,
+    not_saved: String,
+    place: Place,
+    opening: Option<Opening>,
+    handover: Arc<Handover<S>>,
+}
+
+/// What one delivery came to, with who answers the POS about it.
+type Answered<S> = Option<Result<Issued<S>>>;
 
 impl Services {
     /// Issues `document` through the steps, on a task of its own: a POS that hangs up does not
-    /// stop it half-way, and what it came to is settled all the same.
+    /// stop it half-way, and what it came to is settled all the same. A document kept when not
+    /// delivered is answered within `--cis-wait` of now: deferred when its delivery is not done
+    /// by then, which goes on.
     pub async fn issue<D: Document>(&self, document: D) -> Result<Issued<D::Stored>> {
         let services = self.clone();
         let kind = document.metrics_kind();
-        let issued = tokio::spawn(async move { services.run(document).await })
+        let deadline = Instant::now() + self.cis_wait;
+        let issued = tokio::spawn(async move { services.run(document, deadline).await })
             .await
             .map_err(|e| Error::Internal(format!("the issue task failed: {e}")))?;
         if issued.is_ok() {
@@ -247,33 +286,69 @@ impl Services {
         issued
     }
 
-    async fn run<D: Document>(&self, document: D) -> Result<Issued<D::Stored>> {
+    async fn run<D: Document>(&self, document: D, deadline: Instant) -> Result<Issued<D::Stored>> {
         let (key, taken) = document.in_flight();
-        let _in_flight = InFlight::enter(&self.in_flight, key, taken)?;
+        let in_flight = InFlight::enter(&self.in_flight, key.clone(), taken)?;
         let guard = self.lock(&document).await?;
         let plan = self.queue_plan(Utc::now());
-        if plan.late.is_some() && !document.kept_when_not_delivered() {
+        let kept = document.kept_when_not_delivered();
+        if plan.late.is_some() && !kept {
             return Err(Error::Unavailable(document.not_saved()));
         }
         let certificate = document.certificate();
-        let (company_id, tcr) = (document.company_id(), document.sequence().tcr_code().map(str::to_string));
-        let if_lost =
-            IfNotDelivered { kept: document.kept_when_not_delivered(), not_saved: document.not_saved() };
-        let saved = self.persist(document, plan.clone()).await;
+        let company_id = document.company_id();
+        let lane = document.sequence().lock_key(company_id);
+        let tcr = document.sequence().tcr_code().map(str::to_string);
+        let not_saved = document.not_saved();
+        let saved = self.persist(document, plan.clone(), key).await;
         if let Some(tcr) = &tcr {
             // A till's document moves its balance (or opened its day).
             self.balances.invalidate(company_id, tcr);
         }
         let saved = saved?;
         if plan.late.is_some() {
+            drop(guard);
+            self.store.durable().await?;
             self.queue.wake();
             return Ok(Issued::Deferred(saved.stored));
         }
-        let issued = self.first_call::<D>(certificate, saved, guard, if_lost).await;
-        if let Some(tcr) = &tcr {
-            self.balances.invalidate(company_id, tcr);
-        }
-        issued
+        // Under the lock still, so the lane learns its documents in the order of their numbers.
+        let (place, opening) = self.lanes.join(&lane, saved.ahead.as_ref().map(SavedAction::queue_id));
+        drop(guard);
+        // Nothing is sent nor answered before the document is on the disk. The lock is free
+        // meanwhile: the till's next documents are numbered while the disk works, and one sync
+        // of the log serves them all.
+        self.store.durable().await?;
+        let Saved { stored, document_id, queue_id, unsigned, ahead, numbered } = saved;
+        let handover = Handover::new(stored);
+        let call = FirstCall {
+            certificate,
+            document_id,
+            queue_id,
+            unsigned,
+            ahead,
+            numbered,
+            kept,
+            not_saved,
+            place,
+            opening,
+            handover: handover.clone(),
+        };
+        let (answer, answered) = oneshot::channel();
+        let services = self.clone();
+        tokio::spawn(async move {
+            let outcome = services.first_call::<D>(call).await;
+            if let Some(tcr) = &tcr {
+                services.balances.invalidate(company_id, tcr);
+            }
+            // Free before the POS hears: a retry of a refused document finds it free.
+            drop(in_flight);
+            if let Some(outcome) = outcome {
+                // A POS that hung up is no one's concern here.
+                let _ = answer.send(outcome);
+            }
+        });
+        budget::wait(answered, &handover, kept.then_some(deadline), Issued::Deferred).await
     }
 
     /// Step 3: the sequence's lock.
@@ -290,19 +365,31 @@ impl Services {
     }
 
     /// Steps 4 and 5: admitted, numbered, signed and written with its queue entry, in one
-    /// transaction.
-    async fn persist<D: Document>(&self, document: D, plan: QueuePlan) -> Result<Saved<D::Stored>> {
+    /// transaction, committed without waiting for the disk (the caller waits for `durable` once
+    /// the lock is free). The retry of a document given up on its first call takes the number
+    /// held for it.
+    async fn persist<D: Document>(
+        &self,
+        document: D,
+        plan: QueuePlan,
+        held_for: String,
+    ) -> Result<Saved<D::Stored>> {
         self.store
-            .write(move |tx| {
+            .write_unsynced(move |tx| {
+                let company_id = document.company_id();
+                let (sequence, year) = (document.sequence().key(), document.year());
+                let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;
                 if let Err(e) = document.admit(tx)? {
                     return Ok(Err(e));
                 }
-                let ord_num =
-                    reserve_number(tx, document.company_id(), document.year(), document.sequence())?;
-                let Ok(ord_num) = u32::try_from(ord_num) else {
+                let ord_num = match &held {
+                    Some(held) => held.ord_num,
+                    None => reserve_number(tx, company_id, year, document.sequence())?,
+                };
+                let Ok(number) = u32::try_from(ord_num) else {
                     return Ok(Err(Error::Internal("the sequence's numbers are exhausted".into())));
                 };
-                let written = match document.write(tx, ord_num, &plan)? {
+                let written = match document.write(tx, number, &plan)? {
                     Ok(written) => written,
                     Err(e) => return Ok(Err(e)),
                 };
@@ -310,7 +397,7 @@ impl Services {
                 let queue_id = fiscal_queue::enqueue(
                     tx,
                     &NewQueued {
-                        company_id: document.company_id(),
+                        company_id,
                         operation: D::OPERATION.request_root(),
                         document: D::QUEUED_AS,
                         document_id: Some(written.document_id),
@@ -324,88 +411,162 @@ impl Services {
                         last_error: plan.last_error(),
                     },
                 )?;
+                if let Some(held) = held {
+                    held_numbers::release(tx, held.id)?;
+                    fiscal_queue::mark_reissued(tx, held.queue_id)?;
+                }
                 Ok(Ok(Saved {
                     stored: written.stored,
                     document_id: written.document_id,
                     queue_id,
                     unsigned: written.unsigned_request,
                     ahead: written.ahead,
+                    numbered: Numbered { company_id, sequence, year, ord_num, held_for },
                 }))
             })
             .await?
     }
 
-    /// Steps 6 and 7 for the first call: delivered, then settled.
-    async fn first_call<D: Document>(
-        &self,
-        certificate: Arc<Certificate>,
-        saved: Saved<D::Stored>,
-        guard: OwnedMutexGuard<()>,
-        if_lost: IfNotDelivered,
-    ) -> Result<Issued<D::Stored>> {
-        let Saved { stored, document_id, queue_id, unsigned, ahead } = saved;
-        // The CIS sees what goes ahead first: when it does not get there, the document waits
-        // behind it in the queue.
-        if let Some(ahead) = ahead
-            && let Some((subseq, reason)) =
-                self.register_automatic_opening(certificate.clone(), ahead).await?
-        {
-            self.defer(queue_id, subseq, &reason).await?;
-            return Ok(Issued::Deferred(stored));
+    /// Steps 6 and 7 for the first call, outside the sequence's lock: behind the day's opening
+    /// when one is on its way (or first its own opening), in one of its lane's places at the
+    /// CIS, delivered, then settled. Returns the POS's answer, or None when the POS was already
+    /// answered (deferred) and the outcome was kept for the queue.
+    async fn first_call<D: Document>(&self, call: FirstCall<D::Stored>) -> Answered<D::Stored> {
+        let FirstCall {
+            certificate,
+            document_id,
+            queue_id,
+            unsigned,
+            ahead,
+            numbered,
+            kept,
+            not_saved,
+            mut place,
+            opening,
+            handover,
+        } = call;
+        let mut gate = place.behind_opening().await;
+        if let (Some(ahead), Some(opening)) = (ahead, opening) {
+            gate = match gate {
+                Gate::Passed => self.register_automatic_opening(certificate.clone(), ahead, &place).await,
+                Gate::Closed { subseq, reason } => {
+                    self.defer_action(ahead, subseq, &reason).await;
+                    Gate::Closed { subseq, reason }
+                }
+            };
+            opening.done(gate.clone());
         }
-        let delivery = self.deliver(certificate, D::OPERATION, unsigned).await?;
-        if let Delivery::Accepted(_) = delivery {
-            // The number is final once the CIS has it: the next document need not wait for
-            // the code to be written.
-            drop(guard);
-        }
-        self.settle_first_call::<D>(stored, document_id, queue_id, delivery, if_lost).await
+        let delivery = match gate {
+            // The CIS sees what goes ahead first: when it did not get there, the document waits
+            // behind it in the queue.
+            Gate::Closed { subseq, reason } => Delivery::NotDelivered { subseq, reason },
+            Gate::Passed => {
+                let _at_the_cis = place.at_the_cis().await;
+                self.deliver(certificate, D::OPERATION, unsigned).await
+            }
+        };
+        let settled = Settled { document_id, queue_id, numbered, kept, not_saved };
+        self.settle_first_call::<D>(settled, delivery, &handover).await
     }
 
-    /// Step 7 for the first call: what the POS is answered with.
+    /// Step 7 for the first call: what it came to is written, then (when its POS still waits)
+    /// answered. The CIS's code is written first and unsynced (a power cut that loses it costs
+    /// a re-send of the same message, answered with the same code); a refusal while the POS
+    /// waits gives the document up and holds its number for the POS's retry; a refusal after
+    /// the POS was answered keeps the document, refused, for its owner.
     async fn settle_first_call<D: Document>(
         &self,
-        stored: D::Stored,
-        document_id: i64,
-        queue_id: i64,
+        settled: Settled,
         delivery: Delivery,
-        if_lost: IfNotDelivered,
-    ) -> Result<Issued<D::Stored>> {
+        handover: &Handover<D::Stored>,
+    ) -> Answered<D::Stored> {
+        let Settled { document_id, queue_id, numbered, kept, not_saved } = settled;
         match delivery {
             Delivery::Accepted(code) => {
                 let written = code.clone();
-                self.store
-                    .write(move |tx| {
+                let recorded = self
+                    .store
+                    .write_unsynced(move |tx| {
                         super::queue::accepted(tx, D::QUEUED_AS, Some(document_id), queue_id, &written)
                     })
-                    .await?;
-                Ok(Issued::Fiscalized(D::registered(stored, code)))
+                    .await;
+                let stored = handover.take()?;
+                Some(recorded.map(|()| Issued::Fiscalized(D::registered(stored, code))).map_err(Error::from))
             }
-            Delivery::Refused(refusal) => {
-                self.give_up::<D>(document_id).await?;
-                Err(Error::Refused(refusal.message()))
-            }
+            Delivery::Refused(refusal) => match handover.take() {
+                Some(_) => {
+                    let given_up = self.give_up::<D>(document_id, queue_id, numbered, &refusal).await;
+                    Some(given_up.and(Err(Error::Refused(refusal.message()))))
+                }
+                None => {
+                    self.keep_refused(D::QUEUED_AS, document_id, queue_id, refusal).await;
+                    None
+                }
+            },
             Delivery::NotDelivered { subseq, reason } => {
-                if if_lost.kept {
-                    self.defer(queue_id, subseq, &reason).await?;
-                    Ok(Issued::Deferred(stored))
-                } else {
-                    self.give_up::<D>(document_id).await?;
-                    Err(Error::Unavailable(if_lost.not_saved))
+                // A kind that is not kept has no time budget: its POS is still waiting.
+                if !kept && let Some(_) = handover.take() {
+                    let refusal = Refusal { code: None, text: format!("not delivered: {reason}") };
+                    let given_up = self.give_up::<D>(document_id, queue_id, numbered, &refusal).await;
+                    return Some(given_up.and(Err(Error::Unavailable(not_saved))));
+                }
+                let deferred = self.defer(queue_id, subseq, &reason).await;
+                match handover.take() {
+                    Some(stored) => Some(deferred.map(|()| Issued::Deferred(stored))),
+                    None => {
+                        log_unsettled(queue_id, deferred);
+                        None
+                    }
                 }
             }
         }
     }
 
-    /// A document that must not stay goes with its queue entry, so its number is given back.
-    async fn give_up<D: Document>(&self, document_id: i64) -> Result<()> {
+    /// A document given up while its POS waited goes (with what changed with it, its kind's
+    /// `forget`), and its number is held for its retry; its queue entry stays, `held`, to show
+    /// the owner the number and why.
+    async fn give_up<D: Document>(
+        &self,
+        document_id: i64,
+        queue_id: i64,
+        numbered: Numbered,
+        why: &Refusal,
+    ) -> Result<()> {
+        let (code, reason) = (why.code.clone(), why.message());
         self.store
             .write(move |tx| {
-                fiscal_queue::delete_for_document(tx, D::QUEUED_AS, document_id)?;
-                D::forget(tx, document_id)
+                D::forget(tx, document_id)?;
+                fiscal_queue::mark_held(tx, queue_id, code.as_deref(), &reason)?;
+                held_numbers::hold(
+                    tx,
+                    &NewHeld {
+                        company_id: numbered.company_id,
+                        sequence: &numbered.sequence,
+                        year: numbered.year,
+                        ord_num: numbered.ord_num,
+                        held_for: &numbered.held_for,
+                        queue_id,
+                    },
+                )
             })
             .await?;
         Ok(())
+    }
+
+    /// A document refused after its POS was answered with it stays, refused, for its owner
+    /// (`services::queue::refused`); nobody waits for this outcome, so a failure is logged.
+    pub(super) async fn keep_refused(
+        &self,
+        document: fiscal_queue::Document,
+        document_id: i64,
+        queue_id: i64,
+        refusal: Refusal,
+    ) {
+        let kept = self
+            .store
+            .write(move |tx| super::queue::refused(tx, document, Some(document_id), queue_id, &refusal))
+            .await;
+        log_unsettled(queue_id, kept.map_err(Error::from));
     }
 
     /// The late-delivery type of a document saved while the breaker is open.
@@ -416,8 +577,8 @@ impl Services {
         }
     }
 
-    /// The CIS did not register the document, through no fault of it: it waits in the queue
-    /// with the right late-delivery type.
+    /// The CIS did not register the document, through no fault of it: its first call hands it
+    /// to the queue's worker, with the right late-delivery type.
     pub(super) async fn defer(&self, queue_id: i64, subseq: SubseqDelivType, reason: &str) -> Result<()> {
         let reason = reason.to_string();
         let retry_at = crate::fiscal::queue::retry_at(Utc::now(), 0);
@@ -426,5 +587,22 @@ impl Services {
             .await?;
         self.queue.wake();
         Ok(())
+    }
+}
+
+/// What the settlement of a first call needs to know.
+struct Settled {
+    document_id: i64,
+    queue_id: i64,
+    numbered: Numbered,
+    kept: bool,
+    not_saved: String,
+}
+
+/// An outcome nobody waits for could not be written: the entry stays `sending` until the next
+/// start hands it to the queue, which sends it again.
+pub(super) fn log_unsettled(queue_id: i64, written: Result<()>) {
+    if let Err(e) = written {
+        tracing::error!(queue_id, error = %e, "the outcome of a first call could not be written; the queue sends it again after a restart");
     }
 }

@@ -6,12 +6,13 @@
 
 use chrono::{DateTime, Utc};
 
+use super::pipeline::Sequence;
 use super::{Result, Services};
 use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::{Settle, WARN_AFTER_HOURS, age_hours};
 use crate::store::accounts::Caller;
-use crate::store::fiscal_queue::{self, Document, Queued};
+use crate::store::fiscal_queue::{self, Document, Queued, Status};
 use crate::store::{self, cash_register, einvoices, invoices, wtn};
 
 /// The CIS registered the document: its code goes on the document and on its queue entry.
@@ -86,7 +87,14 @@ impl Settle for Services {
     ) -> std::result::Result<(), crate::fiscal::Error> {
         self.store
             .write_blocking(|tx| settle(tx, entry, delivery, retry_at))
-            .map_err(|e| crate::fiscal::Error::Store(e.to_string()))
+            .map_err(|e| crate::fiscal::Error::Store(e.to_string()))?;
+        // A day's opening the queue got to the CIS no longer holds its till's documents back.
+        if let (Document::CashAction, Some(tcr), Delivery::Accepted(_) | Delivery::Refused(_)) =
+            (entry.document, &entry.tcr_code, delivery)
+        {
+            self.lanes.reached_the_cis(&Sequence::Till(tcr.clone()).lock_key(entry.company_id), entry.id);
+        }
+        Ok(())
     }
 }
 
@@ -101,6 +109,10 @@ pub struct RefusedDocument {
     pub fault_code: Option<String>,
     /// `[code] text` of the CIS.
     pub reason: String,
+    /// Refused on its first call while its POS waited: the document is gone and its number is
+    /// held for the POS's retry of the same document (`held`); otherwise the POS already had
+    /// it and it waits for its owner (`rejected`, `arka queue resend`).
+    pub number_held: bool,
 }
 
 /// What waits for the CIS, as shown in GET /account and by `arka queue`.
@@ -113,12 +125,12 @@ pub struct QueueSummary {
 }
 
 pub fn summarize(items: &[Queued], now: DateTime<Utc>) -> QueueSummary {
-    let waiting: Vec<_> = items.iter().filter(|q| q.status == "waiting").collect();
+    let waiting: Vec<_> = items.iter().filter(|q| q.status == Status::Waiting).collect();
     QueueSummary {
         waiting: waiting.len(),
         refused: items
             .iter()
-            .filter(|q| q.status == "rejected")
+            .filter(|q| q.status.is_refused())
             .map(|q| RefusedDocument {
                 queue_id: q.id,
                 operation: q.operation.clone(),
@@ -126,6 +138,7 @@ pub fn summarize(items: &[Queued], now: DateTime<Utc>) -> QueueSummary {
                 issued_at: crate::domain::time::parse_stored(&q.issued_at),
                 fault_code: q.fault_code.clone(),
                 reason: q.last_error.clone().unwrap_or_default(),
+                number_held: q.status == Status::Held,
             })
             .collect(),
         oldest_waiting_issued_at: waiting

@@ -240,28 +240,50 @@ pub fn movements(
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// (gross in lek, self-issued) of the TCR's cash documents issued in [`from`, `before`):
-/// cash invoices, summaries and corrective documents (negative, a refund); not orders (paid
-/// by their summary) nor the corrective documents of orders.
+/// The cash documents of a till counted by the balance and the day figures: cash invoices,
+/// summaries and corrective documents (negative, a refund); not orders (paid by their summary)
+/// nor the corrective documents of orders.
+const CASH_SALE: &str = "kind = 'CASH' AND document_kind <> 'ORDER'
+    AND NOT EXISTS (SELECT 1 FROM invoices o WHERE o.id = invoices.original_invoice_id AND o.document_kind = 'ORDER')";
+
+/// (gross in lek, self-issued) of the TCR's cash documents issued before `before` (UTC), or all.
 pub fn cash_sales(
     conn: &Connection,
     company_id: i64,
     tcr_code: &str,
-    from: Option<&str>,
     before: Option<&str>,
 ) -> Result<Vec<(Decimal, bool)>> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT gross_all, self_issue_type IS NOT NULL FROM invoices
-         WHERE company_id = :company AND tcr_code = :tcr AND kind = 'CASH' AND document_kind <> 'ORDER'
-           AND NOT EXISTS (SELECT 1 FROM invoices o WHERE o.id = invoices.original_invoice_id AND o.document_kind = 'ORDER')
-           AND (:from IS NULL OR substr(issued_at, 1, 19) >= substr(:from, 1, 19))
-           AND (:before IS NULL OR substr(issued_at, 1, 19) < substr(:before, 1, 19))",
-    )?;
-    let rows = stmt.query_map(
-        named_params! {":company": company_id, ":tcr": tcr_code, ":from": from, ":before": before},
-        |r| Ok((r.get::<_, Money>(0)?.0, r.get(1)?)),
-    )?;
+         WHERE company_id = :company AND tcr_code = :tcr AND {CASH_SALE}
+           AND (:before IS NULL OR substr(issued_at, 1, 19) < substr(:before, 1, 19))"
+    ))?;
+    let rows = stmt
+        .query_map(named_params! {":company": company_id, ":tcr": tcr_code, ":before": before}, |r| {
+            Ok((r.get::<_, Money>(0)?.0, r.get(1)?))
+        })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// (gross in lek, self-issued) of the cash documents written while the day was open: found by
+/// the document's link to its day, never by time, so that a day opened in the second its
+/// predecessor closed does not count that second's sales again.
+pub fn day_cash_sales(conn: &Connection, day_id: i64) -> Result<Vec<(Decimal, bool)>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT gross_all, self_issue_type IS NOT NULL FROM invoices WHERE cash_day_id = :day AND {CASH_SALE}"
+    ))?;
+    let rows =
+        stmt.query_map(named_params! {":day": day_id}, |r| Ok((r.get::<_, Money>(0)?.0, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// The till's document was written while the day was open: it is one of the day's sales.
+pub fn link_to_day(conn: &Connection, invoice_id: i64, day_id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE invoices SET cash_day_id = :day WHERE id = :id",
+        named_params! {":day": day_id, ":id": invoice_id},
+    )?;
+    Ok(())
 }
 
 fn day_from(r: &Row) -> rusqlite::Result<Day> {
@@ -279,12 +301,11 @@ fn day_from(r: &Row) -> rusqlite::Result<Day> {
 /// The TCR's most recent business day, open or closed.
 pub fn latest_day(conn: &Connection, company_id: i64, tcr_code: &str) -> Result<Option<Day>> {
     Ok(conn
-        .query_row(
+        .prepare_cached(
             "SELECT id, company_id, tcr_code, business_day, opened_at, opened_automatically, closed_at
              FROM cash_days WHERE company_id = :company AND tcr_code = :tcr ORDER BY id DESC LIMIT 1",
-            named_params! {":company": company_id, ":tcr": tcr_code},
-            day_from,
-        )
+        )?
+        .query_row(named_params! {":company": company_id, ":tcr": tcr_code}, day_from)
         .optional()?)
 }
 
@@ -347,8 +368,96 @@ pub fn reopen_day(conn: &Connection, id: i64) -> Result<()> {
     Ok(())
 }
 
-/// Removes a day whose opening the CIS refused, so the day counts as not opened.
+/// Removes a day whose opening the CIS refused, so the day counts as not opened; a document
+/// written meanwhile keeps counting in the balance but belongs to no day.
 pub fn delete_day(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE invoices SET cash_day_id = NULL WHERE cash_day_id = :id",
+        named_params! {":id": id},
+    )?;
     conn.execute("DELETE FROM cash_days WHERE id = :id", named_params! {":id": id})?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::invoices::{self, tests::invoice};
+
+    const TCR: &str = "aa111aa111";
+
+    fn company(conn: &Connection) -> Result<i64> {
+        conn.execute("INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')", [])?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// A cash sale of the till for `gross` lek, issued at `at`; returns its id.
+    fn sale(conn: &Connection, company_id: i64, n: i64, at: &str, gross: i64) -> Result<i64> {
+        let mut i = invoice(company_id, n, "CASH", "2026-11-23", None);
+        i.tcr_code = Some(TCR.into());
+        i.issued_at = at.into();
+        i.totals.gross_all = Decimal::from(gross);
+        invoices::insert(conn, &i)
+    }
+
+    fn closed() -> Closed {
+        Closed { expected: Decimal::ZERO, counted: Decimal::ZERO, cash_sales: Decimal::ZERO }
+    }
+
+    fn grosses(sales: Vec<(Decimal, bool)>) -> Vec<String> {
+        sales.into_iter().map(|(gross, _)| gross.to_string()).collect()
+    }
+
+    /// Day 1 closes at 10:00:00.5 after a sale at 10:00:00.2; day 2 opens at 10:00:00.7 and sells
+    /// at 10:00:00.9. Compared to the second, day 2 also counted day 1's last sale.
+    #[test]
+    fn a_day_opened_in_the_second_its_predecessor_closed_counts_only_its_own_sales() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        let (first, second) = store
+            .write_blocking(|tx| {
+                let company = company(tx)?;
+                let first =
+                    insert_day(tx, company, TCR, "2026-11-23", "2026-11-23T09:00:00.000+00:00", false)?;
+                let a = sale(tx, company, 1, "2026-11-23T10:00:00.200+00:00", 100)?;
+                link_to_day(tx, a, first)?;
+                close_day(tx, first, "2026-11-23T10:00:00.500+00:00", closed())?;
+                let second =
+                    insert_day(tx, company, TCR, "2026-11-23", "2026-11-23T10:00:00.700+00:00", true)?;
+                let b = sale(tx, company, 2, "2026-11-23T10:00:00.900+00:00", 40)?;
+                link_to_day(tx, b, second)?;
+                Ok((first, second))
+            })
+            .unwrap();
+        let (of_first, of_second) =
+            store.read_blocking(|c| Ok((day_cash_sales(c, first)?, day_cash_sales(c, second)?))).unwrap();
+        assert_eq!(grosses(of_first), ["100"]);
+        assert_eq!(grosses(of_second), ["40"]);
+    }
+
+    /// The upgrade links the documents written before it to the day open on their till when they
+    /// were written, to the millisecond.
+    #[test]
+    fn the_upgrade_links_earlier_sales_to_their_day() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arka.db");
+        crate::store::create_at_version(&path, 16).unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let company = company(&conn).unwrap();
+        let first =
+            insert_day(&conn, company, TCR, "2026-11-23", "2026-11-23T09:00:00.000+00:00", false).unwrap();
+        sale(&conn, company, 1, "2026-11-23T10:00:00.200+00:00", 100).unwrap();
+        close_day(&conn, first, "2026-11-23T10:00:00.500+00:00", closed()).unwrap();
+        let second =
+            insert_day(&conn, company, TCR, "2026-11-23", "2026-11-23T10:00:00.700+00:00", true).unwrap();
+        sale(&conn, company, 2, "2026-11-23T10:00:00.700+00:00", 40).unwrap();
+        sale(&conn, company, 3, "2026-11-23T10:00:00.900+00:00", 2).unwrap();
+        drop(conn);
+        let store = Store::open(&path).unwrap();
+        let (of_first, of_second) =
+            store.read_blocking(|c| Ok((day_cash_sales(c, first)?, day_cash_sales(c, second)?))).unwrap();
+        assert_eq!(grosses(of_first), ["100"]);
+        assert_eq!(grosses(of_second), ["40", "2"]);
+    }
 }

@@ -1,4 +1,12 @@
-//! The durable queue of documents waiting for the CIS (subsequent delivery).
+//! The durable queue of documents on their way to the CIS. Every fiscal document gets its entry
+//! in the transaction that saves it, so nothing a POS is answered with is ever lost:
+//!
+//! - `sending`: its first call owns it (a new document; the queue's worker leaves it alone);
+//! - `waiting`: a late delivery (subsequent delivery), the worker's to send;
+//! - `delivered`: the CIS registered it; `rejected`: the CIS refused a document a POS already
+//!   had, kept for its owner to correct and send again;
+//! - `held`: given up on its first call (the document is gone), its number held for the same
+//!   document's retry (`held_numbers`); `reissued` once the retry took the number.
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Row, named_params};
@@ -49,6 +57,61 @@ impl FromSql for Document {
     }
 }
 
+/// Where an entry stands (the module's documentation tells the story).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    Sending,
+    Waiting,
+    Delivered,
+    Rejected,
+    Held,
+    Reissued,
+}
+
+impl Status {
+    const ALL: [Status; 6] = [
+        Status::Sending,
+        Status::Waiting,
+        Status::Delivered,
+        Status::Rejected,
+        Status::Held,
+        Status::Reissued,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Sending => "sending",
+            Status::Waiting => "waiting",
+            Status::Delivered => "delivered",
+            Status::Rejected => "rejected",
+            Status::Held => "held",
+            Status::Reissued => "reissued",
+        }
+    }
+
+    /// Refused by the CIS and waiting for someone: its owner (`rejected`) or its POS's retry
+    /// (`held`).
+    pub fn is_refused(self) -> bool {
+        matches!(self, Status::Rejected | Status::Held)
+    }
+}
+
+impl ToSql for Status {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for Status {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        let text = value.as_str()?;
+        Status::ALL
+            .into_iter()
+            .find(|s| s.as_str() == text)
+            .ok_or_else(|| FromSqlError::Other(format!("unknown queue status {text}").into()))
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Queued {
     pub id: i64,
@@ -64,7 +127,7 @@ pub struct Queued {
     pub issued_at: String,
     pub unsigned_request: String,
     pub subseq_deliv_type: Option<String>,
-    pub status: String,
+    pub status: Status,
     pub attempts: i64,
     pub next_attempt_at: String,
     pub last_error: Option<String>,
@@ -94,56 +157,63 @@ const COLUMNS: &str = "id, company_id, operation, document_kind, document_id, do
 
 fn queued_from(r: &Row) -> rusqlite::Result<Queued> {
     Ok(Queued {
-        id: r.get(0)?,
-        company_id: r.get(1)?,
-        operation: r.get(2)?,
-        document: r.get(3)?,
-        document_id: r.get(4)?,
-        document_number: r.get(5)?,
-        tcr_code: r.get(6)?,
-        header_uuid: r.get(7)?,
-        issued_at: r.get(8)?,
-        unsigned_request: r.get(9)?,
-        subseq_deliv_type: r.get(10)?,
-        status: r.get(11)?,
-        attempts: r.get(12)?,
-        next_attempt_at: r.get(13)?,
-        last_error: r.get(14)?,
-        fault_code: r.get(15)?,
-        result_code: r.get(16)?,
-        created_at: r.get(17)?,
+        id: r.get("id")?,
+        company_id: r.get("company_id")?,
+        operation: r.get("operation")?,
+        document: r.get("document_kind")?,
+        document_id: r.get("document_id")?,
+        document_number: r.get("document_number")?,
+        tcr_code: r.get("tcr_code")?,
+        header_uuid: r.get("header_uuid")?,
+        issued_at: r.get("issued_at")?,
+        unsigned_request: r.get("unsigned_request")?,
+        subseq_deliv_type: r.get("subseq_deliv_type")?,
+        status: r.get("status")?,
+        attempts: r.get("attempts")?,
+        next_attempt_at: r.get("next_attempt_at")?,
+        last_error: r.get("last_error")?,
+        fault_code: r.get("fault_code")?,
+        result_code: r.get("result_code")?,
+        created_at: r.get("created_at")?,
     })
 }
 
+/// A new document's entry: `sending` (its first call's) without a late-delivery type, `waiting`
+/// (the worker's, due at `next_attempt_at`) with one.
 pub fn enqueue(conn: &Connection, q: &NewQueued) -> Result<i64> {
-    conn.execute(
+    let status = if q.subseq_deliv_type.is_some() { Status::Waiting } else { Status::Sending };
+    conn.prepare_cached(
         "INSERT INTO fiscal_queue (company_id, operation, document_kind, document_id, document_number, tcr_code,
-             header_uuid, issued_at, unsigned_request, subseq_deliv_type, next_attempt_at, last_error, created_at)
-         VALUES (:company, :op, :kind, :doc, :number, :tcr, :uuid, :issued, :request, :subseq, :next, :error, :now)",
-        named_params! {
-            ":company": q.company_id, ":op": q.operation, ":kind": q.document, ":doc": q.document_id,
-            ":number": q.document_number, ":tcr": q.tcr_code, ":uuid": q.header_uuid, ":issued": q.issued_at,
-            ":request": q.unsigned_request, ":subseq": q.subseq_deliv_type, ":next": q.next_attempt_at,
-            ":error": q.last_error, ":now": now_text(),
-        },
-    )?;
+             header_uuid, issued_at, unsigned_request, subseq_deliv_type, status, next_attempt_at, last_error,
+             created_at)
+         VALUES (:company, :op, :kind, :doc, :number, :tcr, :uuid, :issued, :request, :subseq, :status, :next,
+             :error, :now)",
+    )?
+    .execute(named_params! {
+        ":company": q.company_id, ":op": q.operation, ":kind": q.document, ":doc": q.document_id,
+        ":number": q.document_number, ":tcr": q.tcr_code, ":uuid": q.header_uuid, ":issued": q.issued_at,
+        ":request": q.unsigned_request, ":subseq": q.subseq_deliv_type, ":status": status,
+        ":next": q.next_attempt_at, ":error": q.last_error, ":now": now_text(),
+    })?;
     Ok(conn.last_insert_rowid())
 }
 
-/// Every waiting document, oldest first (the worker keeps per-TCR order from this).
-pub fn waiting(conn: &Connection, limit: i64) -> Result<Vec<Queued>> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM fiscal_queue WHERE status = 'waiting' ORDER BY id LIMIT :limit"
+/// Every entry on its way (`waiting` or `sending`), oldest first: the worker sends the waiting
+/// ones and keeps each TCR's documents in order behind any still in their first call.
+pub fn on_the_way(conn: &Connection, limit: i64) -> Result<Vec<Queued>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM fiscal_queue WHERE status IN ('waiting', 'sending') ORDER BY id LIMIT :limit"
     ))?;
     let rows = stmt.query_map(named_params! {":limit": limit}, queued_from)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// What waits and what the CIS refused, oldest first: for `arka queue` and GET /account.
+/// What waits and what the CIS refused (kept for the owner, or its number held for a retry),
+/// oldest first: for `arka queue` and GET /account.
 pub fn open_items(conn: &Connection, company_id: Option<i64>) -> Result<Vec<Queued>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {COLUMNS} FROM fiscal_queue
-         WHERE status IN ('waiting', 'rejected') AND (:company IS NULL OR company_id = :company)
+         WHERE status IN ('waiting', 'rejected', 'held') AND (:company IS NULL OR company_id = :company)
          ORDER BY id"
     ))?;
     let rows = stmt.query_map(named_params! {":company": company_id}, queued_from)?;
@@ -161,7 +231,8 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<Queued>> {
         .optional()?)
 }
 
-/// A failed attempt: the document stays waiting until `next_attempt_at`.
+/// A failed attempt: the document waits (its first call hands it to the worker here) until
+/// `next_attempt_at`, as a late delivery of type `subseq_deliv_type` unless it already has one.
 pub fn record_failure(
     conn: &Connection,
     id: i64,
@@ -169,42 +240,78 @@ pub fn record_failure(
     next_attempt_at: &str,
     error: &str,
 ) -> Result<()> {
-    conn.execute(
-        "UPDATE fiscal_queue SET attempts = attempts + 1, subseq_deliv_type = COALESCE(subseq_deliv_type, :subseq),
-             next_attempt_at = :next, last_error = :error
-         WHERE id = :id AND status = 'waiting'",
-        named_params! {":id": id, ":subseq": subseq_deliv_type, ":next": next_attempt_at, ":error": error},
-    )?;
+    conn.prepare_cached(
+        "UPDATE fiscal_queue SET status = 'waiting', attempts = attempts + 1,
+             subseq_deliv_type = COALESCE(subseq_deliv_type, :subseq), next_attempt_at = :next, last_error = :error
+         WHERE id = :id AND status IN ('waiting', 'sending')",
+    )?
+    .execute(named_params! {":id": id, ":subseq": subseq_deliv_type, ":next": next_attempt_at, ":error": error})?;
     Ok(())
 }
 
-/// The CIS accepted the document; returns false when it was no longer waiting.
+/// The CIS accepted the document; returns false when it was no longer on its way.
 pub fn mark_delivered(conn: &Connection, id: i64, result_code: &str) -> Result<bool> {
-    let changed = conn.execute(
-        "UPDATE fiscal_queue SET status = 'delivered', attempts = attempts + 1, result_code = :code,
-             delivered_at = :now, last_error = NULL
-         WHERE id = :id AND status = 'waiting'",
-        named_params! {":id": id, ":code": result_code, ":now": now_text()},
-    )?;
+    let changed = conn
+        .prepare_cached(
+            "UPDATE fiscal_queue SET status = 'delivered', attempts = attempts + 1, result_code = :code,
+                 delivered_at = :now, last_error = NULL
+             WHERE id = :id AND status IN ('waiting', 'sending')",
+        )?
+        .execute(named_params! {":id": id, ":code": result_code, ":now": now_text()})?;
     Ok(changed == 1)
 }
 
-/// The CIS refused the document: kept with its reason and never retried.
+/// The CIS refused a document its POS already had: kept with its reason and never retried
+/// unless its owner sends it again.
 pub fn mark_rejected(conn: &Connection, id: i64, fault_code: Option<&str>, reason: &str) -> Result<()> {
     conn.execute(
         "UPDATE fiscal_queue SET status = 'rejected', attempts = attempts + 1, fault_code = :code, last_error = :reason
-         WHERE id = :id AND status = 'waiting'",
+         WHERE id = :id AND status IN ('waiting', 'sending')",
         named_params! {":id": id, ":code": fault_code, ":reason": reason},
     )?;
     Ok(())
 }
 
+/// The document was given up on its first call (and deleted): its entry stays, with why, to
+/// show the owner the number held for the document's retry.
+pub fn mark_held(conn: &Connection, id: i64, fault_code: Option<&str>, reason: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE fiscal_queue SET status = 'held', document_id = NULL, attempts = attempts + 1,
+             fault_code = :code, last_error = :reason
+         WHERE id = :id AND status = 'sending'",
+        named_params! {":id": id, ":code": fault_code, ":reason": reason},
+    )?;
+    Ok(())
+}
+
+/// The retry of a held document took its number: the old entry is history.
+pub fn mark_reissued(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute(
+        "UPDATE fiscal_queue SET status = 'reissued' WHERE id = :id AND status = 'held'",
+        named_params! {":id": id},
+    )?;
+    Ok(())
+}
+
+/// At start, before anything is issued: entries whose first call a stop (or a crash) cut short
+/// go to the worker at once, as late deliveries of type TECHNICALERROR (PROTOCOL.md section 8:
+/// a temporary technical error on the TCR's side). Whether the CIS got the cut-short call is
+/// unknown; the re-sent message carries the same Header UUID and IIC, which the CIS answers with
+/// the code it gave the first time. Returns how many.
+pub fn release_interrupted(conn: &Connection, now: &str) -> Result<usize> {
+    Ok(conn.execute(
+        "UPDATE fiscal_queue SET status = 'waiting', subseq_deliv_type = COALESCE(subseq_deliv_type, 'TECHNICALERROR'),
+             next_attempt_at = :now, last_error = 'its first call was cut short when Arka stopped'
+         WHERE status = 'sending'",
+        named_params! {":now": now},
+    )?)
+}
+
 /// The CIS is back: documents waiting as late deliveries are due now, whatever their backoff.
-/// Entries still within their first call (no late-delivery type yet) are left alone.
+/// Entries still in their first call (`sending`) are left to it.
 pub fn make_due(conn: &Connection, now: &str) -> Result<usize> {
     Ok(conn.execute(
-        "UPDATE fiscal_queue SET next_attempt_at = :now
-         WHERE status = 'waiting' AND subseq_deliv_type IS NOT NULL",
+        "UPDATE fiscal_queue SET next_attempt_at = :now WHERE status = 'waiting'",
         named_params! {":now": now},
     )?)
 }
@@ -223,7 +330,8 @@ pub fn resend(conn: &Connection, id: i64, now: &str) -> Result<bool> {
     Ok(changed == 1)
 }
 
-/// Drops the queue entry of a document that is not kept (refused, or never to be delivered).
+/// Drops the queue entry of a document that is not kept (a cash-register action refused while
+/// its till's lock was still held, so its number goes back).
 pub fn delete_for_document(conn: &Connection, kind: Document, document_id: i64) -> Result<()> {
     conn.execute(
         "DELETE FROM fiscal_queue WHERE document_kind = :kind AND document_id = :id",

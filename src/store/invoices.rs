@@ -212,13 +212,16 @@ pub fn max_ord_num(
     kind: &str,
     tcr_code: Option<&str>,
 ) -> Result<i64> {
-    Ok(conn.query_row(
-        "SELECT COALESCE(MAX(ord_num), 0) FROM invoices
-         WHERE company_id = :company AND year = :year AND kind = :kind
-           AND COALESCE(tcr_code, '') = COALESCE(:tcr, '')",
-        named_params! {":company": company_id, ":year": year, ":kind": kind, ":tcr": tcr_code},
-        |r| r.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached(
+            "SELECT COALESCE(MAX(ord_num), 0) FROM invoices
+             WHERE company_id = :company AND year = :year AND kind = :kind
+               AND COALESCE(tcr_code, '') = COALESCE(:tcr, '')",
+        )?
+        .query_row(
+            named_params! {":company": company_id, ":year": year, ":kind": kind, ":tcr": tcr_code},
+            |r| r.get(0),
+        )?)
 }
 
 /// The company's `lastNonCashEInvoiceNumber` and when it registered (UTC, RFC 3339).
@@ -239,11 +242,10 @@ pub fn id_by_internal_id(
     internal_id: &str,
 ) -> Result<Option<i64>> {
     Ok(conn
-        .query_row(
+        .prepare_cached(
             "SELECT id FROM invoices WHERE company_id = :company AND year = :year AND internal_id = :internal",
-            named_params! {":company": company_id, ":year": year, ":internal": internal_id},
-            |r| r.get(0),
-        )
+        )?
+        .query_row(named_params! {":company": company_id, ":year": year, ":internal": internal_id}, |r| r.get(0))
         .optional()?)
 }
 
@@ -411,10 +413,11 @@ fn search_text(invoice: &Invoice) -> String {
         .to_lowercase()
 }
 
-/// Writes the invoice with its lines and payments; returns its id.
+/// Writes the invoice with its lines and payments; returns its id. The statement (with the
+/// search index's trigger in it) is prepared once per connection, not per invoice.
 pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
     let t = &i.totals;
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO invoices (company_id, business_unit_id, user_id, internal_id, year, kind, api_version, doc_type,
              original_invoice_iic, tcr_code, ord_num, number, inv_num, issued_at, issue_date, issue_date_time,
              operator_code, business_unit_code, currency, exchange_rate, gross, net, vat, discount, discount_gross,
@@ -431,7 +434,8 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
              :buyer_city, :buyer_country, :self_issue, :due, :delivery, :supply_start, :supply_end, :reverse,
              :periodic, :notes, :bank, :iic, :iic_sig, :uuid, :fic, :eic, :verify, :search, :now, :document_kind,
              :original, :reversed_at, :settled_by, :rate_source, :rate_date)",
-        named_params! {
+    )?
+    .execute(named_params! {
             ":company": i.company_id, ":unit": i.business_unit_id, ":user": i.user_id, ":internal": i.internal_id,
             ":year": i.year, ":kind": i.kind, ":version": i.api_version, ":doc_type": i.doc_type,
             ":original_iic": i.original_invoice_iic, ":tcr": i.tcr_code, ":ord": i.ord_num, ":number": i.number,
@@ -452,8 +456,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":document_kind": i.document_kind, ":original": i.original_invoice_id, ":reversed_at": i.reversed_at,
             ":settled_by": i.settled_by, ":rate_source": i.exchange_rate_origin,
             ":rate_date": i.exchange_rate_date,
-        },
-    )?;
+    })?;
     let id = conn.last_insert_rowid();
     let mut line_stmt = conn.prepare_cached(
         "INSERT INTO invoice_lines (invoice_id, position, product_name, product_code, unit, unit_code, quantity,
@@ -520,7 +523,8 @@ pub fn by_id(conn: &Connection, id: i64) -> Result<Option<Invoice>> {
 
 /// The CIS's code, once it has accepted the invoice.
 pub fn set_fic(conn: &Connection, id: i64, fic: &str) -> Result<()> {
-    conn.execute("UPDATE invoices SET fic = :fic WHERE id = :id", named_params! {":id": id, ":fic": fic})?;
+    conn.prepare_cached("UPDATE invoices SET fic = :fic WHERE id = :id")?
+        .execute(named_params! {":id": id, ":fic": fic})?;
     Ok(())
 }
 

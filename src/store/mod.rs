@@ -10,7 +10,9 @@ pub mod fiscal_queue;
 #[cfg(test)]
 pub mod fixtures;
 pub mod health;
+pub mod held_numbers;
 pub mod invoices;
+mod log_sync;
 pub mod marketplace;
 pub mod print_settings;
 pub mod products;
@@ -101,10 +103,13 @@ pub struct Store {
     path: PathBuf,
     writer: Arc<Mutex<Connection>>,
     readers: Arc<Mutex<Vec<Connection>>>,
+    log: Arc<log_sync::LogSync>,
 }
 
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    // Room for every statement of an issue, so none is parsed again per document.
+    conn.set_prepared_statement_cache_capacity(64);
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
 }
@@ -133,6 +138,7 @@ impl Store {
             path: path.to_path_buf(),
             writer: Arc::new(Mutex::new(writer)),
             readers: Arc::new(Mutex::new(Vec::new())),
+            log: Arc::new(log_sync::LogSync::new(path)),
         })
     }
 
@@ -191,6 +197,24 @@ impl Store {
     /// write goes on as before.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.writer()?;
+        Self::transaction(&mut conn, f)
+    }
+
+    /// `write_blocking`, committed without waiting for the disk (`synchronous=NORMAL` for this
+    /// one transaction): it survives a crash of Arka at once, and a power cut from the next
+    /// durable write or `durable` on (in WAL mode each sync of the log covers everything written
+    /// before it). Only for what nothing relies on before `durable` returns (a new document,
+    /// sent and answered only then), or what is done again if a power cut loses it (the CIS's
+    /// code of a document still in the queue, fetched again by re-sending the same message).
+    pub fn write_blocking_unsynced<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        let mut conn = self.writer()?;
+        conn.prepare_cached("PRAGMA synchronous = NORMAL")?.execute([])?;
+        let result = Self::transaction(&mut conn, f);
+        conn.prepare_cached("PRAGMA synchronous = FULL")?.execute([])?;
+        result
+    }
+
+    fn transaction<T>(conn: &mut Connection, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         // Unwind safety: on a panic nothing `f` touched is used again; the transaction is
         // rolled back below and the connection holds no state of it afterwards.
@@ -223,20 +247,37 @@ impl Store {
         &self,
         f: impl FnOnce(&Connection) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.read_blocking(f))
-            .await
-            .map_err(|e| Error::Task(e.to_string()))?
+        self.on_blocking_pool(move |store| store.read_blocking(f)).await
     }
 
     pub async fn write<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Transaction) -> Result<T> + Send + 'static,
     ) -> Result<T> {
+        self.on_blocking_pool(move |store| store.write_blocking(f)).await
+    }
+
+    /// Returns once every transaction committed before the call is on the disk: one fsync of
+    /// the log, shared by everyone who asks meanwhile, run outside the writer connection.
+    pub async fn durable(&self) -> Result<()> {
+        self.log.durable().await
+    }
+
+    /// `write_blocking_unsynced` on the blocking pool.
+    pub async fn write_unsynced<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Transaction) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.on_blocking_pool(move |store| store.write_blocking_unsynced(f)).await
+    }
+
+    /// Runs `f` with this store on the blocking pool, off the async workers.
+    async fn on_blocking_pool<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Store) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || store.write_blocking(f))
-            .await
-            .map_err(|e| Error::Task(e.to_string()))?
+        tokio::task::spawn_blocking(move || f(&store)).await.map_err(|e| Error::Task(e.to_string()))?
     }
 }
 
@@ -325,6 +366,22 @@ mod tests {
     fn insert(tx: &Transaction, text: &str) -> Result<()> {
         tx.execute("INSERT INTO notes (text) VALUES (?1)", [text])?;
         Ok(())
+    }
+
+    #[test]
+    fn an_unsynced_write_commits_and_leaves_the_next_writes_durable() {
+        let (_dir, store) = store();
+        store.write_blocking_unsynced(|tx| insert(tx, "the CIS's code")).unwrap();
+        assert_eq!(count(&store), 1, "committed, visible at once");
+        let failed = store.write_blocking_unsynced(|tx| -> Result<()> {
+            insert(tx, "half-written")?;
+            Err(Error::Overflow)
+        });
+        assert!(matches!(failed, Err(Error::Overflow)));
+        assert_eq!(count(&store), 1, "a failed unsynced write is rolled back like any other");
+        let synchronous: i64 =
+            store.write_blocking(|tx| Ok(tx.query_row("PRAGMA synchronous", [], |r| r.get(0))?)).unwrap();
+        assert_eq!(synchronous, 2, "every other write still waits for the disk (FULL)");
     }
 
     #[test]

@@ -344,23 +344,14 @@ pub fn rebuild(conn: &Connection, progress: &mut dyn FnMut(usize, usize)) -> Res
 }
 
 /// The cash sales of each closed day that does not have them yet, as its close computed them:
-/// the till's cash documents from its opening to its close.
+/// the till's cash documents written while it was open.
 fn fill_cash_sales(conn: &Connection) -> Result<()> {
-    let days: Vec<(i64, i64, String, String, String)> = conn
-        .prepare(
-            "SELECT id, company_id, tcr_code, opened_at, closed_at FROM cash_days
-             WHERE closed_at IS NOT NULL AND cash_sales IS NULL",
-        )?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
+    let days: Vec<i64> = conn
+        .prepare("SELECT id FROM cash_days WHERE closed_at IS NOT NULL AND cash_sales IS NULL")?
+        .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    for (id, company_id, tcr_code, opened_at, closed_at) in days {
-        let sales = super::cash_register::cash_sales(
-            conn,
-            company_id,
-            &tcr_code,
-            Some(&opened_at),
-            Some(&closed_at),
-        )?;
+    for id in days {
+        let sales = super::cash_register::day_cash_sales(conn, id)?;
         let sold = crate::domain::money::checked_sum(
             sales.into_iter().map(|(gross_all, self_issued)| CashSale { gross_all, self_issued }.signed()),
         )?;

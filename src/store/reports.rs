@@ -506,47 +506,38 @@ pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Resu
     let (conditions, mut values) = till_conditions(filter, "d");
     values.extend([Value::Integer(limit), Value::Integer(offset)]);
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT d.id, d.company_id, d.tcr_code, d.business_day, d.opened_at, d.opened_automatically, d.closed_at,
+        "SELECT d.id, d.tcr_code, d.business_day, d.opened_at, d.opened_automatically, d.closed_at,
              d.expected, d.counted, d.cash_sales
          FROM cash_days d WHERE {conditions} ORDER BY d.business_day, d.tcr_code, d.id LIMIT ? OFFSET ?"
     ))?;
     let found = stmt
         .query_map(params_from_iter(values), |r| {
-            Ok((
-                r.get::<_, i64>(1)?,
-                DayRow {
-                    id: r.get(0)?,
-                    tcr_code: r.get(2)?,
-                    business_day: r.get(3)?,
-                    opened_at: r.get(4)?,
-                    opened_automatically: r.get(5)?,
-                    closed_at: r.get(6)?,
-                    expected: r.get::<_, Option<Money>>(7)?.map(|m| m.0),
-                    counted: r.get::<_, Option<Money>>(8)?.map(|m| m.0),
-                    cash_sales: r.get::<_, Option<Money>>(9)?.map(|m| m.0).unwrap_or_default(),
-                    actions: Vec::new(),
-                },
-            ))
+            Ok(DayRow {
+                id: r.get("id")?,
+                tcr_code: r.get("tcr_code")?,
+                business_day: r.get("business_day")?,
+                opened_at: r.get("opened_at")?,
+                opened_automatically: r.get("opened_automatically")?,
+                closed_at: r.get("closed_at")?,
+                expected: r.get::<_, Option<Money>>("expected")?.map(|m| m.0),
+                counted: r.get::<_, Option<Money>>("counted")?.map(|m| m.0),
+                cash_sales: r.get::<_, Option<Money>>("cash_sales")?.map(|m| m.0).unwrap_or_default(),
+                actions: Vec::new(),
+            })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let mut days = Vec::with_capacity(found.len());
     let mut actions = conn.prepare_cached(
         "SELECT purpose, action_type, amount FROM cash_actions WHERE cash_day_id = :day ORDER BY id",
     )?;
-    for (company_id, mut day) in found {
+    for mut day in found {
         day.actions = actions
             .query_map(named_params! {":day": day.id}, |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get::<_, Money>(2)?.0))
             })?
             .collect::<rusqlite::Result<_>>()?;
         if day.closed_at.is_none() {
-            let sales = super::cash_register::cash_sales(
-                conn,
-                company_id,
-                &day.tcr_code,
-                Some(&day.opened_at),
-                None,
-            )?;
+            let sales = super::cash_register::day_cash_sales(conn, day.id)?;
             day.cash_sales =
                 crate::domain::money::checked_sum(sales.into_iter().map(|(gross_all, self_issued)| {
                     crate::domain::cash_register::CashSale { gross_all, self_issued }.signed()

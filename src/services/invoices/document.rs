@@ -182,10 +182,12 @@ impl Document for InvoiceDocument {
             db::delete(tx, invoice.id)?;
             return Ok(Err(short));
         }
-        // A till's document on a day that is not open opens it first with an INITIAL of 0,
-        // queued (and sent) ahead of it.
+        // A till's document belongs to its TCR's open day; on a day that is not open it opens
+        // it first with an INITIAL of 0, queued (and sent) ahead of it.
         let ahead = match tcr_code {
-            Some(tcr) => open_day_if_needed(tx, automatic_opening(&self.issuer.caller, tcr, plan))?,
+            Some(tcr) => {
+                open_day_if_needed(tx, invoice.id, automatic_opening(&self.issuer.caller, tcr, plan))?
+            }
             None => None,
         };
         match &self.content.links {

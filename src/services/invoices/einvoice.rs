@@ -30,9 +30,6 @@ use crate::store::einvoices;
 use crate::store::fiscal_queue::{self, NewQueued};
 use crate::store::invoices::Invoice;
 
-/// How long the first registration call has before the queue's worker may send it again.
-const FIRST_CALL_SECONDS: i64 = 30;
-
 /// What an e-invoice issue came to; both are answered as issued (the invoice has its FIC).
 pub enum EinvoiceIssued {
     /// Registered with the platform: the invoice carries its EIC.
@@ -267,7 +264,8 @@ impl Services {
         let unsigned = requests::register_einvoice(&header, &envelope);
         let (id, number, issued_at) = (invoice.id, invoice.number.clone(), invoice.issued_at.clone());
         let (company_id, request) = (invoice.company_id, unsigned.clone());
-        let next = (now + chrono::Duration::seconds(FIRST_CALL_SECONDS)).to_rfc3339();
+        // Its first call owns the entry (`sending`) and hands it to the worker explicitly.
+        let next = now.to_rfc3339();
         let queue_id = self
             .store
             .write(move |tx| {
@@ -291,7 +289,7 @@ impl Services {
                 )
             })
             .await?;
-        match self.deliver(certificate, Operation::RegisterEinvoice, unsigned).await? {
+        match self.deliver(certificate, Operation::RegisterEinvoice, unsigned).await {
             Delivery::Accepted(eic) => {
                 let code = eic.clone();
                 self.store

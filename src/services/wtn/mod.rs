@@ -10,17 +10,18 @@
 mod document;
 mod message;
 mod print;
+mod report;
 
-use chrono::NaiveDate;
 use uuid::Uuid;
 
 pub use self::print::PrintDocument;
+pub use self::report::WtnReport;
 use super::invoices::{this_year, user_codes};
 use super::pipeline::{Issued, Sequence};
 use super::{Error, Result, Services};
 use crate::domain::client::Patch;
 use crate::domain::validation::FieldErrors;
-use crate::domain::wtn::{self as rules, Defaults, NoteInput, Summary};
+use crate::domain::wtn::{self as rules, Defaults, NoteInput};
 use crate::store::accounts::{self, Caller};
 use crate::store::print_settings::{self, PrintSettings};
 use crate::store::wtn::{self as db, ListFilter, Wtn};
@@ -45,13 +46,6 @@ pub enum WtnIssue {
     Issued(Issued<Wtn>),
     /// v2: a note with this internalId was already issued this year; here it is, unchanged.
     Repeated(Wtn),
-}
-
-/// A period of the report, both days included.
-#[derive(Debug, Clone, Copy)]
-pub struct Period {
-    pub from: NaiveDate,
-    pub to: NaiveDate,
 }
 
 impl Services {
@@ -232,13 +226,5 @@ impl Services {
                 Ok(settings)
             })
             .await?)
-    }
-
-    /// The notes issued in the period: totals, by fiscal status, by destination.
-    pub async fn wtn_report(&self, caller: &Caller, period: Period) -> Result<Summary> {
-        let company_id = caller.company.id;
-        let (from, to) = (period.from.to_string(), period.to.to_string());
-        let notes = self.store.read(move |c| db::report_rows(c, company_id, &from, &to)).await?;
-        rules::summarize(&notes).map_err(|e| Error::Internal(e.to_string()))
     }
 }
