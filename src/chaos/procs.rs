@@ -57,10 +57,10 @@ fn start_printing_address(mut command: Command, log: &Path) -> Result<(Guarded, 
         child.child.stdout.take().ok_or_else(|| Error::Setup("the child has no stdout".to_string()))?;
     let (lines_tx, lines_rx) = mpsc::channel();
     std::thread::spawn(move || {
+        // Read to the end even once nobody listens: a closed pipe would kill the child at its
+        // next line (the simulators print more after their address).
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if lines_tx.send(line).is_err() {
-                break;
-            }
+            let _ = lines_tx.send(line);
         }
     });
     let deadline = Instant::now() + START_WAIT;
