@@ -5,6 +5,7 @@
 pub mod ai;
 pub mod api;
 pub mod backup;
+pub mod chaos;
 pub mod cis_sim;
 pub mod config;
 pub mod data_lock;

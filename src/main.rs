@@ -422,6 +422,8 @@ fn cis_sim(listen: std::net::SocketAddr, strict_iic: bool) -> Result<(), String>
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+        // The bound address, so that `--listen 127.0.0.1:0` tells where it went.
+        let listen = listener.local_addr().map_err(|e| e.to_string())?;
         println!("CIS simulator on http://{listen}");
         println!("  fiscalization: {}", arka::cis_sim::fiscalization_url(listen));
         println!("  e-invoice:     {}", arka::cis_sim::einvoice_url(listen));
@@ -446,7 +448,9 @@ fn wolt_sim(args: WoltSimArgs) -> Result<(), String> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
-        println!("Wolt simulator on http://{}", args.listen);
+        // The bound address, so that `--listen 127.0.0.1:0` tells where it went.
+        let listen = listener.local_addr().map_err(|e| e.to_string())?;
+        println!("Wolt simulator on http://{listen}");
         println!("  venue:    {}", args.venue_id);
         println!(
             "  webhooks: {}",

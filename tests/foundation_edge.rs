@@ -284,3 +284,65 @@ fn the_bank_account_interval_is_configurable_and_passes() {
     std::thread::sleep(std::time::Duration::from_millis(1100));
     server.get("/api/v1/bank-accounts", Some(&shop.token)).data(200);
 }
+
+// --- early answers on a kept-alive connection ----------------------------------------------------
+
+/// One request on `stream` as a POS writes it (headers, then the whole body), and its answer's
+/// status and `Connection` header; the answer's body is read to its end so the next request can
+/// follow on the same connection.
+fn exchange(stream: &mut std::net::TcpStream, path: &str, body: &[u8]) -> (u16, Option<String>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut status_line = String::new();
+    reader.read_line(&mut status_line).unwrap();
+    let status: u16 = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        panic!("an answer on the kept-alive connection, got {status_line:?}");
+    });
+    let (mut length, mut connection) = (0usize, None);
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':').unwrap();
+        match name.to_ascii_lowercase().as_str() {
+            "content-length" => length = value.trim().parse().unwrap(),
+            "connection" => connection = Some(value.trim().to_ascii_lowercase()),
+            _ => {}
+        }
+    }
+    let mut answer = vec![0; length];
+    reader.read_exact(&mut answer).unwrap();
+    (status, connection)
+}
+
+#[test]
+fn answers_given_before_the_body_is_read_leave_the_connection_usable() {
+    let server = TestServer::start_with(|args| {
+        args.limits = "ip=100000/m;registration=100000/m,1000000/h;general=100000/m".parse().unwrap();
+    });
+    let address = server.base_url().trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    stream.set_write_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    // Without a token: the client routes and registration answer 401 before reading the body, an
+    // unknown route 404; small bodies and ones larger than a socket buffer.
+    let calls = [("/api/v1/clients", 401), ("/api/v1/register", 401), ("/api/v1/no-such-route", 404)];
+    let sizes = [2, 700, 64 * 1024, 512 * 1024];
+    for round in 0..300 {
+        let (path, expected) = calls[round % calls.len()];
+        let size = sizes[(round / calls.len()) % sizes.len()];
+        let body = format!("{{\"name\":\"{}\"}}", "x".repeat(size));
+        let (status, connection) = exchange(&mut stream, path, body.as_bytes());
+        assert_eq!(status, expected, "round {round}: {path} with {size} bytes");
+        assert_eq!(connection, None, "round {round}: the connection stays open");
+    }
+}

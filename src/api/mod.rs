@@ -21,6 +21,7 @@ mod purchase;
 pub mod reports;
 mod stock;
 mod tracing_layers;
+mod unread_body;
 pub mod web;
 mod wtn;
 
@@ -30,7 +31,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
-use axum::middleware::{from_fn_with_state, map_response};
+use axum::middleware::{from_fn, from_fn_with_state, map_response};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::serve::{Listener, ListenerExt};
@@ -69,7 +70,10 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
     }
     let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone()));
     // The owner's page is static and public (it signs in through the API), so no limiter counts it.
-    let app = api_router(state, options.max_body_bytes).merge(ops_routes).merge(web::routes());
+    let app = api_router(state, options.max_body_bytes)
+        .merge(ops_routes)
+        .merge(web::routes())
+        .layer(from_fn(unread_body::drain));
     tracing_layers::layered(app)
 }
 
