@@ -14,6 +14,7 @@ use super::extract::{Body, Query};
 use super::fields;
 use crate::domain::cash_register::ActionType;
 use crate::domain::time::{local_text, parse_stored};
+use crate::domain::validation::FieldErrors;
 use crate::services::cash_register::{ActionRequest, DaySummary, Opened};
 use crate::store::cash_register::{Action, ListFilter};
 
@@ -132,12 +133,10 @@ pub async fn close_balance(
 }
 
 fn date(field: &str, value: Option<&str>) -> Result<Option<chrono::NaiveDate>, ApiError> {
-    match value.map(str::trim).filter(|v| !v.is_empty()) {
-        None => Ok(None),
-        Some(v) => chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d").map(Some).map_err(|_| {
-            ApiError::field(field, format!("The {field} must be a date in the format YYYY-MM-DD."))
-        }),
-    }
+    let mut errors = FieldErrors::new();
+    let day = errors.date(field, value);
+    errors.into_result().map_err(ApiError::Validation)?;
+    Ok(day)
 }
 
 #[derive(Deserialize)]

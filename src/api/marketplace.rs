@@ -441,17 +441,6 @@ fn statuses(errors: &mut FieldErrors, value: Option<&str>) -> Vec<OrderStatus> {
     found
 }
 
-fn query_date(errors: &mut FieldErrors, field: &str, value: Option<&str>) -> Option<String> {
-    let value = value.map(str::trim).filter(|v| !v.is_empty())?;
-    match chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d") {
-        Ok(date) => Some(date.to_string()),
-        Err(_) => {
-            errors.add(field, format!("The {field} must be a date in the format YYYY-MM-DD."));
-            None
-        }
-    }
-}
-
 /// The board: newest first, filtered by status and by the local date the order arrived.
 async fn orders(
     State(state): State<AppState>,
@@ -463,8 +452,8 @@ async fn orders(
     let filter = OrderFilter {
         venue_id: access.venue.id,
         statuses: statuses(&mut errors, q.status.as_deref()),
-        from_date: query_date(&mut errors, "from", q.from.as_deref()),
-        to_date: query_date(&mut errors, "to", q.to.as_deref()),
+        from_date: errors.date("from", q.from.as_deref()).map(|d| d.to_string()),
+        to_date: errors.date("to", q.to.as_deref()).map(|d| d.to_string()),
         // Above 100 is lowered to 100, as the other lists do.
         limit: query_int(&mut errors, "limit", q.limit.as_deref(), 1..=i64::from(u32::MAX))
             .unwrap_or(20)

@@ -2,7 +2,7 @@
 //! company's answer to one of them.
 
 use axum::extract::{Path, State};
-use chrono::{NaiveDate, Utc};
+use chrono::Utc;
 use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -79,16 +79,6 @@ struct Page<'a> {
     fetched_at: String,
 }
 
-fn date(errors: &mut FieldErrors, field: &str, value: Option<&str>, today: NaiveDate) -> NaiveDate {
-    match value.map(str::trim).filter(|v| !v.is_empty()) {
-        None => today,
-        Some(text) => NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap_or_else(|_| {
-            errors.add(field, format!("The {field} must be a date in the format YYYY-MM-DD."));
-            today
-        }),
-    }
-}
-
 pub async fn list(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -96,8 +86,8 @@ pub async fn list(
 ) -> ApiResult {
     let today = Utc::now().with_timezone(&Tirane).date_naive();
     let mut errors = FieldErrors::new();
-    let from = date(&mut errors, "fromDate", q.from_date.as_deref(), today);
-    let to = date(&mut errors, "toDate", q.to_date.as_deref(), today);
+    let from = errors.date("fromDate", q.from_date.as_deref()).unwrap_or(today);
+    let to = errors.date("toDate", q.to_date.as_deref()).unwrap_or(today);
     if errors.is_empty() && to < from {
         errors.add("toDate", "The toDate must be a date after or equal to fromDate.");
     }

@@ -53,6 +53,17 @@ impl FieldErrors {
         }
     }
 
+    /// An optional calendar day, `YYYY-MM-DD`; `None` when absent, blank or not a date (then
+    /// with the field's message).
+    pub fn date(&mut self, field: &str, value: Option<&str>) -> Option<chrono::NaiveDate> {
+        let value = value.map(str::trim).filter(|v| !v.is_empty())?;
+        let parsed = chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d").ok();
+        if parsed.is_none() {
+            self.add(field, format!("The {field} must be a date in the format YYYY-MM-DD."));
+        }
+        parsed
+    }
+
     /// A string no longer than `max` characters.
     pub fn max_len(&mut self, field: &str, value: Option<&str>, max: usize) {
         if value.is_some_and(|v| v.chars().count() > max) {
@@ -156,6 +167,18 @@ pub fn is_currency_code(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_date_is_a_calendar_day_or_absent() {
+        let mut errors = FieldErrors::new();
+        assert_eq!(errors.date("toDate", Some(" 2026-02-28 ")), chrono::NaiveDate::from_ymd_opt(2026, 2, 28));
+        assert_eq!(errors.date("toDate", None), None);
+        assert_eq!(errors.date("toDate", Some("  ")), None);
+        assert!(errors.is_empty(), "absent and blank are not errors");
+        assert_eq!(errors.date("fromDate", Some("2026-02-30")), None);
+        assert_eq!(errors.date("fromDate", Some("28.02.2026")), None);
+        assert_eq!(errors.into_map().get("fromDate").map(Vec::len), Some(2), "each bad date names its field");
+    }
 
     #[test]
     fn nuis_is_letter_eight_digits_letter() {

@@ -1,6 +1,6 @@
 //! Fiscal devices (TCR registration) and the taxpayer look-up, both answered by the CIS.
 
-use chrono::{NaiveDate, Utc};
+use chrono::Utc;
 use uuid::Uuid;
 
 use super::{Error, Result, Services};
@@ -18,17 +18,6 @@ pub struct DeviceInput {
     pub name: Option<String>,
     pub from_date: Option<String>,
     pub to_date: Option<String>,
-}
-
-fn date(errors: &mut FieldErrors, field: &str, value: Option<&str>) -> Option<NaiveDate> {
-    let value = value.map(str::trim).filter(|v| !v.is_empty())?;
-    match NaiveDate::parse_from_str(value, "%Y-%m-%d") {
-        Ok(d) => Some(d),
-        Err(_) => {
-            errors.add(field, format!("The {field} must be a date in the format YYYY-MM-DD."));
-            None
-        }
-    }
 }
 
 fn unavailable() -> Error {
@@ -50,8 +39,8 @@ impl Services {
         if input.from_date.as_deref().is_none_or(|d| d.trim().is_empty()) {
             errors.add("fromDate", "The fromDate field is required.");
         }
-        let from = date(&mut errors, "fromDate", input.from_date.as_deref());
-        let to = date(&mut errors, "toDate", input.to_date.as_deref());
+        let from = errors.date("fromDate", input.from_date.as_deref());
+        let to = errors.date("toDate", input.to_date.as_deref());
         if let (Some(from), Some(to)) = (from, to)
             && to < from
         {

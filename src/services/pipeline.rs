@@ -36,6 +36,7 @@ use tokio::time::Instant;
 
 use super::budget::{self, Handover};
 use super::cash_register::Saved as SavedAction;
+use super::invoices::Issuer;
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::{Error, Result, Services};
@@ -157,10 +158,18 @@ pub trait Document: Send + Sync + 'static {
     /// Its table, as the queue names it.
     const QUEUED_AS: fiscal_queue::Document;
 
-    fn company_id(&self) -> i64;
+    /// Who issues it: the caller's company, the till, the certificate.
+    fn issuer(&self) -> &Issuer;
     fn year(&self) -> i32;
     fn sequence(&self) -> &Sequence;
-    fn certificate(&self) -> Arc<Certificate>;
+
+    fn company_id(&self) -> i64 {
+        self.issuer().caller.company.id
+    }
+
+    fn certificate(&self) -> Arc<Certificate> {
+        self.issuer().certificate.clone()
+    }
     /// Its key in the in-flight set, and what a second request with it meets.
     fn in_flight(&self) -> (String, Error);
     /// Whether a document the CIS did not register on its first call is kept and queued (the

@@ -126,17 +126,6 @@ pub fn this_year() -> i32 {
     Utc::now().with_timezone(&Tirane).year()
 }
 
-pub fn date(errors: &mut FieldErrors, field: &str, value: &Option<String>) -> Option<chrono::NaiveDate> {
-    let value = value.as_deref().map(str::trim).filter(|v| !v.is_empty())?;
-    match chrono::NaiveDate::parse_from_str(value, "%Y-%m-%d") {
-        Ok(d) => Some(d),
-        Err(_) => {
-            errors.add(field, format!("The {field} must be a date in the format YYYY-MM-DD."));
-            None
-        }
-    }
-}
-
 pub fn id_type(value: &str) -> Option<IdType> {
     match value.trim().to_uppercase().as_str() {
         "NUIS" | "NIPT" => Some(IdType::Nuis),
@@ -262,9 +251,9 @@ impl Services {
         let invoice_type = req.kind.invoice_type().unwrap_or(InvoiceType::Cash);
         let (operator_code, unit_code, tcr_code) = user_codes(caller, invoice_type == InvoiceType::Cash)?;
         let mut errors = FieldErrors::new();
-        let due = date(&mut errors, "due_date", &req.due_date);
-        let start = date(&mut errors, "supply_start_date", &req.supply_start_date);
-        let end = date(&mut errors, "supply_end_date", &req.supply_end_date);
+        let due = errors.date("due_date", req.due_date.as_deref());
+        let start = errors.date("supply_start_date", req.supply_start_date.as_deref());
+        let end = errors.date("supply_end_date", req.supply_end_date.as_deref());
         let currency = currency(&mut errors, req.currency.as_deref());
         if req.internal_id.chars().count() > 255 {
             errors.add("internalId", "The internalId must not be greater than 255 characters.");

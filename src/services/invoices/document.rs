@@ -2,8 +2,6 @@
 //! admitted once per internalId and year, written with the day's automatic opening when it is
 //! a till's first document of the day.
 
-use std::sync::Arc;
-
 use rusqlite::Connection;
 
 use super::super::cash_register::{automatic_opening, open_day_if_needed};
@@ -13,7 +11,6 @@ use super::super::{Error, Result};
 use super::content::{Content, Issuer, Links};
 use super::message::{draft, stored_invoice};
 use crate::domain::document::DocumentKind;
-use crate::fiscal::certificate::Certificate;
 use crate::fiscal::requests::Operation;
 use crate::store::{self, fiscal_queue, invoices as db};
 
@@ -68,8 +65,8 @@ impl Document for InvoiceDocument {
     const OPERATION: Operation = Operation::RegisterInvoice;
     const QUEUED_AS: fiscal_queue::Document = fiscal_queue::Document::Invoice;
 
-    fn company_id(&self) -> i64 {
-        self.issuer.caller.company.id
+    fn issuer(&self) -> &Issuer {
+        &self.issuer
     }
 
     fn year(&self) -> i32 {
@@ -78,10 +75,6 @@ impl Document for InvoiceDocument {
 
     fn sequence(&self) -> &Sequence {
         &self.sequence
-    }
-
-    fn certificate(&self) -> Arc<Certificate> {
-        self.issuer.certificate.clone()
     }
 
     fn in_flight(&self) -> (String, Error) {

@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::IssueRequest;
-use super::content::{Content, Links, computed, currency, date, this_year, user_codes};
+use super::content::{Content, Links, computed, currency, this_year, user_codes};
 use super::document::InvoiceDocument;
 use crate::domain::currency::{Origin, RateBasis};
 use crate::domain::document::{DocumentKind, InvoiceType};
@@ -69,8 +69,8 @@ impl Services {
         if req.internal_id.chars().count() > 255 {
             errors.add("internalId", "The internalId must not be greater than 255 characters.");
         }
-        let start = date(&mut errors, "supply_start_date", &req.supply_start_date);
-        let end = date(&mut errors, "supply_end_date", &req.supply_end_date);
+        let start = errors.date("supply_start_date", req.supply_start_date.as_deref());
+        let end = errors.date("supply_end_date", req.supply_end_date.as_deref());
         let iics = match table::order_iics(&req.order_invoices) {
             Ok(iics) => iics,
             Err(e) => {

@@ -2,8 +2,6 @@
 //! sequence of the year, admitted once per internalId and year, written with the stock it
 //! moves, kept and queued when the CIS cannot take it.
 
-use std::sync::Arc;
-
 use rusqlite::Connection;
 
 use super::super::invoices::Issuer;
@@ -11,7 +9,6 @@ use super::super::pipeline::{Document, QueuePlan, Sequence, Written};
 use super::super::stock::{self, Goods, GoodsLine};
 use super::super::{Error, Result};
 use super::message::{Content, draft, stored};
-use crate::fiscal::certificate::Certificate;
 use crate::fiscal::requests::Operation;
 use crate::store::{self, fiscal_queue, wtn as db};
 
@@ -39,8 +36,8 @@ impl Document for WtnDocument {
     const OPERATION: Operation = Operation::RegisterWtn;
     const QUEUED_AS: fiscal_queue::Document = fiscal_queue::Document::Wtn;
 
-    fn company_id(&self) -> i64 {
-        self.issuer.caller.company.id
+    fn issuer(&self) -> &Issuer {
+        &self.issuer
     }
 
     fn year(&self) -> i32 {
@@ -49,10 +46,6 @@ impl Document for WtnDocument {
 
     fn sequence(&self) -> &Sequence {
         &self.sequence
-    }
-
-    fn certificate(&self) -> Arc<Certificate> {
-        self.issuer.certificate.clone()
     }
 
     fn in_flight(&self) -> (String, Error) {
