@@ -361,7 +361,7 @@ pub async fn run_with_tls(
         })
     };
     let lanes = services.lanes.clone();
-    let state = AppState { services, limiters, marketplace };
+    let state = AppState { services, limiters, marketplace, callers: Default::default() };
     let app =
         api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {

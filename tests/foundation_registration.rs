@@ -303,6 +303,9 @@ fn a_cashier_gets_a_new_operator_code_and_unit() {
         &branch_body("Dyqani Kombinat", "kb111kb111"),
     );
     let second_unit = second_unit.data(201)["branch"]["id"].as_i64().unwrap();
+    // The cashier's token is in use (its caller is kept between requests) when the change comes.
+    let before = server.get("/api/v1/account", Some(&cashier_token));
+    assert_eq!(before.data(200)["user"]["operatorCode"], "op123op123");
 
     let reply = server.post_json(
         &format!("/api/v1/on-boarding/user/{cashier_id}"),
@@ -315,6 +318,7 @@ fn a_cashier_gets_a_new_operator_code_and_unit() {
     assert_eq!(user["operatorCode"], "nw456nw456");
     assert!(user.get("token").is_none(), "an update shows no token: {user}");
 
+    // The very next request sees the change.
     let account = server.get("/api/v1/account", Some(&cashier_token));
     let account = account.data(200);
     assert_eq!(account["user"]["operatorCode"], "nw456nw456");

@@ -76,6 +76,11 @@ async fn resolve(state: &AppState, headers: &HeaderMap, ip: IpAddr) -> Result<Id
         return Ok(Identity::Anonymous(ip));
     };
     let hash = hash_token(token);
+    let version = state.services.store.accounts_version();
+    if let Some(identity) = state.callers.get(&hash, version) {
+        return Ok(identity);
+    }
+    let key = hash.clone();
     let found = state
         .services
         .store
@@ -87,7 +92,13 @@ async fn resolve(state: &AppState, headers: &HeaderMap, ip: IpAddr) -> Result<Id
         })
         .await
         .map_err(|e| ApiError::from(crate::services::Error::from(e)))?;
-    Ok(found.unwrap_or(Identity::Anonymous(ip)))
+    match found {
+        Some(identity) => {
+            state.callers.keep(key, identity.clone(), version);
+            Ok(identity)
+        }
+        None => Ok(Identity::Anonymous(ip)),
+    }
 }
 
 /// Resolves the caller and applies the general limiter (per token, or per IP when unidentified).

@@ -2,6 +2,7 @@
 
 pub mod ai;
 pub mod auth;
+mod callers;
 mod cash_register;
 mod clients;
 mod currencies;
@@ -47,6 +48,8 @@ pub struct AppState {
     pub services: Services,
     pub limiters: Arc<Limiters>,
     pub marketplace: crate::services::marketplace::Marketplace,
+    /// The callers of tokens seen lately (`callers`).
+    pub callers: Arc<callers::Callers>,
 }
 
 /// Installs a group budget on every route of `routes`.

@@ -218,16 +218,25 @@ impl Gateway {
         read: impl FnOnce(&CisClient, &str) -> Outcome<T>,
     ) -> Result<Outcome<T>, Error> {
         let signed = dsig::sign_enveloped(unsigned, certificate)?;
+        Ok(self.send_envelope(crate::metrics::request_root(unsigned), &soap_envelope(&signed), read))
+    }
+
+    /// Sends a request signed and wrapped beforehand; `root` is its root element's name.
+    fn send_envelope<T>(
+        &self,
+        root: &str,
+        envelope: &str,
+        read: impl FnOnce(&CisClient, &str) -> Outcome<T>,
+    ) -> Outcome<T> {
         let started = std::time::Instant::now();
-        let outcome = read(&self.client, &soap_envelope(&signed));
-        let root = crate::metrics::request_root(unsigned);
-        crate::metrics::cis_answered(unsigned, &outcome, started.elapsed());
+        let outcome = read(&self.client, envelope);
+        crate::metrics::cis_answered(root, &outcome, started.elapsed());
         // The breaker speaks for the fiscalization service: the e-invoice platform being away
         // must not send cash sales to the late-delivery queue.
         if Operation::from_request_root(root).is_none_or(|op| op.service() == Service::Fiscalization) {
             self.note(&outcome);
         }
-        Ok(outcome)
+        outcome
     }
 
     /// Signs and sends a document's registration (`operation` names which) and reads what it
@@ -238,21 +247,55 @@ impl Gateway {
         operation: Operation,
         unsigned: &str,
     ) -> Result<Delivery, Error> {
+        Ok(self.deliver_signed(&SignedRegistration::sign(certificate, operation, unsigned)?))
+    }
+
+    /// Sends a registration signed beforehand and reads what it came to.
+    pub fn deliver_signed(&self, signed: &SignedRegistration) -> Delivery {
+        let SignedRegistration { operation, envelope } = signed;
+        let root = operation.request_root();
         let outcome = match operation {
             Operation::RegisterInvoice => {
-                self.send(certificate, unsigned, |c, b| c.register_invoice(b))?.map(|a| a.fic)
+                self.send_envelope(root, envelope, |c, b| c.register_invoice(b)).map(|a| a.fic)
             }
             Operation::RegisterCashDeposit => {
-                self.send(certificate, unsigned, |c, b| c.register_cash_deposit(b))?.map(|a| a.fcdc)
+                self.send_envelope(root, envelope, |c, b| c.register_cash_deposit(b)).map(|a| a.fcdc)
             }
             Operation::RegisterWtn => {
-                self.send(certificate, unsigned, |c, b| c.register_wtn(b))?.map(|a| a.fwtnic)
+                self.send_envelope(root, envelope, |c, b| c.register_wtn(b)).map(|a| a.fwtnic)
             }
-            Operation::RegisterEinvoice => {
-                self.send(certificate, unsigned, |c, b| c.register_einvoice(b))?.map(|a| a.eic)
-            }
-            other => return Err(Error::Xml(format!("{} registers no document", other.request_root()))),
+            // RegisterEinvoice: `sign` lets no other operation through.
+            _ => self.send_envelope(root, envelope, |c, b| c.register_einvoice(b)).map(|a| a.eic),
         };
-        Ok(Delivery::of(outcome))
+        Delivery::of(outcome)
+    }
+}
+
+/// A document's registration, signed and in its SOAP envelope: signed while the disk makes the
+/// document durable, sent once it is.
+pub struct SignedRegistration {
+    operation: Operation,
+    envelope: String,
+}
+
+impl SignedRegistration {
+    pub fn operation(&self) -> Operation {
+        self.operation
+    }
+
+    /// Signs `unsigned`, the registration `operation` names; refused for an operation that
+    /// registers no document.
+    pub fn sign(certificate: &Certificate, operation: Operation, unsigned: &str) -> Result<Self, Error> {
+        if !matches!(
+            operation,
+            Operation::RegisterInvoice
+                | Operation::RegisterCashDeposit
+                | Operation::RegisterWtn
+                | Operation::RegisterEinvoice
+        ) {
+            return Err(Error::Xml(format!("{} registers no document", operation.request_root())));
+        }
+        let signed = dsig::sign_enveloped(unsigned, certificate)?;
+        Ok(SignedRegistration { operation, envelope: soap_envelope(&signed) })
     }
 }

@@ -4,11 +4,16 @@
 //! `Outcome::NotDelivered`, which the deferred-fiscalization queue retries; a SOAP fault is
 //! `Outcome::Rejected` whatever the HTTP status it came with.
 
+use std::collections::HashMap;
 use std::io;
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use ureq::Agent;
+use ureq::http::Uri;
 use ureq::tls::{Certificate as TlsCertificate, RootCerts, TlsConfig, TlsProvider};
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 use super::Error;
 use super::requests::{Operation, Service};
@@ -88,6 +93,44 @@ pub enum RawReply {
     NotDelivered(NotDelivered),
 }
 
+/// How long the CIS's addresses are used before they are looked up again.
+const RESOLVED_FOR: Duration = Duration::from_secs(60);
+
+/// ureq looks the host up before every request, a kept connection or not, and with a time
+/// limit set it starts a thread for each lookup: a thread per document. This keeps what a
+/// lookup found for a minute, per host; a lookup that fails is not kept.
+#[derive(Debug, Default)]
+struct KeptResolver {
+    lookup: DefaultResolver,
+    found: Mutex<HashMap<String, (Instant, ResolvedSocketAddrs)>>,
+}
+
+impl Resolver for KeptResolver {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let host = format!(
+            "{}://{}",
+            uri.scheme_str().unwrap_or_default(),
+            uri.authority().map_or("", |a| a.as_str())
+        );
+        if let Ok(found) = self.found.lock()
+            && let Some((at, addrs)) = found.get(&host)
+            && at.elapsed() < RESOLVED_FOR
+        {
+            return Ok(addrs.clone());
+        }
+        let addrs = self.lookup.resolve(uri, config, timeout)?;
+        if let Ok(mut found) = self.found.lock() {
+            found.insert(host, (Instant::now(), addrs.clone()));
+        }
+        Ok(addrs)
+    }
+}
+
 /// A blocking SOAP client for both CIS services.
 #[derive(Debug, Clone)]
 pub struct CisClient {
@@ -103,7 +146,7 @@ impl CisClient {
             None => RootCerts::PlatformVerifier,
         };
         let tls = TlsConfig::builder().provider(TlsProvider::NativeTls).root_certs(roots).build();
-        let agent: Agent = Agent::config_builder()
+        let agent_config = Agent::config_builder()
             .tls_config(tls)
             .timeout_connect(Some(config.connect_timeout))
             .timeout_global(Some(config.call_timeout))
@@ -113,8 +156,8 @@ impl CisClient {
             .max_redirects(0)
             .max_idle_connections_per_host(config.kept_connections.max(1))
             .max_idle_connections(config.kept_connections.max(1) * 2)
-            .build()
-            .into();
+            .build();
+        let agent = Agent::with_parts(agent_config, DefaultConnector::new(), KeptResolver::default());
         Ok(CisClient { agent, endpoint: config.endpoint })
     }
 

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::delivery::Delivery;
-use crate::fiscal::gateway::Gateway;
+use crate::fiscal::gateway::{Gateway, SignedRegistration};
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::Queue;
 use crate::fiscal::response::Outcome;
@@ -109,13 +109,26 @@ impl Services {
                 .await
                 .map_err(|e| e.to_string())
                 .and_then(|sent| sent.map_err(|e| e.to_string()));
-        delivered.unwrap_or_else(|e| {
-            tracing::error!(error = %e, operation = operation.request_root(), "a request could not be sent");
-            Delivery::NotDelivered {
-                subseq: SubseqDelivType::TechnicalError,
-                reason: format!("the request could not be sent: {e}"),
-            }
-        })
+        delivered.unwrap_or_else(|e| not_sent(operation, &e))
+    }
+
+    /// Sends a registration signed beforehand, on the blocking pool.
+    pub async fn deliver_signed(&self, signed: SignedRegistration) -> Delivery {
+        let gateway = self.gateway.clone();
+        let operation = signed.operation();
+        tokio::task::spawn_blocking(move || gateway.deliver_signed(&signed))
+            .await
+            .unwrap_or_else(|e| not_sent(operation, &e.to_string()))
+    }
+}
+
+/// A registration that could not be signed or sent from here: a technical error on the TCR's
+/// side, left to the queue.
+pub(super) fn not_sent(operation: crate::fiscal::requests::Operation, error: &str) -> Delivery {
+    tracing::error!(error = %error, operation = operation.request_root(), "a request could not be sent");
+    Delivery::NotDelivered {
+        subseq: SubseqDelivType::TechnicalError,
+        reason: format!("the request could not be sent: {error}"),
     }
 }
 

@@ -32,6 +32,7 @@ use chrono::{DateTime, Datelike, Utc};
 use chrono_tz::Europe::Tirane;
 use rusqlite::Connection;
 use tokio::sync::{OwnedMutexGuard, oneshot};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::budget::{self, Handover};
@@ -41,8 +42,10 @@ use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::{Error, Result, Services};
 use crate::domain::numbering::{CarriedOver, next_ordinal};
+use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::delivery::{Delivery, Refusal};
+use crate::fiscal::gateway::SignedRegistration;
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::requests::Operation;
 use crate::store::fiscal_queue::{self, NewQueued};
@@ -153,6 +156,8 @@ pub struct Written<S> {
 pub trait Document: Send + Sync + 'static {
     /// What is stored and answered (an invoice).
     type Stored: Send + 'static;
+    /// The document numbered, with its protection code and unsigned request.
+    type Draft;
     /// The CIS request that registers it.
     const OPERATION: Operation;
     /// Its table, as the queue names it.
@@ -180,13 +185,19 @@ pub trait Document: Send + Sync + 'static {
     /// In the write transaction, before its number: the idempotency key and the state it
     /// needs. `Err` leaves nothing written.
     fn admit(&self, tx: &Connection) -> store::Result<Result<()>>;
-    /// In the same transaction: the document numbered `ord_num` at `plan.at`, signed, written
-    /// with whatever else changes with it.
+    /// The document numbered `ord_num` at `plan.at`: its protection code signed and its CIS
+    /// request built, without the database.
+    fn draft(&self, ord_num: u32, plan: &QueuePlan) -> Result<Self::Draft>;
+    /// The unsigned CIS request of `draft`, signed by the pipeline while `write` runs.
+    fn request(draft: &Self::Draft) -> &str;
+    /// In the same transaction: the document of `draft` written with whatever else changes
+    /// with it.
     fn write(
         &self,
         tx: &Connection,
         ord_num: u32,
         plan: &QueuePlan,
+        draft: Self::Draft,
     ) -> store::Result<Result<Written<Self::Stored>>>;
     /// Undoes `write` (with what changed with it) when the document is given up.
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()>;
@@ -253,9 +264,13 @@ struct Saved<S> {
     stored: S,
     document_id: i64,
     queue_id: i64,
-    unsigned: String,
+    /// Its request being signed (not for a document that goes to the queue at once).
+    signing: Option<JoinHandle<std::result::Result<SignedRegistration, fiscal::Error>>>,
     ahead: Option<SavedAction>,
     numbered: Numbered,
+    /// Its place in its lane and the day's opening it waits behind; none for a document that
+    /// went to the queue at once.
+    place: Option<(Place, Option<Opening>)>,
 }
 
 /// A saved document's first call, run on a task of its own once the sequence's lock is free.
@@ -263,7 +278,8 @@ struct FirstCall<S> {
     certificate: Arc<Certificate>,
     document_id: i64,
     queue_id: i64,
-    unsigned: String,
+    /// Its registration, signed (or why it could not be).
+    signed: std::result::Result<SignedRegistration, Delivery>,
     ahead: Option<SavedAction>,
     numbered: Numbered,
     /// Whether it is kept and queued when the CIS does not take it (else given up).
@@ -306,35 +322,21 @@ impl Services {
         }
         let certificate = document.certificate();
         let company_id = document.company_id();
-        let lane = document.sequence().lock_key(company_id);
         let tcr = document.sequence().tcr_code().map(str::to_string);
         let not_saved = document.not_saved();
-        let saved = self.persist(document, plan.clone(), key).await;
-        if let Some(tcr) = &tcr {
-            // A till's document moves its balance (or opened its day).
-            self.balances.invalidate(company_id, tcr);
-        }
-        let saved = saved?;
-        if plan.late.is_some() {
-            drop(guard);
-            self.store.durable().await?;
+        let saved = self.persist(document, plan.clone(), key, guard).await?;
+        let Saved { stored, document_id, queue_id, signing, ahead, numbered, place } = saved;
+        let Some((place, opening)) = place else {
             self.queue.wake();
-            return Ok(Issued::Deferred(saved.stored));
-        }
-        // Under the lock still, so the lane learns its documents in the order of their numbers.
-        let (place, opening) = self.lanes.join(&lane, saved.ahead.as_ref().map(SavedAction::queue_id));
-        drop(guard);
-        // Nothing is sent nor answered before the document is on the disk. The lock is free
-        // meanwhile: the till's next documents are numbered while the disk works, and one sync
-        // of the log serves them all.
-        self.store.durable().await?;
-        let Saved { stored, document_id, queue_id, unsigned, ahead, numbered } = saved;
+            return Ok(Issued::Deferred(stored));
+        };
+        let signed = signed(D::OPERATION, signing).await;
         let handover = Handover::new(stored);
         let call = FirstCall {
             certificate,
             document_id,
             queue_id,
-            unsigned,
+            signed,
             ahead,
             numbered,
             kept,
@@ -374,66 +376,41 @@ impl Services {
     }
 
     /// Steps 4 and 5: admitted, numbered, signed and written with its queue entry, in one
-    /// transaction, committed without waiting for the disk (the caller waits for `durable` once
-    /// the lock is free). The retry of a document given up on its first call takes the number
-    /// held for it.
+    /// transaction committed without waiting for the disk; its place taken in its lane, the
+    /// sequence's lock released, then the log synced (the till's next documents are numbered
+    /// while the disk works, and one sync serves them all). All on one thread of the blocking
+    /// pool, so a document crosses between threads as few times as it can. The retry of a
+    /// document given up on its first call takes the number held for it.
     async fn persist<D: Document>(
         &self,
         document: D,
         plan: QueuePlan,
         held_for: String,
+        lock: OwnedMutexGuard<()>,
     ) -> Result<Saved<D::Stored>> {
-        self.store
-            .write_unsynced(move |tx| {
-                let company_id = document.company_id();
-                let (sequence, year) = (document.sequence().key(), document.year());
-                let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;
-                if let Err(e) = document.admit(tx)? {
-                    return Ok(Err(e));
-                }
-                let ord_num = match &held {
-                    Some(held) => held.ord_num,
-                    None => reserve_number(tx, company_id, year, document.sequence())?,
-                };
-                let Ok(number) = u32::try_from(ord_num) else {
-                    return Ok(Err(Error::Internal("the sequence's numbers are exhausted".into())));
-                };
-                let written = match document.write(tx, number, &plan)? {
-                    Ok(written) => written,
-                    Err(e) => return Ok(Err(e)),
-                };
-                let next = plan.next_attempt_at();
-                let queue_id = fiscal_queue::enqueue(
-                    tx,
-                    &NewQueued {
-                        company_id,
-                        operation: D::OPERATION.request_root(),
-                        document: D::QUEUED_AS,
-                        document_id: Some(written.document_id),
-                        document_number: Some(&written.number),
-                        tcr_code: document.sequence().tcr_code(),
-                        header_uuid: &written.header_uuid,
-                        issued_at: &written.issued_at,
-                        unsigned_request: &written.unsigned_request,
-                        subseq_deliv_type: plan.late.map(|s| s.as_str()),
-                        next_attempt_at: &next,
-                        last_error: plan.last_error(),
-                    },
-                )?;
-                if let Some(held) = held {
-                    held_numbers::release(tx, held.id)?;
-                    fiscal_queue::mark_reissued(tx, held.queue_id)?;
-                }
-                Ok(Ok(Saved {
-                    stored: written.stored,
-                    document_id: written.document_id,
-                    queue_id,
-                    unsigned: written.unsigned_request,
-                    ahead: written.ahead,
-                    numbered: Numbered { company_id, sequence, year, ord_num, held_for },
-                }))
-            })
-            .await?
+        let services = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let company_id = document.company_id();
+            let written = services.store.write_blocking_unsynced(|tx| save(tx, &document, &plan, held_for));
+            if let Some(tcr) = document.sequence().tcr_code() {
+                // A till's document moves its balance (or opened its day).
+                services.balances.invalidate(company_id, tcr);
+            }
+            let mut saved = written??;
+            if plan.late.is_none() {
+                // Under the lock still, so the lane learns its documents in the order of their
+                // numbers.
+                let lane = document.sequence().lock_key(company_id);
+                saved.place =
+                    Some(services.lanes.join(&lane, saved.ahead.as_ref().map(SavedAction::queue_id)));
+            }
+            drop(lock);
+            // Nothing is sent nor answered before the document is on the disk.
+            services.store.durable_blocking()?;
+            Ok(saved)
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("the save failed: {e}")))?
     }
 
     /// Steps 6 and 7 for the first call, outside the sequence's lock: behind the day's opening
@@ -445,7 +422,7 @@ impl Services {
             certificate,
             document_id,
             queue_id,
-            unsigned,
+            signed,
             ahead,
             numbered,
             kept,
@@ -469,10 +446,13 @@ impl Services {
             // The CIS sees what goes ahead first: when it did not get there, the document waits
             // behind it in the queue.
             Gate::Closed { subseq, reason } => Delivery::NotDelivered { subseq, reason },
-            Gate::Passed => {
-                let _at_the_cis = place.at_the_cis().await;
-                self.deliver(certificate, D::OPERATION, unsigned).await
-            }
+            Gate::Passed => match signed {
+                Ok(signed) => {
+                    let _at_the_cis = place.at_the_cis().await;
+                    self.deliver_signed(signed).await
+                }
+                Err(not_signed) => not_signed,
+            },
         };
         let settled = Settled { document_id, queue_id, numbered, kept, not_saved };
         self.settle_first_call::<D>(settled, delivery, &handover).await
@@ -599,6 +579,75 @@ impl Services {
     }
 }
 
+/// In the write transaction: `document` admitted, numbered (the number held for its retry, or
+/// the sequence's next), drafted with its request's signing started beside, written, and queued.
+fn save<D: Document>(
+    tx: &Connection,
+    document: &D,
+    plan: &QueuePlan,
+    held_for: String,
+) -> store::Result<Result<Saved<D::Stored>>> {
+    let company_id = document.company_id();
+    let (sequence, year) = (document.sequence().key(), document.year());
+    let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;
+    if let Err(e) = document.admit(tx)? {
+        return Ok(Err(e));
+    }
+    let ord_num = match &held {
+        Some(held) => held.ord_num,
+        None => reserve_number(tx, company_id, year, document.sequence())?,
+    };
+    let Ok(number) = u32::try_from(ord_num) else {
+        return Ok(Err(Error::Internal("the sequence's numbers are exhausted".into())));
+    };
+    let draft = match document.draft(number, plan) {
+        Ok(draft) => draft,
+        Err(e) => return Ok(Err(e)),
+    };
+    // The request is signed on another thread while the rows are written, committed and
+    // synced: none of that needs its signature. A document for the queue is signed when the
+    // queue sends it.
+    let signing = plan.late.is_none().then(|| {
+        let (certificate, unsigned) = (document.certificate(), D::request(&draft).to_string());
+        tokio::task::spawn_blocking(move || SignedRegistration::sign(&certificate, D::OPERATION, &unsigned))
+    });
+    let written = match document.write(tx, number, plan, draft)? {
+        Ok(written) => written,
+        Err(e) => return Ok(Err(e)),
+    };
+    let next = plan.next_attempt_at();
+    let queue_id = fiscal_queue::enqueue(
+        tx,
+        &NewQueued {
+            company_id,
+            operation: D::OPERATION.request_root(),
+            document: D::QUEUED_AS,
+            document_id: Some(written.document_id),
+            document_number: Some(&written.number),
+            tcr_code: document.sequence().tcr_code(),
+            header_uuid: &written.header_uuid,
+            issued_at: &written.issued_at,
+            unsigned_request: &written.unsigned_request,
+            subseq_deliv_type: plan.late.map(|s| s.as_str()),
+            next_attempt_at: &next,
+            last_error: plan.last_error(),
+        },
+    )?;
+    if let Some(held) = held {
+        held_numbers::release(tx, held.id)?;
+        fiscal_queue::mark_reissued(tx, held.queue_id)?;
+    }
+    Ok(Ok(Saved {
+        stored: written.stored,
+        document_id: written.document_id,
+        queue_id,
+        signing,
+        ahead: written.ahead,
+        numbered: Numbered { company_id, sequence, year, ord_num, held_for },
+        place: None,
+    }))
+}
+
 /// What the settlement of a first call needs to know.
 struct Settled {
     document_id: i64,
@@ -614,4 +663,17 @@ pub(super) fn log_unsettled(queue_id: i64, written: Result<()>) {
     if let Err(e) = written {
         tracing::error!(queue_id, error = %e, "the outcome of a first call could not be written; the queue sends it again after a restart");
     }
+}
+
+/// The request signed while its document was saved; one that could not be signed is not
+/// delivered, as a technical error on the TCR's side, and waits in the queue.
+async fn signed(
+    operation: Operation,
+    signing: Option<JoinHandle<std::result::Result<SignedRegistration, fiscal::Error>>>,
+) -> std::result::Result<SignedRegistration, Delivery> {
+    let signed = match signing {
+        Some(signing) => signing.await.map_err(|e| e.to_string()).and_then(|s| s.map_err(|e| e.to_string())),
+        None => Err("the request was not signed".to_string()),
+    };
+    signed.map_err(|e| super::not_sent(operation, &e))
 }

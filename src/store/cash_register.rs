@@ -279,10 +279,8 @@ pub fn day_cash_sales(conn: &Connection, day_id: i64) -> Result<Vec<(Decimal, bo
 
 /// The till's document was written while the day was open: it is one of the day's sales.
 pub fn link_to_day(conn: &Connection, invoice_id: i64, day_id: i64) -> Result<()> {
-    conn.execute(
-        "UPDATE invoices SET cash_day_id = :day WHERE id = :id",
-        named_params! {":day": day_id, ":id": invoice_id},
-    )?;
+    conn.prepare_cached("UPDATE invoices SET cash_day_id = :day WHERE id = :id")?
+        .execute(named_params! {":day": day_id, ":id": invoice_id})?;
     Ok(())
 }
 

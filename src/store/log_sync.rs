@@ -6,11 +6,10 @@
 //! is covered by the next one, so under load one fsync serves many documents.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tokio::sync::Mutex;
-
-use super::{Error, Result};
+use super::Result;
 
 pub struct LogSync {
     wal: PathBuf,
@@ -36,19 +35,20 @@ impl LogSync {
         }
     }
 
-    /// Returns once every transaction committed before the call is on the disk.
-    pub async fn durable(&self) -> Result<()> {
+    /// Returns once every transaction committed before the call is on the disk. Blocks the
+    /// calling thread (tokio's blocking pool), while it syncs or waits for the sync that covers it.
+    pub fn durable(&self) -> Result<()> {
         let ticket = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
-        let _syncing = self.syncing.lock().await;
+        let _syncing = match self.syncing.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
         if self.done.load(Ordering::SeqCst) >= ticket {
             return Ok(());
         }
         // Everything asked so far was committed before now: this sync covers it.
         let covered = self.asked.load(Ordering::SeqCst);
-        let wal = self.wal.clone();
-        tokio::task::spawn_blocking(move || sync_file(&wal))
-            .await
-            .map_err(|e| Error::Task(e.to_string()))??;
+        sync_file(&self.wal)?;
         self.done.fetch_max(covered, Ordering::SeqCst);
         Ok(())
     }
@@ -71,29 +71,28 @@ mod tests {
     use super::*;
     use crate::store::Store;
 
-    #[tokio::test]
-    async fn every_caller_returns_once_a_sync_after_its_commit_has_run() {
+    #[test]
+    fn every_caller_returns_once_a_sync_after_its_commit_has_run() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let log = Arc::new(LogSync::new(&dir.path().join("arka.db")));
         let mut waiting = Vec::new();
         for i in 0..20 {
             store
-                .write_unsynced(move |tx| {
+                .write_blocking_unsynced(move |tx| {
                     crate::store::accounts::insert_partner(tx, &format!("partner {i}"), &format!("h{i}"))
                 })
-                .await
                 .unwrap();
             let log = log.clone();
-            waiting.push(tokio::spawn(async move { log.durable().await }));
+            waiting.push(std::thread::spawn(move || log.durable()));
         }
         for w in waiting {
-            w.await.unwrap().unwrap();
+            w.join().unwrap().unwrap();
         }
         let asked = log.asked.load(Ordering::SeqCst);
         assert_eq!(asked, 20);
         assert_eq!(log.done.load(Ordering::SeqCst), asked, "the last sync covers every ticket");
         let nothing = LogSync::new(&dir.path().join("none.db"));
-        nothing.durable().await.unwrap();
+        nothing.durable().unwrap();
     }
 }

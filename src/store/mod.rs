@@ -27,6 +27,7 @@ pub mod wtn;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
@@ -104,12 +105,38 @@ pub struct Store {
     writer: Arc<Mutex<Connection>>,
     readers: Arc<Mutex<Vec<Connection>>>,
     log: Arc<log_sync::LogSync>,
+    accounts: Arc<AccountsVersion>,
+}
+
+/// The tables a token's caller is read from (`accounts::caller_by_token`, `partner_by_token`).
+const ACCOUNT_TABLES: [&str; 4] = ["users", "companies", "business_units", "partners"];
+
+/// Counts the committed writes that touched `ACCOUNT_TABLES`, so what was read from them can be
+/// kept until the next one. The writer's update hook marks a transaction that touches them; the
+/// count moves once that transaction has ended, so a reader that sees the old count may only
+/// have read rows from before it.
+#[derive(Default)]
+struct AccountsVersion {
+    touched: AtomicBool,
+    version: AtomicU64,
+}
+
+impl AccountsVersion {
+    fn ended_transaction(&self) {
+        if self.touched.swap(false, Ordering::SeqCst) {
+            self.version.fetch_add(1, Ordering::SeqCst);
+        }
+    }
 }
 
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     // Room for every statement of an issue, so none is parsed again per document.
     conn.set_prepared_statement_cache_capacity(64);
+    // Plans that do not depend on the values bound: otherwise SQLite (built with STAT4) marks a
+    // statement whose parameter meets an index to be compiled again at each new binding, and
+    // every cached statement of an issue was parsed and planned again per document.
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
 }
@@ -128,6 +155,13 @@ impl Store {
             crate::files::private_if_present(Path::new(&companion))?;
         }
         let mut writer = Connection::open(path)?;
+        let accounts = Arc::new(AccountsVersion::default());
+        let marks = accounts.clone();
+        writer.update_hook(Some(move |_: rusqlite::hooks::Action, _: &str, table: &str, _: i64| {
+            if ACCOUNT_TABLES.contains(&table) {
+                marks.touched.store(true, Ordering::SeqCst);
+            }
+        }))?;
         writer.pragma_update(None, "journal_mode", "WAL")?;
         // FULL: an acknowledged document must survive a power cut, not only a crash.
         writer.pragma_update(None, "synchronous", "FULL")?;
@@ -139,7 +173,14 @@ impl Store {
             writer: Arc::new(Mutex::new(writer)),
             readers: Arc::new(Mutex::new(Vec::new())),
             log: Arc::new(log_sync::LogSync::new(path)),
+            accounts,
         })
+    }
+
+    /// Moves whenever a write that changed users, companies, business units or partners has
+    /// ended: what was read from them under an older value may be out of date.
+    pub fn accounts_version(&self) -> u64 {
+        self.accounts.version.load(Ordering::SeqCst)
     }
 
     fn take_reader(&self) -> Result<Connection> {
@@ -197,7 +238,9 @@ impl Store {
     /// write goes on as before.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.writer()?;
-        Self::transaction(&mut conn, f)
+        let result = Self::transaction(&mut conn, f);
+        self.accounts.ended_transaction();
+        result
     }
 
     /// `write_blocking`, committed without waiting for the disk (`synchronous=NORMAL` for this
@@ -210,6 +253,7 @@ impl Store {
         let mut conn = self.writer()?;
         conn.prepare_cached("PRAGMA synchronous = NORMAL")?.execute([])?;
         let result = Self::transaction(&mut conn, f);
+        self.accounts.ended_transaction();
         conn.prepare_cached("PRAGMA synchronous = FULL")?.execute([])?;
         result
     }
@@ -240,6 +284,7 @@ impl Store {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let result = catch_unwind(AssertUnwindSafe(|| f(&tx)));
         tx.rollback()?;
+        self.accounts.ended_transaction();
         result.map_err(|payload| Error::Panicked(crate::panic_text(payload.as_ref())))?
     }
 
@@ -260,7 +305,12 @@ impl Store {
     /// Returns once every transaction committed before the call is on the disk: one fsync of
     /// the log, shared by everyone who asks meanwhile, run outside the writer connection.
     pub async fn durable(&self) -> Result<()> {
-        self.log.durable().await
+        self.on_blocking_pool(|store| store.durable_blocking()).await
+    }
+
+    /// `durable`, blocking the calling thread.
+    pub fn durable_blocking(&self) -> Result<()> {
+        self.log.durable()
     }
 
     /// `write_blocking_unsynced` on the blocking pool.
@@ -382,6 +432,43 @@ mod tests {
         let synchronous: i64 =
             store.write_blocking(|tx| Ok(tx.query_row("PRAGMA synchronous", [], |r| r.get(0))?)).unwrap();
         assert_eq!(synchronous, 2, "every other write still waits for the disk (FULL)");
+    }
+
+    #[test]
+    fn a_cached_statement_is_not_compiled_again_when_its_parameters_are_bound_again() {
+        let (_dir, store) = store();
+        store.write_blocking(|tx| Ok(tx.execute_batch("CREATE INDEX notes_text ON notes(text)")?)).unwrap();
+        for i in 0..5 {
+            let reprepared = store
+                .write_blocking(|tx| {
+                    let mut max =
+                        tx.prepare_cached("SELECT COALESCE(MAX(rowid), 0) FROM notes WHERE text = :text")?;
+                    let _: i64 =
+                        max.query_row(rusqlite::named_params! {":text": format!("note {i}")}, |r| r.get(0))?;
+                    insert(tx, &format!("note {i}"))?;
+                    Ok(max.get_status(rusqlite::StatementStatus::RePrepare))
+                })
+                .unwrap();
+            assert_eq!(reprepared, 0, "run {i}");
+        }
+    }
+
+    #[test]
+    fn the_accounts_version_moves_after_a_write_to_the_accounts_and_only_then() {
+        let (_dir, store) = store();
+        let before = store.accounts_version();
+        store.write_blocking(|tx| insert(tx, "a sale")).unwrap();
+        store.write_blocking_unsynced(|tx| insert(tx, "another")).unwrap();
+        assert_eq!(store.accounts_version(), before, "documents leave what callers were read from alone");
+        store.write_blocking(|tx| accounts::insert_partner(tx, "Desk", "hash")).unwrap();
+        let after_insert = store.accounts_version();
+        assert!(after_insert > before);
+        store
+            .write_blocking_unsynced(|tx| {
+                Ok(tx.execute("UPDATE partners SET name = 'Desk 2' WHERE token_hash = 'hash'", [])?)
+            })
+            .unwrap();
+        assert!(store.accounts_version() > after_insert, "unsynced writes count too");
     }
 
     #[test]

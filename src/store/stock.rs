@@ -29,11 +29,10 @@ impl Default for Settings {
 
 pub fn settings(conn: &Connection, company_id: i64) -> Result<Settings> {
     Ok(conn
-        .query_row(
-            "SELECT enabled, enforce FROM stock_settings WHERE company_id = :company",
-            named_params! {":company": company_id},
-            |r| Ok(Settings { enabled: r.get("enabled")?, enforce: r.get("enforce")? }),
-        )
+        .prepare_cached("SELECT enabled, enforce FROM stock_settings WHERE company_id = :company")?
+        .query_row(named_params! {":company": company_id}, |r| {
+            Ok(Settings { enabled: r.get("enabled")?, enforce: r.get("enforce")? })
+        })
         .optional()?
         .unwrap_or_default())
 }

@@ -9,7 +9,7 @@ use super::super::pipeline::{Document, QueuePlan, Sequence, Written};
 use super::super::stock::{self, Goods, GoodsLine};
 use super::super::{Error, Result};
 use super::content::{Content, Issuer, Links};
-use super::message::{draft, stored_invoice};
+use super::message::{Draft, draft, stored_invoice};
 use crate::domain::document::DocumentKind;
 use crate::fiscal::requests::Operation;
 use crate::store::{self, fiscal_queue, invoices as db};
@@ -62,6 +62,7 @@ impl InvoiceDocument {
 
 impl Document for InvoiceDocument {
     type Stored = db::Invoice;
+    type Draft = Draft;
     const OPERATION: Operation = Operation::RegisterInvoice;
     const QUEUED_AS: fiscal_queue::Document = fiscal_queue::Document::Invoice;
 
@@ -156,17 +157,22 @@ impl Document for InvoiceDocument {
         Ok(Ok(()))
     }
 
+    fn draft(&self, ord_num: u32, plan: &QueuePlan) -> Result<Draft> {
+        draft(&self.issuer, &self.content, self.sequence.tcr_code(), ord_num, self.year, plan.at)
+    }
+
+    fn request(draft: &Draft) -> &str {
+        &draft.unsigned_request
+    }
+
     fn write(
         &self,
         tx: &Connection,
         ord_num: u32,
         plan: &QueuePlan,
+        draft: Draft,
     ) -> store::Result<Result<Written<db::Invoice>>> {
         let tcr_code = self.sequence.tcr_code();
-        let draft = match draft(&self.issuer, &self.content, tcr_code, ord_num, self.year, plan.at) {
-            Ok(draft) => draft,
-            Err(e) => return Ok(Err(e)),
-        };
         let mut invoice =
             stored_invoice(&self.issuer, &self.content, tcr_code, &draft, (ord_num, self.year), plan.at);
         invoice.id = db::insert(tx, &invoice)?;

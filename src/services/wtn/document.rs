@@ -8,7 +8,7 @@ use super::super::invoices::Issuer;
 use super::super::pipeline::{Document, QueuePlan, Sequence, Written};
 use super::super::stock::{self, Goods, GoodsLine};
 use super::super::{Error, Result};
-use super::message::{Content, draft, stored};
+use super::message::{Content, Draft, draft, stored};
 use crate::fiscal::requests::Operation;
 use crate::store::{self, fiscal_queue, wtn as db};
 
@@ -33,6 +33,7 @@ impl WtnDocument {
 
 impl Document for WtnDocument {
     type Stored = db::Wtn;
+    type Draft = Draft;
     const OPERATION: Operation = Operation::RegisterWtn;
     const QUEUED_AS: fiscal_queue::Document = fiscal_queue::Document::Wtn;
 
@@ -76,16 +77,21 @@ impl Document for WtnDocument {
         Ok(Ok(()))
     }
 
+    fn draft(&self, ord_num: u32, plan: &QueuePlan) -> Result<Draft> {
+        draft(&self.issuer, &self.content.note, ord_num, self.year, plan.at)
+    }
+
+    fn request(draft: &Draft) -> &str {
+        &draft.unsigned_request
+    }
+
     fn write(
         &self,
         tx: &Connection,
         ord_num: u32,
         plan: &QueuePlan,
+        draft: Draft,
     ) -> store::Result<Result<Written<db::Wtn>>> {
-        let draft = match draft(&self.issuer, &self.content.note, ord_num, self.year, plan.at) {
-            Ok(draft) => draft,
-            Err(e) => return Ok(Err(e)),
-        };
         let mut note = stored(&self.issuer, &self.content, &draft, (ord_num, self.year), plan.at);
         note.id = db::insert(tx, &note)?;
         let lines: Vec<GoodsLine> = note
