@@ -2,6 +2,9 @@
 //! RSA-SHA256, one SHA-256 reference to the root's `Id`, the signing certificate in KeyInfo.
 //! Requests and the CIS's responses are signed the same way.
 
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+
 use openssl::base64;
 use openssl::hash::{MessageDigest, hash};
 use openssl::pkey::Id;
@@ -225,7 +228,29 @@ fn key_info_certificate(signature: &Element) -> Result<X509, Error> {
         .ok_or_else(|| invalid("missing KeyInfo/X509Data/X509Certificate"))?
         .text();
     let der = decode_base64(&encoded, "X509Certificate")?;
-    X509::from_der(&der).map_err(|_| invalid("the KeyInfo certificate is not a valid X.509 certificate"))
+    read_certificate(der)
+}
+
+/// Certificates read lately, by their DER bytes: a peer signs every message with the same one,
+/// and OpenSSL 3 takes about a tenth of a millisecond to read a certificate.
+static CERTIFICATES_READ: LazyLock<Mutex<HashMap<Vec<u8>, X509>>> = LazyLock::new(Default::default);
+
+/// Certificates kept at most; past it the cache starts again empty.
+const CERTIFICATES_KEPT: usize = 64;
+
+fn read_certificate(der: Vec<u8>) -> Result<X509, Error> {
+    if let Some(cert) = CERTIFICATES_READ.lock().ok().and_then(|read| read.get(&der).cloned()) {
+        return Ok(cert);
+    }
+    let cert = X509::from_der(&der)
+        .map_err(|_| invalid("the KeyInfo certificate is not a valid X.509 certificate"))?;
+    if let Ok(mut read) = CERTIFICATES_READ.lock() {
+        if read.len() >= CERTIFICATES_KEPT {
+            read.clear();
+        }
+        read.insert(der, cert.clone());
+    }
+    Ok(cert)
 }
 
 fn check_signature_value(signature: &Element, signed_info: &Element, cert: &X509) -> Result<(), Error> {
