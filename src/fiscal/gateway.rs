@@ -279,10 +279,6 @@ pub struct SignedRegistration {
 }
 
 impl SignedRegistration {
-    pub fn operation(&self) -> Operation {
-        self.operation
-    }
-
     /// Signs `unsigned`, the registration `operation` names; refused for an operation that
     /// registers no document.
     pub fn sign(certificate: &Certificate, operation: Operation, unsigned: &str) -> Result<Self, Error> {

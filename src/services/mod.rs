@@ -26,7 +26,7 @@ use std::sync::Arc;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::delivery::Delivery;
-use crate::fiscal::gateway::{Gateway, SignedRegistration};
+use crate::fiscal::gateway::Gateway;
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::Queue;
 use crate::fiscal::response::Outcome;
@@ -109,27 +109,21 @@ impl Services {
                 .await
                 .map_err(|e| e.to_string())
                 .and_then(|sent| sent.map_err(|e| e.to_string()));
-        delivered.unwrap_or_else(|e| not_sent(operation, &e))
-    }
-
-    /// Sends a registration signed beforehand, on the blocking pool.
-    pub async fn deliver_signed(&self, signed: SignedRegistration) -> Delivery {
-        let gateway = self.gateway.clone();
-        let operation = signed.operation();
-        tokio::task::spawn_blocking(move || gateway.deliver_signed(&signed))
-            .await
-            .unwrap_or_else(|e| not_sent(operation, &e.to_string()))
+        delivered.unwrap_or_else(|e| {
+            let (subseq, reason) = not_sent(operation, &e);
+            Delivery::NotDelivered { subseq, reason }
+        })
     }
 }
 
-/// A registration that could not be signed or sent from here: a technical error on the TCR's
-/// side, left to the queue.
-pub(super) fn not_sent(operation: crate::fiscal::requests::Operation, error: &str) -> Delivery {
+/// A registration that could not be signed or sent from here is a technical error on the
+/// TCR's side, left to the queue: its late-delivery type and the reason.
+pub(super) fn not_sent(
+    operation: crate::fiscal::requests::Operation,
+    error: &str,
+) -> (SubseqDelivType, String) {
     tracing::error!(error = %error, operation = operation.request_root(), "a request could not be sent");
-    Delivery::NotDelivered {
-        subseq: SubseqDelivType::TechnicalError,
-        reason: format!("the request could not be sent: {error}"),
-    }
+    (SubseqDelivType::TechnicalError, format!("the request could not be sent: {error}"))
 }
 
 /// Errors of the use-case layer, in the terms the edge answers with.

@@ -442,47 +442,70 @@ impl Services {
             };
             opening.done(gate.clone());
         }
-        let delivery = match gate {
+        let called = match gate {
             // The CIS sees what goes ahead first: when it did not get there, the document waits
             // behind it in the queue.
-            Gate::Closed { subseq, reason } => Delivery::NotDelivered { subseq, reason },
-            Gate::Passed => match signed {
-                Ok(signed) => {
-                    let _at_the_cis = place.at_the_cis().await;
-                    self.deliver_signed(signed).await
-                }
-                Err(not_signed) => not_signed,
-            },
+            Gate::Closed { subseq, reason } => Called::NotDelivered { subseq, reason },
+            Gate::Passed => {
+                let _at_the_cis = place.at_the_cis().await;
+                self.call::<D>(signed, document_id, queue_id).await
+            }
         };
         let settled = Settled { document_id, queue_id, numbered, kept, not_saved };
-        self.settle_first_call::<D>(settled, delivery, &handover).await
+        self.settle_first_call::<D>(settled, called, &handover).await
     }
 
-    /// Step 7 for the first call: what it came to is written, then (when its POS still waits)
-    /// answered. The CIS's code is written first and unsynced (a power cut that loses it costs
-    /// a re-send of the same message, answered with the same code); a refusal while the POS
-    /// waits gives the document up and holds its number for the POS's retry; a refusal after
-    /// the POS was answered keeps the document, refused, for its owner.
+    /// Sends the signed registration (one that could not be signed is not delivered) and, when
+    /// the CIS registers it, writes its code, on one thread of the blocking pool: the POS's
+    /// answer crosses between threads once fewer. The code is written unsynced: a power cut
+    /// that loses it costs a re-send of the same message, answered with the same code.
+    async fn call<D: Document>(
+        &self,
+        signed: std::result::Result<SignedRegistration, Delivery>,
+        document_id: i64,
+        queue_id: i64,
+    ) -> Called {
+        let services = self.clone();
+        let called = tokio::task::spawn_blocking(move || {
+            let delivery = match signed {
+                Ok(signed) => services.gateway.deliver_signed(&signed),
+                Err(not_signed) => not_signed,
+            };
+            match delivery {
+                Delivery::Accepted(code) => {
+                    let written = services.store.write_blocking_unsynced(|tx| {
+                        super::queue::accepted(tx, D::QUEUED_AS, Some(document_id), queue_id, &code)
+                    });
+                    Called::Registered { code, written }
+                }
+                Delivery::Refused(refusal) => Called::Refused(refusal),
+                Delivery::NotDelivered { subseq, reason } => Called::NotDelivered { subseq, reason },
+            }
+        })
+        .await;
+        called.unwrap_or_else(|e| {
+            let (subseq, reason) = super::not_sent(D::OPERATION, &e.to_string());
+            Called::NotDelivered { subseq, reason }
+        })
+    }
+
+    /// Step 7 for the first call: what it came to is written (the CIS's code already is, by
+    /// `call`), then (when its POS still waits) answered. A refusal while the POS waits gives
+    /// the document up and holds its number for the POS's retry; a refusal after the POS was
+    /// answered keeps the document, refused, for its owner.
     async fn settle_first_call<D: Document>(
         &self,
         settled: Settled,
-        delivery: Delivery,
+        called: Called,
         handover: &Handover<D::Stored>,
     ) -> Answered<D::Stored> {
         let Settled { document_id, queue_id, numbered, kept, not_saved } = settled;
-        match delivery {
-            Delivery::Accepted(code) => {
-                let written = code.clone();
-                let recorded = self
-                    .store
-                    .write_unsynced(move |tx| {
-                        super::queue::accepted(tx, D::QUEUED_AS, Some(document_id), queue_id, &written)
-                    })
-                    .await;
+        match called {
+            Called::Registered { code, written } => {
                 let stored = handover.take()?;
-                Some(recorded.map(|()| Issued::Fiscalized(D::registered(stored, code))).map_err(Error::from))
+                Some(written.map(|()| Issued::Fiscalized(D::registered(stored, code))).map_err(Error::from))
             }
-            Delivery::Refused(refusal) => match handover.take() {
+            Called::Refused(refusal) => match handover.take() {
                 Some(_) => {
                     let given_up = self.give_up::<D>(document_id, queue_id, numbered, &refusal).await;
                     Some(given_up.and(Err(Error::Refused(refusal.message()))))
@@ -492,7 +515,7 @@ impl Services {
                     None
                 }
             },
-            Delivery::NotDelivered { subseq, reason } => {
+            Called::NotDelivered { subseq, reason } => {
                 // A kind that is not kept has no time budget: its POS is still waiting.
                 if !kept && let Some(_) = handover.take() {
                     let refusal = Refusal { code: None, text: format!("not delivered: {reason}") };
@@ -648,6 +671,14 @@ fn save<D: Document>(
     }))
 }
 
+/// What a first call came to: `Delivery`, with the CIS's code already written when it
+/// registered the document.
+enum Called {
+    Registered { code: String, written: store::Result<()> },
+    Refused(Refusal),
+    NotDelivered { subseq: SubseqDelivType, reason: String },
+}
+
 /// What the settlement of a first call needs to know.
 struct Settled {
     document_id: i64,
@@ -675,5 +706,8 @@ async fn signed(
         Some(signing) => signing.await.map_err(|e| e.to_string()).and_then(|s| s.map_err(|e| e.to_string())),
         None => Err("the request was not signed".to_string()),
     };
-    signed.map_err(|e| super::not_sent(operation, &e))
+    signed.map_err(|e| {
+        let (subseq, reason) = super::not_sent(operation, &e);
+        Delivery::NotDelivered { subseq, reason }
+    })
 }
