@@ -6,9 +6,10 @@
 //! 4. **reserve the number** and 5. **sign and persist**: in one write transaction, the kind
 //!    `admit`s the document (idempotency, the state it needs), the number is read (MAX+1 of the
 //!    sequence, `reserve_number`, or the number held for this very document's retry), the kind
-//!    signs and `write`s it, and its queue entry is written beside it (`sending`: its first
-//!    call's), so nothing a POS is answered with is ever lost; the document then joins its
-//!    sequence's lane (`lanes`) and the lock is released;
+//!    `draft`s it (its signed IIC and its request, whose signing starts on another thread) and
+//!    `write`s it, and its queue entry is written beside it (`sending`: its first call's), so
+//!    nothing a POS is answered with is ever lost; the document then joins its sequence's lane
+//!    (`lanes`), the lock is released and the log synced, on the same blocking thread;
 //! 6. **deliver**, on a task of its own: behind the day's opening if one is still on its way,
 //!    in one of the lane's `--cis-in-flight` places at the CIS (unless the breaker is open);
 //! 7. **settle**: the delivery's outcome is written (`settle_first_call`): the CIS's code, the
