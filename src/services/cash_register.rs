@@ -813,18 +813,21 @@ pub(super) fn automatic_opening(caller: &Caller, tcr_code: &str, plan: &QueuePla
 
 /// Inside a till document's transaction: links the document to the TCR's day open on its
 /// date, first opening one with the automatic INITIAL 0 when there is none. The INITIAL is
-/// queued before the document, so the queue worker also delivers it first.
+/// queued before the document, so the queue worker also delivers it first. `opening` drafts
+/// it, only when it is needed.
 pub(super) fn open_day_if_needed(
     conn: &Connection,
     invoice_id: i64,
-    draft: Draft,
+    (company_id, tcr_code, at): (i64, &str, chrono::DateTime<chrono::Utc>),
+    opening: impl FnOnce() -> Draft,
 ) -> crate::store::Result<Option<Saved>> {
-    let Draft { mut action, unsigned, plan } = draft;
-    let latest = db::latest_day(conn, action.company_id, &action.tcr_code)?;
-    if let Some(day) = latest.filter(|d| d.closed_at.is_none() && d.business_day == action.business_day) {
+    let latest = db::latest_day(conn, company_id, tcr_code)?;
+    let business_day = rules::business_day(at).to_string();
+    if let Some(day) = latest.filter(|d| d.closed_at.is_none() && d.business_day == business_day) {
         db::link_to_day(conn, invoice_id, day.id)?;
         return Ok(None);
     }
+    let Draft { mut action, unsigned, plan } = opening();
     let day_id = db::insert_day(
         conn,
         action.company_id,

@@ -185,7 +185,10 @@ impl Document for InvoiceDocument {
         // it first with an INITIAL of 0, queued (and sent) ahead of it.
         let ahead = match tcr_code {
             Some(tcr) => {
-                open_day_if_needed(tx, invoice.id, automatic_opening(&self.issuer.caller, tcr, plan))?
+                let till = (self.company_id(), tcr, plan.at);
+                open_day_if_needed(tx, invoice.id, till, || {
+                    automatic_opening(&self.issuer.caller, tcr, plan)
+                })?
             }
             None => None,
         };
