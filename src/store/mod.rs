@@ -245,10 +245,11 @@ impl Store {
 
     /// `write_blocking`, committed without waiting for the disk (`synchronous=NORMAL` for this
     /// one transaction): it survives a crash of Arka at once, and a power cut from the next
-    /// durable write or `durable` on (in WAL mode each sync of the log covers everything written
-    /// before it). Only for what nothing relies on before `durable` returns (a new document,
-    /// sent and answered only then), or what is done again if a power cut loses it (the CIS's
-    /// code of a document still in the queue, fetched again by re-sending the same message).
+    /// durable write or `durable_blocking` on (in WAL mode each sync of the log covers
+    /// everything written before it). Only for what nothing relies on before `durable_blocking`
+    /// returns (a new document, sent and answered only then), or what is done again if a power
+    /// cut loses it (the CIS's code of a document still in the queue, fetched again by
+    /// re-sending the same message).
     pub fn write_blocking_unsynced<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.writer()?;
         conn.prepare_cached("PRAGMA synchronous = NORMAL")?.execute([])?;
@@ -303,12 +304,8 @@ impl Store {
     }
 
     /// Returns once every transaction committed before the call is on the disk: one fsync of
-    /// the log, shared by everyone who asks meanwhile, run outside the writer connection.
-    pub async fn durable(&self) -> Result<()> {
-        self.on_blocking_pool(|store| store.durable_blocking()).await
-    }
-
-    /// `durable`, blocking the calling thread.
+    /// the log, shared by everyone who asks meanwhile, run outside the writer connection. Blocks
+    /// the calling thread.
     pub fn durable_blocking(&self) -> Result<()> {
         self.log.durable()
     }
