@@ -332,6 +332,7 @@ pub async fn run_with_tls(
         tracing::info!(dir = %dir.display(), keep = args.backups.backup_keep, "nightly backups at 03:00");
         tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop_rx.clone()))
     });
+    let search_index = tokio::spawn(services.clone().keep_search_index());
     let limiters = Arc::new(Limiters::new(&args.limits));
     let sweeper = {
         let limiters = limiters.clone();
@@ -391,6 +392,7 @@ pub async fn run_with_tls(
     signal.abort();
     let _ = stop_tx.send(true);
     sweeper.abort();
+    search_index.abort();
     if let Some(nightly) = nightly {
         nightly.abort();
     }

@@ -279,8 +279,20 @@ fn the_list_filters_and_pages_and_the_pdf_carries_the_fiscal_fields() {
     assert_eq!(page("type=NONCASH")["items"].as_array().unwrap().len(), 1);
     assert_eq!(page("type=CASH,BOGUS")["items"].as_array().unwrap().len(), 5);
     assert_eq!(page("type=BOGUS&limit=100")["items"].as_array().unwrap().len(), 6);
-    assert_eq!(page("query=furra")["items"].as_array().unwrap().len(), 1);
+    assert_eq!(page("query=furra")["items"].as_array().unwrap().len(), 1, "found before it is indexed");
     assert_eq!(page("query=L91234002B")["items"][0]["client"]["id"]["type"], "NUIS");
+    // The search index is written in batches off the documents' transactions: within seconds
+    // it covers every invoice, and the search finds the same through it.
+    let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
+    eventually("the search index covers every invoice", Duration::from_secs(10), || {
+        db.query_row(
+            "SELECT (SELECT indexed_to FROM invoices_search_mark) >= (SELECT MAX(id) FROM invoices)",
+            [],
+            |r| r.get::<_, bool>(0),
+        )
+        .unwrap()
+    });
+    assert_eq!(page("query=furra")["items"].as_array().unwrap().len(), 1, "found through the index");
     // Issue dates are Tirane's: between 23:00 and midnight UTC it is already tomorrow there.
     let today = Utc::now().with_timezone(&chrono_tz::Europe::Tirane).date_naive();
     assert_eq!(

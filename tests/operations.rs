@@ -102,6 +102,12 @@ fn every_answer_carries_a_request_id_and_a_plain_one_from_the_caller_is_kept() {
     let odd = "a".repeat(100);
     let replaced = server.request("GET", "/healthz", &[("X-Request-Id", &odd)], None);
     assert_eq!(replaced.header("x-request-id").map(str::len), Some(36));
+    // Arka's own time on each answer, refusals too, in the W3C Server-Timing form.
+    for answer in [generated, server.get("/api/v1/invoice", Some("no-such-token"))] {
+        let timing = answer.header("server-timing").expect("a Server-Timing header");
+        let ms: f64 = timing.strip_prefix("app;dur=").and_then(|d| d.parse().ok()).expect(timing);
+        assert!((0.0..10_000.0).contains(&ms), "{timing}");
+    }
 }
 
 #[test]

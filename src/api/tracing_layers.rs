@@ -1,13 +1,14 @@
 //! One log line per request (tower-http's trace layer): method, matched route, status, latency
 //! and a request id, which the answer carries in `X-Request-Id`. Never the raw path, the query,
 //! a header or a body: tokens and personal data stay out of the log. The same place counts
-//! requests by route and status for /metrics.
+//! requests by route and status for /metrics, and tells the caller how long Arka took
+//! (`Server-Timing`).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{MatchedPath, Request};
-use axum::http::{HeaderName, Response};
+use axum::http::{HeaderName, HeaderValue, Response};
 use axum::middleware::{Next, from_fn};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -44,6 +45,21 @@ async fn count_request(request: Request, next: Next) -> axum::response::Response
     response
 }
 
+static SERVER_TIMING: HeaderName = HeaderName::from_static("server-timing");
+
+/// `Server-Timing: app;dur=<ms>` (W3C Server Timing): the time from the request's head to the
+/// answer's, in milliseconds, so a POS developer on the LAN tells Arka's time (CIS call
+/// included) from the network's and their own.
+async fn server_timing(request: Request, next: Next) -> axum::response::Response {
+    let start = Instant::now();
+    let mut response = next.run(request).await;
+    let took = format!("app;dur={:.3}", start.elapsed().as_secs_f64() * 1000.0);
+    if let Ok(value) = HeaderValue::from_str(&took) {
+        response.headers_mut().insert(SERVER_TIMING.clone(), value);
+    }
+    response
+}
+
 /// `app` with the request id, the trace layer and the request counter around every route.
 pub fn layered(app: Router) -> Router {
     let trace = TraceLayer::new_for_http()
@@ -72,6 +88,7 @@ pub fn layered(app: Router) -> Router {
         .layer(PropagateRequestIdLayer::new(REQUEST_ID.clone()))
         .layer(SetRequestIdLayer::new(REQUEST_ID.clone(), MakeRequestUuid))
         .layer(from_fn(drop_unacceptable_request_id))
+        .layer(from_fn(server_timing))
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::oneshot;
+use std::future::Future;
+
 use tokio::time::Instant;
 
 use super::{Error, Result};
@@ -58,79 +59,109 @@ impl<S> Handover<S> {
     }
 }
 
-/// Waits for the delivery's answer (`outcome`, sent by whoever `take`s the document) until
-/// `deadline`, when there is one; then answers `deferred(document)` unless the delivery has
-/// taken it, in which case its answer is moments away.
-pub async fn wait<S, T>(
-    outcome: oneshot::Receiver<Result<T>>,
+/// Runs `delivery` (whoever `take`s the document answers through it: Some(answer); None when the
+/// POS was answered as deferred) until `deadline`, when there is one; then answers
+/// `deferred(document)` and lets the delivery go on in a task of its own, unless it has taken
+/// the document, in which case its answer is moments away. The delivery runs in the caller's
+/// task until then: its answer reaches the POS without crossing to another task.
+pub async fn wait<S, T, D>(
+    delivery: D,
     handover: &Handover<S>,
     deadline: Option<Instant>,
     deferred: impl FnOnce(S) -> T,
-) -> Result<T> {
-    let lost = |_| Error::Internal("the delivery of a document ended without an answer".into());
-    let mut outcome = outcome;
+) -> Result<T>
+where
+    D: Future<Output = Option<Result<T>>> + Send + 'static,
+    T: Send + 'static,
+{
+    let lost = || Error::Internal("the delivery of a document ended without an answer".into());
+    let mut delivery = Box::pin(delivery);
     if let Some(deadline) = deadline {
         tokio::select! {
-            answer = &mut outcome => return answer.map_err(lost)?,
+            answer = &mut delivery => return answer.unwrap_or_else(|| Err(lost())),
             () = tokio::time::sleep_until(deadline) => {
                 if let Some(document) = handover.defer() {
+                    // Its outcome is the queue's to keep; nobody waits for it here.
+                    tokio::spawn(delivery);
                     return Ok(deferred(document));
                 }
             }
         }
     }
-    outcome.await.map_err(lost)?
+    delivery.await.unwrap_or_else(|| Err(lost()))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
     use std::time::Duration;
 
+    use tokio::sync::oneshot;
+
     use super::*;
+
+    /// A delivery that takes the document after `after` and answers `outcome(document)`; it
+    /// reports through the receiver whether it found the document still waiting.
+    fn delivery(
+        handover: &Arc<Handover<&'static str>>,
+        after: Duration,
+        outcome: impl FnOnce(&str) -> Result<String> + Send + 'static,
+    ) -> (impl Future<Output = Option<Result<String>>> + Send + 'static, oneshot::Receiver<bool>) {
+        let (found, report) = oneshot::channel();
+        let handover = handover.clone();
+        let run = async move {
+            tokio::time::sleep(after).await;
+            let taken = handover.take();
+            let _ = found.send(taken.is_some());
+            taken.map(outcome)
+        };
+        (run, report)
+    }
 
     #[tokio::test]
     async fn the_outcome_answers_within_the_budget() {
         let handover = Handover::new("receipt");
-        let (send, outcome) = oneshot::channel();
-        let document = handover.take().unwrap();
-        send.send(Ok(format!("{document} fiscalized"))).unwrap();
+        let (run, _) = delivery(&handover, Duration::ZERO, |d| Ok(format!("{d} fiscalized")));
         let deadline = Some(Instant::now() + Duration::from_secs(5));
-        let answer = wait(outcome, &handover, deadline, |d| format!("{d} deferred")).await.unwrap();
+        let answer = wait(run, &handover, deadline, |d| format!("{d} deferred")).await.unwrap();
         assert_eq!(answer, "receipt fiscalized");
     }
 
     #[tokio::test]
-    async fn past_the_budget_the_pos_is_answered_deferred_and_the_delivery_learns_it() {
+    async fn past_the_budget_the_pos_is_answered_deferred_and_the_delivery_goes_on() {
         let handover = Handover::new("receipt");
-        let (_send, outcome) = oneshot::channel::<Result<String>>();
+        let (run, found) = delivery(&handover, Duration::from_millis(200), |d| Ok(format!("{d} fiscalized")));
         let deadline = Some(Instant::now() + Duration::from_millis(50));
-        let answer = wait(outcome, &handover, deadline, |d| format!("{d} deferred")).await.unwrap();
+        let answer = wait(run, &handover, deadline, |d| format!("{d} deferred")).await.unwrap();
         assert_eq!(answer, "receipt deferred");
-        assert_eq!(handover.take(), None, "the delivery keeps its outcome for the queue");
+        assert_eq!(found.await, Ok(false), "the delivery ran on and keeps its outcome for the queue");
     }
 
     #[tokio::test]
     async fn an_outcome_taken_before_the_budget_ran_out_is_waited_for() {
         let handover = Handover::new("receipt");
-        let (send, outcome) = oneshot::channel();
-        let document = handover.take().unwrap();
-        let delivery = tokio::spawn(async move {
+        let (found, report) = oneshot::channel();
+        let waiting = handover.clone();
+        let run = async move {
+            let document = waiting.take();
+            let _ = found.send(document.is_some());
             tokio::time::sleep(Duration::from_millis(200)).await;
-            send.send(Err::<String, _>(Error::Refused(format!("{document}: [11] refused")))).unwrap();
-        });
+            document.map(|d| Err::<String, _>(Error::Refused(format!("{d}: [11] refused"))))
+        };
         let deadline = Some(Instant::now() + Duration::from_millis(50));
-        let answer = wait(outcome, &handover, deadline, |d| format!("{d} deferred")).await;
+        let answer = wait(run, &handover, deadline, |d| format!("{d} deferred")).await;
         assert!(matches!(answer, Err(Error::Refused(m)) if m == "receipt: [11] refused"));
-        delivery.await.unwrap();
+        assert_eq!(report.await, Ok(true));
     }
 
     #[tokio::test]
     async fn without_a_budget_the_pos_waits_for_the_outcome() {
         let handover = Handover::new("invoice");
-        let (send, outcome) = oneshot::channel();
-        let waiting =
-            tokio::spawn(async move { wait(outcome, &handover, None, |d: &str| d.to_string()).await });
-        send.send(Err(Error::Unavailable("not saved".into()))).unwrap();
-        assert!(matches!(waiting.await.unwrap(), Err(Error::Unavailable(_))));
+        let (run, _) =
+            delivery(&handover, Duration::from_millis(100), |_| Err(Error::Unavailable("not saved".into())));
+        assert!(matches!(
+            wait(run, &handover, None, |d: &str| d.to_string()).await,
+            Err(Error::Unavailable(_))
+        ));
     }
 }

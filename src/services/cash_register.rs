@@ -394,7 +394,10 @@ impl Services {
                 let _ = answer.send(outcome);
             }
         });
-        let answer = budget::wait(answered, &handover, Some(deadline), |pending| pending).await;
+        // The delivery runs in a task of its own: this request's task may be dropped with its POS.
+        let answer =
+            budget::wait(async move { answered.await.ok() }, &handover, Some(deadline), |pending| pending)
+                .await;
         drop(guard);
         if answer.is_ok() {
             crate::metrics::document_issued(Document::CashAction.as_str());

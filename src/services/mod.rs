@@ -17,6 +17,7 @@ pub mod purchase;
 pub mod queue;
 pub mod rates;
 pub mod reports;
+pub mod search_index;
 pub mod stock;
 pub mod wtn;
 

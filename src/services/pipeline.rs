@@ -9,9 +9,12 @@
 //!    `draft`s it (its signed IIC and its request, whose signing starts on another thread) and
 //!    `write`s it, and its queue entry is written beside it (`sending`: its first call's), so
 //!    nothing a POS is answered with is ever lost; the document then joins its sequence's lane
-//!    (`lanes`), the lock is released and the log synced, on the same blocking thread;
-//! 6. **deliver**, on a task of its own: behind the day's opening if one is still on its way,
-//!    in one of the lane's `--cis-in-flight` places at the CIS (unless the breaker is open);
+//!    (`lanes`), the lock is released and the log synced, on the request's own thread made a
+//!    blocking one (`block_in_place`);
+//! 6. **deliver**, in the request's task until the POS is answered (then a task of its own):
+//!    behind the day's opening if one is still on its way, in one of the lane's
+//!    `--cis-in-flight` places at the CIS (unless the breaker is open), the call itself on a
+//!    thread of the blocking pool;
 //! 7. **settle**: the delivery's outcome is written (`settle_first_call`): the CIS's code, the
 //!    document given up with its number held for its retry (refused while its POS waited, or
 //!    not delivered for a kind that is not kept), kept refused for its owner (refused after its
@@ -22,17 +25,21 @@
 //! delivered: then it is answered with the document as deferred while the delivery goes on.
 //!
 //! A kind plugs in by implementing `Document`: what it is numbered in, how it is admitted and
-//! written, and what is undone when it is given up. The pipeline runs detached from the HTTP
-//! request, so a POS that hangs up mid-issue never leaves a document half-settled or its
-//! internalId held.
+//! written, and what is undone when it is given up. The pipeline runs in the HTTP request's task
+//! but detached from it (`Detachable`): a POS that hangs up mid-issue never leaves a document
+//! half-settled or its internalId held, and a POS that waits gets its answer without a crossing
+//! between tasks.
 
 use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
 use chrono::{DateTime, Datelike, Utc};
 use chrono_tz::Europe::Tirane;
 use rusqlite::Connection;
-use tokio::sync::{OwnedMutexGuard, oneshot};
+use tokio::sync::OwnedMutexGuard;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -249,6 +256,54 @@ impl Drop for InFlight {
     }
 }
 
+/// A future run by the task that awaits it, going on in a task of its own when that task drops
+/// it before it ends (its POS hung up): the rest of its work is done, its answer reaches no one.
+/// Awaited to its end, its answer reaches the request without crossing to another task, as a
+/// spawned task's would.
+struct Detachable<F: Future + Send + 'static>(Option<Pin<Box<F>>>)
+where
+    F::Output: Send + 'static;
+
+impl<F: Future + Send + 'static> Detachable<F>
+where
+    F::Output: Send + 'static,
+{
+    fn new(future: F) -> Detachable<F> {
+        Detachable(Some(Box::pin(future)))
+    }
+}
+
+impl<F: Future + Send + 'static> Future for Detachable<F>
+where
+    F::Output: Send + 'static,
+{
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let Some(future) = self.0.as_mut() else {
+            // Never polled again once it has answered (`Future`'s contract).
+            return Poll::Pending;
+        };
+        let output = std::task::ready!(future.as_mut().poll(cx));
+        self.0 = None;
+        Poll::Ready(output)
+    }
+}
+
+impl<F: Future + Send + 'static> Drop for Detachable<F>
+where
+    F::Output: Send + 'static,
+{
+    fn drop(&mut self) {
+        // A future that panicked is not run again; outside a runtime nothing runs anyway.
+        if let (Some(rest), false) = (self.0.take(), std::thread::panicking())
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(rest);
+        }
+    }
+}
+
 /// Where a document's number came from and whose it is, to hold it if the document is given up.
 struct Numbered {
     company_id: i64,
@@ -295,17 +350,15 @@ struct FirstCall<S> {
 type Answered<S> = Option<Result<Issued<S>>>;
 
 impl Services {
-    /// Issues `document` through the steps, on a task of its own: a POS that hangs up does not
-    /// stop it half-way, and what it came to is settled all the same. A document kept when not
+    /// Issues `document` through the steps, detached from the request: a POS that hangs up does
+    /// not stop it half-way, and what it came to is settled all the same. A document kept when not
     /// delivered is answered within `--cis-wait` of now: deferred when its delivery is not done
     /// by then, which goes on.
     pub async fn issue<D: Document>(&self, document: D) -> Result<Issued<D::Stored>> {
         let services = self.clone();
         let kind = document.metrics_kind();
         let deadline = Instant::now() + self.cis_wait;
-        let issued = tokio::spawn(async move { services.run(document, deadline).await })
-            .await
-            .map_err(|e| Error::Internal(format!("the issue task failed: {e}")))?;
+        let issued = Detachable::new(async move { services.run(document, deadline).await }).await;
         if issued.is_ok() {
             crate::metrics::document_issued(kind);
         }
@@ -325,7 +378,7 @@ impl Services {
         let company_id = document.company_id();
         let tcr = document.sequence().tcr_code().map(str::to_string);
         let not_saved = document.not_saved();
-        let saved = self.persist(document, plan.clone(), key, guard).await?;
+        let saved = self.persist(document, plan.clone(), key, guard)?;
         let Saved { stored, document_id, queue_id, signing, ahead, numbered, place } = saved;
         let Some((place, opening)) = place else {
             self.queue.wake();
@@ -346,21 +399,18 @@ impl Services {
             opening,
             handover: handover.clone(),
         };
-        let (answer, answered) = oneshot::channel();
         let services = self.clone();
-        tokio::spawn(async move {
+        let delivery = async move {
             let outcome = services.first_call::<D>(call).await;
             if let Some(tcr) = &tcr {
                 services.balances.invalidate(company_id, tcr);
             }
             // Free before the POS hears: a retry of a refused document finds it free.
             drop(in_flight);
-            if let Some(outcome) = outcome {
-                // A POS that hung up is no one's concern here.
-                let _ = answer.send(outcome);
-            }
-        });
-        budget::wait(answered, &handover, kept.then_some(deadline), Issued::Deferred).await
+            outcome
+        };
+        // This task is detached from the request (`issue`): a POS that hangs up stops nothing.
+        budget::wait(delivery, &handover, kept.then_some(deadline), Issued::Deferred).await
     }
 
     /// Step 3: the sequence's lock.
@@ -379,39 +429,41 @@ impl Services {
     /// Steps 4 and 5: admitted, numbered, signed and written with its queue entry, in one
     /// transaction committed without waiting for the disk; its place taken in its lane, the
     /// sequence's lock released, then the log synced (the till's next documents are numbered
-    /// while the disk works, and one sync serves them all). All on one thread of the blocking
-    /// pool, so a document crosses between threads as few times as it can. The retry of a
-    /// document given up on its first call takes the number held for it.
-    async fn persist<D: Document>(
+    /// while the disk works, and one sync serves them all). All on this task's own thread made a
+    /// blocking one (`block_in_place`), so a document crosses between threads as few times as it
+    /// can. The retry of a document given up on its first call takes the number held for it.
+    fn persist<D: Document>(
         &self,
         document: D,
         plan: QueuePlan,
         held_for: String,
         lock: OwnedMutexGuard<()>,
     ) -> Result<Saved<D::Stored>> {
-        let services = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let company_id = document.company_id();
-            let written = services.store.write_blocking_unsynced(|tx| save(tx, &document, &plan, held_for));
-            if let Some(tcr) = document.sequence().tcr_code() {
-                // A till's document moves its balance (or opened its day).
-                services.balances.invalidate(company_id, tcr);
-            }
-            let mut saved = written??;
-            if plan.late.is_none() {
-                // Under the lock still, so the lane learns its documents in the order of their
-                // numbers.
-                let lane = document.sequence().lock_key(company_id);
-                saved.place =
-                    Some(services.lanes.join(&lane, saved.ahead.as_ref().map(SavedAction::queue_id)));
-            }
-            drop(lock);
-            // Nothing is sent nor answered before the document is on the disk.
-            services.store.durable_blocking()?;
-            Ok(saved)
+        let persisted = tokio::task::block_in_place(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let company_id = document.company_id();
+                let written = self.store.write_blocking_unsynced(|tx| save(tx, &document, &plan, held_for));
+                if let Some(tcr) = document.sequence().tcr_code() {
+                    // A till's document moves its balance (or opened its day).
+                    self.balances.invalidate(company_id, tcr);
+                }
+                let mut saved = written??;
+                if plan.late.is_none() {
+                    // Under the lock still, so the lane learns its documents in the order of
+                    // their numbers.
+                    let lane = document.sequence().lock_key(company_id);
+                    saved.place =
+                        Some(self.lanes.join(&lane, saved.ahead.as_ref().map(SavedAction::queue_id)));
+                }
+                drop(lock);
+                // Nothing is sent nor answered before the document is on the disk.
+                self.store.durable_blocking()?;
+                Ok(saved)
+            }))
+        });
+        persisted.unwrap_or_else(|panic| {
+            Err(Error::Internal(format!("the save failed: {}", crate::panic_text(panic.as_ref()))))
         })
-        .await
-        .map_err(|e| Error::Internal(format!("the save failed: {e}")))?
     }
 
     /// Steps 6 and 7 for the first call, outside the sequence's lock: behind the day's opening
@@ -458,8 +510,10 @@ impl Services {
 
     /// Sends the signed registration (one that could not be signed is not delivered) and, when
     /// the CIS registers it, writes its code, on one thread of the blocking pool: the POS's
-    /// answer crosses between threads once fewer. The code is written unsynced: a power cut
-    /// that loses it costs a re-send of the same message, answered with the same code.
+    /// answer crosses between threads once fewer. Not on this task's own thread
+    /// (`block_in_place`): the task also keeps the receipt's time budget, which must run out
+    /// while the CIS is still answering. The code is written unsynced: a power cut that loses
+    /// it costs a re-send of the same message, answered with the same code.
     async fn call<D: Document>(
         &self,
         signed: std::result::Result<SignedRegistration, Delivery>,

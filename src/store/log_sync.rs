@@ -54,6 +54,14 @@ impl LogSync {
     }
 }
 
+#[cfg(test)]
+impl LogSync {
+    /// (syncs asked for, syncs covered): equal once every caller's sync has run.
+    pub(super) fn tickets(&self) -> (u64, u64) {
+        (self.asked.load(Ordering::SeqCst), self.done.load(Ordering::SeqCst))
+    }
+}
+
 /// Flushes the log file to the disk. It is opened afresh each time, so a log SQLite restarted
 /// is the one synced; with no log there is nothing committed that is not in the database file.
 fn sync_file(wal: &std::path::Path) -> Result<()> {

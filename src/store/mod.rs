@@ -163,11 +163,15 @@ impl Store {
             }
         }))?;
         writer.pragma_update(None, "journal_mode", "WAL")?;
-        // FULL: an acknowledged document must survive a power cut, not only a crash.
+        // FULL while the schema is brought up to date: each step on the disk before the next.
         writer.pragma_update(None, "synchronous", "FULL")?;
         configure(&writer)?;
         embedded::migrations::runner().run(&mut writer).map_err(|e| Error::Migration(e.to_string()))?;
         build_report_totals(&mut writer)?;
+        // From here the log is synced by `LogSync`, outside the writer connection: a durable
+        // write syncs it after its commit (`write_blocking`), a document's after its lane is
+        // joined. NORMAL for good: switching per transaction re-compiled both PRAGMAs each time.
+        writer.pragma_update(None, "synchronous", "NORMAL")?;
         Ok(Store {
             path: path.to_path_buf(),
             writer: Arc::new(Mutex::new(writer)),
@@ -233,29 +237,27 @@ impl Store {
     }
 
     /// Runs `f` inside one write transaction (BEGIN IMMEDIATE), committing when it returns Ok
-    /// and rolling back otherwise. Blocks the calling thread. A panic inside `f` rolls the
-    /// transaction back and comes back as `Error::Panicked` for this caller alone: every other
-    /// write goes on as before.
+    /// and rolling back otherwise, and returns once the commit is on the disk: the log is synced
+    /// after the writer connection is free again, so the next writes go on meanwhile and one
+    /// sync serves them all. Blocks the calling thread. A panic inside `f` rolls the transaction
+    /// back and comes back as `Error::Panicked` for this caller alone: every other write goes on
+    /// as before.
     pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
-        let mut conn = self.writer()?;
-        let result = Self::transaction(&mut conn, f);
-        self.accounts.ended_transaction();
-        result
+        let value = self.write_blocking_unsynced(f)?;
+        self.log.durable()?;
+        Ok(value)
     }
 
-    /// `write_blocking`, committed without waiting for the disk (`synchronous=NORMAL` for this
-    /// one transaction): it survives a crash of Arka at once, and a power cut from the next
-    /// durable write or `durable_blocking` on (in WAL mode each sync of the log covers
-    /// everything written before it). Only for what nothing relies on before `durable_blocking`
-    /// returns (a new document, sent and answered only then), or what is done again if a power
-    /// cut loses it (the CIS's code of a document still in the queue, fetched again by
-    /// re-sending the same message).
+    /// `write_blocking`, returning once committed, without waiting for the disk: it survives a
+    /// crash of Arka at once, and a power cut from the next durable write or `durable_blocking`
+    /// on (in WAL mode each sync of the log covers everything written before it). Only for what
+    /// nothing relies on before `durable_blocking` returns (a new document, sent and answered
+    /// only then), or what is done again if a power cut loses it (the CIS's code of a document
+    /// still in the queue, fetched again by re-sending the same message).
     pub fn write_blocking_unsynced<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.writer()?;
-        conn.prepare_cached("PRAGMA synchronous = NORMAL")?.execute([])?;
         let result = Self::transaction(&mut conn, f);
         self.accounts.ended_transaction();
-        conn.prepare_cached("PRAGMA synchronous = FULL")?.execute([])?;
         result
     }
 
@@ -418,17 +420,26 @@ mod tests {
     #[test]
     fn an_unsynced_write_commits_and_leaves_the_next_writes_durable() {
         let (_dir, store) = store();
+        let (asked, done) = store.log.tickets();
         store.write_blocking_unsynced(|tx| insert(tx, "the CIS's code")).unwrap();
         assert_eq!(count(&store), 1, "committed, visible at once");
+        assert_eq!(store.log.tickets(), (asked, done), "no sync asked for");
         let failed = store.write_blocking_unsynced(|tx| -> Result<()> {
             insert(tx, "half-written")?;
             Err(Error::Overflow)
         });
         assert!(matches!(failed, Err(Error::Overflow)));
         assert_eq!(count(&store), 1, "a failed unsynced write is rolled back like any other");
-        let synchronous: i64 =
+        let (asked, _) = store.log.tickets();
+        store.write_blocking(|tx| insert(tx, "a durable write")).unwrap();
+        assert_eq!(
+            store.log.tickets(),
+            (asked + 1, asked + 1),
+            "a durable write returns once a sync covers it"
+        );
+        let writer: i64 =
             store.write_blocking(|tx| Ok(tx.query_row("PRAGMA synchronous", [], |r| r.get(0))?)).unwrap();
-        assert_eq!(synchronous, 2, "every other write still waits for the disk (FULL)");
+        assert_eq!(writer, 1, "the writer commits without syncing (NORMAL); `LogSync` syncs");
     }
 
     #[test]
