@@ -30,6 +30,8 @@ WHEN old.id <= (SELECT indexed_to FROM invoices_search_mark) BEGIN
     INSERT INTO invoices_search (rowid, search_text) VALUES (new.id, new.search_text);
 END;
 
--- (company, document_kind, id) served no query since V16's (company, document_kind, issue_date,
--- id); each full index is one more page in every document's transaction.
+-- Two indexes no query uses: each full index is one more page in every document's transaction.
+-- (company, document_kind, id) was superseded by V16's (company, document_kind, issue_date, id);
+-- a queue entry is deleted by its id, never looked up by its document.
 DROP INDEX invoices_company_document_kind;
+DROP INDEX fiscal_queue_document;

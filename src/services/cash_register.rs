@@ -435,9 +435,9 @@ impl Services {
             Ok(FirstCall::Fiscalized(action)) => handover.take().map(|_| Ok(*action)),
             Ok(FirstCall::Deferred(..)) => handover.take().map(Ok),
             Ok(FirstCall::Refused(refusal)) => match handover.take() {
-                Some(_) => {
-                    Some(self.undo_refused(id, undo).await.and(Err(Error::Refused(refusal.message()))))
-                }
+                Some(_) => Some(
+                    self.undo_refused((id, queue_id), undo).await.and(Err(Error::Refused(refusal.message()))),
+                ),
                 None => {
                     self.keep_refused(Document::CashAction, id, queue_id, refusal).await;
                     None
@@ -449,10 +449,10 @@ impl Services {
 
     /// An action the CIS refused while its POS waited goes, with its queue entry (its number is
     /// given back: the till's lock is still held), and what it did to the day is undone.
-    async fn undo_refused(&self, id: i64, undo: Undo) -> Result<()> {
+    async fn undo_refused(&self, (id, queue_id): (i64, i64), undo: Undo) -> Result<()> {
         self.store
             .write(move |tx| {
-                db::delete(tx, id)?;
+                db::delete(tx, id, queue_id)?;
                 match undo {
                     Undo::Nothing => Ok(()),
                     Undo::DeleteDay(day) => db::delete_day(tx, day),

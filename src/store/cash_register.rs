@@ -130,9 +130,10 @@ pub fn set_rejected(conn: &Connection, id: i64) -> Result<()> {
     Ok(())
 }
 
-/// Removes an action the CIS refused at once, with its queue entry, so its number is given back.
-pub fn delete(conn: &Connection, id: i64) -> Result<()> {
-    fiscal_queue::delete_for_document(conn, Document::CashAction, id)?;
+/// Removes an action the CIS refused at once, with its queue entry (`queue_id`), so its number is
+/// given back.
+pub fn delete(conn: &Connection, id: i64, queue_id: i64) -> Result<()> {
+    fiscal_queue::delete(conn, queue_id)?;
     conn.execute("DELETE FROM cash_actions WHERE id = :id", named_params! {":id": id})?;
     Ok(())
 }

@@ -332,10 +332,7 @@ pub fn resend(conn: &Connection, id: i64, now: &str) -> Result<bool> {
 
 /// Drops the queue entry of a document that is not kept (a cash-register action refused while
 /// its till's lock was still held, so its number goes back).
-pub fn delete_for_document(conn: &Connection, kind: Document, document_id: i64) -> Result<()> {
-    conn.execute(
-        "DELETE FROM fiscal_queue WHERE document_kind = :kind AND document_id = :id",
-        named_params! {":kind": kind, ":id": document_id},
-    )?;
+pub fn delete(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute("DELETE FROM fiscal_queue WHERE id = :id", named_params! {":id": id})?;
     Ok(())
 }
