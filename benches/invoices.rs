@@ -1003,6 +1003,7 @@ fn seed(db: &Path, company_id: i64, unit_id: i64, user_id: i64, tcr: &str, rows:
                 .unwrap();
         }
     }
+    tx.commit().unwrap();
     // The search index as the server keeps it (V19: written in batches after the documents).
     let tx = conn.transaction().unwrap();
     while arka::store::invoices::index_pending(&tx, 100_000).unwrap() > 0 {}
