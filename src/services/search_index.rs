@@ -31,7 +31,7 @@ impl Services {
     /// Adds every invoice the search index does not cover yet, a batch per transaction. Written
     /// without waiting for the disk: the next document's sync covers it, and a power cut that
     /// loses it loses the index's mark with it, so those invoices are indexed again.
-    pub async fn index_pending(&self) -> Result<()> {
+    async fn index_pending(&self) -> Result<()> {
         while self.store.read(invoices::search_pending).await? {
             let indexed = self.store.write_unsynced(|tx| invoices::index_pending(tx, BATCH)).await?;
             if indexed < BATCH as usize {
