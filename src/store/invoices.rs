@@ -1090,6 +1090,26 @@ pub(crate) mod tests {
         assert_eq!(again, ids[2]);
         assert!(!store.read_blocking(search_pending).unwrap());
         assert_eq!(page(q("furra")), [again]);
+        // Another company's bakery, one indexed and one not yet: neither arm shows it.
+        let other: Vec<i64> = store
+            .write_blocking(|tx| {
+                tx.execute(
+                    "INSERT INTO companies (nuis, name, created_at) VALUES ('L2', 'Other', 'now')",
+                    [],
+                )?;
+                let c = tx.last_insert_rowid();
+                let first = insert(tx, &invoice(c, 101, "CASH", "2026-03-03", Some("Furra e Tjetrit")))?;
+                index_pending(tx, 10)?;
+                let second = insert(tx, &invoice(c, 102, "CASH", "2026-03-04", Some("Furra e Tjetrit")))?;
+                Ok(vec![first, second])
+            })
+            .unwrap();
+        let theirs = |company: i64| -> Vec<i64> {
+            let f = ListFilter { limit: 10, ..q("furra") };
+            store.read_blocking(|c| list(c, company, &f)).unwrap().iter().map(|i| i.id).collect()
+        };
+        assert_eq!(theirs(2), [other[1], other[0]]);
+        assert_eq!(page(q("furra")), [again], "the index and the table each show a company its own");
         store
             .write_blocking(|tx| {
                 Ok(tx.execute(

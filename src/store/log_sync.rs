@@ -36,7 +36,8 @@ impl LogSync {
     }
 
     /// Returns once every transaction committed before the call is on the disk. Blocks the
-    /// calling thread (tokio's blocking pool), while it syncs or waits for the sync that covers it.
+    /// calling thread (never an async worker: the blocking pool, or one made blocking by
+    /// `block_in_place`) while it syncs or waits for the sync that covers it.
     pub fn durable(&self) -> Result<()> {
         let ticket = self.asked.fetch_add(1, Ordering::SeqCst) + 1;
         let _syncing = match self.syncing.lock() {
