@@ -835,6 +835,15 @@ pub(crate) mod tests {
     use super::*;
     use crate::store::Store;
 
+    /// A company of its own for a test's invoices; returns its id.
+    pub(crate) fn company(tx: &Connection, nuis: &str, name: &str) -> Result<i64> {
+        tx.execute(
+            "INSERT INTO companies (nuis, name, created_at) VALUES (?1, ?2, 'now')",
+            rusqlite::params![nuis, name],
+        )?;
+        Ok(tx.last_insert_rowid())
+    }
+
     /// An invoice of `company_id` numbered `n`, issued on `date`, with no lines or payments.
     pub(crate) fn invoice(company_id: i64, n: i64, kind: &str, date: &str, buyer: Option<&str>) -> Invoice {
         Invoice {
@@ -1028,11 +1037,7 @@ pub(crate) mod tests {
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let ids: Vec<i64> = store
             .write_blocking(|tx| {
-                tx.execute(
-                    "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
-                    [],
-                )?;
-                let c = tx.last_insert_rowid();
+                let c = company(tx, "L1", "Shop")?;
                 let rows = [
                     ("CASH", "2026-03-01", Some("Furra Korça")),
                     ("NONCASH", "2026-03-02", Some("Ab 50% Zbritje")),
@@ -1093,11 +1098,7 @@ pub(crate) mod tests {
         // Another company's bakery, one indexed and one not yet: neither arm shows it.
         let other: Vec<i64> = store
             .write_blocking(|tx| {
-                tx.execute(
-                    "INSERT INTO companies (nuis, name, created_at) VALUES ('L2', 'Other', 'now')",
-                    [],
-                )?;
-                let c = tx.last_insert_rowid();
+                let c = company(tx, "L2", "Other")?;
                 let first = insert(tx, &invoice(c, 101, "CASH", "2026-03-03", Some("Furra e Tjetrit")))?;
                 index_pending(tx, 10)?;
                 let second = insert(tx, &invoice(c, 102, "CASH", "2026-03-04", Some("Furra e Tjetrit")))?;
