@@ -1120,4 +1120,80 @@ pub(crate) mod tests {
             })
             .unwrap();
     }
+
+    /// The upgrade that keeps lines and payments by their document (V20) keeps every one of
+    /// them, in its place, and a document's deletion still takes its lines and payments along.
+    #[test]
+    fn the_upgrade_keeps_every_line_and_payment_of_each_document_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arka.db");
+        crate::store::create_at_version(&path, 19).unwrap();
+        let line = |name: &str, gross: i64, original_position: Option<i64>| Line {
+            product_name: name.to_string(),
+            product_code: name.to_uppercase(),
+            unit: "copë".to_string(),
+            unit_code: None,
+            quantity: Decimal::ONE,
+            price: Decimal::from(gross),
+            total: Decimal::from(gross),
+            discount_rate: Decimal::ZERO,
+            discount: Decimal::ZERO,
+            vat_rate: Decimal::from(20),
+            exemption: None,
+            unit_price_net: Decimal::from(gross),
+            rebate: None,
+            net: Decimal::from(gross),
+            vat: Decimal::ZERO,
+            gross: Decimal::from(gross),
+            original_position,
+        };
+        let payment = |kind: &str, amount: i64| Payment {
+            kind: kind.to_string(),
+            amount: Decimal::from(amount),
+            company_card: None,
+            vouchers: vec![format!("v-{kind}")],
+        };
+        let conn = Connection::open(&path).unwrap();
+        let shop = company(&conn, "L1", "Shop").unwrap();
+        let mut first = invoice(shop, 1, "CASH", "2026-03-01", None);
+        first.lines = vec![line("kafe", 120, None), line("uje", 50, None), line("buke", 80, Some(4))];
+        first.payments = vec![payment("BANKNOTE", 200), payment("CARD", 50)];
+        let mut second = invoice(shop, 2, "CASH", "2026-03-01", None);
+        second.lines = vec![line("caj", 90, None)];
+        second.payments = vec![payment("BANKNOTE", 90)];
+        let ids = [insert(&conn, &first).unwrap(), insert(&conn, &second).unwrap()];
+        drop(conn);
+
+        let store = Store::open(&path).unwrap();
+        let read = |id: i64| store.read_blocking(move |c| by_id(c, id)).unwrap().unwrap();
+        for (id, before) in ids.iter().zip([&first, &second]) {
+            let after = read(*id);
+            let lines = |i: &Invoice| {
+                i.lines
+                    .iter()
+                    .map(|l| (l.product_name.clone(), l.gross.to_string(), l.original_position))
+                    .collect::<Vec<_>>()
+            };
+            let payments = |i: &Invoice| {
+                i.payments
+                    .iter()
+                    .map(|p| (p.kind.clone(), p.amount.to_string(), p.vouchers.clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(lines(&after), lines(before));
+            assert_eq!(payments(&after), payments(before));
+        }
+        store.write_blocking(move |tx| delete(tx, ids[0])).unwrap();
+        let left = store
+            .read_blocking(|c| {
+                Ok(c.query_row(
+                    "SELECT (SELECT COUNT(*) FROM invoice_lines), (SELECT COUNT(*) FROM invoice_payments)",
+                    [],
+                    |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(left, (1, 1), "the deleted document's lines and payments went with it");
+        assert_eq!(read(ids[1]).lines.len(), 1);
+    }
 }
