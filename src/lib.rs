@@ -7,6 +7,7 @@ pub mod api;
 pub mod backup;
 pub mod chaos;
 pub mod cis_sim;
+pub mod cis_wait;
 pub mod config;
 pub mod data_lock;
 pub mod domain;

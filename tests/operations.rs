@@ -110,6 +110,54 @@ fn every_answer_carries_a_request_id_and_a_plain_one_from_the_caller_is_kept() {
     }
 }
 
+/// A POS developer sees in `Server-Timing` how much of Arka's time a document waited for the CIS.
+#[test]
+fn a_document_s_answer_shows_how_long_it_waited_for_the_cis_within_arka_s_time() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    sim.set_mode(serde_json::json!({"mode": "slow", "delay_ms": 120}));
+    let timings = |reply: &common::Reply| -> (f64, Option<f64>) {
+        let header = reply.header("server-timing").expect("a Server-Timing header").to_string();
+        let metric = |name: &str| {
+            header.split(", ").find_map(|m| m.strip_prefix(name)).map(|d| d.parse::<f64>().expect(&header))
+        };
+        (metric("app;dur=").expect(&header), metric("cis;dur="))
+    };
+    let sold = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("t-1"));
+    assert_eq!(sold.status, 201, "{}", sold.text);
+    let deposited = till.server.post_json(
+        "/api/v1/cash-register/deposit",
+        Some(&till.token),
+        &serde_json::json!({"amount": 50}),
+    );
+    assert_eq!(deposited.status, 201, "{}", deposited.text);
+    for reply in [&sold, &deposited] {
+        let (app, cis) = timings(reply);
+        let cis = cis.expect("the CIS's part");
+        assert!(
+            cis >= 120.0 && cis <= app,
+            "the simulator answers after 120 ms, within Arka's time: {app} {cis}"
+        );
+    }
+    // A request that called no CIS shows Arka's time alone.
+    let listed = till.server.get("/api/v1/invoice", Some(&till.token));
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    assert_eq!(timings(&listed).1, None);
+
+    // Answered deferred when its time budget runs out: the call still under way counts until then.
+    let slow = SimServer::start();
+    let till = common::till::open_till_with(&slow, |args| args.cis_wait = "0.4".parse().unwrap());
+    slow.set_mode(serde_json::json!({"mode": "slow", "delay_ms": 1500}));
+    let deferred = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("t-2"));
+    assert_eq!(deferred.status, 503, "{}", deferred.text);
+    let (app, cis) = timings(&deferred);
+    let cis = cis.expect("the CIS's part");
+    assert!(
+        app >= 400.0 && (100.0..=app).contains(&cis),
+        "the 0.4 s budget went waiting for the CIS: {app} {cis}"
+    );
+}
+
 #[test]
 fn each_request_is_logged_once_with_route_status_and_id_but_never_a_token_or_body() {
     let dir = tempfile::tempdir().unwrap();

@@ -48,12 +48,16 @@ async fn count_request(request: Request, next: Next) -> axum::response::Response
 static SERVER_TIMING: HeaderName = HeaderName::from_static("server-timing");
 
 /// `Server-Timing: app;dur=<ms>` (W3C Server Timing): the time from the request's head to the
-/// answer's, in milliseconds, so a POS developer on the LAN tells Arka's time (CIS call
-/// included) from the network's and their own.
+/// answer's, in milliseconds, so a POS developer on the LAN tells Arka's time (CIS calls
+/// included) from the network's and their own; with `, cis;dur=<ms>`, the part of it spent
+/// waiting for the CIS, when the request called it.
 async fn server_timing(request: Request, next: Next) -> axum::response::Response {
     let start = Instant::now();
-    let mut response = next.run(request).await;
-    let took = format!("app;dur={:.3}", start.elapsed().as_secs_f64() * 1000.0);
+    let (mut response, cis) = crate::cis_wait::timed(next.run(request)).await;
+    let mut took = format!("app;dur={:.3}", start.elapsed().as_secs_f64() * 1000.0);
+    if let Some(cis) = cis {
+        took.push_str(&format!(", cis;dur={:.3}", cis.as_secs_f64() * 1000.0));
+    }
     if let Ok(value) = HeaderValue::from_str(&took) {
         response.headers_mut().insert(SERVER_TIMING.clone(), value);
     }

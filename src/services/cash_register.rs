@@ -385,7 +385,7 @@ impl Services {
         let handover = Handover::new(saved.action.clone());
         let (answer, answered) = oneshot::channel();
         let (services, waiting) = (self.clone(), handover.clone());
-        tokio::spawn(async move {
+        tokio::spawn(crate::cis_wait::Recorder::current().scope(async move {
             let call = ActionCall { certificate, saved, place, opening, undo };
             let outcome = services.first_call_of_action(call, &waiting).await;
             services.balances.invalidate(company_id, &tcr_code);
@@ -393,7 +393,7 @@ impl Services {
                 // A POS that hung up is no one's concern here.
                 let _ = answer.send(outcome);
             }
-        });
+        }));
         // The delivery runs in a task of its own: this request's task may be dropped with its POS.
         let answer =
             budget::wait(async move { answered.await.ok() }, &handover, Some(deadline), |pending| pending)

@@ -86,8 +86,9 @@ impl Services {
         unsigned: String,
         read: fn(&CisClient, &str) -> Outcome<T>,
     ) -> Result<Outcome<T>> {
-        let gateway = self.gateway.clone();
-        tokio::task::spawn_blocking(move || gateway.send(&certificate, &unsigned, read))
+        let (gateway, waited) = (self.gateway.clone(), crate::cis_wait::Recorder::current());
+        let timed_read = move |client: &CisClient, body: &str| waited.call(|| read(client, body));
+        tokio::task::spawn_blocking(move || gateway.send(&certificate, &unsigned, timed_read))
             .await
             .map_err(|e| Error::Internal(e.to_string()))?
             .map_err(Error::from)
@@ -104,12 +105,14 @@ impl Services {
         operation: crate::fiscal::requests::Operation,
         unsigned: String,
     ) -> Delivery {
-        let gateway = self.gateway.clone();
-        let delivered =
-            tokio::task::spawn_blocking(move || gateway.deliver(&certificate, operation, &unsigned))
-                .await
-                .map_err(|e| e.to_string())
-                .and_then(|sent| sent.map_err(|e| e.to_string()));
+        let (gateway, waited) = (self.gateway.clone(), crate::cis_wait::Recorder::current());
+        let delivered = tokio::task::spawn_blocking(move || {
+            let signed = fiscal::gateway::SignedRegistration::sign(&certificate, operation, &unsigned)?;
+            Ok::<_, fiscal::Error>(waited.call(|| gateway.deliver_signed(&signed)))
+        })
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|sent| sent.map_err(|e| e.to_string()));
         delivered.unwrap_or_else(|e| {
             let (subseq, reason) = not_sent(operation, &e);
             Delivery::NotDelivered { subseq, reason }
