@@ -3,15 +3,23 @@
 //! the CIS's, one document at a time.
 //!
 //! The edge runs each request in `timed`; whatever calls the CIS for it makes the call through the
-//! request's `Recorder`, which a task or thread doing the call for the request takes along. A call
-//! still under way when the request is answered (its time budget ran out) counts until then.
+//! request's `Recorder`, which a task or thread doing the call for the request takes along. Only
+//! the exchanges count (`exchange`: the request sent, the CIS's answer received), not Arka signing
+//! the request nor reading and checking the answer. An exchange still under way when the request
+//! is answered (its time budget ran out) counts until then.
 
+use std::cell::RefCell;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 tokio::task_local! {
     static WAITED: Arc<Mutex<Waited>>;
+}
+
+thread_local! {
+    /// The recorder of the CIS call this thread is making (`Recorder::call`).
+    static CALLING_FOR: RefCell<Option<Recorder>> = const { RefCell::new(None) };
 }
 
 #[derive(Default)]
@@ -52,14 +60,26 @@ impl Recorder {
         Recorder(WAITED.try_with(Arc::clone).unwrap_or_default())
     }
 
-    /// Makes `call`, a CIS call for the request, counting its time. Blocks like `call` does.
+    /// Makes `call`, a CIS call for the request, on this thread: its exchanges count for the
+    /// request. Blocks like `call` does.
     pub fn call<T>(&self, call: impl FnOnce() -> T) -> T {
+        struct Restore(Option<Recorder>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                CALLING_FOR.with(|calling| *calling.borrow_mut() = self.0.take());
+            }
+        }
+        let _restore = Restore(CALLING_FOR.with(|calling| calling.replace(Some(self.clone()))));
+        call()
+    }
+
+    fn time<T>(&self, exchange: impl FnOnce() -> T) -> T {
         let started = Instant::now();
         lock(&self.0).calling_since = Some(started);
-        let outcome = call();
+        let outcome = exchange();
         let mut waited = lock(&self.0);
         waited.calling_since = None;
-        // At least a microsecond, so a call is never taken for none.
+        // At least a microsecond, so an exchange is never taken for none.
         waited.ended += started.elapsed().max(Duration::from_micros(1));
         outcome
     }
@@ -70,12 +90,25 @@ impl Recorder {
     }
 }
 
+/// One exchange with the CIS: the request sent and its answer received. It counts for the request
+/// whose call this thread is making, if any.
+pub fn exchange<T>(exchange: impl FnOnce() -> T) -> T {
+    match CALLING_FOR.with(|calling| calling.borrow().clone()) {
+        Some(recorder) => recorder.time(exchange),
+        None => exchange(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A call whose exchange takes `ms`, after a millisecond of work of Arka's own.
     fn wait(ms: u64) -> impl FnOnce() {
-        move || std::thread::sleep(Duration::from_millis(ms))
+        move || {
+            std::thread::sleep(Duration::from_millis(1));
+            exchange(|| std::thread::sleep(Duration::from_millis(ms)));
+        }
     }
 
     #[tokio::test]
@@ -89,7 +122,21 @@ mod tests {
             std::thread::spawn(move || recorder.call(wait(5))).join().unwrap();
         })
         .await;
-        assert!(waited.unwrap() >= Duration::from_millis(10), "{waited:?}");
+        let waited = waited.unwrap();
+        assert!(waited >= Duration::from_millis(10), "{waited:?}");
+    }
+
+    #[tokio::test]
+    async fn only_the_exchange_counts_and_a_thread_forgets_the_request_after_its_call() {
+        let recorder = timed(async { Recorder::current() }).await.0;
+        let work = || {
+            std::thread::sleep(Duration::from_millis(200));
+            exchange(|| ());
+        };
+        let ((), waited) = timed(async { Recorder::current().call(work) }).await;
+        assert!(waited.unwrap() < Duration::from_millis(200), "Arka's own work is not the CIS's: {waited:?}");
+        let _ = std::panic::catch_unwind(|| recorder.call(|| panic!("a call that fails")));
+        assert!(CALLING_FOR.with(|calling| calling.borrow().is_none()), "even after a panic");
     }
 
     #[tokio::test]
@@ -97,11 +144,11 @@ mod tests {
         let (call, waited) = timed(async {
             let recorder = Recorder::current();
             let call = std::thread::spawn(move || recorder.call(wait(300)));
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
             call
         })
         .await;
-        assert!(waited.unwrap() >= Duration::from_millis(20), "{waited:?}");
+        assert!(waited.unwrap() >= Duration::from_millis(50), "{waited:?}");
         call.join().unwrap();
     }
 

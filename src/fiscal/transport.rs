@@ -164,22 +164,29 @@ impl CisClient {
     /// POSTs one SOAP envelope to the operation's service.
     pub fn send(&self, op: Operation, soap_body: &str) -> RawReply {
         let url = self.endpoint.url(op.service());
-        let sent = self
-            .agent
-            .post(url)
-            .header("Content-Type", "text/xml; charset=utf-8")
-            .header("SOAPAction", format!("\"{}\"", op.soap_action()))
-            .send(soap_body);
-        let mut response = match sent {
-            Ok(response) => response,
+        // The request's time waiting for the CIS (`cis_wait`): sent, and the answer received.
+        let exchanged = crate::cis_wait::exchange(|| {
+            let mut response = self
+                .agent
+                .post(url)
+                .header("Content-Type", "text/xml; charset=utf-8")
+                .header("SOAPAction", format!("\"{}\"", op.soap_action()))
+                .send(soap_body)?;
+            let status = response.status().as_u16();
+            Ok::<_, ureq::Error>((
+                status,
+                response.body_mut().with_config().limit(MAX_REPLY_BYTES).read_to_string(),
+            ))
+        });
+        let (status, body) = match exchanged {
+            Ok(answered) => answered,
             Err(e) => {
                 let reason = not_delivered(e);
                 tracing::warn!(operation = op.request_root(), url, ?reason, "CIS not reached");
                 return RawReply::NotDelivered(reason);
             }
         };
-        let status = response.status().as_u16();
-        match response.body_mut().with_config().limit(MAX_REPLY_BYTES).read_to_string() {
+        match body {
             Ok(body) => {
                 tracing::debug!(operation = op.request_root(), status, "CIS answered");
                 RawReply::Answered { status, body }

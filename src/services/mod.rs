@@ -87,8 +87,7 @@ impl Services {
         read: fn(&CisClient, &str) -> Outcome<T>,
     ) -> Result<Outcome<T>> {
         let (gateway, waited) = (self.gateway.clone(), crate::cis_wait::Recorder::current());
-        let timed_read = move |client: &CisClient, body: &str| waited.call(|| read(client, body));
-        tokio::task::spawn_blocking(move || gateway.send(&certificate, &unsigned, timed_read))
+        tokio::task::spawn_blocking(move || waited.call(|| gateway.send(&certificate, &unsigned, read)))
             .await
             .map_err(|e| Error::Internal(e.to_string()))?
             .map_err(Error::from)
@@ -107,8 +106,7 @@ impl Services {
     ) -> Delivery {
         let (gateway, waited) = (self.gateway.clone(), crate::cis_wait::Recorder::current());
         let delivered = tokio::task::spawn_blocking(move || {
-            let signed = fiscal::gateway::SignedRegistration::sign(&certificate, operation, &unsigned)?;
-            Ok::<_, fiscal::Error>(waited.call(|| gateway.deliver_signed(&signed)))
+            waited.call(|| gateway.deliver(&certificate, operation, &unsigned))
         })
         .await
         .map_err(|e| e.to_string())
