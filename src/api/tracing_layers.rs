@@ -4,6 +4,7 @@
 //! requests by route and status for /metrics, and tells the caller how long Arka took
 //! (`Server-Timing`).
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -56,7 +57,7 @@ async fn server_timing(request: Request, next: Next) -> axum::response::Response
     let (mut response, cis) = crate::cis_wait::timed(next.run(request)).await;
     let mut took = format!("app;dur={:.3}", start.elapsed().as_secs_f64() * 1000.0);
     if let Some(cis) = cis {
-        took.push_str(&format!(", cis;dur={:.3}", cis.as_secs_f64() * 1000.0));
+        let _ = write!(took, ", cis;dur={:.3}", cis.as_secs_f64() * 1000.0);
     }
     if let Ok(value) = HeaderValue::from_str(&took) {
         response.headers_mut().insert(SERVER_TIMING.clone(), value);

@@ -2,9 +2,8 @@
 //! that long, then it is answered with the document as deferred (saved, fiscalized later) while
 //! the delivery goes on. Exactly one of the two answers the POS: `Handover` is that decision.
 
-use std::sync::{Arc, Mutex};
-
 use std::future::Future;
+use std::sync::{Arc, Mutex};
 
 use tokio::time::Instant;
 
