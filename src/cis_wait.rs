@@ -3,7 +3,8 @@
 //! the CIS's, one document at a time.
 //!
 //! The edge runs each request in `timed`; whatever calls the CIS for it makes the call through the
-//! request's `Recorder`, which a task or thread doing the call for the request takes along. Only
+//! request's `Recorder`, which a task or thread doing the call for the request takes along (a call
+//! on the blocking pool: `spawn_blocking`). Only
 //! the exchanges count (`exchange`: the request sent, the CIS's answer received), not Arka signing
 //! the request nor reading and checking the answer. An exchange still under way when the request
 //! is answered (its time budget ran out) counts until then.
@@ -88,6 +89,15 @@ impl Recorder {
     pub fn scope<F: Future>(self, task: F) -> impl Future<Output = F::Output> {
         WAITED.scope(self.0, task)
     }
+}
+
+/// `call`, a CIS call for the request this task runs for, made on the blocking pool: its
+/// exchanges count for the request.
+pub fn spawn_blocking<T: Send + 'static>(
+    call: impl FnOnce() -> T + Send + 'static,
+) -> tokio::task::JoinHandle<T> {
+    let recorder = Recorder::current();
+    tokio::task::spawn_blocking(move || recorder.call(call))
 }
 
 /// One exchange with the CIS: the request sent and its answer received. It counts for the request

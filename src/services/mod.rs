@@ -86,8 +86,8 @@ impl Services {
         unsigned: String,
         read: fn(&CisClient, &str) -> Outcome<T>,
     ) -> Result<Outcome<T>> {
-        let (gateway, waited) = (self.gateway.clone(), crate::cis_wait::Recorder::current());
-        tokio::task::spawn_blocking(move || waited.call(|| gateway.send(&certificate, &unsigned, read)))
+        let gateway = self.gateway.clone();
+        crate::cis_wait::spawn_blocking(move || gateway.send(&certificate, &unsigned, read))
             .await
             .map_err(|e| Error::Internal(e.to_string()))?
             .map_err(Error::from)
@@ -104,13 +104,12 @@ impl Services {
         operation: crate::fiscal::requests::Operation,
         unsigned: String,
     ) -> Delivery {
-        let (gateway, waited) = (self.gateway.clone(), crate::cis_wait::Recorder::current());
-        let delivered = tokio::task::spawn_blocking(move || {
-            waited.call(|| gateway.deliver(&certificate, operation, &unsigned))
-        })
-        .await
-        .map_err(|e| e.to_string())
-        .and_then(|sent| sent.map_err(|e| e.to_string()));
+        let gateway = self.gateway.clone();
+        let delivered =
+            crate::cis_wait::spawn_blocking(move || gateway.deliver(&certificate, operation, &unsigned))
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|sent| sent.map_err(|e| e.to_string()));
         delivered.unwrap_or_else(|e| {
             let (subseq, reason) = not_sent(operation, &e);
             Delivery::NotDelivered { subseq, reason }

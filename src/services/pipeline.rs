@@ -521,10 +521,9 @@ impl Services {
         queue_id: i64,
     ) -> Called {
         let services = self.clone();
-        let waited = crate::cis_wait::Recorder::current();
-        let called = tokio::task::spawn_blocking(move || {
+        let called = crate::cis_wait::spawn_blocking(move || {
             let delivery = match signed {
-                Ok(signed) => waited.call(|| services.gateway.deliver_signed(&signed)),
+                Ok(signed) => services.gateway.deliver_signed(&signed),
                 Err(not_signed) => not_signed,
             };
             match delivery {
