@@ -118,6 +118,42 @@ fn an_einvoice_is_issued_found_by_its_eic_and_printed_from_the_platform() {
     assert!(sent.iter().all(|r| r["body"].as_str().unwrap().contains("IsEinvoice=\"true\"")));
 }
 
+/// The `cac:PaymentMeans` element of a UBL document.
+fn payment_means(ubl: &str) -> &str {
+    let start = ubl.find("<cac:PaymentMeans>").unwrap_or_else(|| panic!("no PaymentMeans in {ubl}"));
+    let end = start + ubl[start..].find("</cac:PaymentMeans>").unwrap() + "</cac:PaymentMeans>".len();
+    &ubl[start..end]
+}
+
+/// The account of `bank_account_body`, as EN 16931 (BR-61) wants it for a credit transfer.
+const PAYEE_ACCOUNT: &str = "<cac:PayeeFinancialAccount><cbc:ID>AL47212110090000000235698741</cbc:ID><cbc:Name>Dyqani Ana sh.p.k.</cbc:Name><cac:FinancialInstitutionBranch><cbc:ID>BKTRALTR</cbc:ID></cac:FinancialInstitutionBranch></cac:PayeeFinancialAccount>";
+
+#[test]
+fn the_registered_ubl_names_the_account_the_buyer_pays_into() {
+    let sim = SimServer::start();
+    let (till, account) = shop(&sim);
+    let (server, token) = (&till.server, Some(till.token.as_str()));
+
+    let reply = server.post_json("/api/v1/invoice/e-invoice", token, &einvoice("e-iban", account));
+    assert!(reply.data(201)["invoice"]["eic"].is_string());
+    let mut v2 = einvoice("e-iban-2", account);
+    v2.as_object_mut().unwrap().remove("payment_method");
+    v2["payment_methods"] = json!([{"type": "TRANSFER", "amount": 240}]);
+    server.post_json("/api/v2/invoice/e-invoice", token, &v2).data(200);
+
+    // What the platform received, signed and registered, for v1 (ACCOUNT) and v2 (TRANSFER).
+    let sent = logged(&sim, "RegisterEinvoice");
+    assert_eq!(sent.len(), 2);
+    for record in &sent {
+        let (ubl, credit_note) = ubl_of(record);
+        assert_eq!(
+            payment_means(&ubl),
+            format!("<cac:PaymentMeans><cbc:PaymentMeansCode>30</cbc:PaymentMeansCode>{PAYEE_ACCOUNT}</cac:PaymentMeans>")
+        );
+        assert_valid_ubl(&ubl, credit_note);
+    }
+}
+
 #[test]
 fn a_credit_note_corrects_an_einvoice_and_goes_to_the_platform_as_a_credit_note() {
     let sim = SimServer::start();
@@ -140,6 +176,7 @@ fn a_credit_note_corrects_an_einvoice_and_goes_to_the_platform_as_a_credit_note(
     let (ubl, credit_note) = ubl_of(&record);
     assert!(credit_note, "a 381 is a UBL CreditNote");
     assert!(ubl.contains("<cac:InvoiceDocumentReference><cbc:ID>1/"), "it names the invoice it corrects");
+    assert!(payment_means(&ubl).contains(PAYEE_ACCOUNT), "{ubl}");
     assert_valid_ubl(&ubl, true);
     let fiscal = logged(&sim, "RegisterInvoice").pop().unwrap();
     let iic = original["iic"].as_str().unwrap();
@@ -270,4 +307,46 @@ fn bad_einvoice_bodies_get_the_validation_envelope_and_the_server_goes_on() {
     // Nothing was written, and the next good body goes through.
     assert!(sim.registered()["einvoices"].as_array().unwrap().is_empty());
     assert!(post(&einvoice("good", account)).data(201)["invoice"]["eic"].is_string());
+}
+
+#[test]
+fn the_registers_own_fault_on_a_taxpayer_look_up_is_not_delivered_and_not_a_refusal() {
+    let sim = SimServer::start();
+    let (till, account) = shop(&sim);
+    let (server, token) = (&till.server, Some(till.token.as_str()));
+    let not_issued = |id: &str| {
+        server.post_json(&format!("/api/v1/invoice/details/{id}"), token, &json!({})).assert_error(404)
+    };
+
+    // 900 (internal error) and 920 (outage) are the CIS's own trouble: 503 on both routes, as
+    // when it does not answer; nothing is kept.
+    for code in ["900", "920"] {
+        sim.set_mode(json!({"mode": "fault", "fault_code": code, "operation": "GetTaxpayers"}));
+        let search = server.get(&format!("/api/v1/client/search?nipt={BUYER}"), token);
+        search.assert_error(503);
+        assert!(!search.text.contains(&format!("[{code}]")), "{}", search.text);
+        for (version, id) in [("v1", format!("e-{code}-1")), ("v2", format!("e-{code}-2"))] {
+            let reply = server.post_json(&format!("/api/{version}/invoice/e-invoice"), token, &einvoice(&id, account));
+            reply.assert_error(503);
+            assert!(reply.body["message"].as_str().unwrap().contains("Retry with the same internalId"), "{}", reply.text);
+            not_issued(&id);
+        }
+    }
+    let faults: Vec<Value> =
+        logged(&sim, "GetTaxpayers").into_iter().filter(|r| r["outcome"] == "fault").collect();
+    assert_eq!(faults.len(), 6, "every look-up met the fault: {faults:?}");
+
+    // A fault that blames the request stays a refusal: 200 with status false and its code.
+    sim.set_mode(json!({"mode": "fault", "fault_code": "11", "operation": "GetTaxpayers"}));
+    let search = server.get(&format!("/api/v1/client/search?nipt={BUYER}"), token);
+    search.assert_error(200);
+    assert!(search.body["message"].as_str().unwrap().starts_with("[11]"), "{}", search.text);
+    server.post_json("/api/v1/invoice/e-invoice", token, &einvoice("e-11", account)).assert_error(200);
+    not_issued("e-11");
+
+    // Back: the same internalIds go through.
+    sim.set_mode(json!({"mode": "ok", "operation": "GetTaxpayers"}));
+    server.get(&format!("/api/v1/client/search?nipt={BUYER}"), token).data(200);
+    let reply = server.post_json("/api/v1/invoice/e-invoice", token, &einvoice("e-900-1", account));
+    assert!(reply.data(201)["invoice"]["eic"].is_string());
 }

@@ -173,7 +173,7 @@ impl Services {
             notes: None,
             doc_type: None,
             original_invoice_iic: Some(original.iic.clone()),
-            bank_account_id: original.bank_account_id,
+            bank_account: original.bank_account.clone(),
             invoice_discount_type: None,
             invoice_discount_value: None,
             rate_basis: original.exchange_rate_origin.map(|origin| RateBasis {

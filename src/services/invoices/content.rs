@@ -18,7 +18,7 @@ use crate::domain::invoice as rules;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType, IdType};
-use crate::store::accounts::Caller;
+use crate::store::accounts::{BankAccount, Caller};
 use crate::store::invoices::{self as db, SettledOrder};
 
 /// Who issues an invoice and with what: the user's codes, the till, the certificate.
@@ -86,7 +86,9 @@ pub struct Content {
     pub notes: Option<String>,
     pub doc_type: Option<String>,
     pub original_invoice_iic: Option<String>,
-    pub bank_account_id: Option<i64>,
+    /// The account the buyer pays into, read once here so that every view of the document,
+    /// the UBL of an e-invoice first, has it.
+    pub bank_account: Option<BankAccount>,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
     /// Where a foreign-currency invoice's rate came from.
@@ -274,11 +276,12 @@ impl Services {
         let req = self.with_stored_client(caller, req).await?;
         let corrective = self.corrective_of(caller, &req).await?;
         let buyer = buyer_of(&req)?;
-        if let Some(account) = req.bank_account_id {
-            self.bank_account(caller, account).await.map_err(|_| {
+        let bank_account = match req.bank_account_id {
+            Some(account) => Some(self.bank_account(caller, account).await.map_err(|_| {
                 Error::from(FieldErrors::one("bank_account_id", "The selected bank account does not exist."))
-            })?;
-        }
+            })?),
+            None => None,
+        };
         let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
         let sequence = issuer.sequence(invoice_type);
         let content = Content {
@@ -300,7 +303,7 @@ impl Services {
             notes: req.notes,
             doc_type: req.doc_type,
             original_invoice_iic: req.original_invoice_iic,
-            bank_account_id: req.bank_account_id,
+            bank_account,
             invoice_discount_type: req.rules.invoice_discount_type,
             invoice_discount_value: req.rules.invoice_discount_value,
             rate_basis,

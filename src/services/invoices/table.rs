@@ -149,7 +149,7 @@ impl Services {
             notes: None,
             doc_type: None,
             original_invoice_iic: None,
-            bank_account_id: None,
+            bank_account: None,
             invoice_discount_type: req.invoice_discount_type,
             invoice_discount_value: req.invoice_discount_value,
             rate_basis,
