@@ -43,6 +43,14 @@ fn einvoice(internal_id: &str, bank_account_id: i64) -> Value {
     })
 }
 
+/// `einvoice` as a v2 body: the payment in `payment_methods`, of `kind`.
+fn einvoice_v2(internal_id: &str, bank_account_id: i64, kind: &str) -> Value {
+    let mut body = einvoice(internal_id, bank_account_id);
+    body.as_object_mut().unwrap().remove("payment_method");
+    body["payment_methods"] = json!([{"type": kind, "amount": 240}]);
+    body
+}
+
 /// The simulator's logged requests of `operation`.
 fn logged(sim: &SimServer, operation: &str) -> Vec<Value> {
     sim.requests().into_iter().filter(|r| r["operation"] == operation).collect()
@@ -91,10 +99,7 @@ fn an_einvoice_is_issued_found_by_its_eic_and_printed_from_the_platform() {
     server.get("/api/v1/invoice/print-eic/not-an-eic%00", token).assert_error(404);
 
     // v2: 200, with payment_methods.
-    let mut v2 = einvoice("e-2", account);
-    v2.as_object_mut().unwrap().remove("payment_method");
-    v2["payment_methods"] = json!([{"type": "ACCOUNT", "amount": 240}]);
-    let reply = server.post_json("/api/v2/invoice/e-invoice", token, &v2);
+    let reply = server.post_json("/api/v2/invoice/e-invoice", token, &einvoice_v2("e-2", account, "ACCOUNT"));
     let invoice = reply.data(200)["invoice"].clone();
     assert!(invoice["eic"].is_string());
     assert_eq!(invoice["payment_methods"][0]["type"], "ACCOUNT");
@@ -136,10 +141,9 @@ fn the_registered_ubl_names_the_account_the_buyer_pays_into() {
 
     let reply = server.post_json("/api/v1/invoice/e-invoice", token, &einvoice("e-iban", account));
     assert!(reply.data(201)["invoice"]["eic"].is_string());
-    let mut v2 = einvoice("e-iban-2", account);
-    v2.as_object_mut().unwrap().remove("payment_method");
-    v2["payment_methods"] = json!([{"type": "TRANSFER", "amount": 240}]);
-    server.post_json("/api/v2/invoice/e-invoice", token, &v2).data(200);
+    server
+        .post_json("/api/v2/invoice/e-invoice", token, &einvoice_v2("e-iban-2", account, "TRANSFER"))
+        .data(200);
 
     // What the platform received, signed and registered, for v1 (ACCOUNT) and v2 (TRANSFER).
     let sent = logged(&sim, "RegisterEinvoice");
@@ -148,7 +152,9 @@ fn the_registered_ubl_names_the_account_the_buyer_pays_into() {
         let (ubl, credit_note) = ubl_of(record);
         assert_eq!(
             payment_means(&ubl),
-            format!("<cac:PaymentMeans><cbc:PaymentMeansCode>30</cbc:PaymentMeansCode>{PAYEE_ACCOUNT}</cac:PaymentMeans>")
+            format!(
+                "<cac:PaymentMeans><cbc:PaymentMeansCode>30</cbc:PaymentMeansCode>{PAYEE_ACCOUNT}</cac:PaymentMeans>"
+            )
         );
         assert_valid_ubl(&ubl, credit_note);
     }
@@ -325,11 +331,18 @@ fn the_registers_own_fault_on_a_taxpayer_look_up_is_not_delivered_and_not_a_refu
         let search = server.get(&format!("/api/v1/client/search?nipt={BUYER}"), token);
         search.assert_error(503);
         assert!(!search.text.contains(&format!("[{code}]")), "{}", search.text);
-        for (version, id) in [("v1", format!("e-{code}-1")), ("v2", format!("e-{code}-2"))] {
-            let reply = server.post_json(&format!("/api/{version}/invoice/e-invoice"), token, &einvoice(&id, account));
+        let (v1, v2) = (format!("e-{code}-1"), format!("e-{code}-2"));
+        for (version, id, body) in
+            [("v1", &v1, einvoice(&v1, account)), ("v2", &v2, einvoice_v2(&v2, account, "ACCOUNT"))]
+        {
+            let reply = server.post_json(&format!("/api/{version}/invoice/e-invoice"), token, &body);
             reply.assert_error(503);
-            assert!(reply.body["message"].as_str().unwrap().contains("Retry with the same internalId"), "{}", reply.text);
-            not_issued(&id);
+            assert!(
+                reply.body["message"].as_str().unwrap().contains("Retry with the same internalId"),
+                "{}",
+                reply.text
+            );
+            not_issued(id);
         }
     }
     let faults: Vec<Value> =

@@ -1,15 +1,21 @@
 //! What one attempt to register a document with the CIS came to, in the three terms a document
 //! is settled by: registered, refused for something in it, or not registered for a reason that
 //! is not the document's (and so worth sending again as a late delivery).
+//!
+//! A call that registers no document (a taxpayer look-up, a TCR's registration, a read of the
+//! e-invoice platform) is read in the same three terms, so that the CIS's own fault is "not
+//! delivered" for it too, never a refusal of the request.
 
 use super::model::SubseqDelivType;
 use super::response::{Fault, NotDelivered, Outcome};
 
-/// The outcome of one delivery, handed to services to settle.
+/// The outcome of one delivery, handed to services to settle; `T` is what the CIS answered
+/// with, for a document its code.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Delivery {
-    /// Registered: the CIS's code for the document (FIC, FCDC or FWTNIC).
-    Accepted(String),
+pub enum Delivery<T = String> {
+    /// Registered: the CIS's code for the document (FIC, FCDC, FWTNIC or EIC), or the answer
+    /// to a call that registers nothing.
+    Accepted(T),
     /// The CIS blames the document (a client fault): the same message would earn the same
     /// fault, so only the owner can make it go through.
     Refused(Refusal),
@@ -44,9 +50,9 @@ impl From<&Fault> for Refusal {
     }
 }
 
-impl Delivery {
-    /// Reads a registration's outcome, `code` being what the CIS answered with.
-    pub fn of(outcome: Outcome<String>) -> Delivery {
+impl<T> Delivery<T> {
+    /// Reads a call's outcome, `T` being what the CIS answered with.
+    pub fn of(outcome: Outcome<T>) -> Delivery<T> {
         match outcome {
             Outcome::Accepted(code) => Delivery::Accepted(code),
             Outcome::Rejected(fault) if fault.blames_the_cis() => Delivery::NotDelivered {
@@ -106,6 +112,13 @@ mod tests {
                 Delivery::Refused(Refusal { code: Some(code.to_string()), text: "text".to_string() }),
             );
         }
+        // A call that registers nothing (GetTaxpayers answers a list) is read the same way.
+        let look_up =
+            |faultcode: &str, code: &str| Delivery::of(fault(faultcode, code).map(|_| vec!["taxpayer"]));
+        assert!(matches!(look_up("env:Client", "920"), Delivery::NotDelivered { .. }));
+        assert!(matches!(look_up("env:Server", "900"), Delivery::NotDelivered { .. }));
+        assert!(matches!(look_up("env:Client", "11"), Delivery::Refused(_)));
+        assert_eq!(Delivery::of(Outcome::Accepted(vec!["taxpayer"])), Delivery::Accepted(vec!["taxpayer"]));
         assert_eq!(
             Refusal { code: Some("11".into()), text: "TCR is not valid".into() }.message(),
             "[11] TCR is not valid"
@@ -121,6 +134,6 @@ mod tests {
             subseq_for(&NotDelivered::HttpStatus { status: 502, body_excerpt: String::new() }),
             SubseqDelivType::Service
         );
-        assert_eq!(Delivery::of(Outcome::Accepted("fic".into())), Delivery::Accepted("fic".into()));
+        assert_eq!(Delivery::of(Outcome::Accepted("fic".to_string())), Delivery::Accepted("fic".into()));
     }
 }

@@ -5,10 +5,10 @@ use uuid::Uuid;
 
 use super::{Error, Result, Services};
 use crate::domain::validation::{FieldErrors, is_nuis};
-use crate::fiscal::delivery::Refusal;
+use crate::fiscal::delivery::Delivery;
 use crate::fiscal::model::{GetTaxpayers, PlainHeader, Tcr, TcrType};
 use crate::fiscal::requests;
-use crate::fiscal::response::{Outcome, Taxpayer};
+use crate::fiscal::response::Taxpayer;
 use crate::store::accounts::{self as db, Caller, UserPatch};
 use crate::store::clients;
 use crate::store::devices::{self, Device, NewDevice};
@@ -87,15 +87,10 @@ impl Services {
         );
         let certificate = self.signer(company_id).await?;
         let accepted = match self.call_cis(certificate, request, |c, b| c.register_tcr(b)).await? {
-            Outcome::Accepted(a) => a,
-            // The CIS's own fault is its trouble, not the request's: retry later, as in an outage.
-            Outcome::Rejected(fault) if fault.blames_the_cis() => {
-                tracing::warn!(?fault, "TCR registration met the CIS's own fault");
-                return Err(unavailable());
-            }
-            Outcome::Rejected(fault) => return Err(Error::Refused(Refusal::from(&fault).message())),
-            Outcome::NotDelivered(reason) => {
-                tracing::warn!(?reason, "TCR registration not delivered");
+            Delivery::Accepted(a) => a,
+            Delivery::Refused(refusal) => return Err(Error::Refused(refusal.message())),
+            Delivery::NotDelivered { reason, .. } => {
+                tracing::warn!(%reason, "TCR registration not delivered");
                 return Err(unavailable());
             }
         };
@@ -152,7 +147,7 @@ impl Services {
         );
         let certificate = self.signer(caller.company.id).await?;
         match self.call_cis(certificate, request, |c, b| c.get_taxpayers(b)).await? {
-            Outcome::Accepted(found) => {
+            Delivery::Accepted(found) => {
                 let taxpayer = found
                     .taxpayers
                     .into_iter()
@@ -163,9 +158,9 @@ impl Services {
                 self.store.write(move |tx| clients::mark_verified(tx, company_id, &nipt)).await?;
                 Ok(taxpayer)
             }
-            Outcome::Rejected(fault) => Err(Error::Refused(Refusal::from(&fault).message())),
-            Outcome::NotDelivered(reason) => {
-                tracing::warn!(?reason, "taxpayer look-up not delivered");
+            Delivery::Refused(refusal) => Err(Error::Refused(refusal.message())),
+            Delivery::NotDelivered { reason, .. } => {
+                tracing::warn!(%reason, "taxpayer look-up not delivered");
                 Err(Error::Unavailable("The fiscal register (CIS) could not be reached; try again.".into()))
             }
         }

@@ -80,16 +80,19 @@ impl Services {
     }
 
     /// Signs and sends one request on the blocking pool; `read` is the operation's typed call.
+    /// What it came to is read as a document's delivery is: the CIS's own fault (9xx, `Server`)
+    /// is not delivered, like no answer, and only a fault that blames the request refuses it.
     pub async fn call_cis<T: Send + 'static>(
         &self,
         certificate: Arc<Certificate>,
         unsigned: String,
         read: fn(&CisClient, &str) -> Outcome<T>,
-    ) -> Result<Outcome<T>> {
+    ) -> Result<Delivery<T>> {
         let gateway = self.gateway.clone();
         crate::cis_wait::spawn_blocking(move || gateway.send(&certificate, &unsigned, read))
             .await
             .map_err(|e| Error::Internal(e.to_string()))?
+            .map(Delivery::of)
             .map_err(Error::from)
     }
 }

@@ -9,12 +9,12 @@ use uuid::Uuid;
 
 use super::{Error, Result, Services};
 use crate::domain::validation::FieldErrors;
-use crate::fiscal::delivery::Refusal;
+use crate::fiscal::delivery::Delivery;
 use crate::fiscal::model::{
     EinvoiceChangeStatus, EinvoiceStatus, GetEinvoices, GetTaxpayers, PartyType, PlainHeader,
 };
 use crate::fiscal::requests;
-use crate::fiscal::response::{EinvoiceRecord, Outcome};
+use crate::fiscal::response::EinvoiceRecord;
 use crate::store::accounts::Caller;
 use crate::store::purchase::{self as db, PurchaseInvoice};
 
@@ -107,7 +107,7 @@ impl Services {
         let certificate = self.signer(company_id).await?;
         let request = requests::get_einvoices(&header(), &query);
         let source = match self.call_cis(certificate, request, |c, b| c.get_einvoices(b)).await? {
-            Outcome::Accepted(listed) => {
+            Delivery::Accepted(listed) => {
                 let fetched_at = crate::store::now_text();
                 let received: Vec<PurchaseInvoice> =
                     listed.einvoices.iter().filter_map(|r| kept(r, &fetched_at)).collect();
@@ -123,12 +123,10 @@ impl Services {
                     .await?;
                 Source::Platform
             }
-            Outcome::Rejected(fault) if !fault.blames_the_cis() => {
-                return Err(Error::Refused(Refusal::from(&fault).message()));
-            }
+            Delivery::Refused(refusal) => return Err(Error::Refused(refusal.message())),
             // The platform's own fault is its trouble, like no answer: the copy serves.
-            not_delivered => {
-                tracing::warn!(?not_delivered, "purchase invoices not delivered; answering from the copy");
+            Delivery::NotDelivered { reason, .. } => {
+                tracing::warn!(%reason, "purchase invoices not delivered; answering from the copy");
                 let (from, to) = (from_text.clone(), to_text.clone());
                 match self.store.read(move |conn| db::last_read(conn, company_id, &from, &to)).await? {
                     Some(fetched_at) => Source::Cache { fetched_at },
@@ -152,7 +150,7 @@ impl Services {
         for nuis in unnamed {
             let certificate = self.signer(caller.company.id).await?;
             let request = requests::get_taxpayers(&header(), &GetTaxpayers::Tin(nuis.clone()));
-            if let Outcome::Accepted(found) =
+            if let Delivery::Accepted(found) =
                 self.call_cis(certificate, request, |c, b| c.get_taxpayers(b)).await?
                 && let Some(taxpayer) =
                     found.taxpayers.into_iter().find(|t| t.tin.eq_ignore_ascii_case(&nuis))
@@ -189,7 +187,7 @@ impl Services {
         let request = requests::einvoice_change_status(&header(), &change);
         let certificate = self.signer(company_id).await?;
         match self.call_cis(certificate, request, |c, b| c.einvoice_change_status(b)).await? {
-            Outcome::Accepted(_) => {
+            Delivery::Accepted(_) => {
                 let written = new_status.as_str();
                 self.store
                     .write(move |tx| {
@@ -199,11 +197,9 @@ impl Services {
                     .await?
                     .ok_or_else(|| Error::NotFound("Purchase invoice".into()))
             }
-            Outcome::Rejected(fault) if !fault.blames_the_cis() => {
-                Err(Error::Refused(Refusal::from(&fault).message()))
-            }
-            not_delivered => {
-                tracing::warn!(?not_delivered, "e-invoice status change not delivered");
+            Delivery::Refused(refusal) => Err(Error::Refused(refusal.message())),
+            Delivery::NotDelivered { reason, .. } => {
+                tracing::warn!(%reason, "e-invoice status change not delivered");
                 Err(unavailable())
             }
         }

@@ -23,7 +23,6 @@ use crate::fiscal::certificate::Certificate;
 use crate::fiscal::delivery::Delivery;
 use crate::fiscal::model::{GetEinvoices, PlainHeader, RegisterEinvoice};
 use crate::fiscal::requests::{self, Operation};
-use crate::fiscal::response::Outcome;
 use crate::fiscal::ubl;
 use crate::store::accounts::Caller;
 use crate::store::einvoices;
@@ -348,7 +347,7 @@ impl Services {
         );
         let certificate = self.signer(caller.company.id).await?;
         match self.call_cis(certificate, request, |c, b| c.get_einvoices(b)).await? {
-            Outcome::Accepted(found) => {
+            Delivery::Accepted(found) => {
                 let pdf = found
                     .einvoices
                     .into_iter()
@@ -358,11 +357,9 @@ impl Services {
                 openssl::base64::decode_block(&pdf)
                     .map_err(|_| Error::Internal(format!("the platform's PDF of {eic} is not base64")))
             }
-            Outcome::Rejected(fault) if !fault.blames_the_cis() => {
-                Err(Error::Refused(crate::fiscal::delivery::Refusal::from(&fault).message()))
-            }
-            not_delivered => {
-                tracing::warn!(?not_delivered, "e-invoice PDF not delivered");
+            Delivery::Refused(refusal) => Err(Error::Refused(refusal.message())),
+            Delivery::NotDelivered { reason, .. } => {
+                tracing::warn!(%reason, "e-invoice PDF not delivered");
                 Err(Error::Unavailable("The e-invoice platform could not be reached; try again.".into()))
             }
         }
