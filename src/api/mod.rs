@@ -148,7 +148,7 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/cash-register/balance", get(cash_register::balance))
         .route("/api/v2/cash-register/balance", get(cash_register::balance));
 
-    // The owner's page: what no route of the spec gives (README "The owner's page").
+    // The owner's page: what no route of the spec gives (docs "The owner's page").
     let owner_reads = Router::new()
         .route("/api/v1/owner/today", get(owner::today))
         .route("/api/v1/owner/queue", get(owner::queue));
