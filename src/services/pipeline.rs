@@ -1,12 +1,14 @@
 //! One pipeline for every fiscal document. A document travels named steps:
 //!
+//! 0. **look up the internalId** (before anything else, `Services::first_look`): one being
+//!    issued or issued this year is 409, whatever the first request changed since (`InternalId`);
 //! 1. **check** (before the pipeline): the kind's rules in `domain`, giving a `Document`;
 //! 2. **enter**: its internalId joins the in-flight set (released by `InFlight`'s `Drop`);
 //! 3. **lock**: the lock of its numbering `Sequence` (1 s, then 429);
 //! 4. **reserve the number** and 5. **sign and persist**: in one write transaction, the kind
-//!    `admit`s the document (idempotency, the state it needs), the number is read (MAX+1 of the
-//!    sequence, `reserve_number`, or the number held for this very document's retry), the kind
-//!    `draft`s it (its signed IIC and its request, whose signing starts on another thread) and
+//!    `admit`s the document (its internalId asked again, the state it needs), the number is
+//!    read (MAX+1 of the sequence, `reserve_number`, or the number held for this very
+//!    document's retry), the kind `draft`s it (its signed IIC and its request, whose signing starts on another thread) and
 //!    `write`s it, and its queue entry is written beside it (`sending`: its first call's), so
 //!    nothing a POS is answered with is ever lost; the document then joins its sequence's lane
 //!    (`lanes`), the lock is released and the log synced, on the request's own thread made a
