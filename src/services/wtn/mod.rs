@@ -96,12 +96,13 @@ impl Services {
             value: value.clone(),
         });
         let repeat_answers_first = req.api_version == 2;
-        let issued = match &internal_id {
-            Some(internal_id) => match self.first_look(internal_id).await {
-                Ok(()) => self.issue_new_wtn(caller, req, year).await,
-                Err(e) => Err(e),
-            },
-            None => self.issue_new_wtn(caller, req, year).await,
+        let looked_up = match &internal_id {
+            Some(internal_id) => self.first_look(internal_id).await,
+            None => Ok(()),
+        };
+        let issued = match looked_up {
+            Ok(()) => self.issue_new_wtn(caller, req, year).await,
+            Err(e) => Err(e),
         };
         match (issued, internal_id) {
             (Err(Error::Conflict(message)), Some(internal_id)) if repeat_answers_first => {
