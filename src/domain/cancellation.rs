@@ -187,6 +187,31 @@ pub fn quantities(
     Ok(taken)
 }
 
+/// Whether a cancellation sent without an internalId of its own is the invoice's last one sent
+/// again (its POS retrying after a timeout): made just before that one, it would have reversed
+/// exactly what that one did, `last` (the quantity of each original line, in their order). A
+/// retry is told so rather than reversing more; the same lines cancelled again on purpose carry
+/// an internalId of their own.
+pub fn repeats_last(
+    lines: &[Reversible],
+    request: Option<&[CancelLineInput]>,
+    whole_only: Option<WholeOnly>,
+    last: &[Decimal],
+) -> bool {
+    if last.len() != lines.len() || last.iter().all(Decimal::is_zero) {
+        return false;
+    }
+    let before: Vec<Reversible> = lines
+        .iter()
+        .zip(last)
+        .map(|(l, q)| Reversible {
+            line: l.line.clone(),
+            reversed: Reversed { quantity: l.reversed.quantity - q, ..l.reversed },
+        })
+        .collect();
+    quantities(&before, request, whole_only).is_ok_and(|q| q == last)
+}
+
 /// The corrective document's lines: for each original line with a quantity to reverse, its
 /// position in the original and the reversed line, negative.
 pub fn reversal(lines: &[Reversible], quantities: &[Decimal]) -> Vec<(usize, Line)> {
@@ -356,6 +381,42 @@ mod tests {
             quantities(&gone, None, None).unwrap_err().into_map().keys().collect::<Vec<_>>(),
             ["invoice"]
         );
+    }
+
+    #[test]
+    fn the_last_cancellation_sent_again_is_told_apart_from_a_new_one() {
+        let lines = sold(&[
+            ("Kafe", "K1", "2", "120", "0"),
+            ("Kafe", "K1", "1", "100", "0"),
+            ("Ujë", "U1", "1", "50", "0"),
+        ]);
+        let one_coffee = [cancel("Kafe", "K1", "1", Some("120"))];
+        let last = quantities(&lines, Some(&one_coffee), None).unwrap();
+        let lines = after(lines.clone(), &reversal(&lines, &last));
+        // | sent again                         | a repeat |
+        assert!(repeats_last(&lines, Some(&one_coffee), None, &last));
+        assert!(repeats_last(&lines, Some(&[cancel(" Kafe ", "K1", "1.000", Some("120.00"))]), None, &last));
+        assert!(!repeats_last(&lines, Some(&[cancel("Kafe", "K1", "2", Some("120"))]), None, &last));
+        assert!(!repeats_last(&lines, Some(&[cancel("Kafe", "K1", "1", Some("100"))]), None, &last));
+        assert!(!repeats_last(&lines, Some(&[cancel("Ujë", "U1", "1", None)]), None, &last));
+        assert!(!repeats_last(&lines, None, None, &last), "the whole is more than the last one");
+        assert!(!repeats_last(&lines, Some(&one_coffee), None, &[d("0"), d("0"), d("0")]));
+        assert!(!repeats_last(&lines, Some(&one_coffee), None, &[d("1")]), "another invoice's");
+
+        // The whole of what was left, sent again: a repeat; so is a last line that emptied it.
+        let rest = quantities(&lines, None, None).unwrap();
+        let gone = after(lines.clone(), &reversal(&lines, &rest));
+        assert!(repeats_last(&gone, None, None, &rest));
+        assert!(!repeats_last(&gone, Some(&one_coffee), None, &rest));
+        let water = [cancel("Ujë", "U1", "1", None)];
+        let rest = quantities(&lines, None, None).unwrap();
+        let all_but_water: Vec<Decimal> =
+            rest.iter().enumerate().map(|(i, q)| if i == 2 { Decimal::ZERO } else { *q }).collect();
+        let almost = after(lines.clone(), &reversal(&lines, &all_but_water));
+        let last = quantities(&almost, Some(&water), None).unwrap();
+        let emptied = after(almost.clone(), &reversal(&almost, &last));
+        assert!(repeats_last(&emptied, Some(&water), None, &last));
+        assert!(repeats_last(&emptied, None, None, &last), "nothing left: the whole again is the last one");
     }
 
     #[test]
