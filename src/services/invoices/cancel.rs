@@ -126,15 +126,15 @@ fn repeated(last: &LastReversal, whole: bool) -> Error {
         )
     } else {
         format!(
-            "This cancellation repeats the invoice's last one, {named}, which was issued: nothing more was cancelled. Read it with details by internalId; to cancel the same lines again, send an internalId of its own."
+            "This cancellation repeats the invoice's last one, {named}, which left nothing to cancel. Read it with details by internalId."
         )
     })
 }
 
 impl Services {
     /// `POST /invoice/cancel/{id}` and `/invoice/cancel-by-internal-id/{internalId}`. Sent again,
-    /// it never reverses more: with an internalId of its own it is looked up first, as any
-    /// invoice's; without one, a request that repeats the invoice's last cancellation is 409.
+    /// with an internalId of its own it is looked up first, as any invoice's; without one, a
+    /// request that repeats the last cancellation of an invoice it left empty is 409 naming it.
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
         let year = this_year();
         if let Some(own) = &req.internal_id {
