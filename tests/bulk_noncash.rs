@@ -96,3 +96,50 @@ fn a_bad_invoice_among_good_ones_gets_its_own_envelope_and_the_good_ones_go_thro
     till.server.post_json("/api/v1/invoice/bulk-noncash", Some(&till.token), &json!({})).assert_throttled();
     till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &noncash("single", false)).data(201);
 }
+
+#[test]
+fn a_bulk_sent_again_is_answered_409_per_invoice_even_while_the_cis_is_away() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let first = till.server.post_json(
+        "/api/v1/invoice/bulk-noncash",
+        Some(&till.token),
+        &json!({"invoices": [noncash("a-1", false), noncash("a-2", false)]}),
+    );
+    let first = first.data(200).clone();
+    assert_eq!(first["a-1"]["status"], true, "{first}");
+    assert_eq!(first["a-2"]["status"], true, "{first}");
+
+    // The office's program timed out and sends the batch again, in v2: nothing is issued twice.
+    let again = till.server.post_json(
+        "/api/v2/invoice/bulk-noncash",
+        Some(&till.token),
+        &json!({"invoices": [noncash("a-1", true), noncash("a-2", true)]}),
+    );
+    let again = again.data(200).clone();
+    for key in ["a-1", "a-2"] {
+        assert_eq!(again[key]["status"], false, "{again}");
+        assert!(again[key]["message"].as_str().unwrap().contains("already issued"), "{again}");
+    }
+
+    // And once more while the CIS is away: the invoice was saved, so it is not "not saved".
+    sim.mode("down");
+    let opened =
+        till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &noncash("probe", false));
+    assert_eq!(opened.status, 503, "{}", opened.text);
+    let offline = till.server.post_json(
+        "/api/v1/invoice/bulk-noncash",
+        Some(&till.token),
+        &json!({"invoices": [noncash("a-1", false)]}),
+    );
+    let offline = offline.data(200).clone();
+    assert_eq!(offline["a-1"]["status"], false, "{offline}");
+    assert!(offline["a-1"]["message"].as_str().unwrap().contains("already issued"), "{offline}");
+    till.server
+        .post_json("/api/v1/invoice/noncash", Some(&till.token), &noncash("a-2", false))
+        .assert_error(409);
+    let alone = till.server.post_json("/api/v1/invoice/details/a-1", Some(&till.token), &json!({}));
+    assert_eq!(alone.data(200)["invoice"]["id"], first["a-1"]["data"]["invoice"]["id"]);
+    sim.mode("ok");
+    assert_eq!(sim.registered()["invoices"].as_array().unwrap().len(), 2);
+}

@@ -59,11 +59,17 @@ fn the_water_then_the_whole_receipt_go_back_and_the_till_gives_the_cash_back() {
     );
     assert_eq!(balance(&till), 240.0);
 
-    // Nothing is cancelled twice.
+    // Nothing is cancelled twice: the water again, or more than what is left, is 422.
     let reply = till.server.post_json(
         "/api/v2/invoice/cancel-by-internal-id/c-1",
         Some(&till.token),
         &water(json!(1)),
+    );
+    reply.assert_invalid("lines.0.quantity");
+    let reply = till.server.post_json(
+        "/api/v2/invoice/cancel-by-internal-id/c-1",
+        Some(&till.token),
+        &water(json!(0.5)),
     );
     reply.assert_invalid("lines.0.quantity");
     let three_coffees = json!({"lines": [{"product_name": "Kafe", "product_code": "K1", "quantity": 3}]});
@@ -90,7 +96,7 @@ fn the_water_then_the_whole_receipt_go_back_and_the_till_gives_the_cash_back() {
         Some(&till.token),
         &json!({}),
     );
-    again.assert_invalid("invoice");
+    again.assert_error(409);
 
     // The list shows the reversal on the original and the original on each corrective.
     let original = details(&till, &sale["id"]);
@@ -228,4 +234,63 @@ fn cancellations_have_their_own_limit() {
     );
     reply.assert_throttled();
     sell(&till, "l-after");
+}
+
+/// Whether the CIS registered a corrective document of the sale with this IIC, how many.
+fn correctives_of(sim: &SimServer, sale: &Value) -> usize {
+    sim.registered()["invoices"].as_array().unwrap().iter().filter(|i| i["corrects"] == sale["iic"]).count()
+}
+
+#[test]
+fn a_cancellation_sent_again_never_issues_a_second_corrective_document() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let post = |path: &str, body: &Value| till.server.post_json(path, Some(&till.token), body);
+    let sale = sell(&till, "r-1");
+    let one_coffee = json!({"lines": [{"product_name": "Kafe", "product_code": "K1", "quantity": 1}]});
+
+    // With an internalId of its own, a partial cancellation is safe to send again, by
+    // internalId or by id, v1 or v2: 409, and details by internalId answer the first document.
+    let mut first_coffee = one_coffee.clone();
+    first_coffee["internalId"] = json!("return-7");
+    let first = post("/api/v2/invoice/cancel-by-internal-id/r-1", &first_coffee).data(200)["invoice"].clone();
+    for path in [
+        "/api/v1/invoice/cancel-by-internal-id/r-1".to_string(),
+        format!("/api/v2/invoice/cancel/{}", sale["id"]),
+    ] {
+        let again = post(&path, &first_coffee);
+        again.assert_error(409);
+        assert!(again.body["message"].as_str().unwrap().contains("already issued"), "{}", again.text);
+    }
+    let read = post("/api/v2/invoice/details/return-7", &json!({}));
+    assert_eq!(read.data(200)["invoice"]["id"], first["id"]);
+    assert_eq!(read.data(200)["invoice"]["original_invoice_id"], sale["id"]);
+    assert_eq!(correctives_of(&sim, &sale), 1);
+    assert_eq!(balance(&till), 165.0);
+
+    // Without one, the same lines again while some are left are a second coffee given back,
+    // as the cloud service makes it: Arka names it `<original>/cancel-<n>`.
+    let second =
+        post(&format!("/api/v1/invoice/cancel/{}", sale["id"]), &one_coffee).data(200)["invoice"].clone();
+    let read = post("/api/v1/invoice/details/r-1%2Fcancel-2", &json!({}));
+    assert_eq!(read.data(200)["invoice"]["id"], second["id"]);
+    assert_eq!(correctives_of(&sim, &sale), 2);
+
+    // The whole of what is left, then the same again: 409, not a third document.
+    let rest =
+        post(&format!("/api/v1/invoice/cancel/{}", sale["id"]), &json!({})).data(200)["invoice"].clone();
+    let again = post("/api/v1/invoice/cancel-by-internal-id/r-1", &json!({}));
+    again.assert_error(409);
+    assert!(again.body["message"].as_str().unwrap().contains("r-1/cancel-3"), "{}", again.text);
+    assert_eq!(correctives_of(&sim, &sale), 3);
+    assert_eq!(balance(&till), 0.0);
+    assert_eq!(details(&till, &rest["id"])["amount"]["gross"], json!(-45.0));
+
+    // A corrective document's internalId is checked as an invoice's.
+    let other = sell(&till, "r-2");
+    let path = format!("/api/v1/invoice/cancel/{}", other["id"]);
+    post(&path, &json!({"internalId": "  "})).assert_invalid("internalId");
+    post(&path, &json!({"internalId": "x".repeat(256)})).assert_invalid("internalId");
+    post(&path, &json!({"internalId": "r-1"})).assert_error(409);
+    assert_eq!(correctives_of(&sim, &other), 0);
 }

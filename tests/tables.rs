@@ -289,3 +289,166 @@ fn two_summaries_racing_for_the_same_order_settle_it_once() {
         .count();
     assert_eq!(summaries, 1);
 }
+
+/// A summary of one order of `total` paid in banknotes, as v1 or v2 sends it.
+fn paid_in_banknotes(version: u8, internal_id: &str, order: &Value, total: f64) -> Value {
+    let mut body = json!({"internalId": internal_id, "order_invoices": [order["iic"]]});
+    if version == 1 {
+        body["payment_method"] = json!("BANKNOTE");
+    } else {
+        body["payment_methods"] = json!([{"type": "BANKNOTE", "amount": total}]);
+    }
+    body
+}
+
+/// The details by internalId of a summary, in v1 or v2: the summary with the orders it paid.
+fn summary_details(till: &Till, version: u8, internal_id: &str) -> Value {
+    let path = format!("/api/v{version}/invoice/details/{internal_id}");
+    till.server.post_json(&path, Some(&till.token), &json!({})).data(200)["invoice"].clone()
+}
+
+#[test]
+fn a_summary_sent_again_is_answered_409_as_a_sale_is_and_read_back_by_its_internal_id() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let post = |path: &str, body: &Value| till.server.post_json(path, Some(&till.token), body);
+    let order = post("/api/v1/invoice/order", &order_body("o-1", false)).data(201)["invoice"].clone();
+    let v1 = paid_in_banknotes(1, "s-1", &order, 285.0);
+    let summary = post("/api/v1/invoice/summary", &v1).data(201)["invoice"].clone();
+
+    // The POS timed out and sends it again, in v1 or v2: the table is paid, once.
+    for version in [1, 2] {
+        let body = paid_in_banknotes(version, "s-1", &order, 285.0);
+        let again = post(&format!("/api/v{version}/invoice/summary"), &body);
+        again.assert_error(409);
+        assert!(again.body["message"].as_str().unwrap().contains("already issued"), "{}", again.text);
+        let read = summary_details(&till, version, "s-1");
+        assert_eq!(read["id"], summary["id"]);
+        assert_eq!(read["settledOrderInvoices"][0]["iic"], order["iic"]);
+    }
+    // An order sent again too, in both versions: 409, and its details answer it.
+    for version in [1, 2] {
+        post(&format!("/api/v{version}/invoice/order"), &order_body("o-1", false)).assert_error(409);
+    }
+    assert_eq!(summary_details(&till, 2, "o-1")["id"], order["id"]);
+
+    // While the CIS is away (the breaker open), a retry still reads 409, not "not saved".
+    sim.mode("down");
+    let late = post("/api/v1/invoice/cash", &coffee_and_water("opens-the-breaker"));
+    assert_eq!(late.status, 503, "{}", late.text);
+    post("/api/v2/invoice/summary", &paid_in_banknotes(2, "s-1", &order, 285.0)).assert_error(409);
+    post("/api/v1/invoice/order", &order_body("o-1", false)).assert_error(409);
+    sim.mode("ok");
+
+    let summaries = sim.registered()["invoices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["sum_inv_iic_refs"].as_array().is_some_and(|r| !r.is_empty()))
+        .count();
+    assert_eq!(summaries, 1);
+}
+
+#[test]
+fn a_summary_sent_again_while_the_first_is_at_the_cis_is_told_it_is_being_issued() {
+    let sim = SimServer::start();
+    // A POS patient enough for a slow CIS on a busy machine.
+    let till = open_till_with(&sim, |args| {
+        args.cis_timeout = 20;
+        args.cis_wait = arka::config::CisWait(Duration::from_secs(20));
+    });
+    let order = till.server.post_json("/api/v1/invoice/order", Some(&till.token), &order_body("w-1", true));
+    let order = order.data(201)["invoice"].clone();
+    let body = paid_in_banknotes(1, "w-s", &order, 600.0);
+    let at_the_cis =
+        |sim: &SimServer| sim.requests().iter().filter(|r| r["operation"] == "RegisterInvoice").count();
+    let before = at_the_cis(&sim);
+    sim.set_mode(json!({"mode": "slow", "delay_ms": 1500}));
+    std::thread::scope(|scope| {
+        let first =
+            scope.spawn(|| till.server.post_json("/api/v1/invoice/summary", Some(&till.token), &body));
+        eventually("the summary at the CIS", Duration::from_secs(10), || at_the_cis(&sim) > before);
+        // Saved, its order settled, its answer not yet in: the retry must not read "not settled".
+        let v2 = paid_in_banknotes(2, "w-s", &order, 600.0);
+        let again = till.server.post_json("/api/v2/invoice/summary", Some(&till.token), &v2);
+        again.assert_error(409);
+        assert!(again.body["message"].as_str().unwrap().contains("being issued"), "{}", again.text);
+        first.join().unwrap().data(201);
+    });
+    sim.mode("ok");
+    till.server.post_json("/api/v1/invoice/summary", Some(&till.token), &body).assert_error(409);
+}
+
+/// A POST of JSON to a server run as a process; `None` when the connection broke (a kill).
+fn post_to(base_url: &str, token: &str, path: &str, body: &Value) -> Option<(u16, Value)> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into();
+    let mut reply = agent
+        .post(format!("{base_url}{path}"))
+        .header("Authorization", format!("Bearer {token}"))
+        .content_type("application/json")
+        .send(body.to_string())
+        .ok()?;
+    let status = reply.status().as_u16();
+    let text = reply.body_mut().read_to_string().ok()?;
+    Some((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+}
+
+#[test]
+fn a_summary_saved_just_before_a_kill_is_answered_409_on_its_retry_with_its_orders_settled() {
+    use common::process::ServerProcess;
+
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let order = till.server.post_json("/api/v1/invoice/order", Some(&till.token), &order_body("k-1", false));
+    let order = order.data(201)["invoice"].clone();
+    let token = till.token.clone();
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+    let mut flags: Vec<String> =
+        sim.flags().into_iter().filter(|f| !f.starts_with("--cis-timeout=")).collect();
+    flags.extend([format!("--limits={ROOMY_LIMITS}"), "--cis-timeout=30".into(), "--cis-wait=30".into()]);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let body = |version: u8| paid_in_banknotes(version, "k-s", &order, 285.0);
+    let at_the_cis = || sim.requests().iter().filter(|r| r["operation"] == "RegisterInvoice").count();
+
+    // The summary is saved and on its way to a slow CIS when the server is killed.
+    let before = at_the_cis();
+    sim.set_mode(json!({"mode": "slow", "delay_ms": 20000}));
+    let mut server = ServerProcess::start(&data, &flags);
+    let base_url = server.base_url.clone();
+    std::thread::scope(|scope| {
+        let pos = scope.spawn(|| post_to(&base_url, &token, "/api/v1/invoice/summary", &body(1)));
+        eventually("the summary at the CIS", Duration::from_secs(20), || at_the_cis() > before);
+        let killed =
+            std::process::Command::new("kill").args(["-KILL", &server.pid().to_string()]).status().unwrap();
+        assert!(killed.success());
+        assert_eq!(pos.join().unwrap(), None, "the POS got no answer");
+    });
+    server.wait_for_exit();
+
+    // The POS retries after the restart: 409, and the details show the summary and its order.
+    sim.mode("ok");
+    let server = ServerProcess::start(&data, &flags);
+    let base_url = server.base_url.clone();
+    for version in [1, 2] {
+        let (status, answer) =
+            post_to(&base_url, &token, &format!("/api/v{version}/invoice/summary"), &body(version)).unwrap();
+        assert_eq!(status, 409, "{answer}");
+        assert!(answer["message"].as_str().unwrap().contains("already issued"), "{answer}");
+    }
+    eventually("the summary delivered after the restart", Duration::from_secs(60), || {
+        let (status, answer) = post_to(&base_url, &token, "/api/v2/invoice/details/k-s", &json!({})).unwrap();
+        assert_eq!(status, 200, "{answer}");
+        let summary = &answer["data"]["invoice"];
+        assert_eq!(summary["isSummaryInvoice"], true, "{answer}");
+        assert_eq!(summary["settledOrderInvoices"][0]["iic"], order["iic"], "{answer}");
+        summary["fic"].is_string()
+    });
+    let (_, listed) = post_to(&base_url, &token, "/api/v1/invoice/details/k-1", &json!({})).unwrap();
+    assert_eq!(listed["data"]["invoice"]["id"], order["id"]);
+    drop(server);
+}

@@ -551,3 +551,52 @@ fn the_openapi_document_names_every_route_of_the_group() {
         assert!(served.contains(&format!("\n  {path}:\n")), "OpenAPI documents {path}");
     }
 }
+
+#[test]
+fn a_note_sent_again_is_looked_up_first_even_when_its_goods_are_gone_or_it_is_still_at_the_cis() {
+    let sim = SimServer::start();
+    let depot = open_depot(&sim);
+    let flour = depot.product("MIELL", "Miell gruri", false);
+    depot.adjust(flour, None, "count", 2.0).data(201);
+    let enforce =
+        depot.till.server.put_json("/api/v1/stock/settings", Some(depot.owner()), &json!({"enforce": true}));
+    enforce.data(200);
+
+    // The note took the last two sacks; its retry is the same note, not "not enough flour".
+    let first = depot.wtn(1, &note_to_client(Some("g-1"))).data(201)["invoice"].clone();
+    let again = depot.wtn(1, &note_to_client(Some("g-1")));
+    again.assert_error(409);
+    assert!(again.body["message"].as_str().unwrap().contains("already issued"), "{}", again.text);
+    assert_eq!(depot.wtn(2, &note_to_client(Some("g-1"))).data(200)["invoice"]["id"], first["id"]);
+    assert_eq!(depot.shelf(depot.owner(), flour), 0.0);
+
+    // A retry while the first is still at a slow CIS: v1 is told it is being issued, v2 too
+    // until the first is saved, then gets it.
+    depot.adjust(flour, None, "count", 2.0).data(201);
+    let at_the_cis = || sim.requests().iter().filter(|r| r["operation"] == "RegisterWTN").count();
+    let before = at_the_cis();
+    sim.set_mode(json!({"mode": "slow", "delay_ms": 1500}));
+    std::thread::scope(|scope| {
+        let slow = scope.spawn(|| depot.wtn(1, &note_to_client(Some("g-2"))));
+        eventually("the note at the CIS", Duration::from_secs(10), || at_the_cis() > before);
+        let again = depot.wtn(1, &note_to_client(Some("g-2")));
+        again.assert_error(409);
+        assert!(again.body["message"].as_str().unwrap().contains("being issued"), "{}", again.text);
+        let v2 = depot.wtn(2, &note_to_client(Some("g-2")));
+        assert!(matches!(v2.status, 200 | 409), "{}", v2.text);
+        let slow = slow.join().unwrap();
+        assert!(matches!(slow.status, 201 | 503), "{}", slow.text);
+    });
+    sim.mode("ok");
+
+    // And while the CIS is away: the note was saved, so the retry is still 409 (v2: the note).
+    sim.mode("down");
+    depot.adjust(flour, None, "count", 2.0).data(201);
+    let deferred = depot.wtn(1, &note_to_client(Some("g-3")));
+    assert_eq!(deferred.status, 503, "{}", deferred.text);
+    depot.wtn(1, &note_to_client(Some("g-3"))).assert_error(409);
+    let v2 = depot.wtn(2, &note_to_client(Some("g-3")));
+    assert_eq!(v2.data(200)["invoice"]["id"], deferred.body["data"]["invoice"]["id"]);
+    sim.mode("ok");
+    assert_eq!(depot.shelf(depot.owner(), flour), 0.0, "every note took its sacks once");
+}

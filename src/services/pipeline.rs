@@ -1,12 +1,14 @@
 //! One pipeline for every fiscal document. A document travels named steps:
 //!
+//! 0. **look up the internalId** (before anything else, `Services::first_look`): one being
+//!    issued or issued this year is 409, whatever the first request changed since (`InternalId`);
 //! 1. **check** (before the pipeline): the kind's rules in `domain`, giving a `Document`;
 //! 2. **enter**: its internalId joins the in-flight set (released by `InFlight`'s `Drop`);
 //! 3. **lock**: the lock of its numbering `Sequence` (1 s, then 429);
 //! 4. **reserve the number** and 5. **sign and persist**: in one write transaction, the kind
-//!    `admit`s the document (idempotency, the state it needs), the number is read (MAX+1 of the
-//!    sequence, `reserve_number`, or the number held for this very document's retry), the kind
-//!    `draft`s it (its signed IIC and its request, whose signing starts on another thread) and
+//!    `admit`s the document (its internalId asked again, the state it needs), the number is
+//!    read (MAX+1 of the sequence, `reserve_number`, or the number held for this very
+//!    document's retry), the kind `draft`s it (its signed IIC and its request, whose signing starts on another thread) and
 //!    `write`s it, and its queue entry is written beside it (`sending`: its first call's), so
 //!    nothing a POS is answered with is ever lost; the document then joins its sequence's lane
 //!    (`lanes`), the lock is released and the log synced, on the request's own thread made a
@@ -124,6 +126,90 @@ pub fn reserve_number(
     };
     let held = held_numbers::max_held(tx, company_id, &sequence.key(), year)?;
     Ok(next_ordinal(issued.max(held), carried, year))
+}
+
+/// Which documents share a space of internalIds: every kind of invoice (cash, non-cash, order,
+/// summary, corrective, e-invoice) one, warehouse transfer notes another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Namespace {
+    Invoice,
+    Wtn,
+}
+
+/// A document's internalId in its company's calendar year: its idempotency key. The one rule
+/// every kind follows: a request whose internalId is being issued or was issued this year
+/// creates nothing and is 409, looked at before anything the first request's success changes
+/// (the orders it settled, what is left of an invoice, the goods it took, the breaker), so a
+/// retry is told what happened to its first request whatever happened since.
+#[derive(Debug, Clone)]
+pub struct InternalId {
+    pub namespace: Namespace,
+    pub company_id: i64,
+    pub year: i32,
+    pub value: String,
+}
+
+impl InternalId {
+    /// Its key in the in-flight set.
+    pub fn in_flight_key(&self) -> String {
+        let prefix = match self.namespace {
+            Namespace::Invoice => "invoice",
+            Namespace::Wtn => "wtn",
+        };
+        format!("{prefix}:{}:{}:{}", self.company_id, self.year, self.value)
+    }
+
+    fn what(&self) -> &'static str {
+        match self.namespace {
+            Namespace::Invoice => "An invoice",
+            Namespace::Wtn => "A warehouse transfer note",
+        }
+    }
+
+    /// What a request meets while another with the same internalId is on its way.
+    pub fn being_issued(&self) -> Error {
+        Error::Conflict(format!("{} with this internalId is being issued.", self.what()))
+    }
+
+    fn already_issued(&self) -> Error {
+        Error::Conflict(format!("{} with this internalId was already issued this year.", self.what()))
+    }
+
+    /// The company's document issued this year with it.
+    fn issued(&self, conn: &Connection) -> store::Result<Option<i64>> {
+        match self.namespace {
+            Namespace::Invoice => invoices::id_by_internal_id(conn, self.company_id, self.year, &self.value),
+            Namespace::Wtn => {
+                crate::store::wtn::id_by_internal_id(conn, self.company_id, self.year, &self.value)
+            }
+        }
+    }
+
+    /// In the write transaction (a kind's `admit`): a request that took the internalId since
+    /// `Services::first_look` makes this one 409 too.
+    pub fn admit(&self, tx: &Connection) -> store::Result<Result<()>> {
+        Ok(match self.issued(tx)? {
+            Some(_) => Err(self.already_issued()),
+            None => Ok(()),
+        })
+    }
+}
+
+impl Services {
+    /// The first step of every issue with an internalId: 409 when one is being issued (in the
+    /// in-flight set) or was issued this year. The write transaction asks again (`admit`).
+    pub async fn first_look(&self, internal_id: &InternalId) -> Result<()> {
+        let in_flight = self
+            .in_flight
+            .lock()
+            .map_err(|_| Error::Internal("the in-flight set was poisoned".into()))?
+            .contains(&internal_id.in_flight_key());
+        if in_flight {
+            return Err(internal_id.being_issued());
+        }
+        let looked_up = internal_id.clone();
+        self.store.read(move |conn| looked_up.admit(conn)).await?
+    }
 }
 
 /// When a new document is issued and how it meets the CIS: with a first call, or (the breaker

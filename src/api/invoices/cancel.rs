@@ -1,6 +1,7 @@
 //! Cancellation, by the service's id or by internalId (v1 and v2): no body cancels the whole
-//! invoice, `lines` part of it. The answer is the corrective document, 200 whether the CIS
-//! registered it or it waits for late delivery (`fic` null).
+//! invoice, `lines` part of it, `internalId` names the corrective document (its idempotency
+//! key). The answer is the corrective document, 200 whether the CIS registered it or it waits
+//! for late delivery (`fic` null).
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -33,6 +34,9 @@ pub struct CancelLineBody {
 #[derive(Deserialize)]
 pub struct CancelBody {
     lines: Option<Vec<CancelLineBody>>,
+    /// The corrective document's own internalId.
+    #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
+    internal_id: Option<String>,
 }
 
 async fn cancel_with(
@@ -54,7 +58,8 @@ async fn cancel_with(
             })
             .collect()
     });
-    let request = CancelRequest { api_version: version, invoice, lines };
+    let internal_id = body.internal_id.map(|i| i.trim().to_string());
+    let request = CancelRequest { api_version: version, invoice, lines, internal_id };
     let corrective = match state.services.cancel_invoice(&auth.0, request).await? {
         Issued::Fiscalized(invoice) | Issued::Deferred(invoice) => invoice,
     };

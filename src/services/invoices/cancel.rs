@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
-use super::content::{Content, Links, this_year, user_codes};
+use super::content::{Content, Links, MAX_INTERNAL_ID, internal_id, this_year, user_codes};
 use super::document::InvoiceDocument;
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
 use crate::domain::currency::RateBasis;
@@ -19,7 +19,7 @@ use crate::domain::payments::{Payment, PaymentType};
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::Caller;
-use crate::store::invoices::{self as db, Invoice};
+use crate::store::invoices::{self as db, Invoice, LastReversal};
 
 /// Which invoice a cancellation names.
 #[derive(Debug, Clone)]
@@ -36,6 +36,9 @@ pub struct CancelRequest {
     pub invoice: Cancelled,
     /// `None`: the whole invoice.
     pub lines: Option<Vec<CancelLineInput>>,
+    /// The corrective document's own internalId (trimmed), its idempotency key as an
+    /// invoice's; `None`: Arka names it `<original's>/cancel-<n>`.
+    pub internal_id: Option<String>,
 }
 
 /// A stored line, priced as the rules priced it.
@@ -95,9 +98,49 @@ fn cancellable(original: &Invoice) -> Result<Option<WholeOnly>> {
     })
 }
 
+/// A corrective document's own internalId follows an invoice's rules (422 `internalId`).
+fn own_internal_id(own: &str) -> Result<()> {
+    if own.is_empty() {
+        return Err(FieldErrors::one(
+            "internalId",
+            "The internalId must not be blank; send none to let Arka name the corrective document.",
+        )
+        .into());
+    }
+    if own.chars().count() > MAX_INTERNAL_ID {
+        return Err(FieldErrors::one(
+            "internalId",
+            format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// What a cancellation without an internalId of its own meets when it repeats `last`.
+fn repeated(last: &LastReversal, whole: bool) -> Error {
+    let named = format!("the corrective document {} ({})", last.internal_id, last.number);
+    Error::Conflict(if whole {
+        format!(
+            "The invoice is already wholly cancelled, last by {named}; read it with details by internalId."
+        )
+    } else {
+        format!(
+            "This cancellation repeats the invoice's last one, {named}, which left nothing to cancel. Read it with details by internalId."
+        )
+    })
+}
+
 impl Services {
-    /// `POST /invoice/cancel/{id}` and `/invoice/cancel-by-internal-id/{internalId}`.
+    /// `POST /invoice/cancel/{id}` and `/invoice/cancel-by-internal-id/{internalId}`. Sent again,
+    /// with an internalId of its own it is looked up first, as any invoice's; without one, a
+    /// request that repeats the last cancellation of an invoice it left empty is 409 naming it.
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
+        let year = this_year();
+        if let Some(own) = &req.internal_id {
+            own_internal_id(own)?;
+            self.first_look(&internal_id(caller, year, own)).await?;
+        }
         let original = match &req.invoice {
             Cancelled::Id(id) => self.invoice(caller, *id).await?,
             Cancelled::InternalId(internal_id) => self.invoice_by_internal_id(caller, internal_id).await?,
@@ -105,13 +148,14 @@ impl Services {
         let whole_only = cancellable(&original)?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, original.kind == InvoiceType::Cash)?;
         let original_id = original.id;
-        let (corrections_seen, reversed, refunded) = self
+        let (corrections_seen, reversed, refunded, last) = self
             .store
             .read(move |conn| {
                 Ok((
                     db::corrective_count(conn, original_id)?,
                     db::reversed_so_far(conn, original_id)?,
                     db::refunded_so_far(conn, original_id)?,
+                    db::last_reversal(conn, original_id)?,
                 ))
             })
             .await?;
@@ -128,6 +172,22 @@ impl Services {
                     .unwrap_or_else(Reversed::default),
             })
             .collect();
+        if req.internal_id.is_none()
+            && let Some(last) = last
+        {
+            let by_position: Vec<Decimal> = (0..lines.len())
+                .map(|position| {
+                    last.quantities
+                        .iter()
+                        .filter(|(p, _)| usize::try_from(*p).is_ok_and(|p| p == position))
+                        .map(|(_, q)| *q)
+                        .sum()
+                })
+                .collect();
+            if cancellation::repeats_last(&lines, req.lines.as_deref(), whole_only, &by_position) {
+                return Err(repeated(&last, req.lines.is_none()));
+            }
+        }
         let quantities = cancellation::quantities(&lines, req.lines.as_deref(), whole_only)?;
         let reversal = cancellation::reversal(&lines, &quantities);
         // A fee goes back with the whole invoice; a partial cancellation has none to give.
@@ -154,7 +214,9 @@ impl Services {
             document_kind: DocumentKind::Corrective,
             invoice_type: original.kind,
             links: Links::Reverses { original_id, positions, corrections_seen },
-            internal_id: format!("{}/cancel-{}", original.internal_id, corrections_seen + 1),
+            internal_id: req
+                .internal_id
+                .unwrap_or_else(|| format!("{}/cancel-{}", original.internal_id, corrections_seen + 1)),
             api_version: req.api_version,
             computed,
             buyer: original.buyer.clone(),
@@ -184,6 +246,6 @@ impl Services {
             einvoice: None,
         };
         let sequence = issuer.sequence(original.kind);
-        self.issue(InvoiceDocument { issuer, content, sequence, year: this_year() }).await
+        self.issue(InvoiceDocument { issuer, content, sequence, year }).await
     }
 }

@@ -8,7 +8,7 @@ use chrono::{Datelike, NaiveDate, Utc};
 use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
-use super::super::pipeline::Sequence;
+use super::super::pipeline::{InternalId, Namespace, Sequence};
 use super::super::{Error, Result, Services};
 use super::document::InvoiceDocument;
 use super::{ClientInput, IssueRequest};
@@ -126,6 +126,19 @@ pub fn currency(errors: &mut FieldErrors, sent: Option<&str>) -> String {
 /// The calendar year (Tirane) an issue happens in: the year of its number and internalId.
 pub fn this_year() -> i32 {
     Utc::now().with_timezone(&Tirane).year()
+}
+
+/// The longest internalId of an invoice.
+pub const MAX_INTERNAL_ID: usize = 255;
+
+/// `value` as the internalId of an invoice of `caller`'s company issued in `year`.
+pub fn internal_id(caller: &Caller, year: i32, value: &str) -> InternalId {
+    InternalId {
+        namespace: Namespace::Invoice,
+        company_id: caller.company.id,
+        year,
+        value: value.to_string(),
+    }
 }
 
 pub fn id_type(value: &str) -> Option<IdType> {
@@ -249,6 +262,8 @@ impl Services {
         caller: &Caller,
         mut req: IssueRequest,
     ) -> Result<InvoiceDocument> {
+        let year = this_year();
+        self.first_look(&internal_id(caller, year, &req.internal_id)).await?;
         let rate_basis = self.resolve_exchange_rate(caller, &mut req).await?;
         let invoice_type = req.kind.invoice_type().unwrap_or(InvoiceType::Cash);
         let (operator_code, unit_code, tcr_code) = user_codes(caller, invoice_type == InvoiceType::Cash)?;
@@ -257,8 +272,11 @@ impl Services {
         let start = errors.date("supply_start_date", req.supply_start_date.as_deref());
         let end = errors.date("supply_end_date", req.supply_end_date.as_deref());
         let currency = currency(&mut errors, req.currency.as_deref());
-        if req.internal_id.chars().count() > 255 {
-            errors.add("internalId", "The internalId must not be greater than 255 characters.");
+        if req.internal_id.chars().count() > MAX_INTERNAL_ID {
+            errors.add(
+                "internalId",
+                format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
+            );
         }
         if invoice_type == InvoiceType::NonCash {
             match req.doc_type.as_deref() {
@@ -309,7 +327,7 @@ impl Services {
             rate_basis,
             einvoice: None,
         };
-        Ok(InvoiceDocument { issuer, content, sequence, year: this_year() })
+        Ok(InvoiceDocument { issuer, content, sequence, year })
     }
 
     /// What the issuer signs with, checked after the body: the software code and a current

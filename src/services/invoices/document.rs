@@ -5,7 +5,7 @@
 use rusqlite::Connection;
 
 use super::super::cash_register::{automatic_opening, open_day_if_needed};
-use super::super::pipeline::{Document, QueuePlan, Sequence, Written};
+use super::super::pipeline::{Document, InternalId, QueuePlan, Sequence, Written};
 use super::super::stock::{self, Goods, GoodsLine};
 use super::super::{Error, Result};
 use super::content::{Content, Issuer, Links};
@@ -23,6 +23,10 @@ pub struct InvoiceDocument {
 }
 
 impl InvoiceDocument {
+    fn internal_id(&self) -> InternalId {
+        super::content::internal_id(&self.issuer.caller, self.year, &self.content.internal_id)
+    }
+
     /// The sale takes its lines off the issuing unit's shelf (`services::stock`).
     /// The shelf follows the document in its own transaction: a sale or an order takes its
     /// articles from the issuing unit, a cancellation puts back on the original's unit what it
@@ -84,10 +88,10 @@ impl Document for InvoiceDocument {
                 format!("cancel:{}:{original_id}", self.company_id()),
                 Error::Busy("Another cancellation of this invoice is in progress; try again.".into()),
             ),
-            _ => (
-                format!("invoice:{}:{}:{}", self.company_id(), self.year, self.content.internal_id),
-                Error::Conflict("An invoice with this internalId is being issued.".into()),
-            ),
+            _ => {
+                let internal_id = self.internal_id();
+                (internal_id.in_flight_key(), internal_id.being_issued())
+            }
         }
     }
 
@@ -120,10 +124,8 @@ impl Document for InvoiceDocument {
 
     fn admit(&self, tx: &Connection) -> store::Result<Result<()>> {
         let company_id = self.company_id();
-        if db::id_by_internal_id(tx, company_id, self.year, &self.content.internal_id)?.is_some() {
-            return Ok(Err(Error::Conflict(
-                "An invoice with this internalId was already issued this year.".into(),
-            )));
+        if let Err(issued) = self.internal_id().admit(tx)? {
+            return Ok(Err(issued));
         }
         match &self.content.links {
             Links::None => {}

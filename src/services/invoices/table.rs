@@ -10,7 +10,9 @@ use rust_decimal::Decimal;
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::IssueRequest;
-use super::content::{Content, Links, computed, currency, this_year, user_codes};
+use super::content::{
+    Content, Links, MAX_INTERNAL_ID, computed, currency, internal_id, this_year, user_codes,
+};
 use super::document::InvoiceDocument;
 use crate::domain::currency::{Origin, RateBasis};
 use crate::domain::document::{DocumentKind, InvoiceType};
@@ -63,11 +65,18 @@ impl Services {
     }
 
     /// `POST /invoice/summary`: pays the orders of a table.
+    /// Sent again, it is looked up by its internalId first: its orders, settled by the first,
+    /// would refuse it.
     pub async fn issue_summary(&self, caller: &Caller, req: SummaryRequest) -> Result<Issued<Invoice>> {
+        let year = this_year();
+        self.first_look(&internal_id(caller, year, &req.internal_id)).await?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, true)?;
         let mut errors = FieldErrors::new();
-        if req.internal_id.chars().count() > 255 {
-            errors.add("internalId", "The internalId must not be greater than 255 characters.");
+        if req.internal_id.chars().count() > MAX_INTERNAL_ID {
+            errors.add(
+                "internalId",
+                format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
+            );
         }
         let start = errors.date("supply_start_date", req.supply_start_date.as_deref());
         let end = errors.date("supply_end_date", req.supply_end_date.as_deref());
@@ -156,7 +165,7 @@ impl Services {
             einvoice: None,
         };
         let sequence = issuer.sequence(InvoiceType::Cash);
-        self.issue(InvoiceDocument { issuer, content, sequence, year: this_year() }).await
+        self.issue(InvoiceDocument { issuer, content, sequence, year }).await
     }
 
     /// The company's open order invoices with these IICs, with their lines. An IIC that is not

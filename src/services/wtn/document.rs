@@ -5,7 +5,7 @@
 use rusqlite::Connection;
 
 use super::super::invoices::Issuer;
-use super::super::pipeline::{Document, QueuePlan, Sequence, Written};
+use super::super::pipeline::{Document, InternalId, Namespace, QueuePlan, Sequence, Written};
 use super::super::stock::{self, Goods, GoodsLine};
 use super::super::{Error, Result};
 use super::message::{Content, Draft, draft, stored};
@@ -23,6 +23,16 @@ pub struct WtnDocument {
 }
 
 impl WtnDocument {
+    /// `value` as a note's internalId of this company and year.
+    fn keyed(&self, value: &str) -> InternalId {
+        InternalId {
+            namespace: Namespace::Wtn,
+            company_id: self.company_id(),
+            year: self.year,
+            value: value.to_string(),
+        }
+    }
+
     fn unit(&self) -> (i64, &str) {
         match &self.issuer.caller.unit {
             Some(unit) => (unit.id, unit.name.as_str()),
@@ -50,11 +60,8 @@ impl Document for WtnDocument {
     }
 
     fn in_flight(&self) -> (String, Error) {
-        let key = self.content.internal_id.as_deref().unwrap_or(&self.request_key);
-        (
-            format!("wtn:{}:{}:{key}", self.company_id(), self.year),
-            Error::Conflict("A warehouse transfer note with this internalId is being issued.".into()),
-        )
+        let key = self.keyed(self.content.internal_id.as_deref().unwrap_or(&self.request_key));
+        (key.in_flight_key(), key.being_issued())
     }
 
     fn kept_when_not_delivered(&self) -> bool {
@@ -67,14 +74,10 @@ impl Document for WtnDocument {
     }
 
     fn admit(&self, tx: &Connection) -> store::Result<Result<()>> {
-        if let Some(internal_id) = &self.content.internal_id
-            && db::id_by_internal_id(tx, self.company_id(), self.year, internal_id)?.is_some()
-        {
-            return Ok(Err(Error::Conflict(
-                "A warehouse transfer note with this internalId was already issued this year.".into(),
-            )));
+        match &self.content.internal_id {
+            Some(internal_id) => self.keyed(internal_id).admit(tx),
+            None => Ok(Ok(())),
         }
-        Ok(Ok(()))
     }
 
     fn draft(&self, ord_num: u32, plan: &QueuePlan) -> Result<Draft> {

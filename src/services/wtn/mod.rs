@@ -17,7 +17,7 @@ use uuid::Uuid;
 pub use self::print::PrintDocument;
 pub use self::report::WtnReport;
 use super::invoices::{this_year, user_codes};
-use super::pipeline::{Issued, Sequence};
+use super::pipeline::{InternalId, Issued, Namespace, Sequence};
 use super::{Error, Result, Services};
 use crate::domain::client::Patch;
 use crate::domain::validation::FieldErrors;
@@ -84,9 +84,39 @@ impl Services {
         })
     }
 
-    /// Issues a note. v2 answers a repeated internalId with the first note; v1 with 409.
+    /// Issues a note. Its internalId is looked up first; v2 answers a repeated one with the first
+    /// note (also one issued meanwhile by a request with the same internalId), v1 with 409.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id))]
     pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
+        let year = this_year();
+        let internal_id = req.internal_id.as_ref().map(|value| InternalId {
+            namespace: Namespace::Wtn,
+            company_id: caller.company.id,
+            year,
+            value: value.clone(),
+        });
+        let repeat_answers_first = req.api_version == 2;
+        let looked_up = match &internal_id {
+            Some(internal_id) => self.first_look(internal_id).await,
+            None => Ok(()),
+        };
+        let issued = match looked_up {
+            Ok(()) => self.issue_new_wtn(caller, req, year).await,
+            Err(e) => Err(e),
+        };
+        match (issued, internal_id) {
+            (Err(Error::Conflict(message)), Some(internal_id)) if repeat_answers_first => {
+                match self.wtn_of_year(caller, year, &internal_id.value).await? {
+                    Some(first) => Ok(WtnIssue::Repeated(first)),
+                    None => Err(Error::Conflict(message)),
+                }
+            }
+            (issued, _) => issued.map(WtnIssue::Issued),
+        }
+    }
+
+    /// A note whose internalId (if any) was not issued yet: checked, then through the pipeline.
+    async fn issue_new_wtn(&self, caller: &Caller, req: IssueWtnRequest, year: i32) -> Result<Issued<Wtn>> {
         let (operator_code, unit_code, tcr_code) = user_codes(caller, false)?;
         let unit =
             caller.unit.clone().ok_or_else(|| Error::Refused("The user has no business unit.".into()))?;
@@ -106,19 +136,11 @@ impl Services {
             destination_address: destination.as_ref().and_then(|d| d.address.as_deref()),
         };
         let note = rules::check(&req.note, &defaults)?;
-        let year = this_year();
-        let repeat_answers_first = req.api_version == 2;
-        if repeat_answers_first
-            && let Some(internal_id) = &req.internal_id
-            && let Some(first) = self.wtn_of_year(caller, year, internal_id).await?
-        {
-            return Ok(WtnIssue::Repeated(first));
-        }
         let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
         let document = WtnDocument {
             issuer,
             content: Content {
-                internal_id: req.internal_id.clone(),
+                internal_id: req.internal_id,
                 api_version: req.api_version,
                 note,
                 destination_unit_id: destination.as_ref().map(|d| d.id),
@@ -128,17 +150,7 @@ impl Services {
             year,
             request_key: Uuid::new_v4().to_string(),
         };
-        match self.issue(document).await {
-            // Issued in the meantime by a request with the same internalId.
-            Err(Error::Conflict(message)) if repeat_answers_first => match &req.internal_id {
-                Some(internal_id) => match self.wtn_of_year(caller, year, internal_id).await? {
-                    Some(first) => Ok(WtnIssue::Repeated(first)),
-                    None => Err(Error::Conflict(message)),
-                },
-                None => Err(Error::Conflict(message)),
-            },
-            issued => issued.map(WtnIssue::Issued),
-        }
+        self.issue(document).await
     }
 
     pub async fn wtns(&self, caller: &Caller, filter: ListFilter) -> Result<Vec<Wtn>> {
