@@ -158,6 +158,9 @@ fn the_book_is_served_at_docs_and_every_internal_link_of_every_page_answers_200(
     for missing in ["/docs/nothing.html", "/docs/api/invoices.md", "/docs/../README.md", "/docs/SUMMARY.md"] {
         assert_eq!(server.get(missing, None).status, 404, "{missing}");
     }
+    // The OpenAPI document names the book's two routes.
+    let openapi = server.get("/api/openapi.yaml", None).text;
+    assert!(openapi.contains("\n  /docs:\n") && openapi.contains("\n  /docs/{path}:\n"));
     // A browser that has the page gets 304.
     let reply = server.get("/docs/api/invoices.html", None);
     let etag = reply.header("etag").unwrap().to_string();
