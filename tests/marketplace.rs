@@ -8,6 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::sim::SimServer;
+use common::till::coffee_and_water;
 use common::wolt::*;
 use common::*;
 use serde_json::{Value, json};
@@ -810,4 +811,56 @@ fn the_wolt_simulator_runs_alone_from_the_command_line() {
     child.wait().unwrap();
     assert!(answered, "arka wolt-sim listened on {listen}");
     assert_eq!(order, Some((200, 401, Value::Null)), "no webhook target: nothing sent");
+}
+
+#[test]
+fn a_write_where_what_is_not_sent_is_kept_takes_only_its_own_json() {
+    let sim = SimServer::start();
+    let shop = open_shop(&sim);
+    let server = &shop.till.server;
+    let bearer = format!("Bearer {}", shop.till.token);
+    let owner = [("Authorization", bearer.as_str())];
+    let sale = coffee_and_water("s-1");
+    server.post_json("/api/v1/invoice/cash", shop.token(), &sale).data(201);
+    let (market, rights) = (format!("{MARKET}/settings"), format!("{MARKET}/rights/{}", shop.till.user_id));
+    let settings = [
+        ("/api/v1/stock/settings", "enforced"),
+        ("/api/v1/print-settings", "unitName"),
+        (market.as_str(), "enable"),
+        (rights.as_str(), "market_place"),
+        ("/api/v1/currencies/EUR", "enable"),
+        ("/api/v1/exchange-rates/manual/EUR", "rates"),
+    ];
+    let read = |path: &str| {
+        let path = if path.contains("/rights/") { format!("{MARKET}/settings") } else { path.to_string() };
+        let path =
+            if path.ends_with("/currencies/EUR") { "/api/v1/currencies?all=1".to_string() } else { path };
+        server.get(&path, shop.token()).text
+    };
+    for (path, unknown) in settings {
+        let before = read(path);
+        let unknown_key = json!({unknown: true}).to_string();
+        let bad: [(Option<&str>, &[u8], &str); 7] = [
+            (None, b"", "body"),
+            (Some("application/json"), b"", "body"),
+            (Some("text/plain"), b"", "body"),
+            (Some("text/plain"), b"enabled=true", "body"),
+            (Some("application/json"), b"{\"enabled\": true, \"x\": \"\xff\"}", "body"),
+            (Some("application/json"), b"{\"\xff\": true}", "body"),
+            (Some("application/json"), unknown_key.as_bytes(), unknown),
+        ];
+        for (content_type, bytes, field) in bad {
+            let reply = server.request("PUT", path, &owner, content_type.map(|t| (t, bytes)));
+            let errors = &reply.body["errors"][field];
+            assert_eq!(reply.status, 422, "PUT {path} {:?}: {}", String::from_utf8_lossy(bytes), reply.text);
+            assert!(errors.as_array().is_some_and(|e| !e.is_empty()), "names {field}: {}", reply.text);
+        }
+        assert_eq!(read(path), before, "PUT {path} changed nothing");
+    }
+    // Closing the day: left out, `withdraw` takes everything counted, so a typo must not.
+    let close =
+        server.post_json("/api/v1/cash-register/close-balance", shop.token(), &json!({"withdrow": 5}));
+    close.assert_invalid("withdrow");
+    let balance = server.get("/api/v1/cash-register/balance", shop.token());
+    assert_eq!(balance.data(200)["balance"], json!(285.0), "{}", balance.text);
 }
