@@ -52,6 +52,7 @@ use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::{Error, Result, Services};
 use crate::domain::numbering::{CarriedOver, next_ordinal};
+use crate::domain::validation::{FieldErrors, is_xml_char};
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::delivery::{Delivery, Refusal};
@@ -768,6 +769,18 @@ fn save<D: Document>(
         Ok(draft) => draft,
         Err(e) => return Ok(Err(e)),
     };
+    // The CIS cannot parse a request holding such a character: refused while its POS waits,
+    // the document would hold its number for a retry that fails the same way. Every kind's
+    // text is checked where it enters; this is the one place none can pass.
+    if let Some(c) = D::request(&draft).chars().find(|c| !is_xml_char(*c)) {
+        return Ok(Err(Error::Invalid(FieldErrors::one(
+            "body",
+            format!(
+                "The document holds the control character U+{:04X}, which a fiscal document cannot carry; nothing was issued.",
+                u32::from(c)
+            ),
+        ))));
+    }
     // The request is signed on another thread while the rows are written, committed and
     // synced: none of that needs its signature. A document for the queue is signed when the
     // queue sends it.
