@@ -174,6 +174,8 @@ impl Services {
             doc_type: None,
             original_invoice_iic: Some(original.iic.clone()),
             bank_account_id: original.bank_account_id,
+            // The link stays the original's: its cancellation gives back to the note through it.
+            wtn: None,
             invoice_discount_type: None,
             invoice_discount_value: None,
             rate_basis: original.exchange_rate_origin.map(|origin| RateBasis {

@@ -87,6 +87,9 @@ pub struct Content {
     pub doc_type: Option<String>,
     pub original_invoice_iic: Option<String>,
     pub bank_account_id: Option<i64>,
+    /// The warehouse transfer note the goods already left with (`wtn_id`): the sale takes off
+    /// the shelf only what the note did not carry.
+    pub wtn: Option<db::WtnRef>,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
     /// Where a foreign-currency invoice's rate came from.
@@ -279,6 +282,10 @@ impl Services {
                 Error::from(FieldErrors::one("bank_account_id", "The selected bank account does not exist."))
             })?;
         }
+        let wtn = match req.wtn_id {
+            Some(id) => Some(self.linked_wtn(caller, id).await?),
+            None => None,
+        };
         let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
         let sequence = issuer.sequence(invoice_type);
         let content = Content {
@@ -301,6 +308,7 @@ impl Services {
             doc_type: req.doc_type,
             original_invoice_iic: req.original_invoice_iic,
             bank_account_id: req.bank_account_id,
+            wtn,
             invoice_discount_type: req.rules.invoice_discount_type,
             invoice_discount_value: req.rules.invoice_discount_value,
             rate_basis,
