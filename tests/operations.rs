@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use common::depot::{note, retrying};
 use common::process::ServerProcess;
 use common::sim::SimServer;
 use common::till::{
     ROOMY_LIMITS, assert_all_present_and_gapless, coffee_and_water, issuing_load, on_account, open_till,
+    open_till_with,
 };
 use common::{TestServer, arka, arka_ok, register_sandbox};
 use serde_json::Value;
@@ -546,7 +548,9 @@ fn restore_refuses_while_the_server_runs_and_keeps_what_it_replaces() {
 #[test]
 fn a_restore_over_newer_fiscalized_documents_is_refused_naming_them_and_forced_numbers_after_them() {
     let sim = SimServer::start();
-    let mut till = open_till(&sim);
+    let mut till = open_till_with(&sim, |args| {
+        args.limits = format!("{ROOMY_LIMITS};interval.wtn=1s").parse().unwrap();
+    });
     let year = chrono::Datelike::year(&chrono::Utc::now().with_timezone(&chrono_tz::Europe::Tirane));
     let sell = |till: &common::till::Till, id: &str| {
         let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water(id));
@@ -554,6 +558,11 @@ fn a_restore_over_newer_fiscalized_documents_is_refused_naming_them_and_forced_n
     };
     let bill = |till: &common::till::Till, id: &str| {
         let reply = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account(id));
+        reply.data(201)["invoice"]["number"].as_str().unwrap().to_string()
+    };
+    let send = |till: &common::till::Till, id: &str| {
+        let body = note(Some(id), &[("MIELL", "Miell gruri", 2.0)]);
+        let reply = retrying(|| till.server.post_json("/api/v1/invoice/wtn", Some(&till.token), &body));
         reply.data(201)["invoice"]["number"].as_str().unwrap().to_string()
     };
     assert_eq!((sell(&till, "c-1"), sell(&till, "c-2"), bill(&till, "n-1")).0, format!("1/{year}"));
@@ -566,6 +575,7 @@ fn a_restore_over_newer_fiscalized_documents_is_refused_naming_them_and_forced_n
         sell(&till, id);
     }
     assert_eq!(bill(&till, "n-2"), format!("2/{year}"));
+    assert_eq!(send(&till, "w-1"), format!("1/{year}"));
     let invoices_in = |db: &Path| -> i64 {
         rusqlite::Connection::open(db)
             .unwrap()
@@ -583,11 +593,15 @@ fn a_restore_over_newer_fiscalized_documents_is_refused_naming_them_and_forced_n
             format!("cash TCR {tcr}, {year}: the backup ends at 2/{year}, the replaced database at 5/{year}"),
             format!("3 newer (3/{year} to 5/{year}), 3 registered by the CIS"),
             format!("non-cash, {year}: the backup ends at 1/{year}, the replaced database at 2/{year}"),
+            format!(
+                "WTN of unit ab123cd456, {year}: the backup has none, the replaced database ends at 1/{year}"
+            ),
             "--force".to_string(),
         ] {
             assert!(said.contains(&needed), "names {needed:?}: {said}");
         }
         assert_eq!(invoices_in(&data.join("arka.db")), 7, "nothing was replaced");
+        assert!(said.contains("5 documents numbered after the backup's (5 of them registered"), "{said}");
 
         let forced = arka_ok(&[&args[..], &["--force"]].concat());
         assert!(forced.contains(&format!("continues after 5/{year}")), "{forced}");
@@ -597,12 +611,16 @@ fn a_restore_over_newer_fiscalized_documents_is_refused_naming_them_and_forced_n
     // The numbering goes on after what the CIS registered, never under a number it holds.
     assert_eq!(sell(&till, "c-6"), format!("6/{year}"));
     assert_eq!(bill(&till, "n-3"), format!("3/{year}"));
+    assert_eq!(send(&till, "w-2"), format!("2/{year}"));
     let registered = sim.registered()["invoices"].as_array().unwrap().clone();
     let mut numbers: Vec<&str> = registered.iter().map(|i| i["inv_num"].as_str().unwrap()).collect();
     assert_eq!(numbers.len(), 9);
     numbers.sort_unstable();
     numbers.dedup();
     assert_eq!(numbers.len(), 9, "no number registered twice: {registered:?}");
+    let notes = sim.registered()["wtns"].as_array().unwrap().clone();
+    let notes: Vec<&str> = notes.iter().map(|n| n["wtn_num"].as_str().unwrap()).collect();
+    assert_eq!(notes, [format!("1/{year}"), format!("2/{year}")]);
 }
 
 #[test]
