@@ -2,8 +2,13 @@
 -- leave the shelf once; and a restore over newer documents leaves the numbering after them.
 
 -- The note an invoice accounts for (`wtn_id` of the cash and non-cash bodies), written with it.
-ALTER TABLE invoices ADD COLUMN wtn_id INTEGER REFERENCES wtns(id);
-CREATE INDEX invoices_wtn ON invoices(wtn_id) WHERE wtn_id IS NOT NULL;
+-- A row beside the invoice rather than a column of it: the invoice's row keeps the shape every
+-- earlier schema wrote.
+CREATE TABLE invoice_wtns (
+    invoice_id  INTEGER PRIMARY KEY REFERENCES invoices(id) ON DELETE CASCADE,
+    wtn_id      INTEGER NOT NULL REFERENCES wtns(id)
+);
+CREATE INDEX invoice_wtns_wtn ON invoice_wtns(wtn_id);
 
 -- What of an article the note took off the shelf an invoice linked to it counted as its own
 -- (positive), or a cancellation of that invoice gave back to the note (negative). What is left

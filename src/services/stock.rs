@@ -619,6 +619,7 @@ mod tests {
             })
             .unwrap();
     }
+
     #[test]
     fn a_sale_naming_a_note_counts_against_it_and_whatever_is_given_up_the_goods_leave_once() {
         use crate::store::{invoices, wtn};

@@ -178,7 +178,7 @@ pub struct Invoice {
     pub payments: Vec<Payment>,
     /// The bank account `bank_account_id` names, read with the invoice.
     pub bank_account: Option<super::accounts::BankAccount>,
-    /// The warehouse transfer note the goods left with (`wtn_id` of the body).
+    /// The warehouse transfer note the goods left with (`wtn_id` of the body; `invoice_wtns`).
     pub wtn_id: Option<i64>,
     /// The note `wtn_id` names, read with the invoice.
     pub wtn: Option<WtnRef>,
@@ -398,19 +398,32 @@ pub fn original_of(conn: &Connection, id: i64) -> Result<Option<i64>> {
         .flatten())
 }
 
+fn wtn_ref_from(r: &Row) -> rusqlite::Result<WtnRef> {
+    Ok(WtnRef { id: r.get("id")?, number: r.get("number")?, iic: r.get("wtnic")? })
+}
+
 /// The note `wtn_id` as an invoice names it.
 pub fn wtn_ref(conn: &Connection, wtn_id: i64) -> Result<Option<WtnRef>> {
     Ok(conn
         .prepare_cached("SELECT id, number, wtnic FROM wtns WHERE id = :id")?
-        .query_row(named_params! {":id": wtn_id}, |r| {
-            Ok(WtnRef { id: r.get("id")?, number: r.get("number")?, iic: r.get("wtnic")? })
-        })
+        .query_row(named_params! {":id": wtn_id}, wtn_ref_from)
+        .optional()?)
+}
+
+/// The note the invoice `invoice_id` names, if any.
+fn linked_wtn(conn: &Connection, invoice_id: i64) -> Result<Option<WtnRef>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT w.id, w.number, w.wtnic FROM invoice_wtns l JOIN wtns w ON w.id = l.wtn_id
+             WHERE l.invoice_id = :invoice",
+        )?
+        .query_row(named_params! {":invoice": invoice_id}, wtn_ref_from)
         .optional()?)
 }
 
 /// The invoices that named the note `wtn_id` name none any more (the note was given up).
 pub fn unlink_wtn(conn: &Connection, wtn_id: i64) -> Result<()> {
-    conn.execute("UPDATE invoices SET wtn_id = NULL WHERE wtn_id = :wtn", named_params! {":wtn": wtn_id})?;
+    conn.execute("DELETE FROM invoice_wtns WHERE wtn_id = :wtn", named_params! {":wtn": wtn_id})?;
     Ok(())
 }
 
@@ -487,14 +500,14 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
              self_issue_type, due_date, delivery_date, supply_start_date, supply_end_date, reverse_charge,
              periodic_invoice, notes, bank_account_id, iic, iic_signature, header_uuid, fic, eic, verify_url,
              search_text, created_at, document_kind, original_invoice_id, reversed_at, settled_by_invoice_id,
-             exchange_rate_source, exchange_rate_date, wtn_id)
+             exchange_rate_source, exchange_rate_date)
          VALUES (:company, :unit, :user, :internal, :year, :kind, :version, :doc_type, :original_iic, :tcr, :ord,
              :number, :inv_num, :issued_at, :issue_date, :issue_dt, :operator, :bu, :currency, :rate, :gross, :net,
              :vat, :discount, :discount_gross, :fee, :total, :gross_all, :net_all, :vat_all, :discount_all,
              :disc_type, :disc_value, :client, :buyer_name, :buyer_id_type, :buyer_id_value, :buyer_address,
              :buyer_city, :buyer_country, :self_issue, :due, :delivery, :supply_start, :supply_end, :reverse,
              :periodic, :notes, :bank, :iic, :iic_sig, :uuid, :fic, :eic, :verify, :search, :now, :document_kind,
-             :original, :reversed_at, :settled_by, :rate_source, :rate_date, :wtn)",
+             :original, :reversed_at, :settled_by, :rate_source, :rate_date)",
     )?
     .execute(named_params! {
             ":company": i.company_id, ":unit": i.business_unit_id, ":user": i.user_id, ":internal": i.internal_id,
@@ -516,9 +529,13 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":verify": i.verify_url, ":search": search_text(i), ":now": now_text(),
             ":document_kind": i.document_kind, ":original": i.original_invoice_id, ":reversed_at": i.reversed_at,
             ":settled_by": i.settled_by, ":rate_source": i.exchange_rate_origin,
-            ":rate_date": i.exchange_rate_date, ":wtn": i.wtn_id,
+            ":rate_date": i.exchange_rate_date,
     })?;
     let id = conn.last_insert_rowid();
+    if let Some(wtn_id) = i.wtn_id {
+        conn.prepare_cached("INSERT INTO invoice_wtns (invoice_id, wtn_id) VALUES (:invoice, :wtn)")?
+            .execute(named_params! {":invoice": id, ":wtn": wtn_id})?;
+    }
     let mut line_stmt = conn.prepare_cached(
         "INSERT INTO invoice_lines (invoice_id, position, product_name, product_code, unit, unit_code, quantity,
              price, total, discount_rate, discount, vat_rate, exemption, unit_price_net, rebate, net, vat, gross,
@@ -596,7 +613,7 @@ const COLUMNS: &str = "id, company_id, business_unit_id, user_id, internal_id, y
     buyer_id_type, buyer_id_value, buyer_address, buyer_city, buyer_country, self_issue_type, due_date,
     delivery_date, supply_start_date, supply_end_date, reverse_charge, periodic_invoice, notes, bank_account_id,
     iic, iic_signature, header_uuid, fic, eic, verify_url, created_at, document_kind, original_invoice_id,
-    reversed_at, settled_by_invoice_id, exchange_rate_source, exchange_rate_date, wtn_id";
+    reversed_at, settled_by_invoice_id, exchange_rate_source, exchange_rate_date";
 
 fn money(r: &Row, column: &str) -> rusqlite::Result<Decimal> {
     Ok(r.get::<_, Money>(column)?.0)
@@ -675,7 +692,7 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
         lines: Vec::new(),
         payments: Vec::new(),
         bank_account: None,
-        wtn_id: r.get("wtn_id")?,
+        wtn_id: None,
         wtn: None,
         settled_orders: Vec::new(),
         process: None,
@@ -688,10 +705,8 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
         None => None,
     };
     invoice.process = super::einvoices::get(conn, invoice.id)?.map(|e| e.process);
-    invoice.wtn = match invoice.wtn_id {
-        Some(id) => wtn_ref(conn, id)?,
-        None => None,
-    };
+    invoice.wtn = linked_wtn(conn, invoice.id)?;
+    invoice.wtn_id = invoice.wtn.as_ref().map(|w| w.id);
     let mut stmt = conn.prepare_cached(
         "SELECT product_name, product_code, unit, unit_code, quantity, price, total, discount_rate, discount,
              vat_rate, exemption, unit_price_net, rebate, net, vat, gross, original_position
