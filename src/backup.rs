@@ -22,7 +22,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::config::BackupSchedule;
 use crate::data_lock;
-use crate::domain::numbering::{SideBySide, side_by_side};
+use crate::domain::numbering::{LastNumber, SideBySide, side_by_side};
 use crate::secrets::{self, KeyFile};
 use crate::store;
 use crate::store::numbering::{self, Floor};
@@ -327,18 +327,20 @@ impl std::fmt::Display for Predated {
 pub enum Numbering {
     /// There was no database to replace.
     NothingReplaced,
-    /// The replaced database did not read (why): the numbers it reached are unknown.
-    Unreadable(String),
+    /// The replaced database did not read (`why`): the numbers it reached are unknown; the
+    /// backup's, to compare with what the CIS holds.
+    Unreadable { why: String, backup: Vec<LastNumber> },
     /// Every sequence of either database with its last number in each, and those the backup
-    /// predates.
-    Compared { sequences: Vec<SideBySide>, predated: Vec<Predated> },
+    /// predates. A replaced database that reads but is `damaged` (what `quick_check` found) may
+    /// have issued more than what was read of it.
+    Compared { sequences: Vec<SideBySide>, predated: Vec<Predated>, damaged: Option<String> },
 }
 
 impl Numbering {
     fn predated(&self) -> &[Predated] {
         match self {
             Numbering::Compared { predated, .. } => predated,
-            Numbering::NothingReplaced | Numbering::Unreadable(_) => &[],
+            Numbering::NothingReplaced | Numbering::Unreadable { .. } => &[],
         }
     }
 }
@@ -372,9 +374,10 @@ fn compare(db: &Path, from: &Path) -> Result<Numbering> {
         .and_then(|conn| numbering::last_numbers(&conn).map(|last| (conn, last)))
     {
         Ok(read) => read,
-        Err(e) => return Ok(Numbering::Unreadable(e.to_string())),
+        Err(e) => return Ok(Numbering::Unreadable { why: e.to_string(), backup: in_backup }),
     };
     let (conn, in_replaced) = replaced;
+    let damaged = quick_check(&conn).err();
     let sequences = side_by_side(&in_backup, &in_replaced);
     let mut predated = Vec::new();
     for last in sequences.iter().filter(|s| s.predated()) {
@@ -382,13 +385,24 @@ fn compare(db: &Path, from: &Path) -> Result<Numbering> {
             numbering::documents_after(&conn, last.company_id, &last.sequence, last.year, last.backup);
         let (documents, registered) = match counted {
             Ok(counted) => counted,
-            Err(e) => return Ok(Numbering::Unreadable(e.to_string())),
+            Err(e) => return Ok(Numbering::Unreadable { why: e.to_string(), backup: in_backup }),
         };
         let company_in_backup =
             numbering::has_company(&backup, last.company_id).map_err(|e| store_error(from, e))?;
         predated.push(Predated { last: last.clone(), documents, registered, company_in_backup });
     }
-    Ok(Numbering::Compared { sequences, predated })
+    Ok(Numbering::Compared { sequences, predated, damaged })
+}
+
+/// `PRAGMA quick_check` of the replaced database: its first lines when it finds damage.
+fn quick_check(conn: &Connection) -> std::result::Result<(), String> {
+    let lines = conn
+        .prepare("PRAGMA quick_check")
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| e.to_string())?;
+    if lines == ["ok"] { Ok(()) } else { Err(lines.into_iter().take(3).collect::<Vec<_>>().join("; ")) }
 }
 
 /// Checks the backup `from` (and `from.key`): integrity, an Arka schema no newer than this

@@ -407,14 +407,32 @@ fn print_numbering(done: &arka::backup::Restored) {
     use arka::backup::Numbering;
     let (sequences, predated) = match &done.numbering {
         Numbering::NothingReplaced => return,
-        Numbering::Unreadable(why) => {
+        Numbering::Unreadable { why, backup } => {
             println!(
                 "  the replaced database could not be read ({why}): the numbers it had reached are unknown;"
             );
-            println!("  before the first sale, see \"Backup and restore\" in the README");
+            println!(
+                "  before the first sale, compare the backup's last numbers with the CIS's (README, \"Backup and restore\"):"
+            );
+            for l in backup {
+                println!(
+                    "    {} (company {}), {}, {}: {}/{}",
+                    l.nuis, l.company_id, l.sequence, l.year, l.ord_num, l.year
+                );
+            }
             return;
         }
-        Numbering::Compared { sequences, predated } => (sequences, predated),
+        Numbering::Compared { sequences, predated, damaged } => {
+            if let Some(why) = damaged {
+                println!(
+                    "  the replaced database is damaged ({why}): it may have numbered more than what was read of it;"
+                );
+                println!(
+                    "  before the first sale, compare the last numbers below with the CIS's (README, \"Backup and restore\")"
+                );
+            }
+            (sequences, predated)
+        }
     };
     println!("  last numbers (the backup / the replaced database):");
     for s in sequences {
