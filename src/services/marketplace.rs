@@ -878,6 +878,7 @@ fn issue_request(order: &StoredOrder) -> IssueRequest {
         doc_type: None,
         original_invoice_iic: None,
         bank_account_id: None,
+        wtn_id: None,
     }
 }
 

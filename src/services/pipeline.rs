@@ -51,7 +51,7 @@ use super::invoices::Issuer;
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::{Error, Result, Services};
-use crate::domain::numbering::{CarriedOver, next_ordinal};
+use crate::domain::numbering::{CarriedOver, SequenceName, next_ordinal};
 use crate::domain::validation::{FieldErrors, is_xml_char};
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
@@ -88,13 +88,14 @@ impl Sequence {
         }
     }
 
-    /// The sequence within its company, as held numbers name it.
+    /// The sequence within its company, as held numbers and numbering floors name it.
     pub fn key(&self) -> String {
-        match self {
-            Sequence::Till(tcr) => format!("cash:{tcr}"),
-            Sequence::Business => "noncash".to_string(),
-            Sequence::WtnUnit(unit) => format!("wtn:{unit}"),
-        }
+        let name = match self {
+            Sequence::Till(tcr) => SequenceName::Till(tcr.clone()),
+            Sequence::Business => SequenceName::NonCash,
+            Sequence::WtnUnit(id) => SequenceName::WtnUnit { id: *id, code: String::new() },
+        };
+        name.key()
     }
 
     /// The TCR of a till's sequence.
@@ -107,7 +108,7 @@ impl Sequence {
 }
 
 /// The next number of `sequence` in `year`, read by the transaction that writes it: after every
-/// number issued and every number held for a retry.
+/// number issued, every number held for a retry and the sequence's floor.
 pub fn reserve_number(
     tx: &Connection,
     company_id: i64,
@@ -125,8 +126,12 @@ pub fn reserve_number(
             }),
         ),
     };
-    let held = held_numbers::max_held(tx, company_id, &sequence.key(), year)?;
-    Ok(next_ordinal(issued.max(held), carried, year))
+    let key = sequence.key();
+    let held = held_numbers::max_held(tx, company_id, &key, year)?;
+    // After a restore over newer documents: the numbers the CIS registered from the replaced
+    // database are not in this one, and are not given again.
+    let floor = crate::store::numbering::floor(tx, company_id, &key, year)?;
+    Ok(next_ordinal(issued.max(held).max(floor), carried, year))
 }
 
 /// Which documents share a space of internalIds: every kind of invoice (cash, non-cash, order,
