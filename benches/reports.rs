@@ -222,6 +222,8 @@ fn invoice(
         payments: vec![Payment { kind: method.into(), amount: gross, company_card: None, vouchers: vec![] }],
         lines,
         bank_account: None,
+        wtn_id: None,
+        wtn: None,
         exchange_rate_origin: None,
         exchange_rate_date: None,
         process: None,

@@ -5,6 +5,12 @@
 //! cannot be opened. The copy is SQLite's online backup read inside one read transaction, so it
 //! is the database as one instant saw it, however many invoices are issued meanwhile (WAL lets
 //! the writer go on). Every backup is checked with `PRAGMA integrity_check` before it is kept.
+//!
+//! A restore compares the numbering of the backup with the database it replaces: documents the
+//! backup predates were numbered, and mostly registered by the CIS, after it. Restoring over them
+//! would give the next documents their numbers again, so it is refused unless forced; forced, the
+//! restored database keeps the replaced one's last numbers as floors (`store::numbering`) and
+//! numbers after them.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,8 +22,10 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::config::BackupSchedule;
 use crate::data_lock;
+use crate::domain::numbering::{LastNumber, SideBySide, side_by_side};
 use crate::secrets::{self, KeyFile};
 use crate::store;
+use crate::store::numbering::{self, Floor};
 
 /// Pages copied per step of the online backup (4 MiB with SQLite's 4 KiB pages): small enough
 /// for a progress bar that moves, large enough to be quick.
@@ -50,6 +58,9 @@ pub enum Error {
     /// The key file does not open the certificate keys sealed in the database.
     WrongKey(PathBuf),
     Locked(data_lock::Error),
+    /// The database to be replaced holds documents numbered after the backup's (restore without
+    /// `force`).
+    Predates(Vec<Predated>),
 }
 
 impl std::fmt::Display for Error {
@@ -75,6 +86,25 @@ impl std::fmt::Display for Error {
                 write!(f, "the key file {} does not open the certificate keys in the backup", p.display())
             }
             Error::Locked(e) => write!(f, "{e}"),
+            Error::Predates(predated) => {
+                let documents: i64 = predated.iter().map(|p| p.documents).sum();
+                let registered: i64 = predated.iter().map(|p| p.registered).sum();
+                writeln!(
+                    f,
+                    "the database being replaced holds {documents} documents numbered after the backup's ({registered} of them registered by the CIS):"
+                )?;
+                for p in predated {
+                    writeln!(f, "  {p}")?;
+                }
+                write!(
+                    f,
+                    "Restoring the backup as it is would rewind these numbers: the next documents would take numbers \
+                     the CIS already holds. If the database in the data dir still works, keep it and take a new backup \
+                     (arka backup) instead. If it must be replaced, run the restore again with --force: the numbering \
+                     then continues after the replaced database's last numbers, and the newer documents stay in the \
+                     replaced file only (README, \"Backup and restore\")."
+                )
+            }
         }
     }
 }
@@ -249,6 +279,72 @@ fn checkpoint(db: &Path) -> rusqlite::Result<()> {
     conn.close().map_err(|(_, e)| e)
 }
 
+/// A sequence the backup predates: the replaced database numbered documents after the
+/// backup's last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Predated {
+    pub last: SideBySide,
+    /// The replaced database's documents numbered after the backup's last.
+    pub documents: i64,
+    /// Of those, the ones the CIS registered (the others were waiting for it).
+    pub registered: i64,
+    /// The company is in the backup; one registered after it cannot keep a floor there.
+    pub company_in_backup: bool,
+}
+
+impl std::fmt::Display for Predated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let l = &self.last;
+        let year = l.year;
+        write!(f, "{} (company {}), {}, {year}: ", l.nuis, l.company_id, l.sequence)?;
+        if l.backup == 0 {
+            write!(f, "the backup has none, the replaced database ends at {}/{year}", l.replaced)?;
+        } else {
+            write!(
+                f,
+                "the backup ends at {}/{year}, the replaced database at {}/{year}",
+                l.backup, l.replaced
+            )?;
+        }
+        let first = l.backup + 1;
+        match self.documents {
+            0 => write!(f, " (its floor, no documents)")?,
+            1 => write!(f, ": 1 newer ({first}/{year})")?,
+            n => write!(f, ": {n} newer ({first}/{year} to {}/{year})", l.replaced)?,
+        }
+        if self.documents > 0 {
+            write!(f, ", {} registered by the CIS", self.registered)?;
+        }
+        if !self.company_in_backup {
+            write!(f, "; the company is not in the backup")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a restore found comparing the numbering of the backup with the replaced database's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Numbering {
+    /// There was no database to replace.
+    NothingReplaced,
+    /// The replaced database did not read (`why`): the numbers it reached are unknown; the
+    /// backup's, to compare with what the CIS holds.
+    Unreadable { why: String, backup: Vec<LastNumber> },
+    /// Every sequence of either database with its last number in each, and those the backup
+    /// predates. A replaced database that reads but is `damaged` (what `quick_check` found) may
+    /// have issued more than what was read of it.
+    Compared { sequences: Vec<SideBySide>, predated: Vec<Predated>, damaged: Option<String> },
+}
+
+impl Numbering {
+    fn predated(&self) -> &[Predated] {
+        match self {
+            Numbering::Compared { predated, .. } => predated,
+            Numbering::NothingReplaced | Numbering::Unreadable { .. } => &[],
+        }
+    }
+}
+
 /// What `restore` did.
 #[derive(Debug, Clone)]
 pub struct Restored {
@@ -259,6 +355,54 @@ pub struct Restored {
     /// Where the database (and key file) that were replaced were kept.
     pub replaced_db: Option<PathBuf>,
     pub replaced_key: Option<PathBuf>,
+    pub numbering: Numbering,
+    /// The replaced database's last numbers the restored one numbers after.
+    pub floors: Vec<Floor>,
+}
+
+/// The backup's numbering beside the database at `db` that it would replace.
+fn compare(db: &Path, from: &Path) -> Result<Numbering> {
+    if !db.exists() {
+        return Ok(Numbering::NothingReplaced);
+    }
+    let backup = Connection::open_with_flags(from, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sqlite(from))?;
+    let in_backup = numbering::last_numbers(&backup).map_err(|e| store_error(from, e))?;
+    // Read-write flags without CREATE, as for a backup: the database may be in WAL mode without
+    // its -shm file. Nothing is written through it.
+    let replaced = match Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE)
+        .map_err(store::Error::Sqlite)
+        .and_then(|conn| numbering::last_numbers(&conn).map(|last| (conn, last)))
+    {
+        Ok(read) => read,
+        Err(e) => return Ok(Numbering::Unreadable { why: e.to_string(), backup: in_backup }),
+    };
+    let (conn, in_replaced) = replaced;
+    let damaged = quick_check(&conn).err();
+    let sequences = side_by_side(&in_backup, &in_replaced);
+    let mut predated = Vec::new();
+    for last in sequences.iter().filter(|s| s.predated()) {
+        let counted =
+            numbering::documents_after(&conn, last.company_id, &last.sequence, last.year, last.backup);
+        let (documents, registered) = match counted {
+            Ok(counted) => counted,
+            Err(e) => return Ok(Numbering::Unreadable { why: e.to_string(), backup: in_backup }),
+        };
+        let company_in_backup =
+            numbering::has_company(&backup, last.company_id).map_err(|e| store_error(from, e))?;
+        predated.push(Predated { last: last.clone(), documents, registered, company_in_backup });
+    }
+    Ok(Numbering::Compared { sequences, predated, damaged })
+}
+
+/// `PRAGMA quick_check` of the replaced database: its first lines when it finds damage.
+fn quick_check(conn: &Connection) -> std::result::Result<(), String> {
+    let lines = conn
+        .prepare("PRAGMA quick_check")
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(|e| e.to_string())?;
+    if lines == ["ok"] { Ok(()) } else { Err(lines.into_iter().take(3).collect::<Vec<_>>().join("; ")) }
 }
 
 /// Checks the backup `from` (and `from.key`): integrity, an Arka schema no newer than this
@@ -300,19 +444,49 @@ pub fn check(from: &Path) -> Result<(i64, i64)> {
 }
 
 /// Puts the backup `from` in place as `data_dir`'s database and key file. Refuses while a server
-/// holds the data dir; keeps what it replaces beside it, named with `stamp`.
-pub fn restore(data_dir: &Path, from: &Path, stamp: &str) -> Result<Restored> {
+/// holds the data dir, and (unless `force`) when the database it would replace holds documents
+/// numbered after the backup's; keeps what it replaces beside it, named with `stamp`. The
+/// restored database numbers after the replaced one's last numbers.
+pub fn restore(data_dir: &Path, from: &Path, stamp: &str, force: bool) -> Result<Restored> {
     let _lock = data_lock::lock(data_dir).map_err(Error::Locked)?;
     let (schema_version, invoices) = check(from)?;
     let db = data_dir.join("arka.db");
     let key = data_dir.join("arka.key");
+    let numbering = compare(&db, from)?;
+    let newer: Vec<Predated> = numbering.predated().iter().filter(|p| p.documents > 0).cloned().collect();
+    if !newer.is_empty() && !force {
+        return Err(Error::Predates(newer));
+    }
+    let aside = sibling(&db, &format!(".replaced-{stamp}"));
+    let floors: Vec<Floor> = numbering
+        .predated()
+        .iter()
+        .filter(|p| p.company_in_backup)
+        .map(|p| Floor {
+            company_id: p.last.company_id,
+            sequence: p.last.sequence.key(),
+            year: p.last.year,
+            ord_num: p.last.replaced,
+            replaced: aside.display().to_string(),
+        })
+        .collect();
+    // The copy is complete, with its floors, before anything is moved.
+    let partial = sibling(&db, ".partial");
+    let _ = std::fs::remove_file(&partial);
+    let bytes = std::fs::read(from).map_err(io(from))?;
+    secrets::write_private(&partial, &bytes).map_err(io(&partial))?;
+    if !floors.is_empty()
+        && let Err(e) = numbering::record_in_file(&partial, &floors)
+    {
+        let _ = std::fs::remove_file(&partial);
+        return Err(store_error(&partial, e));
+    }
     let replaced_db = if db.exists() {
         // Fold the WAL into the file so that the one file kept aside is complete. The database
         // being replaced may be damaged (the reason to restore): then its WAL is kept beside it.
         if let Err(e) = checkpoint(&db) {
             tracing::warn!(error = %e, "the replaced database could not be checkpointed; its WAL is kept beside it");
         }
-        let aside = sibling(&db, &format!(".replaced-{stamp}"));
         std::fs::rename(&db, &aside).map_err(io(&aside))?;
         let wal = sibling(&db, "-wal");
         if wal.exists() {
@@ -331,14 +505,19 @@ pub fn restore(data_dir: &Path, from: &Path, stamp: &str) -> Result<Restored> {
     } else {
         None
     };
-    let partial = sibling(&db, ".partial");
-    let _ = std::fs::remove_file(&partial);
-    let bytes = std::fs::read(from).map_err(io(from))?;
-    secrets::write_private(&partial, &bytes).map_err(io(&partial))?;
     std::fs::rename(&partial, &db).map_err(io(&db))?;
     let key_bytes = std::fs::read(key_path_of(from)).map_err(io(from))?;
     secrets::write_private(&key, &key_bytes).map_err(io(&key))?;
-    Ok(Restored { from: from.to_path_buf(), db, schema_version, invoices, replaced_db, replaced_key })
+    Ok(Restored {
+        from: from.to_path_buf(),
+        db,
+        schema_version,
+        invoices,
+        replaced_db,
+        replaced_key,
+        numbering,
+        floors,
+    })
 }
 
 /// Why an automatic backup is taken; part of its file name.
@@ -516,5 +695,46 @@ mod tests {
             Err(Error::Exists(_))
         ));
         assert_eq!(check(&to).unwrap().0, store::latest_schema_version());
+    }
+
+    #[test]
+    fn a_predated_sequence_reads_as_a_sentence() {
+        use crate::domain::numbering::SequenceName;
+        let last = |sequence, backup, replaced| SideBySide {
+            company_id: 1,
+            nuis: "L41323036D".into(),
+            sequence,
+            year: 2026,
+            backup,
+            replaced,
+        };
+        let till = SequenceName::Till("ab123ab123".into());
+        let lines = [
+            Predated {
+                last: last(till.clone(), 9, 12),
+                documents: 3,
+                registered: 2,
+                company_in_backup: true,
+            },
+            Predated {
+                last: last(SequenceName::NonCash, 0, 1),
+                documents: 1,
+                registered: 1,
+                company_in_backup: false,
+            },
+            Predated { last: last(till, 9, 14), documents: 0, registered: 0, company_in_backup: true },
+        ]
+        .map(|p| p.to_string());
+        assert_eq!(
+            lines,
+            [
+                "L41323036D (company 1), cash TCR ab123ab123, 2026: the backup ends at 9/2026, the replaced database \
+                 at 12/2026: 3 newer (10/2026 to 12/2026), 2 registered by the CIS",
+                "L41323036D (company 1), non-cash, 2026: the backup has none, the replaced database ends at 1/2026: \
+                 1 newer (1/2026), 1 registered by the CIS; the company is not in the backup",
+                "L41323036D (company 1), cash TCR ab123ab123, 2026: the backup ends at 9/2026, the replaced database \
+                 at 14/2026 (its floor, no documents)",
+            ]
+        );
     }
 }

@@ -66,10 +66,15 @@ enum Command {
         backup_dir: Option<PathBuf>,
     },
     /// Put a backup (FILE and FILE.key) in place of the data dir's database; the server must be
-    /// stopped. What it replaces is kept beside it.
+    /// stopped. What it replaces is kept beside it. Refused when the database it replaces holds
+    /// documents numbered after the backup's, unless --force.
     Restore {
         /// The backup's database file, as `arka backup` wrote it.
         file: PathBuf,
+        /// Restore even over documents numbered after the backup's: they stay in the replaced
+        /// file only, and the restored database numbers after them.
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         data: DataArgs,
     },
@@ -369,9 +374,9 @@ fn backup(data: DataArgs, to: Option<PathBuf>, backup_dir: Option<PathBuf>) -> R
     Ok(())
 }
 
-fn restore(file: PathBuf, data: DataArgs) -> Result<(), String> {
+fn restore(file: PathBuf, force: bool, data: DataArgs) -> Result<(), String> {
     let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string();
-    let done = arka::backup::restore(&data.data_dir, &file, &stamp).map_err(|e| e.to_string())?;
+    let done = arka::backup::restore(&data.data_dir, &file, &stamp, force).map_err(|e| e.to_string())?;
     println!(
         "restored {} (schema version {}, {} invoices) into {}",
         done.from.display(),
@@ -388,11 +393,84 @@ fn restore(file: PathBuf, data: DataArgs) -> Result<(), String> {
             }
         }
     }
-    if done.schema_version < arka::store::latest_schema_version() {
+    print_numbering(&done);
+    if done.schema_version < arka::store::latest_schema_version() && done.floors.is_empty() {
         println!("  the next start migrates it to schema version {}", arka::store::latest_schema_version());
     }
     println!("Start the server again (systemctl start arka).");
     Ok(())
+}
+
+/// What the restore found of the numbering: each sequence's last number in the backup and in
+/// the replaced database, what the backup predates, and where the numbering continues.
+fn print_numbering(done: &arka::backup::Restored) {
+    use arka::backup::Numbering;
+    let (sequences, predated) = match &done.numbering {
+        Numbering::NothingReplaced => return,
+        Numbering::Unreadable { why, backup } => {
+            println!(
+                "  the replaced database could not be read ({why}): the numbers it had reached are unknown;"
+            );
+            println!(
+                "  before the first sale, compare the backup's last numbers with the CIS's (README, \"Backup and restore\"):"
+            );
+            for l in backup {
+                println!(
+                    "    {} (company {}), {}, {}: {}/{}",
+                    l.nuis, l.company_id, l.sequence, l.year, l.ord_num, l.year
+                );
+            }
+            return;
+        }
+        Numbering::Compared { sequences, predated, damaged } => {
+            if let Some(why) = damaged {
+                println!(
+                    "  the replaced database is damaged ({why}): it may have numbered more than what was read of it;"
+                );
+                println!(
+                    "  before the first sale, compare the last numbers below with the CIS's (README, \"Backup and restore\")"
+                );
+            }
+            (sequences, predated)
+        }
+    };
+    println!("  last numbers (the backup / the replaced database):");
+    for s in sequences {
+        let number = |n: i64| if n == 0 { "none".to_string() } else { format!("{n}/{}", s.year) };
+        println!(
+            "    {} (company {}), {}, {}: {} / {}",
+            s.nuis,
+            s.company_id,
+            s.sequence,
+            s.year,
+            number(s.backup),
+            number(s.replaced)
+        );
+    }
+    if predated.is_empty() {
+        println!("  the backup holds every numbered document of the replaced database");
+        return;
+    }
+    println!("  the backup predates, in the replaced database:");
+    for p in predated {
+        println!("    {p}");
+    }
+    for p in predated.iter().filter(|p| p.company_in_backup) {
+        let l = &p.last;
+        println!(
+            "  {} (company {}), {}, {}: the numbering continues after {}/{}",
+            l.nuis, l.company_id, l.sequence, l.year, l.replaced, l.year
+        );
+    }
+    if predated.iter().any(|p| !p.company_in_backup) {
+        println!("  a company not in the backup keeps no floor: see \"Backup and restore\" in the README");
+    }
+    if !done.floors.is_empty() {
+        println!(
+            "  the restored database was brought to schema version {}",
+            arka::store::latest_schema_version()
+        );
+    }
 }
 
 fn healthcheck(listen: std::net::SocketAddr, wait: u64, tls: &arka::config::TlsArgs) -> Result<(), String> {
@@ -648,7 +726,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Reports { action } => reports(action),
         Command::CisSim { listen, strict_iic } => cis_sim(listen, strict_iic),
         Command::Backup { data, to, backup_dir } => backup(data, to, backup_dir),
-        Command::Restore { file, data } => restore(file, data),
+        Command::Restore { file, force, data } => restore(file, force, data),
         Command::Healthcheck { listen, wait, tls } => healthcheck(listen, wait, &tls),
         Command::WoltSim(args) => wolt_sim(args),
         Command::Marketplace { action } => marketplace(action),

@@ -239,3 +239,78 @@ fn the_currency_and_ai_routes_count_in_the_general_budget() {
     server.post_json(CHAT, t, &question()).assert_throttled();
     server.get("/api/v1/currencies", t).assert_throttled();
 }
+
+/// Every string of a relayed answer, JSON-decoded: a whole body, or each event's data.
+fn decoded_strings(text: &str) -> Vec<String> {
+    fn collect(value: &Value, into: &mut Vec<String>) {
+        match value {
+            Value::String(s) => into.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|v| collect(v, into)),
+            Value::Object(fields) => fields.iter().for_each(|(k, v)| {
+                into.push(k.clone());
+                collect(v, into);
+            }),
+            _ => {}
+        }
+    }
+    let mut strings = Vec::new();
+    let events = text.lines().filter_map(|l| l.strip_prefix("data: "));
+    for part in std::iter::once(text).chain(events) {
+        if let Ok(value) = serde_json::from_str::<Value>(part) {
+            collect(&value, &mut strings);
+        }
+    }
+    strings
+}
+
+#[test]
+fn an_endpoint_that_echoes_the_key_never_gets_it_to_a_pos() {
+    const KEY: &str = r#"AIKEY-7f3a/"q"\x9"#;
+    let ai = FakeAi::start();
+    let (server, token) = shop(|args| {
+        args.ai.ai_url = Some(ai.base());
+        args.ai.ai_key = Some(Secret(KEY.into()));
+    });
+    let leaks = |text: &str| {
+        let percent_decoded: String =
+            form_urlencoded::parse(format!("x={text}").as_bytes()).map(|(_, v)| v.into_owned()).collect();
+        text.contains("7f3a")
+            || percent_decoded.contains("7f3a")
+            || decoded_strings(text).iter().any(|s| s.contains("7f3a") || s.contains(r#""q"\x9"#))
+    };
+    let ask = |stream: bool| {
+        let mut body = question();
+        body["stream"] = json!(stream);
+        server.post_json(CHAT, Some(&token), &body)
+    };
+
+    // A 401 quoting the Authorization header, plain and streamed.
+    ai.set_mode(Mode::EchoesKey);
+    for stream in [false, true] {
+        let reply = ask(stream);
+        let error = failure(&reply);
+        assert!(!leaks(&reply.text), "the key reached the POS: {}", reply.text);
+        assert_eq!(error["code"], "invalid_api_key");
+        assert_eq!(error["param"], "Bearer [redacted]");
+        assert!(
+            error["message"].as_str().unwrap().starts_with("Incorrect API key provided: Bearer [redacted]. "),
+            "{error}"
+        );
+    }
+    // A completion quoting it, whole and as events that cut it between two chunks.
+    ai.set_mode(Mode::EchoesKeyInAnswer);
+    let whole = ask(false);
+    assert_eq!(whole.status, 201, "{}", whole.text);
+    assert!(!leaks(&whole.text), "the key reached the POS: {}", whole.text);
+    assert_eq!(whole.body["choices"][0]["message"]["content"], "You sent Bearer [redacted]");
+    let streamed = ask(true);
+    assert_eq!(streamed.status, 201, "{}", streamed.text);
+    assert!(!leaks(&streamed.text), "the key reached the POS: {}", streamed.text);
+    assert_eq!(streamed.text.matches("[redacted]").count(), 3, "{}", streamed.text);
+    assert!(streamed.text.ends_with("data: [DONE]\n\n"), "{}", streamed.text);
+
+    // The endpoint itself got the key each time.
+    let seen = ai.seen();
+    assert_eq!(seen.len(), 4);
+    assert!(seen.iter().all(|s| s.authorization.as_deref() == Some(&format!("Bearer {KEY}") as &str)));
+}

@@ -294,3 +294,56 @@ fn a_cancellation_sent_again_never_issues_a_second_corrective_document() {
     post(&path, &json!({"internalId": "r-1"})).assert_error(409);
     assert_eq!(correctives_of(&sim, &other), 0);
 }
+
+#[test]
+fn a_cancellation_body_with_a_key_it_does_not_know_is_refused_and_cancels_nothing() {
+    let sim = SimServer::start();
+    let till = open_till_limited(&sim, &format!("{ROOMY_LIMITS};cancel=600/m"));
+    let sale = sell(&till, "typo-1");
+    let coffee = json!([{"product_name": "Kafe", "product_code": "K1", "quantity": 1}]);
+    let deep = json!({"a": {"b": {"c": [1, {"d": null}]}}});
+    // (body, the key the 422 names): a typo of `lines` would otherwise cancel the whole sale.
+    let cases = [
+        (json!({"line": coffee}), "line"),
+        (json!({"Lines": coffee}), "Lines"),
+        (json!({"lines ": coffee}), "lines "),
+        (json!({"items": coffee}), "items"),
+        (json!({"junk": deep}), "junk"),
+        (json!({"lines": coffee, "reason": "x"}), "reason"),
+        (json!({"lines": [{"product_name": "Kafe", "product_code": "K1", "qty": 1}]}), "lines.0.qty"),
+        (json!({"lines": null}), "lines"),
+    ];
+    let paths = [
+        format!("/api/v1/invoice/cancel/{}", sale["id"]),
+        format!("/api/v2/invoice/cancel/{}", sale["id"]),
+        "/api/v1/invoice/cancel-by-internal-id/typo-1".to_string(),
+        "/api/v2/invoice/cancel-by-internal-id/typo-1".to_string(),
+    ];
+    for path in &paths {
+        for (body, key) in &cases {
+            let reply = till.server.post_json(path, Some(&till.token), body);
+            reply.assert_invalid(key);
+            assert_eq!(reply.invalid_fields(), [*key], "{path} {body}: {}", reply.text);
+        }
+    }
+    // Text that is not JSON, or not UTF-8, is not an empty body either.
+    let path = &paths[0];
+    for (content_type, bytes) in [
+        ("text/plain", &b"lines=all"[..]),
+        ("application/json", &b"{\"lines\": [{\"product_name\": \"\xff\"}]}"[..]),
+        ("application/json", &b"{\"\xff\": 1}"[..]),
+    ] {
+        till.server.post_raw(path, Some(&till.token), content_type, bytes).assert_invalid("body");
+    }
+
+    // Nothing was cancelled: the sale is whole, the till's cash untouched, no corrective sent.
+    assert_eq!(details(&till, &sale["id"])["reversed_at"], Value::Null);
+    assert_eq!(balance(&till), 285.0);
+    assert_eq!(sim.registered()["invoices"].as_array().map(Vec::len), Some(1), "only the sale");
+
+    // The meant part, then exactly `{}` for the rest.
+    till.server.post_json(path, Some(&till.token), &json!({"lines": coffee})).data(200);
+    assert_eq!(balance(&till), 165.0);
+    till.server.post_json(&paths[3], Some(&till.token), &json!({})).data(200);
+    assert_eq!(balance(&till), 0.0);
+}

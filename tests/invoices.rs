@@ -445,6 +445,7 @@ fn the_list_item_and_details_carry_every_field_of_the_spec() {
         "payment_method",
         "payment",
         "bank_account",
+        "wtn",
         "notes",
         "iic",
         "fic",
@@ -725,4 +726,29 @@ fn a_pos_that_hangs_up_mid_issue_leaves_nothing_stuck_and_the_sale_is_settled_wi
     till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("next")).data(201);
     let registered = sim.registered()["invoices"].as_array().unwrap().len();
     assert_eq!(registered, 3, "warm-up, hang-up and next, each once");
+}
+
+#[test]
+fn a_stored_text_the_cis_cannot_parse_is_refused_before_the_invoice_takes_a_number() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let year = Utc::now().format("%Y").to_string();
+    let client = json!({"client_type": "COMPANY", "company_name": "Ushqimore Dardania", "company_type": "BUSINESS",
+                        "nipt": "K81234001A", "address": "Rruga e Kavajës 112", "city": "Tiranë", "country": "ALB"});
+    let id = till.server.post_json("/api/v1/clients", Some(&till.token), &client).data(201)["client"]["id"]
+        .clone();
+    // A client's name written by something other than a POS body (a CIS lookup, an old import).
+    till.sql(&[format!(
+        "UPDATE clients SET company_name = 'Ushqimore' || char(1) || ' Dardania' WHERE id = {id}"
+    )]);
+    let mut body = on_account("bad-client");
+    body["client"] = json!({"internal_id": id});
+    let reply = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &body);
+    reply.assert_invalid("body");
+    assert!(reply.text.contains("U+0001"), "{}", reply.text);
+    // Nothing reached the CIS, nothing is held, and the next invoice takes the first number.
+    assert!(sim.requests().iter().all(|r| r["operation"] != "RegisterInvoice"), "{:?}", sim.requests());
+    assert_eq!(till.account()["fiscalQueue"]["refused"], json!([]));
+    let next = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account("good"));
+    assert_eq!(next.data(201)["invoice"]["number"], format!("1/{year}"));
 }

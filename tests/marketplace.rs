@@ -8,6 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::sim::SimServer;
+use common::till::coffee_and_water;
 use common::wolt::*;
 use common::*;
 use serde_json::{Value, json};
@@ -810,4 +811,152 @@ fn the_wolt_simulator_runs_alone_from_the_command_line() {
     child.wait().unwrap();
     assert!(answered, "arka wolt-sim listened on {listen}");
     assert_eq!(order, Some((200, 401, Value::Null)), "no webhook target: nothing sent");
+}
+
+#[test]
+fn a_write_where_what_is_not_sent_is_kept_takes_only_its_own_json() {
+    let sim = SimServer::start();
+    let shop = open_shop(&sim);
+    let server = &shop.till.server;
+    let bearer = format!("Bearer {}", shop.till.token);
+    let owner = [("Authorization", bearer.as_str())];
+    let sale = coffee_and_water("s-1");
+    server.post_json("/api/v1/invoice/cash", shop.token(), &sale).data(201);
+    let (market, rights) = (format!("{MARKET}/settings"), format!("{MARKET}/rights/{}", shop.till.user_id));
+    let settings = [
+        ("/api/v1/stock/settings", "enforced"),
+        ("/api/v1/print-settings", "unitName"),
+        (market.as_str(), "enable"),
+        (rights.as_str(), "market_place"),
+        ("/api/v1/currencies/EUR", "enable"),
+        ("/api/v1/exchange-rates/manual/EUR", "rates"),
+    ];
+    let read = |path: &str| {
+        let path = if path.contains("/rights/") { format!("{MARKET}/settings") } else { path.to_string() };
+        let path =
+            if path.ends_with("/currencies/EUR") { "/api/v1/currencies?all=1".to_string() } else { path };
+        server.get(&path, shop.token()).text
+    };
+    for (path, unknown) in settings {
+        let before = read(path);
+        let unknown_key = json!({unknown: true}).to_string();
+        let bad: [(Option<&str>, &[u8], &str); 7] = [
+            (None, b"", "body"),
+            (Some("application/json"), b"", "body"),
+            (Some("text/plain"), b"", "body"),
+            (Some("text/plain"), b"enabled=true", "body"),
+            (Some("application/json"), b"{\"enabled\": true, \"x\": \"\xff\"}", "body"),
+            (Some("application/json"), b"{\"\xff\": true}", "body"),
+            (Some("application/json"), unknown_key.as_bytes(), unknown),
+        ];
+        for (content_type, bytes, field) in bad {
+            let reply = server.request("PUT", path, &owner, content_type.map(|t| (t, bytes)));
+            let errors = &reply.body["errors"][field];
+            assert_eq!(reply.status, 422, "PUT {path} {:?}: {}", String::from_utf8_lossy(bytes), reply.text);
+            assert!(errors.as_array().is_some_and(|e| !e.is_empty()), "names {field}: {}", reply.text);
+        }
+        assert_eq!(read(path), before, "PUT {path} changed nothing");
+    }
+    // Closing the day: left out, `withdraw` takes everything counted, so a typo must not.
+    let close =
+        server.post_json("/api/v1/cash-register/close-balance", shop.token(), &json!({"withdrow": 5}));
+    close.assert_invalid("withdrow");
+    let balance = server.get("/api/v1/cash-register/balance", shop.token());
+    assert_eq!(balance.data(200)["balance"], json!(285.0), "{}", balance.text);
+}
+
+/// Fiscalizes an order already accepted: the reply.
+fn fiscalize(shop: &Shop, id: i64, key: &str) -> Reply {
+    shop.post(&format!("/orders/{id}/fiscalize"), key, json!({}))
+}
+
+#[test]
+fn wolts_control_characters_never_reach_the_invoice_nor_keep_a_number_held() {
+    let sim = SimServer::start();
+    let shop = open_shop(&sim);
+    let year = chrono::Utc::now().format("%Y").to_string();
+    let byrek = json!({"name": "Byrek\u{1}\u{0}\u{1b}[31m", "count": 2, "unit_price": 15000,
+                       "pos_id": "BYREK\u{7}", "vat_percentage": 20});
+    let made = shop.wolt.order_with(json!({"type": "takeaway", "items": [byrek]}));
+    assert_eq!(made["webhook"]["answer_status"], 200, "{made}");
+    let id = shop.order_id(made["order"]["id"].as_str().unwrap());
+
+    // Cleaned where it entered: the board shows it as the invoice will.
+    let order = order_of(&shop.get(&format!("/orders/{id}")), 200);
+    assert_eq!((&order["lines"][0]["name"], &order["lines"][0]["code"]), (&json!("Byrek"), &json!("BYREK")));
+    shop.post(&format!("/orders/{id}/accept"), "x-1", json!({})).data(201);
+    let fiscalized = fiscalize(&shop, id, "x-2");
+    let invoice = order_of(&fiscalized, 201)["invoice"].clone();
+    assert!(invoice["fic"].is_string(), "{}", fiscalized.text);
+    assert_eq!(invoice["number"], format!("1/{year}"));
+    let details = invoice_details(&shop, &invoice["id"]);
+    assert_eq!(
+        (&details["lines"][0]["product_name"], &details["lines"][0]["product_code"]),
+        (&json!("Byrek"), &json!("BYREK"))
+    );
+
+    // An order stored as Wolt sent it (before Arka cleaned its text), refused once by the CIS
+    // with its number held for its retry: the retry is issued under that number.
+    let (_, second) = shop.new_order("takeaway");
+    shop.till.sql(&[format!(
+        "UPDATE marketplace_order_lines SET name = 'Sufllaqe' || char(1) || char(27) || '[0m' WHERE order_id = {second}"
+    )]);
+    shop.post(&format!("/orders/{second}/accept"), "y-1", json!({})).data(201);
+    sim.set_mode(json!({"mode": "fault", "fault_code": "11"}));
+    assert_market_error(&fiscalize(&shop, second, "y-2"), 422, "action_failed");
+    let held = shop.till.account()["fiscalQueue"]["refused"].clone();
+    assert_eq!(held[0]["numberHeld"], true, "{held}");
+    assert_eq!(held[0]["number"], format!("2/{year}"), "{held}");
+    sim.mode("ok");
+    let retried = fiscalize(&shop, second, "y-3");
+    let invoice = order_of(&retried, 201)["invoice"].clone();
+    assert_eq!(invoice["number"], format!("2/{year}"), "the held number: {}", retried.text);
+    assert!(invoice["fic"].is_string(), "{}", retried.text);
+    assert_eq!(invoice_details(&shop, &invoice["id"])["lines"][0]["product_name"], "Sufllaqe");
+    let refused = shop.till.account()["fiscalQueue"]["refused"].clone();
+    assert_eq!(refused, json!([]), "nothing stays held");
+    let registered = sim.registered()["invoices"].as_array().map(Vec::len);
+    assert_eq!(registered, Some(2), "{}", sim.registered());
+}
+
+#[test]
+fn a_signed_webhook_with_an_id_arka_cannot_keep_is_refused_and_stores_nothing() {
+    let sim = SimServer::start();
+    let shop = open_shop(&sim);
+    let made = shop.wolt.order_with(json!({"type": "takeaway", "notify": false}));
+    let wolt_id = made["order"]["id"].as_str().unwrap().to_string();
+    let url = format!("{MARKET}/webhooks/wolt");
+    let send = |id: &str, order_id: &str| {
+        let notification = json!({"id": id, "type": "order.notification", "created_at": "2026-01-01T10:00:00Z",
+            "order": {"id": order_id, "venue_id": VENUE_ID, "status": "CREATED", "resource_url": ""}});
+        let body = notification.to_string();
+        let signature = arka::wolt::signature::sign(WEBHOOK_SECRET.as_bytes(), body.as_bytes()).unwrap();
+        let headers = [(arka::wolt::SIGNATURE_HEADER, signature.as_str())];
+        shop.till.server.request("POST", &url, &headers, Some(("application/json", body.as_bytes())))
+    };
+    let megabyte = "n".repeat(1024 * 1024);
+    for (id, order_id, field) in [
+        (megabyte.as_str(), wolt_id.as_str(), "id"),
+        (&"n".repeat(129), wolt_id.as_str(), "id"),
+        ("n-1\u{0}\u{1b}[31m", wolt_id.as_str(), "id"),
+        ("n-2", "w\u{1}", "order.id"),
+        ("n-3", &"w".repeat(129), "order.id"),
+    ] {
+        let reply = send(id, order_id);
+        assert_market_error(&reply, 422, "invalid_data");
+        assert!(reply.body["errors"][field].is_array(), "{}", reply.text);
+    }
+    let db = arka::store::Store::open(&shop.till.server.data_dir().join("arka.db")).unwrap();
+    let (webhooks, orders): (i64, i64) = db
+        .read_blocking(|c| {
+            Ok(c.query_row(
+                "SELECT (SELECT COUNT(*) FROM marketplace_webhooks), (SELECT COUNT(*) FROM marketplace_orders)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?)
+        })
+        .unwrap();
+    assert_eq!((webhooks, orders), (0, 0), "nothing stored");
+    // The longest id Arka keeps, Wolt's own kind of text, is taken.
+    assert_eq!(send(&"n".repeat(128), &wolt_id).data(200)["duplicate"], false);
 }

@@ -7,9 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use common::depot::{note, retrying};
 use common::process::ServerProcess;
 use common::sim::SimServer;
-use common::till::{ROOMY_LIMITS, assert_all_present_and_gapless, coffee_and_water, issuing_load, open_till};
+use common::till::{
+    ROOMY_LIMITS, assert_all_present_and_gapless, coffee_and_water, issuing_load, on_account, open_till,
+    open_till_with,
+};
 use common::{TestServer, arka, arka_ok, register_sandbox};
 use serde_json::Value;
 
@@ -539,6 +543,86 @@ fn restore_refuses_while_the_server_runs_and_keeps_what_it_replaces() {
     assert!(server.terminate().success());
 }
 
+/// A shop restores last night's backup over a database that already holds later sales the CIS
+/// registered: the restore names them and refuses; forced, the numbering goes on after them.
+#[test]
+fn a_restore_over_newer_fiscalized_documents_is_refused_naming_them_and_forced_numbers_after_them() {
+    let sim = SimServer::start();
+    let mut till = open_till_with(&sim, |args| {
+        args.limits = format!("{ROOMY_LIMITS};interval.wtn=1s").parse().unwrap();
+    });
+    let year = chrono::Datelike::year(&chrono::Utc::now().with_timezone(&chrono_tz::Europe::Tirane));
+    let sell = |till: &common::till::Till, id: &str| {
+        let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water(id));
+        reply.data(201)["invoice"]["number"].as_str().unwrap().to_string()
+    };
+    let bill = |till: &common::till::Till, id: &str| {
+        let reply = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account(id));
+        reply.data(201)["invoice"]["number"].as_str().unwrap().to_string()
+    };
+    let send = |till: &common::till::Till, id: &str| {
+        let body = note(Some(id), &[("MIELL", "Miell gruri", 2.0)]);
+        let reply = retrying(|| till.server.post_json("/api/v1/invoice/wtn", Some(&till.token), &body));
+        reply.data(201)["invoice"]["number"].as_str().unwrap().to_string()
+    };
+    assert_eq!((sell(&till, "c-1"), sell(&till, "c-2"), bill(&till, "n-1")).0, format!("1/{year}"));
+    let out_dir = tempfile::tempdir().unwrap();
+    let backup = out_dir.path().join("last-night.db");
+    let data = till.server.data_dir();
+    arka_ok(&["backup", "--data-dir", data.to_str().unwrap(), "--to", backup.to_str().unwrap()]);
+    // The next morning: three more receipts and an invoice, all registered by the CIS.
+    for id in ["c-3", "c-4", "c-5"] {
+        sell(&till, id);
+    }
+    assert_eq!(bill(&till, "n-2"), format!("2/{year}"));
+    assert_eq!(send(&till, "w-1"), format!("1/{year}"));
+    let invoices_in = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .query_row("SELECT COUNT(*) FROM invoices", [], |r| r.get(0))
+            .unwrap()
+    };
+
+    let tcr = till.tcr_code.clone();
+    till.server.restart_after(|data| {
+        let args = ["restore", backup.to_str().unwrap(), "--data-dir", data.to_str().unwrap()];
+        let refused = arka(&args);
+        assert!(!refused.status.success(), "{}", stdout(&refused));
+        let said = stderr(&refused);
+        for needed in [
+            format!("cash TCR {tcr}, {year}: the backup ends at 2/{year}, the replaced database at 5/{year}"),
+            format!("3 newer (3/{year} to 5/{year}), 3 registered by the CIS"),
+            format!("non-cash, {year}: the backup ends at 1/{year}, the replaced database at 2/{year}"),
+            format!(
+                "WTN of unit ab123cd456, {year}: the backup has none, the replaced database ends at 1/{year}"
+            ),
+            "--force".to_string(),
+        ] {
+            assert!(said.contains(&needed), "names {needed:?}: {said}");
+        }
+        assert_eq!(invoices_in(&data.join("arka.db")), 7, "nothing was replaced");
+        assert!(said.contains("5 documents numbered after the backup's (5 of them registered"), "{said}");
+
+        let forced = arka_ok(&[&args[..], &["--force"]].concat());
+        assert!(forced.contains(&format!("continues after 5/{year}")), "{forced}");
+        assert_eq!(invoices_in(&data.join("arka.db")), 3, "the backup is in place");
+    });
+
+    // The numbering goes on after what the CIS registered, never under a number it holds.
+    assert_eq!(sell(&till, "c-6"), format!("6/{year}"));
+    assert_eq!(bill(&till, "n-3"), format!("3/{year}"));
+    assert_eq!(send(&till, "w-2"), format!("2/{year}"));
+    let registered = sim.registered()["invoices"].as_array().unwrap().clone();
+    let mut numbers: Vec<&str> = registered.iter().map(|i| i["inv_num"].as_str().unwrap()).collect();
+    assert_eq!(numbers.len(), 9);
+    numbers.sort_unstable();
+    numbers.dedup();
+    assert_eq!(numbers.len(), 9, "no number registered twice: {registered:?}");
+    let notes = sim.registered()["wtns"].as_array().unwrap().clone();
+    let notes: Vec<&str> = notes.iter().map(|n| n["wtn_num"].as_str().unwrap()).collect();
+    assert_eq!(notes, [format!("1/{year}"), format!("2/{year}")]);
+}
+
 #[test]
 fn restore_refuses_a_damaged_file_a_missing_key_a_foreign_database_and_a_wrong_key() {
     let dir = tempfile::tempdir().unwrap();
@@ -689,10 +773,14 @@ fn a_damaged_database_is_replaced_by_the_backup_and_kept_aside() {
     arka_ok(&["backup", "--data-dir", server.data_dir().to_str().unwrap(), "--to", backup.to_str().unwrap()]);
     let kept = server.stop_and_keep();
     let data = kept.path().join("data");
-    // The disk ate the database.
-    std::fs::write(data.join("arka.db"), vec![0xA5u8; 64 * 1024]).unwrap();
+    // The disk ate the database and its log.
+    for file in ["arka.db", "arka.db-wal"] {
+        std::fs::write(data.join(file), vec![0xA5u8; 64 * 1024]).unwrap();
+    }
     let said = arka_ok(&["restore", backup.to_str().unwrap(), "--data-dir", data.to_str().unwrap()]);
     assert!(said.contains("the replaced database was kept as"), "{said}");
+    // What it had numbered is unknown: the restore says so and goes on.
+    assert!(said.contains("the replaced database could not be read"), "{said}");
     let mut server = ServerProcess::start(&data, &["--sandbox"]);
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let account = agent

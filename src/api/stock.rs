@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, created, ok};
-use super::extract::{Body, PathId, Query};
+use super::extract::{Body, Changes, PathId, Query};
 use super::fields;
 use super::limits::Group;
 use super::onboarding::{PageView, paging};
@@ -105,7 +105,9 @@ fn settings_view(s: Settings) -> SettingsView {
     SettingsView { enabled: s.enabled, enforce: s.enforce }
 }
 
+/// What is not sent is kept, so a key it does not know is refused rather than ignored.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SettingsBody {
     #[serde(default, deserialize_with = "fields::opt_boolean")]
     enabled: Option<bool>,
@@ -120,7 +122,7 @@ async fn settings(State(state): State<AppState>, auth: Auth) -> ApiResult {
 async fn update_settings(
     State(state): State<AppState>,
     auth: Auth,
-    Body(b): Body<SettingsBody>,
+    Changes(b): Changes<SettingsBody>,
 ) -> ApiResult {
     let update = SettingsUpdate { enabled: b.enabled, enforce: b.enforce };
     ok(settings_view(state.services.update_stock_settings(&auth.0, update).await?))

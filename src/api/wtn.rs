@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok, success_body};
-use super::extract::{Body, PathId, Query};
+use super::extract::{Body, Changes, PathId, Query};
 use super::fields;
 use super::limits::{Group, Interval};
 use super::onboarding::{PageView, paging};
@@ -542,7 +542,9 @@ fn settings_view(s: &crate::store::print_settings::PrintSettings) -> PrintSettin
     }
 }
 
+/// What is not sent is kept, so a key it does not know is refused rather than ignored.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PrintSettingsBody {
     #[serde(default, deserialize_with = "fields::text")]
     logo: Patch<String>,
@@ -557,7 +559,7 @@ async fn print_settings(State(state): State<AppState>, auth: Auth) -> ApiResult 
 async fn update_print_settings(
     State(state): State<AppState>,
     auth: Auth,
-    Body(b): Body<PrintSettingsBody>,
+    Changes(b): Changes<PrintSettingsBody>,
 ) -> ApiResult {
     let saved = state.services.update_print_settings(&auth.0, b.logo, b.unit_name).await?;
     ok(settings_view(&saved))

@@ -22,12 +22,15 @@ use super::invoices::{ClientInput, IssueRequest};
 use super::pipeline::Issued;
 use crate::domain::document::DocumentKind;
 use crate::domain::invoice::InvoiceInput;
+use crate::domain::invoice::{
+    MAX_CLIENT_ADDRESS, MAX_CLIENT_CITY, MAX_CLIENT_NAME, MAX_LINE_TEXT, MAX_NOTES,
+};
 use crate::domain::marketplace::{
     Action, EventSource, FISCALIZED_EVENT, FiscalOrder, OrderState, PreorderStatus, WoltCall, WoltStatus,
     already_applied, check_venue, fiscal_draft, may_fiscalize, moved_by_wolt, step,
 };
 use crate::domain::payments::PaymentsInput;
-use crate::domain::validation::FieldErrors;
+use crate::domain::validation::{FieldErrors, clean_text};
 use crate::secrets::KeyFile;
 use crate::services;
 use crate::store::accounts::Caller;
@@ -721,17 +724,11 @@ impl Marketplace {
         if !venue.active {
             return Err(Error::NoVenue);
         }
-        let order_id = notification.order.id.trim().to_string();
-        if order_id.is_empty() || notification.id.trim().is_empty() {
-            let mut errors = FieldErrors::new();
-            if notification.id.trim().is_empty() {
-                errors.add("id", "The notification has no id.");
-            }
-            if order_id.is_empty() {
-                errors.add("order.id", "The notification names no order.");
-            }
-            return Err(Error::InvalidData(errors));
+        let problems = notification.problems();
+        if !problems.is_empty() {
+            return Err(Error::InvalidData(problems));
         }
+        let order_id = notification.order.id.trim().to_string();
         let (venue_id, notification_id) = (venue.id, notification.id.trim().to_string());
         let seen = {
             let id = notification_id.clone();
@@ -816,17 +813,30 @@ impl Marketplace {
     }
 }
 
+/// Text of a stored order as its invoice takes it: cleaned as Wolt's text is where it enters
+/// (an order stored before that still fiscalizes, under the number held for it if one is) and
+/// no longer than the invoice rules allow, so an order is never refused for Wolt's text.
+fn invoice_text(text: &str, max: usize) -> String {
+    clean_text(text).trim().chars().take(max).collect()
+}
+
 /// The invoice request an order becomes: a cash invoice, or a non-cash one to the company of
 /// a B2B order; `internalId` `wolt-<Wolt order id>`, so it is issued once whatever happens.
 fn issue_request(order: &StoredOrder) -> IssueRequest {
     let lines: Vec<_> = order.lines.iter().map(|l| l.line.clone()).collect();
     let company = order.company.as_ref().filter(|c| c.tax_id.is_some());
-    let draft = fiscal_draft(&FiscalOrder {
+    let mut draft = fiscal_draft(&FiscalOrder {
         lines: &lines,
         totals: order.totals,
         cash_payment: order.cash_payment,
         billed_to_company: company.is_some(),
     });
+    for line in &mut draft.lines {
+        for text in [&mut line.product_name, &mut line.product_code] {
+            *text = text.as_deref().map(|t| invoice_text(t, MAX_LINE_TEXT));
+        }
+    }
+    let text = |t: &Option<String>, max: usize| t.as_deref().map(|t| invoice_text(t, max));
     let internal_id: String = format!("wolt-{}", order.wolt_order_id).chars().take(255).collect();
     IssueRequest {
         kind: if company.is_some() { DocumentKind::NonCash } else { DocumentKind::Cash },
@@ -834,11 +844,11 @@ fn issue_request(order: &StoredOrder) -> IssueRequest {
         internal_id,
         client: company.map(|c| ClientInput {
             internal_id: None,
-            name: c.name.clone(),
+            name: text(&c.name, MAX_CLIENT_NAME),
             id_type: Some("NUIS".to_string()),
             id_value: c.tax_id.clone(),
-            address: c.address.clone(),
-            city: c.city.clone(),
+            address: text(&c.address, MAX_CLIENT_ADDRESS),
+            city: text(&c.city, MAX_CLIENT_CITY),
             country: None,
         }),
         rules: InvoiceInput {
@@ -861,13 +871,14 @@ fn issue_request(order: &StoredOrder) -> IssueRequest {
         reverse_charge: false,
         periodic_invoice: false,
         notes: Some(match &order.order_number {
-            Some(number) => format!("Wolt {number}"),
+            Some(number) => invoice_text(&format!("Wolt {number}"), MAX_NOTES),
             None => "Wolt".to_string(),
         }),
         self_issue_type: None,
         doc_type: None,
         original_invoice_iic: None,
         bank_account_id: None,
+        wtn_id: None,
     }
 }
 

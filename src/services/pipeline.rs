@@ -51,7 +51,8 @@ use super::invoices::Issuer;
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::{Error, Result, Services};
-use crate::domain::numbering::{CarriedOver, next_ordinal};
+use crate::domain::numbering::{CarriedOver, SequenceName, next_ordinal};
+use crate::domain::validation::{FieldErrors, is_xml_char};
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::delivery::{Delivery, Refusal};
@@ -87,13 +88,14 @@ impl Sequence {
         }
     }
 
-    /// The sequence within its company, as held numbers name it.
+    /// The sequence within its company, as held numbers and numbering floors name it.
     pub fn key(&self) -> String {
-        match self {
-            Sequence::Till(tcr) => format!("cash:{tcr}"),
-            Sequence::Business => "noncash".to_string(),
-            Sequence::WtnUnit(unit) => format!("wtn:{unit}"),
-        }
+        let name = match self {
+            Sequence::Till(tcr) => SequenceName::Till(tcr.clone()),
+            Sequence::Business => SequenceName::NonCash,
+            Sequence::WtnUnit(id) => SequenceName::WtnUnit { id: *id, code: String::new() },
+        };
+        name.key()
     }
 
     /// The TCR of a till's sequence.
@@ -106,7 +108,7 @@ impl Sequence {
 }
 
 /// The next number of `sequence` in `year`, read by the transaction that writes it: after every
-/// number issued and every number held for a retry.
+/// number issued, every number held for a retry and the sequence's floor.
 pub fn reserve_number(
     tx: &Connection,
     company_id: i64,
@@ -124,8 +126,12 @@ pub fn reserve_number(
             }),
         ),
     };
-    let held = held_numbers::max_held(tx, company_id, &sequence.key(), year)?;
-    Ok(next_ordinal(issued.max(held), carried, year))
+    let key = sequence.key();
+    let held = held_numbers::max_held(tx, company_id, &key, year)?;
+    // After a restore over newer documents: the numbers the CIS registered from the replaced
+    // database are not in this one, and are not given again.
+    let floor = crate::store::numbering::floor(tx, company_id, &key, year)?;
+    Ok(next_ordinal(issued.max(held).max(floor), carried, year))
 }
 
 /// Which documents share a space of internalIds: every kind of invoice (cash, non-cash, order,
@@ -768,6 +774,18 @@ fn save<D: Document>(
         Ok(draft) => draft,
         Err(e) => return Ok(Err(e)),
     };
+    // The CIS cannot parse a request holding such a character: refused while its POS waits,
+    // the document would hold its number for a retry that fails the same way. Every kind's
+    // text is checked where it enters; this is the one place none can pass.
+    if let Some(c) = D::request(&draft).chars().find(|c| !is_xml_char(*c)) {
+        return Ok(Err(Error::Invalid(FieldErrors::one(
+            "body",
+            format!(
+                "The document holds the control character U+{:04X}, which a fiscal document cannot carry; nothing was issued.",
+                u32::from(c)
+            ),
+        ))));
+    }
     // The request is signed on another thread while the rows are written, committed and
     // synced: none of that needs its signature. A document for the queue is signed when the
     // queue sends it.

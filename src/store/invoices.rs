@@ -178,6 +178,10 @@ pub struct Invoice {
     pub payments: Vec<Payment>,
     /// The bank account `bank_account_id` names, read with the invoice.
     pub bank_account: Option<super::accounts::BankAccount>,
+    /// The warehouse transfer note the goods left with (`wtn_id` of the body; `invoice_wtns`).
+    pub wtn_id: Option<i64>,
+    /// The note `wtn_id` names, read with the invoice.
+    pub wtn: Option<WtnRef>,
     /// A corrective document's original.
     pub original_invoice_id: Option<i64>,
     /// When a cancellation last reversed (part of) it.
@@ -189,6 +193,16 @@ pub struct Invoice {
     /// The UBL profile (`P1`..`P12`) of an e-invoice, read with the invoice; `None` on any
     /// other invoice.
     pub process: Option<String>,
+}
+
+/// The warehouse transfer note an invoice names as the one its goods left with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WtnRef {
+    pub id: i64,
+    /// `<n>/<year>`, the CIS's WTNNum.
+    pub number: String,
+    /// The WTNIC.
+    pub iic: String,
 }
 
 /// An order a summary paid, as the summary's answer lists it.
@@ -416,6 +430,35 @@ pub fn original_of(conn: &Connection, id: i64) -> Result<Option<i64>> {
         .flatten())
 }
 
+fn wtn_ref_from(r: &Row) -> rusqlite::Result<WtnRef> {
+    Ok(WtnRef { id: r.get("id")?, number: r.get("number")?, iic: r.get("wtnic")? })
+}
+
+/// The note `wtn_id` as an invoice names it.
+pub fn wtn_ref(conn: &Connection, wtn_id: i64) -> Result<Option<WtnRef>> {
+    Ok(conn
+        .prepare_cached("SELECT id, number, wtnic FROM wtns WHERE id = :id")?
+        .query_row(named_params! {":id": wtn_id}, wtn_ref_from)
+        .optional()?)
+}
+
+/// The note the invoice `invoice_id` names, if any.
+fn linked_wtn(conn: &Connection, invoice_id: i64) -> Result<Option<WtnRef>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT w.id, w.number, w.wtnic FROM invoice_wtns l JOIN wtns w ON w.id = l.wtn_id
+             WHERE l.invoice_id = :invoice",
+        )?
+        .query_row(named_params! {":invoice": invoice_id}, wtn_ref_from)
+        .optional()?)
+}
+
+/// The invoices that named the note `wtn_id` name none any more (the note was given up).
+pub fn unlink_wtn(conn: &Connection, wtn_id: i64) -> Result<()> {
+    conn.execute("DELETE FROM invoice_wtns WHERE wtn_id = :wtn", named_params! {":wtn": wtn_id})?;
+    Ok(())
+}
+
 /// The orders a summary paid, oldest first.
 pub fn settled_orders(conn: &Connection, summary_id: i64) -> Result<Vec<SettledOrder>> {
     let mut stmt = conn.prepare_cached(
@@ -521,6 +564,10 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":rate_date": i.exchange_rate_date,
     })?;
     let id = conn.last_insert_rowid();
+    if let Some(wtn_id) = i.wtn_id {
+        conn.prepare_cached("INSERT INTO invoice_wtns (invoice_id, wtn_id) VALUES (:invoice, :wtn)")?
+            .execute(named_params! {":invoice": id, ":wtn": wtn_id})?;
+    }
     let mut line_stmt = conn.prepare_cached(
         "INSERT INTO invoice_lines (invoice_id, position, product_name, product_code, unit, unit_code, quantity,
              price, total, discount_rate, discount, vat_rate, exemption, unit_price_net, rebate, net, vat, gross,
@@ -677,6 +724,8 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
         lines: Vec::new(),
         payments: Vec::new(),
         bank_account: None,
+        wtn_id: None,
+        wtn: None,
         settled_orders: Vec::new(),
         process: None,
     })
@@ -688,6 +737,8 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
         None => None,
     };
     invoice.process = super::einvoices::get(conn, invoice.id)?.map(|e| e.process);
+    invoice.wtn = linked_wtn(conn, invoice.id)?;
+    invoice.wtn_id = invoice.wtn.as_ref().map(|w| w.id);
     let mut stmt = conn.prepare_cached(
         "SELECT product_name, product_code, unit, unit_code, quantity, price, total, discount_rate, discount,
              vat_rate, exemption, unit_price_net, rebate, net, vat, gross, original_position
@@ -926,6 +977,8 @@ pub(crate) mod tests {
             lines: Vec::new(),
             payments: Vec::new(),
             bank_account: None,
+            wtn_id: None,
+            wtn: None,
             original_invoice_id: None,
             reversed_at: None,
             settled_by: None,

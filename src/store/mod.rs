@@ -14,6 +14,7 @@ pub mod held_numbers;
 pub mod invoices;
 mod log_sync;
 pub mod marketplace;
+pub mod numbering;
 pub mod print_settings;
 pub mod products;
 pub mod purchase;

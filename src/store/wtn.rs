@@ -361,7 +361,7 @@ pub fn report_rows(conn: &Connection, company_id: i64, from: &str, to: &str) -> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::store::{Store, fixtures};
 
@@ -374,7 +374,8 @@ mod tests {
         )
     }
 
-    fn note(company_id: i64, unit: i64, ord_num: i64, internal_id: Option<&str>) -> Wtn {
+    /// A note of `unit` numbered `ord_num`, with two lines.
+    pub(crate) fn note(company_id: i64, unit: i64, ord_num: i64, internal_id: Option<&str>) -> Wtn {
         let at: DateTime<Utc> = "2026-03-14T09:25:07Z".parse().unwrap();
         let place = |point| Place { point, city: "Tiranë".into(), address: "Rruga 1".into(), date_time: at };
         Wtn {

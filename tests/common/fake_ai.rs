@@ -32,6 +32,12 @@ pub enum Mode {
     Garbage,
     /// Accepts the request and never answers.
     Silent,
+    /// 401 whose OpenAI error quotes the Authorization header it got, as hosted APIs do.
+    EchoesKey,
+    /// Answers, quoting the Authorization header: in the completion, or in events that cut it
+    /// between two chunks, spelled as is, JSON-escaped, every character `\u`-escaped and
+    /// percent-encoded.
+    EchoesKeyInAnswer,
 }
 
 /// What one request carried.
@@ -70,7 +76,7 @@ async fn completions(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, 
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let authorization = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_string);
     let stream = body["stream"] == json!(true);
-    endpoint.seen.lock().unwrap().push(Seen { body, authorization });
+    endpoint.seen.lock().unwrap().push(Seen { body, authorization: authorization.clone() });
     let mode = *endpoint.mode.lock().unwrap();
     match mode {
         Mode::Answer if stream => {
@@ -98,6 +104,44 @@ async fn completions(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, 
         Mode::Broken => (StatusCode::INTERNAL_SERVER_ERROR, "<html><h1>500</h1></html>").into_response(),
         Mode::Garbage => ([(header::CONTENT_TYPE, "text/plain")], "hello").into_response(),
         Mode::Silent => std::future::pending().await,
+        Mode::EchoesKey => {
+            let sent = authorization.unwrap_or_default();
+            let error = json!({"error": {
+                "message": format!("Incorrect API key provided: {sent}. You can find your API key at https://example.com."),
+                "type": "invalid_request_error",
+                "param": sent,
+                "code": "invalid_api_key",
+            }});
+            (StatusCode::UNAUTHORIZED, axum::Json(error)).into_response()
+        }
+        Mode::EchoesKeyInAnswer if stream => {
+            let sent = authorization.unwrap_or_default();
+            let escaped = Value::String(format!("You sent {sent}")).to_string();
+            let cut = escaped.len() / 2 + 3;
+            let every_char: String = sent.encode_utf16().map(|u| format!("\\u{u:04x}")).collect();
+            let percent: String = sent.bytes().map(|b| format!("%{b:02X}")).collect();
+            let chunks = vec![
+                format!("data: {{\"choices\":[{{\"delta\":{{\"content\":{}", &escaped[..cut]),
+                format!("{}}}}}]}}\n\n", &escaped[cut..]),
+                format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{every_char}\"}}}}]}}\n\n"),
+                format!("data: {{\"note\":\"{percent}\"}}\n\ndata: [DONE]\n\n"),
+            ];
+            let (tx, rx) = mpsc::channel(4);
+            tokio::spawn(async move {
+                for chunk in chunks {
+                    let _ = tx.send(chunk.into_bytes()).await;
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+            });
+            ([(header::CONTENT_TYPE, "text/event-stream")], Body::new(Chunks(rx))).into_response()
+        }
+        Mode::EchoesKeyInAnswer => {
+            let sent = authorization.unwrap_or_default();
+            let mut answer = completion();
+            answer["id"] = json!(sent);
+            answer["choices"][0]["message"]["content"] = json!(format!("You sent {sent}"));
+            axum::Json(answer).into_response()
+        }
     }
 }
 

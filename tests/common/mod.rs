@@ -185,6 +185,14 @@ impl TestServer {
         self.launch();
     }
 
+    /// Stops the server cleanly, runs `between` on its data dir (a restore, say) and starts a
+    /// new one over it (on a new port).
+    pub fn restart_after(&mut self, between: impl FnOnce(&Path)) {
+        self.stop();
+        between(&self.data_dir());
+        self.launch();
+    }
+
     pub fn base_url(&self) -> String {
         format!("http://{}", self.running.as_ref().expect("a running server").address)
     }

@@ -236,6 +236,8 @@ impl Services {
             doc_type: None,
             original_invoice_iic: Some(original.iic.clone()),
             bank_account: original.bank_account.clone(),
+            // The link stays the original's: its cancellation gives back to the note through it.
+            wtn: None,
             invoice_discount_type: None,
             invoice_discount_value: None,
             rate_basis: original.exchange_rate_origin.map(|origin| RateBasis {

@@ -89,6 +89,9 @@ pub struct Content {
     /// The account the buyer pays into, read once here so that every view of the document,
     /// the UBL of an e-invoice first, has it.
     pub bank_account: Option<BankAccount>,
+    /// The warehouse transfer note the goods already left with (`wtn_id`): the sale takes off
+    /// the shelf only what the note did not carry.
+    pub wtn: Option<db::WtnRef>,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
     /// Where a foreign-currency invoice's rate came from.
@@ -300,6 +303,10 @@ impl Services {
             })?),
             None => None,
         };
+        let wtn = match req.wtn_id {
+            Some(id) => Some(self.linked_wtn(caller, id).await?),
+            None => None,
+        };
         let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
         let sequence = issuer.sequence(invoice_type);
         let content = Content {
@@ -322,6 +329,7 @@ impl Services {
             doc_type: req.doc_type,
             original_invoice_iic: req.original_invoice_iic,
             bank_account,
+            wtn,
             invoice_discount_type: req.rules.invoice_discount_type,
             invoice_discount_value: req.rules.invoice_discount_value,
             rate_basis,

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 
 use super::super::cash_register::{automatic_opening, open_day_if_needed};
 use super::super::pipeline::{Document, InternalId, QueuePlan, Sequence, Written};
-use super::super::stock::{self, Goods, GoodsLine};
+use super::super::stock::{self, Goods, GoodsLine, NoteLink};
 use super::super::{Error, Result};
 use super::content::{Content, Issuer, Links};
 use super::message::{Draft, draft, stored_invoice};
@@ -29,8 +29,9 @@ impl InvoiceDocument {
 
     /// The sale takes its lines off the issuing unit's shelf (`services::stock`).
     /// The shelf follows the document in its own transaction: a sale or an order takes its
-    /// articles from the issuing unit, a cancellation puts back on the original's unit what it
-    /// reverses, and a summary moves nothing (its orders took the goods).
+    /// articles from the issuing unit (what the note it names did not carry), a cancellation
+    /// puts back on the original's unit (or on the original's note) what it reverses, and a
+    /// summary moves nothing (its orders took the goods).
     fn move_stock(&self, tx: &Connection, invoice: &db::Invoice) -> store::Result<Result<()>> {
         let Some(unit) = &self.issuer.caller.unit else {
             return Ok(Ok(()));
@@ -49,15 +50,20 @@ impl InvoiceDocument {
             to_unit: None,
             lines: &lines,
             lines_field: "lines",
+            note: None,
         };
         match &self.content.links {
-            Links::None => stock::take(tx, &goods(unit.id)),
+            Links::None => {
+                let note = invoice.wtn_id.map(|wtn_id| NoteLink { wtn_id, sale_id: invoice.id });
+                stock::take(tx, &Goods { note, ..goods(unit.id) })
+            }
             Links::Settles(_) => Ok(Ok(())),
             Links::Reverses { original_id, .. } => {
-                let from = db::get(tx, invoice.company_id, *original_id)?
-                    .and_then(|original| original.business_unit_id)
-                    .unwrap_or(unit.id);
-                stock::give_back(tx, &goods(from))?;
+                let original = db::get(tx, invoice.company_id, *original_id)?;
+                let from = original.as_ref().and_then(|o| o.business_unit_id).unwrap_or(unit.id);
+                let note =
+                    original.and_then(|o| o.wtn_id).map(|wtn_id| NoteLink { wtn_id, sale_id: *original_id });
+                stock::give_back(tx, &Goods { note, ..goods(from) })?;
                 Ok(Ok(()))
             }
         }
@@ -128,7 +134,13 @@ impl Document for InvoiceDocument {
             return Ok(Err(issued));
         }
         match &self.content.links {
-            Links::None => {}
+            Links::None => {
+                if let Some(note) = &self.content.wtn
+                    && let Err(e) = stock::check_note(tx, company_id, note)?
+                {
+                    return Ok(Err(e));
+                }
+            }
             Links::Settles(orders) => {
                 let mut closed = Vec::new();
                 for (index, order) in orders.iter().enumerate() {

@@ -310,6 +310,8 @@ pub fn stored_invoice(
         notes: content.notes.clone(),
         bank_account_id: content.bank_account.as_ref().map(|a| a.id),
         bank_account: content.bank_account.clone(),
+        wtn_id: content.wtn.as_ref().map(|w| w.id),
+        wtn: content.wtn.clone(),
         iic: draft.iic.clone(),
         iic_signature: draft.iic_signature.clone(),
         header_uuid: draft.header_uuid.to_string(),

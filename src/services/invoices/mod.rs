@@ -69,6 +69,8 @@ pub struct IssueRequest {
     pub doc_type: Option<String>,
     pub original_invoice_iic: Option<String>,
     pub bank_account_id: Option<i64>,
+    /// The warehouse transfer note the goods already left with.
+    pub wtn_id: Option<i64>,
 }
 
 /// A PDF rendered on the blocking pool. The input's bounds keep a render well under a second;

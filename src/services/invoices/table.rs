@@ -159,6 +159,7 @@ impl Services {
             doc_type: None,
             original_invoice_iic: None,
             bank_account: None,
+            wtn: None,
             invoice_discount_type: req.invoice_discount_type,
             invoice_discount_value: req.invoice_discount_value,
             rate_basis,

@@ -114,6 +114,7 @@ impl Document for WtnDocument {
             to_unit: self.content.destination_unit_id,
             lines: &lines,
             lines_field: "invoice_lines",
+            note: None,
         };
         if let Err(short) = stock::take(tx, &goods)? {
             // Nothing of a refused note stays: its row goes in the same transaction.
