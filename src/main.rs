@@ -412,7 +412,7 @@ fn print_numbering(done: &arka::backup::Restored) {
                 "  the replaced database could not be read ({why}): the numbers it had reached are unknown;"
             );
             println!(
-                "  before the first sale, compare the backup's last numbers with the CIS's (README, \"Backup and restore\"):"
+                "  before the first sale, compare the backup's last numbers with the CIS's (docs, \"Backup and restore\": /docs/operations.html#backup-and-restore):"
             );
             for l in backup {
                 println!(
@@ -428,7 +428,7 @@ fn print_numbering(done: &arka::backup::Restored) {
                     "  the replaced database is damaged ({why}): it may have numbered more than what was read of it;"
                 );
                 println!(
-                    "  before the first sale, compare the last numbers below with the CIS's (README, \"Backup and restore\")"
+                    "  before the first sale, compare the last numbers below with the CIS's (docs, \"Backup and restore\": /docs/operations.html#backup-and-restore)"
                 );
             }
             (sequences, predated)
@@ -463,7 +463,9 @@ fn print_numbering(done: &arka::backup::Restored) {
         );
     }
     if predated.iter().any(|p| !p.company_in_backup) {
-        println!("  a company not in the backup keeps no floor: see \"Backup and restore\" in the README");
+        println!(
+            "  a company not in the backup keeps no floor: see \"Backup and restore\" in the docs (/docs/operations.html#backup-and-restore)"
+        );
     }
     if !done.floors.is_empty() {
         println!(
