@@ -18,9 +18,13 @@ mod misc;
 mod onboarding;
 pub mod ops;
 mod owner;
+mod pairing;
+pub mod people;
+mod permission;
 mod products;
 mod purchase;
 pub mod reports;
+mod setup;
 mod stock;
 mod tracing_layers;
 mod unread_body;
@@ -51,6 +55,8 @@ pub struct AppState {
     pub marketplace: crate::services::marketplace::Marketplace,
     /// The callers of tokens seen lately (`callers`).
     pub callers: Arc<callers::Callers>,
+    /// Sessions, sign-in lock-outs and the setup wizard's settings (`people`).
+    pub people: Arc<people::People>,
 }
 
 /// Installs a group budget on every route of `routes`.
@@ -171,6 +177,23 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
 
     let search = Router::new().route("/api/v1/client/search", get(clients::search));
 
+    // The first start's wizard (docs "First start") and people signing in to the page.
+    let setup = Router::new()
+        .route("/api/v1/setup", get(setup::status))
+        .route("/api/v1/setup/code", post(setup::check_code))
+        .route("/api/v1/setup/business", post(setup::business))
+        .route("/api/v1/setup/owner", post(setup::owner))
+        .route("/api/v1/setup/certificate", post(setup::certificate))
+        .route("/api/v1/setup/unit", post(setup::unit))
+        .route("/api/v1/setup/devices", post(setup::device))
+        .route("/api/v1/setup/cashiers", post(setup::cashier));
+    let test_sale = Router::new().route("/api/v1/setup/test-sale", post(setup::test_sale));
+    let people = Router::new()
+        .route("/api/v1/session", get(people::whoami).post(people::sign_in).delete(people::sign_out))
+        .route("/api/v1/session/password", post(people::change_password))
+        .route("/api/v1/users/{id}/password", post(people::reset_password))
+        .route("/api/v1/users/{id}/token", post(people::rotate_token));
+
     let general = Router::new()
         .route("/api/v1/register", get(onboarding::register_ping))
         .route("/api/openapi.yaml", get(misc::openapi))
@@ -216,6 +239,9 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
         .merge(in_group(&state, Group::General, owner_reads))
+        .merge(in_group(&state, Group::Registration, setup))
+        .merge(in_group(&state, Group::Fiscal, test_sale))
+        .merge(in_group(&state, Group::General, people))
         .merge(wtn::routes(&state))
         .merge(stock::routes(&state))
         .merge(marketplace::routes())

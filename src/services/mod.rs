@@ -11,6 +11,7 @@ pub mod lanes;
 pub mod locks;
 pub mod marketplace;
 pub mod owner;
+pub mod people;
 pub mod pipeline;
 pub mod products;
 pub mod purchase;
@@ -18,6 +19,7 @@ pub mod queue;
 pub mod rates;
 pub mod reports;
 pub mod search_index;
+pub mod setup;
 pub mod stock;
 pub mod wtn;
 

@@ -15,6 +15,7 @@ pub mod invoices;
 mod log_sync;
 pub mod marketplace;
 pub mod numbering;
+pub mod people;
 pub mod print_settings;
 pub mod products;
 pub mod purchase;
