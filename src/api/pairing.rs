@@ -17,7 +17,7 @@ use crate::store::accounts::User;
 
 /// Light modules around the symbol, as the QR specification asks.
 const QUIET_ZONE: usize = 4;
-/// Pixels per module of the SVG's own size (it scales without loss).
+/// Pixels per module: a card printed at 96 dpi holds a symbol a phone's camera reads at once.
 const MODULE_PX: usize = 6;
 
 #[derive(Serialize)]
@@ -84,24 +84,33 @@ pub fn pairing_url(server_url: &str, token: &str, fingerprint: Option<&str>) -> 
     url
 }
 
-/// The QR code of `text` as an SVG: one path of dark modules on white, with its quiet zone.
+/// The QR code of `text` as an SVG: one path of dark runs on white, with its quiet zone, in
+/// whole pixels (renderers that scale a small viewBox blur the modules' edges into each other).
 pub fn qr_svg(text: &str) -> Result<String, qrcode::types::QrError> {
     let code = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M)?;
     let width = code.width();
-    let size = width + 2 * QUIET_ZONE;
+    let px = (width + 2 * QUIET_ZONE) * MODULE_PX;
     let mut path = String::new();
     for (row, modules) in code.to_colors().chunks(width.max(1)).enumerate() {
-        for (column, color) in modules.iter().enumerate() {
-            if *color == Color::Dark {
-                path.push_str(&format!("M{} {}h1v1h-1z", column + QUIET_ZONE, row + QUIET_ZONE));
+        let mut start = None;
+        // A light module past the end closes a run that reaches the right edge.
+        for (column, color) in modules.iter().chain([&Color::Light]).enumerate() {
+            match (color, start) {
+                (Color::Dark, None) => start = Some(column),
+                (Color::Light, Some(first)) => {
+                    let (x, y) = ((first + QUIET_ZONE) * MODULE_PX, (row + QUIET_ZONE) * MODULE_PX);
+                    let run = (column - first) * MODULE_PX;
+                    path.push_str(&format!("M{x} {y}h{run}v{MODULE_PX}h-{run}z"));
+                    start = None;
+                }
+                _ => {}
             }
         }
     }
-    let px = size * MODULE_PX;
     Ok(format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {size} {size}\" width=\"{px}\" \
-         height=\"{px}\" shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"QR code\">\
-         <rect width=\"{size}\" height=\"{size}\" fill=\"#fff\"/><path d=\"{path}\" fill=\"#000\"/></svg>"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {px} {px}\" width=\"{px}\" \
+         height=\"{px}\" role=\"img\" aria-label=\"QR code\">\
+         <rect width=\"{px}\" height=\"{px}\" fill=\"#fff\"/><path d=\"{path}\" fill=\"#000\"/></svg>"
     ))
 }
 
@@ -174,7 +183,7 @@ mod tests {
     fn the_qr_svg_is_square_with_a_quiet_zone() {
         let svg = qr_svg("http://192.168.1.20:8080/#token=arka_u_x").unwrap();
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 "), "{svg}");
-        // The finder pattern's corner sits at the quiet zone's edge.
-        assert!(svg.contains("M4 4h1v1h-1z"), "{svg}");
+        // The finder pattern's top row (seven dark modules) starts at the quiet zone's edge.
+        assert!(svg.contains("M24 24h42v6h-42z"), "{svg}");
     }
 }

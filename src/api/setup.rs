@@ -434,7 +434,10 @@ pub async fn test_sale(
     let internal_id = format!("setup-test-sale-{}", chrono::Utc::now().timestamp_millis());
     let body = json!({
         "internalId": internal_id,
-        "lines": [{"product_name": "Shitje prove", "unit": "copë", "quantity": 1, "price": TEST_SALE_PRICE, "vat": 20}],
+        "lines": [{
+            "product_name": "Shitje prove", "product_code": "ARKA-TEST", "unit": "copë",
+            "quantity": 1, "price": TEST_SALE_PRICE, "total": TEST_SALE_PRICE, "vat": 20,
+        }],
         "payment_methods": [{"type": "BANKNOTE", "amount": TEST_SALE_PRICE}],
     });
     let request = super::invoices::issue_request(parse_value(body)?, DocumentKind::Cash, 2)?;

@@ -100,8 +100,10 @@ impl Services {
             .await?)
     }
 
-    /// Whether `pass` may make the first company now. A wrong code is `Forbidden`, like none.
+    /// Whether `pass` may make the first company now: `Conflict` once the box has its owner; a
+    /// wrong code is `Forbidden`, like none.
     pub async fn check_setup_pass(&self, pass: &SetupPass) -> Result<()> {
+        self.unclaimed().await?;
         match pass {
             SetupPass::FromBox => Ok(()),
             SetupPass::Nothing => Err(pass_refused()),
@@ -123,7 +125,6 @@ impl Services {
 
     /// The wizard's first step, saved (again, until the owner's step makes the company).
     pub async fn save_setup_business(&self, pass: &SetupPass, input: BusinessInput) -> Result<SetupBusiness> {
-        self.unclaimed().await?;
         self.check_setup_pass(pass).await?;
         let mut errors = FieldErrors::new();
         let nuis = input.nuis.as_deref().map(str::trim).unwrap_or_default().to_uppercase();
@@ -163,7 +164,6 @@ impl Services {
     /// and its owner (a password, and a token nobody is shown until it is rotated), in one
     /// transaction that also uses the setup code up and signs the owner in.
     pub async fn create_setup_owner(&self, pass: &SetupPass, input: OwnerInput) -> Result<Session> {
-        self.unclaimed().await?;
         self.check_setup_pass(pass).await?;
         let name = input.name.as_deref().map(str::trim).unwrap_or_default().to_string();
         let email = input.email.as_deref().map(str::trim).unwrap_or_default().to_string();

@@ -273,7 +273,7 @@ mod tests {
                 Ok(())
             })
             .unwrap();
-        store.write_blocking(use_setup_codes).unwrap();
+        store.write_blocking(|tx| use_setup_codes(tx)).unwrap();
         let valid = store.read_blocking(|conn| setup_code_valid(conn, "b", "2029-01-01T00:00:00Z")).unwrap();
         assert!(!valid, "used");
     }
@@ -288,7 +288,7 @@ mod tests {
         store.write_blocking(|tx| save_setup_business(tx, &second)).unwrap();
         let kept = store.read_blocking(setup_business).unwrap().unwrap();
         assert_eq!((kept.name.as_str(), kept.issuer_in_vat), ("B", false));
-        store.write_blocking(clear_setup_business).unwrap();
+        store.write_blocking(|tx| clear_setup_business(tx)).unwrap();
         assert!(store.read_blocking(setup_business).unwrap().is_none());
     }
 

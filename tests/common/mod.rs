@@ -282,9 +282,16 @@ impl TestServer {
 
     /// The raw body of a GET (a PDF), failing the test on any status but 200.
     pub fn get_bytes(&self, path: &str, token: Option<&str>) -> Vec<u8> {
+        let bearer = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("Authorization", b.as_str())).collect();
+        self.get_bytes_with(path, &headers)
+    }
+
+    /// The raw body of a GET sent with `headers` (a browser's cookie), failing on any status but 200.
+    pub fn get_bytes_with(&self, path: &str, headers: &[(&str, &str)]) -> Vec<u8> {
         let mut request = self.agent.get(format!("{}{path}", self.base_url()));
-        if let Some(token) = token {
-            request = request.header("Authorization", format!("Bearer {token}"));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
         let mut response = request.call().unwrap_or_else(|e| panic!("GET {path} failed: {e}"));
         assert_eq!(response.status().as_u16(), 200, "GET {path}");

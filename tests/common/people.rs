@@ -61,9 +61,9 @@ impl<'a> Browser<'a> {
         self.server.request("GET", path, &self.headers(false), None)
     }
 
-    /// The raw body of a GET, as the page opens a PDF.
-    pub fn get_raw(&self, path: &str) -> Reply {
-        self.get(path)
+    /// The raw body of a GET, as the page opens a PDF; fails on any status but 200.
+    pub fn get_bytes(&self, path: &str) -> Vec<u8> {
+        self.server.get_bytes_with(path, &self.headers(false))
     }
 
     pub fn post(&mut self, path: &str, body: &Value) -> Reply {
