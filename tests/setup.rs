@@ -25,7 +25,7 @@ fn code_only(sim: Option<&SimServer>) -> TestServer {
     })
 }
 
-fn with_code<'a>(code: &'a str) -> Vec<(&'a str, &'a str)> {
+fn with_code(code: &str) -> Vec<(&str, &str)> {
     vec![("X-Setup-Code", code)]
 }
 
