@@ -159,7 +159,10 @@ pub async fn identify(
         return refuse(e);
     }
     if let Some(session) = session {
-        if !req.method().is_safe() && !super::people::csrf_sent(req.headers(), &session.csrf) {
+        // Signing in does not act with the session it may still carry: it starts a new one.
+        let signing_in =
+            req.method() == axum::http::Method::POST && req.uri().path() == super::people::SIGN_IN;
+        if !req.method().is_safe() && !signing_in && !super::people::csrf_sent(req.headers(), &session.csrf) {
             return refuse(ApiError::status(
                 StatusCode::FORBIDDEN,
                 "A change made with the page's session needs its X-CSRF-Token header \

@@ -189,7 +189,7 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/setup/cashiers", post(setup::cashier));
     let test_sale = Router::new().route("/api/v1/setup/test-sale", post(setup::test_sale));
     let people = Router::new()
-        .route("/api/v1/session", get(people::whoami).post(people::sign_in).delete(people::sign_out))
+        .route(people::SIGN_IN, get(people::whoami).post(people::sign_in).delete(people::sign_out))
         .route("/api/v1/session/password", post(people::change_password))
         .route("/api/v1/users/{id}/password", post(people::reset_password))
         .route("/api/v1/users/{id}/token", post(people::rotate_token));

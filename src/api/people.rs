@@ -29,6 +29,9 @@ use crate::store::accounts::{Caller, User};
 /// The cookie the page's session travels in.
 pub const SESSION_COOKIE: &str = "arka_session";
 
+/// Where people sign in (the one change a session cookie may come to without its CSRF token).
+pub const SIGN_IN: &str = "/api/v1/session";
+
 /// The header every change made with the session carries.
 pub const CSRF_HEADER: &str = "x-csrf-token";
 
