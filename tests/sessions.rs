@@ -223,8 +223,12 @@ fn the_owner_resets_a_cashiers_password_and_the_cashier_changes_it_after() {
     assert_eq!(reset.data(200)["sessionsEnded"], true);
     assert_eq!(besa.sign_in("besa@dyqani-ana.al", "Besa-fjalekalim-1").data(200)["owner"], false);
 
-    // The cashier may not reset others' passwords, with the session or with the token.
+    // The cashier may not reset others' passwords, with the session or with the token; nor the
+    // owner their own (that needs the current one).
     let owner_id = me["user"]["id"].as_i64().unwrap();
+    owner
+        .post(&format!("/api/v1/users/{owner_id}/password"), &json!({"newPassword": "no-current-needed"}))
+        .assert_error(403);
     besa.post(&format!("/api/v1/users/{owner_id}/password"), &json!({"newPassword": "taken-over-123"}))
         .assert_error(403);
     server
