@@ -33,6 +33,16 @@ fn post_with_code(server: &TestServer, path: &str, code: &str, body: &Value) -> 
     server.request("POST", path, &with_code(code), Some(("application/json", body.to_string().as_bytes())))
 }
 
+/// The setup code `arka serve` printed on its console (read from its stdout).
+fn printed_code(server: &mut ServerProcess) -> String {
+    let mut code = None;
+    common::eventually("the setup code is printed", Duration::from_secs(10), || {
+        code = server.printed_now().iter().find_map(|l| setup_code_in(l));
+        code.is_some()
+    });
+    code.unwrap()
+}
+
 fn step_done(setup: &Value, step: &str) -> bool {
     setup["steps"].as_array().unwrap().iter().any(|s| s["step"] == step && s["done"] == true)
 }
@@ -41,9 +51,7 @@ fn step_done(setup: &Value, step: &str) -> bool {
 fn a_fresh_production_server_prints_a_setup_code_on_its_console_and_in_its_log() {
     let data = tempfile::tempdir().unwrap();
     let mut first = ServerProcess::start(data.path(), &[]);
-    let printed = first.printed_now();
-    let code =
-        printed.iter().find_map(|l| setup_code_in(l)).unwrap_or_else(|| panic!("a setup code: {printed:?}"));
+    let code = printed_code(&mut first);
     assert_eq!(code.len(), 11, "{code}");
     assert!(code.chars().all(|c| c == '-' || c.is_ascii_uppercase() || c.is_ascii_digit()), "{code}");
     assert!(!code.contains(['0', 'O', '1', 'I', 'L']), "no letter read two ways: {code}");
@@ -58,7 +66,7 @@ fn a_fresh_production_server_prints_a_setup_code_on_its_console_and_in_its_log()
 
     // Each start while the box has no owner prints a new one; the old one stops working.
     let mut second = ServerProcess::start(data.path(), &[]);
-    let again = second.printed_now().iter().find_map(|l| setup_code_in(l)).expect("a new code");
+    let again = printed_code(&mut second);
     assert_ne!(again, code);
     let check = |code: &str| {
         let mut reply = agent
