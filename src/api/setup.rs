@@ -20,6 +20,7 @@ use super::people::{UserView, session_answer};
 use super::permission::{Needed, require};
 use crate::domain::document::DocumentKind;
 use crate::domain::time::local_text;
+use crate::services::Error as ServiceError;
 use crate::services::accounts::{NewUserInput, UnitInput};
 use crate::services::devices::DeviceInput;
 use crate::services::pipeline::Issued;
@@ -33,21 +34,21 @@ pub const SETUP_CODE_HEADER: &str = "x-setup-code";
 /// The wizard's steps, in order.
 pub const STEPS: [&str; 7] = ["business", "owner", "certificate", "unit", "devices", "cashiers", "testSale"];
 
-fn pass(state: &AppState, headers: &HeaderMap, peer: SocketAddr) -> SetupPass {
-    if let Some(code) = headers.get(SETUP_CODE_HEADER).and_then(|v| v.to_str().ok()).map(str::trim)
-        && !code.is_empty()
-    {
-        return SetupPass::Code(code.to_string());
+/// What lets this request make the first company: the code it carries, else the box rule.
+fn pass(state: &AppState, code: Option<&str>, peer: SocketAddr) -> SetupPass {
+    match code.map(str::trim).filter(|c| !c.is_empty()) {
+        Some(code) => SetupPass::Code(code.to_string()),
+        None if state.people.setup_from_box.includes(peer.ip()) => SetupPass::FromBox,
+        None => SetupPass::Nothing,
     }
-    if state.people.setup_from_box.includes(peer.ip()) { SetupPass::FromBox } else { SetupPass::Nothing }
+}
+
+fn header_code(headers: &HeaderMap) -> Option<&str> {
+    headers.get(SETUP_CODE_HEADER).and_then(|v| v.to_str().ok())
 }
 
 /// Refuses an address locked by wrong codes or sign-ins, and counts a wrong code against it.
-async fn checked_pass(
-    state: &AppState,
-    headers: &HeaderMap,
-    peer: SocketAddr,
-) -> Result<SetupPass, ApiError> {
+async fn checked_pass(state: &AppState, pass: SetupPass, peer: SocketAddr) -> Result<SetupPass, ApiError> {
     let lockout = &state.people.lockout;
     if let Some(wait) = lockout.address_locked(peer.ip()) {
         return Err(ApiError::Throttled {
@@ -55,14 +56,15 @@ async fn checked_pass(
             retry_after: wait,
         });
     }
-    let pass = pass(state, headers, peer);
-    if let Err(e) = state.services.check_setup_pass(&pass).await {
-        if matches!(pass, SetupPass::Code(_)) {
-            lockout.wrong_setup_code(peer.ip());
+    match state.services.check_setup_pass(&pass).await {
+        Ok(()) => Ok(pass),
+        Err(e) => {
+            if matches!((&e, &pass), (ServiceError::Forbidden(_), SetupPass::Code(_))) {
+                lockout.wrong_setup_code(peer.ip());
+            }
+            Err(e.into())
         }
-        return Err(e.into());
     }
-    Ok(pass)
 }
 
 #[derive(Serialize)]
@@ -204,11 +206,7 @@ pub async fn check_code(
     let Some(code) = b.code.map(|c| c.trim().to_string()).filter(|c| !c.is_empty()) else {
         return Err(ApiError::field("code", "The code field is required."));
     };
-    let mut headers = HeaderMap::new();
-    if let Ok(value) = code.parse() {
-        headers.insert(SETUP_CODE_HEADER, value);
-    }
-    match checked_pass(&state, &headers, peer).await {
+    match checked_pass(&state, pass(&state, Some(&code), peer), peer).await {
         Ok(_) => ok(json!({"accepted": true})),
         Err(ApiError::Status { status: StatusCode::FORBIDDEN, .. }) => Err(ApiError::field(
             "code",
@@ -235,7 +233,7 @@ pub async fn business(
     headers: HeaderMap,
     Body(b): Body<BusinessBody>,
 ) -> ApiResult {
-    let pass = checked_pass(&state, &headers, peer).await?;
+    let pass = checked_pass(&state, pass(&state, header_code(&headers), peer), peer).await?;
     let saved = state
         .services
         .save_setup_business(
@@ -264,7 +262,7 @@ pub async fn owner(
     headers: HeaderMap,
     Body(b): Body<OwnerBody>,
 ) -> ApiResult {
-    let pass = checked_pass(&state, &headers, peer).await?;
+    let pass = checked_pass(&state, pass(&state, header_code(&headers), peer), peer).await?;
     let session = state
         .services
         .create_setup_owner(&pass, OwnerInput { name: b.name, email: b.email, password: b.password })
