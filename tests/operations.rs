@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use common::process::ServerProcess;
 use common::sim::SimServer;
 use common::till::{ROOMY_LIMITS, assert_all_present_and_gapless, coffee_and_water, issuing_load, open_till};
-use common::{TestServer, arka, arka_ok, register_sandbox};
+use common::{TestServer, arka, arka_ok, oracle, register_sandbox};
 use serde_json::Value;
 
 fn repo(path: &str) -> PathBuf {
@@ -266,11 +266,12 @@ fn tls_agent(root_pem: &[u8]) -> ureq::Agent {
 }
 
 fn openssl_fingerprint(cert: &Path) -> String {
-    let out = std::process::Command::new("openssl")
-        .args(["x509", "-noout", "-fingerprint", "-sha256", "-in"])
-        .arg(cert)
-        .output()
-        .unwrap();
+    let out = oracle(
+        std::process::Command::new("openssl")
+            .args(["x509", "-noout", "-fingerprint", "-sha256", "-in"])
+            .arg(cert),
+        "openssl",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     stdout(&out).trim().rsplit('=').next().unwrap().to_string()
 }
@@ -326,23 +327,25 @@ fn a_self_signed_certificate_is_made_once_printed_and_pinned_by_a_real_tls_clien
 fn a_certificate_and_pkcs1_key_from_pem_files_serve_https() {
     let dir = tempfile::tempdir().unwrap();
     let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
-    let made = std::process::Command::new("openssl")
-        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=kasa.local"])
-        .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout"])
-        .arg(&key)
-        .arg("-out")
-        .arg(&cert)
-        .output()
-        .unwrap();
+    let made = oracle(
+        std::process::Command::new("openssl")
+            .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=kasa.local"])
+            .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout"])
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert),
+        "openssl",
+    );
     assert!(made.status.success(), "{}", stderr(&made));
     // Keys often come as PKCS#1 ("BEGIN RSA PRIVATE KEY").
-    let converted = std::process::Command::new("openssl")
-        .args(["rsa", "-traditional", "-in"])
-        .arg(&key)
-        .arg("-out")
-        .arg(&key)
-        .output()
-        .unwrap();
+    let converted = oracle(
+        std::process::Command::new("openssl")
+            .args(["rsa", "-traditional", "-in"])
+            .arg(&key)
+            .arg("-out")
+            .arg(&key),
+        "openssl",
+    );
     assert!(converted.status.success(), "{}", stderr(&converted));
     assert!(std::fs::read_to_string(&key).unwrap().contains("BEGIN RSA PRIVATE KEY"));
 
@@ -368,11 +371,12 @@ fn a_certificate_and_pkcs1_key_from_pem_files_serve_https() {
 
     // A key that is not the certificate's stops the start with a clear message.
     let other = dir.path().join("other.pem");
-    let made = std::process::Command::new("openssl")
-        .args(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out"])
-        .arg(&other)
-        .output()
-        .unwrap();
+    let made = oracle(
+        std::process::Command::new("openssl")
+            .args(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out"])
+            .arg(&other),
+        "openssl",
+    );
     assert!(made.status.success());
     let data = dir.path().join("data");
     let out = arka(&[
@@ -629,26 +633,24 @@ fn the_release_install_and_smoke_scripts_exist_are_executable_and_pass_shellchec
             std::fs::metadata(repo(script)).unwrap_or_else(|e| panic!("{script}: {e}")).permissions().mode();
         assert_eq!(mode & 0o111, 0o111, "{script} is executable");
     }
-    let out = std::process::Command::new("shellcheck").args(scripts).current_dir(repo(".")).output();
-    let out = out.expect("shellcheck runs (Debian package shellcheck; .ci/run installs it)");
+    let out =
+        oracle(std::process::Command::new("shellcheck").args(scripts).current_dir(repo(".")), "shellcheck");
     assert!(out.status.success(), "shellcheck: {}{}", stdout(&out), stderr(&out));
 }
 
 #[test]
 fn the_smoke_test_of_the_release_builds_passes_on_this_build() {
-    let out = std::process::Command::new(repo("install/smoke-test.sh"))
-        .arg(env!("CARGO_BIN_EXE_arka"))
-        .output()
-        .expect("the smoke test runs (needs curl and jq)");
+    let out = oracle(
+        std::process::Command::new(repo("install/smoke-test.sh")).arg(env!("CARGO_BIN_EXE_arka")),
+        "curl and jq",
+    );
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("smoke-test passed"), "{}", stdout(&out));
 }
 
 #[test]
 fn the_systemd_unit_passes_systemd_analyze_verify() {
-    let analyze = std::process::Command::new("systemd-analyze").arg("--version").output();
-    let analyze = analyze
-        .expect("systemd-analyze is needed for this test (Debian package systemd; .ci/run installs it)");
+    let analyze = oracle(std::process::Command::new("systemd-analyze").arg("--version"), "systemd");
     assert!(analyze.status.success());
     // verify checks that the programs the unit runs exist: point it at this build.
     let dir = tempfile::tempdir().unwrap();
@@ -668,14 +670,15 @@ fn the_systemd_unit_passes_systemd_analyze_verify() {
     }
     let path = dir.path().join("arka.service");
     std::fs::write(&path, unit.replace("/usr/local/bin/arka", env!("CARGO_BIN_EXE_arka"))).unwrap();
-    let out = std::process::Command::new("systemd-analyze").arg("verify").arg(&path).output().unwrap();
+    let out = oracle(std::process::Command::new("systemd-analyze").arg("verify").arg(&path), "systemd");
     assert!(out.status.success(), "systemd-analyze verify: {}{}", stdout(&out), stderr(&out));
     assert!(stderr(&out).trim().is_empty(), "no warnings: {}", stderr(&out));
-    let out = std::process::Command::new("systemd-analyze")
-        .args(["security", "--offline=yes", "--threshold=20"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = oracle(
+        std::process::Command::new("systemd-analyze")
+            .args(["security", "--offline=yes", "--threshold=20"])
+            .arg(&path),
+        "systemd",
+    );
     assert!(out.status.success(), "systemd-analyze security: {}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).contains("Overall exposure level for arka.service: 1."), "{}", stdout(&out));
 }

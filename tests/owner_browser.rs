@@ -10,7 +10,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::browser::{self, Browser};
+use common::browser::Browser;
 use common::sim::SimServer;
 use common::till::*;
 use fantoccini::key::Key;
@@ -42,15 +42,6 @@ fn keys(key: Key) -> String {
 
 #[test]
 fn the_owner_signs_in_checks_the_days_totals_and_opens_and_closes_the_day_in_a_browser() {
-    if !browser::available() {
-        eprintln!(
-            "\n*** SKIPPED the browser story: {} or {} is missing. Install Debian's chromium and \
-             chromium-driver (.ci/run does) to run it. ***\n",
-            browser::CHROMIUM,
-            browser::CHROMEDRIVER
-        );
-        return;
-    }
     let sim = SimServer::start();
     let till = open_till(&sim);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();

@@ -110,10 +110,7 @@ fn pdftotext_reads_every_fiscal_field_on_both_papers() {
     fiscalized.eic = Some("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0".to_string());
 
     for (layout, name) in [(Layout::A4, "a4"), (Layout::Receipt80mm, "receipt")] {
-        let Some(text) = common::pdftotext(&render(&pending, layout).unwrap()) else {
-            println!("pdftotext is not installed (Debian: apt-get install poppler-utils); skipping");
-            return;
-        };
+        let text = common::pdftotext(&render(&pending, layout).unwrap());
         let shared = [
             "12/2026",
             "0123456789ABCDEF0123456789ABCDEF",
@@ -141,7 +138,7 @@ fn pdftotext_reads_every_fiscal_field_on_both_papers() {
         assert_contains_all(&text, &["në pritje / pending"], name);
 
         let fiscalized_name = format!("{name}-fiscalized");
-        let text = common::pdftotext(&render(&fiscalized, layout).unwrap()).unwrap();
+        let text = common::pdftotext(&render(&fiscalized, layout).unwrap());
         assert_contains_all(
             &text,
             &["8c6b2f7e-3d1a-4c55-9e0f-7a2b1c3d4e5f", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", "12/2026"],
@@ -163,14 +160,7 @@ fn pdfinfo_sees_the_title_and_the_pages() {
     {
         let path = directory.path().join(format!("{name}.pdf"));
         std::fs::write(&path, render(&long, layout).unwrap()).unwrap();
-        let output = match Command::new("pdfinfo").arg(&path).output() {
-            Ok(output) => output,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                println!("pdfinfo is not installed (Debian: apt-get install poppler-utils); skipping");
-                return;
-            }
-            Err(error) => panic!("running pdfinfo: {error}"),
-        };
+        let output = common::oracle(Command::new("pdfinfo").arg(&path), "poppler-utils");
         assert!(
             output.status.success(),
             "pdfinfo failed on {name}: {}",
@@ -189,15 +179,6 @@ fn pdfinfo_sees_the_title_and_the_pages() {
     }
 }
 
-/// Runs `program`, or `None` when it is not installed.
-fn run(program: &str, args: &[&std::ffi::OsStr]) -> Option<std::process::Output> {
-    match Command::new(program).args(args).output() {
-        Ok(output) => Some(output),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-        Err(error) => panic!("running {program}: {error}"),
-    }
-}
-
 #[test]
 fn the_qr_code_scans_back_to_the_verify_url() {
     let directory = tempfile::tempdir().unwrap();
@@ -206,28 +187,17 @@ fn the_qr_code_scans_back_to_the_verify_url() {
         let pdf_path = directory.path().join(format!("{name}.pdf"));
         std::fs::write(&pdf_path, render(&invoice, layout).unwrap()).unwrap();
         let image_prefix = directory.path().join(name);
-        let rasterized = run(
-            "pdftoppm",
-            &[
-                "-png".as_ref(),
-                "-r".as_ref(),
-                "150".as_ref(),
-                "-singlefile".as_ref(),
-                pdf_path.as_os_str(),
-                image_prefix.as_os_str(),
-            ],
+        let rasterized = common::oracle(
+            Command::new("pdftoppm")
+                .args(["-png", "-r", "150", "-singlefile"])
+                .arg(&pdf_path)
+                .arg(&image_prefix),
+            "poppler-utils",
         );
-        let Some(rasterized) = rasterized else {
-            println!("pdftoppm is not installed (Debian: apt-get install poppler-utils); skipping");
-            return;
-        };
         assert!(rasterized.status.success(), "pdftoppm failed on {name}");
         let image_path = directory.path().join(format!("{name}.png"));
-        let Some(scanned) = run("zbarimg", &["--quiet".as_ref(), "--raw".as_ref(), image_path.as_os_str()])
-        else {
-            println!("zbarimg is not installed (Debian: apt-get install zbar-tools); skipping");
-            return;
-        };
+        let scanned =
+            common::oracle(Command::new("zbarimg").args(["--quiet", "--raw"]).arg(&image_path), "zbar-tools");
         assert!(scanned.status.success(), "zbarimg found no code on {name}");
         let decoded = String::from_utf8_lossy(&scanned.stdout);
         assert_eq!(decoded.trim_end(), invoice.verify_url, "{name}");

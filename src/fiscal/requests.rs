@@ -586,9 +586,9 @@ pub(crate) mod tests {
     use crate::fiscal::certificate::Certificate;
     use crate::fiscal::dsig;
     use crate::fiscal::model::*;
+    use crate::fiscal::testing::{outside_tool, schemas, testvectors};
     use chrono::{DateTime, NaiveDate, TimeZone, Utc};
     use rust_decimal::Decimal;
-    use std::path::{Path, PathBuf};
     use std::process::Command;
     use std::str::FromStr;
     use uuid::Uuid;
@@ -598,13 +598,8 @@ pub(crate) mod tests {
     const VECTOR_WTNIC: &str = "363350A9E21BC289253AAC9DC8C5E7E5";
     const VECTOR_WTNIC_SIGNATURE: &str = "7F3E538EFDEA77AE4DD7AE9E6E1C5EA4A6AF6951745C0BBAF67E032A461A3D7B6E213BC787C312343C282C335BDEF0413543AD117CBEAC2EA61FE32554C6C87880AE6279970D12C3C77D5C8CB045CAE6CFA4C904A4B09DCDC3E166C0246FEBE9E05E60B02A0AC05A7DCAAE40407FA7222CDB2BF2EB82F1917CAB4D1D6785B9A5A0D61825EFE9A778A04C04D0C75C09C41B7A1458FD2175E681239D5921AB8C65E5C213893FBBECB4F97153407398DD451A870929C471D7C7969AB1181E50B6CA3692C641994BF3AC1009C45B68F8879007DCBFD3576FD02B83745781A0AE1851EFC7416F3D3EA0D1E8EB01835D1B64931C6504AFD00BEFD84019CF994E9AF9AE";
 
-    pub(crate) fn shared_dir() -> PathBuf {
-        let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-        if beside.join("cis").is_dir() { beside } else { PathBuf::from("/work/shared") }
-    }
-
     fn testvector(name: &str) -> String {
-        std::fs::read_to_string(shared_dir().join("cis/testvectors").join(name)).unwrap()
+        std::fs::read_to_string(testvectors().join(name)).unwrap()
     }
 
     pub(crate) fn vector_certificate() -> Certificate {
@@ -1050,28 +1045,30 @@ pub(crate) mod tests {
         let soap = dir.path().join("request.soap.xml");
         std::fs::write(&element, &signed).unwrap();
         std::fs::write(&soap, soap_envelope(&signed)).unwrap();
-        let cis = shared_dir().join("cis");
         let xsd = match op.service() {
-            Service::Fiscalization => cis.join("alimc-fiscalization-service.libxml2.xsd"),
-            Service::Einvoice => cis.join("alimc-einvoice-service.xsd"),
+            Service::Fiscalization => schemas().join("alimc-fiscalization-service.libxml2.xsd"),
+            Service::Einvoice => schemas().join("alimc-einvoice-service.xsd"),
         };
-        let lint =
-            Command::new("xmllint").arg("--noout").arg("--schema").arg(&xsd).arg(&element).output().unwrap();
+        let lint = outside_tool(
+            Command::new("xmllint").arg("--noout").arg("--schema").arg(&xsd).arg(&element),
+            "libxml2-utils",
+        );
         assert!(
             lint.status.success(),
             "xmllint rejected {}: {}\n{signed}",
             op.request_root(),
             String::from_utf8_lossy(&lint.stderr)
         );
-        let verify = Command::new("xmlsec1")
-            .arg("--verify")
-            .arg("--id-attr:Id")
-            .arg(op.request_root())
-            .arg("--pubkey-cert-pem")
-            .arg(cis.join("testvectors/example-selfsigned-cert.pem"))
-            .arg(&soap)
-            .output()
-            .unwrap();
+        let verify = outside_tool(
+            Command::new("xmlsec1")
+                .arg("--verify")
+                .arg("--id-attr:Id")
+                .arg(op.request_root())
+                .arg("--pubkey-cert-pem")
+                .arg(testvectors().join("example-selfsigned-cert.pem"))
+                .arg(&soap),
+            "xmlsec1",
+        );
         assert!(
             verify.status.success(),
             "xmlsec1 rejected {}: {}",
@@ -1299,12 +1296,13 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let soap = dir.path().join("tampered.soap.xml");
         std::fs::write(&soap, soap_envelope(&tampered)).unwrap();
-        let verify = Command::new("xmlsec1")
-            .args(["--verify", "--id-attr:Id", "RegisterInvoiceRequest", "--pubkey-cert-pem"])
-            .arg(shared_dir().join("cis/testvectors/example-selfsigned-cert.pem"))
-            .arg(&soap)
-            .output()
-            .unwrap();
+        let verify = outside_tool(
+            Command::new("xmlsec1")
+                .args(["--verify", "--id-attr:Id", "RegisterInvoiceRequest", "--pubkey-cert-pem"])
+                .arg(testvectors().join("example-selfsigned-cert.pem"))
+                .arg(&soap),
+            "xmlsec1",
+        );
         assert!(!verify.status.success());
     }
 

@@ -18,9 +18,14 @@ pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// How long anything the page does may take before the story fails.
 pub const PAGE_WAIT: Duration = Duration::from_secs(15);
 
-/// Whether Chromium and its driver are installed (`.ci/run` installs both).
-pub fn available() -> bool {
-    Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists()
+/// Fails the story when Chromium or its driver is missing: a page story is never skipped.
+fn require_chromium() {
+    for (program, package) in [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")] {
+        assert!(
+            Path::new(program).exists(),
+            "{program} is missing: it comes with Debian's {package}; ./test installs every tool the tests use"
+        );
+    }
 }
 
 pub struct Browser {
@@ -37,6 +42,7 @@ fn free_port() -> u16 {
 impl Browser {
     /// Starts chromedriver and a headless Chromium session `width` x `height` pixels wide.
     pub async fn start(width: u32, height: u32) -> Browser {
+        require_chromium();
         let port = free_port();
         let driver = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))

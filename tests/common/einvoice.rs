@@ -1,6 +1,6 @@
 //! Outside judges of what Arka sent the e-invoice platform: `xmllint` against the tax
 //! administration's e-invoice schema and the OASIS UBL 2.1 schema (fetched by
-//! `.ci/ubl-schema`), and `xmlsec1` for the XML signatures, checked with the certificate each
+//! `.ci/ubl-schema`, which `./test` runs), and `xmlsec1` for the XML signatures, checked with the certificate each
 //! message carries in its KeyInfo.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,9 +13,9 @@ fn manifest() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs a tool and fails the test with its output unless it succeeds.
-fn judged(what: &str, command: &mut Command) {
-    let out = command.output().unwrap_or_else(|e| panic!("{what} runs (install it: see .ci/run): {e}"));
+/// Runs a tool (from Debian's `package`) and fails the test with its output unless it succeeds.
+fn judged(what: &str, package: &str, command: &mut Command) {
+    let out = super::oracle(command, package);
     assert!(
         out.status.success(),
         "{what} refused it: {}{}",
@@ -52,8 +52,13 @@ pub fn assert_valid_request(record: &Value) {
     std::fs::write(&element_file, &element).unwrap();
     std::fs::write(&pem, key_info_pem(&element)).unwrap();
     let xsd = manifest().join("assets/cis/alimc-einvoice-service.xsd");
-    judged("xmllint", Command::new("xmllint").arg("--noout").arg("--schema").arg(xsd).arg(&element_file));
     judged(
+        "xmllint",
+        "libxml2-utils",
+        Command::new("xmllint").arg("--noout").arg("--schema").arg(xsd).arg(&element_file),
+    );
+    judged(
+        "xmlsec1",
         "xmlsec1",
         Command::new("xmlsec1")
             .args(["--verify", "--id-attr:Id", &root, "--pubkey-cert-pem"])
@@ -80,7 +85,7 @@ pub fn ubl_of(record: &Value) -> (String, bool) {
 fn ubl_schema(credit_note: bool) -> PathBuf {
     let file = if credit_note { "UBL-CreditNote-2.1.xsd" } else { "UBL-Invoice-2.1.xsd" };
     let path = manifest().join("target/ubl-2.1/maindoc").join(file);
-    assert!(path.is_file(), "the UBL 2.1 schema is fetched by `bash .ci/ubl-schema` (missing {path:?})");
+    assert!(path.is_file(), "the UBL 2.1 schema is missing ({path:?}): ./test fetches it (.ci/ubl-schema)");
     path
 }
 
@@ -93,7 +98,12 @@ pub fn assert_valid_ubl(ubl: &str, credit_note: bool) {
     std::fs::write(&pem, key_info_pem(ubl)).unwrap();
     judged(
         "xmllint",
+        "libxml2-utils",
         Command::new("xmllint").arg("--noout").arg("--schema").arg(ubl_schema(credit_note)).arg(&file),
     );
-    judged("xmlsec1", Command::new("xmlsec1").arg("--verify").arg("--pubkey-cert-pem").arg(&pem).arg(&file));
+    judged(
+        "xmlsec1",
+        "xmlsec1",
+        Command::new("xmlsec1").arg("--verify").arg("--pubkey-cert-pem").arg(&pem).arg(&file),
+    );
 }

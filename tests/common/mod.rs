@@ -556,7 +556,7 @@ pub struct TestCertificate {
 }
 
 fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl").args(args).current_dir(dir).output().expect("the openssl CLI runs");
+    let out = oracle(Command::new("openssl").args(args).current_dir(dir), "openssl");
     assert!(
         out.status.success(),
         "openssl {} failed: {}",
@@ -608,21 +608,27 @@ pub fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// The text Debian's `pdftotext` (poppler-utils) extracts from `pdf`, or `None` when the tool
-/// is not installed.
-pub fn pdftotext(pdf: &[u8]) -> Option<String> {
+/// Runs one of the outside tools the tests judge Arka with (`package` is the Debian package that
+/// has it). A missing tool fails the test, never skips it: `./test` installs every one.
+pub fn oracle(command: &mut Command, package: &str) -> Output {
+    let program = command.get_program().to_string_lossy().into_owned();
+    command.output().unwrap_or_else(|e| {
+        panic!("{program} did not run ({e}): it comes with Debian's {package}; ./test installs every tool the tests use")
+    })
+}
+
+/// The text Debian's `pdftotext` (poppler-utils) extracts from `pdf`.
+pub fn pdftotext(pdf: &[u8]) -> String {
     let directory = tempfile::tempdir().unwrap();
     let pdf_path = directory.path().join("invoice.pdf");
     let text_path = directory.path().join("invoice.txt");
     std::fs::write(&pdf_path, pdf).unwrap();
-    let status =
-        match Command::new("pdftotext").args(["-enc", "UTF-8"]).arg(&pdf_path).arg(&text_path).status() {
-            Ok(status) => status,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
-            Err(error) => panic!("running pdftotext: {error}"),
-        };
-    assert!(status.success(), "pdftotext failed");
-    Some(std::fs::read_to_string(&text_path).unwrap())
+    let out = oracle(
+        Command::new("pdftotext").args(["-enc", "UTF-8"]).arg(&pdf_path).arg(&text_path),
+        "poppler-utils",
+    );
+    assert!(out.status.success(), "pdftotext failed: {}", String::from_utf8_lossy(&out.stderr));
+    std::fs::read_to_string(&text_path).unwrap()
 }
 
 /// Standard base64 (for the JSON form of the certificate upload).

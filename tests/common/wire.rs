@@ -108,11 +108,6 @@ impl Drop for Wire {
     }
 }
 
-fn shared_cis() -> std::path::PathBuf {
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/cis");
-    if beside.is_dir() { beside } else { std::path::PathBuf::from("/work/shared/cis") }
-}
-
 /// `xmllint --schema` (the tax authority's schema, on the request element) and `xmlsec1
 /// --verify` (the enveloped signature, with the certificate the request carries) both accept
 /// the SOAP message `soap` whose request element is `root`.
@@ -136,19 +131,23 @@ pub fn assert_outside_tools_accept(root: &str, soap: &str) {
     std::fs::write(&element_path, element).unwrap();
     std::fs::write(&soap_path, soap).unwrap();
     std::fs::write(&cert_path, certificate).unwrap();
-    let xsd = shared_cis().join("alimc-fiscalization-service.libxml2.xsd");
-    let lint =
-        Command::new("xmllint").arg("--noout").arg("--schema").arg(&xsd).arg(&element_path).output().unwrap();
+    let xsd =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/cis/alimc-fiscalization-service.libxml2.xsd");
+    let lint = super::oracle(
+        Command::new("xmllint").arg("--noout").arg("--schema").arg(&xsd).arg(&element_path),
+        "libxml2-utils",
+    );
     assert!(
         lint.status.success(),
         "xmllint rejected {root}: {}\n{element}",
         String::from_utf8_lossy(&lint.stderr)
     );
-    let verify = Command::new("xmlsec1")
-        .args(["--verify", "--id-attr:Id", root, "--pubkey-cert-pem"])
-        .arg(&cert_path)
-        .arg(&soap_path)
-        .output()
-        .unwrap();
+    let verify = super::oracle(
+        Command::new("xmlsec1")
+            .args(["--verify", "--id-attr:Id", root, "--pubkey-cert-pem"])
+            .arg(&cert_path)
+            .arg(&soap_path),
+        "xmlsec1",
+    );
     assert!(verify.status.success(), "xmlsec1 rejected {root}: {}", String::from_utf8_lossy(&verify.stderr));
 }

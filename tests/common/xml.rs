@@ -1,5 +1,5 @@
 //! Outside judges of what Arka sent the CIS: `xmllint` against the tax administration's schema
-//! and `xmlsec1` for the XML signature (Debian's libxml2-utils and xmlsec1; `.ci/run` installs
+//! and `xmlsec1` for the XML signature (Debian's libxml2-utils and xmlsec1; `./test` installs
 //! them).
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,9 +13,9 @@ fn schema() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/cis/alimc-fiscalization-service.libxml2.xsd")
 }
 
-/// Runs a tool and fails the test with its output unless it succeeds.
-fn judged(what: &str, command: &mut Command) {
-    let out = command.output().unwrap_or_else(|e| panic!("{what} runs (install it: see .ci/run): {e}"));
+/// Runs a tool (from Debian's `package`) and fails the test with its output unless it succeeds.
+fn judged(what: &str, package: &str, command: &mut Command) {
+    let out = super::oracle(command, package);
     assert!(
         out.status.success(),
         "{what} refused the request: {}{}",
@@ -37,8 +37,13 @@ pub fn assert_valid_request(record: &Value, cert_pem: &[u8]) {
     std::fs::write(&soap, body).unwrap();
     std::fs::write(&request, &body[start..end]).unwrap();
     std::fs::write(&cert, cert_pem).unwrap();
-    judged("xmllint", Command::new("xmllint").arg("--noout").arg("--schema").arg(schema()).arg(&request));
     judged(
+        "xmllint",
+        "libxml2-utils",
+        Command::new("xmllint").arg("--noout").arg("--schema").arg(schema()).arg(&request),
+    );
+    judged(
+        "xmlsec1",
         "xmlsec1",
         Command::new("xmlsec1")
             .args(["--verify", "--id-attr:Id", &root, "--pubkey-cert-pem"])
