@@ -1,4 +1,5 @@
-//! Figures for the fiscal engine: signed RegisterInvoiceRequests built per second on one core
+//! Figures for the fiscal engine: one RSA-2048 signature (`Certificate::sign_sha256`, what the IIC
+//! and the XML signature each cost), signed RegisterInvoiceRequests built per second on one core
 //! (IIC signature + canonical XML + XML signature), and round trips per second to the CIS
 //! simulator on loopback. Run with `cargo bench --bench fiscal`; it prints, it asserts nothing.
 
@@ -129,6 +130,21 @@ fn per_second(count: u32, elapsed: Duration) -> f64 {
     f64::from(count) / elapsed.as_secs_f64()
 }
 
+/// One RSA-2048 PKCS#1 v1.5 signature over SHA-256, as the IIC's.
+fn signatures(cert: &Certificate) {
+    let rounds = 200;
+    let started = Instant::now();
+    for i in 0..rounds {
+        cert.sign_sha256(format!("I12345678I|{i}").as_bytes()).unwrap_or_else(|e| panic!("sign: {e}"));
+    }
+    let elapsed = started.elapsed();
+    println!(
+        "sign_sha256 (RSA-2048), one core: {:.0}/s, {:.3} ms each",
+        per_second(rounds, elapsed),
+        elapsed.as_secs_f64() * 1000.0 / f64::from(rounds)
+    );
+}
+
 /// Sequential signed RegisterInvoice round trips to the simulator on loopback (HTTP, no TLS).
 fn round_trips(cert: &Certificate) {
     use arka::cis_sim::{self, KnownTcr, SimConfig};
@@ -174,6 +190,7 @@ fn main() {
     let cert = Certificate::generate_self_signed(NUIS, "Arka Sandbox", chrono::Duration::days(365))
         .unwrap_or_else(|e| panic!("certificate: {e}"));
 
+    signatures(&cert);
     for _ in 0..20 {
         signed_invoice(&cert, 1, "ab123ab123");
     }
