@@ -310,7 +310,7 @@ fn expect(what: &str, reply: (u16, Value), status: u16) -> Value {
 }
 
 /// A shop with a business unit code, a certificate, a registered till and an operator code, as
-/// tests/invoices.rs sets one up; returns the user's token.
+/// tests/api/invoices.rs sets one up; returns the user's token.
 fn open_till(server: &Server) -> String {
     let base = server.base();
     let agent = agent();

@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::api::limits::LimitSettings;
+use crate::clock::Clock;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CisEnv {
@@ -181,6 +182,11 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub ai: AiArgs,
+
+    /// The time rate-limit windows and the health probe are measured on: the system's, which a
+    /// test moves forward instead of sleeping. Not a setting.
+    #[arg(skip)]
+    pub clock: Clock,
 }
 
 /// HTTPS on the shop's network. Without these flags Arka speaks plain HTTP.
@@ -257,6 +263,7 @@ impl ServeArgs {
             sandbox_order_every: 180,
             rates: RatesArgs::default(),
             ai: AiArgs::default(),
+            clock: Clock::default(),
         }
     }
 

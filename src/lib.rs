@@ -8,6 +8,7 @@ pub mod backup;
 pub mod chaos;
 pub mod cis_sim;
 pub mod cis_wait;
+pub mod clock;
 pub mod config;
 pub mod data_lock;
 pub mod domain;
@@ -334,7 +335,7 @@ pub async fn run_with_tls(
         tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop_rx.clone()))
     });
     let search_index = tokio::spawn(services.clone().keep_search_index());
-    let limiters = Arc::new(Limiters::new(&args.limits));
+    let limiters = Arc::new(Limiters::new(&args.limits, &args.clock));
     let sweeper = {
         let limiters = limiters.clone();
         tokio::spawn(async move {
@@ -363,7 +364,8 @@ pub async fn run_with_tls(
         })
     };
     let lanes = services.lanes.clone();
-    let state = AppState { services, limiters, marketplace, callers: Default::default() };
+    let state =
+        AppState { services, limiters, marketplace, callers: Default::default(), clock: args.clock.clone() };
     let app =
         api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {

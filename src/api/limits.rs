@@ -1,6 +1,7 @@
 //! The spec's rate limits as one mechanism: budgets (N per period, per key) and minimum
 //! intervals (one call per period, per key), each a keyed GCRA limiter from `governor`.
-//! Routes only declare which group or interval they belong to (see `api::router`).
+//! Routes only declare which group or interval they belong to (see `api::router`). Time is the
+//! server's `Clock`, which a test moves forward instead of waiting for a window to pass.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -8,13 +9,13 @@ use std::num::NonZeroU32;
 use std::str::FromStr;
 use std::time::Duration;
 
-use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
 
-type KeyedLimiter =
-    RateLimiter<String, DefaultKeyedStateStore<String>, DefaultClock, StateInformationMiddleware>;
+use crate::clock::Clock;
+
+type KeyedLimiter = RateLimiter<String, DefaultKeyedStateStore<String>, Clock, StateInformationMiddleware>;
 
 /// Budget groups of the spec's "Budgets per group" table (plus cancellations).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -222,18 +223,17 @@ pub struct Allowed {
 
 struct Budget {
     rates: Vec<(Rate, KeyedLimiter)>,
+    clock: Clock,
 }
 
 impl Budget {
-    fn new(rates: &[Rate]) -> Budget {
+    fn new(rates: &[Rate], clock: &Clock) -> Budget {
+        let limiter = |quota| -> KeyedLimiter {
+            RateLimiter::new(quota, DefaultKeyedStateStore::default(), clock.clone())
+        };
         Budget {
-            rates: rates
-                .iter()
-                .filter_map(|r| {
-                    quota(*r)
-                        .map(|q| (*r, RateLimiter::keyed(q).with_middleware::<StateInformationMiddleware>()))
-                })
-                .collect(),
+            rates: rates.iter().filter_map(|r| quota(*r).map(|q| (*r, limiter(q)))).collect(),
+            clock: clock.clone(),
         }
     }
 
@@ -250,7 +250,7 @@ impl Budget {
                     }
                 }
                 Err(not_until) => {
-                    let wait = not_until.wait_time_from(DefaultClock::default().now());
+                    let wait = not_until.wait_time_from(self.clock.now());
                     return Err(Denied { limit: rate.count, retry_after: wait });
                 }
             }
@@ -280,15 +280,15 @@ pub struct Limiters {
 }
 
 impl Limiters {
-    pub fn new(settings: &LimitSettings) -> Limiters {
+    pub fn new(settings: &LimitSettings, clock: &Clock) -> Limiters {
         Limiters {
-            token: Budget::new(&settings.token),
-            ip: Budget::new(&settings.ip),
-            groups: settings.groups.iter().map(|(g, r)| (*g, Budget::new(r))).collect(),
+            token: Budget::new(&settings.token, clock),
+            ip: Budget::new(&settings.ip, clock),
+            groups: settings.groups.iter().map(|(g, r)| (*g, Budget::new(r, clock))).collect(),
             intervals: settings
                 .intervals
                 .iter()
-                .map(|(i, period)| (*i, Budget::new(&[Rate { count: 1, period: *period }])))
+                .map(|(i, period)| (*i, Budget::new(&[Rate { count: 1, period: *period }], clock)))
                 .collect(),
         }
     }
@@ -353,7 +353,7 @@ mod tests {
 
     #[test]
     fn a_budget_refuses_past_its_count_per_key() {
-        let l = Limiters::new(&"token=3/m".parse().unwrap());
+        let l = Limiters::new(&"token=3/m".parse().unwrap(), &Clock::default());
         for expected_left in [2, 1, 0] {
             assert_eq!(l.general("a", true).unwrap().remaining, expected_left);
         }
@@ -365,9 +365,13 @@ mod tests {
 
     #[test]
     fn an_interval_allows_one_call_per_period() {
-        let l = Limiters::new(&LimitSettings::default());
+        let clock = Clock::default();
+        let l = Limiters::new(&LimitSettings::default(), &clock);
         assert!(l.interval(Interval::Clients, "t").is_ok());
-        assert!(l.interval(Interval::Clients, "t").is_err());
+        let refused = l.interval(Interval::Clients, "t").unwrap_err();
+        assert!(refused.retry_after <= Duration::from_secs(10));
         assert!(l.interval(Interval::Products, "t").is_ok());
+        clock.advance(Duration::from_secs(10));
+        assert!(l.interval(Interval::Clients, "t").is_ok(), "the window passed on the server's clock");
     }
 }

@@ -50,6 +50,8 @@ pub struct AppState {
     pub marketplace: crate::services::marketplace::Marketplace,
     /// The callers of tokens seen lately (`callers`).
     pub callers: Arc<callers::Callers>,
+    /// The time windows are measured on (`crate::clock`).
+    pub clock: crate::clock::Clock,
 }
 
 /// Installs a group budget on every route of `routes`.
@@ -71,7 +73,7 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
     if options.metrics {
         ops_routes = ops_routes.route("/metrics", get(ops::metrics));
     }
-    let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone()));
+    let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone(), state.clock.clone()));
     // The owner's page is static and public (it signs in through the API), so no limiter counts it.
     let app = api_router(state, options.max_body_bytes)
         .merge(ops_routes)

@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::error::ApiError;
+use crate::clock::Clock;
 use crate::domain::time::parse_stored;
 use crate::fiscal::gateway::Breaker;
 use crate::services::Services;
@@ -25,19 +26,20 @@ const PROBE_FRESH_FOR: Duration = Duration::from_secs(1);
 #[derive(Clone)]
 pub struct Ops {
     pub services: Services,
+    clock: Clock,
     last_probe: Arc<Mutex<Option<(Instant, bool)>>>,
 }
 
 impl Ops {
-    pub fn new(services: Services) -> Self {
-        Ops { services, last_probe: Arc::default() }
+    pub fn new(services: Services, clock: Clock) -> Self {
+        Ops { services, clock, last_probe: Arc::default() }
     }
 
     /// Whether a write commits now (or did less than a second ago).
     async fn writable(&self) -> bool {
         if let Ok(last) = self.last_probe.lock()
             && let Some((at, writable)) = *last
-            && at.elapsed() < PROBE_FRESH_FOR
+            && self.clock.since(at) < PROBE_FRESH_FOR
         {
             return writable;
         }
@@ -49,7 +51,7 @@ impl Ops {
             }
         };
         if let Ok(mut last) = self.last_probe.lock() {
-            *last = Some((Instant::now(), writable));
+            *last = Some((self.clock.now(), writable));
         }
         writable
     }

@@ -127,7 +127,7 @@ impl Plan {
         }
     }
 
-    /// The short run CI makes (tests/chaos.rs): every section, smaller.
+    /// The short run CI makes (tests/api/chaos.rs): every section, smaller.
     pub fn short(arka: PathBuf, seed: u64) -> Plan {
         Plan {
             arka,
