@@ -304,48 +304,12 @@ pub async fn run_with_tls(
     {
         tracing::info!(path = %made.db.display(), "backup taken before the upgrade migrates the database");
     }
-    // The sandbox talks to a simulator in this process, told about the TCRs registered before.
-    let simulator = if args.sandbox { Some(start_sandbox_simulator(&args).await?) } else { None };
-    let endpoint = match &simulator {
-        Some(sim) => sim.endpoint(),
-        None => configured_endpoint(&args),
-    };
     let address = listener.local_addr().map_err(StartError::Io)?;
-    let wolt = if args.sandbox { Some(start_sandbox_wolt(&args, address).await?) } else { None };
-    let services = open_services(&args, endpoint)?;
-    if let Some(simulator) = &simulator {
-        seed_sandbox_einvoices(simulator, &services)?;
-    }
-    let wolt_url = wolt.as_ref().map(|(sim, _)| sim.url()).or_else(|| args.wolt_url.clone());
-    let marketplace = Marketplace::new(
-        services.clone(),
-        wolt::client::WoltClient::new(wolt_url.as_deref(), args.wolt_timeout()),
-        args.wolt_timeout(),
-    );
-    if let Some((_, venue)) = &wolt {
-        let company = services.ensure_sandbox().map_err(StartError::Setup)?;
-        marketplace.ensure_sandbox(company.id, venue).map_err(|e| StartError::Wolt(e.to_string()))?;
-    }
+    let Opened { simulators, services, marketplace } = Opened::open(&args, address).await?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
-    let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
-    let worker = tokio::spawn(services.queue.clone().run(settle, stop_rx.clone()));
-    let nightly = args.backups.backup_dir.as_ref().map(|dir| {
-        tracing::info!(dir = %dir.display(), keep = args.backups.backup_keep, "nightly backups at 03:00");
-        tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop_rx.clone()))
-    });
-    let search_index = tokio::spawn(services.clone().keep_search_index());
     let limiters = Arc::new(Limiters::new(&args.limits, &args.clock));
-    let sweeper = {
-        let limiters = limiters.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(60));
-            loop {
-                tick.tick().await;
-                limiters.forget_idle();
-            }
-        })
-    };
+    let background = Background::spawn(&args, &services, &limiters, &stop_rx);
     if args.sandbox {
         tracing::info!(
             nuis = SANDBOX_NUIS,
@@ -368,57 +332,156 @@ pub async fn run_with_tls(
         AppState { services, limiters, marketplace, callers: Default::default(), clock: args.clock.clone() };
     let app =
         api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
+    let served = serve_until_stopped(listener, tls.as_ref(), app, stop_rx).await;
+    signal.abort();
+    let _ = stop_tx.send(true);
+    background.wind_down(&args, lanes).await;
+    simulators.stop().await;
+    tracing::info!("stopped");
+    served.map_err(StartError::Io)
+}
+
+/// What a server opens before it listens: the sandbox's simulators, the services over the
+/// store, the marketplace.
+struct Opened {
+    simulators: Simulators,
+    services: Services,
+    marketplace: Marketplace,
+}
+
+/// The sandbox's CIS and Wolt, in this process.
+struct Simulators {
+    cis: Option<cis_sim::CisSimHandle>,
+    wolt: Option<wolt_sim::WoltSimHandle>,
+}
+
+impl Simulators {
+    async fn stop(self) {
+        if let Some(sim) = self.cis {
+            let _ = sim.stop().await;
+        }
+        if let Some(sim) = self.wolt {
+            let _ = sim.stop().await;
+        }
+    }
+}
+
+impl Opened {
+    async fn open(args: &ServeArgs, address: std::net::SocketAddr) -> Result<Opened, StartError> {
+        // The sandbox talks to a simulator in this process, told about the TCRs registered before.
+        let simulator = if args.sandbox { Some(start_sandbox_simulator(args).await?) } else { None };
+        let endpoint = match &simulator {
+            Some(sim) => sim.endpoint(),
+            None => configured_endpoint(args),
+        };
+        let wolt = if args.sandbox { Some(start_sandbox_wolt(args, address).await?) } else { None };
+        let services = open_services(args, endpoint)?;
+        if let Some(simulator) = &simulator {
+            seed_sandbox_einvoices(simulator, &services)?;
+        }
+        let wolt_url = wolt.as_ref().map(|(sim, _)| sim.url()).or_else(|| args.wolt_url.clone());
+        let marketplace = Marketplace::new(
+            services.clone(),
+            wolt::client::WoltClient::new(wolt_url.as_deref(), args.wolt_timeout()),
+            args.wolt_timeout(),
+        );
+        if let Some((_, venue)) = &wolt {
+            let company = services.ensure_sandbox().map_err(StartError::Setup)?;
+            marketplace.ensure_sandbox(company.id, venue).map_err(|e| StartError::Wolt(e.to_string()))?;
+        }
+        let simulators = Simulators { cis: simulator, wolt: wolt.map(|(sim, _)| sim) };
+        Ok(Opened { simulators, services, marketplace })
+    }
+}
+
+/// The tasks a server runs beside the requests: the late-delivery worker, the nightly backup,
+/// the search index, and the sweep of idle rate-limit keys.
+struct Background {
+    worker: tokio::task::JoinHandle<()>,
+    nightly: Option<tokio::task::JoinHandle<()>>,
+    search_index: tokio::task::JoinHandle<()>,
+    sweeper: tokio::task::JoinHandle<()>,
+}
+
+impl Background {
+    fn spawn(
+        args: &ServeArgs,
+        services: &Services,
+        limiters: &Arc<Limiters>,
+        stop: &tokio::sync::watch::Receiver<bool>,
+    ) -> Background {
+        let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
+        let worker = tokio::spawn(services.queue.clone().run(settle, stop.clone()));
+        let nightly = args.backups.backup_dir.as_ref().map(|dir| {
+            tracing::info!(dir = %dir.display(), keep = args.backups.backup_keep, "nightly backups at 03:00");
+            tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop.clone()))
+        });
+        let search_index = tokio::spawn(services.clone().keep_search_index());
+        let sweeper = {
+            let limiters = limiters.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    tick.tick().await;
+                    limiters.forget_idle();
+                }
+            })
+        };
+        Background { worker, nightly, search_index, sweeper }
+    }
+
+    /// Stops the tasks; the worker and the first calls still on their way to the CIS get the
+    /// time a CIS call may take.
+    async fn wind_down(self, args: &ServeArgs, lanes: Arc<services::lanes::Lanes>) {
+        self.sweeper.abort();
+        self.search_index.abort();
+        if let Some(nightly) = self.nightly {
+            nightly.abort();
+        }
+        // A delivery under way ends within the CIS call's own time limit.
+        let worker_limit = Duration::from_secs(args.cis_connect_timeout + args.cis_timeout) + SHUTDOWN_GRACE;
+        // First calls still on their way after their POS was answered (deferred) get the same time;
+        // one cut short is sent again by the queue at the next start.
+        if tokio::time::timeout(worker_limit, lanes.settled()).await.is_err() {
+            tracing::warn!(
+                "documents were still on their way to the CIS at the stop; the queue sends them at the next start"
+            );
+        }
+        if tokio::time::timeout(worker_limit, self.worker).await.is_err() {
+            tracing::warn!("the late-delivery worker did not stop in time; its documents stay queued");
+        }
+    }
+}
+
+/// Serves `app` until `stop` turns true, then gives requests in flight `SHUTDOWN_GRACE`.
+async fn serve_until_stopped(
+    listener: tokio::net::TcpListener,
+    tls: Option<&tls::Tls>,
+    app: axum::Router,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<()> {
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };
-    let serving: std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>> = match &tls
+    let serving: std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>> = match tls
     {
-        Some(tls) => {
-            Box::pin(api::serve(tls::TlsListener::new(listener, tls), app, stopped(stop_rx.clone())))
-        }
-        None => Box::pin(api::serve(listener, app, stopped(stop_rx.clone()))),
+        Some(tls) => Box::pin(api::serve(tls::TlsListener::new(listener, tls), app, stopped(stop.clone()))),
+        None => Box::pin(api::serve(listener, app, stopped(stop.clone()))),
     };
     let grace_over = {
-        let stopped = stopped(stop_rx.clone());
+        let stopped = stopped(stop);
         async move {
             stopped.await;
             tokio::time::sleep(SHUTDOWN_GRACE).await;
         }
     };
-    let served = tokio::select! {
+    tokio::select! {
         served = serving => served,
         () = grace_over => {
             tracing::warn!("requests still in flight after {SHUTDOWN_GRACE:?}: stopping without them");
             Ok(())
         }
-    };
-    signal.abort();
-    let _ = stop_tx.send(true);
-    sweeper.abort();
-    search_index.abort();
-    if let Some(nightly) = nightly {
-        nightly.abort();
     }
-    // A delivery under way ends within the CIS call's own time limit.
-    let worker_limit = Duration::from_secs(args.cis_connect_timeout + args.cis_timeout) + SHUTDOWN_GRACE;
-    // First calls still on their way after their POS was answered (deferred) get the same time;
-    // one cut short is sent again by the queue at the next start.
-    if tokio::time::timeout(worker_limit, lanes.settled()).await.is_err() {
-        tracing::warn!(
-            "documents were still on their way to the CIS at the stop; the queue sends them at the next start"
-        );
-    }
-    if tokio::time::timeout(worker_limit, worker).await.is_err() {
-        tracing::warn!("the late-delivery worker did not stop in time; its documents stay queued");
-    }
-    if let Some(sim) = simulator {
-        let _ = sim.stop().await;
-    }
-    if let Some((sim, _)) = wolt {
-        let _ = sim.stop().await;
-    }
-    tracing::info!("stopped");
-    served.map_err(StartError::Io)
 }
 
 /// The URL of GET /healthz for a server listening on `listen`: a wildcard address is reached

@@ -724,6 +724,17 @@ fn invoice(invoice: &Element) -> Checked {
             maybe("BadDebtInv"),
         ],
     )?;
+    supply_and_correction(invoice)?;
+    pay_methods(invoice)?;
+    currency_and_parties(invoice)?;
+    items(invoice)?;
+    taxes_and_fees(invoice)?;
+    references(invoice)
+}
+
+/// `SupplyDateOrPeriod` and `CorrectiveInv`.
+fn supply_and_correction(invoice: &Element) -> Checked {
+    let ns = FISCALIZATION_NS;
     if let Some(period) = invoice.child(ns, "SupplyDateOrPeriod") {
         attributes(period, &[req("Start", SType::Date), req("End", SType::Date)])?;
     }
@@ -737,6 +748,12 @@ fn invoice(invoice: &Element) -> Checked {
             ],
         )?;
     }
+    Ok(())
+}
+
+/// `PayMethods`: one to ten, each type once, vouchers by number.
+fn pay_methods(invoice: &Element) -> Checked {
+    let ns = FISCALIZATION_NS;
     let pay_methods = required(invoice, ns, "PayMethods")?;
     children(pay_methods, ns, &[many("PayMethod", 1, 10)])?;
     for pay in each(pay_methods, ns, "PayMethod") {
@@ -757,6 +774,12 @@ fn invoice(invoice: &Element) -> Checked {
         }
     }
     unique(pay_methods, ns, "PayMethod", "Type", "UniquePayMethodType")?;
+    Ok(())
+}
+
+/// `Currency`, `Seller` and `Buyer`.
+fn currency_and_parties(invoice: &Element) -> Checked {
+    let ns = FISCALIZATION_NS;
     if let Some(currency) = invoice.child(ns, "Currency") {
         attributes(
             currency,
@@ -779,6 +802,12 @@ fn invoice(invoice: &Element) -> Checked {
     if let Some(buyer) = invoice.child(ns, "Buyer") {
         attributes(buyer, &party(false))?;
     }
+    Ok(())
+}
+
+/// `Items`, with the vouchers an item sold.
+fn items(invoice: &Element) -> Checked {
+    let ns = FISCALIZATION_NS;
     let items = required(invoice, ns, "Items")?;
     children(items, ns, &[many("I", 1, 1000)])?;
     for item in each(items, ns, "I") {
@@ -794,6 +823,12 @@ fn invoice(invoice: &Element) -> Checked {
             }
         }
     }
+    Ok(())
+}
+
+/// `SameTaxes`, `ConsTaxes` and `Fees` (each fee type once).
+fn taxes_and_fees(invoice: &Element) -> Checked {
+    let ns = FISCALIZATION_NS;
     if let Some(same_taxes) = invoice.child(ns, "SameTaxes") {
         children(same_taxes, ns, &[many("SameTax", 1, 20)])?;
         for tax in each(same_taxes, ns, "SameTax") {
@@ -830,6 +865,12 @@ fn invoice(invoice: &Element) -> Checked {
         }
         unique(fees, ns, "Fee", "Type", "UniqueFeesType")?;
     }
+    Ok(())
+}
+
+/// `SumInvIICRefs` (a summary's orders) and `BadDebtInv`.
+fn references(invoice: &Element) -> Checked {
+    let ns = FISCALIZATION_NS;
     if let Some(references) = invoice.child(ns, "SumInvIICRefs") {
         children(references, ns, &[many("SumInvIICRef", 1, 1000)])?;
         for reference in each(references, ns, "SumInvIICRef") {

@@ -369,6 +369,16 @@ fn write_plain_header(w: &mut CanonicalWriter, header: &PlainHeader) {
 }
 
 fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
+    w.start("Invoice", None, &invoice_attributes(inv).pairs());
+    write_period_correction_payments(w, inv);
+    write_parties(w, inv);
+    write_items_and_taxes(w, inv);
+    write_fees_and_references(w, inv);
+    w.end();
+}
+
+/// The `Invoice` element's attributes, in the schema's order.
+fn invoice_attributes(inv: &Invoice) -> Attrs<'static> {
     let mut a = Attrs::new();
     a.put("TypeOfInv", inv.type_of_inv.as_str());
     a.put("IsSimplifiedInv", model::boolean(inv.is_simplified_inv));
@@ -393,8 +403,11 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
     a.put("IsReverseCharge", model::boolean(inv.is_reverse_charge));
     a.put_opt("PayDeadline", inv.pay_deadline.map(model::date));
     a.put_opt("IsEinvoice", inv.is_einvoice.map(model::boolean));
-    w.start("Invoice", None, &a.pairs());
+    a
+}
 
+/// `SupplyDateOrPeriod`, `CorrectiveInv`, `PayMethods` and `Currency`.
+fn write_period_correction_payments(w: &mut CanonicalWriter, inv: &Invoice) {
     if let Some(period) = &inv.supply_date_or_period {
         let start = model::date(period.start);
         let end = model::date(period.end);
@@ -427,6 +440,10 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
             ],
         );
     }
+}
+
+/// `Seller` and `Buyer`.
+fn write_parties(w: &mut CanonicalWriter, inv: &Invoice) {
     let seller = &inv.seller;
     let mut s = Attrs::new();
     s.put("IDType", seller.id_type.as_str());
@@ -446,6 +463,10 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
         b.put_opt("Country", buyer.country.as_deref());
         w.empty("Buyer", &b.pairs());
     }
+}
+
+/// `Items`, `SameTaxes` and `ConsTaxes`.
+fn write_items_and_taxes(w: &mut CanonicalWriter, inv: &Invoice) {
     w.start("Items", None, &[]);
     for item in &inv.items {
         write_item(w, item);
@@ -483,6 +504,10 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
         }
         w.end();
     }
+}
+
+/// `Fees`, `SumInvIICRefs` and `BadDebtInv`.
+fn write_fees_and_references(w: &mut CanonicalWriter, inv: &Invoice) {
     if !inv.fees.is_empty() {
         w.start("Fees", None, &[]);
         for fee in &inv.fees {
@@ -503,7 +528,6 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
         let issued = model::datetime(bad_debt.issue_date_time);
         w.empty("BadDebtInv", &[("IICRef", bad_debt.iic_ref.as_str()), ("IssueDateTime", issued.as_str())]);
     }
-    w.end();
 }
 
 fn write_pay_method(w: &mut CanonicalWriter, pay: &PayMethod) {
