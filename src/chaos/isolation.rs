@@ -223,9 +223,19 @@ fn make_everything(client: &Client, sim: &Sim, b: &Shop, order: String) -> Resul
     })
 }
 
+/// Everything A tries against B's records, with the answers that keep them B's.
 fn probes(b: &Shop, owned: &Owned) -> Vec<Probe> {
+    let mut all = document_probes(owned);
+    all.extend(reference_probes(owned));
+    all.extend(catalog_probes(owned));
+    all.extend(account_probes(b, owned));
+    all.extend(stock_cash_and_marketplace_probes(b, owned));
+    all
+}
+
+/// B's documents read, printed and cancelled by id or internalId, in both API versions.
+fn document_probes(owned: &Owned) -> Vec<Probe> {
     let mut all = Vec::new();
-    let b_till = b.tills.first().map(|t| (t.tcr_code.clone(), t.user_id)).unwrap_or_default();
     for v in [1, 2] {
         all.push(probe(
             "invoice details",
@@ -298,6 +308,12 @@ fn probes(b: &Shop, owned: &Owned) -> Vec<Probe> {
             NOT_FOUND,
         ));
     }
+    all
+}
+
+/// A's documents that name B's client, bank account or IIC.
+fn reference_probes(owned: &Owned) -> Vec<Probe> {
+    let mut all = Vec::new();
     let mut sale = cash_sale("a-iso-client", 100);
     sale["client"] = json!({"internal_id": owned.client});
     all.push(Probe {
@@ -329,6 +345,12 @@ fn probes(b: &Shop, owned: &Owned) -> Vec<Probe> {
             REFUSED_REFERENCE,
         )
     });
+    all
+}
+
+/// B's clients, products, categories and bank account.
+fn catalog_probes(owned: &Owned) -> Vec<Probe> {
+    let mut all = Vec::new();
     all.push(probe(
         "client details v1",
         "GET",
@@ -386,6 +408,13 @@ fn probes(b: &Shop, owned: &Owned) -> Vec<Probe> {
         None,
         NOT_FOUND,
     ));
+    all
+}
+
+/// B's unit, users and TCR code.
+fn account_probes(b: &Shop, owned: &Owned) -> Vec<Probe> {
+    let b_till = b.tills.first().map(|t| (t.tcr_code.clone(), t.user_id)).unwrap_or_default();
+    let mut all = Vec::new();
     all.push(probe("unit update", "POST", format!("/api/v1/on-boarding/branch/{}", owned.branch), Some(json!({"name": "A", "businessUnitCode": "zz999zz999", "administrator": "A", "address": "Rruga 2", "city": "Tiranë"})), NOT_FOUND));
     all.push(probe("user in B's unit", "POST", "/api/v1/on-boarding/user".into(), Some(json!({"name": "A", "email": "a.iso@shop.al", "branchId": owned.branch, "operatorCode": "op777op777"})), SOFT_REFUSAL));
     all.push(probe("TCR in B's unit", "POST", "/api/v1/on-boarding/fiscal-device".into(), Some(json!({"branchId": owned.branch, "name": "A", "fromDate": chrono::Utc::now().date_naive().to_string()})), REFUSED_REFERENCE));
@@ -404,6 +433,12 @@ fn probes(b: &Shop, owned: &Owned) -> Vec<Probe> {
         NOT_FOUND,
     ));
     all.push(probe("user on B's TCR code", "POST", "/api/v1/on-boarding/user".into(), Some(json!({"name": "A", "email": "a.tcr@shop.al", "operatorCode": "op666op666", "fiscalTcrCode": b_till.0})), SOFT_REFUSAL));
+    all
+}
+
+/// B's stock, a withdrawal for B's client, B's purchase invoice and marketplace.
+fn stock_cash_and_marketplace_probes(b: &Shop, owned: &Owned) -> Vec<Probe> {
+    let mut all = Vec::new();
     all.push(probe(
         "stock of B's product",
         "GET",

@@ -381,59 +381,9 @@ fn every_request_type_round_trips_with_signed_answers() {
     let answer = accepted(client.register_wtn(&soap(&requests::register_wtn(&header(), &wtn(&cert)), &cert)));
     verified(&answer.signature, &sim);
 
-    // The shop sends an e-invoice to a customer, who finds it with two a supplier sent.
-    let customer_nuis = "L01234567B";
-    let customer = certificate(customer_nuis, "Klienti");
-    for number in ["40/2025", "41/2025"] {
-        let seed = format!(
-            r#"{{"buyer_nuis": "{customer_nuis}", "seller_nuis": "K81234001A", "doc_number": "{number}", "amount": 12450}}"#
-        );
-        let reply = ureq::post(format!("{}/control/einvoices", sim.base()))
-            .content_type("application/json")
-            .send(&seed);
-        assert_eq!(reply.unwrap().status().as_u16(), 201);
-    }
-    let document = RegisterEinvoice::UblInvoice(ubl(&cert, SHOP_NUIS, customer_nuis, &invoice.iic, &fic));
-    let registered = accepted(
-        client.register_einvoice(&soap(&requests::register_einvoice(&plain_header(), &document), &cert)),
-    );
-    verified(&registered.signature, &sim);
-    let query = GetEinvoices { party_type: Some(PartyType::Buyer), ..GetEinvoices::default() };
-    let listed =
-        accepted(client.get_einvoices(&soap(&requests::get_einvoices(&plain_header(), &query), &customer)));
-    verified(&listed.signature, &sim);
-    assert_eq!(listed.einvoices.len(), 3);
-    let ours = listed.einvoices.iter().find(|e| e.eic == registered.eic).unwrap();
-    assert_eq!(
-        (ours.doc_number.as_str(), ours.amount, ours.party_type.as_str(), ours.status.as_str()),
-        ("22/2025", dec("240.00"), "BUYER", "DELIVERED")
-    );
-    assert_eq!(ours.seller_tin.as_deref(), Some(SHOP_NUIS));
-    assert!(ours.pdf.is_none());
-    let one = GetEinvoices { eic: Some(registered.eic.clone()), ..GetEinvoices::default() };
-    let single =
-        accepted(client.get_einvoices(&soap(&requests::get_einvoices(&plain_header(), &one), &customer)));
-    assert_eq!(single.einvoices.len(), 1);
-    assert!(single.einvoices[0].pdf.as_deref().is_some_and(|pdf| pdf.starts_with("JVBERi0")));
-    let change = EinvoiceChangeStatus { eics: vec![registered.eic.clone()], status: EinvoiceStatus::Paid };
-    let changed = accepted(client.einvoice_change_status(&soap(
-        &requests::einvoice_change_status(&plain_header(), &change),
-        &customer,
-    )));
-    verified(&changed.signature, &sim);
-    assert_eq!(changed.response_code, "ACCEPTED");
+    let eic = einvoices_round_trip(&sim, &client, &cert, &invoice.iic, &fic);
 
-    let by_tin = GetTaxpayers::Tin(SHOP_NUIS.to_string());
-    let found =
-        accepted(client.get_taxpayers(&soap(&requests::get_taxpayers(&plain_header(), &by_tin), &cert)));
-    verified(&found.signature, &sim);
-    assert_eq!(found.taxpayers.len(), 1);
-    assert_eq!(found.taxpayers[0].name, "Dyqani Arka");
-    let by_name = GetTaxpayers::Name("furra".to_string());
-    let found =
-        accepted(client.get_taxpayers(&soap(&requests::get_taxpayers(&plain_header(), &by_name), &cert)));
-    assert_eq!(found.taxpayers.len(), 1);
-    assert_eq!(found.taxpayers[0].town.as_deref(), Some("Korçë"));
+    taxpayers_round_trip(&sim, &client, &cert);
 
     let log = sim.requests();
     let operations: Vec<&str> = log.iter().map(|r| r["operation"].as_str().unwrap()).collect();
@@ -467,13 +417,70 @@ fn every_request_type_round_trips_with_signed_answers() {
     assert_eq!(registered_now["cash_deposits"][0]["operation"], "INITIAL");
     assert_eq!(registered_now["cash_deposits"][0]["cash_amt"], 5000.0);
     assert_eq!(registered_now["wtns"].as_array().unwrap().len(), 1);
-    let statuses: Vec<&Value> = registered_now["einvoices"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["eic"] == registered.eic.as_str())
-        .collect();
+    let statuses: Vec<&Value> =
+        registered_now["einvoices"].as_array().unwrap().iter().filter(|e| e["eic"] == eic.as_str()).collect();
     assert_eq!(statuses[0]["status"], "PAID");
+}
+
+/// The shop sends an e-invoice to a customer, who finds it with two a supplier sent, reads it
+/// with its PDF and marks it paid. Returns its EIC.
+fn einvoices_round_trip(sim: &Sim, client: &CisClient, cert: &Certificate, iic: &str, fic: &str) -> String {
+    let customer_nuis = "L01234567B";
+    let customer = certificate(customer_nuis, "Klienti");
+    for number in ["40/2025", "41/2025"] {
+        let seed = format!(
+            r#"{{"buyer_nuis": "{customer_nuis}", "seller_nuis": "K81234001A", "doc_number": "{number}", "amount": 12450}}"#
+        );
+        let reply = ureq::post(format!("{}/control/einvoices", sim.base()))
+            .content_type("application/json")
+            .send(&seed);
+        assert_eq!(reply.unwrap().status().as_u16(), 201);
+    }
+    let document = RegisterEinvoice::UblInvoice(ubl(cert, SHOP_NUIS, customer_nuis, iic, fic));
+    let registered = accepted(
+        client.register_einvoice(&soap(&requests::register_einvoice(&plain_header(), &document), cert)),
+    );
+    verified(&registered.signature, sim);
+    let query = GetEinvoices { party_type: Some(PartyType::Buyer), ..GetEinvoices::default() };
+    let listed =
+        accepted(client.get_einvoices(&soap(&requests::get_einvoices(&plain_header(), &query), &customer)));
+    verified(&listed.signature, sim);
+    assert_eq!(listed.einvoices.len(), 3);
+    let ours = listed.einvoices.iter().find(|e| e.eic == registered.eic).unwrap();
+    assert_eq!(
+        (ours.doc_number.as_str(), ours.amount, ours.party_type.as_str(), ours.status.as_str()),
+        ("22/2025", dec("240.00"), "BUYER", "DELIVERED")
+    );
+    assert_eq!(ours.seller_tin.as_deref(), Some(SHOP_NUIS));
+    assert!(ours.pdf.is_none());
+    let one = GetEinvoices { eic: Some(registered.eic.clone()), ..GetEinvoices::default() };
+    let single =
+        accepted(client.get_einvoices(&soap(&requests::get_einvoices(&plain_header(), &one), &customer)));
+    assert_eq!(single.einvoices.len(), 1);
+    assert!(single.einvoices[0].pdf.as_deref().is_some_and(|pdf| pdf.starts_with("JVBERi0")));
+    let change = EinvoiceChangeStatus { eics: vec![registered.eic.clone()], status: EinvoiceStatus::Paid };
+    let changed = accepted(client.einvoice_change_status(&soap(
+        &requests::einvoice_change_status(&plain_header(), &change),
+        &customer,
+    )));
+    verified(&changed.signature, sim);
+    assert_eq!(changed.response_code, "ACCEPTED");
+    registered.eic
+}
+
+/// The fiscal register looked up by tax id and by name.
+fn taxpayers_round_trip(sim: &Sim, client: &CisClient, cert: &Certificate) {
+    let by_tin = GetTaxpayers::Tin(SHOP_NUIS.to_string());
+    let found =
+        accepted(client.get_taxpayers(&soap(&requests::get_taxpayers(&plain_header(), &by_tin), cert)));
+    verified(&found.signature, sim);
+    assert_eq!(found.taxpayers.len(), 1);
+    assert_eq!(found.taxpayers[0].name, "Dyqani Arka");
+    let by_name = GetTaxpayers::Name("furra".to_string());
+    let found =
+        accepted(client.get_taxpayers(&soap(&requests::get_taxpayers(&plain_header(), &by_name), cert)));
+    assert_eq!(found.taxpayers.len(), 1);
+    assert_eq!(found.taxpayers[0].town.as_deref(), Some("Korçë"));
 }
 
 fn answer_fic(registered: &Value) -> String {

@@ -31,6 +31,7 @@ mod pipelined_delivery;
 mod print;
 mod purchase_invoices;
 mod reports;
+mod source;
 mod stock;
 mod tables;
 mod walkthrough;

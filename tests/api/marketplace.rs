@@ -527,30 +527,76 @@ fn hostile_input_gets_a_clear_4xx_and_the_server_keeps_writing() {
     let sim = SimServer::start();
     let shop = open_shop(&sim);
     let (_, id) = shop.new_order("takeaway");
-    // Another company on the same server, selling through its own venue.
     let server = &shop.till.server;
-    let partner = server.create_partner("desk 2");
-    let neighbour = register_company(server, &partner, "K12345678B");
-    let neighbour_token = Some(neighbour.token.as_str());
-    shop.wolt.add_venue("venue-durres-2", "wolt-api-key-0002", "wolt-webhook-secret-0002");
-    let neighbour_venue = json!({"enabled": true, "venue": {"wolt_venue_id": "venue-durres-2",
-        "api_key": "wolt-api-key-0002", "webhook_secret": "wolt-webhook-secret-0002"}});
-    server.put_json(&format!("{MARKET}/settings"), neighbour_token, &neighbour_venue).data(200);
-    server
-        .put_json(
-            &format!("{MARKET}/rights/{}", neighbour.user_id),
-            neighbour_token,
-            &json!({"marketplace": true}),
-        )
-        .data(200);
-    let made = shop.wolt.order_with(json!({"type": "takeaway", "venue_id": "venue-durres-2"}));
-    let foreign_wolt_id = made["order"]["id"].as_str().unwrap().to_string();
-    let foreign = server.get(&format!("{MARKET}/orders"), neighbour_token).data(200)["items"][0]["id"]
-        .as_i64()
-        .unwrap();
+    let neighbour = Neighbour::selling_beside(&shop);
+    let neighbour_token = Some(neighbour.registered.token.as_str());
+    let (foreign, foreign_wolt_id) = (neighbour.order_id, neighbour.wolt_order_id.clone());
     assert_ne!(foreign, id);
+    let cases = hostile_requests(&shop, id, &neighbour);
+    for (reply, status, code) in &cases {
+        assert_market_error(reply, *status, code);
+    }
+    assert!(cases[0].0.body["errors"]["preparation_time"].is_array(), "{}", cases[0].0.text);
+    // No key, and a key that is not text.
+    let bearer = format!("Bearer {}", shop.till.token);
+    let keyless = shop.till.server.request(
+        "POST",
+        &format!("{MARKET}/orders/{id}/accept"),
+        &[("Authorization", &bearer)],
+        None,
+    );
+    assert_market_error(&keyless, 400, "idempotency_key_required");
+    let spaced = shop.post(&format!("/orders/{id}/accept"), "has space", json!({}));
+    assert_market_error(&spaced, 422, "invalid_data");
+    // Another company's order was left alone, and both still work.
+    let theirs = server.get(&format!("{MARKET}/orders/{foreign}"), neighbour_token);
+    assert_eq!(order_of(&theirs, 200)["status"], "received");
+    assert_eq!(
+        order_of(&shop.post(&format!("/orders/{id}/accept"), "h-7", json!({"preparation_time": 20})), 201)["status"],
+        "accepted"
+    );
+    assert_eq!(answered_actions(&shop), ["accept"]);
+    assert_eq!(shop.wolt.wolt_order(&foreign_wolt_id)["order_status"], "created");
+}
 
-    let cases: Vec<(Reply, u16, &str)> = vec![
+/// Another company on the same server, selling through its own venue, with an order of its own.
+struct Neighbour {
+    registered: Registered,
+    order_id: i64,
+    wolt_order_id: String,
+}
+
+impl Neighbour {
+    fn selling_beside(shop: &Shop) -> Neighbour {
+        let server = &shop.till.server;
+        let partner = server.create_partner("desk 2");
+        let neighbour = register_company(server, &partner, "K12345678B");
+        let neighbour_token = Some(neighbour.token.as_str());
+        shop.wolt.add_venue("venue-durres-2", "wolt-api-key-0002", "wolt-webhook-secret-0002");
+        let neighbour_venue = json!({"enabled": true, "venue": {"wolt_venue_id": "venue-durres-2",
+            "api_key": "wolt-api-key-0002", "webhook_secret": "wolt-webhook-secret-0002"}});
+        server.put_json(&format!("{MARKET}/settings"), neighbour_token, &neighbour_venue).data(200);
+        server
+            .put_json(
+                &format!("{MARKET}/rights/{}", neighbour.user_id),
+                neighbour_token,
+                &json!({"marketplace": true}),
+            )
+            .data(200);
+        let made = shop.wolt.order_with(json!({"type": "takeaway", "venue_id": "venue-durres-2"}));
+        let foreign_wolt_id = made["order"]["id"].as_str().unwrap().to_string();
+        let foreign = server.get(&format!("{MARKET}/orders"), neighbour_token).data(200)["items"][0]["id"]
+            .as_i64()
+            .unwrap();
+        Neighbour { registered: neighbour, order_id: foreign, wolt_order_id: foreign_wolt_id }
+    }
+}
+
+/// Requests no POS should send, each with the status and code it is answered: numbers too
+/// large, NUL bytes, unknown paths and states, another company's order and user.
+fn hostile_requests(shop: &Shop, id: i64, neighbour: &Neighbour) -> Vec<(Reply, u16, &'static str)> {
+    let foreign = neighbour.order_id;
+    vec![
         (
             shop.post(&format!("/orders/{id}/accept"), "h-1", json!({"preparation_time": 1e30})),
             422,
@@ -606,7 +652,7 @@ fn hostile_input_gets_a_clear_4xx_and_the_server_keeps_writing() {
         ),
         (
             shop.till.server.put_json(
-                &format!("{MARKET}/rights/{}", neighbour.user_id),
+                &format!("{MARKET}/rights/{}", neighbour.registered.user_id),
                 shop.token(),
                 &json!({"marketplace": true}),
             ),
@@ -622,31 +668,7 @@ fn hostile_input_gets_a_clear_4xx_and_the_server_keeps_writing() {
             422,
             "invalid_data",
         ),
-    ];
-    for (reply, status, code) in &cases {
-        assert_market_error(reply, *status, code);
-    }
-    assert!(cases[0].0.body["errors"]["preparation_time"].is_array(), "{}", cases[0].0.text);
-    // No key, and a key that is not text.
-    let bearer = format!("Bearer {}", shop.till.token);
-    let keyless = shop.till.server.request(
-        "POST",
-        &format!("{MARKET}/orders/{id}/accept"),
-        &[("Authorization", &bearer)],
-        None,
-    );
-    assert_market_error(&keyless, 400, "idempotency_key_required");
-    let spaced = shop.post(&format!("/orders/{id}/accept"), "has space", json!({}));
-    assert_market_error(&spaced, 422, "invalid_data");
-    // Another company's order was left alone, and both still work.
-    let theirs = server.get(&format!("{MARKET}/orders/{foreign}"), neighbour_token);
-    assert_eq!(order_of(&theirs, 200)["status"], "received");
-    assert_eq!(
-        order_of(&shop.post(&format!("/orders/{id}/accept"), "h-7", json!({"preparation_time": 20})), 201)["status"],
-        "accepted"
-    );
-    assert_eq!(answered_actions(&shop), ["accept"]);
-    assert_eq!(shop.wolt.wolt_order(&foreign_wolt_id)["order_status"], "created");
+    ]
 }
 
 #[test]

@@ -269,12 +269,38 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     sell_a_month(&till, &sim);
     let docs = documents(&till);
     assert_eq!(docs.len(), 17, "every document is listed");
-    let sales: Vec<&Doc> = docs.iter().filter(|d| d.in_sales()).collect();
     let (to, from) = (today(), today() - Days::new(29));
-    let period = format!("from={from}&to={to}");
+    let m = Month { till: &till, period: format!("from={from}&to={to}"), docs, from, to };
+    let sales: Vec<&Doc> = m.docs.iter().filter(|d| d.in_sales()).collect();
+    let s = sales_summary_agrees(&m, &sales);
+    vat_report_and_sales_book_agree(&m, &sales, &s);
+    daily_trend_agrees(&m, &s);
+    top_clients_and_products_agree(&m, &sales, &s);
+    operators_and_tcrs_agree(&m, &sales, &s);
+    cash_register_reports_agree(&m);
+    reversals_agree(&m);
+    dashboard_agrees(&m, &s);
+    csv_says_the_same(&m, &s);
+    // The totals the reports read agree with the documents.
+    let data_dir = till.server.data_dir();
+    let _kept = till.server.stop_and_keep();
+    let out = arka_ok(&["reports", "verify", "--data-dir", data_dir.to_str().unwrap()]);
+    assert!(out.contains("agree"), "{out}");
+}
 
-    // Sales summary: totals, by kind, by payment, the euro invoice in euro and in lek, orders.
-    let s = report(&till, &format!("/api/v1/reports/sales-summary?{period}"));
+/// A month of documents sold on one till, and the period the reports are asked for.
+struct Month<'a> {
+    till: &'a Till,
+    docs: Vec<Doc>,
+    period: String,
+    from: chrono::NaiveDate,
+    to: chrono::NaiveDate,
+}
+
+/// Sales summary: totals, by kind, by payment, the euro invoice in euro and in lek, orders.
+fn sales_summary_agrees(m: &Month, sales: &[&Doc]) -> Value {
+    let (till, docs, period, from, to) = (m.till, &m.docs, &m.period, m.from, m.to);
+    let s = report(till, &format!("/api/v1/reports/sales-summary?{period}"));
     assert_eq!(s["period"], json!({"from": from.to_string(), "to": to.to_string()}));
     assert_eq!(s["totals"]["documents"], count(docs.iter().filter(|d| d.is_sale())));
     assert_eq!(s["totals"]["reversals"], count(docs.iter().filter(|d| d.is_reversal())));
@@ -293,7 +319,7 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
         ["CASH", "NONCASH", "EINVOICE", "SUMMARY", "CORRECTIVE"]
     );
     let mut by_method: BTreeMap<String, Decimal> = BTreeMap::new();
-    for d in &sales {
+    for d in sales {
         for (method, amount) in &d.payments {
             *by_method.entry(method.clone()).or_default() += amount;
         }
@@ -317,11 +343,15 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     assert_eq!(s["orders"]["documents"], count(orders.clone()));
     assert_eq!(dec(&s["orders"]["gross"]), sum(orders, Doc::gross));
     assert_eq!((s["orders"]["open"].as_i64(), s["orders"]["cancelled"].as_i64()), (Some(1), Some(1)));
+    s
+}
 
-    // VAT: per rate and exemption, sales and reversals apart, as the sales book needs them.
-    let v = report(&till, &format!("/api/v1/reports/vat?{period}"));
+/// VAT: per rate and exemption, sales and reversals apart, as the sales book needs them.
+fn vat_report_and_sales_book_agree(m: &Month, sales: &[&Doc], s: &Value) {
+    let (till, docs, period) = (m.till, &m.docs, &m.period);
+    let v = report(till, &format!("/api/v1/reports/vat?{period}"));
     let mut classes: BTreeMap<String, (Decimal, Decimal, Decimal, Decimal)> = BTreeMap::new();
-    for d in &sales {
+    for d in sales {
         for (_, _, class, net, vat) in &d.lines {
             let c = classes.entry(class.clone()).or_default();
             if d.is_sale() {
@@ -359,7 +389,7 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     assert_eq!(dec(&v["totals"]["vat"]), dec(&s["totals"]["vat"]));
     assert_eq!(dec(&v["totals"]["taxable_base"]), dec(&s["totals"]["net"]));
     // The sales book: one row per sale or reversal, each to the cent.
-    let book = report(&till, &format!("/api/v1/reports/vat?{period}&documents=true&limit=500"));
+    let book = report(till, &format!("/api/v1/reports/vat?{period}&documents=true&limit=500"));
     let rows = book["items"].as_array().unwrap();
     assert_eq!(rows.len(), sales.len());
     for row in rows {
@@ -370,21 +400,27 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
         );
         assert_eq!(row["waiting"], d.waiting);
     }
-    let page = report(&till, &format!("/api/v1/reports/vat?{period}&documents=true&limit=5&offset=5"));
+    let page = report(till, &format!("/api/v1/reports/vat?{period}&documents=true&limit=5&offset=5"));
     assert_eq!(page["items"].as_array().unwrap().len(), 5);
     assert_eq!(page["items"][0]["id"], rows[5]["id"], "pages follow each other");
+}
 
-    // The daily trend: a row for every day, the sales on today's.
-    let t = report(&till, &format!("/api/v1/reports/daily-trend?{period}"));
+/// The daily trend: a row for every day, the sales on today's.
+fn daily_trend_agrees(m: &Month, s: &Value) {
+    let (till, period, to) = (m.till, &m.period, m.to);
+    let t = report(till, &format!("/api/v1/reports/daily-trend?{period}"));
     let days = t["items"].as_array().unwrap();
     assert_eq!(days.len(), 30);
     assert_eq!(days[29]["date"], to.to_string());
     assert_eq!(dec(&days[29]["gross"]), dec(&s["totals"]["gross"]));
     assert_eq!(days[29]["waiting"], 1);
     assert!(days[..29].iter().all(|d| d["documents"] == 0 && dec(&d["gross"]).is_zero()));
+}
 
-    // Top clients and products: by gross, with quantities.
-    let c = report(&till, &format!("/api/v1/reports/top-clients?{period}"));
+/// Top clients and products: by gross, with quantities.
+fn top_clients_and_products_agree(m: &Month, sales: &[&Doc], s: &Value) {
+    let (till, period) = (m.till, &m.period);
+    let c = report(till, &format!("/api/v1/reports/top-clients?{period}"));
     let mut buyers: BTreeMap<String, Decimal> = BTreeMap::new();
     for d in sales.iter().filter(|d| d.buyer.is_some()) {
         *buyers.entry(d.buyer.clone().unwrap()).or_default() += d.gross();
@@ -399,9 +435,9 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     assert_eq!(c["items"][0]["name"], "Ushqimore Dardania", "the largest buyer first");
     assert_eq!(dec(&c["items"][1]["gross"]), Decimal::ZERO, "a buyer whose invoice was cancelled nets to 0");
     assert_eq!(dec(&c["anonymous"]["gross"]) + dec(&c["totals"]["gross"]), dec(&s["totals"]["gross"]));
-    let p = report(&till, &format!("/api/v1/reports/top-products?{period}&limit=500"));
+    let p = report(till, &format!("/api/v1/reports/top-products?{period}&limit=500"));
     let mut products: BTreeMap<String, (Decimal, Decimal)> = BTreeMap::new();
-    for d in &sales {
+    for d in sales {
         for (code, quantity, _, net, vat) in &d.lines {
             let e = products.entry(code.clone()).or_default();
             e.0 += quantity;
@@ -417,11 +453,14 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     assert_eq!(listed, products);
     let grosses: Vec<Decimal> = p["items"].as_array().unwrap().iter().map(|i| dec(&i["gross"])).collect();
     assert!(grosses.windows(2).all(|w| w[0] >= w[1]), "by gross, largest first: {grosses:?}");
-    let top2 = report(&till, &format!("/api/v1/reports/top-products?{period}&limit=2"));
+    let top2 = report(till, &format!("/api/v1/reports/top-products?{period}&limit=2"));
     assert_eq!(top2["items"].as_array().unwrap(), &p["items"].as_array().unwrap()[..2]);
+}
 
-    // By operator (the spec's shape) and by TCR.
-    let o = report(&till, &format!("/api/v1/reports/by-operator?{period}"));
+/// By operator (the spec's shape) and by TCR.
+fn operators_and_tcrs_agree(m: &Month, sales: &[&Doc], s: &Value) {
+    let (till, period) = (m.till, &m.period);
+    let o = report(till, &format!("/api/v1/reports/by-operator?{period}"));
     assert_eq!(object_keys(&o), ["items", "period", "waiting"]);
     assert_eq!(o["items"].as_array().unwrap().len(), 1);
     let operator = &o["items"][0];
@@ -430,14 +469,17 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     assert_eq!(operator["operator_code"], "op123op123");
     assert_eq!(operator["invoices"], s["totals"]["documents"]);
     assert_eq!(dec(&operator["gross"]), dec(&s["totals"]["gross"]));
-    let b = report(&till, &format!("/api/v1/reports/by-tcr?{period}"));
+    let b = report(till, &format!("/api/v1/reports/by-tcr?{period}"));
     for item in b["items"].as_array().unwrap() {
         let mine = sales.iter().copied().filter(|d| d.tcr.as_deref() == item["tcr_code"].as_str());
         assert_eq!(dec(&item["gross"]), sum(mine, Doc::gross), "{item}");
     }
     assert_eq!(b["items"].as_array().unwrap().len(), 2, "the till, and the non-cash documents of no TCR");
+}
 
-    // The cash register: movements by type, and the till's cash documents as its balance counts them.
+/// The cash register: movements by type, and the till's cash documents as its balance counts them.
+fn cash_register_reports_agree(m: &Month) {
+    let (till, docs, period) = (m.till, &m.docs, &m.period);
     let till_sales = sum(
         docs.iter().filter(|d| {
             d.invoice_type == "CASH"
@@ -446,7 +488,7 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
         }),
         |d| d.gross_all_stored,
     );
-    let r = report(&till, &format!("/api/v1/reports/cash-register?{period}"));
+    let r = report(till, &format!("/api/v1/reports/cash-register?{period}"));
     let register = &r["items"][0];
     assert_eq!(register["tcr_code"], till.tcr_code);
     assert_eq!(dec(&register["initial"]), Decimal::from(1000));
@@ -456,7 +498,7 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     let now = dec(&till.server.get("/api/v1/cash-register/balance", Some(&till.token)).data(200)["balance"]);
     assert_eq!(dec(&register["change"]), now, "the drawer started the month empty");
     // The X/Z report: the closed day (10 missing) and the day the waiting receipt opened.
-    let z = report(&till, &format!("/api/v1/reports/cash-register/closing?{period}"));
+    let z = report(till, &format!("/api/v1/reports/cash-register/closing?{period}"));
     let closed = &z["items"][0];
     assert_eq!((closed["status"].as_str(), z["items"][1]["status"].as_str()), (Some("closed"), Some("open")));
     assert_eq!(dec(&closed["difference"]), Decimal::from(-10));
@@ -464,9 +506,12 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     assert_eq!(dec(&closed["opening"]), Decimal::from(1000));
     assert_eq!(dec(&closed["cash_sales"]) + dec(&z["items"][1]["cash_sales"]), till_sales);
     assert_eq!(dec(&closed["expected"]), dec(&closed["withdrawn"]) + Decimal::from(10));
+}
 
-    // Reversals (the spec's shape): every cancellation, orders' included.
-    let rev = report(&till, &format!("/api/v1/reports/reversals?{period}"));
+/// Reversals (the spec's shape): every cancellation, orders' included.
+fn reversals_agree(m: &Month) {
+    let (till, docs, period) = (m.till, &m.docs, &m.period);
+    let rev = report(till, &format!("/api/v1/reports/reversals?{period}"));
     assert_eq!(object_keys(&rev), ["items", "period", "totals", "waiting"]);
     let correctives: Vec<&Doc> = docs.iter().filter(|d| d.document_kind == "CORRECTIVE").collect();
     assert_eq!(rev["totals"]["count"], count(correctives.iter().copied()));
@@ -479,19 +524,25 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
         let d = correctives.iter().find(|d| d.id == item["id"]).unwrap();
         assert_eq!(dec(&item["gross"]), d.gross());
     }
+}
 
-    // The dashboard: today against yesterday, the queue, the certificate, the open day.
-    let dash = report(&till, "/api/v1/dashboard/summary");
+/// The dashboard: today against yesterday, the queue, the certificate, the open day.
+fn dashboard_agrees(m: &Month, s: &Value) {
+    let (till, to) = (m.till, m.to);
+    let dash = report(till, "/api/v1/dashboard/summary");
     assert_eq!(dec(&dash["today"]["gross"]), dec(&s["totals"]["gross"]));
     assert_eq!(dash["today"]["change_percent"], Value::Null, "nothing was sold yesterday");
     assert_eq!(dash["queue"]["waiting"], 2, "the receipt, and the day's opening that goes ahead of it");
     assert_eq!(dash["certificate"]["expired"], false);
     assert_eq!(dash["open_days"][0]["tcr_code"], till.tcr_code);
     let yesterday = (to - Days::new(1)).to_string();
-    let before = report(&till, &format!("/api/v1/dashboard/summary?date={yesterday}"));
+    let before = report(till, &format!("/api/v1/dashboard/summary?date={yesterday}"));
     assert_eq!(before["today"]["documents"], 0);
+}
 
-    // CSV, by the Accept header or by format=csv: the same figures, a file to save.
+/// CSV, by the Accept header or by format=csv: the same figures, a file to save.
+fn csv_says_the_same(m: &Month, s: &Value) {
+    let (till, period, from, to) = (m.till, &m.period, m.from, m.to);
     let bearer = format!("Bearer {}", till.token);
     let reply = till.server.request(
         "GET",
@@ -529,12 +580,6 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     let trend =
         till.server.get(&format!("/api/v1/reports/daily-trend?{period}&format=csv"), Some(&till.token));
     assert_eq!(trend.text.lines().count(), 31, "a header and a line per day");
-
-    // The totals the reports read agree with the documents.
-    let data_dir = till.server.data_dir();
-    let _kept = till.server.stop_and_keep();
-    let out = arka_ok(&["reports", "verify", "--data-dir", data_dir.to_str().unwrap()]);
-    assert!(out.contains("agree"), "{out}");
 }
 
 /// Every route and the queries it must refuse, naming the field.
