@@ -77,7 +77,7 @@ fn seed_shop(conn: &Connection) -> (i64, Vec<(i64, i64, String, String)>) {
                         format!("{code}@dyqani.al"),
                         code,
                         tcr,
-                        arka::secrets::hash_token(&format!("token-{code}"))
+                        arka::ops::secrets::hash_token(&format!("token-{code}"))
                     ],
                 )
                 .unwrap();
@@ -357,7 +357,7 @@ fn main() {
     let services = arka::open_services(&args, arka::configured_endpoint(&args)).unwrap();
     let caller = services
         .store
-        .read_blocking(|c| arka::store::accounts::caller_by_token(c, &arka::secrets::hash_token(&token)))
+        .read_blocking(|c| arka::store::accounts::caller_by_token(c, &arka::ops::secrets::hash_token(&token)))
         .unwrap()
         .unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();

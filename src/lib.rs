@@ -4,25 +4,18 @@
 
 pub mod ai;
 pub mod api;
-pub mod backup;
 pub mod chaos;
-pub mod cis_sim;
 pub mod cis_wait;
 pub mod config;
-pub mod data_lock;
 pub mod domain;
-pub mod files;
 pub mod fiscal;
-pub mod metrics;
+pub mod ops;
 pub mod print;
 pub mod rates;
-pub mod secrets;
 pub mod services;
-pub mod sim_http;
+pub mod sim;
 pub mod store;
-pub mod tls;
 pub mod wolt;
-pub mod wolt_sim;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,6 +27,7 @@ use config::ServeArgs;
 use fiscal::gateway::{Gateway, SoftwareCodes};
 use fiscal::queue::Queue;
 use fiscal::transport::{CisConfig, Endpoint};
+use ops::{backup, data_lock, secrets, tls};
 use services::Services;
 use services::accounts::SANDBOX_NUIS;
 use services::marketplace::{Marketplace, VenueInput};
@@ -118,21 +112,22 @@ pub fn configured_endpoint(args: &ServeArgs) -> Endpoint {
     }
 }
 
-async fn start_sandbox_simulator(args: &ServeArgs) -> Result<cis_sim::CisSimHandle, StartError> {
+async fn start_sandbox_simulator(args: &ServeArgs) -> Result<sim::cis::CisSimHandle, StartError> {
     let store = store::Store::open(&args.data.db_path()).map_err(StartError::Store)?;
     let tcrs = store
         .read_blocking(store::devices::all_with_issuer)
         .map_err(StartError::Store)?
         .into_iter()
-        .map(|(tcr_code, issuer_nuis, busin_unit_code)| cis_sim::KnownTcr {
+        .map(|(tcr_code, issuer_nuis, busin_unit_code)| sim::cis::KnownTcr {
             tcr_code,
             issuer_nuis,
             busin_unit_code,
         })
         .collect();
     // Strict: the sandbox is where integrators find mistakes, so it checks every IIC too.
-    let config = cis_sim::SimConfig { strict_iic: true, tcrs };
-    let (addr, handle) = cis_sim::spawn_loopback(config).await.map_err(|e| StartError::Cis(e.to_string()))?;
+    let config = sim::cis::SimConfig { strict_iic: true, tcrs };
+    let (addr, handle) =
+        sim::cis::spawn_loopback(config).await.map_err(|e| StartError::Cis(e.to_string()))?;
     tracing::info!(%addr, "sandbox CIS simulator running in this process");
     Ok(handle)
 }
@@ -140,7 +135,7 @@ async fn start_sandbox_simulator(args: &ServeArgs) -> Result<cis_sim::CisSimHand
 /// Hands the sandbox simulator the e-invoices two suppliers sent the sandbox company, received
 /// when the company was made (its first start), so its purchase invoices show them.
 fn seed_sandbox_einvoices(
-    simulator: &cis_sim::CisSimHandle,
+    simulator: &sim::cis::CisSimHandle,
     services: &services::Services,
 ) -> Result<(), StartError> {
     let company = services.ensure_sandbox().map_err(StartError::Setup)?;
@@ -150,7 +145,7 @@ fn seed_sandbox_einvoices(
         .map_err(StartError::Store)?
         .and_then(|(_, created_at)| domain::time::parse_stored(&created_at))
         .unwrap_or_else(chrono::Utc::now);
-    for seed in cis_sim::sandbox_incoming(&company.nuis, made) {
+    for seed in sim::cis::sandbox_incoming(&company.nuis, made) {
         simulator.sim().seed_einvoice(seed).map_err(|e| StartError::Cis(e.to_string()))?;
     }
     Ok(())
@@ -161,7 +156,7 @@ fn seed_sandbox_einvoices(
 async fn start_sandbox_wolt(
     args: &ServeArgs,
     listening: std::net::SocketAddr,
-) -> Result<(wolt_sim::WoltSimHandle, VenueInput), StartError> {
+) -> Result<(sim::wolt::WoltSimHandle, VenueInput), StartError> {
     let token = |prefix| secrets::new_token(prefix).map_err(|e| StartError::Wolt(e.to_string()));
     let venue = VenueInput {
         wolt_venue_id: SANDBOX_WOLT_VENUE.to_string(),
@@ -179,8 +174,8 @@ async fn start_sandbox_wolt(
         }
         ip => ip,
     };
-    let config = wolt_sim::SimConfig {
-        venues: vec![wolt_sim::SimVenue {
+    let config = sim::wolt::SimConfig {
+        venues: vec![sim::wolt::SimVenue {
             venue_id: venue.wolt_venue_id.clone(),
             api_key: venue.api_key.clone(),
             webhook_secret: venue.webhook_secret.clone(),
@@ -193,7 +188,7 @@ async fn start_sandbox_wolt(
         order_every: (args.sandbox_order_every > 0).then(|| Duration::from_secs(args.sandbox_order_every)),
     };
     let (addr, handle) =
-        wolt_sim::spawn_loopback(config).await.map_err(|e| StartError::Wolt(e.to_string()))?;
+        sim::wolt::spawn_loopback(config).await.map_err(|e| StartError::Wolt(e.to_string()))?;
     tracing::info!(%addr, "sandbox Wolt simulator running in this process");
     Ok((handle, venue))
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use arka::config::{DataArgs, LogFormat, ServeArgs};
-use arka::secrets::{hash_token, new_token};
+use arka::ops::secrets::{hash_token, new_token};
 use arka::store::{Store, accounts};
 use clap::{Parser, Subcommand};
 
@@ -300,7 +300,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
         let address = listener.local_addr().map_err(|e| e.to_string())?;
-        let tls = arka::tls::configure(&args.tls, &args.data.data_dir).map_err(|e| e.to_string())?;
+        let tls = arka::ops::tls::configure(&args.tls, &args.data.data_dir).map_err(|e| e.to_string())?;
         let scheme = if tls.is_some() { "https" } else { "http" };
         if args.sandbox {
             println!("Arka sandbox on {scheme}://{address}");
@@ -333,7 +333,7 @@ fn default_backup_path(data: &DataArgs, backup_dir: Option<PathBuf>) -> PathBuf 
 }
 
 /// Progress on a terminal as a bar, otherwise as a plain line every 10 %.
-fn backup_progress() -> impl FnMut(arka::backup::Progress) {
+fn backup_progress() -> impl FnMut(arka::ops::backup::Progress) {
     use std::io::IsTerminal;
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(0);
@@ -344,7 +344,7 @@ fn backup_progress() -> impl FnMut(arka::backup::Progress) {
         bar
     });
     let mut last_tenth = None;
-    move |p: arka::backup::Progress| match &bar {
+    move |p: arka::ops::backup::Progress| match &bar {
         Some(bar) => {
             bar.set_length(p.total_pages);
             bar.set_position(p.copied_pages);
@@ -365,8 +365,8 @@ fn backup_progress() -> impl FnMut(arka::backup::Progress) {
 fn backup(data: DataArgs, to: Option<PathBuf>, backup_dir: Option<PathBuf>) -> Result<(), String> {
     let to = to.unwrap_or_else(|| default_backup_path(&data, backup_dir));
     let key = data.data_dir.join("arka.key");
-    let made =
-        arka::backup::backup(&data.db_path(), &key, &to, backup_progress()).map_err(|e| e.to_string())?;
+    let made = arka::ops::backup::backup(&data.db_path(), &key, &to, backup_progress())
+        .map_err(|e| e.to_string())?;
     println!("backup written and checked (integrity_check ok, schema version {})", made.schema_version);
     println!("  database: {} ({} bytes)", made.db.display(), made.bytes);
     println!("  key file: {}", made.key.display());
@@ -376,7 +376,7 @@ fn backup(data: DataArgs, to: Option<PathBuf>, backup_dir: Option<PathBuf>) -> R
 
 fn restore(file: PathBuf, force: bool, data: DataArgs) -> Result<(), String> {
     let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string();
-    let done = arka::backup::restore(&data.data_dir, &file, &stamp, force).map_err(|e| e.to_string())?;
+    let done = arka::ops::backup::restore(&data.data_dir, &file, &stamp, force).map_err(|e| e.to_string())?;
     println!(
         "restored {} (schema version {}, {} invoices) into {}",
         done.from.display(),
@@ -403,8 +403,8 @@ fn restore(file: PathBuf, force: bool, data: DataArgs) -> Result<(), String> {
 
 /// What the restore found of the numbering: each sequence's last number in the backup and in
 /// the replaced database, what the backup predates, and where the numbering continues.
-fn print_numbering(done: &arka::backup::Restored) {
-    use arka::backup::Numbering;
+fn print_numbering(done: &arka::ops::backup::Restored) {
+    use arka::ops::backup::Numbering;
     let (sequences, predated) = match &done.numbering {
         Numbering::NothingReplaced => return,
         Numbering::Unreadable { why, backup } => {
@@ -497,7 +497,7 @@ fn cis_sim(listen: std::net::SocketAddr, strict_iic: bool) -> Result<(), String>
     init_logging(LogFormat::Pretty);
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     runtime.block_on(async move {
-        let sim = arka::cis_sim::CisSim::new(arka::cis_sim::SimConfig { strict_iic, tcrs: Vec::new() })
+        let sim = arka::sim::cis::CisSim::new(arka::sim::cis::SimConfig { strict_iic, tcrs: Vec::new() })
             .map_err(|e| e.to_string())?;
         let listener = tokio::net::TcpListener::bind(listen)
             .await
@@ -505,14 +505,14 @@ fn cis_sim(listen: std::net::SocketAddr, strict_iic: bool) -> Result<(), String>
         // The bound address, so that `--listen 127.0.0.1:0` tells where it went.
         let listen = listener.local_addr().map_err(|e| e.to_string())?;
         println!("CIS simulator on http://{listen}");
-        println!("  fiscalization: {}", arka::cis_sim::fiscalization_url(listen));
-        println!("  e-invoice:     {}", arka::cis_sim::einvoice_url(listen));
+        println!("  fiscalization: {}", arka::sim::cis::fiscalization_url(listen));
+        println!("  e-invoice:     {}", arka::sim::cis::einvoice_url(listen));
         sim.serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
     })
 }
 
 fn wolt_sim(args: WoltSimArgs) -> Result<(), String> {
-    use arka::wolt_sim::{SimConfig, SimVenue, WoltSim};
+    use arka::sim::wolt::{SimConfig, SimVenue, WoltSim};
     init_logging(LogFormat::Pretty);
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     runtime.block_on(async move {
@@ -581,7 +581,7 @@ fn marketplace(action: MarketplaceAction) -> Result<(), String> {
         MarketplaceAction::Venue { nuis, wolt_venue_id, name, api_key, webhook_secret, data } => {
             let store = open_store(&data)?;
             let company = owner_cli::company(&store, &nuis).map_err(fail)?;
-            let key_file = arka::secrets::KeyFile::load_or_create(&data.data_dir.join("arka.key"))
+            let key_file = arka::ops::secrets::KeyFile::load_or_create(&data.data_dir.join("arka.key"))
                 .map_err(|e| e.to_string())?;
             let venue = VenueInput { wolt_venue_id, name, api_key, webhook_secret };
             put_venue(&store, &key_file, company, &venue).map_err(fail)?;
@@ -686,7 +686,7 @@ fn reports(action: ReportsAction) -> Result<(), String> {
     use arka::store::report_totals;
     match action {
         ReportsAction::Verify { data } => {
-            let _lock = arka::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
+            let _lock = arka::ops::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
             let drifts = open_store(&data)?
                 .trial_blocking(|tx| report_totals::verify(tx))
                 .map_err(|e| e.to_string())?;
@@ -703,7 +703,7 @@ fn reports(action: ReportsAction) -> Result<(), String> {
             Err("the report totals differ from the documents: run `arka reports rebuild`".into())
         }
         ReportsAction::Rebuild { data } => {
-            let _lock = arka::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
+            let _lock = arka::ops::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
             let documents = open_store(&data)?
                 .write_blocking(|tx| report_totals::rebuild(tx, &mut |_, _| {}))
                 .map_err(|e| e.to_string())?;

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::error::ApiError;
 use crate::api::limits::{Group, Interval};
-use crate::secrets::{hash_token, same_hash};
+use crate::ops::secrets::{hash_token, same_hash};
 use crate::store::accounts::{self, Caller};
 
 #[derive(Debug, Clone)]

@@ -142,7 +142,7 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
 /// `GET /metrics` (only with `--metrics`): Prometheus text.
 pub async fn metrics(State(ops): State<Ops>) -> Response {
     let queue = ops.queue().await;
-    let snapshot = crate::metrics::Snapshot {
+    let snapshot = crate::ops::metrics::Snapshot {
         queue_depth: queue.as_ref().map_or(0, |q| q.depth),
         queue_oldest_age_seconds: queue
             .as_ref()
@@ -150,7 +150,7 @@ pub async fn metrics(State(ops): State<Ops>) -> Response {
             .unwrap_or(0),
         breaker_open: ops.services.gateway.breaker_open(),
     };
-    match crate::metrics::render(snapshot) {
+    match crate::ops::metrics::render(snapshot) {
         Ok(text) => {
             ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], text)
                 .into_response()

@@ -14,7 +14,7 @@ use super::model::SubseqDelivType;
 use super::requests::{Operation, Service, soap_envelope};
 use super::response::Outcome;
 use super::transport::{CisClient, CisConfig};
-use crate::secrets::KeyFile;
+use crate::ops::secrets::KeyFile;
 use crate::store::{Store, accounts};
 
 /// Codes the tax administration issues to the software maker, sent in every document.
@@ -218,7 +218,7 @@ impl Gateway {
         read: impl FnOnce(&CisClient, &str) -> Outcome<T>,
     ) -> Result<Outcome<T>, Error> {
         let signed = dsig::sign_enveloped(unsigned, certificate)?;
-        Ok(self.send_envelope(crate::metrics::request_root(unsigned), &soap_envelope(&signed), read))
+        Ok(self.send_envelope(crate::ops::metrics::request_root(unsigned), &soap_envelope(&signed), read))
     }
 
     /// Sends a request signed and wrapped beforehand; `root` is its root element's name.
@@ -230,7 +230,7 @@ impl Gateway {
     ) -> Outcome<T> {
         let started = std::time::Instant::now();
         let outcome = read(&self.client, envelope);
-        crate::metrics::cis_answered(root, &outcome, started.elapsed());
+        crate::ops::metrics::cis_answered(root, &outcome, started.elapsed());
         // The breaker speaks for the fiscalization service: the e-invoice platform being away
         // must not send cash sales to the late-delivery queue.
         if Operation::from_request_root(root).is_none_or(|op| op.service() == Service::Fiscalization) {

@@ -7,7 +7,7 @@ use crate::domain::validation::{
     FieldErrors, is_currency_code, is_email, is_iban, is_nuis, is_registration_code,
 };
 use crate::fiscal::certificate::Certificate;
-use crate::secrets::{hash_token, new_token};
+use crate::ops::secrets::{hash_token, new_token};
 use crate::store;
 use crate::store::accounts::{
     self as db, BankAccount, BusinessUnit, Caller, Company, NewBankAccount, NewCompany, NewUser, UnitFields,

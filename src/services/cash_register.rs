@@ -377,7 +377,7 @@ impl Services {
         self.balances.invalidate(company_id, &tcr_code);
         if breaker_open {
             self.queue.wake();
-            crate::metrics::document_issued(Document::CashAction.as_str());
+            crate::ops::metrics::document_issued(Document::CashAction.as_str());
             return Ok(saved.action);
         }
         let opens = (saved.action.action_type == ActionType::Initial.as_str()).then_some(saved.queue_id);
@@ -400,7 +400,7 @@ impl Services {
                 .await;
         drop(guard);
         if answer.is_ok() {
-            crate::metrics::document_issued(Document::CashAction.as_str());
+            crate::ops::metrics::document_issued(Document::CashAction.as_str());
         }
         answer
     }

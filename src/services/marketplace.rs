@@ -31,7 +31,7 @@ use crate::domain::marketplace::{
 };
 use crate::domain::payments::PaymentsInput;
 use crate::domain::validation::{FieldErrors, clean_text};
-use crate::secrets::KeyFile;
+use crate::ops::secrets::KeyFile;
 use crate::services;
 use crate::store::accounts::Caller;
 use crate::store::marketplace::{self as db, Claim, Event, NewVenue, OrderFilter, StoredOrder, Venue};
@@ -116,8 +116,8 @@ impl From<store::Error> for Error {
     }
 }
 
-impl From<crate::secrets::Error> for Error {
-    fn from(e: crate::secrets::Error) -> Self {
+impl From<crate::ops::secrets::Error> for Error {
+    fn from(e: crate::ops::secrets::Error) -> Self {
         Error::Internal(e.to_string())
     }
 }
@@ -296,7 +296,7 @@ pub fn fingerprint(method: &str, path: &str, body: &[u8]) -> String {
     hasher.update(path.as_bytes());
     hasher.update(b"\n");
     hasher.update(body);
-    crate::secrets::hex_lower(&hasher.finish())
+    crate::ops::secrets::hex_lower(&hasher.finish())
 }
 
 fn refused(failure: Failure) -> Error {

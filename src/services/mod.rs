@@ -32,9 +32,10 @@ use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::Queue;
 use crate::fiscal::response::Outcome;
 use crate::fiscal::transport::CisClient;
-use crate::secrets::KeyFile;
+use crate::ops::secrets;
+use crate::ops::secrets::KeyFile;
 use crate::store::Store;
-use crate::{fiscal, secrets, store};
+use crate::{fiscal, store};
 
 /// What the use cases need from the running server.
 #[derive(Clone)]

@@ -452,7 +452,7 @@ impl Services {
         let deadline = Instant::now() + self.cis_wait;
         let issued = Detachable::new(async move { services.run(document, deadline).await }).await;
         if issued.is_ok() {
-            crate::metrics::document_issued(kind);
+            crate::ops::metrics::document_issued(kind);
         }
         issued
     }

@@ -147,13 +147,13 @@ impl Store {
     /// directory and the database files are its owner's alone (see `files`).
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent() {
-            crate::files::private_dir(dir)?;
+            crate::ops::files::private_dir(dir)?;
         }
-        crate::files::private_file(path)?;
+        crate::ops::files::private_file(path)?;
         for suffix in ["-wal", "-shm"] {
             let mut companion = path.as_os_str().to_owned();
             companion.push(suffix);
-            crate::files::private_if_present(Path::new(&companion))?;
+            crate::ops::files::private_if_present(Path::new(&companion))?;
         }
         let mut writer = Connection::open(path)?;
         let accounts = Arc::new(AccountsVersion::default());

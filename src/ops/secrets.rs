@@ -76,7 +76,7 @@ impl KeyFile {
     pub fn load_or_create(path: &Path) -> Result<KeyFile, Error> {
         match std::fs::read(path) {
             Ok(bytes) => {
-                crate::files::private_if_present(path).map_err(Error::Io)?;
+                crate::ops::files::private_if_present(path).map_err(Error::Io)?;
                 let key: [u8; KEY_LEN] = bytes
                     .as_slice()
                     .try_into()
@@ -85,7 +85,7 @@ impl KeyFile {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if let Some(dir) = path.parent() {
-                    crate::files::private_dir(dir).map_err(Error::Io)?;
+                    crate::ops::files::private_dir(dir).map_err(Error::Io)?;
                 }
                 let mut key = [0u8; KEY_LEN];
                 openssl::rand::rand_bytes(&mut key)?;

@@ -1,5 +1,5 @@
 //! The Wolt simulator's routing table (merchant API and control API) and its webhook sender,
-//! served by the shared simulator plumbing (`crate::sim_http`).
+//! served by the shared simulator plumbing (`crate::sim::http`).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use super::state::{
     wolt_moves,
 };
 use crate::domain::marketplace::{WoltCall, WoltStatus};
-use crate::sim_http::{Answer, Dropped, json, message, read_body};
+use crate::sim::http::{Answer, Dropped, json, message, read_body};
 use crate::wolt::model::{Notification, NotifiedOrder};
 use crate::wolt::{API_KEY_HEADER, SIGNATURE_HEADER, signature};
 
@@ -28,7 +28,7 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    crate::sim_http::serve("Wolt simulator", listener, shutdown, move |request, _local| {
+    crate::sim::http::serve("Wolt simulator", listener, shutdown, move |request, _local| {
         handle(sim.clone(), request)
     })
     .await

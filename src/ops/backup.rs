@@ -21,9 +21,9 @@ use rusqlite::backup::StepResult;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::config::BackupSchedule;
-use crate::data_lock;
 use crate::domain::numbering::{LastNumber, SideBySide, side_by_side};
-use crate::secrets::{self, KeyFile};
+use crate::ops::data_lock;
+use crate::ops::secrets::{self, KeyFile};
 use crate::store;
 use crate::store::numbering::{self, Floor};
 

@@ -20,7 +20,7 @@ use tokio::task::JoinSet;
 use tokio_native_tls::{TlsAcceptor, TlsStream};
 
 use crate::config::TlsArgs;
-use crate::secrets;
+use crate::ops::secrets;
 
 /// The self-signed certificate and its key, in the data dir.
 pub const SELF_SIGNED_CERT: &str = "tls-cert.pem";
@@ -132,7 +132,7 @@ fn ensure_self_signed(cert_path: &Path, key_path: &Path) -> Result<(), Error> {
         return Ok(());
     }
     if let Some(dir) = cert_path.parent() {
-        crate::files::private_dir(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+        crate::ops::files::private_dir(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
     }
     let (names, addresses) = local_names();
     let (cert, key) = self_signed(&names, &addresses)?;

@@ -50,7 +50,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
-use crate::sim_http::SimHandle;
+use crate::sim::http::SimHandle;
 
 pub use state::{CallRecord, Mode, ModeSetting, OrderKind, OrderSpec, SimOrder, SimVenue, WebhookRecord};
 

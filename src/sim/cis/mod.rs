@@ -80,18 +80,18 @@ use tokio::net::TcpListener;
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::transport::Endpoint;
-use crate::sim_http::SimHandle;
+use crate::sim::http::SimHandle;
 
 pub use state::{
     CashDepositRecord, InvoiceRecord, Mode, ModeSetting, Registry, RequestOutcome, RequestRecord,
     SeedEinvoice, SimService, StoredEinvoice, TcrRecord, WtnRecord, sandbox_incoming,
 };
 
-const FISCALIZATION_WSDL: &str = include_str!("../../assets/cis/FiscalizationService.wsdl");
-const EINVOICE_WSDL: &str = include_str!("../../assets/cis/EinvoiceService.wsdl");
-const FISCALIZATION_XSD: &str = include_str!("../../assets/cis/alimc-fiscalization-service.xsd");
-const EINVOICE_XSD: &str = include_str!("../../assets/cis/alimc-einvoice-service.xsd");
-const XMLDSIG_XSD: &str = include_str!("../../assets/cis/xmldsig-core-schema.xsd");
+const FISCALIZATION_WSDL: &str = include_str!("../../../assets/cis/FiscalizationService.wsdl");
+const EINVOICE_WSDL: &str = include_str!("../../../assets/cis/EinvoiceService.wsdl");
+const FISCALIZATION_XSD: &str = include_str!("../../../assets/cis/alimc-fiscalization-service.xsd");
+const EINVOICE_XSD: &str = include_str!("../../../assets/cis/alimc-einvoice-service.xsd");
+const XMLDSIG_XSD: &str = include_str!("../../../assets/cis/xmldsig-core-schema.xsd");
 
 /// Path of the fiscalization service.
 pub const FISCALIZATION_PATH: &str = "/FiscalizationService-v3";

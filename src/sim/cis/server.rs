@@ -1,5 +1,5 @@
 //! The CIS simulator's routing table: the two services, their WSDLs and schemas, and the
-//! control API, served by the shared simulator plumbing (`crate::sim_http`).
+//! control API, served by the shared simulator plumbing (`crate::sim::http`).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -17,7 +17,7 @@ use super::{
     Inner, XMLDSIG_XSD,
 };
 use crate::fiscal::requests::Service;
-use crate::sim_http::{Answer, Dropped, json, message, read_body, text};
+use crate::sim::http::{Answer, Dropped, json, message, read_body, text};
 
 /// SOAP bodies larger than this are refused; e-invoices carry whole documents in base64.
 const MAX_SOAP_BYTES: usize = 16 * 1024 * 1024;
@@ -31,7 +31,7 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    crate::sim_http::serve("CIS simulator", listener, shutdown, move |request, local| {
+    crate::sim::http::serve("CIS simulator", listener, shutdown, move |request, local| {
         handle(sim.clone(), request, local)
     })
     .await

@@ -46,9 +46,9 @@ impl std::error::Error for Error {
 
 /// Takes the lock of `data_dir` (created if needed), or says who holds it.
 pub fn lock(data_dir: &Path) -> Result<DataDirLock, Error> {
-    crate::files::private_dir(data_dir).map_err(|e| Error::Io(data_dir.to_path_buf(), e))?;
+    crate::ops::files::private_dir(data_dir).map_err(|e| Error::Io(data_dir.to_path_buf(), e))?;
     let path = data_dir.join(LOCK_FILE);
-    crate::files::private_file(&path).map_err(|e| Error::Io(path.clone(), e))?;
+    crate::ops::files::private_file(&path).map_err(|e| Error::Io(path.clone(), e))?;
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
