@@ -6,6 +6,7 @@ pub mod ai;
 pub mod api;
 pub mod chaos;
 pub mod cis_wait;
+pub mod cli;
 pub mod config;
 pub mod domain;
 pub mod fiscal;

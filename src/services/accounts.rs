@@ -21,6 +21,18 @@ pub const SANDBOX_NUIS: &str = "K00000001S";
 pub const SANDBOX_PARTNER_TOKEN: &str = "arka_p_sandbox";
 const SANDBOX_COMPANY_NAME: &str = "Arka Sandbox sh.p.k.";
 
+/// `arka apps create`: an application that may call with this client id and secret; only the
+/// secret's hash is kept.
+pub fn add_app(store: &store::Store, name: &str, client_id: &str, secret: &str) -> store::Result<i64> {
+    store.write_blocking(|tx| db::insert_app(tx, name, client_id, &hash_token(secret)))
+}
+
+/// `arka partners create`: a partner that may register companies with this token; only its
+/// hash is kept.
+pub fn add_partner(store: &store::Store, name: &str, token: &str) -> store::Result<i64> {
+    store.write_blocking(|tx| db::insert_partner(tx, name, &hash_token(token)))
+}
+
 pub struct Registration {
     pub nuis: String,
     pub name: String,

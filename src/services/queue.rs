@@ -12,7 +12,8 @@ use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::{Settle, WARN_AFTER_HOURS, age_hours};
 use crate::store::accounts::Caller;
-use crate::store::fiscal_queue::{self, Document, Queued, Status};
+use crate::store::fiscal_queue::{self, Document};
+pub use crate::store::fiscal_queue::{Queued, Status};
 use crate::store::{self, cash_register, einvoices, invoices, wtn};
 
 /// The CIS registered the document: its code goes on the document and on its queue entry.
@@ -159,6 +160,12 @@ impl Services {
         let items = self.store.read(move |conn| fiscal_queue::open_items(conn, Some(company_id))).await?;
         Ok(summarize(&items, Utc::now()))
     }
+}
+
+/// Every document waiting for the CIS or refused by it, of every company, oldest first (`arka
+/// queue`).
+pub fn open_items(store: &store::Store) -> store::Result<Vec<Queued>> {
+    store.read_blocking(|conn| fiscal_queue::open_items(conn, None))
 }
 
 /// The owner's re-send (`arka queue resend ID`) of a document the CIS refused, once the cause
