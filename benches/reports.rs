@@ -431,7 +431,10 @@ fn main() {
         times.len()
     );
     let rebuild = Instant::now();
-    services.store.write_blocking(|tx| arka::store::report_totals::rebuild(tx, &mut |_, _| {})).unwrap();
+    services
+        .store
+        .write_blocking(|tx| arka::store::invoices::report_totals::rebuild(tx, &mut |_, _| {}))
+        .unwrap();
     println!(
         "rebuilding the report totals from all {count} documents (`arka reports rebuild`, once after the upgrade): {:.0} s",
         rebuild.elapsed().as_secs_f64()

@@ -1,13 +1,14 @@
 //! One place for every setting: flags > environment (`ARKA_*`) > defaults. The environment file
 //! read by the systemd unit (`install/arka.env`) is the configuration file.
 
+pub mod limits;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-
-use crate::api::limits::LimitSettings;
+use limits::LimitSettings;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CisEnv {

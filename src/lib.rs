@@ -11,6 +11,7 @@ pub mod config;
 pub mod domain;
 pub mod fiscal;
 pub mod ops;
+pub mod panics;
 pub mod print;
 pub mod rates;
 pub mod services;
@@ -66,16 +67,6 @@ impl std::fmt::Display for StartError {
 }
 
 impl std::error::Error for StartError {}
-
-/// The text a panic was raised with (`panic!("...")` carries a `&str` or a `String`), for the
-/// log line of a panic caught at the store's or the HTTP edge's boundary.
-pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|m| m.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_string())
-}
 
 /// The software codes `--sandbox` uses (any well-formed code does for the simulator).
 pub const SANDBOX_SOFT_CODE: &str = "ss123ss123";

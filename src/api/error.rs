@@ -12,6 +12,10 @@ use crate::domain::validation::FieldErrors;
 use crate::services;
 use crate::services::marketplace::Error as MarketplaceError;
 
+/// Where the marketplace's partner API lives: every answer under it speaks its envelope, the
+/// refusals of authentication too (so `auth` asks here, not the marketplace's routes).
+pub const MARKETPLACE_PREFIX: &str = "/api/partner/v1/marketplace";
+
 /// The one summary line of every validation failure.
 pub const VALIDATION_MESSAGE: &str = "The given data was invalid.";
 
@@ -318,7 +322,7 @@ impl From<services::Error> for ApiError {
 /// A panic in a handler, caught by the router's outermost layer: logged, and answered 500 in the
 /// standard envelope for that request alone; the server keeps serving everyone else.
 pub fn panic_answer(payload: Box<dyn std::any::Any + Send + 'static>) -> Response {
-    tracing::error!(panic = %crate::panic_text(payload.as_ref()), "a request panicked");
+    tracing::error!(panic = %crate::panics::text(payload.as_ref()), "a request panicked");
     ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error").into_response()
 }
 

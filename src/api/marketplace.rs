@@ -36,7 +36,7 @@ use crate::store::accounts::Caller;
 use crate::store::marketplace::{Event, OrderFilter, StoredOrder};
 
 /// Where the partner API lives.
-pub const PREFIX: &str = "/api/partner/v1/marketplace";
+pub const PREFIX: &str = super::error::MARKETPLACE_PREFIX;
 
 type MarketplaceResult = Result<Response, MarketplaceFailure>;
 

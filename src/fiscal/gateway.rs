@@ -14,6 +14,7 @@ use super::model::SubseqDelivType;
 use super::requests::{Operation, Service, soap_envelope};
 use super::response::Outcome;
 use super::transport::{CisClient, CisConfig};
+use crate::ops::metrics;
 use crate::ops::secrets::KeyFile;
 use crate::store::{Store, accounts};
 
@@ -218,7 +219,7 @@ impl Gateway {
         read: impl FnOnce(&CisClient, &str) -> Outcome<T>,
     ) -> Result<Outcome<T>, Error> {
         let signed = dsig::sign_enveloped(unsigned, certificate)?;
-        Ok(self.send_envelope(crate::ops::metrics::request_root(unsigned), &soap_envelope(&signed), read))
+        Ok(self.send_envelope(metrics::request_root(unsigned), &soap_envelope(&signed), read))
     }
 
     /// Sends a request signed and wrapped beforehand; `root` is its root element's name.
@@ -230,7 +231,12 @@ impl Gateway {
     ) -> Outcome<T> {
         let started = std::time::Instant::now();
         let outcome = read(&self.client, envelope);
-        crate::ops::metrics::cis_answered(root, &outcome, started.elapsed());
+        let counted = match &outcome {
+            Outcome::Accepted(_) => metrics::Delivery::Accepted,
+            Outcome::Rejected(_) => metrics::Delivery::Rejected,
+            Outcome::NotDelivered(_) => metrics::Delivery::NotDelivered,
+        };
+        metrics::cis_call(root, counted, started.elapsed());
         // The breaker speaks for the fiscalization service: the e-invoice platform being away
         // must not send cash sales to the late-delivery queue.
         if Operation::from_request_root(root).is_none_or(|op| op.service() == Service::Fiscalization) {

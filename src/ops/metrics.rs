@@ -128,17 +128,6 @@ pub fn request_root(xml: &str) -> &str {
     name.rsplit(':').next().unwrap_or(name)
 }
 
-/// A CIS call for a request with the root element `root` ended with `outcome` after `elapsed`.
-pub fn cis_answered<T>(root: &str, outcome: &crate::fiscal::response::Outcome<T>, elapsed: Duration) {
-    use crate::fiscal::response::Outcome;
-    let delivery = match outcome {
-        Outcome::Accepted(_) => Delivery::Accepted,
-        Outcome::Rejected(_) => Delivery::Rejected,
-        Outcome::NotDelivered(_) => Delivery::NotDelivered,
-    };
-    cis_call(root, delivery, elapsed);
-}
-
 /// A CIS call for `operation` ended with `outcome` after `elapsed`.
 pub fn cis_call(operation: &str, outcome: Delivery, elapsed: Duration) {
     METRICS

@@ -18,6 +18,8 @@
 //! invoice or open-balance of the new date opens a new day.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -31,7 +33,8 @@ use uuid::Uuid;
 use super::budget::{self, Handover};
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
-use super::pipeline::{QueuePlan, Sequence, log_unsettled};
+use super::pipeline::{Ahead, QueuePlan, log_unsettled};
+use super::sequence::Sequence;
 use super::{Error, Result, Services};
 use crate::domain::cash_register::{
     self as rules, ActionType, CashSale, CloseError, Closing, DayFigures, Movement, Purpose, Reopening,
@@ -220,9 +223,27 @@ pub struct Saved {
     unsigned: String,
 }
 
-impl Saved {
-    pub(super) fn queue_id(&self) -> i64 {
+impl Ahead for Saved {
+    fn queue_id(&self) -> i64 {
         self.queue_id
+    }
+
+    fn register<'a>(
+        self: Box<Self>,
+        services: &'a Services,
+        certificate: Arc<Certificate>,
+        place: &'a Place,
+    ) -> Pin<Box<dyn Future<Output = Gate> + Send + 'a>> {
+        Box::pin(services.register_automatic_opening(certificate, *self, place))
+    }
+
+    fn defer<'a>(
+        self: Box<Self>,
+        services: &'a Services,
+        subseq: SubseqDelivType,
+        reason: &'a str,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(services.defer_action(*self, subseq, reason))
     }
 }
 

@@ -18,6 +18,7 @@ pub mod queue;
 pub mod rates;
 pub mod reports;
 pub mod search_index;
+pub mod sequence;
 pub mod stock;
 pub mod wtn;
 

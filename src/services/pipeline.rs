@@ -46,12 +46,11 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::budget::{self, Handover};
-use super::cash_register::Saved as SavedAction;
-use super::invoices::Issuer;
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
+use super::sequence::Sequence;
 use super::{Error, Result, Services};
-use crate::domain::numbering::{CarriedOver, SequenceName, next_ordinal};
+use crate::domain::numbering::{CarriedOver, next_ordinal};
 use crate::domain::validation::{FieldErrors, is_xml_char};
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
@@ -59,53 +58,10 @@ use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::gateway::SignedRegistration;
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::requests::Operation;
+use crate::store::accounts::Caller;
 use crate::store::fiscal_queue::{self, NewQueued};
 use crate::store::held_numbers::{self, NewHeld};
 use crate::store::{self, invoices};
-
-/// The numbering sequence a document takes its number from. Its lock serializes the numbering
-/// and saving of the sequence's documents, so numbers are consecutive; their delivery runs
-/// outside it, in the sequence's lane.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Sequence {
-    /// The TCR's cash sequence (`<n>/<year>/<TCR>` at the CIS): cash invoices, orders, summaries
-    /// and the corrective documents of cash invoices.
-    Till(String),
-    /// The business's non-cash sequence: non-cash invoices and their corrective documents.
-    Business,
-    /// A business unit's warehouse transfer notes (`<n>/<year>` at the CIS, no TCR), by the
-    /// unit's id.
-    WtnUnit(i64),
-}
-
-impl Sequence {
-    /// The key of its lock and of its lane of documents on their way to the CIS.
-    pub(super) fn lock_key(&self, company_id: i64) -> String {
-        match self {
-            Sequence::Till(tcr) => format!("cash:{company_id}:{tcr}"),
-            Sequence::Business => format!("noncash:{company_id}"),
-            Sequence::WtnUnit(unit) => format!("wtn:{company_id}:{unit}"),
-        }
-    }
-
-    /// The sequence within its company, as held numbers and numbering floors name it.
-    pub fn key(&self) -> String {
-        let name = match self {
-            Sequence::Till(tcr) => SequenceName::Till(tcr.clone()),
-            Sequence::Business => SequenceName::NonCash,
-            Sequence::WtnUnit(id) => SequenceName::WtnUnit { id: *id, code: String::new() },
-        };
-        name.key()
-    }
-
-    /// The TCR of a till's sequence.
-    pub fn tcr_code(&self) -> Option<&str> {
-        match self {
-            Sequence::Till(tcr) => Some(tcr),
-            Sequence::Business | Sequence::WtnUnit(_) => None,
-        }
-    }
-}
 
 /// The next number of `sequence` in `year`, read by the transaction that writes it: after every
 /// number issued, every number held for a retry and the sequence's floor.
@@ -238,6 +194,43 @@ impl QueuePlan {
     }
 }
 
+/// Who issues a document and with what: the user's codes, the till, the certificate.
+#[derive(Clone)]
+pub struct Issuer {
+    pub caller: Caller,
+    pub operator_code: String,
+    pub unit_code: String,
+    /// The user's TCR; `None` for a user without one (a non-cash invoice needs none).
+    pub tcr_code: Option<String>,
+    pub soft_code: String,
+    pub certificate: Arc<Certificate>,
+    pub verify_base: String,
+}
+
+/// A document the CIS must see before the one it goes ahead of (a till's automatic opening of
+/// the day), saved by the same transaction. Its kind delivers it; the pipeline only orders the
+/// calls, and so knows no kind.
+pub trait Ahead: Send {
+    /// Its queue entry, which the lane's later documents wait behind.
+    fn queue_id(&self) -> i64;
+
+    /// Its first CIS call: whether the documents behind it may go.
+    fn register<'a>(
+        self: Box<Self>,
+        services: &'a Services,
+        certificate: Arc<Certificate>,
+        place: &'a Place,
+    ) -> Pin<Box<dyn Future<Output = Gate> + Send + 'a>>;
+
+    /// Left to the queue with the document behind it, for this reason.
+    fn defer<'a>(
+        self: Box<Self>,
+        services: &'a Services,
+        subseq: SubseqDelivType,
+        reason: &'a str,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+}
+
 /// A document written by its transaction, as the pipeline needs it afterwards.
 pub struct Written<S> {
     pub stored: S,
@@ -249,7 +242,7 @@ pub struct Written<S> {
     pub issued_at: String,
     pub unsigned_request: String,
     /// A document the CIS must see first (the day's automatic opening of a till).
-    pub ahead: Option<SavedAction>,
+    pub ahead: Option<Box<dyn Ahead>>,
 }
 
 /// A fiscal document kind's part in the pipeline.
@@ -414,7 +407,7 @@ struct Saved<S> {
     queue_id: i64,
     /// Its request being signed (not for a document that goes to the queue at once).
     signing: Option<JoinHandle<std::result::Result<SignedRegistration, fiscal::Error>>>,
-    ahead: Option<SavedAction>,
+    ahead: Option<Box<dyn Ahead>>,
     numbered: Numbered,
     /// Its place in its lane and the day's opening it waits behind; none for a document that
     /// went to the queue at once.
@@ -428,7 +421,7 @@ struct FirstCall<S> {
     queue_id: i64,
     /// Its registration, signed (or why it could not be).
     signed: std::result::Result<SignedRegistration, Delivery>,
-    ahead: Option<SavedAction>,
+    ahead: Option<Box<dyn Ahead>>,
     numbered: Numbered,
     /// Whether it is kept and queued when the CIS does not take it (else given up).
     kept: bool,
@@ -545,7 +538,7 @@ impl Services {
                     // their numbers.
                     let lane = document.sequence().lock_key(company_id);
                     saved.place =
-                        Some(self.lanes.join(&lane, saved.ahead.as_ref().map(SavedAction::queue_id)));
+                        Some(self.lanes.join(&lane, saved.ahead.as_ref().map(|ahead| ahead.queue_id())));
                 }
                 drop(lock);
                 // Nothing is sent nor answered before the document is on the disk.
@@ -554,7 +547,7 @@ impl Services {
             }))
         });
         persisted.unwrap_or_else(|panic| {
-            Err(Error::Internal(format!("the save failed: {}", crate::panic_text(panic.as_ref()))))
+            Err(Error::Internal(format!("the save failed: {}", crate::panics::text(panic.as_ref()))))
         })
     }
 
@@ -579,9 +572,9 @@ impl Services {
         let mut gate = place.behind_opening().await;
         if let (Some(ahead), Some(opening)) = (ahead, opening) {
             gate = match gate {
-                Gate::Passed => self.register_automatic_opening(certificate.clone(), ahead, &place).await,
+                Gate::Passed => ahead.register(self, certificate.clone(), &place).await,
                 Gate::Closed { subseq, reason } => {
-                    self.defer_action(ahead, subseq, &reason).await;
+                    ahead.defer(self, subseq, &reason).await;
                     Gate::Closed { subseq, reason }
                 }
             };

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::pipeline::Sequence;
+use super::sequence::Sequence;
 use super::{Result, Services};
 use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::SubseqDelivType;

@@ -16,8 +16,8 @@ use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
 use crate::store::accounts::Caller;
 use crate::store::invoices::Invoice;
-pub use crate::store::report_totals::Drift;
-use crate::store::report_totals::{self, figures_of};
+pub use crate::store::invoices::report_totals::Drift;
+use crate::store::invoices::report_totals::{self, figures_of};
 use crate::store::reports::{self as db, Filter, SalesBy, SalesRow, SalesSums, WaitingRow};
 use crate::store::{self, Store};
 

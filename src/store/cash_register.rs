@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
 use super::fiscal_queue::{self, Document, NewQueued};
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 
 /// One action as stored (also what is written).

@@ -18,7 +18,7 @@ pub struct Held {
 /// Where a held number belongs and whose it is.
 pub struct NewHeld<'a> {
     pub company_id: i64,
-    /// The numbering sequence (`pipeline::Sequence::key`).
+    /// The numbering sequence (`services::sequence::Sequence::key`).
     pub sequence: &'a str,
     pub year: i32,
     pub ord_num: i64,

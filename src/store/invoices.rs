@@ -1,39 +1,16 @@
 //! Invoices, their lines and payments. Every amount is exact decimal TEXT.
 
-use std::str::FromStr;
-
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
+pub mod report_totals;
+
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::cancellation::Reversed;
 use crate::domain::currency::Origin;
 use crate::domain::document::{DocumentKind, InvoiceType};
-
-/// A Decimal stored as TEXT, so money stays exact in SQLite.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Money(pub Decimal);
-
-impl ToSql for Money {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.0.normalize().to_string()))
-    }
-}
-
-impl FromSql for Money {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        match value {
-            ValueRef::Text(t) => std::str::from_utf8(t)
-                .ok()
-                .and_then(|s| Decimal::from_str(s).ok())
-                .map(Money)
-                .ok_or(FromSqlError::InvalidType),
-            ValueRef::Integer(i) => Ok(Money(Decimal::from(i))),
-            _ => Err(FromSqlError::InvalidType),
-        }
-    }
-}
 
 fn m(d: Decimal) -> Money {
     Money(d)
@@ -595,7 +572,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":card": p.company_card, ":vouchers": vouchers,
         })?;
     }
-    super::report_totals::add(conn, i)?;
+    report_totals::add(conn, i)?;
     Ok(id)
 }
 
@@ -603,7 +580,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
 /// report totals with it).
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     if let Some(invoice) = by_id(conn, id)? {
-        super::report_totals::remove(conn, &invoice)?;
+        report_totals::remove(conn, &invoice)?;
     }
     conn.execute("DELETE FROM invoices WHERE id = :id", named_params! {":id": id})?;
     Ok(())

@@ -7,7 +7,7 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
-use super::invoices::Money;
+use super::money::Money;
 use super::{Error, Result};
 use crate::domain::marketplace::{
     BillingCompany, Customer, DeliveryType, EventSource, IncomingOrder, LineOption, OrderLine, OrderStatus,

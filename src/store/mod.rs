@@ -14,12 +14,12 @@ pub mod held_numbers;
 pub mod invoices;
 mod log_sync;
 pub mod marketplace;
+pub mod money;
 pub mod numbering;
 pub mod print_settings;
 pub mod products;
 pub mod purchase;
 pub mod rates;
-pub mod report_totals;
 pub mod reports;
 pub mod sales_day;
 pub mod stock;
@@ -273,7 +273,7 @@ impl Store {
             }
             Ok(Err(e)) => Err(e),
             Err(payload) => {
-                let message = crate::panic_text(payload.as_ref());
+                let message = crate::panics::text(payload.as_ref());
                 tx.rollback()?;
                 tracing::error!(panic = %message, "a write panicked; its transaction was rolled back");
                 Err(Error::Panicked(message))
@@ -282,14 +282,14 @@ impl Store {
     }
 
     /// Runs `f` inside one write transaction that is always rolled back: for checks that change
-    /// the database to compare (`report_totals::verify`). Blocks the calling thread.
+    /// the database to compare (`invoices::report_totals::verify`). Blocks the calling thread.
     pub fn trial_blocking<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.writer()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let result = catch_unwind(AssertUnwindSafe(|| f(&tx)));
         tx.rollback()?;
         self.accounts.ended_transaction();
-        result.map_err(|payload| Error::Panicked(crate::panic_text(payload.as_ref())))?
+        result.map_err(|payload| Error::Panicked(crate::panics::text(payload.as_ref())))?
     }
 
     pub async fn read<T: Send + 'static>(
@@ -343,7 +343,7 @@ fn build_report_totals(writer: &mut Connection) -> Result<()> {
             tracing::info!(done, total, "building the report totals from the stored documents");
         }
     };
-    let built = report_totals::build_if_needed(&tx, &mut progress)?;
+    let built = invoices::report_totals::build_if_needed(&tx, &mut progress)?;
     tx.commit()?;
     if let Some(documents) = built {
         tracing::info!(documents, "the report totals were built from the stored documents");

@@ -14,7 +14,7 @@ use crate::domain::numbering::{LastNumber, SequenceName};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Floor {
     pub company_id: i64,
-    /// `pipeline::Sequence::key`.
+    /// `services::sequence::Sequence::key`.
     pub sequence: String,
     pub year: i32,
     pub ord_num: i64,

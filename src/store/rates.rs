@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Row, named_params};
 
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::currency::{ManualRate, Origin, Quote, Source};
 

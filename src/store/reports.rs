@@ -9,8 +9,9 @@ use rusqlite::{Connection, Row, named_params, params_from_iter};
 use rust_decimal::Decimal;
 
 use super::Result;
-use super::invoices::{self, Invoice, Money};
-use super::report_totals::{amount, kind_of, quantity};
+use super::invoices::report_totals::{amount, kind_of, quantity};
+use super::invoices::{self, Invoice};
+use super::money::Money;
 use crate::domain::document::DocumentKind;
 use crate::domain::report::ReportKind;
 

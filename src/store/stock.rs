@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
 use super::fiscal_queue::Document;
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::stock::Reason;
 

@@ -6,7 +6,7 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::wtn::{
     Carrier, CarrierIdType, Destination, Line, NoteType, Point, ReportNote, Transaction, VehicleOwnership,

@@ -9,8 +9,8 @@ use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
+use super::content::InvoiceDocument;
 use super::content::{Content, Links, MAX_INTERNAL_ID, internal_id, this_year, user_codes};
-use super::document::InvoiceDocument;
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{DocumentKind, InvoiceType};

@@ -5,22 +5,15 @@
 use rusqlite::Connection;
 
 use super::super::cash_register::{automatic_opening, open_day_if_needed};
-use super::super::pipeline::{Document, InternalId, QueuePlan, Sequence, Written};
+use super::super::pipeline::{Ahead, Document, InternalId, Issuer, QueuePlan, Written};
+use super::super::sequence::Sequence;
 use super::super::stock::{self, Goods, GoodsLine, NoteLink};
 use super::super::{Error, Result};
-use super::content::{Content, Issuer, Links};
+use super::content::{InvoiceDocument, Links};
 use super::message::{Draft, draft, stored_invoice};
 use crate::domain::document::DocumentKind;
 use crate::fiscal::requests::Operation;
 use crate::store::{self, fiscal_queue, invoices as db};
-
-/// An invoice on its way through the pipeline.
-pub struct InvoiceDocument {
-    pub issuer: Issuer,
-    pub content: Content,
-    pub sequence: Sequence,
-    pub year: i32,
-}
 
 impl InvoiceDocument {
     fn internal_id(&self) -> InternalId {
@@ -223,7 +216,7 @@ impl Document for InvoiceDocument {
             header_uuid: invoice.header_uuid.clone(),
             issued_at: invoice.issued_at.clone(),
             unsigned_request: draft.unsigned_request,
-            ahead,
+            ahead: ahead.map(|saved| Box::new(saved) as Box<dyn Ahead>),
             stored: invoice,
         }))
     }

@@ -7,7 +7,8 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::super::Result;
-use super::content::{Content, Issuer, Links, id_type};
+use super::super::pipeline::Issuer;
+use super::content::{Content, Links, id_type};
 use crate::domain::document::InvoiceType;
 use crate::domain::invoice::{self as rules, VatClass};
 use crate::domain::money::{payments_in_lek, registered_in_lek};

@@ -16,7 +16,7 @@ mod table;
 pub use cancel::{CancelRequest, Cancelled};
 pub use table::SummaryRequest;
 
-pub(super) use content::{Issuer, this_year, user_codes};
+pub(super) use content::{this_year, user_codes};
 
 use chrono::{Datelike, Utc};
 use chrono_tz::Europe::Tirane;

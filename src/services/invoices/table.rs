@@ -10,10 +10,10 @@ use rust_decimal::Decimal;
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::IssueRequest;
+use super::content::InvoiceDocument;
 use super::content::{
     Content, Links, MAX_INTERNAL_ID, computed, currency, internal_id, this_year, user_codes,
 };
-use super::document::InvoiceDocument;
 use crate::domain::currency::{Origin, RateBasis};
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice::{InvoiceInput, LineInput};

@@ -4,8 +4,8 @@
 
 use rusqlite::Connection;
 
-use super::super::invoices::Issuer;
-use super::super::pipeline::{Document, InternalId, Namespace, QueuePlan, Sequence, Written};
+use super::super::pipeline::{Document, InternalId, Issuer, Namespace, QueuePlan, Written};
+use super::super::sequence::Sequence;
 use super::super::stock::{self, Goods, GoodsLine};
 use super::super::{Error, Result};
 use super::message::{Content, Draft, draft, stored};

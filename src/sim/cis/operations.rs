@@ -37,7 +37,7 @@ use super::state::{
     CashDepositRecord, InvoiceRecord, RequestOutcome, RequestRecord, State, StoredEinvoice, TcrRecord,
     WtnRecord,
 };
-use super::xsd::{self, each};
+use super::xsd::{self, DOC_TYPES, each};
 use crate::domain::validation::is_xml_char;
 use crate::fiscal::c14n::{Element, Select};
 use crate::fiscal::dsig;
@@ -655,11 +655,6 @@ struct EinvoiceDocument {
     iic: Option<String>,
     fic: Option<String>,
 }
-
-/// The codes `Einvoice@DocType` may carry in the 2020 schema. A credit note (381, a UBL
-/// CreditNote) is listed as 381 all the same: the platform registers credit notes, and a buyer
-/// must be able to tell one from an invoice.
-pub const DOC_TYPES: &[&str] = &["80", "82", "84", "380", "383", "386", "393", "395", "575", "623", "780"];
 
 /// Every text of the elements named `local` in `element`'s subtree, in document order.
 fn texts_named(element: &Element, local: &str, out: &mut Vec<String>) {

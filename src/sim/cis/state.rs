@@ -479,7 +479,7 @@ impl State {
             return Err("buyer_nuis and seller_nuis must be NUIS (a letter, eight digits, a letter)".into());
         }
         let doc_type = seed.doc_type.unwrap_or_else(|| "380".to_string());
-        if !super::operations::DOC_TYPES.contains(&doc_type.as_str()) && doc_type != "381" {
+        if !super::xsd::DOC_TYPES.contains(&doc_type.as_str()) && doc_type != "381" {
             return Err(format!("unknown doc_type {doc_type}"));
         }
         let status = seed.status.unwrap_or_else(|| "DELIVERED".to_string());

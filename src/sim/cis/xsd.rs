@@ -15,6 +15,11 @@ use super::{EINVOICE_XSD, FISCALIZATION_XSD};
 use crate::fiscal::c14n::{Element, XMLDSIG_NS};
 use crate::fiscal::requests::{FISCALIZATION_NS, Operation, Service};
 
+/// The codes `Einvoice@DocType` may carry in the 2020 schema. A credit note (381, a UBL
+/// CreditNote) is listed as 381 all the same: the platform registers credit notes, and a buyer
+/// must be able to tell one from an invoice.
+pub const DOC_TYPES: &[&str] = &["80", "82", "84", "380", "383", "386", "393", "395", "575", "623", "780"];
+
 /// A schema violation, worded as Xerces words it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation(pub String);

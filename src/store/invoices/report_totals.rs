@@ -10,11 +10,11 @@ use rusqlite::{Connection, named_params};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::ToPrimitive;
 
-use super::invoices::{self, Invoice};
-use super::{Error, Result};
 use crate::domain::cash_register::CashSale;
 use crate::domain::money::round2;
 use crate::domain::report::{self, DocumentInput, Figures, LineInput, ReportKind};
+use crate::store::invoices::{self, Invoice};
+use crate::store::{Error, Result};
 
 /// An amount as stored in the totals: whole cents.
 pub fn cents(amount: Decimal) -> Result<i64> {
@@ -351,11 +351,11 @@ fn fill_cash_sales(conn: &Connection) -> Result<()> {
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     for id in days {
-        let sales = super::cash_register::day_cash_sales(conn, id)?;
+        let sales = crate::store::cash_register::day_cash_sales(conn, id)?;
         let sold = crate::domain::money::checked_sum(
             sales.into_iter().map(|(gross_all, self_issued)| CashSale { gross_all, self_issued }.signed()),
         )?;
-        super::cash_register::set_cash_sales(conn, id, round2(sold))?;
+        crate::store::cash_register::set_cash_sales(conn, id, round2(sold))?;
     }
     Ok(())
 }
