@@ -4,7 +4,6 @@
 
 pub mod ai;
 pub mod api;
-pub mod chaos;
 pub mod cis_wait;
 pub mod cli;
 pub mod config;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use arka::chaos::{self, Plan, Section};
+use arka_chaos::{self as chaos, Plan, Section};
 
 #[test]
 fn the_short_campaign_finds_nothing_lost_duplicated_leaked_or_broken() {

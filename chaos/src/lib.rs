@@ -15,6 +15,8 @@
 //! Every loop is bounded in requests and time; every child process and folder goes when its
 //! trial ends, also on an error or a panic (guards).
 
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 pub mod client;
 pub mod crash;
 pub mod faults;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::Error;
 use super::client::Client;
-use crate::fiscal::certificate::Certificate;
+use arka::fiscal::certificate::Certificate;
 
 /// A till: its TCR code and the token of the cashier who sells on it.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use arka::chaos::{self, Plan, Section};
+use arka_chaos::{self as chaos, Plan, Section};
 use clap::Parser;
 
 /// Crash, fault, fuzz, isolation, leak and load trials against `arka serve` and `arka cis-sim`
