@@ -98,7 +98,7 @@ impl Services {
         let caller_unit = caller.user.business_unit_id;
         let device = self
             .store
-            .write(move |tx| {
+            .write(move |tx| -> Result<_> {
                 let from = from.to_string();
                 let to = to.map(|d| d.to_string());
                 let device = devices::insert(

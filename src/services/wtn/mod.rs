@@ -256,8 +256,7 @@ impl Services {
             Some(Some(text)) => Some(Some(print::logo(&text)?)),
         };
         let company_id = caller.company.id;
-        Ok(self
-            .store
+        self.store
             .write(move |tx| {
                 let stored = print_settings::get(tx, company_id)?;
                 let settings = PrintSettings {
@@ -267,6 +266,6 @@ impl Services {
                 print_settings::save(tx, company_id, &settings)?;
                 Ok(settings)
             })
-            .await?)
+            .await
     }
 }
