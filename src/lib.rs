@@ -11,6 +11,7 @@ pub mod cis_wait;
 pub mod config;
 pub mod data_lock;
 pub mod domain;
+mod error_chain;
 pub mod files;
 pub mod fiscal;
 pub mod metrics;
@@ -23,6 +24,8 @@ pub mod store;
 pub mod tls;
 pub mod wolt;
 pub mod wolt_sim;
+
+pub use error_chain::{ErrorChain, error_chain};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -68,33 +71,6 @@ pub enum StartError {
     WoltVenue(#[source] services::marketplace::Error),
     #[error("Wolt simulator: {0}")]
     WoltToken(#[source] secrets::Error),
-}
-
-/// An error and every cause under it (`source()`), outermost first, on one line: what the log
-/// line of a failure shows. A cause whose text the level above already ends with (the layers'
-/// messages quote their cause, as the CLI always showed it) is not repeated.
-pub struct ErrorChain<'a>(pub &'a (dyn std::error::Error + 'static));
-
-impl std::fmt::Display for ErrorChain<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut above = self.0.to_string();
-        f.write_str(&above)?;
-        let mut cause = self.0.source();
-        while let Some(error) = cause {
-            let text = error.to_string();
-            if !above.ends_with(&text) {
-                write!(f, ": {text}")?;
-            }
-            above = text;
-            cause = error.source();
-        }
-        Ok(())
-    }
-}
-
-/// `ErrorChain` of `error`, for `tracing`'s `error = %error_chain(&e)`.
-pub fn error_chain<'a>(error: &'a (dyn std::error::Error + 'static)) -> ErrorChain<'a> {
-    ErrorChain(error)
 }
 
 /// The text a panic was raised with (`panic!("...")` carries a `&str` or a `String`), for the

@@ -251,7 +251,7 @@ impl Queue {
                     match result {
                         Ok(pass) if pass != Pass::default() => tracing::debug!(?pass, "queue pass"),
                         Ok(_) => {}
-                        Err(e) => tracing::error!(error = %e, "queue pass failed"),
+                        Err(e) => tracing::error!(error = %crate::error_chain(&e), "queue pass failed"),
                     }
                 }
                 Err(e) => tracing::error!(error = %e, "queue pass did not complete"),

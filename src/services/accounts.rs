@@ -134,6 +134,7 @@ impl Services {
         })
     }
 
+    #[tracing::instrument(skip_all, fields(partner = partner_id), err(level = "info"))]
     pub async fn register(&self, partner_id: i64, r: Registration) -> Result<Registered> {
         let mut errors = FieldErrors::new();
         if !is_nuis(&r.nuis) {
@@ -252,6 +253,7 @@ impl Services {
     /// for the caller has no business unit code yet (the tax portal issues it later), so the
     /// first unit the caller creates while theirs has none becomes that unit: the user who
     /// registered then issues from the unit they created, and no empty unit is left behind.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn save_unit(
         &self,
         caller: &Caller,
@@ -290,6 +292,7 @@ impl Services {
         unit.ok_or_else(|| Error::NotFound("Branch".into()))
     }
 
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn create_user(&self, caller: &Caller, input: NewUserInput) -> Result<(User, String)> {
         let mut errors = FieldErrors::new();
         errors.required("name", input.name.as_deref());
@@ -352,6 +355,7 @@ impl Services {
 
     /// Updates a user. `fiscalTcrCode` null (or "") takes the device away; a user moved to
     /// another business unit must leave the old unit's device behind in the same request.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn update_user(&self, caller: &Caller, id: i64, input: UserUpdate) -> Result<User> {
         let mut errors = FieldErrors::new();
         if input.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
@@ -408,6 +412,7 @@ impl Services {
             .await
     }
 
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn add_bank_account(&self, caller: &Caller, input: BankAccountInput) -> Result<BankAccount> {
         let mut errors = FieldErrors::new();
         errors.required("name", input.name.as_deref());
@@ -479,6 +484,7 @@ impl Services {
 
     /// Stores the company's signing certificate. In the sandbox any file and password are
     /// accepted and a certificate for the company's NUIS, valid one year, is made instead.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn upload_certificate(
         &self,
         caller: &Caller,

@@ -483,6 +483,7 @@ impl Services {
     }
 
     /// `POST /cash-register/deposit` (MONEY_IN) and `/withdraw` (MONEY_OUT).
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn cash_action(
         &self,
         caller: &Caller,
@@ -532,6 +533,7 @@ impl Services {
 
     /// `POST /cash-register/open-balance`: the INITIAL deposit of the day, or on a day already
     /// open a DEPOSIT of the difference.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn open_balance(
         &self,
         caller: &Caller,
@@ -627,6 +629,7 @@ impl Services {
 
     /// `POST /cash-register/close-balance`: counts the drawer against the balance, registers
     /// the withdrawal of what leaves it and closes the day.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn close_balance(
         &self,
         caller: &Caller,

@@ -503,7 +503,7 @@ impl Marketplace {
 
     /// Runs a POS write under its Idempotency-Key; `render` turns the outcome into the answer
     /// that is kept for replays.
-    #[tracing::instrument(skip_all, fields(order = request.order_id, company = access.caller.company.id))]
+    #[tracing::instrument(skip_all, fields(order = request.order_id, company = access.caller.company.id), err(level = "info"))]
     pub async fn write(
         &self,
         access: Access,
@@ -551,7 +551,7 @@ impl Marketplace {
                 })
                 .await;
             if let Err(e) = saved {
-                tracing::error!(error = %e, "the Idempotency-Key outcome could not be saved");
+                tracing::error!(error = %crate::error_chain(&e), "the Idempotency-Key outcome could not be saved");
             }
             rendered
         });
@@ -702,7 +702,7 @@ impl Marketplace {
     /// Takes a Wolt notification: the signature is checked against the venue's secret before
     /// anything is stored, the order is fetched from Wolt, and the order and its event are
     /// stored in one transaction. A notification taken before changes nothing.
-    #[tracing::instrument(skip_all)]
+    #[tracing::instrument(skip_all, err(level = "info"))]
     pub async fn webhook(&self, body: &[u8], signature_header: Option<&str>) -> Result<Taken> {
         let notification: Notification = serde_json::from_slice(body).map_err(|_| Error::Unverified)?;
         let wolt_venue_id = notification.order.venue_id.trim().to_string();
@@ -904,9 +904,12 @@ fn issue_failed(e: services::Error) -> Error {
         E::Taken { field, message } => failed(format!("{field}: {message}")),
         E::Busy(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
         E::Unavailable(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
-        internal @ (E::Store(_) | E::Fiscal(_) | E::Secrets(_) | E::Task(_) | E::Internal(_)) => {
-            Error::Internal(internal)
-        }
+        internal @ (E::Store(_)
+        | E::Fiscal(_)
+        | E::Secrets(_)
+        | E::Print(_)
+        | E::Task(_)
+        | E::Internal(_)) => Error::Internal(internal),
     }
 }
 

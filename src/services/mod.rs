@@ -165,6 +165,9 @@ pub enum Error {
     /// A secret could not be sealed or opened with the key file (500).
     #[error("the key file failed: {0}")]
     Secrets(#[from] secrets::Error),
+    /// A document could not be drawn as a PDF (500).
+    #[error("printing failed: {0}")]
+    Print(#[from] crate::print::Error),
     /// Work handed to another thread panicked or was cancelled (500).
     #[error("a task did not complete: {0}")]
     Task(#[from] tokio::task::JoinError),
@@ -172,17 +175,6 @@ pub enum Error {
     /// details.
     #[error("{0}")]
     Internal(String),
-}
-
-impl Error {
-    /// A failure of this program or of what it runs on, answered 500: the edge logs it with
-    /// its causes.
-    pub fn is_internal(&self) -> bool {
-        matches!(
-            self,
-            Error::Store(_) | Error::Fiscal(_) | Error::Secrets(_) | Error::Task(_) | Error::Internal(_)
-        )
-    }
 }
 
 impl From<FieldErrors> for Error {

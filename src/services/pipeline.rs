@@ -847,7 +847,7 @@ struct Settled {
 /// start hands it to the queue, which sends it again.
 pub(super) fn log_unsettled(queue_id: i64, written: Result<()>) {
     if let Err(e) = written {
-        tracing::error!(queue_id, error = %e, "the outcome of a first call could not be written; the queue sends it again after a restart");
+        tracing::error!(queue_id, error = %crate::error_chain(&e), "the outcome of a first call could not be written; the queue sends it again after a restart");
     }
 }
 

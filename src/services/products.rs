@@ -55,6 +55,7 @@ impl Services {
 
     /// Creates a product (`id` None) or rewrites one of the company's, in one transaction that
     /// also checks the category belongs to the company.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn save_product(
         &self,
         caller: &Caller,
@@ -97,6 +98,7 @@ impl Services {
     }
 
     /// Creates a category (`id` None) or rewrites one of the company's.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn save_category(
         &self,
         caller: &Caller,

@@ -403,7 +403,7 @@ impl Services {
     }
 
     /// The owner counts a shelf, books a delivery or corrects a quantity.
-    #[tracing::instrument(skip_all, fields(company = caller.company.id, product = product_id))]
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, product = product_id), err(level = "info"))]
     pub async fn adjust_stock(
         &self,
         caller: &Caller,

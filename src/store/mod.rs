@@ -521,6 +521,53 @@ mod tests {
         assert!(!store.writer.is_poisoned());
     }
 
+    /// A use case's own error, as `services::Error` is to the store: its refusals and what
+    /// failed underneath.
+    #[derive(Debug)]
+    enum UseCase {
+        Refused(&'static str),
+        Store(Error),
+    }
+
+    impl From<Error> for UseCase {
+        fn from(e: Error) -> Self {
+            UseCase::Store(e)
+        }
+    }
+
+    #[test]
+    fn a_refusal_rolls_back_everything_written_before_it() {
+        let (_dir, store) = store();
+        let refused = store.write_blocking(|tx| {
+            insert(tx, "a sale whose goods turn out short")?;
+            Err::<(), _>(UseCase::Refused("goods short"))
+        });
+        assert!(matches!(refused, Err(UseCase::Refused("goods short"))), "{refused:?}");
+        let refused = store.write_blocking_unsynced(|tx| {
+            insert(tx, "a note whose goods turn out short")?;
+            Err::<(), _>(UseCase::Refused("goods short"))
+        });
+        assert!(matches!(refused, Err(UseCase::Refused(_))), "{refused:?}");
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let refused = runtime.block_on(store.write(|tx| {
+            insert(tx, "refused on the blocking pool")?;
+            Err::<(), _>(UseCase::Refused("taken"))
+        }));
+        assert!(matches!(refused, Err(UseCase::Refused(_))), "{refused:?}");
+        assert_eq!(count(&store), 0, "nothing of a refused write stays");
+
+        let failed = store.write_blocking(|tx| -> std::result::Result<(), UseCase> {
+            insert(tx, "half-written")?;
+            tx.execute("INSERT INTO no_such_table VALUES (1)", []).map_err(Error::from)?;
+            Ok(())
+        });
+        assert!(matches!(failed, Err(UseCase::Store(Error::Sqlite(_)))), "{failed:?}");
+        assert_eq!(count(&store), 0, "a store failure inside comes back as the caller's error");
+
+        store.write_blocking(|tx| -> std::result::Result<(), UseCase> { Ok(insert(tx, "kept")?) }).unwrap();
+        assert_eq!(count(&store), 1, "an Ok commits");
+    }
+
     #[test]
     fn an_error_rolls_back_and_keeps_its_cause() {
         let (_dir, store) = store();

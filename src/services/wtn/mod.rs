@@ -87,7 +87,7 @@ impl Services {
 
     /// Issues a note. Its internalId is looked up first; v2 answers a repeated one with the first
     /// note (also one issued meanwhile by a request with the same internalId), v1 with 409.
-    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id))]
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
         let year = this_year();
         let internal_id = req.internal_id.as_ref().map(|value| InternalId {
