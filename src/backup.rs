@@ -102,7 +102,7 @@ impl std::fmt::Display for Error {
                      the CIS already holds. If the database in the data dir still works, keep it and take a new backup \
                      (arka backup) instead. If it must be replaced, run the restore again with --force: the numbering \
                      then continues after the replaced database's last numbers, and the newer documents stay in the \
-                     replaced file only (README, \"Backup and restore\")."
+                     replaced file only (docs, \"Backup and restore\": /docs/operations.html#backup-and-restore)."
                 )
             }
         }

@@ -163,9 +163,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub backups: BackupSchedule,
 
-    /// Base URL of Wolt's merchant order API (default: https://pos-integration-service.wolt.com).
-    /// With --sandbox the built-in Wolt simulator is used instead.
-    #[arg(long, env = "ARKA_WOLT_URL")]
+    /// Base URL of Wolt's merchant order API. With --sandbox the built-in Wolt simulator is used
+    /// instead.
+    #[arg(long, env = "ARKA_WOLT_URL", default_value = crate::wolt::PRODUCTION_URL)]
     pub wolt_url: Option<String>,
 
     /// Seconds allowed for a whole call to Wolt; after that the POS gets 502 and may retry.

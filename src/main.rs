@@ -412,7 +412,7 @@ fn print_numbering(done: &arka::backup::Restored) {
                 "  the replaced database could not be read ({why}): the numbers it had reached are unknown;"
             );
             println!(
-                "  before the first sale, compare the backup's last numbers with the CIS's (README, \"Backup and restore\"):"
+                "  before the first sale, compare the backup's last numbers with the CIS's (docs, \"Backup and restore\": /docs/operations.html#backup-and-restore):"
             );
             for l in backup {
                 println!(
@@ -428,7 +428,7 @@ fn print_numbering(done: &arka::backup::Restored) {
                     "  the replaced database is damaged ({why}): it may have numbered more than what was read of it;"
                 );
                 println!(
-                    "  before the first sale, compare the last numbers below with the CIS's (README, \"Backup and restore\")"
+                    "  before the first sale, compare the last numbers below with the CIS's (docs, \"Backup and restore\": /docs/operations.html#backup-and-restore)"
                 );
             }
             (sequences, predated)
@@ -463,7 +463,9 @@ fn print_numbering(done: &arka::backup::Restored) {
         );
     }
     if predated.iter().any(|p| !p.company_in_backup) {
-        println!("  a company not in the backup keeps no floor: see \"Backup and restore\" in the README");
+        println!(
+            "  a company not in the backup keeps no floor: see \"Backup and restore\" in the docs (/docs/operations.html#backup-and-restore)"
+        );
     }
     if !done.floors.is_empty() {
         println!(
@@ -762,5 +764,145 @@ fn main() -> ExitCode {
             eprintln!("arka: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// A row of a settings table: `| `--flag` | `ARKA_FLAG` | default | meaning |`.
+    struct Row {
+        file: String,
+        flag: String,
+        variable: String,
+        default: String,
+    }
+
+    fn cells(line: &str) -> Vec<String> {
+        line.trim().trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect()
+    }
+
+    /// What the first code span of a cell holds, when the cell starts with one.
+    fn leading_code(cell: &str) -> Option<&str> {
+        cell.strip_prefix('`')?.split_once('`').map(|(code, _)| code)
+    }
+
+    /// The rows of every table headed `Flag | Variable | Default | Meaning` in the book.
+    fn documented() -> Vec<Row> {
+        let mut rows = Vec::new();
+        let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "md") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let mut in_table = false;
+                for line in text.lines() {
+                    if !line.starts_with('|') {
+                        in_table = false;
+                        continue;
+                    }
+                    let cells = cells(line);
+                    if cells.first().map(String::as_str) == Some("Flag") {
+                        assert_eq!(cells, ["Flag", "Variable", "Default", "Meaning"], "{}", path.display());
+                        in_table = true;
+                        continue;
+                    }
+                    if !in_table || cells[0].starts_with("---") || cells[0].is_empty() {
+                        continue;
+                    }
+                    assert_eq!(cells.len(), 4, "{}: {line}", path.display());
+                    let code = |cell: &str| leading_code(cell).unwrap_or_default().to_string();
+                    rows.push(Row {
+                        file: path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap().display().to_string(),
+                        flag: code(&cells[0]).trim_start_matches("--").to_string(),
+                        variable: code(&cells[1]),
+                        default: cells[2].clone(),
+                    });
+                }
+            }
+        }
+        rows
+    }
+
+    /// The settings table of the book says what clap says of `arka serve`: every flag once, with
+    /// its variable and its default (a switch is "off"; a setting clap gives no default shows
+    /// none in code, e.g. "none" or "preset").
+    #[test]
+    fn the_settings_tables_of_the_book_are_the_flags_variables_and_defaults_of_serve() {
+        let cli = Cli::command();
+        let serve = cli.find_subcommand("serve").unwrap();
+        let mut clap: BTreeMap<String, (String, Option<String>, bool)> = BTreeMap::new();
+        for arg in serve.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if long == "help" {
+                continue;
+            }
+            let variable = arg.get_env().map(|v| v.to_string_lossy().into_owned()).unwrap_or_default();
+            let default = arg.get_default_values().first().map(|d| d.to_string_lossy().into_owned());
+            let switch = matches!(arg.get_action(), clap::ArgAction::SetTrue);
+            clap.insert(long.to_string(), (variable, default.filter(|d| !d.is_empty()), switch));
+        }
+        assert!(clap.len() >= 30, "{:?}", clap.keys());
+
+        let rows = documented();
+        let mut problems = Vec::new();
+        let mut in_settings: BTreeMap<&str, usize> = BTreeMap::new();
+        for row in &rows {
+            let Some((variable, default, switch)) = clap.get(&row.flag) else {
+                problems.push(format!("{}: --{} is not a flag of `arka serve`", row.file, row.flag));
+                continue;
+            };
+            if row.file.ends_with("docs/src/settings.md") {
+                *in_settings.entry(&row.flag).or_default() += 1;
+            }
+            if &row.variable != variable {
+                problems.push(format!("{}: --{} reads {variable}, not {}", row.file, row.flag, row.variable));
+            }
+            let agrees = match (default, switch) {
+                (_, true) => row.default == "off",
+                (Some(default), false) => leading_code(&row.default) == Some(default.as_str()),
+                (None, false) => leading_code(&row.default).is_none(),
+            };
+            if !agrees {
+                let says = match (default, switch) {
+                    (_, true) => "off".to_string(),
+                    (Some(d), false) => format!("`{d}`"),
+                    (None, false) => "nothing (no value in code)".to_string(),
+                };
+                problems.push(format!(
+                    "{}: --{} defaults to {says}, the table says {}",
+                    row.file, row.flag, row.default
+                ));
+            }
+        }
+        for (flag, (variable, default, switch)) in &clap {
+            match in_settings.get(flag.as_str()) {
+                Some(1) => {}
+                Some(n) => problems.push(format!("docs/src/settings.md: --{flag} has {n} rows")),
+                None => {
+                    let default = match (default, switch) {
+                        (_, true) => "off".to_string(),
+                        (Some(d), false) => format!("`{d}`"),
+                        (None, false) => "none".to_string(),
+                    };
+                    problems.push(format!(
+                        "docs/src/settings.md has no row for --{flag}: | `--{flag}` | `{variable}` | {default} | … |"
+                    ));
+                }
+            }
+        }
+        assert!(problems.is_empty(), "the settings tables and clap differ:\n{}", problems.join("\n"));
     }
 }

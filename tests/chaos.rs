@@ -1,4 +1,4 @@
-//! The reliability campaign's short run (README "Reliability campaign"), as CI makes it: every
+//! The reliability campaign's short run (docs "Reliability campaign"), as CI makes it: every
 //! section against the real `arka` binary and its simulator on loopback, and the zeros asserted
 //! (nothing lost, duplicated or out of sequence, no 5xx, no hang or panic, no leak).
 

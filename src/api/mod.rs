@@ -6,6 +6,7 @@ mod callers;
 mod cash_register;
 mod clients;
 mod currencies;
+pub mod docs;
 mod einvoice;
 pub mod error;
 pub mod extract;
@@ -72,10 +73,12 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
         ops_routes = ops_routes.route("/metrics", get(ops::metrics));
     }
     let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone()));
-    // The owner's page is static and public (it signs in through the API), so no limiter counts it.
+    // The owner's page is static and public (it signs in through the API), so no limiter counts it;
+    // nor the book at /docs, the manual a technician reads in the shop.
     let app = api_router(state, options.max_body_bytes)
         .merge(ops_routes)
         .merge(web::routes())
+        .merge(docs::routes())
         .layer(from_fn(unread_body::drain));
     tracing_layers::layered(app)
 }
@@ -148,7 +151,7 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/cash-register/balance", get(cash_register::balance))
         .route("/api/v2/cash-register/balance", get(cash_register::balance));
 
-    // The owner's page: what no route of the spec gives (README "The owner's page").
+    // The owner's page: what no route of the spec gives (docs "The owner's page").
     let owner_reads = Router::new()
         .route("/api/v1/owner/today", get(owner::today))
         .route("/api/v1/owner/queue", get(owner::queue));

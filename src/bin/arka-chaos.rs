@@ -1,4 +1,4 @@
-//! `arka-chaos`: the reliability campaign against the real `arka` binary (README "Reliability
+//! `arka-chaos`: the reliability campaign against the real `arka` binary (docs "Reliability
 //! campaign"). It parses, runs the library's campaign and prints its table; the exit code is 0
 //! only when every row is clean.
 

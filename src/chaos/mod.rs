@@ -1,4 +1,4 @@
-//! The reliability campaign (`arka-chaos`, README "Reliability campaign"): the real `arka`
+//! The reliability campaign (`arka-chaos`, docs "Reliability campaign"): the real `arka`
 //! binary and its CIS simulator as child processes on loopback, driven the way POS apps drive
 //! them, and one table of figures. Six sections:
 //!
@@ -112,7 +112,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The full run whose table the README shows.
+    /// The full run whose table the docs show ("The full run").
     pub fn full(arka: PathBuf, seed: u64) -> Plan {
         Plan {
             arka,

@@ -56,7 +56,7 @@ impl Report {
         self.rows.iter().all(Row::clean)
     }
 
-    /// A Markdown table (what the README shows), then the findings of unclean rows.
+    /// A Markdown table (what the docs show), then the findings of unclean rows.
     pub fn render(&self) -> String {
         let mut out = String::new();
         out.push_str("| Section | Ran | Figures | Lost | Duplicated | Gaps | 5xx | Hangs, panics | Leaks | Verdict |\n");

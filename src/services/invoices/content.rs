@@ -258,7 +258,7 @@ impl Issuer {
 }
 
 impl Services {
-    /// A cash, non-cash or order invoice request, checked in the order the README's "Errors of an
+    /// A cash, non-cash or order invoice request, checked in the order the docs' "Errors of an
     /// issue" lists, ready for the pipeline.
     pub(super) async fn invoice_document(
         &self,
