@@ -8,6 +8,7 @@ pub mod cis_wait;
 pub mod cli;
 pub mod config;
 pub mod domain;
+mod error_chain;
 pub mod fiscal;
 pub mod ops;
 pub mod panics;
@@ -17,6 +18,8 @@ pub mod services;
 pub mod sim;
 pub mod store;
 pub mod wolt;
+
+pub use error_chain::{ErrorChain, error_chain};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,39 +36,37 @@ use services::Services;
 use services::accounts::SANDBOX_NUIS;
 use services::marketplace::{Marketplace, VenueInput};
 
-/// Why the server could not start.
-#[derive(Debug)]
+/// Why the server could not start; each keeps what failed underneath as its `source()`.
+#[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    Store(store::Error),
-    KeyFile(secrets::Error),
-    Setup(services::Error),
-    Io(std::io::Error),
-    Cis(String),
-    Tls(tls::Error),
-    Locked(data_lock::Error),
-    Backup(backup::Error),
-    Wolt(String),
+    #[error("opening the database: {0}")]
+    Store(#[source] store::Error),
+    #[error("{0}")]
+    KeyFile(#[source] secrets::Error),
+    #[error("preparing the sandbox: {0}")]
+    Setup(#[source] services::Error),
+    #[error("{0}")]
+    Io(#[source] std::io::Error),
+    /// The file of trusted roots `--cis-ca-file` names could not be read.
+    #[error("CIS settings: {}: {source}", .path.display())]
+    CaFile { path: std::path::PathBuf, source: std::io::Error },
+    #[error("CIS settings: {0}")]
+    Cis(#[source] fiscal::Error),
+    #[error("CIS settings: {0}")]
+    Simulator(#[source] sim::cis::Error),
+    #[error("{0}")]
+    Tls(#[source] tls::Error),
+    #[error("{0}")]
+    Locked(#[source] data_lock::Error),
+    #[error("the backup before the upgrade failed, nothing was migrated: {0}")]
+    Backup(#[source] backup::Error),
+    #[error("Wolt simulator: {0}")]
+    WoltIo(#[source] std::io::Error),
+    #[error("Wolt simulator: {0}")]
+    WoltVenue(#[source] services::marketplace::Error),
+    #[error("Wolt simulator: {0}")]
+    WoltToken(#[source] secrets::Error),
 }
-
-impl std::fmt::Display for StartError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StartError::Store(e) => write!(f, "opening the database: {e}"),
-            StartError::KeyFile(e) => write!(f, "{e}"),
-            StartError::Setup(e) => write!(f, "preparing the sandbox: {e}"),
-            StartError::Io(e) => write!(f, "{e}"),
-            StartError::Cis(m) => write!(f, "CIS settings: {m}"),
-            StartError::Tls(e) => write!(f, "{e}"),
-            StartError::Locked(e) => write!(f, "{e}"),
-            StartError::Backup(e) => {
-                write!(f, "the backup before the upgrade failed, nothing was migrated: {e}")
-            }
-            StartError::Wolt(m) => write!(f, "Wolt simulator: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for StartError {}
 
 /// The software codes `--sandbox` uses (any well-formed code does for the simulator).
 pub const SANDBOX_SOFT_CODE: &str = "ss123ss123";
@@ -78,7 +79,7 @@ fn cis_config(args: &ServeArgs, endpoint: Endpoint) -> Result<CisConfig, StartEr
     config.call_timeout = Duration::from_secs(args.cis_timeout.max(1));
     config.kept_connections = usize::from(args.cis_in_flight);
     if let Some(path) = &args.cis_ca_file {
-        let pem = std::fs::read(path).map_err(|e| StartError::Cis(format!("{}: {e}", path.display())))?;
+        let pem = std::fs::read(path).map_err(|source| StartError::CaFile { path: path.clone(), source })?;
         config.trusted_roots_pem = Some(pem);
     }
     Ok(config)
@@ -117,8 +118,7 @@ async fn start_sandbox_simulator(args: &ServeArgs) -> Result<sim::cis::CisSimHan
         .collect();
     // Strict: the sandbox is where integrators find mistakes, so it checks every IIC too.
     let config = sim::cis::SimConfig { strict_iic: true, tcrs };
-    let (addr, handle) =
-        sim::cis::spawn_loopback(config).await.map_err(|e| StartError::Cis(e.to_string()))?;
+    let (addr, handle) = sim::cis::spawn_loopback(config).await.map_err(StartError::Simulator)?;
     tracing::info!(%addr, "sandbox CIS simulator running in this process");
     Ok(handle)
 }
@@ -137,7 +137,7 @@ fn seed_sandbox_einvoices(
         .and_then(|(_, created_at)| domain::time::parse_stored(&created_at))
         .unwrap_or_else(chrono::Utc::now);
     for seed in sim::cis::sandbox_incoming(&company.nuis, made) {
-        simulator.sim().seed_einvoice(seed).map_err(|e| StartError::Cis(e.to_string()))?;
+        simulator.sim().seed_einvoice(seed).map_err(StartError::Simulator)?;
     }
     Ok(())
 }
@@ -148,7 +148,7 @@ async fn start_sandbox_wolt(
     args: &ServeArgs,
     listening: std::net::SocketAddr,
 ) -> Result<(sim::wolt::WoltSimHandle, VenueInput), StartError> {
-    let token = |prefix| secrets::new_token(prefix).map_err(|e| StartError::Wolt(e.to_string()));
+    let token = |prefix| secrets::new_token(prefix).map_err(StartError::WoltToken);
     let venue = VenueInput {
         wolt_venue_id: SANDBOX_WOLT_VENUE.to_string(),
         name: "Sandbox shop on Wolt".to_string(),
@@ -178,8 +178,7 @@ async fn start_sandbox_wolt(
         )),
         order_every: (args.sandbox_order_every > 0).then(|| Duration::from_secs(args.sandbox_order_every)),
     };
-    let (addr, handle) =
-        sim::wolt::spawn_loopback(config).await.map_err(|e| StartError::Wolt(e.to_string()))?;
+    let (addr, handle) = sim::wolt::spawn_loopback(config).await.map_err(StartError::WoltIo)?;
     tracing::info!(%addr, "sandbox Wolt simulator running in this process");
     Ok((handle, venue))
 }
@@ -216,7 +215,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
     };
     let gateway = Arc::new(
         Gateway::new(cis_config(args, endpoint)?, codes, store.clone(), key_file.clone())
-            .map_err(|e| StartError::Cis(e.to_string()))?,
+            .map_err(StartError::Cis)?,
     );
     let queue = Arc::new(Queue::new(gateway.clone(), store.clone()));
     let verify_base = match args.cis_env {
@@ -309,7 +308,7 @@ pub async fn run_with_tls(
     );
     if let Some((_, venue)) = &wolt {
         let company = services.ensure_sandbox().map_err(StartError::Setup)?;
-        marketplace.ensure_sandbox(company.id, venue).map_err(|e| StartError::Wolt(e.to_string()))?;
+        marketplace.ensure_sandbox(company.id, venue).map_err(StartError::WoltVenue)?;
     }
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stop_tx = Arc::new(stop_tx);

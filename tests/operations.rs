@@ -199,6 +199,71 @@ fn each_request_is_logged_once_with_route_status_and_id_but_never_a_token_or_bod
     assert!(lines.iter().any(|v| v["span"]["route"] == "/api/v1/invoice/{id}/details"), "{log}");
 }
 
+#[test]
+fn a_500_is_logged_with_what_failed_underneath_cause_by_cause_and_answered_only_server_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut server = ServerProcess::start(&data, &["--sandbox", "--log-format", "json"]);
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let post = |path: &str, token: &str, request_id: &str, body: &Value| {
+        let mut reply = agent
+            .post(format!("{}{path}", server.base_url))
+            .header("Authorization", format!("Bearer {token}"))
+            .header("X-Request-Id", request_id)
+            .content_type("application/json")
+            .send(body.to_string())
+            .unwrap();
+        let status = reply.status().as_u16();
+        (status, reply.body_mut().read_to_string().unwrap())
+    };
+    let body = common::registration_body(common::SANDBOX_NUIS, "Dyqani Ana", "ana@dyqani.al");
+    let (status, text) = post("/api/v1/register", common::SANDBOX_PARTNER_TOKEN, "register-1", &body);
+    assert_eq!(status, 201, "{text}");
+    let token =
+        serde_json::from_str::<Value>(&text).unwrap()["data"]["api_token"].as_str().unwrap().to_string();
+
+    // The disk refuses the next bank account, as a full or failing disk refuses a write.
+    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
+    db.execute_batch(
+        "CREATE TRIGGER refuse_bank_accounts BEFORE INSERT ON bank_accounts
+         BEGIN SELECT RAISE(ABORT, 'injected: the disk refused the row'); END;",
+    )
+    .unwrap();
+    let account = common::bank_account_body("Llogaria kryesore");
+    let (status, text) = post("/api/v1/on-boarding/bank-account", &token, "fails-underneath-1", &account);
+    assert_eq!(status, 500, "{text}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        serde_json::json!({"status": false, "message": "Server Error"})
+    );
+
+    db.execute_batch("DROP TRIGGER refuse_bank_accounts").unwrap();
+    let (status, text) = post("/api/v1/on-boarding/bank-account", &token, "after-1", &account);
+    assert_eq!(status, 201, "the server goes on: {text}");
+    assert!(server.terminate().success());
+
+    let log = server.stderr();
+    let lines: Vec<Value> = log.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).collect();
+    let failed: Vec<&Value> = lines.iter().filter(|v| v["fields"]["message"] == "request failed").collect();
+    assert_eq!(failed.len(), 1, "one line for the 500: {log}");
+    assert_eq!(failed[0]["level"], "ERROR");
+    assert_eq!(failed[0]["span"]["request_id"], "fails-underneath-1", "in the request's span");
+    // Each layer once, down to SQLite's own result code, which no layer's message carried.
+    assert_eq!(
+        failed[0]["fields"]["error"],
+        "the store failed: sqlite: injected: the disk refused the row: Error code 1811: constraint failed",
+        "{log}"
+    );
+    // The use case's span records the error with who asked (never a token).
+    let refused_in_use_case: Vec<&Value> = lines
+        .iter()
+        .filter(|v| v["span"]["name"] == "add_bank_account" && v["fields"]["error"].is_string())
+        .collect();
+    assert_eq!(refused_in_use_case.len(), 1, "{log}");
+    assert!(refused_in_use_case[0]["span"]["company"].is_number(), "{log}");
+    assert!(!log.contains(&token), "the token is never logged");
+}
+
 fn metric(text: &str, series: &str) -> f64 {
     text.lines().find_map(|l| l.strip_prefix(series).and_then(|rest| rest.trim().parse().ok())).unwrap_or(0.0)
 }

@@ -177,7 +177,7 @@ impl From<MarketplaceError> for ApiError {
                 "A call with this Idempotency-Key is still in progress; retry it in a moment.",
             ),
             E::Internal(cause) => {
-                tracing::error!(%cause, "marketplace request failed");
+                tracing::error!(error = %crate::error_chain(&cause), "marketplace request failed");
                 Self::marketplace(StatusCode::INTERNAL_SERVER_ERROR, code, "Server Error")
             }
         }
@@ -311,8 +311,15 @@ impl From<services::Error> for ApiError {
             E::Busy(message) => ApiError::status(StatusCode::TOO_MANY_REQUESTS, message),
             E::Forbidden(message) => ApiError::status(StatusCode::FORBIDDEN, message),
             E::Unavailable(message) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, message),
-            E::Internal(cause) => {
-                tracing::error!(%cause, "request failed");
+            internal @ (E::Store(_)
+            | E::Fiscal(_)
+            | E::Secrets(_)
+            | E::Print(_)
+            | E::Task(_)
+            | E::Internal(_)) => {
+                // What failed underneath, cause by cause, for the log alone: the POS reads the
+                // spec's message.
+                tracing::error!(error = %crate::error_chain(&internal), "request failed");
                 ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
             }
         }

@@ -504,10 +504,10 @@ fn idempotency_key(headers: &HeaderMap) -> Result<String, MarketplaceError> {
 }
 
 /// The answer of a write, kept under its Idempotency-Key.
-fn render(outcome: &Result<StoredOrder, MarketplaceError>) -> Rendered {
+fn render(outcome: Result<StoredOrder, MarketplaceError>) -> Rendered {
     let (status, body) = match outcome {
-        Ok(order) => (StatusCode::CREATED, success_body(OrderData { order: order_view(order) })),
-        Err(e) => marketplace_parts(e.clone()),
+        Ok(order) => (StatusCode::CREATED, success_body(OrderData { order: order_view(&order) })),
+        Err(e) => marketplace_parts(e),
     };
     Rendered { status: status.as_u16(), body: body.to_string() }
 }

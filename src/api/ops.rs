@@ -44,7 +44,7 @@ impl Ops {
         let writable = match self.services.store.write(|tx| health::probe(tx)).await {
             Ok(()) => true,
             Err(e) => {
-                tracing::error!(error = %e, "health probe: the database does not take writes");
+                tracing::error!(error = %crate::error_chain(&e), "health probe: the database does not take writes");
                 false
             }
         };
@@ -58,7 +58,7 @@ impl Ops {
         match self.services.store.read(health::queue_summary).await {
             Ok(summary) => Some(summary),
             Err(e) => {
-                tracing::error!(error = %e, "health: cannot read the late-delivery queue");
+                tracing::error!(error = %crate::error_chain(&e), "health: cannot read the late-delivery queue");
                 None
             }
         }
@@ -123,7 +123,7 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
             .and_then(parse_stored)
             .map(|valid_to| CertificateView { valid_to, days_left: (valid_to - now).num_days() }),
         Err(e) => {
-            tracing::error!(error = %e, "health: cannot read the certificates");
+            tracing::error!(error = %crate::error_chain(&e), "health: cannot read the certificates");
             None
         }
     };

@@ -180,14 +180,13 @@ impl Gateway {
         let changes = self.lock_current().changes.get(&company_id).copied();
         let stored = self
             .store
-            .read_blocking(|conn| accounts::current_certificate(conn, company_id))
-            .map_err(|e| Error::Store(e.to_string()))?
+            .read_blocking(|conn| accounts::current_certificate(conn, company_id))?
             .ok_or(Error::NoCertificate)?;
         let cached = self.certificates.lock().ok().and_then(|c| c.get(&stored.id).cloned());
         let certificate = match cached {
             Some(c) => c,
             None => {
-                let key = self.key_file.open(&stored.key_sealed).map_err(|e| Error::Crypto(e.to_string()))?;
+                let key = self.key_file.open(&stored.key_sealed)?;
                 let certificate = Arc::new(Certificate::from_der_parts(&key, &stored.cert_der)?);
                 if certificate.expires_within(Utc::now(), chrono::Duration::days(CERTIFICATE_WARNING_DAYS)) {
                     tracing::warn!(

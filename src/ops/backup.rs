@@ -627,7 +627,7 @@ pub async fn nightly(
                 tracing::info!(path = %made.db.display(), bytes = made.bytes, "nightly backup taken and checked")
             }
             Ok(Ok(None)) => return,
-            Ok(Err(e)) => tracing::error!(error = %e, "the nightly backup failed"),
+            Ok(Err(e)) => tracing::error!(error = %crate::error_chain(&e), "the nightly backup failed"),
             Err(e) => tracing::error!(error = %e, "the nightly backup did not complete"),
         }
     }

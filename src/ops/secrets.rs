@@ -7,27 +7,16 @@ use std::path::Path;
 
 use openssl::symm::{Cipher, decrypt_aead, encrypt_aead};
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
-    Io(std::io::Error),
+    #[error("key file: {0}")]
+    Io(#[source] std::io::Error),
+    /// The key file or a sealed value is not what it should be.
+    #[error("sealing: {0}")]
     Crypto(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Io(e) => write!(f, "key file: {e}"),
-            Error::Crypto(m) => write!(f, "sealing: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<openssl::error::ErrorStack> for Error {
-    fn from(e: openssl::error::ErrorStack) -> Self {
-        Error::Crypto(e.to_string())
-    }
+    /// OpenSSL failed.
+    #[error("sealing: {0}")]
+    Openssl(#[from] openssl::error::ErrorStack),
 }
 
 fn random_hex(bytes: usize) -> Result<String, Error> {

@@ -29,43 +29,20 @@ pub const SELF_SIGNED_KEY: &str = "tls-key.pem";
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 const SELF_SIGNED_DAYS: u32 = 3650;
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
-    Io(PathBuf, std::io::Error),
+    #[error("{}: {}", .0.display(), .1)]
+    Io(PathBuf, #[source] std::io::Error),
     /// A PEM file that does not hold what it should.
+    #[error("{}: {}", .0.display(), .1)]
     Pem(PathBuf, String),
-    Crypto(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Io(p, e) => write!(f, "{}: {e}", p.display()),
-            Error::Pem(p, m) => write!(f, "{}: {m}", p.display()),
-            Error::Crypto(m) => write!(f, "TLS: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Io(_, e) => Some(e),
-            Error::Pem(..) | Error::Crypto(_) => None,
-        }
-    }
-}
-
-impl From<openssl::error::ErrorStack> for Error {
-    fn from(e: openssl::error::ErrorStack) -> Self {
-        Error::Crypto(e.to_string())
-    }
-}
-
-impl From<native_tls::Error> for Error {
-    fn from(e: native_tls::Error) -> Self {
-        Error::Crypto(e.to_string())
-    }
+    /// A PEM file that OpenSSL could not read as `what`.
+    #[error("{}: no PEM {what}: {source}", .path.display())]
+    Unreadable { path: PathBuf, what: &'static str, source: openssl::error::ErrorStack },
+    #[error("TLS: {0}")]
+    Openssl(#[from] openssl::error::ErrorStack),
+    #[error("TLS: {0}")]
+    NativeTls(#[from] native_tls::Error),
 }
 
 /// What the server serves HTTPS with.
@@ -100,11 +77,17 @@ pub fn configure(args: &TlsArgs, data_dir: &Path) -> Result<Option<Tls>, Error> 
     };
     let cert_pem = std::fs::read(&cert_path).map_err(|e| Error::Io(cert_path.clone(), e))?;
     let key_pem = std::fs::read(&key_path).map_err(|e| Error::Io(key_path.clone(), e))?;
-    let chain = X509::stack_from_pem(&cert_pem)
-        .map_err(|e| Error::Pem(cert_path.clone(), format!("no PEM certificate: {e}")))?;
+    let chain = X509::stack_from_pem(&cert_pem).map_err(|source| Error::Unreadable {
+        path: cert_path.clone(),
+        what: "certificate",
+        source,
+    })?;
     let leaf = chain.first().ok_or_else(|| Error::Pem(cert_path.clone(), "no PEM certificate".into()))?;
-    let key = PKey::private_key_from_pem(&key_pem)
-        .map_err(|e| Error::Pem(key_path.clone(), format!("no PEM private key: {e}")))?;
+    let key = PKey::private_key_from_pem(&key_pem).map_err(|source| Error::Unreadable {
+        path: key_path.clone(),
+        what: "private key",
+        source,
+    })?;
     if !leaf.public_key()?.public_eq(&key) {
         return Err(Error::Pem(key_path, "this key does not belong to the certificate".into()));
     }

@@ -149,11 +149,11 @@ impl InternalId {
 
     /// In the write transaction (a kind's `admit`): a request that took the internalId since
     /// `Services::first_look` makes this one 409 too.
-    pub fn admit(&self, tx: &Connection) -> store::Result<Result<()>> {
-        Ok(match self.issued(tx)? {
+    pub fn admit(&self, tx: &Connection) -> Result<()> {
+        match self.issued(tx)? {
             Some(_) => Err(self.already_issued()),
             None => Ok(()),
-        })
+        }
     }
 }
 
@@ -170,7 +170,10 @@ impl Services {
             return Err(internal_id.being_issued());
         }
         let looked_up = internal_id.clone();
-        self.store.read(move |conn| looked_up.admit(conn)).await?
+        match self.store.read(move |conn| looked_up.issued(conn)).await? {
+            Some(_) => Err(internal_id.already_issued()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -276,22 +279,22 @@ pub trait Document: Send + Sync + 'static {
     /// What the POS reads when it is given up because the CIS could not take it.
     fn not_saved(&self) -> String;
     /// In the write transaction, before its number: the idempotency key and the state it
-    /// needs. `Err` leaves nothing written.
-    fn admit(&self, tx: &Connection) -> store::Result<Result<()>>;
+    /// needs. `Err` rolls the transaction back.
+    fn admit(&self, tx: &Connection) -> Result<()>;
     /// The document numbered `ord_num` at `plan.at`: its protection code signed and its CIS
     /// request built, without the database.
     fn draft(&self, ord_num: u32, plan: &QueuePlan) -> Result<Self::Draft>;
     /// The unsigned CIS request of `draft`, signed by the pipeline while `write` runs.
     fn request(draft: &Self::Draft) -> &str;
     /// In the same transaction: the document of `draft` written with whatever else changes
-    /// with it.
+    /// with it. `Err` (goods short, say) rolls the transaction back: nothing of it stays.
     fn write(
         &self,
         tx: &Connection,
         ord_num: u32,
         plan: &QueuePlan,
         draft: Self::Draft,
-    ) -> store::Result<Result<Written<Self::Stored>>>;
+    ) -> Result<Written<Self::Stored>>;
     /// Undoes `write` (with what changed with it) when the document is given up.
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()>;
     /// The stored document once the CIS registered it with `code`.
@@ -532,7 +535,7 @@ impl Services {
                     // A till's document moves its balance (or opened its day).
                     self.balances.invalidate(company_id, tcr);
                 }
-                let mut saved = written??;
+                let mut saved = written?;
                 if plan.late.is_none() {
                     // Under the lock still, so the lane learns its documents in the order of
                     // their numbers.
@@ -744,40 +747,36 @@ impl Services {
 
 /// In the write transaction: `document` admitted, numbered (the number held for its retry, or
 /// the sequence's next), drafted with its request's signing started beside, written, and queued.
+/// Any `Err` rolls it all back: the held number stays held, nothing is written or queued.
 fn save<D: Document>(
     tx: &Connection,
     document: &D,
     plan: &QueuePlan,
     held_for: String,
-) -> store::Result<Result<Saved<D::Stored>>> {
+) -> Result<Saved<D::Stored>> {
     let company_id = document.company_id();
     let (sequence, year) = (document.sequence().key(), document.year());
     let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;
-    if let Err(e) = document.admit(tx)? {
-        return Ok(Err(e));
-    }
+    document.admit(tx)?;
     let ord_num = match &held {
         Some(held) => held.ord_num,
         None => reserve_number(tx, company_id, year, document.sequence())?,
     };
     let Ok(number) = u32::try_from(ord_num) else {
-        return Ok(Err(Error::Internal("the sequence's numbers are exhausted".into())));
+        return Err(Error::Internal("the sequence's numbers are exhausted".into()));
     };
-    let draft = match document.draft(number, plan) {
-        Ok(draft) => draft,
-        Err(e) => return Ok(Err(e)),
-    };
+    let draft = document.draft(number, plan)?;
     // The CIS cannot parse a request holding such a character: refused while its POS waits,
     // the document would hold its number for a retry that fails the same way. Every kind's
     // text is checked where it enters; this is the one place none can pass.
     if let Some(c) = D::request(&draft).chars().find(|c| !is_xml_char(*c)) {
-        return Ok(Err(Error::Invalid(FieldErrors::one(
+        return Err(Error::Invalid(FieldErrors::one(
             "body",
             format!(
                 "The document holds the control character U+{:04X}, which a fiscal document cannot carry; nothing was issued.",
                 u32::from(c)
             ),
-        ))));
+        )));
     }
     // The request is signed on another thread while the rows are written, committed and
     // synced: none of that needs its signature. A document for the queue is signed when the
@@ -786,10 +785,7 @@ fn save<D: Document>(
         let (certificate, unsigned) = (document.certificate(), D::request(&draft).to_string());
         tokio::task::spawn_blocking(move || SignedRegistration::sign(&certificate, D::OPERATION, &unsigned))
     });
-    let written = match document.write(tx, number, plan, draft)? {
-        Ok(written) => written,
-        Err(e) => return Ok(Err(e)),
-    };
+    let written = document.write(tx, number, plan, draft)?;
     let next = plan.next_attempt_at();
     let queue_id = fiscal_queue::enqueue(
         tx,
@@ -812,7 +808,7 @@ fn save<D: Document>(
         held_numbers::release(tx, held.id)?;
         fiscal_queue::mark_reissued(tx, held.queue_id)?;
     }
-    Ok(Ok(Saved {
+    Ok(Saved {
         stored: written.stored,
         document_id: written.document_id,
         queue_id,
@@ -820,7 +816,7 @@ fn save<D: Document>(
         ahead: written.ahead,
         numbered: Numbered { company_id, sequence, year, ord_num, held_for },
         place: None,
-    }))
+    })
 }
 
 /// What a first call came to: `Delivery`, with the CIS's code already written when it
@@ -844,7 +840,7 @@ struct Settled {
 /// start hands it to the queue, which sends it again.
 pub(super) fn log_unsettled(queue_id: i64, written: Result<()>) {
     if let Err(e) = written {
-        tracing::error!(queue_id, error = %e, "the outcome of a first call could not be written; the queue sends it again after a restart");
+        tracing::error!(queue_id, error = %crate::error_chain(&e), "the outcome of a first call could not be written; the queue sends it again after a restart");
     }
 }
 

@@ -86,9 +86,7 @@ impl Settle for Services {
         delivery: &Delivery,
         retry_at: DateTime<Utc>,
     ) -> std::result::Result<(), crate::fiscal::Error> {
-        self.store
-            .write_blocking(|tx| settle(tx, entry, delivery, retry_at))
-            .map_err(|e| crate::fiscal::Error::Store(e.to_string()))?;
+        self.store.write_blocking(|tx| settle(tx, entry, delivery, retry_at))?;
         // A day's opening the queue got to the CIS no longer holds its till's documents back.
         if let (Document::CashAction, Some(tcr), Delivery::Accepted(_) | Delivery::Refused(_)) =
             (entry.document, &entry.tcr_code, delivery)

@@ -88,7 +88,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L41323036D', 'Shop', '')",
                     [],

@@ -969,7 +969,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let company = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
                     [],
@@ -1008,7 +1008,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let company = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
                     [],
@@ -1023,7 +1023,7 @@ pub(crate) mod tests {
             i
         };
         let (order, summary) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let order = insert(tx, &document(1, DocumentKind::Order, "2026-03-01"))?;
                 let summary = insert(tx, &document(2, DocumentKind::Summary, "2026-03-01"))?;
                 Ok((order, summary))
@@ -1064,7 +1064,7 @@ pub(crate) mod tests {
             original_position: Some(0),
         }];
         let corrective_id = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let id = insert(tx, &corrective)?;
                 refresh_reversal(tx, sale)?;
                 Ok(id)
@@ -1168,7 +1168,7 @@ pub(crate) mod tests {
         assert_eq!(page(q("furra")), [again]);
         // Another company's bakery, one indexed and one not yet: neither arm shows it.
         let other: Vec<i64> = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let c = company(tx, "L2", "Other")?;
                 let first = insert(tx, &invoice(c, 101, "CASH", "2026-03-03", Some("Furra e Tjetrit")))?;
                 index_pending(tx, 10)?;
@@ -1183,7 +1183,7 @@ pub(crate) mod tests {
         assert_eq!(theirs(2), [other[1], other[0]]);
         assert_eq!(page(q("furra")), [again], "the index and the table each show a company its own");
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 Ok(tx.execute(
                     "INSERT INTO invoices_search (invoices_search) VALUES ('integrity-check')",
                     [],

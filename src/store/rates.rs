@@ -168,7 +168,7 @@ mod tests {
 
     fn company(store: &Store) -> (i64, i64) {
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L41323036D', 'Shop', '2026-11-23')",
                     [],
@@ -233,7 +233,7 @@ mod tests {
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let (shop, ana) = company(&store);
         let (other, _) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute("INSERT INTO companies (nuis, name, created_at) VALUES ('K1', 'Other', 'x')", [])?;
                 Ok((tx.last_insert_rowid(), 0))
             })

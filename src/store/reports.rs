@@ -654,7 +654,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let (mine, theirs) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute_batch(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Mine', 'now'), ('L2', 'Theirs', 'now')",
                 )?;

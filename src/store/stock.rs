@@ -469,7 +469,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let (mine, unit) = company(tx, "L41323036D");
                 let (theirs, _) = company(tx, "M01234567A");
                 let flour = fixtures::product(tx, mine, "MIELL", false);

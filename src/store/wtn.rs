@@ -445,7 +445,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let (mine, main, second) = company(tx, "L41323036D");
                 let (theirs, _, _) = company(tx, "M01234567A");
                 assert_eq!(max_ord_num(tx, mine, main, 2026)?, 0);

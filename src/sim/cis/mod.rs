@@ -69,7 +69,6 @@ mod server;
 mod state;
 mod xsd;
 
-use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -99,26 +98,17 @@ pub const FISCALIZATION_PATH: &str = "/FiscalizationService-v3";
 pub const EINVOICE_PATH: &str = "/EinvoiceService-v1";
 
 /// Why the simulator could not start.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Its own signing certificate could not be made.
-    Certificate(fiscal::Error),
+    #[error("CIS simulator certificate: {0}")]
+    Certificate(#[source] fiscal::Error),
     /// A setting is unusable (a seeded TCR with a malformed code, say).
+    #[error("CIS simulator configuration: {0}")]
     Config(String),
-    Io(std::io::Error),
+    #[error("CIS simulator: {0}")]
+    Io(#[source] std::io::Error),
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Certificate(e) => write!(f, "CIS simulator certificate: {e}"),
-            Error::Config(m) => write!(f, "CIS simulator configuration: {m}"),
-            Error::Io(e) => write!(f, "CIS simulator: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// A TCR the simulator treats as registered from the start. The simulator forgets everything
 /// when it stops; the sandbox hands back the TCRs its store already knows.

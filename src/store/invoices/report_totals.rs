@@ -477,7 +477,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let company = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
                     [],
@@ -532,7 +532,7 @@ mod tests {
             "ORDER",
         );
         let ids = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let first = invoices::insert(tx, &sale(1, "2026-03-01"))?;
                 let second = invoices::insert(tx, &sale(2, "2026-03-01"))?;
                 let euro = invoices::insert(tx, &euro)?;
@@ -559,7 +559,7 @@ mod tests {
         );
         order_cancelled.original_invoice_id = Some(ids[3]);
         let more = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 Ok((invoices::insert(tx, &refund)?, invoices::insert(tx, &order_cancelled)?))
             })
             .unwrap();
@@ -596,7 +596,7 @@ mod tests {
 
         // A drift is found, and a rebuild puts it right.
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 Ok(tx.execute("UPDATE report_sales SET net = net + 1 WHERE kind = 'CASH'", [])?)
             })
             .unwrap();
@@ -610,7 +610,7 @@ mod tests {
     fn an_upgraded_database_builds_its_totals_on_first_open() {
         let (dir, store, company) = shop();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 invoices::insert(
                     tx,
                     &document(
