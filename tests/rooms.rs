@@ -34,6 +34,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("crate", &["*"]),
     ("domain", &[]),
     ("panics", &[]),
+    ("error_chain", &[]),
     ("print", &[]),
     ("ops", &[]),
     ("ops::files", &[]),
@@ -42,13 +43,16 @@ const RULES: &[(&str, &[&str])] = &[
     ("ops::data_lock", &["ops::files"]),
     ("store", &["domain", "ops::files", "panics"]),
     ("cis_wait", &[]),
-    ("fiscal", &["domain", "store", "ops::secrets", "ops::metrics", "cis_wait"]),
+    ("fiscal", &["domain", "store", "ops::secrets", "ops::metrics", "cis_wait", "error_chain"]),
     ("rates", &["domain"]),
     ("wolt", &["domain", "ops::secrets"]),
     ("ai", &["domain"]),
     ("config", &["wolt"]),
     ("ops::tls", &["config", "ops::files", "ops::secrets"]),
-    ("ops::backup", &["config", "domain", "store", "ops::data_lock", "ops::files", "ops::secrets"]),
+    (
+        "ops::backup",
+        &["config", "domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"],
+    ),
     (
         "services",
         &[
@@ -63,6 +67,7 @@ const RULES: &[(&str, &[&str])] = &[
             "ops::metrics",
             "cis_wait",
             "panics",
+            "error_chain",
         ],
     ),
     (
@@ -80,6 +85,7 @@ const RULES: &[(&str, &[&str])] = &[
             "ops::metrics",
             "cis_wait",
             "panics",
+            "error_chain",
         ],
     ),
     ("sim", &[]),

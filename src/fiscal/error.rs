@@ -13,7 +13,7 @@ pub enum Error {
     Crypto(#[from] openssl::error::ErrorStack),
     /// The certificate's sealed key did not open with the key file.
     #[error("key file: {0}")]
-    KeyFile(#[from] crate::secrets::Error),
+    KeyFile(#[from] crate::ops::secrets::Error),
     /// An XML document could not be read or does not have the expected shape.
     #[error("xml: {0}")]
     Xml(String),
