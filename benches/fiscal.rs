@@ -147,9 +147,9 @@ fn signatures(cert: &Certificate) {
 
 /// Sequential signed RegisterInvoice round trips to the simulator on loopback (HTTP, no TLS).
 fn round_trips(cert: &Certificate) {
-    use arka::cis_sim::{self, KnownTcr, SimConfig};
     use arka::fiscal::response::Outcome;
     use arka::fiscal::transport::{CisClient, CisConfig};
+    use arka::sim::cis::{self, KnownTcr, SimConfig};
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -166,7 +166,7 @@ fn round_trips(cert: &Certificate) {
         }],
     };
     let (_, handle) =
-        runtime.block_on(cis_sim::spawn_loopback(config)).unwrap_or_else(|e| panic!("simulator: {e}"));
+        runtime.block_on(cis::spawn_loopback(config)).unwrap_or_else(|e| panic!("simulator: {e}"));
     let client = CisClient::new(CisConfig::new(handle.endpoint())).unwrap_or_else(|e| panic!("client: {e}"));
     let bodies: Vec<String> = (1..=300).map(|i| signed_invoice(cert, i, tcr)).collect();
     let start = Instant::now();

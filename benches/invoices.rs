@@ -25,9 +25,9 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use arka::cis_sim::{self, CisSimHandle, SimConfig};
 use arka::config::ServeArgs;
 use arka::fiscal::certificate::Certificate;
+use arka::sim::cis::{self, CisSimHandle, SimConfig};
 use chrono::{Datelike, NaiveDate, Utc};
 use rusqlite::{Connection, named_params};
 use serde_json::{Value, json};
@@ -98,14 +98,14 @@ impl Sim {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         let config = SimConfig { strict_iic: false, tcrs: Vec::new() };
-        let (_, handle) = runtime.block_on(cis_sim::spawn_loopback(config)).unwrap();
+        let (_, handle) = runtime.block_on(cis::spawn_loopback(config)).unwrap();
         Sim { runtime, handle: Some(handle) }
     }
 
     fn configure(&self, args: &mut ServeArgs) {
         let addr = self.handle.as_ref().unwrap().addr();
-        args.cis_url = Some(cis_sim::fiscalization_url(addr));
-        args.einvoice_url = Some(cis_sim::einvoice_url(addr));
+        args.cis_url = Some(cis::fiscalization_url(addr));
+        args.einvoice_url = Some(cis::einvoice_url(addr));
         args.soft_code = Some("ss123ss123".to_string());
         args.maintainer_code = Some("mm123mm123".to_string());
     }
@@ -116,7 +116,7 @@ impl Sim {
         format!("http://{}{path}", self.handle.as_ref().unwrap().addr())
     }
 
-    /// The simulator's mode (see src/cis_sim/mod.rs): `ok`, or `slow` with `delay_ms`.
+    /// The simulator's mode (see src/sim/cis/mod.rs): `ok`, or `slow` with `delay_ms`.
     fn set_mode(&self, mode: Value) {
         let reply =
             agent().post(self.control("/control")).content_type("application/json").send(mode.to_string());
@@ -315,8 +315,8 @@ fn open_till(server: &Server) -> String {
     let base = server.base();
     let agent = agent();
     let store = arka::store::Store::open(&server.db).unwrap();
-    let partner = arka::secrets::new_token("p").unwrap();
-    let hash = arka::secrets::hash_token(&partner);
+    let partner = arka::ops::secrets::new_token("p").unwrap();
+    let hash = arka::ops::secrets::hash_token(&partner);
     store.write_blocking(|tx| arka::store::accounts::insert_partner(tx, "bench", &hash)).unwrap();
     drop(store);
     let body = json!({

@@ -6,6 +6,7 @@ mod callers;
 mod cash_register;
 mod clients;
 mod currencies;
+pub mod docs;
 mod einvoice;
 pub mod error;
 pub mod extract;
@@ -69,10 +70,12 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
         ops_routes = ops_routes.route("/metrics", get(ops::metrics));
     }
     let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone(), state.clock.clone()));
-    // The owner's page is static and public (it signs in through the API), so no limiter counts it.
+    // The owner's page is static and public (it signs in through the API), so no limiter counts it;
+    // nor the book at /docs, the manual a technician reads in the shop.
     let app = api_router(state, options.max_body_bytes)
         .merge(ops_routes)
         .merge(web::routes())
+        .merge(docs::routes())
         .layer(from_fn(unread_body::drain));
     tracing_layers::layered(app)
 }
@@ -283,7 +286,7 @@ async fn json_for_axum_rejections(response: Response) -> Response {
 }
 
 /// Serves until `shutdown` completes, then lets the requests in flight finish. Used by
-/// `arka serve` and by the tests alike, over plain TCP or TLS (`crate::tls::TlsListener`).
+/// `arka serve` and by the tests alike, over plain TCP or TLS (`crate::ops::tls::TlsListener`).
 pub async fn serve<L>(
     listener: L,
     app: Router,

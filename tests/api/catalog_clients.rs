@@ -574,7 +574,7 @@ fn a_walk_over_250_clients_sees_each_once_newest_first() {
     // Bulk data straight through the store (the API allows one create per 10 s per token).
     let store = store(&server);
     store
-        .write_blocking(|tx| {
+        .write_blocking(|tx| -> arka::store::Result<_> {
             for n in 0..250 {
                 for company_id in [shop.company_id, other.company_id] {
                     let patch = ClientPatch {

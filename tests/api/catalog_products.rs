@@ -211,7 +211,7 @@ fn the_list_pages_with_a_limit_up_to_500_or_returns_the_whole_catalog() {
     let shop = open_shop(&server, &partner, "L41323036D");
     let store = Store::open(&server.data_dir().join("arka.db")).unwrap();
     store
-        .write_blocking(|tx| {
+        .write_blocking(|tx| -> arka::store::Result<_> {
             for n in 0..520 {
                 let input = arka::domain::product::ProductInput {
                     name: Some(format!("Artikull {n}")),

@@ -1,10 +1,10 @@
-//! The reliability campaign's short run (README "Reliability campaign"), as CI makes it: every
+//! The reliability campaign's short run (docs "Reliability campaign"), as CI makes it: every
 //! section against the real `arka` binary and its simulator on loopback, and the zeros asserted
 //! (nothing lost, duplicated or out of sequence, no 5xx, no hang or panic, no leak).
 
 use std::path::PathBuf;
 
-use arka::chaos::{self, Plan, Section};
+use arka_chaos::{self as chaos, Plan, Section};
 
 #[test]
 fn the_short_campaign_finds_nothing_lost_duplicated_leaked_or_broken() {

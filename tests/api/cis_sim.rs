@@ -5,7 +5,6 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use arka::cis_sim::{self, CisSimHandle, KnownTcr, SimConfig};
 use arka::fiscal::certificate::Certificate;
 use arka::fiscal::dsig;
 use arka::fiscal::iic::{IicInput, WtnicInput, iic, wtnic};
@@ -13,6 +12,7 @@ use arka::fiscal::model::*;
 use arka::fiscal::requests;
 use arka::fiscal::response::{Fault, NotDelivered, Outcome, SignatureCheck};
 use arka::fiscal::transport::{CisClient, CisConfig};
+use arka::sim::cis::{self, CisSimHandle, KnownTcr, SimConfig};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -33,7 +33,7 @@ impl Sim {
     fn start(config: SimConfig) -> Sim {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        let (_, handle) = runtime.block_on(cis_sim::spawn_loopback(config)).unwrap();
+        let (_, handle) = runtime.block_on(cis::spawn_loopback(config)).unwrap();
         Sim { runtime, handle: Some(handle) }
     }
 

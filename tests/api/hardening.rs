@@ -115,7 +115,7 @@ fn an_overflowing_balance_fails_its_own_requests_and_every_other_write_goes_on()
     let id = first.data(201)["id"].as_i64().unwrap();
     arka::store::Store::open(&till.server.data_dir().join("arka.db"))
         .unwrap()
-        .write_blocking(|tx| {
+        .write_blocking(|tx| -> arka::store::Result<_> {
             tx.execute_batch(&format!(
                 "UPDATE cash_actions SET amount = '{HUNDREDTH_OF_DECIMAL}' WHERE id = {id};
                  WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 104)

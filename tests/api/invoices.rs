@@ -435,6 +435,7 @@ fn the_list_item_and_details_carry_every_field_of_the_spec() {
         "payment_method",
         "payment",
         "bank_account",
+        "wtn",
         "notes",
         "iic",
         "fic",

@@ -400,7 +400,7 @@ fn each_cause_of_403_is_named() {
 /// The company id behind a token (from GET /api/v1/account).
 fn company_of(server: &TestServer, token: Option<&str>) -> i64 {
     let db = arka::store::Store::open(&server.data_dir().join("arka.db")).unwrap();
-    let hash = arka::secrets::hash_token(token.unwrap());
+    let hash = arka::ops::secrets::hash_token(token.unwrap());
     db.read_blocking(|c| Ok(arka::store::accounts::caller_by_token(c, &hash)?.unwrap().company.id)).unwrap()
 }
 

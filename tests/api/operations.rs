@@ -6,10 +6,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common;
+use crate::common::depot::{note, retrying};
 use crate::common::process::ServerProcess;
 use crate::common::sim::SimServer;
 use crate::common::till::{
-    ROOMY_LIMITS, assert_all_present_and_gapless, coffee_and_water, issuing_load, open_till,
+    ROOMY_LIMITS, assert_all_present_and_gapless, coffee_and_water, issuing_load, on_account, open_till,
+    open_till_with,
 };
 use crate::common::{TestServer, arka, arka_ok, oracle, register_sandbox};
 use serde_json::Value;
@@ -195,6 +197,71 @@ fn each_request_is_logged_once_with_route_status_and_id_but_never_a_token_or_bod
     assert!(line["fields"]["latency_ms"].as_f64().is_some());
     // The route is the template, never the path with its values.
     assert!(lines.iter().any(|v| v["span"]["route"] == "/api/v1/invoice/{id}/details"), "{log}");
+}
+
+#[test]
+fn a_500_is_logged_with_what_failed_underneath_cause_by_cause_and_answered_only_server_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut server = ServerProcess::start(&data, &["--sandbox", "--log-format", "json"]);
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let post = |path: &str, token: &str, request_id: &str, body: &Value| {
+        let mut reply = agent
+            .post(format!("{}{path}", server.base_url))
+            .header("Authorization", format!("Bearer {token}"))
+            .header("X-Request-Id", request_id)
+            .content_type("application/json")
+            .send(body.to_string())
+            .unwrap();
+        let status = reply.status().as_u16();
+        (status, reply.body_mut().read_to_string().unwrap())
+    };
+    let body = common::registration_body(common::SANDBOX_NUIS, "Dyqani Ana", "ana@dyqani.al");
+    let (status, text) = post("/api/v1/register", common::SANDBOX_PARTNER_TOKEN, "register-1", &body);
+    assert_eq!(status, 201, "{text}");
+    let token =
+        serde_json::from_str::<Value>(&text).unwrap()["data"]["api_token"].as_str().unwrap().to_string();
+
+    // The disk refuses the next bank account, as a full or failing disk refuses a write.
+    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
+    db.execute_batch(
+        "CREATE TRIGGER refuse_bank_accounts BEFORE INSERT ON bank_accounts
+         BEGIN SELECT RAISE(ABORT, 'injected: the disk refused the row'); END;",
+    )
+    .unwrap();
+    let account = common::bank_account_body("Llogaria kryesore");
+    let (status, text) = post("/api/v1/on-boarding/bank-account", &token, "fails-underneath-1", &account);
+    assert_eq!(status, 500, "{text}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        serde_json::json!({"status": false, "message": "Server Error"})
+    );
+
+    db.execute_batch("DROP TRIGGER refuse_bank_accounts").unwrap();
+    let (status, text) = post("/api/v1/on-boarding/bank-account", &token, "after-1", &account);
+    assert_eq!(status, 201, "the server goes on: {text}");
+    assert!(server.terminate().success());
+
+    let log = server.stderr();
+    let lines: Vec<Value> = log.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).collect();
+    let failed: Vec<&Value> = lines.iter().filter(|v| v["fields"]["message"] == "request failed").collect();
+    assert_eq!(failed.len(), 1, "one line for the 500: {log}");
+    assert_eq!(failed[0]["level"], "ERROR");
+    assert_eq!(failed[0]["span"]["request_id"], "fails-underneath-1", "in the request's span");
+    // Each layer once, down to SQLite's own result code, which no layer's message carried.
+    assert_eq!(
+        failed[0]["fields"]["error"],
+        "the store failed: sqlite: injected: the disk refused the row: Error code 1811: constraint failed",
+        "{log}"
+    );
+    // The use case's span records the error with who asked (never a token).
+    let refused_in_use_case: Vec<&Value> = lines
+        .iter()
+        .filter(|v| v["span"]["name"] == "add_bank_account" && v["fields"]["error"].is_string())
+        .collect();
+    assert_eq!(refused_in_use_case.len(), 1, "{log}");
+    assert!(refused_in_use_case[0]["span"]["company"].is_number(), "{log}");
+    assert!(!log.contains(&token), "the token is never logged");
 }
 
 fn metric(text: &str, series: &str) -> f64 {
@@ -545,6 +612,86 @@ fn restore_refuses_while_the_server_runs_and_keeps_what_it_replaces() {
     assert!(server.terminate().success());
 }
 
+/// A shop restores last night's backup over a database that already holds later sales the CIS
+/// registered: the restore names them and refuses; forced, the numbering goes on after them.
+#[test]
+fn a_restore_over_newer_fiscalized_documents_is_refused_naming_them_and_forced_numbers_after_them() {
+    let sim = SimServer::start();
+    let mut till = open_till_with(&sim, |args| {
+        args.limits = format!("{ROOMY_LIMITS};interval.wtn=1s").parse().unwrap();
+    });
+    let year = chrono::Datelike::year(&chrono::Utc::now().with_timezone(&chrono_tz::Europe::Tirane));
+    let sell = |till: &common::till::Till, id: &str| {
+        let reply = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water(id));
+        reply.data(201)["invoice"]["number"].as_str().unwrap().to_string()
+    };
+    let bill = |till: &common::till::Till, id: &str| {
+        let reply = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account(id));
+        reply.data(201)["invoice"]["number"].as_str().unwrap().to_string()
+    };
+    let send = |till: &common::till::Till, id: &str| {
+        let body = note(Some(id), &[("MIELL", "Miell gruri", 2.0)]);
+        let reply = retrying(|| till.server.post_json("/api/v1/invoice/wtn", Some(&till.token), &body));
+        reply.data(201)["invoice"]["number"].as_str().unwrap().to_string()
+    };
+    assert_eq!((sell(&till, "c-1"), sell(&till, "c-2"), bill(&till, "n-1")).0, format!("1/{year}"));
+    let out_dir = tempfile::tempdir().unwrap();
+    let backup = out_dir.path().join("last-night.db");
+    let data = till.server.data_dir();
+    arka_ok(&["backup", "--data-dir", data.to_str().unwrap(), "--to", backup.to_str().unwrap()]);
+    // The next morning: three more receipts and an invoice, all registered by the CIS.
+    for id in ["c-3", "c-4", "c-5"] {
+        sell(&till, id);
+    }
+    assert_eq!(bill(&till, "n-2"), format!("2/{year}"));
+    assert_eq!(send(&till, "w-1"), format!("1/{year}"));
+    let invoices_in = |db: &Path| -> i64 {
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .query_row("SELECT COUNT(*) FROM invoices", [], |r| r.get(0))
+            .unwrap()
+    };
+
+    let tcr = till.tcr_code.clone();
+    till.server.restart_after(|data| {
+        let args = ["restore", backup.to_str().unwrap(), "--data-dir", data.to_str().unwrap()];
+        let refused = arka(&args);
+        assert!(!refused.status.success(), "{}", stdout(&refused));
+        let said = stderr(&refused);
+        for needed in [
+            format!("cash TCR {tcr}, {year}: the backup ends at 2/{year}, the replaced database at 5/{year}"),
+            format!("3 newer (3/{year} to 5/{year}), 3 registered by the CIS"),
+            format!("non-cash, {year}: the backup ends at 1/{year}, the replaced database at 2/{year}"),
+            format!(
+                "WTN of unit ab123cd456, {year}: the backup has none, the replaced database ends at 1/{year}"
+            ),
+            "--force".to_string(),
+        ] {
+            assert!(said.contains(&needed), "names {needed:?}: {said}");
+        }
+        assert_eq!(invoices_in(&data.join("arka.db")), 7, "nothing was replaced");
+        assert!(said.contains("5 documents numbered after the backup's (5 of them registered"), "{said}");
+
+        let forced = arka_ok(&[&args[..], &["--force"]].concat());
+        assert!(forced.contains(&format!("continues after 5/{year}")), "{forced}");
+        assert_eq!(invoices_in(&data.join("arka.db")), 3, "the backup is in place");
+    });
+
+    // The numbering goes on after what the CIS registered, never under a number it holds.
+    assert_eq!(sell(&till, "c-6"), format!("6/{year}"));
+    assert_eq!(bill(&till, "n-3"), format!("3/{year}"));
+    assert_eq!(send(&till, "w-2"), format!("2/{year}"));
+    let registered = sim.registered()["invoices"].as_array().unwrap().clone();
+    let mut numbers: Vec<&str> = registered.iter().map(|i| i["inv_num"].as_str().unwrap()).collect();
+    assert_eq!(numbers.len(), 9);
+    numbers.sort_unstable();
+    numbers.dedup();
+    assert_eq!(numbers.len(), 9, "no number registered twice: {registered:?}");
+    let notes = sim.registered()["wtns"].as_array().unwrap().clone();
+    let notes: Vec<&str> = notes.iter().map(|n| n["wtn_num"].as_str().unwrap()).collect();
+    assert_eq!(notes, [format!("1/{year}"), format!("2/{year}")]);
+}
+
 #[test]
 fn restore_refuses_a_damaged_file_a_missing_key_a_foreign_database_and_a_wrong_key() {
     let dir = tempfile::tempdir().unwrap();
@@ -694,10 +841,14 @@ fn a_damaged_database_is_replaced_by_the_backup_and_kept_aside() {
     arka_ok(&["backup", "--data-dir", server.data_dir().to_str().unwrap(), "--to", backup.to_str().unwrap()]);
     let kept = server.stop_and_keep();
     let data = kept.path().join("data");
-    // The disk ate the database.
-    std::fs::write(data.join("arka.db"), vec![0xA5u8; 64 * 1024]).unwrap();
+    // The disk ate the database and its log.
+    for file in ["arka.db", "arka.db-wal"] {
+        std::fs::write(data.join(file), vec![0xA5u8; 64 * 1024]).unwrap();
+    }
     let said = arka_ok(&["restore", backup.to_str().unwrap(), "--data-dir", data.to_str().unwrap()]);
     assert!(said.contains("the replaced database was kept as"), "{said}");
+    // What it had numbered is unknown: the restore says so and goes on.
+    assert!(said.contains("the replaced database could not be read"), "{said}");
     let mut server = ServerProcess::start(&data, &["--sandbox"]);
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let account = agent

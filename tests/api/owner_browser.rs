@@ -3,7 +3,7 @@
 //! API's, the day is opened and closed through the page with the count checked against what is
 //! expected, an invoice opens with its PDF, the reports in words carry the API's figures, and the
 //! screens are saved at desktop and phone width: under the target dir, or into the directory
-//! `ARKA_SCREENSHOTS` names (`ARKA_SCREENSHOTS=docs/screenshots` refreshes the README's).
+//! `ARKA_SCREENSHOTS` names (`ARKA_SCREENSHOTS=docs/screenshots` refreshes the README's and the docs').
 
 use std::path::PathBuf;
 

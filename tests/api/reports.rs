@@ -286,6 +286,14 @@ fn every_report_agrees_to_the_cent_with_the_documents_of_a_month() {
     let _kept = till.server.stop_and_keep();
     let out = arka_ok(&["reports", "verify", "--data-dir", data_dir.to_str().unwrap()]);
     assert!(out.contains("agree"), "{out}");
+    // Built again from the documents, they agree still.
+    let out = arka_ok(&["reports", "rebuild", "--data-dir", data_dir.to_str().unwrap()]);
+    assert!(
+        out.contains("the report totals were rebuilt from") && !out.contains("from 0 documents"),
+        "{out}"
+    );
+    let out = arka_ok(&["reports", "verify", "--data-dir", data_dir.to_str().unwrap()]);
+    assert!(out.contains("agree"), "{out}");
 }
 
 /// A month of documents sold on one till, and the period the reports are asked for.

@@ -4,7 +4,7 @@
 
 use crate::common::depot::*;
 use crate::common::sim::SimServer;
-use crate::common::till::coffee_and_water;
+use crate::common::till::{coffee_and_water, on_board};
 use crate::common::*;
 use serde_json::{Value, json};
 
@@ -300,4 +300,99 @@ fn a_cancellation_puts_back_what_it_reverses_and_a_table_takes_its_goods_once() 
             ("count".to_string(), 10.0),
         ]
     );
+}
+
+/// A v2 cash sale of MIELL and KAFE, paid in banknotes.
+fn sale_v2(internal_id: &str, flour: u32, beans: u32) -> Value {
+    let mut lines = Vec::new();
+    if flour > 0 {
+        lines.push(json!({"product_name": "Miell gruri", "product_code": "MIELL", "unit": "copë",
+                          "quantity": flour, "price": 100, "total": 100 * flour, "vat": 20}));
+    }
+    if beans > 0 {
+        lines.push(json!({"product_name": "Kafe kokërr", "product_code": "KAFE", "unit": "kg",
+                          "quantity": beans, "price": 120, "total": 120 * beans, "vat": 20}));
+    }
+    let total = 100 * flour + 120 * beans;
+    json!({"internalId": internal_id, "lines": lines,
+           "payment_methods": [{"type": "BANKNOTE", "amount": total}]})
+}
+
+#[test]
+fn goods_sent_with_a_note_and_then_invoiced_with_its_wtn_id_leave_the_shelf_once() {
+    let sim = SimServer::start();
+    let depot = open_depot(&sim);
+    let server = &depot.till.server;
+    let beans = depot.product("KAFE", "Kafe kokërr", false);
+    let flour = depot.product("MIELL", "Miell gruri", false);
+    depot.adjust(beans, None, "count", 10.0).data(201);
+    depot.adjust(flour, None, "count", 10.0).data(201);
+    let shelves = || (depot.shelf(depot.owner(), beans), depot.shelf(depot.owner(), flour));
+
+    // 5 kg of coffee and 2 sacks of flour go to a client's shop with a note, before the invoice.
+    let sent =
+        depot.wtn(1, &note(Some("w-1"), &[("KAFE", "Kafe kokërr", 5.0), ("MIELL", "Miell gruri", 2.0)]));
+    let sent = sent.data(201)["invoice"].clone();
+    let wtn_id = sent["id"].as_i64().unwrap();
+    let after_the_note = shelves();
+    assert_eq!(after_the_note, (5.0, 8.0));
+
+    // The office invoices the coffee on account, naming the note: the shelf stays as the note
+    // left it.
+    let mut invoice = on_account("n-1", 5);
+    invoice["wtn_id"] = json!(wtn_id);
+    let issued = server.post_json("/api/v1/invoice/noncash", Some(depot.owner()), &invoice);
+    let id = issued.data(201)["invoice"]["id"].as_i64().unwrap();
+    assert_eq!(shelves(), after_the_note, "the goods left once, with the note");
+    let link = json!({"id": wtn_id, "number": sent["number"], "iic": sent["iic"]});
+    assert_eq!(issued.data(201)["invoice"]["wtn"], link);
+    let details = depot.get(&format!("/api/v1/invoice/{id}/details"), depot.owner());
+    assert_eq!(details.data(200)["invoice"]["wtn"], link);
+
+    // A v2 cash sale of 3 sacks names the note too: 2 of them left with it, the third leaves the
+    // shelf now; the coffee on it was invoiced already, so its 1 kg leaves the shelf.
+    let mut cash = sale_v2("c-1", 3, 1);
+    cash["wtn_id"] = json!(wtn_id);
+    let cash = server.post_json("/api/v2/invoice/cash", Some(depot.owner()), &cash);
+    let cash_id = cash.data(200)["invoice"]["id"].as_i64().unwrap();
+    assert_eq!(shelves(), (4.0, 7.0));
+    // Everything the note carried is invoiced now: another link to it is refused.
+    let mut again = sale_v2("c-2", 2, 0);
+    again["wtn_id"] = json!(wtn_id);
+    server.post_json("/api/v2/invoice/cash", Some(depot.owner()), &again).assert_invalid("wtn_id");
+    // Cancelling the cash sale gives the note back its 2 sacks and the shelf what the sale took.
+    server.post_json(&format!("/api/v1/invoice/cancel/{cash_id}"), Some(depot.owner()), &json!({})).data(200);
+    assert_eq!(shelves(), (5.0, 8.0));
+    // So the corrected sale may name the note again, and takes nothing more off the shelf.
+    server.post_json("/api/v2/invoice/cash", Some(depot.owner()), &again).data(200);
+    assert_eq!(shelves(), (5.0, 8.0));
+
+    // An invoice without the link takes its goods as before.
+    server.post_json("/api/v1/invoice/cash", Some(depot.owner()), &sale("plain", 1)).data(201);
+    assert_eq!(shelves(), (4.0, 8.0));
+    let history = depot.get(&format!("/api/v1/stock/products/{flour}"), depot.owner());
+    let moved: Vec<(String, f64)> = history.data(200)["movements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["reason"].as_str().unwrap().to_string(), m["change"].as_f64().unwrap()))
+        .collect();
+    let moved: Vec<(&str, f64)> = moved.iter().map(|(r, c)| (r.as_str(), *c)).collect();
+    assert_eq!(moved, [("cancellation", 1.0), ("sale", -1.0), ("wtn_out", -2.0), ("count", 10.0)]);
+
+    // Bad links are 422 naming wtn_id: no such note, another company's, a transfer to one of the
+    // company's own units (its goods are on that unit's shelf), not an id.
+    let other = on_board(server, "K12345678L", 0);
+    let theirs = server.post_json("/api/v1/invoice/wtn", Some(&other.token), &note(None, &[("X", "X", 1.0)]));
+    let theirs = theirs.data(201)["invoice"]["id"].clone();
+    let mut transfer = note(Some("w-2"), &[("KAFE", "Kafe kokërr", 1.0)]);
+    transfer["destination_unit_id"] = json!(depot.second_unit);
+    let transfer = depot.wtn(1, &transfer).data(201)["invoice"]["id"].clone();
+    for bad in [json!(999_999), theirs, transfer, json!("w-1")] {
+        let mut body = sale("bad-link", 1);
+        body["wtn_id"] = bad.clone();
+        let reply = server.post_json("/api/v1/invoice/cash", Some(depot.owner()), &body);
+        assert_eq!(reply.invalid_fields(), ["wtn_id"], "{bad}: {}", reply.text);
+    }
+    assert_eq!(shelves(), (3.0, 8.0), "only the transfer moved the coffee");
 }

@@ -7,7 +7,8 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::super::Result;
-use super::content::{Content, Issuer, Links, id_type};
+use super::super::pipeline::Issuer;
+use super::content::{Content, Links, id_type};
 use crate::domain::document::InvoiceType;
 use crate::domain::invoice::{self as rules, VatClass};
 use crate::domain::money::{payments_in_lek, registered_in_lek};
@@ -375,6 +376,8 @@ pub fn stored_invoice(
         notes: content.notes.clone(),
         bank_account_id: content.bank_account.as_ref().map(|a| a.id),
         bank_account: content.bank_account.clone(),
+        wtn_id: content.wtn.as_ref().map(|w| w.id),
+        wtn: content.wtn.clone(),
         iic: draft.iic.clone(),
         iic_signature: draft.iic_signature.clone(),
         header_uuid: draft.header_uuid.to_string(),

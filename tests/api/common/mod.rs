@@ -184,6 +184,14 @@ impl TestServer {
         self.launch();
     }
 
+    /// Stops the server cleanly, runs `between` on its data dir (a restore, say) and starts a
+    /// new one over it (on a new port).
+    pub fn restart_after(&mut self, between: impl FnOnce(&Path)) {
+        self.stop();
+        between(&self.data_dir());
+        self.launch();
+    }
+
     pub fn base_url(&self) -> String {
         format!("http://{}", self.running.as_ref().expect("a running server").address)
     }
@@ -202,8 +210,8 @@ impl TestServer {
     /// Creates a partner the way `arka partners create` does and returns its token.
     pub fn create_partner(&self, name: &str) -> String {
         let store = arka::store::Store::open(&self.data_dir().join("arka.db")).expect("the store opens");
-        let token = arka::secrets::new_token("p").unwrap();
-        let hash = arka::secrets::hash_token(&token);
+        let token = arka::ops::secrets::new_token("p").unwrap();
+        let hash = arka::ops::secrets::hash_token(&token);
         store.write_blocking(|tx| arka::store::accounts::insert_partner(tx, name, &hash)).unwrap();
         token
     }
@@ -489,8 +497,8 @@ pub fn register_sandbox(server: &TestServer) -> Registered {
 /// routes allow one call per interval per token, so a story that calls them often takes a fresh
 /// cashier per call. Returns the cashier's token.
 pub fn cashier(server: &TestServer, company_id: i64) -> String {
-    let token = arka::secrets::new_token("u").unwrap();
-    let hash = arka::secrets::hash_token(&token);
+    let token = arka::ops::secrets::new_token("u").unwrap();
+    let hash = arka::ops::secrets::hash_token(&token);
     let email = format!("cashier.{}@shop.al", &hash[..12]);
     arka::store::Store::open(&server.data_dir().join("arka.db"))
         .expect("the store opens")

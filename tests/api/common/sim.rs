@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use arka::cis_sim::{self, CisSimHandle, SimConfig};
 use arka::config::ServeArgs;
+use arka::sim::cis::{self, CisSimHandle, SimConfig};
 use serde_json::{Value, json};
 
 /// The codes the tests give Arka (any well-formed code does for the simulator).
@@ -21,7 +21,7 @@ impl SimServer {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         let config = SimConfig { strict_iic: true, tcrs: Vec::new() };
-        let (_, handle) = runtime.block_on(cis_sim::spawn_loopback(config)).unwrap();
+        let (_, handle) = runtime.block_on(cis::spawn_loopback(config)).unwrap();
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(10)))
@@ -37,8 +37,8 @@ impl SimServer {
     /// Points a server's settings at this simulator, with short CIS time limits.
     pub fn configure(&self, args: &mut ServeArgs) {
         let addr = self.handle.as_ref().unwrap().addr();
-        args.cis_url = Some(cis_sim::fiscalization_url(addr));
-        args.einvoice_url = Some(cis_sim::einvoice_url(addr));
+        args.cis_url = Some(cis::fiscalization_url(addr));
+        args.einvoice_url = Some(cis::einvoice_url(addr));
         args.soft_code = Some(SOFT_CODE.to_string());
         args.maintainer_code = Some(MAINTAINER_CODE.to_string());
         args.cis_connect_timeout = 1;
@@ -59,7 +59,7 @@ impl SimServer {
         ]
     }
 
-    /// `ok`, `down`, `slow`, `fault` or `garbage` (see src/cis_sim/mod.rs).
+    /// `ok`, `down`, `slow`, `fault` or `garbage` (see src/sim/cis/mod.rs).
     pub fn set_mode(&self, mode: Value) {
         let reply = self
             .agent
@@ -74,7 +74,7 @@ impl SimServer {
         self.set_mode(json!({ "mode": mode }));
     }
 
-    /// `POST /control/einvoices`: an e-invoice a supplier sent (see src/cis_sim/mod.rs).
+    /// `POST /control/einvoices`: an e-invoice a supplier sent (see src/sim/cis/mod.rs).
     pub fn seed_einvoice(&self, einvoice: Value) -> Value {
         let mut reply = self
             .agent

@@ -144,7 +144,7 @@ impl Till {
     pub fn sql(&self, statements: &[String]) {
         let store = arka::store::Store::open(&self.server.data_dir().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> arka::store::Result<_> {
                 for s in statements {
                     tx.execute(s, ())?;
                 }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use arka::config::ServeArgs;
-use arka::wolt_sim::{self, SimConfig, SimVenue, WoltSimHandle};
+use arka::sim::wolt::{self, SimConfig, SimVenue, WoltSimHandle};
 use serde_json::{Value, json};
 
 use super::sim::SimServer;
@@ -37,7 +37,7 @@ impl WoltServer {
             webhook_url: None,
             order_every: None,
         };
-        let (_, handle) = runtime.block_on(wolt_sim::spawn_loopback(config)).unwrap();
+        let (_, handle) = runtime.block_on(wolt::spawn_loopback(config)).unwrap();
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(30)))
