@@ -77,7 +77,7 @@ fn seed_shop(conn: &Connection) -> (i64, Vec<(i64, i64, String, String)>) {
                         format!("{code}@dyqani.al"),
                         code,
                         tcr,
-                        arka::secrets::hash_token(&format!("token-{code}"))
+                        arka::ops::secrets::hash_token(&format!("token-{code}"))
                     ],
                 )
                 .unwrap();
@@ -357,7 +357,7 @@ fn main() {
     let services = arka::open_services(&args, arka::configured_endpoint(&args)).unwrap();
     let caller = services
         .store
-        .read_blocking(|c| arka::store::accounts::caller_by_token(c, &arka::secrets::hash_token(&token)))
+        .read_blocking(|c| arka::store::accounts::caller_by_token(c, &arka::ops::secrets::hash_token(&token)))
         .unwrap()
         .unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -431,7 +431,10 @@ fn main() {
         times.len()
     );
     let rebuild = Instant::now();
-    services.store.write_blocking(|tx| arka::store::report_totals::rebuild(tx, &mut |_, _| {})).unwrap();
+    services
+        .store
+        .write_blocking(|tx| arka::store::invoices::report_totals::rebuild(tx, &mut |_, _| {}))
+        .unwrap();
     println!(
         "rebuilding the report totals from all {count} documents (`arka reports rebuild`, once after the upgrade): {:.0} s",
         rebuild.elapsed().as_secs_f64()

@@ -1,13 +1,15 @@
 //! One place for every setting: flags > environment (`ARKA_*`) > defaults. The environment file
 //! read by the systemd unit (`install/arka.env`) is the configuration file.
 
+pub mod limits;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::clock::Clock;
 use clap::{Args, ValueEnum};
-
-use crate::api::limits::LimitSettings;
+use limits::LimitSettings;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CisEnv {
@@ -214,6 +216,10 @@ pub struct ServeArgs {
     /// box every request comes from loopback, so use `none` there.
     #[arg(long, env = "ARKA_SETUP_FROM_BOX", value_enum, default_value = "loopback")]
     pub setup_from_box: BoxPeers,
+    /// The time rate-limit windows and the health probe are measured on: the system's, which a
+    /// test moves forward instead of sleeping. Not a setting.
+    #[arg(skip)]
+    pub clock: Clock,
 }
 
 /// HTTPS on the shop's network. Without these flags Arka speaks plain HTTP.
@@ -292,6 +298,7 @@ impl ServeArgs {
             ai: AiArgs::default(),
             session_idle: DEFAULT_SESSION_IDLE_SECS,
             setup_from_box: BoxPeers::Loopback,
+            clock: Clock::default(),
         }
     }
 

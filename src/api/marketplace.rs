@@ -36,7 +36,7 @@ use crate::store::accounts::Caller;
 use crate::store::marketplace::{Event, OrderFilter, StoredOrder};
 
 /// Where the partner API lives.
-pub const PREFIX: &str = "/api/partner/v1/marketplace";
+pub const PREFIX: &str = super::error::MARKETPLACE_PREFIX;
 
 type MarketplaceResult = Result<Response, MarketplaceFailure>;
 
@@ -504,10 +504,10 @@ fn idempotency_key(headers: &HeaderMap) -> Result<String, MarketplaceError> {
 }
 
 /// The answer of a write, kept under its Idempotency-Key.
-fn render(outcome: &Result<StoredOrder, MarketplaceError>) -> Rendered {
+fn render(outcome: Result<StoredOrder, MarketplaceError>) -> Rendered {
     let (status, body) = match outcome {
-        Ok(order) => (StatusCode::CREATED, success_body(OrderData { order: order_view(order) })),
-        Err(e) => marketplace_parts(e.clone()),
+        Ok(order) => (StatusCode::CREATED, success_body(OrderData { order: order_view(&order) })),
+        Err(e) => marketplace_parts(e),
     };
     Rendered { status: status.as_u16(), body: body.to_string() }
 }

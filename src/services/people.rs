@@ -276,7 +276,7 @@ impl Services {
         let company_id = caller.company.id;
         let session_hash = session.as_ref().map(|(_, hash)| hash.clone());
         self.store
-            .write(move |tx| {
+            .write(move |tx| -> Result<()> {
                 people::set_password(tx, company_id, user_id, &hash)?;
                 people::end_sessions_of(tx, user_id)?;
                 if let Some(session_hash) = session_hash {

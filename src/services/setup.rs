@@ -74,7 +74,7 @@ impl Services {
         let hash = hash_token(&setup_code_key(&code));
         let expires = Utc::now() + chrono::Duration::hours(SETUP_CODE_HOURS);
         let expires_text = text_at(expires);
-        let issued = self.store.write_blocking(|tx| {
+        let issued = self.store.write_blocking(|tx| -> Result<bool> {
             if people::claimed(tx)? {
                 return Ok(false);
             }
@@ -144,18 +144,18 @@ impl Services {
         self.store
             .write(move |tx| {
                 if people::claimed(tx)? {
-                    return Ok(Err(claimed_already()));
+                    return Err(claimed_already());
                 }
                 if db::nuis_registered(tx, &saved.nuis)? {
-                    return Ok(Err(Error::Taken {
+                    return Err(Error::Taken {
                         field: "nuis",
                         message: format!("A company with the nuis {} is already registered.", saved.nuis),
-                    }));
+                    });
                 }
                 people::save_setup_business(tx, &saved)?;
-                Ok(Ok(()))
+                Ok(())
             })
-            .await??;
+            .await?;
         tracing::info!(nuis = %business.nuis, "setup: business saved");
         Ok(business)
     }
@@ -198,27 +198,23 @@ impl Services {
             .store
             .write(move |tx| {
                 if people::claimed(tx)? {
-                    return Ok(Err(claimed_already()));
+                    return Err(claimed_already());
                 }
                 // The code is checked again inside the write: two browsers racing with one code
                 // make one owner.
                 if let Some(hash) = &code_hash
                     && !people::setup_code_valid(tx, hash, &text_at(Utc::now()))?
                 {
-                    return Ok(Err(pass_refused()));
+                    return Err(pass_refused());
                 }
-                let (company, _, user) = match register_in(tx, None, &registration, false, &token_hash)? {
-                    Ok(made) => made,
-                    Err(e) => return Ok(Err(e)),
-                };
+                let (company, _, user) = register_in(tx, None, &registration, false, &token_hash)?;
                 people::set_password(tx, company.id, user.id, &password_hash)?;
                 people::use_setup_codes(tx)?;
                 people::clear_setup_business(tx)?;
                 people::insert_session(tx, &session_hash, user.id)?;
-                Ok(db::caller_by_user(tx, user.id)?
-                    .ok_or_else(|| Error::Internal("the owner vanished".into())))
+                db::caller_by_user(tx, user.id)?.ok_or_else(|| Error::Internal("the owner vanished".into()))
             })
-            .await??;
+            .await?;
         tracing::info!(
             company = caller.company.id,
             user = caller.user.id,

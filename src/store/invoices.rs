@@ -1,39 +1,16 @@
 //! Invoices, their lines and payments. Every amount is exact decimal TEXT.
 
-use std::str::FromStr;
-
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
+pub mod report_totals;
+
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::cancellation::Reversed;
 use crate::domain::currency::Origin;
 use crate::domain::document::{DocumentKind, InvoiceType};
-
-/// A Decimal stored as TEXT, so money stays exact in SQLite.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Money(pub Decimal);
-
-impl ToSql for Money {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.0.normalize().to_string()))
-    }
-}
-
-impl FromSql for Money {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        match value {
-            ValueRef::Text(t) => std::str::from_utf8(t)
-                .ok()
-                .and_then(|s| Decimal::from_str(s).ok())
-                .map(Money)
-                .ok_or(FromSqlError::InvalidType),
-            ValueRef::Integer(i) => Ok(Money(Decimal::from(i))),
-            _ => Err(FromSqlError::InvalidType),
-        }
-    }
-}
 
 fn m(d: Decimal) -> Money {
     Money(d)
@@ -595,7 +572,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":card": p.company_card, ":vouchers": vouchers,
         })?;
     }
-    super::report_totals::add(conn, i)?;
+    report_totals::add(conn, i)?;
     Ok(id)
 }
 
@@ -603,7 +580,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
 /// report totals with it).
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     if let Some(invoice) = by_id(conn, id)? {
-        super::report_totals::remove(conn, &invoice)?;
+        report_totals::remove(conn, &invoice)?;
     }
     conn.execute("DELETE FROM invoices WHERE id = :id", named_params! {":id": id})?;
     Ok(())
@@ -992,7 +969,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let company = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
                     [],
@@ -1031,7 +1008,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let company = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
                     [],
@@ -1046,7 +1023,7 @@ pub(crate) mod tests {
             i
         };
         let (order, summary) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let order = insert(tx, &document(1, DocumentKind::Order, "2026-03-01"))?;
                 let summary = insert(tx, &document(2, DocumentKind::Summary, "2026-03-01"))?;
                 Ok((order, summary))
@@ -1087,7 +1064,7 @@ pub(crate) mod tests {
             original_position: Some(0),
         }];
         let corrective_id = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let id = insert(tx, &corrective)?;
                 refresh_reversal(tx, sale)?;
                 Ok(id)
@@ -1191,7 +1168,7 @@ pub(crate) mod tests {
         assert_eq!(page(q("furra")), [again]);
         // Another company's bakery, one indexed and one not yet: neither arm shows it.
         let other: Vec<i64> = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let c = company(tx, "L2", "Other")?;
                 let first = insert(tx, &invoice(c, 101, "CASH", "2026-03-03", Some("Furra e Tjetrit")))?;
                 index_pending(tx, 10)?;
@@ -1206,7 +1183,7 @@ pub(crate) mod tests {
         assert_eq!(theirs(2), [other[1], other[0]]);
         assert_eq!(page(q("furra")), [again], "the index and the table each show a company its own");
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 Ok(tx.execute(
                     "INSERT INTO invoices_search (invoices_search) VALUES ('integrity-check')",
                     [],

@@ -256,7 +256,7 @@ mod tests {
     fn a_new_setup_code_replaces_the_unused_one_and_expires() {
         let (_dir, store) = store();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> crate::store::Result<_> {
                 replace_setup_code(tx, "a", "2030-01-01T00:00:00Z")?;
                 replace_setup_code(tx, "b", "2030-01-01T00:00:00Z")
             })
@@ -297,7 +297,7 @@ mod tests {
         let (_dir, store) = store();
         assert!(!store.read_blocking(claimed).unwrap());
         let (user, _) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> crate::store::Result<_> {
                 let company = crate::store::accounts::insert_company(
                     tx,
                     &crate::store::accounts::NewCompany {

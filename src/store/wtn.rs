@@ -6,7 +6,7 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::wtn::{
     Carrier, CarrierIdType, Destination, Line, NoteType, Point, ReportNote, Transaction, VehicleOwnership,
@@ -445,7 +445,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let (mine, main, second) = company(tx, "L41323036D");
                 let (theirs, _, _) = company(tx, "M01234567A");
                 assert_eq!(max_ord_num(tx, mine, main, 2026)?, 0);

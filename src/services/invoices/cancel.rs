@@ -9,8 +9,8 @@ use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
+use super::content::InvoiceDocument;
 use super::content::{Content, Links, MAX_INTERNAL_ID, internal_id, this_year, user_codes};
-use super::document::InvoiceDocument;
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{DocumentKind, InvoiceType};
@@ -135,6 +135,7 @@ impl Services {
     /// `POST /invoice/cancel/{id}` and `/invoice/cancel-by-internal-id/{internalId}`. Sent again,
     /// with an internalId of its own it is looked up first, as any invoice's; without one, a
     /// request that repeats the last cancellation of an invoice it left empty is 409 naming it.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
         let year = this_year();
         if let Some(own) = &req.internal_id {

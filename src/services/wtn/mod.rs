@@ -17,7 +17,8 @@ use uuid::Uuid;
 pub use self::print::PrintDocument;
 pub use self::report::WtnReport;
 use super::invoices::{this_year, user_codes};
-use super::pipeline::{InternalId, Issued, Namespace, Sequence};
+use super::pipeline::{InternalId, Issued, Namespace};
+use super::sequence::Sequence;
 use super::{Error, Result, Services};
 use crate::domain::client::Patch;
 use crate::domain::validation::FieldErrors;
@@ -87,7 +88,7 @@ impl Services {
 
     /// Issues a note. Its internalId is looked up first; v2 answers a repeated one with the first
     /// note (also one issued meanwhile by a request with the same internalId), v1 with 409.
-    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id))]
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
         let year = this_year();
         let internal_id = req.internal_id.as_ref().map(|value| InternalId {
@@ -256,8 +257,7 @@ impl Services {
             Some(Some(text)) => Some(Some(print::logo(&text)?)),
         };
         let company_id = caller.company.id;
-        Ok(self
-            .store
+        self.store
             .write(move |tx| {
                 let stored = print_settings::get(tx, company_id)?;
                 let settings = PrintSettings {
@@ -267,6 +267,6 @@ impl Services {
                 print_settings::save(tx, company_id, &settings)?;
                 Ok(settings)
             })
-            .await?)
+            .await
     }
 }
