@@ -113,7 +113,7 @@ fn stand_ins(dir: &std::path::Path, uid: u32) -> std::path::PathBuf {
         .unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     };
-    for name in ["apt-get", "cargo"] {
+    for name in ["apt-get", "cargo", "mdbook"] {
         recorder(name, 0);
     }
     // Nothing is installed: dpkg and pip know of no package.
@@ -137,7 +137,8 @@ fn stand_ins(dir: &std::path::Path, uid: u32) -> std::path::PathBuf {
 }
 
 #[test]
-fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_then_runs_cargo_test() {
+fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_builds_the_book_then_runs_cargo_test()
+ {
     for (uid, sudo) in [(1000, "sudo "), (0, "")] {
         let dir = tempfile::tempdir().unwrap();
         let checkout = dir.path().join("arka");
@@ -174,6 +175,10 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_the
         }
         expected.push(format!("apt-get install -y -qq {packages}"));
         expected.push("ubl-schema".to_string());
+        // mdbook answers no version, so the one the book is built with is installed first.
+        expected.push("mdbook --version".to_string());
+        expected.push("cargo install mdbook --version 0.5.4 --locked --no-default-features".to_string());
+        expected.push("mdbook build docs".to_string());
         expected.push("cargo test --locked invoices:: -- --nocapture".to_string());
         let checks: Vec<&str> =
             calls.iter().copied().filter(|c| !c.starts_with("dpkg") && !c.starts_with("python3")).collect();
