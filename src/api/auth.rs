@@ -90,7 +90,7 @@ async fn resolve(
     ip: IpAddr,
 ) -> Result<(Identity, Option<SessionAuth>), ApiError> {
     let Some(token) = bearer(headers) else {
-        let Some(id) = super::people::session_cookie(headers) else {
+        let Some(id) = super::session::session_cookie(headers) else {
             return Ok((Identity::Anonymous(ip), None));
         };
         let id_hash = hash_token(id);
@@ -98,7 +98,7 @@ async fn resolve(
         let caller = state.services.session_caller(id_hash.clone(), idle).await?;
         return Ok(match caller {
             Some(caller) => {
-                let session = SessionAuth { id_hash, csrf: super::people::csrf_token(id) };
+                let session = SessionAuth { id_hash, csrf: super::session::csrf_token(id) };
                 (Identity::User(Arc::new(caller)), Some(session))
             }
             None => (Identity::Anonymous(ip), None),
@@ -161,8 +161,9 @@ pub async fn identify(
     if let Some(session) = session {
         // Signing in does not act with the session it may still carry: it starts a new one.
         let signing_in =
-            req.method() == axum::http::Method::POST && req.uri().path() == super::people::SIGN_IN;
-        if !req.method().is_safe() && !signing_in && !super::people::csrf_sent(req.headers(), &session.csrf) {
+            req.method() == axum::http::Method::POST && req.uri().path() == super::session::SIGN_IN;
+        if !req.method().is_safe() && !signing_in && !super::session::csrf_sent(req.headers(), &session.csrf)
+        {
             return refuse(ApiError::status(
                 StatusCode::FORBIDDEN,
                 "A change made with the page's session needs its X-CSRF-Token header \

@@ -24,6 +24,7 @@ mod permission;
 mod products;
 mod purchase;
 pub mod reports;
+mod session;
 mod setup;
 mod stock;
 mod tracing_layers;
@@ -251,20 +252,6 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/dashboard/summary", g.reports(get(reports::dashboard)))
         .route("/api/v1/owner/today", g.general(get(owner::today)))
         .route("/api/v1/owner/queue", g.general(get(owner::queue)))
-        // The first start's wizard (docs "First start") and people signing in to the page
-        .route("/api/v1/setup", g.registration(get(setup::status)))
-        .route("/api/v1/setup/code", g.registration(post(setup::check_code)))
-        .route("/api/v1/setup/business", g.registration(post(setup::business)))
-        .route("/api/v1/setup/owner", g.registration(post(setup::owner)))
-        .route("/api/v1/setup/certificate", g.registration(post(setup::certificate)))
-        .route("/api/v1/setup/unit", g.registration(post(setup::unit)))
-        .route("/api/v1/setup/devices", g.registration(post(setup::device)))
-        .route("/api/v1/setup/cashiers", g.registration(post(setup::cashier)))
-        .route("/api/v1/setup/test-sale", g.fiscal(post(setup::test_sale)))
-        .route(people::SIGN_IN, g.general(get(people::whoami).post(people::sign_in).delete(people::sign_out)))
-        .route("/api/v1/session/password", g.general(post(people::change_password)))
-        .route("/api/v1/users/{id}/password", g.general(post(people::reset_password)))
-        .route("/api/v1/users/{id}/token", g.general(post(people::rotate_token)))
         // Currencies, exchange rates and the AI proxy: in no group of the spec's own
         .route("/api/v1/currencies", g.general(get(currencies::currencies)))
         .route("/api/v1/currencies/{code}", g.general(put(currencies::set_currency)))
@@ -275,6 +262,30 @@ fn routes(state: &AppState) -> Router<AppState> {
             g.general(put(currencies::set_manual_rate).delete(currencies::delete_manual_rate)),
         )
         .route("/api/v1/ai/chat/completions", g.general(post(ai::chat_completions)))
+        .merge(people_routes(state))
+}
+
+/// Arka's own routes for people, beside the spec's: the first start's wizard (docs "First
+/// start") and people signing in to the page.
+fn people_routes(state: &AppState) -> Router<AppState> {
+    let g = Budgets(state);
+    Router::new()
+        .route("/api/v1/setup", g.registration(get(setup::status)))
+        .route("/api/v1/setup/code", g.registration(post(setup::check_code)))
+        .route("/api/v1/setup/business", g.registration(post(setup::business)))
+        .route("/api/v1/setup/owner", g.registration(post(setup::owner)))
+        .route("/api/v1/setup/certificate", g.registration(post(setup::certificate)))
+        .route("/api/v1/setup/unit", g.registration(post(setup::unit)))
+        .route("/api/v1/setup/devices", g.registration(post(setup::device)))
+        .route("/api/v1/setup/cashiers", g.registration(post(setup::cashier)))
+        .route("/api/v1/setup/test-sale", g.fiscal(post(setup::test_sale)))
+        .route(
+            session::SIGN_IN,
+            g.general(get(people::whoami).post(people::sign_in).delete(people::sign_out)),
+        )
+        .route("/api/v1/session/password", g.general(post(people::change_password)))
+        .route("/api/v1/users/{id}/password", g.general(post(people::reset_password)))
+        .route("/api/v1/users/{id}/token", g.general(post(people::rotate_token)))
 }
 
 async fn not_found() -> ApiError {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::{Error, Result, Services};
 use crate::domain::validation::FieldErrors;
-use crate::secrets::{hash_password, hash_token, new_token, verify_password};
+use crate::ops::secrets::{hash_password, hash_token, new_token, verify_password};
 use crate::store;
 use crate::store::accounts::{self as db, Caller, User};
 use crate::store::people;

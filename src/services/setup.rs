@@ -8,7 +8,7 @@ use super::accounts::{Registration, check_business, check_person, register_in};
 use super::people::{Session, check_new_password, new_session_id};
 use super::{Error, Result, Services};
 use crate::domain::validation::FieldErrors;
-use crate::secrets::{hash_password, hash_token, new_setup_code, new_token, setup_code_key};
+use crate::ops::secrets::{hash_password, hash_token, new_setup_code, new_token, setup_code_key};
 use crate::store::accounts::{self as db, Caller};
 use crate::store::people::{self, Progress, SetupBusiness};
 
