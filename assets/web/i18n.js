@@ -13,10 +13,75 @@ const words = {
   confirm: ['Konfirmo', 'Confirm'],
   loading: ['Duke ngarkuar…', 'Loading…'],
   'signin.title': ['Hyni', 'Sign in'],
-  'signin.help': ['Ngjitni tokenin e përdoruesit (api_token). Ai ruhet vetëm në këtë skedë të shfletuesit.', "Paste the user's token (api_token). It is kept in this browser tab only."],
-  'signin.token': ['Tokeni', 'Token'],
+  'signin.help': ['Hyni me e-mailin dhe fjalëkalimin tuaj.', 'Sign in with your e-mail and password.'],
+  'signin.email': ['E-maili', 'E-mail'],
+  'signin.password': ['Fjalëkalimi', 'Password'],
   'signin.submit': ['Hyr', 'Sign in'],
-  'signin.wrong': ['Tokeni nuk u pranua.', 'The token was not accepted.'],
+  'signin.wrong': ['E-maili ose fjalëkalimi është i gabuar.', 'The e-mail or the password is wrong.'],
+  'signin.locked': ['Shumë përpjekje të gabuara: llogaria është e bllokuar për {n} minuta.', 'Too many wrong attempts: the account is locked for {n} minutes.'],
+  'signin.expired': ['Seanca mbaroi: hyni përsëri.', 'The session ended: sign in again.'],
+  'signin.tokenOnly': ['Përdoruesi që ka vetëm token (një arkë POS) merr një fjalëkalim nga pronari (Përdoruesit).', 'A user with only a token (a POS till) gets a password from the owner (Users).'],
+  'role.owner': ['Pronar', 'Owner'],
+  'role.manager': ['Menaxher', 'Manager'],
+  'role.cashier': ['Arkëtar', 'Cashier'],
+  'nav.setup': ['Konfigurimi', 'Setup'],
+  'setup.title': ['Konfigurimi i dyqanit', 'Setting up the shop'],
+  'setup.steps': ['Hapat', 'Steps'],
+  'setup.done': ['bërë', 'done'],
+  'setup.now': ['tani', 'now'],
+  'setup.step.code': ['Kodi i konfigurimit', 'Setup code'],
+  'setup.step.business': ['Biznesi', 'The business'],
+  'setup.step.owner': ['Pronari', 'The owner'],
+  'setup.step.certificate': ['Certifikata', 'The certificate'],
+  'setup.step.unit': ['Njësia e biznesit', 'The business unit'],
+  'setup.step.devices': ['Arkat fiskale', 'Fiscal devices'],
+  'setup.step.cashiers': ['Arkëtarët', 'Cashiers'],
+  'setup.step.testSale': ['Shitja prove', 'Test sale'],
+  'setup.codeHelp': ['Kodi shfaqet në konsolën dhe në regjistrin e serverit kur ai niset (p.sh. HK7QM-4TZRP). Vlen një herë, 24 orë.', "The code is printed on the server's console and in its log at start (e.g. HK7QM-4TZRP). It works once, for 24 hours."],
+  'setup.code': ['Kodi', 'Code'],
+  'setup.codeUntil': ['Kodi i sotëm vlen deri më', "Today's code is valid until"],
+  'setup.fromBox': ['Ky shfletues është në vetë serverin: nuk nevojitet kod.', 'This browser is on the server itself: no code needed.'],
+  'setup.next': ['Vazhdo', 'Continue'],
+  'setup.save': ['Ruaj', 'Save'],
+  'setup.nuis': ['NIPT', 'NUIS'],
+  'setup.nuisHint': ['Një shkronjë, tetë shifra dhe një shkronjë, p.sh. L91806031N.', 'A letter, eight digits and a letter, e.g. L91806031N.'],
+  'setup.name': ['Emri', 'Name'],
+  'setup.address': ['Adresa', 'Address'],
+  'setup.city': ['Qyteti', 'City'],
+  'setup.vat': ['Në skemën e TVSH-së', 'In the VAT scheme'],
+  'setup.ownerName': ['Emri juaj', 'Your name'],
+  'setup.passwordHint': ['10 deri në 256 shenja, jo e-maili.', '10 to 256 characters, not the e-mail.'],
+  'setup.certFile': ['Skedari i certifikatës (.p12 / .pfx)', 'Certificate file (.p12 / .pfx)'],
+  'setup.certPassword': ['Fjalëkalimi i certifikatës', "The certificate's password"],
+  'setup.subject': ['Subjekti', 'Subject'],
+  'setup.validFrom': ['Vlen nga', 'Valid from'],
+  'setup.validTo': ['Vlen deri', 'Valid to'],
+  'setup.unitCode': ['Kodi i njësisë (nga portali i tatimeve)', 'Unit code (from the tax portal)'],
+  'setup.unitHint': ['Kodi i njësisë së biznesit, p.sh. xy123xy123.', "The business unit's code, e.g. xy123xy123."],
+  'setup.deviceName': ['Emri i arkës', "The till's name"],
+  'setup.deviceAdd': ['Regjistro arkën', 'Register the till'],
+  'setup.tcr': ['Kodi i arkës (TCR)', 'Till code (TCR)'],
+  'setup.unitCol': ['Njësia', 'Unit'],
+  'setup.email': ['E-maili', 'E-mail'],
+  'setup.operatorCode': ['Kodi i operatorit', 'Operator code'],
+  'setup.till': ['Arka', 'Till'],
+  'setup.cashierAdd': ['Shto arkëtarin', 'Add the cashier'],
+  'setup.card': ['Karta e lidhjes', 'Pairing card'],
+  'setup.cardFor': ['Karta e lidhjes për', 'Pairing card for'],
+  'setup.cardHelp': ['Skanojeni kodin QR me aplikacionin POS. Mbajeni kartën si një çelës: kushdo që e ka, shet si ky arkëtar.', 'Scan the QR code with the POS app. Keep the card like a key: whoever has it sells as this cashier.'],
+  'setup.server': ['Adresa e serverit', "The server's address"],
+  'setup.token': ['Tokeni', 'Token'],
+  'setup.print': ['Printo kartën', 'Print the card'],
+  'setup.qr': ['Kodi QR i lidhjes', 'Pairing QR code'],
+  'setup.sale': ['Bëj shitjen prove', 'Make the test sale'],
+  'setup.saleHelp': ['Një kupon i vërtetë prej 10.00 lekësh ("Shitje prove") dërgohet në CIS; mund ta anuloni pastaj.', 'A real receipt of 10.00 lek ("Shitje prove") goes to the CIS; you may cancel it afterwards.'],
+  'setup.saleDone': ['Kuponi prove', 'The test receipt'],
+  'setup.fiscalized': ['u regjistrua në CIS', 'registered with the CIS'],
+  'setup.deferred': ['u ruajt: do të dërgohet në CIS sapo të jetë e mundur', 'saved: it goes to the CIS as soon as it can'],
+  'setup.complete': ['Dyqani është gati.', 'The shop is ready.'],
+  'setup.toToday': ['Shko te dita', 'Go to the day'],
+  'setup.claimed': ['Ky server ka pronarin e tij: hyni.', 'This server has its owner: sign in.'],
+  'setup.users': ['Përdoruesit', 'Users'],
   signedout: ['Dolët.', 'Signed out.'],
   'error.network': ['Arka nuk po përgjigjet.', 'Arka is not answering.'],
   'error.server': ['Gabim në server.', 'Server error.'],
@@ -217,6 +282,33 @@ export function t(key) {
 export function method(code) {
   const words = t(`pm.${code}`);
   return words === `pm.${code}` ? code : words;
+}
+
+// The API's own messages (English) in the page's language, for the ones a form meets most.
+const API_SQ = [
+  [/^The given data was invalid\.$/, () => 'Të dhënat nuk janë të sakta.'],
+  [/^The (\S+) field is required\.$/, (m) => `Fusha ${m[1]} është e detyrueshme.`],
+  [/^The (\S+) must be at least (\d+) characters long\.$/, (m) => `${m[1]} duhet të ketë të paktën ${m[2]} shenja.`],
+  [/^The (\S+) must not be the e-mail address\.$/, (m) => `${m[1]} nuk mund të jetë e-maili.`],
+  [/^The (\S+) field must not be greater than (\d+) characters\.$/, (m) => `${m[1]} mund të ketë deri në ${m[2]} shenja.`],
+  [/^The e-mail or the password is wrong\.$/, () => 'E-maili ose fjalëkalimi është i gabuar.'],
+  [/^The certificate is for NUIS (\S+), not for this company's NUIS (\S+)\.$/, (m) => `Certifikata është për NIPT ${m[1]}, jo për NIPT-in e kësaj kompanie ${m[2]}.`],
+  [/^The certificate expired on (.+): ask the certificate's issuer for a new one\.$/, (m) => `Certifikata ka skaduar më ${m[1]}: kërkoni një të re nga lëshuesi.`],
+  [/^The certificate is valid only from (.+): upload it then\.$/, (m) => `Certifikata vlen vetëm nga ${m[1]}: ngarkojeni atëherë.`],
+];
+
+export function apiWords(text) {
+  if (lang === 'en' || !text) return text;
+  for (const [pattern, say] of API_SQ) {
+    const m = pattern.exec(text);
+    if (m) return say(m);
+  }
+  return text;
+}
+
+// A word with {n} filled in.
+export function tn(key, n) {
+  return t(key).replace('{n}', String(n));
 }
 
 // Fills every element marked with data-i18n under `root`.

@@ -84,7 +84,8 @@ function actions(till, ctx, refresh) {
     return cents === null ? null : centsText(cents);
   };
   const forms = [];
-  if (till.day.state !== 'open') {
+  // A day a sale opened by itself (with nothing in the drawer) still takes its float.
+  if (till.day.state !== 'open' || till.day.opened_automatically) {
     forms.push(amountForm('open', t('day.openAmount'), t('day.openDay'), false, (a) => {
       const amount = amountOf(a);
       if (amount !== null) post('/api/v1/cash-register/open-balance', { amount }, 'day.opened');

@@ -1,21 +1,25 @@
-//! The owner's page in a real browser (Debian's headless Chromium over WebDriver): the owner
-//! signs in with the keyboard, two sales come in through the API and the page's totals are the
-//! API's, the day is opened and closed through the page with the count checked against what is
-//! expected, an invoice opens with its PDF, the reports in words carry the API's figures, and the
-//! screens are saved at desktop and phone width: under the target dir, or into the directory
+//! The owner's page in a real browser (Debian's headless Chromium over WebDriver), from an empty
+//! production server: the wizard (the setup code, the business, the owner, the certificate, the
+//! unit, a till, a cashier with a pairing card, a test sale and its PDF), resumed after reloads;
+//! signing in and out as people; then the cashier's day: two sales through the API and the page's
+//! totals the API's, the day opened and closed through the page with the count checked against
+//! what is expected, an invoice with its PDF, the reports in words carrying the API's figures.
+//! The screens are saved at desktop and phone width: under the target dir, or into the directory
 //! `ARKA_SCREENSHOTS` names (`ARKA_SCREENSHOTS=docs/screenshots` refreshes the README's and the docs').
 
 use std::path::PathBuf;
 
+use crate::common::TestServer;
 use crate::common::browser::Browser;
+use crate::common::people::{OWNER_EMAIL, OWNER_PASSWORD};
 use crate::common::sim::SimServer;
-use crate::common::till::*;
+use crate::common::till::coffee_and_water;
+use arka::config::BoxPeers;
 use fantoccini::key::Key;
 use serde_json::{Value, json};
-
 /// Where the screens are saved: `ARKA_SCREENSHOTS` (relative to the crate), else target/tmp, so
 /// that a plain `cargo test` leaves the committed screenshots alone.
-fn screenshots() -> PathBuf {
+pub(crate) fn screenshots() -> PathBuf {
     match std::env::var_os("ARKA_SCREENSHOTS").filter(|d| !d.is_empty()) {
         Some(dir) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir),
         None => PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots"),
@@ -33,48 +37,89 @@ fn api_cents(value: &Value) -> i64 {
     (value.as_f64().unwrap_or_else(|| panic!("not a number: {value}")) * 100.0).round() as i64
 }
 
-fn keys(key: Key) -> String {
+pub(crate) fn keys(key: Key) -> String {
     char::from(key).to_string()
 }
 
+/// The cashier the wizard makes, as the rest of the story uses them.
+pub(crate) struct Cashier<'a> {
+    pub server: &'a TestServer,
+    pub token: String,
+    pub tcr_code: String,
+}
+
+const CASHIER_EMAIL: &str = "besa@dyqani-ana.al";
+const CASHIER_PASSWORD: &str = "Besa-shet-mire-7";
+
 #[test]
-fn the_owner_signs_in_checks_the_days_totals_and_opens_and_closes_the_day_in_a_browser() {
+fn from_an_empty_production_server_to_a_closed_day_in_a_browser() {
     let sim = SimServer::start();
-    let till = open_till(&sim);
+    let server = TestServer::start_with(|args| {
+        args.setup_from_box = BoxPeers::None;
+        sim.configure(args);
+    });
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     runtime.block_on(async {
         let page = Browser::start(1280, 900).await;
-        page.client.goto(&till.server.base_url()).await.unwrap();
-        let state = sign_in_and_open_the_day(&page, &till).await;
-        let (items, balance) = two_sales_on_the_days_totals(&page, &till).await;
-        close_the_day(&page, &till, &balance, &state).await;
+        page.client.goto(&server.base_url()).await.unwrap();
+        let cashier = crate::owner_wizard::the_wizard(&page, &server).await;
+        signing_in_as_people(&page, &server, &cashier).await;
+        let state = open_the_day(&page, &cashier).await;
+        let (items, balance) = two_sales_on_the_days_totals(&page, &cashier).await;
+        close_the_day(&page, &cashier, &balance, &state).await;
         the_cis_and_an_invoice(&page, &items).await;
-        the_reports_in_words(&page, &till).await;
+        the_reports_in_words(&page, &cashier).await;
         a_phones_width(&page).await;
         sign_out(&page).await;
         page.stop().await;
     });
 }
 
-/// Albanian first; signing in takes the keyboard alone (the token, then Enter); the day opens
-/// through the page with the float. Returns the selector of the till's state.
-async fn sign_in_and_open_the_day(page: &Browser, till: &Till) -> String {
-    assert_eq!(page.find("#signin h2").await.text().await.unwrap(), "Hyni");
-    page.type_into("#token", &format!("{}{}", till.token, keys(Key::Enter))).await;
-    page.find("#till-actions").await;
-    let state = format!("[data-tcr=\"{}\"]", till.tcr_code);
-    page.text_when(&state, |t| t == "E pahapur").await;
+/// Sign-in as people: the owner sets the cashier's password (as the users screen does), a wrong
+/// password is said beside the field, the cashier signs in with the keyboard alone.
+async fn signing_in_as_people(page: &Browser, server: &TestServer, cashier: &Cashier<'_>) {
+    let mut owner = crate::common::people::Browser::new(server);
+    owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
+    let id = server.get("/api/v1/session", Some(&cashier.token)).data(200)["user"]["id"].as_i64().unwrap();
+    owner.post(&format!("/api/v1/users/{id}/password"), &json!({"newPassword": CASHIER_PASSWORD})).data(200);
 
-    // The day opens through the page with the float.
+    page.click("#signout").await;
+    page.find("#signin-form").await;
+    assert_eq!(page.find("#signin h2").await.text().await.unwrap(), "Hyni");
+    let kept: Value = page
+        .client
+        .execute("return [localStorage.length, sessionStorage.length, document.cookie]", vec![])
+        .await
+        .unwrap();
+    assert_eq!(kept, json!([1, 0, ""]), "only the language is stored; the cookie is HttpOnly");
+    page.type_into("#signin-email", CASHIER_EMAIL).await;
+    page.type_into("#signin-password", &format!("wrong-password{}", keys(Key::Enter))).await;
+    let said = page.text_when("#signin-password-error", |t| !t.is_empty()).await;
+    assert_eq!(said, "E-maili ose fjalëkalimi është i gabuar.");
+    page.type_into("#signin-password", &format!("{CASHIER_PASSWORD}{}", keys(Key::Enter))).await;
+    page.text_when("#who", |t| t.starts_with("Besa Kola")).await;
+    page.find("#till-actions").await;
+}
+
+/// The wizard's test sale opened the day by itself with nothing in the drawer: the float goes in
+/// through the page. Returns the selector of the till's state.
+async fn open_the_day(page: &Browser, cashier: &Cashier<'_>) -> String {
+    let state = format!("[data-tcr=\"{}\"]", cashier.tcr_code);
+    page.text_when(&state, |t| t.starts_with("E hapur")).await;
     page.type_into("#open-amount", "1000").await;
     page.click("#open-form button[type=submit]").await;
-    page.text_when(&state, |t| t.starts_with("E hapur")).await;
+    page.text_when("#status", |t| t.starts_with("Dita u hap.")).await;
+    let reply = cashier.server.get("/api/v1/cash-register/balance", Some(&cashier.token));
+    let balance = api_cents(&reply.data(200)["balance"]);
+    assert_eq!(balance, 100_000 + 1_000, "the float and the test sale");
+    let shown = page.text_when("#my-balance", |t| shown_cents(t) == 101_000).await;
+    assert_eq!(shown_cents(&shown), balance);
     state
 }
 
 /// Two sales come in from the POS: the page's totals are the invoice list's, its cash the
 /// balance's. Returns the invoices listed and the balance.
-async fn two_sales_on_the_days_totals(page: &Browser, till: &Till) -> (Vec<Value>, Value) {
+async fn two_sales_on_the_days_totals(page: &Browser, till: &Cashier<'_>) -> (Vec<Value>, Value) {
     let cash = |body: Value| {
         till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &body).data(201).clone()
     };
@@ -89,7 +134,7 @@ async fn two_sales_on_the_days_totals(page: &Browser, till: &Till) -> (Vec<Value
     let items = listed["items"].as_array().unwrap();
     let api_gross: i64 = items.iter().map(|i| api_cents(&i["amount"]["gross_all"])).sum();
     assert_eq!(shown_cents(&gross), api_gross, "the page's sales are the invoice list's");
-    assert_eq!(api_gross, 28_500 + 15_150);
+    assert_eq!(api_gross, 28_500 + 15_150 + 1_000, "the two sales and the wizard's test sale");
     let receipts = page.find("#today-receipts").await.text().await.unwrap();
     assert_eq!(receipts, items.len().to_string());
     let balance =
@@ -101,7 +146,7 @@ async fn two_sales_on_the_days_totals(page: &Browser, till: &Till) -> (Vec<Value
 }
 
 /// The close: the page shows counted against expected and the difference before sending.
-async fn close_the_day(page: &Browser, till: &Till, balance: &Value, state: &str) {
+async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, state: &str) {
     page.type_into("#close-amount", "1430,00").await;
     page.click("#close-form button[type=submit]").await;
     let expected = page.find("#close-expected").await.text().await.unwrap();
@@ -158,7 +203,7 @@ async fn the_cis_and_an_invoice(page: &Browser, items: &[Value]) {
 
 /// Reports in words: the summary's, the VAT table's and the trend's figures are the API's for
 /// the period the page shows, and no raw key of the answers is left on the screen.
-async fn the_reports_in_words(page: &Browser, till: &Till) {
+async fn the_reports_in_words(page: &Browser, till: &Cashier<'_>) {
     page.click("nav button[data-view=reports]").await;
     let shown_gross = page.text_when("#rep-gross", |t| !t.is_empty()).await;
     let mut period = Vec::new();
@@ -219,11 +264,10 @@ async fn a_phones_width(page: &Browser) {
     page.screenshot(&screenshots().join("reports-phone.png")).await;
 }
 
-/// Signing out forgets the token.
+/// Signing out ends the session: a reload shows the sign-in again.
 async fn sign_out(page: &Browser) {
     page.click("#signout").await;
-    page.find("#signin:not([hidden])").await;
-    let kept: Value =
-        page.client.execute("return sessionStorage.getItem('arka.token')", vec![]).await.unwrap();
-    assert_eq!(kept, Value::Null);
+    page.find("#signin-form").await;
+    page.client.refresh().await.unwrap();
+    page.find("#signin-form").await;
 }
