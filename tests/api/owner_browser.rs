@@ -96,6 +96,19 @@ async fn signing_in_as_people(page: &Browser, server: &TestServer, cashier: &Cas
     page.type_into("#signin-password", &format!("wrong-password{}", keys(Key::Enter))).await;
     let said = page.text_when("#signin-password-error", |t| !t.is_empty()).await;
     assert_eq!(said, "E-maili ose fjalëkalimi është i gabuar.");
+    // Four more failures of one account lock it: the page says for how long.
+    for _ in 0..3 {
+        let body = json!({"email": "mira@dyqani-ana.al", "password": "not-hers-at-all"});
+        server.post_json("/api/v1/session", None, &body).assert_error(401);
+    }
+    page.type_into("#signin-email", "mira@dyqani-ana.al").await;
+    for _ in 0..2 {
+        page.type_into("#signin-password", &format!("not-hers-at-all{}", keys(Key::Enter))).await;
+        page.find("#signin-form button[type=submit]:not([disabled])").await;
+    }
+    let said = page.text_when("#signin-password-error", |t| t.contains("bllokuar")).await;
+    assert_eq!(said, "Shumë përpjekje të gabuara: llogaria është e bllokuar për 15 minuta.");
+    page.type_into("#signin-email", CASHIER_EMAIL).await;
     page.type_into("#signin-password", &format!("{CASHIER_PASSWORD}{}", keys(Key::Enter))).await;
     page.text_when("#who", |t| t.starts_with("Besa Kola")).await;
     page.find("#till-actions").await;
