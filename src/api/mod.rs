@@ -247,6 +247,7 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/reports/by-tcr", g.reports(get(reports::by_tcr)))
         .route("/api/v1/reports/cash-register", g.reports(get(reports::cash_register)))
         .route("/api/v1/reports/cash-register/closing", g.reports(get(reports::closing)))
+        .route("/api/v1/reports/cash-register/closing/pdf", g.reports(get(reports::closing_pdf)))
         .route("/api/v1/reports/reversals", g.reports(get(reports::reversals)))
         .route("/api/v1/reports/wtn", g.reports(get(reports::wtn)))
         .route("/api/v1/dashboard/summary", g.reports(get(reports::dashboard)))

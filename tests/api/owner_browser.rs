@@ -65,7 +65,8 @@ fn from_an_empty_production_server_to_a_closed_day_in_a_browser() {
         let cashier = crate::owner_wizard::the_wizard(&page, &server).await;
         signing_in_as_people(&page, &server, &cashier).await;
         let state = open_the_day(&page, &cashier).await;
-        let (items, balance) = two_sales_on_the_days_totals(&page, &cashier).await;
+        let (items, _) = two_sales_on_the_days_totals(&page, &cashier).await;
+        let balance = cash_in_and_out_and_the_x_report(&page, &cashier).await;
         close_the_day(&page, &cashier, &balance, &state).await;
         the_cis_and_an_invoice(&page, &items).await;
         the_reports_in_words(&page, &cashier).await;
@@ -160,21 +161,75 @@ async fn two_sales_on_the_days_totals(page: &Browser, till: &Cashier<'_>) -> (Ve
 
 /// The close: the page shows counted against expected and the difference before sending.
 async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, state: &str) {
-    page.type_into("#close-amount", "1430,00").await;
+    // Counted by denomination: a 1000 and a 500 note, a 50 and two 20 coins.
+    page.click("#denominations summary").await;
+    for (value, count) in [(1000, "1"), (500, "1"), (50, "1"), (20, "2")] {
+        page.type_into(&format!("#den-{value}"), count).await;
+    }
+    let counted = page.text_when("#den-total", |t| shown_cents(t) == 159_000).await;
+    assert_eq!(
+        page.find("#close-amount").await.prop("value").await.unwrap().as_deref(),
+        Some("1590.00"),
+        "{counted}"
+    );
     page.click("#close-form button[type=submit]").await;
     let expected = page.find("#close-expected").await.text().await.unwrap();
     assert_eq!(shown_cents(&expected), api_cents(balance));
-    assert_eq!(shown_cents(&page.find("#close-counted").await.text().await.unwrap()), 143_000);
+    assert_eq!(shown_cents(&page.find("#close-counted").await.text().await.unwrap()), 159_000);
     let difference = page.find("#close-difference").await.text().await.unwrap();
-    assert_eq!(shown_cents(&difference), 143_000 - api_cents(balance));
+    assert_eq!(shown_cents(&difference), 159_000 - api_cents(balance));
+    assert_eq!(shown_cents(&difference), -650, "six lek fifty are missing");
     page.screenshot(&screenshots().join("close-desktop.png")).await;
     page.click("#confirm-close").await;
     let closed = page.text_when("#closed-difference", |t| !t.is_empty()).await;
-    assert_eq!(shown_cents(&closed), 143_000 - api_cents(balance));
+    assert_eq!(shown_cents(&closed), -650);
     let today = till.server.get("/api/v1/owner/today", Some(&till.token)).data(200).clone();
     assert_eq!(today["tills"][0]["day"]["state"], "closed", "the page closed the day");
+    let day = today["business_day"].as_str().unwrap();
+    let z = till.server.get(
+        &format!("/api/v1/reports/cash-register/closing?from={day}&to={day}&tcr={}", till.tcr_code),
+        Some(&till.token),
+    );
+    assert_eq!(api_cents(&z.data(200)["items"][0]["difference"]), -650, "the API's Z report");
+    // The Z report as an 80 mm PDF, in the page.
+    page.click("#day-pdf-receipt").await;
+    let frame = page.find("iframe.day-pdf.receipt").await;
+    assert!(frame.attr("src").await.unwrap().unwrap().starts_with("blob:"));
     page.click("#dialog-close").await;
     page.text_when(state, |t| t.starts_with("E mbyllur")).await;
+}
+
+/// A deposit and a withdrawal, each with its reason (none is refused beside the field), then the
+/// X report of the till: its figures are the API's. Returns the balance.
+async fn cash_in_and_out_and_the_x_report(page: &Browser, till: &Cashier<'_>) -> Value {
+    page.type_into("#deposit-amount", "200").await;
+    page.click("#deposit-form button[type=submit]").await;
+    let said = page.text_when("#deposit-description-error", |t| !t.is_empty()).await;
+    assert_eq!(said, "Shkruani arsyen.");
+    page.type_into("#deposit-description", "Kusur nga banka").await;
+    page.click("#deposit-form button[type=submit]").await;
+    page.text_when("#status", |t| t.starts_with("Paratë u futën.")).await;
+    page.type_into("#withdraw-amount", "50").await;
+    page.type_into("#withdraw-description", &format!("Blerje qumësht{}", keys(Key::Enter))).await;
+    page.text_when("#status", |t| t.starts_with("Paratë u nxorën.")).await;
+    let actions = till.server.get("/api/v1/cash-register/actions", Some(&till.token)).data(200).clone();
+    let reasons: Vec<&str> =
+        actions["items"].as_array().unwrap().iter().filter_map(|a| a["description"].as_str()).collect();
+    assert!(reasons.contains(&"Kusur nga banka") && reasons.contains(&"Blerje qumësht"), "{reasons:?}");
+
+    let balance =
+        till.server.get("/api/v1/cash-register/balance", Some(&till.token)).data(200)["balance"].clone();
+    assert_eq!(
+        api_cents(&balance),
+        101_000 + 28_500 + 15_150 + 20_000 - 5_000,
+        "float, test sale, the two sales (cash receipts, whatever the payment), in, out"
+    );
+    page.click(&format!("[data-x-report=\"{}\"]", till.tcr_code)).await;
+    let expected = page.text_when("#report-expected", |t| !t.is_empty()).await;
+    assert_eq!(shown_cents(&expected), api_cents(&balance), "the X report's expected cash");
+    page.screenshot(&screenshots().join("x-report-desktop.png")).await;
+    page.click("#dialog-close").await;
+    balance
 }
 
 /// In English: the CIS screen, then the latest invoice opened with the keyboard, its PDF and the

@@ -222,3 +222,57 @@ fn a_bad_limit_is_refused_naming_it_and_the_server_keeps_writing() {
     let today = till.server.get("/api/v1/owner/today", Some(&till.token)).data(200).clone();
     assert_eq!(today["totals"]["receipts"], 1);
 }
+
+/// The closing report's path as a PDF to print, as the page's Today screen asks for it.
+fn day_pdf_path(till: &Till, day: &str, paper: &str) -> String {
+    format!(
+        "/api/v1/reports/cash-register/closing/pdf?from={day}&to={day}&tcr={}&paper={paper}",
+        till.tcr_code
+    )
+}
+
+fn contains(pdf: &[u8], needle: &str) -> bool {
+    pdf.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn a_tills_day_prints_as_an_x_report_while_open_and_a_z_report_once_closed_on_a4_and_80_mm() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let today = till.server.get("/api/v1/owner/today", Some(&till.token)).data(200).clone();
+    let day = today["business_day"].as_str().unwrap().to_string();
+    till.server.get(&day_pdf_path(&till, &day, "a4"), Some(&till.token)).assert_error(404);
+    till.server
+        .post_json("/api/v1/cash-register/open-balance", Some(&till.token), &json!({"amount": 1000}))
+        .data(201);
+    sell(&till, "z-1", "BANKNOTE", 240);
+
+    let x = till.server.get(&day_pdf_path(&till, &day, "a4"), Some(&till.token));
+    assert_eq!((x.status, header(&x, "content-type")), (200, "application/pdf"));
+    let x = till.server.get_bytes(&day_pdf_path(&till, &day, "a4"), Some(&till.token));
+    let text = pdftotext(&x);
+    assert!(text.contains("Raporti X / X report") && text.contains(&till.tcr_code), "{text}");
+    assert!(text.contains("240.00") && text.contains("1000.00"), "the float and the sale: {text}");
+    assert!(!text.contains("Diferenca"), "an open day has no count yet: {text}");
+
+    let closed = till.server.post_json(
+        "/api/v1/cash-register/close-balance",
+        Some(&till.token),
+        &json!({"counted": 1235}),
+    );
+    assert_eq!(closed.data(200)["difference"], -5.0);
+    let z = till.server.get_bytes(&day_pdf_path(&till, &day, "receipt"), Some(&till.token));
+    let text = pdftotext(&z);
+    assert!(text.contains("Raporti Z / Z report"), "{text}");
+    assert!(text.contains("Diferenca / Difference") && text.contains("-5.00"), "{text}");
+    assert!(contains(&z, "/MediaBox [0 0 226"), "80 mm wide");
+    let a4 = till.server.get_bytes(&day_pdf_path(&till, &day, "a4"), Some(&till.token));
+    assert!(contains(&a4, "/MediaBox [0 0 595 842]"), "A4");
+
+    till.server.get(&day_pdf_path(&till, &day, "letter"), Some(&till.token)).assert_invalid("paper");
+    let bad = till.server.get("/api/v1/reports/cash-register/closing/pdf?from=2026-13-01", Some(&till.token));
+    bad.assert_invalid("from");
+    let anonymous =
+        till.server.get("/api/v1/reports/cash-register/closing/pdf?from=2026-01-01&to=2026-01-01", None);
+    anonymous.assert_unauthenticated();
+}
