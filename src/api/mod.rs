@@ -253,6 +253,7 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/dashboard/summary", g.reports(get(reports::dashboard)))
         .route("/api/v1/owner/today", g.general(get(owner::today)))
         .route("/api/v1/owner/queue", g.general(get(owner::queue)))
+        .route("/api/v1/owner/queue/{id}/resend", g.general(post(owner::resend)))
         // Currencies, exchange rates and the AI proxy: in no group of the spec's own
         .route("/api/v1/currencies", g.general(get(currencies::currencies)))
         .route("/api/v1/currencies/{code}", g.general(put(currencies::set_currency)))

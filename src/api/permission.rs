@@ -13,6 +13,7 @@
 //! | POST /api/v1/session/password           | `SignedIn` (their own password)               |
 //! | POST /api/v1/users/{id}/password        | `Owner`                                       |
 //! | POST /api/v1/users/{id}/token (card)    | `OwnerOrManager`                              |
+//! | POST /api/v1/owner/queue/{id}/resend    | `Owner`                                       |
 
 use axum::http::StatusCode;
 

@@ -114,6 +114,20 @@ impl Services {
         waiting.truncate(limit);
         Ok(WaitingDocuments { summary, oldest_first: waiting })
     }
+
+    /// The owner's re-send, from the page, of a document of their company the CIS refused, once
+    /// its cause is corrected (as `arka queue resend`). False when the company has no refused
+    /// document with this queue id.
+    pub async fn resend_refused(&self, caller: &Caller, queue_id: i64) -> Result<bool> {
+        let company = caller.company.id;
+        let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let resent =
+            self.store.write(move |tx| fiscal_queue::resend(tx, queue_id, Some(company), &now)).await?;
+        if resent {
+            tracing::info!(queue_id, company, "a refused document waits for the CIS again");
+        }
+        Ok(resent)
+    }
 }
 
 #[cfg(test)]

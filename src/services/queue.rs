@@ -172,5 +172,5 @@ pub fn open_items(store: &store::Store) -> store::Result<Vec<Queued>> {
 /// this queue id.
 pub fn resend(store: &store::Store, queue_id: i64) -> store::Result<bool> {
     let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    store.write_blocking(|tx| fiscal_queue::resend(tx, queue_id, &now))
+    store.write_blocking(|tx| fiscal_queue::resend(tx, queue_id, None, &now))
 }

@@ -276,3 +276,51 @@ fn a_tills_day_prints_as_an_x_report_while_open_and_a_z_report_once_closed_on_a4
         till.server.get("/api/v1/reports/cash-register/closing/pdf?from=2026-01-01&to=2026-01-01", None);
     anonymous.assert_unauthenticated();
 }
+
+#[test]
+fn the_owner_sends_a_refused_document_again_from_the_page_and_the_queue_names_its_deadline() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    sim.mode("down");
+    let saved = till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("late-1"));
+    assert_eq!(saved.status, 503, "{}", saved.text);
+    let invoice = saved.body["data"]["invoice"].clone();
+    let queue = till.server.get("/api/v1/owner/queue", Some(&till.token)).data(200).clone();
+    let waiting = &queue["items"][0];
+    let issued =
+        chrono::NaiveDateTime::parse_from_str(waiting["issuedAt"].as_str().unwrap(), "%Y-%m-%d %H:%M:%S");
+    let deadline =
+        chrono::NaiveDateTime::parse_from_str(waiting["deadline"].as_str().unwrap(), "%Y-%m-%d %H:%M:%S");
+    assert_eq!(deadline.unwrap() - issued.unwrap(), chrono::Duration::hours(48), "{waiting}");
+
+    sim.set_mode(json!({"mode": "fault", "fault_code": "11"}));
+    let mut refused = Vec::new();
+    eventually("the refusals", std::time::Duration::from_secs(30), || {
+        let queue = till.server.get("/api/v1/owner/queue", Some(&till.token)).data(200).clone();
+        refused = queue["refused"].as_array().cloned().unwrap_or_default();
+        refused.len() == 2
+    });
+    let ids: Vec<i64> = refused.iter().map(|r| r["queueId"].as_i64().unwrap()).collect();
+
+    // Only the owner sends again, only the company's refused documents.
+    let clerk = cashier(&till.server, till.company_id);
+    let path = |id: i64| format!("/api/v1/owner/queue/{id}/resend");
+    till.server.post_json(&path(ids[0]), Some(&clerk), &json!({})).assert_error(403);
+    till.server.post_json(&path(ids[0]), None, &json!({})).assert_unauthenticated();
+    till.server.post_json(&path(999_999), Some(&till.token), &json!({})).assert_error(404);
+
+    sim.mode("ok");
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    for id in &sorted {
+        let sent = till.server.post_json(&path(*id), Some(&till.token), &json!({})).data(200).clone();
+        assert_eq!(sent, json!({"queueId": id, "resent": true}));
+    }
+    eventually("the re-sent sale", std::time::Duration::from_secs(20), || {
+        let path = format!("/api/v1/invoice/{}/details", invoice["id"]);
+        till.server.get(&path, Some(&till.token)).data(200)["invoice"]["fic"].is_string()
+    });
+    let queue = till.server.get("/api/v1/owner/queue", Some(&till.token)).data(200).clone();
+    assert_eq!((queue["waiting"].clone(), queue["refused"].clone()), (json!(0), json!([])));
+    till.server.post_json(&path(ids[0]), Some(&till.token), &json!({})).assert_error(404);
+}
