@@ -172,6 +172,7 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/client/search", g.search(get(clients::search)))
         .route("/api/v1/products", g.general(get(products::list).post(products::create)))
         .route("/api/v1/products/{id}", g.general(put(products::update)))
+        .route("/api/v1/products/import", g.general(post(products::import)))
         .route("/api/v1/products/{id}/details", g.general(get(products::details)))
         .route(
             "/api/v1/product/categories",

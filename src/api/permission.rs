@@ -14,6 +14,7 @@
 //! | POST /api/v1/users/{id}/password        | `Owner`                                       |
 //! | POST /api/v1/users/{id}/token (card)    | `OwnerOrManager`                              |
 //! | POST /api/v1/owner/queue/{id}/resend    | `Owner`                                       |
+//! | POST /api/v1/products/import            | `OwnerOrManager`                              |
 
 use axum::http::StatusCode;
 
