@@ -42,7 +42,7 @@ function fieldErrors(body) {
   return out;
 }
 
-async function send(path, { method = 'GET', body, query, accept = 'application/json', quiet = false } = {}) {
+async function send(path, { method = 'GET', body, query, accept = 'application/json', quiet = false, raw = null } = {}) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query || {})) {
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, v);
@@ -51,12 +51,13 @@ async function send(path, { method = 'GET', body, query, accept = 'application/j
   if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
   if (setupCode && path.startsWith('/api/v1/setup/')) headers['X-Setup-Code'] = setupCode;
   const form = body instanceof FormData;
-  if (body !== undefined && !form) headers['Content-Type'] = 'application/json';
+  // `raw`: the body is sent as it is, with this type (a CSV file); else JSON.
+  if (body !== undefined && !form) headers['Content-Type'] = raw || 'application/json';
   let response;
   try {
     response = await fetch(url, {
       method, headers, credentials: 'same-origin',
-      body: body === undefined ? undefined : form ? body : JSON.stringify(body),
+      body: body === undefined ? undefined : form || raw ? body : JSON.stringify(body),
     });
   } catch {
     return { status: 0, ok: false, message: t('error.network'), fields: {} };

@@ -8,9 +8,10 @@ import * as setup from './setup.js';
 import * as today from './today.js';
 import * as cis from './cis.js';
 import * as invoices from './invoices.js';
+import * as products from './products.js';
 import * as reports from './reports.js';
 
-const views = { setup, today, cis, invoices, reports };
+const views = { setup, today, cis, invoices, products, reports };
 const $ = (id) => document.getElementById(id);
 
 // Who is signed in (GET /api/v1/session's data), and the wizard's state (GET /api/v1/setup).

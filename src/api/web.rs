@@ -55,6 +55,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("form.js", "text/javascript; charset=utf-8"),
     asset!("signin.js", "text/javascript; charset=utf-8"),
     asset!("setup.js", "text/javascript; charset=utf-8"),
+    asset!("products.js", "text/javascript; charset=utf-8"),
     asset!("i18n.js", "text/javascript; charset=utf-8"),
     asset!("format.js", "text/javascript; charset=utf-8"),
     asset!("today.js", "text/javascript; charset=utf-8"),

@@ -27,6 +27,7 @@ mod late_delivery;
 mod marketplace;
 mod operations;
 mod owner_browser;
+mod owner_console;
 mod owner_page;
 mod owner_wizard;
 mod pipelined_delivery;

@@ -1,0 +1,88 @@
+//! The owner's screens after the wizard, part of the owner's story (`owner_browser`): the
+//! products (added with a refusal beside its field, searched, a price changed, stock delivered,
+//! a CSV file refused line by line, then previewed and applied), every figure checked against
+//! the API's.
+
+use crate::common::TestServer;
+use crate::common::browser::Browser;
+use crate::common::people::{OWNER_EMAIL, OWNER_PASSWORD};
+use crate::owner_browser::{keys, screenshots};
+use fantoccini::key::Key;
+use serde_json::{Value, json};
+
+/// The API's catalog, as the owner sees it.
+fn catalog(server: &TestServer) -> Vec<Value> {
+    let mut owner = crate::common::people::Browser::new(server);
+    owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    owner.get("/api/v1/products").data(200).as_array().unwrap().clone()
+}
+
+pub(crate) async fn the_products(page: &Browser, server: &TestServer) {
+    page.click("nav button[data-view=products]").await;
+    page.find("#product-form-new").await;
+    // No name: refused beside the field, in Albanian.
+    page.type_into("#product-new-price", &format!("120{}", keys(Key::Enter))).await;
+    let said = page.text_when("#product-new-name-error", |t| !t.is_empty()).await;
+    assert_eq!(said, "Fusha name është e detyrueshme.");
+    // The refused write counts in the spec's interval of product writes (a second here).
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    page.type_into("#product-new-code", "KAFE").await;
+    page.type_into("#product-new-name", &format!("Kafe espresso{}", keys(Key::Enter))).await;
+    page.text_when("#status", |t| t == "Produkti u shtua: KAFE").await;
+    page.find("[data-edit=KAFE]").await;
+
+    // A price change from the list, once the interval of writes has passed.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    page.click("[data-edit=KAFE]").await;
+    page.type_into("#product-edit-1-price", &format!("130,50{}", keys(Key::Enter))).await;
+    page.text_when("[data-price=KAFE]", |t| t == "130.50").await;
+    let listed = catalog(server);
+    assert_eq!(listed[0]["last_price"], json!(130.5), "the API has the new price");
+
+    // Stock: a delivery of 24 at the shop's unit.
+    page.click("[data-stock=KAFE]").await;
+    page.type_into("#stock-quantity", "24").await;
+    page.type_into("#stock-note", &format!("Furnizimi i parë{}", keys(Key::Enter))).await;
+    page.text_when("#dialog-body table", |t| t.contains("24")).await;
+    page.click("#dialog-close").await;
+
+    import_a_file(page, server).await;
+    // The search finds by code or name.
+    page.type_into("#product-search", "ujë").await;
+    let shown = page.text_when("#product-list", |t| !t.contains("KAFE")).await;
+    assert!(shown.contains("Ujë") && !shown.contains("Birrë"), "{shown}");
+    page.screenshot(&screenshots().join("products-desktop.png")).await;
+    page.type_into("#product-search", "").await;
+}
+
+async fn import_a_file(page: &Browser, server: &TestServer) {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "code;name;last_price;vat_rate\nKAFE;Kafe espresso;140;20\nUJE;Ujë;50;25\n")
+        .unwrap();
+    page.find("#import-file").await.send_keys(&bad.display().to_string()).await.unwrap();
+    page.click("#import-form button[type=submit]").await;
+    let said = page.text_when("#import-errors", |t| !t.is_empty()).await;
+    assert!(said.contains("Rreshti 3, vat_rate"), "{said}");
+    assert_eq!(catalog(server)[0]["last_price"], json!(130.5), "nothing of the file was saved");
+
+    let good = dir.path().join("good.csv");
+    std::fs::write(
+        &good,
+        "code,name,last_price,vat_rate\nKAFE,Kafe espresso,140,20\nUJE,Ujë,50,6\nBIRRE,Birrë,180,20\n",
+    )
+    .unwrap();
+    page.find("#import-file").await.send_keys(&good.display().to_string()).await.unwrap();
+    page.click("#import-form button[type=submit]").await;
+    let summary = page.text_when("#import-summary", |t| !t.is_empty()).await;
+    assert_eq!(summary, "Të reja: 2 · Të ndryshuara: 1");
+    assert_eq!(catalog(server).len(), 1, "a preview saves nothing");
+    page.click("#import-apply").await;
+    page.text_when("#status", |t| t.starts_with("Produktet u importuan")).await;
+    page.text_when("[data-price=BIRRE]", |t| t == "180.00").await;
+    let listed = catalog(server);
+    assert_eq!(listed.len(), 3);
+    let kafe = listed.iter().find(|p| p["code"] == "KAFE").unwrap();
+    assert_eq!(kafe["last_price"], json!(140.0));
+}
