@@ -2,6 +2,7 @@
 
 pub mod ai;
 pub mod auth;
+pub mod backups;
 mod callers;
 mod cash_register;
 mod clients;
@@ -255,6 +256,8 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/owner/today", g.general(get(owner::today)))
         .route("/api/v1/owner/queue", g.general(get(owner::queue)))
         .route("/api/v1/owner/queue/{id}/resend", g.general(post(owner::resend)))
+        .route("/api/v1/owner/backup", g.general(get(backups::status).post(backups::take)))
+        .route("/api/v1/owner/backup/{file}", g.general(get(backups::download)))
         // Currencies, exchange rates and the AI proxy: in no group of the spec's own
         .route("/api/v1/currencies", g.general(get(currencies::currencies)))
         .route("/api/v1/currencies/{code}", g.general(put(currencies::set_currency)))

@@ -15,6 +15,7 @@
 //! | POST /api/v1/users/{id}/token (card)    | `OwnerOrManager`                              |
 //! | POST /api/v1/owner/queue/{id}/resend    | `Owner`                                       |
 //! | POST /api/v1/products/import            | `OwnerOrManager`                              |
+//! | GET, POST /api/v1/owner/backup, GET …/{file} | the owner of the box's one company (`backups`) |
 
 use axum::http::StatusCode;
 

@@ -351,6 +351,15 @@ impl Services {
         let owner = self.store.read(move |conn| db::owner_of(conn, company_id)).await?;
         Ok(owner == Some(caller.user.id))
     }
+
+    /// Whether the caller owns the whole box: the owner of its one company. A backup copies the
+    /// box's database, every company in it, so a company's owner on a shared box may not take one.
+    pub async fn owns_the_box(&self, caller: &Caller) -> Result<bool> {
+        if !self.is_owner(caller).await? {
+            return Ok(false);
+        }
+        Ok(self.store.read(people::company_count).await? == 1)
+    }
 }
 
 #[cfg(test)]

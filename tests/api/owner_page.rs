@@ -324,3 +324,52 @@ fn the_owner_sends_a_refused_document_again_from_the_page_and_the_queue_names_it
     assert_eq!((queue["waiting"].clone(), queue["refused"].clone()), (json!(0), json!([])));
     till.server.post_json(&path(ids[0]), Some(&till.token), &json!({})).assert_error(404);
 }
+
+#[test]
+fn the_owner_of_the_box_takes_a_backup_from_the_page_and_sees_the_last_automatic_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let backup_dir = dir.path().to_path_buf();
+    let server = TestServer::start_with(|args| args.backups.backup_dir = Some(backup_dir));
+    let mut owner = crate::common::people::owner_from_the_box(&server);
+    let status = owner.get("/api/v1/owner/backup").data(200).clone();
+    assert_eq!((status["automatic"].clone(), status["lastAutomatic"].clone()), (json!(true), Value::Null));
+    assert!(status["warning"].as_str().unwrap().contains("key file"), "{status}");
+
+    let made = owner.post("/api/v1/owner/backup", &json!({})).data(201).clone();
+    let file = made["file"].as_str().unwrap().to_string();
+    assert_eq!(made["keyFile"], format!("{file}.key"));
+    let db = owner.get_bytes(&format!("/api/v1/owner/backup/{file}"));
+    assert!(db.starts_with(b"SQLite format 3\0"), "the database");
+    let key = owner.get_bytes(&format!("/api/v1/owner/backup/{file}.key"));
+    assert_eq!(key, std::fs::read(server.data_dir().join("arka.key")).unwrap(), "its key file");
+    assert_eq!(made["bytes"], json!(db.len()));
+    for other in ["arka.db", "arka.key", "..%2Farka.db", "arka-20991231-000000.db"] {
+        owner.get(&format!("/api/v1/owner/backup/{other}")).assert_error(404);
+    }
+
+    // A nightly one in the folder is the last automatic one; the page's own is not.
+    std::fs::write(dir.path().join("arka-20261126-020000-nightly.db"), b"x").unwrap();
+    let status = owner.get("/api/v1/owner/backup").data(200).clone();
+    assert_eq!(
+        status["lastAutomatic"],
+        json!({"file": "arka-20261126-020000-nightly.db", "at": "2026-11-26 03:00:00"})
+    );
+
+    // Nobody else: not without a session, not a cashier of the shop.
+    server.get("/api/v1/owner/backup", None).assert_unauthenticated();
+    let company_id = owner.get("/api/v1/session").data(200)["company"]["id"].as_i64().unwrap();
+    let clerk = cashier(&server, company_id);
+    server.post_json("/api/v1/owner/backup", Some(&clerk), &json!({})).assert_error(403);
+    server.get(&format!("/api/v1/owner/backup/{file}"), Some(&clerk)).assert_error(403);
+}
+
+#[test]
+fn on_a_box_of_several_companies_no_company_owner_takes_a_backup() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let partner = till.server.create_partner("desk");
+    register_company(&till.server, &partner, "K81234001A");
+    let refused = till.server.post_json("/api/v1/owner/backup", Some(&till.token), &json!({}));
+    refused.assert_error(403);
+    assert!(refused.text.contains("every company"), "{}", refused.text);
+}
