@@ -9,9 +9,10 @@ import * as today from './today.js';
 import * as cis from './cis.js';
 import * as invoices from './invoices.js';
 import * as products from './products.js';
+import * as admin from './admin.js';
 import * as reports from './reports.js';
 
-const views = { setup, today, cis, invoices, products, reports };
+const views = { setup, today, cis, invoices, products, reports, admin };
 const $ = (id) => document.getElementById(id);
 
 // Who is signed in (GET /api/v1/session's data), and the wizard's state (GET /api/v1/setup).
@@ -74,16 +75,31 @@ const context = {
     await adopt(data);
     await show();
   },
+  refreshBanner: () => certificateBanner(),
   reloadWizard: async () => {
     wizard = (await api('/api/v1/setup', { quiet: true })).data || wizard;
     return wizard;
   },
 };
 
+// Views only some roles have (the server refuses the others anyway).
+const VIEW_ROLES = { setup: 'owner', admin: 'owner' };
+
 function currentView() {
   const name = location.hash.replace('#', '');
-  if (views[name] && (name !== 'setup' || allowed('owner'))) return name;
+  if (views[name] && allowed(VIEW_ROLES[name])) return name;
   return 'today';
+}
+
+// From 30 days before the certificate's end, every screen says how many days are left.
+async function certificateBanner() {
+  const banner = $('banner');
+  const cert = session ? (await api('/api/v1/account', { quiet: true })).data?.cert : null;
+  banner.hidden = !cert?.expiresSoon;
+  if (!banner.hidden) {
+    const days = admin.daysLeft(cert.expiresAt);
+    banner.textContent = days > 0 ? `${t('banner.certDays').replace('{n}', days)} (${cert.expiresAt})` : t('banner.certExpired');
+  }
 }
 
 function showChrome(signedIn) {
@@ -102,6 +118,7 @@ async function show() {
   const unclaimed = wizard && !wizard.claimed;
   showChrome(signedIn);
   $('signin').hidden = signedIn || unclaimed;
+  if (!signedIn) $('banner').hidden = true;
   const name = unclaimed ? 'setup' : currentView();
   for (const button of $('nav').querySelectorAll('button')) {
     if (button.dataset.view === name) button.setAttribute('aria-current', 'page');
@@ -112,6 +129,7 @@ async function show() {
     signin.render($('signin'), context);
     return;
   }
+  certificateBanner();
   const section = $(`view-${name}`);
   section.setAttribute('aria-busy', 'true');
   await views[name].render(section, context);

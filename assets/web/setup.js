@@ -14,6 +14,11 @@ const STEP_ORDER = ['code', 'business', 'owner', 'certificate', 'unit', 'devices
 let codeAccepted = false;
 let chosen = null;
 
+// Opens the wizard at a done step (the administration's "new certificate").
+export function choose(step) {
+  chosen = step;
+}
+
 function currentStep(w) {
   if (!w.claimed && !w.fromBox && !codeAccepted) return 'code';
   if (chosen && w.steps.some((s) => s.step === chosen)) return chosen;
@@ -225,7 +230,7 @@ function stepBody(step, w, ctx, again) {
     case 'code': return codeForm(w, again);
     case 'business': return businessForm(w, again);
     case 'owner': return ownerForm(ctx);
-    case 'certificate': return certificateForm(() => { chosen = null; return again(); });
+    case 'certificate': return certificateForm(() => { chosen = null; ctx.refreshBanner(); return again(); });
     case 'unit': return unitForm(w, () => { chosen = null; return again(); });
     case 'devices': return deviceForm(() => { chosen = null; return again(); });
     case 'cashiers': return cashierForm(w, ctx, again);

@@ -56,6 +56,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("signin.js", "text/javascript; charset=utf-8"),
     asset!("setup.js", "text/javascript; charset=utf-8"),
     asset!("products.js", "text/javascript; charset=utf-8"),
+    asset!("admin.js", "text/javascript; charset=utf-8"),
     asset!("i18n.js", "text/javascript; charset=utf-8"),
     asset!("format.js", "text/javascript; charset=utf-8"),
     asset!("today.js", "text/javascript; charset=utf-8"),

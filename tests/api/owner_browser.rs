@@ -11,7 +11,6 @@ use std::path::PathBuf;
 
 use crate::common::TestServer;
 use crate::common::browser::Browser;
-use crate::common::people::{OWNER_EMAIL, OWNER_PASSWORD};
 use crate::common::sim::SimServer;
 use crate::common::till::coffee_and_water;
 use arka::config::BoxPeers;
@@ -49,7 +48,7 @@ pub(crate) struct Cashier<'a> {
 }
 
 const CASHIER_EMAIL: &str = "besa@dyqani-ana.al";
-const CASHIER_PASSWORD: &str = "Besa-shet-mire-7";
+pub(crate) const CASHIER_PASSWORD: &str = "Besa-shet-mire-7";
 
 #[test]
 fn from_an_empty_production_server_to_a_closed_day_in_a_browser() {
@@ -64,9 +63,10 @@ fn from_an_empty_production_server_to_a_closed_day_in_a_browser() {
     runtime.block_on(async {
         let page = Browser::start(1280, 900).await;
         page.client.goto(&server.base_url()).await.unwrap();
-        let cashier = crate::owner_wizard::the_wizard(&page, &server).await;
+        let mut cashier = crate::owner_wizard::the_wizard(&page, &server).await;
         crate::owner_console::the_products(&page, &server).await;
-        signing_in_as_people(&page, &server, &cashier).await;
+        crate::owner_console::the_administration(&page, &server, &mut cashier).await;
+        signing_in_as_people(&page, &server).await;
         let state = open_the_day(&page, &cashier).await;
         let (items, _) = two_sales_on_the_days_totals(&page, &cashier).await;
         let balance = cash_in_and_out_and_the_x_report(&page, &cashier).await;
@@ -79,14 +79,9 @@ fn from_an_empty_production_server_to_a_closed_day_in_a_browser() {
     });
 }
 
-/// Sign-in as people: the owner sets the cashier's password (as the users screen does), a wrong
-/// password is said beside the field, the cashier signs in with the keyboard alone.
-async fn signing_in_as_people(page: &Browser, server: &TestServer, cashier: &Cashier<'_>) {
-    let mut owner = crate::common::people::Browser::new(server);
-    owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
-    let id = server.get("/api/v1/session", Some(&cashier.token)).data(200)["user"]["id"].as_i64().unwrap();
-    owner.post(&format!("/api/v1/users/{id}/password"), &json!({"newPassword": CASHIER_PASSWORD})).data(200);
-
+/// Sign-in as people: the owner signs out, a wrong password is said beside the field, a lock-out
+/// with its minutes, the cashier (whose password the owner set) signs in with the keyboard alone.
+async fn signing_in_as_people(page: &Browser, server: &TestServer) {
     page.click("#signout").await;
     page.find("#signin-form").await;
     assert_eq!(page.find("#signin h2").await.text().await.unwrap(), "Hyni");

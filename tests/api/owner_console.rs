@@ -1,12 +1,13 @@
 //! The owner's screens after the wizard, part of the owner's story (`owner_browser`): the
 //! products (added with a refusal beside its field, searched, a price changed, stock delivered,
-//! a CSV file refused line by line, then previewed and applied), every figure checked against
-//! the API's.
+//! a CSV file refused line by line, then previewed and applied) and the administration (the
+//! cashier's password set, their token rotated with a new card, a backup taken, the
+//! certificate's days left), every figure checked against the API's.
 
 use crate::common::TestServer;
 use crate::common::browser::Browser;
 use crate::common::people::{OWNER_EMAIL, OWNER_PASSWORD};
-use crate::owner_browser::{keys, screenshots};
+use crate::owner_browser::{CASHIER_PASSWORD, Cashier, keys, screenshots};
 use fantoccini::key::Key;
 use serde_json::{Value, json};
 
@@ -85,4 +86,35 @@ async fn import_a_file(page: &Browser, server: &TestServer) {
     assert_eq!(listed.len(), 3);
     let kafe = listed.iter().find(|p| p["code"] == "KAFE").unwrap();
     assert_eq!(kafe["last_price"], json!(140.0));
+}
+
+pub(crate) async fn the_administration(page: &Browser, server: &TestServer, cashier: &mut Cashier<'_>) {
+    page.click("nav button[data-view=admin]").await;
+    // The cashier's password, set by the owner: a short one is refused beside the field.
+    page.click("[data-password=\"besa@dyqani-ana.al\"]").await;
+    page.type_into("#new-password", &format!("short{}", keys(Key::Enter))).await;
+    page.text_when("#new-password-error", |t| t.contains("10")).await;
+    page.type_into("#new-password", &format!("{CASHIER_PASSWORD}{}", keys(Key::Enter))).await;
+    page.text_when("#status", |t| t == "Fjalëkalimi u vendos për Besa Kola").await;
+
+    // A new token and card: the old token stops at once.
+    page.click("[data-rotate=\"besa@dyqani-ana.al\"]").await;
+    page.client.accept_alert().await.unwrap();
+    let token = page.text_when("#pairing-token", |t| !t.is_empty() && t != cashier.token).await;
+    server.get("/api/v1/session", Some(&cashier.token)).assert_unauthenticated();
+    assert_eq!(server.get("/api/v1/session", Some(&token)).data(200)["user"]["name"], "Besa Kola");
+    cashier.token = token;
+    page.click("#dialog-close").await;
+
+    // The certificate's days left, as the banner says; a backup taken now.
+    assert_eq!(page.text_when("#cert-days", |t| !t.is_empty()).await, "20");
+    page.click("#backup-now").await;
+    let made = page.text_when("#backup-made", |t| !t.is_empty()).await;
+    let file = made.rsplit(' ').next().unwrap();
+    let mut owner = crate::common::people::Browser::new(server);
+    owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
+    let db = owner.get_bytes(&format!("/api/v1/owner/backup/{file}"));
+    assert!(db.starts_with(b"SQLite format 3\0"), "the backup the page offers is the database");
+    page.find(&format!("[data-download=\"{file}.key\"]")).await;
+    page.screenshot(&screenshots().join("admin-desktop.png")).await;
 }

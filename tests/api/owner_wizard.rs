@@ -67,7 +67,7 @@ async fn owner_and_certificate(page: &Browser, server: &TestServer) {
     std::fs::write(&other, other_cert.to_p12("pw").unwrap()).unwrap();
     let mine = dir.path().join("shop.p12");
     let shop_cert =
-        Certificate::generate_self_signed(SHOP_NUIS, "Dyqani Ana", chrono::Duration::days(365)).unwrap();
+        Certificate::generate_self_signed(SHOP_NUIS, "Dyqani Ana", chrono::Duration::days(20)).unwrap();
     std::fs::write(&mine, shop_cert.to_p12("pw").unwrap()).unwrap();
     page.find("#setup-cert-file").await.send_keys(&other.display().to_string()).await.unwrap();
     enter(page, "#setup-cert-password", "pw").await;
@@ -80,6 +80,9 @@ async fn owner_and_certificate(page: &Browser, server: &TestServer) {
     enter(page, "#setup-cert-password", "pw").await;
     let shown_nuis = page.text_when("#cert-nuis", |t| !t.is_empty()).await;
     assert_eq!(shown_nuis, SHOP_NUIS);
+    // It ends in 20 days: from 30 days before, every screen says so.
+    let banner = page.text_when("#banner", |t| !t.is_empty()).await;
+    assert!(banner.starts_with("Certifikata e nënshkrimit skadon pas 20 ditësh"), "{banner}");
 
     // A reload: still signed in (the cookie), the wizard at the unit, the certificate as the API has it.
     page.client.refresh().await.unwrap();
