@@ -113,7 +113,9 @@ function showChrome(signedIn) {
 async function show() {
   translate();
   $('lang').textContent = language() === 'sq' ? 'EN' : 'SQ';
-  $('lang').setAttribute('aria-label', language() === 'sq' ? 'English' : 'Shqip');
+  // Its name is what it shows (EN / SQ, in that language); the title says it in full.
+  $('lang').setAttribute('title', language() === 'sq' ? 'English' : 'Shqip');
+  $('lang').setAttribute('lang', language() === 'sq' ? 'en' : 'sq');
   const signedIn = Boolean(session);
   const unclaimed = wizard && !wizard.claimed;
   showChrome(signedIn);

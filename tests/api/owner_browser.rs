@@ -95,6 +95,8 @@ async fn signing_in_as_people(page: &Browser, server: &TestServer) {
     page.type_into("#signin-password", &format!("wrong-password{}", keys(Key::Enter))).await;
     let said = page.text_when("#signin-password-error", |t| !t.is_empty()).await;
     assert_eq!(said, "E-maili ose fjalëkalimi është i gabuar.");
+    page.screenshot(&screenshots().join("signin-desktop.png")).await;
+    page.axe("signin refused").await;
     // Four more failures of one account lock it: the page says for how long.
     for _ in 0..3 {
         let body = json!({"email": "mira@dyqani-ana.al", "password": "not-hers-at-all"});
@@ -155,6 +157,7 @@ async fn two_sales_on_the_days_totals(page: &Browser, till: &Cashier<'_>) -> (Ve
     let shown_balance = page.find("#my-balance").await.text().await.unwrap();
     assert_eq!(shown_cents(&shown_balance), api_cents(&balance), "the till's cash is the API's balance");
     page.screenshot(&screenshots().join("today-desktop.png")).await;
+    page.axe("today-desktop").await;
     (items.clone(), balance)
 }
 
@@ -179,6 +182,7 @@ async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, stat
     assert_eq!(shown_cents(&difference), 159_000 - api_cents(balance));
     assert_eq!(shown_cents(&difference), -650, "six lek fifty are missing");
     page.screenshot(&screenshots().join("close-desktop.png")).await;
+    page.axe("close-desktop").await;
     page.click("#confirm-close").await;
     let closed = page.text_when("#closed-difference", |t| !t.is_empty()).await;
     assert_eq!(shown_cents(&closed), -650);
@@ -227,6 +231,7 @@ async fn cash_in_and_out_and_the_x_report(page: &Browser, till: &Cashier<'_>) ->
     let expected = page.text_when("#report-expected", |t| !t.is_empty()).await;
     assert_eq!(shown_cents(&expected), api_cents(&balance), "the X report's expected cash");
     page.screenshot(&screenshots().join("x-report-desktop.png")).await;
+    page.axe("x-report-desktop").await;
     page.click("#dialog-close").await;
     balance
 }
@@ -244,6 +249,7 @@ async fn the_cis_and_an_invoice(page: &Browser, items: &[Value], server: &TestSe
     assert_eq!(page.find("#cis-waiting").await.text().await.unwrap(), "0");
     page.find("#cis-certificate").await;
     page.screenshot(&screenshots().join("cis-desktop.png")).await;
+    page.axe("cis-desktop").await;
 
     // Invoices, latest first; the first opens with the keyboard and shows its PDF.
     page.click("nav button[data-view=invoices]").await;
@@ -259,6 +265,7 @@ async fn the_cis_and_an_invoice(page: &Browser, items: &[Value], server: &TestSe
         "the PDF is the API's, fetched with the token"
     );
     page.screenshot(&screenshots().join("invoice-desktop.png")).await;
+    page.axe("invoice-desktop").await;
 
     // Part of it given back: more than was sold is refused beside the line, then one water.
     page.type_into("#cancel-q-0", &format!("5{}", keys(Key::Enter))).await;
@@ -278,6 +285,8 @@ async fn the_cis_and_an_invoice(page: &Browser, items: &[Value], server: &TestSe
     page.text_when("#view-invoices table", |t| t.contains(&corrective)).await;
     page.click(&format!("button[data-invoice=\"{}\"]", items[1]["id"])).await;
     page.click("#cancel-invoice").await;
+    page.find("#confirm-cancel").await;
+    page.axe("cancel-confirmation").await;
     page.click("#confirm-cancel").await;
     page.text_when("#status", |t| t.starts_with("The invoice is cancelled") && !t.ends_with(&corrective))
         .await;
@@ -322,6 +331,7 @@ async fn the_reports_in_words(page: &Browser, till: &Cashier<'_>) {
     // The whole screen in one picture: a taller window for the shot, then the usual one again.
     page.client.set_window_size(1280, 2200).await.unwrap();
     page.screenshot(&screenshots().join("reports-desktop.png")).await;
+    page.axe("reports-desktop").await;
     page.client.set_window_size(1280, 900).await.unwrap();
 }
 
@@ -334,6 +344,7 @@ async fn a_phones_width(page: &Browser) {
         page.client.execute("return document.documentElement.scrollWidth", vec![]).await.unwrap();
     assert!(width.as_i64().unwrap() <= 400, "nothing wider than the phone's screen: {width}");
     page.screenshot(&screenshots().join("today-phone.png")).await;
+    page.axe("today-phone").await;
     page.click("nav button[data-view=reports]").await;
     page.text_when("#rep-gross", |t| !t.is_empty()).await;
     let width: Value =
@@ -346,6 +357,7 @@ async fn a_phones_width(page: &Browser) {
     assert!(by_kind.contains("Fatura me para në dorë"), "document kinds in Albanian: {by_kind}");
     page.client.set_window_size(390, 2400).await.unwrap();
     page.screenshot(&screenshots().join("reports-phone.png")).await;
+    page.axe("reports-phone").await;
 }
 
 /// Signing out ends the session: a reload shows the sign-in again.

@@ -43,6 +43,8 @@ pub(crate) async fn the_products(page: &Browser, server: &TestServer) {
 
     // Stock: a delivery of 24 at the shop's unit.
     page.click("[data-stock=KAFE]").await;
+    page.find("#stock-quantity").await;
+    page.axe("products stock").await;
     page.type_into("#stock-quantity", "24").await;
     page.type_into("#stock-note", &format!("Furnizimi i parë{}", keys(Key::Enter))).await;
     page.text_when("#dialog-body table", |t| t.contains("24")).await;
@@ -54,6 +56,7 @@ pub(crate) async fn the_products(page: &Browser, server: &TestServer) {
     let shown = page.text_when("#product-list", |t| !t.contains("KAFE")).await;
     assert!(shown.contains("Ujë") && !shown.contains("Birrë"), "{shown}");
     page.screenshot(&screenshots().join("products-desktop.png")).await;
+    page.axe("products-desktop").await;
     page.type_into("#product-search", "").await;
 }
 
@@ -65,6 +68,7 @@ async fn import_a_file(page: &Browser, server: &TestServer) {
     page.find("#import-file").await.send_keys(&bad.display().to_string()).await.unwrap();
     page.click("#import-form button[type=submit]").await;
     let said = page.text_when("#import-errors", |t| !t.is_empty()).await;
+    page.axe("products import refused").await;
     assert!(said.contains("Rreshti 3, vat_rate"), "{said}");
     assert_eq!(catalog(server)[0]["last_price"], json!(130.5), "nothing of the file was saved");
 
@@ -117,4 +121,5 @@ pub(crate) async fn the_administration(page: &Browser, server: &TestServer, cash
     assert!(db.starts_with(b"SQLite format 3\0"), "the backup the page offers is the database");
     page.find(&format!("[data-download=\"{file}.key\"]")).await;
     page.screenshot(&screenshots().join("admin-desktop.png")).await;
+    page.axe("admin-desktop").await;
 }

@@ -28,8 +28,11 @@ pub(crate) async fn the_wizard<'a>(page: &Browser, server: &'a TestServer) -> Ca
 
 async fn code_and_business(page: &Browser, server: &TestServer) {
     // A wrong code is refused beside the field; the code the server printed opens the wizard.
+    page.find("#setup-code").await;
+    page.axe("setup-code").await;
     enter(page, "#setup-code", "ABCDE-FGHJK").await;
     page.text_when("#setup-code-error", |t| !t.is_empty()).await;
+    page.axe("setup-code refused").await;
     let code = server.setup_code();
     enter(page, "#setup-code", &code).await;
 
@@ -41,6 +44,7 @@ async fn code_and_business(page: &Browser, server: &TestServer) {
     assert!(!said.is_empty());
     assert!(server.get("/api/v1/setup", None).data(200)["business"].is_null(), "nothing half-saved");
     page.screenshot(&screenshots().join("setup-business-desktop.png")).await;
+    page.axe("setup-business-desktop").await;
     enter(page, "#setup-nuis", SHOP_NUIS).await;
     page.find("#setup-owner-name").await;
 
@@ -54,6 +58,7 @@ async fn code_and_business(page: &Browser, server: &TestServer) {
 async fn owner_and_certificate(page: &Browser, server: &TestServer) {
     page.type_into("#setup-owner-name", "Ana Hoxha").await;
     page.type_into("#setup-owner-email", OWNER_EMAIL).await;
+    page.axe("setup-owner").await;
     enter(page, "#setup-owner-password", "short").await;
     page.text_when("#setup-owner-password-error", |t| t.contains("10")).await;
     enter(page, "#setup-owner-password", OWNER_PASSWORD).await;
@@ -72,6 +77,7 @@ async fn owner_and_certificate(page: &Browser, server: &TestServer) {
     page.find("#setup-cert-file").await.send_keys(&other.display().to_string()).await.unwrap();
     enter(page, "#setup-cert-password", "pw").await;
     let said = page.text_when("#setup-cert-file-error", |t| !t.is_empty()).await;
+    page.axe("setup-certificate refused").await;
     assert_eq!(
         said,
         format!("Certifikata është për NIPT K12345678L, jo për NIPT-in e kësaj kompanie {SHOP_NUIS}.")
@@ -98,10 +104,14 @@ async fn owner_and_certificate(page: &Browser, server: &TestServer) {
 async fn unit_and_device(page: &Browser) {
     enter(page, "#setup-unit-code", "ab12").await;
     page.text_when("#setup-unit-code-error", |t| !t.is_empty()).await;
+    page.axe("setup-unit refused").await;
     page.type_into("#setup-unit-city", "Tiranë").await;
     enter(page, "#setup-unit-code", "xy123xy123").await;
+    page.find("#setup-device-name").await;
+    page.axe("setup-devices").await;
     enter(page, "#setup-device-name", "Kasa 1").await;
     page.find("#setup-cashier-name").await;
+    page.axe("setup-cashiers").await;
 }
 
 async fn the_cashier_and_the_card<'a>(page: &Browser, server: &'a TestServer) -> Cashier<'a> {
@@ -118,6 +128,7 @@ async fn the_cashier_and_the_card<'a>(page: &Browser, server: &'a TestServer) ->
         .unwrap();
     assert_eq!(crate::setup::decode_qr(svg.as_str().unwrap()), pairing_url, "the QR code is the URL");
     page.screenshot(&screenshots().join("pairing-card-desktop.png")).await;
+    page.axe("pairing-card-desktop").await;
     page.click("#dialog-close").await;
     let me = server.get("/api/v1/session", Some(&token)).data(200).clone();
     assert_eq!(me["user"]["name"], "Besa Kola", "the card's token is the cashier's");
@@ -133,6 +144,7 @@ async fn the_test_sale(page: &Browser) {
     assert!(frame.attr("src").await.unwrap().unwrap().starts_with("blob:"), "the receipt's PDF");
     page.find("#setup-complete").await;
     page.screenshot(&screenshots().join("setup-desktop.png")).await;
+    page.axe("setup-desktop").await;
     page.click("#setup-complete button").await;
     page.find("#today-gross").await;
 }

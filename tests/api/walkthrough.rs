@@ -113,7 +113,7 @@ fn stand_ins(dir: &std::path::Path, uid: u32) -> std::path::PathBuf {
         .unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     };
-    for name in ["apt-get", "cargo", "mdbook"] {
+    for name in ["apt-get", "cargo", "mdbook", "npm"] {
         recorder(name, 0);
     }
     // Nothing is installed: dpkg and pip know of no package.
@@ -128,7 +128,7 @@ fn stand_ins(dir: &std::path::Path, uid: u32) -> std::path::PathBuf {
     for name in ["id", "sudo"] {
         std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    for name in ["bash", "env", "dirname"] {
+    for name in ["bash", "env", "dirname", "grep"] {
         let real =
             ["/usr/bin", "/bin"].iter().map(|d| std::path::Path::new(d).join(name)).find(|p| p.exists());
         symlink(real.unwrap_or_else(|| panic!("{name} on this machine")), bin.join(name)).unwrap();
@@ -163,7 +163,7 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_bui
         let calls = std::fs::read_to_string(&log).unwrap();
         let calls: Vec<&str> = calls.lines().collect();
         let packages = "xmlsec1 libxml2-utils poppler-utils zbar-tools openssl libssl-dev pkg-config gcc curl \
-                        jq shellcheck systemd chromium chromium-driver python3-pip";
+                        jq shellcheck systemd chromium chromium-driver npm python3-pip";
         let mut expected = vec![];
         if !sudo.is_empty() {
             expected.push("sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq".to_string());
@@ -175,6 +175,9 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_bui
         }
         expected.push(format!("apt-get install -y -qq {packages}"));
         expected.push("ubl-schema".to_string());
+        expected.push(
+            "npm install --prefix target/axe --no-save --no-audit --no-fund axe-core@4.14.1".to_string(),
+        );
         // mdbook answers no version, so the one the book is built with is installed first.
         expected.push("mdbook --version".to_string());
         expected.push("cargo install mdbook --version 0.5.4 --locked --no-default-features".to_string());

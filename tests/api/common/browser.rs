@@ -14,6 +14,9 @@ use tempfile::TempDir;
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
+/// axe-core's script, as `./test` installs it.
+pub const AXE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/axe/node_modules/axe-core/axe.min.js");
+
 /// How long anything the page does may take before the story fails.
 pub const PAGE_WAIT: Duration = Duration::from_secs(15);
 
@@ -122,6 +125,31 @@ impl Browser {
         let field = self.find(css).await;
         field.clear().await.unwrap();
         field.send_keys(text).await.unwrap_or_else(|e| panic!("typing into {css}: {e}"));
+    }
+
+    /// axe-core (from the npm registry: `./test` puts it in target/axe) run inside this Chromium
+    /// on the page as it is now: fails naming every serious or critical violation of `screen`.
+    pub async fn axe(&self, screen: &str) {
+        let loaded: serde_json::Value =
+            self.client.execute("return typeof axe !== 'undefined'", vec![]).await.unwrap();
+        if loaded != json!(true) {
+            let source = std::fs::read_to_string(AXE).unwrap_or_else(|e| {
+                panic!("{AXE}: {e}: axe-core comes from the npm registry; ./test installs every tool the tests use")
+            });
+            self.client.execute(&format!("{source}\nreturn true;"), vec![]).await.expect("axe-core loads");
+        }
+        let found = self
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations
+                   .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+                   .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)));",
+                vec![],
+            )
+            .await
+            .expect("axe-core runs");
+        assert_eq!(found, json!([]), "axe-core on the screen {screen}");
     }
 
     /// A PNG of the page as it is now.
