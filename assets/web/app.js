@@ -33,9 +33,12 @@ function openDialog(title, ...content) {
   if (!dialog.open) dialog.showModal();
 }
 
+// Closing empties it too, so nothing of a closed dialog stays to be found or read.
 function closeDialog() {
   if (dialog.open) dialog.close();
 }
+
+dialog.addEventListener('close', () => $('dialog-body').replaceChildren());
 
 // The role as the session says it. A role the page has no words for is shown as the server
 // names it; before roles exist the company's owner is `owner` and anyone else a cashier.

@@ -36,6 +36,38 @@ fn api_cents(value: &Value) -> i64 {
     (value.as_f64().unwrap_or_else(|| panic!("not a number: {value}")) * 100.0).round() as i64
 }
 
+thread_local! {
+    /// The story's screen: "desktop" (1280 x 900) or "phone" (390 x 844), and its size.
+    static FORM: std::cell::Cell<(&'static str, u32, u32)> = const { std::cell::Cell::new(("desktop", 1280, 900)) };
+}
+
+/// The story's screen, as `FORM` says.
+pub(crate) fn form() -> (&'static str, u32, u32) {
+    FORM.with(std::cell::Cell::get)
+}
+
+/// A screen of the story: saved as `<name>-<form>.png`, checked by axe-core, and on a phone
+/// nothing wider than its screen.
+pub(crate) async fn screen(page: &Browser, name: &str) {
+    let (form, width, _) = form();
+    page.screenshot(&screenshots().join(format!("{name}-{form}.png"))).await;
+    page.axe(&format!("{name}-{form}")).await;
+    // What reaches past the screen's right edge (a table scrolls in its own box), if anything.
+    let past: Value = page
+        .client
+        .execute(
+            "const w = document.documentElement.clientWidth;
+             return [...document.querySelectorAll('body *')]
+               .filter((e) => e.getBoundingClientRect().right > w + 1 && !e.closest('.scroll'))
+               .map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)
+               .slice(0, 5);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(past, json!([]), "{name}: nothing wider than the screen ({width} px)");
+}
+
 pub(crate) fn keys(key: Key) -> String {
     char::from(key).to_string()
 }
@@ -52,6 +84,17 @@ pub(crate) const CASHIER_PASSWORD: &str = "Besa-shet-mire-7";
 
 #[test]
 fn from_an_empty_production_server_to_a_closed_day_in_a_browser() {
+    story("desktop", 1280, 900);
+}
+
+#[test]
+fn from_an_empty_production_server_to_a_closed_day_on_a_phone() {
+    story("phone", 390, 844);
+}
+
+/// The whole story on one server, in a browser window `width` x `height` (`form` names it).
+fn story(form: &'static str, width: u32, height: u32) {
+    FORM.with(|f| f.set((form, width, height)));
     let sim = SimServer::start();
     let server = TestServer::start_with(|args| {
         args.setup_from_box = BoxPeers::None;
@@ -61,7 +104,9 @@ fn from_an_empty_production_server_to_a_closed_day_in_a_browser() {
     });
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     runtime.block_on(async {
-        let page = Browser::start(1280, 900).await;
+        let page = Browser::start(width, height).await;
+        // Chromium starts no narrower than 500 px: the phone's width is set once it runs.
+        page.client.set_window_size(width, height).await.unwrap();
         page.client.goto(&server.base_url()).await.unwrap();
         let mut cashier = crate::owner_wizard::the_wizard(&page, &server).await;
         crate::owner_console::the_products(&page, &server).await;
@@ -73,7 +118,9 @@ fn from_an_empty_production_server_to_a_closed_day_in_a_browser() {
         close_the_day(&page, &cashier, &balance, &state).await;
         the_cis_and_an_invoice(&page, &items, &server, &cashier.token).await;
         the_reports_in_words(&page, &cashier).await;
-        a_phones_width(&page).await;
+        if form == "desktop" {
+            a_phones_width(&page).await;
+        }
         sign_out(&page).await;
         page.stop().await;
     });
@@ -95,7 +142,7 @@ async fn signing_in_as_people(page: &Browser, server: &TestServer) {
     page.type_into("#signin-password", &format!("wrong-password{}", keys(Key::Enter))).await;
     let said = page.text_when("#signin-password-error", |t| !t.is_empty()).await;
     assert_eq!(said, "E-maili ose fjalëkalimi është i gabuar.");
-    page.screenshot(&screenshots().join("signin-desktop.png")).await;
+    screen(page, "signin").await;
     page.axe("signin refused").await;
     // Four more failures of one account lock it: the page says for how long.
     for _ in 0..3 {
@@ -156,8 +203,7 @@ async fn two_sales_on_the_days_totals(page: &Browser, till: &Cashier<'_>) -> (Ve
         till.server.get("/api/v1/cash-register/balance", Some(&till.token)).data(200)["balance"].clone();
     let shown_balance = page.find("#my-balance").await.text().await.unwrap();
     assert_eq!(shown_cents(&shown_balance), api_cents(&balance), "the till's cash is the API's balance");
-    page.screenshot(&screenshots().join("today-desktop.png")).await;
-    page.axe("today-desktop").await;
+    screen(page, "today").await;
     (items.clone(), balance)
 }
 
@@ -181,8 +227,7 @@ async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, stat
     let difference = page.find("#close-difference").await.text().await.unwrap();
     assert_eq!(shown_cents(&difference), 159_000 - api_cents(balance));
     assert_eq!(shown_cents(&difference), -650, "six lek fifty are missing");
-    page.screenshot(&screenshots().join("close-desktop.png")).await;
-    page.axe("close-desktop").await;
+    screen(page, "close").await;
     page.click("#confirm-close").await;
     let closed = page.text_when("#closed-difference", |t| !t.is_empty()).await;
     assert_eq!(shown_cents(&closed), -650);
@@ -230,8 +275,7 @@ async fn cash_in_and_out_and_the_x_report(page: &Browser, till: &Cashier<'_>) ->
     page.click(&format!("[data-x-report=\"{}\"]", till.tcr_code)).await;
     let expected = page.text_when("#report-expected", |t| !t.is_empty()).await;
     assert_eq!(shown_cents(&expected), api_cents(&balance), "the X report's expected cash");
-    page.screenshot(&screenshots().join("x-report-desktop.png")).await;
-    page.axe("x-report-desktop").await;
+    screen(page, "x-report").await;
     page.click("#dialog-close").await;
     balance
 }
@@ -248,8 +292,7 @@ async fn the_cis_and_an_invoice(page: &Browser, items: &[Value], server: &TestSe
     page.text_when("#cis-connection h3", |t| t == "Online").await;
     assert_eq!(page.find("#cis-waiting").await.text().await.unwrap(), "0");
     page.find("#cis-certificate").await;
-    page.screenshot(&screenshots().join("cis-desktop.png")).await;
-    page.axe("cis-desktop").await;
+    screen(page, "cis").await;
 
     // Invoices, latest first; the first opens with the keyboard and shows its PDF.
     page.click("nav button[data-view=invoices]").await;
@@ -264,8 +307,7 @@ async fn the_cis_and_an_invoice(page: &Browser, items: &[Value], server: &TestSe
         frame.attr("src").await.unwrap().unwrap().starts_with("blob:"),
         "the PDF is the API's, fetched with the token"
     );
-    page.screenshot(&screenshots().join("invoice-desktop.png")).await;
-    page.axe("invoice-desktop").await;
+    screen(page, "invoice").await;
 
     // Part of it given back: more than was sold is refused beside the line, then one water.
     page.type_into("#cancel-q-0", &format!("5{}", keys(Key::Enter))).await;
@@ -284,6 +326,8 @@ async fn the_cis_and_an_invoice(page: &Browser, items: &[Value], server: &TestSe
     // The whole of the other sale, after a confirmation, once the list shows the cancellation.
     page.text_when("#view-invoices table", |t| t.contains(&corrective)).await;
     page.click(&format!("button[data-invoice=\"{}\"]", items[1]["id"])).await;
+    let number = items[1]["number"].as_str().unwrap();
+    page.text_when("#dialog-title", |t| t.ends_with(number)).await;
     page.click("#cancel-invoice").await;
     page.find("#confirm-cancel").await;
     page.axe("cancel-confirmation").await;
@@ -324,15 +368,15 @@ async fn the_reports_in_words(page: &Browser, till: &Cashier<'_>) {
     assert!(by_kind.contains("Cash invoices"), "document kinds in words: {by_kind}");
     let by_payment = page.find("#rep-by-payment").await.text().await.unwrap();
     assert!(by_payment.contains("Card"), "payment methods in words: {by_payment}");
-    let screen = page.find("#view-reports").await.text().await.unwrap();
+    let shown = page.find("#view-reports").await.text().await.unwrap();
     for raw in ["totals.", "by_kind", "by_payment", "by_currency", "taxable_base", "gross_all", "CASH"] {
-        assert!(!screen.contains(raw), "the reports screen shows the raw key {raw:?}:\n{screen}");
+        assert!(!shown.contains(raw), "the reports screen shows the raw key {raw:?}:\n{shown}");
     }
     // The whole screen in one picture: a taller window for the shot, then the usual one again.
-    page.client.set_window_size(1280, 2200).await.unwrap();
-    page.screenshot(&screenshots().join("reports-desktop.png")).await;
-    page.axe("reports-desktop").await;
-    page.client.set_window_size(1280, 900).await.unwrap();
+    let (_, width, height) = form();
+    page.client.set_window_size(width, 2400).await.unwrap();
+    screen(page, "reports").await;
+    page.client.set_window_size(width, height).await.unwrap();
 }
 
 /// A phone's width: the same page, the menu wrapped under the title; back to Albanian.

@@ -7,7 +7,7 @@
 use crate::common::TestServer;
 use crate::common::browser::Browser;
 use crate::common::people::{OWNER_EMAIL, OWNER_PASSWORD};
-use crate::owner_browser::{CASHIER_PASSWORD, Cashier, keys, screenshots};
+use crate::owner_browser::{CASHIER_PASSWORD, Cashier, keys, screen};
 use fantoccini::key::Key;
 use serde_json::{Value, json};
 
@@ -55,8 +55,7 @@ pub(crate) async fn the_products(page: &Browser, server: &TestServer) {
     page.type_into("#product-search", "ujë").await;
     let shown = page.text_when("#product-list", |t| !t.contains("KAFE")).await;
     assert!(shown.contains("Ujë") && !shown.contains("Birrë"), "{shown}");
-    page.screenshot(&screenshots().join("products-desktop.png")).await;
-    page.axe("products-desktop").await;
+    screen(page, "products").await;
     page.type_into("#product-search", "").await;
 }
 
@@ -120,6 +119,5 @@ pub(crate) async fn the_administration(page: &Browser, server: &TestServer, cash
     let db = owner.get_bytes(&format!("/api/v1/owner/backup/{file}"));
     assert!(db.starts_with(b"SQLite format 3\0"), "the backup the page offers is the database");
     page.find(&format!("[data-download=\"{file}.key\"]")).await;
-    page.screenshot(&screenshots().join("admin-desktop.png")).await;
-    page.axe("admin-desktop").await;
+    screen(page, "admin").await;
 }

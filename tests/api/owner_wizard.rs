@@ -6,7 +6,7 @@
 use crate::common::TestServer;
 use crate::common::browser::Browser;
 use crate::common::people::{OWNER_EMAIL, OWNER_PASSWORD, SHOP_NUIS};
-use crate::owner_browser::{Cashier, keys, screenshots};
+use crate::owner_browser::{Cashier, keys, screen};
 use arka::fiscal::certificate::Certificate;
 use fantoccini::key::Key;
 use serde_json::Value;
@@ -41,10 +41,9 @@ async fn code_and_business(page: &Browser, server: &TestServer) {
     page.type_into("#setup-address", "Rruga e Durrësit 12, Tiranë").await;
     enter(page, "#setup-nuis", "123").await;
     let said = page.text_when("#setup-nuis-error", |t| !t.is_empty()).await;
-    assert!(!said.is_empty());
+    assert_eq!(said, "nuis duhet të jetë një shkronjë, tetë shifra dhe një shkronjë (p.sh. L41323036D).");
     assert!(server.get("/api/v1/setup", None).data(200)["business"].is_null(), "nothing half-saved");
-    page.screenshot(&screenshots().join("setup-business-desktop.png")).await;
-    page.axe("setup-business-desktop").await;
+    screen(page, "setup-business").await;
     enter(page, "#setup-nuis", SHOP_NUIS).await;
     page.find("#setup-owner-name").await;
 
@@ -127,8 +126,7 @@ async fn the_cashier_and_the_card<'a>(page: &Browser, server: &'a TestServer) ->
         .await
         .unwrap();
     assert_eq!(crate::setup::decode_qr(svg.as_str().unwrap()), pairing_url, "the QR code is the URL");
-    page.screenshot(&screenshots().join("pairing-card-desktop.png")).await;
-    page.axe("pairing-card-desktop").await;
+    screen(page, "pairing-card").await;
     page.click("#dialog-close").await;
     let me = server.get("/api/v1/session", Some(&token)).data(200).clone();
     assert_eq!(me["user"]["name"], "Besa Kola", "the card's token is the cashier's");
@@ -143,8 +141,7 @@ async fn the_test_sale(page: &Browser) {
     let frame = page.find("iframe.pdf.receipt").await;
     assert!(frame.attr("src").await.unwrap().unwrap().starts_with("blob:"), "the receipt's PDF");
     page.find("#setup-complete").await;
-    page.screenshot(&screenshots().join("setup-desktop.png")).await;
-    page.axe("setup-desktop").await;
+    screen(page, "setup").await;
     page.click("#setup-complete button").await;
     page.find("#today-gross").await;
 }
