@@ -253,11 +253,6 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/reports/reversals", g.reports(get(reports::reversals)))
         .route("/api/v1/reports/wtn", g.reports(get(reports::wtn)))
         .route("/api/v1/dashboard/summary", g.reports(get(reports::dashboard)))
-        .route("/api/v1/owner/today", g.general(get(owner::today)))
-        .route("/api/v1/owner/queue", g.general(get(owner::queue)))
-        .route("/api/v1/owner/queue/{id}/resend", g.general(post(owner::resend)))
-        .route("/api/v1/owner/backup", g.general(get(backups::status).post(backups::take)))
-        .route("/api/v1/owner/backup/{file}", g.general(get(backups::download)))
         // Currencies, exchange rates and the AI proxy: in no group of the spec's own
         .route("/api/v1/currencies", g.general(get(currencies::currencies)))
         .route("/api/v1/currencies/{code}", g.general(put(currencies::set_currency)))
@@ -269,6 +264,19 @@ fn routes(state: &AppState) -> Router<AppState> {
         )
         .route("/api/v1/ai/chat/completions", g.general(post(ai::chat_completions)))
         .merge(people_routes(state))
+        .merge(owner_routes(state))
+}
+
+/// Arka's own routes for the owner's page (docs "The owner's page"): the day, the queue and the
+/// re-send of a refused document, the box's backups.
+fn owner_routes(state: &AppState) -> Router<AppState> {
+    let g = Budgets(state);
+    Router::new()
+        .route("/api/v1/owner/today", g.general(get(owner::today)))
+        .route("/api/v1/owner/queue", g.general(get(owner::queue)))
+        .route("/api/v1/owner/queue/{id}/resend", g.general(post(owner::resend)))
+        .route("/api/v1/owner/backup", g.general(get(backups::status).post(backups::take)))
+        .route("/api/v1/owner/backup/{file}", g.general(get(backups::download)))
 }
 
 /// Arka's own routes for people, beside the spec's: the first start's wizard (docs "First

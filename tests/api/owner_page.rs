@@ -373,3 +373,19 @@ fn on_a_box_of_several_companies_no_company_owner_takes_a_backup() {
     refused.assert_error(403);
     assert!(refused.text.contains("every company"), "{}", refused.text);
 }
+
+/// Everything the page loads is embedded in the binary: under 200 KB together (the issue's
+/// budget), the figure the docs give.
+#[test]
+fn the_pages_files_weigh_under_200_kb_together() {
+    let server = TestServer::sandbox();
+    let version = arka::api::web::version();
+    let mut total = server.get("/", None).text.len();
+    for a in arka::api::web::ASSETS {
+        total += server.get_bytes(&format!("/web/{version}/{}", a.name), None).len();
+    }
+    let embedded: usize = arka::api::web::ASSETS.iter().map(|a| a.bytes.len()).sum::<usize>()
+        + arka::api::web::index_html().len();
+    assert_eq!(total, embedded, "what is served is what is embedded");
+    assert!(total < 200 * 1024, "the page's files weigh {total} bytes");
+}

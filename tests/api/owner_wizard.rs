@@ -29,6 +29,11 @@ pub(crate) async fn the_wizard<'a>(page: &Browser, server: &'a TestServer) -> Ca
 async fn code_and_business(page: &Browser, server: &TestServer) {
     // A wrong code is refused beside the field; the code the server printed opens the wizard.
     page.find("#setup-code").await;
+    // The first render: from the navigation's start to the wizard's first field on the screen.
+    let rendered: Value = page.client.execute("return performance.now()", vec![]).await.unwrap();
+    let ms = rendered.as_f64().unwrap();
+    eprintln!("first render of the page: {ms:.0} ms");
+    assert!(ms < 1000.0, "the first render took {ms:.0} ms");
     page.axe("setup-code").await;
     enter(page, "#setup-code", "ABCDE-FGHJK").await;
     page.text_when("#setup-code-error", |t| !t.is_empty()).await;
