@@ -92,8 +92,23 @@ pub fn parse(text: &str) -> Result<Vec<ImportRow>, FieldErrors> {
     };
     let mut rows = Vec::new();
     let mut codes: Vec<(String, usize)> = Vec::new();
-    for (index, record) in records.enumerate() {
-        let line = index + 2;
+    let mut previous = 1;
+    for record in records {
+        // The file's own line, from where the record starts (the reader skips empty lines and
+        // counts only records, so neither its count nor its line numbers are the file's lines).
+        let position = match &record {
+            Ok(r) => r.position(),
+            Err(e) => e.position(),
+        };
+        // A record's start includes the empty lines before it.
+        let line = position
+            .and_then(|p| usize::try_from(p.byte()).ok())
+            .and_then(|byte| text.split_at_checked(byte))
+            .map_or(previous + 1, |(before, from)| {
+                let blank = from.len() - from.trim_start_matches(['\r', '\n']).len();
+                before.matches('\n').count() + from[..blank].matches('\n').count() + 1
+            });
+        previous = line;
         if rows.len() >= MAX_ROWS {
             errors.add(key(line, "file"), format!("A file may hold at most {MAX_ROWS} products."));
             break;
