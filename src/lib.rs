@@ -267,6 +267,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
             args.ai.ai_key.as_ref().map(|k| k.0.as_str()),
             Duration::from_secs(args.ai.ai_timeout.max(1)),
         )),
+        token_uses: Arc::default(),
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;
@@ -345,6 +346,16 @@ pub async fn run_with_tls(
             }
         })
     };
+    let token_uses = {
+        let services = services.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(crate::services::users::FLUSH_EVERY);
+            loop {
+                tick.tick().await;
+                services.flush_token_uses().await;
+            }
+        })
+    };
     if args.sandbox {
         tracing::info!(
             nuis = SANDBOX_NUIS,
@@ -362,7 +373,7 @@ pub async fn run_with_tls(
             let _ = stop_tx.send(true);
         })
     };
-    let lanes = services.lanes.clone();
+    let (lanes, last_uses) = (services.lanes.clone(), services.clone());
     let state = AppState { services, limiters, marketplace, callers: Default::default() };
     let app =
         api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
@@ -394,6 +405,8 @@ pub async fn run_with_tls(
     let _ = stop_tx.send(true);
     sweeper.abort();
     search_index.abort();
+    token_uses.abort();
+    last_uses.flush_token_uses().await;
     if let Some(nightly) = nightly {
         nightly.abort();
     }

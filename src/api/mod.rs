@@ -17,12 +17,14 @@ mod misc;
 mod onboarding;
 pub mod ops;
 mod owner;
+pub mod permissions;
 mod products;
 mod purchase;
 pub mod reports;
 mod stock;
 mod tracing_layers;
 mod unread_body;
+mod users;
 pub mod web;
 mod wtn;
 
@@ -34,7 +36,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state, map_response};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, put};
+use axum::routing::{delete, get, post, put};
 use axum::serve::{Listener, ListenerExt};
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -106,11 +108,11 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/invoice/cancel/{id}", post(invoices::cancel::<1>))
         .route("/api/v2/invoice/cancel/{id}", post(invoices::cancel::<2>))
         .route(
-            "/api/v1/invoice/cancel-by-internal-id/{internal_id}",
+            "/api/v1/invoice/cancel-by-internal-id/{internalId}",
             post(invoices::cancel_by_internal_id::<1>),
         )
         .route(
-            "/api/v2/invoice/cancel-by-internal-id/{internal_id}",
+            "/api/v2/invoice/cancel-by-internal-id/{internalId}",
             post(invoices::cancel_by_internal_id::<2>),
         );
 
@@ -132,8 +134,8 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v2/invoice", get(invoices::list::<2>))
         .route("/api/v1/invoice/{id}/details", get(invoices::details::<1>))
         .route("/api/v2/invoice/{id}/details", get(invoices::details::<2>))
-        .route("/api/v1/invoice/details/{internal_id}", post(invoices::by_internal_id::<1>))
-        .route("/api/v2/invoice/details/{internal_id}", post(invoices::by_internal_id::<2>));
+        .route("/api/v1/invoice/details/{internalId}", post(invoices::by_internal_id::<1>))
+        .route("/api/v2/invoice/details/{internalId}", post(invoices::by_internal_id::<2>));
 
     let print = Router::new()
         .route("/api/v1/invoice/print/{id}", get(invoices::print))
@@ -167,6 +169,12 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .route("/api/v1/dashboard/summary", get(reports::dashboard));
 
     let search = Router::new().route("/api/v1/client/search", get(clients::search));
+
+    // Users and their tokens (README "Roles and tokens").
+    let users = Router::new()
+        .route("/api/v1/users", get(users::list))
+        .route("/api/v1/users/me/token", post(users::rotate_own))
+        .route("/api/v1/users/{id}/token", post(users::rotate).merge(delete(users::revoke)));
 
     let general = Router::new()
         .route("/api/v1/register", get(onboarding::register_ping))
@@ -213,9 +221,14 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(in_group(&state, Group::General, invoice_reads))
         .merge(in_group(&state, Group::General, cash_register))
         .merge(in_group(&state, Group::General, owner_reads))
+        .merge(in_group(&state, Group::General, users))
         .merge(wtn::routes(&state))
         .merge(stock::routes(&state))
         .merge(marketplace::routes())
+        // Outermost of the routes' layers: a call its rule refuses costs no budget and reaches
+        // no handler. Every route above has a rule (a route without one is refused).
+        .route_layer(from_fn(permissions::check))
+        .merge(marketplace::unknown_paths())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(map_response(json_for_axum_rejections))

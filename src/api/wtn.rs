@@ -33,8 +33,8 @@ pub fn routes(state: &AppState) -> Router<AppState> {
     // The list shares the interval (the spec's row names both) but not its budget.
     let list = Router::new().route("/api/v1/invoice/wtn", get(list));
     let reads = Router::new()
-        .route("/api/v1/invoice/wtn/details/{internal_id}", get(details::<1>))
-        .route("/api/v2/invoice/wtn/details/{internal_id}", get(details::<2>))
+        .route("/api/v1/invoice/wtn/details/{internalId}", get(details::<1>))
+        .route("/api/v2/invoice/wtn/details/{internalId}", get(details::<2>))
         .route("/api/v1/print-settings", get(print_settings).put(update_print_settings));
     let print = Router::new()
         .route("/api/v1/invoice/wtn/print/{id}", get(print))
@@ -392,6 +392,7 @@ async fn list(
         to_date: super::invoices::list_date("toDate", q.to_date)?,
         limit,
         offset,
+        own: None,
     };
     let notes = state.services.wtns(&auth.0, filter).await?;
     let items: Vec<WtnView> = notes.iter().map(|n| wtn_view(&state, n, 1, host(&headers))).collect();

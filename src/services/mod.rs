@@ -19,6 +19,7 @@ pub mod rates;
 pub mod reports;
 pub mod search_index;
 pub mod stock;
+pub mod users;
 pub mod wtn;
 
 use std::fmt;
@@ -64,6 +65,8 @@ pub struct Services {
     pub rates: Arc<rates::RateBook>,
     /// The owner's AI chat endpoint, when configured.
     pub ai: Arc<crate::ai::AiClient>,
+    /// The tokens' last uses not yet written.
+    pub token_uses: Arc<users::TokenUses>,
 }
 
 impl Services {
@@ -141,7 +144,8 @@ pub enum Error {
     Refused(String),
     /// 409
     Conflict(String),
-    /// 409 naming the field whose value is already taken (in `errors` as `field: message`).
+    /// 409 naming the field whose value conflicts (in `errors` as `field: message`): a value
+    /// already taken, or a role the company cannot do without.
     Taken { field: &'static str, message: String },
     /// Incomplete or invalid data for fiscalization (400): `errors` says exactly what.
     Incomplete { message: String, errors: Vec<String> },

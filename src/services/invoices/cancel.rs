@@ -5,6 +5,8 @@
 //! issues, and the till's balance gives back what it reverses), a non-cash original's on the
 //! business. Kept and queued when the CIS does not answer; given up when it refuses.
 
+use chrono::Utc;
+use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
@@ -16,6 +18,7 @@ use crate::domain::currency::RateBasis;
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice::{self as rules, Exemption};
 use crate::domain::payments::{Payment, PaymentType};
+use crate::domain::role;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::Caller;
@@ -142,9 +145,17 @@ impl Services {
             self.first_look(&internal_id(caller, year, own)).await?;
         }
         let original = match &req.invoice {
-            Cancelled::Id(id) => self.invoice(caller, *id).await?,
-            Cancelled::InternalId(internal_id) => self.invoice_by_internal_id(caller, internal_id).await?,
+            Cancelled::Id(id) => self.company_invoice(caller, *id).await?,
+            Cancelled::InternalId(internal_id) => {
+                self.company_invoice_by_internal_id(caller, internal_id).await?
+            }
         };
+        let sale_day = original
+            .issue_date
+            .parse()
+            .map_err(|_| Error::Internal(format!("invoice {} has no readable issue date", original.id)))?;
+        let today = Utc::now().with_timezone(&Tirane).date_naive();
+        role::may_cancel(caller.reader(), original.user_id, sale_day, today)?;
         let whole_only = cancellable(&original)?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, original.kind == InvoiceType::Cash)?;
         let original_id = original.id;

@@ -20,6 +20,7 @@ use super::invoices::{this_year, user_codes};
 use super::pipeline::{InternalId, Issued, Namespace, Sequence};
 use super::{Error, Result, Services};
 use crate::domain::client::Patch;
+use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::{self as rules, Defaults, NoteInput};
 use crate::store::accounts::{self, Caller};
@@ -153,26 +154,39 @@ impl Services {
         self.issue(document).await
     }
 
+    /// The company's notes; a cashier's own (their device's and those they issued).
     pub async fn wtns(&self, caller: &Caller, filter: ListFilter) -> Result<Vec<Wtn>> {
         let company_id = caller.company.id;
+        let own = (caller.role() < Role::Manager).then(|| crate::store::invoices::Own {
+            tcr_code: caller.user.tcr_code.clone(),
+            user_id: caller.user.id,
+        });
+        let filter = ListFilter { own, ..filter };
         Ok(self.store.read(move |c| db::list(c, company_id, &filter)).await?)
     }
 
+    /// The note `id`, when the caller may read it.
     pub async fn wtn(&self, caller: &Caller, id: i64) -> Result<Wtn> {
         let company_id = caller.company.id;
-        self.store
+        let note = self
+            .store
             .read(move |c| db::get(c, company_id, id))
             .await?
-            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))
+            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))?;
+        super::invoices::readable(caller, note.device_code.as_deref(), note.user_id)?;
+        Ok(note)
     }
 
-    /// The company's newest note with `internal_id`.
+    /// The company's newest note with `internal_id`, when the caller may read it.
     pub async fn wtn_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Wtn> {
         let (company_id, internal_id) = (caller.company.id, internal_id.to_string());
-        self.store
+        let note = self
+            .store
             .read(move |c| db::by_internal_id(c, company_id, &internal_id))
             .await?
-            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))
+            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))?;
+        super::invoices::readable(caller, note.device_code.as_deref(), note.user_id)?;
+        Ok(note)
     }
 
     /// The print document of the spec (the JSON a POS prints from).
@@ -219,7 +233,6 @@ impl Services {
         logo: Patch<String>,
         unit_name: Option<bool>,
     ) -> Result<PrintSettings> {
-        self.owner_only(caller, "change the print settings").await?;
         let logo = match logo {
             None => None,
             Some(None) => Some(None),
