@@ -64,10 +64,10 @@ pub enum Scope {
 }
 
 impl Scope {
-    /// The README's words for it (empty for the whole company).
+    /// The README's words for it.
     pub fn describe(self) -> &'static str {
         match self {
-            Scope::Company => "",
+            Scope::Company => "the caller's company",
             Scope::OwnTill => "the caller's own till",
             Scope::OwnDocuments => "a cashier: their till's documents and those they issued",
             Scope::OwnSalesOfTheDay => "a cashier: their own sales of the same business day",
