@@ -510,32 +510,79 @@ fn beyond_the_cashier(a: &Shop, other_sale: i64) -> Vec<Beyond> {
         ("the user list", "GET", "/api/v1/users".into(), Value::Null),
         ("the owner's token rotated", "POST", format!("/api/v1/users/{owner}/token"), json!({})),
         ("the owner's token revoked", "DELETE", format!("/api/v1/users/{owner}/token"), Value::Null),
-        ("a manager made", "POST", "/api/v1/on-boarding/user".into(),
-         json!({"name": "M", "email": "m.iso@shop.al", "branchId": a.branch_id, "operatorCode": "op555op555", "role": "manager"})),
-        ("a cashier made", "POST", "/api/v1/on-boarding/user".into(),
-         json!({"name": "C", "email": "c.iso@shop.al", "branchId": a.branch_id, "operatorCode": "op556op556"})),
-        ("the owner demoted", "POST", format!("/api/v1/on-boarding/user/{owner}"), json!({"role": "cashier"})),
-        ("a certificate", "POST", "/api/v1/on-boarding/certificate".into(), json!({"certificate_file": "AAAA", "password": "x"})),
-        ("a unit", "POST", "/api/v1/on-boarding/branch".into(),
-         json!({"name": "X", "businessUnitCode": "xx123xx123", "address": "Rruga 3"})),
-        ("a TCR", "POST", "/api/v1/on-boarding/fiscal-device".into(), json!({"branchId": a.branch_id, "name": "X", "fromDate": today})),
-        ("a bank account", "POST", "/api/v1/on-boarding/bank-account".into(),
-         json!({"name": "X", "holder": "X", "iban": "AL47212110090000000235698741", "currency": "ALL"})),
+        (
+            "a manager made",
+            "POST",
+            "/api/v1/on-boarding/user".into(),
+            json!({"name": "M", "email": "m.iso@shop.al", "branchId": a.branch_id, "operatorCode": "op555op555", "role": "manager"}),
+        ),
+        (
+            "a cashier made",
+            "POST",
+            "/api/v1/on-boarding/user".into(),
+            json!({"name": "C", "email": "c.iso@shop.al", "branchId": a.branch_id, "operatorCode": "op556op556"}),
+        ),
+        (
+            "the owner demoted",
+            "POST",
+            format!("/api/v1/on-boarding/user/{owner}"),
+            json!({"role": "cashier"}),
+        ),
+        (
+            "a certificate",
+            "POST",
+            "/api/v1/on-boarding/certificate".into(),
+            json!({"certificate_file": "AAAA", "password": "x"}),
+        ),
+        (
+            "a unit",
+            "POST",
+            "/api/v1/on-boarding/branch".into(),
+            json!({"name": "X", "businessUnitCode": "xx123xx123", "address": "Rruga 3"}),
+        ),
+        (
+            "a TCR",
+            "POST",
+            "/api/v1/on-boarding/fiscal-device".into(),
+            json!({"branchId": a.branch_id, "name": "X", "fromDate": today}),
+        ),
+        (
+            "a bank account",
+            "POST",
+            "/api/v1/on-boarding/bank-account".into(),
+            json!({"name": "X", "holder": "X", "iban": "AL47212110090000000235698741", "currency": "ALL"}),
+        ),
         ("a currency switched off", "PUT", "/api/v1/currencies/EUR".into(), json!({"enabled": false})),
         ("the marketplace settings", "PUT", format!("{MARKET}/settings"), json!({"enabled": false})),
         ("a marketplace right", "PUT", format!("{MARKET}/rights/{owner}"), json!({"marketplace": false})),
         ("the print settings", "PUT", "/api/v1/print-settings".into(), json!({"unit_name": true})),
         ("the stock settings", "PUT", "/api/v1/stock/settings".into(), json!({"enforce": true})),
-        ("a product", "POST", "/api/v1/products".into(), json!({"name": "X", "last_price": 1, "vat_rate": "20"})),
-        ("the sales summary", "GET", format!("/api/v1/reports/sales-summary?from={today}&to={today}"), Value::Null),
+        (
+            "a product",
+            "POST",
+            "/api/v1/products".into(),
+            json!({"name": "X", "last_price": 1, "vat_rate": "20"}),
+        ),
+        (
+            "the sales summary",
+            "GET",
+            format!("/api/v1/reports/sales-summary?from={today}&to={today}"),
+            Value::Null,
+        ),
         ("the owner's page", "GET", "/api/v1/owner/today".into(), Value::Null),
         ("another till's sale", "GET", format!("/api/v1/invoice/{other_sale}/details"), Value::Null),
         ("another till's receipt", "GET", format!("/api/v1/invoice/print/{other_sale}"), Value::Null),
         ("another till's sale by internalId", "POST", "/api/v2/invoice/details/a-till-2".into(), json!({})),
         ("another till's sale cancelled", "POST", format!("/api/v1/invoice/cancel/{other_sale}"), json!({})),
-        ("another till's X report", "GET",
-         format!("/api/v1/reports/cash-register/closing?from={today}&to={today}&tcr={}", a.tills.get(1).map_or("", |t| t.tcr_code.as_str())),
-         Value::Null),
+        (
+            "another till's X report",
+            "GET",
+            format!(
+                "/api/v1/reports/cash-register/closing?from={today}&to={today}&tcr={}",
+                a.tills.get(1).map_or("", |t| t.tcr_code.as_str())
+            ),
+            Value::Null,
+        ),
     ]
 }
 
@@ -593,7 +640,8 @@ fn cashier_beyond(client: &Client, a: &Shop) -> Result<Row, Error> {
             } else {
                 reached += 1;
             }
-            findings.push(format!("cashier: {what} ({method} {path}): HTTP {} {}", answer.status, answer.body));
+            findings
+                .push(format!("cashier: {what} ({method} {path}): HTTP {} {}", answer.status, answer.body));
         }
     }
     let list = patient(client, "GET", "/api/v1/invoice?limit=100", &mine.token, None)?.body.to_string();

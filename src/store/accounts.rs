@@ -612,3 +612,39 @@ pub fn bank_accounts(
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok((items, total))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_upgraded_database_makes_each_companys_first_user_its_owner_and_the_others_managers() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE companies (id INTEGER PRIMARY KEY);
+             CREATE TABLE users (id INTEGER PRIMARY KEY, company_id INTEGER NOT NULL REFERENCES companies(id),
+                                 token_hash TEXT NOT NULL UNIQUE);
+             INSERT INTO companies (id) VALUES (1), (2);
+             INSERT INTO users (id, company_id, token_hash) VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 2, 'c'), (4, 1, 'd'), (5, 2, 'e');",
+        )
+        .unwrap();
+        conn.execute_batch(include_str!("../../migrations/V22__roles.sql")).unwrap();
+        let roles: Vec<Role> = conn
+            .prepare("SELECT role FROM users ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(roles, [Role::Owner, Role::Manager, Role::Owner, Role::Manager, Role::Manager]);
+        assert_eq!(owners(&conn, 1).unwrap(), (1, 1));
+        let unset: i64 = conn
+            .query_row("SELECT COUNT(*) FROM users WHERE token_prefix IS NULL", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(unset, 5, "an old token's prefix is unknown");
+        assert!(
+            conn.execute("UPDATE users SET role = 'admin' WHERE id = 1", []).is_err(),
+            "three roles only"
+        );
+    }
+}

@@ -951,6 +951,47 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_cashiers_list_holds_their_tills_documents_and_those_they_issued() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        let (ids, me): (Vec<i64>, i64) = store
+            .write_blocking(|tx| {
+                let c = company(tx, "L1", "Shop")?;
+                let unit = crate::store::fixtures::unit(tx, c, "Qendër", Some("ab123cd456"));
+                let me = crate::store::fixtures::user(tx, c, unit, "kasa@shop.al");
+                let other = crate::store::fixtures::user(tx, c, unit, "ana@shop.al");
+                let rows = [
+                    (Some("tc001tc001"), other, "CASH"),
+                    (Some("tc002tc002"), other, "CASH"),
+                    (None, me, "NONCASH"),
+                    (None, other, "NONCASH"),
+                    (Some("tc002tc002"), me, "CASH"),
+                ];
+                let ids = rows
+                    .iter()
+                    .enumerate()
+                    .map(|(n, (tcr, user, kind))| {
+                        let mut i = invoice(c, n as i64 + 1, kind, "2026-03-01", None);
+                        i.tcr_code = tcr.map(str::to_string);
+                        i.user_id = Some(*user);
+                        insert(tx, &i)
+                    })
+                    .collect::<Result<Vec<i64>>>()?;
+                Ok((ids, me))
+            })
+            .unwrap();
+        let page = |tcr_code: Option<&str>| -> Vec<i64> {
+            let own = Own { tcr_code: tcr_code.map(str::to_string), user_id: me };
+            let f = ListFilter { limit: 10, own: Some(own), ..ListFilter::default() };
+            store.read_blocking(|c| list(c, 1, &f)).unwrap().iter().map(|i| i.id).collect()
+        };
+        assert_eq!(page(Some("tc001tc001")), [ids[4], ids[2], ids[0]], "their till's, and what they issued");
+        assert_eq!(page(None), [ids[4], ids[2]], "without a till, what they issued");
+        let everything = ListFilter { limit: 10, ..ListFilter::default() };
+        assert_eq!(store.read_blocking(|c| list(c, 1, &everything)).unwrap().len(), 5);
+    }
+
+    #[test]
     fn a_number_is_handed_out_once_per_sequence_even_without_a_tcr() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
