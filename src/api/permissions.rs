@@ -230,7 +230,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/stock/settings", CASHIER, Company),
     rule("PUT", "/api/v1/stock/settings", OWNER, Company),
     rule("POST", "/api/v1/stock/products/{id}/adjustments", MANAGER, Company),
-    rule("GET", "/api/v1/stock/products/{id}", MANAGER, Company),
+    rule("GET", "/api/v1/stock/products/{id}", CASHIER, Company),
     // Reports and the dashboard
     rule("GET", "/api/v1/reports/sales-summary", MANAGER, Company),
     rule("GET", "/api/v1/reports/vat", MANAGER, Company),
