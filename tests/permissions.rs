@@ -14,7 +14,7 @@ use std::path::Path;
 
 use chrono::Utc;
 use common::sim::SimServer;
-use common::till::{Till, coffee_and_water, on_board, open_till_with};
+use common::till::{Till, coffee_and_water, on_board, open_till, open_till_with};
 use common::{Reply, TestServer, bank_account_body, register_sandbox};
 use serde_json::{Value, json};
 
@@ -330,8 +330,12 @@ impl KeptAlive {
     }
 
     fn account(&mut self, token: &str) -> u16 {
+        self.get("/api/v1/account", token)
+    }
+
+    fn get(&mut self, path: &str, token: &str) -> u16 {
         let request = format!(
-            "GET /api/v1/account HTTP/1.1\r\nHost: arka\r\nAuthorization: Bearer {token}\r\nConnection: keep-alive\r\n\r\n"
+            "GET {path} HTTP/1.1\r\nHost: arka\r\nAuthorization: Bearer {token}\r\nConnection: keep-alive\r\n\r\n"
         );
         self.reader.get_mut().write_all(request.as_bytes()).unwrap();
         let mut status_line = String::new();
@@ -359,28 +363,38 @@ impl KeptAlive {
 
 #[test]
 fn a_rotated_or_revoked_token_answers_401_at_once_even_on_a_kept_alive_connection() {
-    let server = TestServer::sandbox();
-    let owner = register_sandbox(&server);
-    let (cashier_id, first) =
-        make_user(&server, &owner.token, json!({"email": "kasa@dyqani.al", "branchId": owner.branch_id}));
-    let mut pos = KeptAlive::open(&server);
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let (server, owner) = (&till.server, &till.token);
+    let (cashier_id, first) = make_user(
+        server,
+        owner,
+        json!({"email": "kasa@dyqani.al", "branchId": till.branch_id, "fiscalTcrCode": till.tcr_code}),
+    );
+    let mut pos = KeptAlive::open(server);
     assert_eq!(pos.account(&first), 200);
     assert_eq!(pos.account(&first), 200, "read again from the callers' cache");
+    // The till's balance is kept 5 seconds (the spec): the old token's next read is 401 all the same.
+    let balance = "/api/v1/cash-register/balance";
+    assert_eq!(pos.get(balance, &first), 200);
+    assert_eq!(pos.get(balance, &first), 200, "read again from the balance's cache");
 
-    let rotated =
-        server.post_json(&format!("/api/v1/users/{cashier_id}/token"), Some(&owner.token), &json!({}));
+    let rotated = server.post_json(&format!("/api/v1/users/{cashier_id}/token"), Some(owner), &json!({}));
     let second = rotated.data(201)["user"]["token"].as_str().unwrap().to_string();
     assert_eq!(rotated.body["data"]["user"]["role"], json!("cashier"));
     assert_ne!(second, first);
     assert_eq!(pos.account(&first), 401, "the old token, on the same connection, at once");
+    assert_eq!(pos.get(balance, &first), 401, "the old token, within the balance's 5 seconds");
     assert_eq!(pos.account(&second), 200);
+    assert_eq!(pos.get(balance, &second), 200);
 
-    server.delete(&format!("/api/v1/users/{cashier_id}/token"), Some(&owner.token)).data(200);
+    server.delete(&format!("/api/v1/users/{cashier_id}/token"), Some(owner)).data(200);
     assert_eq!(pos.account(&second), 401, "a revoked token, on the same connection, at once");
+    assert_eq!(pos.get(balance, &second), 401, "a revoked token, within the balance's 5 seconds");
     server.post_json("/api/v1/users/me/token", Some(&second), &json!({})).assert_unauthenticated();
 
     let third = server
-        .post_json(&format!("/api/v1/users/{cashier_id}/token"), Some(&owner.token), &json!({}))
+        .post_json(&format!("/api/v1/users/{cashier_id}/token"), Some(owner), &json!({}))
         .data(201)["user"]["token"]
         .as_str()
         .unwrap()
