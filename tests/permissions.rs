@@ -498,6 +498,7 @@ fn only_an_owner_gives_roles_and_the_company_keeps_an_owner() {
 
     let user = |id: i64| format!("/api/v1/on-boarding/user/{id}");
     server.post_json(&user(cashier_id), Some(&manager), &json!({"role": "manager"})).assert_error(403);
+    server.post_json(&user(cashier_id), Some(&owner.token), &json!({"role": "boss"})).assert_invalid("role");
     server.post_json(&user(cashier_id), Some(&manager), &json!({"operatorCode": "op777op777"})).data(200);
     server.post_json(&user(manager_id), Some(&manager), &json!({"operatorCode": "op778op778"})).data(200);
     server.post_json(&user(owner.user_id), Some(&manager), &json!({"name": "Ana"})).assert_error(403);
