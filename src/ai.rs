@@ -1,6 +1,8 @@
 //! The owner's OpenAI-compatible chat endpoint (a model server on the shop's network, or a hosted
 //! one): Arka forwards POS apps' chat completions to it. Blocking (ureq): run off the async threads.
-//! The key goes only into the Authorization header, never into a log line or an answer.
+//! The key goes only into the Authorization header, never into a log line or an answer: an
+//! endpoint that echoes it back (an error quoting the header it got) has it taken out of
+//! everything relayed, its error, its completion and its events (`Secrets`).
 
 use std::io::Read;
 use std::time::Duration;
@@ -115,9 +117,261 @@ pub enum Opened {
     Whole(Value),
 }
 
+/// What stands in for a secret an endpoint echoed.
+pub const REDACTED: &str = "[redacted]";
+
+/// What Arka sent the endpoint that must not come back to a POS: the key, the only secret among
+/// the headers it sends (the others are `Accept`, `Content-Type` and ureq's `User-Agent`, fixed
+/// public text); taking the key out also takes it out of `Bearer <key>`, the Authorization
+/// header whole. An endpoint may echo it in any spelling JSON or a URL allows, so each byte of a
+/// secret matches as is, as a JSON escape (`\"`, `\/`, `\u0041`, a surrogate pair) or as a
+/// percent-encoded byte, in any mix.
+#[derive(Debug, Clone, Default)]
+struct Secrets(Vec<Vec<u8>>);
+
+/// How far a secret matches from a place in a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Match {
+    No,
+    /// The text ends while it still could be the secret; `most` when it already holds at least
+    /// half of it (a text that ends there has it redacted all the same).
+    Partial {
+        most: bool,
+    },
+    /// The secret ends here (exclusive).
+    Full(usize),
+}
+
+impl Match {
+    fn best(self, other: Match) -> Match {
+        match (self, other) {
+            (Match::Full(a), Match::Full(b)) => Match::Full(a.max(b)),
+            (Match::Full(a), _) | (_, Match::Full(a)) => Match::Full(a),
+            (Match::Partial { most: a }, Match::Partial { most: b }) => Match::Partial { most: a || b },
+            (partial @ Match::Partial { .. }, Match::No) | (Match::No, partial) => partial,
+        }
+    }
+}
+
+/// What one escape at the start of a text stands for.
+enum Escape {
+    /// Not an escape.
+    None,
+    /// The text ends inside one.
+    Cut,
+    /// The bytes it stands for, and its length in the text.
+    Bytes(Vec<u8>, usize),
+}
+
+fn hex(digits: &[u8]) -> Option<u32> {
+    let digits = std::str::from_utf8(digits).ok().filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))?;
+    u32::from_str_radix(digits, 16).ok()
+}
+
+/// A `%XX` or a JSON escape at the start of `text`.
+fn unescape(text: &[u8]) -> Escape {
+    match text.first() {
+        Some(b'%') => match text.get(1..3) {
+            None if text[1..].iter().all(u8::is_ascii_hexdigit) => Escape::Cut,
+            Some(digits) => match hex(digits).and_then(|b| u8::try_from(b).ok()) {
+                Some(byte) => Escape::Bytes(vec![byte], 3),
+                None => Escape::None,
+            },
+            None => Escape::None,
+        },
+        Some(b'\\') => {
+            let short = match text.get(1) {
+                None => return Escape::Cut,
+                Some(b'u') => return unicode_escape(text),
+                Some(b'"') => b'"',
+                Some(b'\\') => b'\\',
+                Some(b'/') => b'/',
+                Some(b'b') => 0x08,
+                Some(b'f') => 0x0C,
+                Some(b'n') => b'\n',
+                Some(b'r') => b'\r',
+                Some(b't') => b'\t',
+                Some(_) => return Escape::None,
+            };
+            Escape::Bytes(vec![short], 2)
+        }
+        _ => Escape::None,
+    }
+}
+
+/// The UTF-16 unit of a `\uXXXX` at `text[at..]`: Err(true) when the text ends inside it.
+fn utf16_unit(text: &[u8], at: usize) -> Result<u32, bool> {
+    let Some(rest) = text.get(at..) else {
+        return Err(false);
+    };
+    let whole = rest.len() >= 6;
+    let head = &rest[..rest.len().min(6)];
+    let prefix_ok = head.iter().zip(b"\\u").all(|(a, b)| a == b);
+    let digits_ok = head.iter().skip(2).all(u8::is_ascii_hexdigit);
+    match (whole, prefix_ok && digits_ok) {
+        (_, false) => Err(false),
+        (false, true) => Err(true),
+        (true, true) => hex(&head[2..6]).ok_or(false),
+    }
+}
+
+/// `\uXXXX`, or a surrogate pair `\uD83D\uDE00`, as UTF-8.
+fn unicode_escape(text: &[u8]) -> Escape {
+    let first = match utf16_unit(text, 0) {
+        Ok(unit) => unit,
+        Err(true) => return Escape::Cut,
+        Err(false) => return Escape::None,
+    };
+    let (code, length) = if (0xD800..0xDC00).contains(&first) {
+        match utf16_unit(text, 6) {
+            Ok(low) if (0xDC00..0xE000).contains(&low) => {
+                (0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00), 12)
+            }
+            Err(true) => return Escape::Cut,
+            Ok(_) | Err(false) => return Escape::None,
+        }
+    } else {
+        (first, 6)
+    };
+    match char::from_u32(code) {
+        Some(c) => Escape::Bytes(c.encode_utf8(&mut [0u8; 4]).as_bytes().to_vec(), length),
+        None => Escape::None,
+    }
+}
+
+impl Secrets {
+    fn new(secrets: impl IntoIterator<Item = String>) -> Secrets {
+        Secrets(secrets.into_iter().filter(|s| !s.is_empty()).map(String::into_bytes).collect())
+    }
+
+    /// How far `secret[matched..]` matches `text` from its start.
+    fn matches(text: &[u8], secret: &[u8], matched: usize) -> Match {
+        let Some(&wanted) = secret.get(matched) else {
+            return Match::Full(0);
+        };
+        let Some(&first) = text.first() else {
+            return Match::Partial { most: matched * 2 >= secret.len() };
+        };
+        let advance = |used: usize, bytes: usize| match Self::matches(&text[used..], secret, matched + bytes)
+        {
+            Match::Full(end) => Match::Full(used + end),
+            other => other,
+        };
+        let literal = if first == wanted { advance(1, 1) } else { Match::No };
+        let escaped = match unescape(text) {
+            Escape::None => Match::No,
+            Escape::Cut => Match::Partial { most: matched * 2 >= secret.len() },
+            Escape::Bytes(bytes, used) if secret[matched..].starts_with(&bytes) => advance(used, bytes.len()),
+            Escape::Bytes(..) => Match::No,
+        };
+        literal.best(escaped)
+    }
+
+    /// `text` with every secret in it replaced, up to where a secret may begin that only more
+    /// text can tell: the output, where it stopped (`text.len()` when it did not) and whether
+    /// what is left holds at least half a secret.
+    fn scrub_bytes(&self, text: &[u8]) -> (Vec<u8>, usize, bool) {
+        let mut out = Vec::with_capacity(text.len());
+        let mut at = 0;
+        while at < text.len() {
+            let found = self.0.iter().fold(Match::No, |best, s| best.best(Self::matches(&text[at..], s, 0)));
+            match found {
+                Match::Full(length) if length > 0 => {
+                    out.extend_from_slice(REDACTED.as_bytes());
+                    at += length;
+                }
+                Match::Partial { most } => return (out, at, most),
+                _ => {
+                    out.push(text[at]);
+                    at += 1;
+                }
+            }
+        }
+        (out, at, false)
+    }
+
+    /// The whole of a text: a secret that its end cuts is redacted when most of it is there.
+    fn scrub_end(&self, text: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(text.len());
+        let mut from = 0;
+        while from < text.len() {
+            let (scrubbed, stopped, most) = self.scrub_bytes(&text[from..]);
+            out.extend_from_slice(&scrubbed);
+            from += stopped;
+            if most {
+                out.extend_from_slice(REDACTED.as_bytes());
+                break;
+            }
+            if let Some(&byte) = text.get(from) {
+                out.push(byte);
+                from += 1;
+            }
+        }
+        out
+    }
+
+    /// `text` with every secret in it replaced.
+    fn scrub(&self, text: &str) -> String {
+        if self.0.is_empty() {
+            return text.to_string();
+        }
+        String::from_utf8_lossy(&self.scrub_end(text.as_bytes())).into_owned()
+    }
+
+    /// Every string of `value`, keys included.
+    fn scrub_value(&self, value: Value) -> Value {
+        if self.0.is_empty() {
+            return value;
+        }
+        match value {
+            Value::String(text) => Value::String(self.scrub(&text)),
+            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.scrub_value(v)).collect()),
+            Value::Object(fields) => Value::Object(
+                fields.into_iter().map(|(k, v)| (self.scrub(&k), self.scrub_value(v))).collect(),
+            ),
+            other => other,
+        }
+    }
+
+    fn scrub_failure(&self, failure: Failure) -> Failure {
+        Failure {
+            message: self.scrub(&failure.message),
+            kind: self.scrub(&failure.kind),
+            param: failure.param.map(|p| self.scrub(&p)),
+            code: failure.code.map(|c| self.scrub(&c)),
+        }
+    }
+}
+
+/// Events relayed with the secrets taken out. A secret cut between two reads is caught: the
+/// end of a read that may begin one waits for the next read (or the stream's end).
+struct ScrubbedEvents<'a> {
+    secrets: &'a Secrets,
+    pending: Vec<u8>,
+}
+
+impl ScrubbedEvents<'_> {
+    fn next(&mut self, chunk: &[u8]) -> Vec<u8> {
+        if self.secrets.0.is_empty() {
+            return chunk.to_vec();
+        }
+        self.pending.extend_from_slice(chunk);
+        let (out, stopped, _) = self.secrets.scrub_bytes(&self.pending);
+        self.pending.drain(..stopped);
+        out
+    }
+
+    /// What waited for more when the stream ended.
+    fn rest(&mut self) -> Vec<u8> {
+        let pending = std::mem::take(&mut self.pending);
+        if pending.is_empty() { pending } else { self.secrets.scrub_end(&pending) }
+    }
+}
+
 struct Endpoint {
     url: String,
     key: Option<String>,
+    secrets: Secrets,
     plain: Agent,
     streaming: Agent,
     timeout: Duration,
@@ -151,9 +405,11 @@ impl AiClient {
     pub fn new(url: Option<&str>, key: Option<&str>, timeout: Duration) -> AiClient {
         let endpoint = url.map(str::trim).filter(|u| !u.is_empty()).map(|url| {
             let connect = Some(timeout.min(MAX_CONNECT));
+            let key = key.map(str::to_string).filter(|k| !k.is_empty());
             Endpoint {
                 url: completions_url(url),
-                key: key.map(str::to_string).filter(|k| !k.is_empty()),
+                secrets: Secrets::new(key.clone()),
+                key,
                 plain: agent(|b| b.timeout_connect(connect).timeout_global(Some(timeout))),
                 streaming: agent(|b| {
                     b.timeout_connect(connect)
@@ -210,45 +466,82 @@ impl AiClient {
         }
     }
 
+    /// What the endpoint answered, with the secrets Arka sent it taken out.
+    fn scrubbed<T>(
+        &self,
+        answer: Result<T, Failure>,
+        scrub: impl FnOnce(&Secrets, T) -> T,
+    ) -> Result<T, Failure> {
+        let Some(endpoint) = &self.endpoint else {
+            return answer;
+        };
+        match answer {
+            Ok(answer) => Ok(scrub(&endpoint.secrets, answer)),
+            Err(failure) => Err(endpoint.secrets.scrub_failure(failure)),
+        }
+    }
+
     /// One whole completion.
     pub fn complete(&self, body: &Value) -> Result<Value, Failure> {
-        let (status, mut response, endpoint) = self.post(|e| &e.plain, body)?;
-        let bytes = Self::whole(&mut response, endpoint)?;
-        Self::completion(status, &bytes)
+        let answer = self.post(|e| &e.plain, body).and_then(|(status, mut response, endpoint)| {
+            let bytes = Self::whole(&mut response, endpoint)?;
+            Self::completion(status, &bytes)
+        });
+        self.scrubbed(answer, Secrets::scrub_value)
     }
 
     /// Starts a streaming completion: its events, or the endpoint's whole answer when it does
     /// not stream.
     pub fn open_stream(&self, body: &Value) -> Result<Opened, Failure> {
-        let (status, mut response, endpoint) = self.post(|e| &e.streaming, body)?;
-        let is_events = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        if (200..300).contains(&status) && is_events {
-            return Ok(Opened::Events(response.into_body().into_reader()));
-        }
-        let bytes = Self::whole(&mut response, endpoint)?;
-        Self::completion(status, &bytes).map(Opened::Whole)
+        let answer = self.post(|e| &e.streaming, body).and_then(|(status, mut response, endpoint)| {
+            let is_events = response
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("text/event-stream"));
+            if (200..300).contains(&status) && is_events {
+                return Ok(Opened::Events(response.into_body().into_reader()));
+            }
+            let bytes = Self::whole(&mut response, endpoint)?;
+            Self::completion(status, &bytes).map(Opened::Whole)
+        });
+        self.scrubbed(answer, |secrets, opened| match opened {
+            Opened::Whole(value) => Opened::Whole(secrets.scrub_value(value)),
+            events => events,
+        })
     }
 
-    /// Reads `events` in the pieces they arrive in, handing each to `relay` until the stream ends,
-    /// breaks (its failure is relayed as a last event) or `relay` says the caller has gone.
+    /// Reads `events` in the pieces they arrive in, handing each to `relay` (with the secrets
+    /// Arka sent taken out) until the stream ends, breaks (its failure is relayed as a last
+    /// event) or `relay` says the caller has gone.
     pub fn pump(&self, mut events: impl Read, mut relay: impl FnMut(Vec<u8>) -> bool) {
-        let timeout = self.endpoint.as_ref().map_or(Duration::ZERO, |e| e.timeout);
+        let no_secrets = Secrets::default();
+        let (timeout, secrets) =
+            self.endpoint.as_ref().map_or((Duration::ZERO, &no_secrets), |e| (e.timeout, &e.secrets));
+        let mut scrubbed = ScrubbedEvents { secrets, pending: Vec::new() };
         let mut buffer = vec![0u8; 16 * 1024];
         loop {
             match events.read(&mut buffer) {
-                Ok(0) => return,
+                Ok(0) => {
+                    let rest = scrubbed.rest();
+                    if !rest.is_empty() {
+                        relay(rest);
+                    }
+                    return;
+                }
                 Ok(n) => {
-                    if !relay(buffer[..n].to_vec()) {
+                    let chunk = scrubbed.next(&buffer[..n]);
+                    if !chunk.is_empty() && !relay(chunk) {
                         return;
                     }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    relay(Failure::broken(&e, timeout).as_event());
+                    let rest = scrubbed.rest();
+                    if !rest.is_empty() {
+                        relay(rest);
+                    }
+                    relay(secrets.scrub_failure(Failure::broken(&e, timeout)).as_event());
                     return;
                 }
             }
@@ -285,6 +578,51 @@ mod tests {
             ("upstream_error", Some("ai_upstream_status"))
         );
         assert!(plain.message.contains("502"));
+    }
+
+    const KEY: &str = r#"AIKEY-7f3a/"q"\x9ë"#;
+
+    fn scrubbed(text: &str) -> String {
+        Secrets::new([KEY.to_string()]).scrub(text)
+    }
+
+    #[test]
+    fn the_key_is_taken_out_in_every_spelling_an_endpoint_may_echo_it_in() {
+        let json = serde_json::to_string(KEY).unwrap();
+        let json = &json[1..json.len() - 1];
+        let every_char_escaped: String = KEY.encode_utf16().map(|u| format!("\\u{u:04X}")).collect();
+        let mixed = r#"AIKEY-7f3a\/\"q%22%5cx9%C3%AB"#;
+        for spelling in [KEY, json, &json.replace('/', "\\/"), &every_char_escaped, mixed] {
+            let text = format!("Incorrect API key provided: Bearer {spelling}.");
+            assert_eq!(scrubbed(&text), "Incorrect API key provided: Bearer [redacted].", "{spelling}");
+        }
+        // Cut at the end of a text: redacted once most of it is there, else left alone.
+        assert_eq!(scrubbed(&format!("key: {}", &KEY[..12])), "key: [redacted]");
+        assert_eq!(scrubbed("grade A"), "grade A");
+        assert_eq!(scrubbed("100% \\ done\\"), "100% \\ done\\");
+        let value = serde_json::json!({"error": {"message": format!("bad {KEY}"), KEY: [KEY]}});
+        let clean = Secrets::new([KEY.to_string()]).scrub_value(value).to_string();
+        assert!(!clean.contains("7f3a"), "{clean}");
+    }
+
+    #[test]
+    fn a_key_cut_between_two_reads_of_a_stream_is_caught() {
+        let secrets = Secrets::new([KEY.to_string()]);
+        let json = serde_json::to_string(&format!("Bearer {KEY}")).unwrap();
+        let event = format!("data: {{\"content\":{json}}}\n\n");
+        for cut in 1..event.len() {
+            let mut events = ScrubbedEvents { secrets: &secrets, pending: Vec::new() };
+            let mut relayed = events.next(&event.as_bytes()[..cut]);
+            relayed.extend(events.next(&event.as_bytes()[cut..]));
+            relayed.extend(events.rest());
+            assert_eq!(
+                String::from_utf8(relayed).unwrap(),
+                "data: {\"content\":\"Bearer [redacted]\"}\n\n",
+                "cut at {cut}"
+            );
+        }
+        let mut events = ScrubbedEvents { secrets: &secrets, pending: Vec::new() };
+        assert_eq!(events.next(b"data: [DONE]\n\n"), b"data: [DONE]\n\n", "nothing held back");
     }
 
     #[test]

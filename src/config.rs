@@ -1,13 +1,15 @@
 //! One place for every setting: flags > environment (`ARKA_*`) > defaults. The environment file
 //! read by the systemd unit (`install/arka.env`) is the configuration file.
 
+pub mod limits;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::clock::Clock;
 use clap::{Args, ValueEnum};
-
-use crate::api::limits::LimitSettings;
+use limits::LimitSettings;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CisEnv {
@@ -163,9 +165,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub backups: BackupSchedule,
 
-    /// Base URL of Wolt's merchant order API (default: https://pos-integration-service.wolt.com).
-    /// With --sandbox the built-in Wolt simulator is used instead.
-    #[arg(long, env = "ARKA_WOLT_URL")]
+    /// Base URL of Wolt's merchant order API. With --sandbox the built-in Wolt simulator is used
+    /// instead.
+    #[arg(long, env = "ARKA_WOLT_URL", default_value = crate::wolt::PRODUCTION_URL)]
     pub wolt_url: Option<String>,
 
     /// Seconds allowed for a whole call to Wolt; after that the POS gets 502 and may retry.
@@ -181,6 +183,11 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub ai: AiArgs,
+
+    /// The time rate-limit windows and the health probe are measured on: the system's, which a
+    /// test moves forward instead of sleeping. Not a setting.
+    #[arg(skip)]
+    pub clock: Clock,
 }
 
 /// HTTPS on the shop's network. Without these flags Arka speaks plain HTTP.
@@ -257,6 +264,7 @@ impl ServeArgs {
             sandbox_order_every: 180,
             rates: RatesArgs::default(),
             ai: AiArgs::default(),
+            clock: Clock::default(),
         }
     }
 

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::error::ApiError;
 use crate::api::limits::{Group, Interval};
-use crate::secrets::{hash_token, same_hash};
+use crate::ops::secrets::{hash_token, same_hash};
 use crate::store::accounts::{self, Caller};
 
 #[derive(Debug, Clone)]
@@ -109,7 +109,7 @@ pub async fn identify(
     mut req: Request,
     next: Next,
 ) -> Response {
-    let marketplace = req.uri().path().starts_with(super::marketplace::PREFIX);
+    let marketplace = req.uri().path().starts_with(super::error::MARKETPLACE_PREFIX);
     let refuse = |e: ApiError| if marketplace { e.into_marketplace() } else { e }.into_response();
     let identity = match resolve(&state, req.headers(), peer.ip()).await {
         Ok(identity) => identity,

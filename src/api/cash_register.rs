@@ -114,7 +114,10 @@ pub async fn withdraw(State(s): State<AppState>, auth: Auth, Body(b): Body<Actio
     action(s, auth, b, ActionType::MoneyOut).await
 }
 
+/// Strict: `withdraw` left out takes everything counted, so a misspelt key must not read as
+/// "withdraw all".
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CloseBody {
     #[serde(default, deserialize_with = "fields::opt_decimal")]
     counted: Option<Decimal>,

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
-use super::extract::{Body, Query};
+use super::extract::{Changes, Query};
 use super::fields;
 use crate::domain::currency::{LEK, ManualRate, ManualRateInput, RateLine, Source, per_unit};
 use crate::domain::time::local_text;
@@ -140,6 +140,7 @@ impl<S: Send + Sync> FromRequestParts<S> for CurrencyCode {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CurrencyBody {
     #[serde(default, deserialize_with = "fields::opt_boolean")]
     enabled: Option<bool>,
@@ -154,7 +155,7 @@ pub async fn set_currency(
     State(state): State<AppState>,
     Auth(caller): Auth,
     CurrencyCode(code): CurrencyCode,
-    Body(body): Body<CurrencyBody>,
+    Changes(body): Changes<CurrencyBody>,
 ) -> ApiResult {
     let enabled = body.enabled.ok_or_else(|| ApiError::field("enabled", "The enabled field is required."))?;
     let line = state.services.set_currency_enabled(&caller, &code, enabled).await?;
@@ -195,6 +196,7 @@ pub async fn manual_rates(State(state): State<AppState>, Auth(caller): Auth) -> 
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ManualRateBody {
     #[serde(default, deserialize_with = "fields::opt_decimal")]
     rate: Option<Decimal>,
@@ -214,7 +216,7 @@ pub async fn set_manual_rate(
     State(state): State<AppState>,
     Auth(caller): Auth,
     CurrencyCode(code): CurrencyCode,
-    Body(body): Body<ManualRateBody>,
+    Changes(body): Changes<ManualRateBody>,
 ) -> ApiResult {
     let input = ManualRateInput { rate: body.rate, unit: body.unit, date: body.date };
     let rate = state.services.set_manual_rate(&caller, &code, input).await?;

@@ -33,11 +33,16 @@ pub fn body_rejection(e: BytesRejection) -> ApiError {
 
 /// Parses JSON into `T`, naming the failing field. An empty body reads as `{}`. Every string
 /// of every body must be text XML can carry (`validation::xml_text`), as any of them may end up
-/// in a fiscal document: a product or client stored now is printed on a later invoice.
+/// in a fiscal document: a product or client stored now is printed on a later invoice. A body
+/// that is not UTF-8 is refused whole, even where its bad bytes sit in a key `T` would ignore.
+/// A `T` that denies unknown fields gets each one named by its dotted key (`line`, `lines.0.qty`).
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) { b"{}" } else { bytes };
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(ApiError::field("body", "The request body must be a JSON object."));
+    }
+    if std::str::from_utf8(bytes).is_err() {
+        return Err(ApiError::field("body", "The request body is not UTF-8 text, as JSON must be."));
     }
     if may_hold_non_xml_text(bytes)
         && let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
@@ -52,6 +57,31 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     match serde_path_to_error::deserialize(&mut de) {
         Ok(value) => Ok(value),
         Err(e) => Err(ApiError::Validation(describe(&e))),
+    }
+}
+
+/// Parses the body of a route where what is not sent is left as it is (a settings PUT): as
+/// `parse_json`, but an empty body is refused rather than read as "change nothing", so a body
+/// that never arrived as JSON (empty, or text of another type) is not answered 200.
+pub fn parse_changes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::field(
+            "body",
+            "The request body is empty: send a JSON object with what to change ({} changes nothing).",
+        ));
+    }
+    parse_json(bytes)
+}
+
+/// A JSON body for a route where what is not sent is left as it is (`parse_changes`).
+pub struct Changes<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Changes<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(req, state).await.map_err(body_rejection)?;
+        parse_changes(&bytes).map(Changes)
     }
 }
 
@@ -80,6 +110,20 @@ fn describe(e: &serde_path_to_error::Error<serde_json::Error>) -> FieldErrors {
     if let Some(field) = missing_field(&message) {
         let key = if path.is_empty() { field.to_string() } else { format!("{path}.{field}") };
         return FieldErrors::one(key.clone(), format!("The {key} field is required."));
+    }
+    if let Some((field, expected)) = unknown_field(&message) {
+        // The path ends with the key itself when it was read before the refusal.
+        let key = if path == field || path.ends_with(&format!(".{field}")) {
+            path
+        } else if path.is_empty() {
+            field.to_string()
+        } else {
+            format!("{path}.{field}")
+        };
+        return FieldErrors::one(
+            key.clone(),
+            format!("The {key} field is not one this request takes ({expected}); nothing was done."),
+        );
     }
     let key = if path.is_empty() { "body".to_string() } else { path };
     // Lenient fields (a number or a numeric string, ...) are untagged enums, whose own error
@@ -128,6 +172,14 @@ fn non_xml_strings(value: &serde_json::Value, path: &mut String, errors: &mut Fi
 
 fn missing_field(message: &str) -> Option<&str> {
     message.strip_prefix("missing field `")?.strip_suffix('`')
+}
+
+/// serde's "unknown field `x`, expected `a`" (or "expected one of ...", or "there are no
+/// fields"): the field and what was expected.
+fn unknown_field(message: &str) -> Option<(&str, &str)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let end = rest.rfind("`, expected ").or_else(|| rest.rfind("`, there are no fields"))?;
+    Some((&rest[..end], &rest[end + 3..]))
 }
 
 /// `lines[0].quantity` -> `lines.0.quantity`; the root (`.`) -> empty.
@@ -228,6 +280,49 @@ mod tests {
         assert_eq!(keys(parse_json(br#"{"lines":[]}"#)), ["name"]);
         assert_eq!(keys(parse_json(b"{not json")), ["body"]);
         assert_eq!(keys(parse_json(b"[1,2]")), ["body"]);
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct StrictLine {
+        quantity: Option<f64>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Strict {
+        lines: Option<Vec<StrictLine>>,
+    }
+
+    fn strict(body: &[u8]) -> Vec<(String, Vec<String>)> {
+        match parse_json::<Strict>(body) {
+            Err(ApiError::Validation(e)) => e.into_map().into_iter().collect(),
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unknown_field_is_named_by_its_own_dotted_key() {
+        let top = strict(br#"{"line":[{"quantity":1}]}"#);
+        assert_eq!(top[0].0, "line");
+        assert!(top[0].1[0].contains("expected `lines`"), "{top:?}");
+        assert_eq!(strict(br#"{"lines":[{"quantity":1},{"qty":1}]}"#)[0].0, "lines.1.qty");
+        assert_eq!(strict(br#"{"lines ":[], "x`, expected ":1}"#)[0].0, "lines ");
+        assert_eq!(
+            unknown_field("unknown field `a`, there are no fields"),
+            Some(("a", "there are no fields"))
+        );
+        assert!(parse_json::<Strict>(b"").is_ok() && parse_json::<Strict>(b"{}").is_ok());
+    }
+
+    #[test]
+    fn a_body_that_is_not_utf8_or_empty_where_changes_are_expected_is_refused() {
+        assert_eq!(strict(b"{\"lines\":[],\"\xff\":1}")[0].0, "body");
+        assert_eq!(keys(parse_json(b"{\"name\":\"a\",\"lines\":[],\"note\":\"\xc3\"}")), ["body"]);
+        assert!(matches!(parse_changes::<Strict>(b" \n"), Err(ApiError::Validation(_))));
+        assert!(parse_changes::<Strict>(b"{}").is_ok());
     }
 
     #[test]

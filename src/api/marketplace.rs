@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::AppState;
 use super::auth::Identity;
 use super::error::{ApiError, MarketplaceFailure, marketplace_parts, success_body};
-use super::extract::{PathId, Query, body_rejection, parse_json};
+use super::extract::{PathId, Query, body_rejection, parse_changes, parse_json};
 use super::limits::Group;
 use crate::domain::marketplace::{
     Action, OrderState, OrderStatus, allowed_actions, idempotency_key_problem, may_fiscalize,
@@ -36,7 +36,7 @@ use crate::store::accounts::Caller;
 use crate::store::marketplace::{Event, OrderFilter, StoredOrder};
 
 /// Where the partner API lives.
-pub const PREFIX: &str = "/api/partner/v1/marketplace";
+pub const PREFIX: &str = super::error::MARKETPLACE_PREFIX;
 
 type MarketplaceResult = Result<Response, MarketplaceFailure>;
 
@@ -516,10 +516,10 @@ fn idempotency_key(headers: &HeaderMap) -> Result<String, MarketplaceError> {
 }
 
 /// The answer of a write, kept under its Idempotency-Key.
-fn render(outcome: &Result<StoredOrder, MarketplaceError>) -> Rendered {
+fn render(outcome: Result<StoredOrder, MarketplaceError>) -> Rendered {
     let (status, body) = match outcome {
-        Ok(order) => (StatusCode::CREATED, success_body(OrderData { order: order_view(order) })),
-        Err(e) => marketplace_parts(e.clone()),
+        Ok(order) => (StatusCode::CREATED, success_body(OrderData { order: order_view(&order) })),
+        Err(e) => marketplace_parts(e),
     };
     Rendered { status: status.as_u16(), body: body.to_string() }
 }
@@ -543,6 +543,15 @@ fn answer(written: Written) -> Response {
 fn body<T: for<'de> Deserialize<'de>>(bytes: Result<Bytes, BytesRejection>) -> Result<T, MarketplaceFailure> {
     let bytes = bytes.map_err(body_rejection)?;
     Ok(parse_json(&bytes)?)
+}
+
+/// The body of a settings write, where what is not sent is kept: an empty one is refused
+/// (`parse_changes`).
+fn changes<T: for<'de> Deserialize<'de>>(
+    bytes: Result<Bytes, BytesRejection>,
+) -> Result<T, MarketplaceFailure> {
+    let bytes = bytes.map_err(body_rejection)?;
+    Ok(parse_changes(&bytes)?)
 }
 
 #[derive(Deserialize)]
@@ -692,6 +701,7 @@ async fn settings(State(state): State<AppState>, Token(caller, _): Token<Reads>)
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct VenueBody {
     wolt_venue_id: Option<String>,
     name: Option<String>,
@@ -699,7 +709,9 @@ struct VenueBody {
     webhook_secret: Option<String>,
 }
 
+/// What is not sent is kept, so a key it does not know is refused rather than ignored.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SettingsBody {
     enabled: Option<bool>,
     venue: Option<VenueBody>,
@@ -712,7 +724,7 @@ async fn update_settings(
     Token(caller, _): Token<Writes>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> MarketplaceResult {
-    let parsed: SettingsBody = body(bytes)?;
+    let parsed: SettingsBody = changes(bytes)?;
     let update = SettingsUpdate {
         enabled: parsed.enabled,
         venue: parsed.venue.map(|v| VenueInput {
@@ -728,6 +740,7 @@ async fn update_settings(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RightBody {
     marketplace: Option<bool>,
 }
@@ -742,7 +755,7 @@ async fn set_right(
         .ok()
         .and_then(|axum::extract::Path(id)| id.parse::<i64>().ok())
         .ok_or_else(|| MarketplaceError::NotFound("No such user in this company.".into()))?;
-    let parsed: RightBody = body(bytes)?;
+    let parsed: RightBody = changes(bytes)?;
     let granted = parsed.marketplace.ok_or_else(|| {
         MarketplaceError::InvalidData(FieldErrors::one("marketplace", "The marketplace field is required."))
     })?;

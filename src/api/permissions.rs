@@ -2,7 +2,7 @@
 //! that may call it and the scope rule the services apply on top. This table is the only
 //! place that says so: `check` refuses a call beyond the caller's role with 403 (401 without
 //! the right kind of token) before the handler runs, so a refused call changes nothing; the
-//! README's permission table is rendered from it and the OpenAPI document's `x-arka-role`
+//! book's permission table (docs/src/api/roles.md) is rendered from it and the OpenAPI document's `x-arka-role`
 //! must agree with it (both checked by the tests below).
 
 use std::collections::HashMap;
@@ -29,7 +29,7 @@ pub enum Access {
 }
 
 impl Access {
-    /// As `x-arka-role` and the README spell it.
+    /// As `x-arka-role` and the book spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             Access::Public => "public",
@@ -64,7 +64,7 @@ pub enum Scope {
 }
 
 impl Scope {
-    /// The README's words for it.
+    /// The book's words for it.
     pub fn describe(self) -> &'static str {
         match self {
             Scope::Company => "the caller's company",
@@ -211,6 +211,8 @@ pub const RULES: &[Rule] = &[
     // The owner's page
     rule("GET", "/", PUBLIC, Company),
     rule("GET", "/web/{version}/{name}", PUBLIC, Company),
+    rule("GET", "/docs", PUBLIC, Company),
+    rule("GET", "/docs/{path}", PUBLIC, Company),
     rule("GET", "/api/v1/owner/today", MANAGER, Company),
     rule("GET", "/api/v1/owner/queue", MANAGER, Company),
     // Warehouse transfer notes and stock
@@ -325,7 +327,7 @@ pub async fn check(req: Request, next: Next) -> Response {
     }
 }
 
-/// The README's permission table.
+/// The book's permission table (docs/src/api/roles.md).
 pub fn markdown() -> String {
     let mut text = String::from("| Method | Route | Lowest role | Scope |\n| --- | --- | --- | --- |\n");
     for rule in RULES {
@@ -348,7 +350,7 @@ mod tests {
     use super::*;
 
     const OPENAPI: &str = include_str!("../../assets/openapi.yaml");
-    const README: &str = include_str!("../../README.md");
+    const CHAPTER: &str = include_str!("../../docs/src/api/roles.md");
     const BEGIN: &str = "<!-- permissions: generated from src/api/permissions.rs -->\n";
     const END: &str = "<!-- permissions: end -->";
 
@@ -404,16 +406,16 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_shows_the_table_as_the_code_has_it() {
+    fn the_book_shows_the_table_as_the_code_has_it() {
         let expected = markdown();
-        let found = README
+        let found = CHAPTER
             .split_once(BEGIN)
             .and_then(|(_, rest)| rest.split_once(END))
             .map(|(table, _)| table.trim_start_matches('\n'))
-            .unwrap_or_else(|| panic!("README.md has no block between {BEGIN:?} and {END:?}"));
+            .unwrap_or_else(|| panic!("docs/src/api/roles.md has no block between {BEGIN:?} and {END:?}"));
         assert!(
             found == expected,
-            "README.md's permission table differs from src/api/permissions.rs; put this between the markers:\n{expected}"
+            "docs/src/api/roles.md's permission table differs from src/api/permissions.rs; put this between the markers:\n{expected}"
         );
     }
 

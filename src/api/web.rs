@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::secrets::hex_lower;
+use crate::ops::secrets::hex_lower;
 
 /// Nothing from outside the box: scripts, styles and calls from this server only; PDFs shown in
 /// a frame from `blob:` URLs the page made itself; no plugins, no forms posting elsewhere, no
@@ -29,7 +29,7 @@ pub const ASSET_PREFIX: &str = "/web/";
 const VERSION_MARK: &str = "{{version}}";
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
-const REVALIDATE: &str = "no-cache";
+pub(super) const REVALIDATE: &str = "no-cache";
 
 pub struct Asset {
     pub name: &'static str,
@@ -71,7 +71,7 @@ struct Bundle {
     etags: Vec<String>,
 }
 
-fn short_hash(bytes: &[u8]) -> String {
+pub(super) fn short_hash(bytes: &[u8]) -> String {
     let mut hex = hex_lower(&openssl::sha::sha256(bytes));
     hex.truncate(16);
     hex
@@ -118,12 +118,15 @@ fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
         .is_some_and(|v| v.split(',').any(|tag| tag.trim() == etag || tag.trim() == "*"))
 }
 
-fn answer(
+/// An embedded file as served: its type, caching, ETag (a 304 when the browser has it) and the
+/// headers that keep a page from loading anything the `policy` does not allow.
+pub(super) fn answer(
     headers: &HeaderMap,
     content_type: &'static str,
     body: &'static [u8],
     etag: &str,
     cache: &'static str,
+    policy: &'static str,
 ) -> Response {
     let status = if not_modified(headers, etag) { StatusCode::NOT_MODIFIED } else { StatusCode::OK };
     let mut response = if status == StatusCode::OK { body.into_response() } else { status.into_response() };
@@ -133,7 +136,7 @@ fn answer(
     if let Ok(etag) = HeaderValue::from_str(etag) {
         h.insert(header::ETAG, etag);
     }
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     response
@@ -141,7 +144,8 @@ fn answer(
 
 async fn index(headers: HeaderMap) -> Response {
     let b = bundle();
-    answer(&headers, "text/html; charset=utf-8", b.index.as_bytes(), &b.index_etag, REVALIDATE)
+    let policy = CONTENT_SECURITY_POLICY;
+    answer(&headers, "text/html; charset=utf-8", b.index.as_bytes(), &b.index_etag, REVALIDATE, policy)
 }
 
 /// A file of the current version is immutable; one asked for under another version (a page
@@ -151,7 +155,8 @@ async fn file(headers: HeaderMap, Path((version, name)): Path<(String, String)>)
     match ASSETS.iter().position(|a| a.name == name) {
         Some(i) => {
             let cache = if version == b.version { IMMUTABLE } else { REVALIDATE };
-            answer(&headers, ASSETS[i].content_type, ASSETS[i].bytes, &b.etags[i], cache)
+            let a = &ASSETS[i];
+            answer(&headers, a.content_type, a.bytes, &b.etags[i], cache, CONTENT_SECURITY_POLICY)
         }
         None => super::error::ApiError::status(StatusCode::NOT_FOUND, "Not found.").into_response(),
     }

@@ -89,7 +89,7 @@ impl Process {
         Process::ALL.into_iter().find(|p| p.as_str() == wanted)
     }
 
-    /// What the process is, as the README lists it.
+    /// What the process is, as the docs list it ("E-invoices").
     pub fn meaning(self) -> &'static str {
         match self {
             Process::P1 => "invoicing the supply of goods and services ordered on a contract basis",

@@ -24,7 +24,7 @@ use super::money::{
     self, MAX_AMOUNT, MAX_EXCHANGE_RATE, MAX_QUANTITY, exchange_rate, is_cents, round2, to_lek,
 };
 use super::payments::{self, Payment, PaymentsInput};
-use super::validation::FieldErrors;
+use super::validation::{self, FieldErrors};
 
 /// The VAT rates in use in Albania, in percent.
 pub const VAT_RATES: [u32; 4] = [0, 6, 10, 20];
@@ -39,6 +39,11 @@ pub const MAX_UNIT: usize = 50;
 pub const MAX_UNIT_CODE: usize = 10;
 /// Longest `notes`: printed on the invoice, where an 80 mm receipt gives it about 25 lines.
 pub const MAX_NOTES: usize = 1000;
+/// Longest client name (the CIS carries its first 100), address (the buyer's `Address`) and
+/// city (its `Town`).
+pub const MAX_CLIENT_NAME: usize = 255;
+pub const MAX_CLIENT_ADDRESS: usize = 200;
+pub const MAX_CLIENT_CITY: usize = 100;
 
 // Every amount is bounded (`money::MAX_AMOUNT` per price x quantity, line total, fee and
 // discount; `MAX_QUANTITY`; `MAX_EXCHANGE_RATE`), and there are at most 1000 lines, so every
@@ -351,6 +356,15 @@ fn read_line(index: usize, line: &LineInput, issuer_in_vat: bool) -> Result<Read
     errors.max_len(&key("product_code"), product_code.as_deref(), MAX_LINE_TEXT);
     errors.max_len(&key("unit"), unit.as_deref(), MAX_UNIT);
     errors.max_len(&key("unit_code"), unit_code.as_deref(), MAX_UNIT_CODE);
+    let texts = [
+        ("product_name", &product_name),
+        ("product_code", &product_code),
+        ("unit", &unit),
+        ("unit_code", &unit_code),
+    ];
+    for (field, text) in texts {
+        validation::xml_text(&mut errors, &key(field), text.as_deref().unwrap_or_default());
+    }
 
     let quantity_key = key("quantity");
     let quantity = match line.quantity {
@@ -535,14 +549,15 @@ pub fn check_texts(texts: &IssueTexts) -> Result<(), FieldErrors> {
     let mut errors = FieldErrors::new();
     for (field, value, max) in [
         ("notes", texts.notes, MAX_NOTES),
-        ("client.name", texts.client_name, 255),
+        ("client.name", texts.client_name, MAX_CLIENT_NAME),
         ("client.id", texts.client_id, 20),
-        ("client.address", texts.client_address, 200),
-        ("client.city", texts.client_city, 100),
+        ("client.address", texts.client_address, MAX_CLIENT_ADDRESS),
+        ("client.city", texts.client_city, MAX_CLIENT_CITY),
         ("doc_type", texts.doc_type, 10),
         ("original_invoice_iic", texts.original_invoice_iic, 64),
     ] {
         errors.max_len(field, value.map(str::trim), max);
+        validation::xml_text(&mut errors, field, value.unwrap_or_default());
     }
     errors.into_result()
 }
@@ -1316,7 +1331,7 @@ mod tests {
         }
     }
 
-    /// The groups the CIS simulator derives from the items (src/cis_sim/rules.rs): TYPE_1/TYPE_2
+    /// The groups the CIS simulator derives from the items (src/sim/cis/rules.rs): TYPE_1/TYPE_2
     /// by exemption, other exempt items in none, the rest by VR.
     fn groups_from_items(lines: &[Line]) -> Vec<(VatClass, u32, Decimal, Decimal)> {
         let mut groups: Vec<(VatClass, u32, Decimal, Decimal)> = Vec::new();
@@ -1410,7 +1425,7 @@ mod tests {
                 }
             }
 
-            // The CIS's checks (src/cis_sim/rules.rs), re-asserted.
+            // The CIS's checks (src/sim/cis/rules.rs), re-asserted.
             let paid: Decimal = invoice.payments.iter().map(|p| p.amount).sum();
             assert_eq!(paid, t.total, "sum(PayMethod) = TotPrice; {context}");
             assert_eq!(

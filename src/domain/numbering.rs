@@ -34,6 +34,121 @@ pub fn cis_invoice_number(n: u32, year: i32, tcr_code: Option<&str>) -> String {
     }
 }
 
+/// A numbering sequence of a company, as `arka restore` compares a backup with the database it
+/// replaces.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SequenceName {
+    /// A TCR's cash sequence, by its TCR code.
+    Till(String),
+    /// The business's non-cash sequence.
+    NonCash,
+    /// A business unit's warehouse transfer notes: the unit's id and business unit code (empty
+    /// when unknown).
+    WtnUnit { id: i64, code: String },
+}
+
+impl SequenceName {
+    /// The sequence within its company as the database names it (`services::sequence::Sequence::key`).
+    pub fn key(&self) -> String {
+        match self {
+            SequenceName::Till(tcr) => format!("cash:{tcr}"),
+            SequenceName::NonCash => "noncash".to_string(),
+            SequenceName::WtnUnit { id, .. } => format!("wtn:{id}"),
+        }
+    }
+
+    /// The sequence a `key` names (a WTN unit's code unknown).
+    pub fn from_key(key: &str) -> Option<SequenceName> {
+        if key == "noncash" {
+            return Some(SequenceName::NonCash);
+        }
+        if let Some(tcr) = key.strip_prefix("cash:") {
+            return Some(SequenceName::Till(tcr.to_string()));
+        }
+        let id = key.strip_prefix("wtn:")?.parse().ok()?;
+        Some(SequenceName::WtnUnit { id, code: String::new() })
+    }
+}
+
+impl std::fmt::Display for SequenceName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SequenceName::Till(tcr) => write!(f, "cash TCR {tcr}"),
+            SequenceName::NonCash => write!(f, "non-cash"),
+            SequenceName::WtnUnit { id, code } if code.is_empty() => write!(f, "WTN of unit id {id}"),
+            SequenceName::WtnUnit { code, .. } => write!(f, "WTN of unit {code}"),
+        }
+    }
+}
+
+/// The last ordinal a sequence reached in a year, in one database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastNumber {
+    pub company_id: i64,
+    pub nuis: String,
+    pub sequence: SequenceName,
+    pub year: i32,
+    pub ord_num: i64,
+}
+
+/// One sequence of a backup or of the database a restore replaces, with its last ordinal in
+/// each (0: none there).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideBySide {
+    pub company_id: i64,
+    pub nuis: String,
+    pub sequence: SequenceName,
+    pub year: i32,
+    pub backup: i64,
+    pub replaced: i64,
+}
+
+impl SideBySide {
+    /// The replaced database went further than the backup: restoring the backup as it is would
+    /// give its next documents numbers the replaced one had issued.
+    pub fn predated(&self) -> bool {
+        self.replaced > self.backup
+    }
+}
+
+/// Every sequence of either database, with its last ordinal in each, in the order of company,
+/// sequence and year. A sequence is the same in both when its company, key and year are.
+pub fn side_by_side(backup: &[LastNumber], replaced: &[LastNumber]) -> Vec<SideBySide> {
+    let mut rows: Vec<SideBySide> = Vec::new();
+    let sides = backup.iter().map(|l| (l, true)).chain(replaced.iter().map(|l| (l, false)));
+    for (last, in_backup) in sides {
+        let key = last.sequence.key();
+        let found = rows
+            .iter_mut()
+            .find(|r| r.company_id == last.company_id && r.year == last.year && r.sequence.key() == key);
+        let row = match found {
+            Some(row) => row,
+            None => {
+                rows.push(SideBySide {
+                    company_id: last.company_id,
+                    nuis: last.nuis.clone(),
+                    sequence: last.sequence.clone(),
+                    year: last.year,
+                    backup: 0,
+                    replaced: 0,
+                });
+                let end = rows.len() - 1;
+                &mut rows[end]
+            }
+        };
+        if let (SequenceName::WtnUnit { code, .. }, SequenceName::WtnUnit { code: known, .. }) =
+            (&mut row.sequence, &last.sequence)
+            && code.is_empty()
+        {
+            code.clone_from(known);
+        }
+        let side = if in_backup { &mut row.backup } else { &mut row.replaced };
+        *side = (*side).max(last.ord_num);
+    }
+    rows.sort_by(|a, b| (a.company_id, &a.sequence, a.year).cmp(&(b.company_id, &b.sequence, b.year)));
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +175,56 @@ mod tests {
     fn the_cis_number_of_a_cash_invoice_carries_the_tcr() {
         assert_eq!(cis_invoice_number(9952, 2019, Some("cc123cc123")), "9952/2019/cc123cc123");
         assert_eq!(cis_invoice_number(7, 2026, None), "7/2026");
+    }
+
+    #[test]
+    fn a_restore_sees_each_sequence_side_by_side_and_which_the_backup_predates() {
+        let last = |company_id, sequence: SequenceName, year, ord_num| LastNumber {
+            company_id,
+            nuis: "L41323036D".into(),
+            sequence,
+            year,
+            ord_num,
+        };
+        let till = || SequenceName::Till("ab123ab123".into());
+        let unit = |code: &str| SequenceName::WtnUnit { id: 4, code: code.into() };
+        let backup =
+            [last(1, till(), 2026, 9), last(1, SequenceName::NonCash, 2026, 3), last(1, unit(""), 2026, 2)];
+        let replaced = [
+            last(1, till(), 2026, 12),
+            last(1, SequenceName::NonCash, 2026, 3),
+            last(1, unit("ab123cd456"), 2026, 2),
+            last(1, till(), 2025, 40),
+            last(2, SequenceName::NonCash, 2026, 1),
+        ];
+        let rows = side_by_side(&backup, &replaced);
+        // | company | sequence            | year | backup | replaced | predated |
+        let seen: Vec<(i64, String, i32, i64, i64, bool)> = rows
+            .iter()
+            .map(|r| (r.company_id, r.sequence.to_string(), r.year, r.backup, r.replaced, r.predated()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (1, "cash TCR ab123ab123".to_string(), 2025, 0, 40, true),
+                (1, "cash TCR ab123ab123".to_string(), 2026, 9, 12, true),
+                (1, "non-cash".to_string(), 2026, 3, 3, false),
+                (1, "WTN of unit ab123cd456".to_string(), 2026, 2, 2, false),
+                (2, "non-cash".to_string(), 2026, 0, 1, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sequence_key_reads_back_as_written() {
+        for name in [
+            SequenceName::Till("ab123ab123".into()),
+            SequenceName::NonCash,
+            SequenceName::WtnUnit { id: 7, code: String::new() },
+        ] {
+            assert_eq!(SequenceName::from_key(&name.key()), Some(name));
+        }
+        assert_eq!(SequenceName::from_key("wtn:x"), None);
+        assert_eq!(SequenceName::from_key("other"), None);
     }
 }

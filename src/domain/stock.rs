@@ -147,6 +147,37 @@ pub fn put(levels: &BTreeMap<i64, Decimal>, wants: &[Want]) -> Result<BTreeMap<i
     Ok(after)
 }
 
+/// A linked document's lines split between a warehouse transfer note and the shelf.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AgainstNote {
+    /// Per article, how much the note accounts for.
+    pub counted: BTreeMap<i64, Decimal>,
+    /// What is left for the shelf, line by line (lines the note covers in full are gone).
+    pub rest: Vec<Want>,
+}
+
+/// Lines of an invoice linked to a note, against what is `open` of each article on the note:
+/// each line counts against the note first, up to what is still open of its article (lines of
+/// one article in order), and only the rest is the shelf's. The same split serves a sale (open:
+/// what the note moved that no invoice counted yet) and its cancellation (open: what the sale
+/// still counts against the note, which goes back to the note before the shelf gets anything).
+pub fn against_note(open: &BTreeMap<i64, Decimal>, wants: &[Want]) -> AgainstNote {
+    let mut left = open.clone();
+    let mut split = AgainstNote::default();
+    for want in wants {
+        let available = left.get(&want.product_id).copied().unwrap_or_default().max(Decimal::ZERO);
+        let counted = available.min(want.quantity);
+        if counted > Decimal::ZERO {
+            left.insert(want.product_id, available - counted);
+            *split.counted.entry(want.product_id).or_default() += counted;
+        }
+        if want.quantity > counted {
+            split.rest.push(Want { quantity: want.quantity - counted, ..want.clone() });
+        }
+    }
+    split
+}
+
 /// What the owner does to a shelf.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Adjustment {
@@ -349,6 +380,25 @@ mod tests {
             put(&levels(&[(1, "-1")]), &[want(0, 1, "3"), want(1, 3, "0.25")]).unwrap(),
             levels(&[(1, "2"), (3, "0.25")])
         );
+    }
+
+    #[test]
+    fn a_linked_document_counts_against_the_note_first_and_the_shelf_gets_the_rest() {
+        // The note holds 5 of article 1 and 2 of article 2 open.
+        let open = levels(&[(1, "5"), (2, "2")]);
+        // | lines                          | counted        | shelf              |
+        // | 1: 3, 1: 3, 2: 1.5, 3: 1       | 1: 5, 2: 1.5   | 1: 1, 3: 1         |
+        let split =
+            against_note(&open, &[want(0, 1, "3"), want(1, 1, "3"), want(2, 2, "1.5"), want(3, 3, "1")]);
+        assert_eq!(split.counted, levels(&[(1, "5"), (2, "1.5")]));
+        assert_eq!(split.rest, [want(1, 1, "1"), want(3, 3, "1")], "the shelf's lines keep their index");
+        // Nothing open: every line is the shelf's; a negative entry counts as nothing open.
+        let split = against_note(&levels(&[(1, "-1")]), &[want(0, 1, "2")]);
+        assert!(split.counted.is_empty());
+        assert_eq!(split.rest, [want(0, 1, "2")]);
+        // Fewer than the note carried: the rest of the note stays open for another invoice.
+        let split = against_note(&open, &[want(0, 2, "0.5")]);
+        assert_eq!((split.counted, split.rest), (levels(&[(2, "0.5")]), Vec::new()));
     }
 
     #[test]

@@ -30,6 +30,12 @@ impl FieldErrors {
         self.0
     }
 
+    /// The keys of the fields in error, comma-separated: what a log line names (the messages
+    /// may repeat what was sent).
+    pub fn fields(&self) -> String {
+        self.0.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
+    }
+
     /// Adds every message of `other` under its own key.
     pub fn merge(&mut self, other: FieldErrors) {
         for (key, messages) in other.0 {
@@ -77,6 +83,31 @@ impl FieldErrors {
 /// (JSON's `"\ud800"` alone does not parse), so nothing else is left out.
 pub fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// Text from a source Arka cannot send back to be fixed (Wolt's orders and webhooks), made fit
+/// for a fiscal document: terminal escape sequences (`ESC [ 31 m`, `ESC c`) go whole, and then
+/// every character XML 1.0 cannot carry (`is_xml_char`). Text that needs nothing comes back as is.
+pub fn clean_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().all(is_xml_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [, parameter and intermediate bytes, one final byte (ECMA-48 5.4).
+            if chars.next_if_eq(&'[').is_some() {
+                while chars.next_if(|c| ('\u{20}'..='\u{3f}').contains(c)).is_some() {}
+                chars.next_if(|c| ('\u{40}'..='\u{7e}').contains(c));
+            } else {
+                chars.next_if(|c| ('\u{40}'..='\u{7e}').contains(c));
+            }
+        } else if is_xml_char(c) {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Every text that may reach a fiscal document goes through this one rule: a character XML 1.0
@@ -250,6 +281,15 @@ mod tests {
         assert_eq!(map.keys().collect::<Vec<_>>(), ["client.name", "lines.0.product_name"]);
         assert!(map["lines.0.product_name"][0].contains("U+0000"), "{map:?}");
         assert!(map["client.name"][0].contains("U+001F"), "{map:?}");
+    }
+
+    #[test]
+    fn text_from_outside_is_cleaned_of_what_a_fiscal_document_cannot_carry() {
+        assert_eq!(clean_text("Byrek\u{1}\u{0}\u{1b}[31m"), "Byrek");
+        assert_eq!(clean_text("\u{1b}[1;31mPica\u{1b}[0m e \u{1b}cmirë\u{FFFF}"), "Pica e mirë");
+        assert_eq!(clean_text("Sufllaqe\t2\nx"), "Sufllaqe\t2\nx");
+        assert!(matches!(clean_text("Kafe"), std::borrow::Cow::Borrowed("Kafe")));
+        assert_eq!(clean_text("\u{1b}"), "");
     }
 
     #[test]

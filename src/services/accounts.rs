@@ -8,7 +8,7 @@ use crate::domain::validation::{
     FieldErrors, is_currency_code, is_email, is_iban, is_nuis, is_registration_code,
 };
 use crate::fiscal::certificate::Certificate;
-use crate::secrets::{hash_token, new_token, token_prefix};
+use crate::ops::secrets::{hash_token, new_token, token_prefix};
 use crate::store;
 use crate::store::accounts::{
     self as db, BankAccount, BusinessUnit, Caller, Company, NewBankAccount, NewCompany, NewUser, UnitFields,
@@ -21,6 +21,18 @@ pub const SANDBOX_NUIS: &str = "K00000001S";
 /// The fixed partner token of `--sandbox` (a sandbox has nothing to protect).
 pub const SANDBOX_PARTNER_TOKEN: &str = "arka_p_sandbox";
 const SANDBOX_COMPANY_NAME: &str = "Arka Sandbox sh.p.k.";
+
+/// `arka apps create`: an application that may call with this client id and secret; only the
+/// secret's hash is kept.
+pub fn add_app(store: &store::Store, name: &str, client_id: &str, secret: &str) -> store::Result<i64> {
+    store.write_blocking(|tx| db::insert_app(tx, name, client_id, &hash_token(secret)))
+}
+
+/// `arka partners create`: a partner that may register companies with this token; only its
+/// hash is kept.
+pub fn add_partner(store: &store::Store, name: &str, token: &str) -> store::Result<i64> {
+    store.write_blocking(|tx| db::insert_partner(tx, name, &hash_token(token)))
+}
 
 pub struct Registration {
     pub nuis: String,
@@ -112,7 +124,7 @@ impl Services {
     /// Makes sure the sandbox company, its first business unit and the sandbox partner exist.
     pub fn ensure_sandbox(&self) -> Result<Company> {
         let hash = hash_token(SANDBOX_PARTNER_TOKEN);
-        Ok(self.store.write_blocking(|tx| {
+        self.store.write_blocking(|tx| {
             if db::partner_by_token(tx, &hash)?.is_none() {
                 db::insert_partner(tx, "Sandbox partner", &hash)?;
             }
@@ -146,10 +158,11 @@ impl Services {
                     city: Some("Tiranë"),
                 },
             )?;
-            db::company(tx, id)?.ok_or_else(|| store::Error::Task("sandbox company vanished".into()))
-        })?)
+            db::company(tx, id)?.ok_or_else(|| Error::Internal("the sandbox company vanished".into()))
+        })
     }
 
+    #[tracing::instrument(skip_all, fields(partner = partner_id), err(level = "info"))]
     pub async fn register(&self, partner_id: i64, r: Registration) -> Result<Registered> {
         let mut errors = FieldErrors::new();
         if !is_nuis(&r.nuis) {
@@ -174,24 +187,24 @@ impl Services {
         let token_hash = hash_token(&token);
         let prefix = token_prefix(&token).to_string();
         let nuis = r.nuis.to_uppercase();
-        let outcome = self
+        let (company, branch, user) = self
             .store
             .write(move |tx| {
                 // One company per NUIS: its numbering and its devices are the tax
                 // administration's, so a second company would issue duplicate numbers.
                 if !into_sandbox && db::nuis_registered(tx, &nuis)? {
-                    return Ok(Err(Error::Taken {
+                    return Err(Error::Taken {
                         field: "nuis",
                         message: format!("A company with the nuis {nuis} is already registered."),
-                    }));
+                    });
                 }
                 if db::email_in_use(tx, &email)? {
-                    return Ok(Err(FieldErrors::one("email", "The email has already been taken.").into()));
+                    return Err(FieldErrors::one("email", "The email has already been taken.").into());
                 }
                 let company_id = if into_sandbox {
                     match db::sandbox_company(tx)? {
                         Some(c) => c.id,
-                        None => return Err(store::Error::Task("the sandbox company is missing".into())),
+                        None => return Err(Error::Internal("the sandbox company is missing".into())),
                     }
                 } else {
                     db::insert_company(
@@ -240,12 +253,11 @@ impl Services {
                 let branch = db::unit(tx, company_id, unit_id)?;
                 let user = db::user(tx, company_id, user_id)?;
                 match (company, branch, user) {
-                    (Some(company), Some(branch), Some(user)) => Ok(Ok((company, branch, user))),
-                    _ => Err(store::Error::Task("registration rows vanished".into())),
+                    (Some(company), Some(branch), Some(user)) => Ok((company, branch, user)),
+                    _ => Err(Error::Internal("the registration's rows vanished".into())),
                 }
             })
             .await?;
-        let (company, branch, user) = outcome?;
         tracing::info!(company = company.id, user = user.id, sandbox = into_sandbox, "registered");
         Ok(Registered { company, user, branch, token })
     }
@@ -272,6 +284,7 @@ impl Services {
     /// for the caller has no business unit code yet (the tax portal issues it later), so the
     /// first unit the caller creates while theirs has none becomes that unit: the user who
     /// registered then issues from the unit they created, and no empty unit is left behind.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn save_unit(
         &self,
         caller: &Caller,
@@ -310,6 +323,7 @@ impl Services {
         unit.ok_or_else(|| Error::NotFound("Branch".into()))
     }
 
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn create_user(&self, caller: &Caller, input: NewUserInput) -> Result<(User, String)> {
         let mut errors = FieldErrors::new();
         errors.required("name", input.name.as_deref());
@@ -338,16 +352,14 @@ impl Services {
             .write(move |tx| {
                 let email = input.email.as_deref().unwrap_or_default().trim();
                 if db::email_in_use(tx, email)? {
-                    return Ok(Err(Error::Refused("The email has already been taken.".into())));
+                    return Err(Error::Refused("The email has already been taken.".into()));
                 }
                 let Some(unit) = db::unit(tx, company_id, input.branch_id.unwrap_or_default())? else {
-                    return Ok(Err(Error::Refused("Branch not found.".into())));
+                    return Err(Error::Refused("Branch not found.".into()));
                 };
                 let tcr_code = input.tcr_code.as_deref().map(str::trim).filter(|c| !c.is_empty());
-                if let Some(code) = tcr_code
-                    && let Err(e) = device_of_unit(tx, company_id, code, unit.id)?
-                {
-                    return Ok(Err(e.into()));
+                if let Some(code) = tcr_code {
+                    device_of_unit(tx, company_id, code, unit.id)?;
                 }
                 let id = db::insert_user(
                     tx,
@@ -363,22 +375,23 @@ impl Services {
                         token_prefix: &prefix,
                     },
                 )?;
-                Ok(db::user(tx, company_id, id)?
-                    .ok_or_else(|| Error::Refused("The user could not be saved.".into())))
+                db::user(tx, company_id, id)?
+                    .ok_or_else(|| Error::Refused("The user could not be saved.".into()))
             })
             .await;
         match created {
-            Ok(Ok(user)) => Ok((user, token)),
-            Ok(Err(e)) => Err(e),
-            Err(e) => {
-                tracing::error!(error = %e, "saving a user failed");
+            Ok(user) => Ok((user, token)),
+            Err(Error::Store(e)) => {
+                tracing::error!(error = %crate::error_chain(&e), "saving a user failed");
                 Err(Error::Refused("The user could not be saved.".into()))
             }
+            Err(e) => Err(e),
         }
     }
 
     /// Updates a user. `fiscalTcrCode` null (or "") takes the device away; a user moved to
     /// another business unit must leave the old unit's device behind in the same request.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn update_user(&self, caller: &Caller, id: i64, input: UserUpdate) -> Result<User> {
         let mut errors = FieldErrors::new();
         if input.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
@@ -396,17 +409,15 @@ impl Services {
         self.store
             .write(move |tx| {
                 let Some(user) = db::user(tx, company_id, id)? else {
-                    return Ok(Err(Error::NotFound("User".into())));
+                    return Err(Error::NotFound("User".into()));
                 };
                 let (owners, _) = db::owners(tx, company_id)?;
                 let target = role::Target { is_caller: user.id == caller_id, role: user.role, owners };
-                if let Err(refusal) = role::may_update_user(caller_role, target, new_role) {
-                    return Ok(Err(refusal.into()));
-                }
+                role::may_update_user(caller_role, target, new_role)?;
                 if let Some(branch) = input.branch_id
                     && db::unit(tx, company_id, branch)?.is_none()
                 {
-                    return Ok(Err(Error::Refused("Branch not found.".into())));
+                    return Err(Error::Refused("Branch not found.".into()));
                 }
                 let unit = input.branch_id.or(user.business_unit_id);
                 let moved = input.branch_id.is_some_and(|b| Some(b) != user.business_unit_id);
@@ -416,19 +427,18 @@ impl Services {
                     None if moved => user.tcr_code.clone(),
                     None => None,
                 };
-                if let (Some(code), Some(unit)) = (device.as_deref(), unit)
-                    && let Err(mut e) = device_of_unit(tx, company_id, code, unit)?
-                {
-                    if tcr_code.is_none() {
-                        e = FieldErrors::one(
+                if let (Some(code), Some(unit)) = (device.as_deref(), unit) {
+                    device_of_unit(tx, company_id, code, unit).map_err(|e| match e {
+                        Error::Invalid(_) if tcr_code.is_none() => FieldErrors::one(
                             "fiscalTcrCode",
                             format!(
                                 "The user's fiscal device {code} belongs to another business unit: send the \
                                  fiscalTcrCode of a device of the new unit, or null to take the device away."
                             ),
-                        );
-                    }
-                    return Ok(Err(e.into()));
+                        )
+                        .into(),
+                        other => other,
+                    })?;
                 }
                 let patch = UserPatch {
                     name: input.name.as_deref().map(str::trim),
@@ -438,11 +448,12 @@ impl Services {
                     role: new_role,
                 };
                 db::update_user(tx, company_id, id, &patch)?;
-                Ok(db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into())))
+                db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into()))
             })
-            .await?
+            .await
     }
 
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn add_bank_account(&self, caller: &Caller, input: BankAccountInput) -> Result<BankAccount> {
         let mut errors = FieldErrors::new();
         errors.required("name", input.name.as_deref());
@@ -514,6 +525,7 @@ impl Services {
 
     /// Stores the company's signing certificate. In the sandbox any file and password are
     /// accepted and a certificate for the company's NUIS, valid one year, is made instead.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn upload_certificate(
         &self,
         caller: &Caller,
@@ -539,8 +551,7 @@ impl Services {
             }
             Ok(cert)
         })
-        .await
-        .map_err(|e| Error::Internal(e.to_string()))??;
+        .await??;
 
         let sealed = self.key_file.seal(&cert.private_key_pkcs8_der()?)?;
         let info = CertificateInfo {
@@ -591,25 +602,22 @@ impl Services {
 
 /// A user's `fiscalTcrCode` must be one of the company's registered devices, in the user's
 /// business unit: the CIS knows each TCR under one unit, and the balance and cash-register
-/// actions answer for whichever TCR the user carries.
-fn device_of_unit(
-    conn: &rusqlite::Connection,
-    company_id: i64,
-    tcr_code: &str,
-    unit_id: i64,
-) -> store::Result<std::result::Result<(), FieldErrors>> {
-    Ok(match devices::by_code(conn, company_id, tcr_code)? {
+/// actions answer for whichever TCR the user carries (`Error::Invalid` on `fiscalTcrCode`).
+fn device_of_unit(conn: &rusqlite::Connection, company_id: i64, tcr_code: &str, unit_id: i64) -> Result<()> {
+    match devices::by_code(conn, company_id, tcr_code)? {
         None => Err(FieldErrors::one(
             "fiscalTcrCode",
             "The fiscalTcrCode is not a fiscal device of this company: register one with \
              POST /api/v1/on-boarding/fiscal-device.",
-        )),
+        )
+        .into()),
         Some(device) if device.business_unit_id != unit_id => Err(FieldErrors::one(
             "fiscalTcrCode",
             "The fiscalTcrCode is a fiscal device of another business unit than the user's.",
-        )),
+        )
+        .into()),
         Some(_) => Ok(()),
-    })
+    }
 }
 
 fn check_code(errors: &mut FieldErrors, field: &str, value: Option<&str>, required: bool) {

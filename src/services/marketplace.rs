@@ -22,13 +22,16 @@ use super::invoices::{ClientInput, IssueRequest};
 use super::pipeline::Issued;
 use crate::domain::document::DocumentKind;
 use crate::domain::invoice::InvoiceInput;
+use crate::domain::invoice::{
+    MAX_CLIENT_ADDRESS, MAX_CLIENT_CITY, MAX_CLIENT_NAME, MAX_LINE_TEXT, MAX_NOTES,
+};
 use crate::domain::marketplace::{
     Action, EventSource, FISCALIZED_EVENT, FiscalOrder, OrderState, PreorderStatus, WoltCall, WoltStatus,
     already_applied, check_venue, fiscal_draft, may_fiscalize, moved_by_wolt, step,
 };
 use crate::domain::payments::PaymentsInput;
-use crate::domain::validation::FieldErrors;
-use crate::secrets::KeyFile;
+use crate::domain::validation::{FieldErrors, clean_text};
+use crate::ops::secrets::KeyFile;
 use crate::services;
 use crate::store::accounts::Caller;
 use crate::store::marketplace::{self as db, Claim, Event, NewVenue, OrderFilter, StoredOrder, Venue};
@@ -40,33 +43,46 @@ use crate::wolt::signature;
 /// The longest an event-feed read waits for a new event (`wait`).
 pub const MAX_FEED_WAIT: Duration = Duration::from_secs(25);
 
-/// Errors of the marketplace use cases; each has the spec's marketplace `code`.
-#[derive(Debug, Clone)]
+/// Errors of the marketplace use cases; each has the spec's marketplace `code`, which its text
+/// starts with.
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The webhook's signature did not verify (or its venue is unknown).
+    #[error("unauthenticated: the webhook signature did not verify")]
     Unverified,
     /// The company has no marketplace add-on.
+    #[error("wolt_not_enabled")]
     NotEnabled,
     /// The token has no marketplace right, or the caller is not the owner.
+    #[error("forbidden: {0}")]
     Forbidden(String),
     /// The company has no single active venue.
+    #[error("no_venue")]
     NoVenue,
+    #[error("order_not_found")]
     OrderNotFound,
     /// Something other than an order is not there (a user of the rights route).
+    #[error("not_found: {0}")]
     NotFound(String),
     /// The order's status does not allow the action; nothing was relayed.
+    #[error("invalid_transition: {0}")]
     InvalidTransition(String),
+    #[error("invalid_data: {}", .0.fields())]
     InvalidData(FieldErrors),
     /// The action failed: Wolt refused it (`kept`), or the invoice could not be issued now.
-    ActionFailed {
-        message: String,
-        kept: bool,
-    },
+    #[error("action_failed: {message}")]
+    ActionFailed { message: String, kept: bool },
     /// Wolt did not answer.
+    #[error("wolt_upstream_error: {0}")]
     Upstream(String),
+    #[error("idempotency_key_required")]
     KeyRequired,
+    #[error("idempotency_in_progress")]
     KeyInProgress,
-    Internal(String),
+    /// A failure underneath (store, key file, a task, the invoice's issue): logged with its
+    /// cause, answered 500.
+    #[error("internal_error: {0}")]
+    Internal(#[source] services::Error),
 }
 
 impl Error {
@@ -99,23 +115,21 @@ impl Error {
     }
 }
 
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {self:?}", self.code())
-    }
-}
-
-impl std::error::Error for Error {}
-
 impl From<store::Error> for Error {
     fn from(e: store::Error) -> Self {
-        Error::Internal(e.to_string())
+        Error::Internal(e.into())
     }
 }
 
-impl From<crate::secrets::Error> for Error {
-    fn from(e: crate::secrets::Error) -> Self {
-        Error::Internal(e.to_string())
+impl From<crate::ops::secrets::Error> for Error {
+    fn from(e: crate::ops::secrets::Error) -> Self {
+        Error::Internal(e.into())
+    }
+}
+
+impl From<tokio::task::JoinError> for Error {
+    fn from(e: tokio::task::JoinError) -> Self {
+        Error::Internal(e.into())
     }
 }
 
@@ -255,15 +269,12 @@ pub mod owner_cli {
 
     /// Grants or withdraws the marketplace right of the token of the user with this e-mail.
     pub fn set_right(store: &Store, email: &str, granted: bool) -> Result<i64> {
-        store
-            .write_blocking(|tx| {
-                let user = db::user_by_email(tx, email)?;
-                if let Some(user) = user {
-                    db::set_right(tx, user, granted, Utc::now())?;
-                }
-                Ok(user)
-            })?
-            .ok_or_else(|| Error::NotFound(format!("no user has the e-mail {email}")))
+        store.write_blocking(|tx| {
+            let user = db::user_by_email(tx, email)?
+                .ok_or_else(|| Error::NotFound(format!("no user has the e-mail {email}")))?;
+            db::set_right(tx, user, granted, Utc::now())?;
+            Ok(user)
+        })
     }
 
     pub fn remove_venue(store: &Store, company_id: i64) -> Result<usize> {
@@ -282,7 +293,8 @@ pub mod owner_cli {
 }
 
 fn opened(key_file: &KeyFile, sealed: &[u8]) -> Result<String> {
-    String::from_utf8(key_file.open(sealed)?).map_err(|e| Error::Internal(e.to_string()))
+    String::from_utf8(key_file.open(sealed)?)
+        .map_err(|_| Error::Internal(services::Error::Internal("a sealed credential is not text".into())))
 }
 
 /// The fingerprint of a write: method, path and body, hashed.
@@ -293,7 +305,7 @@ pub fn fingerprint(method: &str, path: &str, body: &[u8]) -> String {
     hasher.update(path.as_bytes());
     hasher.update(b"\n");
     hasher.update(body);
-    crate::secrets::hex_lower(&hasher.finish())
+    crate::ops::secrets::hex_lower(&hasher.finish())
 }
 
 fn refused(failure: Failure) -> Error {
@@ -340,9 +352,7 @@ impl Marketplace {
         call: impl FnOnce(&WoltClient) -> std::result::Result<T, Failure> + Send + 'static,
     ) -> Result<std::result::Result<T, Failure>> {
         let me = self.clone();
-        tokio::task::spawn_blocking(move || call(&me.inner.wolt))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))
+        Ok(tokio::task::spawn_blocking(move || call(&me.inner.wolt)).await?)
     }
 
     // --- who may call -------------------------------------------------------------------------
@@ -380,9 +390,7 @@ impl Marketplace {
 
     pub async fn settings(&self, caller: &Caller) -> Result<Settings> {
         let (store, company_id) = (self.store().clone(), caller.company.id);
-        tokio::task::spawn_blocking(move || owner_cli::settings(&store, company_id))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))?
+        tokio::task::spawn_blocking(move || owner_cli::settings(&store, company_id)).await?
     }
 
     pub async fn update_settings(&self, caller: &Caller, update: SettingsUpdate) -> Result<Settings> {
@@ -395,13 +403,11 @@ impl Marketplace {
         }
         if let Some(venue) = update.venue.clone() {
             let (store, key_file) = (self.store().clone(), self.inner.services.key_file.clone());
-            tokio::task::spawn_blocking(move || put_venue(&store, &key_file, company_id, &venue))
-                .await
-                .map_err(|e| Error::Internal(e.to_string()))??;
+            tokio::task::spawn_blocking(move || put_venue(&store, &key_file, company_id, &venue)).await??;
         }
         let now = Utc::now();
         self.store()
-            .write(move |tx| {
+            .write(move |tx| -> Result<()> {
                 if let Some(enabled) = update.enabled {
                     db::set_addon(tx, company_id, enabled, now)?;
                 }
@@ -417,19 +423,15 @@ impl Marketplace {
     /// Grants or withdraws the marketplace right of one of the company's users' tokens.
     pub async fn set_right(&self, caller: &Caller, user_id: i64, granted: bool) -> Result<Settings> {
         let company_id = caller.company.id;
-        let done = self
-            .store()
+        self.store()
             .write(move |tx| {
                 if db::company_of_user(tx, user_id)? != Some(company_id) {
-                    return Ok(false);
+                    return Err(Error::NotFound("No such user in this company.".into()));
                 }
                 db::set_right(tx, user_id, granted, Utc::now())?;
-                Ok(true)
+                Ok(())
             })
             .await?;
-        if !done {
-            return Err(Error::NotFound("No such user in this company.".into()));
-        }
         self.settings(caller).await
     }
 
@@ -486,12 +488,12 @@ impl Marketplace {
 
     /// Runs a POS write under its Idempotency-Key; `render` turns the outcome into the answer
     /// that is kept for replays.
-    #[tracing::instrument(skip_all, fields(order = request.order_id, company = access.caller.company.id))]
+    #[tracing::instrument(skip_all, fields(order = request.order_id, company = access.caller.company.id), err(level = "info"))]
     pub async fn write(
         &self,
         access: Access,
         request: WriteRequest,
-        render: fn(&Result<StoredOrder>) -> Rendered,
+        render: fn(Result<StoredOrder>) -> Rendered,
     ) -> Result<Written> {
         self.order(&access, request.order_id).await?;
         let user_id = access.caller.user.id;
@@ -517,14 +519,14 @@ impl Marketplace {
         let me = self.clone();
         let task = tokio::spawn(async move {
             let outcome = me.perform(&access, &request, resumed).await;
-            let rendered = render(&outcome);
             let kept = match &outcome {
                 Ok(_) => true,
                 Err(e) => e.is_kept(),
             };
             if let Err(e) = &outcome {
-                tracing::info!(order = request.order_id, code = e.code(), error = %e, "marketplace write refused");
+                tracing::info!(order = request.order_id, code = e.code(), error = %crate::error_chain(e), "marketplace write refused");
             }
+            let rendered = render(outcome);
             let (key, answer) = (request.key.clone(), rendered.clone());
             let saved = me
                 .store()
@@ -534,11 +536,11 @@ impl Marketplace {
                 })
                 .await;
             if let Err(e) = saved {
-                tracing::error!(error = %e, "the Idempotency-Key outcome could not be saved");
+                tracing::error!(error = %crate::error_chain(&e), "the Idempotency-Key outcome could not be saved");
             }
             rendered
         });
-        task.await.map(Written::Fresh).map_err(|e| Error::Internal(e.to_string()))
+        Ok(task.await.map(Written::Fresh)?)
     }
 
     async fn perform(&self, access: &Access, request: &WriteRequest, resumed: bool) -> Result<StoredOrder> {
@@ -618,7 +620,7 @@ impl Marketplace {
         let reject_reason = if action == Action::Reject { reason } else { None };
         let prep = if action == Action::Accept { preparation_time } else { None };
         self.store()
-            .write(move |tx| {
+            .write(move |tx| -> Result<()> {
                 let now = Utc::now();
                 db::set_action_details(tx, order_id, prep, reject_reason.as_deref(), confirmed)?;
                 if db::set_status(tx, order_id, step.next, now)? {
@@ -669,7 +671,7 @@ impl Marketplace {
         };
         let (order_id, company_id, status) = (order.id, access.caller.company.id, order.status);
         self.store()
-            .write(move |tx| {
+            .write(move |tx| -> Result<()> {
                 let now = Utc::now();
                 db::set_invoice(tx, order_id, invoice_id, now)?;
                 db::insert_event(tx, company_id, order_id, FISCALIZED_EVENT, status, EventSource::Pos, now)?;
@@ -685,7 +687,7 @@ impl Marketplace {
     /// Takes a Wolt notification: the signature is checked against the venue's secret before
     /// anything is stored, the order is fetched from Wolt, and the order and its event are
     /// stored in one transaction. A notification taken before changes nothing.
-    #[tracing::instrument(skip_all)]
+    #[tracing::instrument(skip_all, err(level = "info"))]
     pub async fn webhook(&self, body: &[u8], signature_header: Option<&str>) -> Result<Taken> {
         let notification: Notification = serde_json::from_slice(body).map_err(|_| Error::Unverified)?;
         let wolt_venue_id = notification.order.venue_id.trim().to_string();
@@ -706,17 +708,11 @@ impl Marketplace {
         if !venue.active {
             return Err(Error::NoVenue);
         }
-        let order_id = notification.order.id.trim().to_string();
-        if order_id.is_empty() || notification.id.trim().is_empty() {
-            let mut errors = FieldErrors::new();
-            if notification.id.trim().is_empty() {
-                errors.add("id", "The notification has no id.");
-            }
-            if order_id.is_empty() {
-                errors.add("order.id", "The notification names no order.");
-            }
-            return Err(Error::InvalidData(errors));
+        let problems = notification.problems();
+        if !problems.is_empty() {
+            return Err(Error::InvalidData(problems));
         }
+        let order_id = notification.order.id.trim().to_string();
         let (venue_id, notification_id) = (venue.id, notification.id.trim().to_string());
         let seen = {
             let id = notification_id.clone();
@@ -748,7 +744,7 @@ impl Marketplace {
         }
         let taken = self
             .store()
-            .write(move |tx| {
+            .write(move |tx| -> Result<_> {
                 let now = Utc::now();
                 if let Some(order_id) = db::webhook_seen(tx, venue_id, &notification_id)? {
                     return Ok(Taken { order_id, duplicate: true });
@@ -801,17 +797,30 @@ impl Marketplace {
     }
 }
 
+/// Text of a stored order as its invoice takes it: cleaned as Wolt's text is where it enters
+/// (an order stored before that still fiscalizes, under the number held for it if one is) and
+/// no longer than the invoice rules allow, so an order is never refused for Wolt's text.
+fn invoice_text(text: &str, max: usize) -> String {
+    clean_text(text).trim().chars().take(max).collect()
+}
+
 /// The invoice request an order becomes: a cash invoice, or a non-cash one to the company of
 /// a B2B order; `internalId` `wolt-<Wolt order id>`, so it is issued once whatever happens.
 fn issue_request(order: &StoredOrder) -> IssueRequest {
     let lines: Vec<_> = order.lines.iter().map(|l| l.line.clone()).collect();
     let company = order.company.as_ref().filter(|c| c.tax_id.is_some());
-    let draft = fiscal_draft(&FiscalOrder {
+    let mut draft = fiscal_draft(&FiscalOrder {
         lines: &lines,
         totals: order.totals,
         cash_payment: order.cash_payment,
         billed_to_company: company.is_some(),
     });
+    for line in &mut draft.lines {
+        for text in [&mut line.product_name, &mut line.product_code] {
+            *text = text.as_deref().map(|t| invoice_text(t, MAX_LINE_TEXT));
+        }
+    }
+    let text = |t: &Option<String>, max: usize| t.as_deref().map(|t| invoice_text(t, max));
     let internal_id: String = format!("wolt-{}", order.wolt_order_id).chars().take(255).collect();
     IssueRequest {
         kind: if company.is_some() { DocumentKind::NonCash } else { DocumentKind::Cash },
@@ -819,11 +828,11 @@ fn issue_request(order: &StoredOrder) -> IssueRequest {
         internal_id,
         client: company.map(|c| ClientInput {
             internal_id: None,
-            name: c.name.clone(),
+            name: text(&c.name, MAX_CLIENT_NAME),
             id_type: Some("NUIS".to_string()),
             id_value: c.tax_id.clone(),
-            address: c.address.clone(),
-            city: c.city.clone(),
+            address: text(&c.address, MAX_CLIENT_ADDRESS),
+            city: text(&c.city, MAX_CLIENT_CITY),
             country: None,
         }),
         rules: InvoiceInput {
@@ -846,13 +855,14 @@ fn issue_request(order: &StoredOrder) -> IssueRequest {
         reverse_charge: false,
         periodic_invoice: false,
         notes: Some(match &order.order_number {
-            Some(number) => format!("Wolt {number}"),
+            Some(number) => invoice_text(&format!("Wolt {number}"), MAX_NOTES),
             None => "Wolt".to_string(),
         }),
         self_issue_type: None,
         doc_type: None,
         original_invoice_iic: None,
         bank_account_id: None,
+        wtn_id: None,
     }
 }
 
@@ -879,7 +889,12 @@ fn issue_failed(e: services::Error) -> Error {
         E::Taken { field, message } => failed(format!("{field}: {message}")),
         E::Busy(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
         E::Unavailable(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
-        E::Internal(cause) => Error::Internal(cause),
+        internal @ (E::Store(_)
+        | E::Fiscal(_)
+        | E::Secrets(_)
+        | E::Print(_)
+        | E::Task(_)
+        | E::Internal(_)) => Error::Internal(internal),
     }
 }
 

@@ -6,13 +6,14 @@
 
 use chrono::{DateTime, Utc};
 
-use super::pipeline::Sequence;
+use super::sequence::Sequence;
 use super::{Result, Services};
 use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::{Settle, WARN_AFTER_HOURS, age_hours};
 use crate::store::accounts::Caller;
-use crate::store::fiscal_queue::{self, Document, Queued, Status};
+use crate::store::fiscal_queue::{self, Document};
+pub use crate::store::fiscal_queue::{Queued, Status};
 use crate::store::{self, cash_register, einvoices, invoices, wtn};
 
 /// The CIS registered the document: its code goes on the document and on its queue entry.
@@ -85,9 +86,7 @@ impl Settle for Services {
         delivery: &Delivery,
         retry_at: DateTime<Utc>,
     ) -> std::result::Result<(), crate::fiscal::Error> {
-        self.store
-            .write_blocking(|tx| settle(tx, entry, delivery, retry_at))
-            .map_err(|e| crate::fiscal::Error::Store(e.to_string()))?;
+        self.store.write_blocking(|tx| settle(tx, entry, delivery, retry_at))?;
         // A day's opening the queue got to the CIS no longer holds its till's documents back.
         if let (Document::CashAction, Some(tcr), Delivery::Accepted(_) | Delivery::Refused(_)) =
             (entry.document, &entry.tcr_code, delivery)
@@ -159,6 +158,12 @@ impl Services {
         let items = self.store.read(move |conn| fiscal_queue::open_items(conn, Some(company_id))).await?;
         Ok(summarize(&items, Utc::now()))
     }
+}
+
+/// Every document waiting for the CIS or refused by it, of every company, oldest first (`arka
+/// queue`).
+pub fn open_items(store: &store::Store) -> store::Result<Vec<Queued>> {
+    store.read_blocking(|conn| fiscal_queue::open_items(conn, None))
 }
 
 /// The owner's re-send (`arka queue resend ID`) of a document the CIS refused, once the cause

@@ -122,9 +122,7 @@ impl Services {
             return Ok(rates);
         }
         let fetcher = self.rates.fetcher.clone();
-        let fetched = tokio::task::spawn_blocking(move || fetcher.fetch(source, today()))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))?;
+        let fetched = tokio::task::spawn_blocking(move || fetcher.fetch(source, today())).await?;
         let stale = match fetched {
             Ok(quotes) => {
                 let at = crate::store::now_text();

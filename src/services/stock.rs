@@ -8,6 +8,12 @@
 //!   them from.
 //! * [`forget`]: a document given up (refused by the CIS on its first call) never moved anything.
 //!
+//! An invoice may name the warehouse transfer note its goods already left with (`wtn_id`): its
+//! lines then count against what the note took off the shelf and still no invoice counted
+//! ([`rules::against_note`]), and only the rest leaves the shelf; its cancellation gives back to
+//! the note what it counted before the shelf gets anything. So goods leave once, however they
+//! are invoiced (in one invoice, in several, or again after a cancellation).
+//!
 //! A line moves stock when its code is one of the company's inventory articles (products with
 //! `service` false); other lines (services, codes not in the catalog) move nothing.
 //!
@@ -19,11 +25,12 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 
 use super::{Error, Result, Services};
-use crate::domain::stock::{self as rules, AdjustmentInput, Reason, TakeError, Want};
+use crate::domain::stock::{self as rules, AdjustmentInput, AgainstNote, Reason, TakeError, Want};
 use crate::domain::validation::FieldErrors;
 use crate::store::accounts::{self, Caller};
 use crate::store::fiscal_queue::Document;
-use crate::store::stock::{self as db, Article, Movement, NewMovement, Settings, Shelf, UnitLevel};
+use crate::store::invoices::WtnRef;
+use crate::store::stock::{self as db, Article, Counted, Movement, NewMovement, Settings, Shelf, UnitLevel};
 use crate::store::{self, products};
 
 /// One line of a document, as stock sees it.
@@ -31,6 +38,14 @@ use crate::store::{self, products};
 pub struct GoodsLine {
     pub code: String,
     pub quantity: Decimal,
+}
+
+/// An invoice naming the note its goods left with: the invoice (for a cancellation, the one it
+/// reverses) and the note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoteLink {
+    pub wtn_id: i64,
+    pub sale_id: i64,
 }
 
 /// What a document moves: its lines, from (or back to) which unit, and where they go.
@@ -49,6 +64,8 @@ pub struct Goods<'a> {
     pub lines: &'a [GoodsLine],
     /// The body's name for the lines, for the shortage's keys: `lines` or `invoice_lines`.
     pub lines_field: &'a str,
+    /// The note an invoice's goods left with.
+    pub note: Option<NoteLink>,
 }
 
 /// The lines that name an inventory article of the company, as wants in body order.
@@ -115,26 +132,93 @@ fn ids(wants: &[Want]) -> Vec<i64> {
     ids
 }
 
+/// What is left of each article the note took off the shelf for the next invoice naming it.
+fn open_on_note(tx: &rusqlite::Connection, wtn_id: i64) -> store::Result<BTreeMap<i64, Decimal>> {
+    let mut open = db::note_moved(tx, wtn_id)?;
+    for (product_id, invoiced) in db::note_invoiced(tx, wtn_id)? {
+        let left = open.entry(product_id).or_default();
+        *left = crate::domain::money::sub(*left, invoiced)?;
+    }
+    Ok(open)
+}
+
+/// Writes what a linked document counted against its note (`back`: a cancellation gave it back).
+fn count(
+    tx: &rusqlite::Connection,
+    goods: &Goods,
+    note: NoteLink,
+    counted: &BTreeMap<i64, Decimal>,
+    back: bool,
+) -> store::Result<()> {
+    for (product_id, quantity) in counted {
+        db::insert_counted(
+            tx,
+            &Counted {
+                wtn_id: note.wtn_id,
+                sale_id: note.sale_id,
+                document_id: goods.document.1,
+                product_id: *product_id,
+                counted: if back { -*quantity } else { *quantity },
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// In an invoice's transaction, before its number: the note it names is still the company's,
+/// and not every article it took off the shelf is invoiced already (a linked invoice would then
+/// count nothing against it: 422 `wtn_id`, the link is a mistake).
+pub fn check_note(tx: &rusqlite::Connection, company_id: i64, note: &WtnRef) -> Result<()> {
+    if crate::store::wtn::get(tx, company_id, note.id)?.is_none() {
+        return Err(
+            FieldErrors::one("wtn_id", "No warehouse transfer note of the company has this id.").into()
+        );
+    }
+    let moved = db::note_moved(tx, note.id)?;
+    let open = open_on_note(tx, note.id)?;
+    if !moved.is_empty() && open.values().all(|left| *left <= Decimal::ZERO) {
+        return Err(FieldErrors::one(
+            "wtn_id",
+            format!(
+                "Everything the warehouse transfer note {} carried is invoiced already; cancel the invoice that counts it to name the note again.",
+                note.number
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// A sale or a note takes its goods off the unit's shelf (and a note between the company's
-/// units puts them on the receiving one's), in the document's transaction. With `enforce` on,
-/// a line beyond the shelf is `Err` (400 naming the line and what is left) and nothing is
-/// written; the caller then leaves its own writes undone too.
-pub fn take(tx: &rusqlite::Connection, goods: &Goods) -> store::Result<Result<()>> {
+/// units puts them on the receiving one's), in the document's transaction; a sale naming the
+/// note its goods left with takes only what the note did not carry. With `enforce` on, a line
+/// beyond the shelf is `Err` (400 naming the line and what is left), which rolls the document's
+/// transaction back.
+pub fn take(tx: &rusqlite::Connection, goods: &Goods) -> Result<()> {
     let settings = db::settings(tx, goods.company_id)?;
-    if !settings.enabled {
-        return Ok(Ok(()));
+    if !settings.enabled && goods.note.is_none() {
+        return Ok(());
     }
     let wants = wants(tx, goods.company_id, goods.lines)?;
-    if wants.is_empty() {
-        return Ok(Ok(()));
-    }
+    let split = match goods.note {
+        Some(note) => rules::against_note(&open_on_note(tx, note.wtn_id)?, &wants),
+        None => AgainstNote { counted: BTreeMap::new(), rest: wants },
+    };
+    // The note's count is kept with stock off too: the note is invoiced all the same.
+    let wants = if settings.enabled { split.rest } else { Vec::new() };
     let ids = ids(&wants);
     let before = db::levels(tx, goods.business_unit_id, &ids)?;
     let after = match rules::take(&before, &wants, settings.enforce) {
         Ok(after) => after,
-        Err(TakeError::Short(lines)) => return Ok(Err(shortage(&lines, goods.lines_field, goods.unit_name))),
-        Err(TakeError::Overflow) => return Err(store::Error::Overflow),
+        Err(TakeError::Short(lines)) => return Err(shortage(&lines, goods.lines_field, goods.unit_name)),
+        Err(TakeError::Overflow) => return Err(store::Error::Overflow.into()),
     };
+    if let Some(note) = goods.note {
+        count(tx, goods, note, &split.counted, false)?;
+    }
+    if wants.is_empty() {
+        return Ok(());
+    }
     let (out, into) = match goods.document.0 {
         Document::Wtn => (Reason::WtnOut, Reason::WtnIn),
         Document::Invoice | Document::CashAction | Document::Einvoice => (Reason::Sale, Reason::WtnIn),
@@ -142,20 +226,27 @@ pub fn take(tx: &rusqlite::Connection, goods: &Goods) -> store::Result<Result<()
     record(tx, goods, goods.business_unit_id, out, &before, &after)?;
     if let Some(to) = goods.to_unit {
         let before = db::levels(tx, to, &ids)?;
-        let after = rules::put(&before, &wants)?;
+        let after = rules::put(&before, &wants).map_err(store::Error::from)?;
         record(tx, goods, to, into, &before, &after)?;
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// A cancellation (whole or partial) puts back on `goods.business_unit_id`'s shelf what its
 /// lines name, in the cancellation's transaction. `goods.document` is the corrective document.
+/// Of a sale naming a note, what the sale counted against the note goes back to the note first.
 pub fn give_back(tx: &rusqlite::Connection, goods: &Goods) -> store::Result<()> {
-    if !db::settings(tx, goods.company_id)?.enabled {
+    let enabled = db::settings(tx, goods.company_id)?.enabled;
+    if !enabled && goods.note.is_none() {
         return Ok(());
     }
-    let wants = wants(tx, goods.company_id, goods.lines)?;
-    if wants.is_empty() {
+    let mut wants = wants(tx, goods.company_id, goods.lines)?;
+    if let Some(note) = goods.note {
+        let split = rules::against_note(&db::sale_counted(tx, note.sale_id)?, &wants);
+        count(tx, goods, note, &split.counted, true)?;
+        wants = split.rest;
+    }
+    if !enabled || wants.is_empty() {
         return Ok(());
     }
     let before = db::levels(tx, goods.business_unit_id, &ids(&wants))?;
@@ -163,8 +254,46 @@ pub fn give_back(tx: &rusqlite::Connection, goods: &Goods) -> store::Result<()> 
     record(tx, goods, goods.business_unit_id, Reason::Cancellation, &before, &after)
 }
 
-/// Undoes every movement of a document that is given up, as if it had never been issued.
+/// A note given up while invoices named it: what they counted against it leaves their shelves
+/// now, as their own sales, so that the goods still leave once; the invoices name no note any
+/// more.
+fn note_given_up(tx: &rusqlite::Connection, wtn_id: i64) -> store::Result<()> {
+    for sale in db::counted_against(tx, wtn_id)? {
+        if sale.counted <= Decimal::ZERO {
+            continue;
+        }
+        let goods = Goods {
+            company_id: sale.company_id,
+            user_id: sale.user_id,
+            document: (Document::Invoice, sale.sale_id),
+            business_unit_id: sale.business_unit_id,
+            unit_name: "",
+            to_unit: None,
+            lines: &[],
+            lines_field: "lines",
+            note: None,
+        };
+        let before = db::levels(tx, sale.business_unit_id, &[sale.product_id])?;
+        let want =
+            Want { index: 0, product_id: sale.product_id, code: String::new(), quantity: sale.counted };
+        let after = match rules::take(&before, &[want], false) {
+            Ok(after) => after,
+            Err(_) => return Err(store::Error::Overflow),
+        };
+        record(tx, &goods, sale.business_unit_id, Reason::Sale, &before, &after)?;
+    }
+    db::delete_note_counts(tx, wtn_id)?;
+    crate::store::invoices::unlink_wtn(tx, wtn_id)
+}
+
+/// Undoes every movement of a document that is given up, as if it had never been issued (and
+/// what it counted against a note, or what invoices counted against it when it is a note).
 pub fn forget(tx: &rusqlite::Connection, kind: Document, document_id: i64) -> store::Result<()> {
+    match kind {
+        Document::Invoice => db::delete_counted(tx, document_id)?,
+        Document::Wtn => note_given_up(tx, document_id)?,
+        Document::CashAction | Document::Einvoice => {}
+    }
     for movement in db::document_movements(tx, kind, document_id)? {
         let level = db::levels(tx, movement.business_unit_id, &[movement.product_id])?
             .get(&movement.product_id)
@@ -215,8 +344,7 @@ impl Services {
 
     pub async fn update_stock_settings(&self, caller: &Caller, update: SettingsUpdate) -> Result<Settings> {
         let (company_id, user_id) = (caller.company.id, caller.user.id);
-        Ok(self
-            .store
+        self.store
             .write(move |tx| {
                 let stored = db::settings(tx, company_id)?;
                 let settings = Settings {
@@ -226,7 +354,7 @@ impl Services {
                 db::save_settings(tx, company_id, settings, user_id)?;
                 Ok(settings)
             })
-            .await?)
+            .await
     }
 
     /// The company's unit `id`, or the caller's own when `None`; another company's is 422.
@@ -261,7 +389,7 @@ impl Services {
     }
 
     /// The owner counts a shelf, books a delivery or corrects a quantity.
-    #[tracing::instrument(skip_all, fields(company = caller.company.id, product = product_id))]
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, product = product_id), err(level = "info"))]
     pub async fn adjust_stock(
         &self,
         caller: &Caller,
@@ -281,7 +409,7 @@ impl Services {
                 let adjusted = match rules::adjust(level, &adjustment, settings.enforce) {
                     Ok(adjusted) => adjusted,
                     Err(TakeError::Short(_)) => {
-                        return Ok(Err(Error::Incomplete {
+                        return Err(Error::Incomplete {
                             message: "There is not enough stock on the shelf for this correction.".into(),
                             errors: vec![format!(
                                 "quantity: {} taken, {} left in {}",
@@ -289,9 +417,9 @@ impl Services {
                                 level.max(Decimal::ZERO).normalize(),
                                 unit.name
                             )],
-                        }));
+                        });
                     }
-                    Err(TakeError::Overflow) => return Err(store::Error::Overflow),
+                    Err(TakeError::Overflow) => return Err(store::Error::Overflow.into()),
                 };
                 db::set_level(tx, company_id, unit.id, product, adjusted.after)?;
                 let id = db::insert_movement(
@@ -308,11 +436,10 @@ impl Services {
                         user_id: Some(user_id),
                     },
                 )?;
-                Ok(db::movement(tx, id)?.ok_or_else(|| {
-                    Error::Internal("the movement just written could not be read back".into())
-                }))
+                db::movement(tx, id)?
+                    .ok_or_else(|| Error::Internal("the movement just written could not be read back".into()))
             })
-            .await??;
+            .await?;
         Ok(Adjusted { movement, article })
     }
 
@@ -407,7 +534,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<()> {
                 let shop = shop(tx);
                 let sold = [line("MIELL", "3"), line("NOT-IN-CATALOG", "9"), line("MIELL", "1.5")];
                 let goods = |document, lines: &'static [GoodsLine]| Goods {
@@ -419,9 +546,10 @@ mod tests {
                     to_unit: None,
                     lines,
                     lines_field: "lines",
+                    note: None,
                 };
                 let sale = Goods { lines: &sold, ..goods((Document::Invoice, 7), &[]) };
-                assert!(take(tx, &sale)?.is_ok());
+                take(tx, &sale)?;
                 assert_eq!(level(tx, shop.main, shop.flour), "-4.5".parse().unwrap());
 
                 // A partial cancellation of the sale gives back what its lines name.
@@ -438,7 +566,7 @@ mod tests {
                 let moved = [line("MIELL", "2")];
                 let note =
                     Goods { lines: &moved, to_unit: Some(shop.second), ..goods((Document::Wtn, 1), &[]) };
-                assert!(take(tx, &note)?.is_ok());
+                take(tx, &note)?;
                 assert_eq!(
                     (level(tx, shop.main, shop.flour), level(tx, shop.second, shop.flour)),
                     ("-5".parse().unwrap(), Decimal::from(2))
@@ -461,7 +589,7 @@ mod tests {
                     fixtures::user(tx, shop.company, shop.main, "ana@shop.al"),
                 )?;
                 let too_much = [line("MIELL", "1"), line("MIELL", "1")];
-                let refused = take(tx, &Goods { lines: &too_much, ..goods((Document::Invoice, 9), &[]) })?;
+                let refused = take(tx, &Goods { lines: &too_much, ..goods((Document::Invoice, 9), &[]) });
                 match refused {
                     Err(Error::Incomplete { errors, .. }) => {
                         assert_eq!(errors, ["lines.1.quantity: 1 of MIELL asked, 0.5 left in Qendër"])
@@ -470,6 +598,73 @@ mod tests {
                 }
                 assert_eq!(level(tx, shop.main, shop.flour), "1.5".parse().unwrap());
                 assert!(db::document_movements(tx, Document::Invoice, 9)?.is_empty());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_sale_naming_a_note_counts_against_it_and_whatever_is_given_up_the_goods_leave_once() {
+        use crate::store::{invoices, wtn};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        store
+            .write_blocking(|tx| -> Result<()> {
+                let shop = shop(tx);
+                let goods = |document, lines: &'static [GoodsLine], note| Goods {
+                    company_id: shop.company,
+                    user_id: None,
+                    document,
+                    business_unit_id: shop.main,
+                    unit_name: "Qendër",
+                    to_unit: None,
+                    lines,
+                    lines_field: "lines",
+                    note,
+                };
+                let carried = [line("MIELL", "4")];
+                let issue_note = |ord_num| -> Result<WtnRef> {
+                    let id = wtn::insert(tx, &wtn::tests::note(shop.company, shop.main, ord_num, None))?;
+                    take(tx, &Goods { lines: &carried, ..goods((Document::Wtn, id), &[], None) })?;
+                    Ok(invoices::wtn_ref(tx, id)?.unwrap())
+                };
+                let sell = |n, note: &WtnRef, lines: &[GoodsLine]| -> Result<i64> {
+                    let mut sale = invoices::tests::invoice(shop.company, n, "CASH", "2026-03-14", None);
+                    sale.business_unit_id = Some(shop.main);
+                    sale.wtn_id = Some(note.id);
+                    let id = invoices::insert(tx, &sale)?;
+                    let link = Some(NoteLink { wtn_id: note.id, sale_id: id });
+                    take(tx, &Goods { lines, ..goods((Document::Invoice, id), &[], link) })?;
+                    Ok(id)
+                };
+
+                // The note takes 4 sacks; a sale of 5 naming it takes only the fifth.
+                let first = issue_note(1)?;
+                check_note(tx, shop.company, &first)?;
+                let sold = sell(1, &first, &[line("MIELL", "5")])?;
+                assert_eq!(level(tx, shop.main, shop.flour), Decimal::from(-5));
+                assert!(
+                    matches!(check_note(tx, shop.company, &first), Err(Error::Invalid(_))),
+                    "everything it carried is invoiced"
+                );
+
+                // The note is given up: the 4 the sale counted leave the shelf now, as the sale's.
+                forget(tx, Document::Wtn, first.id)?;
+                wtn::delete(tx, first.id)?;
+                assert_eq!(level(tx, shop.main, shop.flour), Decimal::from(-5));
+                let sale_moved: Vec<Decimal> =
+                    db::document_movements(tx, Document::Invoice, sold)?.iter().map(|m| m.change).collect();
+                assert_eq!(sale_moved, [Decimal::from(-1), Decimal::from(-4)]);
+                assert_eq!(invoices::get(tx, shop.company, sold)?.unwrap().wtn_id, None);
+
+                // A sale naming a note is given up: what it counted goes with it, the note is open.
+                let second = issue_note(2)?;
+                let given_up = sell(2, &second, &[line("MIELL", "3")])?;
+                assert_eq!(level(tx, shop.main, shop.flour), Decimal::from(-9));
+                forget(tx, Document::Invoice, given_up)?;
+                invoices::delete(tx, given_up)?;
+                assert_eq!(open_on_note(tx, second.id)?[&shop.flour], Decimal::from(4));
+                assert_eq!(level(tx, shop.main, shop.flour), Decimal::from(-9));
                 Ok(())
             })
             .unwrap();

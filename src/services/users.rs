@@ -11,7 +11,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::{Error, Result, Services};
 use crate::domain::role::{self, Refusal, Role};
-use crate::secrets::{hash_token, new_token, token_prefix};
+use crate::ops::secrets::{hash_token, new_token, token_prefix};
 use crate::store::accounts::{self as db, Caller, Listed, TokenUse, User};
 
 /// The last use of each token seen since the last flush: kept in memory so that a request
@@ -53,19 +53,15 @@ impl TokenUses {
     }
 }
 
-fn refused(refusal: Refusal) -> Error {
-    match refusal {
-        Refusal::Forbidden(message) => Error::Forbidden(message.into()),
-        Refusal::LastOwner => Error::Taken {
-            field: "role",
-            message: "The company must keep at least one owner whose token works.".into(),
-        },
-    }
-}
-
 impl From<Refusal> for Error {
     fn from(refusal: Refusal) -> Self {
-        refused(refusal)
+        match refusal {
+            Refusal::Forbidden(message) => Error::Forbidden(message.into()),
+            Refusal::LastOwner => Error::Taken {
+                field: "role",
+                message: "The company must keep at least one owner whose token works.".into(),
+            },
+        }
     }
 }
 
@@ -144,17 +140,15 @@ impl Services {
             .store
             .write(move |tx| {
                 let Some(user) = db::user(tx, company_id, user_id)? else {
-                    return Ok(Err(Error::NotFound("User".into())));
+                    return Err(Error::NotFound("User".into()));
                 };
                 let works = !db::token_revoked(tx, company_id, user_id)?;
                 let (_, working_owners) = db::owners(tx, company_id)?;
-                if let Err(refusal) = role::may_revoke_token(user.role, works, working_owners) {
-                    return Ok(Err(refused(refusal)));
-                }
+                role::may_revoke_token(user.role, works, working_owners)?;
                 db::revoke_token(tx, company_id, user_id)?;
-                Ok(Ok(user))
+                Ok(user)
             })
-            .await??;
+            .await?;
         tracing::info!(company = company_id, user = user_id, by = caller.user.id, "token revoked");
         Ok(user)
     }

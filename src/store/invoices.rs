@@ -1,39 +1,16 @@
 //! Invoices, their lines and payments. Every amount is exact decimal TEXT.
 
-use std::str::FromStr;
-
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
+pub mod report_totals;
+
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::cancellation::Reversed;
 use crate::domain::currency::Origin;
 use crate::domain::document::{DocumentKind, InvoiceType};
-
-/// A Decimal stored as TEXT, so money stays exact in SQLite.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Money(pub Decimal);
-
-impl ToSql for Money {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.0.normalize().to_string()))
-    }
-}
-
-impl FromSql for Money {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        match value {
-            ValueRef::Text(t) => std::str::from_utf8(t)
-                .ok()
-                .and_then(|s| Decimal::from_str(s).ok())
-                .map(Money)
-                .ok_or(FromSqlError::InvalidType),
-            ValueRef::Integer(i) => Ok(Money(Decimal::from(i))),
-            _ => Err(FromSqlError::InvalidType),
-        }
-    }
-}
 
 fn m(d: Decimal) -> Money {
     Money(d)
@@ -178,6 +155,10 @@ pub struct Invoice {
     pub payments: Vec<Payment>,
     /// The bank account `bank_account_id` names, read with the invoice.
     pub bank_account: Option<super::accounts::BankAccount>,
+    /// The warehouse transfer note the goods left with (`wtn_id` of the body; `invoice_wtns`).
+    pub wtn_id: Option<i64>,
+    /// The note `wtn_id` names, read with the invoice.
+    pub wtn: Option<WtnRef>,
     /// A corrective document's original.
     pub original_invoice_id: Option<i64>,
     /// When a cancellation last reversed (part of) it.
@@ -189,6 +170,16 @@ pub struct Invoice {
     /// The UBL profile (`P1`..`P12`) of an e-invoice, read with the invoice; `None` on any
     /// other invoice.
     pub process: Option<String>,
+}
+
+/// The warehouse transfer note an invoice names as the one its goods left with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WtnRef {
+    pub id: i64,
+    /// `<n>/<year>`, the CIS's WTNNum.
+    pub number: String,
+    /// The WTNIC.
+    pub iic: String,
 }
 
 /// An order a summary paid, as the summary's answer lists it.
@@ -416,6 +407,35 @@ pub fn original_of(conn: &Connection, id: i64) -> Result<Option<i64>> {
         .flatten())
 }
 
+fn wtn_ref_from(r: &Row) -> rusqlite::Result<WtnRef> {
+    Ok(WtnRef { id: r.get("id")?, number: r.get("number")?, iic: r.get("wtnic")? })
+}
+
+/// The note `wtn_id` as an invoice names it.
+pub fn wtn_ref(conn: &Connection, wtn_id: i64) -> Result<Option<WtnRef>> {
+    Ok(conn
+        .prepare_cached("SELECT id, number, wtnic FROM wtns WHERE id = :id")?
+        .query_row(named_params! {":id": wtn_id}, wtn_ref_from)
+        .optional()?)
+}
+
+/// The note the invoice `invoice_id` names, if any.
+fn linked_wtn(conn: &Connection, invoice_id: i64) -> Result<Option<WtnRef>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT w.id, w.number, w.wtnic FROM invoice_wtns l JOIN wtns w ON w.id = l.wtn_id
+             WHERE l.invoice_id = :invoice",
+        )?
+        .query_row(named_params! {":invoice": invoice_id}, wtn_ref_from)
+        .optional()?)
+}
+
+/// The invoices that named the note `wtn_id` name none any more (the note was given up).
+pub fn unlink_wtn(conn: &Connection, wtn_id: i64) -> Result<()> {
+    conn.execute("DELETE FROM invoice_wtns WHERE wtn_id = :wtn", named_params! {":wtn": wtn_id})?;
+    Ok(())
+}
+
 /// The orders a summary paid, oldest first.
 pub fn settled_orders(conn: &Connection, summary_id: i64) -> Result<Vec<SettledOrder>> {
     let mut stmt = conn.prepare_cached(
@@ -521,6 +541,10 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":rate_date": i.exchange_rate_date,
     })?;
     let id = conn.last_insert_rowid();
+    if let Some(wtn_id) = i.wtn_id {
+        conn.prepare_cached("INSERT INTO invoice_wtns (invoice_id, wtn_id) VALUES (:invoice, :wtn)")?
+            .execute(named_params! {":invoice": id, ":wtn": wtn_id})?;
+    }
     let mut line_stmt = conn.prepare_cached(
         "INSERT INTO invoice_lines (invoice_id, position, product_name, product_code, unit, unit_code, quantity,
              price, total, discount_rate, discount, vat_rate, exemption, unit_price_net, rebate, net, vat, gross,
@@ -548,7 +572,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":card": p.company_card, ":vouchers": vouchers,
         })?;
     }
-    super::report_totals::add(conn, i)?;
+    report_totals::add(conn, i)?;
     Ok(id)
 }
 
@@ -556,7 +580,7 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
 /// report totals with it).
 pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     if let Some(invoice) = by_id(conn, id)? {
-        super::report_totals::remove(conn, &invoice)?;
+        report_totals::remove(conn, &invoice)?;
     }
     conn.execute("DELETE FROM invoices WHERE id = :id", named_params! {":id": id})?;
     Ok(())
@@ -677,6 +701,8 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
         lines: Vec::new(),
         payments: Vec::new(),
         bank_account: None,
+        wtn_id: None,
+        wtn: None,
         settled_orders: Vec::new(),
         process: None,
     })
@@ -688,6 +714,8 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
         None => None,
     };
     invoice.process = super::einvoices::get(conn, invoice.id)?.map(|e| e.process);
+    invoice.wtn = linked_wtn(conn, invoice.id)?;
+    invoice.wtn_id = invoice.wtn.as_ref().map(|w| w.id);
     let mut stmt = conn.prepare_cached(
         "SELECT product_name, product_code, unit, unit_code, quantity, price, total, discount_rate, discount,
              vat_rate, exemption, unit_price_net, rebate, net, vat, gross, original_position
@@ -942,6 +970,8 @@ pub(crate) mod tests {
             lines: Vec::new(),
             payments: Vec::new(),
             bank_account: None,
+            wtn_id: None,
+            wtn: None,
             original_invoice_id: None,
             reversed_at: None,
             settled_by: None,
@@ -955,7 +985,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let (ids, me): (Vec<i64>, i64) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let c = company(tx, "L1", "Shop")?;
                 let unit = crate::store::fixtures::unit(tx, c, "Qendër", Some("ab123cd456"));
                 let me = crate::store::fixtures::user(tx, c, unit, "kasa@shop.al");
@@ -996,7 +1026,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let company = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
                     [],
@@ -1035,7 +1065,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let company = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Shop', 'now')",
                     [],
@@ -1050,7 +1080,7 @@ pub(crate) mod tests {
             i
         };
         let (order, summary) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let order = insert(tx, &document(1, DocumentKind::Order, "2026-03-01"))?;
                 let summary = insert(tx, &document(2, DocumentKind::Summary, "2026-03-01"))?;
                 Ok((order, summary))
@@ -1091,7 +1121,7 @@ pub(crate) mod tests {
             original_position: Some(0),
         }];
         let corrective_id = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let id = insert(tx, &corrective)?;
                 refresh_reversal(tx, sale)?;
                 Ok(id)
@@ -1195,7 +1225,7 @@ pub(crate) mod tests {
         assert_eq!(page(q("furra")), [again]);
         // Another company's bakery, one indexed and one not yet: neither arm shows it.
         let other: Vec<i64> = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let c = company(tx, "L2", "Other")?;
                 let first = insert(tx, &invoice(c, 101, "CASH", "2026-03-03", Some("Furra e Tjetrit")))?;
                 index_pending(tx, 10)?;
@@ -1210,7 +1240,7 @@ pub(crate) mod tests {
         assert_eq!(theirs(2), [other[1], other[0]]);
         assert_eq!(page(q("furra")), [again], "the index and the table each show a company its own");
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 Ok(tx.execute(
                     "INSERT INTO invoices_search (invoices_search) VALUES ('integrity-check')",
                     [],

@@ -7,7 +7,7 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
-use super::invoices::Money;
+use super::money::Money;
 use super::{Error, Result};
 use crate::domain::marketplace::{
     BillingCompany, Customer, DeliveryType, EventSource, IncomingOrder, LineOption, OrderLine, OrderStatus,
@@ -836,7 +836,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let (company, user) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let company = accounts::insert_company(
                     tx,
                     &NewCompany {
@@ -963,7 +963,7 @@ mod tests {
         let venue = venue(&store, company, "v1");
         let now = Utc::now();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 for n in 0..3 {
                     let id = insert_order(tx, company, venue, &incoming(&format!("w{n}")), now)?;
                     if n == 0 {

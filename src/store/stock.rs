@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
 use super::fiscal_queue::Document;
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::stock::Reason;
 
@@ -244,6 +244,123 @@ pub fn delete_document_movements(conn: &Connection, kind: Document, document_id:
     Ok(())
 }
 
+/// Per article, the sum of `quantities`; a sum beyond a decimal is `Overflow`.
+fn sums(
+    quantities: impl Iterator<Item = rusqlite::Result<(i64, Decimal)>>,
+) -> Result<BTreeMap<i64, Decimal>> {
+    let mut sums: BTreeMap<i64, Decimal> = BTreeMap::new();
+    for row in quantities {
+        let (product_id, quantity) = row?;
+        let sum = sums.entry(product_id).or_default();
+        *sum = crate::domain::money::add(*sum, quantity)?;
+    }
+    Ok(sums)
+}
+
+/// What the note `wtn_id` took off its unit's shelf, per article.
+pub fn note_moved(conn: &Connection, wtn_id: i64) -> Result<BTreeMap<i64, Decimal>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT product_id, change FROM stock_movements
+         WHERE document_kind = 'wtn' AND document_id = :wtn AND reason = 'wtn_out'",
+    )?;
+    let rows =
+        stmt.query_map(named_params! {":wtn": wtn_id}, |r| Ok((r.get(0)?, -quantity(r, "change")?)))?;
+    sums(rows)
+}
+
+/// What the invoices linked to the note `wtn_id` count of it, per article (net of what their
+/// cancellations gave back to it).
+pub fn note_invoiced(conn: &Connection, wtn_id: i64) -> Result<BTreeMap<i64, Decimal>> {
+    let mut stmt = conn.prepare_cached("SELECT product_id, counted FROM wtn_invoiced WHERE wtn_id = :wtn")?;
+    let rows =
+        stmt.query_map(named_params! {":wtn": wtn_id}, |r| Ok((r.get(0)?, quantity(r, "counted")?)))?;
+    sums(rows)
+}
+
+/// What the linked invoice `sale_id` still counts against its note, per article.
+pub fn sale_counted(conn: &Connection, sale_id: i64) -> Result<BTreeMap<i64, Decimal>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT product_id, counted FROM wtn_invoiced WHERE sale_id = :sale")?;
+    let rows =
+        stmt.query_map(named_params! {":sale": sale_id}, |r| Ok((r.get(0)?, quantity(r, "counted")?)))?;
+    sums(rows)
+}
+
+/// A row of `wtn_invoiced`: `counted` of an article, positive for a linked invoice, negative for
+/// its cancellation (`document_id`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counted {
+    pub wtn_id: i64,
+    pub sale_id: i64,
+    pub document_id: i64,
+    pub product_id: i64,
+    pub counted: Decimal,
+}
+
+pub fn insert_counted(conn: &Connection, c: &Counted) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO wtn_invoiced (wtn_id, sale_id, document_id, product_id, counted)
+         VALUES (:wtn, :sale, :document, :product, :counted)",
+    )?
+    .execute(named_params! {
+        ":wtn": c.wtn_id, ":sale": c.sale_id, ":document": c.document_id, ":product": c.product_id,
+        ":counted": Money(c.counted),
+    })?;
+    Ok(())
+}
+
+/// What the document `document_id` counted against a note goes with it (it was given up).
+pub fn delete_counted(conn: &Connection, document_id: i64) -> Result<()> {
+    conn.prepare_cached("DELETE FROM wtn_invoiced WHERE document_id = :document")?
+        .execute(named_params! {":document": document_id})?;
+    Ok(())
+}
+
+/// A linked invoice's net count of one article of its note, with the unit it sold from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SaleCount {
+    pub sale_id: i64,
+    pub company_id: i64,
+    pub business_unit_id: i64,
+    pub user_id: Option<i64>,
+    pub product_id: i64,
+    pub counted: Decimal,
+}
+
+/// Per linked invoice and article, what the invoices count of the note `wtn_id` (net).
+pub fn counted_against(conn: &Connection, wtn_id: i64) -> Result<Vec<SaleCount>> {
+    let mut stmt = conn.prepare(
+        "SELECT w.sale_id, i.company_id, i.business_unit_id, i.user_id, w.product_id, w.counted
+         FROM wtn_invoiced w JOIN invoices i ON i.id = w.sale_id
+         WHERE w.wtn_id = :wtn AND i.business_unit_id IS NOT NULL ORDER BY w.id",
+    )?;
+    let rows = stmt.query_map(named_params! {":wtn": wtn_id}, |r| {
+        Ok(SaleCount {
+            sale_id: r.get("sale_id")?,
+            company_id: r.get("company_id")?,
+            business_unit_id: r.get("business_unit_id")?,
+            user_id: r.get("user_id")?,
+            product_id: r.get("product_id")?,
+            counted: quantity(r, "counted")?,
+        })
+    })?;
+    let mut net: Vec<SaleCount> = Vec::new();
+    for row in rows {
+        let row = row?;
+        match net.iter_mut().find(|n| n.sale_id == row.sale_id && n.product_id == row.product_id) {
+            Some(n) => n.counted = crate::domain::money::add(n.counted, row.counted)?,
+            None => net.push(row),
+        }
+    }
+    Ok(net)
+}
+
+/// Every count against the note `wtn_id` goes (the note was given up).
+pub fn delete_note_counts(conn: &Connection, wtn_id: i64) -> Result<()> {
+    conn.execute("DELETE FROM wtn_invoiced WHERE wtn_id = :wtn", named_params! {":wtn": wtn_id})?;
+    Ok(())
+}
+
 /// The movements of one article, newest first; of one unit when `business_unit_id` is given.
 pub fn history(
     conn: &Connection,
@@ -352,7 +469,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let (mine, unit) = company(tx, "L41323036D");
                 let (theirs, _) = company(tx, "M01234567A");
                 let flour = fixtures::product(tx, mine, "MIELL", false);

@@ -6,7 +6,7 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::wtn::{
     Carrier, CarrierIdType, Destination, Line, NoteType, Point, ReportNote, Transaction, VehicleOwnership,
@@ -367,7 +367,7 @@ pub fn report_rows(conn: &Connection, company_id: i64, from: &str, to: &str) -> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::store::{Store, fixtures};
 
@@ -380,7 +380,8 @@ mod tests {
         )
     }
 
-    fn note(company_id: i64, unit: i64, ord_num: i64, internal_id: Option<&str>) -> Wtn {
+    /// A note of `unit` numbered `ord_num`, with two lines.
+    pub(crate) fn note(company_id: i64, unit: i64, ord_num: i64, internal_id: Option<&str>) -> Wtn {
         let at: DateTime<Utc> = "2026-03-14T09:25:07Z".parse().unwrap();
         let place = |point| Place { point, city: "Tiranë".into(), address: "Rruga 1".into(), date_time: at };
         Wtn {
@@ -450,7 +451,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let (mine, main, second) = company(tx, "L41323036D");
                 let (theirs, _, _) = company(tx, "M01234567A");
                 assert_eq!(max_ord_num(tx, mine, main, 2026)?, 0);

@@ -15,6 +15,7 @@ use ureq::tls::{RootCerts, TlsConfig, TlsProvider};
 use super::model::OrderV2;
 use super::{API_KEY_HEADER, PRODUCTION_URL};
 use crate::domain::marketplace::WoltCall;
+use crate::domain::validation::clean_text;
 
 /// Larger answers are not read (an order is a few kilobytes).
 const MAX_ANSWER_BYTES: u64 = 2 * 1024 * 1024;
@@ -90,13 +91,16 @@ impl WoltClient {
         &self.base
     }
 
-    /// `GET /v2/orders/{id}`.
+    /// `GET /v2/orders/{id}`, every text in it cleaned (`clean_strings`).
     pub fn order(&self, api_key: &str, order_id: &str) -> Result<OrderV2, Failure> {
         let url = format!("{}/v2/orders/{}", self.base, segment(order_id));
         let sent =
             self.agent.get(&url).header(API_KEY_HEADER, api_key).header("Accept", "application/json").call();
         let text = answer(sent)?;
-        serde_json::from_str(&text).map_err(|e| Failure::Upstream(format!("the order is not readable: {e}")))
+        let unreadable = |e: serde_json::Error| Failure::Upstream(format!("the order is not readable: {e}"));
+        let mut order: Value = serde_json::from_str(&text).map_err(unreadable)?;
+        clean_strings(&mut order);
+        serde_json::from_value(order).map_err(unreadable)
     }
 
     /// `PUT /orders/{id}/<call>` with `body` (JSON) or none.
@@ -114,6 +118,23 @@ impl WoltClient {
             None => request.send_empty(),
         };
         answer(sent).map(|_| ())
+    }
+}
+
+/// Wolt's texts end up in the order's invoice (an item's name, a campaign, a B2B company), and
+/// a character XML cannot carry there makes the CIS refuse it, with the order's number held for
+/// a retry that would fail the same way. So they are cleaned as they enter
+/// (`validation::clean_text`), every string of the order, which Arka cannot send back to Wolt.
+fn clean_strings(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            if let std::borrow::Cow::Owned(clean) = clean_text(text) {
+                *text = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(clean_strings),
+        Value::Object(fields) => fields.values_mut().for_each(clean_strings),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
@@ -153,6 +174,18 @@ mod tests {
         assert_eq!(refusal_message("  Bad Gateway \n"), "Bad Gateway");
         assert_eq!(refusal_message(""), "no reason given");
         assert_eq!(refusal_message(&"x".repeat(1000)).len(), MAX_MESSAGE_CHARS);
+    }
+
+    #[test]
+    fn every_text_of_an_order_is_cleaned() {
+        let mut order = serde_json::json!({"id": "w-1", "items": [{"name": "Byrek\u{1}\u{0}\u{1b}[31m",
+            "options": [{"name": "Djathë\u{7}"}]}], "count": 2, "company": {"name": "\u{ffff}Shpk"}});
+        clean_strings(&mut order);
+        assert_eq!(
+            order,
+            serde_json::json!({"id": "w-1", "items": [{"name": "Byrek", "options": [{"name": "Djathë"}]}],
+                "count": 2, "company": {"name": "Shpk"}})
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::domain::marketplace::{
     BillingCompany, Campaign, CourierProgress, Customer, DeliveryType, IncomingOrder, LineOption, OrderLine,
     Preorder, PreorderStatus, WoltProgress, WoltStatus, major_units, shop_delivery_fee,
 };
+use crate::domain::validation::{FieldErrors, is_xml_char};
 
 /// `{amount, currency}`, the amount in minor units.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -24,6 +25,25 @@ use crate::domain::marketplace::{
 pub struct Money {
     pub amount: i64,
     pub currency: String,
+}
+
+/// The longest id Arka takes from Wolt, a notification's or an order's: Wolt's own are 24 to 36
+/// characters. Ids are stored and compared, so one that is too long or holds a control
+/// character is refused, never cut or cleaned (two ids must not become one).
+pub const MAX_ID_CHARS: usize = 128;
+
+/// What is wrong with an id from Wolt: missing, longer than `MAX_ID_CHARS`, or not printable.
+fn id_problem(id: &str) -> Option<String> {
+    let id = id.trim();
+    if id.is_empty() {
+        Some("is missing".into())
+    } else if id.chars().count() > MAX_ID_CHARS {
+        Some(format!("is longer than {MAX_ID_CHARS} characters"))
+    } else if id.chars().any(|c| c.is_control() || !is_xml_char(c)) {
+        Some("holds a control character".into())
+    } else {
+        None
+    }
 }
 
 /// What Wolt POSTs to the webhook.
@@ -162,6 +182,21 @@ pub struct OrderV2 {
     pub company: Option<Company>,
 }
 
+impl Notification {
+    /// What Arka cannot take of a notification (its signature verified): its own id and its
+    /// order's, each checked by `id_problem`.
+    pub fn problems(&self) -> FieldErrors {
+        let mut errors = FieldErrors::new();
+        if let Some(problem) = id_problem(&self.id) {
+            errors.add("id", format!("The notification's id {problem}."));
+        }
+        if let Some(problem) = id_problem(&self.order.id) {
+            errors.add("order.id", format!("The notification's order id {problem}."));
+        }
+        errors
+    }
+}
+
 fn blank_to_none(s: &Option<String>) -> Option<String> {
     s.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_string)
 }
@@ -208,8 +243,8 @@ impl OrderV2 {
 
     /// The order in Arka's terms. Errors name what Arka cannot take (a line without units).
     pub fn incoming(&self) -> Result<IncomingOrder, String> {
-        if self.id.trim().is_empty() {
-            return Err("the order has no id".into());
+        if let Some(problem) = id_problem(&self.id) {
+            return Err(format!("the order's id {problem}"));
         }
         if self.items.is_empty() {
             return Err("the order has no items".into());
@@ -364,6 +399,21 @@ mod tests {
         assert_eq!(order.incoming().unwrap_err(), "items.1.count must be at least 1");
         order.items.clear();
         assert!(order.incoming().is_err());
+    }
+
+    #[test]
+    fn a_notification_with_an_id_arka_cannot_keep_is_refused() {
+        let mut n = Notification { id: "a".repeat(MAX_ID_CHARS), ..Notification::default() };
+        n.order.id = "w-1".into();
+        assert!(n.problems().is_empty());
+        n.id.push('a');
+        n.order.id = "w\u{1}".into();
+        let problems = n.problems().into_map();
+        assert_eq!(problems.keys().collect::<Vec<_>>(), ["id", "order.id"]);
+        assert!(problems["id"][0].contains("128"), "{problems:?}");
+        n.id = " ".into();
+        n.order.id = "w\u{9b}".into();
+        assert_eq!(n.problems().into_map().len(), 2);
     }
 
     #[test]

@@ -1,7 +1,11 @@
-//! Cancellation, by the service's id or by internalId (v1 and v2): no body cancels the whole
-//! invoice, `lines` part of it, `internalId` names the corrective document (its idempotency
-//! key). The answer is the corrective document, 200 whether the CIS registered it or it waits
-//! for late delivery (`fic` null).
+//! Cancellation, by the service's id or by internalId (v1 and v2): no body (or exactly `{}`)
+//! cancels the whole invoice, `lines` part of it, `internalId` names the corrective document
+//! (its idempotency key). The answer is the corrective document, 200 whether the CIS registered
+//! it or it waits for late delivery (`fic` null).
+//!
+//! A corrective document moves money and cannot be taken back, so the body is read strictly:
+//! any key it does not know (a typo of `lines`, anywhere in it) is 422 naming it, and
+//! `lines: null` is not "no lines". Only a body that says nothing cancels everything.
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -13,15 +17,17 @@ use serde_json::json;
 
 use super::super::AppState;
 use super::super::auth::Auth;
-use super::super::error::ApiResult;
+use super::super::error::{ApiError, ApiResult};
 use super::super::extract::{Body, PathId};
 use super::super::fields;
 use super::{host, views};
 use crate::domain::cancellation::CancelLineInput;
+use crate::domain::client::Patch;
 use crate::services::invoices::{CancelRequest, Cancelled};
 use crate::services::pipeline::Issued;
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CancelLineBody {
     product_name: Option<String>,
     product_code: Option<String>,
@@ -32,8 +38,11 @@ pub struct CancelLineBody {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CancelBody {
-    lines: Option<Vec<CancelLineBody>>,
+    /// Absent: the whole invoice; null: refused.
+    #[serde(default, deserialize_with = "fields::object")]
+    lines: Patch<Vec<CancelLineBody>>,
     /// The corrective document's own internalId.
     #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
     internal_id: Option<String>,
@@ -47,7 +56,17 @@ async fn cancel_with(
     body: CancelBody,
     version: i64,
 ) -> ApiResult {
-    let lines = body.lines.map(|lines| {
+    let lines = match body.lines {
+        None => None,
+        Some(None) => {
+            return Err(ApiError::field(
+                "lines",
+                "The lines field must be a list of lines; to cancel the whole invoice send no body or {}.",
+            ));
+        }
+        Some(Some(lines)) => Some(lines),
+    };
+    let lines = lines.map(|lines| {
         lines
             .into_iter()
             .map(|l| CancelLineInput {

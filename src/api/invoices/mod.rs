@@ -116,6 +116,7 @@ pub struct IssueBody {
     doc_type: Option<String>,
     original_invoice_iic: Option<String>,
     bank_account_id: Option<i64>,
+    wtn_id: Option<i64>,
     /// An e-invoice's UBL profile (P1..P12); not read on other invoices.
     #[serde(default, deserialize_with = "fields::opt_text")]
     pub(super) process: Option<String>,
@@ -218,6 +219,7 @@ pub(super) fn issue_request(
         doc_type: b.doc_type,
         original_invoice_iic: b.original_invoice_iic,
         bank_account_id: b.bank_account_id,
+        wtn_id: b.wtn_id,
     })
 }
 

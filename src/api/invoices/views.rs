@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::super::AppState;
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::time::{local_text, parse_stored};
-use crate::store::invoices::{Invoice, Line, Payment, SettledOrder};
+use crate::store::invoices::{Invoice, Line, Payment, SettledOrder, WtnRef};
 
 /// Times the spec shows as `YYYY-MM-DD HH:MM:SS`, Tirane time, from a stored UTC time.
 fn local(stored: &str) -> String {
@@ -100,6 +100,18 @@ fn settled_order(o: &SettledOrder) -> SettledOrderView<'_> {
     }
 }
 
+/// The warehouse transfer note an invoice names (`wtn`).
+#[derive(Serialize)]
+pub struct WtnView<'a> {
+    id: i64,
+    number: &'a str,
+    iic: &'a str,
+}
+
+fn wtn_view(wtn: &WtnRef) -> WtnView<'_> {
+    WtnView { id: wtn.id, number: &wtn.number, iic: &wtn.iic }
+}
+
 /// `data.invoice` of an issue, a summary, a cancellation and details by internalId.
 #[derive(Serialize)]
 pub struct IssueResult<'a> {
@@ -116,6 +128,9 @@ pub struct IssueResult<'a> {
     /// A corrective document's original.
     #[serde(skip_serializing_if = "Option::is_none")]
     original_invoice_id: Option<i64>,
+    /// The note the goods left with, when the invoice names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wtn: Option<WtnView<'a>>,
     #[serde(flatten)]
     summary: Option<SummaryView<'a>>,
 }
@@ -150,6 +165,7 @@ pub fn issue_result<'a>(
         eic: invoice.eic.as_deref(),
         payment_methods: (version == 2).then(|| payment_views(&invoice.payments)),
         original_invoice_id: invoice.original_invoice_id,
+        wtn: invoice.wtn.as_ref().map(wtn_view),
         summary: summary(invoice),
     }
 }
@@ -263,6 +279,8 @@ pub struct ListItem<'a> {
     payments: Payments<'a>,
     payment: PaymentState,
     bank_account: Option<BankAccountView<'a>>,
+    /// The warehouse transfer note the goods left with, or null.
+    wtn: Option<WtnView<'a>>,
     notes: Option<&'a str>,
     iic: &'a str,
     fic: Option<&'a str>,
@@ -347,6 +365,7 @@ pub fn list_item<'a>(
             currency: &b.currency,
             notes: b.notes.as_deref(),
         }),
+        wtn: invoice.wtn.as_ref().map(wtn_view),
         notes: invoice.notes.as_deref(),
         iic: &invoice.iic,
         fic: invoice.fic.as_deref(),

@@ -2,36 +2,28 @@
 //! (domain), the buyer, the stored client, the credit note's original, the bank account. What
 //! comes out is an `InvoiceDocument` the pipeline numbers, signs and delivers.
 
-use std::sync::Arc;
-
 use chrono::{Datelike, NaiveDate, Utc};
 use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
-use super::super::pipeline::{InternalId, Namespace, Sequence};
+use super::super::pipeline::{InternalId, Issuer, Namespace};
+use super::super::sequence::Sequence;
 use super::super::{Error, Result, Services};
-use super::document::InvoiceDocument;
 use super::{ClientInput, IssueRequest};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice as rules;
 use crate::domain::validation::FieldErrors;
-use crate::fiscal::certificate::Certificate;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType, IdType};
 use crate::store::accounts::{BankAccount, Caller};
 use crate::store::invoices::{self as db, SettledOrder};
 
-/// Who issues an invoice and with what: the user's codes, the till, the certificate.
-#[derive(Clone)]
-pub struct Issuer {
-    pub caller: Caller,
-    pub operator_code: String,
-    pub unit_code: String,
-    /// The user's TCR; `None` for a user without one (a non-cash invoice needs none).
-    pub tcr_code: Option<String>,
-    pub soft_code: String,
-    pub certificate: Arc<Certificate>,
-    pub verify_base: String,
+/// An invoice on its way through the pipeline.
+pub struct InvoiceDocument {
+    pub issuer: Issuer,
+    pub content: Content,
+    pub sequence: Sequence,
+    pub year: i32,
 }
 
 /// The issuing user's operator code, business unit code and TCR; a missing one is the spec's
@@ -89,6 +81,9 @@ pub struct Content {
     /// The account the buyer pays into, read once here so that every view of the document,
     /// the UBL of an e-invoice first, has it.
     pub bank_account: Option<BankAccount>,
+    /// The warehouse transfer note the goods already left with (`wtn_id`): the sale takes off
+    /// the shelf only what the note did not carry.
+    pub wtn: Option<db::WtnRef>,
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
     /// Where a foreign-currency invoice's rate came from.
@@ -255,7 +250,7 @@ impl Issuer {
 }
 
 impl Services {
-    /// A cash, non-cash or order invoice request, checked in the order the README's "Errors of an
+    /// A cash, non-cash or order invoice request, checked in the order the docs' "Errors of an
     /// issue" lists, ready for the pipeline.
     pub(super) async fn invoice_document(
         &self,
@@ -300,6 +295,10 @@ impl Services {
             })?),
             None => None,
         };
+        let wtn = match req.wtn_id {
+            Some(id) => Some(self.linked_wtn(caller, id).await?),
+            None => None,
+        };
         let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
         let sequence = issuer.sequence(invoice_type);
         let content = Content {
@@ -322,6 +321,7 @@ impl Services {
             doc_type: req.doc_type,
             original_invoice_iic: req.original_invoice_iic,
             bank_account,
+            wtn,
             invoice_discount_type: req.rules.invoice_discount_type,
             invoice_discount_value: req.rules.invoice_discount_value,
             rate_basis,

@@ -5,22 +5,15 @@
 use rusqlite::Connection;
 
 use super::super::cash_register::{automatic_opening, open_day_if_needed};
-use super::super::pipeline::{Document, InternalId, QueuePlan, Sequence, Written};
-use super::super::stock::{self, Goods, GoodsLine};
+use super::super::pipeline::{Ahead, Document, InternalId, Issuer, QueuePlan, Written};
+use super::super::sequence::Sequence;
+use super::super::stock::{self, Goods, GoodsLine, NoteLink};
 use super::super::{Error, Result};
-use super::content::{Content, Issuer, Links};
+use super::content::{InvoiceDocument, Links};
 use super::message::{Draft, draft, stored_invoice};
 use crate::domain::document::DocumentKind;
 use crate::fiscal::requests::Operation;
 use crate::store::{self, fiscal_queue, invoices as db};
-
-/// An invoice on its way through the pipeline.
-pub struct InvoiceDocument {
-    pub issuer: Issuer,
-    pub content: Content,
-    pub sequence: Sequence,
-    pub year: i32,
-}
 
 impl InvoiceDocument {
     fn internal_id(&self) -> InternalId {
@@ -29,11 +22,12 @@ impl InvoiceDocument {
 
     /// The sale takes its lines off the issuing unit's shelf (`services::stock`).
     /// The shelf follows the document in its own transaction: a sale or an order takes its
-    /// articles from the issuing unit, a cancellation puts back on the original's unit what it
-    /// reverses, and a summary moves nothing (its orders took the goods).
-    fn move_stock(&self, tx: &Connection, invoice: &db::Invoice) -> store::Result<Result<()>> {
+    /// articles from the issuing unit (what the note it names did not carry), a cancellation
+    /// puts back on the original's unit (or on the original's note) what it reverses, and a
+    /// summary moves nothing (its orders took the goods).
+    fn move_stock(&self, tx: &Connection, invoice: &db::Invoice) -> Result<()> {
         let Some(unit) = &self.issuer.caller.unit else {
-            return Ok(Ok(()));
+            return Ok(());
         };
         let lines: Vec<GoodsLine> = invoice
             .lines
@@ -49,16 +43,21 @@ impl InvoiceDocument {
             to_unit: None,
             lines: &lines,
             lines_field: "lines",
+            note: None,
         };
         match &self.content.links {
-            Links::None => stock::take(tx, &goods(unit.id)),
-            Links::Settles(_) => Ok(Ok(())),
+            Links::None => {
+                let note = invoice.wtn_id.map(|wtn_id| NoteLink { wtn_id, sale_id: invoice.id });
+                stock::take(tx, &Goods { note, ..goods(unit.id) })
+            }
+            Links::Settles(_) => Ok(()),
             Links::Reverses { original_id, .. } => {
-                let from = db::get(tx, invoice.company_id, *original_id)?
-                    .and_then(|original| original.business_unit_id)
-                    .unwrap_or(unit.id);
-                stock::give_back(tx, &goods(from))?;
-                Ok(Ok(()))
+                let original = db::get(tx, invoice.company_id, *original_id)?;
+                let from = original.as_ref().and_then(|o| o.business_unit_id).unwrap_or(unit.id);
+                let note =
+                    original.and_then(|o| o.wtn_id).map(|wtn_id| NoteLink { wtn_id, sale_id: *original_id });
+                stock::give_back(tx, &Goods { note, ..goods(from) })?;
+                Ok(())
             }
         }
     }
@@ -122,13 +121,15 @@ impl Document for InvoiceDocument {
             .into()
     }
 
-    fn admit(&self, tx: &Connection) -> store::Result<Result<()>> {
+    fn admit(&self, tx: &Connection) -> Result<()> {
         let company_id = self.company_id();
-        if let Err(issued) = self.internal_id().admit(tx)? {
-            return Ok(Err(issued));
-        }
+        self.internal_id().admit(tx)?;
         match &self.content.links {
-            Links::None => {}
+            Links::None => {
+                if let Some(note) = &self.content.wtn {
+                    stock::check_note(tx, company_id, note)?;
+                }
+            }
             Links::Settles(orders) => {
                 let mut closed = Vec::new();
                 for (index, order) in orders.iter().enumerate() {
@@ -142,21 +143,21 @@ impl Document for InvoiceDocument {
                     }
                 }
                 if !closed.is_empty() {
-                    return Ok(Err(Error::Incomplete {
+                    return Err(Error::Incomplete {
                         message: "An order invoice is not open.".into(),
                         errors: closed,
-                    }));
+                    });
                 }
             }
             Links::Reverses { original_id, corrections_seen, .. } => {
                 if db::corrective_count(tx, *original_id)? != *corrections_seen {
-                    return Ok(Err(Error::Conflict(
+                    return Err(Error::Conflict(
                         "The invoice was cancelled meanwhile; send the cancellation again.".into(),
-                    )));
+                    ));
                 }
             }
         }
-        Ok(Ok(()))
+        Ok(())
     }
 
     fn draft(&self, ord_num: u32, plan: &QueuePlan) -> Result<Draft> {
@@ -173,16 +174,12 @@ impl Document for InvoiceDocument {
         ord_num: u32,
         plan: &QueuePlan,
         draft: Draft,
-    ) -> store::Result<Result<Written<db::Invoice>>> {
+    ) -> Result<Written<db::Invoice>> {
         let tcr_code = self.sequence.tcr_code();
         let mut invoice =
             stored_invoice(&self.issuer, &self.content, tcr_code, &draft, (ord_num, self.year), plan.at);
         invoice.id = db::insert(tx, &invoice)?;
-        if let Err(short) = self.move_stock(tx, &invoice)? {
-            // Nothing of a refused sale stays: its row goes in the same transaction.
-            db::delete(tx, invoice.id)?;
-            return Ok(Err(short));
-        }
+        self.move_stock(tx, &invoice)?;
         // A till's document belongs to its TCR's open day; on a day that is not open it opens
         // it first with an INITIAL of 0, queued (and sent) ahead of it.
         let ahead = match tcr_code {
@@ -205,15 +202,15 @@ impl Document for InvoiceDocument {
         if let Some(process) = self.content.einvoice {
             crate::store::einvoices::insert(tx, self.company_id(), invoice.id, process.as_str())?;
         }
-        Ok(Ok(Written {
+        Ok(Written {
             document_id: invoice.id,
             number: invoice.number.clone(),
             header_uuid: invoice.header_uuid.clone(),
             issued_at: invoice.issued_at.clone(),
             unsigned_request: draft.unsigned_request,
-            ahead,
+            ahead: ahead.map(|saved| Box::new(saved) as Box<dyn Ahead>),
             stored: invoice,
-        }))
+        })
     }
 
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()> {

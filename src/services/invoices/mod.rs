@@ -16,7 +16,7 @@ mod table;
 pub use cancel::{CancelRequest, Cancelled};
 pub use table::SummaryRequest;
 
-pub(super) use content::{Issuer, this_year, user_codes};
+pub(super) use content::{this_year, user_codes};
 
 use chrono::{Datelike, Utc};
 use chrono_tz::Europe::Tirane;
@@ -70,6 +70,8 @@ pub struct IssueRequest {
     pub doc_type: Option<String>,
     pub original_invoice_iic: Option<String>,
     pub bank_account_id: Option<i64>,
+    /// The warehouse transfer note the goods already left with.
+    pub wtn_id: Option<i64>,
 }
 
 /// A PDF rendered on the blocking pool. The input's bounds keep a render well under a second;
@@ -82,9 +84,8 @@ pub(super) async fn rendered(
     let limit = crate::print::RENDER_TIMEOUT;
     tokio::time::timeout(limit, tokio::task::spawn_blocking(render))
         .await
-        .map_err(|_| Error::Internal(format!("printing {what} took longer than {limit:?}")))?
-        .map_err(|e| Error::Internal(e.to_string()))?
-        .map_err(|e| Error::Internal(e.to_string()))
+        .map_err(|_| Error::Internal(format!("printing {what} took longer than {limit:?}")))??
+        .map_err(Error::from)
 }
 
 /// A document `caller` may read (`domain::role::may_read_document`), else 403: a cashier reads
@@ -183,6 +184,7 @@ impl Services {
 
     /// Issues a cash or non-cash invoice: checked here, then numbered, signed, saved, delivered
     /// and settled by the pipeline. `Deferred` (cash only) is answered 503 with the invoice.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_invoice(&self, caller: &Caller, req: IssueRequest) -> Result<Issued<Invoice>> {
         let document = self.invoice_document(caller, req).await?;
         self.issue(document).await

@@ -13,7 +13,7 @@ use chrono_tz::Europe::Tirane;
 use uuid::Uuid;
 
 use super::super::Result;
-use super::super::invoices::Issuer;
+use super::super::pipeline::Issuer;
 use crate::domain::numbering::invoice_number;
 use crate::domain::wtn::{
     self as rules, CarrierIdType, Note, NoteType, Point, Transaction, VehicleOwnership,

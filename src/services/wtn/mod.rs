@@ -17,13 +17,15 @@ use uuid::Uuid;
 pub use self::print::PrintDocument;
 pub use self::report::WtnReport;
 use super::invoices::{this_year, user_codes};
-use super::pipeline::{InternalId, Issued, Namespace, Sequence};
+use super::pipeline::{InternalId, Issued, Namespace};
+use super::sequence::Sequence;
 use super::{Error, Result, Services};
 use crate::domain::client::Patch;
 use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::{self as rules, Defaults, NoteInput};
 use crate::store::accounts::{self, Caller};
+use crate::store::invoices::WtnRef;
 use crate::store::print_settings::{self, PrintSettings};
 use crate::store::wtn::{self as db, ListFilter, Wtn};
 use document::WtnDocument;
@@ -87,7 +89,7 @@ impl Services {
 
     /// Issues a note. Its internalId is looked up first; v2 answers a repeated one with the first
     /// note (also one issued meanwhile by a request with the same internalId), v1 with 409.
-    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id))]
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
         let year = this_year();
         let internal_id = req.internal_id.as_ref().map(|value| InternalId {
@@ -167,14 +169,48 @@ impl Services {
 
     /// The note `id`, when the caller may read it.
     pub async fn wtn(&self, caller: &Caller, id: i64) -> Result<Wtn> {
-        let company_id = caller.company.id;
-        let note = self
-            .store
-            .read(move |c| db::get(c, company_id, id))
-            .await?
-            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))?;
+        let note = self.company_wtn(caller, id).await?;
         super::invoices::readable(caller, note.device_code.as_deref(), note.user_id)?;
         Ok(note)
+    }
+
+    /// The company's note `id`, whoever issued it.
+    async fn company_wtn(&self, caller: &Caller, id: i64) -> Result<Wtn> {
+        let company_id = caller.company.id;
+        self.store
+            .read(move |c| db::get(c, company_id, id))
+            .await?
+            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))
+    }
+
+    /// The note an invoice names as the one its goods left with (`wtn_id`): one of the
+    /// company's that took them out of its hands. A note to one of the company's units put them
+    /// on that unit's shelf, which its sale takes them from: naming it is a mistake (422). Any
+    /// user may name any note of the company, as before roles: naming one is not reading it.
+    pub(in crate::services) async fn linked_wtn(&self, caller: &Caller, id: i64) -> Result<WtnRef> {
+        let note = match self.company_wtn(caller, id).await {
+            Ok(note) => note,
+            Err(Error::NotFound(_)) => {
+                return Err(FieldErrors::one(
+                    "wtn_id",
+                    "No warehouse transfer note of the company has this id.",
+                )
+                .into());
+            }
+            Err(e) => return Err(e),
+        };
+        if note.destination_unit_id.is_some() {
+            let unit = note.destination_unit_name.as_deref().unwrap_or("another unit");
+            return Err(FieldErrors::one(
+                "wtn_id",
+                format!(
+                    "The warehouse transfer note {} took its goods to the company's unit {unit}: they are sold from that unit's shelf, without naming the note.",
+                    note.number
+                ),
+            )
+            .into());
+        }
+        Ok(WtnRef { id: note.id, number: note.number, iic: note.wtnic })
     }
 
     /// The company's newest note with `internal_id`, when the caller may read it.
@@ -239,8 +275,7 @@ impl Services {
             Some(Some(text)) => Some(Some(print::logo(&text)?)),
         };
         let company_id = caller.company.id;
-        Ok(self
-            .store
+        self.store
             .write(move |tx| {
                 let stored = print_settings::get(tx, company_id)?;
                 let settings = PrintSettings {
@@ -250,6 +285,6 @@ impl Services {
                 print_settings::save(tx, company_id, &settings)?;
                 Ok(settings)
             })
-            .await?)
+            .await
     }
 }

@@ -1,0 +1,28 @@
+//! `arka reports verify|rebuild`, with the data dir's lock held so no server writes meanwhile.
+
+use super::open_store;
+use crate::config::DataArgs;
+use crate::ops::data_lock;
+use crate::services::reports;
+
+/// Compares the kept report totals with totals rebuilt from the documents; fails when they differ.
+pub fn verify(data: &DataArgs) -> Result<(), String> {
+    let _lock = data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
+    let drifts = reports::verify_totals(&open_store(data)?).map_err(|e| e.to_string())?;
+    if drifts.is_empty() {
+        println!("the report totals agree with the documents");
+        return Ok(());
+    }
+    for d in &drifts {
+        println!("{}: {} rows kept differ, {} rows rebuilt differ", d.table, d.kept_only, d.rebuilt_only);
+    }
+    Err("the report totals differ from the documents: run `arka reports rebuild`".into())
+}
+
+/// Builds the report totals again from the stored documents.
+pub fn rebuild(data: &DataArgs) -> Result<(), String> {
+    let _lock = data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
+    let documents = reports::rebuild_totals(&open_store(data)?).map_err(|e| e.to_string())?;
+    println!("the report totals were rebuilt from {documents} documents");
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! The real `arka serve` binary as a child process, for stories about signals, logs and TLS:
+//! it listens on 127.0.0.1:0 and the address is read from what it prints.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long the binary may take to start or to stop.
+const WAIT: Duration = Duration::from_secs(30);
+
+pub struct ServerProcess {
+    child: Child,
+    /// `http://127.0.0.1:PORT` or `https://...`, as printed.
+    pub base_url: String,
+    /// Every line printed on stdout while starting.
+    pub printed: Vec<String>,
+    stderr_path: PathBuf,
+    _logs: tempfile::TempDir,
+}
+
+impl ServerProcess {
+    /// `arka serve --listen 127.0.0.1:0 --data-dir DATA_DIR ARGS...`, no ARKA_* from the
+    /// environment; returns once the server answers on its port.
+    pub fn start(data_dir: &Path, args: &[&str]) -> ServerProcess {
+        let logs = tempfile::tempdir().unwrap();
+        let stderr_path = logs.path().join("stderr.log");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_arka"));
+        for (key, _) in std::env::vars() {
+            if key.starts_with("ARKA_") {
+                command.env_remove(key);
+            }
+        }
+        command.env("RUST_LOG", "info").env("NO_COLOR", "1");
+        command.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(data_dir).args(args);
+        command
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr_path).unwrap())
+            .stdin(Stdio::null());
+        let mut child = command.spawn().expect("the arka binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let (lines_tx, lines_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if lines_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + WAIT;
+        let mut printed = Vec::new();
+        let base_url = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match lines_rx.recv_timeout(left) {
+                Ok(line) => {
+                    let url = line.split(" on ").nth(1).map(|u| u.trim().to_string());
+                    printed.push(line);
+                    if let Some(url) = url.filter(|u| u.starts_with("http")) {
+                        break url;
+                    }
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!(
+                        "arka serve printed no address: {printed:?}\n{}",
+                        std::fs::read_to_string(&stderr_path).unwrap_or_default()
+                    );
+                }
+            }
+        };
+        // The rest of what it prints (the TLS fingerprint) comes right after the address.
+        while let Ok(line) = lines_rx.recv_timeout(Duration::from_millis(300)) {
+            printed.push(line);
+        }
+        let mut server = ServerProcess { child, base_url, printed, stderr_path, _logs: logs };
+        server.wait_until_answering();
+        server
+    }
+
+    fn wait_until_answering(&mut self) {
+        let address = self.base_url.split("://").nth(1).unwrap().to_string();
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("arka serve exited while starting ({status}): {}", self.stderr());
+            }
+            if std::net::TcpStream::connect(&address).is_ok() && self.stderr().contains("arka is listening") {
+                return;
+            }
+            assert!(Instant::now() < deadline, "arka serve did not start: {}", self.stderr());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Everything it logged so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
+    }
+
+    /// Sends SIGTERM (through the `kill` command) and waits for the exit.
+    pub fn terminate(&mut self) -> ExitStatus {
+        let sent = Command::new("kill").args(["-TERM", &self.pid().to_string()]).status().unwrap();
+        assert!(sent.success(), "kill -TERM worked");
+        self.wait_for_exit()
+    }
+
+    pub fn wait_for_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "arka serve did not stop: {}", self.stderr());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
