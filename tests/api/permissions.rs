@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 
+use crate::common::depot::note;
 use crate::common::sim::SimServer;
 use crate::common::till::{Till, coffee_and_water, on_board, open_till, open_till_with};
 use crate::common::{Reply, TestServer, bank_account_body, register_sandbox};
@@ -611,4 +612,17 @@ fn a_cashier_reads_and_cancels_only_on_their_own_till_and_day() {
     server.get(&other, Some(&shop.cashier)).assert_error(403);
     server.get(&other, Some(owner)).data(200);
     server.get(&format!("/api/v1/reports/sales-summary?{period}"), Some(&shop.cashier)).assert_error(403);
+
+    // A note the owner sent: the cashier may not read it, but names it on a sale, as before roles.
+    let sent = server.post_json(
+        "/api/v1/invoice/wtn",
+        Some(owner),
+        &note(Some("till-1-note"), &[("K1", "Kafe", 2.0)]),
+    );
+    let note_id = sent.data(201)["invoice"]["id"].as_i64().unwrap();
+    server.get(&format!("/api/v1/invoice/wtn/print/{note_id}"), Some(&shop.cashier)).assert_error(403);
+    let mut linked = coffee_and_water("till-2-linked");
+    linked["wtn_id"] = json!(note_id);
+    let sold = server.post_json("/api/v1/invoice/cash", Some(&shop.cashier), &linked);
+    assert_eq!(sold.data(201)["invoice"]["wtn"]["id"], json!(note_id), "{}", sold.text);
 }
