@@ -109,7 +109,7 @@ impl<B: Budget> FromRequestParts<AppState> for Token<B> {
         if let Err(denied) = state.limiters.group(B::GROUP, &key) {
             return Err(ApiError::Throttled { limit: denied.limit, retry_after: denied.retry_after }.into());
         }
-        Ok(Token(caller.clone(), PhantomData))
+        Ok(Token(super::auth::with_request_id(caller, &parts.headers), PhantomData))
     }
 }
 

@@ -1,6 +1,7 @@
 //! The HTTP edge: router, authentication, limits, envelopes. One file per group of the spec.
 
 pub mod ai;
+mod audit;
 pub mod auth;
 mod callers;
 mod cash_register;
@@ -141,9 +142,11 @@ impl Budgets<'_> {
     }
 }
 
-/// Users and their tokens (the book's "Roles and tokens"), in the `general` group.
+/// Users and their tokens (the book's "Roles and tokens") and the audit trail of what they
+/// did, in the `general` group.
 fn user_routes(g: &Budgets) -> Router<AppState> {
     Router::new()
+        .route("/api/v1/audit", g.general(get(audit::list)))
         .route("/api/v1/users", g.general(get(users::list)))
         .route("/api/v1/users/me/token", g.general(post(users::rotate_own)))
         .route("/api/v1/users/{id}/token", g.general(post(users::rotate).delete(users::revoke)))

@@ -122,6 +122,7 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/users/{id}/token", OWNER, Company),
     rule("DELETE", "/api/v1/users/{id}/token", OWNER, Company),
     rule("POST", "/api/v1/users/me/token", CASHIER, OwnToken),
+    rule("GET", "/api/v1/audit", MANAGER, Company),
     // Connection, account, bank accounts, clients, products
     rule("GET", "/api/openapi.yaml", PUBLIC, Company),
     rule("GET", "/api/v1/ping", CASHIER, Company),
@@ -439,7 +440,12 @@ mod tests {
             tcr_code: None,
             role,
         };
-        Identity::User(Arc::new(crate::store::accounts::Caller { user, company, unit: None }))
+        Identity::User(Arc::new(crate::store::accounts::Caller {
+            user,
+            company,
+            unit: None,
+            request_id: None,
+        }))
     }
 
     fn status(result: Result<(), ApiError>) -> u16 {

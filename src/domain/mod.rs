@@ -1,5 +1,6 @@
 //! Pure rules: no I/O, no async. Plain structs in, plain structs or typed errors out.
 
+pub mod audit;
 pub mod cancellation;
 pub mod cash_register;
 pub mod chat;

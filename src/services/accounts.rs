@@ -2,7 +2,8 @@
 
 use chrono::Utc;
 
-use super::{Error, Result, Services};
+use super::{Error, Result, Services, audit};
+use crate::domain::audit::Action;
 use crate::domain::role::{self, Role};
 use crate::domain::validation::{
     FieldErrors, is_currency_code, is_email, is_iban, is_nuis, is_registration_code,
@@ -347,6 +348,7 @@ impl Services {
         let token = new_token("u")?;
         let token_hash = hash_token(&token);
         let prefix = token_prefix(&token).to_string();
+        let entry = audit::by(caller, Action::UserCreate, "");
         let created = self
             .store
             .write(move |tx| {
@@ -375,8 +377,11 @@ impl Services {
                         token_prefix: &prefix,
                     },
                 )?;
-                db::user(tx, company_id, id)?
-                    .ok_or_else(|| Error::Refused("The user could not be saved.".into()))
+                let user = db::user(tx, company_id, id)?
+                    .ok_or_else(|| Error::Refused("The user could not be saved.".into()))?;
+                let entry = audit::Entry { object: id.to_string(), ..entry }.after(audit::user_fields(&user));
+                crate::store::audit::append(tx, &entry)?;
+                Ok(user)
             })
             .await;
         match created {
@@ -406,6 +411,7 @@ impl Services {
         errors.into_result()?;
 
         let (company_id, caller_id, caller_role) = (caller.company.id, caller.user.id, caller.role());
+        let entry = audit::by(caller, Action::UserUpdate, id);
         self.store
             .write(move |tx| {
                 let Some(user) = db::user(tx, company_id, id)? else {
@@ -448,7 +454,13 @@ impl Services {
                     role: new_role,
                 };
                 db::update_user(tx, company_id, id, &patch)?;
-                db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into()))
+                let updated = db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into()))?;
+                let action = if updated.role == user.role { Action::UserUpdate } else { Action::UserRole };
+                let entry = audit::Entry { action, ..entry }
+                    .before(audit::user_fields(&user))
+                    .after(audit::user_fields(&updated));
+                crate::store::audit::append(tx, &entry)?;
+                Ok(updated)
             })
             .await
     }
@@ -564,9 +576,13 @@ impl Services {
         let cert_der = cert.cert_der().to_vec();
         let (subject, serial) = (info.subject.clone(), info.serial.clone());
         let (from, to) = (info.valid_from.to_rfc3339(), info.valid_to.to_rfc3339());
+        let entry = audit::by(caller, Action::CertificateUpload, "");
         self.store
             .write(move |tx| {
-                db::insert_certificate(
+                let before = db::current_certificate(tx, company_id)?
+                    .map(|c| serde_json::json!({ "serial": c.serial, "validTo": c.valid_to }));
+                let after = serde_json::json!({ "subject": subject, "serial": serial, "validTo": to });
+                let id = db::insert_certificate(
                     tx,
                     &db::NewCertificate {
                         company_id,
@@ -577,7 +593,12 @@ impl Services {
                         cert_der: &cert_der,
                         key_sealed: &sealed,
                     },
-                )
+                )?;
+                let mut entry = audit::Entry { object: id.to_string(), ..entry }.after(after);
+                if let Some(before) = before {
+                    entry = entry.before(before);
+                }
+                crate::store::audit::append(tx, &entry)
             })
             .await?;
         self.gateway.certificate_changed(company_id);

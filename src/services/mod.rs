@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod ai;
+pub mod audit;
 pub mod budget;
 pub mod cash_register;
 pub mod clients;

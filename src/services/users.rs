@@ -9,7 +9,8 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
-use super::{Error, Result, Services};
+use super::{Error, Result, Services, audit};
+use crate::domain::audit::Action;
 use crate::domain::role::{self, Refusal, Role};
 use crate::ops::secrets::{hash_token, new_token, token_prefix};
 use crate::store::accounts::{self as db, Caller, Listed, TokenUse, User};
@@ -115,12 +116,18 @@ impl Services {
         let company_id = caller.company.id;
         let NewToken { token, hash } = fresh_token()?;
         let prefix = token_prefix(&token).to_string();
+        let entry = audit::by(caller, Action::TokenRotate, user_id);
         let user = self
             .store
             .write(move |tx| {
+                let before = db::token_revoked(tx, company_id, user_id)?;
                 if !db::set_token(tx, company_id, user_id, &hash, &prefix)? {
                     return Ok(None);
                 }
+                let entry = entry
+                    .before(serde_json::json!({ "revoked": before }))
+                    .after(serde_json::json!({ "tokenPrefix": prefix }));
+                crate::store::audit::append(tx, &entry)?;
                 db::user(tx, company_id, user_id)
             })
             .await?
@@ -136,6 +143,7 @@ impl Services {
             return Err(Error::Forbidden("Only an owner revokes tokens.".into()));
         }
         let company_id = caller.company.id;
+        let entry = audit::by(caller, Action::TokenRevoke, user_id);
         let user = self
             .store
             .write(move |tx| {
@@ -146,6 +154,10 @@ impl Services {
                 let (_, working_owners) = db::owners(tx, company_id)?;
                 role::may_revoke_token(user.role, works, working_owners)?;
                 db::revoke_token(tx, company_id, user_id)?;
+                let entry = entry
+                    .before(serde_json::json!({ "revoked": !works }))
+                    .after(serde_json::json!({ "revoked": true }));
+                crate::store::audit::append(tx, &entry)?;
                 Ok(user)
             })
             .await?;

@@ -59,6 +59,8 @@ pub struct Caller {
     pub user: User,
     pub company: Company,
     pub unit: Option<BusinessUnit>,
+    /// The request's id (`X-Request-Id`), for the audit trail; none where no request is (a test).
+    pub request_id: Option<String>,
 }
 
 impl Caller {
@@ -514,6 +516,7 @@ pub fn caller_by_token(conn: &Connection, token_hash: &str) -> Result<Option<Cal
                     Some(_) => Some(unit_from(r, unit_at)?),
                     None => None,
                 },
+                request_id: None,
             })
         })
         .optional()?)

@@ -6,6 +6,7 @@
 mod common;
 
 mod ai_chat;
+mod audit;
 mod bulk_noncash;
 mod cancellations;
 mod cash_register;

@@ -315,6 +315,7 @@ mod tests {
                     address: Some("Rruga e Kavajës 12".into()),
                     city: Some("Tiranë".into()),
                 }),
+                request_id: None,
             },
             operator_code: "oo123oo123".into(),
             unit_code: "bb123bb123".into(),
