@@ -178,9 +178,13 @@ pub fn resend(store: &store::Store, queue_id: i64) -> store::Result<bool> {
         if !fiscal_queue::resend(tx, queue_id, &now)? {
             return Ok(false);
         }
-        if let Some((company_id, number, fault)) = described {
-            let entry = super::audit::by_cli(Some(company_id), Action::QueueResend, queue_id)
-                .before(serde_json::json!({ "status": "rejected", "faultCode": fault, "document": number }))
+        if let Some(d) = described {
+            let entry = super::audit::by_cli(Some(d.company_id), Action::QueueResend, queue_id)
+                .before(serde_json::json!({
+                    "status": "rejected",
+                    "faultCode": d.fault_code,
+                    "document": d.document_number,
+                }))
                 .after(serde_json::json!({ "status": "waiting" }));
             store::audit::append(tx, &entry)?;
         }

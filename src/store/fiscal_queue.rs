@@ -330,13 +330,26 @@ pub fn resend(conn: &Connection, id: i64, now: &str) -> Result<bool> {
     Ok(changed == 1)
 }
 
+/// A queue entry as the audit trail describes it.
+pub struct Described {
+    pub company_id: i64,
+    pub document_number: Option<String>,
+    pub fault_code: Option<String>,
+}
+
 /// A queue entry's company, document number and last fault code, for the audit trail.
-pub fn described(conn: &Connection, id: i64) -> Result<Option<(i64, Option<String>, Option<String>)>> {
+pub fn described(conn: &Connection, id: i64) -> Result<Option<Described>> {
     Ok(conn
         .query_row(
             "SELECT company_id, document_number, fault_code FROM fiscal_queue WHERE id = :id",
             named_params! {":id": id},
-            |r| Ok((r.get("company_id")?, r.get("document_number")?, r.get("fault_code")?)),
+            |r| {
+                Ok(Described {
+                    company_id: r.get("company_id")?,
+                    document_number: r.get("document_number")?,
+                    fault_code: r.get("fault_code")?,
+                })
+            },
         )
         .optional()?)
 }

@@ -128,7 +128,7 @@ fn every_action_writes_its_entry_with_the_user_their_role_the_request_id_and_wha
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e["action"] == "user.update" && e["object"] == user.to_string());
+        .find(|e| e["action"] == "user.update" && e["object"].as_str() == Some(&*user.to_string()));
     let renamed = renamed.unwrap();
     assert_eq!(
         (renamed["before"]["name"].clone(), renamed["after"]["name"].clone()),
