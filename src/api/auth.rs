@@ -148,6 +148,9 @@ pub async fn identify(
         Ok(resolved) => resolved,
         Err(e) => return refuse(e),
     };
+    if let Identity::User(caller) = &identity {
+        state.services.token_uses.seen(caller.user.id, peer.ip());
+    }
     let allowed = match state.limiters.general(&identity.limit_key(), identity.identified()) {
         Ok(allowed) => allowed,
         Err(denied) => {

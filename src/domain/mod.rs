@@ -16,6 +16,7 @@ pub mod numbering;
 pub mod payments;
 pub mod product;
 pub mod report;
+pub mod role;
 pub mod sales_day;
 pub mod stock;
 pub mod table;

@@ -3,11 +3,12 @@
 use chrono::Utc;
 
 use super::{Error, Result, Services};
+use crate::domain::role::{self, Role};
 use crate::domain::validation::{
     FieldErrors, is_currency_code, is_email, is_iban, is_nuis, is_registration_code,
 };
 use crate::fiscal::certificate::Certificate;
-use crate::ops::secrets::{hash_token, new_token};
+use crate::ops::secrets::{hash_token, new_token, token_prefix};
 use crate::store;
 use crate::store::accounts::{
     self as db, BankAccount, BusinessUnit, Caller, Company, NewBankAccount, NewCompany, NewUser, UnitFields,
@@ -65,6 +66,8 @@ pub struct NewUserInput {
     pub branch_id: Option<i64>,
     pub operator_code: Option<String>,
     pub tcr_code: Option<String>,
+    /// As sent; not sent (or null): a cashier.
+    pub role: Option<String>,
 }
 
 pub struct UserUpdate {
@@ -73,6 +76,18 @@ pub struct UserUpdate {
     pub operator_code: Option<String>,
     /// Not sent: kept; null: taken away.
     pub tcr_code: Option<Option<String>>,
+    /// As sent; not sent (or null): kept.
+    pub role: Option<String>,
+}
+
+/// The role `role` names, or 422 on `role`.
+fn sent_role(errors: &mut FieldErrors, role: Option<&str>) -> Option<Role> {
+    let sent = role?;
+    let parsed = Role::parse(sent.trim());
+    if parsed.is_none() {
+        errors.add("role", "The role must be one of owner, manager, cashier.");
+    }
+    parsed
 }
 
 pub struct BankAccountInput {
@@ -165,9 +180,10 @@ impl Services {
         let r = Registration { email, ..r };
         let token = new_token("u")?;
         let token_hash = hash_token(&token);
+        let prefix = token_prefix(&token).to_string();
         let (company, branch, user) = self
             .store
-            .write(move |tx| register_in(tx, Some(partner_id), &r, into_sandbox, &token_hash))
+            .write(move |tx| register_in(tx, Some(partner_id), &r, into_sandbox, &token_hash, &prefix))
             .await?;
         tracing::info!(company = company.id, user = user.id, sandbox = into_sandbox, "registered");
         Ok(Registered { company, user, branch, token })
@@ -250,11 +266,14 @@ impl Services {
         }
         check_code(&mut errors, "operatorCode", input.operator_code.as_deref(), true);
         check_code(&mut errors, "fiscalTcrCode", input.tcr_code.as_deref(), false);
+        let asked = sent_role(&mut errors, input.role.as_deref());
         errors.into_result()?;
+        let role = role::role_of_new_user(caller.role(), asked)?;
 
         let company_id = caller.company.id;
         let token = new_token("u")?;
         let token_hash = hash_token(&token);
+        let prefix = token_prefix(&token).to_string();
         let created = self
             .store
             .write(move |tx| {
@@ -278,7 +297,9 @@ impl Services {
                         email,
                         operator_code: input.operator_code.as_deref(),
                         tcr_code,
+                        role,
                         token_hash: &token_hash,
+                        token_prefix: &prefix,
                     },
                 )?;
                 db::user(tx, company_id, id)?
@@ -308,14 +329,18 @@ impl Services {
         let tcr_code: Option<Option<String>> =
             input.tcr_code.map(|c| c.map(|c| c.trim().to_string()).filter(|c| !c.is_empty()));
         check_code(&mut errors, "fiscalTcrCode", tcr_code.clone().flatten().as_deref(), false);
+        let new_role = sent_role(&mut errors, input.role.as_deref());
         errors.into_result()?;
 
-        let company_id = caller.company.id;
+        let (company_id, caller_id, caller_role) = (caller.company.id, caller.user.id, caller.role());
         self.store
             .write(move |tx| {
                 let Some(user) = db::user(tx, company_id, id)? else {
                     return Err(Error::NotFound("User".into()));
                 };
+                let (owners, _) = db::owners(tx, company_id)?;
+                let target = role::Target { is_caller: user.id == caller_id, role: user.role, owners };
+                role::may_update_user(caller_role, target, new_role)?;
                 if let Some(branch) = input.branch_id
                     && db::unit(tx, company_id, branch)?.is_none()
                 {
@@ -347,6 +372,7 @@ impl Services {
                     business_unit_id: input.branch_id,
                     operator_code: input.operator_code.as_deref(),
                     tcr_code: tcr_code.as_ref().map(Option::as_deref),
+                    role: new_role,
                 };
                 db::update_user(tx, company_id, id, &patch)?;
                 db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into()))
@@ -543,6 +569,7 @@ pub(crate) fn register_in(
     r: &Registration,
     into_sandbox: bool,
     token_hash: &str,
+    token_prefix: &str,
 ) -> Result<(Company, BusinessUnit, User)> {
     let nuis = r.nuis.to_uppercase();
     // One company per NUIS: its numbering and its devices are the tax administration's, so a
@@ -599,7 +626,9 @@ pub(crate) fn register_in(
             email: &r.email,
             operator_code: None,
             tcr_code: None,
+            role: Role::Owner,
             token_hash,
+            token_prefix,
         },
     )?;
     let company = db::company(tx, company_id)?;

@@ -386,28 +386,14 @@ impl Marketplace {
         }
     }
 
-    async fn owner_check(&self, caller: &Caller) -> Result<()> {
-        let company_id = caller.company.id;
-        let owner = self.store().read(move |c| crate::store::accounts::owner_of(c, company_id)).await?;
-        if owner == Some(caller.user.id) {
-            Ok(())
-        } else {
-            Err(Error::Forbidden(
-                "Only the company's owner (the user its registration created) can change marketplace settings.".into(),
-            ))
-        }
-    }
-
     // --- settings (the owner) -----------------------------------------------------------------
 
     pub async fn settings(&self, caller: &Caller) -> Result<Settings> {
-        self.owner_check(caller).await?;
         let (store, company_id) = (self.store().clone(), caller.company.id);
         tokio::task::spawn_blocking(move || owner_cli::settings(&store, company_id)).await?
     }
 
     pub async fn update_settings(&self, caller: &Caller, update: SettingsUpdate) -> Result<Settings> {
-        self.owner_check(caller).await?;
         let company_id = caller.company.id;
         if update.venue.is_some() && update.remove_venue {
             return Err(Error::InvalidData(FieldErrors::one(
@@ -436,7 +422,6 @@ impl Marketplace {
 
     /// Grants or withdraws the marketplace right of one of the company's users' tokens.
     pub async fn set_right(&self, caller: &Caller, user_id: i64, granted: bool) -> Result<Settings> {
-        self.owner_check(caller).await?;
         let company_id = caller.company.id;
         self.store()
             .write(move |tx| {

@@ -325,32 +325,6 @@ impl Services {
         tracing::info!(user = user_id, by = caller.user.id, "password reset; the user's sessions ended");
         Ok(user)
     }
-
-    /// A new token for a user of the caller's company; the old one stops working at once.
-    pub async fn rotate_token(&self, caller: &Caller, user_id: i64) -> Result<(User, String)> {
-        let company_id = caller.company.id;
-        let token = new_token("u")?;
-        let hash = hash_token(&token);
-        let user = self
-            .store
-            .write(move |tx| {
-                if !people::set_token_hash(tx, company_id, user_id, &hash)? {
-                    return Ok(None);
-                }
-                db::user(tx, company_id, user_id)
-            })
-            .await?
-            .ok_or_else(|| Error::NotFound("User".into()))?;
-        tracing::info!(user = user_id, by = caller.user.id, "token rotated");
-        Ok((user, token))
-    }
-
-    /// Whether the caller is their company's owner (its first user).
-    pub async fn is_owner(&self, caller: &Caller) -> Result<bool> {
-        let company_id = caller.company.id;
-        let owner = self.store.read(move |conn| db::owner_of(conn, company_id)).await?;
-        Ok(owner == Some(caller.user.id))
-    }
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ mod marketplace;
 mod operations;
 mod owner_browser;
 mod owner_page;
+mod permissions;
 mod pipelined_delivery;
 mod print;
 mod purchase_invoices;

@@ -295,6 +295,7 @@ mod tests {
                     email: "ana@shop.al".into(),
                     operator_code: Some("oo123oo123".into()),
                     tcr_code: None,
+                    role: crate::domain::role::Role::Owner,
                 },
                 company: Company {
                     id: 1,
