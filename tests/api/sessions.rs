@@ -197,6 +197,17 @@ fn signing_out_ends_the_session_and_clears_the_cookie() {
 }
 
 #[test]
+fn signing_out_with_a_bearer_token_ends_nothing() {
+    let server = shop();
+    let shop = common::register_sandbox(&server);
+    let bearer = format!("Bearer {}", shop.token);
+    let out = server.request("DELETE", "/api/v1/session", &[("Authorization", &bearer)], None);
+    assert_eq!(out.data(200)["signedOut"], false);
+    assert!(set_cookie(&out).is_none(), "no cookie to clear");
+    server.get("/api/v1/session", Some(&shop.token)).data(200);
+}
+
+#[test]
 fn the_owner_resets_a_cashiers_password_and_the_cashier_changes_it_after() {
     let server = shop();
     let mut owner = owner_from_the_box(&server);
