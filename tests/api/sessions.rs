@@ -198,7 +198,7 @@ fn signing_out_ends_the_session_and_clears_the_cookie() {
 
 #[test]
 fn signing_out_with_a_bearer_token_ends_nothing() {
-    let server = shop();
+    let server = TestServer::sandbox();
     let shop = common::register_sandbox(&server);
     let bearer = format!("Bearer {}", shop.token);
     let out = server.request("DELETE", "/api/v1/session", &[("Authorization", &bearer)], None);
