@@ -44,7 +44,7 @@ pub enum StartError {
     Store(#[source] store::Error),
     #[error("{0}")]
     KeyFile(#[source] secrets::Error),
-    #[error("preparing the sandbox: {0}")]
+    #[error("preparing the server: {0}")]
     Setup(#[source] services::Error),
     #[error("{0}")]
     Io(#[source] std::io::Error),
@@ -264,6 +264,15 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
 /// How long documents in flight may take to finish once a stop is asked for.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
+/// Where a start writes what the person at the server's console must read (the setup code),
+/// beside the log: `arka serve` prints it on stdout; the tests keep it.
+pub type Console = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// A console that prints on stdout.
+pub fn stdout_console() -> Console {
+    Arc::new(|line: &str| println!("{line}"))
+}
+
 /// Runs the HTTP API on `listener` until `shutdown` completes (HTTPS when the settings ask).
 pub async fn run(
     args: ServeArgs,
@@ -271,10 +280,29 @@ pub async fn run(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
     let tls = tls::configure(&args.tls, &args.data.data_dir).map_err(StartError::Tls)?;
-    run_with_tls(args, listener, tls, shutdown).await
+    run_with_tls(args, listener, tls, stdout_console(), shutdown).await
 }
 
-/// `run` with the TLS settings already made ready (`arka serve` prints their fingerprint first).
+/// A production server whose box has no owner yet gets a new setup code: in the log and on
+/// the console, like a router's first start.
+fn announce_setup_code(services: &Services, console: &Console) -> Result<(), StartError> {
+    let Some((code, expires)) = services.issue_setup_code().map_err(StartError::Setup)? else {
+        return Ok(());
+    };
+    let until = domain::time::local_text(expires);
+    tracing::warn!(
+        setup_code = %code,
+        valid_until = %until,
+        "no owner yet: open this server's page in a browser and enter the setup code (it works once)"
+    );
+    console(&format!(
+        "  setup code:            {code} (valid until {until}; open the page to set up the shop)"
+    ));
+    Ok(())
+}
+
+/// `run` with the TLS settings already made ready (`arka serve` prints their fingerprint first)
+/// and the console the setup code goes to.
 ///
 /// When `shutdown` completes: no new connection is accepted, requests in flight get up to
 /// `SHUTDOWN_GRACE` to finish, and the late-delivery worker stops between two deliveries.
@@ -282,6 +310,7 @@ pub async fn run_with_tls(
     args: ServeArgs,
     listener: tokio::net::TcpListener,
     tls: Option<tls::Tls>,
+    console: Console,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
     let _lock = data_lock::lock(&args.data.data_dir).map_err(StartError::Locked)?;
@@ -302,6 +331,16 @@ pub async fn run_with_tls(
             "sandbox: register with this NUIS and the sandbox partner token; nothing reaches the tax administration"
         );
     }
+    let session_idle = Duration::from_secs(args.session_idle.max(1));
+    services.forget_idle_sessions(session_idle).map_err(StartError::Setup)?;
+    announce_setup_code(&services, &console)?;
+    let people = Arc::new(api::people::People {
+        session_idle,
+        https: tls.is_some(),
+        tls_fingerprint: tls.as_ref().map(|t| t.fingerprint.clone()),
+        setup_from_box: args.setup_from_box,
+        lockout: Arc::default(),
+    });
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(%address, scheme, data_dir = %args.data.data_dir.display(), "arka is listening");
     let signal = {
@@ -314,8 +353,14 @@ pub async fn run_with_tls(
         })
     };
     let lanes = services.lanes.clone();
-    let state =
-        AppState { services, limiters, marketplace, callers: Default::default(), clock: args.clock.clone() };
+    let state = AppState {
+        services,
+        limiters,
+        marketplace,
+        callers: Default::default(),
+        people,
+        clock: args.clock.clone(),
+    };
     let app =
         api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
     let served = serve_until_stopped(listener, tls.as_ref(), app, stop_rx).await;

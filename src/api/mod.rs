@@ -19,10 +19,14 @@ mod misc;
 mod onboarding;
 pub mod ops;
 mod owner;
+mod pairing;
+pub mod people;
 pub mod permissions;
 mod products;
 mod purchase;
 pub mod reports;
+mod session;
+mod setup;
 mod stock;
 mod tracing_layers;
 mod unread_body;
@@ -54,6 +58,8 @@ pub struct AppState {
     pub marketplace: crate::services::marketplace::Marketplace,
     /// The callers of tokens seen lately (`callers`).
     pub callers: Arc<callers::Callers>,
+    /// Sessions, sign-in lock-outs and the setup wizard's settings (`people`).
+    pub people: Arc<people::People>,
     /// The time windows are measured on (`crate::clock`).
     pub clock: crate::clock::Clock,
 }
@@ -247,7 +253,7 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/stock/settings", g.general(get(stock::settings).put(stock::update_settings)))
         .route("/api/v1/stock/products/{id}", g.general(get(stock::history)))
         .route("/api/v1/stock/products/{id}/adjustments", g.general(post(stock::adjust)))
-        // Reports, and the owner's page's own two (README "The owner's page")
+        // Reports, and the owner's page's own two (docs "The owner's page")
         .route("/api/v1/reports/sales-summary", g.reports(get(reports::sales_summary)))
         .route("/api/v1/reports/vat", g.reports(get(reports::vat)))
         .route("/api/v1/reports/daily-trend", g.reports(get(reports::daily_trend)))
@@ -272,6 +278,29 @@ fn routes(state: &AppState) -> Router<AppState> {
             g.general(put(currencies::set_manual_rate).delete(currencies::delete_manual_rate)),
         )
         .route("/api/v1/ai/chat/completions", g.general(post(ai::chat_completions)))
+        .merge(people_routes(state))
+}
+
+/// Arka's own routes for people, beside the spec's: the first start's wizard (docs "First
+/// start") and people signing in to the page.
+fn people_routes(state: &AppState) -> Router<AppState> {
+    let g = Budgets(state);
+    Router::new()
+        .route("/api/v1/setup", g.registration(get(setup::status)))
+        .route("/api/v1/setup/code", g.registration(post(setup::check_code)))
+        .route("/api/v1/setup/business", g.registration(post(setup::business)))
+        .route("/api/v1/setup/owner", g.registration(post(setup::owner)))
+        .route("/api/v1/setup/certificate", g.registration(post(setup::certificate)))
+        .route("/api/v1/setup/unit", g.registration(post(setup::unit)))
+        .route("/api/v1/setup/devices", g.registration(post(setup::device)))
+        .route("/api/v1/setup/cashiers", g.registration(post(setup::cashier)))
+        .route("/api/v1/setup/test-sale", g.fiscal(post(setup::test_sale)))
+        .route(
+            session::SIGN_IN,
+            g.general(get(people::whoami).post(people::sign_in).delete(people::sign_out)),
+        )
+        .route("/api/v1/session/password", g.general(post(people::change_password)))
+        .route("/api/v1/users/{id}/password", g.general(post(people::reset_password)))
 }
 
 async fn not_found() -> ApiError {

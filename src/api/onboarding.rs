@@ -108,7 +108,7 @@ fn multipart_error(status: axum::http::StatusCode) -> ApiError {
 }
 
 /// `certificate_file` and `password`, from multipart/form-data or from JSON with base64.
-async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, String), ApiError> {
+pub(super) async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, String), ApiError> {
     let is_multipart = req
         .headers()
         .get(CONTENT_TYPE)
@@ -159,9 +159,10 @@ async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, S
     }
 }
 
-fn cert_json(c: &CertificateInfo) -> Value {
+pub(super) fn cert_json(c: &CertificateInfo) -> Value {
     json!({
         "subject": c.subject,
+        "nuis": c.nuis,
         "serial": c.serial,
         "validFrom": local_text(c.valid_from),
         "expiresAt": local_text(c.valid_to),
@@ -196,7 +197,7 @@ impl From<BranchBody> for UnitInput {
     }
 }
 
-fn branch_json(u: &BusinessUnit) -> Value {
+pub(super) fn branch_json(u: &BusinessUnit) -> Value {
     json!({
         "id": u.id,
         "name": u.name,

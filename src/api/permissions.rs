@@ -61,6 +61,10 @@ pub enum Scope {
     MarketplaceRight,
     /// Wolt's signature on the body.
     WoltSignature,
+    /// The first start: the setup code, or a request from the box itself.
+    SetupPass,
+    /// The caller's own password.
+    OwnAccount,
 }
 
 impl Scope {
@@ -76,6 +80,8 @@ impl Scope {
             Scope::OwnToken => "the caller's own token",
             Scope::MarketplaceRight => "and the token's marketplace right",
             Scope::WoltSignature => "Wolt's signature",
+            Scope::SetupPass => "the setup code, or a request from the box itself",
+            Scope::OwnAccount => "the caller's own password",
         }
     }
 }
@@ -100,8 +106,8 @@ const fn rule(method: &'static str, path: &'static str, access: Access, scope: S
 }
 
 use Scope::{
-    Company, MarketplaceRight, OwnDocuments, OwnSalesOfTheDay, OwnTill, OwnTillReport, OwnToken, Users,
-    WoltSignature,
+    Company, MarketplaceRight, OwnAccount, OwnDocuments, OwnSalesOfTheDay, OwnTill, OwnTillReport, OwnToken,
+    SetupPass, Users, WoltSignature,
 };
 
 /// Every operation of `assets/openapi.yaml`, in the document's order of groups.
@@ -123,6 +129,21 @@ pub const RULES: &[Rule] = &[
     rule("DELETE", "/api/v1/users/{id}/token", OWNER, Company),
     rule("POST", "/api/v1/users/me/token", CASHIER, OwnToken),
     rule("GET", "/api/v1/audit", MANAGER, Company),
+    rule("POST", "/api/v1/users/{id}/password", OWNER, Company),
+    // The first start's wizard and people signing in to the page
+    rule("GET", "/api/v1/setup", PUBLIC, Company),
+    rule("POST", "/api/v1/setup/code", PUBLIC, Company),
+    rule("POST", "/api/v1/setup/business", PUBLIC, SetupPass),
+    rule("POST", "/api/v1/setup/owner", PUBLIC, SetupPass),
+    rule("POST", "/api/v1/setup/certificate", OWNER, Company),
+    rule("POST", "/api/v1/setup/unit", OWNER, Company),
+    rule("POST", "/api/v1/setup/devices", OWNER, Company),
+    rule("POST", "/api/v1/setup/cashiers", OWNER, Company),
+    rule("POST", "/api/v1/setup/test-sale", OWNER, Company),
+    rule("GET", "/api/v1/session", CASHIER, Company),
+    rule("POST", "/api/v1/session", PUBLIC, Company),
+    rule("DELETE", "/api/v1/session", CASHIER, Company),
+    rule("POST", "/api/v1/session/password", CASHIER, OwnAccount),
     // Connection, account, bank accounts, clients, products
     rule("GET", "/api/openapi.yaml", PUBLIC, Company),
     rule("GET", "/api/v1/ping", CASHIER, Company),

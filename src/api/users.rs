@@ -3,12 +3,14 @@
 //! `/api/v1/users/me/token`). Who may call which is `permissions`' table.
 
 use axum::extract::State;
+use axum::http::HeaderMap;
 use serde::Serialize;
 
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiResult, created, ok};
 use super::extract::PathId;
+use super::pairing::pairing_card;
 use crate::domain::time::{local_text, parse_stored};
 use crate::store::accounts::{Listed, User};
 
@@ -78,20 +80,28 @@ pub async fn list(State(state): State<AppState>, Auth(caller): Auth) -> ApiResul
     ok(Users { items: listed.into_iter().map(ListedView::of).collect() })
 }
 
-fn with_token(user: &User, token: &str) -> serde_json::Value {
+/// The user with the new token (shown this once), and its pairing card to print for the POS
+/// that will use it.
+fn with_token(state: &AppState, headers: &HeaderMap, user: &User, token: &str) -> ApiResult {
     let mut view = super::onboarding::user_json(user);
     view["token"] = serde_json::json!(token);
-    serde_json::json!({"user": view})
+    let card = pairing_card(state, headers, user, token)?;
+    created(serde_json::json!({"user": view, "pairingCard": card}))
 }
 
-pub async fn rotate(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
+pub async fn rotate(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    PathId(id): PathId,
+    headers: HeaderMap,
+) -> ApiResult {
     let (user, token) = state.services.rotate_token(&caller, id).await?;
-    created(with_token(&user, &token))
+    with_token(&state, &headers, &user, &token)
 }
 
-pub async fn rotate_own(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
+pub async fn rotate_own(State(state): State<AppState>, Auth(caller): Auth, headers: HeaderMap) -> ApiResult {
     let (user, token) = state.services.rotate_token(&caller, caller.user.id).await?;
-    created(with_token(&user, &token))
+    with_token(&state, &headers, &user, &token)
 }
 
 pub async fn revoke(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {

@@ -103,7 +103,9 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
             println!("  TLS certificate:       {}", tls.cert_path.display());
             println!("  SHA-256 fingerprint:   {}", tls.fingerprint);
         }
-        crate::run_with_tls(args, listener, tls, shutdown).await.map_err(|e| e.to_string())
+        crate::run_with_tls(args, listener, tls, crate::stdout_console(), shutdown)
+            .await
+            .map_err(|e| e.to_string())
     });
     // Requests cut off after the grace period may hold a blocking task (a CIS call): bounded.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));

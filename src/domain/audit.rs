@@ -21,6 +21,7 @@ pub enum Action {
     UserCreate,
     UserUpdate,
     UserRole,
+    UserPassword,
     TokenRotate,
     TokenRevoke,
     CertificateUpload,
@@ -32,7 +33,7 @@ pub enum Action {
 }
 
 impl Action {
-    pub const ALL: [Action; 16] = [
+    pub const ALL: [Action; 17] = [
         Action::InvoiceCancel,
         Action::CashDeposit,
         Action::CashWithdraw,
@@ -41,6 +42,7 @@ impl Action {
         Action::UserCreate,
         Action::UserUpdate,
         Action::UserRole,
+        Action::UserPassword,
         Action::TokenRotate,
         Action::TokenRevoke,
         Action::CertificateUpload,
@@ -61,6 +63,7 @@ impl Action {
             Action::UserCreate => "user.create",
             Action::UserUpdate => "user.update",
             Action::UserRole => "user.role",
+            Action::UserPassword => "user.password",
             Action::TokenRotate => "token.rotate",
             Action::TokenRevoke => "token.revoke",
             Action::CertificateUpload => "certificate.upload",

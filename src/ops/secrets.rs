@@ -50,6 +50,56 @@ pub fn same_hash(a: &str, b: &str) -> bool {
     a.len() == b.len() && openssl::memcmp::eq(a.as_bytes(), b.as_bytes())
 }
 
+/// The letters of a setup code: no 0/O, 1/I/L, so a code read off a screen is typed right.
+const SETUP_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+const SETUP_CODE_LEN: usize = 10;
+
+/// A one-time setup code, `XXXXX-XXXXX` (10 letters of 31: about 50 bits).
+pub fn new_setup_code() -> Result<String, Error> {
+    let mut code = String::with_capacity(SETUP_CODE_LEN + 1);
+    let n = SETUP_ALPHABET.len();
+    // Bytes at or above the largest multiple of 31 are drawn again, so every letter is as likely.
+    let fair = u8::try_from(256 - 256 % n).unwrap_or(u8::MAX);
+    while code.len() < SETUP_CODE_LEN + 1 {
+        let mut byte = [0u8; 1];
+        openssl::rand::rand_bytes(&mut byte)?;
+        if byte[0] >= fair {
+            continue;
+        }
+        if code.len() == SETUP_CODE_LEN / 2 {
+            code.push('-');
+        }
+        code.push(char::from(SETUP_ALPHABET[usize::from(byte[0]) % n]));
+    }
+    Ok(code)
+}
+
+/// A setup code as typed, in the form it was hashed in: capitals, no dash or spaces.
+pub fn setup_code_key(typed: &str) -> String {
+    typed.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_uppercase()).collect()
+}
+
+/// A password as stored: argon2id with the `argon2` crate's default cost (19 MiB, 2 passes, one
+/// lane: OWASP's recommended minimum), a random salt, as a PHC string.
+pub fn hash_password(password: &str) -> Result<String, Error> {
+    use argon2::PasswordHasher;
+    let mut salt = [0u8; 16];
+    openssl::rand::rand_bytes(&mut salt)?;
+    let salt =
+        argon2::password_hash::SaltString::encode_b64(&salt).map_err(|e| Error::Crypto(e.to_string()))?;
+    argon2::Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| Error::Crypto(e.to_string()))
+}
+
+/// Whether `password` is the one `stored` (a PHC string) was made from.
+pub fn verify_password(password: &str, stored: &str) -> bool {
+    use argon2::PasswordVerifier;
+    argon2::password_hash::PasswordHash::new(stored)
+        .is_ok_and(|hash| argon2::Argon2::default().verify_password(password.as_bytes(), &hash).is_ok())
+}
+
 const KEY_LEN: usize = 32;
 const NONCE_LEN: usize = 12;
 const TAG_LEN: usize = 16;
@@ -134,6 +184,28 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setup_codes_are_ten_unambiguous_letters_and_read_back_as_typed() {
+        let code = new_setup_code().unwrap();
+        assert_eq!(code.len(), 11, "{code}");
+        assert_eq!(&code[5..6], "-");
+        let key = setup_code_key(&code);
+        assert_eq!(key.len(), 10);
+        assert!(key.bytes().all(|b| SETUP_ALPHABET.contains(&b)), "{code}");
+        assert_eq!(setup_code_key(&format!(" {} ", code.to_lowercase().replace('-', " "))), key);
+        assert_ne!(new_setup_code().unwrap(), code);
+    }
+
+    #[test]
+    fn a_password_verifies_against_its_own_hash_only() {
+        let stored = hash_password("correct horse").unwrap();
+        assert!(stored.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{stored}");
+        assert!(verify_password("correct horse", &stored));
+        assert!(!verify_password("correct horsE", &stored));
+        assert!(!verify_password("correct horse", "not a hash"));
+        assert_ne!(hash_password("correct horse").unwrap(), stored, "a fresh salt each time");
+    }
 
     #[test]
     fn tokens_are_unique_and_hash_stably() {

@@ -102,6 +102,8 @@ pub struct BankAccountInput {
 
 /// A stored certificate as callers see it.
 pub struct CertificateInfo {
+    /// The NUIS found in the subject, when one is.
+    pub nuis: Option<String>,
     pub subject: String,
     pub serial: String,
     pub valid_from: chrono::DateTime<Utc>,
@@ -166,17 +168,9 @@ impl Services {
     #[tracing::instrument(skip_all, fields(partner = partner_id), err(level = "info"))]
     pub async fn register(&self, partner_id: i64, r: Registration) -> Result<Registered> {
         let mut errors = FieldErrors::new();
-        if !is_nuis(&r.nuis) {
-            errors.add("nuis", "The nuis must be a letter, eight digits and a letter (e.g. L41323036D).");
-        }
-        if !is_email(&r.email) {
-            errors.add("email", "The email must be a valid email address.");
-        }
-        errors.max_len("name", Some(&r.name), 255);
-        errors.max_len("administrator", Some(&r.administrator), 255);
-        errors.max_len("address", r.address.as_deref(), 255);
+        check_business(&mut errors, &r.nuis, &r.name, r.address.as_deref());
+        check_person(&mut errors, "administrator", &r.administrator, &r.email);
         errors.max_len("phone", r.phone.as_deref(), 50);
-        errors.max_len("email", Some(&r.email), 255);
         if r.last_noncash_einvoice_number < 0 {
             errors.add("lastNonCashEInvoiceNumber", "The lastNonCashEInvoiceNumber must be at least 0.");
         }
@@ -184,80 +178,13 @@ impl Services {
 
         let into_sandbox = self.sandbox && r.nuis.eq_ignore_ascii_case(SANDBOX_NUIS);
         let email = if into_sandbox { sandbox_email(&r.email)? } else { r.email.clone() };
+        let r = Registration { email, ..r };
         let token = new_token("u")?;
         let token_hash = hash_token(&token);
         let prefix = token_prefix(&token).to_string();
-        let nuis = r.nuis.to_uppercase();
         let (company, branch, user) = self
             .store
-            .write(move |tx| {
-                // One company per NUIS: its numbering and its devices are the tax
-                // administration's, so a second company would issue duplicate numbers.
-                if !into_sandbox && db::nuis_registered(tx, &nuis)? {
-                    return Err(Error::Taken {
-                        field: "nuis",
-                        message: format!("A company with the nuis {nuis} is already registered."),
-                    });
-                }
-                if db::email_in_use(tx, &email)? {
-                    return Err(FieldErrors::one("email", "The email has already been taken.").into());
-                }
-                let company_id = if into_sandbox {
-                    match db::sandbox_company(tx)? {
-                        Some(c) => c.id,
-                        None => return Err(Error::Internal("the sandbox company is missing".into())),
-                    }
-                } else {
-                    db::insert_company(
-                        tx,
-                        &NewCompany {
-                            nuis: &nuis,
-                            name: &r.name,
-                            address: r.address.as_deref(),
-                            city: None,
-                            administrator: Some(&r.administrator),
-                            phone: r.phone.as_deref(),
-                            email: Some(&email),
-                            issuer_in_vat: r.issuer_in_vat,
-                            last_noncash_einvoice_number: r.last_noncash_einvoice_number,
-                            is_sandbox: false,
-                            partner_id: Some(partner_id),
-                        },
-                    )?
-                };
-                let unit_id = db::insert_unit(
-                    tx,
-                    company_id,
-                    &UnitFields {
-                        name: &r.name,
-                        business_unit_code: None,
-                        administrator: Some(&r.administrator),
-                        address: r.address.as_deref(),
-                        city: None,
-                    },
-                )?;
-                let user_id = db::insert_user(
-                    tx,
-                    &NewUser {
-                        company_id,
-                        business_unit_id: Some(unit_id),
-                        name: &r.administrator,
-                        email: &email,
-                        operator_code: None,
-                        tcr_code: None,
-                        role: Role::Owner,
-                        token_hash: &token_hash,
-                        token_prefix: &prefix,
-                    },
-                )?;
-                let company = db::company(tx, company_id)?;
-                let branch = db::unit(tx, company_id, unit_id)?;
-                let user = db::user(tx, company_id, user_id)?;
-                match (company, branch, user) {
-                    (Some(company), Some(branch), Some(user)) => Ok((company, branch, user)),
-                    _ => Err(Error::Internal("the registration's rows vanished".into())),
-                }
-            })
+            .write(move |tx| register_in(tx, Some(partner_id), &r, into_sandbox, &token_hash, &prefix))
             .await?;
         tracing::info!(company = company.id, user = user.id, sandbox = into_sandbox, "registered");
         Ok(Registered { company, user, branch, token })
@@ -556,17 +483,23 @@ impl Services {
             }
             let cert = Certificate::from_p12(&file, &password).map_err(certificate_field_error)?;
             if !cert.carries_nuis(&company.nuis) {
-                return Err(Error::Invalid(FieldErrors::one(
-                    "certificate_file",
-                    format!("The certificate does not belong to NUIS {}.", company.nuis),
-                )));
+                let message = match cert.nuis() {
+                    Some(other) => format!(
+                        "The certificate is for NUIS {other}, not for this company's NUIS {}.",
+                        company.nuis
+                    ),
+                    None => format!("The certificate does not belong to NUIS {}.", company.nuis),
+                };
+                return Err(Error::Invalid(FieldErrors::one("certificate_file", message)));
             }
+            refuse_outside_validity(&cert, Utc::now())?;
             Ok(cert)
         })
         .await??;
 
         let sealed = self.key_file.seal(&cert.private_key_pkcs8_der()?)?;
         let info = CertificateInfo {
+            nuis: cert.nuis(),
             subject: cert.subject(),
             serial: cert.serial_hex(),
             valid_from: cert.valid_from(),
@@ -611,13 +544,120 @@ impl Services {
         let company_id = caller.company.id;
         let stored = self.store.read(move |conn| db::current_certificate(conn, company_id)).await?;
         Ok(stored.and_then(|c| {
+            let der = openssl::x509::X509::from_der(&c.cert_der).ok();
             Some(CertificateInfo {
+                nuis: der.as_ref().and_then(nuis_in_subject),
                 subject: c.subject,
                 serial: c.serial,
                 valid_from: crate::domain::time::parse_stored(&c.valid_from)?,
                 valid_to: crate::domain::time::parse_stored(&c.valid_to)?,
             })
         }))
+    }
+}
+
+/// The business's own fields, as registration and the setup wizard check them: the NUIS
+/// (`is_nuis`: a letter, eight digits and a letter), the name and the address.
+pub fn check_business(errors: &mut FieldErrors, nuis: &str, name: &str, address: Option<&str>) {
+    if !is_nuis(nuis) {
+        errors.add("nuis", "The nuis must be a letter, eight digits and a letter (e.g. L41323036D).");
+    }
+    if name.trim().is_empty() {
+        errors.add("name", "The name field is required.");
+    }
+    errors.max_len("name", Some(name), 255);
+    errors.max_len("address", address, 255);
+}
+
+/// The first user's name (under `name_field`) and e-mail, as registration and the wizard check them.
+pub fn check_person(errors: &mut FieldErrors, name_field: &str, name: &str, email: &str) {
+    if name.trim().is_empty() {
+        errors.add(name_field, format!("The {name_field} field is required."));
+    }
+    errors.max_len(name_field, Some(name), 255);
+    if !is_email(email) {
+        errors.add("email", "The email must be a valid email address.");
+    }
+    errors.max_len("email", Some(email), 255);
+}
+
+/// Registration's write, inside the caller's transaction: the company (or the sandbox's), its
+/// first business unit, and its first user (the owner) with `token_hash`. A NUIS already
+/// registered or an e-mail already taken is the inner error, with nothing written.
+pub(crate) fn register_in(
+    tx: &rusqlite::Transaction,
+    partner_id: Option<i64>,
+    r: &Registration,
+    into_sandbox: bool,
+    token_hash: &str,
+    token_prefix: &str,
+) -> Result<(Company, BusinessUnit, User)> {
+    let nuis = r.nuis.to_uppercase();
+    // One company per NUIS: its numbering and its devices are the tax administration's, so a
+    // second company would issue duplicate numbers.
+    if !into_sandbox && db::nuis_registered(tx, &nuis)? {
+        return Err(Error::Taken {
+            field: "nuis",
+            message: format!("A company with the nuis {nuis} is already registered."),
+        });
+    }
+    if db::email_in_use(tx, &r.email)? {
+        return Err(FieldErrors::one("email", "The email has already been taken.").into());
+    }
+    let company_id = if into_sandbox {
+        match db::sandbox_company(tx)? {
+            Some(c) => c.id,
+            None => return Err(Error::Internal("the sandbox company is missing".into())),
+        }
+    } else {
+        db::insert_company(
+            tx,
+            &NewCompany {
+                nuis: &nuis,
+                name: &r.name,
+                address: r.address.as_deref(),
+                city: None,
+                administrator: Some(&r.administrator),
+                phone: r.phone.as_deref(),
+                email: Some(&r.email),
+                issuer_in_vat: r.issuer_in_vat,
+                last_noncash_einvoice_number: r.last_noncash_einvoice_number,
+                is_sandbox: false,
+                partner_id,
+            },
+        )?
+    };
+    let unit_id = db::insert_unit(
+        tx,
+        company_id,
+        &UnitFields {
+            name: &r.name,
+            business_unit_code: None,
+            administrator: Some(&r.administrator),
+            address: r.address.as_deref(),
+            city: None,
+        },
+    )?;
+    let user_id = db::insert_user(
+        tx,
+        &NewUser {
+            company_id,
+            business_unit_id: Some(unit_id),
+            name: &r.administrator,
+            email: &r.email,
+            operator_code: None,
+            tcr_code: None,
+            role: Role::Owner,
+            token_hash,
+            token_prefix,
+        },
+    )?;
+    let company = db::company(tx, company_id)?;
+    let branch = db::unit(tx, company_id, unit_id)?;
+    let user = db::user(tx, company_id, user_id)?;
+    match (company, branch, user) {
+        (Some(company), Some(branch), Some(user)) => Ok((company, branch, user)),
+        _ => Err(Error::Internal("the registration's rows vanished".into())),
     }
 }
 
@@ -649,6 +689,32 @@ fn check_code(errors: &mut FieldErrors, field: &str, value: Option<&str>, requir
         None if required => errors.add(field, format!("The {field} field is required.")),
         _ => {}
     }
+}
+
+/// A certificate the CIS would refuse to see signatures of: expired, or not valid yet. Said
+/// in words, with the date, on the file's field.
+fn refuse_outside_validity(cert: &Certificate, now: chrono::DateTime<Utc>) -> Result<()> {
+    let day = |t: chrono::DateTime<Utc>| crate::domain::time::local_text(t);
+    let message = if now > cert.valid_to() {
+        format!(
+            "The certificate expired on {}: ask the certificate's issuer for a new one.",
+            day(cert.valid_to())
+        )
+    } else if now < cert.valid_from() {
+        format!("The certificate is valid only from {}: upload it then.", day(cert.valid_from()))
+    } else {
+        return Ok(());
+    };
+    Err(Error::Invalid(FieldErrors::one("certificate_file", message)))
+}
+
+/// The first NUIS-shaped value of a stored certificate's subject.
+fn nuis_in_subject(cert: &openssl::x509::X509) -> Option<String> {
+    cert.subject_name()
+        .entries()
+        .filter_map(|e| e.data().to_string().ok())
+        .flat_map(|v| v.split(|c: char| !c.is_ascii_alphanumeric()).map(str::to_string).collect::<Vec<_>>())
+        .find(|token| is_nuis(token))
 }
 
 /// Which field a PKCS#12 failure belongs to: the file, or its password.

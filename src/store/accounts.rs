@@ -406,6 +406,24 @@ pub fn user(conn: &Connection, company_id: i64, id: i64) -> Result<Option<User>>
         .optional()?)
 }
 
+/// The company's business units, in the order they were made.
+pub fn units_of(conn: &Connection, company_id: i64) -> Result<Vec<BusinessUnit>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {UNIT_COLUMNS} FROM business_units b WHERE b.company_id = :company ORDER BY b.id"
+    ))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, |r| unit_from(r, 0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// The company's users, in the order they were made (the owner first).
+pub fn users_of(conn: &Connection, company_id: i64) -> Result<Vec<User>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {USER_COLUMNS} FROM users u WHERE u.company_id = :company ORDER BY u.id"
+    ))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, |r| user_from(r, 0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// How many owners the company has, and how many of them have a token that works.
 pub fn owners(conn: &Connection, company_id: i64) -> Result<(u32, u32)> {
     Ok(conn.query_row(
@@ -496,17 +514,21 @@ pub fn record_token_uses(conn: &Connection, uses: &[TokenUse]) -> Result<()> {
     Ok(())
 }
 
-/// Resolves a user token (by its hash) to the user, company and business unit.
-pub fn caller_by_token(conn: &Connection, token_hash: &str) -> Result<Option<Caller>> {
+/// The user, company and business unit of the user row matching `condition`.
+fn caller_where(
+    conn: &Connection,
+    condition: &str,
+    params: &[(&str, &dyn rusqlite::ToSql)],
+) -> Result<Option<Caller>> {
     let sql = format!(
         "SELECT {USER_COLUMNS}, {COMPANY_COLUMNS}, {UNIT_COLUMNS}
          FROM users u
          JOIN companies c ON c.id = u.company_id
          LEFT JOIN business_units b ON b.id = u.business_unit_id
-         WHERE u.token_hash = :hash"
+         WHERE {condition}"
     );
     Ok(conn
-        .query_row(&sql, named_params! {":hash": token_hash}, |r| {
+        .query_row(&sql, params, |r| {
             let unit_at = USER_WIDTH + 7;
             let unit_id: Option<i64> = r.get(unit_at)?;
             Ok(Caller {
@@ -520,6 +542,16 @@ pub fn caller_by_token(conn: &Connection, token_hash: &str) -> Result<Option<Cal
             })
         })
         .optional()?)
+}
+
+/// Resolves a user token (by its hash) to the user, company and business unit.
+pub fn caller_by_token(conn: &Connection, token_hash: &str) -> Result<Option<Caller>> {
+    caller_where(conn, "u.token_hash = :hash", named_params! {":hash": token_hash})
+}
+
+/// The caller a signed-in user's session speaks as: the same as the user's token.
+pub fn caller_by_user(conn: &Connection, user_id: i64) -> Result<Option<Caller>> {
+    caller_where(conn, "u.id = :id", named_params! {":id": user_id})
 }
 
 pub fn insert_certificate(conn: &Connection, c: &NewCertificate) -> Result<i64> {

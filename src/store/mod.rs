@@ -17,6 +17,7 @@ mod log_sync;
 pub mod marketplace;
 pub mod money;
 pub mod numbering;
+pub mod people;
 pub mod print_settings;
 pub mod products;
 pub mod purchase;

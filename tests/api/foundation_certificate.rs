@@ -161,7 +161,8 @@ fn in_the_sandbox_any_file_and_password_succeed_for_a_year() {
 
     let reply = upload(&server, &shop.token, b"not even a p12", "whatever");
     let c = &reply.data(201)["cert"];
-    assert_eq!(object_keys(c), ["expiresAt", "serial", "subject", "validFrom"]);
+    assert_eq!(object_keys(c), ["expiresAt", "nuis", "serial", "subject", "validFrom"]);
+    assert_eq!(c["nuis"], common::SANDBOX_NUIS, "the NUIS found in the subject");
     assert_about_a_year_from_now(&c["expiresAt"]);
 
     let account = server.get("/api/v1/account", Some(&shop.token));

@@ -35,6 +35,8 @@ mod print;
 mod purchase_invoices;
 mod reports;
 mod rooms;
+mod sessions;
+mod setup;
 mod source;
 mod stock;
 mod tables;

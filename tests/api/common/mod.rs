@@ -6,6 +6,7 @@ pub mod depot;
 pub mod einvoice;
 pub mod fake_ai;
 pub mod pages;
+pub mod people;
 pub mod process;
 pub mod sim;
 pub mod stub;
@@ -48,6 +49,8 @@ struct Running {
 pub struct TestServer {
     args: ServeArgs,
     running: Option<Running>,
+    /// What the running server wrote to its console (`arka::Console`) since it started.
+    console: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     agent: ureq::Agent,
     // Declared last: removed only after the server has stopped (see Drop).
     dir: TempDir,
@@ -79,7 +82,8 @@ impl TestServer {
         args.rates.rates_iliria98_url = nowhere.clone();
         args.rates.rates_adon_url = nowhere;
         configure(&mut args);
-        let mut server = TestServer { args, running: None, agent: new_agent(), dir };
+        let mut server =
+            TestServer { args, running: None, console: Default::default(), agent: new_agent(), dir };
         server.launch();
         server
     }
@@ -97,6 +101,10 @@ impl TestServer {
         args.listen = address;
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let (done, finished) = mpsc::channel();
+        self.console.lock().unwrap().clear();
+        let lines = self.console.clone();
+        let console: arka::Console =
+            std::sync::Arc::new(move |line: &str| lines.lock().unwrap().push(line.to_string()));
         let thread = std::thread::Builder::new()
             .name(format!("arka-test-{}", address.port()))
             .spawn(move || {
@@ -107,7 +115,9 @@ impl TestServer {
                     .expect("a tokio runtime");
                 let result = runtime.block_on(async move {
                     let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
-                    arka::run(args, listener, async move {
+                    let tls = arka::ops::tls::configure(&args.tls, &args.data.data_dir)
+                        .map_err(|e| e.to_string())?;
+                    arka::run_with_tls(args, listener, tls, console, async move {
                         let _ = stop.await;
                     })
                     .await
@@ -192,6 +202,22 @@ impl TestServer {
         self.launch();
     }
 
+    /// What the running server wrote to its console since it started.
+    pub fn console(&self) -> Vec<String> {
+        self.console.lock().unwrap().clone()
+    }
+
+    /// The setup code the running server printed at its start (as `arka serve` prints it on
+    /// its console), waiting for it a little: it is printed once the store is open.
+    pub fn setup_code(&self) -> String {
+        let mut code = None;
+        eventually("the setup code is printed", START_STOP_WAIT, || {
+            code = self.console().iter().find_map(|line| setup_code_in(line));
+            code.is_some()
+        });
+        code.unwrap()
+    }
+
     pub fn base_url(&self) -> String {
         format!("http://{}", self.running.as_ref().expect("a running server").address)
     }
@@ -261,9 +287,16 @@ impl TestServer {
 
     /// The raw body of a GET (a PDF), failing the test on any status but 200.
     pub fn get_bytes(&self, path: &str, token: Option<&str>) -> Vec<u8> {
+        let bearer = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("Authorization", b.as_str())).collect();
+        self.get_bytes_with(path, &headers)
+    }
+
+    /// The raw body of a GET sent with `headers` (a browser's cookie), failing on any status but 200.
+    pub fn get_bytes_with(&self, path: &str, headers: &[(&str, &str)]) -> Vec<u8> {
         let mut request = self.agent.get(format!("{}{path}", self.base_url()));
-        if let Some(token) = token {
-            request = request.header("Authorization", format!("Bearer {token}"));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
         let mut response = request.call().unwrap_or_else(|e| panic!("GET {path} failed: {e}"));
         assert_eq!(response.status().as_u16(), 200, "GET {path}");
@@ -681,6 +714,12 @@ pub fn arka_ok(args: &[&str]) -> String {
     let out = arka(args);
     assert!(out.status.success(), "arka {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// The setup code on a console line `  setup code:            ABCDE-FGHJK (valid until ...)`.
+pub fn setup_code_in(line: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix("setup code:")?;
+    rest.split_whitespace().next().map(str::to_string)
 }
 
 /// The value after `label` on the line that starts with it, e.g. "X-Client-Secret: ".

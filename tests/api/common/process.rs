@@ -14,8 +14,9 @@ pub struct ServerProcess {
     child: Child,
     /// `http://127.0.0.1:PORT` or `https://...`, as printed.
     pub base_url: String,
-    /// Every line printed on stdout while starting.
+    /// Every line printed on stdout while starting (`printed_now` adds the later ones).
     pub printed: Vec<String>,
+    lines: mpsc::Receiver<String>,
     stderr_path: PathBuf,
     _logs: tempfile::TempDir,
 }
@@ -74,7 +75,8 @@ impl ServerProcess {
         while let Ok(line) = lines_rx.recv_timeout(Duration::from_millis(300)) {
             printed.push(line);
         }
-        let mut server = ServerProcess { child, base_url, printed, stderr_path, _logs: logs };
+        let mut server =
+            ServerProcess { child, base_url, printed, lines: lines_rx, stderr_path, _logs: logs };
         server.wait_until_answering();
         server
     }
@@ -92,6 +94,14 @@ impl ServerProcess {
             assert!(Instant::now() < deadline, "arka serve did not start: {}", self.stderr());
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Every line printed on stdout so far.
+    pub fn printed_now(&mut self) -> Vec<String> {
+        while let Ok(line) = self.lines.try_recv() {
+            self.printed.push(line);
+        }
+        self.printed.clone()
     }
 
     pub fn pid(&self) -> u32 {
