@@ -253,6 +253,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
             args.ai.ai_key.as_ref().map(|k| k.0.as_str()),
             Duration::from_secs(args.ai.ai_timeout.max(1)),
         )),
+        token_uses: Arc::default(),
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;
@@ -426,12 +427,15 @@ impl Opened {
 }
 
 /// The tasks a server runs beside the requests: the late-delivery worker, the nightly backup,
-/// the search index, and the sweep of idle rate-limit keys.
+/// the search index, the sweep of idle rate-limit keys, and the writes of the tokens' last uses.
 struct Background {
     worker: tokio::task::JoinHandle<()>,
     nightly: Option<tokio::task::JoinHandle<()>>,
     search_index: tokio::task::JoinHandle<()>,
     sweeper: tokio::task::JoinHandle<()>,
+    token_uses: tokio::task::JoinHandle<()>,
+    /// Writes the last uses still in memory at the stop.
+    services: Services,
 }
 
 /// The owner's page takes a backup as `arka backup` does, into `--backup-dir` or the data dir's
@@ -471,7 +475,17 @@ impl Background {
                 }
             })
         };
-        Background { worker, nightly, search_index, sweeper }
+        let token_uses = {
+            let services = services.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(crate::services::users::FLUSH_EVERY);
+                loop {
+                    tick.tick().await;
+                    services.flush_token_uses().await;
+                }
+            })
+        };
+        Background { worker, nightly, search_index, sweeper, token_uses, services: services.clone() }
     }
 
     /// Stops the tasks; the worker and the first calls still on their way to the CIS get the
@@ -479,6 +493,8 @@ impl Background {
     async fn wind_down(self, args: &ServeArgs, lanes: Arc<services::lanes::Lanes>) {
         self.sweeper.abort();
         self.search_index.abort();
+        self.token_uses.abort();
+        self.services.flush_token_uses().await;
         if let Some(nightly) = self.nightly {
             nightly.abort();
         }

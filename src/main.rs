@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use arka::cli::serve::WoltSimArgs;
-use arka::cli::{self, accounts, backup, marketplace, queue, reports, serve};
+use arka::cli::{self, accounts, audit, backup, marketplace, queue, reports, serve};
 use arka::config::{DataArgs, ServeArgs};
 use arka::services::marketplace::VenueInput;
 use clap::{Parser, Subcommand};
@@ -43,6 +43,11 @@ enum Command {
     Reports {
         #[command(subcommand)]
         action: ReportsAction,
+    },
+    /// The audit trail of what moved money or changed who may do what: check its hash chain.
+    Audit {
+        #[command(subcommand)]
+        action: AuditAction,
     },
     /// Run the CIS simulator alone (both services, their WSDLs, and the /control API for tests).
     CisSim {
@@ -197,9 +202,19 @@ enum QueueAction {
 }
 
 #[derive(Subcommand)]
+enum AuditAction {
+    /// Check that no entry was changed, removed or reordered (by hand, with the sqlite3 tool);
+    /// names the first broken entry and fails then. Only reads: the server may run.
+    Verify {
+        #[command(flatten)]
+        data: DataArgs,
+    },
+}
+
+#[derive(Subcommand)]
 enum ReportsAction {
-    /// Compare the report totals with totals rebuilt from the stored documents (nothing is
-    /// changed); fails when they differ.
+    /// Compare the report totals with totals rebuilt from the stored documents and check the
+    /// audit trail's chain (nothing is changed); fails when they differ or the chain is broken.
     Verify {
         #[command(flatten)]
         data: DataArgs,
@@ -235,6 +250,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Queue { action: Some(QueueAction::Resend { ids, data }), .. } => queue::resend(&data, &ids),
         Command::Reports { action: ReportsAction::Verify { data } } => reports::verify(&data),
         Command::Reports { action: ReportsAction::Rebuild { data } } => reports::rebuild(&data),
+        Command::Audit { action: AuditAction::Verify { data } } => audit::verify(&data),
         Command::CisSim { listen, strict_iic } => serve::cis_sim(listen, strict_iic),
         Command::Backup { data, to, backup_dir } => backup::backup(data, to, backup_dir),
         Command::Restore { file, force, data } => backup::restore(file, force, data),

@@ -413,7 +413,9 @@ struct Tally {
 
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     let doc = document()?;
-    let operations = operations(&doc);
+    // A token rotated or revoked by a fuzzed call would leave the rest of the run unidentified.
+    let operations: Vec<Operation> =
+        operations(&doc).into_iter().filter(|o| !o.path.starts_with("/api/v1/users/")).collect();
     progress(&format!("fuzz: {} requests over {} operations", plan.fuzz_requests, operations.len()));
     let stage = Stage::start(&plan.arka, "fuzz", &[])?;
     let (server, partner) = (&stage.server, stage.partner.as_str());

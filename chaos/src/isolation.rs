@@ -4,6 +4,11 @@
 //! then tries every route with B's ids, codes and internalIds. Each answer must be 404 (or the
 //! 400/422 with which a body's reference is refused), A's lists must hold nothing of B's, and B's
 //! records must read the same afterwards.
+//!
+//! Then the cashier: a cashier of A's first till tries the owner's routes (users, tokens, the
+//! certificate, units, devices, settings) and the documents of A's second till. Each answer must
+//! be 403, the cashier's list must not show the other till's sale, and what A's owner reads must
+//! be the same afterwards.
 
 use std::time::Duration;
 
@@ -530,13 +535,184 @@ fn in_lists(client: &Client, a: &Shop) -> Result<Vec<String>, Error> {
     Ok(found)
 }
 
+/// One attempt of a cashier beyond their role or their till: (what, method, path, body).
+type Beyond = (&'static str, &'static str, String, Value);
+
+fn beyond_the_cashier(a: &Shop, other_sale: i64) -> Vec<Beyond> {
+    let today = chrono::Utc::now().date_naive().to_string();
+    let owner = a.user_id;
+    vec![
+        ("the user list", "GET", "/api/v1/users".into(), Value::Null),
+        ("the owner's token rotated", "POST", format!("/api/v1/users/{owner}/token"), json!({})),
+        ("the owner's token revoked", "DELETE", format!("/api/v1/users/{owner}/token"), Value::Null),
+        (
+            "a manager made",
+            "POST",
+            "/api/v1/on-boarding/user".into(),
+            json!({"name": "M", "email": "m.iso@shop.al", "branchId": a.branch_id, "operatorCode": "op555op555", "role": "manager"}),
+        ),
+        (
+            "a cashier made",
+            "POST",
+            "/api/v1/on-boarding/user".into(),
+            json!({"name": "C", "email": "c.iso@shop.al", "branchId": a.branch_id, "operatorCode": "op556op556"}),
+        ),
+        (
+            "the owner demoted",
+            "POST",
+            format!("/api/v1/on-boarding/user/{owner}"),
+            json!({"role": "cashier"}),
+        ),
+        (
+            "a certificate",
+            "POST",
+            "/api/v1/on-boarding/certificate".into(),
+            json!({"certificate_file": "AAAA", "password": "x"}),
+        ),
+        (
+            "a unit",
+            "POST",
+            "/api/v1/on-boarding/branch".into(),
+            json!({"name": "X", "businessUnitCode": "xx123xx123", "address": "Rruga 3"}),
+        ),
+        (
+            "a TCR",
+            "POST",
+            "/api/v1/on-boarding/fiscal-device".into(),
+            json!({"branchId": a.branch_id, "name": "X", "fromDate": today}),
+        ),
+        (
+            "a bank account",
+            "POST",
+            "/api/v1/on-boarding/bank-account".into(),
+            json!({"name": "X", "holder": "X", "iban": "AL47212110090000000235698741", "currency": "ALL"}),
+        ),
+        ("a currency switched off", "PUT", "/api/v1/currencies/EUR".into(), json!({"enabled": false})),
+        ("the marketplace settings", "PUT", format!("{MARKET}/settings"), json!({"enabled": false})),
+        ("a marketplace right", "PUT", format!("{MARKET}/rights/{owner}"), json!({"marketplace": false})),
+        ("the print settings", "PUT", "/api/v1/print-settings".into(), json!({"unit_name": true})),
+        ("the stock settings", "PUT", "/api/v1/stock/settings".into(), json!({"enforce": true})),
+        (
+            "a product",
+            "POST",
+            "/api/v1/products".into(),
+            json!({"name": "X", "last_price": 1, "vat_rate": "20"}),
+        ),
+        (
+            "the sales summary",
+            "GET",
+            format!("/api/v1/reports/sales-summary?from={today}&to={today}"),
+            Value::Null,
+        ),
+        ("the owner's page", "GET", "/api/v1/owner/today".into(), Value::Null),
+        ("another till's sale", "GET", format!("/api/v1/invoice/{other_sale}/details"), Value::Null),
+        ("another till's receipt", "GET", format!("/api/v1/invoice/print/{other_sale}"), Value::Null),
+        ("another till's sale by internalId", "POST", "/api/v2/invoice/details/a-till-2".into(), json!({})),
+        ("another till's sale cancelled", "POST", format!("/api/v1/invoice/cancel/{other_sale}"), json!({})),
+        (
+            "another till's X report",
+            "GET",
+            format!(
+                "/api/v1/reports/cash-register/closing?from={today}&to={today}&tcr={}",
+                a.tills.get(1).map_or("", |t| t.tcr_code.as_str())
+            ),
+            Value::Null,
+        ),
+    ]
+}
+
+/// What A's owner reads of what the cashier tried to reach.
+fn owner_view(client: &Client, a: &Shop, other_sale: i64) -> Result<Vec<Value>, Error> {
+    let paths = [
+        "/api/v1/account".to_string(),
+        "/api/v1/users".to_string(),
+        format!("/api/v1/invoice/{other_sale}/details"),
+        "/api/v1/currencies".to_string(),
+        "/api/v1/stock/settings".to_string(),
+        "/api/v1/print-settings".to_string(),
+        format!("{MARKET}/settings"),
+    ];
+    let mut views = Vec::new();
+    for path in paths {
+        let mut body = patient(client, "GET", &path, &a.token, None)?.body;
+        // The users' last uses move with every call, the cashier's own included.
+        if let Some(items) = body.pointer_mut("/data/items").and_then(Value::as_array_mut) {
+            for item in items {
+                if let Some(user) = item.as_object_mut() {
+                    user.remove("lastUse");
+                }
+            }
+        }
+        views.push(body);
+    }
+    Ok(views)
+}
+
+/// A cashier of A's first till against the owner's routes and A's second till.
+fn cashier_beyond(client: &Client, a: &Shop) -> Result<Row, Error> {
+    let (Some(mine), Some(other)) = (a.tills.first(), a.tills.get(1)) else {
+        return Err(Error::Setup("company A needs two tills".into()));
+    };
+    let other_sale = created(
+        client.post("/api/v1/invoice/cash", Some(&other.token), &cash_sale("a-till-2", 80))?,
+        "A's second till's sale",
+        "/data/invoice/id",
+    )?;
+    let own_sale = created(
+        client.post("/api/v1/invoice/cash", Some(&mine.token), &cash_sale("a-till-1", 70))?,
+        "A's first till's sale",
+        "/data/invoice/id",
+    )?;
+    let before = owner_view(client, a, other_sale)?;
+    let attempts = beyond_the_cashier(a, other_sale);
+    let (mut reached, mut server_errors, mut findings) = (0, 0, Vec::new());
+    for (what, method, path, body) in &attempts {
+        let body = (!body.is_null()).then_some(body);
+        let answer = patient(client, method, path, &mine.token, body)?;
+        if answer.status != 403 {
+            if answer.status >= 500 {
+                server_errors += 1;
+            } else {
+                reached += 1;
+            }
+            findings
+                .push(format!("cashier: {what} ({method} {path}): HTTP {} {}", answer.status, answer.body));
+        }
+    }
+    let list = patient(client, "GET", "/api/v1/invoice?limit=100", &mine.token, None)?.body;
+    let listed: Vec<i64> = list["data"]["items"]
+        .as_array()
+        .map(|items| items.iter().filter_map(|i| i["id"].as_i64()).collect())
+        .unwrap_or_default();
+    if listed != [own_sale] {
+        reached += 1;
+        findings.push(format!("the cashier's list is not their own sale ({own_sale}) alone: {list}"));
+    }
+    let after = owner_view(client, a, other_sale)?;
+    for (n, (was, is)) in before.iter().zip(&after).enumerate() {
+        if was != is {
+            reached += 1;
+            findings.push(format!("what A's owner reads changed ({n}): {was} -> {is}"));
+        }
+    }
+    let mut row = Row::new(
+        "isolation (cashier)",
+        format!("{} attempts of a cashier beyond their role or their till, 1 list", attempts.len()),
+        "users, tokens, roles, certificate, unit, TCR, bank account, settings, catalog, reports, another till's sale, receipt, cancellation and X report".to_string(),
+    );
+    row.leaks = reached;
+    row.server_errors = server_errors;
+    row.findings = findings;
+    Ok(row)
+}
+
 pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     progress("isolation: company A tries company B's ids, codes and internalIds");
     let wolt = Wolt::start(&plan.arka)?;
     let stage = Stage::start(&plan.arka, "isolation", &[wolt.flag()])?;
     let (sim, server, partner) = (&stage.sim, &stage.server, stage.partner.as_str());
     let client = Client::new(&server.base, Duration::from_secs(30));
-    let a = onboard(&client, partner, "L41323036D", 1)?;
+    let a = onboard(&client, partner, "L41323036D", 2)?;
     let b = onboard(&client, partner, "K12345678L", 1)?;
     let order = marketplace_order(&client, &wolt, &server.base, &a, &b)?;
     let owned = make_everything(&client, sim, &b, order)?;
@@ -592,7 +768,11 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
     );
     row.leaks = reached;
     row.server_errors = server_errors;
-    row.hangs_and_panics = panics_in(&server.log_text());
     row.findings = findings;
-    Ok(vec![row])
+    progress("isolation: a cashier tries the owner's routes and another till's documents");
+    let mut cashier = cashier_beyond(&client, &a)?;
+    let panics = panics_in(&server.log_text());
+    row.hangs_and_panics = panics;
+    cashier.hangs_and_panics = panics;
+    Ok(vec![row, cashier])
 }

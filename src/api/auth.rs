@@ -148,6 +148,9 @@ pub async fn identify(
         Ok(resolved) => resolved,
         Err(e) => return refuse(e),
     };
+    if let Identity::User(caller) = &identity {
+        state.services.token_uses.seen(caller.user.id, peer.ip());
+    }
     let allowed = match state.limiters.general(&identity.limit_key(), identity.identified()) {
         Ok(allowed) => allowed,
         Err(denied) => {
@@ -194,6 +197,16 @@ pub async fn budget(State((state, group)): State<(AppState, Group)>, req: Reques
     }
 }
 
+/// The cached caller with this request's id (set by `tracing_layers` before any handler runs),
+/// which the services write into the audit trail: one copy of the caller per request.
+pub fn with_request_id(caller: &Arc<Caller>, headers: &HeaderMap) -> Arc<Caller> {
+    let id = headers.get("x-request-id").and_then(|v| v.to_str().ok());
+    match id {
+        Some(id) => Arc::new(Caller { request_id: Some(id.to_string()), ..Caller::clone(caller) }),
+        None => caller.clone(),
+    }
+}
+
 /// A request made with a user's token.
 pub struct Auth(pub Arc<Caller>);
 
@@ -212,7 +225,7 @@ impl FromRequestParts<AppState> for Auth {
 
     async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<Self, Self::Rejection> {
         match parts.extensions.get::<Identity>() {
-            Some(Identity::User(caller)) => Ok(Auth(caller.clone())),
+            Some(Identity::User(caller)) => Ok(Auth(with_request_id(caller, &parts.headers))),
             _ => Err(ApiError::Unauthenticated),
         }
     }

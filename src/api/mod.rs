@@ -1,6 +1,7 @@
 //! The HTTP edge: router, authentication, limits, envelopes. One file per group of the spec.
 
 pub mod ai;
+mod audit;
 pub mod auth;
 pub mod backups;
 mod callers;
@@ -21,7 +22,7 @@ pub mod ops;
 mod owner;
 mod pairing;
 pub mod people;
-mod permission;
+pub mod permissions;
 mod products;
 mod purchase;
 pub mod reports;
@@ -30,6 +31,7 @@ mod setup;
 mod stock;
 mod tracing_layers;
 mod unread_body;
+mod users;
 pub mod web;
 mod wtn;
 
@@ -92,6 +94,10 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
 fn api_router(state: AppState, max_body_bytes: usize) -> Router {
     routes(&state)
         .merge(marketplace::routes())
+        // Outermost of the routes' layers: a call its rule refuses costs no budget and reaches
+        // no handler. Every route above has a rule (a route without one is refused).
+        .route_layer(from_fn(permissions::check))
+        .merge(marketplace::unknown_paths())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(map_response(json_for_axum_rejections))
@@ -143,12 +149,22 @@ impl Budgets<'_> {
     }
 }
 
+/// Users and their tokens (the book's "Roles and tokens") and the audit trail of what they
+/// did, in the `general` group.
+fn user_routes(g: &Budgets) -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/audit", g.general(get(audit::list)))
+        .route("/api/v1/users", g.general(get(users::list)))
+        .route("/api/v1/users/me/token", g.general(post(users::rotate_own)))
+        .route("/api/v1/users/{id}/token", g.general(post(users::rotate).delete(users::revoke)))
+}
+
 /// Every route of the spec, with the budget group it counts in (the minimum intervals are the
 /// handlers' own). The marketplace's routes answer in their own envelope and count their budgets
 /// in their handlers (`marketplace::routes`).
 fn routes(state: &AppState) -> Router<AppState> {
     let g = Budgets(state);
-    Router::new()
+    user_routes(&g)
         // Registration and on-boarding
         .route("/api/v1/register", g.registration(post(onboarding::register)))
         .route("/api/v1/register", g.general(get(onboarding::register_ping)))
@@ -202,19 +218,19 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/invoice/cancel/{id}", g.cancel(post(invoices::cancel::<1>)))
         .route("/api/v2/invoice/cancel/{id}", g.cancel(post(invoices::cancel::<2>)))
         .route(
-            "/api/v1/invoice/cancel-by-internal-id/{internal_id}",
+            "/api/v1/invoice/cancel-by-internal-id/{internalId}",
             g.cancel(post(invoices::cancel_by_internal_id::<1>)),
         )
         .route(
-            "/api/v2/invoice/cancel-by-internal-id/{internal_id}",
+            "/api/v2/invoice/cancel-by-internal-id/{internalId}",
             g.cancel(post(invoices::cancel_by_internal_id::<2>)),
         )
         .route("/api/v1/invoice", g.general(get(invoices::list::<1>)))
         .route("/api/v2/invoice", g.general(get(invoices::list::<2>)))
         .route("/api/v1/invoice/{id}/details", g.general(get(invoices::details::<1>)))
         .route("/api/v2/invoice/{id}/details", g.general(get(invoices::details::<2>)))
-        .route("/api/v1/invoice/details/{internal_id}", g.general(post(invoices::by_internal_id::<1>)))
-        .route("/api/v2/invoice/details/{internal_id}", g.general(post(invoices::by_internal_id::<2>)))
+        .route("/api/v1/invoice/details/{internalId}", g.general(post(invoices::by_internal_id::<1>)))
+        .route("/api/v2/invoice/details/{internalId}", g.general(post(invoices::by_internal_id::<2>)))
         .route("/api/v1/invoice/print/{id}", g.print(get(invoices::print)))
         .route("/api/v2/invoice/print/{id}", g.print(get(invoices::print)))
         // E-invoices and purchase invoices
@@ -228,8 +244,8 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/invoice/wtn", g.fiscal(post(wtn::issue::<1>)))
         .route("/api/v2/invoice/wtn", g.fiscal(post(wtn::issue::<2>)))
         .route("/api/v1/invoice/wtn", g.general(get(wtn::list)))
-        .route("/api/v1/invoice/wtn/details/{internal_id}", g.general(get(wtn::details::<1>)))
-        .route("/api/v2/invoice/wtn/details/{internal_id}", g.general(get(wtn::details::<2>)))
+        .route("/api/v1/invoice/wtn/details/{internalId}", g.general(get(wtn::details::<1>)))
+        .route("/api/v2/invoice/wtn/details/{internalId}", g.general(get(wtn::details::<2>)))
         .route("/api/v1/invoice/wtn/print/{id}", g.print(get(wtn::print)))
         .route("/api/v2/invoice/wtn/print/{id}", g.print(get(wtn::print)))
         .route("/api/v1/invoice/wtn/pdf/{id}", g.print(get(wtn::pdf)))
@@ -274,7 +290,7 @@ fn owner_routes(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/api/v1/owner/today", g.general(get(owner::today)))
         .route("/api/v1/owner/queue", g.general(get(owner::queue)))
-        .route("/api/v1/owner/queue/{id}/resend", g.general(post(owner::resend)))
+        .route("/api/v1/owner/queue/{queueId}/resend", g.general(post(owner::resend)))
         .route("/api/v1/owner/backup", g.general(get(backups::status).post(backups::take)))
         .route("/api/v1/owner/backup/{file}", g.general(get(backups::download)))
 }
@@ -299,7 +315,6 @@ fn people_routes(state: &AppState) -> Router<AppState> {
         )
         .route("/api/v1/session/password", g.general(post(people::change_password)))
         .route("/api/v1/users/{id}/password", g.general(post(people::reset_password)))
-        .route("/api/v1/users/{id}/token", g.general(post(people::rotate_token)))
 }
 
 async fn not_found() -> ApiError {

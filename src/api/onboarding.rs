@@ -81,6 +81,7 @@ pub async fn register(
             "name": registered.user.name,
             "email": registered.user.email,
             "token": registered.token,
+            "role": registered.user.role.as_str(),
         },
         "branch": {"id": registered.branch.id, "name": registered.branch.name},
         "api_token": registered.token,
@@ -235,15 +236,17 @@ pub struct UserBody {
     operator_code: Option<String>,
     #[serde(default, deserialize_with = "fields::text")]
     fiscal_tcr_code: Option<Option<String>>,
+    role: Option<String>,
 }
 
-fn user_json(u: &User) -> Value {
+pub(super) fn user_json(u: &User) -> Value {
     json!({
         "id": u.id,
         "name": u.name,
         "operatorCode": u.operator_code,
         "fiscalTcrCode": u.tcr_code,
         "branchId": u.business_unit_id,
+        "role": u.role.as_str(),
     })
 }
 
@@ -262,6 +265,7 @@ pub async fn create_user(
                 branch_id: b.branch_id,
                 operator_code: b.operator_code,
                 tcr_code: b.fiscal_tcr_code.flatten(),
+                role: b.role,
             },
         )
         .await?;
@@ -286,6 +290,7 @@ pub async fn update_user(
                 branch_id: b.branch_id,
                 operator_code: b.operator_code,
                 tcr_code: b.fiscal_tcr_code,
+                role: b.role,
             },
         )
         .await?;

@@ -254,7 +254,6 @@ pub async fn resend(
     Auth(caller): Auth,
     super::extract::PathId(queue_id): super::extract::PathId,
 ) -> ApiResult {
-    super::permission::require(&state, &caller, super::permission::Needed::Owner).await?;
     if !state.services.resend_refused(&caller, queue_id).await? {
         return Err(ApiError::status(
             axum::http::StatusCode::NOT_FOUND,

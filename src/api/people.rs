@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
@@ -19,10 +19,9 @@ use super::AppState;
 use super::auth::{Auth, SessionAuth};
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::{Body, PathId};
-use super::pairing::{PairingCard, pairing_card};
-use super::permission::{Needed, require};
 use super::session::{SESSION_COOKIE, csrf_token};
 use crate::config::BoxPeers;
+use crate::domain::role::Role;
 use crate::services::people::{Lockout, Refused, Session};
 use crate::store::accounts::{Caller, User};
 
@@ -75,6 +74,8 @@ pub(super) struct UserView {
     id: i64,
     name: String,
     email: String,
+    /// `owner`, `manager` or `cashier`: what the page shows and offers.
+    role: &'static str,
     operator_code: Option<String>,
     fiscal_tcr_code: Option<String>,
     branch_id: Option<i64>,
@@ -86,6 +87,7 @@ impl UserView {
             id: u.id,
             name: u.name.clone(),
             email: u.email.clone(),
+            role: u.role.as_str(),
             operator_code: u.operator_code.clone(),
             fiscal_tcr_code: u.tcr_code.clone(),
             branch_id: u.business_unit_id,
@@ -108,7 +110,7 @@ pub(super) struct CompanyView {
 pub(super) struct SignedInView {
     user: UserView,
     company: CompanyView,
-    /// The company's owner (its first user). Roles will say more.
+    /// The user is one of the company's owners (`user.role` says which role).
     owner: bool,
     /// `session` (the page's cookie) or `token` (a bearer token).
     via: &'static str,
@@ -116,11 +118,7 @@ pub(super) struct SignedInView {
     csrf_token: Option<String>,
 }
 
-pub(super) async fn signed_in_view(
-    state: &AppState,
-    caller: &Caller,
-    csrf_token: Option<String>,
-) -> Result<SignedInView, ApiError> {
+pub(super) fn signed_in_view(caller: &Caller, csrf_token: Option<String>) -> Result<SignedInView, ApiError> {
     Ok(SignedInView {
         user: UserView::of(&caller.user),
         company: CompanyView {
@@ -129,7 +127,7 @@ pub(super) async fn signed_in_view(
             name: caller.company.name.clone(),
             issuer_in_vat: caller.company.issuer_in_vat,
         },
-        owner: state.services.is_owner(caller).await?,
+        owner: caller.user.role == Role::Owner,
         via: if csrf_token.is_some() { "session" } else { "token" },
         csrf_token,
     })
@@ -137,7 +135,7 @@ pub(super) async fn signed_in_view(
 
 /// A new session's answer: who, the CSRF token, and the cookie.
 pub(super) async fn session_answer(state: &AppState, session: Session, status: StatusCode) -> ApiResult {
-    let view = signed_in_view(state, &session.caller, Some(csrf_token(&session.id))).await?;
+    let view = signed_in_view(&session.caller, Some(csrf_token(&session.id)))?;
     let body = super::error::success_body(view);
     let response = (status, axum::Json(body)).into_response();
     Ok(with_session(response, &state.people, &session.id))
@@ -185,13 +183,9 @@ pub async fn sign_in(
 }
 
 /// `GET /api/v1/session`: who is calling (a session or a token), and the session's CSRF token.
-pub async fn whoami(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    session: Option<axum::Extension<SessionAuth>>,
-) -> ApiResult {
+pub async fn whoami(Auth(caller): Auth, session: Option<axum::Extension<SessionAuth>>) -> ApiResult {
     let csrf = session.map(|axum::Extension(s)| s.csrf);
-    let mut response = ok(signed_in_view(&state, &caller, csrf).await?)?;
+    let mut response = ok(signed_in_view(&caller, csrf)?)?;
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(response)
 }
@@ -201,8 +195,9 @@ pub async fn sign_out(
     State(state): State<AppState>,
     session: Option<axum::Extension<SessionAuth>>,
 ) -> ApiResult {
+    // A bearer token has no session to end (rotate or revoke it for that): nothing changes.
     let Some(axum::Extension(session)) = session else {
-        return Err(ApiError::Unauthenticated);
+        return ok(serde_json::json!({"signedOut": false}));
     };
     state.services.sign_out(session.id_hash).await?;
     Ok(without_session(ok(serde_json::json!({"signedOut": true}))?, &state.people))
@@ -231,7 +226,7 @@ pub async fn change_password(
             let caller = (*caller).clone();
             session_answer(&state, Session { id, caller }, StatusCode::OK).await
         }
-        None => ok(signed_in_view(&state, &caller, None).await?),
+        None => ok(signed_in_view(&caller, None)?),
     }
 }
 
@@ -249,30 +244,6 @@ pub async fn reset_password(
     PathId(id): PathId,
     Body(b): Body<ResetBody>,
 ) -> ApiResult {
-    require(&state, &caller, Needed::Owner).await?;
     let user = state.services.reset_password(&caller, &state.people.lockout, id, b.new_password).await?;
     ok(serde_json::json!({"user": UserView::of(&user), "sessionsEnded": true}))
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RotatedView {
-    user: UserView,
-    /// Shown this once: only its hash is kept.
-    token: String,
-    pairing_card: PairingCard,
-}
-
-/// `POST /api/v1/users/{id}/token`: a new token for the user (the old one stops working at
-/// once) and its pairing card, to print for the POS that will use it.
-pub async fn rotate_token(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    PathId(id): PathId,
-    headers: HeaderMap,
-) -> ApiResult {
-    require(&state, &caller, Needed::OwnerOrManager).await?;
-    let (user, token) = state.services.rotate_token(&caller, id).await?;
-    let pairing_card = pairing_card(&state, &headers, &user, &token)?;
-    ok(RotatedView { user: UserView::of(&user), token, pairing_card })
 }

@@ -368,6 +368,7 @@ pub async fn list(
         to_date: super::invoices::list_date("toDate", q.to_date)?,
         limit,
         offset,
+        own: None,
     };
     let notes = state.services.wtns(&auth.0, filter).await?;
     let items: Vec<WtnView> = notes.iter().map(|n| wtn_view(&state, n, 1, host(&headers))).collect();

@@ -74,9 +74,10 @@ pub fn restore(file: PathBuf, force: bool, data: DataArgs) -> Result<(), String>
         }
     }
     print_numbering(&done);
-    if done.schema_version < crate::store::latest_schema_version() && done.floors.is_empty() {
-        println!("  the next start migrates it to schema version {}", crate::store::latest_schema_version());
+    if done.schema_version < crate::store::latest_schema_version() {
+        println!("  brought to schema version {}", crate::store::latest_schema_version());
     }
+    println!("  the restore is written in its audit trail, by the command line (arka audit verify)");
     println!("Start the server again (systemctl start arka).");
     Ok(())
 }

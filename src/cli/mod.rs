@@ -2,6 +2,7 @@
 //! the services (never the store's queries) and says what it did for the person at the terminal.
 
 pub mod accounts;
+pub mod audit;
 pub mod backup;
 pub mod marketplace;
 pub mod queue;

@@ -447,6 +447,24 @@ pub fn check(from: &Path) -> Result<(i64, i64)> {
 /// holds the data dir, and (unless `force`) when the database it would replace holds documents
 /// numbered after the backup's; keeps what it replaces beside it, named with `stamp`. The
 /// restored database numbers after the replaced one's last numbers.
+fn restore_entry(
+    from: &Path,
+    schema_version: i64,
+    invoices: i64,
+    force: bool,
+) -> crate::domain::audit::Entry {
+    crate::domain::audit::Entry {
+        company_id: None,
+        actor: crate::domain::audit::Actor::Cli,
+        request_id: None,
+        action: crate::domain::audit::Action::BackupRestore,
+        object: from.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        before: None,
+        after: None,
+    }
+    .after(serde_json::json!({ "schemaVersion": schema_version, "invoices": invoices, "force": force }))
+}
+
 pub fn restore(data_dir: &Path, from: &Path, stamp: &str, force: bool) -> Result<Restored> {
     let _lock = data_lock::lock(data_dir).map_err(Error::Locked)?;
     let (schema_version, invoices) = check(from)?;
@@ -477,6 +495,14 @@ pub fn restore(data_dir: &Path, from: &Path, stamp: &str, force: bool) -> Result
     secrets::write_private(&partial, &bytes).map_err(io(&partial))?;
     if !floors.is_empty()
         && let Err(e) = numbering::record_in_file(&partial, &floors)
+    {
+        let _ = std::fs::remove_file(&partial);
+        return Err(store_error(&partial, e));
+    }
+    // The restore is the trail's own entry in the restored database: the person at the command
+    // line did it, for the whole database.
+    if let Err(e) =
+        store::audit::append_in_file(&partial, &restore_entry(from, schema_version, invoices, force))
     {
         let _ = std::fs::remove_file(&partial);
         return Err(store_error(&partial, e));

@@ -34,6 +34,12 @@ pub fn new_token(prefix: &str) -> Result<String, Error> {
     Ok(format!("arka_{prefix}_{}", random_hex(24)?))
 }
 
+/// The first characters of a token, which the owner's list shows so a person can tell tokens
+/// apart: the kind (`arka_u_`) and 8 of the 48 hex digits, leaving 160 bits unknown.
+pub fn token_prefix(token: &str) -> &str {
+    token.get(..15).unwrap_or(token)
+}
+
 /// What is stored instead of a token or secret.
 pub fn hash_token(token: &str) -> String {
     hex_lower(&openssl::sha::sha256(token.as_bytes()))

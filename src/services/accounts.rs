@@ -2,12 +2,14 @@
 
 use chrono::Utc;
 
-use super::{Error, Result, Services};
+use super::{Error, Result, Services, audit};
+use crate::domain::audit::Action;
+use crate::domain::role::{self, Role};
 use crate::domain::validation::{
     FieldErrors, is_currency_code, is_email, is_iban, is_nuis, is_registration_code,
 };
 use crate::fiscal::certificate::Certificate;
-use crate::ops::secrets::{hash_token, new_token};
+use crate::ops::secrets::{hash_token, new_token, token_prefix};
 use crate::store;
 use crate::store::accounts::{
     self as db, BankAccount, BusinessUnit, Caller, Company, NewBankAccount, NewCompany, NewUser, UnitFields,
@@ -65,6 +67,8 @@ pub struct NewUserInput {
     pub branch_id: Option<i64>,
     pub operator_code: Option<String>,
     pub tcr_code: Option<String>,
+    /// As sent; not sent (or null): a cashier.
+    pub role: Option<String>,
 }
 
 pub struct UserUpdate {
@@ -73,6 +77,18 @@ pub struct UserUpdate {
     pub operator_code: Option<String>,
     /// Not sent: kept; null: taken away.
     pub tcr_code: Option<Option<String>>,
+    /// As sent; not sent (or null): kept.
+    pub role: Option<String>,
+}
+
+/// The role `role` names, or 422 on `role`.
+fn sent_role(errors: &mut FieldErrors, role: Option<&str>) -> Option<Role> {
+    let sent = role?;
+    let parsed = Role::parse(sent.trim());
+    if parsed.is_none() {
+        errors.add("role", "The role must be one of owner, manager, cashier.");
+    }
+    parsed
 }
 
 pub struct BankAccountInput {
@@ -165,9 +181,10 @@ impl Services {
         let r = Registration { email, ..r };
         let token = new_token("u")?;
         let token_hash = hash_token(&token);
+        let prefix = token_prefix(&token).to_string();
         let (company, branch, user) = self
             .store
-            .write(move |tx| register_in(tx, Some(partner_id), &r, into_sandbox, &token_hash))
+            .write(move |tx| register_in(tx, Some(partner_id), &r, into_sandbox, &token_hash, &prefix))
             .await?;
         tracing::info!(company = company.id, user = user.id, sandbox = into_sandbox, "registered");
         Ok(Registered { company, user, branch, token })
@@ -250,11 +267,15 @@ impl Services {
         }
         check_code(&mut errors, "operatorCode", input.operator_code.as_deref(), true);
         check_code(&mut errors, "fiscalTcrCode", input.tcr_code.as_deref(), false);
+        let asked = sent_role(&mut errors, input.role.as_deref());
         errors.into_result()?;
+        let role = role::role_of_new_user(caller.role(), asked)?;
 
         let company_id = caller.company.id;
         let token = new_token("u")?;
         let token_hash = hash_token(&token);
+        let prefix = token_prefix(&token).to_string();
+        let entry = audit::by(caller, Action::UserCreate, "");
         let created = self
             .store
             .write(move |tx| {
@@ -278,11 +299,16 @@ impl Services {
                         email,
                         operator_code: input.operator_code.as_deref(),
                         tcr_code,
+                        role,
                         token_hash: &token_hash,
+                        token_prefix: &prefix,
                     },
                 )?;
-                db::user(tx, company_id, id)?
-                    .ok_or_else(|| Error::Refused("The user could not be saved.".into()))
+                let user = db::user(tx, company_id, id)?
+                    .ok_or_else(|| Error::Refused("The user could not be saved.".into()))?;
+                let entry = audit::Entry { object: id.to_string(), ..entry }.after(audit::user_fields(&user));
+                crate::store::audit::append(tx, &entry)?;
+                Ok(user)
             })
             .await;
         match created {
@@ -308,14 +334,19 @@ impl Services {
         let tcr_code: Option<Option<String>> =
             input.tcr_code.map(|c| c.map(|c| c.trim().to_string()).filter(|c| !c.is_empty()));
         check_code(&mut errors, "fiscalTcrCode", tcr_code.clone().flatten().as_deref(), false);
+        let new_role = sent_role(&mut errors, input.role.as_deref());
         errors.into_result()?;
 
-        let company_id = caller.company.id;
+        let (company_id, caller_id, caller_role) = (caller.company.id, caller.user.id, caller.role());
+        let entry = audit::by(caller, Action::UserUpdate, id);
         self.store
             .write(move |tx| {
                 let Some(user) = db::user(tx, company_id, id)? else {
                     return Err(Error::NotFound("User".into()));
                 };
+                let (owners, _) = db::owners(tx, company_id)?;
+                let target = role::Target { is_caller: user.id == caller_id, role: user.role, owners };
+                role::may_update_user(caller_role, target, new_role)?;
                 if let Some(branch) = input.branch_id
                     && db::unit(tx, company_id, branch)?.is_none()
                 {
@@ -347,9 +378,16 @@ impl Services {
                     business_unit_id: input.branch_id,
                     operator_code: input.operator_code.as_deref(),
                     tcr_code: tcr_code.as_ref().map(Option::as_deref),
+                    role: new_role,
                 };
                 db::update_user(tx, company_id, id, &patch)?;
-                db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into()))
+                let updated = db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into()))?;
+                let action = if updated.role == user.role { Action::UserUpdate } else { Action::UserRole };
+                let entry = audit::Entry { action, ..entry }
+                    .before(audit::user_fields(&user))
+                    .after(audit::user_fields(&updated));
+                crate::store::audit::append(tx, &entry)?;
+                Ok(updated)
             })
             .await
     }
@@ -471,9 +509,13 @@ impl Services {
         let cert_der = cert.cert_der().to_vec();
         let (subject, serial) = (info.subject.clone(), info.serial.clone());
         let (from, to) = (info.valid_from.to_rfc3339(), info.valid_to.to_rfc3339());
+        let entry = audit::by(caller, Action::CertificateUpload, "");
         self.store
             .write(move |tx| {
-                db::insert_certificate(
+                let before = db::current_certificate(tx, company_id)?
+                    .map(|c| serde_json::json!({ "serial": c.serial, "validTo": c.valid_to }));
+                let after = serde_json::json!({ "subject": subject, "serial": serial, "validTo": to });
+                let id = db::insert_certificate(
                     tx,
                     &db::NewCertificate {
                         company_id,
@@ -484,7 +526,12 @@ impl Services {
                         cert_der: &cert_der,
                         key_sealed: &sealed,
                     },
-                )
+                )?;
+                let mut entry = audit::Entry { object: id.to_string(), ..entry }.after(after);
+                if let Some(before) = before {
+                    entry = entry.before(before);
+                }
+                crate::store::audit::append(tx, &entry)
             })
             .await?;
         self.gateway.certificate_changed(company_id);
@@ -543,6 +590,7 @@ pub(crate) fn register_in(
     r: &Registration,
     into_sandbox: bool,
     token_hash: &str,
+    token_prefix: &str,
 ) -> Result<(Company, BusinessUnit, User)> {
     let nuis = r.nuis.to_uppercase();
     // One company per NUIS: its numbering and its devices are the tax administration's, so a
@@ -599,7 +647,9 @@ pub(crate) fn register_in(
             email: &r.email,
             operator_code: None,
             tcr_code: None,
+            role: Role::Owner,
             token_hash,
+            token_prefix,
         },
     )?;
     let company = db::company(tx, company_id)?;

@@ -35,7 +35,8 @@ use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::pipeline::{Ahead, QueuePlan, log_unsettled};
 use super::sequence::Sequence;
-use super::{Error, Result, Services};
+use super::{Error, Result, Services, audit};
+use crate::domain::audit::Action as Audited;
 use crate::domain::cash_register::{
     self as rules, ActionType, CashSale, CloseError, Closing, DayFigures, Movement, Purpose, Reopening,
 };
@@ -531,6 +532,9 @@ impl Services {
         let plan = self.queue_plan(Utc::now());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let draft = cash_draft(caller, &tcr_code, (action_type, purpose), amount, &plan, details);
+        let audited =
+            if action_type == ActionType::MoneyOut { Audited::CashWithdraw } else { Audited::CashDeposit };
+        let mut entry = audit::by(caller, audited, "");
         let saved = self
             .store
             .write(move |tx| {
@@ -546,6 +550,10 @@ impl Services {
                 let today = rules::business_day(now);
                 action.cash_day_id = open_day_on(tx, company_id, &action.tcr_code, today)?.map(|d| d.id);
                 let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
+                entry.object = action.id.to_string();
+                let entry =
+                    entry.after(serde_json::json!({ "tcr": action.tcr_code, "amount": amount.to_string() }));
+                store::audit::append(tx, &entry)?;
                 Ok(Saved { action, queue_id, unsigned })
             })
             .await?;
@@ -580,6 +588,7 @@ impl Services {
             details.clone(),
         );
         let caller_copy = caller.clone();
+        let entry = audit::by(caller, Audited::DayOpen, "");
         enum Step {
             Saved(Saved, Undo),
             Unchanged(Action),
@@ -606,6 +615,9 @@ impl Services {
                     let Draft { mut action, unsigned, plan } = initial;
                     action.cash_day_id = Some(day_id);
                     let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
+                    let entry = audit::Entry { object: day_id.to_string(), ..entry }
+                        .after(serde_json::json!({ "tcr": tcr_code, "opening": amount.to_string() }));
+                    store::audit::append(tx, &entry)?;
                     return Ok(Step::Saved(Saved { action, queue_id, unsigned }, Undo::DeleteDay(day_id)));
                 };
                 let openings: Vec<Action> = db::day_actions(tx, day.id)?
@@ -630,6 +642,10 @@ impl Services {
                         );
                         action.cash_day_id = Some(day.id);
                         let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
+                        let entry = audit::Entry { object: day.id.to_string(), ..entry }
+                            .before(serde_json::json!({ "opening": figures.opening.to_string() }))
+                            .after(serde_json::json!({ "tcr": tcr_code, "opening": amount.to_string() }));
+                        store::audit::append(tx, &entry)?;
                         Ok(Step::Saved(Saved { action, queue_id, unsigned }, Undo::Nothing))
                     }
                     Reopening::Unchanged => match openings.into_iter().last() {
@@ -665,6 +681,7 @@ impl Services {
         let plan = self.queue_plan(Utc::now());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let caller_copy = caller.clone();
+        let entry = audit::by(caller, Audited::DayClose, "");
         let (mut summary, saved) = self
             .store
             .write(move |tx| {
@@ -709,6 +726,15 @@ impl Services {
                     cash_sales: figures.cash_sales,
                 };
                 db::close_day(tx, day.id, &closed_at, closed)?;
+                let entry = audit::Entry { object: day.id.to_string(), ..entry }
+                    .before(serde_json::json!({ "expected": closing.expected.to_string() }))
+                    .after(serde_json::json!({
+                        "tcr": tcr_code,
+                        "counted": closing.counted.to_string(),
+                        "difference": closing.difference.to_string(),
+                        "withdrawn": closing.withdraw.to_string(),
+                    }));
+                store::audit::append(tx, &entry)?;
                 day.closed_at = Some(closed_at);
                 let opening_actions =
                     actions.into_iter().filter(|a| a.purpose == Purpose::Open.as_str()).collect();

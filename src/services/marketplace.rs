@@ -17,9 +17,10 @@ use chrono::{Datelike, Utc};
 use chrono_tz::Europe::Tirane;
 use serde_json::{Value, json};
 
-use super::Services;
 use super::invoices::{ClientInput, IssueRequest};
 use super::pipeline::Issued;
+use super::{Services, audit};
+use crate::domain::audit::Action as Audited;
 use crate::domain::document::DocumentKind;
 use crate::domain::invoice::InvoiceInput;
 use crate::domain::invoice::{
@@ -223,26 +224,57 @@ pub struct Marketplace {
     inner: Arc<Inner>,
 }
 
-/// Seals and stores `venue` as the company's one active venue (the route and the CLI alike).
-pub fn put_venue(store: &Store, key_file: &KeyFile, company_id: i64, venue: &VenueInput) -> Result<i64> {
+/// A venue checked, its credentials sealed, ready to be written.
+struct SealedVenue {
+    wolt_venue_id: String,
+    name: String,
+    key: Vec<u8>,
+    secret: Vec<u8>,
+}
+
+fn seal_venue(key_file: &KeyFile, venue: &VenueInput) -> Result<SealedVenue> {
     check_venue(&venue.wolt_venue_id, &venue.name, &venue.api_key, &venue.webhook_secret)
         .map_err(Error::InvalidData)?;
-    let key = key_file.seal(venue.api_key.trim().as_bytes())?;
-    let secret = key_file.seal(venue.webhook_secret.trim().as_bytes())?;
     let name = if venue.name.trim().is_empty() { venue.wolt_venue_id.trim() } else { venue.name.trim() };
+    Ok(SealedVenue {
+        wolt_venue_id: venue.wolt_venue_id.trim().to_string(),
+        name: name.to_string(),
+        key: key_file.seal(venue.api_key.trim().as_bytes())?,
+        secret: key_file.seal(venue.webhook_secret.trim().as_bytes())?,
+    })
+}
+
+/// In the caller's transaction: `sealed` as the company's one active venue.
+fn write_venue(tx: &rusqlite::Connection, company_id: i64, sealed: &SealedVenue) -> Result<i64> {
     let new = NewVenue {
-        wolt_venue_id: venue.wolt_venue_id.trim(),
-        name,
-        api_key_sealed: &key,
-        webhook_secret_sealed: &secret,
+        wolt_venue_id: &sealed.wolt_venue_id,
+        name: &sealed.name,
+        api_key_sealed: &sealed.key,
+        webhook_secret_sealed: &sealed.secret,
     };
-    store.write_blocking(|tx| db::put_venue(tx, company_id, &new, Utc::now())).map_err(|e| match e {
+    db::put_venue(tx, company_id, &new, Utc::now()).map_err(|e| match e {
         store::Error::Duplicate(_) => Error::InvalidData(FieldErrors::one(
             "venue.wolt_venue_id",
             "This Wolt venue belongs to another company.",
         )),
         other => Error::from(other),
     })
+}
+
+/// Seals and stores `venue` as the company's one active venue (the CLI and the sandbox).
+pub fn put_venue(store: &Store, key_file: &KeyFile, company_id: i64, venue: &VenueInput) -> Result<i64> {
+    let sealed = seal_venue(key_file, venue)?;
+    store.write_blocking(|tx| write_venue(tx, company_id, &sealed))
+}
+
+/// What the audit trail keeps of the settings: never the credentials.
+fn settings_fields(tx: &rusqlite::Connection, company_id: i64) -> Result<serde_json::Value> {
+    let venue = db::active_venues(tx, company_id)?.into_iter().next();
+    Ok(serde_json::json!({
+        "enabled": db::addon_enabled(tx, company_id)?,
+        "venue": venue.map(|v| v.wolt_venue_id),
+        "usersWithRight": db::users_with_right(tx, company_id)?,
+    }))
 }
 
 /// The owner's command line (`arka marketplace ...`): the same settings as the route, on the
@@ -386,28 +418,14 @@ impl Marketplace {
         }
     }
 
-    async fn owner_check(&self, caller: &Caller) -> Result<()> {
-        let company_id = caller.company.id;
-        let owner = self.store().read(move |c| crate::store::accounts::owner_of(c, company_id)).await?;
-        if owner == Some(caller.user.id) {
-            Ok(())
-        } else {
-            Err(Error::Forbidden(
-                "Only the company's owner (the user its registration created) can change marketplace settings.".into(),
-            ))
-        }
-    }
-
     // --- settings (the owner) -----------------------------------------------------------------
 
     pub async fn settings(&self, caller: &Caller) -> Result<Settings> {
-        self.owner_check(caller).await?;
         let (store, company_id) = (self.store().clone(), caller.company.id);
         tokio::task::spawn_blocking(move || owner_cli::settings(&store, company_id)).await?
     }
 
     pub async fn update_settings(&self, caller: &Caller, update: SettingsUpdate) -> Result<Settings> {
-        self.owner_check(caller).await?;
         let company_id = caller.company.id;
         if update.venue.is_some() && update.remove_venue {
             return Err(Error::InvalidData(FieldErrors::one(
@@ -415,19 +433,26 @@ impl Marketplace {
                 "Send either venue or remove_venue, not both.",
             )));
         }
-        if let Some(venue) = update.venue.clone() {
-            let (store, key_file) = (self.store().clone(), self.inner.services.key_file.clone());
-            tokio::task::spawn_blocking(move || put_venue(&store, &key_file, company_id, &venue)).await??;
-        }
+        let sealed = match &update.venue {
+            Some(venue) => Some(seal_venue(&self.inner.services.key_file, venue)?),
+            None => None,
+        };
         let now = Utc::now();
+        let entry = audit::by(caller, Audited::SettingsMarketplace, company_id);
         self.store()
             .write(move |tx| -> Result<()> {
+                let before = settings_fields(tx, company_id)?;
+                if let Some(sealed) = &sealed {
+                    write_venue(tx, company_id, sealed)?;
+                }
                 if let Some(enabled) = update.enabled {
                     db::set_addon(tx, company_id, enabled, now)?;
                 }
                 if update.remove_venue {
                     db::deactivate_venues(tx, company_id, now)?;
                 }
+                let entry = entry.before(before).after(settings_fields(tx, company_id)?);
+                store::audit::append(tx, &entry)?;
                 Ok(())
             })
             .await?;
@@ -436,14 +461,17 @@ impl Marketplace {
 
     /// Grants or withdraws the marketplace right of one of the company's users' tokens.
     pub async fn set_right(&self, caller: &Caller, user_id: i64, granted: bool) -> Result<Settings> {
-        self.owner_check(caller).await?;
         let company_id = caller.company.id;
+        let entry = audit::by(caller, Audited::SettingsMarketplace, company_id);
         self.store()
             .write(move |tx| {
                 if db::company_of_user(tx, user_id)? != Some(company_id) {
                     return Err(Error::NotFound("No such user in this company.".into()));
                 }
+                let before = settings_fields(tx, company_id)?;
                 db::set_right(tx, user_id, granted, Utc::now())?;
+                let entry = entry.before(before).after(settings_fields(tx, company_id)?);
+                store::audit::append(tx, &entry)?;
                 Ok(())
             })
             .await?;

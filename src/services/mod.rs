@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod ai;
+pub mod audit;
 pub mod budget;
 pub mod cash_register;
 pub mod clients;
@@ -22,6 +23,7 @@ pub mod search_index;
 pub mod sequence;
 pub mod setup;
 pub mod stock;
+pub mod users;
 pub mod wtn;
 
 use std::sync::Arc;
@@ -67,6 +69,8 @@ pub struct Services {
     pub rates: Arc<rates::RateBook>,
     /// The owner's AI chat endpoint, when configured.
     pub ai: Arc<crate::ai::AiClient>,
+    /// The tokens' last uses not yet written.
+    pub token_uses: Arc<users::TokenUses>,
 }
 
 impl Services {
@@ -145,8 +149,9 @@ pub enum Error {
     /// 409
     #[error("conflict: {0}")]
     Conflict(String),
-    /// 409 naming the field whose value is already taken (in `errors` as `field: message`).
-    #[error("{field} is taken: {message}")]
+    /// 409 naming the field whose value conflicts (in `errors` as `field: message`): a value
+    /// already taken, or a role the company cannot do without.
+    #[error("{field} conflicts: {message}")]
     Taken { field: &'static str, message: String },
     /// Incomplete or invalid data for fiscalization (400): `errors` says exactly what.
     #[error("incomplete: {message} {}", .errors.join("; "))]

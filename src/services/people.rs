@@ -6,7 +6,9 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::audit;
 use super::{Error, Result, Services};
+use crate::domain::audit::Action;
 use crate::domain::validation::FieldErrors;
 use crate::ops::secrets::{hash_password, hash_token, new_token, verify_password};
 use crate::store;
@@ -315,10 +317,13 @@ impl Services {
         check_new_password(&mut errors, "newPassword", new.as_deref(), &user.email);
         errors.into_result()?;
         let hash = hash_blocking(new.unwrap_or_default()).await?;
+        let entry = audit::by(caller, Action::UserPassword, user_id)
+            .after(serde_json::json!({"passwordSetBy": "owner", "sessionsEnded": true}));
         self.store
             .write(move |tx| {
                 people::set_password(tx, company_id, user_id, &hash)?;
-                people::end_sessions_of(tx, user_id)
+                people::end_sessions_of(tx, user_id)?;
+                crate::store::audit::append(tx, &entry)
             })
             .await?;
         lockout.forget(&account_key(&user.email));
@@ -326,36 +331,10 @@ impl Services {
         Ok(user)
     }
 
-    /// A new token for a user of the caller's company; the old one stops working at once.
-    pub async fn rotate_token(&self, caller: &Caller, user_id: i64) -> Result<(User, String)> {
-        let company_id = caller.company.id;
-        let token = new_token("u")?;
-        let hash = hash_token(&token);
-        let user = self
-            .store
-            .write(move |tx| {
-                if !people::set_token_hash(tx, company_id, user_id, &hash)? {
-                    return Ok(None);
-                }
-                db::user(tx, company_id, user_id)
-            })
-            .await?
-            .ok_or_else(|| Error::NotFound("User".into()))?;
-        tracing::info!(user = user_id, by = caller.user.id, "token rotated");
-        Ok((user, token))
-    }
-
-    /// Whether the caller is their company's owner (its first user).
-    pub async fn is_owner(&self, caller: &Caller) -> Result<bool> {
-        let company_id = caller.company.id;
-        let owner = self.store.read(move |conn| db::owner_of(conn, company_id)).await?;
-        Ok(owner == Some(caller.user.id))
-    }
-
-    /// Whether the caller owns the whole box: the owner of its one company. A backup copies the
+    /// Whether the caller owns the whole box: an owner of its one company. A backup copies the
     /// box's database, every company in it, so a company's owner on a shared box may not take one.
     pub async fn owns_the_box(&self, caller: &Caller) -> Result<bool> {
-        if !self.is_owner(caller).await? {
+        if caller.role() != crate::domain::role::Role::Owner {
             return Ok(false);
         }
         Ok(self.store.read(people::company_count).await? == 1)

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::sequence::Sequence;
 use super::{Result, Services};
+use crate::domain::audit::Action;
 use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::{Settle, WARN_AFTER_HOURS, age_hours};
@@ -172,5 +173,21 @@ pub fn open_items(store: &store::Store) -> store::Result<Vec<Queued>> {
 /// this queue id.
 pub fn resend(store: &store::Store, queue_id: i64) -> store::Result<bool> {
     let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    store.write_blocking(|tx| fiscal_queue::resend(tx, queue_id, None, &now))
+    store.write_blocking(|tx| {
+        let described = fiscal_queue::described(tx, queue_id)?;
+        if !fiscal_queue::resend(tx, queue_id, None, &now)? {
+            return Ok(false);
+        }
+        if let Some(d) = described {
+            let entry = super::audit::by_cli(Some(d.company_id), Action::QueueResend, queue_id)
+                .before(serde_json::json!({
+                    "status": "rejected",
+                    "faultCode": d.fault_code,
+                    "document": d.document_number,
+                }))
+                .after(serde_json::json!({ "status": "waiting" }));
+            store::audit::append(tx, &entry)?;
+        }
+        Ok(true)
+    })
 }

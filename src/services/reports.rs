@@ -913,6 +913,9 @@ impl Services {
         limit: i64,
         offset: i64,
     ) -> Result<ClosingReport> {
+        // A cashier's X/Z report is their own till's.
+        let tcr = crate::domain::role::till_of_report(caller.reader(), q.tcr.as_deref())?.map(str::to_string);
+        let q = ReportQuery { tcr, ..q };
         let filter = Filter { operator_code: None, ..self.report_filter(caller, &q).await? };
         let days = self.in_snapshot(move |c| db::days(c, &filter, limit, offset)).await?;
         let items: Vec<Closing> = days.iter().map(closing).collect();

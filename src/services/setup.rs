@@ -5,10 +5,14 @@
 use chrono::{DateTime, Utc};
 
 use super::accounts::{Registration, check_business, check_person, register_in};
+use super::audit;
 use super::people::{Session, check_new_password, new_session_id};
 use super::{Error, Result, Services};
+use crate::domain::audit::Action;
 use crate::domain::validation::FieldErrors;
-use crate::ops::secrets::{hash_password, hash_token, new_setup_code, new_token, setup_code_key};
+use crate::ops::secrets::{
+    hash_password, hash_token, new_setup_code, new_token, setup_code_key, token_prefix,
+};
 use crate::store::accounts::{self as db, Caller};
 use crate::store::people::{self, Progress, SetupBusiness};
 
@@ -178,7 +182,8 @@ impl Services {
         let password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
             .await
             .map_err(|e| Error::Internal(e.to_string()))??;
-        let token_hash = hash_token(&new_token("u")?);
+        let token = new_token("u")?;
+        let (token_hash, prefix) = (hash_token(&token), token_prefix(&token).to_string());
         let (session_id, session_hash) = new_session_id()?;
         let code_hash = match pass {
             SetupPass::Code(typed) => Some(hash_token(&setup_code_key(typed))),
@@ -207,12 +212,17 @@ impl Services {
                 {
                     return Err(pass_refused());
                 }
-                let (company, _, user) = register_in(tx, None, &registration, false, &token_hash)?;
+                let (company, _, user) = register_in(tx, None, &registration, false, &token_hash, &prefix)?;
                 people::set_password(tx, company.id, user.id, &password_hash)?;
                 people::use_setup_codes(tx)?;
                 people::clear_setup_business(tx)?;
                 people::insert_session(tx, &session_hash, user.id)?;
-                db::caller_by_user(tx, user.id)?.ok_or_else(|| Error::Internal("the owner vanished".into()))
+                let caller = db::caller_by_user(tx, user.id)?
+                    .ok_or_else(|| Error::Internal("the owner vanished".into()))?;
+                // The wizard's owner makes themselves: the first entry of the company's trail.
+                let entry = audit::by(&caller, Action::UserCreate, user.id).after(audit::user_fields(&user));
+                crate::store::audit::append(tx, &entry)?;
+                Ok(caller)
             })
             .await?;
         tracing::info!(

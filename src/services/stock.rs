@@ -337,26 +337,12 @@ pub struct SettingsUpdate {
 }
 
 impl Services {
-    /// Owner-only actions: the company's first user (the one its registration made).
-    pub async fn owner_only(&self, caller: &Caller, what: &str) -> Result<()> {
-        let company_id = caller.company.id;
-        let owner = self.store.read(move |c| accounts::owner_of(c, company_id)).await?;
-        if owner == Some(caller.user.id) {
-            Ok(())
-        } else {
-            Err(Error::Forbidden(format!(
-                "Only the company's owner (the user its registration created) can {what}."
-            )))
-        }
-    }
-
     pub async fn stock_settings(&self, caller: &Caller) -> Result<Settings> {
         let company_id = caller.company.id;
         Ok(self.store.read(move |c| db::settings(c, company_id)).await?)
     }
 
     pub async fn update_stock_settings(&self, caller: &Caller, update: SettingsUpdate) -> Result<Settings> {
-        self.owner_only(caller, "change the stock settings").await?;
         let (company_id, user_id) = (caller.company.id, caller.user.id);
         self.store
             .write(move |tx| {
@@ -411,7 +397,6 @@ impl Services {
         unit_id: Option<i64>,
         input: AdjustmentInput,
     ) -> Result<Adjusted> {
-        self.owner_only(caller, "set or correct stock").await?;
         let adjustment = rules::check_adjustment(&input)?;
         let unit = self.unit_of(caller, unit_id).await?;
         let article = self.article(caller, product_id).await?;

@@ -148,7 +148,9 @@ mod tests {
                         email: "ana@shop.al",
                         operator_code: None,
                         tcr_code: None,
+                        role: crate::domain::role::Role::Owner,
                         token_hash: "hash",
+                        token_prefix: "arka_u_",
                     },
                 )?;
                 let set = UserPatch { tcr_code: Some(Some("aa111aa111")), ..Default::default() };

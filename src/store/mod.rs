@@ -2,6 +2,7 @@
 //! of read connections running in parallel (WAL). Blocking work runs on tokio's blocking pool.
 
 pub mod accounts;
+pub mod audit;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;

@@ -67,15 +67,6 @@ pub fn set_password(conn: &Connection, company_id: i64, user_id: i64, hash: &str
     Ok(changed == 1)
 }
 
-/// Gives a user a new token hash (the old token stops working); false when not the company's.
-pub fn set_token_hash(conn: &Connection, company_id: i64, user_id: i64, token_hash: &str) -> Result<bool> {
-    let changed = conn.execute(
-        "UPDATE users SET token_hash = :hash, updated_at = :now WHERE id = :id AND company_id = :company",
-        named_params! {":hash": token_hash, ":now": now_text(), ":id": user_id, ":company": company_id},
-    )?;
-    Ok(changed == 1)
-}
-
 pub fn insert_session(conn: &Connection, id_hash: &str, user_id: i64) -> Result<i64> {
     let now = now_text();
     conn.execute(
@@ -328,7 +319,9 @@ mod tests {
                         email: "ana@shop.al",
                         operator_code: None,
                         tcr_code: None,
+                        role: crate::domain::role::Role::Owner,
                         token_hash: "t",
+                        token_prefix: "t",
                     },
                 )?;
                 insert_session(tx, "s", user)?;

@@ -8,8 +8,9 @@ use arka::domain::client::{self, ClientPatch};
 use arka::store::Store;
 use serde_json::{Value, json};
 
-/// A shop on a production-like server, with as many cashier tokens as a story needs: the
-/// client routes allow one call per 10 s per token, so each call takes a fresh cashier.
+/// A shop on a production-like server, with as many manager tokens as a story needs (a client's
+/// update needs a manager): the client routes allow one call per 10 s per token, so each call
+/// takes a fresh manager.
 struct Shop {
     company_id: i64,
     owner: String,
@@ -114,14 +115,14 @@ fn v1_clients_are_created_listed_read_and_updated_in_the_flat_record() {
     let details = server.get(&format!("/api/v1/clients/{id}/details"), Some(&shop.owner));
     assert_eq!(details.data(200)["client"], client);
 
-    let token = cashier(&server, shop.company_id);
+    let token = manager(&server, shop.company_id);
     let updated = server.put_json(&format!("/api/v1/clients/{id}"), Some(&token), &json!({"city": "Durrës"}));
     let updated = updated.data(200)["client"].clone();
     assert_eq!(updated["city"], "Durrës");
     assert_eq!(updated["address"], "Rruga e Kavajës 112", "fields not sent are kept");
     assert_eq!(updated["nipt"], "K81234001A");
 
-    let person = server.post_json("/api/v1/clients", Some(&cashier(&server, shop.company_id)), &person_v1());
+    let person = server.post_json("/api/v1/clients", Some(&manager(&server, shop.company_id)), &person_v1());
     let person = person.data(201)["client"].clone();
     assert_eq!(person["name"], "Blerina Gjoni", "name always holds the full name");
     assert_eq!(person["company_type"], Value::Null, "company_type is null for a person");
@@ -130,7 +131,7 @@ fn v1_clients_are_created_listed_read_and_updated_in_the_flat_record() {
     assert_eq!(person["nipt"], Value::Null);
     assert_eq!(person["gender"], "FEMALE");
 
-    let list = server.get("/api/v1/clients", Some(&cashier(&server, shop.company_id)));
+    let list = server.get("/api/v1/clients", Some(&manager(&server, shop.company_id)));
     let data = list.data(200);
     let ids: Vec<i64> = data["items"].as_array().unwrap().iter().map(|c| c["id"].as_i64().unwrap()).collect();
     assert_eq!(ids, [person["id"].as_i64().unwrap(), id], "newest first");
@@ -181,7 +182,7 @@ fn v2_clients_are_created_read_and_patched_in_the_structured_format() {
     assert_eq!(read.data(200)["client"], client);
 
     // PATCH changes what it sends; a null object clears it; the rest stays.
-    let token = cashier(&server, shop.company_id);
+    let token = manager(&server, shop.company_id);
     let patched = server.patch_json(
         &format!("/api/v2/clients/{id}"),
         Some(&token),
@@ -193,7 +194,7 @@ fn v2_clients_are_created_read_and_patched_in_the_structured_format() {
     assert_eq!(patched["person"], client["person"]);
 
     // A birthday sent as a date-time keeps its date.
-    let token = cashier(&server, shop.company_id);
+    let token = manager(&server, shop.company_id);
     let patched = server.patch_json(
         &format!("/api/v2/clients/{id}"),
         Some(&token),
@@ -202,7 +203,7 @@ fn v2_clients_are_created_read_and_patched_in_the_structured_format() {
     assert_eq!(patched.data(200)["client"]["person"]["birthday"], "1990-05-02");
 
     // GET /api/v2/clients answers in the flat v1 format.
-    let list = server.get("/api/v2/clients", Some(&cashier(&server, shop.company_id)));
+    let list = server.get("/api/v2/clients", Some(&manager(&server, shop.company_id)));
     let item = &list.data(200)["items"][0];
     assert_eq!(item["id"], id);
     assert_eq!(item["client_type"], "PERSON");
@@ -219,7 +220,7 @@ fn a_client_goes_from_v1_through_v2_and_back_without_loss() {
     let shop = open_shop(&server, &partner, "L41323036D");
 
     for body in [person_v1(), company_v1("K81234001A")] {
-        let made = server.post_json("/api/v1/clients", Some(&cashier(&server, shop.company_id)), &body);
+        let made = server.post_json("/api/v1/clients", Some(&manager(&server, shop.company_id)), &body);
         let v1 = made.data(201)["client"].clone();
         let id = v1["id"].as_i64().unwrap();
 
@@ -231,7 +232,7 @@ fn a_client_goes_from_v1_through_v2_and_back_without_loss() {
         }
         let patched = server.patch_json(
             &format!("/api/v2/clients/{id}"),
-            Some(&cashier(&server, shop.company_id)),
+            Some(&manager(&server, shop.company_id)),
             &body,
         );
         assert_eq!(without_times(&patched.data(200)["client"]), without_times(&v2));
@@ -240,7 +241,7 @@ fn a_client_goes_from_v1_through_v2_and_back_without_loss() {
 
         // And the flat record sent back through v1 changes nothing either.
         let put =
-            server.put_json(&format!("/api/v1/clients/{id}"), Some(&cashier(&server, shop.company_id)), &v1);
+            server.put_json(&format!("/api/v1/clients/{id}"), Some(&manager(&server, shop.company_id)), &v1);
         assert_eq!(without_times(&put.data(200)["client"]), without_times(&v1));
         let again = server.get(&format!("/api/v2/clients/{id}"), Some(&shop.owner));
         assert_eq!(without_times(&again.data(200)["client"]), without_times(&v2));
@@ -249,7 +250,7 @@ fn a_client_goes_from_v1_through_v2_and_back_without_loss() {
     // A client made through v2 reads through v1 with the same values, uppercase.
     let made = server.post_json(
         "/api/v2/clients",
-        Some(&cashier(&server, shop.company_id)),
+        Some(&manager(&server, shop.company_id)),
         &company_v2("Çajupi", "K51234006F"),
     );
     let id = made.data(201)["client"]["id"].as_i64().unwrap();
@@ -273,7 +274,7 @@ fn a_type_change_is_refused_in_each_views_envelope() {
 
     let v2 = server.patch_json(
         &format!("/api/v2/clients/{id}"),
-        Some(&cashier(&server, shop.company_id)),
+        Some(&manager(&server, shop.company_id)),
         &person_v2(),
     );
     v2.assert_error(422);
@@ -281,7 +282,7 @@ fn a_type_change_is_refused_in_each_views_envelope() {
 
     let v1 = server.put_json(
         &format!("/api/v1/clients/{id}"),
-        Some(&cashier(&server, shop.company_id)),
+        Some(&manager(&server, shop.company_id)),
         &json!({"client_type": "PERSON"}),
     );
     v1.assert_invalid("client_type");
@@ -289,7 +290,7 @@ fn a_type_change_is_refused_in_each_views_envelope() {
     // The same type is no change.
     let same = server.patch_json(
         &format!("/api/v2/clients/{id}"),
-        Some(&cashier(&server, shop.company_id)),
+        Some(&manager(&server, shop.company_id)),
         &json!({"type": "company", "customer_number": "C-002"}),
     );
     assert_eq!(same.data(200)["client"]["customer_number"], "C-002");
@@ -352,7 +353,7 @@ fn each_v2_body_rule_names_its_field() {
         (with(company(), "customer_number", long(31)), "customer_number"),
     ];
     for (body, field) in cases {
-        let reply = server.post_json("/api/v2/clients", Some(&cashier(&server, shop.company_id)), &body);
+        let reply = server.post_json("/api/v2/clients", Some(&manager(&server, shop.company_id)), &body);
         reply.assert_invalid(field);
         assert_eq!(reply.invalid_fields(), [field], "one failing field at a time: {}", reply.text);
     }
@@ -366,7 +367,7 @@ fn each_v2_body_rule_names_its_field() {
         with(with(company(), "company.id", Some(json!({"type": "tax", "value": null}))), "address.city", long(50)),
     ];
     for body in fine {
-        let reply = server.post_json("/api/v2/clients", Some(&cashier(&server, shop.company_id)), &body);
+        let reply = server.post_json("/api/v2/clients", Some(&manager(&server, shop.company_id)), &body);
         reply.data(201);
     }
 }
@@ -402,14 +403,14 @@ fn each_v1_body_rule_names_its_field() {
         (with(person_v1(), "customer_number", long(31)), "customer_number"),
     ];
     for (body, field) in cases {
-        let reply = server.post_json("/api/v1/clients", Some(&cashier(&server, shop.company_id)), &body);
+        let reply = server.post_json("/api/v1/clients", Some(&manager(&server, shop.company_id)), &body);
         reply.assert_invalid(field);
         assert_eq!(reply.invalid_fields(), [field], "one failing field at a time: {}", reply.text);
     }
 
     // v1's `name` stands in for the name fields.
     let by_name = json!({"client_type": "PERSON", "name": "Arben Leka"});
-    let reply = server.post_json("/api/v1/clients", Some(&cashier(&server, shop.company_id)), &by_name);
+    let reply = server.post_json("/api/v1/clients", Some(&manager(&server, shop.company_id)), &by_name);
     let client = reply.data(201)["client"].clone();
     assert_eq!((client["first_name"].clone(), client["surname"].clone()), (json!("Arben"), json!("Leka")));
     assert_eq!(client["id_type"], "ID");
@@ -422,7 +423,7 @@ fn a_second_client_with_the_same_identifier_is_409() {
     let shop = open_shop(&server, &partner, "L41323036D");
     let other = open_shop(&server, &partner, "M01234567N");
     let post = |version: &str, company_id: i64, body: &Value| {
-        server.post_json(&format!("/api/{version}/clients"), Some(&cashier(&server, company_id)), body)
+        server.post_json(&format!("/api/{version}/clients"), Some(&manager(&server, company_id)), body)
     };
 
     let first = post("v1", shop.company_id, &company_v1("K81234001A"));
@@ -445,7 +446,7 @@ fn a_second_client_with_the_same_identifier_is_409() {
     let second_id = second.data(201)["client"]["id"].as_i64().unwrap();
     let clash = server.put_json(
         &format!("/api/v1/clients/{second_id}"),
-        Some(&cashier(&server, shop.company_id)),
+        Some(&manager(&server, shop.company_id)),
         &json!({"nipt": "K81234001A"}),
     );
     clash.assert_error(409);
@@ -469,14 +470,14 @@ fn another_companys_clients_are_404_and_never_listed() {
     server
         .patch_json(
             &format!("/api/v2/clients/{id}"),
-            Some(&cashier(&server, mine.company_id)),
+            Some(&manager(&server, mine.company_id)),
             &json!({"customer_number": "x"}),
         )
         .assert_error(404);
     server
         .put_json(
             &format!("/api/v1/clients/{id}"),
-            Some(&cashier(&server, mine.company_id)),
+            Some(&manager(&server, mine.company_id)),
             &json!({"city": "x"}),
         )
         .assert_error(404);
@@ -484,13 +485,13 @@ fn another_companys_clients_are_404_and_never_listed() {
     server.get("/api/v2/clients/abc", Some(&mine.owner)).assert_error(404);
 
     for path in ["/api/v1/clients", "/api/v2/clients?query=sekret"] {
-        let list = server.get(path, Some(&cashier(&server, mine.company_id)));
+        let list = server.get(path, Some(&manager(&server, mine.company_id)));
         let data = list.data(200);
         assert_eq!(data["items"], json!([]), "items is empty when nothing matches");
         assert_eq!(data["pagination"]["total"], 0);
     }
     // Their own list still has it, unchanged.
-    let theirs_list = server.get("/api/v1/clients", Some(&cashier(&server, theirs.company_id)));
+    let theirs_list = server.get("/api/v1/clients", Some(&manager(&server, theirs.company_id)));
     assert_eq!(theirs_list.data(200)["items"][0]["customer_number"], "C-001");
 }
 
@@ -512,7 +513,7 @@ fn query_matches_every_named_field_partially_and_with_albanian_letters() {
     let partner = server.create_partner("desk");
     let shop = open_shop(&server, &partner, "L41323036D");
     let post = |body: &Value| {
-        let reply = server.post_json("/api/v2/clients", Some(&cashier(&server, shop.company_id)), body);
+        let reply = server.post_json("/api/v2/clients", Some(&manager(&server, shop.company_id)), body);
         reply.data(201)["client"]["id"].as_i64().unwrap()
     };
     let cajupi = post(&company_v2("Çajupi Ëndërr sh.p.k.", "K81234001A"));
@@ -529,7 +530,7 @@ fn query_matches_every_named_field_partially_and_with_albanian_letters() {
 
     let find = |query: &str| -> Vec<i64> {
         let path = format!("/api/v1/clients?query={}", urlencode(query));
-        let reply = server.get(&path, Some(&cashier(&server, shop.company_id)));
+        let reply = server.get(&path, Some(&manager(&server, shop.company_id)));
         let data = reply.data(200);
         let ids: Vec<i64> =
             data["items"].as_array().unwrap().iter().map(|c| c["id"].as_i64().unwrap()).collect();
@@ -594,7 +595,7 @@ fn a_walk_over_250_clients_sees_each_once_newest_first() {
     let mut offset = 0;
     loop {
         let path = format!("/api/v1/clients?limit=100&offset={offset}");
-        let reply = server.get(&path, Some(&cashier(&server, shop.company_id)));
+        let reply = server.get(&path, Some(&manager(&server, shop.company_id)));
         let data = reply.data(200);
         let total = data["pagination"]["total"].as_i64().unwrap();
         assert_eq!(total, 250);
@@ -613,18 +614,18 @@ fn a_walk_over_250_clients_sees_each_once_newest_first() {
     assert!(seen.windows(2).all(|w| w[0] > w[1]), "newest first by id");
 
     // A limit over 100 is lowered without error; the default is 20.
-    let capped = server.get("/api/v2/clients?limit=1000", Some(&cashier(&server, shop.company_id)));
+    let capped = server.get("/api/v2/clients?limit=1000", Some(&manager(&server, shop.company_id)));
     let data = capped.data(200);
     assert_eq!(data["pagination"]["limit"], 100);
     assert_eq!(data["items"].as_array().unwrap().len(), 100);
-    let default = server.get("/api/v2/clients?offset=240", Some(&cashier(&server, shop.company_id)));
+    let default = server.get("/api/v2/clients?offset=240", Some(&manager(&server, shop.company_id)));
     assert_eq!(
         default.data(200)["pagination"],
         json!({"records": 10, "total": 250, "limit": 20, "offset": 240})
     );
 
     for bad in ["limit=0", "limit=abc", "offset=-1"] {
-        let reply = server.get(&format!("/api/v1/clients?{bad}"), Some(&cashier(&server, shop.company_id)));
+        let reply = server.get(&format!("/api/v1/clients?{bad}"), Some(&manager(&server, shop.company_id)));
         reply.assert_invalid(bad.split('=').next().unwrap());
     }
 }
@@ -655,7 +656,7 @@ fn list_create_and_update_share_one_interval_per_token() {
     // Details are outside the interval, and another token has its own.
     server.get(&format!("/api/v2/clients/{id}"), Some(&token)).data(200);
     server.get(&format!("/api/v1/clients/{id}/details"), Some(&token)).data(200);
-    server.get("/api/v1/clients", Some(&cashier(&server, shop.company_id))).data(200);
+    server.get("/api/v1/clients", Some(&manager(&server, shop.company_id))).data(200);
 
     // The spec's 10 seconds pass.
     server.advance_clock(std::time::Duration::from_secs(10));
@@ -681,7 +682,7 @@ fn a_nipt_confirmed_by_the_fiscal_register_marks_the_client_verified() {
     let id = made.data(201)["client"]["id"].as_i64().unwrap();
     assert_eq!(made.data(201)["client"]["verified"], false);
     let unconfirmed =
-        server.post_json("/api/v1/clients", Some(&cashier(&server, company_id)), &company_v1("K51234006F"));
+        server.post_json("/api/v1/clients", Some(&manager(&server, company_id)), &company_v1("K51234006F"));
     let unconfirmed = unconfirmed.data(201)["client"]["id"].as_i64().unwrap();
 
     let found = server.get("/api/v1/client/search?nipt=k81234001a", Some(&shop.token));
@@ -695,13 +696,13 @@ fn a_nipt_confirmed_by_the_fiscal_register_marks_the_client_verified() {
     // An update that keeps the identifier keeps the confirmation; a new identifier loses it.
     let kept = server.patch_json(
         &format!("/api/v2/clients/{id}"),
-        Some(&cashier(&server, company_id)),
+        Some(&manager(&server, company_id)),
         &json!({"customer_number": "C-9"}),
     );
     assert_eq!(kept.data(200)["client"]["verified"], true);
     let changed = server.put_json(
         &format!("/api/v1/clients/{id}"),
-        Some(&cashier(&server, company_id)),
+        Some(&manager(&server, company_id)),
         &json!({"nipt": "L41323036D"}),
     );
     assert_eq!(changed.data(200)["client"]["verified"], false);

@@ -67,7 +67,7 @@ fn a_product_is_created_with_defaults_read_listed_and_updated() {
 
     // PUT takes the same body; a price change keeps the rest. (Issued invoices keep their own
     // copies of lines; invoices arrive with the invoice issue, so that half is tested there.)
-    let token = cashier(&server, shop.company_id);
+    let token = manager(&server, shop.company_id);
     let mut change = espresso();
     change["last_price"] = json!(130);
     let updated = server.put_json(&format!("/api/v1/products/{id}"), Some(&token), &change);
@@ -79,7 +79,7 @@ fn a_product_is_created_with_defaults_read_listed_and_updated() {
     assert_eq!(updated["created_at"], product["created_at"]);
 
     // An exempt inventory article in euro, with a number for the rate.
-    let token = cashier(&server, shop.company_id);
+    let token = manager(&server, shop.company_id);
     let export = json!({
         "code": "VERE-01", "name": "Verë e kuqe", "description": "Shishe 0.75 l", "last_price": "9.90",
         "vat_rate": 0, "vat_exempt_type": "EXPORT_OF_GOODS", "currency": "eur", "service": false,
@@ -145,7 +145,7 @@ fn each_product_rule_names_its_field() {
         (set("unit_code", json!("kilo gram")), "unit_code"),
     ];
     for (body, field) in cases {
-        let reply = server.post_json("/api/v1/products", Some(&cashier(&server, shop.company_id)), &body);
+        let reply = server.post_json("/api/v1/products", Some(&manager(&server, shop.company_id)), &body);
         reply.assert_invalid(field);
         assert_eq!(reply.invalid_fields(), [field], "one failing field at a time: {}", reply.text);
     }
@@ -164,7 +164,7 @@ fn each_product_rule_names_its_field() {
         fine.push(exempt_as(exempt));
     }
     for body in fine {
-        let reply = server.post_json("/api/v1/products", Some(&cashier(&server, shop.company_id)), &body);
+        let reply = server.post_json("/api/v1/products", Some(&manager(&server, shop.company_id)), &body);
         reply.data(201);
     }
 }
@@ -176,7 +176,7 @@ fn codes_are_unique_per_company_and_generated_when_absent() {
     let shop = open_shop(&server, &partner, "L41323036D");
     let other = open_shop(&server, &partner, "M01234567N");
     let post = |company_id: i64, body: &Value| {
-        server.post_json("/api/v1/products", Some(&cashier(&server, company_id)), body)
+        server.post_json("/api/v1/products", Some(&manager(&server, company_id)), body)
     };
 
     let mut coded = espresso();
@@ -198,7 +198,7 @@ fn codes_are_unique_per_company_and_generated_when_absent() {
     // An update to a taken code is 409 and changes nothing.
     let id = first["id"].as_i64().unwrap();
     let clash =
-        server.put_json(&format!("/api/v1/products/{id}"), Some(&cashier(&server, shop.company_id)), &coded);
+        server.put_json(&format!("/api/v1/products/{id}"), Some(&manager(&server, shop.company_id)), &coded);
     clash.assert_error(409);
     let read = server.get(&format!("/api/v1/products/{id}/details"), Some(&shop.owner));
     assert_eq!(read.data(200)["product"]["code"], first["code"]);
@@ -226,7 +226,7 @@ fn the_list_pages_with_a_limit_up_to_500_or_returns_the_whole_catalog() {
         })
         .unwrap();
     let list = |query: &str| {
-        server.get(&format!("/api/v1/products{query}"), Some(&cashier(&server, shop.company_id)))
+        server.get(&format!("/api/v1/products{query}"), Some(&manager(&server, shop.company_id)))
     };
 
     let all = list("");
@@ -347,7 +347,7 @@ fn another_companys_products_and_categories_are_404_and_never_listed() {
     let list = server.get("/api/v1/products", Some(&mine.owner));
     assert_eq!(list.body["data"], json!([]));
     assert_eq!(list.body["pagination"]["total"], 0);
-    let categories = server.get("/api/v1/product/categories", Some(&cashier(&server, mine.company_id)));
+    let categories = server.get("/api/v1/product/categories", Some(&manager(&server, mine.company_id)));
     assert_eq!(categories.data(200)["items"], json!([]));
 
     // The same category name in another company is fine.

@@ -94,7 +94,7 @@ fn the_issues_huge_deposits_and_every_other_absurd_amount_are_refused_naming_the
     let product =
         json!({"name": "Kafe", "last_price": "1e30", "cost_price": "9223372036854775807", "vat_rate": "20"});
     let reply =
-        till.server.post_json("/api/v1/products", Some(&cashier(&till.server, till.company_id)), &product);
+        till.server.post_json("/api/v1/products", Some(&manager(&till.server, till.company_id)), &product);
     reply.assert_invalid("last_price");
     reply.assert_invalid("cost_price");
 
@@ -204,7 +204,7 @@ fn control_characters_are_refused_on_every_route_that_feeds_a_fiscal_document() 
     server.post_json("/api/v1/register", Some(&partner), &company).assert_invalid("name");
     let product = json!({"name": "Kafe\u{0}", "last_price": 100, "vat_rate": "20"});
     server
-        .post_json("/api/v1/products", Some(&cashier(server, till.company_id)), &product)
+        .post_json("/api/v1/products", Some(&manager(server, till.company_id)), &product)
         .assert_invalid("name");
     let client = json!({"type": "company", "company": {"name": "Ushqimore\u{1f}"}, "address": {"line": "Rr.", "city": "Tiranë"}});
     server

@@ -6,6 +6,7 @@
 mod common;
 
 mod ai_chat;
+mod audit;
 mod bulk_noncash;
 mod cancellations;
 mod cash_register;
@@ -30,6 +31,7 @@ mod owner_browser;
 mod owner_console;
 mod owner_page;
 mod owner_wizard;
+mod permissions;
 mod pipelined_delivery;
 mod print;
 mod purchase_invoices;

@@ -197,6 +197,17 @@ fn signing_out_ends_the_session_and_clears_the_cookie() {
 }
 
 #[test]
+fn signing_out_with_a_bearer_token_ends_nothing() {
+    let server = TestServer::sandbox();
+    let shop = common::register_sandbox(&server);
+    let bearer = format!("Bearer {}", shop.token);
+    let out = server.request("DELETE", "/api/v1/session", &[("Authorization", &bearer)], None);
+    assert_eq!(out.data(200)["signedOut"], false);
+    assert!(set_cookie(&out).is_none(), "no cookie to clear");
+    server.get("/api/v1/session", Some(&shop.token)).data(200);
+}
+
+#[test]
 fn the_owner_resets_a_cashiers_password_and_the_cashier_changes_it_after() {
     let server = shop();
     let mut owner = owner_from_the_box(&server);
@@ -221,6 +232,15 @@ fn the_owner_resets_a_cashiers_password_and_the_cashier_changes_it_after() {
         .post(&format!("/api/v1/users/{cashier_id}/password"), &json!({"newPassword": "Besa-fjalekalim-1"}));
     assert_eq!(reset.data(200)["sessionsEnded"], true);
     assert_eq!(besa.sign_in("besa@dyqani-ana.al", "Besa-fjalekalim-1").data(200)["owner"], false);
+    // The trail has the reset, by the owner, and the wizard's owner as its first entry.
+    let trail = owner.get("/api/v1/audit").data(200).clone();
+    let actions: Vec<&str> =
+        trail["entries"].as_array().unwrap().iter().filter_map(|e| e["action"].as_str()).collect();
+    assert_eq!(actions.first(), Some(&"user.password"), "{trail}");
+    assert_eq!(actions.last(), Some(&"user.create"), "{trail}");
+    let reset_entry = &trail["entries"][0];
+    assert_eq!(reset_entry["object"], cashier_id.to_string());
+    assert_eq!(reset_entry["role"], "owner");
 
     // The cashier may not reset others' passwords, with the session or with the token; nor the
     // owner their own (that needs the current one).

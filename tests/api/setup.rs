@@ -334,8 +334,8 @@ fn a_cashiers_pairing_card_is_a_qr_code_of_the_documented_url() {
 
     // A rotation: a new token and card, the old token is dead at once.
     let cashier_id = made["user"]["id"].as_i64().unwrap();
-    let rotated = page.post(&format!("/api/v1/users/{cashier_id}/token"), &json!({})).data(200).clone();
-    let new_token = rotated["token"].as_str().unwrap();
+    let rotated = page.post(&format!("/api/v1/users/{cashier_id}/token"), &json!({})).data(201).clone();
+    let new_token = rotated["user"]["token"].as_str().unwrap();
     assert_ne!(new_token, token);
     assert_eq!(
         decode_qr(rotated["pairingCard"]["qrSvg"].as_str().unwrap()),
@@ -357,7 +357,7 @@ fn with_a_public_url_and_https_the_card_names_them_and_the_fingerprint() {
     let mut page = common::people::owner_from_the_box(&server);
     let owner_id = page.get("/api/v1/session").data(200)["user"]["id"].as_i64().unwrap();
     let card =
-        page.post(&format!("/api/v1/users/{owner_id}/token"), &json!({})).data(200)["pairingCard"].clone();
+        page.post(&format!("/api/v1/users/{owner_id}/token"), &json!({})).data(201)["pairingCard"].clone();
     let token = card["token"].as_str().unwrap();
     assert_eq!(card["pairingUrl"], format!("https://kasa.dyqani-ana.al:8443/#token={token}"));
     assert!(card["warning"].is_null());

@@ -162,7 +162,7 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_bui
         assert!(out.status.success(), "./test: {}", String::from_utf8_lossy(&out.stderr));
         let calls = std::fs::read_to_string(&log).unwrap();
         let calls: Vec<&str> = calls.lines().collect();
-        let packages = "xmlsec1 libxml2-utils poppler-utils zbar-tools openssl libssl-dev pkg-config gcc curl \
+        let packages = "xmlsec1 libxml2-utils poppler-utils zbar-tools openssl sqlite3 libssl-dev pkg-config gcc curl \
                         jq shellcheck systemd chromium chromium-driver python3-pip";
         let mut expected = vec![];
         if !sudo.is_empty() {

@@ -11,6 +11,9 @@ use super::super::stock::{self, Goods, GoodsLine, NoteLink};
 use super::super::{Error, Result};
 use super::content::{InvoiceDocument, Links};
 use super::message::{Draft, draft, stored_invoice};
+use serde_json::json;
+
+use crate::domain::audit::Action;
 use crate::domain::document::DocumentKind;
 use crate::fiscal::requests::Operation;
 use crate::store::{self, fiscal_queue, invoices as db};
@@ -197,7 +200,18 @@ impl Document for InvoiceDocument {
                 let ids: Vec<i64> = orders.iter().map(|o| o.id).collect();
                 db::settle_orders(tx, invoice.id, &ids)?;
             }
-            Links::Reverses { original_id, .. } => db::refresh_reversal(tx, *original_id)?,
+            Links::Reverses { original_id, positions, .. } => {
+                db::refresh_reversal(tx, *original_id)?;
+                let entry =
+                    crate::services::audit::by(&self.issuer.caller, Action::InvoiceCancel, original_id)
+                        .before(json!({ "iic": invoice.original_invoice_iic }))
+                        .after(json!({
+                            "corrective": invoice.number,
+                            "total": invoice.totals.total.to_string(),
+                            "lines": positions,
+                        }));
+                crate::store::audit::append(tx, &entry)?;
+            }
         }
         if let Some(process) = self.content.einvoice {
             crate::store::einvoices::insert(tx, self.company_id(), invoice.id, process.as_str())?;

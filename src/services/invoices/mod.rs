@@ -25,6 +25,7 @@ use super::pipeline::Issued;
 use super::{Error, Result, Services};
 use crate::domain::document::DocumentKind;
 use crate::domain::invoice::InvoiceInput;
+use crate::domain::role::{self, DocumentScope, Role};
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice};
 
@@ -87,13 +88,34 @@ pub(super) async fn rendered(
         .map_err(Error::from)
 }
 
+/// A document `caller` may read (`domain::role::may_read_document`), else 403: a cashier reads
+/// their till's documents and those they issued.
+pub(super) fn readable(caller: &Caller, tcr_code: Option<&str>, user_id: Option<i64>) -> Result<()> {
+    if role::may_read_document(caller.reader(), DocumentScope { tcr_code, user_id }) {
+        Ok(())
+    } else {
+        Err(Error::Forbidden(
+            "A cashier reads the documents of their own till and those they issued; a manager can read this one."
+                .into(),
+        ))
+    }
+}
+
+/// What of the list a caller sees: a cashier, their own documents.
+fn own_documents(caller: &Caller) -> Option<db::Own> {
+    (caller.role() < Role::Manager)
+        .then(|| db::Own { tcr_code: caller.user.tcr_code.clone(), user_id: caller.user.id })
+}
+
 impl Services {
     pub async fn list_invoices(&self, caller: &Caller, filter: db::ListFilter) -> Result<Vec<Invoice>> {
         let company_id = caller.company.id;
+        let filter = db::ListFilter { own: own_documents(caller), ..filter };
         Ok(self.store.read(move |conn| db::list(conn, company_id, &filter)).await?)
     }
 
-    pub async fn invoice(&self, caller: &Caller, id: i64) -> Result<Invoice> {
+    /// The company's invoice `id`, whoever may read it.
+    async fn company_invoice(&self, caller: &Caller, id: i64) -> Result<Invoice> {
         let company_id = caller.company.id;
         self.store
             .read(move |conn| db::get(conn, company_id, id))
@@ -101,9 +123,23 @@ impl Services {
             .ok_or_else(|| Error::NotFound("Invoice".into()))
     }
 
-    /// The invoice issued this year with `internal_id`; integrators read 404 as "not issued
-    /// yet, safe to retry".
+    /// The invoice `id`, when the caller may read it.
+    pub async fn invoice(&self, caller: &Caller, id: i64) -> Result<Invoice> {
+        let invoice = self.company_invoice(caller, id).await?;
+        readable(caller, invoice.tcr_code.as_deref(), invoice.user_id)?;
+        Ok(invoice)
+    }
+
+    /// The invoice issued this year with `internal_id`, when the caller may read it;
+    /// integrators read 404 as "not issued yet, safe to retry".
     pub async fn invoice_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Invoice> {
+        let invoice = self.company_invoice_by_internal_id(caller, internal_id).await?;
+        readable(caller, invoice.tcr_code.as_deref(), invoice.user_id)?;
+        Ok(invoice)
+    }
+
+    /// The company's invoice issued this year with `internal_id`, whoever may read it.
+    async fn company_invoice_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Invoice> {
         let company_id = caller.company.id;
         let year = Utc::now().with_timezone(&Tirane).year();
         let internal_id = internal_id.to_string();

@@ -295,6 +295,7 @@ mod tests {
                     email: "ana@shop.al".into(),
                     operator_code: Some("oo123oo123".into()),
                     tcr_code: None,
+                    role: crate::domain::role::Role::Owner,
                 },
                 company: Company {
                     id: 1,
@@ -314,6 +315,7 @@ mod tests {
                     address: Some("Rruga e Kavajës 12".into()),
                     city: Some("Tiranë".into()),
                 }),
+                request_id: None,
             },
             operator_code: "oo123oo123".into(),
             unit_code: "bb123bb123".into(),

@@ -21,6 +21,7 @@ use super::pipeline::{InternalId, Issued, Namespace};
 use super::sequence::Sequence;
 use super::{Error, Result, Services};
 use crate::domain::client::Patch;
+use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::{self as rules, Defaults, NoteInput};
 use crate::store::accounts::{self, Caller};
@@ -155,12 +156,26 @@ impl Services {
         self.issue(document).await
     }
 
+    /// The company's notes; a cashier's own (their device's and those they issued).
     pub async fn wtns(&self, caller: &Caller, filter: ListFilter) -> Result<Vec<Wtn>> {
         let company_id = caller.company.id;
+        let own = (caller.role() < Role::Manager).then(|| crate::store::invoices::Own {
+            tcr_code: caller.user.tcr_code.clone(),
+            user_id: caller.user.id,
+        });
+        let filter = ListFilter { own, ..filter };
         Ok(self.store.read(move |c| db::list(c, company_id, &filter)).await?)
     }
 
+    /// The note `id`, when the caller may read it.
     pub async fn wtn(&self, caller: &Caller, id: i64) -> Result<Wtn> {
+        let note = self.company_wtn(caller, id).await?;
+        super::invoices::readable(caller, note.device_code.as_deref(), note.user_id)?;
+        Ok(note)
+    }
+
+    /// The company's note `id`, whoever issued it.
+    async fn company_wtn(&self, caller: &Caller, id: i64) -> Result<Wtn> {
         let company_id = caller.company.id;
         self.store
             .read(move |c| db::get(c, company_id, id))
@@ -170,9 +185,10 @@ impl Services {
 
     /// The note an invoice names as the one its goods left with (`wtn_id`): one of the
     /// company's that took them out of its hands. A note to one of the company's units put them
-    /// on that unit's shelf, which its sale takes them from: naming it is a mistake (422).
+    /// on that unit's shelf, which its sale takes them from: naming it is a mistake (422). Any
+    /// user may name any note of the company, as before roles: naming one is not reading it.
     pub(in crate::services) async fn linked_wtn(&self, caller: &Caller, id: i64) -> Result<WtnRef> {
-        let note = match self.wtn(caller, id).await {
+        let note = match self.company_wtn(caller, id).await {
             Ok(note) => note,
             Err(Error::NotFound(_)) => {
                 return Err(FieldErrors::one(
@@ -197,13 +213,16 @@ impl Services {
         Ok(WtnRef { id: note.id, number: note.number, iic: note.wtnic })
     }
 
-    /// The company's newest note with `internal_id`.
+    /// The company's newest note with `internal_id`, when the caller may read it.
     pub async fn wtn_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Wtn> {
         let (company_id, internal_id) = (caller.company.id, internal_id.to_string());
-        self.store
+        let note = self
+            .store
             .read(move |c| db::by_internal_id(c, company_id, &internal_id))
             .await?
-            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))
+            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))?;
+        super::invoices::readable(caller, note.device_code.as_deref(), note.user_id)?;
+        Ok(note)
     }
 
     /// The print document of the spec (the JSON a POS prints from).
@@ -250,7 +269,6 @@ impl Services {
         logo: Patch<String>,
         unit_name: Option<bool>,
     ) -> Result<PrintSettings> {
-        self.owner_only(caller, "change the print settings").await?;
         let logo = match logo {
             None => None,
             Some(None) => Some(None),

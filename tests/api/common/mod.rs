@@ -528,11 +528,21 @@ pub fn register_sandbox(server: &TestServer) -> Registered {
 
 /// A new cashier of the company, made in the store the way on-boarding makes one: the catalog
 /// routes allow one call per interval per token, so a story that calls them often takes a fresh
-/// cashier per call. Returns the cashier's token.
+/// user per call. Returns the cashier's token.
 pub fn cashier(server: &TestServer, company_id: i64) -> String {
+    user_with_role(server, company_id, arka::domain::role::Role::Cashier)
+}
+
+/// A new manager of the company (catalog writes need one), as [`cashier`] makes a cashier.
+pub fn manager(server: &TestServer, company_id: i64) -> String {
+    user_with_role(server, company_id, arka::domain::role::Role::Manager)
+}
+
+/// A new user of the company with `role`, without a unit or a till; returns their token.
+pub fn user_with_role(server: &TestServer, company_id: i64, role: arka::domain::role::Role) -> String {
     let token = arka::ops::secrets::new_token("u").unwrap();
     let hash = arka::ops::secrets::hash_token(&token);
-    let email = format!("cashier.{}@shop.al", &hash[..12]);
+    let email = format!("{role}.{}@shop.al", &hash[..12]);
     arka::store::Store::open(&server.data_dir().join("arka.db"))
         .expect("the store opens")
         .write_blocking(|tx| {
@@ -545,7 +555,9 @@ pub fn cashier(server: &TestServer, company_id: i64) -> String {
                     email: &email,
                     operator_code: None,
                     tcr_code: None,
+                    role,
                     token_hash: &hash,
+                    token_prefix: &token[..15],
                 },
             )
         })
