@@ -1,6 +1,7 @@
-// The owner's administration: the people of the company (a cashier added with their till and
-// pairing card, another's password set, a token rotated with a new card), the box's backup
-// (taken now and downloaded, the last automatic one), and the certificate's days left.
+// The owner's administration: the people of the company (their role, the token's last use and
+// prefix; a cashier added with their till and pairing card, another's password set, a token
+// rotated with a new card), the box's backup (taken now and downloaded, the last automatic one),
+// and the certificate's days left.
 
 import { api, apiFile } from './api.js';
 import { t } from './i18n.js';
@@ -26,12 +27,27 @@ async function rotate(user, ctx) {
     return;
   }
   ctx.openDialog(t('setup.card'), pairingCard(answer.data.pairingCard));
+  // The list shows the new token's prefix.
+  ctx.go('admin');
 }
 
-function people(details, session, ctx) {
-  const rows = details.users.map((u) => {
+// When and from where the person's token was last used: the time and the IP, or never.
+function lastUse(u) {
+  return u.lastUse ? `${u.lastUse.at ?? ''} · ${u.lastUse.ip}` : t('admin.never');
+}
+
+function tokenText(token) {
+  const prefix = token.prefix ? `${token.prefix}…` : '–';
+  return token.revoked ? `${prefix} (${t('admin.revoked')})` : prefix;
+}
+
+// The people as GET /api/v1/users lists them: role, last use and the token's prefix.
+function people(users, session, ctx) {
+  const rows = users.map((u) => {
     const me = u.id === session.user.id;
-    return [u.name, u.email, u.operatorCode ?? '', u.fiscalTcrCode ?? '', el('span', { class: 'buttons' },
+    return [u.name, u.email, t(`role.${u.role}`), u.operatorCode ?? '', u.fiscalTcrCode ?? '',
+      el('span', { 'data-last-use': u.email }, lastUse(u)), el('code', { 'data-prefix': u.email }, tokenText(u.token)),
+      el('span', { class: 'buttons' },
       me ? el('em', {}, t('admin.you')) : el('button', {
         type: 'button', class: 'small', 'data-password': u.email, 'aria-label': `${t('admin.setPassword')}: ${u.name}`,
         onclick: () => ctx.openDialog(`${t('admin.setPassword')}: ${u.name}`, passwordForm(u, ctx)),
@@ -42,7 +58,8 @@ function people(details, session, ctx) {
       }, t('admin.rotate')))];
   });
   return [el('h3', {}, t('setup.users')),
-    table([t('setup.name'), t('setup.email'), t('setup.operatorCode'), t('setup.till'), ''], rows)];
+    table([t('setup.name'), t('setup.email'), t('audit.role'), t('setup.operatorCode'), t('setup.till'),
+      t('admin.lastUse'), t('admin.token'), ''], rows)];
 }
 
 function cashierForm(details, ctx, again) {
@@ -108,9 +125,9 @@ export function daysLeft(expiresAt) {
 }
 
 export async function render(section, ctx) {
-  const [setup, account] = await Promise.all([ctx.reloadWizard(), api('/api/v1/account')]);
+  const [setup, account, users] = await Promise.all([ctx.reloadWizard(), api('/api/v1/account'), api('/api/v1/users')]);
   const details = setup?.details;
-  if (!details) {
+  if (!details || !users.ok) {
     section.replaceChildren(el('h2', {}, t('admin.title')), el('p', { class: 'error' }, t('admin.ownerOnly')));
     return;
   }
@@ -118,7 +135,7 @@ export async function render(section, ctx) {
   const again = () => render(section, ctx);
   section.replaceChildren(
     el('h2', {}, t('admin.title')),
-    ...people(details, ctx.session(), ctx),
+    ...people(users.data.items, ctx.session(), ctx),
     el('div', { class: 'cards' },
       cashierForm(details, ctx, again),
       await backup(ctx),

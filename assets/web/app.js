@@ -11,8 +11,9 @@ import * as invoices from './invoices.js';
 import * as products from './products.js';
 import * as admin from './admin.js';
 import * as reports from './reports.js';
+import * as audit from './audit.js';
 
-const views = { setup, today, cis, invoices, products, reports, admin };
+const views = { setup, today, cis, invoices, products, reports, audit, admin };
 const $ = (id) => document.getElementById(id);
 
 // Who is signed in (GET /api/v1/session's data), and the wizard's state (GET /api/v1/setup).
@@ -86,7 +87,7 @@ const context = {
 };
 
 // Views only some roles have (the server refuses the others anyway).
-const VIEW_ROLES = { setup: 'owner', admin: 'owner' };
+const VIEW_ROLES = { setup: 'owner', audit: 'owner manager', admin: 'owner' };
 
 function currentView() {
   const name = location.hash.replace('#', '');

@@ -64,6 +64,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("invoices.js", "text/javascript; charset=utf-8"),
     asset!("reports.js", "text/javascript; charset=utf-8"),
     asset!("chart.js", "text/javascript; charset=utf-8"),
+    asset!("audit.js", "text/javascript; charset=utf-8"),
 ];
 
 pub const INDEX_HTML: &str = include_str!("../../assets/web/index.html");

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use crate::common::TestServer;
 use crate::common::browser::Browser;
+use crate::common::people::{Browser as People, OWNER_EMAIL, OWNER_PASSWORD};
 use crate::common::sim::SimServer;
 use crate::common::till::coffee_and_water;
 use arka::config::BoxPeers;
@@ -121,6 +122,7 @@ fn story(form: &'static str, width: u32, height: u32) {
         if form == "desktop" {
             a_phones_width(&page).await;
         }
+        the_audit_trail(&page, &server).await;
         sign_out(&page).await;
         page.stop().await;
     });
@@ -400,6 +402,84 @@ async fn a_phones_width(page: &Browser) {
     assert!(by_kind.contains("Fatura me para në dorë"), "document kinds in Albanian: {by_kind}");
     page.client.set_window_size(390, 2400).await.unwrap();
     page.axe("reports at 390 px").await;
+}
+
+/// The audit trail: no menu entry for the cashier; the owner sees the entries the API lists for
+/// the cancellations and the day's close with their figures, filtered by action, a refused
+/// filter beside its field, and the same list as CSV.
+async fn the_audit_trail(page: &Browser, server: &TestServer) {
+    let (_, width, height) = form();
+    page.client.set_window_size(width, height).await.unwrap();
+    let entry = page.find("nav button[data-view=audit]").await;
+    assert!(!entry.is_displayed().await.unwrap(), "a cashier's menu has no Audit entry");
+    page.click("#signout").await;
+    page.type_into("#signin-email", OWNER_EMAIL).await;
+    page.type_into("#signin-password", &format!("{OWNER_PASSWORD}{}", keys(Key::Enter))).await;
+    page.text_when("#who", |t| t.ends_with("Pronar") || t.ends_with("Owner")).await;
+    let mut owner = crate::common::people::Browser::new(server);
+    owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
+    let figures: [(&str, i64, &[&str]); 2] =
+        [("invoice.cancel", 2, &["corrective", "total"]), ("day.close", 1, &["counted", "difference"])];
+    the_audit_view(page, &owner, &figures).await;
+}
+
+/// The Audit view (the owner signed in): newest first as the API lists them, then each action's
+/// entries with the figures `after` names, `count` of them; the CSV; a refused filter.
+pub(crate) async fn the_audit_view(page: &Browser, owner: &People<'_>, actions: &[(&str, i64, &[&str])]) {
+    page.click("nav button[data-view=audit]").await;
+    let all = owner.get("/api/v1/audit").data(200).clone();
+    let newest = all["entries"][0]["id"].to_string();
+    page.text_when("#audit-entries tbody [data-entry]", |_| true).await;
+    let first: Value = page
+        .client
+        .execute("return document.querySelector('#audit-entries tbody [data-entry]').dataset.entry", vec![])
+        .await
+        .unwrap();
+    assert_eq!(first.as_str(), Some(newest.as_str()), "newest first, as the API lists them");
+    screen(page, "audit").await;
+    for &(action, count, figures) in actions {
+        page.find("#audit-action").await.select_by_value(action).await.unwrap();
+        page.click("#audit-filters button[type=submit]").await;
+        let listed = owner.get(&format!("/api/v1/audit?action={action}")).data(200).clone();
+        let total = listed["total"].as_i64().unwrap();
+        assert_eq!(total, count, "{action}: {listed}");
+        page.text_when("#audit-shown", |t| t == format!("1–{total} / {total}")).await;
+        let rows: Value = page
+            .client
+            .execute(
+                "return [...document.querySelectorAll('#audit-entries tbody tr')].map((r) =>
+                   [r.querySelector('[data-entry]').dataset.entry, r.querySelector('[data-action]').dataset.action, r.innerText]);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let rows = rows.as_array().unwrap();
+        assert_eq!(rows.len() as i64, total, "{action}: only its entries");
+        for (row, entry) in rows.iter().zip(listed["entries"].as_array().unwrap()) {
+            assert_eq!(row[0], entry["id"].to_string(), "the API's order");
+            assert_eq!(row[1], action);
+            let text = row[2].as_str().unwrap();
+            assert!(text.contains(entry["at"].as_str().unwrap()) && !text.contains(action), "{text}");
+            for &key in figures {
+                let value = entry["after"][key].as_str().unwrap();
+                assert!(text.contains(&format!("{key}: {value}")), "{action}'s {key} {value}: {text}");
+            }
+        }
+    }
+    // The CSV link carries the filter; the file is the route's.
+    let href = page.find("#audit-csv").await.attr("href").await.unwrap().unwrap();
+    let (last, count, _) = actions[actions.len() - 1];
+    assert!(href.contains(&format!("action={last}")) && href.contains("format=csv"), "{href}");
+    let csv = String::from_utf8(owner.get_bytes(&href)).unwrap();
+    assert!(csv.starts_with("\u{feff}id,at,user_id") && csv.lines().count() as i64 == count + 1, "{csv}");
+    // A period that ends before it starts: refused beside the field the route names.
+    page.client
+        .execute("document.getElementById('audit-from').value = '2030-01-02'; document.getElementById('audit-to').value = '2030-01-01';", vec![])
+        .await
+        .unwrap();
+    page.click("#audit-filters button[type=submit]").await;
+    let said = page.text_when("#audit-from-error", |t| !t.is_empty()).await;
+    assert!(said.contains("from"), "{said}");
 }
 
 /// Signing out ends the session: a reload shows the sign-in again.

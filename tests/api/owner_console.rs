@@ -120,4 +120,25 @@ pub(crate) async fn the_administration(page: &Browser, server: &TestServer, cash
     assert!(db.starts_with(b"SQLite format 3\0"), "the backup the page offers is the database");
     page.find(&format!("[data-download=\"{file}.key\"]")).await;
     screen(page, "admin").await;
+
+    // The people as GET /api/v1/users lists them: role, the token's prefix and its last use.
+    page.click("nav button[data-view=admin]").await;
+    let users = owner.get("/api/v1/users").data(200)["items"].clone();
+    for user in users.as_array().unwrap() {
+        let email = user["email"].as_str().unwrap();
+        let listed = user["token"]["prefix"].as_str().map_or("–".to_string(), |p| format!("{p}…"));
+        let prefix = page.text_when(&format!("[data-prefix=\"{email}\"]"), |t| t == listed).await;
+        assert_eq!(prefix, listed, "{email}'s token prefix");
+    }
+    let besa = users.as_array().unwrap().iter().find(|u| u["email"] == "besa@dyqani-ana.al").unwrap();
+    assert_eq!(besa["role"], "cashier");
+    assert!(
+        cashier.token.starts_with(besa["token"]["prefix"].as_str().unwrap()),
+        "the rotated token's prefix"
+    );
+    let last = &besa["lastUse"];
+    assert_eq!(last["ip"], "127.0.0.1", "the session call above used the new token");
+    let listed = format!("{} · 127.0.0.1", last["at"].as_str().unwrap());
+    let used = page.text_when("[data-last-use=\"besa@dyqani-ana.al\"]", |t| t == listed).await;
+    assert_eq!(used, listed, "the last use as the API lists it");
 }
