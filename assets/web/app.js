@@ -87,7 +87,7 @@ const context = {
 };
 
 // Views only some roles have (the server refuses the others anyway).
-const VIEW_ROLES = { setup: 'owner', audit: 'owner manager', admin: 'owner' };
+const VIEW_ROLES = { setup: 'owner', audit: 'owner manager', admin: 'owner', cis: 'owner manager', reports: 'owner manager' };
 
 function currentView() {
   const name = location.hash.replace('#', '');

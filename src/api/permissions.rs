@@ -67,6 +67,8 @@ pub enum Scope {
     OwnAccount,
     /// The owner of the box's one company: a backup copies every company on the box.
     TheBox,
+    /// A cashier sees their own till; a manager or an owner every till.
+    OwnTillOrAll,
 }
 
 impl Scope {
@@ -84,6 +86,7 @@ impl Scope {
             Scope::WoltSignature => "Wolt's signature",
             Scope::SetupPass => "the setup code, or a request from the box itself",
             Scope::OwnAccount => "the caller's own password",
+            Scope::OwnTillOrAll => "a cashier: their own till; a manager or an owner: every till",
             Scope::TheBox => "the owner of the box's one company (a backup holds every company)",
         }
     }
@@ -109,8 +112,8 @@ const fn rule(method: &'static str, path: &'static str, access: Access, scope: S
 }
 
 use Scope::{
-    Company, MarketplaceRight, OwnAccount, OwnDocuments, OwnSalesOfTheDay, OwnTill, OwnTillReport, OwnToken,
-    SetupPass, TheBox, Users, WoltSignature,
+    Company, MarketplaceRight, OwnAccount, OwnDocuments, OwnSalesOfTheDay, OwnTill, OwnTillOrAll,
+    OwnTillReport, OwnToken, SetupPass, TheBox, Users, WoltSignature,
 };
 
 /// Every operation of `assets/openapi.yaml`, in the document's order of groups.
@@ -239,7 +242,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/web/{version}/{name}", PUBLIC, Company),
     rule("GET", "/docs", PUBLIC, Company),
     rule("GET", "/docs/{path}", PUBLIC, Company),
-    rule("GET", "/api/v1/owner/today", MANAGER, Company),
+    rule("GET", "/api/v1/owner/today", CASHIER, OwnTillOrAll),
     rule("GET", "/api/v1/owner/queue", MANAGER, Company),
     rule("POST", "/api/v1/owner/queue/{queueId}/resend", OWNER, Company),
     rule("GET", "/api/v1/owner/backup", OWNER, TheBox),
@@ -428,7 +431,11 @@ mod tests {
             let refuses = matches!(rule.access, Access::User(r) if r > Role::Cashier)
                 || !matches!(
                     rule.scope,
-                    Scope::Company | Scope::OwnTill | Scope::OwnToken | Scope::WoltSignature
+                    Scope::Company
+                        | Scope::OwnTill
+                        | Scope::OwnTillOrAll
+                        | Scope::OwnToken
+                        | Scope::WoltSignature
                 );
             if refuses {
                 assert!(operation["responses"].get("403").is_some(), "{method} {path} lists its 403");

@@ -323,6 +323,15 @@ fn the_owner_sends_a_refused_document_again_from_the_page_and_the_queue_names_it
     let queue = till.server.get("/api/v1/owner/queue", Some(&till.token)).data(200).clone();
     assert_eq!((queue["waiting"].clone(), queue["refused"].clone()), (json!(0), json!([])));
     till.server.post_json(&path(ids[0]), Some(&till.token), &json!({})).assert_error(404);
+    // The trail has each re-send, by the owner, with what the CIS had said.
+    let trail = till.server.get("/api/v1/audit?action=queue.resend", Some(&till.token)).data(200).clone();
+    let entries = trail["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{trail}");
+    for entry in entries {
+        assert_eq!(entry["role"], "owner");
+        assert_eq!(entry["before"]["faultCode"], "11", "{entry}");
+        assert_eq!(entry["after"]["status"], "waiting");
+    }
 }
 
 #[test]

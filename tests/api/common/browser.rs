@@ -102,16 +102,19 @@ impl Browser {
     /// The text of `css` once `ready` holds for it.
     pub async fn text_when(&self, css: &str, ready: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + PAGE_WAIT;
+        let mut seen = String::new();
         loop {
             if let Ok(element) = self.client.find(Locator::Css(css)).await
                 && let Ok(text) = element.text().await
-                && ready(&text)
             {
-                return text;
+                if ready(&text) {
+                    return text;
+                }
+                seen = text;
             }
             assert!(
                 Instant::now() < deadline,
-                "{css} did not come to the expected text within {PAGE_WAIT:?}"
+                "{css} did not come to the expected text within {PAGE_WAIT:?}; it said {seen:?}"
             );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -150,6 +153,22 @@ impl Browser {
             .await
             .expect("axe-core runs");
         assert_eq!(found, json!([]), "axe-core on the screen {screen}");
+    }
+
+    /// The `data` of a GET the page's own session makes (its cookie; a read needs no CSRF
+    /// token): what the signed-in person's API answers, to hold the screen's figures against.
+    pub async fn api_data(&self, path: &str) -> serde_json::Value {
+        let body = self
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 fetch(arguments[0], {credentials: 'same-origin'}).then((r) => r.json()).then(done);",
+                vec![serde_json::json!(path)],
+            )
+            .await
+            .expect("the page's fetch");
+        assert_eq!(body["status"], true, "{path}: {body}");
+        body["data"].clone()
     }
 
     /// A PNG of the page as it is now.
