@@ -31,6 +31,24 @@ async function rotate(user, ctx) {
   ctx.go('admin');
 }
 
+// Another person's role, changed by the owner on the spot (the last owner stays: the server's 409).
+function roleChoice(user, ctx) {
+  const choice = el('select', { 'data-role-of': user.email, 'aria-label': `${t('audit.role')}: ${user.name}` },
+    ...['owner', 'manager', 'cashier'].map((r) => el('option', { value: r, selected: r === user.role }, t(`role.${r}`))));
+  choice.addEventListener('change', async () => {
+    const answer = await api(`/api/v1/on-boarding/user/${user.id}`, { method: 'POST', body: { role: choice.value } });
+    if (!answer.ok) {
+      choice.value = user.role;
+      ctx.setStatus(answer.message, 'error');
+      return;
+    }
+    // The choice already shows the new role: the list is not drawn again under the person's hand.
+    user.role = choice.value;
+    ctx.setStatus(`${t('admin.roleChanged')} ${user.name}: ${t(`role.${choice.value}`)}`, 'ok');
+  });
+  return choice;
+}
+
 // When and from where the person's token was last used: the time and the IP, or never.
 function lastUse(u) {
   return u.lastUse ? `${u.lastUse.at ?? ''} · ${u.lastUse.ip}` : t('admin.never');
@@ -45,7 +63,7 @@ function tokenText(token) {
 function people(users, session, ctx) {
   const rows = users.map((u) => {
     const me = u.id === session.user.id;
-    return [u.name, u.email, t(`role.${u.role}`), u.operatorCode ?? '', u.fiscalTcrCode ?? '',
+    return [u.name, u.email, me ? t(`role.${u.role}`) : roleChoice(u, ctx), u.operatorCode ?? '', u.fiscalTcrCode ?? '',
       el('span', { 'data-last-use': u.email }, lastUse(u)), el('code', { 'data-prefix': u.email }, tokenText(u.token)),
       el('span', { class: 'buttons' },
       me ? el('em', {}, t('admin.you')) : el('button', {

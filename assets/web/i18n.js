@@ -47,6 +47,7 @@ const words = {
   'admin.title': ['Administrimi', 'Administration'],
   'admin.ownerOnly': ['Vetëm pronari e sheh këtë faqe.', 'Only the owner sees this screen.'],
   'admin.you': ['ju', 'you'],
+  'admin.roleChanged': ['Roli u ndryshua për', 'Role changed for'],
   'admin.lastUse': ['Përdorimi i fundit i tokenit', 'Token last used'],
   'admin.never': ['asnjëherë', 'never'],
   'admin.token': ['Tokeni (fillimi)', 'Token (start)'],

@@ -141,4 +141,26 @@ pub(crate) async fn the_administration(page: &Browser, server: &TestServer, cash
     let listed = format!("{} · 127.0.0.1", last["at"].as_str().unwrap());
     let used = page.text_when("[data-last-use=\"besa@dyqani-ana.al\"]", |t| t == listed).await;
     assert_eq!(used, listed, "the last use as the API lists it");
+    the_roles_from_the_page(page, &owner).await;
+}
+
+/// The owner makes the cashier a manager and a cashier again from the list, as the API then says.
+async fn the_roles_from_the_page(page: &Browser, owner: &crate::common::people::Browser<'_>) {
+    let role_of_besa = || {
+        owner.get("/api/v1/users").data(200)["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["email"] == "besa@dyqani-ana.al")
+            .unwrap()["role"]
+            .clone()
+    };
+    for (role, said) in [
+        ("manager", "Roli u ndryshua për Besa Kola: Menaxher"),
+        ("cashier", "Roli u ndryshua për Besa Kola: Arkëtar"),
+    ] {
+        page.find("[data-role-of=\"besa@dyqani-ana.al\"]").await.select_by_value(role).await.unwrap();
+        page.text_when("#status", |t| t == said).await;
+        assert_eq!(role_of_besa(), role, "the API has the page's choice");
+    }
 }

@@ -153,6 +153,21 @@ fn today_shows_sales_by_till_and_payment_method_each_tills_cash_and_day() {
 }
 
 #[test]
+fn a_cashiers_day_is_their_own_till_alone() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    sell(&till, "s-1", "BANKNOTE", 240);
+    let owners = till.server.get("/api/v1/owner/today", Some(&till.token)).data(200).clone();
+    assert_eq!(owners["tills"].as_array().map(Vec::len), Some(1), "{owners}");
+    assert_eq!(owners["totals"]["receipts"], 1);
+    // A cashier with no till of their own sees no till and none of the till's sales.
+    let clerk = cashier(&till.server, till.company_id);
+    let theirs = till.server.get("/api/v1/owner/today", Some(&clerk)).data(200).clone();
+    assert_eq!(theirs["tills"], json!([]), "{theirs}");
+    assert_eq!(theirs["totals"]["receipts"], 0, "another till's sales are not a cashier's");
+}
+
+#[test]
 fn another_companys_token_sees_only_its_own_day_and_queue() {
     let sim = SimServer::start();
     let till = open_till(&sim);

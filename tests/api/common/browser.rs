@@ -120,14 +120,38 @@ impl Browser {
         }
     }
 
+    /// Clicks `css`; an element the page drew again between finding and clicking (stale, or not
+    /// yet interactable) is found again, within the page's wait.
     pub async fn click(&self, css: &str) {
-        self.find(css).await.click().await.unwrap_or_else(|e| panic!("click {css}: {e}"));
+        let deadline = Instant::now() + PAGE_WAIT;
+        loop {
+            match self.find(css).await.click().await {
+                Ok(_) => return,
+                Err(e) if redrawn(&e) && Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("click {css}: {e}"),
+            }
+        }
     }
 
+    /// Types into `css` after clearing it, finding it again if the page drew it anew meanwhile.
     pub async fn type_into(&self, css: &str, text: &str) {
-        let field = self.find(css).await;
-        field.clear().await.unwrap();
-        field.send_keys(text).await.unwrap_or_else(|e| panic!("typing into {css}: {e}"));
+        let deadline = Instant::now() + PAGE_WAIT;
+        loop {
+            let field = self.find(css).await;
+            let typed = match field.clear().await {
+                Ok(()) => field.send_keys(text).await,
+                Err(e) => Err(e),
+            };
+            match typed {
+                Ok(()) => return,
+                Err(e) if redrawn(&e) && Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("typing into {css}: {e}"),
+            }
+        }
     }
 
     /// axe-core (from the npm registry: `./test` puts it in target/axe) run inside this Chromium
@@ -195,4 +219,14 @@ impl Drop for Browser {
         // Also when a story failed midway: no driver or browser is left behind.
         self.kill_group();
     }
+}
+
+/// An element the page replaced or has not shown yet: worth finding again.
+fn redrawn(error: &fantoccini::error::CmdError) -> bool {
+    use fantoccini::error::{CmdError, ErrorStatus};
+    matches!(
+        error,
+        CmdError::Standard(e)
+            if matches!(e.error, ErrorStatus::StaleElementReference | ErrorStatus::ElementNotInteractable)
+    )
 }
