@@ -198,7 +198,7 @@ pub fn partner_by_token(conn: &Connection, token_hash: &str) -> Result<Option<i6
         .query_row(
             "SELECT id FROM partners WHERE token_hash = :hash",
             named_params! {":hash": token_hash},
-            |r| r.get(0),
+            |r| r.get("id"),
         )
         .optional()?)
 }
@@ -216,22 +216,25 @@ pub fn app_secret_hash(conn: &Connection, client_id: &str) -> Result<Option<Stri
         .query_row(
             "SELECT secret_hash FROM apps WHERE client_id = :cid",
             named_params! {":cid": client_id},
-            |r| r.get(0),
+            |r| r.get("secret_hash"),
         )
         .optional()?)
 }
 
-const COMPANY_COLUMNS: &str = "c.id, c.nuis, c.name, c.address, c.city, c.issuer_in_vat, c.is_sandbox";
+// The columns of companies (c), business units (b) and users (u) are named after their table, so
+// that one row can carry all three (`caller_where`).
+const COMPANY_COLUMNS: &str = "c.id AS c_id, c.nuis AS c_nuis, c.name AS c_name, c.address AS c_address,
+    c.city AS c_city, c.issuer_in_vat AS c_issuer_in_vat, c.is_sandbox AS c_is_sandbox";
 
-fn company_from(r: &Row, at: usize) -> rusqlite::Result<Company> {
+fn company_from(r: &Row) -> rusqlite::Result<Company> {
     Ok(Company {
-        id: r.get(at)?,
-        nuis: r.get(at + 1)?,
-        name: r.get(at + 2)?,
-        address: r.get(at + 3)?,
-        city: r.get(at + 4)?,
-        issuer_in_vat: r.get(at + 5)?,
-        is_sandbox: r.get(at + 6)?,
+        id: r.get("c_id")?,
+        nuis: r.get("c_nuis")?,
+        name: r.get("c_name")?,
+        address: r.get("c_address")?,
+        city: r.get("c_city")?,
+        issuer_in_vat: r.get("c_issuer_in_vat")?,
+        is_sandbox: r.get("c_is_sandbox")?,
     })
 }
 
@@ -253,9 +256,9 @@ pub fn insert_company(conn: &Connection, c: &NewCompany) -> Result<i64> {
 /// Whether a company other than the sandbox's is registered under `nuis` (any case).
 pub fn nuis_registered(conn: &Connection, nuis: &str) -> Result<bool> {
     Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM companies WHERE nuis = upper(:nuis) AND is_sandbox = 0)",
+        "SELECT EXISTS (SELECT 1 FROM companies WHERE nuis = upper(:nuis) AND is_sandbox = 0) AS registered",
         named_params! {":nuis": nuis},
-        |r| r.get(0),
+        |r| r.get("registered"),
     )?)
 }
 
@@ -266,7 +269,7 @@ pub fn sandbox_company(conn: &Connection) -> Result<Option<Company>> {
                 "SELECT {COMPANY_COLUMNS} FROM companies c WHERE c.is_sandbox = 1 ORDER BY c.id LIMIT 1"
             ),
             [],
-            |r| company_from(r, 0),
+            company_from,
         )
         .optional()?)
 }
@@ -276,23 +279,24 @@ pub fn company(conn: &Connection, id: i64) -> Result<Option<Company>> {
         .query_row(
             &format!("SELECT {COMPANY_COLUMNS} FROM companies c WHERE c.id = :id"),
             named_params! {":id": id},
-            |r| company_from(r, 0),
+            company_from,
         )
         .optional()?)
 }
 
-const UNIT_COLUMNS: &str =
-    "b.id, b.company_id, b.name, b.business_unit_code, b.administrator, b.address, b.city";
+const UNIT_COLUMNS: &str = "b.id AS b_id, b.company_id AS b_company_id, b.name AS b_name,
+    b.business_unit_code AS b_business_unit_code, b.administrator AS b_administrator, b.address AS b_address,
+    b.city AS b_city";
 
-fn unit_from(r: &Row, at: usize) -> rusqlite::Result<BusinessUnit> {
+fn unit_from(r: &Row) -> rusqlite::Result<BusinessUnit> {
     Ok(BusinessUnit {
-        id: r.get(at)?,
-        company_id: r.get(at + 1)?,
-        name: r.get(at + 2)?,
-        business_unit_code: r.get(at + 3)?,
-        administrator: r.get(at + 4)?,
-        address: r.get(at + 5)?,
-        city: r.get(at + 6)?,
+        id: r.get("b_id")?,
+        company_id: r.get("b_company_id")?,
+        name: r.get("b_name")?,
+        business_unit_code: r.get("b_business_unit_code")?,
+        administrator: r.get("b_administrator")?,
+        address: r.get("b_address")?,
+        city: r.get("b_city")?,
     })
 }
 
@@ -331,26 +335,26 @@ pub fn unit(conn: &Connection, company_id: i64, id: i64) -> Result<Option<Busine
                 "SELECT {UNIT_COLUMNS} FROM business_units b WHERE b.id = :id AND b.company_id = :company"
             ),
             named_params! {":id": id, ":company": company_id},
-            |r| unit_from(r, 0),
+            unit_from,
         )
         .optional()?)
 }
 
 const USER_COLUMNS: &str =
-    "u.id, u.company_id, u.business_unit_id, u.name, u.email, u.operator_code, u.tcr_code, u.role";
-/// How many columns `USER_COLUMNS` names.
-const USER_WIDTH: usize = 8;
+    "u.id AS u_id, u.company_id AS u_company_id, u.business_unit_id AS u_business_unit_id,
+    u.name AS u_name, u.email AS u_email, u.operator_code AS u_operator_code, u.tcr_code AS u_tcr_code,
+    u.role AS u_role";
 
-fn user_from(r: &Row, at: usize) -> rusqlite::Result<User> {
+fn user_from(r: &Row) -> rusqlite::Result<User> {
     Ok(User {
-        id: r.get(at)?,
-        company_id: r.get(at + 1)?,
-        business_unit_id: r.get(at + 2)?,
-        name: r.get(at + 3)?,
-        email: r.get(at + 4)?,
-        operator_code: r.get(at + 5)?,
-        tcr_code: r.get(at + 6)?,
-        role: r.get(at + 7)?,
+        id: r.get("u_id")?,
+        company_id: r.get("u_company_id")?,
+        business_unit_id: r.get("u_business_unit_id")?,
+        name: r.get("u_name")?,
+        email: r.get("u_email")?,
+        operator_code: r.get("u_operator_code")?,
+        tcr_code: r.get("u_tcr_code")?,
+        role: r.get("u_role")?,
     })
 }
 
@@ -401,7 +405,7 @@ pub fn user(conn: &Connection, company_id: i64, id: i64) -> Result<Option<User>>
         .query_row(
             &format!("SELECT {USER_COLUMNS} FROM users u WHERE u.id = :id AND u.company_id = :company"),
             named_params! {":id": id, ":company": company_id},
-            |r| user_from(r, 0),
+            user_from,
         )
         .optional()?)
 }
@@ -411,7 +415,7 @@ pub fn units_of(conn: &Connection, company_id: i64) -> Result<Vec<BusinessUnit>>
     let mut stmt = conn.prepare(&format!(
         "SELECT {UNIT_COLUMNS} FROM business_units b WHERE b.company_id = :company ORDER BY b.id"
     ))?;
-    let rows = stmt.query_map(named_params! {":company": company_id}, |r| unit_from(r, 0))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, unit_from)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
@@ -420,7 +424,7 @@ pub fn users_of(conn: &Connection, company_id: i64) -> Result<Vec<User>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {USER_COLUMNS} FROM users u WHERE u.company_id = :company ORDER BY u.id"
     ))?;
-    let rows = stmt.query_map(named_params! {":company": company_id}, |r| user_from(r, 0))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, user_from)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
@@ -468,9 +472,9 @@ pub fn revoke_token(conn: &Connection, company_id: i64, id: i64) -> Result<bool>
 pub fn token_revoked(conn: &Connection, company_id: i64, id: i64) -> Result<bool> {
     Ok(conn
         .query_row(
-            "SELECT token_revoked_at IS NOT NULL FROM users WHERE id = :id AND company_id = :company",
+            "SELECT token_revoked_at IS NOT NULL AS revoked FROM users WHERE id = :id AND company_id = :company",
             named_params! {":id": id, ":company": company_id},
-            |r| r.get(0),
+            |r| r.get("revoked"),
         )
         .optional()?
         .unwrap_or(false))
@@ -486,15 +490,15 @@ pub fn list_users(conn: &Connection, company_id: i64) -> Result<Vec<Listed>> {
          ORDER BY CASE u.role WHEN 'owner' THEN 0 WHEN 'manager' THEN 1 ELSE 2 END, u.id"
     ))?;
     let rows = stmt.query_map(named_params! {":company": company_id}, |r| {
-        let user = user_from(r, 0)?;
-        let at: Option<String> = r.get(USER_WIDTH + 3)?;
-        let ip: Option<String> = r.get(USER_WIDTH + 4)?;
+        let user = user_from(r)?;
+        let at: Option<String> = r.get("last_used_at")?;
+        let ip: Option<String> = r.get("last_used_ip")?;
         Ok(Listed {
             last_use: at.zip(ip).map(|(at, ip)| TokenUse { user_id: user.id, at, ip }),
             user,
-            token_prefix: r.get(USER_WIDTH)?,
-            token_revoked_at: r.get(USER_WIDTH + 1)?,
-            created_at: r.get(USER_WIDTH + 2)?,
+            token_prefix: r.get("token_prefix")?,
+            token_revoked_at: r.get("token_revoked_at")?,
+            created_at: r.get("created_at")?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
@@ -529,13 +533,12 @@ fn caller_where(
     );
     Ok(conn
         .query_row(&sql, params, |r| {
-            let unit_at = USER_WIDTH + 7;
-            let unit_id: Option<i64> = r.get(unit_at)?;
+            let unit_id: Option<i64> = r.get("b_id")?;
             Ok(Caller {
-                user: user_from(r, 0)?,
-                company: company_from(r, USER_WIDTH)?,
+                user: user_from(r)?,
+                company: company_from(r)?,
                 unit: match unit_id {
-                    Some(_) => Some(unit_from(r, unit_at)?),
+                    Some(_) => Some(unit_from(r)?),
                     None => None,
                 },
                 request_id: None,
@@ -575,13 +578,13 @@ pub fn current_certificate(conn: &Connection, company_id: i64) -> Result<Option<
             named_params! {":company": company_id},
             |r| {
                 Ok(StoredCertificate {
-                    id: r.get(0)?,
-                    subject: r.get(1)?,
-                    serial: r.get(2)?,
-                    valid_from: r.get(3)?,
-                    valid_to: r.get(4)?,
-                    cert_der: r.get(5)?,
-                    key_sealed: r.get(6)?,
+                    id: r.get("id")?,
+                    subject: r.get("subject")?,
+                    serial: r.get("serial")?,
+                    valid_from: r.get("valid_from")?,
+                    valid_to: r.get("valid_to")?,
+                    cert_der: r.get("cert_der")?,
+                    key_sealed: r.get("key_sealed")?,
                 })
             },
         )
@@ -602,13 +605,13 @@ pub fn insert_bank_account(conn: &Connection, b: &NewBankAccount) -> Result<i64>
 
 fn bank_account_from(r: &Row) -> rusqlite::Result<BankAccount> {
     Ok(BankAccount {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        holder: r.get(2)?,
-        iban: r.get(3)?,
-        swift: r.get(4)?,
-        currency: r.get(5)?,
-        notes: r.get(6)?,
+        id: r.get("id")?,
+        name: r.get("name")?,
+        holder: r.get("holder")?,
+        iban: r.get("iban")?,
+        swift: r.get("swift")?,
+        currency: r.get("currency")?,
+        notes: r.get("notes")?,
     })
 }
 
@@ -631,9 +634,9 @@ pub fn bank_accounts(
     offset: i64,
 ) -> Result<(Vec<BankAccount>, i64)> {
     let total = conn.query_row(
-        "SELECT COUNT(*) FROM bank_accounts WHERE company_id = :company",
+        "SELECT COUNT(*) AS accounts FROM bank_accounts WHERE company_id = :company",
         named_params! {":company": company_id},
-        |r| r.get(0),
+        |r| r.get("accounts"),
     )?;
     let mut stmt = conn.prepare(
         "SELECT id, name, holder, iban, swift, currency, notes FROM bank_accounts
@@ -667,14 +670,16 @@ mod tests {
         let roles: Vec<Role> = conn
             .prepare("SELECT role FROM users ORDER BY id")
             .unwrap()
-            .query_map([], |r| r.get(0))
+            .query_map([], |r| r.get("role"))
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(roles, [Role::Owner, Role::Manager, Role::Owner, Role::Manager, Role::Manager]);
         assert_eq!(owners(&conn, 1).unwrap(), (1, 1));
         let unset: i64 = conn
-            .query_row("SELECT COUNT(*) FROM users WHERE token_prefix IS NULL", [], |r| r.get(0))
+            .query_row("SELECT COUNT(*) AS unset FROM users WHERE token_prefix IS NULL", [], |r| {
+                r.get("unset")
+            })
             .unwrap();
         assert_eq!(unset, 5, "an old token's prefix is unknown");
         assert!(

@@ -1,6 +1,6 @@
 //! A company's clients: one row per client, whatever view made it.
 
-use rusqlite::types::Type;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
 use super::{Result, now_text};
@@ -21,53 +21,62 @@ const COLUMNS: &str = "id, client_type, company_name, company_category, first_na
     nationality_id, verified, created_at, updated_at";
 
 /// A stored enumeration; text that is not one (never written by Arka) fails the read.
-fn spelled<T: Spelled>(r: &Row, at: usize) -> rusqlite::Result<T> {
-    let text: String = r.get(at)?;
-    T::parse(&text).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(at, Type::Text, format!("unknown value `{text}`").into())
-    })
-}
+struct Stored<T>(T);
 
-fn optional_spelled<T: Spelled>(r: &Row, at: usize) -> rusqlite::Result<Option<T>> {
-    match r.get_ref(at)? {
-        rusqlite::types::ValueRef::Null => Ok(None),
-        _ => spelled(r, at).map(Some),
+impl<T: Spelled> FromSql for Stored<T> {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        let text = value.as_str()?;
+        T::parse(text)
+            .map(Stored)
+            .ok_or_else(|| FromSqlError::Other(format!("unknown value `{text}`").into()))
     }
 }
 
+/// A date stored as `YYYY-MM-DD`.
+struct Day(chrono::NaiveDate);
+
+impl FromSql for Day {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        chrono::NaiveDate::parse_from_str(value.as_str()?, "%Y-%m-%d")
+            .map(Day)
+            .map_err(|e| FromSqlError::Other(Box::new(e)))
+    }
+}
+
+fn spelled<T: Spelled>(r: &Row, column: &str) -> rusqlite::Result<T> {
+    Ok(r.get::<_, Stored<T>>(column)?.0)
+}
+
+fn optional_spelled<T: Spelled>(r: &Row, column: &str) -> rusqlite::Result<Option<T>> {
+    Ok(r.get::<_, Option<Stored<T>>>(column)?.map(|s| s.0))
+}
+
+/// One row of `clients` (`COLUMNS`), read by column name.
 fn client_from(r: &Row) -> rusqlite::Result<StoredClient> {
-    let birthday: Option<String> = r.get(6)?;
-    let birthday = match birthday {
-        Some(text) => Some(
-            chrono::NaiveDate::parse_from_str(&text, "%Y-%m-%d")
-                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(6, Type::Text, Box::new(e)))?,
-        ),
-        None => None,
-    };
     Ok(StoredClient {
-        id: r.get(0)?,
+        id: r.get("id")?,
         client: Client {
-            client_type: spelled::<ClientType>(r, 1)?,
-            company_name: r.get(2)?,
-            company_category: optional_spelled::<CompanyCategory>(r, 3)?,
-            first_name: r.get(4)?,
-            last_name: r.get(5)?,
-            birthday,
-            gender: optional_spelled::<Gender>(r, 7)?,
-            id_type: spelled::<IdType>(r, 8)?,
-            id_value: r.get(9)?,
-            address: r.get(10)?,
-            city: r.get(11)?,
-            country: r.get(12)?,
-            phone: r.get(13)?,
-            email: r.get(14)?,
-            customer_number: r.get(15)?,
-            nationality_code: r.get(16)?,
-            nationality_id: r.get(17)?,
+            client_type: spelled::<ClientType>(r, "client_type")?,
+            company_name: r.get("company_name")?,
+            company_category: optional_spelled::<CompanyCategory>(r, "company_category")?,
+            first_name: r.get("first_name")?,
+            last_name: r.get("last_name")?,
+            birthday: r.get::<_, Option<Day>>("birthday")?.map(|d| d.0),
+            gender: optional_spelled::<Gender>(r, "gender")?,
+            id_type: spelled::<IdType>(r, "id_type")?,
+            id_value: r.get("id_value")?,
+            address: r.get("address")?,
+            city: r.get("city")?,
+            country: r.get("country")?,
+            phone: r.get("phone")?,
+            email: r.get("email")?,
+            customer_number: r.get("customer_number")?,
+            nationality_code: r.get("nationality_code")?,
+            nationality_id: r.get("nationality_id")?,
         },
-        verified: r.get(18)?,
-        created_at: r.get(19)?,
-        updated_at: r.get(20)?,
+        verified: r.get("verified")?,
+        created_at: r.get("created_at")?,
+        updated_at: r.get("updated_at")?,
     })
 }
 
@@ -188,10 +197,10 @@ pub fn list(
 /// How many of the company's clients match `term`.
 pub fn count(conn: &Connection, company_id: i64, term: Option<&str>) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM clients
+        "SELECT COUNT(*) AS clients FROM clients
          WHERE company_id = :company AND (:pattern IS NULL OR search_text LIKE :pattern ESCAPE '\\')",
         named_params! {":company": company_id, ":pattern": contains_pattern(term)},
-        |r| r.get(0),
+        |r| r.get("clients"),
     )?)
 }
 
@@ -204,3 +213,4 @@ pub fn mark_verified(conn: &Connection, company_id: i64, nuis: &str) -> Result<u
         named_params! {":company": company_id, ":nuis": nuis.to_uppercase(), ":now": now_text()},
     )?)
 }
+

@@ -361,3 +361,4 @@ pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     conn.execute("DELETE FROM fiscal_queue WHERE id = :id", named_params! {":id": id})?;
     Ok(())
 }
+

@@ -1,12 +1,10 @@
 //! A company's product catalog and its categories. Amounts are stored as Decimal text, so
 //! they come back exactly as they were saved.
 
-use std::str::FromStr;
-
-use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::product::{Category, Product};
 
@@ -32,10 +30,10 @@ const CATEGORY_COLUMNS: &str = "id, name, color, created_at, updated_at";
 
 fn category_from(r: &Row) -> rusqlite::Result<StoredCategory> {
     Ok(StoredCategory {
-        id: r.get(0)?,
-        category: Category { name: r.get(1)?, color: r.get(2)? },
-        created_at: r.get(3)?,
-        updated_at: r.get(4)?,
+        id: r.get("id")?,
+        category: Category { name: r.get("name")?, color: r.get("color")? },
+        created_at: r.get("created_at")?,
+        updated_at: r.get("updated_at")?,
     })
 }
 
@@ -82,48 +80,43 @@ pub fn categories(conn: &Connection, company_id: i64) -> Result<Vec<StoredCatego
 
 const PRODUCT_COLUMNS: &str = "p.id, p.code, p.name, p.description, p.last_price, p.cost_price, p.vat_rate,
     p.currency, p.service, p.unit_code, p.category_id, p.vat_exempt_type, p.created_at, p.updated_at,
-    c.id, c.name, c.color, c.created_at, c.updated_at";
+    c.id AS category_row_id, c.name AS category_name, c.color AS category_color,
+    c.created_at AS category_created_at, c.updated_at AS category_updated_at";
 
-fn decimal(r: &Row, at: usize) -> rusqlite::Result<Option<Decimal>> {
-    let text: Option<String> = r.get(at)?;
-    text.map(|t| {
-        Decimal::from_str(&t)
-            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(at, Type::Text, Box::new(e)))
-    })
-    .transpose()
+fn decimal(r: &Row, column: &str) -> rusqlite::Result<Option<Decimal>> {
+    Ok(r.get::<_, Option<Money>>(column)?.map(|m| m.0))
 }
 
 fn product_from(r: &Row) -> rusqlite::Result<StoredProduct> {
-    let last_price =
-        decimal(r, 4)?.ok_or(rusqlite::Error::InvalidColumnType(4, "last_price".into(), Type::Null))?;
-    let category_id: Option<i64> = r.get(14)?;
+    let last_price = r.get::<_, Money>("last_price")?.0;
+    let category_id: Option<i64> = r.get("category_row_id")?;
     let category = match category_id {
         Some(id) => Some(StoredCategory {
             id,
-            category: Category { name: r.get(15)?, color: r.get(16)? },
-            created_at: r.get(17)?,
-            updated_at: r.get(18)?,
+            category: Category { name: r.get("category_name")?, color: r.get("category_color")? },
+            created_at: r.get("category_created_at")?,
+            updated_at: r.get("category_updated_at")?,
         }),
         None => None,
     };
     Ok(StoredProduct {
-        id: r.get(0)?,
+        id: r.get("id")?,
         product: Product {
-            code: Some(r.get(1)?),
-            name: r.get(2)?,
-            description: r.get(3)?,
+            code: Some(r.get("code")?),
+            name: r.get("name")?,
+            description: r.get("description")?,
             last_price,
-            cost_price: decimal(r, 5)?,
-            vat_rate: r.get(6)?,
-            currency: r.get(7)?,
-            service: r.get(8)?,
-            unit_code: r.get(9)?,
-            category_id: r.get(10)?,
-            vat_exempt_type: r.get(11)?,
+            cost_price: decimal(r, "cost_price")?,
+            vat_rate: r.get("vat_rate")?,
+            currency: r.get("currency")?,
+            service: r.get("service")?,
+            unit_code: r.get("unit_code")?,
+            category_id: r.get("category_id")?,
+            vat_exempt_type: r.get("vat_exempt_type")?,
         },
         category,
-        created_at: r.get(12)?,
-        updated_at: r.get(13)?,
+        created_at: r.get("created_at")?,
+        updated_at: r.get("updated_at")?,
     })
 }
 
@@ -141,7 +134,8 @@ fn code_taken(conn: &Connection, company_id: i64, code: &str) -> Result<bool> {
 /// `P` and the id the next product will get (`P000123`), moved on past codes a caller has
 /// already chosen. Runs in the writer's transaction, so the id is the one about to be used.
 fn generated_code(conn: &Connection, company_id: i64) -> Result<String> {
-    let mut n: i64 = conn.query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM products", [], |r| r.get(0))?;
+    let mut n: i64 =
+        conn.query_row("SELECT COALESCE(MAX(id), 0) + 1 AS next_id FROM products", [], |r| r.get("next_id"))?;
     loop {
         let code = format!("P{n:06}");
         if !code_taken(conn, company_id, &code)? {
@@ -248,9 +242,9 @@ pub fn products(
 
 pub fn count_products(conn: &Connection, company_id: i64) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM products WHERE company_id = :company",
+        "SELECT COUNT(*) AS products FROM products WHERE company_id = :company",
         named_params! {":company": company_id},
-        |r| r.get(0),
+        |r| r.get("products"),
     )?)
 }
 
@@ -260,7 +254,8 @@ pub fn product_id_by_code(conn: &Connection, company_id: i64, code: &str) -> Res
         .query_row(
             "SELECT id FROM products WHERE company_id = :company AND code = :code",
             named_params! {":company": company_id, ":code": code},
-            |r| r.get(0),
+            |r| r.get("id"),
         )
         .optional()?)
 }
+
