@@ -259,3 +259,160 @@ pub fn product_id_by_code(conn: &Connection, company_id: i64, code: &str) -> Res
         .optional()?)
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Error, Store, fixtures};
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        (dir, store)
+    }
+
+    fn coffee(code: Option<&str>) -> Product {
+        Product {
+            code: code.map(Into::into),
+            name: "Kafe".into(),
+            description: "Espresso".into(),
+            last_price: "120.50".parse().unwrap(),
+            cost_price: Some("40.125".parse().unwrap()),
+            vat_rate: "20".into(),
+            currency: "ALL".into(),
+            service: false,
+            unit_code: "C62".into(),
+            category_id: None,
+            vat_exempt_type: None,
+        }
+    }
+
+    fn named(name: &str) -> Category {
+        Category { name: name.into(), color: Some("#FF0000".into()) }
+    }
+
+    #[test]
+    fn a_category_reads_back_is_the_companys_own_and_its_name_is_taken_once_in_any_case() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let drinks = insert_category(tx, mine, &named("Pije"))?;
+                let food = insert_category(tx, mine, &Category { name: "Ushqim".into(), color: None })?;
+                insert_category(tx, theirs, &named("Pije"))?;
+                assert!(matches!(insert_category(tx, mine, &named("PIJE")), Err(Error::Duplicate(_))));
+                let read = category(tx, mine, drinks)?.unwrap();
+                assert_eq!((read.id, read.category.clone()), (drinks, named("Pije")));
+                assert!(!read.created_at.is_empty());
+                assert!(category(tx, theirs, drinks)?.is_none());
+                assert!(update_category(tx, mine, food, &named("Ushqime"))?);
+                assert_eq!(category(tx, mine, food)?.unwrap().category, named("Ushqime"));
+                assert!(!update_category(tx, theirs, food, &named("X"))?);
+                let names: Vec<String> = categories(tx, mine)?.into_iter().map(|c| c.category.name).collect();
+                assert_eq!(names, ["Ushqime", "Pije"], "newest first");
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_product_reads_back_exactly_with_its_category() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let drinks = insert_category(tx, mine, &named("Pije"))?;
+                let with = Product { category_id: Some(drinks), ..coffee(Some("K1")) };
+                let id = insert_product(tx, mine, &with)?;
+                let read = product(tx, mine, id)?.unwrap();
+                assert_eq!(read.product, with, "amounts exact, 40.125 too");
+                let c = read.category.unwrap();
+                assert_eq!((c.id, c.category), (drinks, named("Pije")));
+                let exempt = Product {
+                    cost_price: None,
+                    vat_rate: "0".into(),
+                    vat_exempt_type: Some("TYPE_1".into()),
+                    service: true,
+                    ..coffee(Some("S1"))
+                };
+                let plain = insert_product(tx, mine, &exempt)?;
+                let read = product(tx, mine, plain)?.unwrap();
+                assert_eq!((read.product, read.category.is_none()), (exempt, true));
+                assert!(product(tx, mine + 1, id)?.is_none(), "not another company's");
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_product_without_a_code_gets_the_next_free_one_and_a_taken_code_is_a_duplicate() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                insert_product(tx, mine, &coffee(Some("P000002")))?;
+                let generated = insert_product(tx, mine, &coffee(None))?;
+                assert_eq!(generated, 2);
+                assert_eq!(
+                    product(tx, mine, generated)?.unwrap().product.code.as_deref(),
+                    Some("P000003"),
+                    "P000002 was taken"
+                );
+                assert!(matches!(
+                    insert_product(tx, mine, &coffee(Some("P000002"))),
+                    Err(Error::Duplicate(_))
+                ));
+                insert_product(tx, theirs, &coffee(Some("P000002")))?;
+                assert_eq!(product_id_by_code(tx, mine, "P000003")?, Some(generated));
+                assert_eq!(product_id_by_code(tx, mine, "NONE")?, None);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn an_update_rewrites_the_product_and_says_whether_it_found_one() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let id = insert_product(tx, mine, &coffee(Some("K1")))?;
+                let dearer =
+                    Product { last_price: "130".parse().unwrap(), cost_price: None, ..coffee(Some("K2")) };
+                assert!(update_product(tx, mine, id, &dearer)?);
+                assert_eq!(product(tx, mine, id)?.unwrap().product, dearer);
+                assert!(!update_product(tx, mine + 1, id, &dearer)?);
+                assert!(!update_product(tx, mine, id + 1, &dearer)?);
+                let other = insert_product(tx, mine, &coffee(Some("K3")))?;
+                assert!(matches!(update_product(tx, mine, other, &dearer), Err(Error::Duplicate(_))));
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_catalog_pages_newest_first_and_reads_to_the_end_without_a_limit() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let ids: Vec<i64> = ["A", "B", "C"]
+                    .into_iter()
+                    .map(|c| insert_product(tx, mine, &coffee(Some(c))))
+                    .collect::<Result<_>>()?;
+                insert_product(tx, theirs, &coffee(Some("A")))?;
+                let page = |limit, offset| -> Result<Vec<i64>> {
+                    Ok(products(tx, mine, limit, offset)?.into_iter().map(|p| p.id).collect())
+                };
+                assert_eq!(page(Some(2), 0)?, [ids[2], ids[1]]);
+                assert_eq!(page(Some(2), 2)?, [ids[0]]);
+                assert_eq!(page(None, 1)?, [ids[1], ids[0]]);
+                assert_eq!(count_products(tx, mine)?, 3);
+                assert_eq!(count_products(tx, mine + 2)?, 0);
+                Ok(())
+            })
+            .unwrap();
+    }
+}
