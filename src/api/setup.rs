@@ -129,8 +129,8 @@ async fn details(state: &AppState, caller: &Caller) -> Result<serde_json::Value,
             "address": caller.company.address,
             "issuerInVat": caller.company.issuer_in_vat,
         },
-        "certificate": d.certificate.as_ref().map(super::onboarding::cert_json),
-        "units": d.units.iter().map(super::onboarding::branch_json).collect::<Vec<_>>(),
+        "certificate": d.certificate.as_ref().map(super::onboarding::CertView::from),
+        "units": d.units.iter().map(super::onboarding::BranchView::from).collect::<Vec<_>>(),
         "devices": d.devices.iter().map(|x| json!({
             "id": x.id,
             "name": x.name,
@@ -275,7 +275,7 @@ pub async fn owner(
 pub async fn certificate(State(state): State<AppState>, auth: Auth, req: Request) -> ApiResult {
     let (file, password) = super::onboarding::certificate_parts(&state, req).await?;
     let info = state.services.upload_certificate(&auth.0, file, password).await?;
-    created(json!({"cert": super::onboarding::cert_json(&info)}))
+    created(super::onboarding::Uploaded { cert: (&info).into() })
 }
 
 #[derive(Deserialize)]
@@ -299,7 +299,7 @@ pub async fn unit(State(state): State<AppState>, auth: Auth, Body(b): Body<UnitB
         city: b.city,
     };
     let unit = state.services.save_unit(&auth.0, None, input).await?;
-    created(json!({"branch": super::onboarding::branch_json(&unit)}))
+    created(super::onboarding::OneBranch { branch: (&unit).into() })
 }
 
 #[derive(Deserialize)]
