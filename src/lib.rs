@@ -13,6 +13,7 @@ pub mod data_lock;
 pub mod domain;
 pub mod files;
 pub mod fiscal;
+pub mod hq;
 pub mod metrics;
 pub mod print;
 pub mod rates;
@@ -50,6 +51,7 @@ pub enum StartError {
     Locked(data_lock::Error),
     Backup(backup::Error),
     Wolt(String),
+    Hq(String),
 }
 
 impl std::fmt::Display for StartError {
@@ -66,6 +68,7 @@ impl std::fmt::Display for StartError {
                 write!(f, "the backup before the upgrade failed, nothing was migrated: {e}")
             }
             StartError::Wolt(m) => write!(f, "Wolt simulator: {m}"),
+            StartError::Hq(m) => write!(f, "head office: {m}"),
         }
     }
 }
@@ -274,6 +277,30 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
     Ok(services)
 }
 
+/// With `--hq-url`: the shop is linked to its head office (the first time, everything written
+/// before is noted for it) and the client the worker ships with.
+fn start_hq_link(
+    args: &ServeArgs,
+    store: &store::Store,
+) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
+    let (Some(url), Some(token)) = (&args.hq.hq_url, &args.hq.hq_token) else { return Ok(None) };
+    let ca = match &args.hq.hq_ca_file {
+        Some(path) => {
+            Some(std::fs::read(path).map_err(|e| StartError::Hq(format!("{}: {e}", path.display())))?)
+        }
+        None => None,
+    };
+    let client = hq::client::HqClient::new(url, token, ca.as_deref(), services::hq_sync::CALL_TIMEOUT)
+        .map_err(|e| StartError::Hq(e.to_string()))?;
+    let now = chrono::Utc::now().to_rfc3339();
+    let url = url.trim().trim_end_matches('/').to_string();
+    if store.write_blocking(|tx| store::hq_outbox::link(tx, &url, &now)).map_err(StartError::Store)? {
+        tracing::info!(%url, "linked to the head office: every document and catalog row is noted for it");
+    }
+    tracing::info!(%url, "shipping to the head office");
+    Ok(Some(Arc::new(client)))
+}
+
 /// How long documents in flight may take to finish once a stop is asked for.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
@@ -329,6 +356,10 @@ pub async fn run_with_tls(
     let stop_tx = Arc::new(stop_tx);
     let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
     let worker = tokio::spawn(services.queue.clone().run(settle, stop_rx.clone()));
+    let hq_worker = match start_hq_link(&args, &services.store)? {
+        Some(hq) => Some(tokio::spawn(services::hq_sync::run(services.store.clone(), hq, stop_rx.clone()))),
+        None => None,
+    };
     let nightly = args.backups.backup_dir.as_ref().map(|dir| {
         tracing::info!(dir = %dir.display(), keep = args.backups.backup_keep, "nightly backups at 03:00");
         tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop_rx.clone()))
@@ -396,6 +427,12 @@ pub async fn run_with_tls(
     search_index.abort();
     if let Some(nightly) = nightly {
         nightly.abort();
+    }
+    if let Some(hq_worker) = hq_worker {
+        // A batch under way ends within the HQ client's time limit; unacknowledged notes stay.
+        if tokio::time::timeout(services::hq_sync::CALL_TIMEOUT + SHUTDOWN_GRACE, hq_worker).await.is_err() {
+            tracing::warn!("the HQ worker did not stop in time; its notes stay in the outbox");
+        }
     }
     // A delivery under way ends within the CIS call's own time limit.
     let worker_limit = Duration::from_secs(args.cis_connect_timeout + args.cis_timeout) + SHUTDOWN_GRACE;

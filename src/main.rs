@@ -67,10 +67,22 @@ enum Command {
     },
     /// Put a backup (FILE and FILE.key) in place of the data dir's database; the server must be
     /// stopped. What it replaces is kept beside it. Refused when the database it replaces holds
-    /// documents numbered after the backup's, unless --force.
+    /// documents numbered after the backup's, unless --force. With --from-hq instead of FILE: a
+    /// new data dir filled from the chain's head office.
     Restore {
         /// The backup's database file, as `arka backup` wrote it.
-        file: PathBuf,
+        #[arg(required_unless_present = "from_hq")]
+        file: Option<PathBuf>,
+        /// Bring the shop back from its head office (e.g. https://hq.example:8443) into an empty
+        /// data dir: documents, numbering, catalog, users. Upload the certificate again after.
+        #[arg(long, conflicts_with_all = ["file", "force"], requires = "hq_token")]
+        from_hq: Option<String>,
+        /// The shop's token at the head office.
+        #[arg(long, env = "ARKA_HQ_TOKEN", hide_env_values = true)]
+        hq_token: Option<String>,
+        /// PEM file of root certificates to trust for the head office instead of the system's.
+        #[arg(long, env = "ARKA_HQ_CA_FILE")]
+        hq_ca_file: Option<PathBuf>,
         /// Restore even over documents numbered after the backup's: they stay in the replaced
         /// file only, and the restored database numbers after them.
         #[arg(long)]
@@ -100,6 +112,11 @@ enum Command {
     Marketplace {
         #[command(subcommand)]
         action: MarketplaceAction,
+    },
+    /// The head office of a chain of shops, over PostgreSQL (`arka hq serve`, `arka hq shops add`).
+    Hq {
+        #[command(subcommand)]
+        action: arka::hq::cli::HqCommand,
     },
 }
 
@@ -475,6 +492,28 @@ fn print_numbering(done: &arka::backup::Restored) {
     }
 }
 
+fn hq(action: arka::hq::cli::HqCommand) -> Result<(), String> {
+    init_logging(LogFormat::Pretty);
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let result = runtime.block_on(async move { arka::hq::cli::run(action, shutdown_signal()).await });
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    result
+}
+
+fn restore_from_hq(url: &str, token: &str, ca_file: Option<PathBuf>, data: &DataArgs) -> Result<(), String> {
+    let _lock = arka::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
+    let done = arka::services::hq_sync::restore_data_dir(data, url, token, ca_file.as_deref())
+        .map_err(|e| e.to_string())?;
+    let mut tables: Vec<_> = done.rows.iter().filter(|(_, n)| **n > 0).collect();
+    tables.sort();
+    for (table, rows) in tables {
+        println!("  {table}: {rows} rows");
+    }
+    println!("restored {} from {url} (its outbox goes on after {})", data.db_path().display(), done.acked);
+    println!("upload the company's certificate again: it never leaves the shop");
+    Ok(())
+}
+
 fn healthcheck(listen: std::net::SocketAddr, wait: u64, tls: &arka::config::TlsArgs) -> Result<(), String> {
     let url = arka::health_url(listen, tls.enabled());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(wait);
@@ -728,7 +767,12 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Reports { action } => reports(action),
         Command::CisSim { listen, strict_iic } => cis_sim(listen, strict_iic),
         Command::Backup { data, to, backup_dir } => backup(data, to, backup_dir),
-        Command::Restore { file, force, data } => restore(file, force, data),
+        Command::Restore { from_hq: Some(url), hq_token, hq_ca_file, data, .. } => {
+            restore_from_hq(&url, hq_token.as_deref().unwrap_or_default(), hq_ca_file, &data)
+        }
+        Command::Restore { file: Some(file), force, data, .. } => restore(file, force, data),
+        Command::Restore { .. } => Err("name the backup file to restore, or --from-hq".to_string()),
+        Command::Hq { action } => hq(action),
         Command::Healthcheck { listen, wait, tls } => healthcheck(listen, wait, &tls),
         Command::WoltSim(args) => wolt_sim(args),
         Command::Marketplace { action } => marketplace(action),

@@ -15,7 +15,7 @@ use super::error::ApiError;
 use crate::domain::time::parse_stored;
 use crate::fiscal::gateway::Breaker;
 use crate::services::Services;
-use crate::store::health;
+use crate::store::{health, hq_outbox};
 
 /// A write probe answers for this long, so that however often /healthz is called, the single
 /// writer sees at most one probe a second.
@@ -54,6 +54,26 @@ impl Ops {
         writable
     }
 
+    /// The outbox to the chain's head office: none for a lone shop.
+    async fn hq(&self, now: DateTime<Utc>) -> Option<HqBacklog> {
+        let read = self.services.store.read(|conn| {
+            Ok(match hq_outbox::linked_url(conn)? {
+                Some(_) => Some(hq_outbox::backlog(conn)?),
+                None => None,
+            })
+        });
+        match read.await {
+            Ok(backlog) => backlog.map(|b| HqBacklog {
+                backlog: b.notes,
+                oldest_age_seconds: age_seconds(b.oldest_noted_at.as_deref(), now),
+            }),
+            Err(e) => {
+                tracing::error!(error = %e, "health: cannot read the outbox to the head office");
+                None
+            }
+        }
+    }
+
     async fn queue(&self) -> Option<health::QueueSummary> {
         match self.services.store.read(health::queue_summary).await {
             Ok(summary) => Some(summary),
@@ -75,6 +95,16 @@ struct Health {
     breaker: BreakerView,
     /// The current certificate that ends first among the companies; null when none has one.
     certificate: Option<CertificateView>,
+    /// What waits for the chain's head office (`--hq-url`); absent for a lone shop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hq: Option<HqBacklog>,
+}
+
+#[derive(Debug, Serialize)]
+struct HqBacklog {
+    /// Changes noted and not yet acknowledged by the head office.
+    backlog: i64,
+    oldest_age_seconds: Option<i64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -135,6 +165,7 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
         queue,
         breaker,
         certificate,
+        hq: ops.hq(now).await,
     };
     (status, Json(body)).into_response()
 }
@@ -142,7 +173,11 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
 /// `GET /metrics` (only with `--metrics`): Prometheus text.
 pub async fn metrics(State(ops): State<Ops>) -> Response {
     let queue = ops.queue().await;
+    let now = Utc::now();
+    let hq = ops.hq(now).await;
     let snapshot = crate::metrics::Snapshot {
+        hq_backlog: hq.as_ref().map_or(0, |h| h.backlog),
+        hq_backlog_oldest_age_seconds: hq.as_ref().and_then(|h| h.oldest_age_seconds).unwrap_or(0),
         queue_depth: queue.as_ref().map_or(0, |q| q.depth),
         queue_oldest_age_seconds: queue
             .as_ref()

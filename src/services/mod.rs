@@ -6,6 +6,7 @@ pub mod budget;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
+pub mod hq_sync;
 pub mod invoices;
 pub mod lanes;
 pub mod locks;

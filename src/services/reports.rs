@@ -489,6 +489,95 @@ pub struct Dashboard {
     pub open_days: Vec<OpenDay>,
 }
 
+/// The sales summary of a period from its sums: the shop's over its SQLite totals, the head
+/// office's over every shop's (src/hq/reports.rs), one shape for both.
+pub fn summarize_sales(
+    period: Period,
+    by_currency: &[SalesRow],
+    payments: &[db::PaymentRow],
+    waiting: &[WaitingRow],
+    open: i64,
+) -> SalesSummary {
+    let waiting_of = |kind: ReportKind| waiting.iter().filter(|w| w.kind == kind).count() as i64;
+    let by_kind = ReportKind::SALES
+        .into_iter()
+        .map(|kind| {
+            let mut sums = SalesSums::default();
+            by_currency.iter().filter(|r| r.kind == kind).for_each(|r| sums.add(&r.sums));
+            KindLine {
+                kind: kind.as_str(),
+                documents: sums.documents,
+                waiting: waiting_of(kind),
+                net: sums.net,
+                vat: sums.vat,
+                gross: sums.gross,
+                discount: sums.discount,
+                fee: sums.fee,
+            }
+        })
+        .collect::<Vec<_>>();
+    let mut by_payment: Vec<PaymentLine> = Vec::new();
+    for row in payments.iter().filter(|p| p.kind.in_sales()) {
+        match by_payment.iter_mut().find(|p| p.payment_method == row.payment_method) {
+            Some(line) => {
+                line.documents += row.documents;
+                line.amount += row.amount;
+            }
+            None => by_payment.push(PaymentLine {
+                payment_method: row.payment_method.clone(),
+                documents: row.documents,
+                amount: row.amount,
+            }),
+        }
+    }
+    let mut currencies: BTreeMap<String, CurrencyLine> = BTreeMap::new();
+    for row in by_currency.iter().filter(|r| r.kind.in_sales() && r.key != "ALL") {
+        let line = currencies.entry(row.key.clone()).or_insert_with(|| CurrencyLine {
+            currency: row.key.clone(),
+            documents: 0,
+            waiting: waiting.iter().filter(|w| w.kind.in_sales() && w.currency == row.key).count() as i64,
+            net: Decimal::ZERO,
+            vat: Decimal::ZERO,
+            gross: Decimal::ZERO,
+            net_all: Decimal::ZERO,
+            vat_all: Decimal::ZERO,
+            gross_all: Decimal::ZERO,
+        });
+        line.documents += row.sums.documents;
+        line.net += row.sums.net_currency;
+        line.vat += row.sums.vat_currency;
+        line.gross += row.sums.gross_currency;
+        line.net_all += row.sums.net;
+        line.vat_all += row.sums.vat;
+        line.gross_all += row.sums.gross;
+    }
+    let mut orders = Orders { open, waiting: waiting_of(ReportKind::Order), ..Orders::default() };
+    for row in by_currency {
+        match row.kind {
+            ReportKind::Order => {
+                orders.documents += row.sums.documents;
+                orders.gross += row.sums.gross;
+            }
+            ReportKind::OrderCorrective => {
+                orders.cancelled += row.sums.documents;
+                orders.cancelled_gross += row.sums.gross;
+            }
+            _ => {}
+        }
+    }
+    SalesSummary {
+        period: period.into(),
+        currency: "ALL",
+        totals: Sales::of(by_currency, count_waiting(waiting)),
+        discount: by_kind.iter().map(|k| k.discount).sum(),
+        fee: by_kind.iter().map(|k| k.fee).sum(),
+        by_kind,
+        by_payment,
+        by_currency: currencies.into_values().collect(),
+        orders,
+    }
+}
+
 fn stored_time(text: &str) -> String {
     parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
 }
@@ -550,84 +639,7 @@ impl Services {
                 ))
             })
             .await?;
-        let waiting_of = |kind: ReportKind| waiting.iter().filter(|w| w.kind == kind).count() as i64;
-        let by_kind = ReportKind::SALES
-            .into_iter()
-            .map(|kind| {
-                let mut sums = SalesSums::default();
-                by_currency.iter().filter(|r| r.kind == kind).for_each(|r| sums.add(&r.sums));
-                KindLine {
-                    kind: kind.as_str(),
-                    documents: sums.documents,
-                    waiting: waiting_of(kind),
-                    net: sums.net,
-                    vat: sums.vat,
-                    gross: sums.gross,
-                    discount: sums.discount,
-                    fee: sums.fee,
-                }
-            })
-            .collect::<Vec<_>>();
-        let mut by_payment: Vec<PaymentLine> = Vec::new();
-        for row in payments.iter().filter(|p| p.kind.in_sales()) {
-            match by_payment.iter_mut().find(|p| p.payment_method == row.payment_method) {
-                Some(line) => {
-                    line.documents += row.documents;
-                    line.amount += row.amount;
-                }
-                None => by_payment.push(PaymentLine {
-                    payment_method: row.payment_method.clone(),
-                    documents: row.documents,
-                    amount: row.amount,
-                }),
-            }
-        }
-        let mut currencies: BTreeMap<String, CurrencyLine> = BTreeMap::new();
-        for row in by_currency.iter().filter(|r| r.kind.in_sales() && r.key != "ALL") {
-            let line = currencies.entry(row.key.clone()).or_insert_with(|| CurrencyLine {
-                currency: row.key.clone(),
-                documents: 0,
-                waiting: waiting.iter().filter(|w| w.kind.in_sales() && w.currency == row.key).count() as i64,
-                net: Decimal::ZERO,
-                vat: Decimal::ZERO,
-                gross: Decimal::ZERO,
-                net_all: Decimal::ZERO,
-                vat_all: Decimal::ZERO,
-                gross_all: Decimal::ZERO,
-            });
-            line.documents += row.sums.documents;
-            line.net += row.sums.net_currency;
-            line.vat += row.sums.vat_currency;
-            line.gross += row.sums.gross_currency;
-            line.net_all += row.sums.net;
-            line.vat_all += row.sums.vat;
-            line.gross_all += row.sums.gross;
-        }
-        let mut orders = Orders { open, waiting: waiting_of(ReportKind::Order), ..Orders::default() };
-        for row in &by_currency {
-            match row.kind {
-                ReportKind::Order => {
-                    orders.documents += row.sums.documents;
-                    orders.gross += row.sums.gross;
-                }
-                ReportKind::OrderCorrective => {
-                    orders.cancelled += row.sums.documents;
-                    orders.cancelled_gross += row.sums.gross;
-                }
-                _ => {}
-            }
-        }
-        Ok(SalesSummary {
-            period: q.period.into(),
-            currency: "ALL",
-            totals: Sales::of(&by_currency, count_waiting(&waiting)),
-            discount: by_kind.iter().map(|k| k.discount).sum(),
-            fee: by_kind.iter().map(|k| k.fee).sum(),
-            by_kind,
-            by_payment,
-            by_currency: currencies.into_values().collect(),
-            orders,
-        })
+        Ok(summarize_sales(q.period, &by_currency, &payments, &waiting, open))
     }
 
     /// The VAT report; with `book` (limit, offset), a page of the sales book too.

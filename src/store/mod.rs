@@ -11,6 +11,7 @@ pub mod fiscal_queue;
 pub mod fixtures;
 pub mod health;
 pub mod held_numbers;
+pub mod hq_outbox;
 pub mod invoices;
 mod log_sync;
 pub mod marketplace;

@@ -1,0 +1,134 @@
+//! A shop's HTTPS client of its head office (ureq with native-tls, as the CIS client): the shop
+//! always calls, so a shop behind NAT needs no open port. Blocking: run it off the async threads.
+
+use std::time::Duration;
+
+use ureq::Agent;
+use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
+
+use super::wire::{Acked, Batch, ROWS_PATH, RowsPage, SYNC_PATH};
+
+/// The longest answer read from the HQ (a page of rows for a restore is the largest).
+const MAX_REPLY_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why a call to the HQ did not give an answer.
+#[derive(Debug)]
+pub enum Error {
+    /// Not reached, or no answer in time.
+    Unreachable(String),
+    /// It answered with another status than 200 (401: the shop's token is not the HQ's).
+    Refused { status: u16, body: String },
+    /// It answered 200 with a body that is not what was asked for.
+    Reply(String),
+    /// The CA file of `--hq-ca-file` could not be read.
+    Ca(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Unreachable(m) => write!(f, "the HQ is not reachable: {m}"),
+            Error::Refused { status, body } => write!(f, "the HQ answered {status}: {body}"),
+            Error::Reply(m) => write!(f, "the HQ's answer is not understood: {m}"),
+            Error::Ca(m) => write!(f, "the HQ's CA file: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub struct HqClient {
+    base: String,
+    token: String,
+    agent: Agent,
+}
+
+impl HqClient {
+    /// `base` is the HQ's address (`https://hq.example:8443`); `ca_pem` replaces the system's
+    /// roots when the HQ's certificate is the chain's own.
+    pub fn new(base: &str, token: &str, ca_pem: Option<&[u8]>, timeout: Duration) -> Result<HqClient, Error> {
+        let roots = match ca_pem {
+            Some(pem) => {
+                let certificates = pem_certificates(pem)?;
+                RootCerts::new_with_certs(&certificates)
+            }
+            None => RootCerts::PlatformVerifier,
+        };
+        let tls = TlsConfig::builder().provider(TlsProvider::NativeTls).root_certs(roots).build();
+        let agent = Agent::config_builder()
+            .tls_config(tls)
+            .timeout_connect(Some(timeout.min(Duration::from_secs(5))))
+            .timeout_global(Some(timeout))
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .build()
+            .into();
+        Ok(HqClient { base: base.trim().trim_end_matches('/').to_string(), token: token.to_string(), agent })
+    }
+
+    fn answer<T: serde::de::DeserializeOwned>(
+        result: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    ) -> Result<T, Error> {
+        let mut response = result.map_err(|e| Error::Unreachable(e.to_string()))?;
+        let status = response.status().as_u16();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_REPLY_BYTES)
+            .read_to_string()
+            .map_err(|e| Error::Unreachable(e.to_string()))?;
+        if status != 200 {
+            return Err(Error::Refused { status, body: body.chars().take(300).collect() });
+        }
+        serde_json::from_str(&body).map_err(|e| Error::Reply(e.to_string()))
+    }
+
+    /// Ships a batch; the HQ answers the highest sequence it holds of this shop.
+    pub fn ship(&self, batch: &Batch) -> Result<Acked, Error> {
+        let body = serde_json::to_vec(batch).map_err(|e| Error::Reply(e.to_string()))?;
+        let sent = self
+            .agent
+            .post(format!("{}{SYNC_PATH}", self.base))
+            .header("Authorization", format!("Bearer {}", self.token))
+            .content_type("application/json")
+            .send(&body[..]);
+        Self::answer(sent)
+    }
+
+    /// The highest sequence the HQ holds of this shop.
+    pub fn acked(&self) -> Result<Acked, Error> {
+        let sent = self
+            .agent
+            .get(format!("{}{SYNC_PATH}", self.base))
+            .header("Authorization", format!("Bearer {}", self.token))
+            .call();
+        Self::answer(sent)
+    }
+
+    /// A page of this shop's rows of `table` as the HQ holds them, after the key `after`.
+    pub fn rows(&self, table: &str, after: Option<&str>) -> Result<RowsPage, Error> {
+        let mut request = self
+            .agent
+            .get(format!("{}{ROWS_PATH}", self.base))
+            .header("Authorization", format!("Bearer {}", self.token))
+            .query("table", table);
+        if let Some(after) = after {
+            request = request.query("after", after);
+        }
+        Self::answer(request.call())
+    }
+}
+
+fn pem_certificates(pem: &[u8]) -> Result<Vec<Certificate<'static>>, Error> {
+    let certs = openssl::x509::X509::stack_from_pem(pem).map_err(|e| Error::Ca(e.to_string()))?;
+    if certs.is_empty() {
+        return Err(Error::Ca("no certificate in it".to_string()));
+    }
+    certs
+        .iter()
+        .map(|cert| {
+            let der = cert.to_der().map_err(|e| Error::Ca(e.to_string()))?;
+            Ok(Certificate::from_der(&der).to_owned())
+        })
+        .collect()
+}

@@ -1,0 +1,230 @@
+//! The HQ's HTTP edge: the shops' sync (`/hq/v1/*`, a shop's token), the owner's reports and
+//! invoice list across shops (`/api/v1/*`, an owner's token, the shop's shapes with a `shop`
+//! filter), and `/healthz`. HTTPS with the same TLS settings as a shop's server.
+
+use std::future::Future;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, FromRequestParts, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use deadpool_postgres::Pool;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::db::{self, Shop};
+use super::reports::{self, Filter};
+use super::wire::{Acked, Batch, ROWS_PATH, RowsPage, SYNC_PATH, key_columns};
+use crate::api::error::{ApiError, ApiResult, ok};
+use crate::api::extract::{Body, Query};
+use crate::api::reports::{ReportParams, read_request};
+use crate::domain::validation::FieldErrors;
+
+/// The largest batch a shop may send (its notes hold whole rows).
+pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
+/// Rows per page of a restore.
+const ROWS_PER_PAGE: i64 = 5000;
+
+#[derive(Clone)]
+pub struct HqState {
+    pub pool: Pool,
+}
+
+/// Logs the cause, answers the spec's message: PostgreSQL away is a 503, anything else a 500.
+fn failed(e: super::Error) -> ApiError {
+    match e {
+        super::Error::Pool(_) => {
+            tracing::warn!(error = %e, "the HQ's database is not reachable");
+            ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "The head office's database is not reachable.")
+        }
+        e => {
+            tracing::error!(error = %e, "the HQ's database failed");
+            ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
+        }
+    }
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme == "Bearer" && !token.is_empty()).then_some(token)
+}
+
+/// A shop calling with its token: it writes and reads its own rows only.
+pub struct ShopAuth(pub Shop);
+
+impl FromRequestParts<HqState> for ShopAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &HqState) -> Result<Self, Self::Rejection> {
+        let token = bearer(&parts.headers).ok_or(ApiError::Unauthenticated)?;
+        match db::shop_by_token(&state.pool, token).await.map_err(failed)? {
+            Some(shop) => Ok(ShopAuth(shop)),
+            None => Err(ApiError::Unauthenticated),
+        }
+    }
+}
+
+/// The chain's owner: reads every shop.
+pub struct OwnerAuth;
+
+impl FromRequestParts<HqState> for OwnerAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &HqState) -> Result<Self, Self::Rejection> {
+        let token = bearer(&parts.headers).ok_or(ApiError::Unauthenticated)?;
+        if db::is_owner(&state.pool, token).await.map_err(failed)? {
+            Ok(OwnerAuth)
+        } else {
+            Err(ApiError::Unauthenticated)
+        }
+    }
+}
+
+async fn sync(State(state): State<HqState>, ShopAuth(shop): ShopAuth, Body(batch): Body<Batch>) -> ApiResult {
+    match super::apply::apply(&state.pool, shop.id, &batch).await.map_err(failed)? {
+        Ok(acked) => Ok(axum::Json(Acked { acked }).into_response()),
+        Err(invalid) => Err(ApiError::field(&invalid.field, invalid.message)),
+    }
+}
+
+async fn acked(ShopAuth(shop): ShopAuth) -> ApiResult {
+    Ok(axum::Json(Acked { acked: shop.acked_seq }).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct RowsParams {
+    table: Option<String>,
+    after: Option<String>,
+}
+
+async fn rows(
+    State(state): State<HqState>,
+    ShopAuth(shop): ShopAuth,
+    Query(p): Query<RowsParams>,
+) -> ApiResult {
+    let table = p.table.unwrap_or_default();
+    if key_columns(&table).is_none() {
+        return Err(ApiError::field("table", "The table is not one a shop ships."));
+    }
+    let (found, next) =
+        db::rows(&state.pool, shop.id, &table, p.after.as_deref(), ROWS_PER_PAGE).await.map_err(failed)?;
+    let rows = found
+        .into_iter()
+        .filter_map(|row| match row {
+            serde_json::Value::Object(map) => Some(map),
+            _ => None,
+        })
+        .collect();
+    Ok(axum::Json(RowsPage { acked: shop.acked_seq, rows, next }).into_response())
+}
+
+/// The report's filter: the period as a shop reads it, and `shop` by its name at the HQ.
+async fn filter(
+    state: &HqState,
+    params: &ReportParams,
+    shop: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<Filter, ApiError> {
+    let request = read_request(params, headers)?;
+    let shop_id = match shop.map(str::trim).filter(|s| !s.is_empty()) {
+        None => None,
+        Some(name) => {
+            let shops = db::shops(&state.pool).await.map_err(failed)?;
+            match shops.into_iter().find(|s| s.name == name) {
+                Some(shop) => Some(shop.id),
+                None => {
+                    return Err(ApiError::Validation(FieldErrors::one(
+                        "shop",
+                        "The shop is not one of the chain's.",
+                    )));
+                }
+            }
+        }
+    };
+    Ok(Filter { period: request.query.period, shop_id })
+}
+
+#[derive(Debug, Deserialize)]
+struct ShopParam {
+    shop: Option<String>,
+    limit: Option<String>,
+    offset: Option<String>,
+}
+
+async fn sales_summary(
+    State(state): State<HqState>,
+    _owner: OwnerAuth,
+    headers: HeaderMap,
+    Query(params): Query<ReportParams>,
+    Query(shop): Query<ShopParam>,
+) -> ApiResult {
+    let f = filter(&state, &params, shop.shop.as_deref(), &headers).await?;
+    ok(reports::sales_summary(&state.pool, &f).await.map_err(failed)?)
+}
+
+async fn invoices(
+    State(state): State<HqState>,
+    _owner: OwnerAuth,
+    headers: HeaderMap,
+    Query(params): Query<ReportParams>,
+    Query(shop): Query<ShopParam>,
+) -> ApiResult {
+    let f = filter(&state, &params, shop.shop.as_deref(), &headers).await?;
+    let limit = crate::domain::report::limit(shop.limit.as_deref()).map_err(ApiError::Validation)?;
+    let offset = crate::domain::report::offset(shop.offset.as_deref()).map_err(ApiError::Validation)?;
+    let (lines, total) = reports::invoices(&state.pool, &f, limit, offset).await.map_err(failed)?;
+    ok(json!({"items": lines, "total": total, "limit": limit, "offset": offset}))
+}
+
+async fn shops(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
+    ok(db::shops(&state.pool).await.map_err(failed)?)
+}
+
+/// `GET /healthz`: 200 while PostgreSQL answers, 503 when it does not.
+async fn healthz(State(state): State<HqState>) -> Response {
+    let reachable = match state.pool.get().await {
+        Ok(client) => client.query_one("SELECT 1", &[]).await.is_ok(),
+        Err(_) => false,
+    };
+    let status = if reachable { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let body = json!({
+        "status": if reachable { "ok" } else { "unavailable" },
+        "version": env!("CARGO_PKG_VERSION"),
+        "role": "hq",
+        "database": {"reachable": reachable},
+    });
+    (status, axum::Json(body)).into_response()
+}
+
+pub fn router(state: HqState) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route(SYNC_PATH, get(acked).post(sync))
+        .route(ROWS_PATH, get(rows))
+        .route("/api/v1/reports/sales-summary", get(sales_summary))
+        .route("/api/v1/invoice", get(invoices))
+        .route("/hq/v1/shops", get(shops))
+        .layer(DefaultBodyLimit::max(MAX_BATCH_BYTES))
+        .with_state(state)
+}
+
+/// Opens the pool, migrates, and serves on `listener` until `shutdown`.
+pub async fn run(
+    args: &super::HqServeArgs,
+    listener: tokio::net::TcpListener,
+    tls: Option<crate::tls::Tls>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    let pool = db::pool(&args.database.database_url, args.pool).map_err(|e| e.to_string())?;
+    db::migrate(&pool).await.map_err(|e| e.to_string())?;
+    let app = router(HqState { pool });
+    let served = match &tls {
+        Some(tls) => crate::api::serve(crate::tls::TlsListener::new(listener, tls), app, shutdown).await,
+        None => crate::api::serve(listener, app, shutdown).await,
+    };
+    served.map_err(|e| e.to_string())
+}

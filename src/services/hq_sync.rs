@@ -1,0 +1,258 @@
+//! A shop in a chain: ships its outbox to the head office (HQ) and, on a new box, comes back
+//! from it (`arka restore --from-hq`). A sale never waits for any of it: the triggers note each
+//! change in the sale's own transaction, and this worker ships the notes later, oldest first,
+//! at least once, backing off while the HQ is away.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::hq::client::{self, HqClient};
+use crate::hq::wire::{Batch, Entry, Op, TABLES, key_columns};
+use crate::store::{self, Store, hq_outbox};
+
+/// Notes read per batch (several notes of one row travel as one entry).
+pub const BATCH_NOTES: i64 = 2000;
+/// How often an idle worker looks for new notes.
+const IDLE: Duration = Duration::from_millis(200);
+/// The longest a call to the HQ may take.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+const MAX_BACKOFF: Duration = Duration::from_secs(15);
+
+#[derive(Debug)]
+pub enum Error {
+    Store(store::Error),
+    Hq(client::Error),
+    /// A note the outbox holds that cannot be shipped (a bug, not the HQ's absence).
+    Note(String),
+    /// `restore --from-hq` over a database that already holds rows.
+    NotEmpty(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Store(e) => write!(f, "{e}"),
+            Error::Hq(e) => write!(f, "{e}"),
+            Error::Note(m) => write!(f, "an outbox note: {m}"),
+            Error::NotEmpty(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<store::Error> for Error {
+    fn from(e: store::Error) -> Self {
+        Error::Store(e)
+    }
+}
+
+impl From<client::Error> for Error {
+    fn from(e: client::Error) -> Self {
+        Error::Hq(e)
+    }
+}
+
+fn object(text: &str) -> Result<Map<String, Value>, Error> {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err(Error::Note(format!("not a JSON object: {text}"))),
+    }
+}
+
+/// The next batch: the oldest notes, each row once (its last note), read as the row is now. A
+/// row gone since its note travels as a delete (its delete note follows anyway).
+pub fn next_batch(conn: &rusqlite::Connection, notes: i64) -> Result<Option<Batch>, Error> {
+    let noted = hq_outbox::oldest(conn, notes)?;
+    let Some(upto) = noted.last().map(|n| n.seq) else { return Ok(None) };
+    let mut last: HashMap<(&str, &str), usize> = HashMap::new();
+    for (i, note) in noted.iter().enumerate() {
+        last.insert((note.table.as_str(), note.key.as_str()), i);
+    }
+    let mut queries: HashMap<&str, String> = HashMap::new();
+    let mut entries = Vec::with_capacity(last.len());
+    for (i, note) in noted.iter().enumerate() {
+        if last.get(&(note.table.as_str(), note.key.as_str())) != Some(&i) {
+            continue;
+        }
+        let columns = key_columns(&note.table)
+            .ok_or_else(|| Error::Note(format!("{} is not a table a shop ships", note.table)))?;
+        let op = Op::parse(&note.op).ok_or_else(|| Error::Note(format!("op {}", note.op)))?;
+        let row = match op {
+            Op::Delete => None,
+            Op::Upsert => {
+                let query = match queries.get(note.table.as_str()) {
+                    Some(query) => query,
+                    None => {
+                        let query = hq_outbox::row_query(conn, &note.table, columns)?;
+                        queries.entry(note.table.as_str()).or_insert(query)
+                    }
+                };
+                hq_outbox::row(conn, query, &note.key)?.map(|text| object(&text)).transpose()?
+            }
+        };
+        entries.push(Entry {
+            seq: note.seq,
+            table: note.table.clone(),
+            key: object(&note.key)?,
+            op: if row.is_some() { Op::Upsert } else { Op::Delete },
+            row,
+        });
+    }
+    Ok(Some(Batch { upto, entries }))
+}
+
+/// Ships one batch and forgets what the HQ acknowledged; how many notes it accounted for.
+pub fn ship_once(store: &Store, hq: &HqClient) -> Result<usize, Error> {
+    let Some(batch) = store.read_blocking(|conn| next_batch(conn, BATCH_NOTES).map_err(hold))? else {
+        return Ok(0);
+    };
+    let acked = hq.ship(&batch)?;
+    Ok(store.write_blocking_unsynced(|tx| hq_outbox::forget_upto(tx, acked.acked))?)
+}
+
+/// Carries a sync error through the store's closure (its error type is the store's).
+fn hold(e: Error) -> store::Error {
+    match e {
+        Error::Store(e) => e,
+        other => store::Error::Task(other.to_string()),
+    }
+}
+
+/// The worker `serve --hq-url` starts: ships until `stop`, at once while notes wait, every
+/// `IDLE` when none does, and with a growing pause while the HQ cannot be reached.
+pub async fn run(store: Store, hq: Arc<HqClient>, mut stop: tokio::sync::watch::Receiver<bool>) {
+    let mut backoff = FIRST_BACKOFF;
+    let mut unreachable = false;
+    loop {
+        if *stop.borrow() {
+            break;
+        }
+        let (s, h) = (store.clone(), hq.clone());
+        let wait = match tokio::task::spawn_blocking(move || ship_once(&s, &h)).await {
+            Ok(Ok(shipped)) => {
+                if unreachable {
+                    tracing::info!("the HQ is reachable again; the backlog is shipped oldest first");
+                    unreachable = false;
+                }
+                backoff = FIRST_BACKOFF;
+                if shipped > 0 { Duration::ZERO } else { IDLE }
+            }
+            Ok(Err(e)) => {
+                if !unreachable {
+                    tracing::warn!(error = %e, "the HQ did not take the outbox; sales go on, it is sent later");
+                    unreachable = true;
+                }
+                let wait = backoff;
+                backoff = (backoff * 2).min(MAX_BACKOFF);
+                wait
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "the HQ worker's task failed");
+                MAX_BACKOFF
+            }
+        };
+        if wait.is_zero() {
+            continue;
+        }
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            _ = stop.changed() => {}
+        }
+    }
+}
+
+/// What `restore --from-hq` brought back.
+#[derive(Debug, Clone, Default)]
+pub struct Restored {
+    pub rows: HashMap<&'static str, usize>,
+    pub acked: i64,
+}
+
+/// Fills an empty database from the HQ's copy of this shop: every shipped table (documents,
+/// their numbering, catalog, users, report totals), in one transaction, and links the shop to
+/// the HQ again with its outbox numbered after what the HQ holds. Certificates are not among
+/// them: the owner uploads the certificate again.
+pub fn restore(store: &Store, hq: &HqClient, url: &str) -> Result<Restored, Error> {
+    let occupied: i64 = store.read_blocking(|c| {
+        Ok(c.query_row(
+            "SELECT (SELECT COUNT(*) FROM companies) + (SELECT COUNT(*) FROM invoices)",
+            [],
+            |r| r.get(0),
+        )?)
+    })?;
+    if occupied > 0 {
+        return Err(Error::NotEmpty(
+            "the database already holds companies or documents: restore from the HQ into a new data dir"
+                .to_string(),
+        ));
+    }
+    let acked = hq.acked()?.acked;
+    let mut pages: Vec<(&'static str, Vec<Map<String, Value>>)> = Vec::new();
+    for (table, _) in TABLES {
+        let mut rows = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = hq.rows(table, after.as_deref())?;
+            rows.extend(page.rows);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        pages.push((table, rows));
+    }
+    let now = chrono::Utc::now().to_rfc3339();
+    let counts = store.write_blocking(|tx| {
+        tx.execute_batch("PRAGMA defer_foreign_keys = ON")?;
+        let mut counts = HashMap::new();
+        for (table, rows) in &pages {
+            for row in rows {
+                insert_row(tx, table, row)?;
+            }
+            counts.insert(*table, rows.len());
+        }
+        hq_outbox::restored(tx, url, &now, acked)?;
+        Ok(counts)
+    })?;
+    Ok(Restored { rows: counts, acked })
+}
+
+fn insert_row(tx: &rusqlite::Transaction, table: &str, row: &Map<String, Value>) -> store::Result<()> {
+    let columns: Vec<&String> = row.keys().collect();
+    let names = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+    let marks = (1..=columns.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
+    let values = row.values().map(|v| match v {
+        Value::Null => rusqlite::types::Value::Null,
+        Value::Bool(b) => rusqlite::types::Value::Integer(i64::from(*b)),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => rusqlite::types::Value::Integer(i),
+            None => rusqlite::types::Value::Real(n.as_f64().unwrap_or_default()),
+        },
+        Value::String(s) => rusqlite::types::Value::Text(s.clone()),
+        other => rusqlite::types::Value::Text(other.to_string()),
+    });
+    let mut stmt = tx.prepare_cached(&format!("INSERT INTO \"{table}\" ({names}) VALUES ({marks})"))?;
+    stmt.execute(rusqlite::params_from_iter(values))?;
+    Ok(())
+}
+
+/// `arka restore --from-hq`: opens (creating) the data dir's database and fills it from the HQ.
+pub fn restore_data_dir(
+    data: &crate::config::DataArgs,
+    url: &str,
+    token: &str,
+    ca_file: Option<&std::path::Path>,
+) -> Result<Restored, Error> {
+    let ca = match ca_file {
+        Some(path) => Some(std::fs::read(path).map_err(|e| Error::Store(store::Error::Io(e)))?),
+        None => None,
+    };
+    let hq = HqClient::new(url, token, ca.as_deref(), CALL_TIMEOUT)?;
+    let store = Store::open(&data.db_path())?;
+    restore(&store, &hq, url.trim().trim_end_matches('/'))
+}
