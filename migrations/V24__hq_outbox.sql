@@ -1,7 +1,7 @@
 -- Issue 30: a chain's head office (HQ). Every change of a document, of the catalog or of the
 -- accounts a restore needs is noted in hq_outbox by a trigger, in the writing transaction itself:
 -- the note commits with the change or not at all, in the order of the commits, and no service
--- code takes part. The HQ worker (src/hq/outbox.rs) reads each named row as it is when it ships
+-- code takes part. The HQ worker (src/services/hq_sync.rs) reads each named row as it is when it ships
 -- it, so a note holds the row's key only. Certificates never leave the shop.
 
 -- The HQ this shop feeds: one row once `serve --hq-url` has started, none for a lone shop, whose
@@ -22,6 +22,13 @@ CREATE TABLE hq_outbox (
     op          TEXT NOT NULL,
     noted_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
+
+CREATE TRIGGER hq_partners_insert AFTER INSERT ON partners WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('partners', json_object('id', NEW.id), 'upsert'); END;
+CREATE TRIGGER hq_partners_update AFTER UPDATE ON partners WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('partners', json_object('id', NEW.id), 'upsert'); END;
+CREATE TRIGGER hq_partners_delete AFTER DELETE ON partners WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('partners', json_object('id', OLD.id), 'delete'); END;
 
 CREATE TRIGGER hq_companies_insert AFTER INSERT ON companies WHEN EXISTS (SELECT 1 FROM hq_link)
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('companies', json_object('id', NEW.id), 'upsert'); END;
@@ -79,6 +86,13 @@ BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('clients', json_object('id', 
 CREATE TRIGGER hq_clients_delete AFTER DELETE ON clients WHEN EXISTS (SELECT 1 FROM hq_link)
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('clients', json_object('id', OLD.id), 'delete'); END;
 
+CREATE TRIGGER hq_cash_days_insert AFTER INSERT ON cash_days WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('cash_days', json_object('id', NEW.id), 'upsert'); END;
+CREATE TRIGGER hq_cash_days_update AFTER UPDATE ON cash_days WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('cash_days', json_object('id', NEW.id), 'upsert'); END;
+CREATE TRIGGER hq_cash_days_delete AFTER DELETE ON cash_days WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('cash_days', json_object('id', OLD.id), 'delete'); END;
+
 CREATE TRIGGER hq_invoices_insert AFTER INSERT ON invoices WHEN EXISTS (SELECT 1 FROM hq_link)
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoices', json_object('id', NEW.id), 'upsert'); END;
 CREATE TRIGGER hq_invoices_update AFTER UPDATE ON invoices WHEN EXISTS (SELECT 1 FROM hq_link)
@@ -99,13 +113,6 @@ CREATE TRIGGER hq_invoice_payments_update AFTER UPDATE ON invoice_payments WHEN 
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoice_payments', json_object('invoice_id', NEW.invoice_id, 'position', NEW.position), 'upsert'); END;
 CREATE TRIGGER hq_invoice_payments_delete AFTER DELETE ON invoice_payments WHEN EXISTS (SELECT 1 FROM hq_link)
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoice_payments', json_object('invoice_id', OLD.invoice_id, 'position', OLD.position), 'delete'); END;
-
-CREATE TRIGGER hq_invoice_wtns_insert AFTER INSERT ON invoice_wtns WHEN EXISTS (SELECT 1 FROM hq_link)
-BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoice_wtns', json_object('invoice_id', NEW.invoice_id), 'upsert'); END;
-CREATE TRIGGER hq_invoice_wtns_update AFTER UPDATE ON invoice_wtns WHEN EXISTS (SELECT 1 FROM hq_link)
-BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoice_wtns', json_object('invoice_id', NEW.invoice_id), 'upsert'); END;
-CREATE TRIGGER hq_invoice_wtns_delete AFTER DELETE ON invoice_wtns WHEN EXISTS (SELECT 1 FROM hq_link)
-BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoice_wtns', json_object('invoice_id', OLD.invoice_id), 'delete'); END;
 
 CREATE TRIGGER hq_einvoices_insert AFTER INSERT ON einvoices WHEN EXISTS (SELECT 1 FROM hq_link)
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('einvoices', json_object('invoice_id', NEW.invoice_id), 'upsert'); END;
@@ -135,6 +142,13 @@ BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('wtn_lines', json_object('id'
 CREATE TRIGGER hq_wtn_lines_delete AFTER DELETE ON wtn_lines WHEN EXISTS (SELECT 1 FROM hq_link)
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('wtn_lines', json_object('id', OLD.id), 'delete'); END;
 
+CREATE TRIGGER hq_invoice_wtns_insert AFTER INSERT ON invoice_wtns WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoice_wtns', json_object('invoice_id', NEW.invoice_id), 'upsert'); END;
+CREATE TRIGGER hq_invoice_wtns_update AFTER UPDATE ON invoice_wtns WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoice_wtns', json_object('invoice_id', NEW.invoice_id), 'upsert'); END;
+CREATE TRIGGER hq_invoice_wtns_delete AFTER DELETE ON invoice_wtns WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoice_wtns', json_object('invoice_id', OLD.invoice_id), 'delete'); END;
+
 CREATE TRIGGER hq_wtn_invoiced_insert AFTER INSERT ON wtn_invoiced WHEN EXISTS (SELECT 1 FROM hq_link)
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('wtn_invoiced', json_object('id', NEW.id), 'upsert'); END;
 CREATE TRIGGER hq_wtn_invoiced_update AFTER UPDATE ON wtn_invoiced WHEN EXISTS (SELECT 1 FROM hq_link)
@@ -149,12 +163,12 @@ BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('cash_actions', json_object('
 CREATE TRIGGER hq_cash_actions_delete AFTER DELETE ON cash_actions WHEN EXISTS (SELECT 1 FROM hq_link)
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('cash_actions', json_object('id', OLD.id), 'delete'); END;
 
-CREATE TRIGGER hq_cash_days_insert AFTER INSERT ON cash_days WHEN EXISTS (SELECT 1 FROM hq_link)
-BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('cash_days', json_object('id', NEW.id), 'upsert'); END;
-CREATE TRIGGER hq_cash_days_update AFTER UPDATE ON cash_days WHEN EXISTS (SELECT 1 FROM hq_link)
-BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('cash_days', json_object('id', NEW.id), 'upsert'); END;
-CREATE TRIGGER hq_cash_days_delete AFTER DELETE ON cash_days WHEN EXISTS (SELECT 1 FROM hq_link)
-BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('cash_days', json_object('id', OLD.id), 'delete'); END;
+CREATE TRIGGER hq_fiscal_queue_insert AFTER INSERT ON fiscal_queue WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('fiscal_queue', json_object('id', NEW.id), 'upsert'); END;
+CREATE TRIGGER hq_fiscal_queue_update AFTER UPDATE ON fiscal_queue WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('fiscal_queue', json_object('id', NEW.id), 'upsert'); END;
+CREATE TRIGGER hq_fiscal_queue_delete AFTER DELETE ON fiscal_queue WHEN EXISTS (SELECT 1 FROM hq_link)
+BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('fiscal_queue', json_object('id', OLD.id), 'delete'); END;
 
 CREATE TRIGGER hq_held_numbers_insert AFTER INSERT ON held_numbers WHEN EXISTS (SELECT 1 FROM hq_link)
 BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('held_numbers', json_object('id', NEW.id), 'upsert'); END;

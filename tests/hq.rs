@@ -5,12 +5,16 @@
 mod common;
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::eventually;
 use common::hq::{Hq, around_today, normalised, sql, summed};
+use common::process::ServerProcess;
 use common::sim::SimServer;
-use common::till::{Till, coffee_and_water, open_till_with};
+use common::till::{
+    NUIS, ROOMY_LIMITS, Till, coffee_and_water, issuing_load, open_till_with, upload_certificate,
+};
+use common::{arka_ok, eventually};
 use serde_json::{Value, json};
 
 /// A shop of the chain on a server of its own, shipping to `hq`.
@@ -123,4 +127,152 @@ fn three_shops_sell_while_the_hq_is_away_and_it_ends_up_with_every_document_once
     }
     let rows = sql(&hq.db.url, "SELECT COUNT(*), COUNT(DISTINCT (shop_id, id)) FROM invoices");
     assert_eq!(rows[0][0], rows[0][1], "no document twice");
+}
+
+/// A shop of the chain as the real binary over `data` (a till on-boarded before).
+fn shop_process(sim: &SimServer, hq: &Hq, data: &std::path::Path, token: &str) -> ServerProcess {
+    let mut flags: Vec<String> = sim.flags();
+    flags.extend([
+        format!("--limits={ROOMY_LIMITS}"),
+        format!("--hq-url={}", hq.url()),
+        format!("--hq-token={token}"),
+    ]);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    ServerProcess::start(data, &flags)
+}
+
+/// The numbers of the shop's documents in its database at `data`.
+fn numbers_in(data: &std::path::Path) -> BTreeSet<String> {
+    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
+    let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+fn summary_at(base_url: &str, token: &str) -> Value {
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let (from, to) = around_today();
+    let (status, body) = common::hq::get(
+        &agent,
+        &format!("{base_url}/api/v1/reports/sales-summary?from={from}&to={to}"),
+        token,
+    );
+    assert_eq!(status, 200, "{body}");
+    body["data"].clone()
+}
+
+/// The HQ holds exactly the documents of the shop's database at `data`, each once, and the
+/// shop's sales summary.
+fn assert_the_hq_holds(hq: &Hq, shop: &str, data: &std::path::Path, summary: &Value) {
+    let own = numbers_in(data);
+    eventually(&format!("{shop}'s documents at the HQ"), Duration::from_secs(60), || {
+        let held = hq_numbers(hq, shop);
+        held.len() == own.len() && held.into_iter().collect::<BTreeSet<_>>() == own
+    });
+    assert_eq!(normalised(&hq_summary(hq, Some(shop))), normalised(summary), "{shop}");
+}
+
+#[test]
+fn a_kill_9_of_the_hq_and_of_the_shop_mid_batch_loses_nothing_and_doubles_nothing() {
+    let sim = SimServer::start();
+    let mut hq = Hq::start();
+    let shop_token = hq.add_shop("korca");
+    let till = {
+        let (url, token) = (hq.url(), shop_token.clone());
+        open_till_with(&sim, move |args| {
+            args.hq.hq_url = Some(url);
+            args.hq.hq_token = Some(token);
+        })
+    };
+    sell(&till, "warm-up");
+    let token = till.token.clone();
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+
+    let mut shop = shop_process(&sim, &hq, &data, &shop_token);
+    let stop = AtomicBool::new(false);
+    let base_url = shop.base_url.clone();
+    let acknowledged = std::thread::scope(|scope| {
+        let load = scope.spawn(|| issuing_load(&base_url, &token, 4, 60, &stop));
+        eventually("sales at the HQ", Duration::from_secs(60), || hq_numbers(&hq, "korca").len() >= 20);
+        hq.process.kill();
+        eventually("more sales while the HQ is dead", Duration::from_secs(60), || {
+            numbers_in(&data).len() >= 60
+        });
+        hq.start_again();
+        eventually("the HQ catching up", Duration::from_secs(60), || hq_numbers(&hq, "korca").len() >= 70);
+        shop.kill();
+        stop.store(true, Ordering::SeqCst);
+        load.join().unwrap()
+    });
+    assert!(acknowledged.len() >= 60, "sales went on while the HQ was dead: {}", acknowledged.len());
+    let shop = shop_process(&sim, &hq, &data, &shop_token);
+    let summary = summary_at(&shop.base_url, &token);
+    assert_the_hq_holds(&hq, "korca", &data, &summary);
+    let rows = sql(&hq.db.url, "SELECT COUNT(*), COUNT(DISTINCT iic) FROM invoices");
+    assert_eq!(rows[0][0], rows[0][1], "no document twice");
+    assert_eq!(rows[0][0].as_deref(), Some(numbers_in(&data).len().to_string().as_str()));
+}
+
+#[test]
+fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells_on() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let shop_token = hq.add_shop("shkoder");
+    let hq_args = |args: &mut arka::config::ServeArgs| {
+        args.hq.hq_url = Some(hq.url());
+        args.hq.hq_token = Some(shop_token.clone());
+    };
+    let till = open_till_with(&sim, hq_args);
+    sell(&till, "warm-up");
+    let (token, tcr_code) = (till.token.clone(), till.tcr_code.clone());
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+
+    let mut shop = shop_process(&sim, &hq, &data, &shop_token);
+    let stop = AtomicBool::new(false);
+    let base_url = shop.base_url.clone();
+    std::thread::scope(|scope| {
+        let load = scope.spawn(|| issuing_load(&base_url, &token, 4, 100, &stop));
+        eventually("sales at the HQ", Duration::from_secs(60), || hq_numbers(&hq, "shkoder").len() >= 30);
+        shop.kill();
+        stop.store(true, Ordering::SeqCst);
+        load.join().unwrap();
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let held: BTreeSet<String> = hq_numbers(&hq, "shkoder").into_iter().collect();
+
+    // A new box: an empty data dir filled from the HQ, then the certificate uploaded again.
+    let mut new_box = common::TestServer::start_with(|args| {
+        sim.configure(args);
+        args.limits = ROOMY_LIMITS.parse().unwrap();
+        hq_args(args);
+    });
+    new_box.restart_after(|dir| {
+        let dir = dir.to_str().unwrap();
+        let out = arka_ok(&["restore", "--from-hq", &hq.url(), "--hq-token", &shop_token, "--data-dir", dir]);
+        assert!(out.contains("upload the company's certificate again"), "{out}");
+    });
+    let restored = {
+        let db = rusqlite::Connection::open(new_box.data_dir().join("arka.db")).unwrap();
+        let mut stmt =
+            db.prepare("SELECT ord_num FROM invoices WHERE tcr_code = ?1 ORDER BY ord_num").unwrap();
+        stmt.query_map([&tcr_code], |r| r.get::<_, i64>(0)).unwrap().map(Result::unwrap).collect::<Vec<_>>()
+    };
+    assert_eq!(restored.len(), held.len(), "every document the HQ held");
+    assert_eq!(restored, (1..=restored.len() as i64).collect::<Vec<_>>(), "gapless, each number once");
+    let refused = new_box.post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("after-no-cert"));
+    assert_ne!(refused.status, 201, "no sale before the certificate is uploaded again: {}", refused.text);
+    upload_certificate(&new_box, &token, NUIS, 365);
+    let next = new_box
+        .post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("after-restore"))
+        .data(201)
+        .clone();
+    assert_eq!(
+        next["invoice"]["number"],
+        json!(format!("{}/{}", restored.len() + 1, chrono::Utc::now().format("%Y")))
+    );
+    // The new box ships on to the HQ, after what the HQ held.
+    eventually("the new sale at the HQ", Duration::from_secs(30), || {
+        hq_numbers(&hq, "shkoder").len() == held.len() + 1
+    });
 }

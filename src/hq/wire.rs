@@ -74,6 +74,7 @@ pub struct RowsPage {
 /// The tables a shop ships, with their primary key columns, in an order a restore can insert
 /// them in (a row's references come before it).
 pub const TABLES: &[(&str, &[&str])] = &[
+    ("partners", &["id"]),
     ("companies", &["id"]),
     ("business_units", &["id"]),
     ("users", &["id"]),
@@ -93,6 +94,7 @@ pub const TABLES: &[(&str, &[&str])] = &[
     ("invoice_wtns", &["invoice_id"]),
     ("wtn_invoiced", &["id"]),
     ("cash_actions", &["id"]),
+    ("fiscal_queue", &["id"]),
     ("held_numbers", &["id"]),
     ("numbering_floors", &["company_id", "sequence", "year"]),
     ("stock_levels", &["business_unit_id", "product_id"]),

@@ -101,7 +101,8 @@ pub fn backlog(conn: &Connection) -> Result<Backlog> {
 /// the next note numbered after `acked`, the last the HQ holds, so the HQ takes it as new.
 pub fn restored(tx: &Transaction, url: &str, now: &str, acked: i64) -> Result<()> {
     tx.execute(
-        "INSERT INTO hq_link (id, url, joined_at) VALUES (1, :url, :now)",
+        "INSERT INTO hq_link (id, url, joined_at) VALUES (1, :url, :now)
+         ON CONFLICT (id) DO UPDATE SET url = excluded.url, joined_at = excluded.joined_at",
         named_params! {":url": url, ":now": now},
     )?;
     tx.execute("DELETE FROM hq_outbox", [])?;
