@@ -276,3 +276,30 @@ fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells
         hq_numbers(&hq, "shkoder").len() == held.len() + 1
     });
 }
+
+#[test]
+fn postgresql_stopped_and_started_under_the_hq_costs_the_shops_nothing() {
+    let cluster = common::hq::OwnCluster::start();
+    let sim = SimServer::start();
+    let hq = Hq::start_on(common::hq::TestDatabase::create_on(&cluster.url));
+    let till = shop_of(&sim, &hq, "berat");
+    for n in 0..3 {
+        sell(&till, &format!("before-{n}"));
+    }
+    eventually("the first sales at the HQ", Duration::from_secs(30), || hq_numbers(&hq, "berat").len() == 3);
+
+    cluster.stop();
+    let (status, body) = hq.get("/healthz");
+    assert_eq!((status, body["database"]["reachable"].clone()), (503, json!(false)), "{body}");
+    for n in 0..5 {
+        sell(&till, &format!("while-down-{n}"));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(till.server.get("/healthz", None).body["hq"]["backlog"].as_i64().unwrap() > 0);
+    cluster.start_again();
+    for n in 0..2 {
+        sell(&till, &format!("after-{n}"));
+    }
+    assert_the_hq_holds_every_shop(&hq, &[("berat", &till)]);
+    assert_eq!(hq.get("/healthz").0, 200);
+}

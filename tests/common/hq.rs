@@ -182,3 +182,94 @@ pub fn summed(summaries: &[Value]) -> Vec<(String, String)> {
 pub fn normalised(data: &Value) -> Vec<(String, String)> {
     summed(std::slice::from_ref(data))
 }
+
+/// A PostgreSQL cluster of one test's own, for stories that stop it (the shared one serves the
+/// other tests meanwhile): the binaries and user `.ci/postgres` found (`ARKA_TEST_PG_CTL`,
+/// `ARKA_TEST_PG_USER`).
+pub struct OwnCluster {
+    pub url: String,
+    pg_ctl: std::path::PathBuf,
+    user: Option<String>,
+    data: std::path::PathBuf,
+    options: String,
+    log: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl OwnCluster {
+    pub fn start() -> OwnCluster {
+        let pg_ctl: std::path::PathBuf = std::env::var("ARKA_TEST_PG_CTL")
+            .unwrap_or_else(|_| panic!("ARKA_TEST_PG_CTL is not set: source .ci/postgres first"))
+            .into();
+        let user = std::env::var("ARKA_TEST_PG_USER").ok().filter(|u| !u.is_empty());
+        let dir = tempfile::Builder::new().prefix("arka-pg-own-").tempdir().unwrap();
+        if let Some(user) = &user {
+            let status = std::process::Command::new("chown").arg(user).arg(dir.path()).status().unwrap();
+            assert!(status.success());
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let data = dir.path().join("data");
+        let cluster = OwnCluster {
+            url: format!("postgres://arka@127.0.0.1:{port}/postgres"),
+            options: format!(
+                "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+                dir.path().display()
+            ),
+            log: dir.path().join("log"),
+            pg_ctl: pg_ctl.clone(),
+            user,
+            data: data.clone(),
+            _dir: dir,
+        };
+        let initdb = pg_ctl.with_file_name("initdb");
+        cluster.run(&initdb, &["-D", data.to_str().unwrap(), "-U", "arka", "--auth=trust", "-E", "UTF8"]);
+        cluster.pg_ctl_do("start");
+        cluster
+    }
+
+    fn run(&self, program: &std::path::Path, args: &[&str]) {
+        let mut command = match &self.user {
+            Some(user) => {
+                let mut c = std::process::Command::new("runuser");
+                c.args(["-u", user, "--"]).arg(program);
+                c
+            }
+            None => std::process::Command::new(program),
+        };
+        let out = command.args(args).output().unwrap();
+        assert!(out.status.success(), "{}: {}", program.display(), String::from_utf8_lossy(&out.stderr));
+    }
+
+    fn pg_ctl_do(&self, action: &str) {
+        let (data, log) = (self.data.to_str().unwrap(), self.log.to_str().unwrap());
+        let mut args = vec!["-D", data, "-l", log, "-w", "-m", "fast"];
+        if action == "start" {
+            args.extend(["-o", self.options.as_str()]);
+        }
+        args.push(action);
+        self.run(&self.pg_ctl.clone(), &args);
+    }
+
+    pub fn stop(&self) {
+        self.pg_ctl_do("stop");
+    }
+
+    pub fn start_again(&self) {
+        self.pg_ctl_do("start");
+    }
+}
+
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        let data = self.data.to_str().unwrap_or_default().to_string();
+        let mut command = match &self.user {
+            Some(user) => {
+                let mut c = std::process::Command::new("runuser");
+                c.args(["-u", user, "--"]).arg(&self.pg_ctl);
+                c
+            }
+            None => std::process::Command::new(&self.pg_ctl),
+        };
+        let _ = command.args(["-D", &data, "-m", "immediate", "-w", "stop"]).output();
+    }
+}
