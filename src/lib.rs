@@ -270,6 +270,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
             args.ai.ai_key.as_ref().map(|k| k.0.as_str()),
             Duration::from_secs(args.ai.ai_timeout.max(1)),
         )),
+        hq: hq_client(args)?,
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;
@@ -277,12 +278,8 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
     Ok(services)
 }
 
-/// With `--hq-url`: the shop is linked to its head office (the first time, everything written
-/// before is noted for it) and the client the worker ships with.
-fn start_hq_link(
-    args: &ServeArgs,
-    store: &store::Store,
-) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
+/// The client of the chain's head office, with `--hq-url`.
+fn hq_client(args: &ServeArgs) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
     let (Some(url), Some(token)) = (&args.hq.hq_url, &args.hq.hq_token) else { return Ok(None) };
     let ca = match &args.hq.hq_ca_file {
         Some(path) => {
@@ -292,13 +289,27 @@ fn start_hq_link(
     };
     let client = hq::client::HqClient::new(url, token, ca.as_deref(), services::hq_sync::CALL_TIMEOUT)
         .map_err(|e| StartError::Hq(e.to_string()))?;
+    Ok(Some(Arc::new(client)))
+}
+
+/// With `--hq-url`: the shop is linked to its head office (the first time, everything written
+/// before is noted for it).
+fn start_hq_link(
+    args: &ServeArgs,
+    services: &Services,
+) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
+    let (Some(url), Some(client)) = (&args.hq.hq_url, &services.hq) else { return Ok(None) };
     let now = chrono::Utc::now().to_rfc3339();
     let url = url.trim().trim_end_matches('/').to_string();
-    if store.write_blocking(|tx| store::hq_outbox::link(tx, &url, &now)).map_err(StartError::Store)? {
+    if services
+        .store
+        .write_blocking(|tx| store::hq_outbox::link(tx, &url, &now))
+        .map_err(StartError::Store)?
+    {
         tracing::info!(%url, "linked to the head office: every document and catalog row is noted for it");
     }
     tracing::info!(%url, "shipping to the head office");
-    Ok(Some(Arc::new(client)))
+    Ok(Some(client.clone()))
 }
 
 /// How long documents in flight may take to finish once a stop is asked for.
@@ -356,7 +367,7 @@ pub async fn run_with_tls(
     let stop_tx = Arc::new(stop_tx);
     let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
     let worker = tokio::spawn(services.queue.clone().run(settle, stop_rx.clone()));
-    let hq_worker = match start_hq_link(&args, &services.store)? {
+    let hq_worker = match start_hq_link(&args, &services)? {
         Some(hq) => Some(tokio::spawn(services::hq_sync::run(services.store.clone(), hq, stop_rx.clone()))),
         None => None,
     };

@@ -12,7 +12,8 @@ use common::hq::{Hq, around_today, normalised, sql, summed};
 use common::process::ServerProcess;
 use common::sim::SimServer;
 use common::till::{
-    NUIS, ROOMY_LIMITS, Till, coffee_and_water, issuing_load, open_till_with, upload_certificate,
+    NUIS, ROOMY_LIMITS, Till, coffee_and_water, issuing_load, on_account, open_till_with, post_at_once,
+    upload_certificate,
 };
 use common::{arka_ok, eventually};
 use serde_json::{Value, json};
@@ -302,4 +303,54 @@ fn postgresql_stopped_and_started_under_the_hq_costs_the_shops_nothing() {
     }
     assert_the_hq_holds_every_shop(&hq, &[("berat", &till)]);
     assert_eq!(hq.get("/healthz").0, 200);
+}
+
+/// The non-cash numbers (ord_num) of the shop's database.
+fn noncash_numbers(till: &Till) -> Vec<i64> {
+    let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
+    let mut stmt =
+        db.prepare("SELECT ord_num FROM invoices WHERE kind = 'NONCASH' ORDER BY ord_num").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn two_shops_of_one_nuis_issuing_noncash_invoices_at_once_share_one_gapless_sequence() {
+    let sim = SimServer::start();
+    let mut hq = Hq::start();
+    let first = shop_of(&sim, &hq, "elbasan-1");
+    let second = shop_of(&sim, &hq, "elbasan-2");
+    assert_eq!(first.account()["company"]["nuis"], second.account()["company"]["nuis"], "one business");
+
+    let issue = |till: &Till, shop: usize| {
+        post_at_once(till, "/api/v1/invoice/noncash", 8, move |i| on_account(&format!("nc-{shop}-{i}")))
+    };
+    let (a, b) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| issue(&first, 1));
+        let b = scope.spawn(|| issue(&second, 2));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    for (status, body) in a.iter().chain(&b) {
+        assert_eq!(*status, 201, "{body}");
+    }
+    let mut all: Vec<i64> = noncash_numbers(&first).into_iter().chain(noncash_numbers(&second)).collect();
+    all.sort();
+    assert_eq!(all, (1..=16).collect::<Vec<_>>(), "each number once, none skipped, across both shops");
+
+    // A retry of a document already numbered keeps its number: nothing new is taken.
+    let again = first.server.post_json("/api/v1/invoice/noncash", Some(&first.token), &on_account("nc-1-0"));
+    assert_eq!(again.status, 409, "{}", again.text);
+
+    // Without the head office no non-cash number can be had: the spec's 503, nothing written;
+    // cash sales, numbered per TCR, go on.
+    hq.process.terminate();
+    let refused =
+        first.server.post_json("/api/v1/invoice/noncash", Some(&first.token), &on_account("nc-away"));
+    refused.assert_error(503);
+    assert!(refused.text.contains("head office"), "{}", refused.text);
+    assert_eq!(noncash_numbers(&first).len() + noncash_numbers(&second).len(), 16);
+    sell(&first, "cash-while-away");
+
+    hq.start_again();
+    first.server.post_json("/api/v1/invoice/noncash", Some(&first.token), &on_account("nc-back")).data(201);
+    assert_eq!(noncash_numbers(&first).last(), Some(&17), "the sequence goes on where it was");
 }

@@ -6,7 +6,9 @@ use std::time::Duration;
 use ureq::Agent;
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
 
-use super::wire::{Acked, Batch, ROWS_PATH, RowsPage, SYNC_PATH};
+use super::wire::{
+    Acked, Batch, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, ROWS_PATH, RowsPage, SYNC_PATH,
+};
 
 /// The longest answer read from the HQ (a page of rows for a restore is the largest).
 const MAX_REPLY_BYTES: u64 = 64 * 1024 * 1024;
@@ -85,14 +87,32 @@ impl HqClient {
 
     /// Ships a batch; the HQ answers the highest sequence it holds of this shop.
     pub fn ship(&self, batch: &Batch) -> Result<Acked, Error> {
-        let body = serde_json::to_vec(batch).map_err(|e| Error::Reply(e.to_string()))?;
+        self.post(SYNC_PATH, batch)
+    }
+
+    fn post<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<T, Error> {
+        let body = serde_json::to_vec(body).map_err(|e| Error::Reply(e.to_string()))?;
         let sent = self
             .agent
-            .post(format!("{}{SYNC_PATH}", self.base))
+            .post(format!("{}{path}", self.base))
             .header("Authorization", format!("Bearer {}", self.token))
             .content_type("application/json")
             .send(&body[..]);
         Self::answer(sent)
+    }
+
+    /// The business's next non-cash number, from the chain's one sequence.
+    pub fn reserve_noncash(&self, ask: &NumberAsk) -> Result<NumberGiven, Error> {
+        self.post(NONCASH_PATH, ask)
+    }
+
+    /// Gives a reserved non-cash number back: its document was not written.
+    pub fn release_noncash(&self, ask: &NumberAsk) -> Result<serde_json::Value, Error> {
+        self.post(NONCASH_RELEASE_PATH, ask)
     }
 
     /// The highest sequence the HQ holds of this shop.

@@ -8,6 +8,7 @@ pub mod apply;
 pub mod cli;
 pub mod client;
 pub mod db;
+pub mod numbering;
 pub mod reports;
 pub mod server;
 pub mod wire;

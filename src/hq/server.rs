@@ -16,7 +16,10 @@ use serde_json::json;
 
 use super::db::{self, Shop};
 use super::reports::{self, Filter};
-use super::wire::{Acked, Batch, ROWS_PATH, RowsPage, SYNC_PATH, key_columns};
+use super::wire::{
+    Acked, Batch, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, ROWS_PATH, RowsPage, SYNC_PATH,
+    key_columns,
+};
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
 use crate::api::reports::{ReportParams, read_request};
@@ -89,6 +92,35 @@ async fn sync(State(state): State<HqState>, ShopAuth(shop): ShopAuth, Body(batch
         Ok(acked) => Ok(axum::Json(Acked { acked }).into_response()),
         Err(invalid) => Err(ApiError::field(&invalid.field, invalid.message)),
     }
+}
+
+async fn reserve_noncash(
+    State(state): State<HqState>,
+    ShopAuth(shop): ShopAuth,
+    Body(ask): Body<NumberAsk>,
+) -> ApiResult {
+    let ord_num = super::numbering::reserve(
+        &state.pool,
+        shop.id,
+        &ask.nuis,
+        ask.year,
+        &ask.held_for,
+        ask.at_least.max(1),
+    )
+    .await
+    .map_err(failed)?;
+    Ok(axum::Json(NumberGiven { ord_num }).into_response())
+}
+
+async fn release_noncash(
+    State(state): State<HqState>,
+    ShopAuth(shop): ShopAuth,
+    Body(ask): Body<NumberAsk>,
+) -> ApiResult {
+    let released = super::numbering::release(&state.pool, shop.id, &ask.nuis, ask.year, &ask.held_for)
+        .await
+        .map_err(failed)?;
+    Ok(axum::Json(json!({"released": released})).into_response())
 }
 
 async fn acked(ShopAuth(shop): ShopAuth) -> ApiResult {
@@ -205,6 +237,8 @@ pub fn router(state: HqState) -> Router {
         .route("/healthz", get(healthz))
         .route(SYNC_PATH, get(acked).post(sync))
         .route(ROWS_PATH, get(rows))
+        .route(NONCASH_PATH, axum::routing::post(reserve_noncash))
+        .route(NONCASH_RELEASE_PATH, axum::routing::post(release_noncash))
         .route("/api/v1/reports/sales-summary", get(sales_summary))
         .route("/api/v1/invoice", get(invoices))
         .route("/hq/v1/shops", get(shops))

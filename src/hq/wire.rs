@@ -10,6 +10,30 @@ pub const SYNC_PATH: &str = "/hq/v1/sync";
 /// `GET /hq/v1/rows`'s path: a shop's rows back from the HQ, for `arka restore --from-hq`.
 pub const ROWS_PATH: &str = "/hq/v1/rows";
 
+/// `POST`: a non-cash number of the business from the chain's one sequence (`NumberAsk`).
+pub const NONCASH_PATH: &str = "/hq/v1/numbers/noncash";
+
+/// `POST`: a non-cash number given back, its document not written (`NumberAsk`).
+pub const NONCASH_RELEASE_PATH: &str = "/hq/v1/numbers/noncash/release";
+
+/// A shop asking for (or giving back) the non-cash number of one document.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NumberAsk {
+    pub nuis: String,
+    pub year: i32,
+    /// The document's held-number key (company, year and internalId): the same document always
+    /// gets the same number.
+    pub held_for: String,
+    /// The number the shop's own books would give next: the sequence never goes below it.
+    #[serde(default)]
+    pub at_least: i64,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct NumberGiven {
+    pub ord_num: i64,
+}
+
 /// Whether a row was written or taken away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::hq::client::{self, HqClient};
-use crate::hq::wire::{Batch, Entry, Op, TABLES, key_columns};
+use crate::hq::wire::{Batch, Entry, NumberAsk, Op, TABLES, key_columns};
 use crate::store::{self, Store, hq_outbox};
 
 /// Notes read per batch (several notes of one row travel as one entry).
@@ -255,4 +255,85 @@ pub fn restore_data_dir(
     let hq = HqClient::new(url, token, ca.as_deref(), CALL_TIMEOUT)?;
     let store = Store::open(&data.db_path())?;
     restore(&store, &hq, url.trim().trim_end_matches('/'))
+}
+
+/// The business's next non-cash number for the document `held_for`, from the chain's head
+/// office (`hq::numbering`), asked under the sequence's lock before the write transaction. The
+/// HQ away is the spec's 503: nothing is issued.
+pub async fn noncash_number(
+    services: &super::Services,
+    hq: Arc<HqClient>,
+    company_id: i64,
+    year: i32,
+    held_for: &str,
+) -> super::Result<i64> {
+    let held_for = held_for.to_string();
+    let (nuis, at_least) = services
+        .store
+        .read(move |conn| {
+            let nuis: String =
+                conn.query_row("SELECT nuis FROM companies WHERE id = ?1", [company_id], |r| r.get(0))?;
+            let next = super::pipeline::reserve_number(
+                conn,
+                company_id,
+                year,
+                &super::pipeline::Sequence::Business,
+            )?;
+            Ok((nuis, next))
+        })
+        .await?;
+    let ask = NumberAsk { nuis, year, held_for, at_least };
+    let given = tokio::task::spawn_blocking(move || hq.reserve_noncash(&ask))
+        .await
+        .map_err(|e| super::Error::Internal(e.to_string()))?;
+    match given {
+        Ok(given) => Ok(given.ord_num),
+        Err(e) => {
+            tracing::warn!(error = %e, "no non-cash number from the head office");
+            Err(super::Error::Unavailable(NO_NUMBER.to_string()))
+        }
+    }
+}
+
+/// The 503's message when the head office cannot give a non-cash number.
+pub const NO_NUMBER: &str = "The head office, which keeps the business's non-cash numbering for the chain, cannot be reached: nothing was issued. Try again.";
+
+/// Gives the number back when its document was not written (a document written keeps it, held
+/// for its retry as any other). Nobody waits for this: a failure is logged and the number stays
+/// reserved for this document's retry.
+pub async fn give_back_noncash(
+    services: &super::Services,
+    hq: Arc<HqClient>,
+    company_id: i64,
+    year: i32,
+    held_for: &str,
+    ord_num: i64,
+) {
+    let held_for = held_for.to_string();
+    let read = services
+        .store
+        .read(move |conn| {
+            let written: bool = conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM invoices WHERE company_id = ?1 AND year = ?2 AND kind = 'NONCASH'
+                     AND ord_num = ?3)",
+                rusqlite::params![company_id, year, ord_num],
+                |r| r.get(0),
+            )?;
+            let nuis: String =
+                conn.query_row("SELECT nuis FROM companies WHERE id = ?1", [company_id], |r| r.get(0))?;
+            Ok((written, nuis))
+        })
+        .await;
+    let nuis = match read {
+        Ok((false, nuis)) => nuis,
+        Ok((true, _)) => return,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot tell whether a non-cash number was used; it stays reserved");
+            return;
+        }
+    };
+    let ask = NumberAsk { nuis, year, held_for, at_least: 0 };
+    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || hq.release_noncash(&ask)).await {
+        tracing::warn!(error = %e, ord_num, "the head office did not take a non-cash number back; it stays reserved");
+    }
 }

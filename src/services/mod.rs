@@ -65,6 +65,9 @@ pub struct Services {
     pub rates: Arc<rates::RateBook>,
     /// The owner's AI chat endpoint, when configured.
     pub ai: Arc<crate::ai::AiClient>,
+    /// The chain's head office (`--hq-url`): the outbox goes there, and the business's non-cash
+    /// numbers come from there (`hq_sync::noncash_number`).
+    pub hq: Option<Arc<crate::hq::client::HqClient>>,
 }
 
 impl Services {

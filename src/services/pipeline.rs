@@ -468,9 +468,26 @@ impl Services {
         }
         let certificate = document.certificate();
         let company_id = document.company_id();
+        let year = document.year();
         let tcr = document.sequence().tcr_code().map(str::to_string);
         let not_saved = document.not_saved();
-        let saved = self.persist(document, plan.clone(), key, guard)?;
+        // In a chain, the business's non-cash number comes from the head office.
+        let reserved = match (&self.hq, document.sequence()) {
+            (Some(hq), Sequence::Business) => {
+                Some(super::hq_sync::noncash_number(self, hq.clone(), company_id, year, &key).await?)
+            }
+            _ => None,
+        };
+        let saved = match self.persist(document, plan.clone(), key.clone(), guard, reserved) {
+            Ok(saved) => saved,
+            Err(e) => {
+                if let (Some(hq), Some(ord_num)) = (&self.hq, reserved) {
+                    super::hq_sync::give_back_noncash(self, hq.clone(), company_id, year, &key, ord_num)
+                        .await;
+                }
+                return Err(e);
+            }
+        };
         let Saved { stored, document_id, queue_id, signing, ahead, numbered, place } = saved;
         let Some((place, opening)) = place else {
             self.queue.wake();
@@ -530,11 +547,13 @@ impl Services {
         plan: QueuePlan,
         held_for: String,
         lock: OwnedMutexGuard<()>,
+        reserved: Option<i64>,
     ) -> Result<Saved<D::Stored>> {
         let persisted = tokio::task::block_in_place(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let company_id = document.company_id();
-                let written = self.store.write_blocking_unsynced(|tx| save(tx, &document, &plan, held_for));
+                let written =
+                    self.store.write_blocking_unsynced(|tx| save(tx, &document, &plan, held_for, reserved));
                 if let Some(tcr) = document.sequence().tcr_code() {
                     // A till's document moves its balance (or opened its day).
                     self.balances.invalidate(company_id, tcr);
@@ -749,13 +768,15 @@ impl Services {
     }
 }
 
-/// In the write transaction: `document` admitted, numbered (the number held for its retry, or
-/// the sequence's next), drafted with its request's signing started beside, written, and queued.
+/// In the write transaction: `document` admitted, numbered (the number held for its retry, the
+/// number the chain's head office `reserved` for it, or the sequence's next), drafted with its
+/// request's signing started beside, written, and queued.
 fn save<D: Document>(
     tx: &Connection,
     document: &D,
     plan: &QueuePlan,
     held_for: String,
+    reserved: Option<i64>,
 ) -> store::Result<Result<Saved<D::Stored>>> {
     let company_id = document.company_id();
     let (sequence, year) = (document.sequence().key(), document.year());
@@ -763,9 +784,10 @@ fn save<D: Document>(
     if let Err(e) = document.admit(tx)? {
         return Ok(Err(e));
     }
-    let ord_num = match &held {
-        Some(held) => held.ord_num,
-        None => reserve_number(tx, company_id, year, document.sequence())?,
+    let ord_num = match (&held, reserved) {
+        (Some(held), _) => held.ord_num,
+        (None, Some(reserved)) => reserved,
+        (None, None) => reserve_number(tx, company_id, year, document.sequence())?,
     };
     let Ok(number) = u32::try_from(ord_num) else {
         return Ok(Err(Error::Internal("the sequence's numbers are exhausted".into())));
