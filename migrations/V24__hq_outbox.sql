@@ -7,9 +7,18 @@
 -- The HQ this shop feeds: one row once `serve --hq-url` has started, none for a lone shop, whose
 -- triggers then write nothing (their WHEN reads this one-row table).
 CREATE TABLE hq_link (
-    id         INTEGER PRIMARY KEY CHECK (id = 1),
-    url        TEXT NOT NULL,
-    joined_at  TEXT NOT NULL
+    id               INTEGER PRIMARY KEY CHECK (id = 1),
+    url              TEXT NOT NULL,
+    joined_at        TEXT NOT NULL,
+    -- The last version of the HQ's products this shop took (`GET /hq/v1/products`).
+    catalog_version  INTEGER NOT NULL DEFAULT 0
+);
+
+-- Products set at the head office: their price and details come down from it, and a local
+-- change of one is refused (services::products).
+CREATE TABLE central_products (
+    product_id  INTEGER PRIMARY KEY REFERENCES products(id),
+    version     INTEGER NOT NULL
 );
 
 -- What the HQ has not acknowledged yet, oldest first. key is the row's primary key as a JSON

@@ -161,6 +161,8 @@ CREATE TABLE invoices (
 );
 CREATE INDEX invoices_day ON invoices (issue_date, shop_id);
 CREATE INDEX invoices_waiting ON invoices (issue_date, shop_id) WHERE fic IS NULL;
+CREATE INDEX invoices_open_orders ON invoices (issue_date, shop_id)
+    WHERE document_kind = 'ORDER' AND settled_by_invoice_id IS NULL AND reversed_at IS NULL;
 
 CREATE TABLE einvoices (
     shop_id     BIGINT NOT NULL,

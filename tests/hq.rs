@@ -354,3 +354,60 @@ fn two_shops_of_one_nuis_issuing_noncash_invoices_at_once_share_one_gapless_sequ
     first.server.post_json("/api/v1/invoice/noncash", Some(&first.token), &on_account("nc-back")).data(201);
     assert_eq!(noncash_numbers(&first).last(), Some(&17), "the sequence goes on where it was");
 }
+
+/// The shop's product of `code`: its id and price, as its database holds them.
+fn product_in(till: &Till, code: &str) -> Option<(i64, String)> {
+    let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
+    db.query_row("SELECT id, last_price FROM products WHERE code = ?1", [code], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
+    .ok()
+}
+
+#[test]
+fn products_set_at_the_hq_come_down_to_every_shop_and_a_local_change_of_one_is_refused() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let first = shop_of(&sim, &hq, "fier-1");
+    let second = shop_of(&sim, &hq, "fier-2");
+
+    let espresso =
+        json!({"nuis": NUIS, "name": "Espresso", "price": 150, "vat_rate": "20", "unit_code": "C62"});
+    let (status, body) = hq.put("/hq/v1/products/ESP1", &espresso);
+    assert_eq!(status, 200, "{body}");
+    for till in [&first, &second] {
+        eventually("the product at the shop", Duration::from_secs(30), || {
+            product_in(till, "ESP1").is_some_and(|(_, price)| price == "150")
+        });
+    }
+    let mut dearer = espresso.clone();
+    dearer["price"] = json!(165.5);
+    assert_eq!(hq.put("/hq/v1/products/ESP1", &dearer).0, 200);
+    for till in [&first, &second] {
+        eventually("the new price at the shop", Duration::from_secs(30), || {
+            product_in(till, "ESP1").is_some_and(|(_, price)| price == "165.5")
+        });
+    }
+
+    // The shop may not change it: the reason says where it is changed.
+    let (id, _) = product_in(&first, "ESP1").unwrap();
+    let change = json!({"name": "Espresso i shtrenjtë", "last_price": 300, "vat_rate": "20"});
+    let refused = first.server.put_json(&format!("/api/v1/products/{id}"), Some(&first.token), &change);
+    refused.assert_error(409);
+    assert!(refused.text.contains("head office"), "{}", refused.text);
+    assert_eq!(product_in(&first, "ESP1").unwrap().1, "165.5");
+    // Its own products stay its own (after the catalog's one write a second per token).
+    std::thread::sleep(Duration::from_millis(1100));
+    let own = first.server.post_json(
+        "/api/v1/products",
+        Some(&first.token),
+        &json!({"name": "Byrek", "last_price": 80, "vat_rate": "20"}),
+    );
+    own.data(201);
+
+    // Bad input at the HQ is a 422 naming the field.
+    let (status, body) =
+        hq.put("/hq/v1/products/ESP2", &json!({"nuis": NUIS, "name": "X", "price": -1, "vat_rate": "7"}));
+    assert_eq!(status, 422, "{body}");
+    assert!(body["errors"]["price"].is_array() && body["errors"]["vat_rate"].is_array(), "{body}");
+}

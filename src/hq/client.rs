@@ -7,7 +7,8 @@ use ureq::Agent;
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
 
 use super::wire::{
-    Acked, Batch, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, ROWS_PATH, RowsPage, SYNC_PATH,
+    Acked, Batch, CentralProduct, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, PRODUCTS_PATH,
+    ROWS_PATH, RowsPage, SYNC_PATH,
 };
 
 /// The longest answer read from the HQ (a page of rows for a restore is the largest).
@@ -113,6 +114,18 @@ impl HqClient {
     /// Gives a reserved non-cash number back: its document was not written.
     pub fn release_noncash(&self, ask: &NumberAsk) -> Result<serde_json::Value, Error> {
         self.post(NONCASH_RELEASE_PATH, ask)
+    }
+
+    /// The products of `nuis` set at the HQ and changed after `after`, oldest change first.
+    pub fn central_products(&self, nuis: &str, after: i64) -> Result<Vec<CentralProduct>, Error> {
+        let sent = self
+            .agent
+            .get(format!("{}{PRODUCTS_PATH}", self.base))
+            .header("Authorization", format!("Bearer {}", self.token))
+            .query("nuis", nuis)
+            .query("after", after.to_string())
+            .call();
+        Self::answer(sent)
     }
 
     /// The highest sequence the HQ holds of this shop.

@@ -5,6 +5,7 @@
 //! never the shop's store. The shop's side is `services::hq_sync` and `store::hq_outbox`.
 
 pub mod apply;
+pub mod catalog;
 pub mod cli;
 pub mod client;
 pub mod db;

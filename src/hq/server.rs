@@ -17,8 +17,8 @@ use serde_json::json;
 use super::db::{self, Shop};
 use super::reports::{self, Filter};
 use super::wire::{
-    Acked, Batch, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, ROWS_PATH, RowsPage, SYNC_PATH,
-    key_columns,
+    Acked, Batch, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, PRODUCTS_PATH, ROWS_PATH,
+    RowsPage, SYNC_PATH, key_columns,
 };
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
@@ -121,6 +121,36 @@ async fn release_noncash(
         .await
         .map_err(failed)?;
     Ok(axum::Json(json!({"released": released})).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct ProductsParams {
+    nuis: Option<String>,
+    after: Option<i64>,
+}
+
+/// A shop pulls the products of its business changed after the version it holds.
+async fn central_products(
+    State(state): State<HqState>,
+    _shop: ShopAuth,
+    Query(p): Query<ProductsParams>,
+) -> ApiResult {
+    let nuis = p.nuis.unwrap_or_default();
+    let changed =
+        super::catalog::changed(&state.pool, &nuis, p.after.unwrap_or(0), 1000).await.map_err(failed)?;
+    Ok(axum::Json(changed).into_response())
+}
+
+/// The owner sets a product of a business: the shops of that NUIS take it on their next sync.
+async fn set_product(
+    State(state): State<HqState>,
+    _owner: OwnerAuth,
+    axum::extract::Path(code): axum::extract::Path<String>,
+    Body(body): Body<super::catalog::ProductBody>,
+) -> ApiResult {
+    let mut product = super::catalog::read(&code, body).map_err(ApiError::Validation)?;
+    product.version = super::catalog::set(&state.pool, &product).await.map_err(failed)?;
+    ok(product)
 }
 
 async fn acked(ShopAuth(shop): ShopAuth) -> ApiResult {
@@ -238,6 +268,8 @@ pub fn router(state: HqState) -> Router {
         .route(SYNC_PATH, get(acked).post(sync))
         .route(ROWS_PATH, get(rows))
         .route(NONCASH_PATH, axum::routing::post(reserve_noncash))
+        .route(PRODUCTS_PATH, get(central_products))
+        .route("/hq/v1/products/{code}", axum::routing::put(set_product))
         .route(NONCASH_RELEASE_PATH, axum::routing::post(release_noncash))
         .route("/api/v1/reports/sales-summary", get(sales_summary))
         .route("/api/v1/invoice", get(invoices))

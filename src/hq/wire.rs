@@ -34,6 +34,26 @@ pub struct NumberGiven {
     pub ord_num: i64,
 }
 
+/// `GET ?nuis=&after=`: a business's products set at the HQ, changed after a version.
+pub const PRODUCTS_PATH: &str = "/hq/v1/products";
+
+/// A product and its price as the head office sets it for a business (NUIS).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CentralProduct {
+    pub nuis: String,
+    pub code: String,
+    pub name: String,
+    pub description: String,
+    /// Decimal text, as the shop stores prices.
+    pub price: String,
+    pub vat_rate: String,
+    pub currency: String,
+    pub unit_code: String,
+    pub service: bool,
+    /// The change's place in the HQ's order of changes.
+    pub version: i64,
+}
+
 /// Whether a row was written or taken away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

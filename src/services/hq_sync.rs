@@ -123,18 +123,66 @@ fn hold(e: Error) -> store::Error {
     }
 }
 
+/// Takes the products of the shop's businesses set at the HQ since the last pull; how many.
+pub fn pull_catalog(store: &Store, hq: &HqClient) -> Result<usize, Error> {
+    let (after, companies) =
+        store.read_blocking(|c| Ok((hq_outbox::catalog_version(c)?, hq_outbox::companies(c)?)))?;
+    let mut taken = 0;
+    let mut newest = after;
+    for (company_id, nuis) in companies {
+        loop {
+            let changed = hq.central_products(&nuis, after.max(0))?;
+            if changed.is_empty() {
+                break;
+            }
+            let now = chrono::Utc::now().to_rfc3339();
+            let last = changed.iter().map(|p| p.version).max().unwrap_or(after);
+            store.write_blocking(|tx| {
+                for product in &changed {
+                    hq_outbox::take_central(tx, company_id, product, &now)?;
+                }
+                Ok(())
+            })?;
+            taken += changed.len();
+            newest = newest.max(last);
+            if changed.len() < 1000 {
+                break;
+            }
+        }
+    }
+    if newest > after {
+        store.write_blocking(|tx| hq_outbox::set_catalog_version(tx, newest))?;
+    }
+    Ok(taken)
+}
+
+/// How often an idle worker asks the HQ for products changed there.
+const PULL_EVERY: Duration = Duration::from_secs(2);
+
 /// The worker `serve --hq-url` starts: ships until `stop`, at once while notes wait, every
 /// `IDLE` when none does, and with a growing pause while the HQ cannot be reached.
 pub async fn run(store: Store, hq: Arc<HqClient>, mut stop: tokio::sync::watch::Receiver<bool>) {
     let mut backoff = FIRST_BACKOFF;
     let mut unreachable = false;
+    let mut pulled_at: Option<std::time::Instant> = None;
     loop {
         if *stop.borrow() {
             break;
         }
         let (s, h) = (store.clone(), hq.clone());
-        let wait = match tokio::task::spawn_blocking(move || ship_once(&s, &h)).await {
-            Ok(Ok(shipped)) => {
+        let pull = pulled_at.is_none_or(|at| at.elapsed() >= PULL_EVERY);
+        let sync = move || {
+            let shipped = ship_once(&s, &h)?;
+            if shipped == 0 && pull {
+                pull_catalog(&s, &h)?;
+            }
+            Ok::<_, Error>((shipped, shipped == 0 && pull))
+        };
+        let wait = match tokio::task::spawn_blocking(sync).await {
+            Ok(Ok((shipped, pulled))) => {
+                if pulled {
+                    pulled_at = Some(std::time::Instant::now());
+                }
                 if unreachable {
                     tracing::info!("the HQ is reachable again; the backlog is shipped oldest first");
                     unreachable = false;

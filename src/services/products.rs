@@ -27,6 +27,9 @@ fn lost(what: &str) -> Error {
     Error::Internal(format!("a saved {what} could not be read"))
 }
 
+/// Why a shop in a chain may not change a product its head office sets.
+pub const CENTRAL_PRODUCT: &str = "This product and its price are set by the chain's head office: change it there, and it comes down to every shop on their next sync.";
+
 impl Services {
     /// The company's products, newest first (`limit` None: all of them), and how many there are.
     pub async fn products(
@@ -67,6 +70,9 @@ impl Services {
             .write(move |tx| {
                 let stored = match id {
                     Some(id) => match db::product(tx, company_id, id)? {
+                        Some(_) if crate::store::hq_outbox::is_central(tx, id)? => {
+                            return Ok(Err(Error::Conflict(CENTRAL_PRODUCT.into())));
+                        }
                         Some(stored) => Some(stored),
                         None => return Ok(Err(Error::NotFound("Product".into()))),
                     },

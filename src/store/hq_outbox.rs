@@ -114,6 +114,67 @@ pub fn restored(tx: &Transaction, url: &str, now: &str, acked: i64) -> Result<()
     Ok(())
 }
 
+/// The last version of the HQ's products this shop took.
+pub fn catalog_version(conn: &Connection) -> Result<i64> {
+    Ok(conn
+        .query_row("SELECT catalog_version FROM hq_link WHERE id = 1", [], |r| r.get(0))
+        .optional()?
+        .unwrap_or(0))
+}
+
+/// The companies (id, NUIS) whose products the shop pulls.
+pub fn companies(conn: &Connection) -> Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare("SELECT id, nuis FROM companies ORDER BY id")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Takes a product set at the HQ into the company's catalog (by its code), marked central.
+pub fn take_central(
+    tx: &Transaction,
+    company_id: i64,
+    p: &crate::hq::wire::CentralProduct,
+    now: &str,
+) -> Result<i64> {
+    let id: i64 = tx.query_row(
+        "INSERT INTO products (company_id, code, name, description, last_price, vat_rate, currency, service, unit_code,
+             created_at, updated_at)
+         VALUES (:company, :code, :name, :description, :price, :vat_rate, :currency, :service, :unit_code, :now, :now)
+         ON CONFLICT (company_id, code) DO UPDATE SET name = excluded.name, description = excluded.description,
+             last_price = excluded.last_price, vat_rate = excluded.vat_rate, currency = excluded.currency,
+             service = excluded.service, unit_code = excluded.unit_code, updated_at = excluded.updated_at
+         RETURNING id",
+        named_params! {
+            ":company": company_id, ":code": p.code, ":name": p.name, ":description": p.description,
+            ":price": p.price, ":vat_rate": p.vat_rate, ":currency": p.currency, ":service": p.service,
+            ":unit_code": p.unit_code, ":now": now,
+        },
+        |r| r.get(0),
+    )?;
+    tx.execute(
+        "INSERT INTO central_products (product_id, version) VALUES (:id, :version)
+         ON CONFLICT (product_id) DO UPDATE SET version = excluded.version",
+        named_params! {":id": id, ":version": p.version},
+    )?;
+    Ok(id)
+}
+
+pub fn set_catalog_version(tx: &Transaction, version: i64) -> Result<()> {
+    tx.execute(
+        "UPDATE hq_link SET catalog_version = :v WHERE id = 1 AND catalog_version < :v",
+        named_params! {":v": version},
+    )?;
+    Ok(())
+}
+
+/// Whether the product is set by the head office.
+pub fn is_central(conn: &Connection, product_id: i64) -> Result<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM central_products WHERE product_id = ?1", [product_id], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -124,6 +124,22 @@ impl Hq {
     }
 }
 
+impl Hq {
+    /// PUT `path` with the owner's token.
+    pub fn put(&self, path: &str, body: &Value) -> (u16, Value) {
+        let mut reply = self
+            .agent
+            .put(format!("{}{path}", self.url()))
+            .header("Authorization", format!("Bearer {}", self.owner))
+            .content_type("application/json")
+            .send(body.to_string())
+            .unwrap();
+        let status = reply.status().as_u16();
+        let text = reply.body_mut().read_to_string().unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+}
+
 pub fn get(agent: &ureq::Agent, url: &str, token: &str) -> (u16, Value) {
     let mut reply = agent.get(url).header("Authorization", format!("Bearer {token}")).call().unwrap();
     let status = reply.status().as_u16();
