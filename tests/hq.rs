@@ -25,7 +25,23 @@ fn shop_of(sim: &SimServer, hq: &Hq, name: &str) -> Till {
     open_till_with(sim, move |args| {
         args.hq.hq_url = Some(url);
         args.hq.hq_token = Some(token);
+        args.metrics = true;
     })
+}
+
+/// The shop's backlog to the HQ as `/healthz`, `/metrics` and the owner's page each show it.
+fn backlogs(till: &Till) -> (Value, i64, Value) {
+    let health = till.server.get("/healthz", None).body["hq"].clone();
+    let metrics = till.server.get("/metrics", None).text;
+    let gauge = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("arka_hq_backlog "))
+        .unwrap_or_else(|| panic!("no arka_hq_backlog in {metrics}"))
+        .trim()
+        .parse()
+        .unwrap();
+    let page = till.server.get("/api/v1/owner/today", Some(&till.token)).data(200)["hq"].clone();
+    (health, gauge, page)
 }
 
 fn sell(till: &Till, internal_id: &str) -> Value {
@@ -115,15 +131,20 @@ fn three_shops_sell_while_the_hq_is_away_and_it_ends_up_with_every_document_once
     }
     std::thread::sleep(Duration::from_secs(2));
     for till in &tills {
-        let health = till.server.get("/healthz", None).body;
-        assert!(health["hq"]["backlog"].as_i64().unwrap() > 0, "{health}");
-        assert!(health["hq"]["oldest_age_seconds"].as_i64().unwrap() >= 1, "{health}");
+        let (health, gauge, page) = backlogs(till);
+        assert!(health["backlog"].as_i64().unwrap() > 0, "{health}");
+        assert!(health["oldest_age_seconds"].as_i64().unwrap() >= 1, "{health}");
+        assert!(gauge > 0, "/metrics: {gauge}");
+        assert!(page["backlog"].as_i64().unwrap() > 0, "the owner's page: {page}");
+        assert!(page["oldest_age_seconds"].as_i64().unwrap() >= 1, "{page}");
+        assert!(page["oldest_noted_at"].is_string(), "{page}");
     }
     hq.start_again();
     assert_the_hq_holds_every_shop(&hq, &shops);
     for till in &tills {
         eventually("the backlog shipped", Duration::from_secs(30), || {
-            till.server.get("/healthz", None).body["hq"]["backlog"] == json!(0)
+            let (health, gauge, page) = backlogs(till);
+            health["backlog"] == json!(0) && gauge == 0 && page["backlog"] == json!(0)
         });
     }
     let rows = sql(&hq.db.url, "SELECT COUNT(*), COUNT(DISTINCT (shop_id, id)) FROM invoices");
@@ -410,4 +431,132 @@ fn products_set_at_the_hq_come_down_to_every_shop_and_a_local_change_of_one_is_r
         hq.put("/hq/v1/products/ESP2", &json!({"nuis": NUIS, "name": "X", "price": -1, "vat_rate": "7"}));
     assert_eq!(status, 422, "{body}");
     assert!(body["errors"]["price"].is_array() && body["errors"]["vat_rate"].is_array(), "{body}");
+}
+
+/// A shop's own `today` as the HQ's chain mode shows it: its totals, its non-cash invoices, and
+/// each till's sales and day.
+fn day_of(today: &Value) -> Value {
+    let tills: Vec<Value> = today["tills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            json!([t["fiscal_tcr_code"], t["name"], t["sales"], t["day"]["state"], t["day"]["closed_at"]])
+        })
+        .collect();
+    json!({"totals": today["totals"], "noncash": today["noncash"], "tills": tills})
+}
+
+#[test]
+fn the_owners_page_at_the_hq_shows_every_shops_day_side_by_side() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let names = ["elbasan", "korce"];
+    let tills: Vec<Till> = names.iter().map(|name| shop_of(&sim, &hq, name)).collect();
+    let cash = |till: &Till, path: &str, body: Value, status: u16| {
+        till.server
+            .post_json(&format!("/api/v1/cash-register/{path}"), Some(&till.token), &body)
+            .data(status)
+            .clone()
+    };
+    // elbasan: a float, two sales (one by card), a non-cash invoice, and the day closed on a count;
+    // korce: one sale, its day left open.
+    cash(&tills[0], "open-balance", json!({"amount": 1000}), 201);
+    sell(&tills[0], "elbasan-1");
+    let mut card = coffee_and_water("elbasan-2");
+    card["payment_method"] = json!("CARD");
+    tills[0].server.post_json("/api/v1/invoice/cash", Some(&tills[0].token), &card).data(201);
+    tills[0]
+        .server
+        .post_json("/api/v1/invoice/noncash", Some(&tills[0].token), &on_account("elbasan-3"))
+        .data(201);
+    cash(&tills[0], "close-balance", json!({"counted": 1280}), 200);
+    sell(&tills[1], "korce-1");
+
+    let own: Vec<Value> = tills
+        .iter()
+        .map(|till| till.server.get("/api/v1/owner/today", Some(&till.token)).data(200).clone())
+        .collect();
+    eventually("every shop's day at the HQ", Duration::from_secs(60), || {
+        let (status, body) = hq.get("/api/v1/owner/today");
+        status == 200
+            && body["data"]["shops"].as_array().is_some_and(|shops| {
+                shops.len() == 2 && shops.iter().zip(&own).all(|(at_hq, own)| day_of(at_hq) == day_of(own))
+            })
+    });
+    let (_, body) = hq.get("/api/v1/owner/today");
+    let chain = &body["data"];
+    assert_eq!(chain["chain"], true);
+    assert_eq!(chain["business_day"], own[0]["business_day"]);
+    let shops: Vec<&str> =
+        chain["shops"].as_array().unwrap().iter().map(|s| s["shop"].as_str().unwrap()).collect();
+    assert_eq!(shops, names, "side by side, by name");
+    assert!(chain["shops"][0]["synced_at"].is_string());
+    let closed = &chain["shops"][0]["tills"][0]["day"];
+    assert_eq!(
+        (closed["state"].as_str(), closed["counted"].as_f64()),
+        (Some("closed"), Some(1280.0)),
+        "{closed}"
+    );
+    assert!(closed["expected"].is_number(), "the close's expected cash: {closed}");
+    assert_eq!(chain["shops"][1]["tills"][0]["day"]["state"], "open");
+    let receipts = |d: &Value| d["totals"]["receipts"].as_u64().unwrap();
+    assert_eq!(receipts(chain), receipts(&own[0]) + receipts(&own[1]));
+    assert_eq!(receipts(chain), 4);
+    let gross = |d: &Value| d["totals"]["gross"].as_f64().unwrap();
+    assert_eq!(gross(chain), gross(&own[0]) + gross(&own[1]), "the chain's day is its shops' added up");
+    for method in ["BANKNOTE", "CARD", "ACCOUNT"] {
+        let of = |d: &Value| d["totals"]["by_payment_method"][method].as_f64().unwrap_or(0.0);
+        assert_eq!(of(chain), of(&own[0]) + of(&own[1]), "{method}");
+    }
+
+    // The page itself is served by the HQ, and signs in with the owner's token as a chain's.
+    let page = ureq::get(format!("{}/", hq.url())).call().unwrap().into_body().read_to_string().unwrap();
+    assert!(page.contains("app.js"), "{page}");
+    let (status, account) = hq.get("/api/v1/account");
+    assert_eq!((status, &account["data"]["chain"]), (200, &json!(true)), "{account}");
+    assert_eq!(account["data"]["shops"], json!(names));
+    let (status, _) = common::hq::get(
+        &ureq::Agent::config_builder().http_status_as_error(false).build().new_agent(),
+        &format!("{}/api/v1/owner/today", hq.url()),
+        "nope",
+    );
+    assert_eq!(status, 401);
+    the_owner_reads_the_chain_in_a_browser(&hq, chain);
+}
+
+/// The owner's page at the HQ in headless Chromium: signed in with the owner's token, each
+/// shop's column carries the API's figures, and what the HQ does not serve is not offered.
+fn the_owner_reads_the_chain_in_a_browser(hq: &Hq, chain: &Value) {
+    use common::browser::{self, Browser};
+    if !browser::available() {
+        eprintln!(
+            "\n*** SKIPPED the browser part: {} or {} is missing. ***\n",
+            browser::CHROMIUM,
+            browser::CHROMEDRIVER
+        );
+        return;
+    }
+    let cents = |text: &str| -> i64 {
+        text.chars().filter(char::is_ascii_digit).collect::<String>().parse().unwrap()
+    };
+    let api_cents = |v: &Value| (v.as_f64().unwrap() * 100.0).round() as i64;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let page = Browser::start(1280, 900).await;
+        page.client.goto(&hq.url()).await.unwrap();
+        let enter = char::from(fantoccini::key::Key::Enter);
+        page.type_into("#token", &format!("{}{enter}", hq.owner)).await;
+        for shop in chain["shops"].as_array().unwrap() {
+            let css = format!("[data-shop-gross=\"{}\"]", shop["shop"].as_str().unwrap());
+            let shown = page.text_when(&css, |t| !t.is_empty()).await;
+            assert_eq!(cents(&shown), api_cents(&shop["totals"]["gross"]), "{css}");
+        }
+        let total = page.text_when("#chain-gross", |t| !t.is_empty()).await;
+        assert_eq!(cents(&total), api_cents(&chain["totals"]["gross"]));
+        page.text_when("[data-tcr] ", |t| t.starts_with("E mbyllur")).await;
+        let cis = page.find("nav button[data-view=cis]").await;
+        assert!(cis.attr("hidden").await.unwrap().is_some(), "the CIS view is a shop's, not the HQ's");
+        page.stop().await;
+    });
 }

@@ -32,9 +32,17 @@ function closeDialog() {
 
 const context = { setStatus, openDialog, closeDialog, account: () => account };
 
+// At a chain's head office (`arka hq serve`, account.chain) the page shows what the HQ serves:
+// every shop's day side by side, and the reports across shops.
+const CHAIN_VIEWS = ['today', 'reports'];
+
+function available() {
+  return account?.chain ? CHAIN_VIEWS : Object.keys(views);
+}
+
 function currentView() {
   const name = location.hash.replace('#', '');
-  return views[name] ? name : 'today';
+  return available().includes(name) ? name : 'today';
 }
 
 async function show() {
@@ -48,6 +56,7 @@ async function show() {
   $('company').textContent = signedIn ? `· ${account.company}` : '';
   const name = currentView();
   for (const button of $('nav').querySelectorAll('button')) {
+    button.hidden = !available().includes(button.dataset.view);
     if (button.dataset.view === name) button.setAttribute('aria-current', 'page');
     else button.removeAttribute('aria-current');
   }

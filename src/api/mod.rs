@@ -17,7 +17,7 @@ pub mod marketplace;
 mod misc;
 mod onboarding;
 pub mod ops;
-mod owner;
+pub(crate) mod owner;
 mod products;
 mod purchase;
 pub mod reports;

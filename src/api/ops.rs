@@ -15,7 +15,7 @@ use super::error::ApiError;
 use crate::domain::time::parse_stored;
 use crate::fiscal::gateway::Breaker;
 use crate::services::Services;
-use crate::store::{health, hq_outbox};
+use crate::store::health;
 
 /// A write probe answers for this long, so that however often /healthz is called, the single
 /// writer sees at most one probe a second.
@@ -56,17 +56,10 @@ impl Ops {
 
     /// The outbox to the chain's head office: none for a lone shop.
     async fn hq(&self, now: DateTime<Utc>) -> Option<HqBacklog> {
-        let read = self.services.store.read(|conn| {
-            Ok(match hq_outbox::linked_url(conn)? {
-                Some(_) => Some(hq_outbox::backlog(conn)?),
-                None => None,
-            })
-        });
-        match read.await {
-            Ok(backlog) => backlog.map(|b| HqBacklog {
-                backlog: b.notes,
-                oldest_age_seconds: age_seconds(b.oldest_noted_at.as_deref(), now),
-            }),
+        match self.services.hq_backlog(now).await {
+            Ok(waiting) => {
+                waiting.map(|w| HqBacklog { backlog: w.notes, oldest_age_seconds: w.oldest_age_seconds })
+            }
             Err(e) => {
                 tracing::error!(error = %e, "health: cannot read the outbox to the head office");
                 None

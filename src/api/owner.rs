@@ -12,7 +12,7 @@ use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::Query;
 use crate::domain::cash_register::DayFigures;
-use crate::domain::sales_day::TillSales;
+use crate::domain::sales_day::{DaySales, TillSales};
 use crate::domain::time::{local_text, parse_stored};
 use crate::fiscal::queue::{LEGAL_LIMIT_HOURS, WARN_AFTER_HOURS, age_hours};
 use crate::services::owner::Till;
@@ -40,6 +40,15 @@ impl SalesView {
             waiting: t.waiting,
             gross: t.gross,
             by_payment_method: t.by_method.clone(),
+        }
+    }
+
+    fn of_day(d: &DaySales) -> SalesView {
+        SalesView {
+            receipts: d.receipts,
+            waiting: d.waiting,
+            gross: d.gross,
+            by_payment_method: d.by_method.clone(),
         }
     }
 }
@@ -111,26 +120,127 @@ struct TodayView {
     tills: Vec<TillView>,
     /// The non-cash invoices of the day (issued without a TCR).
     noncash: Option<SalesView>,
+    /// In a chain (`--hq-url`): what waits for the head office; absent for a lone shop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hq: Option<HqBacklogView>,
+}
+
+#[derive(Serialize)]
+struct HqBacklogView {
+    /// Changes noted and not yet acknowledged by the head office.
+    backlog: i64,
+    oldest_noted_at: Option<String>,
+    oldest_age_seconds: Option<i64>,
 }
 
 /// `GET /api/v1/owner/today`: today's sales per TCR and payment method, each TCR's balance and
 /// day, for the caller's company.
 pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
     let today = state.services.owner_today(&caller).await?;
+    let hq = state.services.hq_backlog(chrono::Utc::now()).await?.map(|w| HqBacklogView {
+        backlog: w.notes,
+        oldest_noted_at: w.oldest_noted_at.as_deref().map(stored_time),
+        oldest_age_seconds: w.oldest_age_seconds,
+    });
     let mine = caller.user.tcr_code.as_deref();
     let sales_of = |code: &str| today.sales.tills.iter().find(|t| t.tcr_code.as_deref() == Some(code));
     ok(TodayView {
         business_day: today.business_day.to_string(),
         currency: "ALL",
-        totals: SalesView {
-            receipts: today.sales.receipts,
-            waiting: today.sales.waiting,
-            gross: today.sales.gross,
-            by_payment_method: today.sales.by_method.clone(),
-        },
+        totals: SalesView::of_day(&today.sales),
         tills: today.tills.iter().map(|t| till_view(t, sales_of(&t.device.tcr_code), mine)).collect(),
         noncash: today.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of),
+        hq,
     })
+}
+
+/// The owner's page at the chain's head office (`arka hq serve`): every shop's day side by side,
+/// each in the shape of a shop's own `today`, and the chain's day, the shops' added up.
+#[derive(Serialize)]
+pub(crate) struct ChainTodayView {
+    business_day: String,
+    currency: &'static str,
+    /// Always true here: the page shows the shops side by side.
+    chain: bool,
+    totals: SalesView,
+    shops: Vec<ShopDayView>,
+}
+
+#[derive(Serialize)]
+struct ShopDayView {
+    shop: String,
+    /// When the shop's last batch arrived: its figures are as of then.
+    synced_at: Option<String>,
+    totals: SalesView,
+    tills: Vec<ChainTillView>,
+    noncash: Option<SalesView>,
+}
+
+#[derive(Serialize)]
+struct ChainTillView {
+    fiscal_tcr_code: String,
+    name: String,
+    business_unit_code: String,
+    day: ChainDayView,
+    sales: SalesView,
+}
+
+#[derive(Serialize)]
+struct ChainDayView {
+    state: &'static str,
+    business_day: Option<String>,
+    opened_at: Option<String>,
+    opened_automatically: Option<bool>,
+    closed_at: Option<String>,
+    /// A closed day's count, and what the drawer should have held.
+    counted: Option<Decimal>,
+    expected: Option<Decimal>,
+}
+
+fn shop_day_view(shop: &crate::hq::today::ShopDay) -> ShopDayView {
+    let sales_of = |code: &str| shop.sales.tills.iter().find(|t| t.tcr_code.as_deref() == Some(code));
+    let amount = |text: &Option<String>| text.as_deref().and_then(|t| t.parse::<Decimal>().ok());
+    ShopDayView {
+        shop: shop.name.clone(),
+        synced_at: shop.synced_at.map(local_text),
+        totals: SalesView::of_day(&shop.sales),
+        tills: shop
+            .tills
+            .iter()
+            .map(|till| ChainTillView {
+                fiscal_tcr_code: till.tcr_code.clone(),
+                name: till.name.clone(),
+                business_unit_code: till.business_unit_code.clone(),
+                day: ChainDayView {
+                    state: till.state.as_str(),
+                    business_day: till.day.as_ref().map(|d| d.business_day.clone()),
+                    opened_at: till.day.as_ref().map(|d| stored_time(&d.opened_at)),
+                    opened_automatically: till.day.as_ref().map(|d| d.opened_automatically),
+                    closed_at: till.day.as_ref().and_then(|d| d.closed_at.as_deref().map(stored_time)),
+                    counted: amount(&till.counted),
+                    expected: amount(&till.expected),
+                },
+                sales: sales_of(&till.tcr_code)
+                    .map(SalesView::of)
+                    .unwrap_or_else(|| SalesView::of(&TillSales::default())),
+            })
+            .collect(),
+        noncash: shop.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of),
+    }
+}
+
+pub(crate) fn chain_today_view(
+    business_day: chrono::NaiveDate,
+    shops: &[crate::hq::today::ShopDay],
+    chain: &DaySales,
+) -> ChainTodayView {
+    ChainTodayView {
+        business_day: business_day.to_string(),
+        currency: "ALL",
+        chain: true,
+        totals: SalesView::of_day(chain),
+        shops: shops.iter().map(shop_day_view).collect(),
+    }
 }
 
 #[derive(Deserialize)]

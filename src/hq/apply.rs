@@ -22,6 +22,7 @@ pub const DERIVED: &[&str] = &[
     "report_products",
     "report_clients",
     "invoices",
+    "invoice_payments",
     "einvoices",
 ];
 

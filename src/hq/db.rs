@@ -93,10 +93,12 @@ pub async fn shop_by_token(pool: &Pool, token: &str) -> Result<Option<Shop>> {
 }
 
 /// Whether the token is an owner's.
-pub async fn is_owner(pool: &Pool, token: &str) -> Result<bool> {
+/// The owner whose token this is, by name.
+pub async fn owner(pool: &Pool, token: &str) -> Result<Option<String>> {
     let client = pool.get().await?;
-    let row = client.query_opt("SELECT 1 FROM owners WHERE token_hash = $1", &[&hash_token(token)]).await?;
-    Ok(row.is_some())
+    let row =
+        client.query_opt("SELECT name FROM owners WHERE token_hash = $1", &[&hash_token(token)]).await?;
+    Ok(row.map(|r| r.get(0)))
 }
 
 pub async fn shops(pool: &Pool) -> Result<Vec<Shop>> {

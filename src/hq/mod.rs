@@ -12,6 +12,7 @@ pub mod db;
 pub mod numbering;
 pub mod reports;
 pub mod server;
+pub mod today;
 pub mod wire;
 
 use std::net::SocketAddr;
@@ -64,6 +65,8 @@ pub enum Error {
     Taken(String),
     /// No token could be made (the system's random source).
     Token(String),
+    /// A sum went past what a decimal holds.
+    Overflow,
 }
 
 impl std::fmt::Display for Error {
@@ -79,6 +82,7 @@ impl std::fmt::Display for Error {
             Error::Tls(m) => write!(f, "TLS: {m}"),
             Error::Taken(m) => write!(f, "{m}"),
             Error::Token(m) => write!(f, "making a token: {m}"),
+            Error::Overflow => write!(f, "a sum went past what a decimal holds"),
         }
     }
 }

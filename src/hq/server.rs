@@ -71,18 +71,17 @@ impl FromRequestParts<HqState> for ShopAuth {
     }
 }
 
-/// The chain's owner: reads every shop.
-pub struct OwnerAuth;
+/// The chain's owner, by name: reads every shop.
+pub struct OwnerAuth(pub String);
 
 impl FromRequestParts<HqState> for OwnerAuth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &HqState) -> Result<Self, Self::Rejection> {
         let token = bearer(&parts.headers).ok_or(ApiError::Unauthenticated)?;
-        if db::is_owner(&state.pool, token).await.map_err(failed)? {
-            Ok(OwnerAuth)
-        } else {
-            Err(ApiError::Unauthenticated)
+        match db::owner(&state.pool, token).await.map_err(failed)? {
+            Some(name) => Ok(OwnerAuth(name)),
+            None => Err(ApiError::Unauthenticated),
         }
     }
 }
@@ -242,6 +241,21 @@ async fn invoices(
     ok(json!({"items": lines, "total": total, "limit": limit, "offset": offset}))
 }
 
+/// `GET /api/v1/account` at the HQ: who signed in to the owner's page, and that it is a chain's.
+async fn account(State(state): State<HqState>, OwnerAuth(owner): OwnerAuth) -> ApiResult {
+    let shops = db::shops(&state.pool).await.map_err(failed)?;
+    let names: Vec<String> = shops.into_iter().map(|s| s.name).collect();
+    ok(json!({"company": "HQ", "chain": true, "user": {"name": owner}, "shops": names}))
+}
+
+/// `GET /api/v1/owner/today` at the HQ: the owner's page in chain mode, every shop's day (today
+/// in Tirane) side by side.
+async fn owner_today(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
+    let today = crate::services::owner::business_day(chrono::Utc::now());
+    let (shops, chain) = super::today::chain_today(&state.pool, today).await.map_err(failed)?;
+    ok(crate::api::owner::chain_today_view(today, &shops, &chain))
+}
+
 async fn shops(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
     ok(db::shops(&state.pool).await.map_err(failed)?)
 }
@@ -274,8 +288,12 @@ pub fn router(state: HqState) -> Router {
         .route("/api/v1/reports/sales-summary", get(sales_summary))
         .route("/api/v1/invoice", get(invoices))
         .route("/hq/v1/shops", get(shops))
+        .route("/api/v1/account", get(account))
+        .route("/api/v1/owner/today", get(owner_today))
         .layer(DefaultBodyLimit::max(MAX_BATCH_BYTES))
         .with_state(state)
+        // The owner's page, the shop's own files: in chain mode at the HQ.
+        .merge(crate::api::web::routes())
 }
 
 /// Opens the pool, migrates, and serves on `listener` until `shutdown`.

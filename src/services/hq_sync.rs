@@ -385,3 +385,35 @@ pub async fn give_back_noncash(
         tracing::warn!(error = %e, ord_num, "the head office did not take a non-cash number back; it stays reserved");
     }
 }
+
+/// What waits for the head office, with the age of the oldest note; none for a lone shop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    pub notes: i64,
+    /// When the oldest note was written, as stored.
+    pub oldest_noted_at: Option<String>,
+    pub oldest_age_seconds: Option<i64>,
+}
+
+impl super::Services {
+    /// The outbox to the chain's head office as `/healthz`, `/metrics` and the owner's page show
+    /// it; none for a lone shop.
+    pub async fn hq_backlog(&self, now: chrono::DateTime<chrono::Utc>) -> super::Result<Option<Waiting>> {
+        let backlog = self
+            .store
+            .read(|conn| match hq_outbox::linked_url(conn)? {
+                Some(_) => hq_outbox::backlog(conn).map(Some),
+                None => Ok(None),
+            })
+            .await?;
+        Ok(backlog.map(|b| Waiting {
+            notes: b.notes,
+            oldest_age_seconds: b
+                .oldest_noted_at
+                .as_deref()
+                .and_then(crate::domain::time::parse_stored)
+                .map(|t| (now - t).num_seconds().max(0)),
+            oldest_noted_at: b.oldest_noted_at,
+        }))
+    }
+}
