@@ -80,15 +80,17 @@ impl Op {
 }
 
 /// One outbox entry: the shop's sequence, the table, the row's key (its primary key columns)
-/// and, for an upsert, the row as the shop holds it when it ships it (column → value).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// and, for an upsert, the row as the shop holds it when it ships it (a JSON object, column →
+/// value). The row travels as the text SQLite wrote and PostgreSQL reads: neither side builds
+/// it into values, the bulk of a backfill's work otherwise.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
     pub seq: i64,
     pub table: String,
     pub key: Map<String, Value>,
     pub op: Op,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub row: Option<Map<String, Value>>,
+    pub row: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// A batch, oldest first. `upto` is the highest sequence the batch accounts for: entries the
