@@ -1,4 +1,5 @@
-//! Figures for the fiscal engine: signed RegisterInvoiceRequests built per second on one core
+//! Figures for the fiscal engine: one RSA-2048 signature (`Certificate::sign_sha256`, what the IIC
+//! and the XML signature each cost), signed RegisterInvoiceRequests built per second on one core
 //! (IIC signature + canonical XML + XML signature), and round trips per second to the CIS
 //! simulator on loopback. Run with `cargo bench --bench fiscal`; it prints, it asserts nothing.
 
@@ -129,11 +130,26 @@ fn per_second(count: u32, elapsed: Duration) -> f64 {
     f64::from(count) / elapsed.as_secs_f64()
 }
 
+/// One RSA-2048 PKCS#1 v1.5 signature over SHA-256, as the IIC's.
+fn signatures(cert: &Certificate) {
+    let rounds = 200;
+    let started = Instant::now();
+    for i in 0..rounds {
+        cert.sign_sha256(format!("I12345678I|{i}").as_bytes()).unwrap_or_else(|e| panic!("sign: {e}"));
+    }
+    let elapsed = started.elapsed();
+    println!(
+        "sign_sha256 (RSA-2048), one core: {:.0}/s, {:.3} ms each",
+        per_second(rounds, elapsed),
+        elapsed.as_secs_f64() * 1000.0 / f64::from(rounds)
+    );
+}
+
 /// Sequential signed RegisterInvoice round trips to the simulator on loopback (HTTP, no TLS).
 fn round_trips(cert: &Certificate) {
-    use arka::cis_sim::{self, KnownTcr, SimConfig};
     use arka::fiscal::response::Outcome;
     use arka::fiscal::transport::{CisClient, CisConfig};
+    use arka::sim::cis::{self, KnownTcr, SimConfig};
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -150,7 +166,7 @@ fn round_trips(cert: &Certificate) {
         }],
     };
     let (_, handle) =
-        runtime.block_on(cis_sim::spawn_loopback(config)).unwrap_or_else(|e| panic!("simulator: {e}"));
+        runtime.block_on(cis::spawn_loopback(config)).unwrap_or_else(|e| panic!("simulator: {e}"));
     let client = CisClient::new(CisConfig::new(handle.endpoint())).unwrap_or_else(|e| panic!("client: {e}"));
     let bodies: Vec<String> = (1..=300).map(|i| signed_invoice(cert, i, tcr)).collect();
     let start = Instant::now();
@@ -174,6 +190,7 @@ fn main() {
     let cert = Certificate::generate_self_signed(NUIS, "Arka Sandbox", chrono::Duration::days(365))
         .unwrap_or_else(|e| panic!("certificate: {e}"));
 
+    signatures(&cert);
     for _ in 0..20 {
         signed_invoice(&cert, 1, "ab123ab123");
     }

@@ -85,7 +85,7 @@ fn seed_shop(store: &Store, count: i64) {
                 "INSERT INTO invoice_payments (invoice_id, position, type, amount) SELECT id, 1, 'BANKNOTE', '285.00' FROM invoices",
                 [],
             )?;
-            Ok(())
+            Ok::<_, arka::store::Error>(())
         })
         .unwrap();
 }
@@ -331,8 +331,8 @@ fn call(agent: &ureq::Agent, url: &str, token: &str, body: &serde_json::Value) -
 fn open_till(shop: &Shop) -> String {
     let (base, agent) = (&shop.base, agent());
     let store = Store::open(&shop.db).unwrap();
-    let partner = arka::secrets::new_token("p").unwrap();
-    let hash = arka::secrets::hash_token(&partner);
+    let partner = arka::ops::secrets::new_token("p").unwrap();
+    let hash = arka::ops::secrets::hash_token(&partner);
     store.write_blocking(|tx| arka::store::accounts::insert_partner(tx, "bench", &hash)).unwrap();
     drop(store);
     let body = serde_json::json!({
@@ -482,7 +482,7 @@ fn print_sales(label: &str, sold: &[Sold]) -> Duration {
 
 /// `shops` shops selling at once, each on a thread; linked to the HQ at `hq` when given.
 fn steady_run(
-    sim: &arka::cis_sim::CisSimHandle,
+    sim: &arka::sim::cis::CisSimHandle,
     hq: Option<(&str, &[String])>,
     shops: usize,
     rate: u64,
@@ -492,8 +492,8 @@ fn steady_run(
     let opened: Vec<(Shop, String)> = (0..shops)
         .map(|i| {
             let shop = Shop::start(|args| {
-                args.cis_url = Some(arka::cis_sim::fiscalization_url(addr));
-                args.einvoice_url = Some(arka::cis_sim::einvoice_url(addr));
+                args.cis_url = Some(arka::sim::cis::fiscalization_url(addr));
+                args.einvoice_url = Some(arka::sim::cis::einvoice_url(addr));
                 args.soft_code = Some("ss123ss123".into());
                 args.maintainer_code = Some("mm123mm123".into());
                 if let Some((url, tokens)) = hq {
@@ -523,7 +523,7 @@ fn steady_run(
 /// The linked run: its sales, and each document's lag to the HQ.
 fn linked_run(
     runtime: &tokio::runtime::Runtime,
-    sim: &arka::cis_sim::CisSimHandle,
+    sim: &arka::sim::cis::CisSimHandle,
     (base, pool): (&str, &deadpool_postgres::Pool),
     round: usize,
     (shops, rate, secs): (usize, u64, u64),
@@ -564,7 +564,7 @@ fn steady(runtime: &tokio::runtime::Runtime) {
     let secs = env_number("ARKA_BENCH_HQ_SECS", 10) as u64;
     let rounds = env_number("ARKA_BENCH_HQ_ROUNDS", 6) as usize;
     let (_, sim) = runtime
-        .block_on(arka::cis_sim::spawn_loopback(arka::cis_sim::SimConfig {
+        .block_on(arka::sim::cis::spawn_loopback(arka::sim::cis::SimConfig {
             strict_iic: false,
             tcrs: Vec::new(),
         }))

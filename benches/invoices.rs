@@ -25,9 +25,9 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use arka::cis_sim::{self, CisSimHandle, SimConfig};
 use arka::config::ServeArgs;
 use arka::fiscal::certificate::Certificate;
+use arka::sim::cis::{self, CisSimHandle, SimConfig};
 use chrono::{Datelike, NaiveDate, Utc};
 use rusqlite::{Connection, named_params};
 use serde_json::{Value, json};
@@ -98,14 +98,14 @@ impl Sim {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         let config = SimConfig { strict_iic: false, tcrs: Vec::new() };
-        let (_, handle) = runtime.block_on(cis_sim::spawn_loopback(config)).unwrap();
+        let (_, handle) = runtime.block_on(cis::spawn_loopback(config)).unwrap();
         Sim { runtime, handle: Some(handle) }
     }
 
     fn configure(&self, args: &mut ServeArgs) {
         let addr = self.handle.as_ref().unwrap().addr();
-        args.cis_url = Some(cis_sim::fiscalization_url(addr));
-        args.einvoice_url = Some(cis_sim::einvoice_url(addr));
+        args.cis_url = Some(cis::fiscalization_url(addr));
+        args.einvoice_url = Some(cis::einvoice_url(addr));
         args.soft_code = Some("ss123ss123".to_string());
         args.maintainer_code = Some("mm123mm123".to_string());
     }
@@ -116,7 +116,7 @@ impl Sim {
         format!("http://{}{path}", self.handle.as_ref().unwrap().addr())
     }
 
-    /// The simulator's mode (see src/cis_sim/mod.rs): `ok`, or `slow` with `delay_ms`.
+    /// The simulator's mode (see src/sim/cis/mod.rs): `ok`, or `slow` with `delay_ms`.
     fn set_mode(&self, mode: Value) {
         let reply =
             agent().post(self.control("/control")).content_type("application/json").send(mode.to_string());
@@ -310,13 +310,13 @@ fn expect(what: &str, reply: (u16, Value), status: u16) -> Value {
 }
 
 /// A shop with a business unit code, a certificate, a registered till and an operator code, as
-/// tests/invoices.rs sets one up; returns the user's token.
+/// tests/api/invoices.rs sets one up; returns the user's token.
 fn open_till(server: &Server) -> String {
     let base = server.base();
     let agent = agent();
     let store = arka::store::Store::open(&server.db).unwrap();
-    let partner = arka::secrets::new_token("p").unwrap();
-    let hash = arka::secrets::hash_token(&partner);
+    let partner = arka::ops::secrets::new_token("p").unwrap();
+    let hash = arka::ops::secrets::hash_token(&partner);
     store.write_blocking(|tx| arka::store::accounts::insert_partner(tx, "bench", &hash)).unwrap();
     drop(store);
     let body = json!({
@@ -758,26 +758,42 @@ fn issue_figures() {
     issue_run(&base, &token, "warm", 1, 50, Duration::from_secs(10));
     let mut meter = FloorMeter::new(6000);
     if std::env::var("ARKA_BENCH_OWN").is_ok() {
-        // Only the own time and the floor, for comparing two builds run one after the other.
-        let own = own_time_rounds(&base, &token, &mut meter, 20);
-        println!(
-            "own time {:.3} ms (as the POS sees it {:.3} ms); floor {:.3} ms; ratio {:.3}; floor batched {:.3} ms, \
-             ratio {:.3}",
-            ms(own.arka),
-            ms(own.as_the_pos_sees_it),
-            ms(own.floor.total()),
-            own.ratio,
-            ms(own.floor_batched.total()),
-            own.ratio_batched,
-        );
+        own_time_only(&base, &token, &mut meter);
         return;
     }
     print_floor(&mut meter, 6000);
+    let (one, own) = one_client(&base, &token, &mut meter);
+    let sixteen = sixteen_clients(&base, &token, &server.db);
+    let (slow8, slow16) = slow_simulator(&base, &token, &sim);
+    let late = late_simulator(&base, &token, &sim, &server.db);
+    println!();
+    goals(&Cases { one, own, sixteen, slow8, slow16, late, cis_wait });
+    println!();
+    drop(server);
+    drop(sim);
+}
 
+/// Only the own time and the floor, for comparing two builds run one after the other.
+fn own_time_only(base: &str, token: &str, meter: &mut FloorMeter) {
+    let own = own_time_rounds(base, token, meter, 20);
+    println!(
+        "own time {:.3} ms (as the POS sees it {:.3} ms); floor {:.3} ms; ratio {:.3}; floor batched {:.3} ms, \
+         ratio {:.3}",
+        ms(own.arka),
+        ms(own.as_the_pos_sees_it),
+        ms(own.floor.total()),
+        own.ratio,
+        ms(own.floor_batched.total()),
+        own.ratio_batched,
+    );
+}
+
+/// One client at the simulator's full speed, and Arka's own time per document against the floor.
+fn one_client(base: &str, token: &str, meter: &mut FloorMeter) -> (IssueRun, OwnTime) {
     reset_peak_rss();
-    let (cis_before, calls_before) = cis_time(&base);
-    let one = issue_run(&base, &token, "c1", 1, 1000, Duration::from_secs(20));
-    let (cis_after, calls_after) = cis_time(&base);
+    let (cis_before, calls_before) = cis_time(base);
+    let one = issue_run(base, token, "c1", 1, 1000, Duration::from_secs(20));
+    let (cis_after, calls_after) = cis_time(base);
     print_issue("simulator at full speed, 1 client (sequential, keep-alive)", &one);
     let calls = calls_after - calls_before;
     println!(
@@ -785,7 +801,7 @@ fn issue_figures() {
          signed answer; measured by Arka): {:.2} ms per document on average ({calls:.0} calls)",
         (cis_after - cis_before) * 1000.0 / calls.max(1.0)
     );
-    let own = own_time_rounds(&base, &token, &mut meter, 10);
+    let own = own_time_rounds(base, token, meter, 10);
     println!(
         "Arka's own time per document (1 client: the median of the time Arka took for each less its CIS call, both \
          by its Server-Timing; medians of 10 rounds of 100 invoices, each after its own measure of the floor) {:.2} \
@@ -801,34 +817,72 @@ fn issue_figures() {
         ms(own.floor_batched.commit),
         own.ratio_batched,
     );
+    (one, own)
+}
 
+/// Sixteen clients on one TCR at full speed, and what the database grows by.
+fn sixteen_clients(base: &str, token: &str, db: &Path) -> IssueRun {
     reset_peak_rss();
-    let bytes_before = db_bytes(&server.db);
-    let sixteen = issue_run(&base, &token, "c16", 16, 2000, Duration::from_secs(30));
-    let bytes_per_document = (db_bytes(&server.db) - bytes_before) / sixteen.latencies.len().max(1) as f64;
+    let bytes_before = db_bytes(db);
+    let sixteen = issue_run(base, token, "c16", 16, 2000, Duration::from_secs(30));
+    let bytes_per_document = (db_bytes(db) - bytes_before) / sixteen.latencies.len().max(1) as f64;
     print_issue("simulator at full speed, 16 clients, one TCR", &sixteen);
     println!(
         "  the database grows {bytes_per_document:.0} bytes per document (rows, indexes, search index, queue entry)"
     );
+    sixteen
+}
 
+/// Eight and sixteen clients while the simulator answers after 150 ms.
+fn slow_simulator(base: &str, token: &str, sim: &Sim) -> (IssueRun, IssueRun) {
     sim.set_mode(json!({"mode": "slow", "delay_ms": 150}));
-    let slow8 = issue_run(&base, &token, "s8", 8, 100_000, Duration::from_secs(15));
+    let slow8 = issue_run(base, token, "s8", 8, 100_000, Duration::from_secs(15));
     print_issue("simulator answering after 150 ms, 8 clients, one TCR", &slow8);
-    let slow16 = issue_run(&base, &token, "s16", 16, 100_000, Duration::from_secs(15));
+    let slow16 = issue_run(base, token, "s16", 16, 100_000, Duration::from_secs(15));
     print_issue("simulator answering after 150 ms, 16 clients, one TCR", &slow16);
+    (slow8, slow16)
+}
 
+/// The case of the simulator answering late, and what became of its documents.
+struct Late {
+    run: IssueRun,
+    without_fic: i64,
+    registered_once: usize,
+}
+
+/// Four clients while the simulator answers after 3 s (past --cis-wait), then everything
+/// fiscalized once it is back.
+fn late_simulator(base: &str, token: &str, sim: &Sim, db: &Path) -> Late {
     sim.set_mode(json!({"mode": "slow", "delay_ms": 3000}));
-    let late = issue_run(&base, &token, "late", 4, 100_000, Duration::from_secs(12));
+    let late = issue_run(base, token, "late", 4, 100_000, Duration::from_secs(12));
     print_issue("simulator answering after 3 s, 4 clients, --cis-wait 2 s", &late);
     sim.set_mode(json!({"mode": "ok"}));
-    let missing = wait_fiscalized(&server.db, Duration::from_secs(60));
+    let missing = wait_fiscalized(db, Duration::from_secs(60));
     let deliveries = sim.deliveries();
     let once = late.iics.iter().filter(|iic| deliveries.get(*iic) == Some(&1)).count();
     println!(
         "  afterwards: invoices without FIC {missing}; of the {} answered in this case, registered exactly once {once}",
         late.iics.len()
     );
-    println!();
+    Late { run: late, without_fic: missing, registered_once: once }
+}
+
+/// What `goals` judges.
+struct Cases {
+    one: IssueRun,
+    own: OwnTime,
+    sixteen: IssueRun,
+    slow8: IssueRun,
+    slow16: IssueRun,
+    late: Late,
+    cis_wait: Duration,
+}
+
+/// The goals table.
+fn goals(cases: &Cases) {
+    let Cases { one, own, sixteen, slow8, slow16, late, cis_wait } = cases;
+    let (missing, once) = (late.without_fic, late.registered_once);
+    let late = &late.run;
     println!("| Case | Goal | Measured | |");
     println!("| --- | --- | --- | --- |");
     goal(
@@ -855,7 +909,7 @@ fn issue_figures() {
         format!("{:.0}/s, p50 {:.0} ms, {} x 429", slow16.rate(), ms(slow16.p50()), slow16.busy),
         slow16.rate() >= 100.0 && slow16.p50() < Duration::from_millis(250) && slow16.busy == 0,
     );
-    let budget = cis_wait + Duration::from_millis(100);
+    let budget = *cis_wait + Duration::from_millis(100);
     goal(
         "simulator after 3 s, 4 clients",
         "every answer within --cis-wait + 100 ms; all fiscalized afterwards exactly once",
@@ -880,9 +934,6 @@ fn issue_figures() {
         ),
         own.ratio <= 2.0,
     );
-    println!();
-    drop(server);
-    drop(sim);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -965,7 +1016,41 @@ fn seed(db: &Path, company_id: i64, unit_id: i64, user_id: i64, tcr: &str, rows:
     let first = today - chrono::Duration::days(days - 1);
     let tx = conn.transaction().unwrap();
     {
-        let mut invoice = tx
+        let mut seeder = Seeder::prepare(&tx, (company_id, unit_id, user_id), tcr);
+        // Ids above whatever the server already wrote.
+        let base_id: i64 =
+            tx.query_row("SELECT COALESCE(MAX(id), 0) FROM invoices", [], |r| r.get(0)).unwrap();
+        for i in 0..rows {
+            let day = first + chrono::Duration::days((i as i64 * days) / rows as i64);
+            seeder.invoice(base_id + 1 + i as i64, i, day);
+        }
+    }
+    tx.commit().unwrap();
+    // The search index as the server keeps it (V19: written in batches after the documents).
+    let tx = conn.transaction().unwrap();
+    while arka::store::invoices::index_pending(&tx, 100_000).unwrap() > 0 {}
+    tx.commit().unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+}
+
+/// The prepared inserts of `seed` and the numbering so far, per year and kind.
+struct Seeder<'t> {
+    invoice: rusqlite::Statement<'t>,
+    line: rusqlite::Statement<'t>,
+    payment: rusqlite::Statement<'t>,
+    /// Company, unit and user.
+    owner: (i64, i64, i64),
+    tcr: &'t str,
+    ord_cash: std::collections::HashMap<i32, i64>,
+    ord_noncash: std::collections::HashMap<i32, i64>,
+}
+
+const PRODUCTS: [(&str, &str, i64); 4] =
+    [("Kafe", "K1", 120), ("Ujë", "U1", 50), ("Bukë", "B1", 80), ("Qumësht", "Q1", 140)];
+
+impl<'t> Seeder<'t> {
+    fn prepare(tx: &'t rusqlite::Transaction, owner: (i64, i64, i64), tcr: &'t str) -> Seeder<'t> {
+        let invoice = tx
             .prepare(
                 "INSERT INTO invoices (id, company_id, business_unit_id, user_id, internal_id, year, kind, api_version,
                      tcr_code, ord_num, number, inv_num, issued_at, issue_date, issue_date_time, operator_code,
@@ -979,7 +1064,7 @@ fn seed(db: &Path, company_id: i64, unit_id: i64, user_id: i64, tcr: &str, rows:
                      :city, :country, 0, 0, :iic, :iic_sig, :uuid, :fic, :verify, :search, :issued_at)",
             )
             .unwrap();
-        let mut line = tx
+        let line = tx
             .prepare(
                 "INSERT INTO invoice_lines (invoice_id, position, product_name, product_code, unit, quantity, price,
                      total, discount_rate, discount, vat_rate, unit_price_net, net, vat, gross)
@@ -987,101 +1072,100 @@ fn seed(db: &Path, company_id: i64, unit_id: i64, user_id: i64, tcr: &str, rows:
                      :vat, :total)",
             )
             .unwrap();
-        let mut payment = tx
+        let payment = tx
             .prepare(
                 "INSERT INTO invoice_payments (invoice_id, position, type, amount)
                  VALUES (:invoice, 0, :type, :amount)",
             )
             .unwrap();
-        let products = [("Kafe", "K1", 120), ("Ujë", "U1", 50), ("Bukë", "B1", 80), ("Qumësht", "Q1", 140)];
-        let mut ord_cash: std::collections::HashMap<i32, i64> = Default::default();
-        let mut ord_noncash: std::collections::HashMap<i32, i64> = Default::default();
-        // Ids above whatever the server already wrote.
-        let base_id: i64 =
-            tx.query_row("SELECT COALESCE(MAX(id), 0) FROM invoices", [], |r| r.get(0)).unwrap();
-        for i in 0..rows {
-            let id = base_id + 1 + i as i64;
-            let day = first + chrono::Duration::days((i as i64 * days) / rows as i64);
-            let second = (i * 7919) % 36_000 + 8 * 3600;
-            let time = format!("{:02}:{:02}:{:02}", second / 3600, (second / 60) % 60, second % 60);
-            let year = day.year();
-            let noncash = i % 5 == 4;
-            let named = noncash || i % 25 == 3;
-            let (kind, ord) = if noncash {
-                let n = ord_noncash.entry(year).or_insert(0);
-                *n += 1;
-                ("NONCASH", *n)
-            } else {
-                let n = ord_cash.entry(year).or_insert(0);
-                *n += 1;
-                ("CASH", *n)
-            };
-            let (p1, p2) = (products[(i % 4) as usize], products[((i / 4) % 4) as usize]);
-            let (q1, q2) = (1 + i % 3, 1 + (i / 3) % 2);
-            let (t1, t2) = (p1.2 * q1 as i64, p2.2 * q2 as i64);
-            let gross = t1 + t2;
-            let net = gross as f64 / 1.2;
-            let (net, vat) = (format!("{net:.2}"), format!("{:.2}", gross as f64 - net));
-            let number = format!("{ord}/{year}");
-            let buyer = named.then(|| buyer_name(i));
-            let nuis = noncash.then(|| format!("L{:08}A", i % 100_000_000));
-            let search = [Some(number.clone()), buyer.clone(), nuis.clone()]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase();
-            let iic =
-                format!("{:032X}", (id as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835));
-            let issued_at = format!("{day}T{time}+00:00");
-            // As long as the real ones: 512 hex digits of signature, a verify URL with its query.
-            let signature = iic.repeat(16);
-            let verify = format!(
-                "https://efiskalizimi-app-test.tatime.gov.al/invoice-check/#/verify?iic={iic}&tin={NUIS}\
-                 &crtd={day}T{time}%2B01:00&ord={ord}&bu=ab123cd456&cr={tcr}&sw=ss123ss123&prc={gross}.00"
-            );
-            invoice
-                .execute(named_params! {
-                    ":id": id, ":company": company_id, ":unit": unit_id, ":user": user_id,
-                    ":internal": format!("seed-{i}"), ":year": year, ":kind": kind,
-                    ":tcr": (!noncash).then_some(tcr), ":ord": ord, ":number": number,
-                    ":inv_num": if noncash { number.clone() } else { format!("{ord}/{year}/{tcr}") },
-                    ":issued_at": issued_at, ":issue_date": day.to_string(),
-                    ":issue_dt": format!("{day}T{time}+01:00"), ":gross": gross.to_string(), ":net": net,
-                    ":vat": vat, ":buyer": buyer, ":id_type": nuis.as_ref().map(|_| "NUIS"), ":id_value": nuis,
-                    ":address": named.then_some("Rruga e Kavajës 10"), ":city": named.then_some("Tiranë"),
-                    ":country": named.then_some("ALB"), ":iic": iic, ":iic_sig": signature,
-                    ":uuid": format!("00000000-0000-4000-8000-{id:012}"),
-                    ":fic": format!("{id:08x}-0000-4000-8000-000000000000"),
-                    ":verify": verify,
-                    ":search": search,
-                })
-                .unwrap();
-            // Lines on one invoice in four keeps the seeding near two minutes.
-            let lines = if i % 4 == 0 { 2 } else { 0 };
-            for (pos, (p, q, t)) in [(p1, q1, t1), (p2, q2, t2)].into_iter().take(lines).enumerate() {
-                let net = t as f64 / 1.2;
-                line.execute(named_params! {
-                    ":invoice": id, ":pos": pos as i64, ":name": p.0, ":code": p.1, ":qty": q.to_string(),
-                    ":price": p.2.to_string(), ":total": t.to_string(), ":upn": format!("{:.2}", p.2 as f64 / 1.2),
-                    ":net": format!("{net:.2}"), ":vat": format!("{:.2}", t as f64 - net),
-                })
-                .unwrap();
-            }
-            payment
-                .execute(named_params! {
-                    ":invoice": id, ":type": if noncash { "ACCOUNT" } else { "BANKNOTE" },
-                    ":amount": gross.to_string(),
-                })
-                .unwrap();
+        Seeder {
+            invoice,
+            line,
+            payment,
+            owner,
+            tcr,
+            ord_cash: Default::default(),
+            ord_noncash: Default::default(),
         }
     }
-    tx.commit().unwrap();
-    // The search index as the server keeps it (V19: written in batches after the documents).
-    let tx = conn.transaction().unwrap();
-    while arka::store::invoices::index_pending(&tx, 100_000).unwrap() > 0 {}
-    tx.commit().unwrap();
-    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+
+    /// The `i`th invoice, issued on `day`, with the id `id`.
+    fn invoice(&mut self, id: i64, i: u64, day: NaiveDate) {
+        let ((company_id, unit_id, user_id), tcr, products) = (self.owner, self.tcr, PRODUCTS);
+        let (ord_cash, ord_noncash) = (&mut self.ord_cash, &mut self.ord_noncash);
+        let (invoice, line, payment) = (&mut self.invoice, &mut self.line, &mut self.payment);
+        let second = (i * 7919) % 36_000 + 8 * 3600;
+        let time = format!("{:02}:{:02}:{:02}", second / 3600, (second / 60) % 60, second % 60);
+        let year = day.year();
+        let noncash = i % 5 == 4;
+        let named = noncash || i % 25 == 3;
+        let (kind, ord) = if noncash {
+            let n = ord_noncash.entry(year).or_insert(0);
+            *n += 1;
+            ("NONCASH", *n)
+        } else {
+            let n = ord_cash.entry(year).or_insert(0);
+            *n += 1;
+            ("CASH", *n)
+        };
+        let (p1, p2) = (products[(i % 4) as usize], products[((i / 4) % 4) as usize]);
+        let (q1, q2) = (1 + i % 3, 1 + (i / 3) % 2);
+        let (t1, t2) = (p1.2 * q1 as i64, p2.2 * q2 as i64);
+        let gross = t1 + t2;
+        let net = gross as f64 / 1.2;
+        let (net, vat) = (format!("{net:.2}"), format!("{:.2}", gross as f64 - net));
+        let number = format!("{ord}/{year}");
+        let buyer = named.then(|| buyer_name(i));
+        let nuis = noncash.then(|| format!("L{:08}A", i % 100_000_000));
+        let search = [Some(number.clone()), buyer.clone(), nuis.clone()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        let iic = format!("{:032X}", (id as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835));
+        let issued_at = format!("{day}T{time}+00:00");
+        // As long as the real ones: 512 hex digits of signature, a verify URL with its query.
+        let signature = iic.repeat(16);
+        let verify = format!(
+            "https://efiskalizimi-app-test.tatime.gov.al/invoice-check/#/verify?iic={iic}&tin={NUIS}\
+             &crtd={day}T{time}%2B01:00&ord={ord}&bu=ab123cd456&cr={tcr}&sw=ss123ss123&prc={gross}.00"
+        );
+        invoice
+            .execute(named_params! {
+                ":id": id, ":company": company_id, ":unit": unit_id, ":user": user_id,
+                ":internal": format!("seed-{i}"), ":year": year, ":kind": kind,
+                ":tcr": (!noncash).then_some(tcr), ":ord": ord, ":number": number,
+                ":inv_num": if noncash { number.clone() } else { format!("{ord}/{year}/{tcr}") },
+                ":issued_at": issued_at, ":issue_date": day.to_string(),
+                ":issue_dt": format!("{day}T{time}+01:00"), ":gross": gross.to_string(), ":net": net,
+                ":vat": vat, ":buyer": buyer, ":id_type": nuis.as_ref().map(|_| "NUIS"), ":id_value": nuis,
+                ":address": named.then_some("Rruga e Kavajës 10"), ":city": named.then_some("Tiranë"),
+                ":country": named.then_some("ALB"), ":iic": iic, ":iic_sig": signature,
+                ":uuid": format!("00000000-0000-4000-8000-{id:012}"),
+                ":fic": format!("{id:08x}-0000-4000-8000-000000000000"),
+                ":verify": verify,
+                ":search": search,
+            })
+            .unwrap();
+        // Lines on one invoice in four keeps the seeding near two minutes.
+        let lines = if i.is_multiple_of(4) { 2 } else { 0 };
+        for (pos, (p, q, t)) in [(p1, q1, t1), (p2, q2, t2)].into_iter().take(lines).enumerate() {
+            let net = t as f64 / 1.2;
+            line.execute(named_params! {
+                ":invoice": id, ":pos": pos as i64, ":name": p.0, ":code": p.1, ":qty": q.to_string(),
+                ":price": p.2.to_string(), ":total": t.to_string(), ":upn": format!("{:.2}", p.2 as f64 / 1.2),
+                ":net": format!("{net:.2}"), ":vat": format!("{:.2}", t as f64 - net),
+            })
+            .unwrap();
+        }
+        payment
+            .execute(named_params! {
+                ":invoice": id, ":type": if noncash { "ACCOUNT" } else { "BANKNOTE" },
+                ":amount": gross.to_string(),
+            })
+            .unwrap();
+    }
 }
 
 fn list_figures() {

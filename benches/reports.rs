@@ -77,7 +77,7 @@ fn seed_shop(conn: &Connection) -> (i64, Vec<(i64, i64, String, String)>) {
                         format!("{code}@dyqani.al"),
                         code,
                         tcr,
-                        arka::secrets::hash_token(&format!("token-{code}"))
+                        arka::ops::secrets::hash_token(&format!("token-{code}"))
                     ],
                 )
                 .unwrap();
@@ -320,23 +320,15 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn main() {
-    let count: i64 =
-        std::env::var("ARKA_BENCH_INVOICES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
-    let dir = tempfile::Builder::new().prefix("arka-bench-reports-").tempdir().unwrap();
-    let data_dir = dir.path().join("data");
-    std::fs::create_dir_all(&data_dir).unwrap();
-    let db = data_dir.join("arka.db");
-    let started = Instant::now();
-    let (_, token) = seed(&db, count);
-    let seeding = started.elapsed();
+/// What the seeder made: the invoices, their lines, the report totals kept beside them, the size.
+fn describe_seed(db: &std::path::Path, count: i64, seeding: Duration) {
     let size = ["", "-wal"]
         .iter()
         .filter_map(|s| std::fs::metadata(format!("{}{s}", db.display())).ok())
         .map(|m| m.len())
         .sum::<u64>() as f64
         / (1024.0 * 1024.0);
-    let (lines, totals_rows): (i64, i64) = Connection::open(&db)
+    let (lines, totals_rows): (i64, i64) = Connection::open(db)
         .unwrap()
         .query_row(
             "SELECT (SELECT COUNT(*) FROM invoice_lines),
@@ -352,12 +344,24 @@ fn main() {
          the store's insert (report totals kept as issuing keeps them: {totals_rows} rows); database {size:.0} MiB",
         seeding.as_secs_f64()
     );
+}
+
+fn main() {
+    let count: i64 =
+        std::env::var("ARKA_BENCH_INVOICES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let dir = tempfile::Builder::new().prefix("arka-bench-reports-").tempdir().unwrap();
+    let data_dir = dir.path().join("data");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    let db = data_dir.join("arka.db");
+    let started = Instant::now();
+    let (_, token) = seed(&db, count);
+    describe_seed(&db, count, started.elapsed());
 
     let args = ServeArgs::defaults("127.0.0.1:0".parse().unwrap(), data_dir.clone());
     let services = arka::open_services(&args, arka::configured_endpoint(&args)).unwrap();
     let caller = services
         .store
-        .read_blocking(|c| arka::store::accounts::caller_by_token(c, &arka::secrets::hash_token(&token)))
+        .read_blocking(|c| arka::store::accounts::caller_by_token(c, &arka::ops::secrets::hash_token(&token)))
         .unwrap()
         .unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -431,7 +435,10 @@ fn main() {
         times.len()
     );
     let rebuild = Instant::now();
-    services.store.write_blocking(|tx| arka::store::report_totals::rebuild(tx, &mut |_, _| {})).unwrap();
+    services
+        .store
+        .write_blocking(|tx| arka::store::invoices::report_totals::rebuild(tx, &mut |_, _| {}))
+        .unwrap();
     println!(
         "rebuilding the report totals from all {count} documents (`arka reports rebuild`, once after the upgrade): {:.0} s",
         rebuild.elapsed().as_secs_f64()

@@ -46,11 +46,11 @@ for target in "${targets[@]}"; do
       done
       CC_x86_64_unknown_linux_musl=musl-gcc \
         CFLAGS_x86_64_unknown_linux_musl="-idirafter $kernel_headers" \
-        cargo build --profile dist --locked --features static --target "$target"
+        cargo build -p arka --profile dist --locked --features static --target "$target"
       rm -rf "$kernel_headers"
       ;;
     aarch64-unknown-linux-musl)
-      cargo zigbuild --profile dist --locked --features static --target "$target"
+      cargo zigbuild -p arka --profile dist --locked --features static --target "$target"
       ;;
     *)
       echo "unknown target $target" >&2

@@ -1,19 +1,43 @@
 //! One place for every setting: flags > environment (`ARKA_*`) > defaults. The environment file
 //! read by the systemd unit (`install/arka.env`) is the configuration file.
 
+pub mod limits;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::clock::Clock;
 use clap::{Args, ValueEnum};
-
-use crate::api::limits::LimitSettings;
+use limits::LimitSettings;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CisEnv {
     Test,
     Production,
 }
+
+/// Which requests count as made from the box itself (`--setup-from-box`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BoxPeers {
+    /// A TCP peer on loopback (127.0.0.0/8 or ::1).
+    Loopback,
+    /// None: the first company needs the setup code from everywhere.
+    None,
+}
+
+impl BoxPeers {
+    /// Whether a request from `peer` (the TCP peer: the server knows no other) is the box's own.
+    pub fn includes(self, peer: std::net::IpAddr) -> bool {
+        match self {
+            BoxPeers::Loopback => peer.is_loopback() || peer.to_canonical().is_loopback(),
+            BoxPeers::None => false,
+        }
+    }
+}
+
+/// `--session-idle`'s default: a day.
+pub const DEFAULT_SESSION_IDLE_SECS: u64 = 24 * 60 * 60;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -182,6 +206,21 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub ai: AiArgs,
 
+    /// Seconds a signed-in browser (the owner's page) may stay idle before its session ends.
+    #[arg(long, env = "ARKA_SESSION_IDLE", default_value_t = DEFAULT_SESSION_IDLE_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_idle: u64,
+
+    /// Which requests may set up the first company without the setup code: `loopback` (a browser
+    /// on the box itself) or `none`. Only the TCP peer is known: behind a reverse proxy on the same
+    /// box every request comes from loopback, so use `none` there.
+    #[arg(long, env = "ARKA_SETUP_FROM_BOX", value_enum, default_value = "loopback")]
+    pub setup_from_box: BoxPeers,
+    /// The time rate-limit windows and the health probe are measured on: the system's, which a
+    /// test moves forward instead of sleeping. Not a setting.
+    #[arg(skip)]
+    pub clock: Clock,
+
     #[command(flatten)]
     pub hq: HqLinkArgs,
 }
@@ -278,6 +317,9 @@ impl ServeArgs {
             sandbox_order_every: 180,
             rates: RatesArgs::default(),
             ai: AiArgs::default(),
+            session_idle: DEFAULT_SESSION_IDLE_SECS,
+            setup_from_box: BoxPeers::Loopback,
+            clock: Clock::default(),
             hq: HqLinkArgs::default(),
         }
     }

@@ -4,26 +4,24 @@
 
 pub mod ai;
 pub mod api;
-pub mod backup;
-pub mod chaos;
-pub mod cis_sim;
 pub mod cis_wait;
+pub mod cli;
+pub mod clock;
 pub mod config;
-pub mod data_lock;
 pub mod domain;
-pub mod files;
+mod error_chain;
 pub mod fiscal;
 pub mod hq;
-pub mod metrics;
+pub mod ops;
+pub mod panics;
 pub mod print;
 pub mod rates;
-pub mod secrets;
 pub mod services;
-pub mod sim_http;
+pub mod sim;
 pub mod store;
-pub mod tls;
 pub mod wolt;
-pub mod wolt_sim;
+
+pub use error_chain::{ErrorChain, error_chain};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,54 +33,46 @@ use config::ServeArgs;
 use fiscal::gateway::{Gateway, SoftwareCodes};
 use fiscal::queue::Queue;
 use fiscal::transport::{CisConfig, Endpoint};
+use ops::{backup, data_lock, secrets, tls};
 use services::Services;
 use services::accounts::SANDBOX_NUIS;
 use services::marketplace::{Marketplace, VenueInput};
 
-/// Why the server could not start.
-#[derive(Debug)]
+/// Why the server could not start; each keeps what failed underneath as its `source()`.
+#[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    Store(store::Error),
-    KeyFile(secrets::Error),
-    Setup(services::Error),
-    Io(std::io::Error),
-    Cis(String),
-    Tls(tls::Error),
-    Locked(data_lock::Error),
-    Backup(backup::Error),
-    Wolt(String),
-    Hq(String),
-}
-
-impl std::fmt::Display for StartError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StartError::Store(e) => write!(f, "opening the database: {e}"),
-            StartError::KeyFile(e) => write!(f, "{e}"),
-            StartError::Setup(e) => write!(f, "preparing the sandbox: {e}"),
-            StartError::Io(e) => write!(f, "{e}"),
-            StartError::Cis(m) => write!(f, "CIS settings: {m}"),
-            StartError::Tls(e) => write!(f, "{e}"),
-            StartError::Locked(e) => write!(f, "{e}"),
-            StartError::Backup(e) => {
-                write!(f, "the backup before the upgrade failed, nothing was migrated: {e}")
-            }
-            StartError::Wolt(m) => write!(f, "Wolt simulator: {m}"),
-            StartError::Hq(m) => write!(f, "head office: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for StartError {}
-
-/// The text a panic was raised with (`panic!("...")` carries a `&str` or a `String`), for the
-/// log line of a panic caught at the store's or the HTTP edge's boundary.
-pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|m| m.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_string())
+    #[error("opening the database: {0}")]
+    Store(#[source] store::Error),
+    #[error("{0}")]
+    KeyFile(#[source] secrets::Error),
+    #[error("preparing the server: {0}")]
+    Setup(#[source] services::Error),
+    #[error("{0}")]
+    Io(#[source] std::io::Error),
+    /// The file of trusted roots `--cis-ca-file` names could not be read.
+    #[error("CIS settings: {}: {source}", .path.display())]
+    CaFile { path: std::path::PathBuf, source: std::io::Error },
+    #[error("CIS settings: {0}")]
+    Cis(#[source] fiscal::Error),
+    #[error("CIS settings: {0}")]
+    Simulator(#[source] sim::cis::Error),
+    #[error("{0}")]
+    Tls(#[source] tls::Error),
+    #[error("{0}")]
+    Locked(#[source] data_lock::Error),
+    #[error("the backup before the upgrade failed, nothing was migrated: {0}")]
+    Backup(#[source] backup::Error),
+    #[error("Wolt simulator: {0}")]
+    WoltIo(#[source] std::io::Error),
+    #[error("Wolt simulator: {0}")]
+    WoltVenue(#[source] services::marketplace::Error),
+    #[error("Wolt simulator: {0}")]
+    WoltToken(#[source] secrets::Error),
+    /// The file of trusted roots `--hq-ca-file` names could not be read.
+    #[error("head office: {}: {source}", .path.display())]
+    HqCaFile { path: std::path::PathBuf, source: std::io::Error },
+    #[error("head office: {0}")]
+    Hq(#[source] hq::client::Error),
 }
 
 /// The software codes `--sandbox` uses (any well-formed code does for the simulator).
@@ -96,7 +86,7 @@ fn cis_config(args: &ServeArgs, endpoint: Endpoint) -> Result<CisConfig, StartEr
     config.call_timeout = Duration::from_secs(args.cis_timeout.max(1));
     config.kept_connections = usize::from(args.cis_in_flight);
     if let Some(path) = &args.cis_ca_file {
-        let pem = std::fs::read(path).map_err(|e| StartError::Cis(format!("{}: {e}", path.display())))?;
+        let pem = std::fs::read(path).map_err(|source| StartError::CaFile { path: path.clone(), source })?;
         config.trusted_roots_pem = Some(pem);
     }
     Ok(config)
@@ -121,21 +111,21 @@ pub fn configured_endpoint(args: &ServeArgs) -> Endpoint {
     }
 }
 
-async fn start_sandbox_simulator(args: &ServeArgs) -> Result<cis_sim::CisSimHandle, StartError> {
+async fn start_sandbox_simulator(args: &ServeArgs) -> Result<sim::cis::CisSimHandle, StartError> {
     let store = store::Store::open(&args.data.db_path()).map_err(StartError::Store)?;
     let tcrs = store
         .read_blocking(store::devices::all_with_issuer)
         .map_err(StartError::Store)?
         .into_iter()
-        .map(|(tcr_code, issuer_nuis, busin_unit_code)| cis_sim::KnownTcr {
+        .map(|(tcr_code, issuer_nuis, busin_unit_code)| sim::cis::KnownTcr {
             tcr_code,
             issuer_nuis,
             busin_unit_code,
         })
         .collect();
     // Strict: the sandbox is where integrators find mistakes, so it checks every IIC too.
-    let config = cis_sim::SimConfig { strict_iic: true, tcrs };
-    let (addr, handle) = cis_sim::spawn_loopback(config).await.map_err(|e| StartError::Cis(e.to_string()))?;
+    let config = sim::cis::SimConfig { strict_iic: true, tcrs };
+    let (addr, handle) = sim::cis::spawn_loopback(config).await.map_err(StartError::Simulator)?;
     tracing::info!(%addr, "sandbox CIS simulator running in this process");
     Ok(handle)
 }
@@ -143,7 +133,7 @@ async fn start_sandbox_simulator(args: &ServeArgs) -> Result<cis_sim::CisSimHand
 /// Hands the sandbox simulator the e-invoices two suppliers sent the sandbox company, received
 /// when the company was made (its first start), so its purchase invoices show them.
 fn seed_sandbox_einvoices(
-    simulator: &cis_sim::CisSimHandle,
+    simulator: &sim::cis::CisSimHandle,
     services: &services::Services,
 ) -> Result<(), StartError> {
     let company = services.ensure_sandbox().map_err(StartError::Setup)?;
@@ -153,8 +143,8 @@ fn seed_sandbox_einvoices(
         .map_err(StartError::Store)?
         .and_then(|(_, created_at)| domain::time::parse_stored(&created_at))
         .unwrap_or_else(chrono::Utc::now);
-    for seed in cis_sim::sandbox_incoming(&company.nuis, made) {
-        simulator.sim().seed_einvoice(seed).map_err(|e| StartError::Cis(e.to_string()))?;
+    for seed in sim::cis::sandbox_incoming(&company.nuis, made) {
+        simulator.sim().seed_einvoice(seed).map_err(StartError::Simulator)?;
     }
     Ok(())
 }
@@ -164,8 +154,8 @@ fn seed_sandbox_einvoices(
 async fn start_sandbox_wolt(
     args: &ServeArgs,
     listening: std::net::SocketAddr,
-) -> Result<(wolt_sim::WoltSimHandle, VenueInput), StartError> {
-    let token = |prefix| secrets::new_token(prefix).map_err(|e| StartError::Wolt(e.to_string()));
+) -> Result<(sim::wolt::WoltSimHandle, VenueInput), StartError> {
+    let token = |prefix| secrets::new_token(prefix).map_err(StartError::WoltToken);
     let venue = VenueInput {
         wolt_venue_id: SANDBOX_WOLT_VENUE.to_string(),
         name: "Sandbox shop on Wolt".to_string(),
@@ -182,8 +172,8 @@ async fn start_sandbox_wolt(
         }
         ip => ip,
     };
-    let config = wolt_sim::SimConfig {
-        venues: vec![wolt_sim::SimVenue {
+    let config = sim::wolt::SimConfig {
+        venues: vec![sim::wolt::SimVenue {
             venue_id: venue.wolt_venue_id.clone(),
             api_key: venue.api_key.clone(),
             webhook_secret: venue.webhook_secret.clone(),
@@ -195,8 +185,7 @@ async fn start_sandbox_wolt(
         )),
         order_every: (args.sandbox_order_every > 0).then(|| Duration::from_secs(args.sandbox_order_every)),
     };
-    let (addr, handle) =
-        wolt_sim::spawn_loopback(config).await.map_err(|e| StartError::Wolt(e.to_string()))?;
+    let (addr, handle) = sim::wolt::spawn_loopback(config).await.map_err(StartError::WoltIo)?;
     tracing::info!(%addr, "sandbox Wolt simulator running in this process");
     Ok((handle, venue))
 }
@@ -233,7 +222,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
     };
     let gateway = Arc::new(
         Gateway::new(cis_config(args, endpoint)?, codes, store.clone(), key_file.clone())
-            .map_err(|e| StartError::Cis(e.to_string()))?,
+            .map_err(StartError::Cis)?,
     );
     let queue = Arc::new(Queue::new(gateway.clone(), store.clone()));
     let verify_base = match args.cis_env {
@@ -271,6 +260,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
             Duration::from_secs(args.ai.ai_timeout.max(1)),
         )),
         hq: hq_client(args)?,
+        token_uses: Arc::default(),
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;
@@ -283,12 +273,12 @@ fn hq_client(args: &ServeArgs) -> Result<Option<Arc<hq::client::HqClient>>, Star
     let (Some(url), Some(token)) = (&args.hq.hq_url, &args.hq.hq_token) else { return Ok(None) };
     let ca = match &args.hq.hq_ca_file {
         Some(path) => {
-            Some(std::fs::read(path).map_err(|e| StartError::Hq(format!("{}: {e}", path.display())))?)
+            Some(std::fs::read(path).map_err(|source| StartError::HqCaFile { path: path.clone(), source })?)
         }
         None => None,
     };
     let client = hq::client::HqClient::new(url, token, ca.as_deref(), services::hq_sync::CALL_TIMEOUT)
-        .map_err(|e| StartError::Hq(e.to_string()))?;
+        .map_err(StartError::Hq)?;
     Ok(Some(Arc::new(client)))
 }
 
@@ -315,6 +305,15 @@ fn start_hq_link(
 /// How long documents in flight may take to finish once a stop is asked for.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
+/// Where a start writes what the person at the server's console must read (the setup code),
+/// beside the log: `arka serve` prints it on stdout; the tests keep it.
+pub type Console = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// A console that prints on stdout.
+pub fn stdout_console() -> Console {
+    Arc::new(|line: &str| println!("{line}"))
+}
+
 /// Runs the HTTP API on `listener` until `shutdown` completes (HTTPS when the settings ask).
 pub async fn run(
     args: ServeArgs,
@@ -322,10 +321,29 @@ pub async fn run(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
     let tls = tls::configure(&args.tls, &args.data.data_dir).map_err(StartError::Tls)?;
-    run_with_tls(args, listener, tls, shutdown).await
+    run_with_tls(args, listener, tls, stdout_console(), shutdown).await
 }
 
-/// `run` with the TLS settings already made ready (`arka serve` prints their fingerprint first).
+/// A production server whose box has no owner yet gets a new setup code: in the log and on
+/// the console, like a router's first start.
+fn announce_setup_code(services: &Services, console: &Console) -> Result<(), StartError> {
+    let Some((code, expires)) = services.issue_setup_code().map_err(StartError::Setup)? else {
+        return Ok(());
+    };
+    let until = domain::time::local_text(expires);
+    tracing::warn!(
+        setup_code = %code,
+        valid_until = %until,
+        "no owner yet: open this server's page in a browser and enter the setup code (it works once)"
+    );
+    console(&format!(
+        "  setup code:            {code} (valid until {until}; open the page to set up the shop)"
+    ));
+    Ok(())
+}
+
+/// `run` with the TLS settings already made ready (`arka serve` prints their fingerprint first)
+/// and the console the setup code goes to.
 ///
 /// When `shutdown` completes: no new connection is accepted, requests in flight get up to
 /// `SHUTDOWN_GRACE` to finish, and the late-delivery worker stops between two deliveries.
@@ -333,6 +351,7 @@ pub async fn run_with_tls(
     args: ServeArgs,
     listener: tokio::net::TcpListener,
     tls: Option<tls::Tls>,
+    console: Console,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
     let _lock = data_lock::lock(&args.data.data_dir).map_err(StartError::Locked)?;
@@ -341,58 +360,29 @@ pub async fn run_with_tls(
     {
         tracing::info!(path = %made.db.display(), "backup taken before the upgrade migrates the database");
     }
-    // The sandbox talks to a simulator in this process, told about the TCRs registered before.
-    let simulator = if args.sandbox { Some(start_sandbox_simulator(&args).await?) } else { None };
-    let endpoint = match &simulator {
-        Some(sim) => sim.endpoint(),
-        None => configured_endpoint(&args),
-    };
     let address = listener.local_addr().map_err(StartError::Io)?;
-    let wolt = if args.sandbox { Some(start_sandbox_wolt(&args, address).await?) } else { None };
-    let services = open_services(&args, endpoint)?;
-    if let Some(simulator) = &simulator {
-        seed_sandbox_einvoices(simulator, &services)?;
-    }
-    let wolt_url = wolt.as_ref().map(|(sim, _)| sim.url()).or_else(|| args.wolt_url.clone());
-    let marketplace = Marketplace::new(
-        services.clone(),
-        wolt::client::WoltClient::new(wolt_url.as_deref(), args.wolt_timeout()),
-        args.wolt_timeout(),
-    );
-    if let Some((_, venue)) = &wolt {
-        let company = services.ensure_sandbox().map_err(StartError::Setup)?;
-        marketplace.ensure_sandbox(company.id, venue).map_err(|e| StartError::Wolt(e.to_string()))?;
-    }
+    let Opened { simulators, services, marketplace } = Opened::open(&args, address).await?;
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
-    let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
-    let worker = tokio::spawn(services.queue.clone().run(settle, stop_rx.clone()));
-    let hq_worker = match start_hq_link(&args, &services)? {
-        Some(hq) => Some(tokio::spawn(services::hq_sync::run(services.store.clone(), hq, stop_rx.clone()))),
-        None => None,
-    };
-    let nightly = args.backups.backup_dir.as_ref().map(|dir| {
-        tracing::info!(dir = %dir.display(), keep = args.backups.backup_keep, "nightly backups at 03:00");
-        tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop_rx.clone()))
-    });
-    let search_index = tokio::spawn(services.clone().keep_search_index());
-    let limiters = Arc::new(Limiters::new(&args.limits));
-    let sweeper = {
-        let limiters = limiters.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(60));
-            loop {
-                tick.tick().await;
-                limiters.forget_idle();
-            }
-        })
-    };
+    let limiters = Arc::new(Limiters::new(&args.limits, &args.clock));
+    let hq = start_hq_link(&args, &services)?;
+    let background = Background::spawn(&args, &services, &limiters, &stop_rx, hq);
     if args.sandbox {
         tracing::info!(
             nuis = SANDBOX_NUIS,
             "sandbox: register with this NUIS and the sandbox partner token; nothing reaches the tax administration"
         );
     }
+    let session_idle = Duration::from_secs(args.session_idle.max(1));
+    services.forget_idle_sessions(session_idle).map_err(StartError::Setup)?;
+    announce_setup_code(&services, &console)?;
+    let people = Arc::new(api::people::People {
+        session_idle,
+        https: tls.is_some(),
+        tls_fingerprint: tls.as_ref().map(|t| t.fingerprint.clone()),
+        setup_from_box: args.setup_from_box,
+        lockout: Arc::default(),
+    });
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(%address, scheme, data_dir = %args.data.data_dir.display(), "arka is listening");
     let signal = {
@@ -405,66 +395,191 @@ pub async fn run_with_tls(
         })
     };
     let lanes = services.lanes.clone();
-    let state = AppState { services, limiters, marketplace, callers: Default::default() };
+    let state = AppState {
+        services,
+        limiters,
+        marketplace,
+        callers: Default::default(),
+        people,
+        clock: args.clock.clone(),
+    };
     let app =
         api::router(state, api::RouterOptions { max_body_bytes: args.max_body_bytes, metrics: args.metrics });
+    let served = serve_until_stopped(listener, tls.as_ref(), app, stop_rx).await;
+    signal.abort();
+    let _ = stop_tx.send(true);
+    background.wind_down(&args, lanes).await;
+    simulators.stop().await;
+    tracing::info!("stopped");
+    served.map_err(StartError::Io)
+}
+
+/// What a server opens before it listens: the sandbox's simulators, the services over the
+/// store, the marketplace.
+struct Opened {
+    simulators: Simulators,
+    services: Services,
+    marketplace: Marketplace,
+}
+
+/// The sandbox's CIS and Wolt, in this process.
+struct Simulators {
+    cis: Option<sim::cis::CisSimHandle>,
+    wolt: Option<sim::wolt::WoltSimHandle>,
+}
+
+impl Simulators {
+    async fn stop(self) {
+        if let Some(sim) = self.cis {
+            let _ = sim.stop().await;
+        }
+        if let Some(sim) = self.wolt {
+            let _ = sim.stop().await;
+        }
+    }
+}
+
+impl Opened {
+    async fn open(args: &ServeArgs, address: std::net::SocketAddr) -> Result<Opened, StartError> {
+        // The sandbox talks to a simulator in this process, told about the TCRs registered before.
+        let simulator = if args.sandbox { Some(start_sandbox_simulator(args).await?) } else { None };
+        let endpoint = match &simulator {
+            Some(sim) => sim.endpoint(),
+            None => configured_endpoint(args),
+        };
+        let wolt = if args.sandbox { Some(start_sandbox_wolt(args, address).await?) } else { None };
+        let services = open_services(args, endpoint)?;
+        if let Some(simulator) = &simulator {
+            seed_sandbox_einvoices(simulator, &services)?;
+        }
+        let wolt_url = wolt.as_ref().map(|(sim, _)| sim.url()).or_else(|| args.wolt_url.clone());
+        let marketplace = Marketplace::new(
+            services.clone(),
+            wolt::client::WoltClient::new(wolt_url.as_deref(), args.wolt_timeout()),
+            args.wolt_timeout(),
+        );
+        if let Some((_, venue)) = &wolt {
+            let company = services.ensure_sandbox().map_err(StartError::Setup)?;
+            marketplace.ensure_sandbox(company.id, venue).map_err(StartError::WoltVenue)?;
+        }
+        let simulators = Simulators { cis: simulator, wolt: wolt.map(|(sim, _)| sim) };
+        Ok(Opened { simulators, services, marketplace })
+    }
+}
+
+/// The tasks a server runs beside the requests: the late-delivery worker, the nightly backup,
+/// the search index, the sweep of idle rate-limit keys, and the writes of the tokens' last uses.
+struct Background {
+    worker: tokio::task::JoinHandle<()>,
+    nightly: Option<tokio::task::JoinHandle<()>>,
+    search_index: tokio::task::JoinHandle<()>,
+    sweeper: tokio::task::JoinHandle<()>,
+    token_uses: tokio::task::JoinHandle<()>,
+    /// Ships the outbox to the chain's head office (`--hq-url`).
+    hq: Option<tokio::task::JoinHandle<()>>,
+    /// Writes the last uses still in memory at the stop.
+    services: Services,
+}
+
+impl Background {
+    fn spawn(
+        args: &ServeArgs,
+        services: &Services,
+        limiters: &Arc<Limiters>,
+        stop: &tokio::sync::watch::Receiver<bool>,
+        hq: Option<Arc<hq::client::HqClient>>,
+    ) -> Background {
+        let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
+        let worker = tokio::spawn(services.queue.clone().run(settle, stop.clone()));
+        let nightly = args.backups.backup_dir.as_ref().map(|dir| {
+            tracing::info!(dir = %dir.display(), keep = args.backups.backup_keep, "nightly backups at 03:00");
+            tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop.clone()))
+        });
+        let search_index = tokio::spawn(services.clone().keep_search_index());
+        let sweeper = {
+            let limiters = limiters.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(Duration::from_secs(60));
+                loop {
+                    tick.tick().await;
+                    limiters.forget_idle();
+                }
+            })
+        };
+        let token_uses = {
+            let services = services.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(crate::services::users::FLUSH_EVERY);
+                loop {
+                    tick.tick().await;
+                    services.flush_token_uses().await;
+                }
+            })
+        };
+        let hq = hq.map(|hq| tokio::spawn(services::hq_sync::run(services.store.clone(), hq, stop.clone())));
+        Background { worker, nightly, search_index, sweeper, token_uses, hq, services: services.clone() }
+    }
+
+    /// Stops the tasks; the worker and the first calls still on their way to the CIS get the
+    /// time a CIS call may take.
+    async fn wind_down(self, args: &ServeArgs, lanes: Arc<services::lanes::Lanes>) {
+        self.sweeper.abort();
+        self.search_index.abort();
+        self.token_uses.abort();
+        self.services.flush_token_uses().await;
+        if let Some(nightly) = self.nightly {
+            nightly.abort();
+        }
+        if let Some(hq) = self.hq {
+            // A batch under way ends within the HQ client's time limit; unacknowledged notes stay.
+            if tokio::time::timeout(services::hq_sync::CALL_TIMEOUT + SHUTDOWN_GRACE, hq).await.is_err() {
+                tracing::warn!("the HQ worker did not stop in time; its notes stay in the outbox");
+            }
+        }
+        // A delivery under way ends within the CIS call's own time limit.
+        let worker_limit = Duration::from_secs(args.cis_connect_timeout + args.cis_timeout) + SHUTDOWN_GRACE;
+        // First calls still on their way after their POS was answered (deferred) get the same time;
+        // one cut short is sent again by the queue at the next start.
+        if tokio::time::timeout(worker_limit, lanes.settled()).await.is_err() {
+            tracing::warn!(
+                "documents were still on their way to the CIS at the stop; the queue sends them at the next start"
+            );
+        }
+        if tokio::time::timeout(worker_limit, self.worker).await.is_err() {
+            tracing::warn!("the late-delivery worker did not stop in time; its documents stay queued");
+        }
+    }
+}
+
+/// Serves `app` until `stop` turns true, then gives requests in flight `SHUTDOWN_GRACE`.
+async fn serve_until_stopped(
+    listener: tokio::net::TcpListener,
+    tls: Option<&tls::Tls>,
+    app: axum::Router,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> std::io::Result<()> {
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };
-    let serving: std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>> = match &tls
+    let serving: std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<()>> + Send>> = match tls
     {
-        Some(tls) => {
-            Box::pin(api::serve(tls::TlsListener::new(listener, tls), app, stopped(stop_rx.clone())))
-        }
-        None => Box::pin(api::serve(listener, app, stopped(stop_rx.clone()))),
+        Some(tls) => Box::pin(api::serve(tls::TlsListener::new(listener, tls), app, stopped(stop.clone()))),
+        None => Box::pin(api::serve(listener, app, stopped(stop.clone()))),
     };
     let grace_over = {
-        let stopped = stopped(stop_rx.clone());
+        let stopped = stopped(stop);
         async move {
             stopped.await;
             tokio::time::sleep(SHUTDOWN_GRACE).await;
         }
     };
-    let served = tokio::select! {
+    tokio::select! {
         served = serving => served,
         () = grace_over => {
             tracing::warn!("requests still in flight after {SHUTDOWN_GRACE:?}: stopping without them");
             Ok(())
         }
-    };
-    signal.abort();
-    let _ = stop_tx.send(true);
-    sweeper.abort();
-    search_index.abort();
-    if let Some(nightly) = nightly {
-        nightly.abort();
     }
-    if let Some(hq_worker) = hq_worker {
-        // A batch under way ends within the HQ client's time limit; unacknowledged notes stay.
-        if tokio::time::timeout(services::hq_sync::CALL_TIMEOUT + SHUTDOWN_GRACE, hq_worker).await.is_err() {
-            tracing::warn!("the HQ worker did not stop in time; its notes stay in the outbox");
-        }
-    }
-    // A delivery under way ends within the CIS call's own time limit.
-    let worker_limit = Duration::from_secs(args.cis_connect_timeout + args.cis_timeout) + SHUTDOWN_GRACE;
-    // First calls still on their way after their POS was answered (deferred) get the same time;
-    // one cut short is sent again by the queue at the next start.
-    if tokio::time::timeout(worker_limit, lanes.settled()).await.is_err() {
-        tracing::warn!(
-            "documents were still on their way to the CIS at the stop; the queue sends them at the next start"
-        );
-    }
-    if tokio::time::timeout(worker_limit, worker).await.is_err() {
-        tracing::warn!("the late-delivery worker did not stop in time; its documents stay queued");
-    }
-    if let Some(sim) = simulator {
-        let _ = sim.stop().await;
-    }
-    if let Some((sim, _)) = wolt {
-        let _ = sim.stop().await;
-    }
-    tracing::info!("stopped");
-    served.map_err(StartError::Io)
 }
 
 /// The URL of GET /healthz for a server listening on `listen`: a wildcard address is reached

@@ -1,4 +1,5 @@
-//! Who is calling: a user token, a partner token, or nobody (counted by IP), plus the optional
+//! Who is calling: a user token, a partner token, a person signed in to the page (a session
+//! cookie, with its CSRF token on every change), or nobody (counted by IP), plus the optional
 //! application credential pair. Resolved once per request by `identify`, which also applies the
 //! general limiter; handlers take `Auth` or `Partner` as an argument.
 
@@ -14,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::error::ApiError;
 use crate::api::limits::{Group, Interval};
-use crate::secrets::{hash_token, same_hash};
+use crate::ops::secrets::{hash_token, same_hash};
 use crate::store::accounts::{self, Caller};
 
 #[derive(Debug, Clone)]
@@ -71,10 +72,42 @@ async fn check_app_pair(state: &AppState, headers: &HeaderMap) -> Result<(), Api
     }
 }
 
-async fn resolve(state: &AppState, headers: &HeaderMap, ip: IpAddr) -> Result<Identity, ApiError> {
+/// A request authenticated by the page's session cookie rather than a token: every change it
+/// makes must carry the session's CSRF token.
+#[derive(Debug, Clone)]
+pub struct SessionAuth {
+    /// The session id's hash, as stored.
+    pub id_hash: String,
+    /// What `X-CSRF-Token` must hold.
+    pub csrf: String,
+}
+
+/// The caller, and the session when the cookie (not a token) said who it is. A bearer token
+/// wins over a cookie: POS apps never send one, and a page never sends a token.
+async fn resolve(
+    state: &AppState,
+    headers: &HeaderMap,
+    ip: IpAddr,
+) -> Result<(Identity, Option<SessionAuth>), ApiError> {
     let Some(token) = bearer(headers) else {
-        return Ok(Identity::Anonymous(ip));
+        let Some(id) = super::session::session_cookie(headers) else {
+            return Ok((Identity::Anonymous(ip), None));
+        };
+        let id_hash = hash_token(id);
+        let idle = state.people.session_idle;
+        let caller = state.services.session_caller(id_hash.clone(), idle).await?;
+        return Ok(match caller {
+            Some(caller) => {
+                let session = SessionAuth { id_hash, csrf: super::session::csrf_token(id) };
+                (Identity::User(Arc::new(caller)), Some(session))
+            }
+            None => (Identity::Anonymous(ip), None),
+        });
     };
+    resolve_token(state, token, ip).await.map(|identity| (identity, None))
+}
+
+async fn resolve_token(state: &AppState, token: &str, ip: IpAddr) -> Result<Identity, ApiError> {
     let hash = hash_token(token);
     let version = state.services.store.accounts_version();
     if let Some(identity) = state.callers.get(&hash, version) {
@@ -109,12 +142,15 @@ pub async fn identify(
     mut req: Request,
     next: Next,
 ) -> Response {
-    let marketplace = req.uri().path().starts_with(super::marketplace::PREFIX);
+    let marketplace = req.uri().path().starts_with(super::error::MARKETPLACE_PREFIX);
     let refuse = |e: ApiError| if marketplace { e.into_marketplace() } else { e }.into_response();
-    let identity = match resolve(&state, req.headers(), peer.ip()).await {
-        Ok(identity) => identity,
+    let (identity, session) = match resolve(&state, req.headers(), peer.ip()).await {
+        Ok(resolved) => resolved,
         Err(e) => return refuse(e),
     };
+    if let Identity::User(caller) = &identity {
+        state.services.token_uses.seen(caller.user.id, peer.ip());
+    }
     let allowed = match state.limiters.general(&identity.limit_key(), identity.identified()) {
         Ok(allowed) => allowed,
         Err(denied) => {
@@ -124,6 +160,20 @@ pub async fn identify(
     // Checked after the limiter, so guessing application secrets is counted like any call.
     if let Err(e) = check_app_pair(&state, req.headers()).await {
         return refuse(e);
+    }
+    if let Some(session) = session {
+        // Signing in does not act with the session it may still carry: it starts a new one.
+        let signing_in =
+            req.method() == axum::http::Method::POST && req.uri().path() == super::session::SIGN_IN;
+        if !req.method().is_safe() && !signing_in && !super::session::csrf_sent(req.headers(), &session.csrf)
+        {
+            return refuse(ApiError::status(
+                StatusCode::FORBIDDEN,
+                "A change made with the page's session needs its X-CSRF-Token header \
+                 (GET /api/v1/session gives it).",
+            ));
+        }
+        req.extensions_mut().insert(session);
     }
     req.extensions_mut().insert(identity);
     let mut response = next.run(req).await;
@@ -147,6 +197,16 @@ pub async fn budget(State((state, group)): State<(AppState, Group)>, req: Reques
     }
 }
 
+/// The cached caller with this request's id (set by `tracing_layers` before any handler runs),
+/// which the services write into the audit trail: one copy of the caller per request.
+pub fn with_request_id(caller: &Arc<Caller>, headers: &HeaderMap) -> Arc<Caller> {
+    let id = headers.get("x-request-id").and_then(|v| v.to_str().ok());
+    match id {
+        Some(id) => Arc::new(Caller { request_id: Some(id.to_string()), ..Caller::clone(caller) }),
+        None => caller.clone(),
+    }
+}
+
 /// A request made with a user's token.
 pub struct Auth(pub Arc<Caller>);
 
@@ -165,7 +225,7 @@ impl FromRequestParts<AppState> for Auth {
 
     async fn from_request_parts(parts: &mut Parts, _state: &AppState) -> Result<Self, Self::Rejection> {
         match parts.extensions.get::<Identity>() {
-            Some(Identity::User(caller)) => Ok(Auth(caller.clone())),
+            Some(Identity::User(caller)) => Ok(Auth(with_request_id(caller, &parts.headers))),
             _ => Err(ApiError::Unauthenticated),
         }
     }

@@ -12,6 +12,10 @@ use crate::domain::validation::FieldErrors;
 use crate::services;
 use crate::services::marketplace::Error as MarketplaceError;
 
+/// Where the marketplace's partner API lives: every answer under it speaks its envelope, the
+/// refusals of authentication too (so `auth` asks here, not the marketplace's routes).
+pub const MARKETPLACE_PREFIX: &str = "/api/partner/v1/marketplace";
+
 /// The one summary line of every validation failure.
 pub const VALIDATION_MESSAGE: &str = "The given data was invalid.";
 
@@ -173,7 +177,7 @@ impl From<MarketplaceError> for ApiError {
                 "A call with this Idempotency-Key is still in progress; retry it in a moment.",
             ),
             E::Internal(cause) => {
-                tracing::error!(%cause, "marketplace request failed");
+                tracing::error!(error = %crate::error_chain(&cause), "marketplace request failed");
                 Self::marketplace(StatusCode::INTERNAL_SERVER_ERROR, code, "Server Error")
             }
         }
@@ -307,8 +311,15 @@ impl From<services::Error> for ApiError {
             E::Busy(message) => ApiError::status(StatusCode::TOO_MANY_REQUESTS, message),
             E::Forbidden(message) => ApiError::status(StatusCode::FORBIDDEN, message),
             E::Unavailable(message) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, message),
-            E::Internal(cause) => {
-                tracing::error!(%cause, "request failed");
+            internal @ (E::Store(_)
+            | E::Fiscal(_)
+            | E::Secrets(_)
+            | E::Print(_)
+            | E::Task(_)
+            | E::Internal(_)) => {
+                // What failed underneath, cause by cause, for the log alone: the POS reads the
+                // spec's message.
+                tracing::error!(error = %crate::error_chain(&internal), "request failed");
                 ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
             }
         }
@@ -318,7 +329,7 @@ impl From<services::Error> for ApiError {
 /// A panic in a handler, caught by the router's outermost layer: logged, and answered 500 in the
 /// standard envelope for that request alone; the server keeps serving everyone else.
 pub fn panic_answer(payload: Box<dyn std::any::Any + Send + 'static>) -> Response {
-    tracing::error!(panic = %crate::panic_text(payload.as_ref()), "a request panicked");
+    tracing::error!(panic = %crate::panics::text(payload.as_ref()), "a request panicked");
     ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error").into_response()
 }
 

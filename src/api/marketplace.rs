@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRequestParts, State};
+use axum::extract::{FromRequestParts, MatchedPath, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -36,23 +36,35 @@ use crate::store::accounts::Caller;
 use crate::store::marketplace::{Event, OrderFilter, StoredOrder};
 
 /// Where the partner API lives.
-pub const PREFIX: &str = "/api/partner/v1/marketplace";
+pub const PREFIX: &str = super::error::MARKETPLACE_PREFIX;
 
 type MarketplaceResult = Result<Response, MarketplaceFailure>;
 
-/// Every marketplace route; unknown paths and methods under the prefix answer in its envelope.
+/// The writes on an order, each a route of its own (`/orders/{id}/<write>`).
+fn writes() -> impl Iterator<Item = &'static str> {
+    Action::ALL.into_iter().map(Action::as_str).chain(["fiscalize"])
+}
+
+/// Every marketplace route; unknown methods answer in its envelope.
 pub fn routes() -> Router<AppState> {
     let route = |r: MethodRouter<AppState>| r.fallback(method_not_allowed);
-    Router::new()
+    let mut routes = Router::new()
         .route(&format!("{PREFIX}/events"), route(get(events)))
         .route(&format!("{PREFIX}/orders"), route(get(orders)))
         .route(&format!("{PREFIX}/orders/{{id}}"), route(get(order)))
-        .route(&format!("{PREFIX}/orders/{{id}}/{{write}}"), route(post(write)))
         .route(&format!("{PREFIX}/webhooks/wolt"), route(post(webhook)))
         .route(&format!("{PREFIX}/settings"), route(get(settings).put(update_settings)))
-        .route(&format!("{PREFIX}/rights/{{user_id}}"), route(put(set_right)))
-        .route(&format!("{PREFIX}/{{*rest}}"), any(not_found))
-        .route(PREFIX, any(not_found))
+        .route(&format!("{PREFIX}/rights/{{user_id}}"), route(put(set_right)));
+    for name in writes() {
+        routes = routes.route(&format!("{PREFIX}/orders/{{id}}/{name}"), route(post(write)));
+    }
+    routes
+}
+
+/// Unknown paths under the prefix, answered in its envelope: no route, so no rule of who may
+/// call it (`permissions`).
+pub fn unknown_paths() -> Router<AppState> {
+    Router::new().route(&format!("{PREFIX}/{{*rest}}"), any(not_found)).route(PREFIX, any(not_found))
 }
 
 async fn not_found() -> MarketplaceFailure {
@@ -97,7 +109,7 @@ impl<B: Budget> FromRequestParts<AppState> for Token<B> {
         if let Err(denied) = state.limiters.group(B::GROUP, &key) {
             return Err(ApiError::Throttled { limit: denied.limit, retry_after: denied.retry_after }.into());
         }
-        Ok(Token(caller.clone(), PhantomData))
+        Ok(Token(super::auth::with_request_id(caller, &parts.headers), PhantomData))
     }
 }
 
@@ -504,10 +516,10 @@ fn idempotency_key(headers: &HeaderMap) -> Result<String, MarketplaceError> {
 }
 
 /// The answer of a write, kept under its Idempotency-Key.
-fn render(outcome: &Result<StoredOrder, MarketplaceError>) -> Rendered {
+fn render(outcome: Result<StoredOrder, MarketplaceError>) -> Rendered {
     let (status, body) = match outcome {
-        Ok(order) => (StatusCode::CREATED, success_body(OrderData { order: order_view(order) })),
-        Err(e) => marketplace_parts(e.clone()),
+        Ok(order) => (StatusCode::CREATED, success_body(OrderData { order: order_view(&order) })),
+        Err(e) => marketplace_parts(e),
     };
     Rendered { status: status.as_u16(), body: body.to_string() }
 }
@@ -599,15 +611,15 @@ fn reject_command(
 async fn write(
     State(state): State<AppState>,
     Venue(access, _): Venue<Writes>,
-    path: Result<axum::extract::Path<(String, String)>, axum::extract::rejection::PathRejection>,
+    path: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
+    matched: MatchedPath,
     headers: HeaderMap,
     bytes: Result<Bytes, BytesRejection>,
 ) -> MarketplaceResult {
-    let axum::extract::Path((id, write)) = path.map_err(|_| MarketplaceError::OrderNotFound)?;
+    let axum::extract::Path(id) = path.map_err(|_| MarketplaceError::OrderNotFound)?;
+    // The route's last segment: one of `writes()`.
+    let write = matched.as_str().rsplit('/').next().unwrap_or_default();
     let action = Action::ALL.into_iter().find(|a| a.as_str() == write);
-    if action.is_none() && write != "fiscalize" {
-        return Err(ApiError::status(StatusCode::NOT_FOUND, "Not found.").into());
-    }
     let key = idempotency_key(&headers)?;
     let (canonical, command) = match action {
         Some(Action::Accept) => accept_command(bytes)?,

@@ -53,6 +53,7 @@ pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiRe
             "email": caller.user.email,
             "operatorCode": caller.user.operator_code,
             "fiscalTcrCode": caller.user.tcr_code,
+            "role": caller.user.role.as_str(),
         },
         "vatConfigs": {"issuerInVat": caller.company.issuer_in_vat},
         "cert": cert,

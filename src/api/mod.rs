@@ -1,6 +1,7 @@
 //! The HTTP edge: router, authentication, limits, envelopes. One file per group of the spec.
 
 pub mod ai;
+mod audit;
 pub mod auth;
 mod callers;
 mod cash_register;
@@ -17,13 +18,19 @@ pub mod marketplace;
 mod misc;
 mod onboarding;
 pub mod ops;
-pub(crate) mod owner;
+mod owner;
+mod pairing;
+pub mod people;
+pub mod permissions;
 mod products;
 mod purchase;
 pub mod reports;
+mod session;
+mod setup;
 mod stock;
 mod tracing_layers;
 mod unread_body;
+mod users;
 pub mod web;
 mod wtn;
 
@@ -35,7 +42,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state, map_response};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, put};
+use axum::routing::{MethodRouter, get, post, put};
 use axum::serve::{Listener, ListenerExt};
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -51,11 +58,10 @@ pub struct AppState {
     pub marketplace: crate::services::marketplace::Marketplace,
     /// The callers of tokens seen lately (`callers`).
     pub callers: Arc<callers::Callers>,
-}
-
-/// Installs a group budget on every route of `routes`.
-fn in_group(state: &AppState, group: Group, routes: Router<AppState>) -> Router<AppState> {
-    routes.route_layer(from_fn_with_state((state.clone(), group), auth::budget))
+    /// Sessions, sign-in lock-outs and the setup wizard's settings (`people`).
+    pub people: Arc<people::People>,
+    /// The time windows are measured on (`crate::clock`).
+    pub clock: crate::clock::Clock,
 }
 
 /// What the router serves beside the spec's API.
@@ -72,7 +78,7 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
     if options.metrics {
         ops_routes = ops_routes.route("/metrics", get(ops::metrics));
     }
-    let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone()));
+    let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone(), state.clock.clone()));
     // The owner's page is static and public (it signs in through the API), so no limiter counts it;
     // nor the book at /docs, the manual a technician reads in the shop.
     let app = api_router(state, options.max_body_bytes)
@@ -83,142 +89,14 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
     tracing_layers::layered(app)
 }
 
+/// The API: every route, then what every request goes through (outermost last).
 fn api_router(state: AppState, max_body_bytes: usize) -> Router {
-    let registration = Router::new()
-        .route("/api/v1/register", post(onboarding::register))
-        .route("/api/v1/on-boarding/certificate", post(onboarding::certificate))
-        .route("/api/v1/on-boarding/branch", post(onboarding::create_branch))
-        .route("/api/v1/on-boarding/branch/{id}", post(onboarding::update_branch))
-        .route("/api/v1/on-boarding/user", post(onboarding::create_user))
-        .route("/api/v1/on-boarding/user/{id}", post(onboarding::update_user))
-        .route("/api/v1/on-boarding/bank-account", post(onboarding::create_bank_account))
-        .route("/api/v1/on-boarding/fiscal-device", post(onboarding::fiscal_device));
-
-    let fiscal = Router::new()
-        .route("/api/v1/invoice/cash", post(invoices::cash::<1>))
-        .route("/api/v2/invoice/cash", post(invoices::cash::<2>))
-        .route("/api/v1/invoice/noncash", post(invoices::noncash::<1>))
-        .route("/api/v2/invoice/noncash", post(invoices::noncash::<2>))
-        .route("/api/v1/invoice/order", post(invoices::order::<1>))
-        .route("/api/v2/invoice/order", post(invoices::order::<2>))
-        .route("/api/v1/invoice/summary", post(invoices::summary::<1>))
-        .route("/api/v2/invoice/summary", post(invoices::summary::<2>));
-
-    // Cancellations count in the fiscal budget and in their own limit.
-    let cancellations = Router::new()
-        .route("/api/v1/invoice/cancel/{id}", post(invoices::cancel::<1>))
-        .route("/api/v2/invoice/cancel/{id}", post(invoices::cancel::<2>))
-        .route(
-            "/api/v1/invoice/cancel-by-internal-id/{internal_id}",
-            post(invoices::cancel_by_internal_id::<1>),
-        )
-        .route(
-            "/api/v2/invoice/cancel-by-internal-id/{internal_id}",
-            post(invoices::cancel_by_internal_id::<2>),
-        );
-
-    let bulk = Router::new()
-        .route("/api/v1/invoice/bulk-noncash", post(invoices::bulk_noncash::<1>))
-        .route("/api/v2/invoice/bulk-noncash", post(invoices::bulk_noncash::<2>));
-
-    let einvoices = Router::new()
-        .route("/api/v1/invoice/e-invoice", post(einvoice::issue_v1))
-        .route("/api/v2/invoice/e-invoice", post(einvoice::issue_v2))
-        .route("/api/v1/purchase-invoices", get(purchase::list))
-        .route("/api/v1/purchase-invoices/{eic}/status", post(purchase::change_status));
-    let einvoice_prints = Router::new()
-        .route("/api/v1/invoice/print-eic/{eic}", get(einvoice::print_eic))
-        .route("/api/v2/invoice/print-eic/{eic}", get(einvoice::print_eic));
-
-    let invoice_reads = Router::new()
-        .route("/api/v1/invoice", get(invoices::list::<1>))
-        .route("/api/v2/invoice", get(invoices::list::<2>))
-        .route("/api/v1/invoice/{id}/details", get(invoices::details::<1>))
-        .route("/api/v2/invoice/{id}/details", get(invoices::details::<2>))
-        .route("/api/v1/invoice/details/{internal_id}", post(invoices::by_internal_id::<1>))
-        .route("/api/v2/invoice/details/{internal_id}", post(invoices::by_internal_id::<2>));
-
-    let print = Router::new()
-        .route("/api/v1/invoice/print/{id}", get(invoices::print))
-        .route("/api/v2/invoice/print/{id}", get(invoices::print));
-
-    let cash_register = Router::new()
-        .route("/api/v1/cash-register/open-balance", post(cash_register::open_balance))
-        .route("/api/v1/cash-register/close-balance", post(cash_register::close_balance))
-        .route("/api/v1/cash-register/deposit", post(cash_register::deposit))
-        .route("/api/v1/cash-register/withdraw", post(cash_register::withdraw))
-        .route("/api/v1/cash-register/actions", get(cash_register::actions))
-        .route("/api/v1/cash-register/balance", get(cash_register::balance))
-        .route("/api/v2/cash-register/balance", get(cash_register::balance));
-
-    // The owner's page: what no route of the spec gives (docs "The owner's page").
-    let owner_reads = Router::new()
-        .route("/api/v1/owner/today", get(owner::today))
-        .route("/api/v1/owner/queue", get(owner::queue));
-    let reports = Router::new()
-        .route("/api/v1/reports/sales-summary", get(reports::sales_summary))
-        .route("/api/v1/reports/vat", get(reports::vat))
-        .route("/api/v1/reports/daily-trend", get(reports::daily_trend))
-        .route("/api/v1/reports/top-clients", get(reports::top_clients))
-        .route("/api/v1/reports/top-products", get(reports::top_products))
-        .route("/api/v1/reports/by-operator", get(reports::by_operator))
-        .route("/api/v1/reports/by-tcr", get(reports::by_tcr))
-        .route("/api/v1/reports/cash-register", get(reports::cash_register))
-        .route("/api/v1/reports/cash-register/closing", get(reports::closing))
-        .route("/api/v1/reports/reversals", get(reports::reversals))
-        .route("/api/v1/reports/wtn", get(reports::wtn))
-        .route("/api/v1/dashboard/summary", get(reports::dashboard));
-
-    let search = Router::new().route("/api/v1/client/search", get(clients::search));
-
-    let general = Router::new()
-        .route("/api/v1/register", get(onboarding::register_ping))
-        .route("/api/openapi.yaml", get(misc::openapi))
-        .route("/api/v1/ping", get(misc::ping))
-        .route("/api/v1/account", get(misc::account))
-        .route("/api/v1/bank-accounts", get(onboarding::bank_accounts))
-        .route("/api/v1/bank-accounts/{id}", get(onboarding::bank_account))
-        .route("/api/v1/clients", get(clients::list).post(clients::v1_create))
-        .route("/api/v1/clients/{id}", put(clients::v1_update))
-        .route("/api/v1/clients/{id}/details", get(clients::v1_details))
-        .route("/api/v2/clients", get(clients::list).post(clients::v2_create))
-        .route("/api/v2/clients/{id}", get(clients::v2_show).patch(clients::v2_update))
-        .route("/api/v1/products", get(products::list).post(products::create))
-        .route("/api/v1/products/{id}", put(products::update))
-        .route("/api/v1/products/{id}/details", get(products::details))
-        .route("/api/v1/product/categories", get(products::categories).post(products::create_category))
-        .route("/api/v1/product/categories/{id}", put(products::update_category));
-
-    // Currencies, exchange rates and the AI proxy: the spec puts them in no group of their own.
-    let currencies = Router::new()
-        .route("/api/v1/currencies", get(currencies::currencies))
-        .route("/api/v1/currencies/{code}", put(currencies::set_currency))
-        .route("/api/v1/exchange-rates", get(currencies::exchange_rates))
-        .route("/api/v1/exchange-rates/manual", get(currencies::manual_rates))
-        .route(
-            "/api/v1/exchange-rates/manual/{code}",
-            put(currencies::set_manual_rate).delete(currencies::delete_manual_rate),
-        )
-        .route("/api/v1/ai/chat/completions", post(ai::chat_completions));
-
-    Router::new()
-        .merge(in_group(&state, Group::General, currencies))
-        .merge(in_group(&state, Group::Registration, registration))
-        .merge(in_group(&state, Group::General, general))
-        .merge(in_group(&state, Group::Search, search))
-        .merge(in_group(&state, Group::Fiscal, fiscal))
-        .merge(in_group(&state, Group::Fiscal, in_group(&state, Group::Cancel, cancellations)))
-        .merge(in_group(&state, Group::Bulk, bulk))
-        .merge(in_group(&state, Group::Print, print))
-        .merge(in_group(&state, Group::Fiscal, einvoices))
-        .merge(in_group(&state, Group::Print, einvoice_prints))
-        .merge(in_group(&state, Group::Reports, reports))
-        .merge(in_group(&state, Group::General, invoice_reads))
-        .merge(in_group(&state, Group::General, cash_register))
-        .merge(in_group(&state, Group::General, owner_reads))
-        .merge(wtn::routes(&state))
-        .merge(stock::routes(&state))
+    routes(&state)
         .merge(marketplace::routes())
+        // Outermost of the routes' layers: a call its rule refuses costs no budget and reaches
+        // no handler. Every route above has a rule (a route without one is refused).
+        .route_layer(from_fn(permissions::check))
+        .merge(marketplace::unknown_paths())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(map_response(json_for_axum_rejections))
@@ -226,6 +104,203 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
         .layer(DefaultBodyLimit::max(max_body_bytes))
         .layer(CatchPanicLayer::custom(error::panic_answer))
         .with_state(state)
+}
+
+/// The budget groups of the spec's "Budgets per group", each a layer over a route's handlers.
+struct Budgets<'a>(&'a AppState);
+
+impl Budgets<'_> {
+    fn of(&self, group: Group, route: MethodRouter<AppState>) -> MethodRouter<AppState> {
+        route.layer(from_fn_with_state((self.0.clone(), group), auth::budget))
+    }
+
+    fn general(&self, route: MethodRouter<AppState>) -> MethodRouter<AppState> {
+        self.of(Group::General, route)
+    }
+
+    fn registration(&self, route: MethodRouter<AppState>) -> MethodRouter<AppState> {
+        self.of(Group::Registration, route)
+    }
+
+    fn fiscal(&self, route: MethodRouter<AppState>) -> MethodRouter<AppState> {
+        self.of(Group::Fiscal, route)
+    }
+
+    /// Cancellations count in the fiscal budget and in their own limit.
+    fn cancel(&self, route: MethodRouter<AppState>) -> MethodRouter<AppState> {
+        self.fiscal(self.of(Group::Cancel, route))
+    }
+
+    fn bulk(&self, route: MethodRouter<AppState>) -> MethodRouter<AppState> {
+        self.of(Group::Bulk, route)
+    }
+
+    fn print(&self, route: MethodRouter<AppState>) -> MethodRouter<AppState> {
+        self.of(Group::Print, route)
+    }
+
+    fn reports(&self, route: MethodRouter<AppState>) -> MethodRouter<AppState> {
+        self.of(Group::Reports, route)
+    }
+
+    fn search(&self, route: MethodRouter<AppState>) -> MethodRouter<AppState> {
+        self.of(Group::Search, route)
+    }
+}
+
+/// Users and their tokens (the book's "Roles and tokens") and the audit trail of what they
+/// did, in the `general` group.
+fn user_routes(g: &Budgets) -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/audit", g.general(get(audit::list)))
+        .route("/api/v1/users", g.general(get(users::list)))
+        .route("/api/v1/users/me/token", g.general(post(users::rotate_own)))
+        .route("/api/v1/users/{id}/token", g.general(post(users::rotate).delete(users::revoke)))
+}
+
+/// Every route of the spec, with the budget group it counts in (the minimum intervals are the
+/// handlers' own). The marketplace's routes answer in their own envelope and count their budgets
+/// in their handlers (`marketplace::routes`).
+fn routes(state: &AppState) -> Router<AppState> {
+    let g = Budgets(state);
+    user_routes(&g)
+        // Registration and on-boarding
+        .route("/api/v1/register", g.registration(post(onboarding::register)))
+        .route("/api/v1/register", g.general(get(onboarding::register_ping)))
+        .route("/api/v1/on-boarding/certificate", g.registration(post(onboarding::certificate)))
+        .route("/api/v1/on-boarding/branch", g.registration(post(onboarding::create_branch)))
+        .route("/api/v1/on-boarding/branch/{id}", g.registration(post(onboarding::update_branch)))
+        .route("/api/v1/on-boarding/user", g.registration(post(onboarding::create_user)))
+        .route("/api/v1/on-boarding/user/{id}", g.registration(post(onboarding::update_user)))
+        .route("/api/v1/on-boarding/bank-account", g.registration(post(onboarding::create_bank_account)))
+        .route("/api/v1/on-boarding/fiscal-device", g.registration(post(onboarding::fiscal_device)))
+        .route("/api/v1/bank-accounts", g.general(get(onboarding::bank_accounts)))
+        .route("/api/v1/bank-accounts/{id}", g.general(get(onboarding::bank_account)))
+        .route("/api/openapi.yaml", g.general(get(misc::openapi)))
+        .route("/api/v1/ping", g.general(get(misc::ping)))
+        .route("/api/v1/account", g.general(get(misc::account)))
+        // Clients and products
+        .route("/api/v1/clients", g.general(get(clients::list).post(clients::v1_create)))
+        .route("/api/v1/clients/{id}", g.general(put(clients::v1_update)))
+        .route("/api/v1/clients/{id}/details", g.general(get(clients::v1_details)))
+        .route("/api/v2/clients", g.general(get(clients::list).post(clients::v2_create)))
+        .route("/api/v2/clients/{id}", g.general(get(clients::v2_show).patch(clients::v2_update)))
+        .route("/api/v1/client/search", g.search(get(clients::search)))
+        .route("/api/v1/products", g.general(get(products::list).post(products::create)))
+        .route("/api/v1/products/{id}", g.general(put(products::update)))
+        .route("/api/v1/products/{id}/details", g.general(get(products::details)))
+        .route(
+            "/api/v1/product/categories",
+            g.general(get(products::categories).post(products::create_category)),
+        )
+        .route("/api/v1/product/categories/{id}", g.general(put(products::update_category)))
+        // Cash register
+        .route("/api/v1/cash-register/open-balance", g.general(post(cash_register::open_balance)))
+        .route("/api/v1/cash-register/close-balance", g.general(post(cash_register::close_balance)))
+        .route("/api/v1/cash-register/deposit", g.general(post(cash_register::deposit)))
+        .route("/api/v1/cash-register/withdraw", g.general(post(cash_register::withdraw)))
+        .route("/api/v1/cash-register/actions", g.general(get(cash_register::actions)))
+        .route("/api/v1/cash-register/balance", g.general(get(cash_register::balance)))
+        .route("/api/v2/cash-register/balance", g.general(get(cash_register::balance)))
+        // Invoices
+        .route("/api/v1/invoice/cash", g.fiscal(post(invoices::cash::<1>)))
+        .route("/api/v2/invoice/cash", g.fiscal(post(invoices::cash::<2>)))
+        .route("/api/v1/invoice/noncash", g.fiscal(post(invoices::noncash::<1>)))
+        .route("/api/v2/invoice/noncash", g.fiscal(post(invoices::noncash::<2>)))
+        .route("/api/v1/invoice/order", g.fiscal(post(invoices::order::<1>)))
+        .route("/api/v2/invoice/order", g.fiscal(post(invoices::order::<2>)))
+        .route("/api/v1/invoice/summary", g.fiscal(post(invoices::summary::<1>)))
+        .route("/api/v2/invoice/summary", g.fiscal(post(invoices::summary::<2>)))
+        .route("/api/v1/invoice/bulk-noncash", g.bulk(post(invoices::bulk_noncash::<1>)))
+        .route("/api/v2/invoice/bulk-noncash", g.bulk(post(invoices::bulk_noncash::<2>)))
+        .route("/api/v1/invoice/cancel/{id}", g.cancel(post(invoices::cancel::<1>)))
+        .route("/api/v2/invoice/cancel/{id}", g.cancel(post(invoices::cancel::<2>)))
+        .route(
+            "/api/v1/invoice/cancel-by-internal-id/{internalId}",
+            g.cancel(post(invoices::cancel_by_internal_id::<1>)),
+        )
+        .route(
+            "/api/v2/invoice/cancel-by-internal-id/{internalId}",
+            g.cancel(post(invoices::cancel_by_internal_id::<2>)),
+        )
+        .route("/api/v1/invoice", g.general(get(invoices::list::<1>)))
+        .route("/api/v2/invoice", g.general(get(invoices::list::<2>)))
+        .route("/api/v1/invoice/{id}/details", g.general(get(invoices::details::<1>)))
+        .route("/api/v2/invoice/{id}/details", g.general(get(invoices::details::<2>)))
+        .route("/api/v1/invoice/details/{internalId}", g.general(post(invoices::by_internal_id::<1>)))
+        .route("/api/v2/invoice/details/{internalId}", g.general(post(invoices::by_internal_id::<2>)))
+        .route("/api/v1/invoice/print/{id}", g.print(get(invoices::print)))
+        .route("/api/v2/invoice/print/{id}", g.print(get(invoices::print)))
+        // E-invoices and purchase invoices
+        .route("/api/v1/invoice/e-invoice", g.fiscal(post(einvoice::issue_v1)))
+        .route("/api/v2/invoice/e-invoice", g.fiscal(post(einvoice::issue_v2)))
+        .route("/api/v1/invoice/print-eic/{eic}", g.print(get(einvoice::print_eic)))
+        .route("/api/v2/invoice/print-eic/{eic}", g.print(get(einvoice::print_eic)))
+        .route("/api/v1/purchase-invoices", g.fiscal(get(purchase::list)))
+        .route("/api/v1/purchase-invoices/{eic}/status", g.fiscal(post(purchase::change_status)))
+        // Warehouse transfer notes (the list shares the issue's interval, not its budget) and stock
+        .route("/api/v1/invoice/wtn", g.fiscal(post(wtn::issue::<1>)))
+        .route("/api/v2/invoice/wtn", g.fiscal(post(wtn::issue::<2>)))
+        .route("/api/v1/invoice/wtn", g.general(get(wtn::list)))
+        .route("/api/v1/invoice/wtn/details/{internalId}", g.general(get(wtn::details::<1>)))
+        .route("/api/v2/invoice/wtn/details/{internalId}", g.general(get(wtn::details::<2>)))
+        .route("/api/v1/invoice/wtn/print/{id}", g.print(get(wtn::print)))
+        .route("/api/v2/invoice/wtn/print/{id}", g.print(get(wtn::print)))
+        .route("/api/v1/invoice/wtn/pdf/{id}", g.print(get(wtn::pdf)))
+        .route("/api/v2/invoice/wtn/pdf/{id}", g.print(get(wtn::pdf)))
+        .route("/api/v1/print-settings", g.general(get(wtn::print_settings).put(wtn::update_print_settings)))
+        .route("/api/v1/mobile/products/stock", g.general(get(stock::mobile_stock)))
+        .route("/api/v1/stock/settings", g.general(get(stock::settings).put(stock::update_settings)))
+        .route("/api/v1/stock/products/{id}", g.general(get(stock::history)))
+        .route("/api/v1/stock/products/{id}/adjustments", g.general(post(stock::adjust)))
+        // Reports, and the owner's page's own two (docs "The owner's page")
+        .route("/api/v1/reports/sales-summary", g.reports(get(reports::sales_summary)))
+        .route("/api/v1/reports/vat", g.reports(get(reports::vat)))
+        .route("/api/v1/reports/daily-trend", g.reports(get(reports::daily_trend)))
+        .route("/api/v1/reports/top-clients", g.reports(get(reports::top_clients)))
+        .route("/api/v1/reports/top-products", g.reports(get(reports::top_products)))
+        .route("/api/v1/reports/by-operator", g.reports(get(reports::by_operator)))
+        .route("/api/v1/reports/by-tcr", g.reports(get(reports::by_tcr)))
+        .route("/api/v1/reports/cash-register", g.reports(get(reports::cash_register)))
+        .route("/api/v1/reports/cash-register/closing", g.reports(get(reports::closing)))
+        .route("/api/v1/reports/reversals", g.reports(get(reports::reversals)))
+        .route("/api/v1/reports/wtn", g.reports(get(reports::wtn)))
+        .route("/api/v1/dashboard/summary", g.reports(get(reports::dashboard)))
+        .route("/api/v1/owner/today", g.general(get(owner::today)))
+        .route("/api/v1/owner/queue", g.general(get(owner::queue)))
+        // Currencies, exchange rates and the AI proxy: in no group of the spec's own
+        .route("/api/v1/currencies", g.general(get(currencies::currencies)))
+        .route("/api/v1/currencies/{code}", g.general(put(currencies::set_currency)))
+        .route("/api/v1/exchange-rates", g.general(get(currencies::exchange_rates)))
+        .route("/api/v1/exchange-rates/manual", g.general(get(currencies::manual_rates)))
+        .route(
+            "/api/v1/exchange-rates/manual/{code}",
+            g.general(put(currencies::set_manual_rate).delete(currencies::delete_manual_rate)),
+        )
+        .route("/api/v1/ai/chat/completions", g.general(post(ai::chat_completions)))
+        .merge(people_routes(state))
+}
+
+/// Arka's own routes for people, beside the spec's: the first start's wizard (docs "First
+/// start") and people signing in to the page.
+fn people_routes(state: &AppState) -> Router<AppState> {
+    let g = Budgets(state);
+    Router::new()
+        .route("/api/v1/setup", g.registration(get(setup::status)))
+        .route("/api/v1/setup/code", g.registration(post(setup::check_code)))
+        .route("/api/v1/setup/business", g.registration(post(setup::business)))
+        .route("/api/v1/setup/owner", g.registration(post(setup::owner)))
+        .route("/api/v1/setup/certificate", g.registration(post(setup::certificate)))
+        .route("/api/v1/setup/unit", g.registration(post(setup::unit)))
+        .route("/api/v1/setup/devices", g.registration(post(setup::device)))
+        .route("/api/v1/setup/cashiers", g.registration(post(setup::cashier)))
+        .route("/api/v1/setup/test-sale", g.fiscal(post(setup::test_sale)))
+        .route(
+            session::SIGN_IN,
+            g.general(get(people::whoami).post(people::sign_in).delete(people::sign_out)),
+        )
+        .route("/api/v1/session/password", g.general(post(people::change_password)))
+        .route("/api/v1/users/{id}/password", g.general(post(people::reset_password)))
 }
 
 async fn not_found() -> ApiError {
@@ -257,7 +332,7 @@ async fn json_for_axum_rejections(response: Response) -> Response {
 }
 
 /// Serves until `shutdown` completes, then lets the requests in flight finish. Used by
-/// `arka serve` and by the tests alike, over plain TCP or TLS (`crate::tls::TlsListener`).
+/// `arka serve` and by the tests alike, over plain TCP or TLS (`crate::ops::tls::TlsListener`).
 pub async fn serve<L>(
     listener: L,
     app: Router,

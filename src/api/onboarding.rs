@@ -81,6 +81,7 @@ pub async fn register(
             "name": registered.user.name,
             "email": registered.user.email,
             "token": registered.token,
+            "role": registered.user.role.as_str(),
         },
         "branch": {"id": registered.branch.id, "name": registered.branch.name},
         "api_token": registered.token,
@@ -107,7 +108,7 @@ fn multipart_error(status: axum::http::StatusCode) -> ApiError {
 }
 
 /// `certificate_file` and `password`, from multipart/form-data or from JSON with base64.
-async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, String), ApiError> {
+pub(super) async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, String), ApiError> {
     let is_multipart = req
         .headers()
         .get(CONTENT_TYPE)
@@ -158,9 +159,10 @@ async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, S
     }
 }
 
-fn cert_json(c: &CertificateInfo) -> Value {
+pub(super) fn cert_json(c: &CertificateInfo) -> Value {
     json!({
         "subject": c.subject,
+        "nuis": c.nuis,
         "serial": c.serial,
         "validFrom": local_text(c.valid_from),
         "expiresAt": local_text(c.valid_to),
@@ -195,7 +197,7 @@ impl From<BranchBody> for UnitInput {
     }
 }
 
-fn branch_json(u: &BusinessUnit) -> Value {
+pub(super) fn branch_json(u: &BusinessUnit) -> Value {
     json!({
         "id": u.id,
         "name": u.name,
@@ -234,15 +236,17 @@ pub struct UserBody {
     operator_code: Option<String>,
     #[serde(default, deserialize_with = "fields::text")]
     fiscal_tcr_code: Option<Option<String>>,
+    role: Option<String>,
 }
 
-fn user_json(u: &User) -> Value {
+pub(super) fn user_json(u: &User) -> Value {
     json!({
         "id": u.id,
         "name": u.name,
         "operatorCode": u.operator_code,
         "fiscalTcrCode": u.tcr_code,
         "branchId": u.business_unit_id,
+        "role": u.role.as_str(),
     })
 }
 
@@ -261,6 +265,7 @@ pub async fn create_user(
                 branch_id: b.branch_id,
                 operator_code: b.operator_code,
                 tcr_code: b.fiscal_tcr_code.flatten(),
+                role: b.role,
             },
         )
         .await?;
@@ -285,6 +290,7 @@ pub async fn update_user(
                 branch_id: b.branch_id,
                 operator_code: b.operator_code,
                 tcr_code: b.fiscal_tcr_code,
+                role: b.role,
             },
         )
         .await?;

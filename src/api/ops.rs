@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::error::ApiError;
+use crate::clock::Clock;
 use crate::domain::time::parse_stored;
 use crate::fiscal::gateway::Breaker;
 use crate::services::Services;
@@ -25,31 +26,32 @@ const PROBE_FRESH_FOR: Duration = Duration::from_secs(1);
 #[derive(Clone)]
 pub struct Ops {
     pub services: Services,
+    clock: Clock,
     last_probe: Arc<Mutex<Option<(Instant, bool)>>>,
 }
 
 impl Ops {
-    pub fn new(services: Services) -> Self {
-        Ops { services, last_probe: Arc::default() }
+    pub fn new(services: Services, clock: Clock) -> Self {
+        Ops { services, clock, last_probe: Arc::default() }
     }
 
     /// Whether a write commits now (or did less than a second ago).
     async fn writable(&self) -> bool {
         if let Ok(last) = self.last_probe.lock()
             && let Some((at, writable)) = *last
-            && at.elapsed() < PROBE_FRESH_FOR
+            && self.clock.since(at) < PROBE_FRESH_FOR
         {
             return writable;
         }
         let writable = match self.services.store.write(|tx| health::probe(tx)).await {
             Ok(()) => true,
             Err(e) => {
-                tracing::error!(error = %e, "health probe: the database does not take writes");
+                tracing::error!(error = %crate::error_chain(&e), "health probe: the database does not take writes");
                 false
             }
         };
         if let Ok(mut last) = self.last_probe.lock() {
-            *last = Some((Instant::now(), writable));
+            *last = Some((self.clock.now(), writable));
         }
         writable
     }
@@ -61,7 +63,7 @@ impl Ops {
                 waiting.map(|w| HqBacklog { backlog: w.notes, oldest_age_seconds: w.oldest_age_seconds })
             }
             Err(e) => {
-                tracing::error!(error = %e, "health: cannot read the outbox to the head office");
+                tracing::error!(error = %crate::error_chain(&e), "health: cannot read the outbox to the head office");
                 None
             }
         }
@@ -71,7 +73,7 @@ impl Ops {
         match self.services.store.read(health::queue_summary).await {
             Ok(summary) => Some(summary),
             Err(e) => {
-                tracing::error!(error = %e, "health: cannot read the late-delivery queue");
+                tracing::error!(error = %crate::error_chain(&e), "health: cannot read the late-delivery queue");
                 None
             }
         }
@@ -146,7 +148,7 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
             .and_then(parse_stored)
             .map(|valid_to| CertificateView { valid_to, days_left: (valid_to - now).num_days() }),
         Err(e) => {
-            tracing::error!(error = %e, "health: cannot read the certificates");
+            tracing::error!(error = %crate::error_chain(&e), "health: cannot read the certificates");
             None
         }
     };
@@ -168,7 +170,7 @@ pub async fn metrics(State(ops): State<Ops>) -> Response {
     let queue = ops.queue().await;
     let now = Utc::now();
     let hq = ops.hq(now).await;
-    let snapshot = crate::metrics::Snapshot {
+    let snapshot = crate::ops::metrics::Snapshot {
         hq_backlog: hq.as_ref().map_or(0, |h| h.backlog),
         hq_backlog_oldest_age_seconds: hq.as_ref().and_then(|h| h.oldest_age_seconds).unwrap_or(0),
         queue_depth: queue.as_ref().map_or(0, |q| q.depth),
@@ -178,7 +180,7 @@ pub async fn metrics(State(ops): State<Ops>) -> Response {
             .unwrap_or(0),
         breaker_open: ops.services.gateway.breaker_open(),
     };
-    match crate::metrics::render(snapshot) {
+    match crate::ops::metrics::render(snapshot) {
         Ok(text) => {
             ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], text)
                 .into_response()

@@ -1,33 +1,21 @@
 //! Stock: the spec's mobile stock list, and the owner's routes Arka adds (settings, counts,
 //! deliveries and corrections, an article's quantities and history).
 
-use axum::Router;
 use axum::extract::State;
-use axum::routing::{get, post};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, created, ok};
 use super::extract::{Body, Changes, PathId, Query};
 use super::fields;
-use super::limits::Group;
 use super::onboarding::{PageView, paging};
-use super::{AppState, in_group};
 use crate::domain::product::unit_name;
 use crate::domain::stock::{AdjustmentInput, parse_ids};
 use crate::domain::time::{local_text, parse_stored};
 use crate::services::stock::SettingsUpdate;
 use crate::store::stock::{Article, Movement, Settings};
-
-pub fn routes(state: &AppState) -> Router<AppState> {
-    let routes = Router::new()
-        .route("/api/v1/mobile/products/stock", get(mobile_stock))
-        .route("/api/v1/stock/settings", get(settings).put(update_settings))
-        .route("/api/v1/stock/products/{id}", get(history))
-        .route("/api/v1/stock/products/{id}/adjustments", post(adjust));
-    in_group(state, Group::General, routes)
-}
 
 #[derive(Serialize)]
 struct ProductView {
@@ -76,7 +64,11 @@ struct MobileStockView {
     products: Vec<ShelfView>,
 }
 
-async fn mobile_stock(State(state): State<AppState>, auth: Auth, Query(q): Query<StockQuery>) -> ApiResult {
+pub async fn mobile_stock(
+    State(state): State<AppState>,
+    auth: Auth,
+    Query(q): Query<StockQuery>,
+) -> ApiResult {
     let ids = parse_ids(q.ids.as_deref()).map_err(ApiError::Validation)?;
     let stock = state.services.mobile_stock(&auth.0, ids).await?;
     ok(MobileStockView {
@@ -115,11 +107,11 @@ pub struct SettingsBody {
     enforce: Option<bool>,
 }
 
-async fn settings(State(state): State<AppState>, auth: Auth) -> ApiResult {
+pub async fn settings(State(state): State<AppState>, auth: Auth) -> ApiResult {
     ok(settings_view(state.services.stock_settings(&auth.0).await?))
 }
 
-async fn update_settings(
+pub async fn update_settings(
     State(state): State<AppState>,
     auth: Auth,
     Changes(b): Changes<SettingsBody>,
@@ -193,7 +185,7 @@ struct AdjustedView {
     movement: MovementView,
 }
 
-async fn adjust(
+pub async fn adjust(
     State(state): State<AppState>,
     auth: Auth,
     PathId(id): PathId,
@@ -228,7 +220,7 @@ struct HistoryView {
     pagination: PageView,
 }
 
-async fn history(
+pub async fn history(
     State(state): State<AppState>,
     auth: Auth,
     PathId(id): PathId,

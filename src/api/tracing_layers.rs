@@ -42,7 +42,7 @@ async fn drop_unacceptable_request_id(mut request: Request, next: Next) -> axum:
 async fn count_request(request: Request, next: Next) -> axum::response::Response {
     let route = route_of(&request);
     let response = next.run(request).await;
-    crate::metrics::http_request(&route, response.status().as_u16());
+    crate::ops::metrics::http_request(&route, response.status().as_u16());
     response
 }
 

@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::secrets::hex_lower;
+use crate::ops::secrets::hex_lower;
 
 /// Nothing from outside the box: scripts, styles and calls from this server only; PDFs shown in
 /// a frame from `blob:` URLs the page made itself; no plugins, no forms posting elsewhere, no

@@ -4,49 +4,25 @@
 //! answers a repeat with the first note (200), v1 takes it optionally and answers a repeat 409.
 
 use axum::Json;
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok, success_body};
 use super::extract::{Body, Changes, PathId, Query};
 use super::fields;
-use super::limits::{Group, Interval};
+use super::limits::Interval;
 use super::onboarding::{PageView, paging};
-use super::{AppState, in_group};
 use crate::domain::client::Patch;
 use crate::domain::time::local_text;
 use crate::domain::wtn::{CarrierInput, LineInput, NoteInput, PlaceInput, fiscal_status, items_num};
 use crate::services::pipeline::Issued;
 use crate::services::wtn::{IssueWtnRequest, PrintDocument, WtnIssue};
 use crate::store::wtn::{ListFilter, Place, Wtn};
-
-pub fn routes(state: &AppState) -> Router<AppState> {
-    let issue = Router::new()
-        .route("/api/v1/invoice/wtn", post(issue::<1>))
-        .route("/api/v2/invoice/wtn", post(issue::<2>));
-    // The list shares the issue's interval (the spec's row names both) but not its budget.
-    let list = Router::new().route("/api/v1/invoice/wtn", get(list));
-    let reads = Router::new()
-        .route("/api/v1/invoice/wtn/details/{internal_id}", get(details::<1>))
-        .route("/api/v2/invoice/wtn/details/{internal_id}", get(details::<2>))
-        .route("/api/v1/print-settings", get(print_settings).put(update_print_settings));
-    let print = Router::new()
-        .route("/api/v1/invoice/wtn/print/{id}", get(print))
-        .route("/api/v2/invoice/wtn/print/{id}", get(print))
-        .route("/api/v1/invoice/wtn/pdf/{id}", get(pdf))
-        .route("/api/v2/invoice/wtn/pdf/{id}", get(pdf));
-    Router::new()
-        .merge(in_group(state, Group::Fiscal, issue))
-        .merge(in_group(state, Group::General, list))
-        .merge(in_group(state, Group::General, reads))
-        .merge(in_group(state, Group::Print, print))
-}
 
 // ---------------------------------------------------------------------------------------------
 // The body
@@ -333,7 +309,7 @@ struct DeferredBody {
 // Issue, list, details
 // ---------------------------------------------------------------------------------------------
 
-async fn issue<const VERSION: i64>(
+pub async fn issue<const VERSION: i64>(
     State(state): State<AppState>,
     auth: Auth,
     headers: HeaderMap,
@@ -379,7 +355,7 @@ struct ListData {
     pagination: PageView,
 }
 
-async fn list(
+pub async fn list(
     State(state): State<AppState>,
     auth: Auth,
     headers: HeaderMap,
@@ -392,13 +368,14 @@ async fn list(
         to_date: super::invoices::list_date("toDate", q.to_date)?,
         limit,
         offset,
+        own: None,
     };
     let notes = state.services.wtns(&auth.0, filter).await?;
     let items: Vec<WtnView> = notes.iter().map(|n| wtn_view(&state, n, 1, host(&headers))).collect();
     ok(ListData { pagination: PageView { records: items.len(), limit, offset }, items })
 }
 
-async fn details<const VERSION: i64>(
+pub async fn details<const VERSION: i64>(
     State(state): State<AppState>,
     auth: Auth,
     headers: HeaderMap,
@@ -504,13 +481,13 @@ fn print_view(d: PrintDocument) -> PrintView {
     }
 }
 
-async fn print(State(state): State<AppState>, auth: Auth, PathId(id): PathId) -> ApiResult {
+pub async fn print(State(state): State<AppState>, auth: Auth, PathId(id): PathId) -> ApiResult {
     let document = state.services.wtn_print(&auth.0, id).await?;
     ok(print_view(document))
 }
 
 /// The note as an A4 PDF.
-async fn pdf(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
+pub async fn pdf(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
     let pdf = state.services.wtn_pdf(&caller, id).await?;
     Ok((
         [
@@ -552,11 +529,11 @@ pub struct PrintSettingsBody {
     unit_name: Option<bool>,
 }
 
-async fn print_settings(State(state): State<AppState>, auth: Auth) -> ApiResult {
+pub async fn print_settings(State(state): State<AppState>, auth: Auth) -> ApiResult {
     ok(settings_view(&state.services.print_settings(&auth.0).await?))
 }
 
-async fn update_print_settings(
+pub async fn update_print_settings(
     State(state): State<AppState>,
     auth: Auth,
     Changes(b): Changes<PrintSettingsBody>,

@@ -357,96 +357,161 @@ fn clean(value: Option<String>) -> Option<String> {
     value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
 }
 
-fn build(mut d: Draft, p: &ClientPatch) -> Result<Client, Rejection> {
-    overlay(&mut d.client_type, &p.client_type);
-    overlay(&mut d.company_name, &p.company_name);
-    overlay(&mut d.company_category, &p.company_category);
-    overlay(&mut d.first_name, &p.first_name);
-    overlay(&mut d.last_name, &p.last_name);
-    overlay(&mut d.birthday, &p.birthday);
-    overlay(&mut d.gender, &p.gender);
-    overlay(&mut d.id_type, &p.id_type);
-    overlay(&mut d.id_value, &p.id_value);
-    overlay(&mut d.address, &p.address);
-    overlay(&mut d.city, &p.city);
-    overlay(&mut d.country, &p.country);
-    overlay(&mut d.phone, &p.phone);
-    overlay(&mut d.email, &p.email);
-    overlay(&mut d.customer_number, &p.customer_number);
-    overlay(&mut d.nationality_code, &p.nationality_code);
-    overlay(&mut d.nationality_id, &p.nationality_id);
-
+fn build(d: Draft, p: &ClientPatch) -> Result<Client, Rejection> {
+    let d = d.patched(p);
     let mut problems = Vec::new();
     let mut fail = |field: Field, problem: Problem| problems.push(Invalid { field, problem });
+    let client_type = client_type(&mut fail, d.client_type.clone());
+    let names = kind_fields(&mut fail, client_type, names(&d, p, client_type), &d);
+    let (id_type, id_value) = identity(&mut fail, client_type, d.id_type.clone(), d.id_value.clone());
+    let contact = contact(&mut fail, &d);
+    match (client_type, id_type) {
+        (Some(client_type), Some(id_type)) if problems.is_empty() => Ok(Client {
+            client_type,
+            company_name: names.company_name,
+            company_category: names.company_category,
+            first_name: names.first_name,
+            last_name: names.last_name,
+            birthday: names.birthday,
+            gender: names.gender,
+            id_type,
+            id_value,
+            address: contact.address,
+            city: contact.city,
+            country: contact.country,
+            phone: contact.phone,
+            email: contact.email,
+            customer_number: contact.customer_number,
+            nationality_code: contact.nationality_code,
+            nationality_id: d.nationality_id,
+        }),
+        _ => Err(Rejection::Invalid(problems)),
+    }
+}
 
-    let client_type = match clean(d.client_type) {
-        None => {
-            fail(Field::ClientType, Problem::Required);
-            None
-        }
-        Some(text) => {
-            let parsed = ClientType::parse(&text);
-            if parsed.is_none() {
-                fail(Field::ClientType, Problem::OneOf(&["company", "person"]));
-            }
-            parsed
-        }
+impl Draft {
+    /// The draft with every field the patch sends in place of its own.
+    fn patched(mut self, p: &ClientPatch) -> Draft {
+        overlay(&mut self.client_type, &p.client_type);
+        overlay(&mut self.company_name, &p.company_name);
+        overlay(&mut self.company_category, &p.company_category);
+        overlay(&mut self.first_name, &p.first_name);
+        overlay(&mut self.last_name, &p.last_name);
+        overlay(&mut self.birthday, &p.birthday);
+        overlay(&mut self.gender, &p.gender);
+        overlay(&mut self.id_type, &p.id_type);
+        overlay(&mut self.id_value, &p.id_value);
+        overlay(&mut self.address, &p.address);
+        overlay(&mut self.city, &p.city);
+        overlay(&mut self.country, &p.country);
+        overlay(&mut self.phone, &p.phone);
+        overlay(&mut self.email, &p.email);
+        overlay(&mut self.customer_number, &p.customer_number);
+        overlay(&mut self.nationality_code, &p.nationality_code);
+        overlay(&mut self.nationality_id, &p.nationality_id);
+        self
+    }
+}
+
+fn client_type(fail: &mut impl FnMut(Field, Problem), text: Option<String>) -> Option<ClientType> {
+    let Some(text) = clean(text) else {
+        fail(Field::ClientType, Problem::Required);
+        return None;
     };
+    let parsed = ClientType::parse(&text);
+    if parsed.is_none() {
+        fail(Field::ClientType, Problem::OneOf(&["company", "person"]));
+    }
+    parsed
+}
 
-    // v1's `name` stands in for the name fields that were not sent.
+/// The fields that belong to one client type: a company's name and category, a person's names,
+/// birthday and gender. The other type's are dropped.
+#[derive(Default)]
+struct KindFields {
+    company_name: Option<String>,
+    company_category: Option<CompanyCategory>,
+    first_name: Option<String>,
+    last_name: Option<String>,
+    birthday: Option<NaiveDate>,
+    gender: Option<Gender>,
+}
+
+/// The names as sent. v1's `name` stands in for the name fields that were not sent.
+fn names(d: &Draft, p: &ClientPatch, client_type: Option<ClientType>) -> KindFields {
+    let mut names = KindFields {
+        company_name: clean(d.company_name.clone()),
+        first_name: clean(d.first_name.clone()),
+        last_name: clean(d.last_name.clone()),
+        ..KindFields::default()
+    };
     let full_name = match &p.full_name {
         Some(Some(name)) => clean(Some(name.clone())),
         _ => None,
     };
-    let mut company_name = clean(d.company_name);
-    let mut first_name = clean(d.first_name);
-    let mut last_name = clean(d.last_name);
     if let Some(name) = full_name {
         match client_type {
-            Some(ClientType::Company) if p.company_name.is_none() => company_name = Some(name),
+            Some(ClientType::Company) if p.company_name.is_none() => names.company_name = Some(name),
             Some(ClientType::Person) if p.first_name.is_none() && p.last_name.is_none() => {
                 let (first, last) = match name.split_once(char::is_whitespace) {
                     Some((first, last)) => (first.to_string(), clean(Some(last.to_string()))),
                     None => (name, None),
                 };
-                first_name = Some(first);
-                last_name = last;
+                names.first_name = Some(first);
+                names.last_name = last;
             }
             _ => {}
         }
     }
+    names
+}
 
-    let mut company_category = None;
-    let mut birthday = None;
-    let mut gender = None;
+/// Checks the fields of the client's type and drops the other type's.
+fn kind_fields(
+    fail: &mut impl FnMut(Field, Problem),
+    client_type: Option<ClientType>,
+    mut names: KindFields,
+    d: &Draft,
+) -> KindFields {
     match client_type {
         Some(ClientType::Company) => {
-            required(&mut fail, Field::CompanyName, company_name.as_deref(), 255);
-            company_category = one_of::<CompanyCategory>(
-                &mut fail,
+            required(fail, Field::CompanyName, names.company_name.as_deref(), 255);
+            names.company_category = one_of::<CompanyCategory>(
+                fail,
                 Field::CompanyCategory,
-                clean(d.company_category),
+                clean(d.company_category.clone()),
                 &["business", "bank", "exchange"],
             );
-            first_name = None;
-            last_name = None;
+            names.first_name = None;
+            names.last_name = None;
         }
         Some(ClientType::Person) => {
-            required(&mut fail, Field::FirstName, first_name.as_deref(), 255);
-            required(&mut fail, Field::LastName, last_name.as_deref(), 255);
-            if let Some(text) = clean(d.birthday) {
-                birthday = parse_date(&text);
-                if birthday.is_none() {
+            required(fail, Field::FirstName, names.first_name.as_deref(), 255);
+            required(fail, Field::LastName, names.last_name.as_deref(), 255);
+            if let Some(text) = clean(d.birthday.clone()) {
+                names.birthday = parse_date(&text);
+                if names.birthday.is_none() {
                     fail(Field::Birthday, Problem::NotDate);
                 }
             }
-            gender = one_of::<Gender>(&mut fail, Field::Gender, clean(d.gender), &["male", "female"]);
-            company_name = None;
+            names.gender =
+                one_of::<Gender>(fail, Field::Gender, clean(d.gender.clone()), &["male", "female"]);
+            names.company_name = None;
         }
         None => {}
     }
+    names
+}
 
-    let id_type = match (client_type, clean(d.id_type)) {
+/// The identification: its type (a company's NUIS, a person's ID card unless another fits) and
+/// value (a NUIS kept uppercase).
+fn identity(
+    fail: &mut impl FnMut(Field, Problem),
+    client_type: Option<ClientType>,
+    id_type: Option<String>,
+    id_value: Option<String>,
+) -> (Option<IdType>, Option<String>) {
+    let id_type = match (client_type, clean(id_type)) {
         (Some(ClientType::Company), None) => Some(IdType::Nuis),
         (Some(ClientType::Person), None) => Some(IdType::Id),
         (Some(client_type), Some(text)) => match IdType::parse(&text).filter(|t| t.fits(client_type)) {
@@ -458,65 +523,57 @@ fn build(mut d: Draft, p: &ClientPatch) -> Result<Client, Rejection> {
         },
         (None, _) => None,
     };
-    let mut id_value = clean(d.id_value);
+    let mut id_value = clean(id_value);
     if id_type == Some(IdType::Nuis) {
         id_value = id_value.map(|v| v.to_uppercase());
     }
     let id_max = if client_type == Some(ClientType::Company) { 20 } else { 255 };
-    too_long(&mut fail, Field::IdValue, id_value.as_deref(), id_max);
+    too_long(fail, Field::IdValue, id_value.as_deref(), id_max);
     if id_type == Some(IdType::Nuis) && id_value.as_deref().is_some_and(|v| v.len() <= id_max && !is_nuis(v))
     {
         fail(Field::IdValue, Problem::NotNuis);
     }
+    (id_type, id_value)
+}
 
-    let address = clean(d.address);
-    too_long(&mut fail, Field::Address, address.as_deref(), 255);
-    let city = clean(d.city);
-    too_long(&mut fail, Field::City, city.as_deref(), 50);
-    let country = clean(d.country).map(|c| c.to_uppercase());
+/// Where the client is and how to reach them.
+struct Contact {
+    address: Option<String>,
+    city: Option<String>,
+    country: Option<String>,
+    phone: Option<String>,
+    email: Option<String>,
+    customer_number: Option<String>,
+    nationality_code: Option<String>,
+}
+
+fn contact(fail: &mut impl FnMut(Field, Problem), d: &Draft) -> Contact {
+    let address = clean(d.address.clone());
+    too_long(fail, Field::Address, address.as_deref(), 255);
+    let city = clean(d.city.clone());
+    too_long(fail, Field::City, city.as_deref(), 50);
+    let country = clean(d.country.clone()).map(|c| c.to_uppercase());
     if country.as_deref().is_some_and(|c| c.len() != 3 || !c.bytes().all(|b| b.is_ascii_alphabetic())) {
         fail(Field::Country, Problem::NotCountry);
     }
-    let phone = clean(d.phone);
-    too_long(&mut fail, Field::Phone, phone.as_deref(), 255);
-    let email = clean(d.email);
+    let phone = clean(d.phone.clone());
+    too_long(fail, Field::Phone, phone.as_deref(), 255);
+    let email = clean(d.email.clone());
     if email.as_deref().is_some_and(|e| e.chars().count() > 255) {
         fail(Field::Email, Problem::TooLong(255));
     } else if email.as_deref().is_some_and(|e| !is_email(e)) {
         fail(Field::Email, Problem::NotEmail);
     }
-    let customer_number = clean(d.customer_number);
-    too_long(&mut fail, Field::CustomerNumber, customer_number.as_deref(), 30);
-    let nationality_code = clean(d.nationality_code).map(|c| c.to_uppercase());
+    let customer_number = clean(d.customer_number.clone());
+    too_long(fail, Field::CustomerNumber, customer_number.as_deref(), 30);
+    let nationality_code = clean(d.nationality_code.clone()).map(|c| c.to_uppercase());
     if nationality_code
         .as_deref()
         .is_some_and(|c| !(2..=3).contains(&c.len()) || !c.bytes().all(|b| b.is_ascii_alphabetic()))
     {
         fail(Field::NationalityCode, Problem::NotNationality);
     }
-
-    match (client_type, id_type) {
-        (Some(client_type), Some(id_type)) if problems.is_empty() => Ok(Client {
-            client_type,
-            company_name,
-            company_category,
-            first_name,
-            last_name,
-            birthday,
-            gender,
-            id_type,
-            id_value,
-            address,
-            city,
-            country,
-            phone,
-            email,
-            customer_number,
-            nationality_code,
-            nationality_id: d.nationality_id,
-        }),
-        _ => Err(Rejection::Invalid(problems)),
-    }
+    Contact { address, city, country, phone, email, customer_number, nationality_code }
 }
 
 fn required(fail: &mut impl FnMut(Field, Problem), field: Field, value: Option<&str>, max: usize) {

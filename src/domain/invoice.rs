@@ -1331,7 +1331,7 @@ mod tests {
         }
     }
 
-    /// The groups the CIS simulator derives from the items (src/cis_sim/rules.rs): TYPE_1/TYPE_2
+    /// The groups the CIS simulator derives from the items (src/sim/cis/rules.rs): TYPE_1/TYPE_2
     /// by exemption, other exempt items in none, the rest by VR.
     fn groups_from_items(lines: &[Line]) -> Vec<(VatClass, u32, Decimal, Decimal)> {
         let mut groups: Vec<(VatClass, u32, Decimal, Decimal)> = Vec::new();
@@ -1425,7 +1425,7 @@ mod tests {
                 }
             }
 
-            // The CIS's checks (src/cis_sim/rules.rs), re-asserted.
+            // The CIS's checks (src/sim/cis/rules.rs), re-asserted.
             let paid: Decimal = invoice.payments.iter().map(|p| p.amount).sum();
             assert_eq!(paid, t.total, "sum(PayMethod) = TotPrice; {context}");
             assert_eq!(

@@ -1,5 +1,6 @@
 //! Pure rules: no I/O, no async. Plain structs in, plain structs or typed errors out.
 
+pub mod audit;
 pub mod cancellation;
 pub mod cash_register;
 pub mod chat;
@@ -16,6 +17,7 @@ pub mod numbering;
 pub mod payments;
 pub mod product;
 pub mod report;
+pub mod role;
 pub mod sales_day;
 pub mod stock;
 pub mod table;

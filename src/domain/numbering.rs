@@ -48,7 +48,7 @@ pub enum SequenceName {
 }
 
 impl SequenceName {
-    /// The sequence within its company as the database names it (`pipeline::Sequence::key`).
+    /// The sequence within its company as the database names it (`services::sequence::Sequence::key`).
     pub fn key(&self) -> String {
         match self {
             SequenceName::Till(tcr) => format!("cash:{tcr}"),

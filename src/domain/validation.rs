@@ -30,6 +30,12 @@ impl FieldErrors {
         self.0
     }
 
+    /// The keys of the fields in error, comma-separated: what a log line names (the messages
+    /// may repeat what was sent).
+    pub fn fields(&self) -> String {
+        self.0.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
+    }
+
     /// Adds every message of `other` under its own key.
     pub fn merge(&mut self, other: FieldErrors) {
         for (key, messages) in other.0 {

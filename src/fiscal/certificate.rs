@@ -282,16 +282,9 @@ fn escape_dn_value(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fiscal::testing::outside_tool;
     use std::path::{Path, PathBuf};
     use std::process::Command;
-
-    fn openssl_available() -> bool {
-        let found = Command::new("openssl").arg("version").output().is_ok();
-        if !found {
-            println!("note: openssl CLI not found, skipping");
-        }
-        found
-    }
 
     /// Writes key and cert PEM files of a fresh certificate into `dir`.
     fn write_pems(dir: &Path, cert: &Certificate) -> (PathBuf, PathBuf) {
@@ -303,35 +296,31 @@ mod tests {
         (key_path, cert_path)
     }
 
-    fn openssl_p12(extra: &[&str]) -> Option<(Certificate, Vec<u8>)> {
-        if !openssl_available() {
-            return None;
-        }
+    fn openssl_p12(extra: &[&str]) -> (Certificate, Vec<u8>) {
         let dir = tempfile::tempdir().unwrap();
         let original =
             Certificate::generate_self_signed("K12345678L", "Dyqani Test", Duration::days(30)).unwrap();
         let (key_path, cert_path) = write_pems(dir.path(), &original);
         let p12_path = dir.path().join("shop.p12");
-        let status = Command::new("openssl")
-            .args(["pkcs12", "-export", "-passout", "pass:sekret", "-inkey"])
-            .arg(&key_path)
-            .arg("-in")
-            .arg(&cert_path)
-            .arg("-out")
-            .arg(&p12_path)
-            .args(extra)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        Some((original, std::fs::read(p12_path).unwrap()))
+        let output = outside_tool(
+            Command::new("openssl")
+                .args(["pkcs12", "-export", "-passout", "pass:sekret", "-inkey"])
+                .arg(&key_path)
+                .arg("-in")
+                .arg(&cert_path)
+                .arg("-out")
+                .arg(&p12_path)
+                .args(extra),
+            "openssl",
+        );
+        assert!(output.status.success(), "openssl pkcs12: {}", String::from_utf8_lossy(&output.stderr));
+        (original, std::fs::read(p12_path).unwrap())
     }
 
     #[test]
     fn loads_a_legacy_p12_from_openssl() {
         let legacy = ["-keypbe", "PBE-SHA1-3DES", "-certpbe", "PBE-SHA1-3DES", "-macalg", "sha1"];
-        let Some((original, p12)) = openssl_p12(&legacy) else {
-            return;
-        };
+        let (original, p12) = openssl_p12(&legacy);
         let loaded = Certificate::from_p12(&p12, "sekret").unwrap();
         assert_eq!(loaded.cert_der(), original.cert_der());
         assert_eq!(loaded.sign_sha256(b"x").unwrap(), original.sign_sha256(b"x").unwrap());
@@ -339,9 +328,7 @@ mod tests {
 
     #[test]
     fn loads_an_openssl3_default_p12() {
-        let Some((original, p12)) = openssl_p12(&[]) else {
-            return;
-        };
+        let (original, p12) = openssl_p12(&[]);
         let loaded = Certificate::from_p12(&p12, "sekret").unwrap();
         assert_eq!(loaded.cert_der(), original.cert_der());
         assert_eq!(loaded.nuis().as_deref(), Some("K12345678L"));
@@ -462,17 +449,5 @@ mod tests {
         let key_pem = a.key.private_key_to_pem_pkcs8().unwrap();
         let err = Certificate::from_pem(&key_pem, &b.cert.to_pem().unwrap()).unwrap_err();
         assert!(err.to_string().contains("does not belong"));
-    }
-
-    #[test]
-    fn sign_sha256_timing() {
-        let cert = Certificate::generate_self_signed("K12345678L", "Dyqani", Duration::days(1)).unwrap();
-        let rounds = 200;
-        let started = std::time::Instant::now();
-        for i in 0..rounds {
-            cert.sign_sha256(format!("I12345678I|{i}").as_bytes()).unwrap();
-        }
-        let each = started.elapsed() / rounds;
-        println!("sign_sha256 (RSA-2048): {each:?} per signature");
     }
 }

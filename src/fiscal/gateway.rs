@@ -14,7 +14,8 @@ use super::model::SubseqDelivType;
 use super::requests::{Operation, Service, soap_envelope};
 use super::response::Outcome;
 use super::transport::{CisClient, CisConfig};
-use crate::secrets::KeyFile;
+use crate::ops::metrics;
+use crate::ops::secrets::KeyFile;
 use crate::store::{Store, accounts};
 
 /// Codes the tax administration issues to the software maker, sent in every document.
@@ -179,14 +180,13 @@ impl Gateway {
         let changes = self.lock_current().changes.get(&company_id).copied();
         let stored = self
             .store
-            .read_blocking(|conn| accounts::current_certificate(conn, company_id))
-            .map_err(|e| Error::Store(e.to_string()))?
+            .read_blocking(|conn| accounts::current_certificate(conn, company_id))?
             .ok_or(Error::NoCertificate)?;
         let cached = self.certificates.lock().ok().and_then(|c| c.get(&stored.id).cloned());
         let certificate = match cached {
             Some(c) => c,
             None => {
-                let key = self.key_file.open(&stored.key_sealed).map_err(|e| Error::Crypto(e.to_string()))?;
+                let key = self.key_file.open(&stored.key_sealed)?;
                 let certificate = Arc::new(Certificate::from_der_parts(&key, &stored.cert_der)?);
                 if certificate.expires_within(Utc::now(), chrono::Duration::days(CERTIFICATE_WARNING_DAYS)) {
                     tracing::warn!(
@@ -218,7 +218,7 @@ impl Gateway {
         read: impl FnOnce(&CisClient, &str) -> Outcome<T>,
     ) -> Result<Outcome<T>, Error> {
         let signed = dsig::sign_enveloped(unsigned, certificate)?;
-        Ok(self.send_envelope(crate::metrics::request_root(unsigned), &soap_envelope(&signed), read))
+        Ok(self.send_envelope(metrics::request_root(unsigned), &soap_envelope(&signed), read))
     }
 
     /// Sends a request signed and wrapped beforehand; `root` is its root element's name.
@@ -230,7 +230,12 @@ impl Gateway {
     ) -> Outcome<T> {
         let started = std::time::Instant::now();
         let outcome = read(&self.client, envelope);
-        crate::metrics::cis_answered(root, &outcome, started.elapsed());
+        let counted = match &outcome {
+            Outcome::Accepted(_) => metrics::Delivery::Accepted,
+            Outcome::Rejected(_) => metrics::Delivery::Rejected,
+            Outcome::NotDelivered(_) => metrics::Delivery::NotDelivered,
+        };
+        metrics::cis_call(root, counted, started.elapsed());
         // The breaker speaks for the fiscalization service: the e-invoice platform being away
         // must not send cash sales to the late-delivery queue.
         if Operation::from_request_root(root).is_none_or(|op| op.service() == Service::Fiscalization) {

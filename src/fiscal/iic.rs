@@ -96,12 +96,7 @@ fn upper_hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn testvectors() -> PathBuf {
-        let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/cis/testvectors");
-        if beside.is_dir() { beside } else { PathBuf::from("/work/shared/cis/testvectors") }
-    }
+    use crate::fiscal::testing::testvectors;
 
     fn example_signer() -> Certificate {
         let dir = testvectors();

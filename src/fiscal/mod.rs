@@ -12,6 +12,8 @@ pub mod model;
 pub mod queue;
 pub mod requests;
 pub mod response;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod transport;
 pub mod ubl;
 pub mod verify;

@@ -156,9 +156,7 @@ impl Queue {
     /// sees each register's documents in order (a day's opening before its invoices). The
     /// e-invoice platform's registrations wait apart: one service away holds up only its own.
     pub fn run_once(&self, now: DateTime<Utc>, settle: &dyn Settle) -> Result<Pass, Error> {
-        let store_error = |e: crate::store::Error| Error::Store(e.to_string());
-        let on_the_way =
-            self.store.read_blocking(|conn| fiscal_queue::on_the_way(conn, BATCH)).map_err(store_error)?;
+        let on_the_way = self.store.read_blocking(|conn| fiscal_queue::on_the_way(conn, BATCH))?;
         let mut held: HashSet<(i64, bool, Option<String>)> = HashSet::new();
         let mut pass = Pass::default();
         for doc in on_the_way {
@@ -230,7 +228,7 @@ impl Queue {
             let now_text = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
             match self.store.write_blocking(|tx| fiscal_queue::make_due(tx, &now_text)) {
                 Ok(due) => tracing::info!(due, "the CIS is back: waiting documents are sent now"),
-                Err(e) => return (watch, Err(Error::Store(e.to_string()))),
+                Err(e) => return (watch, Err(e.into())),
             }
         }
         watch.breaker_was_open = open;
@@ -253,7 +251,7 @@ impl Queue {
                     match result {
                         Ok(pass) if pass != Pass::default() => tracing::debug!(?pass, "queue pass"),
                         Ok(_) => {}
-                        Err(e) => tracing::error!(error = %e, "queue pass failed"),
+                        Err(e) => tracing::error!(error = %crate::error_chain(&e), "queue pass failed"),
                     }
                 }
                 Err(e) => tracing::error!(error = %e, "queue pass did not complete"),

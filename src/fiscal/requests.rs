@@ -369,6 +369,16 @@ fn write_plain_header(w: &mut CanonicalWriter, header: &PlainHeader) {
 }
 
 fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
+    w.start("Invoice", None, &invoice_attributes(inv).pairs());
+    write_period_correction_payments(w, inv);
+    write_parties(w, inv);
+    write_items_and_taxes(w, inv);
+    write_fees_and_references(w, inv);
+    w.end();
+}
+
+/// The `Invoice` element's attributes, in the schema's order.
+fn invoice_attributes(inv: &Invoice) -> Attrs<'static> {
     let mut a = Attrs::new();
     a.put("TypeOfInv", inv.type_of_inv.as_str());
     a.put("IsSimplifiedInv", model::boolean(inv.is_simplified_inv));
@@ -393,8 +403,11 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
     a.put("IsReverseCharge", model::boolean(inv.is_reverse_charge));
     a.put_opt("PayDeadline", inv.pay_deadline.map(model::date));
     a.put_opt("IsEinvoice", inv.is_einvoice.map(model::boolean));
-    w.start("Invoice", None, &a.pairs());
+    a
+}
 
+/// `SupplyDateOrPeriod`, `CorrectiveInv`, `PayMethods` and `Currency`.
+fn write_period_correction_payments(w: &mut CanonicalWriter, inv: &Invoice) {
     if let Some(period) = &inv.supply_date_or_period {
         let start = model::date(period.start);
         let end = model::date(period.end);
@@ -427,6 +440,10 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
             ],
         );
     }
+}
+
+/// `Seller` and `Buyer`.
+fn write_parties(w: &mut CanonicalWriter, inv: &Invoice) {
     let seller = &inv.seller;
     let mut s = Attrs::new();
     s.put("IDType", seller.id_type.as_str());
@@ -446,6 +463,10 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
         b.put_opt("Country", buyer.country.as_deref());
         w.empty("Buyer", &b.pairs());
     }
+}
+
+/// `Items`, `SameTaxes` and `ConsTaxes`.
+fn write_items_and_taxes(w: &mut CanonicalWriter, inv: &Invoice) {
     w.start("Items", None, &[]);
     for item in &inv.items {
         write_item(w, item);
@@ -483,6 +504,10 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
         }
         w.end();
     }
+}
+
+/// `Fees`, `SumInvIICRefs` and `BadDebtInv`.
+fn write_fees_and_references(w: &mut CanonicalWriter, inv: &Invoice) {
     if !inv.fees.is_empty() {
         w.start("Fees", None, &[]);
         for fee in &inv.fees {
@@ -503,7 +528,6 @@ fn write_invoice(w: &mut CanonicalWriter, inv: &Invoice) {
         let issued = model::datetime(bad_debt.issue_date_time);
         w.empty("BadDebtInv", &[("IICRef", bad_debt.iic_ref.as_str()), ("IssueDateTime", issued.as_str())]);
     }
-    w.end();
 }
 
 fn write_pay_method(w: &mut CanonicalWriter, pay: &PayMethod) {
@@ -586,9 +610,9 @@ pub(crate) mod tests {
     use crate::fiscal::certificate::Certificate;
     use crate::fiscal::dsig;
     use crate::fiscal::model::*;
+    use crate::fiscal::testing::{outside_tool, schemas, testvectors};
     use chrono::{DateTime, NaiveDate, TimeZone, Utc};
     use rust_decimal::Decimal;
-    use std::path::{Path, PathBuf};
     use std::process::Command;
     use std::str::FromStr;
     use uuid::Uuid;
@@ -598,13 +622,8 @@ pub(crate) mod tests {
     const VECTOR_WTNIC: &str = "363350A9E21BC289253AAC9DC8C5E7E5";
     const VECTOR_WTNIC_SIGNATURE: &str = "7F3E538EFDEA77AE4DD7AE9E6E1C5EA4A6AF6951745C0BBAF67E032A461A3D7B6E213BC787C312343C282C335BDEF0413543AD117CBEAC2EA61FE32554C6C87880AE6279970D12C3C77D5C8CB045CAE6CFA4C904A4B09DCDC3E166C0246FEBE9E05E60B02A0AC05A7DCAAE40407FA7222CDB2BF2EB82F1917CAB4D1D6785B9A5A0D61825EFE9A778A04C04D0C75C09C41B7A1458FD2175E681239D5921AB8C65E5C213893FBBECB4F97153407398DD451A870929C471D7C7969AB1181E50B6CA3692C641994BF3AC1009C45B68F8879007DCBFD3576FD02B83745781A0AE1851EFC7416F3D3EA0D1E8EB01835D1B64931C6504AFD00BEFD84019CF994E9AF9AE";
 
-    pub(crate) fn shared_dir() -> PathBuf {
-        let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-        if beside.join("cis").is_dir() { beside } else { PathBuf::from("/work/shared") }
-    }
-
     fn testvector(name: &str) -> String {
-        std::fs::read_to_string(shared_dir().join("cis/testvectors").join(name)).unwrap()
+        std::fs::read_to_string(testvectors().join(name)).unwrap()
     }
 
     pub(crate) fn vector_certificate() -> Certificate {
@@ -1050,28 +1069,30 @@ pub(crate) mod tests {
         let soap = dir.path().join("request.soap.xml");
         std::fs::write(&element, &signed).unwrap();
         std::fs::write(&soap, soap_envelope(&signed)).unwrap();
-        let cis = shared_dir().join("cis");
         let xsd = match op.service() {
-            Service::Fiscalization => cis.join("alimc-fiscalization-service.libxml2.xsd"),
-            Service::Einvoice => cis.join("alimc-einvoice-service.xsd"),
+            Service::Fiscalization => schemas().join("alimc-fiscalization-service.libxml2.xsd"),
+            Service::Einvoice => schemas().join("alimc-einvoice-service.xsd"),
         };
-        let lint =
-            Command::new("xmllint").arg("--noout").arg("--schema").arg(&xsd).arg(&element).output().unwrap();
+        let lint = outside_tool(
+            Command::new("xmllint").arg("--noout").arg("--schema").arg(&xsd).arg(&element),
+            "libxml2-utils",
+        );
         assert!(
             lint.status.success(),
             "xmllint rejected {}: {}\n{signed}",
             op.request_root(),
             String::from_utf8_lossy(&lint.stderr)
         );
-        let verify = Command::new("xmlsec1")
-            .arg("--verify")
-            .arg("--id-attr:Id")
-            .arg(op.request_root())
-            .arg("--pubkey-cert-pem")
-            .arg(cis.join("testvectors/example-selfsigned-cert.pem"))
-            .arg(&soap)
-            .output()
-            .unwrap();
+        let verify = outside_tool(
+            Command::new("xmlsec1")
+                .arg("--verify")
+                .arg("--id-attr:Id")
+                .arg(op.request_root())
+                .arg("--pubkey-cert-pem")
+                .arg(testvectors().join("example-selfsigned-cert.pem"))
+                .arg(&soap),
+            "xmlsec1",
+        );
         assert!(
             verify.status.success(),
             "xmlsec1 rejected {}: {}",
@@ -1299,12 +1320,13 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let soap = dir.path().join("tampered.soap.xml");
         std::fs::write(&soap, soap_envelope(&tampered)).unwrap();
-        let verify = Command::new("xmlsec1")
-            .args(["--verify", "--id-attr:Id", "RegisterInvoiceRequest", "--pubkey-cert-pem"])
-            .arg(shared_dir().join("cis/testvectors/example-selfsigned-cert.pem"))
-            .arg(&soap)
-            .output()
-            .unwrap();
+        let verify = outside_tool(
+            Command::new("xmlsec1")
+                .args(["--verify", "--id-attr:Id", "RegisterInvoiceRequest", "--pubkey-cert-pem"])
+                .arg(testvectors().join("example-selfsigned-cert.pem"))
+                .arg(&soap),
+            "xmlsec1",
+        );
         assert!(!verify.status.success());
     }
 

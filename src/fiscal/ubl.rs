@@ -427,6 +427,7 @@ fn invoice_line(w: &mut Out, d: &Document, id: usize, line: &Line) -> io::Result
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::fiscal::testing::outside_tool;
     use std::path::PathBuf;
     use std::process::Command;
     use std::str::FromStr;
@@ -516,14 +517,17 @@ pub(crate) mod tests {
         }
     }
 
-    /// The OASIS UBL 2.1 schema fetched by `.ci/ubl-schema`.
+    /// The OASIS UBL 2.1 schema, which `./test` fetches (`.ci/ubl-schema`).
     pub(crate) fn ubl_schema(kind: Kind) -> PathBuf {
         let file = match kind {
             Kind::Invoice => "UBL-Invoice-2.1.xsd",
             Kind::CreditNote => "UBL-CreditNote-2.1.xsd",
         };
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/ubl-2.1/maindoc").join(file);
-        assert!(path.is_file(), "the UBL 2.1 schema is fetched by `bash .ci/ubl-schema` (missing {path:?})");
+        assert!(
+            path.is_file(),
+            "the UBL 2.1 schema is missing ({path:?}): ./test fetches it (.ci/ubl-schema)"
+        );
         path
     }
 
@@ -535,21 +539,15 @@ pub(crate) mod tests {
         std::fs::write(&file, xml).unwrap();
         let x509 = openssl::x509::X509::from_der(cert.cert_der()).unwrap();
         std::fs::write(&pem, x509.to_pem().unwrap()).unwrap();
-        let lint = Command::new("xmllint")
-            .arg("--noout")
-            .arg("--schema")
-            .arg(ubl_schema(kind))
-            .arg(&file)
-            .output()
-            .unwrap();
+        let lint = outside_tool(
+            Command::new("xmllint").arg("--noout").arg("--schema").arg(ubl_schema(kind)).arg(&file),
+            "libxml2-utils",
+        );
         assert!(lint.status.success(), "xmllint: {}\n{xml}", String::from_utf8_lossy(&lint.stderr));
-        let verify = Command::new("xmlsec1")
-            .arg("--verify")
-            .arg("--pubkey-cert-pem")
-            .arg(&pem)
-            .arg(&file)
-            .output()
-            .unwrap();
+        let verify = outside_tool(
+            Command::new("xmlsec1").arg("--verify").arg("--pubkey-cert-pem").arg(&pem).arg(&file),
+            "xmlsec1",
+        );
         assert!(verify.status.success(), "xmlsec1: {}", String::from_utf8_lossy(&verify.stderr));
     }
 

@@ -63,7 +63,7 @@ pub async fn run(
                 .await
                 .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
             let address = listener.local_addr().map_err(|e| e.to_string())?;
-            let tls = crate::tls::configure(&args.tls, &args.state_dir).map_err(|e| e.to_string())?;
+            let tls = crate::ops::tls::configure(&args.tls, &args.state_dir).map_err(|e| e.to_string())?;
             let scheme = if tls.is_some() { "https" } else { "http" };
             println!("Arka HQ on {scheme}://{address}");
             if let Some(tls) = &tls {

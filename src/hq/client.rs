@@ -15,30 +15,21 @@ use super::wire::{
 const MAX_REPLY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Why a call to the HQ did not give an answer.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Not reached, or no answer in time.
+    #[error("the HQ is not reachable: {0}")]
     Unreachable(String),
     /// It answered with another status than 200 (401: the shop's token is not the HQ's).
+    #[error("the HQ answered {status}: {body}")]
     Refused { status: u16, body: String },
     /// It answered 200 with a body that is not what was asked for.
+    #[error("the HQ's answer is not understood: {0}")]
     Reply(String),
     /// The CA file of `--hq-ca-file` could not be read.
+    #[error("the HQ's CA file: {0}")]
     Ca(String),
 }
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Unreachable(m) => write!(f, "the HQ is not reachable: {m}"),
-            Error::Refused { status, body } => write!(f, "the HQ answered {status}: {body}"),
-            Error::Reply(m) => write!(f, "the HQ's answer is not understood: {m}"),
-            Error::Ca(m) => write!(f, "the HQ's CA file: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 pub struct HqClient {
     base: String,

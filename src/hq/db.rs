@@ -4,7 +4,7 @@
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 
 use super::{Error, Result};
-use crate::secrets::{hash_token, new_token};
+use crate::ops::secrets::{hash_token, new_token};
 
 mod embedded {
     refinery::embed_migrations!("migrations_hq");
@@ -12,9 +12,8 @@ mod embedded {
 
 /// A pool of at most `size` connections to `url`; none is opened before it is asked for.
 pub fn pool(url: &str, size: usize) -> Result<Pool> {
-    let config: tokio_postgres::Config =
-        url.parse().map_err(|e: tokio_postgres::Error| Error::Url(e.to_string()))?;
-    let connector = native_tls::TlsConnector::new().map_err(|e| Error::Tls(e.to_string()))?;
+    let config: tokio_postgres::Config = url.parse().map_err(Error::Url)?;
+    let connector = native_tls::TlsConnector::new().map_err(Error::Tls)?;
     let tls = postgres_native_tls::MakeTlsConnector::new(connector);
     let manager =
         Manager::from_config(config, tls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
@@ -31,7 +30,7 @@ pub fn pool(url: &str, size: usize) -> Result<Pool> {
 pub async fn migrate(pool: &Pool) -> Result<()> {
     let mut client = pool.get().await?;
     let client: &mut tokio_postgres::Client = &mut client;
-    embedded::migrations::runner().run_async(client).await.map_err(|e| Error::Migration(e.to_string()))?;
+    embedded::migrations::runner().run_async(client).await.map_err(Error::Migration)?;
     Ok(())
 }
 
@@ -46,8 +45,7 @@ pub async fn add_owner(pool: &Pool, name: &str) -> Result<String> {
 }
 
 async fn add(pool: &Pool, table: &str, what: &str, name: &str) -> Result<String> {
-    let token =
-        new_token(if table == "shops" { "hqs" } else { "hqo" }).map_err(|e| Error::Token(e.to_string()))?;
+    let token = new_token(if table == "shops" { "hqs" } else { "hqo" }).map_err(Error::Token)?;
     let client = pool.get().await?;
     let inserted = client
         .execute(

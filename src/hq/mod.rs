@@ -51,48 +51,37 @@ pub struct DatabaseArgs {
 }
 
 /// Why the HQ could not do what was asked.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// PostgreSQL refused or failed a statement.
-    Postgres(tokio_postgres::Error),
+    #[error("postgres: {}", postgres_text(.0))]
+    Postgres(#[source] tokio_postgres::Error),
     /// No connection could be had from the pool (PostgreSQL away, or the pool exhausted).
+    #[error("postgres is not reachable: {0}")]
     Pool(String),
     /// The URL of `--database-url` is not one PostgreSQL takes.
-    Url(String),
-    Migration(String),
-    Tls(String),
+    #[error("the database URL: {0}")]
+    Url(#[source] tokio_postgres::Error),
+    #[error("migrating the HQ's database: {0}")]
+    Migration(#[source] refinery::Error),
+    #[error("TLS: {0}")]
+    Tls(#[source] native_tls::Error),
     /// The name is taken (a shop or an owner).
+    #[error("{0}")]
     Taken(String),
     /// No token could be made (the system's random source).
-    Token(String),
+    #[error("making a token: {0}")]
+    Token(#[source] crate::ops::secrets::Error),
     /// A sum went past what a decimal holds.
+    #[error("a sum went past what a decimal holds")]
     Overflow,
 }
 
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Postgres(e) => match e.as_db_error() {
-                Some(db) => write!(f, "postgres: {}: {}", db.code().code(), db.message()),
-                None => write!(f, "postgres: {e}"),
-            },
-            Error::Pool(m) => write!(f, "postgres is not reachable: {m}"),
-            Error::Url(m) => write!(f, "the database URL: {m}"),
-            Error::Migration(m) => write!(f, "migrating the HQ's database: {m}"),
-            Error::Tls(m) => write!(f, "TLS: {m}"),
-            Error::Taken(m) => write!(f, "{m}"),
-            Error::Token(m) => write!(f, "making a token: {m}"),
-            Error::Overflow => write!(f, "a sum went past what a decimal holds"),
-        }
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Postgres(e) => Some(e),
-            _ => None,
-        }
+/// A statement's failure as PostgreSQL words it (its SQLSTATE and message), else as the client does.
+fn postgres_text(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.code().code(), db.message()),
+        None => e.to_string(),
     }
 }
 

@@ -9,7 +9,7 @@ use super::Result;
 use crate::domain::document::DocumentKind;
 use crate::domain::report::{Period, ReportKind};
 use crate::services::reports::{SalesSummary, summarize_sales};
-use crate::store::report_totals::amount;
+use crate::store::invoices::report_totals::amount;
 use crate::store::reports::{PaymentRow, SalesRow, SalesSums, WaitingRow};
 
 /// Which documents a report of the HQ covers: the period's, of one shop or of all.

@@ -39,11 +39,11 @@ pub struct HqState {
 fn failed(e: super::Error) -> ApiError {
     match e {
         super::Error::Pool(_) => {
-            tracing::warn!(error = %e, "the HQ's database is not reachable");
+            tracing::warn!(error = %crate::error_chain(&e), "the HQ's database is not reachable");
             ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "The head office's database is not reachable.")
         }
         e => {
-            tracing::error!(error = %e, "the HQ's database failed");
+            tracing::error!(error = %crate::error_chain(&e), "the HQ's database failed");
             ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
         }
     }
@@ -253,7 +253,7 @@ async fn account(State(state): State<HqState>, OwnerAuth(owner): OwnerAuth) -> A
 async fn owner_today(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
     let today = crate::services::owner::business_day(chrono::Utc::now());
     let (shops, chain) = super::today::chain_today(&state.pool, today).await.map_err(failed)?;
-    ok(crate::api::owner::chain_today_view(today, &shops, &chain))
+    ok(super::today::view(today, &shops, &chain))
 }
 
 async fn shops(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
@@ -300,14 +300,14 @@ pub fn router(state: HqState) -> Router {
 pub async fn run(
     args: &super::HqServeArgs,
     listener: tokio::net::TcpListener,
-    tls: Option<crate::tls::Tls>,
+    tls: Option<crate::ops::tls::Tls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
     let pool = db::pool(&args.database.database_url, args.pool).map_err(|e| e.to_string())?;
     db::migrate(&pool).await.map_err(|e| e.to_string())?;
     let app = router(HqState { pool });
     let served = match &tls {
-        Some(tls) => crate::api::serve(crate::tls::TlsListener::new(listener, tls), app, shutdown).await,
+        Some(tls) => crate::api::serve(crate::ops::tls::TlsListener::new(listener, tls), app, shutdown).await,
         None => crate::api::serve(listener, app, shutdown).await,
     };
     served.map_err(|e| e.to_string())

@@ -8,9 +8,11 @@ use std::str::FromStr;
 use chrono::{DateTime, NaiveDate, Utc};
 use deadpool_postgres::Pool;
 use rust_decimal::Decimal;
+use serde::Serialize;
 
 use super::Result;
-use crate::domain::sales_day::{DaySales, Sale, summarize};
+use crate::domain::sales_day::{DaySales, Sale, TillSales, summarize};
+use crate::domain::time::{local_text, parse_stored};
 use crate::services::owner::{DayState, day_state};
 use crate::store::cash_register::Day;
 
@@ -145,4 +147,128 @@ pub async fn chain_today(pool: &Pool, today: NaiveDate) -> Result<(Vec<ShopDay>,
     }
     let chain = summarize(&all).map_err(|_| super::Error::Overflow)?;
     Ok((days, chain))
+}
+
+/// Receipts and money of a shop, a till or the non-cash invoices: the shape of a shop's own
+/// `GET /api/v1/owner/today`.
+#[derive(Serialize)]
+struct SalesView {
+    receipts: u64,
+    /// Of those, still waiting for the CIS (no FIC yet).
+    waiting: u64,
+    gross: Decimal,
+    by_payment_method: BTreeMap<String, Decimal>,
+}
+
+impl SalesView {
+    fn of_till(t: &TillSales) -> SalesView {
+        SalesView {
+            receipts: t.receipts,
+            waiting: t.waiting,
+            gross: t.gross,
+            by_payment_method: t.by_method.clone(),
+        }
+    }
+
+    fn of_day(d: &DaySales) -> SalesView {
+        SalesView {
+            receipts: d.receipts,
+            waiting: d.waiting,
+            gross: d.gross,
+            by_payment_method: d.by_method.clone(),
+        }
+    }
+}
+
+/// `GET /api/v1/owner/today` at the HQ: every shop's day side by side, each in the shape of a
+/// shop's own `today`, and the chain's day, the shops' added up.
+#[derive(Serialize)]
+pub struct ChainTodayView {
+    business_day: String,
+    currency: &'static str,
+    /// Always true here: the page shows the shops side by side.
+    chain: bool,
+    totals: SalesView,
+    shops: Vec<ShopDayView>,
+}
+
+#[derive(Serialize)]
+struct ShopDayView {
+    shop: String,
+    /// When the shop's last batch arrived: its figures are as of then.
+    synced_at: Option<String>,
+    totals: SalesView,
+    tills: Vec<ChainTillView>,
+    noncash: Option<SalesView>,
+}
+
+#[derive(Serialize)]
+struct ChainTillView {
+    fiscal_tcr_code: String,
+    name: String,
+    business_unit_code: String,
+    day: ChainDayView,
+    sales: SalesView,
+}
+
+#[derive(Serialize)]
+struct ChainDayView {
+    state: &'static str,
+    business_day: Option<String>,
+    opened_at: Option<String>,
+    opened_automatically: Option<bool>,
+    closed_at: Option<String>,
+    /// A closed day's count, and what the drawer should have held.
+    counted: Option<Decimal>,
+    expected: Option<Decimal>,
+}
+
+fn stored_time(text: &str) -> String {
+    parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
+}
+
+fn till_view(till: &TillDay, sales: &DaySales) -> ChainTillView {
+    let amount = |text: &Option<String>| text.as_deref().and_then(|t| t.parse::<Decimal>().ok());
+    let day = till.day.as_ref();
+    ChainTillView {
+        fiscal_tcr_code: till.tcr_code.clone(),
+        name: till.name.clone(),
+        business_unit_code: till.business_unit_code.clone(),
+        day: ChainDayView {
+            state: till.state.as_str(),
+            business_day: day.map(|d| d.business_day.clone()),
+            opened_at: day.map(|d| stored_time(&d.opened_at)),
+            opened_automatically: day.map(|d| d.opened_automatically),
+            closed_at: day.and_then(|d| d.closed_at.as_deref().map(stored_time)),
+            counted: amount(&till.counted),
+            expected: amount(&till.expected),
+        },
+        sales: SalesView::of_till(
+            sales
+                .tills
+                .iter()
+                .find(|t| t.tcr_code.as_deref() == Some(till.tcr_code.as_str()))
+                .unwrap_or(&TillSales::default()),
+        ),
+    }
+}
+
+/// The chain's day as the owner's page reads it.
+pub fn view(business_day: NaiveDate, shops: &[ShopDay], chain: &DaySales) -> ChainTodayView {
+    ChainTodayView {
+        business_day: business_day.to_string(),
+        currency: "ALL",
+        chain: true,
+        totals: SalesView::of_day(chain),
+        shops: shops
+            .iter()
+            .map(|shop| ShopDayView {
+                shop: shop.name.clone(),
+                synced_at: shop.synced_at.map(local_text),
+                totals: SalesView::of_day(&shop.sales),
+                tills: shop.tills.iter().map(|till| till_view(till, &shop.sales)).collect(),
+                noncash: shop.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of_till),
+            })
+            .collect(),
+    }
 }

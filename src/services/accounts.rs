@@ -2,12 +2,14 @@
 
 use chrono::Utc;
 
-use super::{Error, Result, Services};
+use super::{Error, Result, Services, audit};
+use crate::domain::audit::Action;
+use crate::domain::role::{self, Role};
 use crate::domain::validation::{
     FieldErrors, is_currency_code, is_email, is_iban, is_nuis, is_registration_code,
 };
 use crate::fiscal::certificate::Certificate;
-use crate::secrets::{hash_token, new_token};
+use crate::ops::secrets::{hash_token, new_token, token_prefix};
 use crate::store;
 use crate::store::accounts::{
     self as db, BankAccount, BusinessUnit, Caller, Company, NewBankAccount, NewCompany, NewUser, UnitFields,
@@ -20,6 +22,18 @@ pub const SANDBOX_NUIS: &str = "K00000001S";
 /// The fixed partner token of `--sandbox` (a sandbox has nothing to protect).
 pub const SANDBOX_PARTNER_TOKEN: &str = "arka_p_sandbox";
 const SANDBOX_COMPANY_NAME: &str = "Arka Sandbox sh.p.k.";
+
+/// `arka apps create`: an application that may call with this client id and secret; only the
+/// secret's hash is kept.
+pub fn add_app(store: &store::Store, name: &str, client_id: &str, secret: &str) -> store::Result<i64> {
+    store.write_blocking(|tx| db::insert_app(tx, name, client_id, &hash_token(secret)))
+}
+
+/// `arka partners create`: a partner that may register companies with this token; only its
+/// hash is kept.
+pub fn add_partner(store: &store::Store, name: &str, token: &str) -> store::Result<i64> {
+    store.write_blocking(|tx| db::insert_partner(tx, name, &hash_token(token)))
+}
 
 pub struct Registration {
     pub nuis: String,
@@ -53,6 +67,8 @@ pub struct NewUserInput {
     pub branch_id: Option<i64>,
     pub operator_code: Option<String>,
     pub tcr_code: Option<String>,
+    /// As sent; not sent (or null): a cashier.
+    pub role: Option<String>,
 }
 
 pub struct UserUpdate {
@@ -61,6 +77,18 @@ pub struct UserUpdate {
     pub operator_code: Option<String>,
     /// Not sent: kept; null: taken away.
     pub tcr_code: Option<Option<String>>,
+    /// As sent; not sent (or null): kept.
+    pub role: Option<String>,
+}
+
+/// The role `role` names, or 422 on `role`.
+fn sent_role(errors: &mut FieldErrors, role: Option<&str>) -> Option<Role> {
+    let sent = role?;
+    let parsed = Role::parse(sent.trim());
+    if parsed.is_none() {
+        errors.add("role", "The role must be one of owner, manager, cashier.");
+    }
+    parsed
 }
 
 pub struct BankAccountInput {
@@ -74,6 +102,8 @@ pub struct BankAccountInput {
 
 /// A stored certificate as callers see it.
 pub struct CertificateInfo {
+    /// The NUIS found in the subject, when one is.
+    pub nuis: Option<String>,
     pub subject: String,
     pub serial: String,
     pub valid_from: chrono::DateTime<Utc>,
@@ -97,7 +127,7 @@ impl Services {
     /// Makes sure the sandbox company, its first business unit and the sandbox partner exist.
     pub fn ensure_sandbox(&self) -> Result<Company> {
         let hash = hash_token(SANDBOX_PARTNER_TOKEN);
-        Ok(self.store.write_blocking(|tx| {
+        self.store.write_blocking(|tx| {
             if db::partner_by_token(tx, &hash)?.is_none() {
                 db::insert_partner(tx, "Sandbox partner", &hash)?;
             }
@@ -131,23 +161,16 @@ impl Services {
                     city: Some("Tiranë"),
                 },
             )?;
-            db::company(tx, id)?.ok_or_else(|| store::Error::Task("sandbox company vanished".into()))
-        })?)
+            db::company(tx, id)?.ok_or_else(|| Error::Internal("the sandbox company vanished".into()))
+        })
     }
 
+    #[tracing::instrument(skip_all, fields(partner = partner_id), err(level = "info"))]
     pub async fn register(&self, partner_id: i64, r: Registration) -> Result<Registered> {
         let mut errors = FieldErrors::new();
-        if !is_nuis(&r.nuis) {
-            errors.add("nuis", "The nuis must be a letter, eight digits and a letter (e.g. L41323036D).");
-        }
-        if !is_email(&r.email) {
-            errors.add("email", "The email must be a valid email address.");
-        }
-        errors.max_len("name", Some(&r.name), 255);
-        errors.max_len("administrator", Some(&r.administrator), 255);
-        errors.max_len("address", r.address.as_deref(), 255);
+        check_business(&mut errors, &r.nuis, &r.name, r.address.as_deref());
+        check_person(&mut errors, "administrator", &r.administrator, &r.email);
         errors.max_len("phone", r.phone.as_deref(), 50);
-        errors.max_len("email", Some(&r.email), 255);
         if r.last_noncash_einvoice_number < 0 {
             errors.add("lastNonCashEInvoiceNumber", "The lastNonCashEInvoiceNumber must be at least 0.");
         }
@@ -155,79 +178,14 @@ impl Services {
 
         let into_sandbox = self.sandbox && r.nuis.eq_ignore_ascii_case(SANDBOX_NUIS);
         let email = if into_sandbox { sandbox_email(&r.email)? } else { r.email.clone() };
+        let r = Registration { email, ..r };
         let token = new_token("u")?;
         let token_hash = hash_token(&token);
-        let nuis = r.nuis.to_uppercase();
-        let outcome = self
+        let prefix = token_prefix(&token).to_string();
+        let (company, branch, user) = self
             .store
-            .write(move |tx| {
-                // One company per NUIS: its numbering and its devices are the tax
-                // administration's, so a second company would issue duplicate numbers.
-                if !into_sandbox && db::nuis_registered(tx, &nuis)? {
-                    return Ok(Err(Error::Taken {
-                        field: "nuis",
-                        message: format!("A company with the nuis {nuis} is already registered."),
-                    }));
-                }
-                if db::email_in_use(tx, &email)? {
-                    return Ok(Err(FieldErrors::one("email", "The email has already been taken.").into()));
-                }
-                let company_id = if into_sandbox {
-                    match db::sandbox_company(tx)? {
-                        Some(c) => c.id,
-                        None => return Err(store::Error::Task("the sandbox company is missing".into())),
-                    }
-                } else {
-                    db::insert_company(
-                        tx,
-                        &NewCompany {
-                            nuis: &nuis,
-                            name: &r.name,
-                            address: r.address.as_deref(),
-                            city: None,
-                            administrator: Some(&r.administrator),
-                            phone: r.phone.as_deref(),
-                            email: Some(&email),
-                            issuer_in_vat: r.issuer_in_vat,
-                            last_noncash_einvoice_number: r.last_noncash_einvoice_number,
-                            is_sandbox: false,
-                            partner_id: Some(partner_id),
-                        },
-                    )?
-                };
-                let unit_id = db::insert_unit(
-                    tx,
-                    company_id,
-                    &UnitFields {
-                        name: &r.name,
-                        business_unit_code: None,
-                        administrator: Some(&r.administrator),
-                        address: r.address.as_deref(),
-                        city: None,
-                    },
-                )?;
-                let user_id = db::insert_user(
-                    tx,
-                    &NewUser {
-                        company_id,
-                        business_unit_id: Some(unit_id),
-                        name: &r.administrator,
-                        email: &email,
-                        operator_code: None,
-                        tcr_code: None,
-                        token_hash: &token_hash,
-                    },
-                )?;
-                let company = db::company(tx, company_id)?;
-                let branch = db::unit(tx, company_id, unit_id)?;
-                let user = db::user(tx, company_id, user_id)?;
-                match (company, branch, user) {
-                    (Some(company), Some(branch), Some(user)) => Ok(Ok((company, branch, user))),
-                    _ => Err(store::Error::Task("registration rows vanished".into())),
-                }
-            })
+            .write(move |tx| register_in(tx, Some(partner_id), &r, into_sandbox, &token_hash, &prefix))
             .await?;
-        let (company, branch, user) = outcome?;
         tracing::info!(company = company.id, user = user.id, sandbox = into_sandbox, "registered");
         Ok(Registered { company, user, branch, token })
     }
@@ -254,6 +212,7 @@ impl Services {
     /// for the caller has no business unit code yet (the tax portal issues it later), so the
     /// first unit the caller creates while theirs has none becomes that unit: the user who
     /// registered then issues from the unit they created, and no empty unit is left behind.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn save_unit(
         &self,
         caller: &Caller,
@@ -292,6 +251,7 @@ impl Services {
         unit.ok_or_else(|| Error::NotFound("Branch".into()))
     }
 
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn create_user(&self, caller: &Caller, input: NewUserInput) -> Result<(User, String)> {
         let mut errors = FieldErrors::new();
         errors.required("name", input.name.as_deref());
@@ -307,26 +267,28 @@ impl Services {
         }
         check_code(&mut errors, "operatorCode", input.operator_code.as_deref(), true);
         check_code(&mut errors, "fiscalTcrCode", input.tcr_code.as_deref(), false);
+        let asked = sent_role(&mut errors, input.role.as_deref());
         errors.into_result()?;
+        let role = role::role_of_new_user(caller.role(), asked)?;
 
         let company_id = caller.company.id;
         let token = new_token("u")?;
         let token_hash = hash_token(&token);
+        let prefix = token_prefix(&token).to_string();
+        let entry = audit::by(caller, Action::UserCreate, "");
         let created = self
             .store
             .write(move |tx| {
                 let email = input.email.as_deref().unwrap_or_default().trim();
                 if db::email_in_use(tx, email)? {
-                    return Ok(Err(Error::Refused("The email has already been taken.".into())));
+                    return Err(Error::Refused("The email has already been taken.".into()));
                 }
                 let Some(unit) = db::unit(tx, company_id, input.branch_id.unwrap_or_default())? else {
-                    return Ok(Err(Error::Refused("Branch not found.".into())));
+                    return Err(Error::Refused("Branch not found.".into()));
                 };
                 let tcr_code = input.tcr_code.as_deref().map(str::trim).filter(|c| !c.is_empty());
-                if let Some(code) = tcr_code
-                    && let Err(e) = device_of_unit(tx, company_id, code, unit.id)?
-                {
-                    return Ok(Err(e.into()));
+                if let Some(code) = tcr_code {
+                    device_of_unit(tx, company_id, code, unit.id)?;
                 }
                 let id = db::insert_user(
                     tx,
@@ -337,25 +299,31 @@ impl Services {
                         email,
                         operator_code: input.operator_code.as_deref(),
                         tcr_code,
+                        role,
                         token_hash: &token_hash,
+                        token_prefix: &prefix,
                     },
                 )?;
-                Ok(db::user(tx, company_id, id)?
-                    .ok_or_else(|| Error::Refused("The user could not be saved.".into())))
+                let user = db::user(tx, company_id, id)?
+                    .ok_or_else(|| Error::Refused("The user could not be saved.".into()))?;
+                let entry = audit::Entry { object: id.to_string(), ..entry }.after(audit::user_fields(&user));
+                crate::store::audit::append(tx, &entry)?;
+                Ok(user)
             })
             .await;
         match created {
-            Ok(Ok(user)) => Ok((user, token)),
-            Ok(Err(e)) => Err(e),
-            Err(e) => {
-                tracing::error!(error = %e, "saving a user failed");
+            Ok(user) => Ok((user, token)),
+            Err(Error::Store(e)) => {
+                tracing::error!(error = %crate::error_chain(&e), "saving a user failed");
                 Err(Error::Refused("The user could not be saved.".into()))
             }
+            Err(e) => Err(e),
         }
     }
 
     /// Updates a user. `fiscalTcrCode` null (or "") takes the device away; a user moved to
     /// another business unit must leave the old unit's device behind in the same request.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn update_user(&self, caller: &Caller, id: i64, input: UserUpdate) -> Result<User> {
         let mut errors = FieldErrors::new();
         if input.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
@@ -366,18 +334,23 @@ impl Services {
         let tcr_code: Option<Option<String>> =
             input.tcr_code.map(|c| c.map(|c| c.trim().to_string()).filter(|c| !c.is_empty()));
         check_code(&mut errors, "fiscalTcrCode", tcr_code.clone().flatten().as_deref(), false);
+        let new_role = sent_role(&mut errors, input.role.as_deref());
         errors.into_result()?;
 
-        let company_id = caller.company.id;
+        let (company_id, caller_id, caller_role) = (caller.company.id, caller.user.id, caller.role());
+        let entry = audit::by(caller, Action::UserUpdate, id);
         self.store
             .write(move |tx| {
                 let Some(user) = db::user(tx, company_id, id)? else {
-                    return Ok(Err(Error::NotFound("User".into())));
+                    return Err(Error::NotFound("User".into()));
                 };
+                let (owners, _) = db::owners(tx, company_id)?;
+                let target = role::Target { is_caller: user.id == caller_id, role: user.role, owners };
+                role::may_update_user(caller_role, target, new_role)?;
                 if let Some(branch) = input.branch_id
                     && db::unit(tx, company_id, branch)?.is_none()
                 {
-                    return Ok(Err(Error::Refused("Branch not found.".into())));
+                    return Err(Error::Refused("Branch not found.".into()));
                 }
                 let unit = input.branch_id.or(user.business_unit_id);
                 let moved = input.branch_id.is_some_and(|b| Some(b) != user.business_unit_id);
@@ -387,32 +360,39 @@ impl Services {
                     None if moved => user.tcr_code.clone(),
                     None => None,
                 };
-                if let (Some(code), Some(unit)) = (device.as_deref(), unit)
-                    && let Err(mut e) = device_of_unit(tx, company_id, code, unit)?
-                {
-                    if tcr_code.is_none() {
-                        e = FieldErrors::one(
+                if let (Some(code), Some(unit)) = (device.as_deref(), unit) {
+                    device_of_unit(tx, company_id, code, unit).map_err(|e| match e {
+                        Error::Invalid(_) if tcr_code.is_none() => FieldErrors::one(
                             "fiscalTcrCode",
                             format!(
                                 "The user's fiscal device {code} belongs to another business unit: send the \
                                  fiscalTcrCode of a device of the new unit, or null to take the device away."
                             ),
-                        );
-                    }
-                    return Ok(Err(e.into()));
+                        )
+                        .into(),
+                        other => other,
+                    })?;
                 }
                 let patch = UserPatch {
                     name: input.name.as_deref().map(str::trim),
                     business_unit_id: input.branch_id,
                     operator_code: input.operator_code.as_deref(),
                     tcr_code: tcr_code.as_ref().map(Option::as_deref),
+                    role: new_role,
                 };
                 db::update_user(tx, company_id, id, &patch)?;
-                Ok(db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into())))
+                let updated = db::user(tx, company_id, id)?.ok_or_else(|| Error::NotFound("User".into()))?;
+                let action = if updated.role == user.role { Action::UserUpdate } else { Action::UserRole };
+                let entry = audit::Entry { action, ..entry }
+                    .before(audit::user_fields(&user))
+                    .after(audit::user_fields(&updated));
+                crate::store::audit::append(tx, &entry)?;
+                Ok(updated)
             })
-            .await?
+            .await
     }
 
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn add_bank_account(&self, caller: &Caller, input: BankAccountInput) -> Result<BankAccount> {
         let mut errors = FieldErrors::new();
         errors.required("name", input.name.as_deref());
@@ -484,6 +464,7 @@ impl Services {
 
     /// Stores the company's signing certificate. In the sandbox any file and password are
     /// accepted and a certificate for the company's NUIS, valid one year, is made instead.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn upload_certificate(
         &self,
         caller: &Caller,
@@ -502,18 +483,23 @@ impl Services {
             }
             let cert = Certificate::from_p12(&file, &password).map_err(certificate_field_error)?;
             if !cert.carries_nuis(&company.nuis) {
-                return Err(Error::Invalid(FieldErrors::one(
-                    "certificate_file",
-                    format!("The certificate does not belong to NUIS {}.", company.nuis),
-                )));
+                let message = match cert.nuis() {
+                    Some(other) => format!(
+                        "The certificate is for NUIS {other}, not for this company's NUIS {}.",
+                        company.nuis
+                    ),
+                    None => format!("The certificate does not belong to NUIS {}.", company.nuis),
+                };
+                return Err(Error::Invalid(FieldErrors::one("certificate_file", message)));
             }
+            refuse_outside_validity(&cert, Utc::now())?;
             Ok(cert)
         })
-        .await
-        .map_err(|e| Error::Internal(e.to_string()))??;
+        .await??;
 
         let sealed = self.key_file.seal(&cert.private_key_pkcs8_der()?)?;
         let info = CertificateInfo {
+            nuis: cert.nuis(),
             subject: cert.subject(),
             serial: cert.serial_hex(),
             valid_from: cert.valid_from(),
@@ -523,9 +509,13 @@ impl Services {
         let cert_der = cert.cert_der().to_vec();
         let (subject, serial) = (info.subject.clone(), info.serial.clone());
         let (from, to) = (info.valid_from.to_rfc3339(), info.valid_to.to_rfc3339());
+        let entry = audit::by(caller, Action::CertificateUpload, "");
         self.store
             .write(move |tx| {
-                db::insert_certificate(
+                let before = db::current_certificate(tx, company_id)?
+                    .map(|c| serde_json::json!({ "serial": c.serial, "validTo": c.valid_to }));
+                let after = serde_json::json!({ "subject": subject, "serial": serial, "validTo": to });
+                let id = db::insert_certificate(
                     tx,
                     &db::NewCertificate {
                         company_id,
@@ -536,7 +526,12 @@ impl Services {
                         cert_der: &cert_der,
                         key_sealed: &sealed,
                     },
-                )
+                )?;
+                let mut entry = audit::Entry { object: id.to_string(), ..entry }.after(after);
+                if let Some(before) = before {
+                    entry = entry.before(before);
+                }
+                crate::store::audit::append(tx, &entry)
             })
             .await?;
         self.gateway.certificate_changed(company_id);
@@ -549,7 +544,9 @@ impl Services {
         let company_id = caller.company.id;
         let stored = self.store.read(move |conn| db::current_certificate(conn, company_id)).await?;
         Ok(stored.and_then(|c| {
+            let der = openssl::x509::X509::from_der(&c.cert_der).ok();
             Some(CertificateInfo {
+                nuis: der.as_ref().and_then(nuis_in_subject),
                 subject: c.subject,
                 serial: c.serial,
                 valid_from: crate::domain::time::parse_stored(&c.valid_from)?,
@@ -559,27 +556,129 @@ impl Services {
     }
 }
 
+/// The business's own fields, as registration and the setup wizard check them: the NUIS
+/// (`is_nuis`: a letter, eight digits and a letter), the name and the address.
+pub fn check_business(errors: &mut FieldErrors, nuis: &str, name: &str, address: Option<&str>) {
+    if !is_nuis(nuis) {
+        errors.add("nuis", "The nuis must be a letter, eight digits and a letter (e.g. L41323036D).");
+    }
+    if name.trim().is_empty() {
+        errors.add("name", "The name field is required.");
+    }
+    errors.max_len("name", Some(name), 255);
+    errors.max_len("address", address, 255);
+}
+
+/// The first user's name (under `name_field`) and e-mail, as registration and the wizard check them.
+pub fn check_person(errors: &mut FieldErrors, name_field: &str, name: &str, email: &str) {
+    if name.trim().is_empty() {
+        errors.add(name_field, format!("The {name_field} field is required."));
+    }
+    errors.max_len(name_field, Some(name), 255);
+    if !is_email(email) {
+        errors.add("email", "The email must be a valid email address.");
+    }
+    errors.max_len("email", Some(email), 255);
+}
+
+/// Registration's write, inside the caller's transaction: the company (or the sandbox's), its
+/// first business unit, and its first user (the owner) with `token_hash`. A NUIS already
+/// registered or an e-mail already taken is the inner error, with nothing written.
+pub(crate) fn register_in(
+    tx: &rusqlite::Transaction,
+    partner_id: Option<i64>,
+    r: &Registration,
+    into_sandbox: bool,
+    token_hash: &str,
+    token_prefix: &str,
+) -> Result<(Company, BusinessUnit, User)> {
+    let nuis = r.nuis.to_uppercase();
+    // One company per NUIS: its numbering and its devices are the tax administration's, so a
+    // second company would issue duplicate numbers.
+    if !into_sandbox && db::nuis_registered(tx, &nuis)? {
+        return Err(Error::Taken {
+            field: "nuis",
+            message: format!("A company with the nuis {nuis} is already registered."),
+        });
+    }
+    if db::email_in_use(tx, &r.email)? {
+        return Err(FieldErrors::one("email", "The email has already been taken.").into());
+    }
+    let company_id = if into_sandbox {
+        match db::sandbox_company(tx)? {
+            Some(c) => c.id,
+            None => return Err(Error::Internal("the sandbox company is missing".into())),
+        }
+    } else {
+        db::insert_company(
+            tx,
+            &NewCompany {
+                nuis: &nuis,
+                name: &r.name,
+                address: r.address.as_deref(),
+                city: None,
+                administrator: Some(&r.administrator),
+                phone: r.phone.as_deref(),
+                email: Some(&r.email),
+                issuer_in_vat: r.issuer_in_vat,
+                last_noncash_einvoice_number: r.last_noncash_einvoice_number,
+                is_sandbox: false,
+                partner_id,
+            },
+        )?
+    };
+    let unit_id = db::insert_unit(
+        tx,
+        company_id,
+        &UnitFields {
+            name: &r.name,
+            business_unit_code: None,
+            administrator: Some(&r.administrator),
+            address: r.address.as_deref(),
+            city: None,
+        },
+    )?;
+    let user_id = db::insert_user(
+        tx,
+        &NewUser {
+            company_id,
+            business_unit_id: Some(unit_id),
+            name: &r.administrator,
+            email: &r.email,
+            operator_code: None,
+            tcr_code: None,
+            role: Role::Owner,
+            token_hash,
+            token_prefix,
+        },
+    )?;
+    let company = db::company(tx, company_id)?;
+    let branch = db::unit(tx, company_id, unit_id)?;
+    let user = db::user(tx, company_id, user_id)?;
+    match (company, branch, user) {
+        (Some(company), Some(branch), Some(user)) => Ok((company, branch, user)),
+        _ => Err(Error::Internal("the registration's rows vanished".into())),
+    }
+}
+
 /// A user's `fiscalTcrCode` must be one of the company's registered devices, in the user's
 /// business unit: the CIS knows each TCR under one unit, and the balance and cash-register
-/// actions answer for whichever TCR the user carries.
-fn device_of_unit(
-    conn: &rusqlite::Connection,
-    company_id: i64,
-    tcr_code: &str,
-    unit_id: i64,
-) -> store::Result<std::result::Result<(), FieldErrors>> {
-    Ok(match devices::by_code(conn, company_id, tcr_code)? {
+/// actions answer for whichever TCR the user carries (`Error::Invalid` on `fiscalTcrCode`).
+fn device_of_unit(conn: &rusqlite::Connection, company_id: i64, tcr_code: &str, unit_id: i64) -> Result<()> {
+    match devices::by_code(conn, company_id, tcr_code)? {
         None => Err(FieldErrors::one(
             "fiscalTcrCode",
             "The fiscalTcrCode is not a fiscal device of this company: register one with \
              POST /api/v1/on-boarding/fiscal-device.",
-        )),
+        )
+        .into()),
         Some(device) if device.business_unit_id != unit_id => Err(FieldErrors::one(
             "fiscalTcrCode",
             "The fiscalTcrCode is a fiscal device of another business unit than the user's.",
-        )),
+        )
+        .into()),
         Some(_) => Ok(()),
-    })
+    }
 }
 
 fn check_code(errors: &mut FieldErrors, field: &str, value: Option<&str>, required: bool) {
@@ -590,6 +689,32 @@ fn check_code(errors: &mut FieldErrors, field: &str, value: Option<&str>, requir
         None if required => errors.add(field, format!("The {field} field is required.")),
         _ => {}
     }
+}
+
+/// A certificate the CIS would refuse to see signatures of: expired, or not valid yet. Said
+/// in words, with the date, on the file's field.
+fn refuse_outside_validity(cert: &Certificate, now: chrono::DateTime<Utc>) -> Result<()> {
+    let day = |t: chrono::DateTime<Utc>| crate::domain::time::local_text(t);
+    let message = if now > cert.valid_to() {
+        format!(
+            "The certificate expired on {}: ask the certificate's issuer for a new one.",
+            day(cert.valid_to())
+        )
+    } else if now < cert.valid_from() {
+        format!("The certificate is valid only from {}: upload it then.", day(cert.valid_from()))
+    } else {
+        return Ok(());
+    };
+    Err(Error::Invalid(FieldErrors::one("certificate_file", message)))
+}
+
+/// The first NUIS-shaped value of a stored certificate's subject.
+fn nuis_in_subject(cert: &openssl::x509::X509) -> Option<String> {
+    cert.subject_name()
+        .entries()
+        .filter_map(|e| e.data().to_string().ok())
+        .flat_map(|v| v.split(|c: char| !c.is_ascii_alphanumeric()).map(str::to_string).collect::<Vec<_>>())
+        .find(|token| is_nuis(token))
 }
 
 /// Which field a PKCS#12 failure belongs to: the file, or its password.

@@ -18,6 +18,8 @@
 //! invoice or open-balance of the new date opens a new day.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -31,8 +33,10 @@ use uuid::Uuid;
 use super::budget::{self, Handover};
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
-use super::pipeline::{QueuePlan, Sequence, log_unsettled};
-use super::{Error, Result, Services};
+use super::pipeline::{Ahead, QueuePlan, log_unsettled};
+use super::sequence::Sequence;
+use super::{Error, Result, Services, audit};
+use crate::domain::audit::Action as Audited;
 use crate::domain::cash_register::{
     self as rules, ActionType, CashSale, CloseError, Closing, DayFigures, Movement, Purpose, Reopening,
 };
@@ -41,6 +45,7 @@ use crate::fiscal::certificate::Certificate;
 use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::{CashDeposit, CashDepositOperation, Header, SubseqDelivType};
 use crate::fiscal::requests::{self, Operation};
+use crate::store;
 use crate::store::accounts::Caller;
 use crate::store::cash_register::{self as db, Action, Day, ListFilter, Queueing};
 use crate::store::fiscal_queue::{self, Document};
@@ -220,9 +225,27 @@ pub struct Saved {
     unsigned: String,
 }
 
-impl Saved {
-    pub(super) fn queue_id(&self) -> i64 {
+impl Ahead for Saved {
+    fn queue_id(&self) -> i64 {
         self.queue_id
+    }
+
+    fn register<'a>(
+        self: Box<Self>,
+        services: &'a Services,
+        certificate: Arc<Certificate>,
+        place: &'a Place,
+    ) -> Pin<Box<dyn Future<Output = Gate> + Send + 'a>> {
+        Box::pin(services.register_automatic_opening(certificate, *self, place))
+    }
+
+    fn defer<'a>(
+        self: Box<Self>,
+        services: &'a Services,
+        subseq: SubseqDelivType,
+        reason: &'a str,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(services.defer_action(*self, subseq, reason))
     }
 }
 
@@ -377,7 +400,7 @@ impl Services {
         self.balances.invalidate(company_id, &tcr_code);
         if breaker_open {
             self.queue.wake();
-            crate::metrics::document_issued(Document::CashAction.as_str());
+            crate::ops::metrics::document_issued(Document::CashAction.as_str());
             return Ok(saved.action);
         }
         let opens = (saved.action.action_type == ActionType::Initial.as_str()).then_some(saved.queue_id);
@@ -400,7 +423,7 @@ impl Services {
                 .await;
         drop(guard);
         if answer.is_ok() {
-            crate::metrics::document_issued(Document::CashAction.as_str());
+            crate::ops::metrics::document_issued(Document::CashAction.as_str());
         }
         answer
     }
@@ -482,6 +505,7 @@ impl Services {
     }
 
     /// `POST /cash-register/deposit` (MONEY_IN) and `/withdraw` (MONEY_OUT).
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn cash_action(
         &self,
         caller: &Caller,
@@ -508,6 +532,9 @@ impl Services {
         let plan = self.queue_plan(Utc::now());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let draft = cash_draft(caller, &tcr_code, (action_type, purpose), amount, &plan, details);
+        let audited =
+            if action_type == ActionType::MoneyOut { Audited::CashWithdraw } else { Audited::CashDeposit };
+        let mut entry = audit::by(caller, audited, "");
         let saved = self
             .store
             .write(move |tx| {
@@ -517,21 +544,25 @@ impl Services {
                 if action_type == ActionType::MoneyOut {
                     let balance = balance_at(tx, company_id, &action.tcr_code, None)?;
                     if balance < amount {
-                        return Ok(Err(balance));
+                        return Err(insufficient(balance));
                     }
                 }
                 let today = rules::business_day(now);
                 action.cash_day_id = open_day_on(tx, company_id, &action.tcr_code, today)?.map(|d| d.id);
                 let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
-                Ok(Ok(Saved { action, queue_id, unsigned }))
+                entry.object = action.id.to_string();
+                let entry =
+                    entry.after(serde_json::json!({ "tcr": action.tcr_code, "amount": amount.to_string() }));
+                store::audit::append(tx, &entry)?;
+                Ok(Saved { action, queue_id, unsigned })
             })
-            .await?
-            .map_err(insufficient)?;
+            .await?;
         self.register_new(certificate, saved, (breaker_open, Undo::Nothing), guard, deadline).await
     }
 
     /// `POST /cash-register/open-balance`: the INITIAL deposit of the day, or on a day already
     /// open a DEPOSIT of the difference.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn open_balance(
         &self,
         caller: &Caller,
@@ -557,11 +588,17 @@ impl Services {
             details.clone(),
         );
         let caller_copy = caller.clone();
+        let entry = audit::by(caller, Audited::DayOpen, "");
         enum Step {
             Saved(Saved, Undo),
             Unchanged(Action),
-            Lower(Decimal),
         }
+        let lower = |opened_with: Decimal| {
+            Error::Refused(format!(
+                "The day is already open with {} ALL; take cash out with a withdrawal.",
+                crate::fiscal::model::money(opened_with)
+            ))
+        };
         let step = self
             .store
             .write(move |tx| {
@@ -578,6 +615,9 @@ impl Services {
                     let Draft { mut action, unsigned, plan } = initial;
                     action.cash_day_id = Some(day_id);
                     let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
+                    let entry = audit::Entry { object: day_id.to_string(), ..entry }
+                        .after(serde_json::json!({ "tcr": tcr_code, "opening": amount.to_string() }));
+                    store::audit::append(tx, &entry)?;
                     return Ok(Step::Saved(Saved { action, queue_id, unsigned }, Undo::DeleteDay(day_id)));
                 };
                 let openings: Vec<Action> = db::day_actions(tx, day.id)?
@@ -587,10 +627,10 @@ impl Services {
                 let mut figures = DayFigures::default();
                 for a in &openings {
                     if let Some(action_type) = ActionType::parse(&a.action_type) {
-                        figures.add(Purpose::Open, action_type, a.amount)?;
+                        figures.add(Purpose::Open, action_type, a.amount).map_err(store::Error::from)?;
                     }
                 }
-                match rules::reopening(figures.opening, amount)? {
+                match rules::reopening(figures.opening, amount).map_err(store::Error::from)? {
                     Reopening::Deposit(difference) => {
                         let Draft { mut action, unsigned, plan } = cash_draft(
                             &caller_copy,
@@ -602,13 +642,17 @@ impl Services {
                         );
                         action.cash_day_id = Some(day.id);
                         let (action, queue_id) = save(tx, action, &plan, &unsigned)?;
+                        let entry = audit::Entry { object: day.id.to_string(), ..entry }
+                            .before(serde_json::json!({ "opening": figures.opening.to_string() }))
+                            .after(serde_json::json!({ "tcr": tcr_code, "opening": amount.to_string() }));
+                        store::audit::append(tx, &entry)?;
                         Ok(Step::Saved(Saved { action, queue_id, unsigned }, Undo::Nothing))
                     }
                     Reopening::Unchanged => match openings.into_iter().last() {
                         Some(action) => Ok(Step::Unchanged(action)),
-                        None => Ok(Step::Lower(Decimal::ZERO)),
+                        None => Err(lower(Decimal::ZERO)),
                     },
-                    Reopening::Lower { opened_with } => Ok(Step::Lower(opened_with)),
+                    Reopening::Lower { opened_with } => Err(lower(opened_with)),
                 }
             })
             .await?;
@@ -617,15 +661,12 @@ impl Services {
                 self.register_new(certificate, saved, (breaker_open, undo), guard, deadline).await?,
             )),
             Step::Unchanged(action) => Ok(Opened::Unchanged(action)),
-            Step::Lower(opened_with) => Err(Error::Refused(format!(
-                "The day is already open with {} ALL; take cash out with a withdrawal.",
-                crate::fiscal::model::money(opened_with)
-            ))),
         }
     }
 
     /// `POST /cash-register/close-balance`: counts the drawer against the balance, registers
     /// the withdrawal of what leaves it and closes the day.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn close_balance(
         &self,
         caller: &Caller,
@@ -640,30 +681,25 @@ impl Services {
         let plan = self.queue_plan(Utc::now());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let caller_copy = caller.clone();
-        enum Step {
-            NoOpenDay,
-            Invalid(FieldErrors),
-            Insufficient(Decimal),
-            Closed(Box<(DaySummary, Option<Saved>)>),
-        }
-        let step = self
+        let entry = audit::by(caller, Audited::DayClose, "");
+        let (mut summary, saved) = self
             .store
             .write(move |tx| {
                 let Some(mut day) =
                     db::latest_day(tx, company_id, &tcr_code)?.filter(|d| d.closed_at.is_none())
                 else {
-                    return Ok(Step::NoOpenDay);
+                    return Err(Error::Refused("The cash register has no open day to close.".into()));
                 };
                 let balance = balance_at(tx, company_id, &tcr_code, None)?;
                 let actions = db::day_actions(tx, day.id)?;
                 let figures = day_figures(tx, &day, &actions)?;
                 let closing = match rules::close(&figures, balance, counted, withdraw) {
                     Ok(c) => c,
-                    Err(CloseError::Invalid(e)) => return Ok(Step::Invalid(e)),
-                    Err(CloseError::Overflow(e)) => return Err(e.into()),
+                    Err(CloseError::Invalid(e)) => return Err(e.into()),
+                    Err(CloseError::Overflow(e)) => return Err(store::Error::from(e).into()),
                 };
                 if closing.withdraw > balance {
-                    return Ok(Step::Insufficient(balance));
+                    return Err(insufficient(balance));
                 }
                 let saved = if closing.withdraw > Decimal::ZERO {
                     let Draft { mut action, unsigned, plan } = cash_draft(
@@ -690,32 +726,31 @@ impl Services {
                     cash_sales: figures.cash_sales,
                 };
                 db::close_day(tx, day.id, &closed_at, closed)?;
+                let entry = audit::Entry { object: day.id.to_string(), ..entry }
+                    .before(serde_json::json!({ "expected": closing.expected.to_string() }))
+                    .after(serde_json::json!({
+                        "tcr": tcr_code,
+                        "counted": closing.counted.to_string(),
+                        "difference": closing.difference.to_string(),
+                        "withdrawn": closing.withdraw.to_string(),
+                    }));
+                store::audit::append(tx, &entry)?;
                 day.closed_at = Some(closed_at);
                 let opening_actions =
                     actions.into_iter().filter(|a| a.purpose == Purpose::Open.as_str()).collect();
                 let summary = DaySummary { day, figures, closing, opening_actions, closing_action: None };
-                Ok(Step::Closed(Box::new((summary, saved))))
+                Ok((summary, saved))
             })
             .await?;
-        match step {
-            Step::NoOpenDay => Err(Error::Refused("The cash register has no open day to close.".into())),
-            Step::Invalid(e) => Err(e.into()),
-            Step::Insufficient(balance) => Err(insufficient(balance)),
-            Step::Closed(closed) => {
-                let (mut summary, saved) = *closed;
-                match saved {
-                    None => self.balances.invalidate(company_id, &summary.day.tcr_code),
-                    Some(saved) => {
-                        let undo = Undo::ReopenDay(summary.day.id);
-                        summary.closing_action = Some(
-                            self.register_new(certificate, saved, (breaker_open, undo), guard, deadline)
-                                .await?,
-                        );
-                    }
-                }
-                Ok(summary)
+        match saved {
+            None => self.balances.invalidate(company_id, &summary.day.tcr_code),
+            Some(saved) => {
+                let undo = Undo::ReopenDay(summary.day.id);
+                summary.closing_action =
+                    Some(self.register_new(certificate, saved, (breaker_open, undo), guard, deadline).await?);
             }
         }
+        Ok(summary)
     }
 
     /// `GET /cash-register/actions`: the TCR's actions, newest first.

@@ -22,12 +22,14 @@ impl From<Error> for SaveError {
 }
 
 /// A duplicate identifier is the caller's 409; any other store failure is internal.
-fn saved(e: store::Error) -> SaveError {
-    match e {
-        store::Error::Duplicate(_) => SaveError::Failed(Error::Conflict(
-            "A client with the same identifier already exists in this company.".into(),
-        )),
-        other => SaveError::Failed(other.into()),
+impl From<store::Error> for SaveError {
+    fn from(e: store::Error) -> Self {
+        match e {
+            store::Error::Duplicate(_) => SaveError::Failed(Error::Conflict(
+                "A client with the same identifier already exists in this company.".into(),
+            )),
+            other => SaveError::Failed(other.into()),
+        }
     }
 }
 
@@ -69,15 +71,14 @@ impl Services {
     ) -> std::result::Result<StoredClient, SaveError> {
         let new = client::create(&patch).map_err(SaveError::Rejected)?;
         let company_id = caller.company.id;
-        let stored = self
-            .store
+        self.store
             .write(move |tx| {
                 let id = db::insert(tx, company_id, &new)?;
-                db::get(tx, company_id, id)
+                db::get(tx, company_id, id)?.ok_or_else(|| {
+                    SaveError::Failed(Error::Internal("a saved client could not be read".into()))
+                })
             })
             .await
-            .map_err(saved)?;
-        stored.ok_or_else(|| SaveError::Failed(Error::Internal("a saved client could not be read".into())))
     }
 
     /// Applies `patch` to a client of the caller's company, inside one transaction so two
@@ -92,20 +93,16 @@ impl Services {
         self.store
             .write(move |tx| {
                 let Some(stored) = db::get(tx, company_id, id)? else {
-                    return Ok(Err(SaveError::Failed(not_found())));
+                    return Err(SaveError::Failed(not_found()));
                 };
-                let changed = match client::update(&stored.client, &patch) {
-                    Ok(changed) => changed,
-                    Err(rejection) => return Ok(Err(SaveError::Rejected(rejection))),
-                };
+                let changed = client::update(&stored.client, &patch).map_err(SaveError::Rejected)?;
                 // A confirmation holds for the identifier that was looked up, not a new one.
                 let verified = stored.verified
                     && stored.client.id_type == changed.id_type
                     && stored.client.id_value == changed.id_value;
                 db::update(tx, company_id, id, &changed, verified)?;
-                Ok(db::get(tx, company_id, id)?.ok_or_else(|| SaveError::Failed(not_found())))
+                db::get(tx, company_id, id)?.ok_or_else(|| SaveError::Failed(not_found()))
             })
             .await
-            .map_err(saved)?
     }
 }

@@ -29,6 +29,7 @@ fn unavailable() -> Error {
 impl Services {
     /// Registers a TCR with the CIS and stores it; the code also goes on the calling user when
     /// the device is in that user's business unit. Nothing is stored unless the CIS accepted it.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn register_device(&self, caller: &Caller, input: DeviceInput) -> Result<Device> {
         let mut errors = FieldErrors::new();
         let name = errors.required("name", input.name.as_deref()).map(str::to_string);
@@ -98,7 +99,7 @@ impl Services {
         let caller_unit = caller.user.business_unit_id;
         let device = self
             .store
-            .write(move |tx| {
+            .write(move |tx| -> Result<_> {
                 let from = from.to_string();
                 let to = to.map(|d| d.to_string());
                 let device = devices::insert(

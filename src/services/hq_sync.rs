@@ -22,39 +22,21 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 const MAX_BACKOFF: Duration = Duration::from_secs(15);
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
-    Store(store::Error),
-    Hq(client::Error),
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    #[error(transparent)]
+    Hq(#[from] client::Error),
     /// A note the outbox holds that cannot be shipped (a bug, not the HQ's absence).
+    #[error("an outbox note: {0}")]
     Note(String),
     /// `restore --from-hq` over a database that already holds rows.
+    #[error("{0}")]
     NotEmpty(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Store(e) => write!(f, "{e}"),
-            Error::Hq(e) => write!(f, "{e}"),
-            Error::Note(m) => write!(f, "an outbox note: {m}"),
-            Error::NotEmpty(m) => write!(f, "{m}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<store::Error> for Error {
-    fn from(e: store::Error) -> Self {
-        Error::Store(e)
-    }
-}
-
-impl From<client::Error> for Error {
-    fn from(e: client::Error) -> Self {
-        Error::Hq(e)
-    }
+    /// The file of trusted roots `--hq-ca-file` names could not be read.
+    #[error("the head office's CA file {}: {source}", .path.display())]
+    CaFile { path: std::path::PathBuf, source: std::io::Error },
 }
 
 fn object(text: &str) -> Result<Map<String, Value>, Error> {
@@ -113,19 +95,11 @@ pub fn next_batch(conn: &rusqlite::Connection, notes: i64) -> Result<Option<Batc
 
 /// Ships one batch and forgets what the HQ acknowledged; how many notes it accounted for.
 pub fn ship_once(store: &Store, hq: &HqClient) -> Result<usize, Error> {
-    let Some(batch) = store.read_blocking(|conn| next_batch(conn, BATCH_NOTES).map_err(hold))? else {
+    let Some(batch) = store.read_blocking(|conn| Ok(next_batch(conn, BATCH_NOTES)))?? else {
         return Ok(0);
     };
     let acked = hq.ship(&batch)?;
-    Ok(store.write_blocking_unsynced(|tx| hq_outbox::forget_upto(tx, acked.acked))?)
-}
-
-/// Carries a sync error through the store's closure (its error type is the store's).
-fn hold(e: Error) -> store::Error {
-    match e {
-        Error::Store(e) => e,
-        other => store::Error::Task(other.to_string()),
-    }
+    store.write_blocking_unsynced(|tx| Ok::<_, Error>(hq_outbox::forget_upto(tx, acked.acked)?))
 }
 
 /// Takes the products of the shop's businesses set at the HQ since the last pull; how many.
@@ -146,7 +120,7 @@ pub fn pull_catalog(store: &Store, hq: &HqClient) -> Result<usize, Error> {
                 for product in &changed {
                     hq_outbox::take_central(tx, company_id, product, &now)?;
                 }
-                Ok(())
+                Ok::<_, Error>(())
             })?;
             taken += changed.len();
             newest = newest.max(last);
@@ -200,7 +174,7 @@ pub async fn run(store: Store, hq: Arc<HqClient>, mut stop: tokio::sync::watch::
             }
             Ok(Err(e)) => {
                 if !unreachable {
-                    tracing::warn!(error = %e, "the HQ did not take the outbox; sales go on, it is sent later");
+                    tracing::warn!(error = %crate::error_chain(&e), "the HQ did not take the outbox; sales go on, it is sent later");
                     unreachable = true;
                 }
                 let wait = backoff;
@@ -208,7 +182,7 @@ pub async fn run(store: Store, hq: Arc<HqClient>, mut stop: tokio::sync::watch::
                 wait
             }
             Err(e) => {
-                tracing::error!(error = %e, "the HQ worker's task failed");
+                tracing::error!(error = %crate::error_chain(&e), "the HQ worker's task failed");
                 MAX_BACKOFF
             }
         };
@@ -264,7 +238,7 @@ pub fn restore(store: &Store, hq: &HqClient, url: &str) -> Result<Restored, Erro
     }
     let now = chrono::Utc::now().to_rfc3339();
     let counts = store.write_blocking(|tx| {
-        tx.execute_batch("PRAGMA defer_foreign_keys = ON")?;
+        tx.execute_batch("PRAGMA defer_foreign_keys = ON").map_err(store::Error::from)?;
         let mut counts = HashMap::new();
         for (table, rows) in &pages {
             for row in rows {
@@ -273,7 +247,7 @@ pub fn restore(store: &Store, hq: &HqClient, url: &str) -> Result<Restored, Erro
             counts.insert(*table, rows.len());
         }
         hq_outbox::restored(tx, url, &now, acked)?;
-        Ok(counts)
+        Ok::<_, Error>(counts)
     })?;
     Ok(Restored { rows: counts, acked })
 }
@@ -299,17 +273,19 @@ fn insert_row(tx: &rusqlite::Transaction, table: &str, row: &Map<String, Value>)
 
 /// `arka restore --from-hq`: opens (creating) the data dir's database and fills it from the HQ.
 pub fn restore_data_dir(
-    data: &crate::config::DataArgs,
+    db_path: &std::path::Path,
     url: &str,
     token: &str,
     ca_file: Option<&std::path::Path>,
 ) -> Result<Restored, Error> {
     let ca = match ca_file {
-        Some(path) => Some(std::fs::read(path).map_err(|e| Error::Store(store::Error::Io(e)))?),
+        Some(path) => {
+            Some(std::fs::read(path).map_err(|source| Error::CaFile { path: path.to_path_buf(), source })?)
+        }
         None => None,
     };
     let hq = HqClient::new(url, token, ca.as_deref(), CALL_TIMEOUT)?;
-    let store = Store::open(&data.db_path())?;
+    let store = Store::open(db_path)?;
     restore(&store, &hq, url.trim().trim_end_matches('/'))
 }
 
@@ -329,11 +305,11 @@ pub async fn noncash_number(
         .read(move |conn| {
             let nuis: String =
                 conn.query_row("SELECT nuis FROM companies WHERE id = ?1", [company_id], |r| r.get(0))?;
-            let next = super::pipeline::reserve_number(
+            let next = super::sequence::reserve_number(
                 conn,
                 company_id,
                 year,
-                &super::pipeline::Sequence::Business,
+                &super::sequence::Sequence::Business,
             )?;
             Ok((nuis, next))
         })
@@ -345,7 +321,7 @@ pub async fn noncash_number(
     match given {
         Ok(given) => Ok(given.ord_num),
         Err(e) => {
-            tracing::warn!(error = %e, "no non-cash number from the head office");
+            tracing::warn!(error = %crate::error_chain(&e), "no non-cash number from the head office");
             Err(super::Error::Unavailable(NO_NUMBER.to_string()))
         }
     }
@@ -384,13 +360,13 @@ pub async fn give_back_noncash(
         Ok((false, nuis)) => nuis,
         Ok((true, _)) => return,
         Err(e) => {
-            tracing::warn!(error = %e, "cannot tell whether a non-cash number was used; it stays reserved");
+            tracing::warn!(error = %crate::error_chain(&e), "cannot tell whether a non-cash number was used; it stays reserved");
             return;
         }
     };
     let ask = NumberAsk { nuis, year, held_for, at_least: 0 };
     if let Ok(Err(e)) = tokio::task::spawn_blocking(move || hq.release_noncash(&ask)).await {
-        tracing::warn!(error = %e, ord_num, "the head office did not take a non-cash number back; it stays reserved");
+        tracing::warn!(error = %crate::error_chain(&e), ord_num, "the head office did not take a non-cash number back; it stays reserved");
     }
 }
 

@@ -17,9 +17,10 @@ use chrono::{Datelike, Utc};
 use chrono_tz::Europe::Tirane;
 use serde_json::{Value, json};
 
-use super::Services;
 use super::invoices::{ClientInput, IssueRequest};
 use super::pipeline::Issued;
+use super::{Services, audit};
+use crate::domain::audit::Action as Audited;
 use crate::domain::document::DocumentKind;
 use crate::domain::invoice::InvoiceInput;
 use crate::domain::invoice::{
@@ -31,7 +32,7 @@ use crate::domain::marketplace::{
 };
 use crate::domain::payments::PaymentsInput;
 use crate::domain::validation::{FieldErrors, clean_text};
-use crate::secrets::KeyFile;
+use crate::ops::secrets::KeyFile;
 use crate::services;
 use crate::store::accounts::Caller;
 use crate::store::marketplace::{self as db, Claim, Event, NewVenue, OrderFilter, StoredOrder, Venue};
@@ -43,33 +44,46 @@ use crate::wolt::signature;
 /// The longest an event-feed read waits for a new event (`wait`).
 pub const MAX_FEED_WAIT: Duration = Duration::from_secs(25);
 
-/// Errors of the marketplace use cases; each has the spec's marketplace `code`.
-#[derive(Debug, Clone)]
+/// Errors of the marketplace use cases; each has the spec's marketplace `code`, which its text
+/// starts with.
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The webhook's signature did not verify (or its venue is unknown).
+    #[error("unauthenticated: the webhook signature did not verify")]
     Unverified,
     /// The company has no marketplace add-on.
+    #[error("wolt_not_enabled")]
     NotEnabled,
     /// The token has no marketplace right, or the caller is not the owner.
+    #[error("forbidden: {0}")]
     Forbidden(String),
     /// The company has no single active venue.
+    #[error("no_venue")]
     NoVenue,
+    #[error("order_not_found")]
     OrderNotFound,
     /// Something other than an order is not there (a user of the rights route).
+    #[error("not_found: {0}")]
     NotFound(String),
     /// The order's status does not allow the action; nothing was relayed.
+    #[error("invalid_transition: {0}")]
     InvalidTransition(String),
+    #[error("invalid_data: {}", .0.fields())]
     InvalidData(FieldErrors),
     /// The action failed: Wolt refused it (`kept`), or the invoice could not be issued now.
-    ActionFailed {
-        message: String,
-        kept: bool,
-    },
+    #[error("action_failed: {message}")]
+    ActionFailed { message: String, kept: bool },
     /// Wolt did not answer.
+    #[error("wolt_upstream_error: {0}")]
     Upstream(String),
+    #[error("idempotency_key_required")]
     KeyRequired,
+    #[error("idempotency_in_progress")]
     KeyInProgress,
-    Internal(String),
+    /// A failure underneath (store, key file, a task, the invoice's issue): logged with its
+    /// cause, answered 500.
+    #[error("internal_error: {0}")]
+    Internal(#[source] services::Error),
 }
 
 impl Error {
@@ -102,23 +116,21 @@ impl Error {
     }
 }
 
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {self:?}", self.code())
-    }
-}
-
-impl std::error::Error for Error {}
-
 impl From<store::Error> for Error {
     fn from(e: store::Error) -> Self {
-        Error::Internal(e.to_string())
+        Error::Internal(e.into())
     }
 }
 
-impl From<crate::secrets::Error> for Error {
-    fn from(e: crate::secrets::Error) -> Self {
-        Error::Internal(e.to_string())
+impl From<crate::ops::secrets::Error> for Error {
+    fn from(e: crate::ops::secrets::Error) -> Self {
+        Error::Internal(e.into())
+    }
+}
+
+impl From<tokio::task::JoinError> for Error {
+    fn from(e: tokio::task::JoinError) -> Self {
+        Error::Internal(e.into())
     }
 }
 
@@ -212,26 +224,57 @@ pub struct Marketplace {
     inner: Arc<Inner>,
 }
 
-/// Seals and stores `venue` as the company's one active venue (the route and the CLI alike).
-pub fn put_venue(store: &Store, key_file: &KeyFile, company_id: i64, venue: &VenueInput) -> Result<i64> {
+/// A venue checked, its credentials sealed, ready to be written.
+struct SealedVenue {
+    wolt_venue_id: String,
+    name: String,
+    key: Vec<u8>,
+    secret: Vec<u8>,
+}
+
+fn seal_venue(key_file: &KeyFile, venue: &VenueInput) -> Result<SealedVenue> {
     check_venue(&venue.wolt_venue_id, &venue.name, &venue.api_key, &venue.webhook_secret)
         .map_err(Error::InvalidData)?;
-    let key = key_file.seal(venue.api_key.trim().as_bytes())?;
-    let secret = key_file.seal(venue.webhook_secret.trim().as_bytes())?;
     let name = if venue.name.trim().is_empty() { venue.wolt_venue_id.trim() } else { venue.name.trim() };
+    Ok(SealedVenue {
+        wolt_venue_id: venue.wolt_venue_id.trim().to_string(),
+        name: name.to_string(),
+        key: key_file.seal(venue.api_key.trim().as_bytes())?,
+        secret: key_file.seal(venue.webhook_secret.trim().as_bytes())?,
+    })
+}
+
+/// In the caller's transaction: `sealed` as the company's one active venue.
+fn write_venue(tx: &rusqlite::Connection, company_id: i64, sealed: &SealedVenue) -> Result<i64> {
     let new = NewVenue {
-        wolt_venue_id: venue.wolt_venue_id.trim(),
-        name,
-        api_key_sealed: &key,
-        webhook_secret_sealed: &secret,
+        wolt_venue_id: &sealed.wolt_venue_id,
+        name: &sealed.name,
+        api_key_sealed: &sealed.key,
+        webhook_secret_sealed: &sealed.secret,
     };
-    store.write_blocking(|tx| db::put_venue(tx, company_id, &new, Utc::now())).map_err(|e| match e {
+    db::put_venue(tx, company_id, &new, Utc::now()).map_err(|e| match e {
         store::Error::Duplicate(_) => Error::InvalidData(FieldErrors::one(
             "venue.wolt_venue_id",
             "This Wolt venue belongs to another company.",
         )),
         other => Error::from(other),
     })
+}
+
+/// Seals and stores `venue` as the company's one active venue (the CLI and the sandbox).
+pub fn put_venue(store: &Store, key_file: &KeyFile, company_id: i64, venue: &VenueInput) -> Result<i64> {
+    let sealed = seal_venue(key_file, venue)?;
+    store.write_blocking(|tx| write_venue(tx, company_id, &sealed))
+}
+
+/// What the audit trail keeps of the settings: never the credentials.
+fn settings_fields(tx: &rusqlite::Connection, company_id: i64) -> Result<serde_json::Value> {
+    let venue = db::active_venues(tx, company_id)?.into_iter().next();
+    Ok(serde_json::json!({
+        "enabled": db::addon_enabled(tx, company_id)?,
+        "venue": venue.map(|v| v.wolt_venue_id),
+        "usersWithRight": db::users_with_right(tx, company_id)?,
+    }))
 }
 
 /// The owner's command line (`arka marketplace ...`): the same settings as the route, on the
@@ -258,15 +301,12 @@ pub mod owner_cli {
 
     /// Grants or withdraws the marketplace right of the token of the user with this e-mail.
     pub fn set_right(store: &Store, email: &str, granted: bool) -> Result<i64> {
-        store
-            .write_blocking(|tx| {
-                let user = db::user_by_email(tx, email)?;
-                if let Some(user) = user {
-                    db::set_right(tx, user, granted, Utc::now())?;
-                }
-                Ok(user)
-            })?
-            .ok_or_else(|| Error::NotFound(format!("no user has the e-mail {email}")))
+        store.write_blocking(|tx| {
+            let user = db::user_by_email(tx, email)?
+                .ok_or_else(|| Error::NotFound(format!("no user has the e-mail {email}")))?;
+            db::set_right(tx, user, granted, Utc::now())?;
+            Ok(user)
+        })
     }
 
     pub fn remove_venue(store: &Store, company_id: i64) -> Result<usize> {
@@ -285,7 +325,8 @@ pub mod owner_cli {
 }
 
 fn opened(key_file: &KeyFile, sealed: &[u8]) -> Result<String> {
-    String::from_utf8(key_file.open(sealed)?).map_err(|e| Error::Internal(e.to_string()))
+    String::from_utf8(key_file.open(sealed)?)
+        .map_err(|_| Error::Internal(services::Error::Internal("a sealed credential is not text".into())))
 }
 
 /// The fingerprint of a write: method, path and body, hashed.
@@ -296,7 +337,7 @@ pub fn fingerprint(method: &str, path: &str, body: &[u8]) -> String {
     hasher.update(path.as_bytes());
     hasher.update(b"\n");
     hasher.update(body);
-    crate::secrets::hex_lower(&hasher.finish())
+    crate::ops::secrets::hex_lower(&hasher.finish())
 }
 
 fn refused(failure: Failure) -> Error {
@@ -343,9 +384,7 @@ impl Marketplace {
         call: impl FnOnce(&WoltClient) -> std::result::Result<T, Failure> + Send + 'static,
     ) -> Result<std::result::Result<T, Failure>> {
         let me = self.clone();
-        tokio::task::spawn_blocking(move || call(&me.inner.wolt))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))
+        Ok(tokio::task::spawn_blocking(move || call(&me.inner.wolt)).await?)
     }
 
     // --- who may call -------------------------------------------------------------------------
@@ -379,30 +418,14 @@ impl Marketplace {
         }
     }
 
-    async fn owner_check(&self, caller: &Caller) -> Result<()> {
-        let company_id = caller.company.id;
-        let owner = self.store().read(move |c| crate::store::accounts::owner_of(c, company_id)).await?;
-        if owner == Some(caller.user.id) {
-            Ok(())
-        } else {
-            Err(Error::Forbidden(
-                "Only the company's owner (the user its registration created) can change marketplace settings.".into(),
-            ))
-        }
-    }
-
     // --- settings (the owner) -----------------------------------------------------------------
 
     pub async fn settings(&self, caller: &Caller) -> Result<Settings> {
-        self.owner_check(caller).await?;
         let (store, company_id) = (self.store().clone(), caller.company.id);
-        tokio::task::spawn_blocking(move || owner_cli::settings(&store, company_id))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))?
+        tokio::task::spawn_blocking(move || owner_cli::settings(&store, company_id)).await?
     }
 
     pub async fn update_settings(&self, caller: &Caller, update: SettingsUpdate) -> Result<Settings> {
-        self.owner_check(caller).await?;
         let company_id = caller.company.id;
         if update.venue.is_some() && update.remove_venue {
             return Err(Error::InvalidData(FieldErrors::one(
@@ -410,21 +433,26 @@ impl Marketplace {
                 "Send either venue or remove_venue, not both.",
             )));
         }
-        if let Some(venue) = update.venue.clone() {
-            let (store, key_file) = (self.store().clone(), self.inner.services.key_file.clone());
-            tokio::task::spawn_blocking(move || put_venue(&store, &key_file, company_id, &venue))
-                .await
-                .map_err(|e| Error::Internal(e.to_string()))??;
-        }
+        let sealed = match &update.venue {
+            Some(venue) => Some(seal_venue(&self.inner.services.key_file, venue)?),
+            None => None,
+        };
         let now = Utc::now();
+        let entry = audit::by(caller, Audited::SettingsMarketplace, company_id);
         self.store()
-            .write(move |tx| {
+            .write(move |tx| -> Result<()> {
+                let before = settings_fields(tx, company_id)?;
+                if let Some(sealed) = &sealed {
+                    write_venue(tx, company_id, sealed)?;
+                }
                 if let Some(enabled) = update.enabled {
                     db::set_addon(tx, company_id, enabled, now)?;
                 }
                 if update.remove_venue {
                     db::deactivate_venues(tx, company_id, now)?;
                 }
+                let entry = entry.before(before).after(settings_fields(tx, company_id)?);
+                store::audit::append(tx, &entry)?;
                 Ok(())
             })
             .await?;
@@ -433,21 +461,20 @@ impl Marketplace {
 
     /// Grants or withdraws the marketplace right of one of the company's users' tokens.
     pub async fn set_right(&self, caller: &Caller, user_id: i64, granted: bool) -> Result<Settings> {
-        self.owner_check(caller).await?;
         let company_id = caller.company.id;
-        let done = self
-            .store()
+        let entry = audit::by(caller, Audited::SettingsMarketplace, company_id);
+        self.store()
             .write(move |tx| {
                 if db::company_of_user(tx, user_id)? != Some(company_id) {
-                    return Ok(false);
+                    return Err(Error::NotFound("No such user in this company.".into()));
                 }
+                let before = settings_fields(tx, company_id)?;
                 db::set_right(tx, user_id, granted, Utc::now())?;
-                Ok(true)
+                let entry = entry.before(before).after(settings_fields(tx, company_id)?);
+                store::audit::append(tx, &entry)?;
+                Ok(())
             })
             .await?;
-        if !done {
-            return Err(Error::NotFound("No such user in this company.".into()));
-        }
         self.settings(caller).await
     }
 
@@ -504,12 +531,12 @@ impl Marketplace {
 
     /// Runs a POS write under its Idempotency-Key; `render` turns the outcome into the answer
     /// that is kept for replays.
-    #[tracing::instrument(skip_all, fields(order = request.order_id, company = access.caller.company.id))]
+    #[tracing::instrument(skip_all, fields(order = request.order_id, company = access.caller.company.id), err(level = "info"))]
     pub async fn write(
         &self,
         access: Access,
         request: WriteRequest,
-        render: fn(&Result<StoredOrder>) -> Rendered,
+        render: fn(Result<StoredOrder>) -> Rendered,
     ) -> Result<Written> {
         self.order(&access, request.order_id).await?;
         let user_id = access.caller.user.id;
@@ -535,14 +562,14 @@ impl Marketplace {
         let me = self.clone();
         let task = tokio::spawn(async move {
             let outcome = me.perform(&access, &request, resumed).await;
-            let rendered = render(&outcome);
             let kept = match &outcome {
                 Ok(_) => true,
                 Err(e) => e.is_kept(),
             };
             if let Err(e) = &outcome {
-                tracing::info!(order = request.order_id, code = e.code(), error = %e, "marketplace write refused");
+                tracing::info!(order = request.order_id, code = e.code(), error = %crate::error_chain(e), "marketplace write refused");
             }
+            let rendered = render(outcome);
             let (key, answer) = (request.key.clone(), rendered.clone());
             let saved = me
                 .store()
@@ -552,11 +579,11 @@ impl Marketplace {
                 })
                 .await;
             if let Err(e) = saved {
-                tracing::error!(error = %e, "the Idempotency-Key outcome could not be saved");
+                tracing::error!(error = %crate::error_chain(&e), "the Idempotency-Key outcome could not be saved");
             }
             rendered
         });
-        task.await.map(Written::Fresh).map_err(|e| Error::Internal(e.to_string()))
+        Ok(task.await.map(Written::Fresh)?)
     }
 
     async fn perform(&self, access: &Access, request: &WriteRequest, resumed: bool) -> Result<StoredOrder> {
@@ -636,7 +663,7 @@ impl Marketplace {
         let reject_reason = if action == Action::Reject { reason } else { None };
         let prep = if action == Action::Accept { preparation_time } else { None };
         self.store()
-            .write(move |tx| {
+            .write(move |tx| -> Result<()> {
                 let now = Utc::now();
                 db::set_action_details(tx, order_id, prep, reject_reason.as_deref(), confirmed)?;
                 if db::set_status(tx, order_id, step.next, now)? {
@@ -687,7 +714,7 @@ impl Marketplace {
         };
         let (order_id, company_id, status) = (order.id, access.caller.company.id, order.status);
         self.store()
-            .write(move |tx| {
+            .write(move |tx| -> Result<()> {
                 let now = Utc::now();
                 db::set_invoice(tx, order_id, invoice_id, now)?;
                 db::insert_event(tx, company_id, order_id, FISCALIZED_EVENT, status, EventSource::Pos, now)?;
@@ -703,7 +730,7 @@ impl Marketplace {
     /// Takes a Wolt notification: the signature is checked against the venue's secret before
     /// anything is stored, the order is fetched from Wolt, and the order and its event are
     /// stored in one transaction. A notification taken before changes nothing.
-    #[tracing::instrument(skip_all)]
+    #[tracing::instrument(skip_all, err(level = "info"))]
     pub async fn webhook(&self, body: &[u8], signature_header: Option<&str>) -> Result<Taken> {
         let notification: Notification = serde_json::from_slice(body).map_err(|_| Error::Unverified)?;
         let wolt_venue_id = notification.order.venue_id.trim().to_string();
@@ -760,7 +787,7 @@ impl Marketplace {
         }
         let taken = self
             .store()
-            .write(move |tx| {
+            .write(move |tx| -> Result<_> {
                 let now = Utc::now();
                 if let Some(order_id) = db::webhook_seen(tx, venue_id, &notification_id)? {
                     return Ok(Taken { order_id, duplicate: true });
@@ -905,7 +932,12 @@ fn issue_failed(e: services::Error) -> Error {
         E::Taken { field, message } => failed(format!("{field}: {message}")),
         E::Busy(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
         E::Unavailable(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
-        E::Internal(cause) => Error::Internal(cause),
+        internal @ (E::Store(_)
+        | E::Fiscal(_)
+        | E::Secrets(_)
+        | E::Print(_)
+        | E::Task(_)
+        | E::Internal(_)) => Error::Internal(internal),
     }
 }
 

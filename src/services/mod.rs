@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod ai;
+pub mod audit;
 pub mod budget;
 pub mod cash_register;
 pub mod clients;
@@ -12,6 +13,7 @@ pub mod lanes;
 pub mod locks;
 pub mod marketplace;
 pub mod owner;
+pub mod people;
 pub mod pipeline;
 pub mod products;
 pub mod purchase;
@@ -19,10 +21,12 @@ pub mod queue;
 pub mod rates;
 pub mod reports;
 pub mod search_index;
+pub mod sequence;
+pub mod setup;
 pub mod stock;
+pub mod users;
 pub mod wtn;
 
-use std::fmt;
 use std::sync::Arc;
 
 use crate::domain::validation::FieldErrors;
@@ -33,9 +37,10 @@ use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::Queue;
 use crate::fiscal::response::Outcome;
 use crate::fiscal::transport::CisClient;
-use crate::secrets::KeyFile;
+use crate::ops::secrets;
+use crate::ops::secrets::KeyFile;
 use crate::store::Store;
-use crate::{fiscal, secrets, store};
+use crate::{fiscal, store};
 
 /// What the use cases need from the running server.
 #[derive(Clone)]
@@ -68,6 +73,8 @@ pub struct Services {
     /// The chain's head office (`--hq-url`): the outbox goes there, and the business's non-cash
     /// numbers come from there (`hq_sync::noncash_number`).
     pub hq: Option<Arc<crate::hq::client::HqClient>>,
+    /// The tokens' last uses not yet written.
+    pub token_uses: Arc<users::TokenUses>,
 }
 
 impl Services {
@@ -77,10 +84,7 @@ impl Services {
             return known.map_err(Error::from);
         }
         let gateway = self.gateway.clone();
-        tokio::task::spawn_blocking(move || gateway.certificate(company_id))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))?
-            .map_err(Error::from)
+        tokio::task::spawn_blocking(move || gateway.certificate(company_id)).await?.map_err(Error::from)
     }
 
     /// Signs and sends one request on the blocking pool; `read` is the operation's typed call.
@@ -94,8 +98,7 @@ impl Services {
     ) -> Result<Delivery<T>> {
         let gateway = self.gateway.clone();
         crate::cis_wait::spawn_blocking(move || gateway.send(&certificate, &unsigned, read))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))?
+            .await?
             .map(Delivery::of)
             .map_err(Error::from)
     }
@@ -134,54 +137,62 @@ pub(super) fn not_sent(
     (SubseqDelivType::TechnicalError, format!("the request could not be sent: {error}"))
 }
 
-/// Errors of the use-case layer, in the terms the edge answers with.
-#[derive(Debug)]
+/// Errors of the use-case layer, in the terms the edge answers with. A failure of the rooms
+/// underneath keeps its cause (`source()`), which the edge logs and never answers with.
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Bad input, per field (422).
+    #[error("invalid input: {}", .0.fields())]
     Invalid(FieldErrors),
     /// The thing does not exist for this company (404); carries what was looked for.
+    #[error("not found: {0}")]
     NotFound(String),
     /// A refusal the spec answers with HTTP 200 and status false.
+    #[error("refused: {0}")]
     Refused(String),
     /// 409
+    #[error("conflict: {0}")]
     Conflict(String),
-    /// 409 naming the field whose value is already taken (in `errors` as `field: message`).
+    /// 409 naming the field whose value conflicts (in `errors` as `field: message`): a value
+    /// already taken, or a role the company cannot do without.
+    #[error("{field} conflicts: {message}")]
     Taken { field: &'static str, message: String },
     /// Incomplete or invalid data for fiscalization (400): `errors` says exactly what.
+    #[error("incomplete: {message} {}", .errors.join("; "))]
     Incomplete { message: String, errors: Vec<String> },
     /// The operation's lock was not free in time (429 in the standard envelope).
+    #[error("busy: {0}")]
     Busy(String),
     /// 403
+    #[error("forbidden: {0}")]
     Forbidden(String),
     /// The CIS could not be reached (503).
+    #[error("unavailable: {0}")]
     Unavailable(String),
-    /// Anything else: logged, answered 500 without details.
+    /// The database failed (500).
+    #[error("the store failed: {0}")]
+    Store(#[from] store::Error),
+    /// Signing, the certificate or a CIS message failed here (500).
+    #[error("the fiscal layer failed: {0}")]
+    Fiscal(#[source] fiscal::Error),
+    /// A secret could not be sealed or opened with the key file (500).
+    #[error("the key file failed: {0}")]
+    Secrets(#[from] secrets::Error),
+    /// A document could not be drawn as a PDF (500).
+    #[error("printing failed: {0}")]
+    Print(#[from] crate::print::Error),
+    /// Work handed to another thread panicked or was cancelled (500).
+    #[error("a task did not complete: {0}")]
+    Task(#[from] tokio::task::JoinError),
+    /// Anything else (a rule of this program found broken): logged, answered 500 without
+    /// details.
+    #[error("{0}")]
     Internal(String),
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{self:?}")
-    }
-}
-
-impl std::error::Error for Error {}
 
 impl From<FieldErrors> for Error {
     fn from(e: FieldErrors) -> Self {
         Error::Invalid(e)
-    }
-}
-
-impl From<store::Error> for Error {
-    fn from(e: store::Error) -> Self {
-        Error::Internal(e.to_string())
-    }
-}
-
-impl From<secrets::Error> for Error {
-    fn from(e: secrets::Error) -> Self {
-        Error::Internal(e.to_string())
     }
 }
 
@@ -196,7 +207,7 @@ impl From<fiscal::Error> for Error {
                 "The certificate has expired: upload a new one to POST /api/v1/on-boarding/certificate."
                     .into(),
             ),
-            other => Error::Internal(other.to_string()),
+            other => Error::Fiscal(other),
         }
     }
 }

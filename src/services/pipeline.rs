@@ -38,20 +38,17 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use chrono::{DateTime, Datelike, Utc};
-use chrono_tz::Europe::Tirane;
+use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use tokio::sync::OwnedMutexGuard;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::budget::{self, Handover};
-use super::cash_register::Saved as SavedAction;
-use super::invoices::Issuer;
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
+use super::sequence::{Sequence, reserve_number};
 use super::{Error, Result, Services};
-use crate::domain::numbering::{CarriedOver, SequenceName, next_ordinal};
 use crate::domain::validation::{FieldErrors, is_xml_char};
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
@@ -59,80 +56,10 @@ use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::gateway::SignedRegistration;
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::requests::Operation;
+use crate::store::accounts::Caller;
 use crate::store::fiscal_queue::{self, NewQueued};
 use crate::store::held_numbers::{self, NewHeld};
 use crate::store::{self, invoices};
-
-/// The numbering sequence a document takes its number from. Its lock serializes the numbering
-/// and saving of the sequence's documents, so numbers are consecutive; their delivery runs
-/// outside it, in the sequence's lane.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Sequence {
-    /// The TCR's cash sequence (`<n>/<year>/<TCR>` at the CIS): cash invoices, orders, summaries
-    /// and the corrective documents of cash invoices.
-    Till(String),
-    /// The business's non-cash sequence: non-cash invoices and their corrective documents.
-    Business,
-    /// A business unit's warehouse transfer notes (`<n>/<year>` at the CIS, no TCR), by the
-    /// unit's id.
-    WtnUnit(i64),
-}
-
-impl Sequence {
-    /// The key of its lock and of its lane of documents on their way to the CIS.
-    pub(super) fn lock_key(&self, company_id: i64) -> String {
-        match self {
-            Sequence::Till(tcr) => format!("cash:{company_id}:{tcr}"),
-            Sequence::Business => format!("noncash:{company_id}"),
-            Sequence::WtnUnit(unit) => format!("wtn:{company_id}:{unit}"),
-        }
-    }
-
-    /// The sequence within its company, as held numbers and numbering floors name it.
-    pub fn key(&self) -> String {
-        let name = match self {
-            Sequence::Till(tcr) => SequenceName::Till(tcr.clone()),
-            Sequence::Business => SequenceName::NonCash,
-            Sequence::WtnUnit(id) => SequenceName::WtnUnit { id: *id, code: String::new() },
-        };
-        name.key()
-    }
-
-    /// The TCR of a till's sequence.
-    pub fn tcr_code(&self) -> Option<&str> {
-        match self {
-            Sequence::Till(tcr) => Some(tcr),
-            Sequence::Business | Sequence::WtnUnit(_) => None,
-        }
-    }
-}
-
-/// The next number of `sequence` in `year`, read by the transaction that writes it: after every
-/// number issued, every number held for a retry and the sequence's floor.
-pub fn reserve_number(
-    tx: &Connection,
-    company_id: i64,
-    year: i32,
-    sequence: &Sequence,
-) -> store::Result<i64> {
-    let (issued, carried) = match sequence {
-        Sequence::WtnUnit(unit) => (crate::store::wtn::max_ord_num(tx, company_id, *unit, year)?, None),
-        Sequence::Till(tcr) => (invoices::max_ord_num(tx, company_id, year, "CASH", Some(tcr))?, None),
-        Sequence::Business => (
-            invoices::max_ord_num(tx, company_id, year, "NONCASH", None)?,
-            invoices::noncash_carried_over(tx, company_id)?.and_then(|(last, registered)| {
-                crate::domain::time::parse_stored(&registered)
-                    .map(|at| CarriedOver { year: at.with_timezone(&Tirane).year(), last })
-            }),
-        ),
-    };
-    let key = sequence.key();
-    let held = held_numbers::max_held(tx, company_id, &key, year)?;
-    // After a restore over newer documents: the numbers the CIS registered from the replaced
-    // database are not in this one, and are not given again.
-    let floor = crate::store::numbering::floor(tx, company_id, &key, year)?;
-    Ok(next_ordinal(issued.max(held).max(floor), carried, year))
-}
 
 /// Which documents share a space of internalIds: every kind of invoice (cash, non-cash, order,
 /// summary, corrective, e-invoice) one, warehouse transfer notes another.
@@ -193,11 +120,11 @@ impl InternalId {
 
     /// In the write transaction (a kind's `admit`): a request that took the internalId since
     /// `Services::first_look` makes this one 409 too.
-    pub fn admit(&self, tx: &Connection) -> store::Result<Result<()>> {
-        Ok(match self.issued(tx)? {
+    pub fn admit(&self, tx: &Connection) -> Result<()> {
+        match self.issued(tx)? {
             Some(_) => Err(self.already_issued()),
             None => Ok(()),
-        })
+        }
     }
 }
 
@@ -214,7 +141,10 @@ impl Services {
             return Err(internal_id.being_issued());
         }
         let looked_up = internal_id.clone();
-        self.store.read(move |conn| looked_up.admit(conn)).await?
+        match self.store.read(move |conn| looked_up.issued(conn)).await? {
+            Some(_) => Err(internal_id.already_issued()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -238,6 +168,43 @@ impl QueuePlan {
     }
 }
 
+/// Who issues a document and with what: the user's codes, the till, the certificate.
+#[derive(Clone)]
+pub struct Issuer {
+    pub caller: Caller,
+    pub operator_code: String,
+    pub unit_code: String,
+    /// The user's TCR; `None` for a user without one (a non-cash invoice needs none).
+    pub tcr_code: Option<String>,
+    pub soft_code: String,
+    pub certificate: Arc<Certificate>,
+    pub verify_base: String,
+}
+
+/// A document the CIS must see before the one it goes ahead of (a till's automatic opening of
+/// the day), saved by the same transaction. Its kind delivers it; the pipeline only orders the
+/// calls, and so knows no kind.
+pub trait Ahead: Send {
+    /// Its queue entry, which the lane's later documents wait behind.
+    fn queue_id(&self) -> i64;
+
+    /// Its first CIS call: whether the documents behind it may go.
+    fn register<'a>(
+        self: Box<Self>,
+        services: &'a Services,
+        certificate: Arc<Certificate>,
+        place: &'a Place,
+    ) -> Pin<Box<dyn Future<Output = Gate> + Send + 'a>>;
+
+    /// Left to the queue with the document behind it, for this reason.
+    fn defer<'a>(
+        self: Box<Self>,
+        services: &'a Services,
+        subseq: SubseqDelivType,
+        reason: &'a str,
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+}
+
 /// A document written by its transaction, as the pipeline needs it afterwards.
 pub struct Written<S> {
     pub stored: S,
@@ -249,7 +216,7 @@ pub struct Written<S> {
     pub issued_at: String,
     pub unsigned_request: String,
     /// A document the CIS must see first (the day's automatic opening of a till).
-    pub ahead: Option<SavedAction>,
+    pub ahead: Option<Box<dyn Ahead>>,
 }
 
 /// A fiscal document kind's part in the pipeline.
@@ -283,22 +250,22 @@ pub trait Document: Send + Sync + 'static {
     /// What the POS reads when it is given up because the CIS could not take it.
     fn not_saved(&self) -> String;
     /// In the write transaction, before its number: the idempotency key and the state it
-    /// needs. `Err` leaves nothing written.
-    fn admit(&self, tx: &Connection) -> store::Result<Result<()>>;
+    /// needs. `Err` rolls the transaction back.
+    fn admit(&self, tx: &Connection) -> Result<()>;
     /// The document numbered `ord_num` at `plan.at`: its protection code signed and its CIS
     /// request built, without the database.
     fn draft(&self, ord_num: u32, plan: &QueuePlan) -> Result<Self::Draft>;
     /// The unsigned CIS request of `draft`, signed by the pipeline while `write` runs.
     fn request(draft: &Self::Draft) -> &str;
     /// In the same transaction: the document of `draft` written with whatever else changes
-    /// with it.
+    /// with it. `Err` (goods short, say) rolls the transaction back: nothing of it stays.
     fn write(
         &self,
         tx: &Connection,
         ord_num: u32,
         plan: &QueuePlan,
         draft: Self::Draft,
-    ) -> store::Result<Result<Written<Self::Stored>>>;
+    ) -> Result<Written<Self::Stored>>;
     /// Undoes `write` (with what changed with it) when the document is given up.
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()>;
     /// The stored document once the CIS registered it with `code`.
@@ -414,7 +381,7 @@ struct Saved<S> {
     queue_id: i64,
     /// Its request being signed (not for a document that goes to the queue at once).
     signing: Option<JoinHandle<std::result::Result<SignedRegistration, fiscal::Error>>>,
-    ahead: Option<SavedAction>,
+    ahead: Option<Box<dyn Ahead>>,
     numbered: Numbered,
     /// Its place in its lane and the day's opening it waits behind; none for a document that
     /// went to the queue at once.
@@ -428,7 +395,7 @@ struct FirstCall<S> {
     queue_id: i64,
     /// Its registration, signed (or why it could not be).
     signed: std::result::Result<SignedRegistration, Delivery>,
-    ahead: Option<SavedAction>,
+    ahead: Option<Box<dyn Ahead>>,
     numbered: Numbered,
     /// Whether it is kept and queued when the CIS does not take it (else given up).
     kept: bool,
@@ -452,7 +419,7 @@ impl Services {
         let deadline = Instant::now() + self.cis_wait;
         let issued = Detachable::new(async move { services.run(document, deadline).await }).await;
         if issued.is_ok() {
-            crate::metrics::document_issued(kind);
+            crate::ops::metrics::document_issued(kind);
         }
         issued
     }
@@ -558,13 +525,13 @@ impl Services {
                     // A till's document moves its balance (or opened its day).
                     self.balances.invalidate(company_id, tcr);
                 }
-                let mut saved = written??;
+                let mut saved = written?;
                 if plan.late.is_none() {
                     // Under the lock still, so the lane learns its documents in the order of
                     // their numbers.
                     let lane = document.sequence().lock_key(company_id);
                     saved.place =
-                        Some(self.lanes.join(&lane, saved.ahead.as_ref().map(SavedAction::queue_id)));
+                        Some(self.lanes.join(&lane, saved.ahead.as_ref().map(|ahead| ahead.queue_id())));
                 }
                 drop(lock);
                 // Nothing is sent nor answered before the document is on the disk.
@@ -573,7 +540,7 @@ impl Services {
             }))
         });
         persisted.unwrap_or_else(|panic| {
-            Err(Error::Internal(format!("the save failed: {}", crate::panic_text(panic.as_ref()))))
+            Err(Error::Internal(format!("the save failed: {}", crate::panics::text(panic.as_ref()))))
         })
     }
 
@@ -598,9 +565,9 @@ impl Services {
         let mut gate = place.behind_opening().await;
         if let (Some(ahead), Some(opening)) = (ahead, opening) {
             gate = match gate {
-                Gate::Passed => self.register_automatic_opening(certificate.clone(), ahead, &place).await,
+                Gate::Passed => ahead.register(self, certificate.clone(), &place).await,
                 Gate::Closed { subseq, reason } => {
-                    self.defer_action(ahead, subseq, &reason).await;
+                    ahead.defer(self, subseq, &reason).await;
                     Gate::Closed { subseq, reason }
                 }
             };
@@ -770,43 +737,39 @@ impl Services {
 
 /// In the write transaction: `document` admitted, numbered (the number held for its retry, the
 /// number the chain's head office `reserved` for it, or the sequence's next), drafted with its
-/// request's signing started beside, written, and queued.
+/// request's signing started beside, written, and queued. Any `Err` rolls it all back: the held
+/// number stays held, nothing is written or queued.
 fn save<D: Document>(
     tx: &Connection,
     document: &D,
     plan: &QueuePlan,
     held_for: String,
     reserved: Option<i64>,
-) -> store::Result<Result<Saved<D::Stored>>> {
+) -> Result<Saved<D::Stored>> {
     let company_id = document.company_id();
     let (sequence, year) = (document.sequence().key(), document.year());
     let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;
-    if let Err(e) = document.admit(tx)? {
-        return Ok(Err(e));
-    }
+    document.admit(tx)?;
     let ord_num = match (&held, reserved) {
         (Some(held), _) => held.ord_num,
         (None, Some(reserved)) => reserved,
         (None, None) => reserve_number(tx, company_id, year, document.sequence())?,
     };
     let Ok(number) = u32::try_from(ord_num) else {
-        return Ok(Err(Error::Internal("the sequence's numbers are exhausted".into())));
+        return Err(Error::Internal("the sequence's numbers are exhausted".into()));
     };
-    let draft = match document.draft(number, plan) {
-        Ok(draft) => draft,
-        Err(e) => return Ok(Err(e)),
-    };
+    let draft = document.draft(number, plan)?;
     // The CIS cannot parse a request holding such a character: refused while its POS waits,
     // the document would hold its number for a retry that fails the same way. Every kind's
     // text is checked where it enters; this is the one place none can pass.
     if let Some(c) = D::request(&draft).chars().find(|c| !is_xml_char(*c)) {
-        return Ok(Err(Error::Invalid(FieldErrors::one(
+        return Err(Error::Invalid(FieldErrors::one(
             "body",
             format!(
                 "The document holds the control character U+{:04X}, which a fiscal document cannot carry; nothing was issued.",
                 u32::from(c)
             ),
-        ))));
+        )));
     }
     // The request is signed on another thread while the rows are written, committed and
     // synced: none of that needs its signature. A document for the queue is signed when the
@@ -815,10 +778,7 @@ fn save<D: Document>(
         let (certificate, unsigned) = (document.certificate(), D::request(&draft).to_string());
         tokio::task::spawn_blocking(move || SignedRegistration::sign(&certificate, D::OPERATION, &unsigned))
     });
-    let written = match document.write(tx, number, plan, draft)? {
-        Ok(written) => written,
-        Err(e) => return Ok(Err(e)),
-    };
+    let written = document.write(tx, number, plan, draft)?;
     let next = plan.next_attempt_at();
     let queue_id = fiscal_queue::enqueue(
         tx,
@@ -841,7 +801,7 @@ fn save<D: Document>(
         held_numbers::release(tx, held.id)?;
         fiscal_queue::mark_reissued(tx, held.queue_id)?;
     }
-    Ok(Ok(Saved {
+    Ok(Saved {
         stored: written.stored,
         document_id: written.document_id,
         queue_id,
@@ -849,7 +809,7 @@ fn save<D: Document>(
         ahead: written.ahead,
         numbered: Numbered { company_id, sequence, year, ord_num, held_for },
         place: None,
-    }))
+    })
 }
 
 /// What a first call came to: `Delivery`, with the CIS's code already written when it
@@ -873,7 +833,7 @@ struct Settled {
 /// start hands it to the queue, which sends it again.
 pub(super) fn log_unsettled(queue_id: i64, written: Result<()>) {
     if let Err(e) = written {
-        tracing::error!(queue_id, error = %e, "the outcome of a first call could not be written; the queue sends it again after a restart");
+        tracing::error!(queue_id, error = %crate::error_chain(&e), "the outcome of a first call could not be written; the queue sends it again after a restart");
     }
 }
 

@@ -7,12 +7,11 @@ use crate::store;
 use crate::store::accounts::Caller;
 use crate::store::products::{self as db, StoredCategory, StoredProduct};
 
-/// A taken unique value is the caller's 409 with `message`; any other store failure is
-/// internal.
-fn conflict(message: &'static str) -> impl Fn(store::Error) -> Error {
+/// A taken unique value is the caller's 409 with `message`; any other failure stays as it is.
+fn conflict(message: &'static str) -> impl Fn(Error) -> Error {
     move |e| match e {
-        store::Error::Duplicate(_) => Error::Conflict(message.into()),
-        other => other.into(),
+        Error::Store(store::Error::Duplicate(_)) => Error::Conflict(message.into()),
+        other => other,
     }
 }
 
@@ -59,6 +58,7 @@ impl Services {
 
     /// Creates a product (`id` None) or rewrites one of the company's, in one transaction that
     /// also checks the category belongs to the company.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn save_product(
         &self,
         caller: &Caller,
@@ -71,21 +71,18 @@ impl Services {
                 let stored = match id {
                     Some(id) => match db::product(tx, company_id, id)? {
                         Some(_) if crate::store::hq_outbox::is_central(tx, id)? => {
-                            return Ok(Err(Error::Conflict(CENTRAL_PRODUCT.into())));
+                            return Err(Error::Conflict(CENTRAL_PRODUCT.into()));
                         }
                         Some(stored) => Some(stored),
-                        None => return Ok(Err(Error::NotFound("Product".into()))),
+                        None => return Err(Error::NotFound("Product".into())),
                     },
                     None => None,
                 };
-                let product = match product::build(stored.as_ref().map(|s| &s.product), &input) {
-                    Ok(product) => product,
-                    Err(errors) => return Ok(Err(Error::Invalid(errors))),
-                };
+                let product = product::build(stored.as_ref().map(|s| &s.product), &input)?;
                 if let Some(category_id) = product.category_id
                     && db::category(tx, company_id, category_id)?.is_none()
                 {
-                    return Ok(Err(unknown_category()));
+                    return Err(unknown_category());
                 }
                 let id = match id {
                     Some(id) => {
@@ -94,10 +91,10 @@ impl Services {
                     }
                     None => db::insert_product(tx, company_id, &product)?,
                 };
-                Ok(db::product(tx, company_id, id)?.ok_or_else(|| lost("product")))
+                db::product(tx, company_id, id)?.ok_or_else(|| lost("product"))
             })
             .await
-            .map_err(conflict(DUPLICATE_CODE))?
+            .map_err(conflict(DUPLICATE_CODE))
     }
 
     /// Every category of the company, newest first.
@@ -107,6 +104,7 @@ impl Services {
     }
 
     /// Creates a category (`id` None) or rewrites one of the company's.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn save_category(
         &self,
         caller: &Caller,
@@ -119,14 +117,11 @@ impl Services {
                 let stored = match id {
                     Some(id) => match db::category(tx, company_id, id)? {
                         Some(stored) => Some(stored),
-                        None => return Ok(Err(Error::NotFound("Category".into()))),
+                        None => return Err(Error::NotFound("Category".into())),
                     },
                     None => None,
                 };
-                let category = match product::build_category(stored.as_ref().map(|s| &s.category), &input) {
-                    Ok(category) => category,
-                    Err(errors) => return Ok(Err(Error::Invalid(errors))),
-                };
+                let category = product::build_category(stored.as_ref().map(|s| &s.category), &input)?;
                 let id = match id {
                     Some(id) => {
                         db::update_category(tx, company_id, id, &category)?;
@@ -134,9 +129,9 @@ impl Services {
                     }
                     None => db::insert_category(tx, company_id, &category)?,
                 };
-                Ok(db::category(tx, company_id, id)?.ok_or_else(|| lost("category")))
+                db::category(tx, company_id, id)?.ok_or_else(|| lost("category"))
             })
             .await
-            .map_err(conflict(DUPLICATE_CATEGORY))?
+            .map_err(conflict(DUPLICATE_CATEGORY))
     }
 }

@@ -164,6 +164,7 @@ impl Services {
 
     /// The company accepts, refuses or marks paid an e-invoice it received (one the list has
     /// shown it); the platform is told with EinvoiceChangeStatus.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn change_purchase_status(
         &self,
         caller: &Caller,

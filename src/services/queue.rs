@@ -6,13 +6,15 @@
 
 use chrono::{DateTime, Utc};
 
-use super::pipeline::Sequence;
+use super::sequence::Sequence;
 use super::{Result, Services};
+use crate::domain::audit::Action;
 use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::{Settle, WARN_AFTER_HOURS, age_hours};
 use crate::store::accounts::Caller;
-use crate::store::fiscal_queue::{self, Document, Queued, Status};
+use crate::store::fiscal_queue::{self, Document};
+pub use crate::store::fiscal_queue::{Queued, Status};
 use crate::store::{self, cash_register, einvoices, invoices, wtn};
 
 /// The CIS registered the document: its code goes on the document and on its queue entry.
@@ -85,9 +87,7 @@ impl Settle for Services {
         delivery: &Delivery,
         retry_at: DateTime<Utc>,
     ) -> std::result::Result<(), crate::fiscal::Error> {
-        self.store
-            .write_blocking(|tx| settle(tx, entry, delivery, retry_at))
-            .map_err(|e| crate::fiscal::Error::Store(e.to_string()))?;
+        self.store.write_blocking(|tx| settle(tx, entry, delivery, retry_at))?;
         // A day's opening the queue got to the CIS no longer holds its till's documents back.
         if let (Document::CashAction, Some(tcr), Delivery::Accepted(_) | Delivery::Refused(_)) =
             (entry.document, &entry.tcr_code, delivery)
@@ -161,11 +161,33 @@ impl Services {
     }
 }
 
+/// Every document waiting for the CIS or refused by it, of every company, oldest first (`arka
+/// queue`).
+pub fn open_items(store: &store::Store) -> store::Result<Vec<Queued>> {
+    store.read_blocking(|conn| fiscal_queue::open_items(conn, None))
+}
+
 /// The owner's re-send (`arka queue resend ID`) of a document the CIS refused, once the cause
 /// is corrected: it waits again and the worker of a running server sends it within a second,
 /// signed with the company's current certificate. Returns false when no refused document has
 /// this queue id.
 pub fn resend(store: &store::Store, queue_id: i64) -> store::Result<bool> {
     let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    store.write_blocking(|tx| fiscal_queue::resend(tx, queue_id, &now))
+    store.write_blocking(|tx| {
+        let described = fiscal_queue::described(tx, queue_id)?;
+        if !fiscal_queue::resend(tx, queue_id, &now)? {
+            return Ok(false);
+        }
+        if let Some(d) = described {
+            let entry = super::audit::by_cli(Some(d.company_id), Action::QueueResend, queue_id)
+                .before(serde_json::json!({
+                    "status": "rejected",
+                    "faultCode": d.fault_code,
+                    "document": d.document_number,
+                }))
+                .after(serde_json::json!({ "status": "waiting" }));
+            store::audit::append(tx, &entry)?;
+        }
+        Ok(true)
+    })
 }

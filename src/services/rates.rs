@@ -10,7 +10,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Europe::Tirane;
 
 use super::invoices::IssueRequest;
-use super::{Error, Result, Services};
+use super::{Error, Result, Services, audit};
+use crate::domain::audit::Action;
 use crate::domain::currency::{
     self, Currency, KnownRates, LEK, ManualRate, ManualRateInput, Quote, RateBasis, RateLine, Source,
 };
@@ -122,9 +123,7 @@ impl Services {
             return Ok(rates);
         }
         let fetcher = self.rates.fetcher.clone();
-        let fetched = tokio::task::spawn_blocking(move || fetcher.fetch(source, today()))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))?;
+        let fetched = tokio::task::spawn_blocking(move || fetcher.fetch(source, today())).await?;
         let stale = match fetched {
             Ok(quotes) => {
                 let at = crate::store::now_text();
@@ -191,7 +190,20 @@ impl Services {
             return Err(FieldErrors::one("enabled", "The lek (ALL) is always enabled.").into());
         }
         let company_id = caller.company.id;
-        self.store.write(move |tx| db::set_currency_enabled(tx, company_id, currency.code, enabled)).await?;
+        let entry = audit::by(caller, Action::SettingsCurrency, currency.code);
+        self.store
+            .write(move |tx| {
+                let before = db::currency_changes(tx, company_id)?
+                    .into_iter()
+                    .find(|(code, _)| code == currency.code)
+                    .map(|(_, enabled)| enabled);
+                db::set_currency_enabled(tx, company_id, currency.code, enabled)?;
+                let entry = entry
+                    .before(serde_json::json!({ "enabled": before }))
+                    .after(serde_json::json!({ "enabled": enabled }));
+                crate::store::audit::append(tx, &entry)
+            })
+            .await?;
         let official = self.exchange_rates(caller, Source::Boa).await?;
         Ok(CurrencyLine { currency, enabled, rate: official.rates.get(currency.code).cloned() })
     }
@@ -214,7 +226,21 @@ impl Services {
         let rate = currency::manual_rate(currency.code, &input, today())?;
         let (company_id, user_id) = (caller.company.id, caller.user.id);
         let saved = rate.clone();
-        self.store.write(move |tx| db::set_manual_rate(tx, company_id, user_id, &saved)).await?;
+        let entry = audit::by(caller, Action::SettingsManualRate, currency.code);
+        self.store
+            .write(move |tx| {
+                let before = db::manual_rates_of(tx, company_id, saved.date)?
+                    .into_iter()
+                    .find(|r| r.currency == saved.currency)
+                    .map(|r| rate_fields(&r));
+                db::set_manual_rate(tx, company_id, user_id, &saved)?;
+                let mut entry = entry.after(rate_fields(&saved));
+                if let Some(before) = before {
+                    entry = entry.before(before);
+                }
+                crate::store::audit::append(tx, &entry)
+            })
+            .await?;
         Ok(rate)
     }
 
@@ -228,8 +254,20 @@ impl Services {
             })?,
         };
         let company_id = caller.company.id;
-        let removed =
-            self.store.write(move |tx| db::delete_manual_rate(tx, company_id, currency.code, day)).await?;
+        let entry = audit::by(caller, Action::SettingsManualRate, currency.code);
+        let removed = self
+            .store
+            .write(move |tx| {
+                let before = db::manual_rates_of(tx, company_id, day)?
+                    .into_iter()
+                    .find(|r| r.currency == currency.code);
+                let removed = db::delete_manual_rate(tx, company_id, currency.code, day)?;
+                if let (true, Some(before)) = (removed, before) {
+                    crate::store::audit::append(tx, &entry.before(rate_fields(&before)))?;
+                }
+                Ok::<_, Error>(removed)
+            })
+            .await?;
         if removed { Ok(()) } else { Err(Error::NotFound("Manual rate".into())) }
     }
 
@@ -275,4 +313,9 @@ impl Services {
         req.rules.exchange_rate = Some(basis.rate);
         Ok(Some(basis))
     }
+}
+
+/// What the audit trail keeps of a manual rate.
+fn rate_fields(rate: &ManualRate) -> serde_json::Value {
+    serde_json::json!({ "date": rate.date.to_string(), "rate": rate.rate.to_string(), "unit": rate.unit })
 }

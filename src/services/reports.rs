@@ -16,8 +16,10 @@ use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
 use crate::store::accounts::Caller;
 use crate::store::invoices::Invoice;
-use crate::store::report_totals::figures_of;
+pub use crate::store::invoices::report_totals::Drift;
+use crate::store::invoices::report_totals::{self, figures_of};
 use crate::store::reports::{self as db, Filter, SalesBy, SalesRow, SalesSums, WaitingRow};
+use crate::store::{self, Store};
 
 /// What a report was asked for, as the edge read it.
 #[derive(Debug, Clone)]
@@ -923,6 +925,9 @@ impl Services {
         limit: i64,
         offset: i64,
     ) -> Result<ClosingReport> {
+        // A cashier's X/Z report is their own till's.
+        let tcr = crate::domain::role::till_of_report(caller.reader(), q.tcr.as_deref())?.map(str::to_string);
+        let q = ReportQuery { tcr, ..q };
         let filter = Filter { operator_code: None, ..self.report_filter(caller, &q).await? };
         let days = self.in_snapshot(move |c| db::days(c, &filter, limit, offset)).await?;
         let items: Vec<Closing> = days.iter().map(closing).collect();
@@ -1122,4 +1127,16 @@ fn closing(day: &db::DayRow) -> Closing {
         difference: day.expected.zip(day.counted).map(|(e, c)| c - e),
         withdrawn,
     }
+}
+
+/// `arka reports verify`: where the kept report totals differ from totals rebuilt from the
+/// stored documents; nothing is changed.
+pub fn verify_totals(store: &Store) -> store::Result<Vec<Drift>> {
+    store.trial_blocking(|tx| report_totals::verify(tx))
+}
+
+/// `arka reports rebuild`: the report totals built again from the stored documents; how many
+/// documents they were built from.
+pub fn rebuild_totals(store: &Store) -> store::Result<usize> {
+    store.write_blocking(|tx| report_totals::rebuild(tx, &mut |_, _| {}))
 }

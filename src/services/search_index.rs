@@ -23,7 +23,7 @@ impl Services {
         loop {
             tick.tick().await;
             if let Err(e) = self.index_pending().await {
-                tracing::warn!(error = %e, "the search index could not be brought up to date; the next turn tries again");
+                tracing::warn!(error = %crate::error_chain(&e), "the search index could not be brought up to date; the next turn tries again");
             }
         }
     }

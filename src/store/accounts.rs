@@ -1,8 +1,23 @@
 //! Partners, applications, companies, business units, users, certificates and bank accounts.
 
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
 use super::{Result, now_text};
+use crate::domain::role::Role;
+
+impl ToSql for Role {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for Role {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        let text = value.as_str()?;
+        Role::parse(text).ok_or_else(|| FromSqlError::Other(format!("unknown role `{text}`").into()))
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Company {
@@ -35,6 +50,7 @@ pub struct User {
     pub email: String,
     pub operator_code: Option<String>,
     pub tcr_code: Option<String>,
+    pub role: Role,
 }
 
 /// Who a user token speaks for.
@@ -43,6 +59,43 @@ pub struct Caller {
     pub user: User,
     pub company: Company,
     pub unit: Option<BusinessUnit>,
+    /// The request's id (`X-Request-Id`), for the audit trail; none where no request is (a test).
+    pub request_id: Option<String>,
+}
+
+impl Caller {
+    pub fn role(&self) -> Role {
+        self.user.role
+    }
+
+    /// The caller as the scope rules of `domain::role` see them.
+    pub fn reader(&self) -> crate::domain::role::Reader<'_> {
+        crate::domain::role::Reader {
+            role: self.user.role,
+            user_id: self.user.id,
+            tcr_code: self.user.tcr_code.as_deref(),
+        }
+    }
+}
+
+/// A user as the owner's list shows them: their token by its first characters, never its hash.
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub user: User,
+    /// `None` for a token made before V22, until it is rotated.
+    pub token_prefix: Option<String>,
+    pub token_revoked_at: Option<String>,
+    pub created_at: String,
+    pub last_use: Option<TokenUse>,
+}
+
+/// When and from where a token was last used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenUse {
+    pub user_id: i64,
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub ip: String,
 }
 
 #[derive(Debug, Clone)]
@@ -96,7 +149,9 @@ pub struct NewUser<'a> {
     pub email: &'a str,
     pub operator_code: Option<&'a str>,
     pub tcr_code: Option<&'a str>,
+    pub role: Role,
     pub token_hash: &'a str,
+    pub token_prefix: &'a str,
 }
 
 /// Fields of a user update; `None` leaves the stored value.
@@ -107,6 +162,7 @@ pub struct UserPatch<'a> {
     pub operator_code: Option<&'a str>,
     /// `None` keeps the user's device, `Some(None)` takes it away.
     pub tcr_code: Option<Option<&'a str>>,
+    pub role: Option<Role>,
 }
 
 pub struct NewBankAccount<'a> {
@@ -281,7 +337,9 @@ pub fn unit(conn: &Connection, company_id: i64, id: i64) -> Result<Option<Busine
 }
 
 const USER_COLUMNS: &str =
-    "u.id, u.company_id, u.business_unit_id, u.name, u.email, u.operator_code, u.tcr_code";
+    "u.id, u.company_id, u.business_unit_id, u.name, u.email, u.operator_code, u.tcr_code, u.role";
+/// How many columns `USER_COLUMNS` names.
+const USER_WIDTH: usize = 8;
 
 fn user_from(r: &Row, at: usize) -> rusqlite::Result<User> {
     Ok(User {
@@ -292,6 +350,7 @@ fn user_from(r: &Row, at: usize) -> rusqlite::Result<User> {
         email: r.get(at + 4)?,
         operator_code: r.get(at + 5)?,
         tcr_code: r.get(at + 6)?,
+        role: r.get(at + 7)?,
     })
 }
 
@@ -305,12 +364,13 @@ pub fn email_in_use(conn: &Connection, email: &str) -> Result<bool> {
 pub fn insert_user(conn: &Connection, u: &NewUser) -> Result<i64> {
     let now = now_text();
     conn.execute(
-        "INSERT INTO users (company_id, business_unit_id, name, email, operator_code, tcr_code, token_hash,
-             created_at, updated_at)
-         VALUES (:company, :unit, :name, :email, :op, :tcr, :hash, :now, :now)",
+        "INSERT INTO users (company_id, business_unit_id, name, email, operator_code, tcr_code, role,
+             token_hash, token_prefix, created_at, updated_at)
+         VALUES (:company, :unit, :name, :email, :op, :tcr, :role, :hash, :prefix, :now, :now)",
         named_params! {
             ":company": u.company_id, ":unit": u.business_unit_id, ":name": u.name, ":email": u.email,
-            ":op": u.operator_code, ":tcr": u.tcr_code, ":hash": u.token_hash, ":now": now,
+            ":op": u.operator_code, ":tcr": u.tcr_code, ":role": u.role, ":hash": u.token_hash,
+            ":prefix": u.token_prefix, ":now": now,
         },
     )?;
     Ok(conn.last_insert_rowid())
@@ -324,11 +384,12 @@ pub fn update_user(conn: &Connection, company_id: i64, id: i64, p: &UserPatch) -
              business_unit_id = COALESCE(:unit, business_unit_id),
              operator_code = COALESCE(:op, operator_code),
              tcr_code = CASE WHEN :set_tcr THEN :tcr ELSE tcr_code END,
+             role = COALESCE(:role, role),
              updated_at = :now
          WHERE id = :id AND company_id = :company",
         named_params! {
             ":name": p.name, ":unit": p.business_unit_id, ":op": p.operator_code,
-            ":set_tcr": p.tcr_code.is_some(), ":tcr": p.tcr_code.flatten(),
+            ":set_tcr": p.tcr_code.is_some(), ":tcr": p.tcr_code.flatten(), ":role": p.role,
             ":now": now_text(), ":id": id, ":company": company_id,
         },
     )?;
@@ -345,37 +406,152 @@ pub fn user(conn: &Connection, company_id: i64, id: i64) -> Result<Option<User>>
         .optional()?)
 }
 
-/// The company's owner: the user its registration created (its first user).
-pub fn owner_of(conn: &Connection, company_id: i64) -> Result<Option<i64>> {
+/// The company's business units, in the order they were made.
+pub fn units_of(conn: &Connection, company_id: i64) -> Result<Vec<BusinessUnit>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {UNIT_COLUMNS} FROM business_units b WHERE b.company_id = :company ORDER BY b.id"
+    ))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, |r| unit_from(r, 0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// The company's users, in the order they were made (the owner first).
+pub fn users_of(conn: &Connection, company_id: i64) -> Result<Vec<User>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {USER_COLUMNS} FROM users u WHERE u.company_id = :company ORDER BY u.id"
+    ))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, |r| user_from(r, 0))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// How many owners the company has, and how many of them have a token that works.
+pub fn owners(conn: &Connection, company_id: i64) -> Result<(u32, u32)> {
     Ok(conn.query_row(
-        "SELECT MIN(id) AS owner FROM users WHERE company_id = :company",
+        "SELECT COUNT(*) AS owners, COUNT(*) FILTER (WHERE token_revoked_at IS NULL) AS working
+         FROM users WHERE company_id = :company AND role = 'owner'",
         named_params! {":company": company_id},
-        |r| r.get("owner"),
+        |r| Ok((r.get("owners")?, r.get("working")?)),
     )?)
 }
 
-/// Resolves a user token (by its hash) to the user, company and business unit.
-pub fn caller_by_token(conn: &Connection, token_hash: &str) -> Result<Option<Caller>> {
+/// Gives the user a new token (by its hash and first characters); the old one stops working
+/// with this write. False when the user is not the company's.
+pub fn set_token(
+    conn: &Connection,
+    company_id: i64,
+    id: i64,
+    token_hash: &str,
+    prefix: &str,
+) -> Result<bool> {
+    let changed = conn.execute(
+        "UPDATE users SET token_hash = :hash, token_prefix = :prefix, token_revoked_at = NULL, updated_at = :now
+         WHERE id = :id AND company_id = :company",
+        named_params! {":hash": token_hash, ":prefix": prefix, ":now": now_text(), ":id": id, ":company": company_id},
+    )?;
+    Ok(changed == 1)
+}
+
+/// Takes the user's token away: no token hashes to `revoked:<id>`. False when the user is not
+/// the company's.
+pub fn revoke_token(conn: &Connection, company_id: i64, id: i64) -> Result<bool> {
+    let now = now_text();
+    let changed = conn.execute(
+        "UPDATE users SET token_hash = 'revoked:' || id, token_revoked_at = COALESCE(token_revoked_at, :now),
+             updated_at = :now
+         WHERE id = :id AND company_id = :company",
+        named_params! {":now": now, ":id": id, ":company": company_id},
+    )?;
+    Ok(changed == 1)
+}
+
+/// Whether the user's token was revoked (and not given a new one since).
+pub fn token_revoked(conn: &Connection, company_id: i64, id: i64) -> Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT token_revoked_at IS NOT NULL FROM users WHERE id = :id AND company_id = :company",
+            named_params! {":id": id, ":company": company_id},
+            |r| r.get(0),
+        )
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// The company's users, owners first, with their tokens' prefixes and last uses.
+pub fn list_users(conn: &Connection, company_id: i64) -> Result<Vec<Listed>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {USER_COLUMNS}, u.token_prefix, u.token_revoked_at, u.created_at,
+                t.last_used_at, t.last_used_ip
+         FROM users u LEFT JOIN user_token_uses t ON t.user_id = u.id
+         WHERE u.company_id = :company
+         ORDER BY CASE u.role WHEN 'owner' THEN 0 WHEN 'manager' THEN 1 ELSE 2 END, u.id"
+    ))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, |r| {
+        let user = user_from(r, 0)?;
+        let at: Option<String> = r.get(USER_WIDTH + 3)?;
+        let ip: Option<String> = r.get(USER_WIDTH + 4)?;
+        Ok(Listed {
+            last_use: at.zip(ip).map(|(at, ip)| TokenUse { user_id: user.id, at, ip }),
+            user,
+            token_prefix: r.get(USER_WIDTH)?,
+            token_revoked_at: r.get(USER_WIDTH + 1)?,
+            created_at: r.get(USER_WIDTH + 2)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Keeps the newest use of each token in `uses`; an older one than stored changes nothing.
+pub fn record_token_uses(conn: &Connection, uses: &[TokenUse]) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO user_token_uses (user_id, last_used_at, last_used_ip)
+         SELECT :user, :at, :ip WHERE EXISTS (SELECT 1 FROM users WHERE id = :user)
+         ON CONFLICT (user_id) DO UPDATE SET last_used_at = excluded.last_used_at, last_used_ip = excluded.last_used_ip
+         WHERE excluded.last_used_at > user_token_uses.last_used_at",
+    )?;
+    for u in uses {
+        stmt.execute(named_params! {":user": u.user_id, ":at": u.at, ":ip": u.ip})?;
+    }
+    Ok(())
+}
+
+/// The user, company and business unit of the user row matching `condition`.
+fn caller_where(
+    conn: &Connection,
+    condition: &str,
+    params: &[(&str, &dyn rusqlite::ToSql)],
+) -> Result<Option<Caller>> {
     let sql = format!(
         "SELECT {USER_COLUMNS}, {COMPANY_COLUMNS}, {UNIT_COLUMNS}
          FROM users u
          JOIN companies c ON c.id = u.company_id
          LEFT JOIN business_units b ON b.id = u.business_unit_id
-         WHERE u.token_hash = :hash"
+         WHERE {condition}"
     );
     Ok(conn
-        .query_row(&sql, named_params! {":hash": token_hash}, |r| {
-            let unit_id: Option<i64> = r.get(14)?;
+        .query_row(&sql, params, |r| {
+            let unit_at = USER_WIDTH + 7;
+            let unit_id: Option<i64> = r.get(unit_at)?;
             Ok(Caller {
                 user: user_from(r, 0)?,
-                company: company_from(r, 7)?,
+                company: company_from(r, USER_WIDTH)?,
                 unit: match unit_id {
-                    Some(_) => Some(unit_from(r, 14)?),
+                    Some(_) => Some(unit_from(r, unit_at)?),
                     None => None,
                 },
+                request_id: None,
             })
         })
         .optional()?)
+}
+
+/// Resolves a user token (by its hash) to the user, company and business unit.
+pub fn caller_by_token(conn: &Connection, token_hash: &str) -> Result<Option<Caller>> {
+    caller_where(conn, "u.token_hash = :hash", named_params! {":hash": token_hash})
+}
+
+/// The caller a signed-in user's session speaks as: the same as the user's token.
+pub fn caller_by_user(conn: &Connection, user_id: i64) -> Result<Option<Caller>> {
+    caller_where(conn, "u.id = :id", named_params! {":id": user_id})
 }
 
 pub fn insert_certificate(conn: &Connection, c: &NewCertificate) -> Result<i64> {
@@ -470,4 +646,40 @@ pub fn bank_accounts(
         )?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok((items, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_upgraded_database_makes_each_companys_first_user_its_owner_and_the_others_managers() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE companies (id INTEGER PRIMARY KEY);
+             CREATE TABLE users (id INTEGER PRIMARY KEY, company_id INTEGER NOT NULL REFERENCES companies(id),
+                                 token_hash TEXT NOT NULL UNIQUE);
+             INSERT INTO companies (id) VALUES (1), (2);
+             INSERT INTO users (id, company_id, token_hash) VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 2, 'c'), (4, 1, 'd'), (5, 2, 'e');",
+        )
+        .unwrap();
+        conn.execute_batch(include_str!("../../migrations/V22__roles.sql")).unwrap();
+        let roles: Vec<Role> = conn
+            .prepare("SELECT role FROM users ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(roles, [Role::Owner, Role::Manager, Role::Owner, Role::Manager, Role::Manager]);
+        assert_eq!(owners(&conn, 1).unwrap(), (1, 1));
+        let unset: i64 = conn
+            .query_row("SELECT COUNT(*) FROM users WHERE token_prefix IS NULL", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(unset, 5, "an old token's prefix is unknown");
+        assert!(
+            conn.execute("UPDATE users SET role = 'admin' WHERE id = 1", []).is_err(),
+            "three roles only"
+        );
+    }
 }

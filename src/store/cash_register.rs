@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
 use super::fiscal_queue::{self, Document, NewQueued};
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 
 /// One action as stored (also what is written).
@@ -415,7 +415,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let (first, second) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let company = company(tx)?;
                 let first =
                     insert_day(tx, company, TCR, "2026-11-23", "2026-11-23T09:00:00.000+00:00", false)?;

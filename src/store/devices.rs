@@ -122,7 +122,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let (mine, unit) = company(tx, "L41323036D");
                 let (theirs, their_unit) = company(tx, "M01234567A");
                 insert(tx, &device(mine, unit, "aa111aa111"))?;
@@ -148,7 +148,9 @@ mod tests {
                         email: "ana@shop.al",
                         operator_code: None,
                         tcr_code: None,
+                        role: crate::domain::role::Role::Owner,
                         token_hash: "hash",
+                        token_prefix: "arka_u_",
                     },
                 )?;
                 let set = UserPatch { tcr_code: Some(Some("aa111aa111")), ..Default::default() };

@@ -9,7 +9,7 @@
 //!   document's retry (`held_numbers`); `reissued` once the retry took the number.
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
-use rusqlite::{Connection, Row, named_params};
+use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
 use super::{Result, now_text};
 
@@ -328,6 +328,30 @@ pub fn resend(conn: &Connection, id: i64, now: &str) -> Result<bool> {
         named_params! {":id": id, ":now": now},
     )?;
     Ok(changed == 1)
+}
+
+/// A queue entry as the audit trail describes it.
+pub struct Described {
+    pub company_id: i64,
+    pub document_number: Option<String>,
+    pub fault_code: Option<String>,
+}
+
+/// A queue entry's company, document number and last fault code, for the audit trail.
+pub fn described(conn: &Connection, id: i64) -> Result<Option<Described>> {
+    Ok(conn
+        .query_row(
+            "SELECT company_id, document_number, fault_code FROM fiscal_queue WHERE id = :id",
+            named_params! {":id": id},
+            |r| {
+                Ok(Described {
+                    company_id: r.get("company_id")?,
+                    document_number: r.get("document_number")?,
+                    fault_code: r.get("fault_code")?,
+                })
+            },
+        )
+        .optional()?)
 }
 
 /// Drops the queue entry of a document that is not kept (a cash-register action refused while

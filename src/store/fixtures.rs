@@ -41,7 +41,9 @@ pub fn user(conn: &Connection, company_id: i64, unit_id: i64, email: &str) -> i6
             email,
             operator_code: None,
             tcr_code: None,
+            role: crate::domain::role::Role::Owner,
             token_hash: email,
+            token_prefix: "arka_u_",
         },
     )
     .unwrap()

@@ -18,7 +18,7 @@ pub struct Held {
 /// Where a held number belongs and whose it is.
 pub struct NewHeld<'a> {
     pub company_id: i64,
-    /// The numbering sequence (`pipeline::Sequence::key`).
+    /// The numbering sequence (`services::sequence::Sequence::key`).
     pub sequence: &'a str,
     pub year: i32,
     pub ord_num: i64,
@@ -88,7 +88,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L41323036D', 'Shop', '')",
                     [],

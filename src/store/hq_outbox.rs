@@ -211,7 +211,11 @@ mod tests {
             Err(crate::store::Error::Overflow)
         });
         assert!(failed.is_err());
-        store.write_blocking(|tx| Ok(tx.execute("DELETE FROM companies WHERE id = 2", [])?)).unwrap();
+        store
+            .write_blocking(|tx| {
+                Ok::<_, crate::store::Error>(tx.execute("DELETE FROM companies WHERE id = 2", [])?)
+            })
+            .unwrap();
         let noted = store.read_blocking(|c| oldest(c, 10)).unwrap();
         let ops: Vec<_> = noted.iter().map(|n| (n.seq, n.key.as_str(), n.op.as_str())).collect();
         assert_eq!(ops[1..], [(2, "{\"id\":2}", "upsert"), (3, "{\"id\":2}", "delete")]);

@@ -7,7 +7,7 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
-use super::invoices::Money;
+use super::money::Money;
 use super::{Error, Result};
 use crate::domain::marketplace::{
     BillingCompany, Customer, DeliveryType, EventSource, IncomingOrder, LineOption, OrderLine, OrderStatus,
@@ -836,7 +836,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let (company, user) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let company = accounts::insert_company(
                     tx,
                     &NewCompany {
@@ -862,7 +862,9 @@ mod tests {
                         email: "ana@byrek.al",
                         operator_code: None,
                         tcr_code: None,
+                        role: crate::domain::role::Role::Owner,
                         token_hash: "h",
+                        token_prefix: "arka_u_h",
                     },
                 )?;
                 Ok((company, user))
@@ -961,7 +963,7 @@ mod tests {
         let venue = venue(&store, company, "v1");
         let now = Utc::now();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 for n in 0..3 {
                     let id = insert_order(tx, company, venue, &incoming(&format!("w{n}")), now)?;
                     if n == 0 {
@@ -1044,7 +1046,7 @@ mod tests {
     }
 
     #[test]
-    fn rights_addon_owner_and_events() {
+    fn rights_addon_owners_and_events() {
         let (_dir, store, company, user) = store();
         let now = Utc::now();
         assert!(!store.read_blocking(|c| addon_enabled(c, company)).unwrap());
@@ -1058,10 +1060,7 @@ mod tests {
         assert!(store.read_blocking(|c| addon_enabled(c, company)).unwrap());
         assert!(store.read_blocking(|c| has_right(c, user)).unwrap());
         assert_eq!(store.read_blocking(|c| users_with_right(c, company)).unwrap(), vec![user]);
-        assert_eq!(
-            store.read_blocking(|c| crate::store::accounts::owner_of(c, company)).unwrap(),
-            Some(user)
-        );
+        assert_eq!(store.read_blocking(|c| crate::store::accounts::owners(c, company)).unwrap(), (1, 1));
         store.write_blocking(|tx| set_right(tx, user, false, now)).unwrap();
         assert!(!store.read_blocking(|c| has_right(c, user)).unwrap());
 

@@ -2,6 +2,7 @@
 //! of read connections running in parallel (WAL). Blocking work runs on tokio's blocking pool.
 
 pub mod accounts;
+pub mod audit;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
@@ -15,18 +16,18 @@ pub mod hq_outbox;
 pub mod invoices;
 mod log_sync;
 pub mod marketplace;
+pub mod money;
 pub mod numbering;
+pub mod people;
 pub mod print_settings;
 pub mod products;
 pub mod purchase;
 pub mod rates;
-pub mod report_totals;
 pub mod reports;
 pub mod sales_day;
 pub mod stock;
 pub mod wtn;
 
-use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -38,37 +39,29 @@ mod embedded {
     refinery::embed_migrations!("migrations");
 }
 
-/// Errors of the store layer.
-#[derive(Debug)]
+/// Errors of the store layer. Each keeps what failed underneath as its `source()`; its text
+/// quotes it too, as the CLI's messages always did (`crate::error_chain` repeats no level).
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
-    Sqlite(rusqlite::Error),
+    #[error("sqlite: {0}")]
+    Sqlite(#[source] rusqlite::Error),
     /// A UNIQUE constraint refused the write; carries SQLite's text (names the column).
+    #[error("duplicate: {0}")]
     Duplicate(String),
-    Migration(String),
-    Io(std::io::Error),
+    #[error("migration: {0}")]
+    Migration(#[source] refinery::Error),
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
     /// A blocking task did not complete (panicked or was cancelled).
-    Task(String),
+    #[error("task: {0}")]
+    Task(#[from] tokio::task::JoinError),
     /// A write closure panicked: its transaction was rolled back and the writer kept serving.
+    #[error("a write panicked and was rolled back: {0}")]
     Panicked(String),
     /// Stored amounts add up beyond what a decimal holds.
+    #[error("{}", crate::domain::money::Overflow)]
     Overflow,
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Sqlite(e) => write!(f, "sqlite: {e}"),
-            Error::Duplicate(m) => write!(f, "duplicate: {m}"),
-            Error::Migration(m) => write!(f, "migration: {m}"),
-            Error::Io(e) => write!(f, "io: {e}"),
-            Error::Task(m) => write!(f, "task: {m}"),
-            Error::Panicked(m) => write!(f, "a write panicked and was rolled back: {m}"),
-            Error::Overflow => write!(f, "{}", crate::domain::money::Overflow),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
@@ -87,12 +80,6 @@ impl From<rusqlite::Error> for Error {
 impl From<crate::domain::money::Overflow> for Error {
     fn from(_: crate::domain::money::Overflow) -> Self {
         Error::Overflow
-    }
-}
-
-impl From<std::io::Error> for Error {
-    fn from(e: std::io::Error) -> Self {
-        Error::Io(e)
     }
 }
 
@@ -148,13 +135,13 @@ impl Store {
     /// directory and the database files are its owner's alone (see `files`).
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent() {
-            crate::files::private_dir(dir)?;
+            crate::ops::files::private_dir(dir)?;
         }
-        crate::files::private_file(path)?;
+        crate::ops::files::private_file(path)?;
         for suffix in ["-wal", "-shm"] {
             let mut companion = path.as_os_str().to_owned();
             companion.push(suffix);
-            crate::files::private_if_present(Path::new(&companion))?;
+            crate::ops::files::private_if_present(Path::new(&companion))?;
         }
         let mut writer = Connection::open(path)?;
         let accounts = Arc::new(AccountsVersion::default());
@@ -168,7 +155,7 @@ impl Store {
         // FULL while the schema is brought up to date: each step on the disk before the next.
         writer.pragma_update(None, "synchronous", "FULL")?;
         configure(&writer)?;
-        embedded::migrations::runner().run(&mut writer).map_err(|e| Error::Migration(e.to_string()))?;
+        embedded::migrations::runner().run(&mut writer).map_err(Error::Migration)?;
         build_report_totals(&mut writer)?;
         // From here the log is synced by `LogSync`, outside the writer connection: a durable
         // write syncs it after its commit (`write_blocking`), a document's after its lane is
@@ -239,12 +226,17 @@ impl Store {
     }
 
     /// Runs `f` inside one write transaction (BEGIN IMMEDIATE), committing when it returns Ok
-    /// and rolling back otherwise, and returns once the commit is on the disk: the log is synced
-    /// after the writer connection is free again, so the next writes go on meanwhile and one
-    /// sync serves them all. Blocks the calling thread. A panic inside `f` rolls the transaction
-    /// back and comes back as `Error::Panicked` for this caller alone: every other write goes on
-    /// as before.
-    pub fn write_blocking<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+    /// and rolling back on every Err, and returns once the commit is on the disk: the log is
+    /// synced after the writer connection is free again, so the next writes go on meanwhile and
+    /// one sync serves them all. `f` fails with any error a store error converts into: a use
+    /// case's refusal (`services::Error`) rolls back everything `f` wrote before it, as a failure
+    /// of SQLite does. Blocks the calling thread. A panic inside `f` rolls the transaction back
+    /// and comes back as `Error::Panicked` for this caller alone: every other write goes on as
+    /// before.
+    pub fn write_blocking<T, E: From<Error>>(
+        &self,
+        f: impl FnOnce(&Transaction) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
         let value = self.write_blocking_unsynced(f)?;
         self.log.durable()?;
         Ok(value)
@@ -256,41 +248,50 @@ impl Store {
     /// nothing relies on before `durable_blocking` returns (a new document, sent and answered
     /// only then), or what is done again if a power cut loses it (the CIS's code of a document
     /// still in the queue, fetched again by re-sending the same message).
-    pub fn write_blocking_unsynced<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+    pub fn write_blocking_unsynced<T, E: From<Error>>(
+        &self,
+        f: impl FnOnce(&Transaction) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
         let mut conn = self.writer()?;
         let result = Self::transaction(&mut conn, f);
         self.accounts.ended_transaction();
         result
     }
 
-    fn transaction<T>(conn: &mut Connection, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    fn transaction<T, E: From<Error>>(
+        conn: &mut Connection,
+        f: impl FnOnce(&Transaction) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::from)?;
         // Unwind safety: on a panic nothing `f` touched is used again; the transaction is
         // rolled back below and the connection holds no state of it afterwards.
         match catch_unwind(AssertUnwindSafe(|| f(&tx))) {
             Ok(Ok(value)) => {
-                tx.commit()?;
+                tx.commit().map_err(Error::from)?;
                 Ok(value)
             }
-            Ok(Err(e)) => Err(e),
+            Ok(Err(e)) => {
+                tx.rollback().map_err(Error::from)?;
+                Err(e)
+            }
             Err(payload) => {
-                let message = crate::panic_text(payload.as_ref());
-                tx.rollback()?;
+                let message = crate::panics::text(payload.as_ref());
+                tx.rollback().map_err(Error::from)?;
                 tracing::error!(panic = %message, "a write panicked; its transaction was rolled back");
-                Err(Error::Panicked(message))
+                Err(Error::Panicked(message).into())
             }
         }
     }
 
     /// Runs `f` inside one write transaction that is always rolled back: for checks that change
-    /// the database to compare (`report_totals::verify`). Blocks the calling thread.
+    /// the database to compare (`invoices::report_totals::verify`). Blocks the calling thread.
     pub fn trial_blocking<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = self.writer()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let result = catch_unwind(AssertUnwindSafe(|| f(&tx)));
         tx.rollback()?;
         self.accounts.ended_transaction();
-        result.map_err(|payload| Error::Panicked(crate::panic_text(payload.as_ref())))?
+        result.map_err(|payload| Error::Panicked(crate::panics::text(payload.as_ref())))?
     }
 
     pub async fn read<T: Send + 'static>(
@@ -300,10 +301,10 @@ impl Store {
         self.on_blocking_pool(move |store| store.read_blocking(f)).await
     }
 
-    pub async fn write<T: Send + 'static>(
+    pub async fn write<T: Send + 'static, E: From<Error> + Send + 'static>(
         &self,
-        f: impl FnOnce(&Transaction) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
+        f: impl FnOnce(&Transaction) -> std::result::Result<T, E> + Send + 'static,
+    ) -> std::result::Result<T, E> {
         self.on_blocking_pool(move |store| store.write_blocking(f)).await
     }
 
@@ -315,20 +316,20 @@ impl Store {
     }
 
     /// `write_blocking_unsynced` on the blocking pool.
-    pub async fn write_unsynced<T: Send + 'static>(
+    pub async fn write_unsynced<T: Send + 'static, E: From<Error> + Send + 'static>(
         &self,
-        f: impl FnOnce(&Transaction) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
+        f: impl FnOnce(&Transaction) -> std::result::Result<T, E> + Send + 'static,
+    ) -> std::result::Result<T, E> {
         self.on_blocking_pool(move |store| store.write_blocking_unsynced(f)).await
     }
 
     /// Runs `f` with this store on the blocking pool, off the async workers.
-    async fn on_blocking_pool<T: Send + 'static>(
+    async fn on_blocking_pool<T: Send + 'static, E: From<Error> + Send + 'static>(
         &self,
-        f: impl FnOnce(&Store) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
+        f: impl FnOnce(&Store) -> std::result::Result<T, E> + Send + 'static,
+    ) -> std::result::Result<T, E> {
         let store = self.clone();
-        tokio::task::spawn_blocking(move || f(&store)).await.map_err(|e| Error::Task(e.to_string()))?
+        tokio::task::spawn_blocking(move || f(&store)).await.map_err(Error::Task)?
     }
 }
 
@@ -344,7 +345,7 @@ fn build_report_totals(writer: &mut Connection) -> Result<()> {
             tracing::info!(done, total, "building the report totals from the stored documents");
         }
     };
-    let built = report_totals::build_if_needed(&tx, &mut progress)?;
+    let built = invoices::report_totals::build_if_needed(&tx, &mut progress)?;
     tx.commit()?;
     if let Some(documents) = built {
         tracing::info!(documents, "the report totals were built from the stored documents");
@@ -365,7 +366,7 @@ pub fn create_at_version(path: &Path, version: i32) -> Result<()> {
     embedded::migrations::runner()
         .set_target(refinery::Target::Version(version))
         .run(&mut conn)
-        .map_err(|e| Error::Migration(e.to_string()))?;
+        .map_err(Error::Migration)?;
     Ok(())
 }
 
@@ -406,7 +407,9 @@ mod tests {
     fn store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
-        store.write_blocking(|tx| Ok(tx.execute_batch("CREATE TABLE notes (text TEXT NOT NULL)")?)).unwrap();
+        store
+            .write_blocking::<_, Error>(|tx| Ok(tx.execute_batch("CREATE TABLE notes (text TEXT NOT NULL)")?))
+            .unwrap();
         (dir, store)
     }
 
@@ -439,18 +442,21 @@ mod tests {
             (asked + 1, asked + 1),
             "a durable write returns once a sync covers it"
         );
-        let writer: i64 =
-            store.write_blocking(|tx| Ok(tx.query_row("PRAGMA synchronous", [], |r| r.get(0))?)).unwrap();
+        let writer: i64 = store
+            .write_blocking::<_, Error>(|tx| Ok(tx.query_row("PRAGMA synchronous", [], |r| r.get(0))?))
+            .unwrap();
         assert_eq!(writer, 1, "the writer commits without syncing (NORMAL); `LogSync` syncs");
     }
 
     #[test]
     fn a_cached_statement_is_not_compiled_again_when_its_parameters_are_bound_again() {
         let (_dir, store) = store();
-        store.write_blocking(|tx| Ok(tx.execute_batch("CREATE INDEX notes_text ON notes(text)")?)).unwrap();
+        store
+            .write_blocking::<_, Error>(|tx| Ok(tx.execute_batch("CREATE INDEX notes_text ON notes(text)")?))
+            .unwrap();
         for i in 0..5 {
             let reprepared = store
-                .write_blocking(|tx| {
+                .write_blocking(|tx| -> Result<_> {
                     let mut max =
                         tx.prepare_cached("SELECT COALESCE(MAX(rowid), 0) FROM notes WHERE text = :text")?;
                     let _: i64 =
@@ -474,7 +480,7 @@ mod tests {
         let after_insert = store.accounts_version();
         assert!(after_insert > before);
         store
-            .write_blocking_unsynced(|tx| {
+            .write_blocking_unsynced(|tx| -> Result<_> {
                 Ok(tx.execute("UPDATE partners SET name = 'Desk 2' WHERE token_hash = 'hash'", [])?)
             })
             .unwrap();
@@ -516,6 +522,53 @@ mod tests {
         store.write_blocking(|tx| insert(tx, "after")).unwrap();
         assert_eq!(count(&store), 1, "the transaction left open was rolled back");
         assert!(!store.writer.is_poisoned());
+    }
+
+    /// A use case's own error, as `services::Error` is to the store: its refusals and what
+    /// failed underneath.
+    #[derive(Debug)]
+    enum UseCase {
+        Refused(&'static str),
+        Store(Error),
+    }
+
+    impl From<Error> for UseCase {
+        fn from(e: Error) -> Self {
+            UseCase::Store(e)
+        }
+    }
+
+    #[test]
+    fn a_refusal_rolls_back_everything_written_before_it() {
+        let (_dir, store) = store();
+        let refused = store.write_blocking(|tx| {
+            insert(tx, "a sale whose goods turn out short")?;
+            Err::<(), _>(UseCase::Refused("goods short"))
+        });
+        assert!(matches!(refused, Err(UseCase::Refused("goods short"))), "{refused:?}");
+        let refused = store.write_blocking_unsynced(|tx| {
+            insert(tx, "a note whose goods turn out short")?;
+            Err::<(), _>(UseCase::Refused("goods short"))
+        });
+        assert!(matches!(refused, Err(UseCase::Refused(_))), "{refused:?}");
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let refused = runtime.block_on(store.write(|tx| {
+            insert(tx, "refused on the blocking pool")?;
+            Err::<(), _>(UseCase::Refused("taken"))
+        }));
+        assert!(matches!(refused, Err(UseCase::Refused(_))), "{refused:?}");
+        assert_eq!(count(&store), 0, "nothing of a refused write stays");
+
+        let failed = store.write_blocking(|tx| -> std::result::Result<(), UseCase> {
+            insert(tx, "half-written")?;
+            tx.execute("INSERT INTO no_such_table VALUES (1)", []).map_err(Error::from)?;
+            Ok(())
+        });
+        assert!(matches!(failed, Err(UseCase::Store(Error::Sqlite(_)))), "{failed:?}");
+        assert_eq!(count(&store), 0, "a store failure inside comes back as the caller's error");
+
+        store.write_blocking(|tx| -> std::result::Result<(), UseCase> { Ok(insert(tx, "kept")?) }).unwrap();
+        assert_eq!(count(&store), 1, "an Ok commits");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::domain::numbering::{LastNumber, SequenceName};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Floor {
     pub company_id: i64,
-    /// `pipeline::Sequence::key`.
+    /// `services::sequence::Sequence::key`.
     pub sequence: String,
     pub year: i32,
     pub ord_num: i64,
@@ -55,7 +55,7 @@ pub fn record(conn: &Connection, f: &Floor) -> Result<()> {
 pub fn record_in_file(path: &Path, floors: &[Floor]) -> Result<()> {
     let mut conn = Connection::open(path)?;
     configure(&conn)?;
-    embedded::migrations::runner().run(&mut conn).map_err(|e| Error::Migration(e.to_string()))?;
+    embedded::migrations::runner().run(&mut conn).map_err(Error::Migration)?;
     let tx = conn.transaction()?;
     for f in floors {
         record(&tx, f)?;
@@ -197,7 +197,7 @@ mod tests {
         let path = dir.path().join("arka.db");
         let store = Store::open(&path).unwrap();
         let company = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let company = fixtures::company(tx, "L41323036D");
                 for (n, kind, tcr, fic) in [
                     (1, "CASH", Some("ab123ab123"), Some("f")),

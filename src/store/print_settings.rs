@@ -63,7 +63,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let (mine, theirs) = (company(tx, "L41323036D"), company(tx, "M01234567A"));
                 assert_eq!(get(tx, mine)?, PrintSettings::default());
                 let logo = Logo { bytes: vec![0x89, b'P', b'N', b'G'], content_type: "image/png".into() };

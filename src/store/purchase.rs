@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
 use super::Result;
-use super::invoices::Money;
+use super::money::Money;
 
 /// One e-invoice addressed to the company.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Row, named_params};
 
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::currency::{ManualRate, Origin, Quote, Source};
 
@@ -168,7 +168,7 @@ mod tests {
 
     fn company(store: &Store) -> (i64, i64) {
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L41323036D', 'Shop', '2026-11-23')",
                     [],
@@ -233,7 +233,7 @@ mod tests {
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let (shop, ana) = company(&store);
         let (other, _) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute("INSERT INTO companies (nuis, name, created_at) VALUES ('K1', 'Other', 'x')", [])?;
                 Ok((tx.last_insert_rowid(), 0))
             })

@@ -9,8 +9,9 @@ use rusqlite::{Connection, Row, named_params, params_from_iter};
 use rust_decimal::Decimal;
 
 use super::Result;
-use super::invoices::{self, Invoice, Money};
-use super::report_totals::{amount, kind_of, quantity};
+use super::invoices::report_totals::{amount, kind_of, quantity};
+use super::invoices::{self, Invoice};
+use super::money::Money;
 use crate::domain::document::DocumentKind;
 use crate::domain::report::ReportKind;
 
@@ -653,7 +654,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         let (mine, theirs) = store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 tx.execute_batch(
                     "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Mine', 'now'), ('L2', 'Theirs', 'now')",
                 )?;

@@ -3,7 +3,7 @@
 use rusqlite::{Connection, named_params};
 
 use super::Result;
-use super::invoices::Money;
+use super::money::Money;
 use crate::domain::sales_day::Sale;
 
 /// The company's invoices issued on `business_day` (`YYYY-MM-DD`, Tirane), each with its

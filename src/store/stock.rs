@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
 use super::fiscal_queue::Document;
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::stock::Reason;
 
@@ -469,7 +469,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let (mine, unit) = company(tx, "L41323036D");
                 let (theirs, _) = company(tx, "M01234567A");
                 let flour = fixtures::product(tx, mine, "MIELL", false);

@@ -6,7 +6,7 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
-use super::invoices::Money;
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::wtn::{
     Carrier, CarrierIdType, Destination, Line, NoteType, Point, ReportNote, Transaction, VehicleOwnership,
@@ -316,6 +316,8 @@ pub struct ListFilter {
     pub to_date: Option<String>,
     pub limit: i64,
     pub offset: i64,
+    /// Only a cashier's notes: those of their device and those they issued.
+    pub own: Option<crate::store::invoices::Own>,
 }
 
 /// A page of the company's notes, newest first.
@@ -323,11 +325,15 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<Wt
     let mut stmt = conn.prepare(&format!(
         "SELECT {COLUMNS} {FROM} WHERE w.company_id = :company
            AND (:from IS NULL OR w.issue_date >= :from) AND (:to IS NULL OR w.issue_date <= :to)
+           AND (NOT :own OR w.device_code = :device OR w.user_id = :user)
          ORDER BY w.id DESC LIMIT :limit OFFSET :offset"
     ))?;
+    let own = f.own.as_ref();
     let rows = stmt.query_map(
         named_params! {
             ":company": company_id, ":from": f.from_date, ":to": f.to_date, ":limit": f.limit, ":offset": f.offset,
+            ":own": own.is_some(), ":device": own.and_then(|o| o.tcr_code.as_deref()),
+            ":user": own.map(|o| o.user_id),
         },
         wtn_from,
     )?;
@@ -445,7 +451,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         store
-            .write_blocking(|tx| {
+            .write_blocking(|tx| -> Result<_> {
                 let (mine, main, second) = company(tx, "L41323036D");
                 let (theirs, _, _) = company(tx, "M01234567A");
                 assert_eq!(max_ord_num(tx, mine, main, 2026)?, 0);

@@ -1,6 +1,6 @@
 //! Wolt's merchant order API as Arka speaks it (../shared/wolt/ORDER-API.md): the order and
 //! webhook shapes on the wire, the webhook signature, and the blocking client that fetches
-//! orders and relays the partner API's actions. The simulator in `wolt_sim` serves the same
+//! orders and relays the partner API's actions. The simulator in `sim::wolt` serves the same
 //! shapes.
 
 pub mod client;

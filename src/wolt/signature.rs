@@ -5,7 +5,7 @@ use openssl::hash::MessageDigest;
 use openssl::pkey::PKey;
 use openssl::sign::Signer;
 
-use crate::secrets::{hex_lower, same_hash};
+use crate::ops::secrets::{hex_lower, same_hash};
 
 /// The hex HMAC-SHA256 of `body` under `secret`.
 pub fn sign(secret: &[u8], body: &[u8]) -> Result<String, openssl::error::ErrorStack> {

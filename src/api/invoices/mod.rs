@@ -366,6 +366,7 @@ pub async fn list<const VERSION: i64>(
         query: q.query.clone().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
         limit,
         offset,
+        own: None,
     };
     let _guard = per_token_lock(&state, &auth).await?;
     let invoices = state.services.list_invoices(&auth.0, filter).await?;

@@ -5,17 +5,20 @@
 //! issues, and the till's balance gives back what it reverses), a non-cash original's on the
 //! business. Kept and queued when the CIS does not answer; given up when it refuses.
 
+use chrono::Utc;
+use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
+use super::content::InvoiceDocument;
 use super::content::{Content, Links, MAX_INTERNAL_ID, internal_id, this_year, user_codes};
-use super::document::InvoiceDocument;
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice::{self as rules, Exemption};
 use crate::domain::payments::{Payment, PaymentType};
+use crate::domain::role;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::Caller;
@@ -132,19 +135,35 @@ fn repeated(last: &LastReversal, whole: bool) -> Error {
 }
 
 impl Services {
+    /// The invoice a cancellation names, when the caller may cancel it: any of the company's for
+    /// a manager, a cashier's own sale of the same business day for a cashier.
+    async fn to_cancel(&self, caller: &Caller, invoice: &Cancelled) -> Result<Invoice> {
+        let original = match invoice {
+            Cancelled::Id(id) => self.company_invoice(caller, *id).await?,
+            Cancelled::InternalId(internal_id) => {
+                self.company_invoice_by_internal_id(caller, internal_id).await?
+            }
+        };
+        let sale_day = original
+            .issue_date
+            .parse()
+            .map_err(|_| Error::Internal(format!("invoice {} has no readable issue date", original.id)))?;
+        let today = Utc::now().with_timezone(&Tirane).date_naive();
+        role::may_cancel(caller.reader(), original.user_id, sale_day, today)?;
+        Ok(original)
+    }
+
     /// `POST /invoice/cancel/{id}` and `/invoice/cancel-by-internal-id/{internalId}`. Sent again,
     /// with an internalId of its own it is looked up first, as any invoice's; without one, a
     /// request that repeats the last cancellation of an invoice it left empty is 409 naming it.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
         let year = this_year();
         if let Some(own) = &req.internal_id {
             own_internal_id(own)?;
             self.first_look(&internal_id(caller, year, own)).await?;
         }
-        let original = match &req.invoice {
-            Cancelled::Id(id) => self.invoice(caller, *id).await?,
-            Cancelled::InternalId(internal_id) => self.invoice_by_internal_id(caller, internal_id).await?,
-        };
+        let original = self.to_cancel(caller, &req.invoice).await?;
         let whole_only = cancellable(&original)?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, original.kind == InvoiceType::Cash)?;
         let original_id = original.id;

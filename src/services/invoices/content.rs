@@ -2,36 +2,28 @@
 //! (domain), the buyer, the stored client, the credit note's original, the bank account. What
 //! comes out is an `InvoiceDocument` the pipeline numbers, signs and delivers.
 
-use std::sync::Arc;
-
 use chrono::{Datelike, NaiveDate, Utc};
 use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
-use super::super::pipeline::{InternalId, Namespace, Sequence};
+use super::super::pipeline::{InternalId, Issuer, Namespace};
+use super::super::sequence::Sequence;
 use super::super::{Error, Result, Services};
-use super::document::InvoiceDocument;
 use super::{ClientInput, IssueRequest};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice as rules;
 use crate::domain::validation::FieldErrors;
-use crate::fiscal::certificate::Certificate;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType, IdType};
 use crate::store::accounts::{BankAccount, Caller};
 use crate::store::invoices::{self as db, SettledOrder};
 
-/// Who issues an invoice and with what: the user's codes, the till, the certificate.
-#[derive(Clone)]
-pub struct Issuer {
-    pub caller: Caller,
-    pub operator_code: String,
-    pub unit_code: String,
-    /// The user's TCR; `None` for a user without one (a non-cash invoice needs none).
-    pub tcr_code: Option<String>,
-    pub soft_code: String,
-    pub certificate: Arc<Certificate>,
-    pub verify_base: String,
+/// An invoice on its way through the pipeline.
+pub struct InvoiceDocument {
+    pub issuer: Issuer,
+    pub content: Content,
+    pub sequence: Sequence,
+    pub year: i32,
 }
 
 /// The issuing user's operator code, business unit code and TCR; a missing one is the spec's

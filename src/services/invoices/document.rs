@@ -5,22 +5,18 @@
 use rusqlite::Connection;
 
 use super::super::cash_register::{automatic_opening, open_day_if_needed};
-use super::super::pipeline::{Document, InternalId, QueuePlan, Sequence, Written};
+use super::super::pipeline::{Ahead, Document, InternalId, Issuer, QueuePlan, Written};
+use super::super::sequence::Sequence;
 use super::super::stock::{self, Goods, GoodsLine, NoteLink};
 use super::super::{Error, Result};
-use super::content::{Content, Issuer, Links};
+use super::content::{InvoiceDocument, Links};
 use super::message::{Draft, draft, stored_invoice};
+use serde_json::json;
+
+use crate::domain::audit::Action;
 use crate::domain::document::DocumentKind;
 use crate::fiscal::requests::Operation;
 use crate::store::{self, fiscal_queue, invoices as db};
-
-/// An invoice on its way through the pipeline.
-pub struct InvoiceDocument {
-    pub issuer: Issuer,
-    pub content: Content,
-    pub sequence: Sequence,
-    pub year: i32,
-}
 
 impl InvoiceDocument {
     fn internal_id(&self) -> InternalId {
@@ -32,9 +28,9 @@ impl InvoiceDocument {
     /// articles from the issuing unit (what the note it names did not carry), a cancellation
     /// puts back on the original's unit (or on the original's note) what it reverses, and a
     /// summary moves nothing (its orders took the goods).
-    fn move_stock(&self, tx: &Connection, invoice: &db::Invoice) -> store::Result<Result<()>> {
+    fn move_stock(&self, tx: &Connection, invoice: &db::Invoice) -> Result<()> {
         let Some(unit) = &self.issuer.caller.unit else {
-            return Ok(Ok(()));
+            return Ok(());
         };
         let lines: Vec<GoodsLine> = invoice
             .lines
@@ -57,14 +53,14 @@ impl InvoiceDocument {
                 let note = invoice.wtn_id.map(|wtn_id| NoteLink { wtn_id, sale_id: invoice.id });
                 stock::take(tx, &Goods { note, ..goods(unit.id) })
             }
-            Links::Settles(_) => Ok(Ok(())),
+            Links::Settles(_) => Ok(()),
             Links::Reverses { original_id, .. } => {
                 let original = db::get(tx, invoice.company_id, *original_id)?;
                 let from = original.as_ref().and_then(|o| o.business_unit_id).unwrap_or(unit.id);
                 let note =
                     original.and_then(|o| o.wtn_id).map(|wtn_id| NoteLink { wtn_id, sale_id: *original_id });
                 stock::give_back(tx, &Goods { note, ..goods(from) })?;
-                Ok(Ok(()))
+                Ok(())
             }
         }
     }
@@ -128,17 +124,13 @@ impl Document for InvoiceDocument {
             .into()
     }
 
-    fn admit(&self, tx: &Connection) -> store::Result<Result<()>> {
+    fn admit(&self, tx: &Connection) -> Result<()> {
         let company_id = self.company_id();
-        if let Err(issued) = self.internal_id().admit(tx)? {
-            return Ok(Err(issued));
-        }
+        self.internal_id().admit(tx)?;
         match &self.content.links {
             Links::None => {
-                if let Some(note) = &self.content.wtn
-                    && let Err(e) = stock::check_note(tx, company_id, note)?
-                {
-                    return Ok(Err(e));
+                if let Some(note) = &self.content.wtn {
+                    stock::check_note(tx, company_id, note)?;
                 }
             }
             Links::Settles(orders) => {
@@ -154,21 +146,21 @@ impl Document for InvoiceDocument {
                     }
                 }
                 if !closed.is_empty() {
-                    return Ok(Err(Error::Incomplete {
+                    return Err(Error::Incomplete {
                         message: "An order invoice is not open.".into(),
                         errors: closed,
-                    }));
+                    });
                 }
             }
             Links::Reverses { original_id, corrections_seen, .. } => {
                 if db::corrective_count(tx, *original_id)? != *corrections_seen {
-                    return Ok(Err(Error::Conflict(
+                    return Err(Error::Conflict(
                         "The invoice was cancelled meanwhile; send the cancellation again.".into(),
-                    )));
+                    ));
                 }
             }
         }
-        Ok(Ok(()))
+        Ok(())
     }
 
     fn draft(&self, ord_num: u32, plan: &QueuePlan) -> Result<Draft> {
@@ -185,16 +177,12 @@ impl Document for InvoiceDocument {
         ord_num: u32,
         plan: &QueuePlan,
         draft: Draft,
-    ) -> store::Result<Result<Written<db::Invoice>>> {
+    ) -> Result<Written<db::Invoice>> {
         let tcr_code = self.sequence.tcr_code();
         let mut invoice =
             stored_invoice(&self.issuer, &self.content, tcr_code, &draft, (ord_num, self.year), plan.at);
         invoice.id = db::insert(tx, &invoice)?;
-        if let Err(short) = self.move_stock(tx, &invoice)? {
-            // Nothing of a refused sale stays: its row goes in the same transaction.
-            db::delete(tx, invoice.id)?;
-            return Ok(Err(short));
-        }
+        self.move_stock(tx, &invoice)?;
         // A till's document belongs to its TCR's open day; on a day that is not open it opens
         // it first with an INITIAL of 0, queued (and sent) ahead of it.
         let ahead = match tcr_code {
@@ -212,20 +200,31 @@ impl Document for InvoiceDocument {
                 let ids: Vec<i64> = orders.iter().map(|o| o.id).collect();
                 db::settle_orders(tx, invoice.id, &ids)?;
             }
-            Links::Reverses { original_id, .. } => db::refresh_reversal(tx, *original_id)?,
+            Links::Reverses { original_id, positions, .. } => {
+                db::refresh_reversal(tx, *original_id)?;
+                let entry =
+                    crate::services::audit::by(&self.issuer.caller, Action::InvoiceCancel, original_id)
+                        .before(json!({ "iic": invoice.original_invoice_iic }))
+                        .after(json!({
+                            "corrective": invoice.number,
+                            "total": invoice.totals.total.to_string(),
+                            "lines": positions,
+                        }));
+                crate::store::audit::append(tx, &entry)?;
+            }
         }
         if let Some(process) = self.content.einvoice {
             crate::store::einvoices::insert(tx, self.company_id(), invoice.id, process.as_str())?;
         }
-        Ok(Ok(Written {
+        Ok(Written {
             document_id: invoice.id,
             number: invoice.number.clone(),
             header_uuid: invoice.header_uuid.clone(),
             issued_at: invoice.issued_at.clone(),
             unsigned_request: draft.unsigned_request,
-            ahead,
+            ahead: ahead.map(|saved| Box::new(saved) as Box<dyn Ahead>),
             stored: invoice,
-        }))
+        })
     }
 
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()> {

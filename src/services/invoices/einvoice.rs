@@ -168,6 +168,7 @@ pub fn ubl_document(invoice: &Invoice, facts: &UblFacts) -> Result<ubl::Document
 impl Services {
     /// Issues an e-invoice: the non-cash invoice's checks and the e-invoice's own, the buyer
     /// looked up in the taxpayer register, fiscalization, then its registration.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_einvoice(
         &self,
         caller: &Caller,
@@ -214,8 +215,7 @@ impl Services {
             let facts = UblFacts { caller: &caller, soft_code: &soft_code, doc_type, process, original };
             services.register_einvoice(invoice, &facts).await
         })
-        .await
-        .map_err(|e| Error::Internal(format!("the e-invoice registration task failed: {e}")))?
+        .await?
     }
 
     /// The company's invoice an e-invoice corrects, by its IIC.

@@ -7,18 +7,20 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::super::Result;
-use super::content::{Content, Issuer, Links, id_type};
+use super::super::pipeline::Issuer;
+use super::content::{Content, Links, id_type};
 use crate::domain::document::InvoiceType;
 use crate::domain::invoice::{self as rules, VatClass};
 use crate::domain::money::{payments_in_lek, registered_in_lek};
 use crate::domain::numbering::{cis_invoice_number, invoice_number};
-use crate::fiscal::iic::{IicInput, iic};
+use crate::fiscal::iic::{IicCode, IicInput, iic};
 use crate::fiscal::model::{
     self, Buyer, Currency, Fee, FeeType, Header, IdType, Invoice as CisInvoice, Item, ItemExemption,
     PayMethod, SameTax, SameTaxExemption, Seller, SumInvIicRef, SupplyDateOrPeriod, TypeOfInv, TypeOfSelfIss,
 };
 use crate::fiscal::requests;
 use crate::fiscal::verify::verify_url;
+use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice};
 
 /// Everything the CIS message and the stored invoice share.
@@ -52,60 +54,98 @@ pub fn draft(
     year: i32,
     issued_at: DateTime<Utc>,
 ) -> Result<Draft> {
-    let caller = &issuer.caller;
-    let (operator_code, unit_code) = (issuer.operator_code.as_str(), issuer.unit_code.as_str());
-    let (computed, buyer, certificate) = (&content.computed, &content.buyer, issuer.certificate.as_ref());
-    let (currency, soft_code) = (content.currency.as_str(), issuer.soft_code.as_str());
-    let dates = (content.due, content.supply_start, content.supply_end);
     let issue_date_time = model::datetime(issued_at);
-    let totals = &computed.totals;
-    let in_vat = computed.issuer_in_vat;
-    let foreign = currency != "ALL";
-    let lek = |d: Decimal| registered_in_lek(d, totals.exchange_rate, foreign);
-    let items = computed
-        .lines
-        .iter()
-        .map(|l| {
-            let amount = lek;
-            Item {
-                name: l.product_name.chars().take(50).collect(),
-                code: Some(l.product_code.chars().take(50).collect()),
-                unit: l.unit.chars().take(50).collect(),
-                quantity: l.quantity,
-                unit_price_before_vat: amount(l.unit_price_before_vat),
-                unit_price_after_vat: amount(l.unit_price),
-                rebate: l.rebate,
-                rebate_reducing: l.rebate_reducing(),
-                price_before_vat: amount(l.price_before_vat),
-                vat_rate: if in_vat && l.exemption.is_none() { Some(l.vat_rate) } else { None },
-                vat_amount: if in_vat && l.exemption.is_none() { Some(amount(l.vat_amount)) } else { None },
-                is_investment: None,
-                price_after_vat: amount(l.price_after_vat),
-                exemption: l.exemption.map(item_exemption),
-                vouchers_sold: None,
-            }
-        })
-        .collect::<Vec<_>>();
-    // In a foreign-currency invoice every amount goes to the CIS in lek; the totals are
-    // re-added from the converted lines so they still add up to the cent.
-    let net_sum: Decimal = items.iter().map(|i| i.price_before_vat).sum();
-    let vat_sum: Decimal = items.iter().filter_map(|i| i.vat_amount).sum();
-    let fee = lek(totals.fee);
-    let tot_price_value = net_sum + vat_sum + fee;
-    let tot_price = model::money(tot_price_value);
+    let amounts = InLek::of(content);
+    let tot_price = model::money(amounts.total);
     let iic_input = IicInput {
-        nuis: &caller.company.nuis,
+        nuis: &issuer.caller.company.nuis,
         issue_date_time: &issue_date_time,
         ord_num: u64::from(ord_num),
-        business_unit_code: unit_code,
+        business_unit_code: &issuer.unit_code,
         tcr_code,
-        soft_code,
+        soft_code: &issuer.soft_code,
         tot_price: &tot_price,
     };
-    let code = iic(certificate, &iic_input)?;
-    let inv_num = cis_invoice_number(ord_num, year, tcr_code);
+    let code = iic(issuer.certificate.as_ref(), &iic_input)?;
     let verify = verify_url(&issuer.verify_base, &code.iic, &iic_input);
-    let same_taxes = computed
+    let numbered =
+        Numbered { inv_num: cis_invoice_number(ord_num, year, tcr_code), ord_num, tcr_code, issued_at };
+    let inv_num = numbered.inv_num.clone();
+    let cis_invoice = cis_invoice(issuer, content, numbered, &code, amounts);
+    let header_uuid = Uuid::new_v4();
+    let unsigned_request = requests::register_invoice(
+        &Header { uuid: header_uuid, send_date_time: issued_at, subseq_deliv_type: None },
+        &cis_invoice,
+    );
+    Ok(Draft {
+        number: invoice_number(ord_num, year),
+        inv_num,
+        issue_date_time,
+        header_uuid,
+        iic: code.iic,
+        iic_signature: code.signature,
+        verify_url: verify,
+        unsigned_request,
+    })
+}
+
+/// The invoice's amounts as the CIS takes them: in lek. A foreign-currency invoice's lines are
+/// converted one by one and the totals re-added from them, so they still add up to the cent.
+struct InLek {
+    items: Vec<Item>,
+    net: Decimal,
+    vat: Decimal,
+    fee: Decimal,
+    total: Decimal,
+}
+
+impl InLek {
+    fn of(content: &Content) -> InLek {
+        let computed = &content.computed;
+        let foreign = content.currency != "ALL";
+        let lek = |d: Decimal| registered_in_lek(d, computed.totals.exchange_rate, foreign);
+        let items: Vec<Item> =
+            computed.lines.iter().map(|l| cis_item(l, computed.issuer_in_vat, lek)).collect();
+        let net: Decimal = items.iter().map(|i| i.price_before_vat).sum();
+        let vat: Decimal = items.iter().filter_map(|i| i.vat_amount).sum();
+        let fee = lek(computed.totals.fee);
+        InLek { items, net, vat, fee, total: net + vat + fee }
+    }
+}
+
+/// What numbering gave the invoice.
+struct Numbered<'a> {
+    inv_num: String,
+    ord_num: u32,
+    tcr_code: Option<&'a str>,
+    issued_at: DateTime<Utc>,
+}
+
+/// One line as an `Item`, its amounts in lek (`lek`); VAT only for an issuer in VAT.
+fn cis_item(line: &rules::Line, in_vat: bool, lek: impl Fn(Decimal) -> Decimal) -> Item {
+    let taxed = in_vat && line.exemption.is_none();
+    Item {
+        name: line.product_name.chars().take(50).collect(),
+        code: Some(line.product_code.chars().take(50).collect()),
+        unit: line.unit.chars().take(50).collect(),
+        quantity: line.quantity,
+        unit_price_before_vat: lek(line.unit_price_before_vat),
+        unit_price_after_vat: lek(line.unit_price),
+        rebate: line.rebate,
+        rebate_reducing: line.rebate_reducing(),
+        price_before_vat: lek(line.price_before_vat),
+        vat_rate: taxed.then_some(line.vat_rate),
+        vat_amount: taxed.then(|| lek(line.vat_amount)),
+        is_investment: None,
+        price_after_vat: lek(line.price_after_vat),
+        exemption: line.exemption.map(item_exemption),
+        vouchers_sold: None,
+    }
+}
+
+/// `SameTaxes`: one per VAT rate or exemption, summed from the items in lek.
+fn same_taxes(computed: &rules::Invoice, items: &[Item]) -> Vec<SameTax> {
+    computed
         .vat_groups
         .iter()
         .filter(|g| g.class.is_same_tax())
@@ -129,123 +169,149 @@ pub fn draft(
                 vat_amt: Some(vat),
             }
         })
-        .collect();
-    let amount_of = |exemption: rules::Exemption| -> Option<Decimal> {
-        let sum: Decimal = items
-            .iter()
-            .zip(&computed.lines)
-            .filter(|(_, l)| l.exemption == Some(exemption))
-            .map(|(i, _)| i.price_before_vat)
-            .sum();
-        (sum != Decimal::ZERO).then_some(sum)
-    };
+        .collect()
+}
+
+/// The lek amount of the lines with `exemption`, `None` when there is none.
+fn exempt_amount(computed: &rules::Invoice, items: &[Item], exemption: rules::Exemption) -> Option<Decimal> {
+    let sum: Decimal = items
+        .iter()
+        .zip(&computed.lines)
+        .filter(|(_, l)| l.exemption == Some(exemption))
+        .map(|(i, _)| i.price_before_vat)
+        .sum();
+    (sum != Decimal::ZERO).then_some(sum)
+}
+
+/// The payments in lek, adding up to the invoice's `total` in lek.
+fn pay_methods(content: &Content, total: Decimal) -> Vec<PayMethod> {
+    let computed = &content.computed;
     let amounts: Vec<Decimal> = computed.payments.iter().map(|p| p.amount).collect();
-    let pay_methods: Vec<PayMethod> = computed
+    let foreign = content.currency != "ALL";
+    computed
         .payments
         .iter()
-        .zip(payments_in_lek(&amounts, totals.exchange_rate, foreign, tot_price_value))
+        .zip(payments_in_lek(&amounts, computed.totals.exchange_rate, foreign, total))
         .map(|(p, amt)| PayMethod {
             kind: p.kind,
             amt,
             comp_card: p.company_card.clone(),
             vouchers: p.vouchers.clone(),
         })
-        .collect();
-    let cis_invoice = CisInvoice {
+        .collect()
+}
+
+fn self_issue_type(text: &str) -> Option<TypeOfSelfIss> {
+    match text {
+        "AGREEMENT" => Some(TypeOfSelfIss::Agreement),
+        "DOMESTIC" => Some(TypeOfSelfIss::Domestic),
+        "ABROAD" => Some(TypeOfSelfIss::Abroad),
+        "SELF" => Some(TypeOfSelfIss::SelfConsumption),
+        "OTHER" => Some(TypeOfSelfIss::Other),
+        _ => None,
+    }
+}
+
+/// The company, at its unit's address when the unit has one.
+fn seller(caller: &Caller) -> Seller {
+    let unit = caller.unit.as_ref();
+    Seller {
+        id_type: IdType::Nuis,
+        id_num: caller.company.nuis.clone(),
+        name: caller.company.name.chars().take(100).collect(),
+        address: unit.and_then(|u| u.address.clone()).or_else(|| caller.company.address.clone()),
+        town: unit.and_then(|u| u.city.clone()).or_else(|| caller.company.city.clone()),
+        country: Some("ALB".to_string()),
+    }
+}
+
+/// The buyer, when the invoice names one.
+fn buyer(buyer: &db::Buyer) -> Option<Buyer> {
+    buyer.name.as_ref().map(|name| Buyer {
+        id_type: buyer.id_type.as_deref().and_then(id_type),
+        id_num: buyer.id_value.clone(),
+        name: Some(name.chars().take(100).collect()),
+        address: buyer.address.clone(),
+        town: buyer.city.clone(),
+        country: buyer.country.clone(),
+    })
+}
+
+/// A summary's orders, by their IIC and time (`SumInvIICRefs`).
+fn settled_orders(links: &Links) -> Vec<SumInvIicRef> {
+    match links {
+        Links::Settles(orders) => orders
+            .iter()
+            .filter_map(|o| {
+                crate::domain::time::parse_stored(&o.issued_at)
+                    .map(|issue_date_time| SumInvIicRef { iic: o.iic.clone(), issue_date_time })
+            })
+            .collect(),
+        _ => vec![],
+    }
+}
+
+/// The `Invoice` element of the RegisterInvoiceRequest.
+fn cis_invoice(
+    issuer: &Issuer,
+    content: &Content,
+    numbered: Numbered,
+    code: &IicCode,
+    amounts: InLek,
+) -> CisInvoice {
+    let computed = &content.computed;
+    let in_vat = computed.issuer_in_vat;
+    let foreign = content.currency != "ALL";
+    CisInvoice {
         type_of_inv: match content.invoice_type {
             InvoiceType::Cash => TypeOfInv::Cash,
             InvoiceType::NonCash => TypeOfInv::NonCash,
         },
         is_simplified_inv: false,
-        type_of_self_iss: content.self_issue_type.as_deref().and_then(|t| match t {
-            "AGREEMENT" => Some(TypeOfSelfIss::Agreement),
-            "DOMESTIC" => Some(TypeOfSelfIss::Domestic),
-            "ABROAD" => Some(TypeOfSelfIss::Abroad),
-            "SELF" => Some(TypeOfSelfIss::SelfConsumption),
-            "OTHER" => Some(TypeOfSelfIss::Other),
-            _ => None,
-        }),
-        issue_date_time: issued_at,
-        inv_num: inv_num.clone(),
-        inv_ord_num: ord_num,
-        tcr_code: tcr_code.map(str::to_string),
+        type_of_self_iss: content.self_issue_type.as_deref().and_then(self_issue_type),
+        issue_date_time: numbered.issued_at,
+        inv_num: numbered.inv_num,
+        inv_ord_num: numbered.ord_num,
+        tcr_code: numbered.tcr_code.map(str::to_string),
         is_issuer_in_vat: in_vat,
-        tax_free_amt: amount_of(rules::Exemption::TaxFree),
+        tax_free_amt: exempt_amount(computed, &amounts.items, rules::Exemption::TaxFree),
         mark_up_amt: None,
-        goods_ex_amt: amount_of(rules::Exemption::ExportOfGoods),
-        tot_price_wo_vat: net_sum,
-        tot_vat_amt: in_vat.then_some(vat_sum),
-        tot_price: tot_price_value,
-        operator_code: operator_code.to_string(),
-        busin_unit_code: unit_code.to_string(),
-        soft_code: soft_code.to_string(),
+        goods_ex_amt: exempt_amount(computed, &amounts.items, rules::Exemption::ExportOfGoods),
+        tot_price_wo_vat: amounts.net,
+        tot_vat_amt: in_vat.then_some(amounts.vat),
+        tot_price: amounts.total,
+        operator_code: issuer.operator_code.clone(),
+        busin_unit_code: issuer.unit_code.clone(),
+        soft_code: issuer.soft_code.clone(),
         imp_cust_dec_num: None,
         iic: code.iic.clone(),
         iic_signature: code.signature.clone(),
         is_reverse_charge: content.reverse_charge,
-        pay_deadline: dates.0,
+        pay_deadline: content.due,
         is_einvoice: content.einvoice.map(|_| true),
-        supply_date_or_period: dates
-            .1
-            .map(|start| SupplyDateOrPeriod { start, end: dates.2.unwrap_or(start) }),
+        supply_date_or_period: content
+            .supply_start
+            .map(|start| SupplyDateOrPeriod { start, end: content.supply_end.unwrap_or(start) }),
         corrective_inv: content.corrective.clone(),
-        pay_methods,
+        pay_methods: pay_methods(content, amounts.total),
         currency: foreign.then(|| Currency {
-            code: currency.to_string(),
-            ex_rate: totals.exchange_rate,
+            code: content.currency.clone(),
+            ex_rate: computed.totals.exchange_rate,
             is_buying: false,
         }),
-        seller: Seller {
-            id_type: IdType::Nuis,
-            id_num: caller.company.nuis.clone(),
-            name: caller.company.name.chars().take(100).collect(),
-            address: caller
-                .unit
-                .as_ref()
-                .and_then(|u| u.address.clone())
-                .or_else(|| caller.company.address.clone()),
-            town: caller.unit.as_ref().and_then(|u| u.city.clone()).or_else(|| caller.company.city.clone()),
-            country: Some("ALB".to_string()),
-        },
-        buyer: buyer.name.as_ref().map(|name| Buyer {
-            id_type: buyer.id_type.as_deref().and_then(id_type),
-            id_num: buyer.id_value.clone(),
-            name: Some(name.chars().take(100).collect()),
-            address: buyer.address.clone(),
-            town: buyer.city.clone(),
-            country: buyer.country.clone(),
-        }),
-        items,
-        same_taxes: if in_vat { same_taxes } else { Vec::new() },
+        seller: seller(&issuer.caller),
+        buyer: buyer(&content.buyer),
+        same_taxes: if in_vat { same_taxes(computed, &amounts.items) } else { Vec::new() },
+        items: amounts.items,
         cons_taxes: vec![],
-        fees: if fee == Decimal::ZERO { vec![] } else { vec![Fee { kind: FeeType::Other, amt: fee }] },
-        sum_inv_iic_refs: match &content.links {
-            Links::Settles(orders) => orders
-                .iter()
-                .filter_map(|o| {
-                    crate::domain::time::parse_stored(&o.issued_at)
-                        .map(|issue_date_time| SumInvIicRef { iic: o.iic.clone(), issue_date_time })
-                })
-                .collect(),
-            _ => vec![],
+        fees: if amounts.fee == Decimal::ZERO {
+            vec![]
+        } else {
+            vec![Fee { kind: FeeType::Other, amt: amounts.fee }]
         },
+        sum_inv_iic_refs: settled_orders(&content.links),
         bad_debt_inv: None,
-    };
-    let header_uuid = Uuid::new_v4();
-    let unsigned_request = requests::register_invoice(
-        &Header { uuid: header_uuid, send_date_time: issued_at, subseq_deliv_type: None },
-        &cis_invoice,
-    );
-    Ok(Draft {
-        number: invoice_number(ord_num, year),
-        inv_num,
-        issue_date_time,
-        header_uuid,
-        iic: code.iic,
-        iic_signature: code.signature,
-        verify_url: verify,
-        unsigned_request,
-    })
+    }
 }
 
 /// The invoice as stored, numbered `ord_num` by its draft.

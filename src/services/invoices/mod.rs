@@ -16,7 +16,7 @@ mod table;
 pub use cancel::{CancelRequest, Cancelled};
 pub use table::SummaryRequest;
 
-pub(super) use content::{Issuer, this_year, user_codes};
+pub(super) use content::{this_year, user_codes};
 
 use chrono::{Datelike, Utc};
 use chrono_tz::Europe::Tirane;
@@ -25,6 +25,7 @@ use super::pipeline::Issued;
 use super::{Error, Result, Services};
 use crate::domain::document::DocumentKind;
 use crate::domain::invoice::InvoiceInput;
+use crate::domain::role::{self, DocumentScope, Role};
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice};
 
@@ -83,18 +84,38 @@ pub(super) async fn rendered(
     let limit = crate::print::RENDER_TIMEOUT;
     tokio::time::timeout(limit, tokio::task::spawn_blocking(render))
         .await
-        .map_err(|_| Error::Internal(format!("printing {what} took longer than {limit:?}")))?
-        .map_err(|e| Error::Internal(e.to_string()))?
-        .map_err(|e| Error::Internal(e.to_string()))
+        .map_err(|_| Error::Internal(format!("printing {what} took longer than {limit:?}")))??
+        .map_err(Error::from)
+}
+
+/// A document `caller` may read (`domain::role::may_read_document`), else 403: a cashier reads
+/// their till's documents and those they issued.
+pub(super) fn readable(caller: &Caller, tcr_code: Option<&str>, user_id: Option<i64>) -> Result<()> {
+    if role::may_read_document(caller.reader(), DocumentScope { tcr_code, user_id }) {
+        Ok(())
+    } else {
+        Err(Error::Forbidden(
+            "A cashier reads the documents of their own till and those they issued; a manager can read this one."
+                .into(),
+        ))
+    }
+}
+
+/// What of the list a caller sees: a cashier, their own documents.
+fn own_documents(caller: &Caller) -> Option<db::Own> {
+    (caller.role() < Role::Manager)
+        .then(|| db::Own { tcr_code: caller.user.tcr_code.clone(), user_id: caller.user.id })
 }
 
 impl Services {
     pub async fn list_invoices(&self, caller: &Caller, filter: db::ListFilter) -> Result<Vec<Invoice>> {
         let company_id = caller.company.id;
+        let filter = db::ListFilter { own: own_documents(caller), ..filter };
         Ok(self.store.read(move |conn| db::list(conn, company_id, &filter)).await?)
     }
 
-    pub async fn invoice(&self, caller: &Caller, id: i64) -> Result<Invoice> {
+    /// The company's invoice `id`, whoever may read it.
+    async fn company_invoice(&self, caller: &Caller, id: i64) -> Result<Invoice> {
         let company_id = caller.company.id;
         self.store
             .read(move |conn| db::get(conn, company_id, id))
@@ -102,9 +123,23 @@ impl Services {
             .ok_or_else(|| Error::NotFound("Invoice".into()))
     }
 
-    /// The invoice issued this year with `internal_id`; integrators read 404 as "not issued
-    /// yet, safe to retry".
+    /// The invoice `id`, when the caller may read it.
+    pub async fn invoice(&self, caller: &Caller, id: i64) -> Result<Invoice> {
+        let invoice = self.company_invoice(caller, id).await?;
+        readable(caller, invoice.tcr_code.as_deref(), invoice.user_id)?;
+        Ok(invoice)
+    }
+
+    /// The invoice issued this year with `internal_id`, when the caller may read it;
+    /// integrators read 404 as "not issued yet, safe to retry".
     pub async fn invoice_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Invoice> {
+        let invoice = self.company_invoice_by_internal_id(caller, internal_id).await?;
+        readable(caller, invoice.tcr_code.as_deref(), invoice.user_id)?;
+        Ok(invoice)
+    }
+
+    /// The company's invoice issued this year with `internal_id`, whoever may read it.
+    async fn company_invoice_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Invoice> {
         let company_id = caller.company.id;
         let year = Utc::now().with_timezone(&Tirane).year();
         let internal_id = internal_id.to_string();
@@ -149,6 +184,7 @@ impl Services {
 
     /// Issues a cash or non-cash invoice: checked here, then numbered, signed, saved, delivered
     /// and settled by the pipeline. `Deferred` (cash only) is answered 503 with the invoice.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_invoice(&self, caller: &Caller, req: IssueRequest) -> Result<Issued<Invoice>> {
         let document = self.invoice_document(caller, req).await?;
         self.issue(document).await

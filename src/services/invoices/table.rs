@@ -10,10 +10,10 @@ use rust_decimal::Decimal;
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::IssueRequest;
+use super::content::InvoiceDocument;
 use super::content::{
     Content, Links, MAX_INTERNAL_ID, computed, currency, internal_id, this_year, user_codes,
 };
-use super::document::InvoiceDocument;
 use crate::domain::currency::{Origin, RateBasis};
 use crate::domain::document::{DocumentKind, InvoiceType};
 use crate::domain::invoice::{InvoiceInput, LineInput};
@@ -58,6 +58,7 @@ fn copied(line: &db::Line) -> LineInput {
 impl Services {
     /// `POST /invoice/order`: opens a table. The edge refused payment and invoice-discount
     /// fields; the order is paid with ORDER by its summary.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_order(&self, caller: &Caller, req: IssueRequest) -> Result<Issued<Invoice>> {
         let document =
             self.invoice_document(caller, IssueRequest { kind: DocumentKind::Order, ..req }).await?;
@@ -67,6 +68,7 @@ impl Services {
     /// `POST /invoice/summary`: pays the orders of a table.
     /// Sent again, it is looked up by its internalId first: its orders, settled by the first,
     /// would refuse it.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_summary(&self, caller: &Caller, req: SummaryRequest) -> Result<Issued<Invoice>> {
         let year = this_year();
         self.first_look(&internal_id(caller, year, &req.internal_id)).await?;

@@ -4,8 +4,8 @@
 
 use rusqlite::Connection;
 
-use super::super::invoices::Issuer;
-use super::super::pipeline::{Document, InternalId, Namespace, QueuePlan, Sequence, Written};
+use super::super::pipeline::{Document, InternalId, Issuer, Namespace, QueuePlan, Written};
+use super::super::sequence::Sequence;
 use super::super::stock::{self, Goods, GoodsLine};
 use super::super::{Error, Result};
 use super::message::{Content, Draft, draft, stored};
@@ -73,10 +73,10 @@ impl Document for WtnDocument {
         "The fiscalization service (CIS) is not reachable; the note was not saved.".into()
     }
 
-    fn admit(&self, tx: &Connection) -> store::Result<Result<()>> {
+    fn admit(&self, tx: &Connection) -> Result<()> {
         match &self.content.internal_id {
             Some(internal_id) => self.keyed(internal_id).admit(tx),
-            None => Ok(Ok(())),
+            None => Ok(()),
         }
     }
 
@@ -94,7 +94,7 @@ impl Document for WtnDocument {
         ord_num: u32,
         plan: &QueuePlan,
         draft: Draft,
-    ) -> store::Result<Result<Written<db::Wtn>>> {
+    ) -> Result<Written<db::Wtn>> {
         let mut note = stored(&self.issuer, &self.content, &draft, (ord_num, self.year), plan.at);
         note.id = db::insert(tx, &note)?;
         let lines: Vec<GoodsLine> = note
@@ -116,12 +116,8 @@ impl Document for WtnDocument {
             lines_field: "invoice_lines",
             note: None,
         };
-        if let Err(short) = stock::take(tx, &goods)? {
-            // Nothing of a refused note stays: its row goes in the same transaction.
-            db::delete(tx, note.id)?;
-            return Ok(Err(short));
-        }
-        Ok(Ok(Written {
+        stock::take(tx, &goods)?;
+        Ok(Written {
             document_id: note.id,
             number: note.number.clone(),
             header_uuid: note.header_uuid.clone(),
@@ -129,7 +125,7 @@ impl Document for WtnDocument {
             unsigned_request: draft.unsigned_request,
             ahead: None,
             stored: note,
-        }))
+        })
     }
 
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()> {

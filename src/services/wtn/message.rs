@@ -13,7 +13,7 @@ use chrono_tz::Europe::Tirane;
 use uuid::Uuid;
 
 use super::super::Result;
-use super::super::invoices::Issuer;
+use super::super::pipeline::Issuer;
 use crate::domain::numbering::invoice_number;
 use crate::domain::wtn::{
     self as rules, CarrierIdType, Note, NoteType, Point, Transaction, VehicleOwnership,
@@ -295,6 +295,7 @@ mod tests {
                     email: "ana@shop.al".into(),
                     operator_code: Some("oo123oo123".into()),
                     tcr_code: None,
+                    role: crate::domain::role::Role::Owner,
                 },
                 company: Company {
                     id: 1,
@@ -314,6 +315,7 @@ mod tests {
                     address: Some("Rruga e Kavajës 12".into()),
                     city: Some("Tiranë".into()),
                 }),
+                request_id: None,
             },
             operator_code: "oo123oo123".into(),
             unit_code: "bb123bb123".into(),

@@ -17,9 +17,11 @@ use uuid::Uuid;
 pub use self::print::PrintDocument;
 pub use self::report::WtnReport;
 use super::invoices::{this_year, user_codes};
-use super::pipeline::{InternalId, Issued, Namespace, Sequence};
+use super::pipeline::{InternalId, Issued, Namespace};
+use super::sequence::Sequence;
 use super::{Error, Result, Services};
 use crate::domain::client::Patch;
+use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::{self as rules, Defaults, NoteInput};
 use crate::store::accounts::{self, Caller};
@@ -87,7 +89,7 @@ impl Services {
 
     /// Issues a note. Its internalId is looked up first; v2 answers a repeated one with the first
     /// note (also one issued meanwhile by a request with the same internalId), v1 with 409.
-    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id))]
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
         let year = this_year();
         let internal_id = req.internal_id.as_ref().map(|value| InternalId {
@@ -154,12 +156,26 @@ impl Services {
         self.issue(document).await
     }
 
+    /// The company's notes; a cashier's own (their device's and those they issued).
     pub async fn wtns(&self, caller: &Caller, filter: ListFilter) -> Result<Vec<Wtn>> {
         let company_id = caller.company.id;
+        let own = (caller.role() < Role::Manager).then(|| crate::store::invoices::Own {
+            tcr_code: caller.user.tcr_code.clone(),
+            user_id: caller.user.id,
+        });
+        let filter = ListFilter { own, ..filter };
         Ok(self.store.read(move |c| db::list(c, company_id, &filter)).await?)
     }
 
+    /// The note `id`, when the caller may read it.
     pub async fn wtn(&self, caller: &Caller, id: i64) -> Result<Wtn> {
+        let note = self.company_wtn(caller, id).await?;
+        super::invoices::readable(caller, note.device_code.as_deref(), note.user_id)?;
+        Ok(note)
+    }
+
+    /// The company's note `id`, whoever issued it.
+    async fn company_wtn(&self, caller: &Caller, id: i64) -> Result<Wtn> {
         let company_id = caller.company.id;
         self.store
             .read(move |c| db::get(c, company_id, id))
@@ -169,9 +185,10 @@ impl Services {
 
     /// The note an invoice names as the one its goods left with (`wtn_id`): one of the
     /// company's that took them out of its hands. A note to one of the company's units put them
-    /// on that unit's shelf, which its sale takes them from: naming it is a mistake (422).
+    /// on that unit's shelf, which its sale takes them from: naming it is a mistake (422). Any
+    /// user may name any note of the company, as before roles: naming one is not reading it.
     pub(in crate::services) async fn linked_wtn(&self, caller: &Caller, id: i64) -> Result<WtnRef> {
-        let note = match self.wtn(caller, id).await {
+        let note = match self.company_wtn(caller, id).await {
             Ok(note) => note,
             Err(Error::NotFound(_)) => {
                 return Err(FieldErrors::one(
@@ -196,13 +213,16 @@ impl Services {
         Ok(WtnRef { id: note.id, number: note.number, iic: note.wtnic })
     }
 
-    /// The company's newest note with `internal_id`.
+    /// The company's newest note with `internal_id`, when the caller may read it.
     pub async fn wtn_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Wtn> {
         let (company_id, internal_id) = (caller.company.id, internal_id.to_string());
-        self.store
+        let note = self
+            .store
             .read(move |c| db::by_internal_id(c, company_id, &internal_id))
             .await?
-            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))
+            .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))?;
+        super::invoices::readable(caller, note.device_code.as_deref(), note.user_id)?;
+        Ok(note)
     }
 
     /// The print document of the spec (the JSON a POS prints from).
@@ -249,15 +269,13 @@ impl Services {
         logo: Patch<String>,
         unit_name: Option<bool>,
     ) -> Result<PrintSettings> {
-        self.owner_only(caller, "change the print settings").await?;
         let logo = match logo {
             None => None,
             Some(None) => Some(None),
             Some(Some(text)) => Some(Some(print::logo(&text)?)),
         };
         let company_id = caller.company.id;
-        Ok(self
-            .store
+        self.store
             .write(move |tx| {
                 let stored = print_settings::get(tx, company_id)?;
                 let settings = PrintSettings {
@@ -267,6 +285,6 @@ impl Services {
                 print_settings::save(tx, company_id, &settings)?;
                 Ok(settings)
             })
-            .await?)
+            .await
     }
 }

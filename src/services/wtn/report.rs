@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::super::reports::{PeriodView, ReportQuery};
-use super::super::{Error, Result, Services};
+use super::super::{Result, Services};
 use crate::domain::wtn::{self as rules, Tally};
 use crate::store::accounts::Caller;
 use crate::store::wtn as db;
@@ -66,7 +66,7 @@ impl Services {
         let period = query.period;
         let (from, to) = (period.from.to_string(), period.to.to_string());
         let notes = self.store.read(move |c| db::report_rows(c, company_id, &from, &to)).await?;
-        let summary = rules::summarize(&notes).map_err(|e| Error::Internal(e.to_string()))?;
+        let summary = rules::summarize(&notes).map_err(crate::store::Error::from)?;
         Ok(WtnReport {
             period: period.into(),
             totals: summary.totals.into(),

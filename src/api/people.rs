@@ -1,0 +1,247 @@
+//! People at the owner's page: sign-in with e-mail and password (a session cookie), who is
+//! signed in, sign-out, passwords, and a user's token rotated with its pairing card.
+//!
+//! The session cookie is a random id (only its hash is stored), HttpOnly and SameSite=Strict,
+//! Secure when the server speaks HTTPS. Every change made with it carries `X-CSRF-Token`, a
+//! hash of the id the page reads from `GET /api/v1/session` (checked in `auth::identify`).
+//! The session speaks as the user's token does, so every route and limit applies the same.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+
+use super::AppState;
+use super::auth::{Auth, SessionAuth};
+use super::error::{ApiError, ApiResult, ok};
+use super::extract::{Body, PathId};
+use super::session::{SESSION_COOKIE, csrf_token};
+use crate::config::BoxPeers;
+use crate::domain::role::Role;
+use crate::services::people::{Lockout, Refused, Session};
+use crate::store::accounts::{Caller, User};
+
+/// What the people routes and the setup wizard need beside the services.
+pub struct People {
+    /// `--session-idle`.
+    pub session_idle: Duration,
+    /// The server speaks HTTPS: cookies are Secure, addresses are https.
+    pub https: bool,
+    /// The TLS certificate's SHA-256 fingerprint (AB:CD:...), when HTTPS is on.
+    pub tls_fingerprint: Option<String>,
+    /// `--setup-from-box`.
+    pub setup_from_box: BoxPeers,
+    pub lockout: Arc<Lockout>,
+}
+
+fn cookie(people: &People, value: &str, max_age: Option<u64>) -> Option<HeaderValue> {
+    let mut text = format!("{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict");
+    if people.https {
+        text.push_str("; Secure");
+    }
+    if let Some(age) = max_age {
+        text.push_str(&format!("; Max-Age={age}"));
+    }
+    HeaderValue::from_str(&text).ok()
+}
+
+/// Adds the session's cookie to an answer, and keeps the answer out of every cache.
+pub(super) fn with_session(mut response: Response, people: &People, session_id: &str) -> Response {
+    let headers = response.headers_mut();
+    if let Some(value) = cookie(people, session_id, None) {
+        headers.append(header::SET_COOKIE, value);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn without_session(mut response: Response, people: &People) -> Response {
+    if let Some(value) = cookie(people, "", Some(0)) {
+        response.headers_mut().append(header::SET_COOKIE, value);
+    }
+    response
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct UserView {
+    id: i64,
+    name: String,
+    email: String,
+    /// `owner`, `manager` or `cashier`: what the page shows and offers.
+    role: &'static str,
+    operator_code: Option<String>,
+    fiscal_tcr_code: Option<String>,
+    branch_id: Option<i64>,
+}
+
+impl UserView {
+    pub(super) fn of(u: &User) -> UserView {
+        UserView {
+            id: u.id,
+            name: u.name.clone(),
+            email: u.email.clone(),
+            role: u.role.as_str(),
+            operator_code: u.operator_code.clone(),
+            fiscal_tcr_code: u.tcr_code.clone(),
+            branch_id: u.business_unit_id,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct CompanyView {
+    id: i64,
+    nuis: String,
+    name: String,
+    issuer_in_vat: bool,
+}
+
+/// Who is signed in, and how.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct SignedInView {
+    user: UserView,
+    company: CompanyView,
+    /// The user is one of the company's owners (`user.role` says which role).
+    owner: bool,
+    /// `session` (the page's cookie) or `token` (a bearer token).
+    via: &'static str,
+    /// What `X-CSRF-Token` must hold on every change made with the session (session only).
+    csrf_token: Option<String>,
+}
+
+pub(super) fn signed_in_view(caller: &Caller, csrf_token: Option<String>) -> Result<SignedInView, ApiError> {
+    Ok(SignedInView {
+        user: UserView::of(&caller.user),
+        company: CompanyView {
+            id: caller.company.id,
+            nuis: caller.company.nuis.clone(),
+            name: caller.company.name.clone(),
+            issuer_in_vat: caller.company.issuer_in_vat,
+        },
+        owner: caller.user.role == Role::Owner,
+        via: if csrf_token.is_some() { "session" } else { "token" },
+        csrf_token,
+    })
+}
+
+/// A new session's answer: who, the CSRF token, and the cookie.
+pub(super) async fn session_answer(state: &AppState, session: Session, status: StatusCode) -> ApiResult {
+    let view = signed_in_view(&session.caller, Some(csrf_token(&session.id)))?;
+    let body = super::error::success_body(view);
+    let response = (status, axum::Json(body)).into_response();
+    Ok(with_session(response, &state.people, &session.id))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignInBody {
+    email: Option<String>,
+    password: Option<String>,
+}
+
+const WRONG_SIGN_IN: &str = "The e-mail or the password is wrong.";
+
+/// `POST /api/v1/session`: e-mail and password; a session cookie. Wrong, unknown and locked
+/// all answer 401 alike; a lock adds Retry-After.
+pub async fn sign_in(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Body(b): Body<SignInBody>,
+) -> ApiResult {
+    let mut errors = crate::domain::validation::FieldErrors::new();
+    let email = errors.required("email", b.email.as_deref()).map(str::to_string);
+    if b.password.as_deref().is_none_or(str::is_empty) {
+        errors.add("password", "The password field is required.");
+    }
+    errors.max_len("email", b.email.as_deref(), 255);
+    errors.max_len("password", b.password.as_deref(), crate::services::people::MAX_PASSWORD);
+    errors.into_result().map_err(ApiError::Validation)?;
+    let (Some(email), Some(password)) = (email, b.password) else {
+        return Err(ApiError::field("email", "The email field is required."));
+    };
+    match state.services.sign_in(&state.people.lockout, &email, &password, peer.ip()).await {
+        Ok(session) => session_answer(&state, session, StatusCode::OK).await,
+        Err(Refused::Wrong { retry_after }) => {
+            let mut response = ApiError::status(StatusCode::UNAUTHORIZED, WRONG_SIGN_IN).into_response();
+            if let Some(wait) = retry_after {
+                let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+            }
+            Ok(response)
+        }
+        Err(Refused::Failed(e)) => Err(e.into()),
+    }
+}
+
+/// `GET /api/v1/session`: who is calling (a session or a token), and the session's CSRF token.
+pub async fn whoami(Auth(caller): Auth, session: Option<axum::Extension<SessionAuth>>) -> ApiResult {
+    let csrf = session.map(|axum::Extension(s)| s.csrf);
+    let mut response = ok(signed_in_view(&caller, csrf)?)?;
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}
+
+/// `DELETE /api/v1/session`: signs the page out (the session ends, the cookie is cleared).
+pub async fn sign_out(
+    State(state): State<AppState>,
+    session: Option<axum::Extension<SessionAuth>>,
+) -> ApiResult {
+    // A bearer token has no session to end (rotate or revoke it for that): nothing changes.
+    let Some(axum::Extension(session)) = session else {
+        return ok(serde_json::json!({"signedOut": false}));
+    };
+    state.services.sign_out(session.id_hash).await?;
+    Ok(without_session(ok(serde_json::json!({"signedOut": true}))?, &state.people))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PasswordBody {
+    current_password: Option<String>,
+    new_password: Option<String>,
+}
+
+/// `POST /api/v1/session/password`: the caller's own password. Every session of the user ends;
+/// a page that changed it gets a new session (and CSRF token) at once.
+pub async fn change_password(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    session: Option<axum::Extension<SessionAuth>>,
+    Body(b): Body<PasswordBody>,
+) -> ApiResult {
+    let from_page = session.is_some();
+    let new_session =
+        state.services.change_password(&caller, b.current_password, b.new_password, from_page).await?;
+    match new_session {
+        Some(id) => {
+            let caller = (*caller).clone();
+            session_answer(&state, Session { id, caller }, StatusCode::OK).await
+        }
+        None => ok(signed_in_view(&caller, None)?),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResetBody {
+    new_password: Option<String>,
+}
+
+/// `POST /api/v1/users/{id}/password`: the owner sets another user's password (the way a user
+/// with only a token gets one, or one who forgot theirs). That user's sessions end.
+pub async fn reset_password(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    PathId(id): PathId,
+    Body(b): Body<ResetBody>,
+) -> ApiResult {
+    let user = state.services.reset_password(&caller, &state.people.lockout, id, b.new_password).await?;
+    ok(serde_json::json!({"user": UserView::of(&user), "sessionsEnded": true}))
+}

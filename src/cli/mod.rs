@@ -1,0 +1,18 @@
+//! The commands of `arka` besides the parsing (`src/main.rs`): each opens what it needs, calls
+//! the services (never the store's queries) and says what it did for the person at the terminal.
+
+pub mod accounts;
+pub mod audit;
+pub mod backup;
+pub mod marketplace;
+pub mod queue;
+pub mod reports;
+pub mod serve;
+
+use crate::config::DataArgs;
+use crate::store::Store;
+
+/// The data dir's database, migrated to the latest schema.
+pub fn open_store(data: &DataArgs) -> Result<Store, String> {
+    Store::open(&data.db_path()).map_err(|e| format!("cannot open {}: {e}", data.db_path().display()))
+}

@@ -1,0 +1,190 @@
+//! `arka serve` and the simulators alone: logging, the signals that stop them, and the banner
+//! that says where they listen.
+
+use crate::config::{LogFormat, ServeArgs, TlsArgs};
+
+/// `arka wolt-sim`'s settings.
+#[derive(clap::Args)]
+pub struct WoltSimArgs {
+    /// Address and port to listen on; keep it on loopback.
+    #[arg(long, env = "ARKA_WOLT_SIM_LISTEN", default_value = "127.0.0.1:8091")]
+    pub listen: std::net::SocketAddr,
+    /// The venue the simulator plays Wolt for.
+    #[arg(long, env = "ARKA_WOLT_SIM_VENUE_ID", default_value = "sim-venue")]
+    pub venue_id: String,
+    /// The API key merchant calls must carry (WOLT-API-KEY).
+    #[arg(long, env = "ARKA_WOLT_SIM_API_KEY", default_value = "sim-api-key")]
+    pub api_key: String,
+    /// The secret webhooks are signed with (HMAC-SHA256, WOLT-SIGNATURE).
+    #[arg(long, env = "ARKA_WOLT_SIM_WEBHOOK_SECRET", default_value = "sim-webhook-secret")]
+    pub webhook_secret: String,
+    /// Where webhooks go, e.g. http://127.0.0.1:8080/api/partner/v1/marketplace/webhooks/wolt.
+    #[arg(long, env = "ARKA_WOLT_SIM_WEBHOOK_URL")]
+    pub webhook_url: Option<String>,
+    /// Seconds between automatic orders (0: only orders made through /control).
+    #[arg(long, env = "ARKA_WOLT_SIM_ORDER_EVERY", default_value_t = 0)]
+    pub order_every: u64,
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colours only for a person at a terminal: journald and log files get plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let builder =
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
+    match format {
+        LogFormat::Pretty => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+/// Completes on SIGTERM or Ctrl-C, saying which. The handlers are installed at once (not when
+/// first awaited), so a signal that comes while the server is still starting is not lost.
+/// Must be called inside the runtime.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => tokio::select! {
+                    _ = interrupt.recv() => tracing::info!("SIGINT received, stopping"),
+                    _ = terminate.recv() => tracing::info!("SIGTERM received, stopping"),
+                },
+                (interrupt, terminate) => {
+                    let error =
+                        interrupt.err().or(terminate.err()).map(|e| e.to_string()).unwrap_or_default();
+                    tracing::warn!(%error, "cannot listen for SIGTERM; stop with Ctrl-C");
+                    let _ = tokio::signal::ctrl_c().await;
+                    tracing::info!("SIGINT received, stopping");
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("Ctrl-C received, stopping");
+        }
+    }
+}
+
+/// `arka serve`: the HTTP API until SIGTERM or Ctrl-C.
+pub fn serve(args: ServeArgs) -> Result<(), String> {
+    init_logging(args.log_format);
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let result = runtime.block_on(async move {
+        let shutdown = shutdown_signal();
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        let tls = crate::ops::tls::configure(&args.tls, &args.data.data_dir).map_err(|e| e.to_string())?;
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        if args.sandbox {
+            println!("Arka sandbox on {scheme}://{address}");
+            println!("  sandbox NUIS:          {}", crate::services::accounts::SANDBOX_NUIS);
+            println!("  sandbox partner token: {}", crate::services::accounts::SANDBOX_PARTNER_TOKEN);
+            if args.sandbox_order_every > 0 {
+                println!(
+                    "  Wolt orders:           one every {} s on {}/orders (simulated)",
+                    args.sandbox_order_every,
+                    crate::api::marketplace::PREFIX
+                );
+            }
+        } else {
+            println!("Arka on {scheme}://{address}");
+        }
+        if let Some(tls) = &tls {
+            println!("  TLS certificate:       {}", tls.cert_path.display());
+            println!("  SHA-256 fingerprint:   {}", tls.fingerprint);
+        }
+        crate::run_with_tls(args, listener, tls, crate::stdout_console(), shutdown)
+            .await
+            .map_err(|e| e.to_string())
+    });
+    // Requests cut off after the grace period may hold a blocking task (a CIS call): bounded.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    result
+}
+
+/// `arka healthcheck`: waits until the server's GET /healthz answers 200.
+pub fn healthcheck(listen: std::net::SocketAddr, wait: u64, tls: &TlsArgs) -> Result<(), String> {
+    let url = crate::health_url(listen, tls.enabled());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(wait);
+    loop {
+        let why = match crate::check_health(&url) {
+            Ok(()) => {
+                println!("{url}: healthy");
+                return Ok(());
+            }
+            Err(why) => why,
+        };
+        if std::time::Instant::now() >= deadline {
+            return Err(format!("{url} is not healthy after {wait} s: {why}"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+}
+
+/// `arka cis-sim`: the CIS simulator alone.
+pub fn cis_sim(listen: std::net::SocketAddr, strict_iic: bool) -> Result<(), String> {
+    init_logging(LogFormat::Pretty);
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let sim = crate::sim::cis::CisSim::new(crate::sim::cis::SimConfig { strict_iic, tcrs: Vec::new() })
+            .map_err(|e| e.to_string())?;
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+        // The bound address, so that `--listen 127.0.0.1:0` tells where it went.
+        let listen = listener.local_addr().map_err(|e| e.to_string())?;
+        println!("CIS simulator on http://{listen}");
+        println!("  fiscalization: {}", crate::sim::cis::fiscalization_url(listen));
+        println!("  e-invoice:     {}", crate::sim::cis::einvoice_url(listen));
+        sim.serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
+    })
+}
+
+/// `arka wolt-sim`: the Wolt simulator alone.
+pub fn wolt_sim(args: WoltSimArgs) -> Result<(), String> {
+    use crate::sim::wolt::{SimConfig, SimVenue, WoltSim};
+    init_logging(LogFormat::Pretty);
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let sim = WoltSim::new(SimConfig {
+            venues: vec![SimVenue {
+                venue_id: args.venue_id.clone(),
+                api_key: args.api_key,
+                webhook_secret: args.webhook_secret,
+            }],
+            webhook_url: args.webhook_url.clone(),
+            order_every: (args.order_every > 0).then(|| std::time::Duration::from_secs(args.order_every)),
+        });
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        // The bound address, so that `--listen 127.0.0.1:0` tells where it went.
+        let listen = listener.local_addr().map_err(|e| e.to_string())?;
+        println!("Wolt simulator on http://{listen}");
+        println!("  venue:    {}", args.venue_id);
+        println!(
+            "  webhooks: {}",
+            args.webhook_url.as_deref().unwrap_or("none until PUT /control/webhook-target")
+        );
+        sim.serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
+    })
+}
+
+/// `arka hq ...`: the chain's head office and its shops and owners.
+pub fn hq(action: crate::hq::cli::HqCommand) -> Result<(), String> {
+    init_logging(LogFormat::Pretty);
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let result = runtime.block_on(async move { crate::hq::cli::run(action, shutdown_signal()).await });
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    result
+}

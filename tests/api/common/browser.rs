@@ -1,0 +1,151 @@
+//! A real browser for page stories: Debian's headless Chromium driven over WebDriver by its
+//! chromedriver, started on a free loopback port and stopped when dropped.
+
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+use tempfile::TempDir;
+
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// How long anything the page does may take before the story fails.
+pub const PAGE_WAIT: Duration = Duration::from_secs(15);
+
+/// Fails the story when Chromium or its driver is missing: a page story is never skipped.
+fn require_chromium() {
+    for (program, package) in [(CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")] {
+        assert!(
+            Path::new(program).exists(),
+            "{program} is missing: it comes with Debian's {package}; ./test installs every tool the tests use"
+        );
+    }
+}
+
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    // Chromium's profile, new and empty for each story; removed last.
+    _profile: TempDir,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl Browser {
+    /// Starts chromedriver and a headless Chromium session `width` x `height` pixels wide.
+    pub async fn start(width: u32, height: u32) -> Browser {
+        require_chromium();
+        let port = free_port();
+        let driver = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .arg("--allowed-ips=127.0.0.1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // A group of its own, so the Chromium it starts goes with it (see `kill_group`).
+            .process_group(0)
+            .spawn()
+            .expect("chromedriver starts");
+        let deadline = Instant::now() + PAGE_WAIT;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not listen within {PAGE_WAIT:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let profile = tempfile::Builder::new().prefix("arka-chromium-").tempdir().unwrap();
+        // The flags keep Chromium from calling anything outside the machine (this one has no
+        // network but loopback, and its refusals would slow every start).
+        let mut args: Vec<String> = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.push(format!("--user-data-dir={}", profile.path().display()));
+        args.push(format!("--window-size={width},{height}"));
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert("goog:chromeOptions".into(), json!({"binary": CHROMIUM, "args": args}));
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = ClientBuilder::new(connector)
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a Chromium session");
+        Browser { client, driver, _profile: profile }
+    }
+
+    /// The element `css`, once it is on the page.
+    pub async fn find(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(PAGE_WAIT)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("{css} did not appear: {e}"))
+    }
+
+    /// The text of `css` once `ready` holds for it.
+    pub async fn text_when(&self, css: &str, ready: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + PAGE_WAIT;
+        loop {
+            if let Ok(element) = self.client.find(Locator::Css(css)).await
+                && let Ok(text) = element.text().await
+                && ready(&text)
+            {
+                return text;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{css} did not come to the expected text within {PAGE_WAIT:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    pub async fn click(&self, css: &str) {
+        self.find(css).await.click().await.unwrap_or_else(|e| panic!("click {css}: {e}"));
+    }
+
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let field = self.find(css).await;
+        field.clear().await.unwrap();
+        field.send_keys(text).await.unwrap_or_else(|e| panic!("typing into {css}: {e}"));
+    }
+
+    /// A PNG of the page as it is now.
+    pub async fn screenshot(&self, path: &Path) {
+        let png = self.client.screenshot().await.expect("a screenshot");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, png).unwrap();
+    }
+
+    /// Ends the session (Chromium quits) and the driver.
+    pub async fn stop(self) {
+        let _ = self.client.clone().close().await;
+    }
+
+    /// chromedriver and every Chromium process it started (its process group).
+    fn kill_group(&mut self) {
+        let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.driver.id())]).status();
+        let _ = self.driver.wait();
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // Also when a story failed midway: no driver or browser is left behind.
+        self.kill_group();
+    }
+}

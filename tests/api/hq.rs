@@ -1,0 +1,560 @@
+//! Issue 30: a chain's head office (HQ) on PostgreSQL. Stories over real processes: the HQ is
+//! the real `arka hq serve` on a database of its own in the cluster `.ci/postgres` started;
+//! the shops are real servers with `--hq-url`, selling against the CIS simulator.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::common;
+use crate::common::hq::{Hq, around_today, normalised, sql, summed};
+use crate::common::process::ServerProcess;
+use crate::common::sim::SimServer;
+use crate::common::till::{
+    NUIS, ROOMY_LIMITS, Till, coffee_and_water, issuing_load, on_account, open_till_with, post_at_once,
+    upload_certificate,
+};
+use crate::common::{arka_ok, eventually};
+use serde_json::{Value, json};
+
+/// A shop of the chain on a server of its own, shipping to `hq`.
+fn shop_of(sim: &SimServer, hq: &Hq, name: &str) -> Till {
+    let token = hq.add_shop(name);
+    let url = hq.url();
+    open_till_with(sim, move |args| {
+        args.hq.hq_url = Some(url);
+        args.hq.hq_token = Some(token);
+        args.metrics = true;
+    })
+}
+
+/// The shop's backlog to the HQ as `/healthz`, `/metrics` and the owner's page each show it.
+fn backlogs(till: &Till) -> (Value, i64, Value) {
+    let health = till.server.get("/healthz", None).body["hq"].clone();
+    let metrics = till.server.get("/metrics", None).text;
+    let gauge = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("arka_hq_backlog "))
+        .unwrap_or_else(|| panic!("no arka_hq_backlog in {metrics}"))
+        .trim()
+        .parse()
+        .unwrap();
+    let page = till.server.get("/api/v1/owner/today", Some(&till.token)).data(200)["hq"].clone();
+    (health, gauge, page)
+}
+
+fn sell(till: &Till, internal_id: &str) -> Value {
+    till.server
+        .post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water(internal_id))
+        .data(201)
+        .clone()
+}
+
+/// The shop's own numbers of its documents, read in its database.
+fn shop_numbers(till: &Till) -> BTreeSet<String> {
+    let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
+    let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+/// The numbers the HQ holds of `shop`, each counted: a number twice would be a duplicate.
+fn hq_numbers(hq: &Hq, shop: &str) -> Vec<String> {
+    let (from, to) = around_today();
+    let (status, body) = hq.get(&format!("/api/v1/invoice?shop={shop}&from={from}&to={to}&limit=500"));
+    assert_eq!(status, 200, "{body}");
+    body["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["number"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn shop_summary(till: &Till) -> Value {
+    let (from, to) = around_today();
+    till.server
+        .get(&format!("/api/v1/reports/sales-summary?from={from}&to={to}"), Some(&till.token))
+        .data(200)
+        .clone()
+}
+
+fn hq_summary(hq: &Hq, shop: Option<&str>) -> Value {
+    let (from, to) = around_today();
+    let filter = shop.map(|s| format!("&shop={s}")).unwrap_or_default();
+    let (status, body) = hq.get(&format!("/api/v1/reports/sales-summary?from={from}&to={to}{filter}"));
+    assert_eq!(status, 200, "{body}");
+    body["data"].clone()
+}
+
+/// Every document of every shop at the HQ exactly once, and the HQ's sales summary the sum of
+/// the shops' own, to the cent (and each shop's alone equal to its own).
+fn assert_the_hq_holds_every_shop(hq: &Hq, shops: &[(&str, &Till)]) {
+    for (name, till) in shops {
+        let own = shop_numbers(till);
+        eventually(&format!("{name}'s documents at the HQ"), Duration::from_secs(60), || {
+            let held = hq_numbers(hq, name);
+            held.len() == own.len() && held.iter().cloned().collect::<BTreeSet<_>>() == own
+        });
+        // A document's FIC comes in a later transaction than the document: it travels after it.
+        eventually(&format!("{name}'s summary at the HQ"), Duration::from_secs(30), || {
+            normalised(&hq_summary(hq, Some(name))) == normalised(&shop_summary(till))
+        });
+    }
+    eventually("the chain's summary the sum of its shops'", Duration::from_secs(30), || {
+        let own: Vec<Value> = shops.iter().map(|(_, till)| shop_summary(till)).collect();
+        normalised(&hq_summary(hq, None)) == summed(&own)
+    });
+}
+
+#[test]
+fn three_shops_sell_while_the_hq_is_away_and_it_ends_up_with_every_document_once() {
+    let sim = SimServer::start();
+    let mut hq = Hq::start();
+    let names = ["tirana", "durres", "vlora"];
+    let tills: Vec<Till> = names.iter().map(|name| shop_of(&sim, &hq, name)).collect();
+    for (i, till) in tills.iter().enumerate() {
+        for n in 0..3 {
+            sell(till, &format!("before-{i}-{n}"));
+        }
+    }
+    let shops: Vec<(&str, &Till)> = names.iter().copied().zip(tills.iter()).collect();
+    assert_the_hq_holds_every_shop(&hq, &shops);
+
+    // The HQ stops (a few seconds here; the story is the same for a minute): sales go on, each
+    // shop's backlog and its age show on /healthz, and it is shipped once the HQ is back.
+    hq.process.terminate();
+    for (i, till) in tills.iter().enumerate() {
+        for n in 0..4 {
+            sell(till, &format!("away-{i}-{n}"));
+        }
+        let reversed = sell(till, &format!("reversed-{i}"));
+        let id = reversed["invoice"]["id"].as_i64().unwrap();
+        till.server
+            .post_json(&format!("/api/v1/invoice/cancel/{id}"), Some(&till.token), &json!({}))
+            .data(200);
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    for till in &tills {
+        let (health, gauge, page) = backlogs(till);
+        assert!(health["backlog"].as_i64().unwrap() > 0, "{health}");
+        assert!(health["oldest_age_seconds"].as_i64().unwrap() >= 1, "{health}");
+        assert!(gauge > 0, "/metrics: {gauge}");
+        assert!(page["backlog"].as_i64().unwrap() > 0, "the owner's page: {page}");
+        assert!(page["oldest_age_seconds"].as_i64().unwrap() >= 1, "{page}");
+        assert!(page["oldest_noted_at"].is_string(), "{page}");
+    }
+    hq.start_again();
+    assert_the_hq_holds_every_shop(&hq, &shops);
+    for till in &tills {
+        eventually("the backlog shipped", Duration::from_secs(30), || {
+            let (health, gauge, page) = backlogs(till);
+            health["backlog"] == json!(0) && gauge == 0 && page["backlog"] == json!(0)
+        });
+    }
+    let rows = sql(&hq.db.url, "SELECT COUNT(*), COUNT(DISTINCT (shop_id, id)) FROM invoices");
+    assert_eq!(rows[0][0], rows[0][1], "no document twice");
+}
+
+/// A shop of the chain as the real binary over `data` (a till on-boarded before).
+fn shop_process(sim: &SimServer, hq: &Hq, data: &std::path::Path, token: &str) -> ServerProcess {
+    let mut flags: Vec<String> = sim.flags();
+    flags.extend([
+        format!("--limits={ROOMY_LIMITS}"),
+        format!("--hq-url={}", hq.url()),
+        format!("--hq-token={token}"),
+    ]);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    ServerProcess::start(data, &flags)
+}
+
+/// The numbers of the shop's documents in its database at `data`.
+fn numbers_in(data: &std::path::Path) -> BTreeSet<String> {
+    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
+    let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+fn summary_at(base_url: &str, token: &str) -> Value {
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let (from, to) = around_today();
+    let (status, body) = common::hq::get(
+        &agent,
+        &format!("{base_url}/api/v1/reports/sales-summary?from={from}&to={to}"),
+        token,
+    );
+    assert_eq!(status, 200, "{body}");
+    body["data"].clone()
+}
+
+/// The HQ holds exactly the documents of the shop's database at `data`, each once, and, once
+/// the last changes have travelled (a restarted shop delivers what waited for the CIS, and ships
+/// it after), the shop's sales summary as `summary` reads it.
+fn assert_the_hq_holds(hq: &Hq, shop: &str, data: &std::path::Path, summary: impl Fn() -> Value) {
+    let own = numbers_in(data);
+    eventually(&format!("{shop}'s documents at the HQ"), Duration::from_secs(60), || {
+        let held = hq_numbers(hq, shop);
+        held.len() == own.len() && held.into_iter().collect::<BTreeSet<_>>() == own
+    });
+    eventually(&format!("{shop}'s summary at the HQ"), Duration::from_secs(30), || {
+        normalised(&hq_summary(hq, Some(shop))) == normalised(&summary())
+    });
+}
+
+#[test]
+fn a_kill_9_of_the_hq_and_of_the_shop_mid_batch_loses_nothing_and_doubles_nothing() {
+    let sim = SimServer::start();
+    let mut hq = Hq::start();
+    let shop_token = hq.add_shop("korca");
+    let till = {
+        let (url, token) = (hq.url(), shop_token.clone());
+        open_till_with(&sim, move |args| {
+            args.hq.hq_url = Some(url);
+            args.hq.hq_token = Some(token);
+        })
+    };
+    sell(&till, "warm-up");
+    let token = till.token.clone();
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+
+    let mut shop = shop_process(&sim, &hq, &data, &shop_token);
+    let stop = AtomicBool::new(false);
+    let base_url = shop.base_url.clone();
+    let acknowledged = std::thread::scope(|scope| {
+        let load = scope.spawn(|| issuing_load(&base_url, &token, 4, 60, &stop));
+        eventually("sales at the HQ", Duration::from_secs(60), || hq_numbers(&hq, "korca").len() >= 20);
+        hq.process.kill();
+        eventually("more sales while the HQ is dead", Duration::from_secs(60), || {
+            numbers_in(&data).len() >= 60
+        });
+        hq.start_again();
+        eventually("the HQ catching up", Duration::from_secs(60), || hq_numbers(&hq, "korca").len() >= 70);
+        shop.kill();
+        stop.store(true, Ordering::SeqCst);
+        load.join().unwrap()
+    });
+    assert!(acknowledged.len() >= 60, "sales went on while the HQ was dead: {}", acknowledged.len());
+    let shop = shop_process(&sim, &hq, &data, &shop_token);
+    assert_the_hq_holds(&hq, "korca", &data, || summary_at(&shop.base_url, &token));
+    let rows = sql(&hq.db.url, "SELECT COUNT(*), COUNT(DISTINCT iic) FROM invoices");
+    assert_eq!(rows[0][0], rows[0][1], "no document twice");
+    assert_eq!(rows[0][0].as_deref(), Some(numbers_in(&data).len().to_string().as_str()));
+}
+
+#[test]
+fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells_on() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let shop_token = hq.add_shop("shkoder");
+    let hq_args = |args: &mut arka::config::ServeArgs| {
+        args.hq.hq_url = Some(hq.url());
+        args.hq.hq_token = Some(shop_token.clone());
+    };
+    let till = open_till_with(&sim, hq_args);
+    sell(&till, "warm-up");
+    let (token, tcr_code) = (till.token.clone(), till.tcr_code.clone());
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+
+    let mut shop = shop_process(&sim, &hq, &data, &shop_token);
+    let stop = AtomicBool::new(false);
+    let base_url = shop.base_url.clone();
+    std::thread::scope(|scope| {
+        let load = scope.spawn(|| issuing_load(&base_url, &token, 4, 100, &stop));
+        eventually("sales at the HQ", Duration::from_secs(60), || hq_numbers(&hq, "shkoder").len() >= 30);
+        shop.kill();
+        stop.store(true, Ordering::SeqCst);
+        load.join().unwrap();
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let held: BTreeSet<String> = hq_numbers(&hq, "shkoder").into_iter().collect();
+
+    // A new box: an empty data dir filled from the HQ, then the certificate uploaded again.
+    let mut new_box = common::TestServer::start_with(|args| {
+        sim.configure(args);
+        args.limits = ROOMY_LIMITS.parse().unwrap();
+        hq_args(args);
+    });
+    new_box.restart_after(|dir| {
+        let dir = dir.to_str().unwrap();
+        let out = arka_ok(&["restore", "--from-hq", &hq.url(), "--hq-token", &shop_token, "--data-dir", dir]);
+        assert!(out.contains("upload the company's certificate again"), "{out}");
+    });
+    let restored = {
+        let db = rusqlite::Connection::open(new_box.data_dir().join("arka.db")).unwrap();
+        let mut stmt =
+            db.prepare("SELECT ord_num FROM invoices WHERE tcr_code = ?1 ORDER BY ord_num").unwrap();
+        stmt.query_map([&tcr_code], |r| r.get::<_, i64>(0)).unwrap().map(Result::unwrap).collect::<Vec<_>>()
+    };
+    assert_eq!(restored.len(), held.len(), "every document the HQ held");
+    assert_eq!(restored, (1..=restored.len() as i64).collect::<Vec<_>>(), "gapless, each number once");
+    let refused = new_box.post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("after-no-cert"));
+    assert_ne!(refused.status, 201, "no sale before the certificate is uploaded again: {}", refused.text);
+    upload_certificate(&new_box, &token, NUIS, 365);
+    let next = new_box
+        .post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("after-restore"))
+        .data(201)
+        .clone();
+    assert_eq!(
+        next["invoice"]["number"],
+        json!(format!("{}/{}", restored.len() + 1, chrono::Utc::now().format("%Y")))
+    );
+    // The new box ships on to the HQ, after what the HQ held.
+    eventually("the new sale at the HQ", Duration::from_secs(30), || {
+        hq_numbers(&hq, "shkoder").len() == held.len() + 1
+    });
+}
+
+#[test]
+fn postgresql_stopped_and_started_under_the_hq_costs_the_shops_nothing() {
+    let cluster = common::hq::OwnCluster::start();
+    let sim = SimServer::start();
+    let hq = Hq::start_on(common::hq::TestDatabase::create_on(&cluster.url));
+    let till = shop_of(&sim, &hq, "berat");
+    for n in 0..3 {
+        sell(&till, &format!("before-{n}"));
+    }
+    eventually("the first sales at the HQ", Duration::from_secs(30), || hq_numbers(&hq, "berat").len() == 3);
+
+    cluster.stop();
+    let (status, body) = hq.get("/healthz");
+    assert_eq!((status, body["database"]["reachable"].clone()), (503, json!(false)), "{body}");
+    for n in 0..5 {
+        sell(&till, &format!("while-down-{n}"));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(till.server.get("/healthz", None).body["hq"]["backlog"].as_i64().unwrap() > 0);
+    cluster.start_again();
+    for n in 0..2 {
+        sell(&till, &format!("after-{n}"));
+    }
+    assert_the_hq_holds_every_shop(&hq, &[("berat", &till)]);
+    assert_eq!(hq.get("/healthz").0, 200);
+}
+
+/// The non-cash numbers (ord_num) of the shop's database.
+fn noncash_numbers(till: &Till) -> Vec<i64> {
+    let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
+    let mut stmt =
+        db.prepare("SELECT ord_num FROM invoices WHERE kind = 'NONCASH' ORDER BY ord_num").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn two_shops_of_one_nuis_issuing_noncash_invoices_at_once_share_one_gapless_sequence() {
+    let sim = SimServer::start();
+    let mut hq = Hq::start();
+    let first = shop_of(&sim, &hq, "elbasan-1");
+    let second = shop_of(&sim, &hq, "elbasan-2");
+    assert_eq!(first.account()["company"]["nuis"], second.account()["company"]["nuis"], "one business");
+
+    let issue = |till: &Till, shop: usize| {
+        post_at_once(till, "/api/v1/invoice/noncash", 8, move |i| on_account(&format!("nc-{shop}-{i}")))
+    };
+    let (a, b) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| issue(&first, 1));
+        let b = scope.spawn(|| issue(&second, 2));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    for (status, body) in a.iter().chain(&b) {
+        assert_eq!(*status, 201, "{body}");
+    }
+    let mut all: Vec<i64> = noncash_numbers(&first).into_iter().chain(noncash_numbers(&second)).collect();
+    all.sort();
+    assert_eq!(all, (1..=16).collect::<Vec<_>>(), "each number once, none skipped, across both shops");
+
+    // A retry of a document already numbered keeps its number: nothing new is taken.
+    let again = first.server.post_json("/api/v1/invoice/noncash", Some(&first.token), &on_account("nc-1-0"));
+    assert_eq!(again.status, 409, "{}", again.text);
+
+    // Without the head office no non-cash number can be had: the spec's 503, nothing written;
+    // cash sales, numbered per TCR, go on.
+    hq.process.terminate();
+    let refused =
+        first.server.post_json("/api/v1/invoice/noncash", Some(&first.token), &on_account("nc-away"));
+    refused.assert_error(503);
+    assert!(refused.text.contains("head office"), "{}", refused.text);
+    assert_eq!(noncash_numbers(&first).len() + noncash_numbers(&second).len(), 16);
+    sell(&first, "cash-while-away");
+
+    hq.start_again();
+    first.server.post_json("/api/v1/invoice/noncash", Some(&first.token), &on_account("nc-back")).data(201);
+    assert_eq!(noncash_numbers(&first).last(), Some(&17), "the sequence goes on where it was");
+}
+
+/// The shop's product of `code`: its id and price, as its database holds them.
+fn product_in(till: &Till, code: &str) -> Option<(i64, String)> {
+    let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
+    db.query_row("SELECT id, last_price FROM products WHERE code = ?1", [code], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
+    .ok()
+}
+
+#[test]
+fn products_set_at_the_hq_come_down_to_every_shop_and_a_local_change_of_one_is_refused() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let first = shop_of(&sim, &hq, "fier-1");
+    let second = shop_of(&sim, &hq, "fier-2");
+
+    let espresso =
+        json!({"nuis": NUIS, "name": "Espresso", "price": 150, "vat_rate": "20", "unit_code": "C62"});
+    let (status, body) = hq.put("/hq/v1/products/ESP1", &espresso);
+    assert_eq!(status, 200, "{body}");
+    for till in [&first, &second] {
+        eventually("the product at the shop", Duration::from_secs(30), || {
+            product_in(till, "ESP1").is_some_and(|(_, price)| price == "150")
+        });
+    }
+    let mut dearer = espresso.clone();
+    dearer["price"] = json!(165.5);
+    assert_eq!(hq.put("/hq/v1/products/ESP1", &dearer).0, 200);
+    for till in [&first, &second] {
+        eventually("the new price at the shop", Duration::from_secs(30), || {
+            product_in(till, "ESP1").is_some_and(|(_, price)| price == "165.5")
+        });
+    }
+
+    // The shop may not change it: the reason says where it is changed.
+    let (id, _) = product_in(&first, "ESP1").unwrap();
+    let change = json!({"name": "Espresso i shtrenjtë", "last_price": 300, "vat_rate": "20"});
+    let refused = first.server.put_json(&format!("/api/v1/products/{id}"), Some(&first.token), &change);
+    refused.assert_error(409);
+    assert!(refused.text.contains("head office"), "{}", refused.text);
+    assert_eq!(product_in(&first, "ESP1").unwrap().1, "165.5");
+    // Its own products stay its own (after the catalog's one write a second per token).
+    std::thread::sleep(Duration::from_millis(1100));
+    let own = first.server.post_json(
+        "/api/v1/products",
+        Some(&first.token),
+        &json!({"name": "Byrek", "last_price": 80, "vat_rate": "20"}),
+    );
+    own.data(201);
+
+    // Bad input at the HQ is a 422 naming the field.
+    let (status, body) =
+        hq.put("/hq/v1/products/ESP2", &json!({"nuis": NUIS, "name": "X", "price": -1, "vat_rate": "7"}));
+    assert_eq!(status, 422, "{body}");
+    assert!(body["errors"]["price"].is_array() && body["errors"]["vat_rate"].is_array(), "{body}");
+}
+
+/// A shop's own `today` as the HQ's chain mode shows it: its totals, its non-cash invoices, and
+/// each till's sales and day.
+fn day_of(today: &Value) -> Value {
+    let tills: Vec<Value> = today["tills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            json!([t["fiscal_tcr_code"], t["name"], t["sales"], t["day"]["state"], t["day"]["closed_at"]])
+        })
+        .collect();
+    json!({"totals": today["totals"], "noncash": today["noncash"], "tills": tills})
+}
+
+#[test]
+fn the_owners_page_at_the_hq_shows_every_shops_day_side_by_side() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let names = ["elbasan", "korce"];
+    let tills: Vec<Till> = names.iter().map(|name| shop_of(&sim, &hq, name)).collect();
+    let cash = |till: &Till, path: &str, body: Value, status: u16| {
+        till.server
+            .post_json(&format!("/api/v1/cash-register/{path}"), Some(&till.token), &body)
+            .data(status)
+            .clone()
+    };
+    // elbasan: a float, two sales (one by card), a non-cash invoice, and the day closed on a count;
+    // korce: one sale, its day left open.
+    cash(&tills[0], "open-balance", json!({"amount": 1000}), 201);
+    sell(&tills[0], "elbasan-1");
+    let mut card = coffee_and_water("elbasan-2");
+    card["payment_method"] = json!("CARD");
+    tills[0].server.post_json("/api/v1/invoice/cash", Some(&tills[0].token), &card).data(201);
+    tills[0]
+        .server
+        .post_json("/api/v1/invoice/noncash", Some(&tills[0].token), &on_account("elbasan-3"))
+        .data(201);
+    cash(&tills[0], "close-balance", json!({"counted": 1280}), 200);
+    sell(&tills[1], "korce-1");
+
+    let own: Vec<Value> = tills
+        .iter()
+        .map(|till| till.server.get("/api/v1/owner/today", Some(&till.token)).data(200).clone())
+        .collect();
+    eventually("every shop's day at the HQ", Duration::from_secs(60), || {
+        let (status, body) = hq.get("/api/v1/owner/today");
+        status == 200
+            && body["data"]["shops"].as_array().is_some_and(|shops| {
+                shops.len() == 2 && shops.iter().zip(&own).all(|(at_hq, own)| day_of(at_hq) == day_of(own))
+            })
+    });
+    let (_, body) = hq.get("/api/v1/owner/today");
+    let chain = &body["data"];
+    assert_eq!(chain["chain"], true);
+    assert_eq!(chain["business_day"], own[0]["business_day"]);
+    let shops: Vec<&str> =
+        chain["shops"].as_array().unwrap().iter().map(|s| s["shop"].as_str().unwrap()).collect();
+    assert_eq!(shops, names, "side by side, by name");
+    assert!(chain["shops"][0]["synced_at"].is_string());
+    let closed = &chain["shops"][0]["tills"][0]["day"];
+    assert_eq!(
+        (closed["state"].as_str(), closed["counted"].as_f64()),
+        (Some("closed"), Some(1280.0)),
+        "{closed}"
+    );
+    assert!(closed["expected"].is_number(), "the close's expected cash: {closed}");
+    assert_eq!(chain["shops"][1]["tills"][0]["day"]["state"], "open");
+    let receipts = |d: &Value| d["totals"]["receipts"].as_u64().unwrap();
+    assert_eq!(receipts(chain), receipts(&own[0]) + receipts(&own[1]));
+    assert_eq!(receipts(chain), 4);
+    let gross = |d: &Value| d["totals"]["gross"].as_f64().unwrap();
+    assert_eq!(gross(chain), gross(&own[0]) + gross(&own[1]), "the chain's day is its shops' added up");
+    for method in ["BANKNOTE", "CARD", "ACCOUNT"] {
+        let of = |d: &Value| d["totals"]["by_payment_method"][method].as_f64().unwrap_or(0.0);
+        assert_eq!(of(chain), of(&own[0]) + of(&own[1]), "{method}");
+    }
+
+    // The page itself is served by the HQ, and signs in with the owner's token as a chain's.
+    let page = ureq::get(format!("{}/", hq.url())).call().unwrap().into_body().read_to_string().unwrap();
+    assert!(page.contains("app.js"), "{page}");
+    let (status, account) = hq.get("/api/v1/account");
+    assert_eq!((status, &account["data"]["chain"]), (200, &json!(true)), "{account}");
+    assert_eq!(account["data"]["shops"], json!(names));
+    let (status, _) = common::hq::get(
+        &ureq::Agent::config_builder().http_status_as_error(false).build().new_agent(),
+        &format!("{}/api/v1/owner/today", hq.url()),
+        "nope",
+    );
+    assert_eq!(status, 401);
+    the_owner_reads_the_chain_in_a_browser(&hq, chain);
+}
+
+/// The owner's page at the HQ in headless Chromium: signed in with the owner's token, each
+/// shop's column carries the API's figures, and what the HQ does not serve is not offered.
+fn the_owner_reads_the_chain_in_a_browser(hq: &Hq, chain: &Value) {
+    use crate::common::browser::Browser;
+    let cents = |text: &str| -> i64 {
+        text.chars().filter(char::is_ascii_digit).collect::<String>().parse().unwrap()
+    };
+    let api_cents = |v: &Value| (v.as_f64().unwrap() * 100.0).round() as i64;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let page = Browser::start(1280, 900).await;
+        page.client.goto(&hq.url()).await.unwrap();
+        let enter = char::from(fantoccini::key::Key::Enter);
+        page.type_into("#token", &format!("{}{enter}", hq.owner)).await;
+        for shop in chain["shops"].as_array().unwrap() {
+            let css = format!("[data-shop-gross=\"{}\"]", shop["shop"].as_str().unwrap());
+            let shown = page.text_when(&css, |t| !t.is_empty()).await;
+            assert_eq!(cents(&shown), api_cents(&shop["totals"]["gross"]), "{css}");
+        }
+        let total = page.text_when("#chain-gross", |t| !t.is_empty()).await;
+        assert_eq!(cents(&total), api_cents(&chain["totals"]["gross"]));
+        page.text_when("[data-tcr] ", |t| t.starts_with("E mbyllur")).await;
+        let cis = page.find("nav button[data-view=cis]").await;
+        assert!(cis.attr("hidden").await.unwrap().is_some(), "the CIS view is a shop's, not the HQ's");
+        page.stop().await;
+    });
+}

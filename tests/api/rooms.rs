@@ -1,0 +1,838 @@
+//! The rooms of the house and their one-way imports, read off the sources (the book's chapter
+//! "The rooms and what each may import", docs/src/development/rooms.md, says the same in prose).
+//!
+//! What is read: every `use` line, and every path in code that starts with `crate::`, `super::`,
+//! `self::`, the name of a child module or a name a `use` line brought in, in src/**/*.rs outside
+//! `#[cfg(test)]` items. Each is resolved to the deepest module it names: an arrow from the
+//! file's module to that module.
+//!
+//! Two kinds of circle fail the test:
+//! - between rooms: A -> B when a file of room A names a module of room B. Each arrow must also be
+//!   one its room's rule allows (`RULES`), so the rules, not only the absence of circles, hold;
+//! - inside a room, folder by folder: the folder's entries (its files, and each sub-folder as one)
+//!   with X -> Y when a file under X names a module under Y. The folder's own `mod.rs` is its
+//!   front door (it declares, wires and re-exports its entries, and they use what it defines for
+//!   all of them: the error enum, `AppState`, `Store`), so arrows to and from it do not count.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type Module = Vec<String>;
+
+fn name(module: &[String]) -> String {
+    if module.is_empty() { "crate".to_string() } else { module.join("::") }
+}
+
+fn parse_module(text: &str) -> Module {
+    if text == "crate" { Vec::new() } else { text.split("::").map(str::to_string).collect() }
+}
+
+/// The rooms of `arka` and what each may import. A room is a module and everything under it,
+/// except what a deeper room claims. `=store` allows only the module `store` itself (its
+/// `mod.rs`: the `Store` handle and its error), not the queries under it.
+const RULES: &[(&str, &[&str])] = &[
+    ("crate", &["*"]),
+    ("domain", &[]),
+    ("panics", &[]),
+    ("error_chain", &[]),
+    ("clock", &[]),
+    ("print", &[]),
+    ("ops", &[]),
+    ("ops::files", &[]),
+    ("ops::metrics", &[]),
+    ("ops::secrets", &["ops::files"]),
+    ("ops::data_lock", &["ops::files"]),
+    ("store", &["domain", "ops::files", "panics", "hq::wire"]),
+    ("cis_wait", &[]),
+    ("fiscal", &["domain", "store", "ops::secrets", "ops::metrics", "cis_wait", "error_chain"]),
+    ("rates", &["domain"]),
+    ("wolt", &["domain", "ops::secrets"]),
+    ("ai", &["domain"]),
+    ("config", &["wolt", "clock"]),
+    ("ops::tls", &["config", "ops::files", "ops::secrets"]),
+    (
+        "ops::backup",
+        &["config", "domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"],
+    ),
+    (
+        "services",
+        &[
+            "domain",
+            "store",
+            "fiscal",
+            "print",
+            "rates",
+            "wolt",
+            "ai",
+            "ops::secrets",
+            "ops::metrics",
+            "cis_wait",
+            "panics",
+            "error_chain",
+            "hq::wire",
+            "hq::client",
+        ],
+    ),
+    (
+        "api",
+        &[
+            "services",
+            "domain",
+            "store",
+            "fiscal",
+            "print",
+            "wolt",
+            "ai",
+            "config",
+            "ops::secrets",
+            "ops::metrics",
+            "cis_wait",
+            "panics",
+            "error_chain",
+            "clock",
+        ],
+    ),
+    ("hq::wire", &[]),
+    ("hq::client", &["hq::wire"]),
+    (
+        "hq",
+        &[
+            "hq::wire",
+            "domain",
+            "store",
+            "services",
+            "api",
+            "config",
+            "ops::tls",
+            "ops::secrets",
+            "error_chain",
+        ],
+    ),
+    ("sim", &[]),
+    ("sim::http", &[]),
+    ("sim::cis", &["domain", "fiscal", "print", "sim::http"]),
+    ("sim::wolt", &["domain", "wolt", "sim::http"]),
+    (
+        "cli",
+        &[
+            "crate",
+            "config",
+            "services",
+            "=store",
+            "domain",
+            "fiscal",
+            "api",
+            "sim",
+            "sim::cis",
+            "sim::wolt",
+            "ops::backup",
+            "ops::data_lock",
+            "ops::secrets",
+            "ops::tls",
+            "hq",
+        ],
+    ),
+];
+
+/// One arrow, with where it was seen first.
+#[derive(Clone)]
+struct Seen {
+    file: String,
+    line: usize,
+    path: String,
+}
+
+struct Crate {
+    /// The modules with a file, and the file.
+    files: BTreeMap<Module, PathBuf>,
+    /// Modules whose items are tests only (`#[cfg(test)] mod x;`).
+    test_only: BTreeSet<Module>,
+    /// from -> to -> first sighting
+    arrows: BTreeMap<Module, BTreeMap<Module, Seen>>,
+    /// The modules of the `arka` library a crate beside it names (`arka::fiscal`), first sighting.
+    of_arka: BTreeMap<String, Seen>,
+}
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The modules of the library rooted at `src/lib.rs` (binaries' roots, `main.rs` and `bin/`, are
+/// crates of their own that use the library as any client does).
+fn modules(src: &Path) -> BTreeMap<Module, PathBuf> {
+    let mut found = BTreeMap::new();
+    let mut dirs = vec![src.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let relative = path.strip_prefix(src).unwrap().to_path_buf();
+            if path.is_dir() {
+                if relative != Path::new("bin") {
+                    dirs.push(path);
+                }
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") || relative == Path::new("main.rs") {
+                continue;
+            }
+            let mut module: Module =
+                relative.with_extension("").iter().map(|s| s.to_string_lossy().into_owned()).collect();
+            if module.last().is_some_and(|m| m == "mod") || module == ["lib"] {
+                module.pop();
+            }
+            found.insert(module, path);
+        }
+    }
+    found
+}
+
+/// The text with comments, string and character literals blanked (newlines kept, so that line
+/// numbers stay true).
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |out: &mut String, c: char| out.push(if c == '\n' { '\n' } else { ' ' });
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                blank(&mut out, chars[i]);
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, chars[i]);
+                    i += 1;
+                }
+            }
+        } else if c == 'r'
+            && (next == Some('"') || next == Some('#'))
+            && !ident_char(chars.get(i.wrapping_sub(1)))
+        {
+            // A raw string: r"..." or r#"..."#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                if j >= chars.len() {
+                    break;
+                }
+                if chars[j] == '"' && (1..=hashes).all(|k| chars.get(j + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            for &k in &chars[i..j.min(chars.len())] {
+                blank(&mut out, k);
+            }
+            i = j;
+        } else if c == '"' {
+            blank(&mut out, c);
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    blank(&mut out, chars[i]);
+                    i += 1;
+                }
+                if i < chars.len() {
+                    blank(&mut out, chars[i]);
+                    i += 1;
+                }
+            }
+            if i < chars.len() {
+                blank(&mut out, chars[i]);
+                i += 1;
+            }
+        } else if c == '\'' {
+            // A character literal ('x', '\n', '\u{..}'), or else a lifetime.
+            let end = if next == Some('\\') {
+                (i + 2..chars.len()).find(|&k| chars[k] == '\'')
+            } else if chars.get(i + 2) == Some(&'\'') {
+                Some(i + 2)
+            } else {
+                None
+            };
+            match end {
+                Some(end) => {
+                    for &k in &chars[i..=end] {
+                        blank(&mut out, k);
+                    }
+                    i = end + 1;
+                }
+                None => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn ident_char(c: Option<&char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric() || *c == '_')
+}
+
+/// The end (exclusive) of the item starting at `start`: its first `;` outside brackets, or its
+/// first braced block.
+fn item_end(code: &[u8], start: usize) -> usize {
+    let mut depth = 0i32;
+    let mut i = start;
+    while i < code.len() {
+        match code[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b';' if depth == 0 => return i + 1,
+            b'{' if depth == 0 => {
+                let mut braces = 0;
+                while i < code.len() {
+                    match code[i] {
+                        b'{' => braces += 1,
+                        b'}' => {
+                            braces -= 1;
+                            if braces == 0 {
+                                return i + 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                return i;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The code without `#[cfg(test)]` items, and the names of test-only child modules declared
+/// with `#[cfg(test)] mod name;`.
+fn without_tests(code: &str) -> (String, Vec<String>) {
+    let bytes = code.as_bytes();
+    let mut out = code.as_bytes().to_vec();
+    let mut test_modules = Vec::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("#[cfg(test)]") {
+        let start = from + at;
+        let mut item = start + "#[cfg(test)]".len();
+        // Further attributes, then the item itself.
+        loop {
+            while item < bytes.len() && bytes[item].is_ascii_whitespace() {
+                item += 1;
+            }
+            if code[item..].starts_with("#[") {
+                item = item_end_bracket(bytes, item + 1);
+            } else {
+                break;
+            }
+        }
+        let end = item_end(bytes, item);
+        let words: Vec<&str> = code[item..end].split(|c: char| !(c.is_alphanumeric() || c == '_')).collect();
+        let words: Vec<&str> = words.into_iter().filter(|w| !w.is_empty()).collect();
+        if let Some(i) = words.iter().position(|w| *w == "mod")
+            && code[item..end].trim_end().ends_with(';')
+            && let Some(module) = words.get(i + 1)
+        {
+            test_modules.push(module.to_string());
+        }
+        for b in &mut out[start..end] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+        from = end;
+    }
+    (String::from_utf8(out).unwrap(), test_modules)
+}
+
+/// The end (exclusive) of the bracketed group opening at `open` (`[`).
+fn item_end_bracket(code: &[u8], open: usize) -> usize {
+    let mut depth = 0;
+    for (i, &b) in code.iter().enumerate().skip(open) {
+        match b {
+            b'[' => depth += 1,
+            b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// The paths of a use tree: `a::{b, c::{d, e as f}, self}` -> `a::b`, `a::c::d`, `a::c::e`, `a`;
+/// each with the local name it brings in.
+fn use_paths(tree: &str) -> Vec<(String, String)> {
+    fn expand(prefix: &str, tree: &str, out: &mut Vec<(String, String)>) {
+        let mut depth = 0;
+        let mut part = String::new();
+        let mut parts = Vec::new();
+        for c in tree.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            if c == ',' && depth == 0 {
+                parts.push(std::mem::take(&mut part));
+            } else {
+                part.push(c);
+            }
+        }
+        parts.push(part);
+        for part in parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+            if let Some(open) = part.find('{') {
+                let inner = &part[open + 1..part.rfind('}').unwrap_or(part.len())];
+                expand(&format!("{prefix}{}", &part[..open]), inner, out);
+                continue;
+            }
+            let (path, alias) = match part.split_once(" as ") {
+                Some((path, alias)) => (path.trim(), Some(alias.trim())),
+                None => (part, None),
+            };
+            let full = if path == "self" {
+                prefix.trim_end_matches("::").to_string()
+            } else {
+                format!("{prefix}{path}")
+            };
+            let local = alias.unwrap_or_else(|| full.rsplit("::").next().unwrap_or("")).to_string();
+            out.push((full, local));
+        }
+    }
+    let tree: String = tree.split_whitespace().collect::<Vec<_>>().join(" ");
+    let tree = tree.replace(":: ", "::").replace(" ::", "::").replace("{ ", "{").replace(" }", "}");
+    let mut out = Vec::new();
+    expand("", tree.trim_start_matches("::"), &mut out);
+    out
+}
+
+impl Crate {
+    fn read(src: &Path) -> Crate {
+        let files = modules(src);
+        let mut krate =
+            Crate { files, test_only: BTreeSet::new(), arrows: BTreeMap::new(), of_arka: BTreeMap::new() };
+        let mut texts = BTreeMap::new();
+        for (module, path) in &krate.files {
+            let text = std::fs::read_to_string(path).unwrap();
+            let (code, test_modules) = without_tests(&code_only(&text));
+            for child in test_modules {
+                let mut m = module.clone();
+                m.push(child);
+                krate.test_only.insert(m);
+            }
+            texts.insert(module.clone(), code);
+        }
+        // A test-only module's own children are test-only too.
+        let test_only = krate.test_only.clone();
+        krate.files.retain(|m, _| !test_only.iter().any(|t| m.starts_with(t)));
+        for (module, code) in &texts {
+            if !krate.files.contains_key(module) {
+                continue;
+            }
+            let file = krate.files[module].strip_prefix(manifest_dir()).unwrap().display().to_string();
+            krate.read_file(module, &file, code);
+        }
+        krate
+    }
+
+    /// The deepest module a path names, seen from `module` (with its `use` names `aliases`).
+    fn resolve(&self, module: &Module, aliases: &BTreeMap<String, Module>, path: &str) -> Option<Module> {
+        let segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+        let (mut base, rest): (Module, &[&str]) = match segments.first().copied()? {
+            "crate" => (Vec::new(), &segments[1..]),
+            "self" => (module.clone(), &segments[1..]),
+            "super" => {
+                let mut base = module.clone();
+                let supers = segments.iter().take_while(|s| **s == "super").count();
+                for _ in 0..supers {
+                    base.pop()?;
+                }
+                (base, &segments[supers..])
+            }
+            first => {
+                let mut child = module.clone();
+                child.push(first.to_string());
+                if self.files.contains_key(&child) || self.is_folder(&child) {
+                    (module.clone(), &segments[..])
+                } else if let Some(target) = aliases.get(first) {
+                    (target.clone(), &segments[1..])
+                } else {
+                    return None;
+                }
+            }
+        };
+        for segment in rest {
+            let mut deeper = base.clone();
+            deeper.push(segment.to_string());
+            if self.files.contains_key(&deeper) || self.is_folder(&deeper) {
+                base = deeper;
+            } else {
+                break;
+            }
+        }
+        Some(base)
+    }
+
+    fn is_folder(&self, module: &Module) -> bool {
+        self.files.keys().any(|m| m.len() > module.len() && m.starts_with(module))
+    }
+
+    fn read_file(&mut self, module: &Module, file: &str, code: &str) {
+        let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+        // `use` items first: they give the names the code's paths start with.
+        let mut aliases = BTreeMap::new();
+        let mut uses = Vec::new();
+        let mut rest = code.to_string().into_bytes();
+        let mut from = 0;
+        while let Some(at) = find_word(code, "use", from) {
+            let end = code[at..].find(';').map_or(code.len(), |e| at + e + 1);
+            for (path, local) in use_paths(&code[at + 3..end - 1]) {
+                self.note_arka(&path, Seen { file: file.to_string(), line: line_of(at), path: path.clone() });
+                if let Some(target) = self.resolve(module, &aliases, &path) {
+                    let full: Vec<&str> = path.split("::").collect();
+                    let names_module = target.last().map(String::as_str) == full.last().copied()
+                        || (full.last() == Some(&"crate") && target.is_empty());
+                    if names_module {
+                        aliases.insert(local, target.clone());
+                    }
+                    uses.push((at, path, target));
+                }
+            }
+            for b in &mut rest[at..end] {
+                if *b != b'\n' {
+                    *b = b' ';
+                }
+            }
+            from = end;
+        }
+        for (at, path, target) in uses {
+            self.arrow(module, target, Seen { file: file.to_string(), line: line_of(at), path });
+        }
+        let rest = String::from_utf8(rest).unwrap();
+        let bytes = rest.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let starts_path = (bytes[i].is_ascii_alphabetic() || bytes[i] == b'_')
+                && (i == 0
+                    || !(bytes[i - 1].is_ascii_alphanumeric()
+                        || bytes[i - 1] == b'_'
+                        || bytes[i - 1] == b':'
+                        || bytes[i - 1] == b'$'));
+            if !starts_path {
+                i += 1;
+                continue;
+            }
+            let mut end = i;
+            loop {
+                while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+                    end += 1;
+                }
+                if rest[end..].starts_with("::")
+                    && rest[end + 2..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                {
+                    end += 2;
+                } else {
+                    break;
+                }
+            }
+            let path = &rest[i..end];
+            self.note_arka(path, Seen { file: file.to_string(), line: line_of(i), path: path.to_string() });
+            if path.contains("::")
+                && let Some(target) = self.resolve(module, &aliases, path)
+            {
+                self.arrow(
+                    module,
+                    target,
+                    Seen { file: file.to_string(), line: line_of(i), path: path.to_string() },
+                );
+            }
+            i = end.max(i + 1);
+        }
+    }
+
+    fn note_arka(&mut self, path: &str, seen: Seen) {
+        let mut segments = path.split("::");
+        if segments.next() == Some("arka")
+            && let Some(module) = segments.next()
+        {
+            self.of_arka.entry(module.to_string()).or_insert(seen);
+        }
+    }
+
+    fn arrow(&mut self, from: &Module, to: Module, seen: Seen) {
+        if &to != from {
+            self.arrows.entry(from.clone()).or_default().entry(to).or_insert(seen);
+        }
+    }
+}
+
+/// Where `word` next stands alone as a word at or after `from`.
+fn find_word(text: &str, word: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut start = from;
+    while let Some(at) = text[start..].find(word) {
+        let at = start + at;
+        let before = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        let after = bytes.get(at + word.len()).is_none_or(|b| b.is_ascii_whitespace());
+        if before && after {
+            return Some(at);
+        }
+        start = at + word.len();
+    }
+    None
+}
+
+/// A circle of a graph as its arrows, each with where it is seen, or none.
+fn circles<N: Ord + Clone>(arrows: &BTreeMap<N, BTreeMap<N, Seen>>) -> Vec<Vec<(N, N, Seen)>> {
+    // Tarjan's strongly connected components; one circle named per component.
+    struct State<N> {
+        index: BTreeMap<N, usize>,
+        low: BTreeMap<N, usize>,
+        stack: Vec<N>,
+        on_stack: BTreeSet<N>,
+        components: Vec<Vec<N>>,
+    }
+    fn visit<N: Ord + Clone>(v: &N, arrows: &BTreeMap<N, BTreeMap<N, Seen>>, s: &mut State<N>) {
+        let i = s.index.len();
+        s.index.insert(v.clone(), i);
+        s.low.insert(v.clone(), i);
+        s.stack.push(v.clone());
+        s.on_stack.insert(v.clone());
+        for w in arrows.get(v).into_iter().flat_map(|m| m.keys()) {
+            if !s.index.contains_key(w) {
+                visit(w, arrows, s);
+                let low = s.low[v].min(s.low[w]);
+                s.low.insert(v.clone(), low);
+            } else if s.on_stack.contains(w) {
+                let low = s.low[v].min(s.index[w]);
+                s.low.insert(v.clone(), low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(&w);
+                let done = &w == v;
+                component.push(w);
+                if done {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                s.components.push(component);
+            }
+        }
+    }
+    let mut s = State {
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        components: Vec::new(),
+    };
+    for v in arrows.keys() {
+        if !s.index.contains_key(v) {
+            visit(v, arrows, &mut s);
+        }
+    }
+    s.components
+        .into_iter()
+        .map(|component| {
+            // A shortest way back to the first node, inside the component (breadth first).
+            let members: BTreeSet<N> = component.iter().cloned().collect();
+            let start = component.iter().min().unwrap().clone();
+            let mut came_from: BTreeMap<N, N> = BTreeMap::new();
+            let mut queue = std::collections::VecDeque::from([start.clone()]);
+            let mut last = None;
+            'search: while let Some(v) = queue.pop_front() {
+                for w in arrows[&v].keys().filter(|w| members.contains(*w)) {
+                    if *w == start {
+                        last = Some(v.clone());
+                        break 'search;
+                    }
+                    if !came_from.contains_key(w) {
+                        came_from.insert(w.clone(), v.clone());
+                        queue.push_back(w.clone());
+                    }
+                }
+            }
+            let mut way = vec![start.clone()];
+            let mut v = last.unwrap();
+            while v != start {
+                way.push(v.clone());
+                v = came_from[&v].clone();
+            }
+            way.push(start.clone());
+            way.reverse();
+            way.windows(2).map(|p| (p[0].clone(), p[1].clone(), arrows[&p[0]][&p[1]].clone())).collect()
+        })
+        .collect()
+}
+
+fn say_circle<N>(circle: &[(N, N, Seen)], name: impl Fn(&N) -> String) -> String {
+    let mut text = String::new();
+    for (from, to, seen) in circle {
+        text.push_str(&format!(
+            "\n    {} -> {}   ({}:{} `{}`)",
+            name(from),
+            name(to),
+            seen.file,
+            seen.line,
+            seen.path
+        ));
+    }
+    text
+}
+
+/// The room a module lives in: the deepest room that is it or holds it.
+fn room_of<'a>(rooms: &'a [Module], module: &Module) -> Option<&'a Module> {
+    rooms
+        .iter()
+        .filter(|r| module.starts_with(r) && (!r.is_empty() || module.is_empty()))
+        .max_by_key(|r| r.len())
+}
+
+/// Circles between the entries of each folder that `judged` picks (see the top of this file).
+fn folder_circles(krate: &Crate, judged: impl Fn(&Module) -> bool) -> Vec<String> {
+    let mut folders: BTreeSet<Module> = BTreeSet::new();
+    for module in krate.files.keys() {
+        for depth in 0..module.len() {
+            folders.insert(module[..depth].to_vec());
+        }
+    }
+    let mut found = Vec::new();
+    for folder in folders.into_iter().filter(|f| judged(f)) {
+        let entry = |m: &Module| -> Option<Module> {
+            (m.len() > folder.len() && m.starts_with(&folder)).then(|| m[..=folder.len()].to_vec())
+        };
+        let mut arrows: BTreeMap<Module, BTreeMap<Module, Seen>> = BTreeMap::new();
+        for (from, targets) in &krate.arrows {
+            let Some(x) = entry(from) else { continue };
+            for (to, seen) in targets {
+                if let Some(y) = entry(to)
+                    && x != y
+                {
+                    arrows.entry(x.clone()).or_default().entry(y).or_insert_with(|| seen.clone());
+                }
+            }
+        }
+        for circle in circles(&arrows) {
+            found.push(format!("in {}:{}", name(&folder), say_circle(&circle, |m| name(m))));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_rooms_import_one_way_and_only_what_their_rule_allows() {
+    let krate = Crate::read(&manifest_dir().join("src"));
+    let rooms: Vec<Module> = RULES.iter().map(|(room, _)| parse_module(room)).collect();
+    let mut problems = Vec::new();
+
+    for module in krate.files.keys() {
+        if room_of(&rooms, module).is_none() {
+            problems.push(format!("{} is in no room: give it one in RULES and in the book", name(module)));
+        }
+    }
+    for room in &rooms {
+        if !krate.files.keys().any(|m| m.starts_with(room)) {
+            problems.push(format!("the room {} has no file", name(room)));
+        }
+    }
+
+    let mut between: BTreeMap<Module, BTreeMap<Module, Seen>> = BTreeMap::new();
+    for (from, targets) in &krate.arrows {
+        let Some(a) = room_of(&rooms, from) else { continue };
+        let allowed = RULES.iter().find(|(r, _)| parse_module(r) == *a).map(|(_, allowed)| *allowed).unwrap();
+        for (to, seen) in targets {
+            let Some(b) = room_of(&rooms, to) else { continue };
+            if a == b {
+                continue;
+            }
+            between.entry(a.clone()).or_default().entry(b.clone()).or_insert_with(|| seen.clone());
+            let ok = allowed.iter().any(|rule| match rule.strip_prefix('=') {
+                _ if *rule == "*" => true,
+                Some(exact) => parse_module(exact) == *to,
+                None => parse_module(rule) == *b,
+            });
+            if !ok {
+                problems.push(format!(
+                    "{} may not import {} ({}:{} `{}`); its rule allows {:?}",
+                    name(a),
+                    name(to),
+                    seen.file,
+                    seen.line,
+                    seen.path,
+                    allowed
+                ));
+            }
+        }
+    }
+    for circle in circles(&between) {
+        problems.push(format!("a circle between rooms:{}", say_circle(&circle, |m| name(m))));
+    }
+    // Folders inside a room; those above the rooms (the crate's root, `ops`, `sim`) are judged as
+    // rooms.
+    problems.extend(folder_circles(&krate, |folder| {
+        !rooms.iter().any(|r| r.len() > folder.len() && r.starts_with(folder))
+            && room_of(&rooms, folder).is_some()
+    }));
+    assert!(
+        problems.is_empty(),
+        "the rooms' imports (docs/src/development/rooms.md):\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The campaign (`chaos/`, the crate `arka-chaos`) drives the real binary over HTTP: of the
+/// library it may know only what a client may (`fiscal`, for the certificate it makes), and its
+/// own modules import one way too.
+#[test]
+fn the_campaign_knows_of_arka_only_what_a_client_may_and_imports_one_way() {
+    let krate = Crate::read(&manifest_dir().join("chaos/src"));
+    assert!(krate.files.len() > 5, "{:?}", krate.files.keys());
+    let mut problems: Vec<String> = krate
+        .of_arka
+        .iter()
+        .filter(|(module, _)| module.as_str() != "fiscal")
+        .map(|(module, seen)| {
+            format!("arka-chaos may not import arka::{module} ({}:{} `{}`)", seen.file, seen.line, seen.path)
+        })
+        .collect();
+    assert!(krate.of_arka.contains_key("fiscal"), "{:?}", krate.of_arka.keys());
+    problems.extend(folder_circles(&krate, |_| true));
+    assert!(problems.is_empty(), "the campaign's imports:\n{}", problems.join("\n"));
+}
