@@ -382,6 +382,7 @@ pub async fn run_with_tls(
         tls_fingerprint: tls.as_ref().map(|t| t.fingerprint.clone()),
         setup_from_box: args.setup_from_box,
         lockout: Arc::default(),
+        backups: page_backups(&args),
     });
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(%address, scheme, data_dir = %args.data.data_dir.display(), "arka is listening");
@@ -479,6 +480,19 @@ struct Background {
     hq: Option<tokio::task::JoinHandle<()>>,
     /// Writes the last uses still in memory at the stop.
     services: Services,
+}
+
+/// The owner's page takes a backup as `arka backup` does, into `--backup-dir` or the data dir's
+/// `backups` (this root holds `ops::backup`; the page's routes get only this).
+fn page_backups(args: &ServeArgs) -> api::backups::Backups {
+    let data_dir = args.data.data_dir.clone();
+    let dir = args.backups.backup_dir.clone().unwrap_or_else(|| data_dir.join("backups"));
+    let into = dir.clone();
+    let take: api::backups::TakeBackup = Arc::new(move |file: &str| {
+        let (db, key) = (data_dir.join("arka.db"), data_dir.join("arka.key"));
+        backup::backup(&db, &key, &into.join(file), |_| {}).map(|made| made.bytes).map_err(|e| e.to_string())
+    });
+    api::backups::Backups { dir, automatic: args.backups.backup_dir.is_some(), take }
 }
 
 impl Background {

@@ -1,61 +1,76 @@
-// Every call the page makes goes to this server's public API with the signed-in user's token,
-// so the page can do exactly what that user may do, nothing more.
+// Every call the page makes goes to this server's public API as the signed-in person: the
+// session cookie (HttpOnly, the page never sees it) goes with each call, and every change carries
+// the session's CSRF token, kept in memory only. The page stores no token anywhere.
 
 import { t } from './i18n.js';
 
-const TOKEN = 'arka.token';
+let csrf = null;
+let setupCode = null;
 
-export function token() {
-  return sessionStorage.getItem(TOKEN);
+export function setCsrf(value) {
+  csrf = value || null;
 }
 
-export function setToken(value) {
-  if (value) sessionStorage.setItem(TOKEN, value);
-  else sessionStorage.removeItem(TOKEN);
+// The setup code the wizard's first screen accepted (memory only: a reload asks for it again).
+export function setSetupCode(value) {
+  setupCode = value || null;
 }
 
-// Listeners told when the server no longer accepts the token (401).
+// Listeners told when the server no longer knows the session (401 on a call made signed in).
 const signedOutListeners = [];
 export function onSignedOut(listener) {
   signedOutListeners.push(listener);
 }
 
-// The spec's envelopes as one message: `message`, then the fields' errors if any.
+// The spec's envelopes as one message: `message`, then the errors (a form shows those of its
+// fields beside them instead, see form.js).
 function messageOf(status, body) {
   if (status === 429) return body?.message || t('error.throttled');
   if (status >= 500 && !body?.message) return t('error.server');
   const parts = [body?.message || `HTTP ${status}`];
-  const errors = body?.errors;
-  if (Array.isArray(errors)) parts.push(...errors);
-  else if (errors && typeof errors === 'object') {
-    for (const [field, list] of Object.entries(errors)) parts.push(`${field}: ${[].concat(list).join(' ')}`);
-  }
+  if (Array.isArray(body?.errors)) parts.push(...body.errors);
+  else for (const [field, text] of Object.entries(fieldErrors(body))) parts.push(`${field}: ${text}`);
   return parts.join(' — ');
 }
 
-async function send(path, { method = 'GET', body, query, accept = 'application/json' } = {}) {
+// The field errors of a 422, `{field: [messages]}`, or {}.
+function fieldErrors(body) {
+  const errors = body?.errors;
+  if (!errors || Array.isArray(errors) || typeof errors !== 'object') return {};
+  const out = {};
+  for (const [field, list] of Object.entries(errors)) out[field] = [].concat(list).join(' ');
+  return out;
+}
+
+async function send(path, { method = 'GET', body, query, accept = 'application/json', quiet = false, raw = null } = {}) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query || {})) {
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, v);
   }
   const headers = { Accept: accept };
-  const tok = token();
-  if (tok) headers.Authorization = `Bearer ${tok}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
+  if (setupCode && path.startsWith('/api/v1/setup/')) headers['X-Setup-Code'] = setupCode;
+  const form = body instanceof FormData;
+  // `raw`: the body is sent as it is, with this type (a CSV file); else JSON.
+  if (body !== undefined && !form) headers['Content-Type'] = raw || 'application/json';
   let response;
   try {
-    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    response = await fetch(url, {
+      method, headers, credentials: 'same-origin',
+      body: body === undefined ? undefined : form || raw ? body : JSON.stringify(body),
+    });
   } catch {
-    return { status: 0, ok: false, message: t('error.network') };
+    return { status: 0, ok: false, message: t('error.network'), fields: {} };
   }
-  if (response.status === 401) {
-    setToken(null);
+  if (response.status === 401 && csrf && !quiet) {
+    csrf = null;
     for (const listener of signedOutListeners) listener();
   }
   return response;
 }
 
-// A JSON call: {status, ok, data, body, message}. `ok` is a 2xx with `status` not false.
+// A JSON call: {status, ok, data, body, message, fields, retryAfter}. `ok` is a 2xx with
+// `status` not false; `fields` the 422's errors by the body's own key.
 export async function api(path, options) {
   const response = await send(path, options);
   if (!(response instanceof Response)) return response;
@@ -65,8 +80,14 @@ export async function api(path, options) {
   } catch {
     body = null;
   }
-  const ok = response.ok && body?.status !== false;
-  return { status: response.status, ok, body, data: body?.data, message: ok ? '' : messageOf(response.status, body) };
+  const ok = response.ok && body?.status !== false && body?.success !== false;
+  const retry = Number(response.headers.get('Retry-After'));
+  return {
+    status: response.status, ok, body, data: body?.data,
+    message: ok ? '' : messageOf(response.status, body),
+    fields: ok ? {} : fieldErrors(body),
+    retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
+  };
 }
 
 // A file the API answers (a PDF, a CSV): {status, ok, blob, message}.

@@ -34,18 +34,33 @@ function waiting(queue) {
   if (!queue.items.length) return [summary];
   const rows = queue.items.map((q) => [q.number ?? '', q.document, q.tcrCode ?? '', q.issuedAt,
     el('span', { class: q.nearLegalLimit ? 'bad' : '' }, String(q.ageHours ?? ''), q.nearLegalLimit ? ` · ${t('cis.nearLimit')}` : ''),
+    el('span', { class: q.nearLegalLimit ? 'bad' : '', 'data-deadline': q.queueId }, q.deadline ?? ''),
     String(q.attempts), q.lastError ?? '']);
   return [summary, table([t('cis.number'), t('cis.document'), t('cis.tcr'), t('cis.issued'), t('cis.age'),
-    t('cis.attempts'), t('cis.lastError')], rows, [4, 5])];
+    t('cis.deadline'), t('cis.attempts'), t('cis.lastError')], rows, [4, 6])];
 }
 
-function refused(queue) {
+// What the CIS refused, with its reason; the owner sends one again once its cause is corrected
+// (a number held for its POS's retry is the POS's to send).
+function refused(queue, section, ctx) {
   if (!queue.refused.length) return el('p', {}, t('cis.none'));
-  return table([t('cis.number'), t('cis.document'), t('cis.issued'), t('cis.reason')],
-    queue.refused.map((r) => [r.number ?? '', r.document, r.issuedAt ?? '', el('span', { class: 'bad' }, r.reason)]));
+  const again = (r) => el('button', {
+    type: 'button', class: 'small', 'data-resend': r.queueId,
+    'aria-label': `${t('cis.resend')} ${r.number ?? r.document}`,
+    onclick: async (event) => {
+      event.target.disabled = true;
+      const answer = await api(`/api/v1/owner/queue/${r.queueId}/resend`, { method: 'POST', body: {} });
+      ctx.setStatus(answer.ok ? t('cis.resent') : answer.message, answer.ok ? 'ok' : 'error');
+      render(section, ctx);
+    },
+  }, t('cis.resend'));
+  const owner = ctx.allowed('owner');
+  return table([t('cis.number'), t('cis.document'), t('cis.issued'), t('cis.reason'), owner ? t('cis.action') : null].filter(Boolean),
+    queue.refused.map((r) => [r.number ?? '', r.document, r.issuedAt ?? '', el('span', { class: 'bad' }, r.reason),
+      owner ? (r.numberHeld ? t('cis.held') : again(r)) : null].filter((c) => c !== null)));
 }
 
-export async function render(section) {
+export async function render(section, ctx) {
   const [account, queue] = await Promise.all([api('/api/v1/account'), api('/api/v1/owner/queue')]);
   const failed = [account, queue].find((a) => !a.ok);
   if (failed) {
@@ -57,6 +72,7 @@ export async function render(section) {
     el('div', { class: 'cards' }, connection(account.data), certificate(account.data)),
     ...waiting(queue.data),
     el('h3', {}, t('cis.refused')),
-    refused(queue.data),
+    el('p', { class: 'small' }, t('cis.resendHelp')),
+    refused(queue.data, section, ctx),
   );
 }

@@ -18,10 +18,12 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 // A table from headings and rows of cells (strings or elements); `numeric` marks right-aligned
-// columns by index.
+// columns by index. Its box scrolls sideways on a phone, so it takes the keyboard's focus (the
+// arrows scroll it) and is named by its headings.
 export function table(headings, rows, numeric = []) {
   const cls = (i) => (numeric.includes(i) ? 'num' : null);
-  return el('div', { class: 'scroll' },
+  const name = headings.filter((h) => typeof h === 'string' && h).join(', ');
+  return el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': name || null },
     el('table', {},
       el('thead', {}, el('tr', {}, headings.map((h, i) => el('th', { scope: 'col', class: cls(i) }, h)))),
       el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => el('td', { class: cls(i) }, c)))))));

@@ -4,6 +4,7 @@
 import { api, apiFile } from './api.js';
 import { method, t } from './i18n.js';
 import { download, el, money, table } from './format.js';
+import { onSubmit } from './form.js';
 
 const PAGE = 20;
 const filters = { query: '', type: '', fromDate: '', toDate: '', offset: 0 };
@@ -46,6 +47,46 @@ async function showPdf(id, format, holder, ctx) {
     el('p', {}, el('a', { href: url, target: '_blank', rel: 'noopener', id: `pdf-${format}-link` }, t('inv.openPdf')),
       ' · ', el('button', { type: 'button', onclick: () => download(answer.blob, `invoice-${id}-${format}.pdf`) }, 'PDF ↓')),
     el('iframe', { src: url, title: `${t('inv.details')} ${id} (${format})`, class: `pdf ${format}` }));
+}
+
+// The chosen quantities of a cash invoice's lines, as the cancellation's `lines`; each input is
+// given the API's key of its line (`lines.N.quantity`) so a refusal lands beside it.
+function chosenLines(form, inv) {
+  const lines = [];
+  for (const input of form.querySelectorAll('input[data-line]')) {
+    input.removeAttribute('data-field');
+    const quantity = input.value.trim().replace(',', '.');
+    if (quantity === '' || Number(quantity) === 0) continue;
+    const l = inv.lines[Number(input.dataset.line)];
+    input.dataset.field = `lines.${lines.length}.quantity`;
+    lines.push({ product_name: l.product_name, product_code: l.product_code, quantity });
+  }
+  return lines;
+}
+
+// Part of a cash invoice given back: a quantity per line, confirmed before anything is sent.
+function partialForm(inv, section, ctx) {
+  const rows = (inv.lines || []).map((l, i) => [l.product_name, String(l.quantity),
+    el('span', {},
+      el('label', { for: `cancel-q-${i}`, class: 'sr-only' }, `${t('inv.cancelQuantity')}: ${l.product_name}`),
+      el('input', { id: `cancel-q-${i}`, 'data-line': i, inputmode: 'decimal', autocomplete: 'off', class: 'qty', 'aria-describedby': `cancel-q-${i}-error` }),
+      el('p', { id: `cancel-q-${i}-error`, class: 'field-error' }))]);
+  const form = el('form', { id: 'partial-cancel', novalidate: true },
+    el('h3', {}, t('inv.partial')),
+    table([t('inv.product'), t('inv.quantity'), t('inv.cancelQuantity')], rows, [1]),
+    el('p', { class: 'buttons' }, el('button', { type: 'submit', class: 'danger' }, t('inv.cancelChosen'))));
+  onSubmit(form, async () => {
+    const lines = chosenLines(form, inv);
+    if (!lines.length) return { ok: false, fields: {}, body: { message: t('inv.chooseLines') } };
+    if (!window.confirm(t('inv.partialAsk'))) return { ok: true, skipped: true };
+    return api(`/api/v1/invoice/cancel/${inv.id}`, { method: 'POST', body: { lines } });
+  }, async (answer) => {
+    if (answer.skipped) return;
+    ctx.closeDialog();
+    ctx.setStatus(`${t('inv.cancelled')} ${answer.data?.invoice?.number ?? ''}`, 'ok');
+    render(section, ctx);
+  });
+  return form;
 }
 
 function confirmCancel(invoice, section, ctx) {
@@ -91,6 +132,7 @@ async function details(id, section, ctx) {
       el('dt', {}, t('inv.iic')), el('dd', { class: 'code' }, inv.iic),
       el('dt', {}, t('inv.fic')), el('dd', { class: 'code' }, inv.fic ?? t('inv.pending'))),
     el('h3', {}, t('inv.lines')), lines,
+    inv.type === 'CASH' && !inv.original_invoice_id ? partialForm(inv, section, ctx) : null,
     el('p', { class: 'buttons' },
       el('button', { type: 'button', id: 'pdf-a4', onclick: () => showPdf(inv.id, 'a4', pdf, ctx) }, t('inv.a4')),
       el('button', { type: 'button', id: 'pdf-receipt', onclick: () => showPdf(inv.id, 'receipt', pdf, ctx) }, t('inv.receipt')),

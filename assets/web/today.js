@@ -2,9 +2,10 @@
 // actions of the signed-in user's own till (open, deposit, withdraw, close with the count). At a
 // chain's head office: every shop's day side by side.
 
-import { api } from './api.js';
+import { api, apiFile } from './api.js';
 import { method, t } from './i18n.js';
-import { centsText, el, formatCents, money, table, toCents } from './format.js';
+import { centsText, download, el, formatCents, money, table, toCents } from './format.js';
+import { field, onSubmit } from './form.js';
 
 function dayText(day) {
   const state = t(`day.${day.state}`);
@@ -28,30 +29,110 @@ function salesTable(today) {
   return table([t('today.till'), t('today.receipts'), ...methods.map(method), t('today.total')], rows, numeric);
 }
 
-function tillsTable(today) {
+function tillsTable(today, ctx) {
   const rows = today.tills.map((till) => [
     el('span', {}, `${till.name} (${till.fiscal_tcr_code})`, till.mine ? el('em', {}, ` · ${t('today.mine')}`) : null),
     el('span', { class: `day ${till.day.state}`, 'data-tcr': till.fiscal_tcr_code }, dayText(till.day)),
     money(till.balance),
+    till.day.state === 'not_opened' ? '' : el('button', {
+      type: 'button', class: 'small', 'data-x-report': till.fiscal_tcr_code,
+      'aria-label': `${t(till.day.state === 'open' ? 'day.xReport' : 'day.zReport')} ${till.name}`,
+      onclick: () => dayReport(till, ctx),
+    }, t(till.day.state === 'open' ? 'day.xReport' : 'day.zReport')),
   ]);
-  return table([t('today.till'), t('today.day'), t('today.balance')], rows, [2]);
+  return table([t('today.till'), t('today.day'), t('today.balance'), t('day.report')], rows, [2]);
 }
 
-// A form of one amount (and optionally a description) that posts to a cash-register route.
-function amountForm(id, label, button, withDescription, submit) {
-  const amount = el('input', { id: `${id}-amount`, name: 'amount', inputmode: 'decimal', autocomplete: 'off', required: true });
-  const description = withDescription
-    ? el('input', { id: `${id}-description`, name: 'description', maxlength: 255, autocomplete: 'off' })
-    : null;
-  const form = el('form', { id: `${id}-form`, class: 'inline' },
-    el('label', { for: `${id}-amount` }, label), amount,
-    description ? el('label', { for: `${id}-description` }, t('day.description')) : null, description,
+// The day of a till as the closing report has it: the X report of an open day (its figures so
+// far), the Z report of a closed one; with its PDFs.
+async function dayReport(till, ctx) {
+  const day = till.day.business_day;
+  const answer = await api('/api/v1/reports/cash-register/closing', { query: { from: day, to: day, tcr: till.fiscal_tcr_code } });
+  if (!answer.ok) {
+    ctx.setStatus(answer.message, 'error');
+    return;
+  }
+  const item = answer.data.items[answer.data.items.length - 1];
+  if (!item) {
+    ctx.setStatus(t('rep.empty'), 'info');
+    return;
+  }
+  const open = item.status === 'open';
+  const expected = open ? till.day.expected : item.expected;
+  const rows = [
+    [t('day.opening'), money(item.opening)],
+    [t('day.cashSales'), money(item.cash_sales)],
+    [t('day.deposits'), money(item.deposits)],
+    [t('day.withdrawals'), money(item.withdrawals)],
+    [t('day.expected'), el('strong', { id: 'report-expected' }, money(expected))],
+  ];
+  if (!open) {
+    rows.push([t('day.counted'), money(item.counted)],
+      [t('day.difference'), el('strong', { id: 'report-difference' }, money(item.difference))],
+      [t('day.withdrawnAtClose'), money(item.withdrawn)]);
+  }
+  ctx.openDialog(`${t(open ? 'day.xReport' : 'day.zReport')} · ${till.name} (${till.fiscal_tcr_code}) · ${item.business_day}`,
+    table(['', t('day.amount')], rows, [1]), dayPdfs({ fiscal_tcr_code: till.fiscal_tcr_code, business_day: item.business_day }, ctx));
+}
+
+// The day's report as PDF, A4 or 80 mm, shown in the page and downloadable.
+function dayPdfs(day, ctx) {
+  const holder = el('div', { class: 'pdf-holder' });
+  const show = async (paper) => {
+    const query = { from: day.business_day, to: day.business_day, tcr: day.fiscal_tcr_code, paper };
+    const pdf = await apiFile('/api/v1/reports/cash-register/closing/pdf', query, 'application/pdf');
+    if (!pdf.ok) {
+      ctx.setStatus(pdf.message, 'error');
+      return;
+    }
+    const url = URL.createObjectURL(pdf.blob);
+    const name = `arka-${day.fiscal_tcr_code}-${day.business_day}-${paper}.pdf`;
+    holder.replaceChildren(
+      el('p', {}, el('button', { type: 'button', onclick: () => download(pdf.blob, name) }, `PDF ↓ ${name}`)),
+      el('iframe', { src: url, title: name, class: `pdf ${paper} day-pdf` }));
+  };
+  return el('div', {},
+    el('p', { class: 'buttons' },
+      el('button', { type: 'button', id: 'day-pdf-a4', onclick: () => show('a4') }, t('inv.a4')),
+      el('button', { type: 'button', id: 'day-pdf-receipt', onclick: () => show('receipt') }, t('inv.receipt'))),
+    holder);
+}
+
+// A form of one amount (and optionally a reason) that posts to a cash-register route; the API's
+// refusals go beside the field they name. `extra` goes between the fields and the button.
+function amountForm(id, label, button, withReason, submit, extra = null) {
+  const form = el('form', { id: `${id}-form`, class: 'inline', novalidate: true },
+    field(`${id}-amount`, 'amount', label, { inputmode: 'decimal', autocomplete: 'off', required: true }),
+    withReason ? field(`${id}-description`, 'description', t('day.reason'), { maxlength: 255, autocomplete: 'off', required: true }) : null,
+    extra,
     el('button', { type: 'submit' }, button));
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    submit(amount.value, description ? description.value : undefined);
-  });
+  onSubmit(form, () => submit(form.querySelector(`#${id}-amount`).value,
+    withReason ? form.querySelector(`#${id}-description`).value.trim() : undefined), () => {});
   return form;
+}
+
+// Lek notes and coins: counting the drawer by denomination fills the counted amount.
+const NOTES = [5000, 2000, 1000, 500, 200];
+const COINS = [100, 50, 20, 10, 5, 1];
+
+function denominations(target) {
+  const inputs = [];
+  const row = (value, kind) => {
+    const input = el('input', { id: `den-${value}`, type: 'number', min: '0', step: '1', inputmode: 'numeric', class: 'count', 'data-value': value });
+    inputs.push(input);
+    return el('div', { class: 'field' }, el('label', { for: `den-${value}` }, `${value} L (${t(kind)})`), input);
+  };
+  const total = el('output', { id: 'den-total', for: inputs.map((i) => i.id).join(' ') }, '0.00');
+  const box = el('details', { class: 'denominations', id: 'denominations' },
+    el('summary', {}, t('day.byDenomination')),
+    el('div', { class: 'den-grid' }, NOTES.map((v) => row(v, 'day.note')), COINS.map((v) => row(v, 'day.coin'))),
+    el('p', {}, `${t('today.total')}: `, total, ' ALL'));
+  box.addEventListener('input', () => {
+    const lek = inputs.reduce((sum, i) => sum + Number(i.dataset.value) * Math.max(0, Math.floor(Number(i.value) || 0)), 0);
+    total.textContent = formatCents(lek * 100);
+    document.getElementById(target).value = centsText(lek * 100);
+  });
+  return box;
 }
 
 function closingFigures(summary) {
@@ -68,54 +149,48 @@ function closingFigures(summary) {
 }
 
 function actions(till, ctx, refresh) {
+  // A cash action: the API's answer (a refusal stays in the form), the page refreshed when done.
   const post = async (path, body, done) => {
     const answer = await api(path, { method: 'POST', body });
-    if (!answer.ok) {
-      ctx.setStatus(answer.message, 'error');
-      return null;
+    if (answer.ok) {
+      const pending = answer.data?.fiscal_status === 'PENDING' ? ` (${t('day.pending')})` : '';
+      ctx.setStatus(`${t(done)}${pending}`, 'ok');
+      await refresh();
     }
-    const pending = answer.data?.fiscal_status === 'PENDING' ? ` (${t('day.pending')})` : '';
-    ctx.setStatus(`${t(done)}${pending}`, 'ok');
-    await refresh();
-    return answer.data;
+    return answer;
   };
-  const amountOf = (text) => {
-    const cents = toCents(text);
-    if (cents === null) ctx.setStatus(`${t('day.amount')}: ${text}`, 'error');
-    return cents === null ? null : centsText(cents);
+  const notAmount = { ok: false, fields: { amount: t('day.notAmount') }, body: {} };
+  const noReason = { ok: false, fields: { description: t('day.reasonNeeded') }, body: {} };
+  const cash = (path, done) => (a, description) => {
+    const cents = toCents(a);
+    if (cents === null) return notAmount;
+    if (description === '') return noReason;
+    return post(path, { amount: centsText(cents), description }, done);
   };
   const forms = [];
-  if (till.day.state !== 'open') {
-    forms.push(amountForm('open', t('day.openAmount'), t('day.openDay'), false, (a) => {
-      const amount = amountOf(a);
-      if (amount !== null) post('/api/v1/cash-register/open-balance', { amount }, 'day.opened');
-    }));
+  // A day a sale opened by itself (with nothing in the drawer) still takes its float.
+  if (till.day.state !== 'open' || till.day.opened_automatically) {
+    forms.push(amountForm('open', t('day.openAmount'), t('day.openDay'), false, cash('/api/v1/cash-register/open-balance', 'day.opened')));
   }
-  forms.push(amountForm('deposit', t('day.amount'), t('day.deposit'), true, (a, description) => {
-    const amount = amountOf(a);
-    if (amount !== null) post('/api/v1/cash-register/deposit', { amount, description }, 'day.deposited');
-  }));
-  forms.push(amountForm('withdraw', t('day.amount'), t('day.withdraw'), true, (a, description) => {
-    const amount = amountOf(a);
-    if (amount !== null) post('/api/v1/cash-register/withdraw', { amount, description }, 'day.withdrawn');
-  }));
+  forms.push(amountForm('deposit', t('day.amount'), t('day.deposit'), true, cash('/api/v1/cash-register/deposit', 'day.deposited')));
+  forms.push(amountForm('withdraw', t('day.amount'), t('day.withdraw'), true, cash('/api/v1/cash-register/withdraw', 'day.withdrawn')));
   if (till.day.state === 'open') {
     forms.push(amountForm('close', t('day.counted'), t('day.closeDay'), false, (a) => {
       const counted = toCents(a);
       const expected = toCents(till.day.expected);
-      if (counted === null || expected === null) {
-        ctx.setStatus(`${t('day.counted')}: ${a}`, 'error');
-        return;
-      }
+      if (counted === null || expected === null) return notAmount;
       // Shown before anything is sent: the owner confirms the count against what is expected.
       const confirm = el('button', { id: 'confirm-close', type: 'button', class: 'primary' }, t('confirm'));
       const back = el('button', { type: 'button' }, t('cancel'));
       back.addEventListener('click', () => ctx.closeDialog());
       confirm.addEventListener('click', async () => {
         confirm.disabled = true;
-        const summary = await post('/api/v1/cash-register/close-balance', { counted: centsText(counted) }, 'day.closedDone');
-        if (summary) ctx.openDialog(t('day.closedDone'), closingFigures(summary));
-        else ctx.closeDialog();
+        const closed = await post('/api/v1/cash-register/close-balance', { counted: centsText(counted) }, 'day.closedDone');
+        if (closed.ok) ctx.openDialog(t('day.closedDone'), closingFigures(closed.data), dayPdfs(closed.data, ctx));
+        else {
+          ctx.closeDialog();
+          ctx.setStatus(closed.message, 'error');
+        }
       });
       const difference = counted - expected;
       ctx.openDialog(t('day.closeTitle'),
@@ -126,7 +201,8 @@ function actions(till, ctx, refresh) {
         ], [1]),
         el('p', { class: 'buttons' }, confirm, back));
       confirm.focus();
-    }));
+      return { ok: true };
+    }, denominations('close-amount')));
   }
   return forms;
 }
@@ -212,7 +288,7 @@ export async function render(section, ctx) {
     el('h3', {}, t('today.byTill')),
     salesTable(today),
     el('h3', {}, t('today.cash')),
-    tillsTable(today),
+    tillsTable(today, ctx),
     el('h3', {}, t('day.actions')),
     mine
       ? el('div', { class: 'card', id: 'till-actions' },

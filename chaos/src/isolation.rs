@@ -604,7 +604,7 @@ fn beyond_the_cashier(a: &Shop, other_sale: i64) -> Vec<Beyond> {
             format!("/api/v1/reports/sales-summary?from={today}&to={today}"),
             Value::Null,
         ),
-        ("the owner's page", "GET", "/api/v1/owner/today".into(), Value::Null),
+        ("the CIS queue of every till", "GET", "/api/v1/owner/queue".into(), Value::Null),
         ("another till's sale", "GET", format!("/api/v1/invoice/{other_sale}/details"), Value::Null),
         ("another till's receipt", "GET", format!("/api/v1/invoice/print/{other_sale}"), Value::Null),
         ("another till's sale by internalId", "POST", "/api/v2/invoice/details/a-till-2".into(), json!({})),

@@ -3,6 +3,7 @@
 pub mod ai;
 mod audit;
 pub mod auth;
+pub mod backups;
 mod callers;
 mod cash_register;
 mod clients;
@@ -188,6 +189,7 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/client/search", g.search(get(clients::search)))
         .route("/api/v1/products", g.general(get(products::list).post(products::create)))
         .route("/api/v1/products/{id}", g.general(put(products::update)))
+        .route("/api/v1/products/import", g.general(post(products::import)))
         .route("/api/v1/products/{id}/details", g.general(get(products::details)))
         .route(
             "/api/v1/product/categories",
@@ -263,11 +265,10 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/reports/by-tcr", g.reports(get(reports::by_tcr)))
         .route("/api/v1/reports/cash-register", g.reports(get(reports::cash_register)))
         .route("/api/v1/reports/cash-register/closing", g.reports(get(reports::closing)))
+        .route("/api/v1/reports/cash-register/closing/pdf", g.reports(get(reports::closing_pdf)))
         .route("/api/v1/reports/reversals", g.reports(get(reports::reversals)))
         .route("/api/v1/reports/wtn", g.reports(get(reports::wtn)))
         .route("/api/v1/dashboard/summary", g.reports(get(reports::dashboard)))
-        .route("/api/v1/owner/today", g.general(get(owner::today)))
-        .route("/api/v1/owner/queue", g.general(get(owner::queue)))
         // Currencies, exchange rates and the AI proxy: in no group of the spec's own
         .route("/api/v1/currencies", g.general(get(currencies::currencies)))
         .route("/api/v1/currencies/{code}", g.general(put(currencies::set_currency)))
@@ -279,6 +280,19 @@ fn routes(state: &AppState) -> Router<AppState> {
         )
         .route("/api/v1/ai/chat/completions", g.general(post(ai::chat_completions)))
         .merge(people_routes(state))
+        .merge(owner_routes(state))
+}
+
+/// Arka's own routes for the owner's page (docs "The owner's page"): the day, the queue and the
+/// re-send of a refused document, the box's backups.
+fn owner_routes(state: &AppState) -> Router<AppState> {
+    let g = Budgets(state);
+    Router::new()
+        .route("/api/v1/owner/today", g.general(get(owner::today)))
+        .route("/api/v1/owner/queue", g.general(get(owner::queue)))
+        .route("/api/v1/owner/queue/{queueId}/resend", g.general(post(owner::resend)))
+        .route("/api/v1/owner/backup", g.general(get(backups::status).post(backups::take)))
+        .route("/api/v1/owner/backup/{file}", g.general(get(backups::download)))
 }
 
 /// Arka's own routes for people, beside the spec's: the first start's wizard (docs "First

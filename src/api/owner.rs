@@ -1,5 +1,6 @@
-//! The owner's routes: what the owner's page needs that no route of the spec gives. Read only,
-//! for the caller's company, with any user token of it.
+//! The owner's routes: what the owner's page needs that no route of the spec gives, for the
+//! caller's company: the day and the queue (any user of it), and the re-send of a document the
+//! CIS refused (the owner).
 
 use std::collections::BTreeMap;
 
@@ -177,6 +178,8 @@ struct WaitingView {
     attempts: i64,
     /// Why the last try did not get through.
     last_error: Option<String>,
+    /// When the 48 hours of late delivery end: the document's IssueDateTime plus the legal limit.
+    deadline: Option<String>,
 }
 
 fn waiting_view(q: &Queued, now: chrono::DateTime<chrono::Utc>) -> WaitingView {
@@ -191,6 +194,8 @@ fn waiting_view(q: &Queued, now: chrono::DateTime<chrono::Utc>) -> WaitingView {
         near_legal_limit: age.is_some_and(|h| h >= WARN_AFTER_HOURS),
         attempts: q.attempts,
         last_error: q.last_error.clone(),
+        deadline: parse_stored(&q.issued_at)
+            .map(|t| local_text(t + chrono::Duration::hours(LEGAL_LIMIT_HOURS))),
     }
 }
 
@@ -260,4 +265,21 @@ pub async fn queue(
         items: found.oldest_first.iter().map(|q| waiting_view(q, now)).collect(),
         refused: summary.refused.iter().map(RefusedView::of).collect(),
     })
+}
+
+/// `POST /api/v1/owner/queue/{queueId}/resend`: the owner sends a document the CIS refused
+/// again, once its cause is corrected; it waits for the CIS as a late delivery and the queue sends
+/// it within a second. 404 when the company has no refused document with this id.
+pub async fn resend(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    super::extract::PathId(queue_id): super::extract::PathId,
+) -> ApiResult {
+    if !state.services.resend_refused(&caller, queue_id).await? {
+        return Err(ApiError::status(
+            axum::http::StatusCode::NOT_FOUND,
+            "The company has no document the CIS refused with this queue id.",
+        ));
+    }
+    ok(serde_json::json!({"queueId": queue_id, "resent": true}))
 }

@@ -36,6 +36,8 @@ pub struct People {
     /// `--setup-from-box`.
     pub setup_from_box: BoxPeers,
     pub lockout: Arc<Lockout>,
+    /// The page's backups (`backups`).
+    pub backups: super::backups::Backups,
 }
 
 fn cookie(people: &People, value: &str, max_age: Option<u64>) -> Option<HeaderValue> {

@@ -65,6 +65,10 @@ pub enum Scope {
     SetupPass,
     /// The caller's own password.
     OwnAccount,
+    /// The owner of the box's one company: a backup copies every company on the box.
+    TheBox,
+    /// A cashier sees their own till; a manager or an owner every till.
+    OwnTillOrAll,
 }
 
 impl Scope {
@@ -82,6 +86,8 @@ impl Scope {
             Scope::WoltSignature => "Wolt's signature",
             Scope::SetupPass => "the setup code, or a request from the box itself",
             Scope::OwnAccount => "the caller's own password",
+            Scope::OwnTillOrAll => "a cashier: their own till; a manager or an owner: every till",
+            Scope::TheBox => "the owner of the box's one company (a backup holds every company)",
         }
     }
 }
@@ -106,8 +112,8 @@ const fn rule(method: &'static str, path: &'static str, access: Access, scope: S
 }
 
 use Scope::{
-    Company, MarketplaceRight, OwnAccount, OwnDocuments, OwnSalesOfTheDay, OwnTill, OwnTillReport, OwnToken,
-    SetupPass, Users, WoltSignature,
+    Company, MarketplaceRight, OwnAccount, OwnDocuments, OwnSalesOfTheDay, OwnTill, OwnTillOrAll,
+    OwnTillReport, OwnToken, SetupPass, TheBox, Users, WoltSignature,
 };
 
 /// Every operation of `assets/openapi.yaml`, in the document's order of groups.
@@ -166,6 +172,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/product/categories", CASHIER, Company),
     rule("POST", "/api/v1/product/categories", MANAGER, Company),
     rule("PUT", "/api/v1/product/categories/{id}", MANAGER, Company),
+    rule("POST", "/api/v1/products/import", MANAGER, Company),
     // Invoices
     rule("POST", "/api/v1/invoice/cash", CASHIER, OwnTill),
     rule("POST", "/api/v2/invoice/cash", CASHIER, OwnTill),
@@ -235,8 +242,12 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/web/{version}/{name}", PUBLIC, Company),
     rule("GET", "/docs", PUBLIC, Company),
     rule("GET", "/docs/{path}", PUBLIC, Company),
-    rule("GET", "/api/v1/owner/today", MANAGER, Company),
+    rule("GET", "/api/v1/owner/today", CASHIER, OwnTillOrAll),
     rule("GET", "/api/v1/owner/queue", MANAGER, Company),
+    rule("POST", "/api/v1/owner/queue/{queueId}/resend", OWNER, Company),
+    rule("GET", "/api/v1/owner/backup", OWNER, TheBox),
+    rule("POST", "/api/v1/owner/backup", OWNER, TheBox),
+    rule("GET", "/api/v1/owner/backup/{file}", OWNER, TheBox),
     // Warehouse transfer notes and stock
     rule("POST", "/api/v1/invoice/wtn", CASHIER, Company),
     rule("GET", "/api/v1/invoice/wtn", CASHIER, OwnDocuments),
@@ -265,6 +276,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/reports/by-tcr", MANAGER, Company),
     rule("GET", "/api/v1/reports/cash-register", MANAGER, Company),
     rule("GET", "/api/v1/reports/cash-register/closing", CASHIER, OwnTillReport),
+    rule("GET", "/api/v1/reports/cash-register/closing/pdf", CASHIER, OwnTillReport),
     rule("GET", "/api/v1/reports/reversals", MANAGER, Company),
     rule("GET", "/api/v1/dashboard/summary", MANAGER, Company),
 ];
@@ -419,7 +431,11 @@ mod tests {
             let refuses = matches!(rule.access, Access::User(r) if r > Role::Cashier)
                 || !matches!(
                     rule.scope,
-                    Scope::Company | Scope::OwnTill | Scope::OwnToken | Scope::WoltSignature
+                    Scope::Company
+                        | Scope::OwnTill
+                        | Scope::OwnTillOrAll
+                        | Scope::OwnToken
+                        | Scope::WoltSignature
                 );
             if refuses {
                 assert!(operation["responses"].get("403").is_some(), "{method} {path} lists its 403");

@@ -209,3 +209,46 @@ pub async fn update_category(
     let category = state.services.save_category(&caller, Some(id), b.into()).await?;
     ok(json!({"category": category_json(&category)}))
 }
+
+#[derive(Deserialize)]
+pub struct ImportQuery {
+    apply: Option<String>,
+}
+
+/// `POST /api/v1/products/import`: a CSV file of products (the body, UTF-8), matched by `code`.
+/// Without `apply=true` it only checks the file and says what each line would do (a preview);
+/// with it every line is written in one transaction. A bad line is a 422 naming
+/// `line.<n>.<column>`, and nothing is written until every line is right. The owner (or a
+/// manager) only.
+pub async fn import(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Query(q): Query<ImportQuery>,
+    body: axum::body::Bytes,
+) -> ApiResult {
+    let apply = match q.apply.as_deref().map(str::trim) {
+        None | Some("") | Some("false") | Some("0") => false,
+        Some("true") | Some("1") => true,
+        Some(_) => return Err(ApiError::field("apply", "The apply must be true or false.")),
+    };
+    let text = std::str::from_utf8(&body)
+        .map_err(|_| ApiError::field("file", "The file must be UTF-8 text (save it as CSV UTF-8)."))?;
+    let rows = crate::domain::product_import::parse(text).map_err(ApiError::Validation)?;
+    let plans = state.services.import_products(&caller, rows, apply).await?;
+    let creates = plans.iter().filter(|p| p.id.is_none()).count();
+    let rows: Vec<Value> = plans
+        .iter()
+        .map(|p| {
+            json!({
+                "line": p.line,
+                "action": if p.id.is_some() { "update" } else { "create" },
+                "id": p.id,
+                "code": p.product.code,
+                "name": p.product.name,
+                "last_price": amount(p.product.last_price),
+                "vat_rate": p.product.vat_rate,
+            })
+        })
+        .collect();
+    ok(json!({"applied": apply, "creates": creates, "updates": plans.len() - creates, "rows": rows}))
+}

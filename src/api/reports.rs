@@ -42,6 +42,8 @@ pub struct ReportParams {
     format: Option<String>,
     documents: Option<String>,
     date: Option<String>,
+    /// The closing report's PDF: `a4` (the default) or `receipt` (80 mm).
+    paper: Option<String>,
 }
 
 /// JSON, or CSV for a spreadsheet.
@@ -739,6 +741,58 @@ pub async fn closing(State(state): State<AppState>, call: ReportCall) -> ApiResu
     let (limit, offset) = (call.request.limit, call.request.offset);
     let report = state.services.closing_report(&call.caller, call.query(), limit, offset).await;
     call.answer("cash-register-closing", report)
+}
+
+/// `GET /api/v1/reports/cash-register/closing/pdf`: the closing report's days as a PDF to print,
+/// `paper=a4` (the default) or `receipt` (80 mm): the Z report of a closed day, the X report of
+/// a day still open (its figures so far). The same query as the JSON report; no day is a 404.
+pub async fn closing_pdf(State(state): State<AppState>, call: ReportCall) -> ApiResult {
+    let layout = match call.params.paper.as_deref().map(str::trim) {
+        None | Some("") | Some("a4") => crate::print::Layout::A4,
+        Some("receipt") => crate::print::Layout::Receipt80mm,
+        Some(_) => return Err(ApiError::field("paper", "The paper must be a4 or receipt.")),
+    };
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let report = state.services.closing_report(&call.caller, call.query(), limit, offset).await?;
+    if report.items.is_empty() {
+        return Err(ApiError::status(StatusCode::NOT_FOUND, "No day of a till in this period."));
+    }
+    let period = call.request.query.period;
+    let company = &call.caller.company;
+    let heading =
+        [format!("{} · NUIS {}", company.name, company.nuis), format!("{} - {}", period.from, period.to)];
+    let days: Vec<_> = report.items.iter().map(day_report).collect();
+    let pdf = crate::print::render_days("Arka · X / Z", &heading, &days, layout).map_err(|e| {
+        tracing::error!(cause = %e, "a closing report could not be printed");
+        ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
+    })?;
+    let filename = format!("arka-closing-{}-{}.pdf", period.from, period.to);
+    Ok(super::invoices::pdf_answer(&filename, pdf))
+}
+
+/// A day of the closing report as printed, its labels in Albanian and English.
+fn day_report(c: &crate::services::reports::Closing) -> crate::print::DayReport {
+    let open = c.status == "open";
+    let kind = if open { "Raporti X / X report" } else { "Raporti Z / Z report" };
+    let mut rows = vec![
+        ("Hapja / Opening".to_string(), Some(c.opening)),
+        ("Shitjet me para / Cash sales".to_string(), Some(c.cash_sales)),
+        ("Futjet / Deposits".to_string(), Some(c.deposits)),
+        ("Nxjerrjet / Withdrawals".to_string(), Some(c.withdrawals)),
+    ];
+    if !open {
+        rows.extend([
+            ("Pritet / Expected".to_string(), c.expected),
+            ("Numëruar / Counted".to_string(), c.counted),
+            ("Diferenca / Difference".to_string(), c.difference),
+            ("Nxjerrë në mbyllje / Withdrawn at closing".to_string(), Some(c.withdrawn)),
+        ]);
+    }
+    let closed = c.closed_at.as_deref().map(|at| format!(", {at}")).unwrap_or_default();
+    crate::print::DayReport {
+        title: format!("{kind} · {} · {} ({}{closed})", c.tcr_code, c.business_day, c.opened_at),
+        rows,
+    }
 }
 
 /// `GET /api/v1/reports/reversals` (the spec's shape).

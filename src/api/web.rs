@@ -52,6 +52,11 @@ pub const ASSETS: &[Asset] = &[
     asset!("style.css", "text/css; charset=utf-8"),
     asset!("app.js", "text/javascript; charset=utf-8"),
     asset!("api.js", "text/javascript; charset=utf-8"),
+    asset!("form.js", "text/javascript; charset=utf-8"),
+    asset!("signin.js", "text/javascript; charset=utf-8"),
+    asset!("setup.js", "text/javascript; charset=utf-8"),
+    asset!("products.js", "text/javascript; charset=utf-8"),
+    asset!("admin.js", "text/javascript; charset=utf-8"),
     asset!("i18n.js", "text/javascript; charset=utf-8"),
     asset!("format.js", "text/javascript; charset=utf-8"),
     asset!("today.js", "text/javascript; charset=utf-8"),
@@ -59,6 +64,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("invoices.js", "text/javascript; charset=utf-8"),
     asset!("reports.js", "text/javascript; charset=utf-8"),
     asset!("chart.js", "text/javascript; charset=utf-8"),
+    asset!("audit.js", "text/javascript; charset=utf-8"),
 ];
 
 pub const INDEX_HTML: &str = include_str!("../../assets/web/index.html");

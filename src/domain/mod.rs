@@ -16,6 +16,7 @@ pub mod money;
 pub mod numbering;
 pub mod payments;
 pub mod product;
+pub mod product_import;
 pub mod report;
 pub mod role;
 pub mod sales_day;

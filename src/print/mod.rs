@@ -12,6 +12,7 @@
 
 mod a4;
 mod canvas;
+mod day;
 mod format;
 mod labels;
 mod qr;
@@ -21,6 +22,8 @@ mod winansi;
 mod wtn;
 
 use rust_decimal::Decimal;
+
+pub use day::{DayReport, render_days};
 
 pub use labels::WTN as WTN_TITLE;
 

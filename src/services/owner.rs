@@ -8,7 +8,9 @@ use rust_decimal::Decimal;
 use super::cash_register::{balance_at, day_figures};
 use super::queue::{QueueSummary, summarize};
 use super::{Result, Services};
+use crate::domain::audit::Action;
 use crate::domain::cash_register::DayFigures;
+use crate::domain::role::Role;
 use crate::domain::sales_day::{self, DaySales};
 use crate::store::accounts::Caller;
 use crate::store::cash_register::{self as cash_db, Day};
@@ -74,16 +76,23 @@ pub fn business_day(now: DateTime<Utc>) -> NaiveDate {
 }
 
 impl Services {
-    /// Today's sales of the caller's company, and every one of its TCRs with its cash and day.
+    /// Today's sales of the caller's company, and every one of its TCRs with its cash and day; a
+    /// cashier's: their own till's alone.
     pub async fn owner_today(&self, caller: &Caller) -> Result<Today> {
         let company_id = caller.company.id;
         let today = business_day(Utc::now());
+        let only = (caller.role() == Role::Cashier).then(|| caller.user.tcr_code.clone().unwrap_or_default());
         let (sales, tills) = self
             .store
             .read(move |conn| {
-                let sales = sales_day::summarize(&sales_on(conn, company_id, &today.to_string())?)?;
+                let mut sold = sales_on(conn, company_id, &today.to_string())?;
+                if let Some(own) = &only {
+                    sold.retain(|sale| sale.tcr_code.as_deref() == Some(own.as_str()));
+                }
+                let sales = sales_day::summarize(&sold)?;
                 let mut tills = Vec::new();
-                for device in devices::of_company(conn, company_id)? {
+                let devices = devices::of_company(conn, company_id)?.into_iter();
+                for device in devices.filter(|d| only.as_ref().is_none_or(|own| &d.tcr_code == own)) {
                     let latest = cash_db::latest_day(conn, company_id, &device.tcr_code)?;
                     let state = day_state(latest.as_ref(), today);
                     let day = match latest {
@@ -113,6 +122,23 @@ impl Services {
         waiting.sort_by(|a, b| a.issued_at.cmp(&b.issued_at).then(a.id.cmp(&b.id)));
         waiting.truncate(limit);
         Ok(WaitingDocuments { summary, oldest_first: waiting })
+    }
+
+    /// The owner's re-send, from the page, of a document of their company the CIS refused, once
+    /// its cause is corrected (as `arka queue resend`). False when the company has no refused
+    /// document with this queue id.
+    pub async fn resend_refused(&self, caller: &Caller, queue_id: i64) -> Result<bool> {
+        let company = caller.company.id;
+        let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let entry = super::audit::by(caller, Action::QueueResend, queue_id);
+        let resent = self
+            .store
+            .write(move |tx| super::queue::resend_in(tx, queue_id, Some(company), &now, |_| entry))
+            .await?;
+        if resent {
+            tracing::info!(queue_id, company, "a refused document waits for the CIS again");
+        }
+        Ok(resent)
     }
 }
 

@@ -330,6 +330,15 @@ impl Services {
         tracing::info!(user = user_id, by = caller.user.id, "password reset; the user's sessions ended");
         Ok(user)
     }
+
+    /// Whether the caller owns the whole box: an owner of its one company. A backup copies the
+    /// box's database, every company in it, so a company's owner on a shared box may not take one.
+    pub async fn owns_the_box(&self, caller: &Caller) -> Result<bool> {
+        if caller.role() != crate::domain::role::Role::Owner {
+            return Ok(false);
+        }
+        Ok(self.store.read(people::company_count).await? == 1)
+    }
 }
 
 #[cfg(test)]

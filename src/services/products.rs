@@ -1,7 +1,8 @@
 //! The product catalog and its categories.
 
 use super::{Error, Result, Services};
-use crate::domain::product::{self, CategoryInput, ProductInput};
+use crate::domain::product::{self, CategoryInput, Product, ProductInput};
+use crate::domain::product_import::{ImportRow, key};
 use crate::domain::validation::FieldErrors;
 use crate::store;
 use crate::store::accounts::Caller;
@@ -29,7 +30,82 @@ fn lost(what: &str) -> Error {
 /// Why a shop in a chain may not change a product its head office sets.
 pub const CENTRAL_PRODUCT: &str = "This product and its price are set by the chain's head office: change it there, and it comes down to every shop on their next sync.";
 
+/// What an import does to one product: `id` None creates it.
+#[derive(Debug, Clone)]
+pub struct ImportPlan {
+    pub line: usize,
+    pub id: Option<i64>,
+    pub product: Product,
+}
+
+/// Every row checked as its own create or update would be (the same rules and messages), each
+/// error keyed by its line; all of them, or the plan when none.
+fn plan_import(conn: &rusqlite::Connection, company_id: i64, rows: &[ImportRow]) -> Result<Vec<ImportPlan>> {
+    let mut errors = FieldErrors::new();
+    let mut plans = Vec::with_capacity(rows.len());
+    for row in rows {
+        let id = db::product_id_by_code(conn, company_id, &row.code)?;
+        if let Some(id) = id
+            && crate::store::hq_outbox::is_central(conn, id)?
+        {
+            // A chain's central product is the head office's to change, in an import too.
+            errors.add(key(row.line, "code"), CENTRAL_PRODUCT);
+            continue;
+        }
+        let stored = match id {
+            Some(id) => db::product(conn, company_id, id)?,
+            None => None,
+        };
+        match product::build(stored.as_ref().map(|s| &s.product), &row.input) {
+            Ok(product) => plans.push(ImportPlan { line: row.line, id, product }),
+            Err(refused) => {
+                for (field, messages) in refused.into_map() {
+                    for message in messages {
+                        errors.add(key(row.line, &field), message);
+                    }
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Error::Invalid(errors));
+    }
+    Ok(plans)
+}
+
 impl Services {
+    /// A product list from a file: `apply` false only checks it and says what it would do;
+    /// true writes every row in one transaction, and nothing when any row is refused.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, rows = rows.len(), apply), err(level = "info"))]
+    pub async fn import_products(
+        &self,
+        caller: &Caller,
+        rows: Vec<ImportRow>,
+        apply: bool,
+    ) -> Result<Vec<ImportPlan>> {
+        let company_id = caller.company.id;
+        if !apply {
+            return self.store.read(move |conn| Ok(plan_import(conn, company_id, &rows))).await?;
+        }
+        self.store
+            .write(move |tx| {
+                let plans = plan_import(tx, company_id, &rows)?;
+                for plan in &plans {
+                    match plan.id {
+                        Some(id) => {
+                            db::update_product(tx, company_id, id, &plan.product)?;
+                        }
+                        None => {
+                            db::insert_product(tx, company_id, &plan.product)?;
+                        }
+                    }
+                }
+                Ok(plans)
+            })
+            .await
+            .map_err(conflict(DUPLICATE_CODE))
+    }
+
     /// The company's products, newest first (`limit` None: all of them), and how many there are.
     pub async fn products(
         &self,

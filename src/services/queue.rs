@@ -174,20 +174,35 @@ pub fn open_items(store: &store::Store) -> store::Result<Vec<Queued>> {
 pub fn resend(store: &store::Store, queue_id: i64) -> store::Result<bool> {
     let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     store.write_blocking(|tx| {
-        let described = fiscal_queue::described(tx, queue_id)?;
-        if !fiscal_queue::resend(tx, queue_id, &now)? {
-            return Ok(false);
-        }
-        if let Some(d) = described {
-            let entry = super::audit::by_cli(Some(d.company_id), Action::QueueResend, queue_id)
-                .before(serde_json::json!({
-                    "status": "rejected",
-                    "faultCode": d.fault_code,
-                    "document": d.document_number,
-                }))
-                .after(serde_json::json!({ "status": "waiting" }));
-            store::audit::append(tx, &entry)?;
-        }
-        Ok(true)
+        resend_in(tx, queue_id, None, &now, |company_id| {
+            super::audit::by_cli(Some(company_id), Action::QueueResend, queue_id)
+        })
     })
+}
+
+/// A refused document waits again, `company`'s only when one is named, and the trail says who
+/// sent it again (`entry` of the document's company), in the same transaction. False when no
+/// refused document has this queue id.
+pub(super) fn resend_in(
+    tx: &rusqlite::Transaction,
+    queue_id: i64,
+    company: Option<i64>,
+    now: &str,
+    entry: impl FnOnce(i64) -> super::audit::Entry,
+) -> store::Result<bool> {
+    let described = fiscal_queue::described(tx, queue_id)?;
+    if !fiscal_queue::resend(tx, queue_id, company, now)? {
+        return Ok(false);
+    }
+    if let Some(d) = described {
+        let entry = entry(d.company_id)
+            .before(serde_json::json!({
+                "status": "rejected",
+                "faultCode": d.fault_code,
+                "document": d.document_number,
+            }))
+            .after(serde_json::json!({ "status": "waiting" }));
+        store::audit::append(tx, &entry)?;
+    }
+    Ok(true)
 }

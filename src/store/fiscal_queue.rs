@@ -318,14 +318,15 @@ pub fn make_due(conn: &Connection, now: &str) -> Result<usize> {
 
 /// The owner's re-send of a document the CIS refused: it waits again, due now, as a late
 /// delivery (TECHNICALERROR when it never had a type: it was refused on its first call).
-/// Returns false when no refused entry has this id.
-pub fn resend(conn: &Connection, id: i64, now: &str) -> Result<bool> {
+/// Returns false when no refused entry has this id (of `company`, when one is named: the page's
+/// owner acts on their own company's documents only; `arka queue` on the box's).
+pub fn resend(conn: &Connection, id: i64, company: Option<i64>, now: &str) -> Result<bool> {
     let changed = conn.execute(
         "UPDATE fiscal_queue SET status = 'waiting', next_attempt_at = :now, fault_code = NULL,
              subseq_deliv_type = COALESCE(subseq_deliv_type, 'TECHNICALERROR'),
              last_error = 'sent again by the owner after: ' || COALESCE(last_error, '')
-         WHERE id = :id AND status = 'rejected'",
-        named_params! {":id": id, ":now": now},
+         WHERE id = :id AND status = 'rejected' AND (:company IS NULL OR company_id = :company)",
+        named_params! {":id": id, ":now": now, ":company": company},
     )?;
     Ok(changed == 1)
 }

@@ -123,6 +123,11 @@ pub fn claimed(conn: &Connection) -> Result<bool> {
     )?)
 }
 
+/// How many companies the box holds (a backup copies all of them).
+pub fn company_count(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("SELECT COUNT(*) FROM companies", [], |r| r.get(0))?)
+}
+
 /// Keeps a new setup code (its hash) in place of any unused one.
 pub fn replace_setup_code(conn: &Connection, code_hash: &str, expires_at: &str) -> Result<()> {
     conn.execute("DELETE FROM setup_codes WHERE used_at IS NULL", [])?;

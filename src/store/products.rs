@@ -253,3 +253,14 @@ pub fn count_products(conn: &Connection, company_id: i64) -> Result<i64> {
         |r| r.get(0),
     )?)
 }
+
+/// The id of the company's product with this code (codes are unique in a company).
+pub fn product_id_by_code(conn: &Connection, company_id: i64, code: &str) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row(
+            "SELECT id FROM products WHERE company_id = :company AND code = :code",
+            named_params! {":company": company_id, ":code": code},
+            |r| r.get(0),
+        )
+        .optional()?)
+}

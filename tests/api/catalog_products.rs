@@ -365,3 +365,70 @@ fn every_product_route_needs_a_token() {
     server.post_json("/api/v1/product/categories", None, &json!({"name": "x"})).assert_unauthenticated();
     server.put_json("/api/v1/product/categories/1", None, &json!({"name": "x"})).assert_unauthenticated();
 }
+
+/// A CSV file of products as the page uploads it: the body, `text/csv`.
+fn import(server: &TestServer, token: &str, apply: bool, csv: &str) -> Reply {
+    let path = format!("/api/v1/products/import?apply={apply}");
+    server.post_raw(&path, Some(token), "text/csv", csv.as_bytes())
+}
+
+fn catalog(server: &TestServer, shop: &Shop) -> Vec<Value> {
+    server.get("/api/v1/products", Some(&shop.owner)).data(200).as_array().unwrap().clone()
+}
+
+#[test]
+fn a_csv_file_is_previewed_then_applied_in_one_go_and_a_bad_line_names_its_line_and_column() {
+    let server = TestServer::start_with(|args| args.limits = "interval.products=1s".parse().unwrap());
+    let partner = server.create_partner("desk");
+    let shop = open_shop(&server, &partner, "L41323036D");
+    let mut body = espresso();
+    body["code"] = json!("K1");
+    server.post_json("/api/v1/products", Some(&shop.owner), &body).data(201);
+
+    // A bad file: every bad line named by its line and column; nothing written, even asked to.
+    let bad = "code;name;last_price;vat_rate\nK1;Kafe;130,00;20\nU1;Ujë;50;25\nB1;;80;6\n";
+    for apply in [false, true] {
+        let refused = import(&server, &shop.owner, apply, bad);
+        assert_eq!(refused.invalid_fields(), ["line.3.vat_rate", "line.4.name"], "{}", refused.text);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let listed = catalog(&server, &shop);
+        assert_eq!((listed.len(), listed[0]["last_price"].clone()), (1, json!(120.5)), "nothing applied");
+    }
+
+    // The preview says what each line would do and writes nothing.
+    let good = "code;name;last_price;vat_rate\nK1;Kafe;130,00;20\nU1;Ujë;50;6\nB1;Birrë;180;20%\n";
+    let preview = import(&server, &shop.owner, false, good).data(200).clone();
+    assert_eq!(
+        (preview["applied"].clone(), preview["creates"].clone(), preview["updates"].clone()),
+        (json!(false), json!(2), json!(1))
+    );
+    assert_eq!(
+        preview["rows"][0],
+        json!({"line": 2, "action": "update", "id": 1, "code": "K1", "name": "Kafe", "last_price": 130.0, "vat_rate": "20"})
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(catalog(&server, &shop).len(), 1, "a preview writes nothing");
+
+    let applied = import(&server, &shop.owner, true, good).data(200).clone();
+    assert_eq!((applied["applied"].clone(), applied["creates"].clone()), (json!(true), json!(2)));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let listed = catalog(&server, &shop);
+    assert_eq!(listed.len(), 3);
+    let kafe = listed.iter().find(|p| p["code"] == "K1").unwrap();
+    assert_eq!(
+        (kafe["name"].clone(), kafe["last_price"].clone()),
+        (json!("Kafe"), json!(130.0)),
+        "the price changed"
+    );
+
+    // The owner's (or a manager's) only; a file that is not UTF-8 text; a bad `apply`.
+    let clerk = cashier(&server, shop.company_id);
+    import(&server, &clerk, false, good).assert_error(403);
+    server
+        .post_raw("/api/v1/products/import", Some(&shop.owner), "text/csv", b"code\xff")
+        .assert_invalid("file");
+    server
+        .post_raw("/api/v1/products/import?apply=maybe", Some(&shop.owner), "text/csv", good.as_bytes())
+        .assert_invalid("apply");
+    import(&server, &shop.owner, false, "code,name\n").assert_invalid("line.1.last_price");
+}

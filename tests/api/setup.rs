@@ -472,7 +472,7 @@ fn openssl_p12_expired(nuis: &str) -> Vec<u8> {
 }
 
 /// What zbarimg reads from an SVG QR code.
-fn decode_qr(svg: &str) -> String {
+pub(crate) fn decode_qr(svg: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("card.svg");
     std::fs::write(&path, svg).unwrap();

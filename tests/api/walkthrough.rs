@@ -114,7 +114,7 @@ fn stand_ins(dir: &std::path::Path, uid: u32) -> std::path::PathBuf {
         .unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     };
-    for name in ["apt-get", "cargo", "mdbook"] {
+    for name in ["apt-get", "cargo", "mdbook", "npm"] {
         recorder(name, 0);
     }
     // Nothing is installed: dpkg and pip know of no package.
@@ -129,7 +129,7 @@ fn stand_ins(dir: &std::path::Path, uid: u32) -> std::path::PathBuf {
     for name in ["id", "sudo"] {
         std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    for name in ["bash", "env", "dirname"] {
+    for name in ["bash", "env", "dirname", "grep"] {
         let real =
             ["/usr/bin", "/bin"].iter().map(|d| std::path::Path::new(d).join(name)).find(|p| p.exists());
         symlink(real.unwrap_or_else(|| panic!("{name} on this machine")), bin.join(name)).unwrap();
@@ -179,6 +179,9 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_bui
         }
         expected.push(format!("apt-get install -y -qq {packages}"));
         expected.push("ubl-schema".to_string());
+        expected.push(
+            "npm install --prefix target/axe --no-save --no-audit --no-fund axe-core@4.14.1".to_string(),
+        );
         // mdbook answers no version, so the one the book is built with is installed first.
         expected.push("mdbook --version".to_string());
         expected.push("cargo install mdbook --version 0.5.4 --locked --no-default-features".to_string());

@@ -14,6 +14,9 @@ use tempfile::TempDir;
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
+/// axe-core's script, as `./test` installs it.
+pub const AXE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/axe/node_modules/axe-core/axe.min.js");
+
 /// How long anything the page does may take before the story fails.
 pub const PAGE_WAIT: Duration = Duration::from_secs(15);
 
@@ -99,29 +102,97 @@ impl Browser {
     /// The text of `css` once `ready` holds for it.
     pub async fn text_when(&self, css: &str, ready: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + PAGE_WAIT;
+        let mut seen = String::new();
         loop {
             if let Ok(element) = self.client.find(Locator::Css(css)).await
                 && let Ok(text) = element.text().await
-                && ready(&text)
             {
-                return text;
+                if ready(&text) {
+                    return text;
+                }
+                seen = text;
             }
             assert!(
                 Instant::now() < deadline,
-                "{css} did not come to the expected text within {PAGE_WAIT:?}"
+                "{css} did not come to the expected text within {PAGE_WAIT:?}; it said {seen:?}"
             );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
+    /// Clicks `css`; an element the page drew again between finding and clicking (stale, or not
+    /// yet interactable) is found again, within the page's wait.
     pub async fn click(&self, css: &str) {
-        self.find(css).await.click().await.unwrap_or_else(|e| panic!("click {css}: {e}"));
+        let deadline = Instant::now() + PAGE_WAIT;
+        loop {
+            match self.find(css).await.click().await {
+                Ok(_) => return,
+                Err(e) if redrawn(&e) && Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("click {css}: {e}"),
+            }
+        }
     }
 
+    /// Types into `css` after clearing it, finding it again if the page drew it anew meanwhile.
     pub async fn type_into(&self, css: &str, text: &str) {
-        let field = self.find(css).await;
-        field.clear().await.unwrap();
-        field.send_keys(text).await.unwrap_or_else(|e| panic!("typing into {css}: {e}"));
+        let deadline = Instant::now() + PAGE_WAIT;
+        loop {
+            let field = self.find(css).await;
+            let typed = match field.clear().await {
+                Ok(()) => field.send_keys(text).await,
+                Err(e) => Err(e),
+            };
+            match typed {
+                Ok(()) => return,
+                Err(e) if redrawn(&e) && Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!("typing into {css}: {e}"),
+            }
+        }
+    }
+
+    /// axe-core (from the npm registry: `./test` puts it in target/axe) run inside this Chromium
+    /// on the page as it is now: fails naming every serious or critical violation of `screen`.
+    pub async fn axe(&self, screen: &str) {
+        let loaded: serde_json::Value =
+            self.client.execute("return typeof axe !== 'undefined'", vec![]).await.unwrap();
+        if loaded != json!(true) {
+            let source = std::fs::read_to_string(AXE).unwrap_or_else(|e| {
+                panic!("{AXE}: {e}: axe-core comes from the npm registry; ./test installs every tool the tests use")
+            });
+            self.client.execute(&format!("{source}\nreturn true;"), vec![]).await.expect("axe-core loads");
+        }
+        let found = self
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations
+                   .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+                   .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)));",
+                vec![],
+            )
+            .await
+            .expect("axe-core runs");
+        assert_eq!(found, json!([]), "axe-core on the screen {screen}");
+    }
+
+    /// The `data` of a GET the page's own session makes (its cookie; a read needs no CSRF
+    /// token): what the signed-in person's API answers, to hold the screen's figures against.
+    pub async fn api_data(&self, path: &str) -> serde_json::Value {
+        let body = self
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 fetch(arguments[0], {credentials: 'same-origin'}).then((r) => r.json()).then(done);",
+                vec![serde_json::json!(path)],
+            )
+            .await
+            .expect("the page's fetch");
+        assert_eq!(body["status"], true, "{path}: {body}");
+        body["data"].clone()
     }
 
     /// A PNG of the page as it is now.
@@ -148,4 +219,14 @@ impl Drop for Browser {
         // Also when a story failed midway: no driver or browser is left behind.
         self.kill_group();
     }
+}
+
+/// An element the page replaced or has not shown yet: worth finding again.
+fn redrawn(error: &fantoccini::error::CmdError) -> bool {
+    use fantoccini::error::{CmdError, ErrorStatus};
+    matches!(
+        error,
+        CmdError::Standard(e)
+            if matches!(e.error, ErrorStatus::StaleElementReference | ErrorStatus::ElementNotInteractable)
+    )
 }

@@ -1,0 +1,165 @@
+// The owner's administration: the people of the company (their role, the token's last use and
+// prefix; a cashier added with their till and pairing card, another's password set, a token
+// rotated with a new card), the box's backup (taken now and downloaded, the last automatic one),
+// and the certificate's days left.
+
+import { api, apiFile } from './api.js';
+import { t } from './i18n.js';
+import { download, el, table } from './format.js';
+import { field, onSubmit, values } from './form.js';
+import { choose, pairingCard } from './setup.js';
+
+function passwordForm(user, ctx) {
+  const form = el('form', { id: 'password-form', novalidate: true },
+    field('new-password', 'newPassword', t('admin.newPassword'), { type: 'password', autocomplete: 'new-password', required: true }, { hint: t('setup.passwordHint') }),
+    el('button', { type: 'submit', class: 'primary' }, t('admin.setPassword')));
+  return onSubmit(form, () => api(`/api/v1/users/${user.id}/password`, { method: 'POST', body: values(form) }), () => {
+    ctx.closeDialog();
+    ctx.setStatus(`${t('admin.passwordSet')} ${user.name}`, 'ok');
+  });
+}
+
+async function rotate(user, ctx) {
+  if (!window.confirm(`${t('admin.rotateAsk')} ${user.name}`)) return;
+  const answer = await api(`/api/v1/users/${user.id}/token`, { method: 'POST', body: {} });
+  if (!answer.ok) {
+    ctx.setStatus(answer.message, 'error');
+    return;
+  }
+  ctx.openDialog(t('setup.card'), pairingCard(answer.data.pairingCard));
+  // The list shows the new token's prefix.
+  ctx.go('admin');
+}
+
+// Another person's role, changed by the owner on the spot (the last owner stays: the server's 409).
+function roleChoice(user, ctx) {
+  const choice = el('select', { 'data-role-of': user.email, 'aria-label': `${t('audit.role')}: ${user.name}` },
+    ...['owner', 'manager', 'cashier'].map((r) => el('option', { value: r, selected: r === user.role }, t(`role.${r}`))));
+  choice.addEventListener('change', async () => {
+    const answer = await api(`/api/v1/on-boarding/user/${user.id}`, { method: 'POST', body: { role: choice.value } });
+    if (!answer.ok) {
+      choice.value = user.role;
+      ctx.setStatus(answer.message, 'error');
+      return;
+    }
+    // The choice already shows the new role: the list is not drawn again under the person's hand.
+    user.role = choice.value;
+    ctx.setStatus(`${t('admin.roleChanged')} ${user.name}: ${t(`role.${choice.value}`)}`, 'ok');
+  });
+  return choice;
+}
+
+// When and from where the person's token was last used: the time and the IP, or never.
+function lastUse(u) {
+  return u.lastUse ? `${u.lastUse.at ?? ''} · ${u.lastUse.ip}` : t('admin.never');
+}
+
+function tokenText(token) {
+  const prefix = token.prefix ? `${token.prefix}…` : '–';
+  return token.revoked ? `${prefix} (${t('admin.revoked')})` : prefix;
+}
+
+// The people as GET /api/v1/users lists them: role, last use and the token's prefix.
+function people(users, session, ctx) {
+  const rows = users.map((u) => {
+    const me = u.id === session.user.id;
+    return [u.name, u.email, me ? t(`role.${u.role}`) : roleChoice(u, ctx), u.operatorCode ?? '', u.fiscalTcrCode ?? '',
+      el('span', { 'data-last-use': u.email }, lastUse(u)), el('code', { 'data-prefix': u.email }, tokenText(u.token)),
+      el('span', { class: 'buttons' },
+      me ? el('em', {}, t('admin.you')) : el('button', {
+        type: 'button', class: 'small', 'data-password': u.email, 'aria-label': `${t('admin.setPassword')}: ${u.name}`,
+        onclick: () => ctx.openDialog(`${t('admin.setPassword')}: ${u.name}`, passwordForm(u, ctx)),
+      }, t('admin.setPassword')),
+      el('button', {
+        type: 'button', class: 'small', 'data-rotate': u.email, 'aria-label': `${t('admin.rotate')}: ${u.name}`,
+        onclick: () => rotate(u, ctx),
+      }, t('admin.rotate')))];
+  });
+  return [el('h3', {}, t('setup.users')),
+    table([t('setup.name'), t('setup.email'), t('audit.role'), t('setup.operatorCode'), t('setup.till'),
+      t('admin.lastUse'), t('admin.token'), ''], rows)];
+}
+
+function cashierForm(details, ctx, again) {
+  const till = field('admin-cashier-till', 'fiscalTcrCode', t('setup.till'), {}, {
+    tag: 'select',
+    children: details.devices.map((d) => el('option', { value: d.fiscalTcrCode }, `${d.name} (${d.fiscalTcrCode})`)),
+  });
+  const form = el('form', { id: 'admin-cashier-form', novalidate: true },
+    field('admin-cashier-name', 'name', t('setup.name'), { required: true }),
+    field('admin-cashier-email', 'email', t('setup.email'), { type: 'email', required: true }),
+    field('admin-cashier-operator', 'operatorCode', t('setup.operatorCode'), { autocomplete: 'off', required: true }),
+    till,
+    el('button', { type: 'submit', class: 'primary' }, t('setup.cashierAdd')));
+  return el('div', { class: 'card' }, el('h3', {}, t('admin.newCashier')),
+    onSubmit(form, () => api('/api/v1/setup/cashiers', { method: 'POST', body: values(form) }), async (answer) => {
+      await again();
+      ctx.openDialog(t('setup.card'), pairingCard(answer.data.pairingCard));
+    }));
+}
+
+async function backup(ctx) {
+  const status = await api('/api/v1/owner/backup');
+  const box = el('div', { class: 'card', id: 'backup' }, el('h3', {}, t('admin.backup')));
+  if (!status.ok) {
+    box.append(el('p', { class: 'small' }, status.message));
+    return box;
+  }
+  const last = status.data.lastAutomatic;
+  const files = el('div', { id: 'backup-files' });
+  const now = el('button', { type: 'button', class: 'primary', id: 'backup-now' }, t('admin.backupNow'));
+  now.addEventListener('click', async () => {
+    now.disabled = true;
+    const made = await api('/api/v1/owner/backup', { method: 'POST', body: {} });
+    now.disabled = false;
+    if (!made.ok) {
+      files.replaceChildren(el('p', { class: 'error', role: 'alert' }, made.message));
+      return;
+    }
+    const save = (name) => el('button', {
+      type: 'button', 'data-download': name,
+      onclick: async () => {
+        const file = await apiFile(`/api/v1/owner/backup/${name}`, {}, 'application/octet-stream');
+        if (file.ok) download(file.blob, name);
+        else ctx.setStatus(file.message, 'error');
+      },
+    }, `↓ ${name}`);
+    files.replaceChildren(el('p', { id: 'backup-made' }, `${t('admin.backupMade')} ${made.data.file}`),
+      el('p', { class: 'buttons' }, save(made.data.file), save(made.data.keyFile)));
+  });
+  box.append(
+    el('p', { class: 'warn', role: 'note' }, t('admin.backupWarning')),
+    el('p', { id: 'backup-last' }, last ? `${t('admin.lastAutomatic')}: ${last.at} (${last.file})`
+      : status.data.automatic ? t('admin.noAutomaticYet') : t('admin.noAutomatic')),
+    now, files);
+  return box;
+}
+
+// Whole days until the certificate's end, from its Tirane time "YYYY-MM-DD HH:MM:SS" (read in
+// the browser's zone: rounded, so an hour or two between the zones does not change the day).
+export function daysLeft(expiresAt) {
+  const end = Date.parse(String(expiresAt).replace(' ', 'T'));
+  return Number.isNaN(end) ? null : Math.round((end - Date.now()) / 86400000);
+}
+
+export async function render(section, ctx) {
+  const [setup, account, users] = await Promise.all([ctx.reloadWizard(), api('/api/v1/account'), api('/api/v1/users')]);
+  const details = setup?.details;
+  if (!details || !users.ok) {
+    section.replaceChildren(el('h2', {}, t('admin.title')), el('p', { class: 'error' }, t('admin.ownerOnly')));
+    return;
+  }
+  const cert = account.data?.cert;
+  const again = () => render(section, ctx);
+  section.replaceChildren(
+    el('h2', {}, t('admin.title')),
+    ...people(users.data.items, ctx.session(), ctx),
+    el('div', { class: 'cards' },
+      cashierForm(details, ctx, again),
+      await backup(ctx),
+      el('div', { class: `card ${cert?.expiresSoon ? 'bad' : 'good'}`, id: 'admin-cert' },
+        el('h3', {}, t('cert.title')),
+        cert ? el('p', {}, `${t('cert.expires')} ${cert.expiresAt} · ${t('admin.daysLeft')}: `, el('strong', { id: 'cert-days' }, String(daysLeft(cert.expiresAt))))
+          : el('p', {}, t('cert.none')),
+        el('button', { type: 'button', onclick: () => { choose('certificate'); ctx.go('setup'); } }, t('admin.newCertificate')))));
+}

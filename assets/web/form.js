@@ -1,0 +1,95 @@
+// Forms whose fields carry the API's own keys: a 422 puts each message beside the field it names
+// (linked with aria-describedby, the field marked invalid), and what no field takes goes at the
+// top of the form. Nothing is kept half-saved: a refused form stays as typed, to be corrected.
+
+import { apiWords } from './i18n.js';
+import { el } from './format.js';
+
+// A labelled field: `key` is the API's name for it (also its error's anchor); `id` is unique on
+// the page. `options.hint` adds a help line; `options.tag` makes a select or a textarea.
+export function field(id, key, label, attrs = {}, options = {}) {
+  const tag = options.tag || 'input';
+  const error = el('p', { id: `${id}-error`, class: 'field-error' });
+  const hint = options.hint ? el('p', { id: `${id}-hint`, class: 'small' }, options.hint) : null;
+  const described = [hint ? `${id}-hint` : null, `${id}-error`].filter(Boolean).join(' ');
+  const control = el(tag, { id, name: key, 'data-field': key, 'aria-describedby': described, ...attrs },
+    ...(options.children || []));
+  if (attrs.type === 'checkbox') {
+    return el('div', { class: 'field check' }, control, el('label', { for: id }, label), error);
+  }
+  return el('div', { class: 'field' }, el('label', { for: id }, label), hint, control, error);
+}
+
+export function clearErrors(form) {
+  for (const p of form.querySelectorAll('.field-error, .form-error')) p.textContent = '';
+  for (const c of form.querySelectorAll('[aria-invalid]')) c.removeAttribute('aria-invalid');
+}
+
+// Places an answer's errors: beside their fields, the rest (and the message) at the top.
+export function showErrors(form, answer) {
+  clearErrors(form);
+  const rest = [];
+  let first = null;
+  for (const [key, text] of Object.entries(answer.fields || {})) {
+    const control = form.querySelector(`[data-field="${CSS.escape(key)}"]`);
+    if (!control) {
+      rest.push(`${key}: ${apiWords(text)}`);
+      continue;
+    }
+    control.setAttribute('aria-invalid', 'true');
+    form.querySelector(`#${CSS.escape(control.id)}-error`).textContent = apiWords(text);
+    first = first || control;
+  }
+  const top = formError(form);
+  if (!first || rest.length) top.textContent = [apiWords(answer.body?.message || answer.message), ...rest].join(' — ');
+  if (first) first.focus();
+  else top.focus();
+}
+
+function formError(form) {
+  let top = form.querySelector('.form-error');
+  if (!top) {
+    top = el('p', { class: 'form-error', role: 'alert', tabindex: '-1' });
+    form.prepend(top);
+  }
+  return top;
+}
+
+// Says something at the top of a form (a lock-out, a refusal without a field).
+export function formMessage(form, text) {
+  clearErrors(form);
+  const top = formError(form);
+  top.textContent = text;
+  top.focus();
+}
+
+// Submits with `send` (returns an api() answer); the button waits while the call runs. `done`
+// gets the answer when it is ok; a refusal is shown in the form.
+export function onSubmit(form, send, done) {
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const button = form.querySelector('button[type=submit]');
+    if (button) button.disabled = true;
+    clearErrors(form);
+    try {
+      const answer = await send();
+      if (answer.ok) await done(answer);
+      else showErrors(form, answer);
+    } finally {
+      if (button) button.disabled = false;
+    }
+  });
+  return form;
+}
+
+// The form's fields by their API key: text as typed (trimmed), a checkbox as true/false, empty
+// fields left out.
+export function values(form) {
+  const out = {};
+  for (const c of form.querySelectorAll('[data-field]')) {
+    if (c.type === 'file') continue;
+    if (c.type === 'checkbox') out[c.dataset.field] = c.checked;
+    else if (c.value.trim() !== '') out[c.dataset.field] = c.type === 'password' ? c.value : c.value.trim();
+  }
+  return out;
+}

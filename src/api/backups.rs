@@ -1,0 +1,149 @@
+//! The box's backup from the owner's page: one taken now (the database and its key file, to
+//! download both), and when the last automatic one ran. A backup copies the whole box, every
+//! company on it, so only the owner of the box's one company may take or fetch one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use serde_json::json;
+
+use super::AppState;
+use super::auth::Auth;
+use super::error::{ApiError, ApiResult, created, ok};
+
+/// What the README says of every backup.
+pub const WARNING: &str = "The backup holds the sealed certificate keys and the key file that opens them: whoever has \
+     both can sign fiscal documents as the shop. Keep both files together and as safe as the server.";
+
+/// Takes a backup named `file` into `dir` (the root's `ops::backup`, handed in at start):
+/// its size in bytes, or why not.
+pub type TakeBackup = Arc<dyn Fn(&str) -> Result<u64, String> + Send + Sync>;
+
+/// Where the backups are, and how one is taken.
+pub struct Backups {
+    /// `--backup-dir`, else the data dir's `backups`.
+    pub dir: PathBuf,
+    /// `--backup-dir` is set: nightly backups run.
+    pub automatic: bool,
+    pub take: TakeBackup,
+}
+
+async fn owner_of_the_box(state: &AppState, auth: &Auth) -> Result<(), ApiError> {
+    if state.services.owns_the_box(&auth.0).await? {
+        return Ok(());
+    }
+    Err(ApiError::status(
+        StatusCode::FORBIDDEN,
+        "Only the owner of the box's one company may take or fetch its backups: a backup holds every company on it.",
+    ))
+}
+
+/// A name this route made or the nightly schedule made: `arka-YYYYMMDD-HHMMSS[-occasion].db`,
+/// or its `.key`. Nothing else of the folder is ever served.
+fn backup_name(name: &str) -> bool {
+    let base = name.strip_suffix(".key").unwrap_or(name);
+    let Some(stem) = base.strip_prefix("arka-").and_then(|b| b.strip_suffix(".db")) else { return false };
+    let (stamp, occasion) = stem.split_at(stem.len().min(15));
+    let digits = stamp.len() == 15
+        && stamp.char_indices().all(|(i, c)| if i == 8 { c == '-' } else { c.is_ascii_digit() });
+    digits && ["", "-nightly", "-before-upgrade"].contains(&occasion)
+}
+
+/// The newest automatic backup in the folder: its file name and when it was taken (UTC, from its name).
+fn last_automatic(backups: &Backups) -> Option<(String, String)> {
+    let names = std::fs::read_dir(&backups.dir).ok()?;
+    let mut automatic: Vec<String> = names
+        .filter_map(|e| e.ok().and_then(|e| e.file_name().into_string().ok()))
+        .filter(|n| {
+            backup_name(n)
+                && !n.ends_with(".key")
+                && (n.contains("-nightly") || n.contains("-before-upgrade"))
+        })
+        .collect();
+    automatic.sort();
+    let name = automatic.pop()?;
+    let at = chrono::NaiveDateTime::parse_from_str(&name[5..20], "%Y%m%d-%H%M%S").ok()?;
+    Some((name, crate::domain::time::local_text(at.and_utc())))
+}
+
+/// `GET /api/v1/owner/backup`: whether nightly backups run, and the last automatic one.
+pub async fn status(State(state): State<AppState>, auth: Auth) -> ApiResult {
+    owner_of_the_box(&state, &auth).await?;
+    let backups = &state.people.backups;
+    let last = last_automatic(backups);
+    ok(json!({
+        "automatic": backups.automatic,
+        "lastAutomatic": last.map(|(file, at)| json!({"file": file, "at": at})),
+        "warning": WARNING,
+    }))
+}
+
+/// `POST /api/v1/owner/backup`: a backup now, `arka-YYYYMMDD-HHMMSS.db` and its `.key`, written
+/// and checked as `arka backup` does; 201 with the two files' names to download.
+pub async fn take(State(state): State<AppState>, auth: Auth) -> ApiResult {
+    owner_of_the_box(&state, &auth).await?;
+    let file = format!("arka-{}.db", chrono::Utc::now().format("%Y%m%d-%H%M%S"));
+    let take = state.people.backups.take.clone();
+    let name = file.clone();
+    let bytes = tokio::task::spawn_blocking(move || take(&name))
+        .await
+        .map_err(|e| {
+            ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, format!("The backup stopped: {e}."))
+        })?
+        .map_err(|why| {
+            tracing::error!(%why, "a backup from the page failed");
+            ApiError::status(StatusCode::CONFLICT, format!("The backup could not be taken: {why}"))
+        })?;
+    tracing::info!(file, bytes, user = auth.0.user.id, "a backup was taken from the page");
+    created(json!({"file": file, "keyFile": format!("{file}.key"), "bytes": bytes, "warning": WARNING}))
+}
+
+/// `GET /api/v1/owner/backup/{file}`: one of the backup files, to save.
+pub async fn download(State(state): State<AppState>, auth: Auth, Path(file): Path<String>) -> ApiResult {
+    owner_of_the_box(&state, &auth).await?;
+    let not_found = || ApiError::status(StatusCode::NOT_FOUND, "No such backup file.");
+    if !backup_name(&file) {
+        return Err(not_found());
+    }
+    let path = state.people.backups.dir.join(&file);
+    let bytes = tokio::task::spawn_blocking(move || std::fs::read(path))
+        .await
+        .map_err(|_| not_found())?
+        .map_err(|_| not_found())?;
+    let disposition = format!("attachment; filename=\"{file}\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_backup_names_are_served() {
+        for good in
+            ["arka-20261127-031500.db", "arka-20261127-031500.db.key", "arka-20261127-030000-nightly.db"]
+        {
+            assert!(backup_name(good), "{good}");
+        }
+        for bad in [
+            "arka.db",
+            "arka.key",
+            "../arka.db",
+            "arka-2026112-031500.db",
+            "arka-20261127-031500-x.db",
+            "arka-20261127x031500.db",
+        ] {
+            assert!(!backup_name(bad), "{bad}");
+        }
+    }
+}
