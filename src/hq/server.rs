@@ -248,6 +248,51 @@ async fn account(State(state): State<HqState>, OwnerAuth(owner): OwnerAuth) -> A
     ok(json!({"company": "HQ", "chain": true, "user": {"name": owner}, "shops": names}))
 }
 
+/// `GET /api/v1/setup` at the HQ: no wizard here, the page signs its owner in as a chain's.
+async fn setup() -> ApiResult {
+    ok(json!({"chain": true, "claimed": true, "complete": true, "steps": [], "next": null}))
+}
+
+#[derive(Debug, Deserialize)]
+struct SignIn {
+    name: Option<String>,
+    token: Option<String>,
+}
+
+/// `POST /api/v1/session` at the HQ: the owner's page signs in with the name and token `arka hq
+/// owners add` printed, and gets the shape of a shop's signed-in view. The HQ keeps no session:
+/// the page sends the token with each call, from its memory.
+async fn sign_in(State(state): State<HqState>, Body(body): Body<SignIn>) -> ApiResult {
+    let name = body.name.as_deref().map(str::trim).unwrap_or_default();
+    let token = body.token.as_deref().map(str::trim).unwrap_or_default();
+    if name.is_empty() {
+        return Err(ApiError::field("name", "The owner's name is required."));
+    }
+    if token.is_empty() {
+        return Err(ApiError::field("token", "The owner's token is required."));
+    }
+    match db::owner(&state.pool, token).await.map_err(failed)? {
+        Some(owner) if owner == name => {
+            let shops = db::shops(&state.pool).await.map_err(failed)?;
+            let names: Vec<String> = shops.into_iter().map(|s| s.name).collect();
+            ok(json!({
+                "user": {"name": owner, "role": "owner"},
+                "company": {"name": "HQ"},
+                "owner": true,
+                "via": "token",
+                "chain": true,
+                "shops": names,
+            }))
+        }
+        _ => Err(ApiError::Unauthenticated),
+    }
+}
+
+/// `DELETE /api/v1/session` at the HQ: nothing is kept here; the page forgets the token.
+async fn sign_out() -> StatusCode {
+    StatusCode::NO_CONTENT
+}
+
 /// `GET /api/v1/owner/today` at the HQ: the owner's page in chain mode, every shop's day (today
 /// in Tirane) side by side.
 async fn owner_today(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
@@ -290,6 +335,8 @@ pub fn router(state: HqState) -> Router {
         .route("/hq/v1/shops", get(shops))
         .route("/api/v1/account", get(account))
         .route("/api/v1/owner/today", get(owner_today))
+        .route("/api/v1/setup", get(setup))
+        .route("/api/v1/session", axum::routing::post(sign_in).delete(sign_out))
         .layer(DefaultBodyLimit::max(MAX_BATCH_BYTES))
         .with_state(state)
         // The owner's page, the shop's own files: in chain mode at the HQ.

@@ -531,7 +531,7 @@ fn the_owners_page_at_the_hq_shows_every_shops_day_side_by_side() {
     the_owner_reads_the_chain_in_a_browser(&hq, chain);
 }
 
-/// The owner's page at the HQ in headless Chromium: signed in with the owner's token, each
+/// The owner's page at the HQ in headless Chromium: signed in with the owner's name and token, each
 /// shop's column carries the API's figures, and what the HQ does not serve is not offered.
 fn the_owner_reads_the_chain_in_a_browser(hq: &Hq, chain: &Value) {
     use crate::common::browser::Browser;
@@ -543,8 +543,15 @@ fn the_owner_reads_the_chain_in_a_browser(hq: &Hq, chain: &Value) {
     runtime.block_on(async {
         let page = Browser::start(1280, 900).await;
         page.client.goto(&hq.url()).await.unwrap();
-        let enter = char::from(fantoccini::key::Key::Enter);
-        page.type_into("#token", &format!("{}{enter}", hq.owner)).await;
+        // The HQ's own sign-in: the owner's name and token as `arka hq owners add` made them;
+        // a wrong token is refused beside its field, and nothing is kept in the browser's storage.
+        page.text_when("#signin-form", |_| true).await;
+        page.type_into("#signin-name", "owner").await;
+        page.type_into("#signin-token", "arka_nope").await;
+        page.click("#signin-form button[type=submit]").await;
+        page.text_when("#signin-token-error", |t| !t.is_empty()).await;
+        page.type_into("#signin-token", &hq.owner).await;
+        page.click("#signin-form button[type=submit]").await;
         for shop in chain["shops"].as_array().unwrap() {
             let css = format!("[data-shop-gross=\"{}\"]", shop["shop"].as_str().unwrap());
             let shown = page.text_when(&css, |t| !t.is_empty()).await;
@@ -555,6 +562,15 @@ fn the_owner_reads_the_chain_in_a_browser(hq: &Hq, chain: &Value) {
         page.text_when("[data-tcr] ", |t| t.starts_with("E mbyllur")).await;
         let cis = page.find("nav button[data-view=cis]").await;
         assert!(cis.attr("hidden").await.unwrap().is_some(), "the CIS view is a shop's, not the HQ's");
+        let stored = page
+            .client
+            .execute(
+                "return JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage), document.cookie])",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(!stored.to_string().contains(&hq.owner), "the token is kept in memory only: {stored}");
         page.stop().await;
     });
 }
