@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn every_table_a_trigger_notes_is_a_table_the_hq_knows() {
-        let migration = include_str!("../../migrations/V24__hq_outbox.sql");
+        let migration = include_str!("../../migrations/V26__hq_outbox.sql");
         for line in migration.lines().filter(|l| l.starts_with("CREATE TRIGGER")) {
             let table = line.split(" ON ").nth(1).and_then(|rest| rest.split_whitespace().next());
             assert!(table.and_then(key_columns).is_some(), "{line}");

@@ -1,4 +1,4 @@
-//! The shop's outbox to its head office (V24): notes written by triggers in each writing
+//! The shop's outbox to its head office (V26): notes written by triggers in each writing
 //! transaction, read here oldest first, forgotten once the HQ acknowledged them.
 
 use rusqlite::{Connection, OptionalExtension, Transaction, named_params};

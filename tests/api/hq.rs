@@ -574,3 +574,73 @@ fn the_owner_reads_the_chain_in_a_browser(hq: &Hq, chain: &Value) {
         page.stop().await;
     });
 }
+
+/// The migrations main released before the outbox: V25 (the audit trail) went out first, so a
+/// shop's database made by main holds exactly these, and the outbox is V26.
+const RELEASED_BY_MAIN: [i64; 22] =
+    [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23, 25];
+
+fn applied_migrations(db: &rusqlite::Connection) -> Vec<i64> {
+    let mut stmt = db.prepare("SELECT version FROM refinery_schema_history ORDER BY version").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+/// The shop's database at `db` as main's binary leaves it: the outbox's migration taken back
+/// (its triggers and tables dropped, its line of the history removed), everything else kept.
+fn as_main_left_it(db: &std::path::Path) {
+    let db = rusqlite::Connection::open(db).unwrap();
+    let triggers: Vec<String> = {
+        let mut stmt = db
+            .prepare(
+                "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'hq\\_%' ESCAPE '\\'",
+            )
+            .unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    assert!(!triggers.is_empty());
+    for trigger in triggers {
+        db.execute_batch(&format!("DROP TRIGGER {trigger}")).unwrap();
+    }
+    db.execute_batch(
+        "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products;
+         DELETE FROM refinery_schema_history WHERE name = 'hq_outbox';",
+    )
+    .unwrap();
+    assert_eq!(applied_migrations(&db), RELEASED_BY_MAIN, "the database is main's");
+}
+
+#[test]
+fn a_shop_database_made_by_main_upgrades_to_the_outbox_and_ships_its_history_to_the_hq() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    // A shop that sold on main, without a head office; its box stopped for the upgrade.
+    let till = open_till_with(&sim, |_| {});
+    for n in 0..3 {
+        sell(&till, &format!("on-main-{n}"));
+    }
+    let token = till.token.clone();
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+    as_main_left_it(&data.join("arka.db"));
+
+    // This binary on main's database, joining the head office: migrated, then its history and
+    // what it sells next shipped.
+    let shop_token = hq.add_shop("lezhe");
+    let shop = shop_process(&sim, &hq, &data, &shop_token);
+    {
+        let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
+        let mut expected = RELEASED_BY_MAIN.to_vec();
+        expected.push(26);
+        assert_eq!(applied_migrations(&db), expected, "upgraded by the outbox's migration alone");
+    }
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let reply = agent
+        .post(format!("{}/api/v1/invoice/cash", shop.base_url))
+        .header("Authorization", format!("Bearer {token}"))
+        .content_type("application/json")
+        .send(coffee_and_water("after-the-upgrade").to_string())
+        .unwrap();
+    assert_eq!(reply.status(), 201);
+    assert_eq!(numbers_in(&data).len(), 4);
+    assert_the_hq_holds(&hq, "lezhe", &data, || summary_at(&shop.base_url, &token));
+}
