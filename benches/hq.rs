@@ -155,7 +155,7 @@ fn backfill(runtime: &tokio::runtime::Runtime) {
 fn time_reports(runtime: &tokio::runtime::Runtime, pool: &deadpool_postgres::Pool, when: &str) {
     let month = Period { from: "2025-03-01".parse().unwrap(), to: "2025-03-31".parse().unwrap() };
     for (what, shop_id) in [("every shop", None), ("one shop", Some(3))] {
-        let filter = Filter { period: month, shop_id };
+        let filter = Filter::of(month, shop_id);
         let mut times = Vec::new();
         for _ in 0..50 {
             let started = Instant::now();

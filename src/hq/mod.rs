@@ -10,6 +10,7 @@ pub mod cli;
 pub mod client;
 pub mod db;
 pub mod numbering;
+pub mod report_rows;
 pub mod reports;
 pub mod server;
 pub mod today;

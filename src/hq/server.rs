@@ -22,7 +22,7 @@ use super::wire::{
 };
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
-use crate::api::reports::{ReportParams, read_request};
+use crate::api::reports::{ReportParams, ReportRequest, answer_as, read_request};
 use crate::domain::validation::FieldErrors;
 
 /// The largest batch a shop may send (its notes hold whole rows).
@@ -183,30 +183,45 @@ async fn rows(
     Ok(axum::Json(RowsPage { acked: shop.acked_seq, rows, next }).into_response())
 }
 
-/// The report's filter: the period as a shop reads it, and `shop` by its name at the HQ.
-async fn filter(
-    state: &HqState,
-    params: &ReportParams,
-    shop: Option<&str>,
-    headers: &HeaderMap,
-) -> Result<Filter, ApiError> {
-    let request = read_request(params, headers)?;
-    let shop_id = match shop.map(str::trim).filter(|s| !s.is_empty()) {
-        None => None,
-        Some(name) => {
-            let shops = db::shops(&state.pool).await.map_err(failed)?;
-            match shops.into_iter().find(|s| s.name == name) {
-                Some(shop) => Some(shop.id),
-                None => {
-                    return Err(ApiError::Validation(FieldErrors::one(
-                        "shop",
-                        "The shop is not one of the chain's.",
-                    )));
-                }
-            }
+/// A report's call at the HQ: the owner, the query as a shop reads it, and `shop` (by its name
+/// at the HQ). A branch id is a shop's own: it needs the shop.
+struct HqReport {
+    filter: Filter,
+    request: ReportRequest,
+    params: ReportParams,
+}
+
+impl FromRequestParts<HqState> for HqReport {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &HqState) -> Result<Self, Self::Rejection> {
+        OwnerAuth::from_request_parts(parts, state).await?;
+        let Query(params) = Query::<ReportParams>::from_request_parts(parts, state).await?;
+        let Query(shop) = Query::<ShopParam>::from_request_parts(parts, state).await?;
+        let request = read_request(&params, &parts.headers)?;
+        let shop_id = shop_id(state, shop.shop.as_deref()).await?;
+        if request.query.branch.is_some() && shop_id.is_none() {
+            return Err(ApiError::field("branch", "A branch is one shop's: name the shop too."));
         }
-    };
-    Ok(Filter { period: request.query.period, shop_id })
+        let filter = Filter {
+            period: request.query.period,
+            shop_id,
+            business_unit_id: request.query.branch,
+            tcr_code: request.query.tcr.clone(),
+            operator_code: request.query.operator.clone(),
+        };
+        Ok(HqReport { filter, request, params })
+    }
+}
+
+/// The HQ's id of the shop named `shop`; none for every shop; 422 for a name not the chain's.
+async fn shop_id(state: &HqState, shop: Option<&str>) -> Result<Option<i64>, ApiError> {
+    let Some(name) = shop.map(str::trim).filter(|s| !s.is_empty()) else { return Ok(None) };
+    let shops = db::shops(&state.pool).await.map_err(failed)?;
+    match shops.into_iter().find(|s| s.name == name) {
+        Some(shop) => Ok(Some(shop.id)),
+        None => Err(ApiError::Validation(FieldErrors::one("shop", "The shop is not one of the chain's."))),
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -216,25 +231,85 @@ struct ShopParam {
     offset: Option<String>,
 }
 
-async fn sales_summary(
-    State(state): State<HqState>,
-    _owner: OwnerAuth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-    Query(shop): Query<ShopParam>,
-) -> ApiResult {
-    let f = filter(&state, &params, shop.shop.as_deref(), &headers).await?;
-    ok(reports::sales_summary(&state.pool, &f).await.map_err(failed)?)
+async fn sales_summary(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let data = reports::sales_summary(&state.pool, &call.filter).await.map_err(failed)?;
+    answer_as(&call.request, "sales-summary", data)
 }
 
-async fn invoices(
-    State(state): State<HqState>,
-    _owner: OwnerAuth,
-    headers: HeaderMap,
-    Query(params): Query<ReportParams>,
-    Query(shop): Query<ShopParam>,
-) -> ApiResult {
-    let f = filter(&state, &params, shop.shop.as_deref(), &headers).await?;
+/// The VAT report across shops. The sales book (`documents=true`) is a shop's own: see the
+/// book's chapter on the head office.
+async fn vat(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    if crate::domain::report::flag("documents", call.params.documents()).map_err(ApiError::Validation)? {
+        return Err(ApiError::field("documents", "The sales book is each shop's own: ask the shop."));
+    }
+    answer_as(&call.request, "vat", reports::vat(&state.pool, &call.filter).await.map_err(failed)?)
+}
+
+async fn daily_trend(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let period = call.filter.period.for_trend().map_err(ApiError::Validation)?;
+    let f = Filter { period, ..call.filter.clone() };
+    answer_as(&call.request, "daily-trend", reports::daily_trend(&state.pool, &f).await.map_err(failed)?)
+}
+
+async fn top_clients(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let data = reports::top_clients(&state.pool, &call.filter, call.request.limit).await.map_err(failed)?;
+    answer_as(&call.request, "top-clients", data)
+}
+
+async fn top_products(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let data = reports::top_products(&state.pool, &call.filter, call.request.limit).await.map_err(failed)?;
+    answer_as(&call.request, "top-products", data)
+}
+
+async fn by_operator(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    answer_as(
+        &call.request,
+        "by-operator",
+        reports::by_operator(&state.pool, &call.filter).await.map_err(failed)?,
+    )
+}
+
+async fn by_tcr(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    answer_as(&call.request, "by-tcr", reports::by_tcr(&state.pool, &call.filter).await.map_err(failed)?)
+}
+
+async fn cash_register(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let data = reports::cash_register(&state.pool, &call.filter).await.map_err(failed)?;
+    answer_as(&call.request, "cash-register", data)
+}
+
+async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let data = reports::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    answer_as(&call.request, "cash-register-closing", data)
+}
+
+/// The notes report: a note is not a sale of a till or an operator, so the sales filters are
+/// refused, as at a shop.
+async fn wtn(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let mut errors = FieldErrors::new();
+    let f = &call.filter;
+    for (field, sent) in [
+        ("branch", f.business_unit_id.is_some()),
+        ("tcr", f.tcr_code.is_some()),
+        ("operator", f.operator_code.is_some()),
+    ] {
+        if sent {
+            errors.add(field, format!("The wtn report has no {field} filter."));
+        }
+    }
+    errors.into_result().map_err(ApiError::Validation)?;
+    answer_as(&call.request, "wtn", reports::wtn(&state.pool, f).await.map_err(failed)?)
+}
+
+async fn reversals(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let data = reports::reversals(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    answer_as(&call.request, "reversals", data)
+}
+
+async fn invoices(State(state): State<HqState>, call: HqReport, Query(shop): Query<ShopParam>) -> ApiResult {
+    let f = call.filter;
     let limit = crate::domain::report::limit(shop.limit.as_deref()).map_err(ApiError::Validation)?;
     let offset = crate::domain::report::offset(shop.offset.as_deref()).map_err(ApiError::Validation)?;
     let (lines, total) = reports::invoices(&state.pool, &f, limit, offset).await.map_err(failed)?;
@@ -331,6 +406,16 @@ pub fn router(state: HqState) -> Router {
         .route("/hq/v1/products/{code}", axum::routing::put(set_product))
         .route(NONCASH_RELEASE_PATH, axum::routing::post(release_noncash))
         .route("/api/v1/reports/sales-summary", get(sales_summary))
+        .route("/api/v1/reports/vat", get(vat))
+        .route("/api/v1/reports/daily-trend", get(daily_trend))
+        .route("/api/v1/reports/top-clients", get(top_clients))
+        .route("/api/v1/reports/top-products", get(top_products))
+        .route("/api/v1/reports/by-operator", get(by_operator))
+        .route("/api/v1/reports/by-tcr", get(by_tcr))
+        .route("/api/v1/reports/cash-register", get(cash_register))
+        .route("/api/v1/reports/cash-register/closing", get(closing))
+        .route("/api/v1/reports/reversals", get(reversals))
+        .route("/api/v1/reports/wtn", get(wtn))
         .route("/api/v1/invoice", get(invoices))
         .route("/hq/v1/shops", get(shops))
         .route("/api/v1/account", get(account))

@@ -644,3 +644,204 @@ fn a_shop_database_made_by_main_upgrades_to_the_outbox_and_ships_its_history_to_
     assert_eq!(numbers_in(&data).len(), 4);
     assert_the_hq_holds(&hq, "lezhe", &data, || summary_at(&shop.base_url, &token));
 }
+
+/// The report routes the HQ serves as a shop does, and how the chain's answer comes from the
+/// shops': their figures added up (`None`), or their lists put together, merged by `key` when
+/// the same thing (a product, a buyer, a VAT rate, a day) can be in several shops.
+type Merge = fn(&Value) -> Value;
+type Lists = &'static [(&'static str, Option<Merge>)];
+const REPORTS: [(&str, Lists); 11] = [
+    (
+        "sales-summary",
+        &[
+            ("by_kind", Some(|l| l["kind"].clone())),
+            ("by_payment", Some(|l| l["payment_method"].clone())),
+            ("by_currency", Some(|l| l["currency"].clone())),
+        ],
+    ),
+    ("vat", &[("rates", Some(|l| json!([l["vat_rate"], l["exemption"]])))]),
+    ("daily-trend", &[("items", Some(|l| l["date"].clone()))]),
+    ("top-clients", &[("items", Some(|l| json!([l["id_type"], l["id_value"], l["name"]])))]),
+    ("top-products", &[("items", Some(|l| l["product_code"].clone()))]),
+    ("by-operator", &[("items", None)]),
+    // The documents of no TCR (non-cash) are one line, the chain's as a shop's.
+    ("by-tcr", &[("items", Some(|l| l["tcr_code"].clone()))]),
+    ("cash-register", &[("items", None)]),
+    ("cash-register/closing", &[("items", None)]),
+    ("reversals", &[("items", None)]),
+    (
+        "wtn",
+        &[
+            ("by_status", Some(|l| l["status"].clone())),
+            ("destinations", Some(|l| json!([l["business_unit"], l["point"], l["city"], l["address"]]))),
+        ],
+    ),
+];
+
+/// A JSON value with every number as its exact decimal, normalised (14.50 is 14.5).
+fn canon(v: &Value) -> Value {
+    use std::str::FromStr;
+    match v {
+        Value::Number(n) => {
+            json!(rust_decimal::Decimal::from_str(&n.to_string()).unwrap().normalize().to_string())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canon).collect()),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), canon(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Several answers added up: numbers summed (exactly), objects key by key, anything else the
+/// same in each (the first kept); a list by `lists` (by its field name), else put together.
+fn added(values: &[&Value], lists: &[(&str, Option<Merge>)], name: &str) -> Value {
+    use std::str::FromStr;
+    match values[0] {
+        // What names a merged line (its rate) is the same in each, not a figure to add.
+        Value::Number(_) if name == "vat_rate" => canon(values[0]),
+        Value::Number(_) => {
+            let sum: rust_decimal::Decimal =
+                values.iter().map(|v| rust_decimal::Decimal::from_str(&v.to_string()).unwrap()).sum();
+            json!(sum.normalize().to_string())
+        }
+        Value::Object(first) => Value::Object(
+            first
+                .keys()
+                .map(|k| {
+                    let each: Vec<&Value> = values.iter().map(|v| &v[k]).collect();
+                    (k.clone(), added(&each, lists, k))
+                })
+                .collect(),
+        ),
+        Value::Array(_) => {
+            let all: Vec<&Value> = values.iter().flat_map(|v| v.as_array().unwrap()).collect();
+            let merge = lists.iter().find(|(list, _)| *list == name).and_then(|(_, key)| *key);
+            let mut out: Vec<Value> = match merge {
+                None => all.into_iter().map(canon).collect(),
+                Some(key) => {
+                    let mut groups: Vec<(Value, Vec<&Value>)> = Vec::new();
+                    for item in all {
+                        match groups.iter_mut().find(|(k, _)| *k == key(item)) {
+                            Some((_, group)) => group.push(item),
+                            None => groups.push((key(item), vec![item])),
+                        }
+                    }
+                    groups.iter().map(|(_, group)| added(group, lists, "")).collect()
+                }
+            };
+            out.sort_by_key(Value::to_string);
+            Value::Array(out)
+        }
+        other => canon(other),
+    }
+}
+
+/// `data` with its lists in one order, for comparing lists put together in any order.
+fn sorted(data: &Value) -> Value {
+    match canon(data) {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| match v {
+                    Value::Array(mut items) => {
+                        items.sort_by_key(Value::to_string);
+                        (k, Value::Array(items))
+                    }
+                    Value::Object(_) => (k, sorted(&v)),
+                    v => (k, v),
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// Two shops of the chain with a day of everything the reports read: a float, cash and card
+/// sales, a sale on account to a buyer of each shop's own, a cancellation, a deposit, the day
+/// closed on a count, and a warehouse transfer note.
+fn a_day_of_sales(sim: &SimServer, hq: &Hq, name: &str, buyer: &str) -> Till {
+    let till = shop_of(sim, hq, name);
+    let cash = |path: &str, body: Value, status: u16| {
+        till.server
+            .post_json(&format!("/api/v1/cash-register/{path}"), Some(&till.token), &body)
+            .data(status)
+            .clone()
+    };
+    cash("open-balance", json!({"amount": 1000}), 201);
+    sell(&till, &format!("{name}-1"));
+    let mut card = coffee_and_water(&format!("{name}-2"));
+    card["payment_method"] = json!("CARD");
+    till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &card).data(201);
+    let mut account = on_account(&format!("{name}-3"));
+    account["client"]["id"]["id"] = json!(buyer);
+    till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &account).data(201);
+    let cancelled = sell(&till, &format!("{name}-4"))["invoice"]["id"].as_i64().unwrap();
+    till.server
+        .post_json(&format!("/api/v1/invoice/cancel/{cancelled}"), Some(&till.token), &json!({}))
+        .data(200);
+    cash("deposit", json!({"amount": "200.50", "description": "Kusur nga banka"}), 201);
+    cash("close-balance", json!({"counted": 1500}), 200);
+    let note = crate::common::depot::note(Some(&format!("{name}-wtn")), &[("K1", "Kafe", 2.0)]);
+    till.server.post_json("/api/v1/invoice/wtn", Some(&till.token), &note).data(201);
+    till
+}
+
+fn report_at(till: &Till, path: &str) -> Value {
+    let (from, to) = around_today();
+    till.server
+        .get(&format!("/api/v1/reports/{path}?from={from}&to={to}"), Some(&till.token))
+        .data(200)
+        .clone()
+}
+
+fn hq_report(hq: &Hq, path: &str, shop: Option<&str>) -> Value {
+    let (from, to) = around_today();
+    let filter = shop.map(|s| format!("&shop={s}")).unwrap_or_default();
+    let (status, body) = hq.get(&format!("/api/v1/reports/{path}?from={from}&to={to}{filter}"));
+    assert_eq!(status, 200, "{path}: {body}");
+    body["data"].clone()
+}
+
+#[test]
+fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_their_sum() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let names = ["gjirokaster", "sarande"];
+    let tills = [
+        a_day_of_sales(&sim, &hq, names[0], "K81234001A"),
+        a_day_of_sales(&sim, &hq, names[1], "L91234002B"),
+    ];
+    for (name, till) in names.iter().zip(&tills) {
+        let own = shop_numbers(till);
+        eventually(&format!("{name}'s documents and day at the HQ"), Duration::from_secs(60), || {
+            hq_numbers(&hq, name).into_iter().collect::<BTreeSet<_>>() == own
+                && canon(&hq_report(&hq, "cash-register/closing", Some(name)))
+                    == canon(&report_at(till, "cash-register/closing"))
+        });
+    }
+    for (path, lists) in REPORTS {
+        let own: Vec<Value> = tills.iter().map(|till| report_at(till, path)).collect();
+        for (name, shops) in names.iter().zip(&own) {
+            eventually(&format!("{path} of {name}"), Duration::from_secs(30), || {
+                canon(&hq_report(&hq, path, Some(name))) == canon(shops)
+            });
+        }
+        let chain = hq_report(&hq, path, None);
+        let mut expected = added(&own.iter().collect::<Vec<_>>(), lists, "");
+        // A product or buyer in several shops is one line of the chain's; the period is one.
+        for (count, list) in [("products", "items"), ("clients", "items")] {
+            if expected["totals"].get(count).is_some() {
+                expected["totals"][count] = json!(expected[list].as_array().unwrap().len().to_string());
+            }
+        }
+        if expected.get("unique_destinations").is_some() {
+            expected["unique_destinations"] =
+                json!(expected["destinations"].as_array().unwrap().len().to_string());
+        }
+        expected["period"] = canon(&own[0]["period"]);
+        if expected.get("pagination").is_some() {
+            for key in ["limit", "offset"] {
+                expected["pagination"][key] = canon(&own[0]["pagination"][key]);
+            }
+        }
+        assert_eq!(sorted(&chain), sorted(&expected), "{path}: the chain's is the sum of its shops'");
+    }
+}
