@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod cli;
 pub mod client;
 pub mod db;
+pub mod invoices;
 pub mod numbering;
 pub mod report_rows;
 pub mod reports;
@@ -73,6 +74,9 @@ pub enum Error {
     /// No token could be made (the system's random source).
     #[error("making a token: {0}")]
     Token(#[source] crate::ops::secrets::Error),
+    /// A shop's shipped documents could not be read back as the shop reads them.
+    #[error("reading a shop's documents: {0}")]
+    Read(String),
     /// A sum went past what a decimal holds.
     #[error("a sum went past what a decimal holds")]
     Overflow,

@@ -256,69 +256,6 @@ pub async fn sales_summary(pool: &Pool, f: &Filter) -> Result<SalesSummary> {
     Ok(summarize_sales(f.period, &by_currency, &payments, &waiting, open))
 }
 
-/// One document in the HQ's invoice list.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct InvoiceLine {
-    pub shop: String,
-    pub id: i64,
-    pub internal_id: String,
-    pub number: String,
-    pub document_kind: String,
-    pub kind: String,
-    pub tcr_code: Option<String>,
-    pub issue_date: String,
-    pub issued_at: String,
-    pub currency: String,
-    pub total: String,
-    pub buyer_name: Option<String>,
-    pub iic: String,
-    pub fic: Option<String>,
-}
-
-/// A page of the documents of the filter, newest first.
-pub async fn invoices(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<(Vec<InvoiceLine>, i64)> {
-    let client = pool.get().await?;
-    let (conditions, mut values) = f.on(ON_INVOICES);
-    let total: i64 = client
-        .query_one(&format!("SELECT COUNT(*) FROM invoices i WHERE {conditions}"), &refs(&values))
-        .await?
-        .get(0);
-    let (at_limit, at_offset) = (values.len() + 1, values.len() + 2);
-    values.push(Box::new(limit));
-    values.push(Box::new(offset));
-    let rows = client
-        .query(
-            &format!(
-                "SELECT s.name, i.id, i.internal_id, i.number, i.document_kind, i.kind, i.tcr_code, i.issue_date,
-                     i.issued_at, i.currency, i.total, i.buyer_name, i.iic, i.fic
-                 FROM invoices i JOIN shops s ON s.id = i.shop_id WHERE {conditions}
-                 ORDER BY i.issued_at DESC, s.name, i.id DESC LIMIT ${at_limit} OFFSET ${at_offset}"
-            ),
-            &refs(&values),
-        )
-        .await?;
-    let lines = rows
-        .iter()
-        .map(|r| InvoiceLine {
-            shop: r.get(0),
-            id: r.get(1),
-            internal_id: r.get(2),
-            number: r.get(3),
-            document_kind: r.get(4),
-            kind: r.get(5),
-            tcr_code: r.get(6),
-            issue_date: r.get(7),
-            issued_at: r.get(8),
-            currency: r.get(9),
-            total: r.get(10),
-            buyer_name: r.get(11),
-            iic: r.get(12),
-            fic: r.get(13),
-        })
-        .collect();
-    Ok((lines, total))
-}
-
 /// `GET /api/v1/reports/vat` at the HQ (without the sales book: see the book's head office).
 pub async fn vat(pool: &Pool, f: &Filter) -> Result<VatReport> {
     let mut client = pool.get().await?;

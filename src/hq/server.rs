@@ -227,8 +227,6 @@ async fn shop_id(state: &HqState, shop: Option<&str>) -> Result<Option<i64>, Api
 #[derive(Debug, Deserialize)]
 struct ShopParam {
     shop: Option<String>,
-    limit: Option<String>,
-    offset: Option<String>,
 }
 
 async fn sales_summary(State(state): State<HqState>, call: HqReport) -> ApiResult {
@@ -308,12 +306,90 @@ async fn reversals(State(state): State<HqState>, call: HqReport) -> ApiResult {
     answer_as(&call.request, "reversals", data)
 }
 
-async fn invoices(State(state): State<HqState>, call: HqReport, Query(shop): Query<ShopParam>) -> ApiResult {
-    let f = call.filter;
-    let limit = crate::domain::report::limit(shop.limit.as_deref()).map_err(ApiError::Validation)?;
-    let offset = crate::domain::report::offset(shop.offset.as_deref()).map_err(ApiError::Validation)?;
-    let (lines, total) = reports::invoices(&state.pool, &f, limit, offset).await.map_err(failed)?;
-    ok(json!({"items": lines, "total": total, "limit": limit, "offset": offset}))
+#[derive(Debug, Deserialize)]
+struct ListParams {
+    limit: Option<i64>,
+    offset: Option<i64>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(rename = "fromDate")]
+    from_date: Option<String>,
+    #[serde(rename = "toDate")]
+    to_date: Option<String>,
+    query: Option<String>,
+    shop: Option<String>,
+}
+
+/// `GET /api/v1/invoice` at the HQ: a shop's list (its query and its items), every shop's
+/// documents newest first, each with its `shop`. Searching (`query`) is each shop's own.
+async fn invoices(State(state): State<HqState>, _owner: OwnerAuth, Query(q): Query<ListParams>) -> ApiResult {
+    let (limit, offset) = (q.limit.unwrap_or(20), q.offset.unwrap_or(0));
+    if limit < 1 {
+        return Err(ApiError::field("limit", "The limit must be at least 1."));
+    }
+    if offset < 0 {
+        return Err(ApiError::field("offset", "The offset must be at least 0."));
+    }
+    if q.query.as_deref().is_some_and(|t| !t.trim().is_empty()) {
+        return Err(ApiError::field(
+            "query",
+            "Searching is each shop's own: ask the shop, or filter by shop and dates.",
+        ));
+    }
+    let day = |text: Option<String>| -> Option<chrono::NaiveDate> { text.and_then(|t| t.parse().ok()) };
+    // Without dates, every day the documents' text dates can hold.
+    let (first, last) =
+        (chrono::NaiveDate::from_ymd_opt(1, 1, 1), chrono::NaiveDate::from_ymd_opt(9999, 12, 31));
+    let from = day(crate::api::invoices::list_date("fromDate", q.from_date)?).or(first).unwrap_or_default();
+    let to = day(crate::api::invoices::list_date("toDate", q.to_date)?).or(last).unwrap_or_default();
+    let kinds: Vec<String> = q
+        .kind
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .map(|k| k.trim().to_uppercase())
+        .filter(|k| matches!(k.as_str(), "CASH" | "NONCASH" | "EINVOICE"))
+        .collect();
+    let f = Filter::of(crate::domain::report::Period { from, to }, shop_id(&state, q.shop.as_deref()).await?);
+    let ask = super::invoices::ListAsk { kinds: kinds.clone(), limit, offset };
+    let page = super::invoices::page(&state.pool, &f, &ask).await.map_err(failed)?;
+    let items = super::invoices::list(&state.pool, &page, 1).await.map_err(failed)?;
+    ok(json!({
+        "items": items,
+        "pagination": {
+            "records": items.len(),
+            "limit": limit,
+            "offset": offset,
+            "type": if kinds.is_empty() { serde_json::Value::Null } else { json!(kinds.join(",")) },
+            "query": q.query,
+        },
+    }))
+}
+
+#[derive(Debug, Deserialize)]
+struct DetailsParams {
+    shop: Option<String>,
+}
+
+/// `GET /api/v1/invoice/{id}/details` at the HQ: a shop's details and its `shop`. An id is its
+/// shop's own: when two shops hold one, `shop` says which (422 naming it until it does).
+async fn invoice_details(
+    State(state): State<HqState>,
+    _owner: OwnerAuth,
+    crate::api::extract::PathId(id): crate::api::extract::PathId,
+    Query(p): Query<DetailsParams>,
+) -> ApiResult {
+    let shop = shop_id(&state, p.shop.as_deref()).await?;
+    let holders = super::invoices::holders(&state.pool, id, shop).await.map_err(failed)?;
+    let (shop_id, name) = match holders.as_slice() {
+        [] => return Err(ApiError::status(StatusCode::NOT_FOUND, "Invoice not found.")),
+        [one] => one.clone(),
+        _ => return Err(ApiError::field("shop", "Several shops have a document of this id: name the shop.")),
+    };
+    match super::invoices::details(&state.pool, shop_id, &name, id, 1).await.map_err(failed)? {
+        Some(invoice) => ok(json!({"invoice": invoice})),
+        None => Err(ApiError::status(StatusCode::NOT_FOUND, "Invoice not found.")),
+    }
 }
 
 /// `GET /api/v1/account` at the HQ: who signed in to the owner's page, and that it is a chain's.
@@ -417,6 +493,7 @@ pub fn router(state: HqState) -> Router {
         .route("/api/v1/reports/reversals", get(reversals))
         .route("/api/v1/reports/wtn", get(wtn))
         .route("/api/v1/invoice", get(invoices))
+        .route("/api/v1/invoice/{id}/details", get(invoice_details))
         .route("/hq/v1/shops", get(shops))
         .route("/api/v1/account", get(account))
         .route("/api/v1/owner/today", get(owner_today))

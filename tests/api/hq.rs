@@ -60,7 +60,8 @@ fn shop_numbers(till: &Till) -> BTreeSet<String> {
 /// The numbers the HQ holds of `shop`, each counted: a number twice would be a duplicate.
 fn hq_numbers(hq: &Hq, shop: &str) -> Vec<String> {
     let (from, to) = around_today();
-    let (status, body) = hq.get(&format!("/api/v1/invoice?shop={shop}&from={from}&to={to}&limit=500"));
+    let (status, body) =
+        hq.get(&format!("/api/v1/invoice?shop={shop}&fromDate={from}&toDate={to}&limit=500"));
     assert_eq!(status, 200, "{body}");
     body["data"]["items"]
         .as_array()
@@ -844,4 +845,73 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
         }
         assert_eq!(sorted(&chain), sorted(&expected), "{path}: the chain's is the sum of its shops'");
     }
+    the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(&hq, &names, &tills);
+}
+
+/// A shop's answer without its PDF links (the HQ prints nothing: it names the shop's route
+/// under no host), after checking they name the same route.
+fn without_links(mut v: Value, at_hq: &Value) -> Value {
+    for key in ["pdf_url", "pdf"] {
+        if let Some(link) = v.get(key).and_then(Value::as_str) {
+            let route = &link[link.find("/api/").unwrap()..];
+            assert_eq!(at_hq[key].as_str(), Some(route), "{key}");
+            v[key] = Value::Null;
+        }
+    }
+    v
+}
+
+/// The HQ's invoice list and details in the shop's shapes: a shop's page of the list at the HQ
+/// is its own page with its `shop`, every shop's together is their union, and each document's
+/// details are its shop's.
+fn the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(hq: &Hq, names: &[&str], tills: &[Till]) {
+    let (from, to) = around_today();
+    let mut every = Vec::new();
+    for (name, till) in names.iter().zip(tills) {
+        let query = format!("fromDate={from}&toDate={to}&limit=50");
+        let own = till.server.get(&format!("/api/v1/invoice?{query}"), Some(&till.token)).data(200).clone();
+        let (status, at_hq) = hq.get(&format!("/api/v1/invoice?{query}&shop={name}"));
+        assert_eq!(status, 200, "{at_hq}");
+        let items = at_hq["data"]["items"].as_array().unwrap();
+        assert_eq!(items.len(), own["items"].as_array().unwrap().len());
+        assert_eq!(at_hq["data"]["pagination"], own["pagination"]);
+        for (at_hq, own) in items.iter().zip(own["items"].as_array().unwrap()) {
+            assert_eq!(at_hq["shop"], json!(name));
+            let mut bare = at_hq.clone();
+            bare.as_object_mut().unwrap().remove("shop");
+            assert_eq!(canon(&without_links(bare.clone(), at_hq)), canon(&without_links(own.clone(), at_hq)));
+            let id = own["id"].as_i64().unwrap();
+            let details = till
+                .server
+                .get(&format!("/api/v1/invoice/{id}/details"), Some(&till.token))
+                .data(200)
+                .clone();
+            let (status, body) = hq.get(&format!("/api/v1/invoice/{id}/details?shop={name}"));
+            assert_eq!(status, 200, "{body}");
+            let mut bare = body["data"]["invoice"].clone();
+            assert_eq!(bare.as_object_mut().unwrap().remove("shop"), Some(json!(name)));
+            let shown = body["data"]["invoice"].clone();
+            assert_eq!(
+                canon(&without_links(bare, &shown)),
+                canon(&without_links(details["invoice"].clone(), &shown))
+            );
+            every.push((name.to_string(), id));
+        }
+    }
+    let (status, chain) = hq.get(&format!("/api/v1/invoice?fromDate={from}&toDate={to}&limit=50"));
+    assert_eq!(status, 200, "{chain}");
+    let mut listed: Vec<(String, i64)> = chain["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["shop"].as_str().unwrap().to_string(), i["id"].as_i64().unwrap()))
+        .collect();
+    listed.sort();
+    every.sort();
+    assert_eq!(listed, every, "the chain's list is the union of its shops'");
+    // Both shops have a document 1: its details need the shop, named in the 422.
+    let (status, body) = hq.get("/api/v1/invoice/1/details");
+    assert_eq!(status, 422, "{body}");
+    assert!(body["errors"]["shop"].is_array(), "{body}");
+    assert_eq!(hq.get("/api/v1/invoice/999999/details?shop=sarande").0, 404);
 }
