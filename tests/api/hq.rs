@@ -19,12 +19,18 @@ use serde_json::{Value, json};
 
 /// A shop of the chain on a server of its own, shipping to `hq`.
 fn shop_of(sim: &SimServer, hq: &Hq, name: &str) -> Till {
+    shop_of_with(sim, hq, name, |_| {})
+}
+
+/// A shop of the chain with `more` settings of its own (the CA it trusts the HQ by).
+fn shop_of_with(sim: &SimServer, hq: &Hq, name: &str, more: impl Fn(&mut arka::config::ServeArgs)) -> Till {
     let token = hq.add_shop(name);
     let url = hq.url();
     open_till_with(sim, move |args| {
         args.hq.hq_url = Some(url);
         args.hq.hq_token = Some(token);
         args.metrics = true;
+        more(args);
     })
 }
 
@@ -107,8 +113,11 @@ fn assert_the_hq_holds_every_shop(hq: &Hq, shops: &[(&str, &Till)]) {
     });
 }
 
+/// How long the HQ is away in the story of three shops selling without it: the minute.
+const HQ_AWAY: Duration = Duration::from_secs(60);
+
 #[test]
-fn three_shops_sell_while_the_hq_is_away_and_it_ends_up_with_every_document_once() {
+fn three_shops_sell_while_the_hq_is_away_for_a_minute_and_it_ends_up_with_every_document_once() {
     let sim = SimServer::start();
     let mut hq = Hq::start();
     let names = ["tirana", "durres", "vlora"];
@@ -121,31 +130,42 @@ fn three_shops_sell_while_the_hq_is_away_and_it_ends_up_with_every_document_once
     let shops: Vec<(&str, &Till)> = names.iter().copied().zip(tills.iter()).collect();
     assert_the_hq_holds_every_shop(&hq, &shops);
 
-    // The HQ stops (a few seconds here; the story is the same for a minute): sales go on, each
-    // shop's backlog and its age show on /healthz, and it is shipped once the HQ is back.
+    // The HQ stops for a minute while the shops sell on, cancellations among the sales: each
+    // shop's backlog and its age show on /healthz, /metrics and the owner's page, and it is
+    // shipped once the HQ is back.
     hq.process.terminate();
-    for (i, till) in tills.iter().enumerate() {
-        for n in 0..4 {
-            sell(till, &format!("away-{i}-{n}"));
+    let away = std::time::Instant::now();
+    let mut round = 0;
+    while away.elapsed() < HQ_AWAY {
+        for (i, till) in tills.iter().enumerate() {
+            sell(till, &format!("away-{i}-{round}"));
+            if round % 5 == 0 {
+                let reversed = sell(till, &format!("reversed-{i}-{round}"));
+                let id = reversed["invoice"]["id"].as_i64().unwrap();
+                till.server
+                    .post_json(&format!("/api/v1/invoice/cancel/{id}"), Some(&till.token), &json!({}))
+                    .data(200);
+            }
         }
-        let reversed = sell(till, &format!("reversed-{i}"));
-        let id = reversed["invoice"]["id"].as_i64().unwrap();
-        till.server
-            .post_json(&format!("/api/v1/invoice/cancel/{id}"), Some(&till.token), &json!({}))
-            .data(200);
+        round += 1;
+        std::thread::sleep(Duration::from_secs(2).min(HQ_AWAY.saturating_sub(away.elapsed())));
     }
-    std::thread::sleep(Duration::from_secs(2));
     for till in &tills {
         let (health, gauge, page) = backlogs(till);
         assert!(health["backlog"].as_i64().unwrap() > 0, "{health}");
-        assert!(health["oldest_age_seconds"].as_i64().unwrap() >= 1, "{health}");
+        let age = HQ_AWAY.as_secs() as i64 - 5;
+        assert!(
+            health["oldest_age_seconds"].as_i64().unwrap() >= age,
+            "the oldest waited the minute: {health}"
+        );
         assert!(gauge > 0, "/metrics: {gauge}");
         assert!(page["backlog"].as_i64().unwrap() > 0, "the owner's page: {page}");
-        assert!(page["oldest_age_seconds"].as_i64().unwrap() >= 1, "{page}");
+        assert!(page["oldest_age_seconds"].as_i64().unwrap() >= age, "{page}");
         assert!(page["oldest_noted_at"].is_string(), "{page}");
     }
     hq.start_again();
     assert_the_hq_holds_every_shop(&hq, &shops);
+    assert_the_chains_reports_are_its_shops(&hq, &names, &tills);
     for till in &tills {
         eventually("the backlog shipped", Duration::from_secs(30), || {
             let (health, gauge, page) = backlogs(till);
@@ -818,14 +838,21 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
                     == canon(&report_at(till, "cash-register/closing"))
         });
     }
+    assert_the_chains_reports_are_its_shops(&hq, &names, &tills);
+    the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(&hq, &names, &tills);
+}
+
+/// Every report at the HQ: each shop's its own report, the chain's the sum (or union) of the
+/// shops' to the cent.
+fn assert_the_chains_reports_are_its_shops(hq: &Hq, names: &[&str], tills: &[Till]) {
     for (path, lists) in REPORTS {
         let own: Vec<Value> = tills.iter().map(|till| report_at(till, path)).collect();
         for (name, shops) in names.iter().zip(&own) {
             eventually(&format!("{path} of {name}"), Duration::from_secs(30), || {
-                canon(&hq_report(&hq, path, Some(name))) == canon(shops)
+                canon(&hq_report(hq, path, Some(name))) == canon(shops)
             });
         }
-        let chain = hq_report(&hq, path, None);
+        let chain = hq_report(hq, path, None);
         let mut expected = added(&own.iter().collect::<Vec<_>>(), lists, "");
         // A product or buyer in several shops is one line of the chain's; the period is one.
         for (count, list) in [("products", "items"), ("clients", "items")] {
@@ -845,7 +872,6 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
         }
         assert_eq!(sorted(&chain), sorted(&expected), "{path}: the chain's is the sum of its shops'");
     }
-    the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(&hq, &names, &tills);
 }
 
 /// A shop's answer without its PDF links (the HQ prints nothing: it names the shop's route
@@ -914,4 +940,117 @@ fn the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(hq: &Hq, names
     assert_eq!(status, 422, "{body}");
     assert!(body["errors"]["shop"].is_array(), "{body}");
     assert_eq!(hq.get("/api/v1/invoice/999999/details?shop=sarande").0, 404);
+}
+
+/// The chain's own CA and the HQ's certificate signed by it for 127.0.0.1 (openssl, as an
+/// outside tool would make them): (the CA's PEM file, the HQ's certificate, its key).
+fn chain_ca_and_hq_certificate(
+    dir: &std::path::Path,
+) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let path = |name: &str| dir.join(name);
+    let openssl = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap_or_else(|e| panic!("openssl (./test installs it) could not run: {e}"));
+        assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=Arka test chain CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=hq.test",
+        "-keyout",
+        "hq.key",
+        "-out",
+        "hq.csr",
+    ]);
+    std::fs::write(
+        path("hq.ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "hq.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-out",
+        "hq.pem",
+        "-extfile",
+        "hq.ext",
+    ]);
+    (path("ca.pem"), path("hq.pem"), path("hq.key"))
+}
+
+#[test]
+fn a_shop_ships_to_the_hq_over_https_trusting_the_chains_own_ca_and_one_without_it_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = chain_ca_and_hq_certificate(dir.path());
+    let sim = SimServer::start();
+    let tls = ["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()];
+    let hq = Hq::start_with(
+        common::hq::TestDatabase::create(),
+        tls.iter().map(|a| a.to_string()).collect(),
+        Some(&std::fs::read(&ca).unwrap()),
+    );
+    assert!(hq.url().starts_with("https://127.0.0.1:"), "{}", hq.url());
+
+    // The shop given the chain's CA: its sales, and a non-cash number taken from the HQ, over HTTPS.
+    let trusting = shop_of_with(&sim, &hq, "pogradec", |args| args.hq.hq_ca_file = Some(ca.clone()));
+    for n in 0..3 {
+        sell(&trusting, &format!("tls-{n}"));
+    }
+    assert_the_hq_holds_every_shop(&hq, &[("pogradec", &trusting)]);
+    let noncash =
+        trusting.server.post_json("/api/v1/invoice/noncash", Some(&trusting.token), &on_account("tls-nc"));
+    let year = chrono::Utc::now().format("%Y");
+    assert_eq!(noncash.data(201)["invoice"]["number"], json!(format!("1/{year}")), "numbered by the HQ");
+    // (The non-cash sequence is the business's, so its 1 is the cash sequence's 1 too: counted.)
+    eventually("the non-cash invoice at the HQ", Duration::from_secs(30), || {
+        hq_numbers(&hq, "pogradec").len() == 4
+    });
+
+    // A shop that does not trust it (the system's roots do not know the chain's CA) reaches
+    // nothing: it sells on, its backlog waits, and the HQ holds none of its documents.
+    let stranger = shop_of(&sim, &hq, "librazhd");
+    sell(&stranger, "untrusted");
+    let refused = stranger.server.post_json(
+        "/api/v1/invoice/noncash",
+        Some(&stranger.token),
+        &on_account("untrusted-nc"),
+    );
+    refused.assert_error(503);
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(stranger.server.get("/healthz", None).body["hq"]["backlog"].as_i64().unwrap() > 0);
+    assert!(hq_numbers(&hq, "librazhd").is_empty());
 }

@@ -82,6 +82,8 @@ pub struct Hq {
     pub process: ServerProcess,
     pub owner: String,
     agent: ureq::Agent,
+    /// What `serve` was started with beyond the database (TLS), for a start again.
+    serve: Vec<String>,
     // Declared last: dropped after the process has stopped.
     pub db: TestDatabase,
 }
@@ -92,15 +94,34 @@ impl Hq {
     }
 
     pub fn start_on(db: TestDatabase) -> Hq {
+        Self::start_with(db, Vec::new(), None)
+    }
+
+    /// Started with `serve` beyond the database (`--tls-cert` ...); the owner's calls trust
+    /// `root_pem` when given (the chain's own CA).
+    pub fn start_with(db: TestDatabase, serve: Vec<String>, root_pem: Option<&[u8]>) -> Hq {
         let out = arka_ok(&["hq", "owners", "add", "owner", "--database-url", &db.url]);
         let owner = printed_value(&out, "Authorization: Bearer ");
-        let process = ServerProcess::start_hq(&["--database-url", &db.url]);
-        let agent = ureq::Agent::config_builder()
+        let process = ServerProcess::start_hq(&Self::args(&db, &serve));
+        let mut agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(30)))
-            .build()
-            .new_agent();
-        Hq { process, owner, agent, db }
+            .timeout_global(Some(Duration::from_secs(30)));
+        if let Some(pem) = root_pem {
+            let root = ureq::tls::Certificate::from_pem(pem).unwrap().to_owned();
+            agent = agent.tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .provider(ureq::tls::TlsProvider::NativeTls)
+                    .root_certs(ureq::tls::RootCerts::new_with_certs(&[root]))
+                    .build(),
+            );
+        }
+        Hq { process, owner, agent: agent.build().new_agent(), serve, db }
+    }
+
+    fn args<'a>(db: &'a TestDatabase, serve: &'a [String]) -> Vec<&'a str> {
+        let mut args = vec!["--database-url", db.url.as_str()];
+        args.extend(serve.iter().map(String::as_str));
+        args
     }
 
     pub fn url(&self) -> String {
@@ -116,7 +137,7 @@ impl Hq {
     /// The HQ again on the same database and address, after a stop or a kill.
     pub fn start_again(&mut self) {
         let listen = self.url().rsplit_once("://").map(|(_, address)| address.to_string()).unwrap();
-        self.process = ServerProcess::start_hq_on(&listen, &["--database-url", &self.db.url]);
+        self.process = ServerProcess::start_hq_on(&listen, &Self::args(&self.db, &self.serve));
     }
 
     /// GET `path` with the owner's token: status and body.
