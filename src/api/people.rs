@@ -118,8 +118,8 @@ pub(super) struct SignedInView {
     csrf_token: Option<String>,
 }
 
-pub(super) fn signed_in_view(caller: &Caller, csrf_token: Option<String>) -> Result<SignedInView, ApiError> {
-    Ok(SignedInView {
+pub(super) fn signed_in_view(caller: &Caller, csrf_token: Option<String>) -> SignedInView {
+    SignedInView {
         user: UserView::of(&caller.user),
         company: CompanyView {
             id: caller.company.id,
@@ -130,12 +130,12 @@ pub(super) fn signed_in_view(caller: &Caller, csrf_token: Option<String>) -> Res
         owner: caller.user.role == Role::Owner,
         via: if csrf_token.is_some() { "session" } else { "token" },
         csrf_token,
-    })
+    }
 }
 
 /// A new session's answer: who, the CSRF token, and the cookie.
 pub(super) async fn session_answer(state: &AppState, session: Session, status: StatusCode) -> ApiResult {
-    let view = signed_in_view(&session.caller, Some(csrf_token(&session.id)))?;
+    let view = signed_in_view(&session.caller, Some(csrf_token(&session.id)));
     let body = super::error::success_body(view);
     let response = (status, axum::Json(body)).into_response();
     Ok(with_session(response, &state.people, &session.id))
@@ -185,7 +185,7 @@ pub async fn sign_in(
 /// `GET /api/v1/session`: who is calling (a session or a token), and the session's CSRF token.
 pub async fn whoami(Auth(caller): Auth, session: Option<axum::Extension<SessionAuth>>) -> ApiResult {
     let csrf = session.map(|axum::Extension(s)| s.csrf);
-    let mut response = ok(signed_in_view(&caller, csrf)?)?;
+    let mut response = ok(signed_in_view(&caller, csrf))?;
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(response)
 }
@@ -226,7 +226,7 @@ pub async fn change_password(
             let caller = (*caller).clone();
             session_answer(&state, Session { id, caller }, StatusCode::OK).await
         }
-        None => ok(signed_in_view(&caller, None)?),
+        None => ok(signed_in_view(&caller, None)),
     }
 }
 

@@ -339,12 +339,20 @@ pub fn decide(method: &Method, path: &str, identity: Option<&Identity>) -> Resul
             Err(ApiError::status(StatusCode::FORBIDDEN, "Registration needs a partner token."))
         }
         (Access::User(lowest), Some(Identity::User(caller))) if caller.role() >= lowest => Ok(()),
-        (Access::User(lowest), Some(Identity::User(caller))) => Err(ApiError::status(
-            StatusCode::FORBIDDEN,
-            format!("This needs a {lowest}'s token or an owner's; this token is a {}'s.", caller.role()),
-        )),
+        (Access::User(lowest), Some(Identity::User(caller))) => {
+            Err(ApiError::status(StatusCode::FORBIDDEN, beyond_role(lowest, caller.role())))
+        }
         (Access::Partner | Access::User(_), _) => Err(ApiError::Unauthenticated),
     }
+}
+
+/// The 403's words: who may call the route, and what the caller's token is.
+fn beyond_role(lowest: Role, caller: Role) -> String {
+    let needed = match lowest {
+        Role::Owner => "an owner's token".to_string(),
+        role => format!("a {role}'s token or an owner's"),
+    };
+    format!("This needs {needed}; this token is a {caller}'s.")
 }
 
 /// The middleware: after `auth::identify`, before the route's budget and its handler.
@@ -513,5 +521,13 @@ mod tests {
         assert_eq!(status(decide(&Method::HEAD, "/api/v1/account", Some(&user(Role::Cashier)))), 200);
         assert_eq!(status(decide(&Method::DELETE, "/api/v1/account", None)), 200, "405 is the router's");
         assert_eq!(status(decide(&get, "/api/v1/nowhere", Some(&user(Role::Owner)))), 403, "fails closed");
+        assert_eq!(
+            beyond_role(Role::Owner, Role::Cashier),
+            "This needs an owner's token; this token is a cashier's."
+        );
+        assert_eq!(
+            beyond_role(Role::Manager, Role::Cashier),
+            "This needs a manager's token or an owner's; this token is a cashier's."
+        );
     }
 }

@@ -294,36 +294,9 @@ mod tests {
         assert!(!store.read_blocking(claimed).unwrap());
         let (user, _) = store
             .write_blocking(|tx| -> crate::store::Result<_> {
-                let company = crate::store::accounts::insert_company(
-                    tx,
-                    &crate::store::accounts::NewCompany {
-                        nuis: "L41323036D",
-                        name: "Shop",
-                        address: None,
-                        city: None,
-                        administrator: None,
-                        phone: None,
-                        email: None,
-                        issuer_in_vat: true,
-                        last_noncash_einvoice_number: 0,
-                        is_sandbox: false,
-                        partner_id: None,
-                    },
-                )?;
-                let user = crate::store::accounts::insert_user(
-                    tx,
-                    &crate::store::accounts::NewUser {
-                        company_id: company,
-                        business_unit_id: None,
-                        name: "Ana",
-                        email: "ana@shop.al",
-                        operator_code: None,
-                        tcr_code: None,
-                        role: crate::domain::role::Role::Owner,
-                        token_hash: "t",
-                        token_prefix: "t",
-                    },
-                )?;
+                let company = crate::store::fixtures::company(tx, "L41323036D");
+                let unit = crate::store::fixtures::unit(tx, company, "Shop", None);
+                let user = crate::store::fixtures::user(tx, company, unit, "ana@shop.al");
                 insert_session(tx, "s", user)?;
                 touch_session(tx, "s", "2030-01-01T00:00:00Z")?;
                 Ok((user, company))
