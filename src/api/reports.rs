@@ -51,6 +51,11 @@ impl ReportParams {
     pub fn documents(&self) -> Option<&str> {
         self.documents.as_deref()
     }
+
+    /// `paper=` of the closing report's PDF.
+    pub fn paper(&self) -> Option<&str> {
+        self.paper.as_deref()
+    }
 }
 
 /// JSON, or CSV for a spreadsheet.
@@ -759,20 +764,35 @@ pub async fn closing(State(state): State<AppState>, call: ReportCall) -> ApiResu
 /// `paper=a4` (the default) or `receipt` (80 mm): the Z report of a closed day, the X report of
 /// a day still open (its figures so far). The same query as the JSON report; no day is a 404.
 pub async fn closing_pdf(State(state): State<AppState>, call: ReportCall) -> ApiResult {
-    let layout = match call.params.paper.as_deref().map(str::trim) {
-        None | Some("") | Some("a4") => crate::print::Layout::A4,
-        Some("receipt") => crate::print::Layout::Receipt80mm,
-        Some(_) => return Err(ApiError::field("paper", "The paper must be a4 or receipt.")),
-    };
+    let layout = paper(&call.params)?;
     let (limit, offset) = (call.request.limit, call.request.offset);
     let report = state.services.closing_report(&call.caller, call.query(), limit, offset).await?;
+    let company = &call.caller.company;
+    let company = format!("{} · NUIS {}", company.name, company.nuis);
+    closing_pdf_of(&company, call.request.query.period, &report, layout)
+}
+
+/// The closing report's `paper`: `a4` (the default) or `receipt` (80 mm).
+pub fn paper(params: &ReportParams) -> Result<crate::print::Layout, ApiError> {
+    match params.paper().map(str::trim) {
+        None | Some("") | Some("a4") => Ok(crate::print::Layout::A4),
+        Some("receipt") => Ok(crate::print::Layout::Receipt80mm),
+        Some(_) => Err(ApiError::field("paper", "The paper must be a4 or receipt.")),
+    }
+}
+
+/// The closing report's days printed under `company` (its heading's first line), a shop's and
+/// the head office's alike; no day is a 404.
+pub fn closing_pdf_of(
+    company: &str,
+    period: report::Period,
+    report: &crate::services::reports::ClosingReport,
+    layout: crate::print::Layout,
+) -> ApiResult {
     if report.items.is_empty() {
         return Err(ApiError::status(StatusCode::NOT_FOUND, "No day of a till in this period."));
     }
-    let period = call.request.query.period;
-    let company = &call.caller.company;
-    let heading =
-        [format!("{} · NUIS {}", company.name, company.nuis), format!("{} - {}", period.from, period.to)];
+    let heading = [company.to_string(), format!("{} - {}", period.from, period.to)];
     let days: Vec<_> = report.items.iter().map(day_report).collect();
     let pdf = crate::print::render_days("Arka · X / Z", &heading, &days, layout).map_err(|e| {
         tracing::error!(cause = %e, "a closing report could not be printed");

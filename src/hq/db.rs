@@ -124,3 +124,16 @@ pub async fn rows(
         (found.len() as i64 == limit).then(|| found.last().map(|r| r.get::<_, String>("key"))).flatten();
     Ok((found.iter().map(|r| r.get::<_, serde_json::Value>("row")).collect(), next))
 }
+
+/// The name and NUIS of a shop's company as it shipped them (its first, as a shop has one).
+pub async fn company(pool: &Pool, shop_id: i64) -> Result<Option<(String, String)>> {
+    let client = pool.get().await?;
+    let row = client
+        .query_opt(
+            "SELECT row->>'name', row->>'nuis' FROM shop_rows WHERE shop_id = $1 AND tbl = 'companies'
+             ORDER BY (row->>'id')::bigint LIMIT 1",
+            &[&shop_id],
+        )
+        .await?;
+    Ok(row.map(|r| (r.get(0), r.get(1))))
+}

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::Result;
 use super::reports::{Filter, ON_INVOICES, refs};
 use crate::api::invoices::views::{self, Links};
+use crate::services::reports::{BookEntry, book_entry};
 use crate::store::invoices::Invoice;
 
 /// Which documents of the period the list shows: their type, a page.
@@ -17,6 +18,8 @@ use crate::store::invoices::Invoice;
 pub struct ListAsk {
     /// CASH / NONCASH / EINVOICE; empty for all.
     pub kinds: Vec<String>,
+    /// The shop's search (number, buyer name, buyer id), as its list matches it.
+    pub query: Option<String>,
     pub limit: i64,
     pub offset: i64,
 }
@@ -47,6 +50,21 @@ pub async fn page(pool: &Pool, f: &Filter, ask: &ListAsk) -> Result<Vec<(i64, St
         .collect();
     if !kinds.is_empty() {
         conditions.push_str(&format!(" AND ({})", kinds.join(" OR ")));
+    }
+    if let Some(text) = ask.query.as_deref() {
+        // The shop's own search text of the document, as it shipped it (its row's key is
+        // `wire::key_text`'s, `[id]`); LIKE's own characters are matched as typed, as the
+        // shop's list does.
+        let pattern = format!(
+            "%{}%",
+            text.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+        );
+        values.push(Box::new(pattern));
+        conditions.push_str(&format!(
+            " AND EXISTS (SELECT 1 FROM shop_rows r WHERE r.shop_id = i.shop_id AND r.tbl = 'invoices'
+                 AND r.key = '[' || i.id || ']' AND r.row->>'search_text' LIKE ${} ESCAPE '\\')",
+            values.len()
+        ));
     }
     values.push(Box::new(ask.limit));
     values.push(Box::new(ask.offset));
@@ -101,23 +119,94 @@ async fn rows_of(pool: &Pool, shop_id: i64, ids: &[i64]) -> Result<Vec<(String, 
         .collect())
 }
 
-/// The shop's documents `ids`, read as the shop reads them, in the order asked.
-pub async fn documents(pool: &Pool, shop_id: i64, ids: Vec<i64>) -> Result<Vec<Invoice>> {
-    let rows = rows_of(pool, shop_id, &ids).await?;
-    let read = tokio::task::spawn_blocking(move || -> crate::store::Result<Vec<Invoice>> {
+/// `read` over an in-memory database of the shop's schema holding the shop's rows of the
+/// documents `ids` (and of what they name).
+async fn in_scratch<T: Send + 'static>(
+    pool: &Pool,
+    shop_id: i64,
+    ids: &[i64],
+    read: impl FnOnce(&rusqlite::Connection) -> crate::store::Result<T> + Send + 'static,
+) -> Result<T> {
+    let rows = rows_of(pool, shop_id, ids).await?;
+    let read = tokio::task::spawn_blocking(move || -> crate::store::Result<T> {
         let scratch = crate::store::scratch()?;
         for (table, row) in &rows {
             crate::services::hq_sync::insert_row(&scratch, table, row)?;
         }
-        let mut found = Vec::with_capacity(ids.len());
-        for id in ids {
-            found.extend(crate::store::invoices::by_id(&scratch, id)?);
-        }
-        Ok(found)
+        read(&scratch)
     })
     .await
     .map_err(|e| super::Error::Read(e.to_string()))?;
     read.map_err(|e| super::Error::Read(crate::error_chain(&e).to_string()))
+}
+
+/// The shop's documents `ids`, read as the shop reads them, in the order asked.
+pub async fn documents(pool: &Pool, shop_id: i64, ids: Vec<i64>) -> Result<Vec<Invoice>> {
+    in_scratch(pool, shop_id, &ids.clone(), move |scratch| {
+        let mut found = Vec::with_capacity(ids.len());
+        for id in ids {
+            found.extend(crate::store::invoices::by_id(scratch, id)?);
+        }
+        Ok(found)
+    })
+    .await
+}
+
+/// A page of the sales book of the period, oldest first, as the shop's own reads it (its sales
+/// and reversals, no order nor an order's cancellation): (shop id, the shop's id, what it reverses).
+async fn book_page(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<Vec<(i64, i64, Option<i64>)>> {
+    let client = pool.get().await?;
+    let (conditions, mut values) = f.on(ON_INVOICES);
+    values.push(Box::new(limit));
+    values.push(Box::new(offset));
+    let (at_limit, at_offset) = (values.len() - 1, values.len());
+    let rows = client
+        .query(
+            &format!(
+                "SELECT i.shop_id, i.id, i.original_invoice_id FROM invoices i JOIN shops s ON s.id = i.shop_id
+                 WHERE {conditions} AND i.document_kind <> 'ORDER' AND NOT EXISTS (
+                     SELECT 1 FROM invoices o WHERE o.shop_id = i.shop_id AND o.id = i.original_invoice_id
+                         AND o.document_kind = 'ORDER')
+                 ORDER BY i.issue_date, s.name, i.id LIMIT ${at_limit} OFFSET ${at_offset}"
+            ),
+            &refs(&values),
+        )
+        .await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+}
+
+/// The sales book's page: each document the shop's own entry, its kind read as the shop reads it
+/// (a reversal by what it reverses, which is read along).
+pub async fn sales_book(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<Vec<BookEntry>> {
+    let page = book_page(pool, f, limit, offset).await?;
+    let mut shops: Vec<i64> = page.iter().map(|(shop, _, _)| *shop).collect();
+    shops.sort_unstable();
+    shops.dedup();
+    let mut read: Vec<(i64, BookEntry)> = Vec::with_capacity(page.len());
+    for shop in shops {
+        let ids: Vec<i64> = page.iter().filter(|(s, _, _)| *s == shop).map(|(_, id, _)| *id).collect();
+        let mut with_originals = ids.clone();
+        with_originals.extend(page.iter().filter(|(s, _, _)| *s == shop).filter_map(|(_, _, o)| *o));
+        let entries = in_scratch(pool, shop, &with_originals, move |scratch| {
+            let mut entries = Vec::with_capacity(ids.len());
+            for id in ids {
+                if let Some(invoice) = crate::store::invoices::by_id(scratch, id)? {
+                    let kind = crate::store::invoices::report_totals::kind_of(scratch, &invoice)?;
+                    entries.push(book_entry(&invoice, kind));
+                }
+            }
+            Ok(entries)
+        })
+        .await?;
+        read.extend(entries.into_iter().map(|e| (shop, e)));
+    }
+    let mut book = Vec::with_capacity(read.len());
+    for (shop, id, _) in &page {
+        if let Some(at) = read.iter().position(|(s, e)| s == shop && e.id == *id) {
+            book.push(read.swap_remove(at).1);
+        }
+    }
+    Ok(book)
 }
 
 /// The page of the list in the shop's shape, each with its shop.

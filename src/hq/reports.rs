@@ -256,13 +256,19 @@ pub async fn sales_summary(pool: &Pool, f: &Filter) -> Result<SalesSummary> {
     Ok(summarize_sales(f.period, &by_currency, &payments, &waiting, open))
 }
 
-/// `GET /api/v1/reports/vat` at the HQ (without the sales book: see the book's head office).
-pub async fn vat(pool: &Pool, f: &Filter) -> Result<VatReport> {
+/// `GET /api/v1/reports/vat` at the HQ; `book` (limit, offset) adds a page of the sales book.
+pub async fn vat(pool: &Pool, f: &Filter, book: Option<(i64, i64)>) -> Result<VatReport> {
     let mut client = pool.get().await?;
     let tx = snapshot(&mut client).await?;
     let (rows, waiting) = (report_rows::vat(&*tx, f).await?, waiting(&*tx, f).await?);
     tx.commit().await?;
-    Ok(rules::vat_of(f.period, &rows, &waiting, None))
+    let book = match book {
+        Some((limit, offset)) => {
+            Some((super::invoices::sales_book(pool, f, limit, offset).await?, limit, offset))
+        }
+        None => None,
+    };
+    Ok(rules::vat_of(f.period, &rows, &waiting, book))
 }
 
 /// `GET /api/v1/reports/daily-trend` at the HQ; `f.period` is already checked for a trend.

@@ -234,13 +234,14 @@ async fn sales_summary(State(state): State<HqState>, call: HqReport) -> ApiResul
     answer_as(&call.request, "sales-summary", data)
 }
 
-/// The VAT report across shops. The sales book (`documents=true`) is a shop's own: see the
-/// book's chapter on the head office.
+/// The VAT report across shops; `documents=true` adds a page of the sales book (`limit`,
+/// `offset`), every shop's documents oldest first.
 async fn vat(State(state): State<HqState>, call: HqReport) -> ApiResult {
-    if crate::domain::report::flag("documents", call.params.documents()).map_err(ApiError::Validation)? {
-        return Err(ApiError::field("documents", "The sales book is each shop's own: ask the shop."));
-    }
-    answer_as(&call.request, "vat", reports::vat(&state.pool, &call.filter).await.map_err(failed)?)
+    let book =
+        crate::domain::report::flag("documents", call.params.documents()).map_err(ApiError::Validation)?;
+    let page = book.then_some((call.request.limit, call.request.offset));
+    let name = if book { "sales-book" } else { "vat" };
+    answer_as(&call.request, name, reports::vat(&state.pool, &call.filter, page).await.map_err(failed)?)
 }
 
 async fn daily_trend(State(state): State<HqState>, call: HqReport) -> ApiResult {
@@ -282,6 +283,23 @@ async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
     answer_as(&call.request, "cash-register-closing", data)
 }
 
+/// The closing report's PDF at the HQ, printed by the shop's own code: under one shop's company
+/// (its name and NUIS, as the shop prints it), or the chain's.
+async fn closing_pdf(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let layout = crate::api::reports::paper(&call.params)?;
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let data = reports::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    let company = match call.filter.shop_id {
+        Some(shop) => db::company(&state.pool, shop).await.map_err(failed)?,
+        None => None,
+    };
+    let heading = match company {
+        Some((name, nuis)) => format!("{name} · NUIS {nuis}"),
+        None => "HQ · every shop".to_string(),
+    };
+    crate::api::reports::closing_pdf_of(&heading, call.filter.period, &data, layout)
+}
+
 /// The notes report: a note is not a sale of a till or an operator, so the sales filters are
 /// refused, as at a shop.
 async fn wtn(State(state): State<HqState>, call: HqReport) -> ApiResult {
@@ -321,7 +339,7 @@ struct ListParams {
 }
 
 /// `GET /api/v1/invoice` at the HQ: a shop's list (its query and its items), every shop's
-/// documents newest first, each with its `shop`. Searching (`query`) is each shop's own.
+/// documents newest first, each with its `shop`; `query` searches as the shop's list does.
 async fn invoices(State(state): State<HqState>, _owner: OwnerAuth, Query(q): Query<ListParams>) -> ApiResult {
     let (limit, offset) = (q.limit.unwrap_or(20), q.offset.unwrap_or(0));
     if limit < 1 {
@@ -330,12 +348,7 @@ async fn invoices(State(state): State<HqState>, _owner: OwnerAuth, Query(q): Que
     if offset < 0 {
         return Err(ApiError::field("offset", "The offset must be at least 0."));
     }
-    if q.query.as_deref().is_some_and(|t| !t.trim().is_empty()) {
-        return Err(ApiError::field(
-            "query",
-            "Searching is each shop's own: ask the shop, or filter by shop and dates.",
-        ));
-    }
+    crate::api::extract::search_query(q.query.as_deref())?;
     let day = |text: Option<String>| -> Option<chrono::NaiveDate> { text.and_then(|t| t.parse().ok()) };
     // Without dates, every day the documents' text dates can hold.
     let (first, last) =
@@ -351,7 +364,8 @@ async fn invoices(State(state): State<HqState>, _owner: OwnerAuth, Query(q): Que
         .filter(|k| matches!(k.as_str(), "CASH" | "NONCASH" | "EINVOICE"))
         .collect();
     let f = Filter::of(crate::domain::report::Period { from, to }, shop_id(&state, q.shop.as_deref()).await?);
-    let ask = super::invoices::ListAsk { kinds: kinds.clone(), limit, offset };
+    let search = q.query.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
+    let ask = super::invoices::ListAsk { kinds: kinds.clone(), query: search, limit, offset };
     let page = super::invoices::page(&state.pool, &f, &ask).await.map_err(failed)?;
     let items = super::invoices::list(&state.pool, &page, 1).await.map_err(failed)?;
     ok(json!({
@@ -490,6 +504,7 @@ pub fn router(state: HqState) -> Router {
         .route("/api/v1/reports/by-tcr", get(by_tcr))
         .route("/api/v1/reports/cash-register", get(cash_register))
         .route("/api/v1/reports/cash-register/closing", get(closing))
+        .route("/api/v1/reports/cash-register/closing/pdf", get(closing_pdf))
         .route("/api/v1/reports/reversals", get(reversals))
         .route("/api/v1/reports/wtn", get(wtn))
         .route("/api/v1/invoice", get(invoices))

@@ -1133,7 +1133,7 @@ impl Services {
 }
 
 /// A sales-book row: the document's lines by VAT rate, in lek.
-fn book_entry(invoice: &Invoice, kind: ReportKind) -> BookEntry {
+pub fn book_entry(invoice: &Invoice, kind: ReportKind) -> BookEntry {
     let f = figures_of(invoice);
     BookEntry {
         id: invoice.id,

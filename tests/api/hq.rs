@@ -14,7 +14,7 @@ use crate::common::till::{
     NUIS, ROOMY_LIMITS, Till, coffee_and_water, issuing_load, on_account, open_till_with, post_at_once,
     upload_certificate,
 };
-use crate::common::{arka_ok, eventually};
+use crate::common::{arka_ok, eventually, pdftotext};
 use serde_json::{Value, json};
 
 /// A shop of the chain on a server of its own, shipping to `hq`.
@@ -840,6 +840,88 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
     }
     assert_the_chains_reports_are_its_shops(&hq, &names, &tills);
     the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(&hq, &names, &tills);
+    the_hq_keeps_the_sales_book_as_the_shop_does(&hq, &names, &tills);
+    the_hq_searches_the_list_as_the_shop_does(&hq, &names, &tills);
+    the_hq_prints_the_closing_report_as_the_shop_does(&hq, &names, &tills);
+}
+
+/// The VAT report's sales book (`documents=true`): a shop's at the HQ is its own, the chain's
+/// holds every shop's entries.
+fn the_hq_keeps_the_sales_book_as_the_shop_does(hq: &Hq, names: &[&str], tills: &[Till]) {
+    let path = "vat?documents=true&limit=50";
+    let (from, to) = around_today();
+    let mut every = Vec::new();
+    for (name, till) in names.iter().zip(tills) {
+        let own = till
+            .server
+            .get(&format!("/api/v1/reports/{path}&from={from}&to={to}"), Some(&till.token))
+            .data(200)
+            .clone();
+        let entries = own["items"].as_array().unwrap();
+        assert!(entries.len() >= 4, "the day's sales and its cancellation: {own}");
+        let (status, at_hq) = hq.get(&format!("/api/v1/reports/{path}&from={from}&to={to}&shop={name}"));
+        assert_eq!(status, 200, "{at_hq}");
+        assert_eq!(canon(&at_hq["data"]), canon(&own), "{name}'s sales book");
+        every.extend(entries.iter().map(|e| canon(e).to_string()));
+    }
+    let (status, chain) = hq.get(&format!("/api/v1/reports/{path}&from={from}&to={to}"));
+    assert_eq!(status, 200, "{chain}");
+    let mut listed: Vec<String> =
+        chain["data"]["items"].as_array().unwrap().iter().map(|e| canon(e).to_string()).collect();
+    listed.sort();
+    every.sort();
+    assert_eq!(listed, every, "the chain's sales book holds every shop's entries");
+}
+
+/// `query` on the list: a shop's buyer found at the HQ as the shop finds it, in that shop only.
+fn the_hq_searches_the_list_as_the_shop_does(hq: &Hq, names: &[&str], tills: &[Till]) {
+    let (from, to) = around_today();
+    for (query, holder) in [("k81234001", 0), ("L91234002B", 1)] {
+        let ask = format!("fromDate={from}&toDate={to}&limit=50&query={query}");
+        let own = tills[holder]
+            .server
+            .get(&format!("/api/v1/invoice?{ask}"), Some(&tills[holder].token))
+            .data(200)
+            .clone();
+        let own_ids: Vec<Value> = own["items"].as_array().unwrap().iter().map(|i| i["id"].clone()).collect();
+        assert!(!own_ids.is_empty(), "{query}: {own}");
+        let (status, chain) = hq.get(&format!("/api/v1/invoice?{ask}"));
+        assert_eq!(status, 200, "{chain}");
+        let found: Vec<(Value, Value)> = chain["data"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| (i["shop"].clone(), i["id"].clone()))
+            .collect();
+        let expected: Vec<(Value, Value)> =
+            own_ids.iter().map(|id| (json!(names[holder]), id.clone())).collect();
+        assert_eq!(found, expected, "{query}: the chain finds the shop's own");
+        assert_eq!(chain["data"]["pagination"], own["pagination"]);
+        let (status, other) = hq.get(&format!("/api/v1/invoice?{ask}&shop={}", names[1 - holder]));
+        assert_eq!(status, 200, "{other}");
+        assert_eq!(other["data"]["items"], json!([]), "{query} is not the other shop's");
+    }
+}
+
+/// The closing report's PDF: a shop's at the HQ reads as its own (pdftotext); the chain's
+/// prints every shop's days.
+fn the_hq_prints_the_closing_report_as_the_shop_does(hq: &Hq, names: &[&str], tills: &[Till]) {
+    let (from, to) = around_today();
+    let path = format!("/api/v1/reports/cash-register/closing/pdf?from={from}&to={to}");
+    let mut days = 0;
+    for (name, till) in names.iter().zip(tills) {
+        let own = pdftotext(&till.server.get_bytes(&path, Some(&till.token)));
+        assert!(own.contains("Raporti Z"), "{own}");
+        days += own.matches("Raporti Z").count();
+        let at_hq = pdftotext(&hq.get_bytes(&format!("{path}&shop={name}")));
+        assert_eq!(at_hq, own, "{name}'s closing report printed at the HQ");
+    }
+    let chain = pdftotext(&hq.get_bytes(&path));
+    assert!(chain.contains("HQ · every shop"), "{chain}");
+    assert_eq!(chain.matches("Raporti Z").count(), days, "{chain}");
+    let (status, body) = hq.get(&format!("{path}&paper=roll"));
+    assert_eq!(status, 422, "{body}");
+    assert!(body["errors"]["paper"].is_array(), "{body}");
 }
 
 /// Every report at the HQ: each shop's its own report, the chain's the sum (or union) of the

@@ -144,6 +144,18 @@ impl Hq {
     pub fn get(&self, path: &str) -> (u16, Value) {
         get(&self.agent, &format!("{}{path}", self.url()), &self.owner)
     }
+
+    /// GET `path` with the owner's token: the raw body (a PDF), failing on any status but 200.
+    pub fn get_bytes(&self, path: &str) -> Vec<u8> {
+        let mut reply = self
+            .agent
+            .get(format!("{}{path}", self.url()))
+            .header("Authorization", format!("Bearer {}", self.owner))
+            .call()
+            .unwrap();
+        assert_eq!(reply.status().as_u16(), 200, "{path}");
+        reply.body_mut().read_to_vec().unwrap()
+    }
 }
 
 impl Hq {
