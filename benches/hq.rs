@@ -17,8 +17,13 @@
 //! 3. Reports: the HQ's typed tables for `ARKA_BENCH_HQ_SHOPS` shops (default 10) with
 //!    `ARKA_BENCH_HQ_SHOP_DOCS` documents each (default 1,000,000) over a year, and their daily
 //!    totals (4 TCRs, 2 operators each, 3 kinds, 2 currencies a day), written by SQL; then the
-//!    sales summary of one month over every shop and of one shop, p50 and p99 of 50 runs, as
-//!    seeded (no page all-visible yet) and after a VACUUM (as autovacuum leaves a past month).
+//!    VAT, products and clients tables, and the rows as shipped (invoice, 3 lines, 1 payment: a
+//!    shop's own rows, copied) of the documents of the first `ARKA_BENCH_HQ_ROW_MONTHS` months
+//!    (default 3; the in-memory copy of the list and the sales book reads them); then every
+//!    report route of the HQ and the invoice list's first page (plain and searched) for one month
+//!    over every shop and of one shop, through HTTP, p50 and p99 of 50 runs, as seeded (no page
+//!    all-visible yet) and after a VACUUM (as autovacuum leaves a past month). No till's day is
+//!    seeded: the tills' reports time their scans of the shops' rows, the closing PDF its 404.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -26,9 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arka::domain::report::Period;
 use arka::hq::client::HqClient;
-use arka::hq::reports::Filter;
 use arka::store::{Store, hq_outbox};
 
 fn env_number(name: &str, default: i64) -> i64 {
@@ -151,24 +154,109 @@ fn backfill(runtime: &tokio::runtime::Runtime) {
     );
 }
 
-/// The sales summary of March 2025 over every shop and over one, 50 times each: p50 and p99.
-fn time_reports(runtime: &tokio::runtime::Runtime, pool: &deadpool_postgres::Pool, when: &str) {
-    let month = Period { from: "2025-03-01".parse().unwrap(), to: "2025-03-31".parse().unwrap() };
-    for (what, shop_id) in [("every shop", None), ("one shop", Some(3))] {
-        let filter = Filter::of(month, shop_id);
-        let mut times = Vec::new();
-        for _ in 0..50 {
-            let started = Instant::now();
-            let summary = runtime.block_on(arka::hq::reports::sales_summary(pool, &filter)).unwrap();
-            times.push(started.elapsed());
-            assert!(summary.totals.documents > 0);
+/// Every report route of the HQ and the invoice list's first page, for March 2025 over every
+/// shop and over one, through HTTP as the owner's page calls them: p50 and p99 of 50 runs each.
+const ROUTES: [&str; 15] = [
+    "reports/sales-summary?",
+    "reports/vat?",
+    "reports/vat?documents=true&",
+    "reports/daily-trend?",
+    "reports/top-clients?",
+    "reports/top-products?",
+    "reports/by-operator?",
+    "reports/by-tcr?",
+    "reports/cash-register?",
+    "reports/cash-register/closing?",
+    "reports/cash-register/closing/pdf?",
+    "reports/reversals?",
+    "reports/wtn?",
+    "invoice?list&",
+    "invoice?list&query=pos-7&",
+];
+
+fn time_reports(base: &str, token: &str, when: &str) {
+    let agent = agent();
+    for (what, shop) in [("every shop", ""), ("one shop", "shop=shop-3&")] {
+        for route in ROUTES {
+            let (path, dates) = match route.strip_prefix("invoice?list&") {
+                Some(rest) => (format!("invoice?{rest}"), "fromDate=2025-03-01&toDate=2025-03-31"),
+                None => (route.to_string(), "from=2025-03-01&to=2025-03-31"),
+            };
+            let url = format!("{base}/api/v1/{path}{shop}{dates}");
+            let mut times = Vec::new();
+            let mut status = 0;
+            for _ in 0..50 {
+                let started = Instant::now();
+                let mut reply =
+                    agent.get(&url).header("Authorization", format!("Bearer {token}")).call().unwrap();
+                reply.body_mut().read_to_vec().unwrap();
+                times.push(started.elapsed());
+                status = reply.status().as_u16();
+            }
+            times.sort();
+            println!(
+                "reports: {path}{dates} of March 2025, {what}, {when}: HTTP {status}, p50 {:.1} ms, p99 {:.1} ms",
+                ms(percentile(&times, 0.5)),
+                ms(percentile(&times, 0.99))
+            );
         }
-        times.sort();
-        println!(
-            "reports: sales summary of March 2025, {what}, {when}: p50 {:.1} ms, p99 {:.1} ms",
-            ms(percentile(&times, 0.5)),
-            ms(percentile(&times, 0.99))
-        );
+    }
+}
+
+/// One document as a shop ships it (its invoice, 3 lines and 1 payment, by table), each row's
+/// JSON as the shop's outbox reads it: the template the rows seeded at the HQ copy.
+fn shipped_document() -> Vec<(&'static str, &'static [&'static str], String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("template.db")).unwrap();
+    seed_shop(&store, 1);
+    let conn = rusqlite::Connection::open(dir.path().join("template.db")).unwrap();
+    let mut rows = Vec::new();
+    for (table, key, keys) in [
+        ("invoices", &["id"][..], vec![r#"{"id":1}"#.to_string()]),
+        (
+            "invoice_lines",
+            &["invoice_id", "position"][..],
+            (1..=3).map(|p| format!(r#"{{"invoice_id":1,"position":{p}}}"#)).collect(),
+        ),
+        (
+            "invoice_payments",
+            &["invoice_id", "position"][..],
+            vec![r#"{"invoice_id":1,"position":1}"#.to_string()],
+        ),
+    ] {
+        let query = hq_outbox::row_query(&conn, table, key).unwrap();
+        for k in keys {
+            rows.push((table, key, hq_outbox::row(&conn, &query, &k).unwrap().unwrap()));
+        }
+    }
+    rows
+}
+
+/// The rows as shipped of the documents of the first `months` months (the in-memory copy of the
+/// list and the sales book reads them; the tills' reports scan the shops' rows), copies of the
+/// template with each document's id, number, days and search text.
+async fn seed_rows(client: &deadpool_postgres::Client, shops: i64, per_shop: i64, months: i64) {
+    let last = format!("2025-{:02}-31", months.clamp(1, 12));
+    for (table, key, row) in shipped_document() {
+        let position = if key.len() == 2 { "|| ',' || (t.row->>'position')" } else { "" };
+        let document = if table == "invoices" { "'id'" } else { "'invoice_id'" };
+        client
+            .execute(
+                &format!(
+                    "INSERT INTO shop_rows (shop_id, tbl, key, row, seq)
+                     SELECT s, $4, '[' || i {position} || ']', t.row || jsonb_build_object({document}, i) || (CASE WHEN $4 = 'invoices'
+                         THEN jsonb_build_object('number', i || '/2025', 'internal_id', 'pos-' || i, 'ord_num', i,
+                             'issue_date', d, 'issued_at', d || 'T10:00:00+00:00', 'search_text', 'pos-' || i || ' kafe uje',
+                             'iic', md5(s || '-' || i), 'header_uuid', md5('header-' || i), 'fic', md5('fic-' || i))
+                         ELSE '{{}}'::jsonb END), i
+                     FROM (SELECT $3::text::jsonb AS row) t, generate_series(1, $1::bigint) s, generate_series(1, $2::bigint) i,
+                         LATERAL (SELECT to_char(DATE '2025-01-01' + (i * 365 / $2)::int, 'YYYY-MM-DD') AS d) day
+                     WHERE day.d <= $5"
+                ),
+                &[&shops, &per_shop, &row, &table, &last],
+            )
+            .await
+            .unwrap();
     }
 }
 
@@ -176,7 +264,9 @@ fn reports(runtime: &tokio::runtime::Runtime) {
     let shops = env_number("ARKA_BENCH_HQ_SHOPS", 10);
     let per_shop = env_number("ARKA_BENCH_HQ_SHOP_DOCS", 1_000_000);
     let url = runtime.block_on(fresh_database("arka_bench_reports"));
-    let (_, pool) = runtime.block_on(serve_hq(&url));
+    let row_months = env_number("ARKA_BENCH_HQ_ROW_MONTHS", 3);
+    let (base, pool) = runtime.block_on(serve_hq(&url));
+    let token = runtime.block_on(arka::hq::db::add_owner(&pool, "bench")).unwrap();
     let started = Instant::now();
     runtime.block_on(async {
         let client = pool.get().await.unwrap();
@@ -188,7 +278,8 @@ fn reports(runtime: &tokio::runtime::Runtime) {
                 "INSERT INTO invoices (shop_id, id, company_id, internal_id, year, kind, document_kind, tcr_code, ord_num,
                      number, issued_at, issue_date, operator_code, currency, total, iic, fic)
                  SELECT s, i, 1, 'pos-' || i, 2025, 'CASH', CASE WHEN i % 50 = 0 THEN 'ORDER' ELSE 'CASH' END,
-                     'tc10' || (i % 4), i, i || '/2025', '2025-01-01T10:00:00+00:00',
+                     'tc10' || (i % 4), i, i || '/2025',
+                     to_char(DATE '2025-01-01' + (i * 365 / $2)::int, 'YYYY-MM-DD') || 'T10:00:00+00:00',
                      to_char(DATE '2025-01-01' + (i * 365 / $2)::int, 'YYYY-MM-DD'), 'op', 'ALL', '285.00',
                      md5(s || '-' || i), CASE WHEN i % 1000 = 0 THEN NULL ELSE 'fic' END
                  FROM generate_series(1, $1::bigint) s, generate_series(1, $2::bigint) i",
@@ -222,15 +313,43 @@ fn reports(runtime: &tokio::runtime::Runtime) {
             )
             .await
             .unwrap();
+        seed_typed(&client, shops, per_shop).await;
+        seed_rows(&client, shops, per_shop, row_months).await;
         client.simple_query("ANALYZE").await.unwrap();
     });
     println!(
         "reports: {shops} shops x {per_shop} documents seeded at the HQ in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    time_reports(runtime, &pool, "as seeded, no page all-visible yet");
+    time_reports(&base, &token, "as seeded, no page all-visible yet");
     runtime.block_on(async { pool.get().await.unwrap().simple_query("VACUUM ANALYZE").await.unwrap() });
-    time_reports(runtime, &pool, "after VACUUM, as autovacuum leaves a past month");
+    time_reports(&base, &token, "after VACUUM, as autovacuum leaves a past month");
+}
+
+/// The typed tables the VAT, products and clients reports sum: a day of each TCR and operator
+/// by kind (VAT), of each TCR by 50 products, and 20 buyers a day.
+async fn seed_typed(client: &deadpool_postgres::Client, shops: i64, per_shop: i64) {
+    let days = "generate_series(DATE '2025-01-01', DATE '2025-12-31', INTERVAL '1 day') d";
+    for sql in [
+        format!(
+            "INSERT INTO report_vat SELECT s, 1, to_char(d, 'YYYY-MM-DD'), 1, 'tc10' || t, t * 10 + o, 'op' || t || o, k,
+                 '20', '', $2::bigint / 365 / 24, $2::bigint / 365 / 8, 1000000, 200000
+             FROM generate_series(1, $1::bigint) s, {days}, generate_series(0, 3) t, generate_series(0, 1) o,
+                 unnest(ARRAY['CASH', 'NONCASH', 'CORRECTIVE']) k"
+        ),
+        format!(
+            "INSERT INTO report_products SELECT s, 1, to_char(d, 'YYYY-MM-DD'), 1, 'tc10' || t, 'P' || p, 'Produkt ' || p,
+                 'copë', $2::bigint / 365 / 200, $2::bigint / 365 / 100, 100000, 20000
+             FROM generate_series(1, $1::bigint) s, {days}, generate_series(0, 3) t, generate_series(1, 50) p"
+        ),
+        format!(
+            "INSERT INTO report_clients SELECT s, 1, to_char(d, 'YYYY-MM-DD'), 1, 'NUIS:K' || b, NULL, 'Blerësi ' || b,
+                 'NUIS', 'K' || b, $2::bigint / 365 / 40, 10, 100000, 20000, 120000
+             FROM generate_series(1, $1::bigint) s, {days}, generate_series(1, 20) b"
+        ),
+    ] {
+        client.execute(&sql, &[&shops, &per_shop]).await.unwrap();
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
