@@ -130,10 +130,10 @@ pub async fn company(pool: &Pool, shop_id: i64) -> Result<Option<(String, String
     let client = pool.get().await?;
     let row = client
         .query_opt(
-            "SELECT row->>'name', row->>'nuis' FROM shop_rows WHERE shop_id = $1 AND tbl = 'companies'
+            "SELECT row->>'name' AS name, row->>'nuis' AS nuis FROM shop_rows WHERE shop_id = $1 AND tbl = 'companies'
              ORDER BY (row->>'id')::bigint LIMIT 1",
             &[&shop_id],
         )
         .await?;
-    Ok(row.map(|r| (r.get(0), r.get(1))))
+    Ok(row.map(|r| (r.get("name"), r.get("nuis"))))
 }

@@ -72,13 +72,13 @@ pub async fn page(pool: &Pool, f: &Filter, ask: &ListAsk) -> Result<Vec<(i64, St
     let rows = client
         .query(
             &format!(
-                "SELECT i.shop_id, s.name, i.id FROM invoices i JOIN shops s ON s.id = i.shop_id WHERE {conditions}
+                "SELECT i.shop_id, s.name AS shop, i.id FROM invoices i JOIN shops s ON s.id = i.shop_id WHERE {conditions}
                  ORDER BY i.issued_at DESC, s.name, i.id DESC LIMIT ${at_limit} OFFSET ${at_offset}"
             ),
             &refs(&values),
         )
         .await?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+    Ok(rows.iter().map(|r| (r.get("shop_id"), r.get("shop"), r.get("id"))).collect())
 }
 
 /// The shops holding a document of this id (ids are each shop's own): (shop id, name).
@@ -86,12 +86,12 @@ pub async fn holders(pool: &Pool, id: i64, shop_id: Option<i64>) -> Result<Vec<(
     let client = pool.get().await?;
     let rows = client
         .query(
-            "SELECT i.shop_id, s.name FROM invoices i JOIN shops s ON s.id = i.shop_id
+            "SELECT i.shop_id, s.name AS shop FROM invoices i JOIN shops s ON s.id = i.shop_id
              WHERE i.id = $1 AND ($2::bigint IS NULL OR i.shop_id = $2) ORDER BY s.name",
             &[&id, &shop_id],
         )
         .await?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    Ok(rows.iter().map(|r| (r.get("shop_id"), r.get("shop"))).collect())
 }
 
 /// The shop's rows of the documents `ids` and of what they name, table by table.
@@ -112,8 +112,8 @@ async fn rows_of(pool: &Pool, shop_id: i64, ids: &[i64]) -> Result<Vec<(String, 
         .await?;
     Ok(rows
         .iter()
-        .filter_map(|r| match r.get::<_, Value>(1) {
-            Value::Object(row) => Some((r.get(0), row)),
+        .filter_map(|r| match r.get::<_, Value>("row") {
+            Value::Object(row) => Some((r.get("tbl"), row)),
             _ => None,
         })
         .collect())
@@ -172,7 +172,7 @@ async fn book_page(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<V
             &refs(&values),
         )
         .await?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+    Ok(rows.iter().map(|r| (r.get("shop_id"), r.get("id"), r.get("original_invoice_id"))).collect())
 }
 
 /// The sales book's page: each document the shop's own entry, its kind read as the shop reads it
