@@ -38,7 +38,8 @@ const RULES: &[(&str, &[&str])] = &[
     ("clock", &[]),
     ("print", &[]),
     ("ops", &[]),
-    ("ops::files", &[]),
+    ("ops::files", &["ops::windows"]),
+    ("ops::windows", &[]),
     ("ops::metrics", &[]),
     ("ops::secrets", &["ops::files"]),
     ("ops::data_lock", &["ops::files"]),
@@ -48,7 +49,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("rates", &["domain"]),
     ("wolt", &["domain", "ops::secrets"]),
     ("ai", &["domain"]),
-    ("config", &["wolt", "clock"]),
+    ("config", &["wolt", "clock", "ops::windows"]),
     ("ops::tls", &["config", "ops::files", "ops::secrets"]),
     (
         "ops::backup",
@@ -111,6 +112,7 @@ const RULES: &[(&str, &[&str])] = &[
             "ops::data_lock",
             "ops::secrets",
             "ops::tls",
+            "ops::windows",
         ],
     ),
 ];
