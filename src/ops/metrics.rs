@@ -42,6 +42,7 @@ struct Metrics {
     queue_depth: Gauge,
     queue_oldest_age: Gauge,
     breaker_open: Gauge,
+    wal_frames: Gauge,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -84,6 +85,12 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "1 while new documents go straight to the late-delivery queue because the CIS does not answer",
         breaker_open.clone(),
     );
+    let wal_frames = Gauge::default();
+    registry.register(
+        "arka_wal_frames",
+        "Frames (database pages) the writer has appended to the SQLite log since the server started",
+        wal_frames.clone(),
+    );
     Metrics {
         registry,
         documents_issued,
@@ -93,6 +100,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         queue_depth,
         queue_oldest_age,
         breaker_open,
+        wal_frames,
     }
 });
 
@@ -148,6 +156,7 @@ pub struct Snapshot {
     pub queue_depth: i64,
     pub queue_oldest_age_seconds: i64,
     pub breaker_open: bool,
+    pub wal_frames: u64,
 }
 
 /// The text exposition of every metric, with `snapshot` as the current gauges.
@@ -155,6 +164,7 @@ pub fn render(snapshot: Snapshot) -> Result<String, std::fmt::Error> {
     METRICS.queue_depth.set(snapshot.queue_depth);
     METRICS.queue_oldest_age.set(snapshot.queue_oldest_age_seconds);
     METRICS.breaker_open.set(i64::from(snapshot.breaker_open));
+    METRICS.wal_frames.set(i64::try_from(snapshot.wal_frames).unwrap_or(i64::MAX));
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, &METRICS.registry)?;
     Ok(text)
@@ -180,8 +190,13 @@ mod tests {
         document_issued("test_kind");
         cis_call("TestRequest", Delivery::Rejected, Duration::from_millis(30));
         http_request("/test/{id}", 204);
-        let text =
-            render(Snapshot { queue_depth: 3, queue_oldest_age_seconds: 42, breaker_open: true }).unwrap();
+        let text = render(Snapshot {
+            queue_depth: 3,
+            queue_oldest_age_seconds: 42,
+            breaker_open: true,
+            wal_frames: 7,
+        })
+        .unwrap();
         assert!(text.contains(r#"arka_documents_issued_total{kind="test_kind"} 1"#), "{text}");
         assert!(
             text.contains(r#"arka_cis_deliveries_total{operation="TestRequest",outcome="rejected"} 1"#),
@@ -191,6 +206,7 @@ mod tests {
         assert!(text.contains("arka_queue_depth 3"), "{text}");
         assert!(text.contains("arka_queue_oldest_age_seconds 42"), "{text}");
         assert!(text.contains("arka_cis_breaker_open 1"), "{text}");
+        assert!(text.contains("arka_wal_frames 7"), "{text}");
         assert!(text.contains("# TYPE arka_cis_latency_seconds histogram"), "{text}");
         assert!(text.contains(r#"arka_cis_latency_seconds_bucket{le="0.05"}"#), "{text}");
     }

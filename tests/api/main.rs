@@ -41,6 +41,7 @@ mod sessions;
 mod setup;
 mod source;
 mod stock;
+mod storage;
 mod tables;
 mod walkthrough;
 mod wtn;
