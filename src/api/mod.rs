@@ -13,7 +13,7 @@ mod einvoice;
 pub mod error;
 pub mod extract;
 mod fields;
-mod invoices;
+pub mod invoices;
 pub mod limits;
 pub mod marketplace;
 mod misc;

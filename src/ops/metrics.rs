@@ -43,6 +43,8 @@ struct Metrics {
     queue_oldest_age: Gauge,
     breaker_open: Gauge,
     wal_frames: Gauge,
+    hq_backlog: Gauge,
+    hq_backlog_oldest_age: Gauge,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -91,7 +93,21 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "Frames (database pages) the writer has appended to the SQLite log since the server started",
         wal_frames.clone(),
     );
+    let hq_backlog = Gauge::default();
+    registry.register(
+        "arka_hq_backlog",
+        "Changes noted for the chain's head office and not yet acknowledged by it (0 for a lone shop)",
+        hq_backlog.clone(),
+    );
+    let hq_backlog_oldest_age = Gauge::default();
+    registry.register(
+        "arka_hq_backlog_oldest_age_seconds",
+        "Age of the oldest change waiting for the head office (0 when none waits)",
+        hq_backlog_oldest_age.clone(),
+    );
     Metrics {
+        hq_backlog,
+        hq_backlog_oldest_age,
         registry,
         documents_issued,
         cis_deliveries,
@@ -157,6 +173,8 @@ pub struct Snapshot {
     pub queue_oldest_age_seconds: i64,
     pub breaker_open: bool,
     pub wal_frames: u64,
+    pub hq_backlog: i64,
+    pub hq_backlog_oldest_age_seconds: i64,
 }
 
 /// The text exposition of every metric, with `snapshot` as the current gauges.
@@ -165,6 +183,8 @@ pub fn render(snapshot: Snapshot) -> Result<String, std::fmt::Error> {
     METRICS.queue_oldest_age.set(snapshot.queue_oldest_age_seconds);
     METRICS.breaker_open.set(i64::from(snapshot.breaker_open));
     METRICS.wal_frames.set(i64::try_from(snapshot.wal_frames).unwrap_or(i64::MAX));
+    METRICS.hq_backlog.set(snapshot.hq_backlog);
+    METRICS.hq_backlog_oldest_age.set(snapshot.hq_backlog_oldest_age_seconds);
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, &METRICS.registry)?;
     Ok(text)
@@ -195,6 +215,8 @@ mod tests {
             queue_oldest_age_seconds: 42,
             breaker_open: true,
             wal_frames: 7,
+            hq_backlog: 7,
+            hq_backlog_oldest_age_seconds: 5,
         })
         .unwrap();
         assert!(text.contains(r#"arka_documents_issued_total{kind="test_kind"} 1"#), "{text}");
@@ -205,6 +227,8 @@ mod tests {
         assert!(text.contains(r#"arka_http_requests_total{route="/test/{id}",status="204"} 1"#), "{text}");
         assert!(text.contains("arka_queue_depth 3"), "{text}");
         assert!(text.contains("arka_queue_oldest_age_seconds 42"), "{text}");
+        assert!(text.contains("arka_hq_backlog 7"), "{text}");
+        assert!(text.contains("arka_hq_backlog_oldest_age_seconds 5"), "{text}");
         assert!(text.contains("arka_cis_breaker_open 1"), "{text}");
         assert!(text.contains("arka_wal_frames 7"), "{text}");
         assert!(text.contains("# TYPE arka_cis_latency_seconds histogram"), "{text}");

@@ -107,27 +107,34 @@ impl ToSql for Packed {
     }
 }
 
-/// `arka_pack_request(text)`, for V27: the migration packs the requests an earlier release kept
-/// as text. A BLOB (already packed) and NULL pass through.
-pub fn register_sql_function(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+/// Whether `table.column` holds kept requests: rows shipped as JSON (to the head office) carry
+/// them as text, through `arka_unpack_request`, since JSON holds no BLOB.
+pub fn holds_kept_requests(table: &str, column: &str) -> bool {
+    (table, column) == ("fiscal_queue", "unsigned_request")
+}
+
+/// The store's SQL functions, on every connection: `arka_pack_request(text)` for V27, which packs
+/// the requests an earlier release kept as text, and `arka_unpack_request(value)`, a kept request
+/// as text. Each passes a value of another type (NULL, or a request already as wanted) through.
+pub fn register_sql_functions(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     use rusqlite::functions::FunctionFlags;
-    conn.create_scalar_function(
-        "arka_pack_request",
-        1,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| {
-            Ok(match ctx.get_raw(0) {
-                ValueRef::Text(text) => {
-                    let text = std::str::from_utf8(text)
-                        .map_err(|e| rusqlite::Error::UserFunctionError(e.into()))?;
-                    rusqlite::types::Value::Blob(
-                        pack(text).map_err(|e| rusqlite::Error::UserFunctionError(e.into()))?,
-                    )
-                }
-                _ => ctx.get::<rusqlite::types::Value>(0)?,
-            })
-        },
-    )
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    let failed = |e: Error| rusqlite::Error::UserFunctionError(e.into());
+    conn.create_scalar_function("arka_pack_request", 1, flags, move |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Text(text) => {
+                let text = std::str::from_utf8(text).map_err(|_| failed(Error::Text))?;
+                rusqlite::types::Value::Blob(pack(text).map_err(failed)?)
+            }
+            _ => ctx.get::<rusqlite::types::Value>(0)?,
+        })
+    })?;
+    conn.create_scalar_function("arka_unpack_request", 1, flags, move |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Blob(packed) => rusqlite::types::Value::Text(unpack(packed).map_err(failed)?),
+            _ => ctx.get::<rusqlite::types::Value>(0)?,
+        })
+    })
 }
 
 #[cfg(test)]
@@ -145,6 +152,24 @@ mod tests {
         for text in ["", "<a/>", "ë ç € 𝄞"] {
             assert_eq!(unpack(&pack(text).unwrap()).unwrap(), text);
         }
+    }
+
+    #[test]
+    fn the_sql_functions_pack_and_unpack_and_pass_other_values_through() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        register_sql_functions(&conn).unwrap();
+        let back: String = conn
+            .query_row("SELECT arka_unpack_request(arka_pack_request(?1))", [REQUEST], |r| r.get(0))
+            .unwrap();
+        assert_eq!(back, REQUEST);
+        let kinds: (String, String, String) = conn
+            .query_row(
+                "SELECT typeof(arka_pack_request(?1)), typeof(arka_pack_request(NULL)), typeof(arka_unpack_request('x'))",
+                [REQUEST],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(kinds, ("blob".into(), "null".into(), "text".into()));
     }
 
     #[test]

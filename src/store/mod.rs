@@ -12,6 +12,7 @@ pub mod fiscal_queue;
 pub mod fixtures;
 pub mod health;
 pub mod held_numbers;
+pub mod hq_outbox;
 pub mod invoices;
 pub mod kept;
 mod log_sync;
@@ -131,6 +132,7 @@ fn configure(conn: &Connection) -> Result<()> {
     // every cached statement of an issue was parsed and planned again per document.
     conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    kept::register_sql_functions(conn)?;
     Ok(())
 }
 
@@ -422,9 +424,8 @@ fn count_wal_frames(writer: &mut Connection) -> Result<Arc<AtomicU64>> {
 }
 
 /// Applies the pending migrations. V27 packs the requests earlier releases kept as text (with
-/// `arka_pack_request`, registered here), and says how long that took per million rows.
+/// `arka_pack_request`, see `configure`), and says how long that took per million rows.
 fn migrate(writer: &mut Connection) -> Result<()> {
-    kept::register_sql_function(writer)?;
     let started = std::time::Instant::now();
     let report = embedded::migrations::runner().run(writer).map_err(Error::Migration)?;
     if report.applied_migrations().iter().any(|m| m.version() == 27) {
@@ -456,6 +457,16 @@ fn build_report_totals(writer: &mut Connection) -> Result<()> {
         tracing::info!(documents, "the report totals were built from the stored documents");
     }
     Ok(())
+}
+
+/// An empty database of this schema in memory, foreign keys unchecked: the head office puts a
+/// shop's shipped rows of some documents into one, so the shop's own readers read them.
+pub fn scratch() -> Result<Connection> {
+    let mut conn = Connection::open_in_memory()?;
+    configure(&conn)?;
+    embedded::migrations::runner().run(&mut conn).map_err(Error::Migration)?;
+    conn.pragma_update(None, "foreign_keys", "OFF")?;
+    Ok(conn)
 }
 
 /// The newest migration this binary carries (the schema version it writes).
