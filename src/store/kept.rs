@@ -117,22 +117,24 @@ pub fn holds_kept_requests(table: &str, column: &str) -> bool {
 /// the requests an earlier release kept as text, and `arka_unpack_request(value)`, a kept request
 /// as text. Each passes a value of another type (NULL, or a request already as wanted) through.
 pub fn register_sql_functions(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    // Each function's one argument (the value to pack or unpack).
+    const ARGUMENT: usize = 0;
     use rusqlite::functions::FunctionFlags;
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     let failed = |e: Error| rusqlite::Error::UserFunctionError(e.into());
     conn.create_scalar_function("arka_pack_request", 1, flags, move |ctx| {
-        Ok(match ctx.get_raw(0) {
+        Ok(match ctx.get_raw(ARGUMENT) {
             ValueRef::Text(text) => {
                 let text = std::str::from_utf8(text).map_err(|_| failed(Error::Text))?;
                 rusqlite::types::Value::Blob(pack(text).map_err(failed)?)
             }
-            _ => ctx.get::<rusqlite::types::Value>(0)?,
+            _ => ctx.get::<rusqlite::types::Value>(ARGUMENT)?,
         })
     })?;
     conn.create_scalar_function("arka_unpack_request", 1, flags, move |ctx| {
-        Ok(match ctx.get_raw(0) {
+        Ok(match ctx.get_raw(ARGUMENT) {
             ValueRef::Blob(packed) => rusqlite::types::Value::Text(unpack(packed).map_err(failed)?),
-            _ => ctx.get::<rusqlite::types::Value>(0)?,
+            _ => ctx.get::<rusqlite::types::Value>(ARGUMENT)?,
         })
     })
 }
@@ -159,14 +161,17 @@ mod tests {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         register_sql_functions(&conn).unwrap();
         let back: String = conn
-            .query_row("SELECT arka_unpack_request(arka_pack_request(?1))", [REQUEST], |r| r.get(0))
+            .query_row("SELECT arka_unpack_request(arka_pack_request(?1)) AS back", [REQUEST], |r| {
+                r.get("back")
+            })
             .unwrap();
         assert_eq!(back, REQUEST);
         let kinds: (String, String, String) = conn
             .query_row(
-                "SELECT typeof(arka_pack_request(?1)), typeof(arka_pack_request(NULL)), typeof(arka_unpack_request('x'))",
+                "SELECT typeof(arka_pack_request(?1)) AS packed, typeof(arka_pack_request(NULL)) AS null_value,
+                     typeof(arka_unpack_request('x')) AS text_value",
                 [REQUEST],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get("packed")?, r.get("null_value")?, r.get("text_value")?)),
             )
             .unwrap();
         assert_eq!(kinds, ("blob".into(), "null".into(), "text".into()));

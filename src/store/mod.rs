@@ -366,11 +366,11 @@ const AUTOCHECKPOINT_FRAMES: i32 = 10_000;
 /// how long that took per million documents. A database another process has open stays as it is
 /// until the next start.
 fn use_page_size(writer: &Connection) -> Result<()> {
-    let current: i64 = writer.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+    let current: i64 = writer.query_row("PRAGMA page_size", [], |r| r.get("page_size"))?;
     if current == PAGE_SIZE {
         return Ok(());
     }
-    let tables: i64 = writer.query_row("SELECT COUNT(*) FROM sqlite_schema", [], |r| r.get(0))?;
+    let tables: i64 = writer.query_row("SELECT COUNT(*) AS n FROM sqlite_schema", [], |r| r.get("n"))?;
     if tables == 0 {
         writer.pragma_update(None, "page_size", PAGE_SIZE)?;
         return Ok(());
@@ -385,7 +385,7 @@ fn use_page_size(writer: &Connection) -> Result<()> {
         Ok(()) => {
             // A database from before the invoices table (V4) has none to count.
             let documents: i64 =
-                writer.query_row("SELECT COUNT(*) FROM invoices", [], |r| r.get(0)).unwrap_or(0);
+                writer.query_row("SELECT COUNT(*) AS n FROM invoices", [], |r| r.get("n")).unwrap_or(0);
             let seconds = started.elapsed().as_secs_f64();
             tracing::info!(
                 from = current,
@@ -429,7 +429,7 @@ fn migrate(writer: &mut Connection) -> Result<()> {
     let started = std::time::Instant::now();
     let report = embedded::migrations::runner().run(writer).map_err(Error::Migration)?;
     if report.applied_migrations().iter().any(|m| m.version() == 27) {
-        let rows: i64 = writer.query_row("SELECT COUNT(*) FROM fiscal_queue", [], |r| r.get(0))?;
+        let rows: i64 = writer.query_row("SELECT COUNT(*) AS n FROM fiscal_queue", [], |r| r.get("n"))?;
         let seconds = started.elapsed().as_secs_f64();
         tracing::info!(
             rows,
@@ -552,8 +552,9 @@ mod tests {
         let (_dir, store) = store();
         let before = store.wal_frames();
         store.write_blocking(|tx| insert(tx, "one")).unwrap();
-        let page_size: i64 =
-            store.read_blocking(|c| Ok(c.query_row("PRAGMA page_size", [], |r| r.get(0))?)).unwrap();
+        let page_size: i64 = store
+            .read_blocking(|c| Ok(c.query_row("PRAGMA page_size", [], |r| r.get("page_size"))?))
+            .unwrap();
         assert_eq!(page_size, PAGE_SIZE);
         assert!(store.wal_frames() > before, "{} frames after {before}", store.wal_frames());
     }
@@ -572,8 +573,8 @@ mod tests {
         let (page_size, mode): (i64, String) = store
             .read_blocking(|c| {
                 Ok((
-                    c.query_row("PRAGMA page_size", [], |r| r.get(0))?,
-                    c.query_row("PRAGMA journal_mode", [], |r| r.get(0))?,
+                    c.query_row("PRAGMA page_size", [], |r| r.get("page_size"))?,
+                    c.query_row("PRAGMA journal_mode", [], |r| r.get("journal_mode"))?,
                 ))
             })
             .unwrap();
