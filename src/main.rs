@@ -249,6 +249,15 @@ enum QueueAction {
         #[command(flatten)]
         data: DataArgs,
     },
+    /// Write every request the queue keeps (delivered ones too), signed as it was sent to the
+    /// CIS, one SOAP envelope per file: what was sent stays provable (`xmlsec1 --verify`).
+    Requests {
+        /// The folder to write them into (created if missing).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[command(flatten)]
+        data: DataArgs,
+    },
 }
 
 #[derive(Subcommand)]
@@ -298,6 +307,9 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Queue { action: None, data } => queue::list(&data),
         Command::Queue { action: Some(QueueAction::Resend { ids, data }), .. } => queue::resend(&data, &ids),
+        Command::Queue { action: Some(QueueAction::Requests { out, data }), .. } => {
+            queue::requests(&data, &out)
+        }
         Command::Reports { action: ReportsAction::Verify { data } } => reports::verify(&data),
         Command::Reports { action: ReportsAction::Rebuild { data } } => reports::rebuild(&data),
         Command::Audit { action: AuditAction::Verify { data } } => audit::verify(&data),
