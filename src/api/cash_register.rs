@@ -13,6 +13,7 @@ use super::error::{ApiError, ApiResult, created, ok};
 use super::extract::{Body, Query};
 use super::fields;
 use crate::domain::cash_register::ActionType;
+use crate::domain::spelled::Spelled;
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
 use crate::services::cash_register::{ActionRequest, DaySummary, Opened};
@@ -26,7 +27,7 @@ fn stored_time(text: &str) -> String {
 fn action_record(a: &Action) -> Value {
     json!({
         "id": a.id,
-        "action_type": a.action_type,
+        "action_type": a.action_type.as_str(),
         "amount": a.amount,
         "currency": a.currency,
         "transaction_date": stored_time(&a.transacted_at),
@@ -175,11 +176,11 @@ pub async fn actions(
             "" => continue,
             "DEPOSIT" => ActionType::MoneyIn,
             "WITHDRAW" => ActionType::MoneyOut,
-            other => ActionType::parse(other).ok_or_else(|| {
+            other => <ActionType as Spelled>::parse(other).ok_or_else(|| {
                 ApiError::field("type", "The type must be one or more of INITIAL, MONEY_IN, MONEY_OUT.")
             })?,
         };
-        action_types.push(read.as_str().to_string());
+        action_types.push(read);
     }
     let filter = ListFilter {
         action_types,

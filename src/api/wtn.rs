@@ -18,6 +18,7 @@ use super::fields;
 use super::limits::Interval;
 use super::onboarding::{PageView, paging};
 use crate::domain::client::Patch;
+use crate::domain::document::ApiVersion;
 use crate::domain::time::local_text;
 use crate::domain::wtn::{CarrierInput, LineInput, NoteInput, PlaceInput, fiscal_status, items_num};
 use crate::services::pipeline::Issued;
@@ -95,9 +96,9 @@ fn place_input(p: PlaceBody) -> PlaceInput {
 }
 
 /// Reads an issue body as v1 or v2 into the one request the service knows.
-fn issue_request(b: IssueBody, version: i64) -> Result<IssueWtnRequest, ApiError> {
+fn issue_request(b: IssueBody, version: ApiVersion) -> Result<IssueWtnRequest, ApiError> {
     let internal_id = b.internal_id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty());
-    if version == 2 && internal_id.is_none() {
+    if version == ApiVersion::V2 && internal_id.is_none() {
         // As in the invoice group, v2 answers a missing internalId in the standard envelope.
         return Err(ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, "The internalId field is required."));
     }
@@ -250,7 +251,7 @@ fn host(headers: &HeaderMap) -> Option<&str> {
     headers.get(header::HOST).and_then(|h| h.to_str().ok())
 }
 
-fn wtn_view(state: &AppState, note: &Wtn, version: i64, host: Option<&str>) -> WtnView {
+fn wtn_view(state: &AppState, note: &Wtn, version: ApiVersion, host: Option<&str>) -> WtnView {
     let services = &state.services;
     WtnView {
         id: note.id,
@@ -309,18 +310,18 @@ struct DeferredBody {
 // Issue, list, details
 // ---------------------------------------------------------------------------------------------
 
-pub async fn issue<const VERSION: i64>(
+pub async fn issue(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Body(body): Body<IssueBody>,
 ) -> ApiResult {
-    let version = VERSION;
     auth.interval(&state, Interval::Wtn)?;
     let request = issue_request(body, version)?;
     let issued = state.services.issue_wtn(&auth.0, request).await?;
     let view = |note: &Wtn| InvoiceData { invoice: wtn_view(&state, note, version, host(&headers)) };
-    let success = if version == 1 { StatusCode::CREATED } else { StatusCode::OK };
+    let success = if version == ApiVersion::V1 { StatusCode::CREATED } else { StatusCode::OK };
     Ok(match issued {
         WtnIssue::Issued(Issued::Fiscalized(note)) => {
             (success, Json(success_body(view(&note)))).into_response()
@@ -371,18 +372,20 @@ pub async fn list(
         own: None,
     };
     let notes = state.services.wtns(&auth.0, filter).await?;
-    let items: Vec<WtnView> = notes.iter().map(|n| wtn_view(&state, n, 1, host(&headers))).collect();
+    let items: Vec<WtnView> =
+        notes.iter().map(|n| wtn_view(&state, n, ApiVersion::V1, host(&headers))).collect();
     ok(ListData { pagination: PageView { records: items.len(), limit, offset }, items })
 }
 
-pub async fn details<const VERSION: i64>(
+pub async fn details(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Path(internal_id): Path<String>,
 ) -> ApiResult {
     let note = state.services.wtn_by_internal_id(&auth.0, &internal_id).await?;
-    ok(InvoiceData { invoice: wtn_view(&state, &note, VERSION, host(&headers)) })
+    ok(InvoiceData { invoice: wtn_view(&state, &note, version, host(&headers)) })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ pub mod product_import;
 pub mod report;
 pub mod role;
 pub mod sales_day;
+pub mod spelled;
 pub mod stock;
 pub mod table;
 pub mod time;

@@ -14,6 +14,7 @@ use chrono_tz::Europe::Tirane;
 use rust_decimal::{Decimal, RoundingStrategy};
 
 use super::money::{self, MAX_AMOUNT, MAX_INVOICE_TOTAL, MAX_QUANTITY, round2};
+use super::spelled::{Spelled, spelled};
 use super::validation::{self, FieldErrors};
 
 /// At most this many lines (the CIS's `Items` holds 1..1000).
@@ -34,134 +35,62 @@ pub const MAX_PACK_TYPE: usize = 50;
 /// The CIS's `PackNum` is an `xs:int` above 0.
 pub const MAX_PACK_NUM: i64 = 2_147_483_647;
 
-/// WTN: the goods change place, not owner; SALE: they accompany a sale.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoteType {
-    Wtn,
-    Sale,
-}
-
-impl NoteType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NoteType::Wtn => "WTN",
-            NoteType::Sale => "SALE",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<NoteType> {
-        [NoteType::Wtn, NoteType::Sale].into_iter().find(|t| t.as_str() == text)
+spelled! {
+    /// WTN: the goods change place, not owner; SALE: they accompany a sale.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum NoteType {
+        Wtn = "WTN",
+        Sale = "SALE",
     }
 }
 
-/// What the goods travel for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transaction {
-    Transfer,
-    Examination,
-    Sales,
-    Door,
-}
-
-impl Transaction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Transaction::Transfer => "TRANSFER",
-            Transaction::Examination => "EXAMINATION",
-            Transaction::Sales => "SALES",
-            Transaction::Door => "DOOR",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Transaction> {
-        [Transaction::Transfer, Transaction::Examination, Transaction::Sales, Transaction::Door]
-            .into_iter()
-            .find(|t| t.as_str() == text)
+spelled! {
+    /// What the goods travel for.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Transaction {
+        Transfer = "TRANSFER",
+        Examination = "EXAMINATION",
+        Sales = "SALES",
+        Door = "DOOR",
     }
 }
 
-/// Where goods start or arrive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Point {
-    Warehouse,
-    Store,
-    Sale,
-    Exhibition,
-    Customs,
-    Another,
-    Other,
+spelled! {
+    /// Where goods start or arrive.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Point {
+        Warehouse = "WAREHOUSE",
+        Store = "STORE",
+        Sale = "SALE",
+        Exhibition = "EXHIBITION",
+        Customs = "CUSTOMS",
+        Another = "ANOTHER",
+        Other = "OTHER",
+    }
 }
 
 impl Point {
-    const ALL: [Point; 7] = [
-        Point::Warehouse,
-        Point::Store,
-        Point::Sale,
-        Point::Exhibition,
-        Point::Customs,
-        Point::Another,
-        Point::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Point::Warehouse => "WAREHOUSE",
-            Point::Store => "STORE",
-            Point::Sale => "SALE",
-            Point::Exhibition => "EXHIBITION",
-            Point::Customs => "CUSTOMS",
-            Point::Another => "ANOTHER",
-            Point::Other => "OTHER",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Point> {
-        Point::ALL.into_iter().find(|p| p.as_str() == text)
-    }
-
     /// Whether the CIS takes it as a destination (`WTNDestinPointSType`).
     pub fn is_destination(self) -> bool {
         !matches!(self, Point::Customs | Point::Another)
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VehicleOwnership {
-    /// The company's own vehicle.
-    Owner,
-    ThirdParty,
-}
-
-impl VehicleOwnership {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VehicleOwnership::Owner => "OWNER",
-            VehicleOwnership::ThirdParty => "THIRDPARTY",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<VehicleOwnership> {
-        [VehicleOwnership::Owner, VehicleOwnership::ThirdParty].into_iter().find(|v| v.as_str() == text)
+spelled! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum VehicleOwnership {
+        /// The company's own vehicle.
+        Owner = "OWNER",
+        ThirdParty = "THIRDPARTY",
     }
 }
 
-/// How a carrier is identified: NUIS for a business, ID for a person.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CarrierIdType {
-    Nuis,
-    Id,
-}
-
-impl CarrierIdType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CarrierIdType::Nuis => "NUIS",
-            CarrierIdType::Id => "ID",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<CarrierIdType> {
-        [CarrierIdType::Nuis, CarrierIdType::Id].into_iter().find(|t| t.as_str() == text)
+spelled! {
+    /// How a carrier is identified: NUIS for a business, ID for a person.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CarrierIdType {
+        Nuis = "NUIS",
+        Id = "ID",
     }
 }
 

@@ -11,6 +11,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::{Result, Services};
+use crate::domain::cash_register::{ActionType, Purpose};
 use crate::domain::report::{self, Comparison, Period, ReportKind};
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
@@ -885,12 +886,12 @@ impl Services {
             let till = &mut items[i];
             till.actions += m.actions;
             till.waiting += m.waiting;
-            match (m.action_type.as_str(), m.purpose.as_str()) {
-                ("INITIAL", _) => till.initial += m.amount,
-                ("MONEY_IN", "open") => till.opening_deposits += m.amount,
-                ("MONEY_IN", _) => till.deposits += m.amount,
-                ("MONEY_OUT", "close") => till.closing_withdrawals += m.amount,
-                _ => till.withdrawals += m.amount,
+            match (m.action_type, m.purpose) {
+                (ActionType::Initial, _) => till.initial += m.amount,
+                (ActionType::MoneyIn, Purpose::Open) => till.opening_deposits += m.amount,
+                (ActionType::MoneyIn, _) => till.deposits += m.amount,
+                (ActionType::MoneyOut, Purpose::Close) => till.closing_withdrawals += m.amount,
+                (ActionType::MoneyOut, _) => till.withdrawals += m.amount,
             }
         }
         for row in sales.iter().filter(|r| !r.key.is_empty() && !r.sums.till.is_zero()) {
@@ -1086,12 +1087,12 @@ fn closing(day: &db::DayRow) -> Closing {
     let mut withdrawals = Decimal::ZERO;
     let mut withdrawn = Decimal::ZERO;
     for (purpose, action_type, amount) in &day.actions {
-        let signed = if action_type == "MONEY_OUT" { -*amount } else { *amount };
-        match purpose.as_str() {
-            "open" => opening += signed,
-            "deposit" => deposits += *amount,
-            "withdraw" => withdrawals += *amount,
-            _ => withdrawn += *amount,
+        let signed = if *action_type == ActionType::MoneyOut { -*amount } else { *amount };
+        match purpose {
+            Purpose::Open => opening += signed,
+            Purpose::Deposit => deposits += *amount,
+            Purpose::Withdraw => withdrawals += *amount,
+            Purpose::Close => withdrawn += *amount,
         }
     }
     let closed = day.closed_at.is_some();

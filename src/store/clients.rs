@@ -4,7 +4,7 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
 use super::{Result, now_text};
-use crate::domain::client::{Client, ClientType, CompanyCategory, Gender, IdType, Spelled};
+use crate::domain::client::Client;
 
 /// A client as stored.
 #[derive(Debug, Clone)]
@@ -20,21 +20,6 @@ const COLUMNS: &str = "id, client_type, company_name, company_category, first_na
     gender, id_type, id_value, address, city, country, phone, email, customer_number, nationality_code,
     nationality_id, verified, created_at, updated_at";
 
-/// A stored enumeration; text that is not one (never written by Arka) fails the read.
-fn spelled<T: Spelled>(r: &Row, at: usize) -> rusqlite::Result<T> {
-    let text: String = r.get(at)?;
-    T::parse(&text).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(at, Type::Text, format!("unknown value `{text}`").into())
-    })
-}
-
-fn optional_spelled<T: Spelled>(r: &Row, at: usize) -> rusqlite::Result<Option<T>> {
-    match r.get_ref(at)? {
-        rusqlite::types::ValueRef::Null => Ok(None),
-        _ => spelled(r, at).map(Some),
-    }
-}
-
 fn client_from(r: &Row) -> rusqlite::Result<StoredClient> {
     let birthday: Option<String> = r.get(6)?;
     let birthday = match birthday {
@@ -47,14 +32,14 @@ fn client_from(r: &Row) -> rusqlite::Result<StoredClient> {
     Ok(StoredClient {
         id: r.get(0)?,
         client: Client {
-            client_type: spelled::<ClientType>(r, 1)?,
+            client_type: r.get(1)?,
             company_name: r.get(2)?,
-            company_category: optional_spelled::<CompanyCategory>(r, 3)?,
+            company_category: r.get(3)?,
             first_name: r.get(4)?,
             last_name: r.get(5)?,
             birthday,
-            gender: optional_spelled::<Gender>(r, 7)?,
-            id_type: spelled::<IdType>(r, 8)?,
+            gender: r.get(7)?,
+            id_type: r.get(8)?,
             id_value: r.get(9)?,
             address: r.get(10)?,
             city: r.get(11)?,
@@ -85,11 +70,11 @@ pub fn insert(conn: &Connection, company_id: i64, c: &Client) -> Result<i64> {
             ":company": company_id,
             ":type": c.client_type.as_str(),
             ":company_name": c.company_name,
-            ":category": c.company_category.map(Spelled::as_str),
+            ":category": c.company_category.map(|v| v.as_str()),
             ":first": c.first_name,
             ":last": c.last_name,
             ":birthday": c.birthday.map(|d| d.format("%Y-%m-%d").to_string()),
-            ":gender": c.gender.map(Spelled::as_str),
+            ":gender": c.gender.map(|v| v.as_str()),
             ":id_type": c.id_type.as_str(),
             ":id_value": c.id_value,
             ":address": c.address,
@@ -121,11 +106,11 @@ pub fn update(conn: &Connection, company_id: i64, id: i64, c: &Client, verified:
             ":id": id,
             ":company": company_id,
             ":company_name": c.company_name,
-            ":category": c.company_category.map(Spelled::as_str),
+            ":category": c.company_category.map(|v| v.as_str()),
             ":first": c.first_name,
             ":last": c.last_name,
             ":birthday": c.birthday.map(|d| d.format("%Y-%m-%d").to_string()),
-            ":gender": c.gender.map(Spelled::as_str),
+            ":gender": c.gender.map(|v| v.as_str()),
             ":id_type": c.id_type.as_str(),
             ":id_value": c.id_value,
             ":address": c.address,

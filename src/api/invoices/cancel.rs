@@ -23,6 +23,7 @@ use super::super::fields;
 use super::{host, views};
 use crate::domain::cancellation::CancelLineInput;
 use crate::domain::client::Patch;
+use crate::domain::document::ApiVersion;
 use crate::services::invoices::{CancelRequest, Cancelled};
 use crate::services::pipeline::Issued;
 
@@ -54,7 +55,7 @@ async fn cancel_with(
     headers: HeaderMap,
     invoice: Cancelled,
     body: CancelBody,
-    version: i64,
+    version: ApiVersion,
 ) -> ApiResult {
     let lines = match body.lines {
         None => None,
@@ -86,22 +87,24 @@ async fn cancel_with(
     Ok((StatusCode::OK, Json(json!({"status": true, "data": data}))).into_response())
 }
 
-pub async fn cancel<const VERSION: i64>(
+pub async fn cancel(
     State(s): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     h: HeaderMap,
     PathId(id): PathId,
     Body(b): Body<CancelBody>,
 ) -> ApiResult {
-    cancel_with(s, auth, h, Cancelled::Id(id), b, VERSION).await
+    cancel_with(s, auth, h, Cancelled::Id(id), b, version).await
 }
 
-pub async fn cancel_by_internal_id<const VERSION: i64>(
+pub async fn cancel_by_internal_id(
     State(s): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     h: HeaderMap,
     Path(internal_id): Path<String>,
     Body(b): Body<CancelBody>,
 ) -> ApiResult {
-    cancel_with(s, auth, h, Cancelled::InternalId(internal_id), b, VERSION).await
+    cancel_with(s, auth, h, Cancelled::InternalId(internal_id), b, version).await
 }

@@ -28,9 +28,10 @@ use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::{Body, PathId, Query, search_query};
 use super::fields;
-use crate::domain::document::DocumentKind;
+use crate::domain::document::{ApiVersion, DocumentKind, ListedType};
 use crate::domain::invoice::{InvoiceInput, IssueTexts, LineInput, check_texts};
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
+use crate::domain::spelled::Spelled;
 use crate::services::invoices::{ClientInput, IssueRequest};
 use crate::services::locks::LOCK_WAIT;
 use crate::services::pipeline::Issued;
@@ -141,9 +142,9 @@ fn client_input(c: ClientBody) -> ClientInput {
 
 /// The internalId of an issue body, trimmed. Missing or blank, v2 answers in the standard error
 /// envelope, v1 as validation.
-fn required_internal_id(sent: Option<String>, version: i64) -> Result<String, ApiError> {
+fn required_internal_id(sent: Option<String>, version: ApiVersion) -> Result<String, ApiError> {
     sent.map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).ok_or_else(|| {
-        if version == 2 {
+        if version == ApiVersion::V2 {
             ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, "The internalId field is required.")
         } else {
             ApiError::field("internalId", "The internalId field is required.")
@@ -155,7 +156,7 @@ fn required_internal_id(sent: Option<String>, version: i64) -> Result<String, Ap
 pub(super) fn issue_request(
     b: IssueBody,
     kind: DocumentKind,
-    version: i64,
+    version: ApiVersion,
 ) -> Result<IssueRequest, ApiError> {
     let internal_id = required_internal_id(b.internal_id, version)?;
     let Some(lines) = b.lines.filter(|l| !l.is_empty()) else {
@@ -225,13 +226,13 @@ pub(super) fn issue_request(
 
 /// The payment fields of a body, as v1 (`payment_method`) or v2 (`payment_methods`) reads them.
 fn payments_input(
-    version: i64,
+    version: ApiVersion,
     payment_method: Option<String>,
     company_card: Option<String>,
     vouchers: Option<Vec<String>>,
     payment_methods: Option<Vec<PaymentBody>>,
 ) -> PaymentsInput {
-    if version == 1 {
+    if version == ApiVersion::V1 {
         return PaymentsInput::V1 { payment_method, company_card, vouchers };
     }
     PaymentsInput::V2 {
@@ -261,7 +262,7 @@ async fn issue(
     headers: HeaderMap,
     body: IssueBody,
     kind: DocumentKind,
-    version: i64,
+    version: ApiVersion,
 ) -> ApiResult {
     let request = issue_request(body, kind, version)?;
     let issued = state.services.issue_invoice(&auth.0, request).await?;
@@ -270,10 +271,15 @@ async fn issue(
 
 /// An issue's answer: v1 201, v2 200 with `data.invoice`; saved for late delivery, 503 with it
 /// all the same, so the POS can print it.
-fn issued_response(state: &AppState, issued: Issued<Invoice>, version: i64, host: Option<&str>) -> Response {
+fn issued_response(
+    state: &AppState,
+    issued: Issued<Invoice>,
+    version: ApiVersion,
+    host: Option<&str>,
+) -> Response {
     match issued {
         Issued::Fiscalized(invoice) => {
-            let status = if version == 1 { StatusCode::CREATED } else { StatusCode::OK };
+            let status = if version == ApiVersion::V1 { StatusCode::CREATED } else { StatusCode::OK };
             let data = json!({"invoice": views::issue_result(state, &invoice, version, host)});
             (status, Json(json!({"status": true, "data": data}))).into_response()
         }
@@ -284,22 +290,24 @@ fn issued_response(state: &AppState, issued: Issued<Invoice>, version: i64, host
     }
 }
 
-pub async fn cash<const VERSION: i64>(
+pub async fn cash(
     State(s): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, DocumentKind::Cash, VERSION).await
+    issue(s, auth, h, b, DocumentKind::Cash, version).await
 }
 
-pub async fn noncash<const VERSION: i64>(
+pub async fn noncash(
     State(s): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, DocumentKind::NonCash, VERSION).await
+    issue(s, auth, h, b, DocumentKind::NonCash, version).await
 }
 
 #[derive(Deserialize)]
@@ -336,8 +344,9 @@ async fn per_token_lock(state: &AppState, auth: &Auth) -> Result<tokio::sync::Ow
     })
 }
 
-pub async fn list<const VERSION: i64>(
+pub async fn list(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Query(q): Query<ListQuery>,
@@ -351,14 +360,8 @@ pub async fn list<const VERSION: i64>(
         return Err(ApiError::field("offset", "The offset must be at least 0."));
     }
     search_query(q.query.as_deref())?;
-    let kinds: Vec<String> = q
-        .kind
-        .as_deref()
-        .unwrap_or("")
-        .split(',')
-        .map(|k| k.trim().to_uppercase())
-        .filter(|k| matches!(k.as_str(), "CASH" | "NONCASH" | "EINVOICE"))
-        .collect();
+    let kinds: Vec<ListedType> =
+        q.kind.as_deref().unwrap_or("").split(',').filter_map(ListedType::parse_any_case).collect();
     let filter = ListFilter {
         kinds: kinds.clone(),
         from_date: list_date("fromDate", q.from_date)?,
@@ -371,38 +374,44 @@ pub async fn list<const VERSION: i64>(
     let _guard = per_token_lock(&state, &auth).await?;
     let invoices = state.services.list_invoices(&auth.0, filter).await?;
     let items: Vec<views::ListItem> =
-        invoices.iter().map(|i| views::list_item(&state, i, VERSION, host(&headers))).collect();
+        invoices.iter().map(|i| views::list_item(&state, i, version, host(&headers))).collect();
     ok(json!({
         "items": items,
         "pagination": {
             "records": items.len(),
             "limit": limit,
             "offset": offset,
-            "type": if kinds.is_empty() { Value::Null } else { json!(kinds.join(",")) },
+            "type": if kinds.is_empty() {
+                Value::Null
+            } else {
+                json!(kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(","))
+            },
             "query": q.query,
         },
     }))
 }
 
-pub async fn details<const VERSION: i64>(
+pub async fn details(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     PathId(id): PathId,
 ) -> ApiResult {
     let _guard = per_token_lock(&state, &auth).await?;
     let invoice = state.services.invoice(&auth.0, id).await?;
-    ok(json!({"invoice": views::details(&state, &invoice, VERSION, host(&headers))}))
+    ok(json!({"invoice": views::details(&state, &invoice, version, host(&headers))}))
 }
 
-pub async fn by_internal_id<const VERSION: i64>(
+pub async fn by_internal_id(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Path(internal_id): Path<String>,
 ) -> ApiResult {
     let invoice = state.services.invoice_by_internal_id(&auth.0, &internal_id).await?;
-    ok(json!({"invoice": views::issue_result(&state, &invoice, VERSION, host(&headers))}))
+    ok(json!({"invoice": views::issue_result(&state, &invoice, version, host(&headers))}))
 }
 
 #[derive(Deserialize)]

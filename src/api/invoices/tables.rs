@@ -14,15 +14,16 @@ use super::super::fields;
 use super::{
     IssueBody, PaymentBody, host, issue_request, issued_response, payments_input, required_internal_id,
 };
-use crate::domain::document::DocumentKind;
+use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::domain::payments::PaymentsInput;
 use crate::domain::validation::FieldErrors;
 use crate::services::invoices::SummaryRequest;
 
 /// An order's body is a cash body without payment and without an invoice discount: each of
 /// those fields, when sent, is 422 naming it.
-pub async fn order<const VERSION: i64>(
+pub async fn order(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Body(body): Body<IssueBody>,
@@ -47,11 +48,11 @@ pub async fn order<const VERSION: i64>(
     if !errors.is_empty() {
         return Err(ApiError::Validation(errors));
     }
-    let mut request = issue_request(body, DocumentKind::Order, VERSION)?;
+    let mut request = issue_request(body, DocumentKind::Order, version)?;
     request.rules.payments =
         PaymentsInput::V1 { payment_method: Some("ORDER".to_string()), company_card: None, vouchers: None };
     let issued = state.services.issue_order(&auth.0, request).await?;
-    Ok(issued_response(&state, issued, VERSION, host(&headers)))
+    Ok(issued_response(&state, issued, version, host(&headers)))
 }
 
 #[derive(Deserialize)]
@@ -73,16 +74,17 @@ pub struct SummaryBody {
     vouchers: Option<Vec<String>>,
 }
 
-pub async fn summary<const VERSION: i64>(
+pub async fn summary(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Body(b): Body<SummaryBody>,
 ) -> ApiResult {
-    let internal_id = required_internal_id(b.internal_id, VERSION)?;
-    let payments = payments_input(VERSION, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
+    let internal_id = required_internal_id(b.internal_id, version)?;
+    let payments = payments_input(version, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
     let request = SummaryRequest {
-        api_version: VERSION,
+        api_version: version,
         internal_id,
         order_invoices: b.order_invoices.unwrap_or_default(),
         currency: b.currency,
@@ -94,5 +96,5 @@ pub async fn summary<const VERSION: i64>(
         payments,
     };
     let issued = state.services.issue_summary(&auth.0, request).await?;
-    Ok(issued_response(&state, issued, VERSION, host(&headers)))
+    Ok(issued_response(&state, issued, version, host(&headers)))
 }

@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::super::AppState;
-use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::time::{local_text, parse_stored};
 use crate::store::invoices::{Invoice, Line, Payment, SettledOrder, WtnRef};
 
@@ -29,7 +29,7 @@ fn payment_views(payments: &[Payment]) -> Vec<PaymentView<'_>> {
     payments
         .iter()
         .map(|p| PaymentView {
-            kind: &p.kind,
+            kind: p.kind.as_str(),
             amount: p.amount,
             company_card: p.company_card.as_deref(),
             vouchers: &p.vouchers,
@@ -135,7 +135,7 @@ pub struct IssueResult<'a> {
     summary: Option<SummaryView<'a>>,
 }
 
-fn fiscal<'a>(state: &AppState, invoice: &'a Invoice, version: i64, host: Option<&str>) -> Fiscal<'a> {
+fn fiscal<'a>(state: &AppState, invoice: &'a Invoice, version: ApiVersion, host: Option<&str>) -> Fiscal<'a> {
     Fiscal {
         tcr_code: invoice.tcr_code.as_deref(),
         business_code: invoice.business_unit_code.as_deref(),
@@ -153,7 +153,7 @@ fn fiscal<'a>(state: &AppState, invoice: &'a Invoice, version: i64, host: Option
 pub fn issue_result<'a>(
     state: &AppState,
     invoice: &'a Invoice,
-    version: i64,
+    version: ApiVersion,
     host: Option<&str>,
 ) -> IssueResult<'a> {
     IssueResult {
@@ -163,7 +163,7 @@ pub fn issue_result<'a>(
         fic: invoice.fic.as_deref(),
         fiscal: fiscal(state, invoice, version, host),
         eic: invoice.eic.as_deref(),
-        payment_methods: (version == 2).then(|| payment_views(&invoice.payments)),
+        payment_methods: (version == ApiVersion::V2).then(|| payment_views(&invoice.payments)),
         original_invoice_id: invoice.original_invoice_id,
         wtn: invoice.wtn.as_ref().map(wtn_view),
         summary: summary(invoice),
@@ -304,7 +304,7 @@ pub struct ListItem<'a> {
 pub fn list_item<'a>(
     state: &AppState,
     invoice: &'a Invoice,
-    version: i64,
+    version: ApiVersion,
     host: Option<&str>,
 ) -> ListItem<'a> {
     let t = &invoice.totals;
@@ -351,7 +351,7 @@ pub fn list_item<'a>(
                 discount: t.discount_all,
             }),
         },
-        payments: if version == 2 {
+        payments: if version == ApiVersion::V2 {
             Payments::V2 { payment_methods: payment_views(&invoice.payments) }
         } else {
             Payments::V1 { payment_method: invoice.payments.first().map(|p| p.kind.as_str()) }
@@ -437,7 +437,12 @@ pub struct Details<'a> {
     summary: Option<SummaryView<'a>>,
 }
 
-pub fn details<'a>(state: &AppState, invoice: &'a Invoice, version: i64, host: Option<&str>) -> Details<'a> {
+pub fn details<'a>(
+    state: &AppState,
+    invoice: &'a Invoice,
+    version: ApiVersion,
+    host: Option<&str>,
+) -> Details<'a> {
     Details {
         item: list_item(state, invoice, version, host),
         fiscal: fiscal(state, invoice, version, host),

@@ -11,7 +11,7 @@ use super::super::sequence::Sequence;
 use super::super::{Error, Result, Services};
 use super::{ClientInput, IssueRequest};
 use crate::domain::currency::RateBasis;
-use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::invoice as rules;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType, IdType};
@@ -62,7 +62,7 @@ pub struct Content {
     pub invoice_type: InvoiceType,
     pub links: Links,
     pub internal_id: String,
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub computed: rules::Invoice,
     pub buyer: db::Buyer,
     /// The invoice a credit (381) or debit (383) note, or a cancellation's corrective
@@ -386,7 +386,6 @@ impl Services {
             self.store.read(move |conn| crate::store::clients::get(conn, company_id, id)).await?.ok_or_else(
                 || Error::from(FieldErrors::one("client.internal_id", "The selected client does not exist.")),
             )?;
-        use crate::domain::client::Spelled;
         let c = &stored.client;
         req.client = Some(ClientInput {
             internal_id: Some(id),

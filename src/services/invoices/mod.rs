@@ -23,7 +23,7 @@ use chrono_tz::Europe::Tirane;
 
 use super::pipeline::Issued;
 use super::{Error, Result, Services};
-use crate::domain::document::DocumentKind;
+use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::domain::invoice::InvoiceInput;
 use crate::domain::role::{self, DocumentScope, Role};
 use crate::store::accounts::Caller;
@@ -55,7 +55,7 @@ impl ClientInput {
 pub struct IssueRequest {
     /// Cash, non-cash or order.
     pub kind: DocumentKind,
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub internal_id: String,
     pub client: Option<ClientInput>,
     pub rules: InvoiceInput,
@@ -173,13 +173,13 @@ impl Services {
     }
 
     /// Absolute URL of an invoice's PDF.
-    pub fn pdf_url(&self, host: Option<&str>, version: i64, id: i64) -> String {
-        format!("{}/api/v{version}/invoice/print/{id}", self.pdf_base(host))
+    pub fn pdf_url(&self, host: Option<&str>, version: ApiVersion, id: i64) -> String {
+        format!("{}/api/v{}/invoice/print/{id}", self.pdf_base(host), version.number())
     }
 
     /// Absolute URL of the e-invoice platform's PDF of an e-invoice.
-    pub fn eic_pdf_url(&self, host: Option<&str>, version: i64, eic: &str) -> String {
-        format!("{}/api/v{version}/invoice/print-eic/{eic}", self.pdf_base(host))
+    pub fn eic_pdf_url(&self, host: Option<&str>, version: ApiVersion, eic: &str) -> String {
+        format!("{}/api/v{}/invoice/print-eic/{eic}", self.pdf_base(host), version.number())
     }
 
     /// Issues a cash or non-cash invoice: checked here, then numbered, signed, saved, delivered

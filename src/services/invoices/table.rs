@@ -15,7 +15,7 @@ use super::content::{
     Content, Links, MAX_INTERNAL_ID, computed, currency, internal_id, this_year, user_codes,
 };
 use crate::domain::currency::{Origin, RateBasis};
-use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::invoice::{InvoiceInput, LineInput};
 use crate::domain::payments::{self, PaymentsInput};
 use crate::domain::table;
@@ -26,7 +26,7 @@ use crate::store::invoices::{self as db, Invoice, SettledOrder};
 /// A summary request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
 pub struct SummaryRequest {
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub internal_id: String,
     /// IICs of the orders it pays.
     pub order_invoices: Vec<String>,

@@ -21,6 +21,7 @@ use super::pipeline::{InternalId, Issued, Namespace};
 use super::sequence::Sequence;
 use super::{Error, Result, Services};
 use crate::domain::client::Patch;
+use crate::domain::document::ApiVersion;
 use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::{self as rules, Defaults, NoteInput};
@@ -37,7 +38,7 @@ const MAX_INTERNAL_ID: usize = 255;
 /// An issue request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
 pub struct IssueWtnRequest {
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     /// Required in v2 (the edge checks), optional in v1.
     pub internal_id: Option<String>,
     pub destination_unit_id: Option<i64>,
@@ -98,7 +99,7 @@ impl Services {
             year,
             value: value.clone(),
         });
-        let repeat_answers_first = req.api_version == 2;
+        let repeat_answers_first = req.api_version == ApiVersion::V2;
         let looked_up = match &internal_id {
             Some(internal_id) => self.first_look(internal_id).await,
             None => Ok(()),
@@ -252,8 +253,8 @@ impl Services {
     }
 
     /// Absolute URL of a note's print document (`what` = `print`) or PDF (`pdf`).
-    pub fn wtn_url(&self, host: Option<&str>, version: i64, what: &str, id: i64) -> String {
-        format!("{}/api/v{version}/invoice/wtn/{what}/{id}", self.pdf_base(host))
+    pub fn wtn_url(&self, host: Option<&str>, version: ApiVersion, what: &str, id: i64) -> String {
+        format!("{}/api/v{}/invoice/wtn/{what}/{id}", self.pdf_base(host), version.number())
     }
 
     pub async fn print_settings(&self, caller: &Caller) -> Result<PrintSettings> {
