@@ -12,7 +12,6 @@ pub mod docs;
 mod einvoice;
 pub mod error;
 pub mod extract;
-mod fields;
 mod invoices;
 pub mod limits;
 pub mod marketplace;
@@ -49,6 +48,8 @@ use tower_http::catch_panic::CatchPanicLayer;
 
 use self::error::ApiError;
 use self::limits::{Group, Limiters};
+// The body readers live with the domain inputs that derive `Deserialize` through them.
+use crate::domain::fields;
 use crate::services::Services;
 
 /// Shared by every handler.

@@ -16,7 +16,9 @@
 //! what it paid less what earlier refunds gave back.
 
 use rust_decimal::Decimal;
+use serde::Deserialize;
 
+use super::fields;
 use super::invoice::{Line, net_of};
 use super::money::round2;
 use super::payments::{Payment, PaymentType};
@@ -46,13 +48,17 @@ impl Reversible {
     }
 }
 
-/// A line of a partial cancellation, as sent.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A line of a partial cancellation, as sent: read straight from the body (`CancelLineBody` to
+/// serde, the name a wrong-typed line has always been refused with), any other key refused.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename = "CancelLineBody", deny_unknown_fields)]
 pub struct CancelLineInput {
     pub product_name: Option<String>,
     pub product_code: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub quantity: Option<Decimal>,
     /// The unit price with VAT, to pick between lines of one product at different prices.
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub price: Option<Decimal>,
 }
 

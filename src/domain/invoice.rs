@@ -17,15 +17,19 @@
 //! line as VAT 0 with TAX_FREE, and neither `vat` nor `vat_exempt_type` is checked then.
 
 use rust_decimal::Decimal;
+use serde::Deserialize;
 
 use super::discount::{InvoiceDiscount, spread};
 use super::error::{Error, LineTotalMismatch};
+use super::fields;
 use super::money::{
     self, MAX_AMOUNT, MAX_EXCHANGE_RATE, MAX_QUANTITY, exchange_rate, is_cents, round2, to_lek,
 };
 use super::payments::{self, Payment, PaymentsInput};
 use super::spelled::{Spelled, spelled};
 use super::validation::{self, FieldErrors};
+
+pub mod request;
 
 /// The VAT rates in use in Albania, in percent.
 pub const VAT_RATES: [u32; 4] = [0, 6, 10, 20];
@@ -77,20 +81,27 @@ impl VatClass {
     }
 }
 
-/// One of `lines[]` as sent (absent or null is `None`).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// One of `lines[]` as sent (absent or null is `None`). Read straight from the body; named
+/// `LineBody` to serde, the name a line of the wrong JSON type has always been refused with.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename = "LineBody")]
 pub struct LineInput {
     pub product_name: Option<String>,
     pub product_code: Option<String>,
     pub unit: Option<String>,
     pub unit_code: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub quantity: Option<Decimal>,
     /// Unit price with VAT.
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub price: Option<Decimal>,
     /// Line total with VAT, after the line discount.
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub total: Option<Decimal>,
     /// Percent off the unit price; absent means 0.
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub discount: Option<Decimal>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub vat: Option<Decimal>,
     pub vat_exempt_type: Option<String>,
 }

@@ -10,6 +10,7 @@ pub mod discount;
 pub mod document;
 pub mod einvoice;
 pub mod error;
+pub mod fields;
 pub mod invoice;
 pub mod marketplace;
 pub mod money;

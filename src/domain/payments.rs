@@ -4,7 +4,9 @@
 //! total, once it is known, checks the sum (key `payment_methods`).
 
 use rust_decimal::Decimal;
+use serde::Deserialize;
 
+use super::fields;
 use super::money::{self, MAX_INVOICE_TOTAL, is_cents};
 use super::spelled::{Spelled, spelled};
 use super::validation::{FieldErrors, is_nuis};
@@ -36,10 +38,14 @@ spelled! {
     }
 }
 
-/// One element of v2 `payment_methods[]` as sent.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// One element of v2 `payment_methods[]` as sent, read straight from the body (`PaymentBody`
+/// to serde, the name a wrong-typed element has always been refused with).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename = "PaymentBody")]
 pub struct PaymentElementInput {
+    #[serde(rename = "type")]
     pub kind: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub amount: Option<Decimal>,
     pub company_card: Option<String>,
     pub vouchers: Option<Vec<String>>,

@@ -123,21 +123,8 @@ pub struct Invoice {
     pub bad_debt_inv: Option<BadDebtInv>,
 }
 
-spelled! {
-    /// `SelfIssSType`
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum TypeOfSelfIss {
-        /// Prior agreement with the supplier.
-        Agreement = "AGREEMENT",
-        /// Purchase from domestic farmers.
-        Domestic = "DOMESTIC",
-        /// Services bought abroad.
-        Abroad = "ABROAD",
-        /// Self-consumption.
-        SelfConsumption = "SELF",
-        Other = "OTHER",
-    }
-}
+/// `SelfIssSType` and `IDTypeSType` are the domain's: the invoice request's rules read them.
+pub use crate::domain::invoice::request::{BuyerIdType as IdType, TypeOfSelfIss};
 
 /// `SupplyDateOrPeriod`
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,19 +185,6 @@ pub struct Currency {
     pub ex_rate: Decimal,
     /// `IsBuying`
     pub is_buying: bool,
-}
-
-spelled! {
-    /// `IDTypeSType`
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum IdType {
-        Nuis = "NUIS",
-        Id = "ID",
-        Pass = "PASS",
-        Vat = "VAT",
-        Tax = "TAX",
-        Soc = "SOC",
-    }
 }
 
 /// `Seller`

@@ -17,16 +17,7 @@ fn m(d: Decimal) -> Money {
     Money(d)
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct Buyer {
-    pub client_id: Option<i64>,
-    pub name: Option<String>,
-    pub id_type: Option<String>,
-    pub id_value: Option<String>,
-    pub address: Option<String>,
-    pub city: Option<String>,
-    pub country: Option<String>,
-}
+pub use crate::domain::invoice::request::Buyer;
 
 #[derive(Debug, Clone)]
 pub struct Line {

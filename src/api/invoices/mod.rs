@@ -29,75 +29,26 @@ use super::error::{ApiError, ApiResult, ok};
 use super::extract::{Body, PathId, Query, search_query};
 use super::fields;
 use crate::domain::document::{ApiVersion, DocumentKind, ListedType};
-use crate::domain::invoice::{InvoiceInput, IssueTexts, LineInput, check_texts};
+use crate::domain::invoice::request::{BodyRefusal, SentBody, check_body, sent_internal_id};
+use crate::domain::invoice::{InvoiceInput, IssueTexts, LineInput};
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
 use crate::domain::spelled::Spelled;
+use crate::domain::validation::INTERNAL_ID_REQUIRED;
 use crate::services::invoices::{ClientInput, IssueRequest};
 use crate::services::locks::LOCK_WAIT;
 use crate::services::pipeline::Issued;
 use crate::store::invoices::{Invoice, ListFilter};
 
 #[derive(Deserialize)]
-pub struct LineBody {
-    product_name: Option<String>,
-    product_code: Option<String>,
-    unit: Option<String>,
-    unit_code: Option<String>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    quantity: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    price: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    total: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    discount: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    vat: Option<Decimal>,
-    vat_exempt_type: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-pub enum ClientIdBody {
-    Object {
-        #[serde(default, deserialize_with = "fields::opt_text")]
-        id: Option<String>,
-        #[serde(rename = "type")]
-        kind: Option<String>,
-    },
-    Text(String),
-}
-
-#[derive(Deserialize)]
-pub struct ClientBody {
-    internal_id: Option<i64>,
-    name: Option<String>,
-    id: Option<ClientIdBody>,
-    address: Option<String>,
-    city: Option<String>,
-    country: Option<String>,
-}
-
-#[derive(Deserialize)]
-pub struct PaymentBody {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    amount: Option<Decimal>,
-    company_card: Option<String>,
-    vouchers: Option<Vec<String>>,
-}
-
-#[derive(Deserialize)]
 pub struct IssueBody {
     #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
     internal_id: Option<String>,
-    client: Option<ClientBody>,
-    lines: Option<Vec<LineBody>>,
+    client: Option<ClientInput>,
+    lines: Option<Vec<LineInput>>,
     payment_method: Option<String>,
     company_card: Option<String>,
     vouchers: Option<Vec<String>>,
-    payment_methods: Option<Vec<PaymentBody>>,
+    payment_methods: Option<Vec<PaymentElementInput>>,
     invoice_discount_type: Option<String>,
     #[serde(default, deserialize_with = "fields::opt_decimal")]
     invoice_discount_value: Option<Decimal>,
@@ -123,33 +74,21 @@ pub struct IssueBody {
     pub(super) process: Option<String>,
 }
 
-fn client_input(c: ClientBody) -> ClientInput {
-    let (id_value, id_type) = match c.id {
-        Some(ClientIdBody::Object { id, kind }) => (id, kind),
-        Some(ClientIdBody::Text(t)) => (Some(t), None),
-        None => (None, None),
-    };
-    ClientInput {
-        internal_id: c.internal_id,
-        name: c.name,
-        id_type,
-        id_value,
-        address: c.address,
-        city: c.city,
-        country: c.country,
+/// A body refused before anything is looked up: a missing internalId is answered by v2 in the
+/// standard envelope, by v1 as validation.
+fn body_refusal(refusal: BodyRefusal, version: ApiVersion) -> ApiError {
+    match refusal {
+        BodyRefusal::NoInternalId if version == ApiVersion::V2 => {
+            ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, INTERNAL_ID_REQUIRED)
+        }
+        BodyRefusal::NoInternalId => ApiError::field("internalId", INTERNAL_ID_REQUIRED),
+        BodyRefusal::Invalid(errors) => ApiError::Validation(errors),
     }
 }
 
-/// The internalId of an issue body, trimmed. Missing or blank, v2 answers in the standard error
-/// envelope, v1 as validation.
+/// The internalId of a body, trimmed (`body_refusal` when missing or blank).
 fn required_internal_id(sent: Option<String>, version: ApiVersion) -> Result<String, ApiError> {
-    sent.map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).ok_or_else(|| {
-        if version == ApiVersion::V2 {
-            ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, "The internalId field is required.")
-        } else {
-            ApiError::field("internalId", "The internalId field is required.")
-        }
-    })
+    sent_internal_id(sent.as_deref()).ok_or_else(|| body_refusal(BodyRefusal::NoInternalId, version))
 }
 
 /// Reads an issue body as v1 or v2 into the one request the service knows.
@@ -158,50 +97,30 @@ pub(super) fn issue_request(
     kind: DocumentKind,
     version: ApiVersion,
 ) -> Result<IssueRequest, ApiError> {
-    let internal_id = required_internal_id(b.internal_id, version)?;
-    let Some(lines) = b.lines.filter(|l| !l.is_empty()) else {
-        return Err(ApiError::field("lines", "The lines field is required and must hold at least one line."));
+    let sent = SentBody {
+        internal_id: b.internal_id.as_deref(),
+        lines: b.lines.as_deref(),
+        fee: b.fee,
+        texts: IssueTexts {
+            notes: b.notes.as_deref(),
+            client_name: b.client.as_ref().and_then(|c| c.name.as_deref()),
+            client_id: b.client.as_ref().and_then(|c| c.id_value.as_deref()),
+            client_address: b.client.as_ref().and_then(|c| c.address.as_deref()),
+            client_city: b.client.as_ref().and_then(|c| c.city.as_deref()),
+            doc_type: b.doc_type.as_deref(),
+            original_invoice_iic: b.original_invoice_iic.as_deref(),
+        },
     };
+    let internal_id = check_body(kind, &sent).map_err(|r| body_refusal(r, version))?;
+    let lines = b.lines.unwrap_or_default();
     let payments = payments_input(version, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
-    if kind != DocumentKind::NonCash && b.fee.is_some_and(|f| f != Decimal::ZERO) {
-        return Err(ApiError::field("fee", "A fee is only accepted on a non-cash invoice."));
-    }
-    let client_id = match b.client.as_ref().and_then(|c| c.id.as_ref()) {
-        Some(ClientIdBody::Object { id, .. }) => id.as_deref(),
-        Some(ClientIdBody::Text(text)) => Some(text.as_str()),
-        None => None,
-    };
-    check_texts(&IssueTexts {
-        notes: b.notes.as_deref(),
-        client_name: b.client.as_ref().and_then(|c| c.name.as_deref()),
-        client_id,
-        client_address: b.client.as_ref().and_then(|c| c.address.as_deref()),
-        client_city: b.client.as_ref().and_then(|c| c.city.as_deref()),
-        doc_type: b.doc_type.as_deref(),
-        original_invoice_iic: b.original_invoice_iic.as_deref(),
-    })
-    .map_err(ApiError::Validation)?;
     Ok(IssueRequest {
         kind,
         api_version: version,
         internal_id,
-        client: b.client.map(client_input),
+        client: b.client,
         rules: InvoiceInput {
-            lines: lines
-                .into_iter()
-                .map(|l| LineInput {
-                    product_name: l.product_name,
-                    product_code: l.product_code,
-                    unit: l.unit,
-                    unit_code: l.unit_code,
-                    quantity: l.quantity,
-                    price: l.price,
-                    total: l.total,
-                    discount: l.discount,
-                    vat: l.vat,
-                    vat_exempt_type: l.vat_exempt_type,
-                })
-                .collect(),
+            lines,
             issuer_in_vat: true,
             invoice_discount_type: b.invoice_discount_type,
             invoice_discount_value: b.invoice_discount_value,
@@ -230,26 +149,12 @@ fn payments_input(
     payment_method: Option<String>,
     company_card: Option<String>,
     vouchers: Option<Vec<String>>,
-    payment_methods: Option<Vec<PaymentBody>>,
+    payment_methods: Option<Vec<PaymentElementInput>>,
 ) -> PaymentsInput {
     if version == ApiVersion::V1 {
         return PaymentsInput::V1 { payment_method, company_card, vouchers };
     }
-    PaymentsInput::V2 {
-        payment_methods: payment_methods.map(|list| {
-            list.into_iter()
-                .map(|p| PaymentElementInput {
-                    kind: p.kind,
-                    amount: p.amount,
-                    company_card: p.company_card,
-                    vouchers: p.vouchers,
-                })
-                .collect()
-        }),
-        payment_method,
-        company_card,
-        vouchers,
-    }
+    PaymentsInput::V2 { payment_methods, payment_method, company_card, vouchers }
 }
 
 pub(super) fn host(headers: &HeaderMap) -> Option<&str> {

@@ -11,11 +11,9 @@ use super::super::auth::Auth;
 use super::super::error::{ApiError, ApiResult};
 use super::super::extract::Body;
 use super::super::fields;
-use super::{
-    IssueBody, PaymentBody, host, issue_request, issued_response, payments_input, required_internal_id,
-};
+use super::{IssueBody, host, issue_request, issued_response, payments_input, required_internal_id};
 use crate::domain::document::{ApiVersion, DocumentKind};
-use crate::domain::payments::PaymentsInput;
+use crate::domain::payments::{PaymentElementInput, PaymentsInput};
 use crate::domain::validation::FieldErrors;
 use crate::services::invoices::SummaryRequest;
 
@@ -69,7 +67,7 @@ pub struct SummaryBody {
     #[serde(default, deserialize_with = "fields::opt_decimal")]
     invoice_discount_value: Option<Decimal>,
     payment_method: Option<String>,
-    payment_methods: Option<Vec<PaymentBody>>,
+    payment_methods: Option<Vec<PaymentElementInput>>,
     company_card: Option<String>,
     vouchers: Option<Vec<String>>,
 }

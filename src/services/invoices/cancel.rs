@@ -12,14 +12,14 @@ use rust_decimal::Decimal;
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::content::InvoiceDocument;
-use super::content::{Content, Links, MAX_INTERNAL_ID, internal_id, this_year, user_codes};
+use super::content::{Content, Links, internal_id, this_year, user_codes};
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::invoice::{self as rules, Exemption};
 use crate::domain::role;
 use crate::domain::spelled::Spelled;
-use crate::domain::validation::FieldErrors;
+use crate::domain::validation::{self, FieldErrors};
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice, LastReversal};
@@ -101,14 +101,9 @@ fn own_internal_id(own: &str) -> Result<()> {
         )
         .into());
     }
-    if own.chars().count() > MAX_INTERNAL_ID {
-        return Err(FieldErrors::one(
-            "internalId",
-            format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
-        )
-        .into());
-    }
-    Ok(())
+    let mut errors = FieldErrors::new();
+    validation::internal_id_length(&mut errors, own);
+    Ok(errors.into_result()?)
 }
 
 /// What a cancellation without an internalId of its own meets when it repeats `last`.

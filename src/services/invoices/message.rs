@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::super::Result;
 use super::super::pipeline::Issuer;
-use super::content::{Content, Links, id_type};
+use super::content::{Content, Links};
 use crate::domain::invoice::{self as rules, VatClass};
 use crate::domain::money::{payments_in_lek, registered_in_lek};
 use crate::domain::numbering::{cis_invoice_number, invoice_number};
@@ -217,7 +217,7 @@ fn seller(caller: &Caller) -> Seller {
 /// The buyer, when the invoice names one.
 fn buyer(buyer: &db::Buyer) -> Option<Buyer> {
     buyer.name.as_ref().map(|name| Buyer {
-        id_type: buyer.id_type.as_deref().and_then(id_type),
+        id_type: buyer.id_type.as_deref().and_then(IdType::sent),
         id_num: buyer.id_value.clone(),
         name: Some(name.chars().take(100).collect()),
         address: buyer.address.clone(),
