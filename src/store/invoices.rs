@@ -155,7 +155,7 @@ pub fn max_ord_num(
     conn: &Connection,
     company_id: i64,
     year: i32,
-    kind: &str,
+    kind: InvoiceType,
     tcr_code: Option<&str>,
 ) -> Result<i64> {
     Ok(conn
@@ -1007,8 +1007,8 @@ pub(crate) mod tests {
         let max = store
             .read_blocking(|c| {
                 Ok((
-                    max_ord_num(c, company, 2026, "NONCASH", None)?,
-                    max_ord_num(c, company, 2026, "CASH", Some("bb222bb222"))?,
+                    max_ord_num(c, company, 2026, InvoiceType::NonCash, None)?,
+                    max_ord_num(c, company, 2026, InvoiceType::Cash, Some("bb222bb222"))?,
                 ))
             })
             .unwrap();
