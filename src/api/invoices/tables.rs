@@ -13,12 +13,12 @@ use super::super::extract::Body;
 use super::super::fields;
 use super::{IssueBody, host, issue_request, issued_response, payments_input, required_internal_id};
 use crate::domain::document::{ApiVersion, DocumentKind};
+use crate::domain::invoice::request::check_order_body;
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
-use crate::domain::validation::FieldErrors;
 use crate::services::invoices::SummaryRequest;
 
-/// An order's body is a cash body without payment and without an invoice discount: each of
-/// those fields, when sent, is 422 naming it.
+/// An order's body is a cash body without payment and without an invoice discount
+/// (`check_order_body`).
 pub async fn order(
     State(state): State<AppState>,
     version: ApiVersion,
@@ -26,8 +26,7 @@ pub async fn order(
     headers: HeaderMap,
     Body(body): Body<IssueBody>,
 ) -> ApiResult {
-    let mut errors = FieldErrors::new();
-    let refused = [
+    let sent = [
         ("invoice_discount_type", body.invoice_discount_type.is_some()),
         ("invoice_discount_value", body.invoice_discount_value.is_some()),
         ("payment_method", body.payment_method.is_some()),
@@ -35,17 +34,7 @@ pub async fn order(
         ("company_card", body.company_card.is_some()),
         ("vouchers", body.vouchers.is_some()),
     ];
-    for (field, sent) in refused {
-        if sent {
-            errors.add(
-                field,
-                format!("An order invoice takes no {field}: it is paid by its summary invoice, which takes the invoice discount."),
-            );
-        }
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
-    }
+    check_order_body(&sent).map_err(ApiError::Validation)?;
     let mut request = issue_request(body, DocumentKind::Order, version)?;
     request.rules.payments =
         PaymentsInput::V1 { payment_method: Some("ORDER".to_string()), company_card: None, vouchers: None };

@@ -56,6 +56,19 @@ pub fn check_body(kind: DocumentKind, body: &SentBody) -> Result<String, BodyRef
     Ok(internal_id)
 }
 
+/// An order is paid by its summary invoice, which takes the invoice discount: each payment or
+/// discount field `sent` (its key, whether the body has it) is 422 naming it.
+pub fn check_order_body(sent: &[(&str, bool)]) -> Result<(), FieldErrors> {
+    let mut errors = FieldErrors::new();
+    for (field, _) in sent.iter().filter(|(_, sent)| *sent) {
+        errors.add(
+            *field,
+            format!("An order invoice takes no {field}: it is paid by its summary invoice, which takes the invoice discount."),
+        );
+    }
+    errors.into_result()
+}
+
 /// What `check_details` reads of a request.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Details<'a> {
@@ -444,6 +457,26 @@ mod tests {
             assert_eq!(refusal(kind, body), expected, "{rule}");
         }
         assert_eq!(check_body(DocumentKind::Cash, &ok), Ok("a-1".to_string()));
+    }
+
+    #[test]
+    fn an_order_takes_no_payment_and_no_invoice_discount() {
+        // | sent                                     | keys refused
+        let message = |field: &str| {
+            format!(
+                "An order invoice takes no {field}: it is paid by its summary invoice, which takes the invoice discount."
+            )
+        };
+        assert_eq!(check_order_body(&[("payment_method", false), ("vouchers", false)]), Ok(()));
+        let refused =
+            check_order_body(&[("payment_method", true), ("vouchers", false), ("company_card", true)])
+                .unwrap_err()
+                .into_map();
+        let expected: Vec<(String, Vec<String>)> = ["company_card", "payment_method"]
+            .into_iter()
+            .map(|field| (field.to_string(), vec![message(field)]))
+            .collect();
+        assert_eq!(refused.into_iter().collect::<Vec<_>>(), expected);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::invoice::{self as rules, Exemption};
 use crate::domain::role;
 use crate::domain::spelled::Spelled;
-use crate::domain::validation::{self, FieldErrors};
+use crate::domain::validation::FieldErrors;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice, LastReversal};
@@ -92,20 +92,6 @@ fn cancellable(original: &Invoice) -> Result<Option<WholeOnly>> {
     })
 }
 
-/// A corrective document's own internalId follows an invoice's rules (422 `internalId`).
-fn own_internal_id(own: &str) -> Result<()> {
-    if own.is_empty() {
-        return Err(FieldErrors::one(
-            "internalId",
-            "The internalId must not be blank; send none to let Arka name the corrective document.",
-        )
-        .into());
-    }
-    let mut errors = FieldErrors::new();
-    validation::internal_id_length(&mut errors, own);
-    Ok(errors.into_result()?)
-}
-
 /// What a cancellation without an internalId of its own meets when it repeats `last`.
 fn repeated(last: &LastReversal, whole: bool) -> Error {
     let named = format!("the corrective document {} ({})", last.internal_id, last.number);
@@ -146,7 +132,7 @@ impl Services {
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
         let year = this_year();
         if let Some(own) = &req.internal_id {
-            own_internal_id(own)?;
+            cancellation::check_own_internal_id(own)?;
             self.first_look(&internal_id(caller, year, own)).await?;
         }
         let original = self.to_cancel(caller, &req.invoice).await?;
