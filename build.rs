@@ -8,6 +8,7 @@ use std::{env, fs};
 // embedded the same way, every file found, so a new chapter needs no list kept by hand.
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=migrations");
+    println!("cargo:rerun-if-changed=migrations_hq");
     println!("cargo:rerun-if-changed=docs/src");
     println!("cargo:rerun-if-changed=docs/screenshots");
 

@@ -220,6 +220,27 @@ pub struct ServeArgs {
     /// test moves forward instead of sleeping. Not a setting.
     #[arg(skip)]
     pub clock: Clock,
+
+    #[command(flatten)]
+    pub hq: HqLinkArgs,
+}
+
+/// A shop in a chain: the head office (`arka hq serve`) its outbox goes to.
+#[derive(Debug, Clone, Default, Args)]
+pub struct HqLinkArgs {
+    /// The chain's head office, e.g. https://hq.example:8443; with it the shop ships every
+    /// document and catalog change there (a sale never waits for it).
+    #[arg(long, env = "ARKA_HQ_URL", requires = "hq_token")]
+    pub hq_url: Option<String>,
+
+    /// The shop's token at the head office, from `arka hq shops add` (better through the
+    /// environment, so it stays out of `ps`).
+    #[arg(long, env = "ARKA_HQ_TOKEN", hide_env_values = true)]
+    pub hq_token: Option<String>,
+
+    /// PEM file of root certificates to trust for the head office instead of the system's.
+    #[arg(long, env = "ARKA_HQ_CA_FILE")]
+    pub hq_ca_file: Option<PathBuf>,
 }
 
 /// HTTPS on the shop's network. Without these flags Arka speaks plain HTTP.
@@ -299,6 +320,7 @@ impl ServeArgs {
             session_idle: DEFAULT_SESSION_IDLE_SECS,
             setup_from_box: BoxPeers::Loopback,
             clock: Clock::default(),
+            hq: HqLinkArgs::default(),
         }
     }
 

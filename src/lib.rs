@@ -11,6 +11,7 @@ pub mod config;
 pub mod domain;
 mod error_chain;
 pub mod fiscal;
+pub mod hq;
 pub mod ops;
 pub mod panics;
 pub mod print;
@@ -67,6 +68,11 @@ pub enum StartError {
     WoltVenue(#[source] services::marketplace::Error),
     #[error("Wolt simulator: {0}")]
     WoltToken(#[source] secrets::Error),
+    /// The file of trusted roots `--hq-ca-file` names could not be read.
+    #[error("head office: {}: {source}", .path.display())]
+    HqCaFile { path: std::path::PathBuf, source: std::io::Error },
+    #[error("head office: {0}")]
+    Hq(#[source] hq::client::Error),
 }
 
 /// The software codes `--sandbox` uses (any well-formed code does for the simulator).
@@ -253,12 +259,47 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
             args.ai.ai_key.as_ref().map(|k| k.0.as_str()),
             Duration::from_secs(args.ai.ai_timeout.max(1)),
         )),
+        hq: hq_client(args)?,
         token_uses: Arc::default(),
     };
     if args.sandbox {
         services.ensure_sandbox().map_err(StartError::Setup)?;
     }
     Ok(services)
+}
+
+/// The client of the chain's head office, with `--hq-url`.
+fn hq_client(args: &ServeArgs) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
+    let (Some(url), Some(token)) = (&args.hq.hq_url, &args.hq.hq_token) else { return Ok(None) };
+    let ca = match &args.hq.hq_ca_file {
+        Some(path) => {
+            Some(std::fs::read(path).map_err(|source| StartError::HqCaFile { path: path.clone(), source })?)
+        }
+        None => None,
+    };
+    let client = hq::client::HqClient::new(url, token, ca.as_deref(), services::hq_sync::CALL_TIMEOUT)
+        .map_err(StartError::Hq)?;
+    Ok(Some(Arc::new(client)))
+}
+
+/// With `--hq-url`: the shop is linked to its head office (the first time, everything written
+/// before is noted for it).
+fn start_hq_link(
+    args: &ServeArgs,
+    services: &Services,
+) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
+    let (Some(url), Some(client)) = (&args.hq.hq_url, &services.hq) else { return Ok(None) };
+    let now = chrono::Utc::now().to_rfc3339();
+    let url = url.trim().trim_end_matches('/').to_string();
+    if services
+        .store
+        .write_blocking(|tx| store::hq_outbox::link(tx, &url, &now))
+        .map_err(StartError::Store)?
+    {
+        tracing::info!(%url, "linked to the head office: every document and catalog row is noted for it");
+    }
+    tracing::info!(%url, "shipping to the head office");
+    Ok(Some(client.clone()))
 }
 
 /// How long documents in flight may take to finish once a stop is asked for.
@@ -324,7 +365,8 @@ pub async fn run_with_tls(
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let limiters = Arc::new(Limiters::new(&args.limits, &args.clock));
-    let background = Background::spawn(&args, &services, &limiters, &stop_rx);
+    let hq = start_hq_link(&args, &services)?;
+    let background = Background::spawn(&args, &services, &limiters, &stop_rx, hq);
     if args.sandbox {
         tracing::info!(
             nuis = SANDBOX_NUIS,
@@ -434,6 +476,8 @@ struct Background {
     search_index: tokio::task::JoinHandle<()>,
     sweeper: tokio::task::JoinHandle<()>,
     token_uses: tokio::task::JoinHandle<()>,
+    /// Ships the outbox to the chain's head office (`--hq-url`).
+    hq: Option<tokio::task::JoinHandle<()>>,
     /// Writes the last uses still in memory at the stop.
     services: Services,
 }
@@ -457,6 +501,7 @@ impl Background {
         services: &Services,
         limiters: &Arc<Limiters>,
         stop: &tokio::sync::watch::Receiver<bool>,
+        hq: Option<Arc<hq::client::HqClient>>,
     ) -> Background {
         let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
         let worker = tokio::spawn(services.queue.clone().run(settle, stop.clone()));
@@ -485,7 +530,8 @@ impl Background {
                 }
             })
         };
-        Background { worker, nightly, search_index, sweeper, token_uses, services: services.clone() }
+        let hq = hq.map(|hq| tokio::spawn(services::hq_sync::run(services.store.clone(), hq, stop.clone())));
+        Background { worker, nightly, search_index, sweeper, token_uses, hq, services: services.clone() }
     }
 
     /// Stops the tasks; the worker and the first calls still on their way to the CIS get the
@@ -497,6 +543,12 @@ impl Background {
         self.services.flush_token_uses().await;
         if let Some(nightly) = self.nightly {
             nightly.abort();
+        }
+        if let Some(hq) = self.hq {
+            // A batch under way ends within the HQ client's time limit; unacknowledged notes stay.
+            if tokio::time::timeout(services::hq_sync::CALL_TIMEOUT + SHUTDOWN_GRACE, hq).await.is_err() {
+                tracing::warn!("the HQ worker did not stop in time; its notes stay in the outbox");
+            }
         }
         // A delivery under way ends within the CIS call's own time limit.
         let worker_limit = Duration::from_secs(args.cis_connect_timeout + args.cis_timeout) + SHUTDOWN_GRACE;

@@ -73,10 +73,22 @@ enum Command {
     },
     /// Put a backup (FILE and FILE.key) in place of the data dir's database; the server must be
     /// stopped. What it replaces is kept beside it. Refused when the database it replaces holds
-    /// documents numbered after the backup's, unless --force.
+    /// documents numbered after the backup's, unless --force. With --from-hq instead of FILE: a
+    /// new data dir filled from the chain's head office.
     Restore {
         /// The backup's database file, as `arka backup` wrote it.
-        file: PathBuf,
+        #[arg(required_unless_present = "from_hq")]
+        file: Option<PathBuf>,
+        /// Bring the shop back from its head office (e.g. https://hq.example:8443) into an empty
+        /// data dir: documents, numbering, catalog, users. Upload the certificate again after.
+        #[arg(long, conflicts_with_all = ["file", "force"], requires = "hq_token")]
+        from_hq: Option<String>,
+        /// The shop's token at the head office.
+        #[arg(long, env = "ARKA_HQ_TOKEN", hide_env_values = true)]
+        hq_token: Option<String>,
+        /// PEM file of root certificates to trust for the head office instead of the system's.
+        #[arg(long, env = "ARKA_HQ_CA_FILE")]
+        hq_ca_file: Option<PathBuf>,
         /// Restore even over documents numbered after the backup's: they stay in the replaced
         /// file only, and the restored database numbers after them.
         #[arg(long)]
@@ -106,6 +118,11 @@ enum Command {
     Marketplace {
         #[command(subcommand)]
         action: MarketplaceAction,
+    },
+    /// The head office of a chain of shops, over PostgreSQL (`arka hq serve`, `arka hq shops add`).
+    Hq {
+        #[command(subcommand)]
+        action: arka::hq::cli::HqCommand,
     },
 }
 
@@ -253,7 +270,12 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Audit { action: AuditAction::Verify { data } } => audit::verify(&data),
         Command::CisSim { listen, strict_iic } => serve::cis_sim(listen, strict_iic),
         Command::Backup { data, to, backup_dir } => backup::backup(data, to, backup_dir),
-        Command::Restore { file, force, data } => backup::restore(file, force, data),
+        Command::Restore { from_hq: Some(url), hq_token, hq_ca_file, data, .. } => {
+            backup::restore_from_hq(&url, hq_token.as_deref().unwrap_or_default(), hq_ca_file, &data)
+        }
+        Command::Restore { file: Some(file), force, data, .. } => backup::restore(file, force, data),
+        Command::Restore { .. } => Err("name the backup file to restore, or --from-hq".to_string()),
+        Command::Hq { action } => serve::hq(action),
         Command::Healthcheck { listen, wait, tls } => serve::healthcheck(listen, wait, &tls),
         Command::WoltSim(args) => serve::wolt_sim(args),
         Command::Marketplace { action } => marketplace_command(action),

@@ -1,14 +1,22 @@
 // Every call the page makes goes to this server's public API as the signed-in person: the
 // session cookie (HttpOnly, the page never sees it) goes with each call, and every change carries
-// the session's CSRF token, kept in memory only. The page stores no token anywhere.
+// the session's CSRF token, kept in memory only. At a chain's head office, which keeps no
+// sessions, the owner's bearer token goes with each call instead, also in memory only: a reload
+// asks for it again. The page stores no token anywhere.
 
 import { t } from './i18n.js';
 
 let csrf = null;
+let bearer = null;
 let setupCode = null;
 
 export function setCsrf(value) {
   csrf = value || null;
+}
+
+// The head office owner's token, once the HQ has taken it (see signin.js).
+export function setBearer(value) {
+  bearer = value || null;
 }
 
 // The setup code the wizard's first screen accepted (memory only: a reload asks for it again).
@@ -49,6 +57,7 @@ async function send(path, { method = 'GET', body, query, accept = 'application/j
   }
   const headers = { Accept: accept };
   if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
   if (setupCode && path.startsWith('/api/v1/setup/')) headers['X-Setup-Code'] = setupCode;
   const form = body instanceof FormData;
   // `raw`: the body is sent as it is, with this type (a CSV file); else JSON.
@@ -62,8 +71,9 @@ async function send(path, { method = 'GET', body, query, accept = 'application/j
   } catch {
     return { status: 0, ok: false, message: t('error.network'), fields: {} };
   }
-  if (response.status === 401 && csrf && !quiet) {
+  if (response.status === 401 && (csrf || bearer) && !quiet) {
     csrf = null;
+    bearer = null;
     for (const listener of signedOutListeners) listener();
   }
   return response;

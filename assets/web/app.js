@@ -1,7 +1,7 @@
 // The owner's page: where the box stands (no owner yet: the setup wizard; else sign in), the
 // menu by the signed-in person's role, the language switch, and the views.
 
-import { api, onSignedOut, setCsrf } from './api.js';
+import { api, onSignedOut, setBearer, setCsrf } from './api.js';
 import { language, setLanguage, t, translate } from './i18n.js';
 import * as signin from './signin.js';
 import * as setup from './setup.js';
@@ -89,9 +89,17 @@ const context = {
 // Views only some roles have (the server refuses the others anyway).
 const VIEW_ROLES = { setup: 'owner', audit: 'owner manager', admin: 'owner', cis: 'owner manager', reports: 'owner manager' };
 
+// At a chain's head office (`arka hq serve`: its setup state and its session say `chain`) the
+// page shows what the HQ serves: every shop's day side by side, and the reports across shops.
+const CHAIN_VIEWS = ['today', 'reports'];
+
+function available() {
+  return session?.chain ? CHAIN_VIEWS : Object.keys(views);
+}
+
 function currentView() {
   const name = location.hash.replace('#', '');
-  if (views[name] && allowed(VIEW_ROLES[name])) return name;
+  if (available().includes(name) && allowed(VIEW_ROLES[name])) return name;
   return 'today';
 }
 
@@ -127,6 +135,7 @@ async function show() {
   if (!signedIn) $('banner').hidden = true;
   const name = unclaimed ? 'setup' : currentView();
   for (const button of $('nav').querySelectorAll('button')) {
+    button.hidden = !available().includes(button.dataset.view) || !allowed(button.dataset.role);
     if (button.dataset.view === name) button.setAttribute('aria-current', 'page');
     else button.removeAttribute('aria-current');
   }
@@ -145,6 +154,7 @@ async function show() {
 function signedOut(message) {
   session = null;
   setCsrf(null);
+  setBearer(null);
   closeDialog();
   setStatus(message, 'info');
   show();
@@ -173,7 +183,8 @@ window.addEventListener('hashchange', () => show());
 
 setLanguage(language());
 wizard = (await api('/api/v1/setup', { quiet: true })).data;
-if (wizard?.claimed) {
+// The head office keeps no session: its owner signs in again after a reload.
+if (wizard?.claimed && !wizard.chain) {
   const me = await api('/api/v1/session', { quiet: true });
   if (me.ok) await adopt(me.data);
 }

@@ -1,5 +1,6 @@
 // Today: the day's sales by till and payment method, each till's cash and day, and the cash
-// actions of the signed-in user's own till (open, deposit, withdraw, close with the count).
+// actions of the signed-in user's own till (open, deposit, withdraw, close with the count). At a
+// chain's head office: every shop's day side by side.
 
 import { api, apiFile } from './api.js';
 import { method, t } from './i18n.js';
@@ -206,6 +207,62 @@ function actions(till, ctx, refresh) {
   return forms;
 }
 
+// In a chain: what waits for the head office, and since when.
+function hqCard(hq) {
+  if (!hq) return null;
+  const text = hq.backlog
+    ? `${hq.backlog} ${t('hq.waiting')}, ${t('hq.oldest')} ${hq.oldest_noted_at}`
+    : t('hq.sent');
+  return el('div', { class: 'card', id: 'hq-backlog' }, el('h3', {}, t('hq.title')),
+    el('p', { class: hq.backlog ? 'warn' : '' }, text));
+}
+
+// The chain's day: one column per shop, the chain's total last.
+function shopsTable(today) {
+  const shops = today.shops;
+  const methods = Object.keys(today.totals.by_payment_method);
+  const line = (label, value, total) => [label, ...shops.map(value), total];
+  const rows = [
+    line(t('today.receipts'), (s) => String(s.totals.receipts), String(today.totals.receipts)),
+    line(t('chain.waiting'), (s) => String(s.totals.waiting), String(today.totals.waiting)),
+    ...methods.map((m) => line(method(m), (s) => money(s.totals.by_payment_method[m] ?? 0), money(today.totals.by_payment_method[m]))),
+    line(t('today.sales'), (s) => el('strong', { 'data-shop-gross': s.shop }, money(s.totals.gross)),
+      el('strong', { id: 'chain-gross' }, money(today.totals.gross))),
+    line(t('chain.synced'), (s) => s.synced_at ?? t('chain.never'), ''),
+  ];
+  const numeric = [...shops.map((_, i) => i + 1), shops.length + 1];
+  return table(['', ...shops.map((s) => s.shop), t('today.total')], rows, numeric);
+}
+
+// Every till of every shop with its day, a closed one with its count.
+function chainTillsTable(today) {
+  const rows = today.shops.flatMap((shop) => shop.tills.map((till) => [
+    shop.shop,
+    `${till.name} (${till.fiscal_tcr_code})`,
+    el('span', { class: `day ${till.day.state}`, 'data-tcr': till.fiscal_tcr_code }, dayText(till.day)),
+    money(till.sales.gross),
+    till.day.counted === null ? '' : money(till.day.counted),
+    till.day.expected === null ? '' : money(till.day.expected),
+  ]));
+  return table([t('chain.shop'), t('today.till'), t('today.day'), t('today.sales'), t('day.counted'), t('day.expected')],
+    rows, [3, 4, 5]);
+}
+
+function renderChain(section, today) {
+  section.replaceChildren(
+    el('h2', {}, `${t('today.title')} · ${today.business_day}`),
+    el('div', { class: 'cards' },
+      el('div', { class: 'card' }, el('h3', {}, t('today.sales')),
+        el('p', { class: 'big' }, el('span', { id: 'today-gross' }, money(today.totals.gross)), ' ALL')),
+      el('div', { class: 'card' }, el('h3', {}, t('today.receipts')),
+        el('p', { class: 'big', id: 'today-receipts' }, String(today.totals.receipts)))),
+    el('h3', {}, t('chain.shops')),
+    shopsTable(today),
+    el('h3', {}, t('chain.tills')),
+    chainTillsTable(today),
+  );
+}
+
 export async function render(section, ctx) {
   const answer = await api('/api/v1/owner/today');
   if (!answer.ok) {
@@ -213,6 +270,10 @@ export async function render(section, ctx) {
     return;
   }
   const today = answer.data;
+  if (today.chain) {
+    renderChain(section, today);
+    return;
+  }
   const mine = today.tills.find((till) => till.mine);
   const refresh = () => render(section, ctx);
   section.replaceChildren(
@@ -222,7 +283,8 @@ export async function render(section, ctx) {
         el('p', { class: 'big' }, el('span', { id: 'today-gross' }, money(today.totals.gross)), ' ALL')),
       el('div', { class: 'card' }, el('h3', {}, t('today.receipts')),
         el('p', { class: 'big', id: 'today-receipts' }, String(today.totals.receipts)),
-        today.totals.waiting ? el('p', { class: 'warn' }, `${today.totals.waiting} ${t('today.waiting')}`) : null)),
+        today.totals.waiting ? el('p', { class: 'warn' }, `${today.totals.waiting} ${t('today.waiting')}`) : null),
+      hqCard(today.hq)),
     el('h3', {}, t('today.byTill')),
     salesTable(today),
     el('h3', {}, t('today.cash')),

@@ -17,7 +17,6 @@ use super::extract::Query;
 use super::reports::Table;
 use crate::domain::audit::{Action, Stored, day_start};
 use crate::domain::report;
-use crate::domain::spelled::Spelled;
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
 use crate::store::audit::Filter;

@@ -12,7 +12,7 @@ pub mod docs;
 mod einvoice;
 pub mod error;
 pub mod extract;
-mod invoices;
+pub mod invoices;
 pub mod limits;
 pub mod marketplace;
 mod misc;

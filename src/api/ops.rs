@@ -56,6 +56,19 @@ impl Ops {
         writable
     }
 
+    /// The outbox to the chain's head office: none for a lone shop.
+    async fn hq(&self, now: DateTime<Utc>) -> Option<HqBacklog> {
+        match self.services.hq_backlog(now).await {
+            Ok(waiting) => {
+                waiting.map(|w| HqBacklog { backlog: w.notes, oldest_age_seconds: w.oldest_age_seconds })
+            }
+            Err(e) => {
+                tracing::error!(error = %crate::error_chain(&e), "health: cannot read the outbox to the head office");
+                None
+            }
+        }
+    }
+
     async fn queue(&self) -> Option<health::QueueSummary> {
         match self.services.store.read(health::queue_summary).await {
             Ok(summary) => Some(summary),
@@ -77,6 +90,16 @@ struct Health {
     breaker: BreakerView,
     /// The current certificate that ends first among the companies; null when none has one.
     certificate: Option<CertificateView>,
+    /// What waits for the chain's head office (`--hq-url`); absent for a lone shop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hq: Option<HqBacklog>,
+}
+
+#[derive(Debug, Serialize)]
+struct HqBacklog {
+    /// Changes noted and not yet acknowledged by the head office.
+    backlog: i64,
+    oldest_age_seconds: Option<i64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -137,6 +160,7 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
         queue,
         breaker,
         certificate,
+        hq: ops.hq(now).await,
     };
     (status, Json(body)).into_response()
 }
@@ -144,7 +168,11 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
 /// `GET /metrics` (only with `--metrics`): Prometheus text.
 pub async fn metrics(State(ops): State<Ops>) -> Response {
     let queue = ops.queue().await;
+    let now = Utc::now();
+    let hq = ops.hq(now).await;
     let snapshot = crate::ops::metrics::Snapshot {
+        hq_backlog: hq.as_ref().map_or(0, |h| h.backlog),
+        hq_backlog_oldest_age_seconds: hq.as_ref().and_then(|h| h.oldest_age_seconds).unwrap_or(0),
         queue_depth: queue.as_ref().map_or(0, |q| q.depth),
         queue_oldest_age_seconds: queue
             .as_ref()

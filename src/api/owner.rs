@@ -13,7 +13,7 @@ use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::Query;
 use crate::domain::cash_register::DayFigures;
-use crate::domain::sales_day::TillSales;
+use crate::domain::sales_day::{DaySales, TillSales};
 use crate::domain::time::{local_text, parse_stored};
 use crate::fiscal::queue::{LEGAL_LIMIT_HOURS, WARN_AFTER_HOURS, age_hours};
 use crate::services::owner::Till;
@@ -41,6 +41,15 @@ impl SalesView {
             waiting: t.waiting,
             gross: t.gross,
             by_payment_method: t.by_method.clone(),
+        }
+    }
+
+    fn of_day(d: &DaySales) -> SalesView {
+        SalesView {
+            receipts: d.receipts,
+            waiting: d.waiting,
+            gross: d.gross,
+            by_payment_method: d.by_method.clone(),
         }
     }
 }
@@ -112,25 +121,37 @@ struct TodayView {
     tills: Vec<TillView>,
     /// The non-cash invoices of the day (issued without a TCR).
     noncash: Option<SalesView>,
+    /// In a chain (`--hq-url`): what waits for the head office; absent for a lone shop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hq: Option<HqBacklogView>,
+}
+
+#[derive(Serialize)]
+struct HqBacklogView {
+    /// Changes noted and not yet acknowledged by the head office.
+    backlog: i64,
+    oldest_noted_at: Option<String>,
+    oldest_age_seconds: Option<i64>,
 }
 
 /// `GET /api/v1/owner/today`: today's sales per TCR and payment method, each TCR's balance and
 /// day, for the caller's company.
 pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
     let today = state.services.owner_today(&caller).await?;
+    let hq = state.services.hq_backlog(chrono::Utc::now()).await?.map(|w| HqBacklogView {
+        backlog: w.notes,
+        oldest_noted_at: w.oldest_noted_at.as_deref().map(stored_time),
+        oldest_age_seconds: w.oldest_age_seconds,
+    });
     let mine = caller.user.tcr_code.as_deref();
     let sales_of = |code: &str| today.sales.tills.iter().find(|t| t.tcr_code.as_deref() == Some(code));
     ok(TodayView {
         business_day: today.business_day.to_string(),
         currency: "ALL",
-        totals: SalesView {
-            receipts: today.sales.receipts,
-            waiting: today.sales.waiting,
-            gross: today.sales.gross,
-            by_payment_method: today.sales.by_method.clone(),
-        },
+        totals: SalesView::of_day(&today.sales),
         tills: today.tills.iter().map(|t| till_view(t, sales_of(&t.device.tcr_code), mine)).collect(),
         noncash: today.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of),
+        hq,
     })
 }
 

@@ -46,6 +46,13 @@ pub struct ReportParams {
     paper: Option<String>,
 }
 
+impl ReportParams {
+    /// `documents=true`: the VAT report with a page of the sales book.
+    pub fn documents(&self) -> Option<&str> {
+        self.documents.as_deref()
+    }
+}
+
 /// JSON, or CSV for a spreadsheet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -153,21 +160,26 @@ impl ReportCall {
 
     /// The report `name` as JSON, or as a CSV file named after it and its period.
     pub fn answer<T: Serialize + AsTable>(&self, name: &str, data: crate::services::Result<T>) -> ApiResult {
-        let data = data?;
-        match self.request.format {
-            Format::Json => ok(data),
-            Format::Csv => {
-                let body = data.table().to_csv()?;
-                let period = self.request.query.period;
-                let filename = format!("arka-{name}-{}-{}.csv", period.from, period.to);
-                let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
-                    .map_err(|_| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"))?;
-                let mut response = (StatusCode::OK, body).into_response();
-                let headers = response.headers_mut();
-                headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
-                headers.insert(CONTENT_DISPOSITION, disposition);
-                Ok(response)
-            }
+        answer_as(&self.request, name, data?)
+    }
+}
+
+/// The report `name` as `request` asks for it: JSON, or a CSV file named after it and its period
+/// (a shop's, or the head office's with the same shapes).
+pub fn answer_as<T: Serialize + AsTable>(request: &ReportRequest, name: &str, data: T) -> ApiResult {
+    match request.format {
+        Format::Json => ok(data),
+        Format::Csv => {
+            let body = data.table().to_csv()?;
+            let period = request.query.period;
+            let filename = format!("arka-{name}-{}-{}.csv", period.from, period.to);
+            let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
+                .map_err(|_| ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"))?;
+            let mut response = (StatusCode::OK, body).into_response();
+            let headers = response.headers_mut();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/csv; charset=utf-8"));
+            headers.insert(CONTENT_DISPOSITION, disposition);
+            Ok(response)
         }
     }
 }

@@ -179,3 +179,12 @@ pub fn wolt_sim(args: WoltSimArgs) -> Result<(), String> {
         sim.serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
     })
 }
+
+/// `arka hq ...`: the chain's head office and its shops and owners.
+pub fn hq(action: crate::hq::cli::HqCommand) -> Result<(), String> {
+    init_logging(LogFormat::Pretty);
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let result = runtime.block_on(async move { crate::hq::cli::run(action, shutdown_signal()).await });
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    result
+}

@@ -209,7 +209,6 @@ pub fn day_start(day: NaiveDate) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::spelled::Spelled;
 
     fn chain_of(n: i64) -> Vec<Stored> {
         let mut prev = GENESIS.to_string();

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use super::money::MAX_EXCHANGE_RATE;
-use super::spelled::{Spelled, spelled};
+use super::spelled::spelled;
 use super::validation::FieldErrors;
 
 /// The lek: every amount is also kept in it, so it is always enabled.

@@ -81,7 +81,6 @@ impl ApiVersion {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::spelled::Spelled;
 
     #[test]
     fn types_and_kinds_read_back_as_written() {

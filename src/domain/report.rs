@@ -383,7 +383,6 @@ pub fn every_day<T: Clone>(period: Period, found: &[(NaiveDate, T)], empty: &T) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::spelled::Spelled;
 
     fn d(s: &str) -> Decimal {
         s.parse().unwrap()

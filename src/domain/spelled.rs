@@ -23,8 +23,8 @@ pub trait Spelled: Copy + PartialEq + 'static {
 }
 
 /// Declares an enumeration with the text of each value: `Variant = "TEXT"`. It gets `ALL` (in
-/// the order declared) and `as_str` of its own, and implements `Spelled`; derives are the
-/// caller's.
+/// the order declared), `as_str` and `parse` of its own, and implements `Spelled`; derives are
+/// the caller's.
 macro_rules! spelled {
     (
         $(#[$meta:meta])*
@@ -45,6 +45,11 @@ macro_rules! spelled {
                 match self {
                     $($name::$variant => $text),+
                 }
+            }
+
+            /// The value spelled exactly `text` (`Spelled::parse`, callable without the trait).
+            pub fn parse(text: &str) -> Option<$name> {
+                <$name as $crate::domain::spelled::Spelled>::parse(text)
             }
         }
 
@@ -84,7 +89,8 @@ mod tests {
 
     #[test]
     fn parse_is_exact_and_parse_any_case_is_not() {
-        assert_eq!(<Colour as Spelled>::parse("red"), None);
+        assert_eq!(Colour::parse("red"), None);
+        assert_eq!(Colour::parse("RED"), Some(Colour::Red));
         assert_eq!(<Colour as Spelled>::parse(" RED"), None);
         assert_eq!(Colour::parse_any_case(" red "), Some(Colour::Red));
         assert_eq!(Colour::parse_any_case("dark_blue"), Some(Colour::DarkBlue));

@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use super::fields;
 use super::money::{self, MAX_AMOUNT, MAX_INVOICE_TOTAL, MAX_QUANTITY, round2};
-use super::spelled::{Spelled, spelled};
+use super::spelled::spelled;
 use super::validation::{self, FieldErrors};
 
 /// At most this many lines (the CIS's `Items` holds 1..1000).

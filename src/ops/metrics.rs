@@ -42,6 +42,8 @@ struct Metrics {
     queue_depth: Gauge,
     queue_oldest_age: Gauge,
     breaker_open: Gauge,
+    hq_backlog: Gauge,
+    hq_backlog_oldest_age: Gauge,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -84,7 +86,21 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "1 while new documents go straight to the late-delivery queue because the CIS does not answer",
         breaker_open.clone(),
     );
+    let hq_backlog = Gauge::default();
+    registry.register(
+        "arka_hq_backlog",
+        "Changes noted for the chain's head office and not yet acknowledged by it (0 for a lone shop)",
+        hq_backlog.clone(),
+    );
+    let hq_backlog_oldest_age = Gauge::default();
+    registry.register(
+        "arka_hq_backlog_oldest_age_seconds",
+        "Age of the oldest change waiting for the head office (0 when none waits)",
+        hq_backlog_oldest_age.clone(),
+    );
     Metrics {
+        hq_backlog,
+        hq_backlog_oldest_age,
         registry,
         documents_issued,
         cis_deliveries,
@@ -148,6 +164,8 @@ pub struct Snapshot {
     pub queue_depth: i64,
     pub queue_oldest_age_seconds: i64,
     pub breaker_open: bool,
+    pub hq_backlog: i64,
+    pub hq_backlog_oldest_age_seconds: i64,
 }
 
 /// The text exposition of every metric, with `snapshot` as the current gauges.
@@ -155,6 +173,8 @@ pub fn render(snapshot: Snapshot) -> Result<String, std::fmt::Error> {
     METRICS.queue_depth.set(snapshot.queue_depth);
     METRICS.queue_oldest_age.set(snapshot.queue_oldest_age_seconds);
     METRICS.breaker_open.set(i64::from(snapshot.breaker_open));
+    METRICS.hq_backlog.set(snapshot.hq_backlog);
+    METRICS.hq_backlog_oldest_age.set(snapshot.hq_backlog_oldest_age_seconds);
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, &METRICS.registry)?;
     Ok(text)
@@ -180,8 +200,14 @@ mod tests {
         document_issued("test_kind");
         cis_call("TestRequest", Delivery::Rejected, Duration::from_millis(30));
         http_request("/test/{id}", 204);
-        let text =
-            render(Snapshot { queue_depth: 3, queue_oldest_age_seconds: 42, breaker_open: true }).unwrap();
+        let text = render(Snapshot {
+            queue_depth: 3,
+            queue_oldest_age_seconds: 42,
+            breaker_open: true,
+            hq_backlog: 7,
+            hq_backlog_oldest_age_seconds: 5,
+        })
+        .unwrap();
         assert!(text.contains(r#"arka_documents_issued_total{kind="test_kind"} 1"#), "{text}");
         assert!(
             text.contains(r#"arka_cis_deliveries_total{operation="TestRequest",outcome="rejected"} 1"#),
@@ -190,6 +216,8 @@ mod tests {
         assert!(text.contains(r#"arka_http_requests_total{route="/test/{id}",status="204"} 1"#), "{text}");
         assert!(text.contains("arka_queue_depth 3"), "{text}");
         assert!(text.contains("arka_queue_oldest_age_seconds 42"), "{text}");
+        assert!(text.contains("arka_hq_backlog 7"), "{text}");
+        assert!(text.contains("arka_hq_backlog_oldest_age_seconds 5"), "{text}");
         assert!(text.contains("arka_cis_breaker_open 1"), "{text}");
         assert!(text.contains("# TYPE arka_cis_latency_seconds histogram"), "{text}");
         assert!(text.contains(r#"arka_cis_latency_seconds_bucket{le="0.05"}"#), "{text}");

@@ -7,6 +7,7 @@ pub mod budget;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
+pub mod hq_sync;
 pub mod invoices;
 pub mod lanes;
 pub mod locks;
@@ -69,6 +70,9 @@ pub struct Services {
     pub rates: Arc<rates::RateBook>,
     /// The owner's AI chat endpoint, when configured.
     pub ai: Arc<crate::ai::AiClient>,
+    /// The chain's head office (`--hq-url`): the outbox goes there, and the business's non-cash
+    /// numbers come from there (`hq_sync::noncash_number`).
+    pub hq: Option<Arc<crate::hq::client::HqClient>>,
     /// The tokens' last uses not yet written.
     pub token_uses: Arc<users::TokenUses>,
 }

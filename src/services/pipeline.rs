@@ -38,8 +38,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use chrono::{DateTime, Datelike, Utc};
-use chrono_tz::Europe::Tirane;
+use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use tokio::sync::OwnedMutexGuard;
 use tokio::task::JoinHandle;
@@ -48,10 +47,8 @@ use tokio::time::Instant;
 use super::budget::{self, Handover};
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
-use super::sequence::Sequence;
+use super::sequence::{Sequence, reserve_number};
 use super::{Error, Result, Services};
-use crate::domain::document::InvoiceType;
-use crate::domain::numbering::{CarriedOver, next_ordinal};
 use crate::domain::validation::{FieldErrors, is_xml_char};
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
@@ -63,35 +60,6 @@ use crate::store::accounts::Caller;
 use crate::store::fiscal_queue::{self, NewQueued};
 use crate::store::held_numbers::{self, NewHeld};
 use crate::store::{self, invoices};
-
-/// The next number of `sequence` in `year`, read by the transaction that writes it: after every
-/// number issued, every number held for a retry and the sequence's floor.
-pub fn reserve_number(
-    tx: &Connection,
-    company_id: i64,
-    year: i32,
-    sequence: &Sequence,
-) -> store::Result<i64> {
-    let (issued, carried) = match sequence {
-        Sequence::WtnUnit(unit) => (crate::store::wtn::max_ord_num(tx, company_id, *unit, year)?, None),
-        Sequence::Till(tcr) => {
-            (invoices::max_ord_num(tx, company_id, year, InvoiceType::Cash, Some(tcr))?, None)
-        }
-        Sequence::Business => (
-            invoices::max_ord_num(tx, company_id, year, InvoiceType::NonCash, None)?,
-            invoices::noncash_carried_over(tx, company_id)?.and_then(|(last, registered)| {
-                crate::domain::time::parse_stored(&registered)
-                    .map(|at| CarriedOver { year: at.with_timezone(&Tirane).year(), last })
-            }),
-        ),
-    };
-    let key = sequence.key();
-    let held = held_numbers::max_held(tx, company_id, &key, year)?;
-    // After a restore over newer documents: the numbers the CIS registered from the replaced
-    // database are not in this one, and are not given again.
-    let floor = crate::store::numbering::floor(tx, company_id, &key, year)?;
-    Ok(next_ordinal(issued.max(held).max(floor), carried, year))
-}
 
 /// Which documents share a space of internalIds: every kind of invoice (cash, non-cash, order,
 /// summary, corrective, e-invoice) one, warehouse transfer notes another.
@@ -467,9 +435,26 @@ impl Services {
         }
         let certificate = document.certificate();
         let company_id = document.company_id();
+        let year = document.year();
         let tcr = document.sequence().tcr_code().map(str::to_string);
         let not_saved = document.not_saved();
-        let saved = self.persist(document, plan.clone(), key, guard)?;
+        // In a chain, the business's non-cash number comes from the head office.
+        let reserved = match (&self.hq, document.sequence()) {
+            (Some(hq), Sequence::Business) => {
+                Some(super::hq_sync::noncash_number(self, hq.clone(), company_id, year, &key).await?)
+            }
+            _ => None,
+        };
+        let saved = match self.persist(document, plan.clone(), key.clone(), guard, reserved) {
+            Ok(saved) => saved,
+            Err(e) => {
+                if let (Some(hq), Some(ord_num)) = (&self.hq, reserved) {
+                    super::hq_sync::give_back_noncash(self, hq.clone(), company_id, year, &key, ord_num)
+                        .await;
+                }
+                return Err(e);
+            }
+        };
         let Saved { stored, document_id, queue_id, signing, ahead, numbered, place } = saved;
         let Some((place, opening)) = place else {
             self.queue.wake();
@@ -529,11 +514,13 @@ impl Services {
         plan: QueuePlan,
         held_for: String,
         lock: OwnedMutexGuard<()>,
+        reserved: Option<i64>,
     ) -> Result<Saved<D::Stored>> {
         let persisted = tokio::task::block_in_place(|| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let company_id = document.company_id();
-                let written = self.store.write_blocking_unsynced(|tx| save(tx, &document, &plan, held_for));
+                let written =
+                    self.store.write_blocking_unsynced(|tx| save(tx, &document, &plan, held_for, reserved));
                 if let Some(tcr) = document.sequence().tcr_code() {
                     // A till's document moves its balance (or opened its day).
                     self.balances.invalidate(company_id, tcr);
@@ -748,22 +735,25 @@ impl Services {
     }
 }
 
-/// In the write transaction: `document` admitted, numbered (the number held for its retry, or
-/// the sequence's next), drafted with its request's signing started beside, written, and queued.
-/// Any `Err` rolls it all back: the held number stays held, nothing is written or queued.
+/// In the write transaction: `document` admitted, numbered (the number held for its retry, the
+/// number the chain's head office `reserved` for it, or the sequence's next), drafted with its
+/// request's signing started beside, written, and queued. Any `Err` rolls it all back: the held
+/// number stays held, nothing is written or queued.
 fn save<D: Document>(
     tx: &Connection,
     document: &D,
     plan: &QueuePlan,
     held_for: String,
+    reserved: Option<i64>,
 ) -> Result<Saved<D::Stored>> {
     let company_id = document.company_id();
     let (sequence, year) = (document.sequence().key(), document.year());
     let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;
     document.admit(tx)?;
-    let ord_num = match &held {
-        Some(held) => held.ord_num,
-        None => reserve_number(tx, company_id, year, document.sequence())?,
+    let ord_num = match (&held, reserved) {
+        (Some(held), _) => held.ord_num,
+        (None, Some(reserved)) => reserved,
+        (None, None) => reserve_number(tx, company_id, year, document.sequence())?,
     };
     let Ok(number) = u32::try_from(ord_num) else {
         return Err(Error::Internal("the sequence's numbers are exhausted".into()));

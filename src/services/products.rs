@@ -27,6 +27,9 @@ fn lost(what: &str) -> Error {
     Error::Internal(format!("a saved {what} could not be read"))
 }
 
+/// Why a shop in a chain may not change a product its head office sets.
+pub const CENTRAL_PRODUCT: &str = "This product and its price are set by the chain's head office: change it there, and it comes down to every shop on their next sync.";
+
 /// What an import does to one product: `id` None creates it.
 #[derive(Debug, Clone)]
 pub struct ImportPlan {
@@ -42,6 +45,13 @@ fn plan_import(conn: &rusqlite::Connection, company_id: i64, rows: &[ImportRow])
     let mut plans = Vec::with_capacity(rows.len());
     for row in rows {
         let id = db::product_id_by_code(conn, company_id, &row.code)?;
+        if let Some(id) = id
+            && crate::store::hq_outbox::is_central(conn, id)?
+        {
+            // A chain's central product is the head office's to change, in an import too.
+            errors.add(key(row.line, "code"), CENTRAL_PRODUCT);
+            continue;
+        }
         let stored = match id {
             Some(id) => db::product(conn, company_id, id)?,
             None => None,
@@ -136,6 +146,9 @@ impl Services {
             .write(move |tx| {
                 let stored = match id {
                     Some(id) => match db::product(tx, company_id, id)? {
+                        Some(_) if crate::store::hq_outbox::is_central(tx, id)? => {
+                            return Err(Error::Conflict(CENTRAL_PRODUCT.into()));
+                        }
                         Some(stored) => Some(stored),
                         None => return Err(Error::NotFound("Product".into())),
                     },

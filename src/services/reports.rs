@@ -72,7 +72,7 @@ impl Sales {
         }
     }
 
-    fn of<'a>(rows: impl IntoIterator<Item = &'a SalesRow>, waiting: i64) -> Sales {
+    pub fn of<'a>(rows: impl IntoIterator<Item = &'a SalesRow>, waiting: i64) -> Sales {
         let mut sales = Sales { waiting, ..Sales::default() };
         for row in rows {
             sales.add(row.kind, &row.sums);
@@ -492,7 +492,374 @@ pub struct Dashboard {
     pub open_days: Vec<OpenDay>,
 }
 
-fn stored_time(text: &str) -> String {
+/// The sales summary of a period from its sums: the shop's over its SQLite totals, the head
+/// office's over every shop's (src/hq/reports.rs), one shape for both.
+pub fn summarize_sales(
+    period: Period,
+    by_currency: &[SalesRow],
+    payments: &[db::PaymentRow],
+    waiting: &[WaitingRow],
+    open: i64,
+) -> SalesSummary {
+    let waiting_of = |kind: ReportKind| waiting.iter().filter(|w| w.kind == kind).count() as i64;
+    let by_kind = ReportKind::SALES
+        .into_iter()
+        .map(|kind| {
+            let mut sums = SalesSums::default();
+            by_currency.iter().filter(|r| r.kind == kind).for_each(|r| sums.add(&r.sums));
+            KindLine {
+                kind: kind.as_str(),
+                documents: sums.documents,
+                waiting: waiting_of(kind),
+                net: sums.net,
+                vat: sums.vat,
+                gross: sums.gross,
+                discount: sums.discount,
+                fee: sums.fee,
+            }
+        })
+        .collect::<Vec<_>>();
+    let mut by_payment: Vec<PaymentLine> = Vec::new();
+    for row in payments.iter().filter(|p| p.kind.in_sales()) {
+        match by_payment.iter_mut().find(|p| p.payment_method == row.payment_method) {
+            Some(line) => {
+                line.documents += row.documents;
+                line.amount += row.amount;
+            }
+            None => by_payment.push(PaymentLine {
+                payment_method: row.payment_method.clone(),
+                documents: row.documents,
+                amount: row.amount,
+            }),
+        }
+    }
+    let mut currencies: BTreeMap<String, CurrencyLine> = BTreeMap::new();
+    for row in by_currency.iter().filter(|r| r.kind.in_sales() && r.key != "ALL") {
+        let line = currencies.entry(row.key.clone()).or_insert_with(|| CurrencyLine {
+            currency: row.key.clone(),
+            documents: 0,
+            waiting: waiting.iter().filter(|w| w.kind.in_sales() && w.currency == row.key).count() as i64,
+            net: Decimal::ZERO,
+            vat: Decimal::ZERO,
+            gross: Decimal::ZERO,
+            net_all: Decimal::ZERO,
+            vat_all: Decimal::ZERO,
+            gross_all: Decimal::ZERO,
+        });
+        line.documents += row.sums.documents;
+        line.net += row.sums.net_currency;
+        line.vat += row.sums.vat_currency;
+        line.gross += row.sums.gross_currency;
+        line.net_all += row.sums.net;
+        line.vat_all += row.sums.vat;
+        line.gross_all += row.sums.gross;
+    }
+    let mut orders = Orders { open, waiting: waiting_of(ReportKind::Order), ..Orders::default() };
+    for row in by_currency {
+        match row.kind {
+            ReportKind::Order => {
+                orders.documents += row.sums.documents;
+                orders.gross += row.sums.gross;
+            }
+            ReportKind::OrderCorrective => {
+                orders.cancelled += row.sums.documents;
+                orders.cancelled_gross += row.sums.gross;
+            }
+            _ => {}
+        }
+    }
+    SalesSummary {
+        period: period.into(),
+        currency: "ALL",
+        totals: Sales::of(by_currency, count_waiting(waiting)),
+        discount: by_kind.iter().map(|k| k.discount).sum(),
+        fee: by_kind.iter().map(|k| k.fee).sum(),
+        by_kind,
+        by_payment,
+        by_currency: currencies.into_values().collect(),
+        orders,
+    }
+}
+
+/// The VAT report of `rows` (a page of the sales book with it when `book` holds one: its
+/// entries, limit and offset). The shop's and the head office's alike.
+pub fn vat_of(
+    period: Period,
+    rows: &[db::VatRow],
+    waiting: &[WaitingRow],
+    book: Option<(Vec<BookEntry>, i64, i64)>,
+) -> VatReport {
+    let mut rates: Vec<VatLine> = Vec::new();
+    for row in rows.iter().filter(|r| r.kind.in_sales()) {
+        let position = rates.iter().position(|l| l.vat_rate == row.vat_rate && l.exemption == row.exemption);
+        let line = match position {
+            Some(i) => &mut rates[i],
+            None => {
+                rates.push(VatLine {
+                    vat_rate: row.vat_rate,
+                    exemption: row.exemption.clone(),
+                    documents: 0,
+                    amounts: VatAmounts::default(),
+                });
+                let last = rates.len() - 1;
+                &mut rates[last]
+            }
+        };
+        line.documents += row.documents;
+        line.amounts.add(row.kind.is_sale(), row.net, row.vat);
+    }
+    // Highest rate first, then the exemptions by name.
+    rates.sort_by(|a, b| {
+        (a.exemption.is_some(), b.vat_rate, &a.exemption).cmp(&(
+            b.exemption.is_some(),
+            a.vat_rate,
+            &b.exemption,
+        ))
+    });
+    let mut totals = VatAmounts::default();
+    for row in rows.iter().filter(|r| r.kind.in_sales()) {
+        totals.add(row.kind.is_sale(), row.net, row.vat);
+    }
+    let (items, pagination) = match book {
+        Some((items, limit, offset)) => {
+            let pagination = Pagination { records: items.len(), limit, offset };
+            (Some(items), Some(pagination))
+        }
+        None => (None, None),
+    };
+    VatReport {
+        period: period.into(),
+        currency: "ALL",
+        rates,
+        totals,
+        waiting: count_waiting(waiting),
+        items,
+        pagination,
+    }
+}
+
+/// The daily trend of `rows` (sales by day) over every day of `period` (already checked).
+pub fn trend_of(period: Period, rows: &[SalesRow], waiting: &[WaitingRow]) -> DailyTrend {
+    let mut found: Vec<(NaiveDate, Sales)> = Vec::new();
+    for day in rows.iter().map(|r| r.key.clone()).collect::<std::collections::BTreeSet<_>>() {
+        let Ok(date) = day.parse::<NaiveDate>() else { continue };
+        let waiting = count_waiting(waiting.iter().filter(|w| w.day == day));
+        found.push((date, Sales::of(rows.iter().filter(|r| r.key == day), waiting)));
+    }
+    let items = report::every_day(period, &found, &Sales::default())
+        .into_iter()
+        .map(|(date, sales)| TrendDay { date, sales })
+        .collect();
+    DailyTrend {
+        period: period.into(),
+        currency: "ALL",
+        totals: Sales::of(rows, count_waiting(waiting)),
+        items,
+    }
+}
+
+/// The top clients: `clients` by gross, the first `limit`; the rest of `sales` (sales by kind)
+/// is the anonymous buyers'.
+pub fn top_clients_of(
+    period: Period,
+    mut clients: Vec<db::ClientRow>,
+    sales: &[SalesRow],
+    limit: i64,
+) -> TopClients {
+    let all = Sales::of(sales, 0);
+    let totals = BuyerTotals {
+        clients: clients.len(),
+        documents: clients.iter().map(|c| c.documents).sum(),
+        gross: clients.iter().map(|c| c.gross).sum(),
+    };
+    // Ties broken by name, then by the buyer's key: the same order on every call.
+    clients.sort_by(|a, b| {
+        b.gross.cmp(&a.gross).then_with(|| a.name.cmp(&b.name)).then_with(|| a.buyer_key.cmp(&b.buyer_key))
+    });
+    let items = clients.into_iter().take(usize::try_from(limit).unwrap_or(0)).collect();
+    TopClients {
+        period: period.into(),
+        currency: "ALL",
+        totals,
+        anonymous: Anonymous {
+            documents: all.documents + all.reversals - totals.documents,
+            gross: all.gross - totals.gross,
+        },
+        items,
+    }
+}
+
+/// The top products: `products` by gross, the first `limit`.
+pub fn top_products_of(period: Period, mut products: Vec<db::ProductRow>, limit: i64) -> TopProducts {
+    let totals =
+        ProductTotals { products: products.len(), gross: products.iter().map(|p| p.net + p.vat).sum() };
+    products.sort_by(|a, b| {
+        (b.net + b.vat).cmp(&(a.net + a.vat)).then_with(|| a.product_code.cmp(&b.product_code))
+    });
+    let items = products
+        .into_iter()
+        .take(usize::try_from(limit).unwrap_or(0))
+        .map(|p| ProductLine {
+            gross: p.net + p.vat,
+            product_code: p.product_code,
+            product_name: p.product_name,
+            unit: p.unit,
+            quantity: p.quantity,
+            lines: p.lines,
+            net: p.net,
+            vat: p.vat,
+        })
+        .collect();
+    TopProducts { period: period.into(), currency: "ALL", totals, items }
+}
+
+/// Sales by operator (`rows` by operator and user), named from `users` (id: name, operator code).
+pub fn by_operator_of(
+    period: Period,
+    rows: &[SalesRow],
+    waiting: &[WaitingRow],
+    users: &std::collections::HashMap<i64, (String, Option<String>)>,
+) -> ByOperator {
+    let mut items: Vec<OperatorLine> = Vec::new();
+    let mut groups: Vec<(i64, String)> = rows.iter().map(|r| (r.user_id, r.key.clone())).collect();
+    groups.dedup();
+    for (user_id, operator_code) in groups {
+        let sales = Sales::of(rows.iter().filter(|r| r.user_id == user_id && r.key == operator_code), 0);
+        if sales.documents == 0 && sales.reversals == 0 {
+            continue;
+        }
+        let user = users.get(&user_id);
+        items.push(OperatorLine {
+            id_user: user.map(|_| user_id),
+            name: user.map(|(name, _)| name.clone()).unwrap_or_else(|| operator_code.clone()),
+            operator_code: (!operator_code.is_empty()).then_some(operator_code),
+            invoices: sales.documents,
+            gross: sales.gross,
+        });
+    }
+    items.sort_by(|a, b| {
+        b.gross
+            .cmp(&a.gross)
+            .then_with(|| a.id_user.cmp(&b.id_user))
+            .then_with(|| a.operator_code.cmp(&b.operator_code))
+    });
+    ByOperator { period: period.into(), items, waiting: count_waiting(waiting) }
+}
+
+/// Sales by TCR (`rows` by TCR code), named from `tcrs` (code: device name, branch id).
+pub fn by_tcr_of(
+    period: Period,
+    rows: &[SalesRow],
+    waiting: &[WaitingRow],
+    tcrs: &std::collections::HashMap<String, (String, i64)>,
+) -> ByTcr {
+    let mut codes: Vec<String> = rows.iter().map(|r| r.key.clone()).collect();
+    codes.dedup();
+    let items = codes
+        .into_iter()
+        .map(|code| {
+            let mine = || rows.iter().filter(|r| r.key == code);
+            let device = tcrs.get(&code);
+            TcrLine {
+                sales: Sales::of(mine(), count_waiting(waiting.iter().filter(|w| w.tcr_code == code))),
+                cash: mine().map(|r| r.sums.till).sum(),
+                name: device.map(|(name, _)| name.clone()),
+                branch_id: device.map(|(_, unit)| *unit),
+                tcr_code: (!code.is_empty()).then_some(code.clone()),
+            }
+        })
+        .collect();
+    ByTcr { period: period.into(), currency: "ALL", totals: Sales::of(rows, count_waiting(waiting)), items }
+}
+
+/// The cash register report: each TCR's `movements` and its cash sales (`sales` by TCR).
+pub fn cash_register_of(
+    period: Period,
+    movements: &[db::MovementRow],
+    sales: &[SalesRow],
+    tcrs: &std::collections::HashMap<String, (String, i64)>,
+) -> CashRegisterReport {
+    let mut items: Vec<TillLine> = Vec::new();
+    let line = |items: &mut Vec<TillLine>, code: &str| -> usize {
+        match items.iter().position(|l| l.tcr_code == code) {
+            Some(i) => i,
+            None => {
+                items.push(TillLine {
+                    tcr_code: code.to_string(),
+                    name: tcrs.get(code).map(|(name, _)| name.clone()),
+                    ..TillLine::default()
+                });
+                items.len() - 1
+            }
+        }
+    };
+    for m in movements {
+        let i = line(&mut items, &m.tcr_code);
+        let till = &mut items[i];
+        till.actions += m.actions;
+        till.waiting += m.waiting;
+        match (m.action_type.as_str(), m.purpose.as_str()) {
+            ("INITIAL", _) => till.initial += m.amount,
+            ("MONEY_IN", "open") => till.opening_deposits += m.amount,
+            ("MONEY_IN", _) => till.deposits += m.amount,
+            ("MONEY_OUT", "close") => till.closing_withdrawals += m.amount,
+            _ => till.withdrawals += m.amount,
+        }
+    }
+    for row in sales.iter().filter(|r| !r.key.is_empty() && !r.sums.till.is_zero()) {
+        let i = line(&mut items, &row.key);
+        items[i].cash_sales += row.sums.till;
+    }
+    for till in &mut items {
+        till.change = till.initial + till.opening_deposits + till.deposits + till.cash_sales
+            - till.withdrawals
+            - till.closing_withdrawals;
+    }
+    items.sort_by(|a, b| a.tcr_code.cmp(&b.tcr_code));
+    CashRegisterReport { period: period.into(), currency: "ALL", items }
+}
+
+/// The X/Z report of `days` (a page of `limit` from `offset`).
+pub fn closing_of(period: Period, days: &[db::DayRow], limit: i64, offset: i64) -> ClosingReport {
+    let items: Vec<Closing> = days.iter().map(closing).collect();
+    let mut totals = ClosingTotals { days: items.len(), ..ClosingTotals::default() };
+    for day in &items {
+        match (day.expected, day.counted, day.difference) {
+            (Some(expected), Some(counted), Some(difference)) => {
+                totals.expected += expected;
+                totals.counted += counted;
+                totals.difference += difference;
+            }
+            _ => totals.open += 1,
+        }
+    }
+    let pagination = Pagination { records: items.len(), limit, offset };
+    ClosingReport { period: period.into(), currency: "ALL", totals, items, pagination }
+}
+
+/// The reversals report: the totals of the corrective documents among `rows` (sales by kind)
+/// and `items`, a page of them.
+pub fn reversals_of(
+    period: Period,
+    rows: &[SalesRow],
+    waiting: &[WaitingRow],
+    items: Vec<ReversalLine>,
+) -> Reversals {
+    let corrective = |k: ReportKind| matches!(k, ReportKind::Corrective | ReportKind::OrderCorrective);
+    let mut totals = ReversalTotals::default();
+    for row in rows.iter().filter(|r| corrective(r.kind)) {
+        totals.count += row.sums.documents;
+        totals.gross += row.sums.gross;
+    }
+    Reversals {
+        period: period.into(),
+        totals,
+        items,
+        waiting: waiting.iter().filter(|w| corrective(w.kind)).count() as i64,
+    }
+}
+
+pub fn stored_time(text: &str) -> String {
     parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
 }
 
@@ -553,84 +920,7 @@ impl Services {
                 ))
             })
             .await?;
-        let waiting_of = |kind: ReportKind| waiting.iter().filter(|w| w.kind == kind).count() as i64;
-        let by_kind = ReportKind::SALES
-            .into_iter()
-            .map(|kind| {
-                let mut sums = SalesSums::default();
-                by_currency.iter().filter(|r| r.kind == kind).for_each(|r| sums.add(&r.sums));
-                KindLine {
-                    kind: kind.as_str(),
-                    documents: sums.documents,
-                    waiting: waiting_of(kind),
-                    net: sums.net,
-                    vat: sums.vat,
-                    gross: sums.gross,
-                    discount: sums.discount,
-                    fee: sums.fee,
-                }
-            })
-            .collect::<Vec<_>>();
-        let mut by_payment: Vec<PaymentLine> = Vec::new();
-        for row in payments.iter().filter(|p| p.kind.in_sales()) {
-            match by_payment.iter_mut().find(|p| p.payment_method == row.payment_method) {
-                Some(line) => {
-                    line.documents += row.documents;
-                    line.amount += row.amount;
-                }
-                None => by_payment.push(PaymentLine {
-                    payment_method: row.payment_method.clone(),
-                    documents: row.documents,
-                    amount: row.amount,
-                }),
-            }
-        }
-        let mut currencies: BTreeMap<String, CurrencyLine> = BTreeMap::new();
-        for row in by_currency.iter().filter(|r| r.kind.in_sales() && r.key != "ALL") {
-            let line = currencies.entry(row.key.clone()).or_insert_with(|| CurrencyLine {
-                currency: row.key.clone(),
-                documents: 0,
-                waiting: waiting.iter().filter(|w| w.kind.in_sales() && w.currency == row.key).count() as i64,
-                net: Decimal::ZERO,
-                vat: Decimal::ZERO,
-                gross: Decimal::ZERO,
-                net_all: Decimal::ZERO,
-                vat_all: Decimal::ZERO,
-                gross_all: Decimal::ZERO,
-            });
-            line.documents += row.sums.documents;
-            line.net += row.sums.net_currency;
-            line.vat += row.sums.vat_currency;
-            line.gross += row.sums.gross_currency;
-            line.net_all += row.sums.net;
-            line.vat_all += row.sums.vat;
-            line.gross_all += row.sums.gross;
-        }
-        let mut orders = Orders { open, waiting: waiting_of(ReportKind::Order), ..Orders::default() };
-        for row in &by_currency {
-            match row.kind {
-                ReportKind::Order => {
-                    orders.documents += row.sums.documents;
-                    orders.gross += row.sums.gross;
-                }
-                ReportKind::OrderCorrective => {
-                    orders.cancelled += row.sums.documents;
-                    orders.cancelled_gross += row.sums.gross;
-                }
-                _ => {}
-            }
-        }
-        Ok(SalesSummary {
-            period: q.period.into(),
-            currency: "ALL",
-            totals: Sales::of(&by_currency, count_waiting(&waiting)),
-            discount: by_kind.iter().map(|k| k.discount).sum(),
-            fee: by_kind.iter().map(|k| k.fee).sum(),
-            by_kind,
-            by_payment,
-            by_currency: currencies.into_values().collect(),
-            orders,
-        })
+        Ok(summarize_sales(q.period, &by_currency, &payments, &waiting, open))
     }
 
     /// The VAT report; with `book` (limit, offset), a page of the sales book too.
@@ -650,56 +940,13 @@ impl Services {
                 Ok((db::vat(c, &filter)?, db::waiting(c, &filter)?, page))
             })
             .await?;
-        let mut rates: Vec<VatLine> = Vec::new();
-        for row in rows.iter().filter(|r| r.kind.in_sales()) {
-            let position =
-                rates.iter().position(|l| l.vat_rate == row.vat_rate && l.exemption == row.exemption);
-            let line = match position {
-                Some(i) => &mut rates[i],
-                None => {
-                    rates.push(VatLine {
-                        vat_rate: row.vat_rate,
-                        exemption: row.exemption.clone(),
-                        documents: 0,
-                        amounts: VatAmounts::default(),
-                    });
-                    let last = rates.len() - 1;
-                    &mut rates[last]
-                }
-            };
-            line.documents += row.documents;
-            line.amounts.add(row.kind.is_sale(), row.net, row.vat);
-        }
-        // Highest rate first, then the exemptions by name.
-        rates.sort_by(|a, b| {
-            (a.exemption.is_some(), b.vat_rate, &a.exemption).cmp(&(
-                b.exemption.is_some(),
-                a.vat_rate,
-                &b.exemption,
-            ))
-        });
-        let mut totals = VatAmounts::default();
-        for row in rows.iter().filter(|r| r.kind.in_sales()) {
-            totals.add(row.kind.is_sale(), row.net, row.vat);
-        }
-        let (items, pagination) = match (page, book) {
+        let book = match (page, book) {
             (Some(page), Some((limit, offset))) => {
-                let items: Vec<BookEntry> =
-                    page.documents.iter().map(|(i, kind)| book_entry(i, *kind)).collect();
-                let pagination = Pagination { records: items.len(), limit, offset };
-                (Some(items), Some(pagination))
+                Some((page.documents.iter().map(|(i, kind)| book_entry(i, *kind)).collect(), limit, offset))
             }
-            _ => (None, None),
+            _ => None,
         };
-        Ok(VatReport {
-            period: q.period.into(),
-            currency: "ALL",
-            rates,
-            totals,
-            waiting: count_waiting(&waiting),
-            items,
-            pagination,
-        })
+        Ok(vat_of(q.period, &rows, &waiting, book))
     }
 
     pub async fn daily_trend(&self, caller: &Caller, q: ReportQuery) -> Result<DailyTrend> {
@@ -708,81 +955,24 @@ impl Services {
         let (rows, waiting) = self
             .in_snapshot(move |c| Ok((db::sales(c, &filter, SalesBy::Day)?, db::waiting(c, &filter)?)))
             .await?;
-        let mut found: Vec<(NaiveDate, Sales)> = Vec::new();
-        for day in rows.iter().map(|r| r.key.clone()).collect::<std::collections::BTreeSet<_>>() {
-            let Ok(date) = day.parse::<NaiveDate>() else { continue };
-            let waiting = count_waiting(waiting.iter().filter(|w| w.day == day));
-            found.push((date, Sales::of(rows.iter().filter(|r| r.key == day), waiting)));
-        }
-        let items = report::every_day(period, &found, &Sales::default())
-            .into_iter()
-            .map(|(date, sales)| TrendDay { date, sales })
-            .collect();
-        Ok(DailyTrend {
-            period: period.into(),
-            currency: "ALL",
-            totals: Sales::of(&rows, count_waiting(&waiting)),
-            items,
-        })
+        Ok(trend_of(period, &rows, &waiting))
     }
 
     pub async fn top_clients(&self, caller: &Caller, q: ReportQuery, limit: i64) -> Result<TopClients> {
         let filter = self.report_filter(caller, &q).await?;
-        let (mut clients, sales) = self
+        let (clients, sales) = self
             .in_snapshot(move |c| {
                 let only_branch = Filter { tcr_code: None, operator_code: None, ..filter.clone() };
                 Ok((db::clients(c, &filter)?, db::sales(c, &only_branch, SalesBy::Kind)?))
             })
             .await?;
-        let all = Sales::of(&sales, 0);
-        let totals = BuyerTotals {
-            clients: clients.len(),
-            documents: clients.iter().map(|c| c.documents).sum(),
-            gross: clients.iter().map(|c| c.gross).sum(),
-        };
-        // Ties broken by name, then by the buyer's key: the same order on every call.
-        clients.sort_by(|a, b| {
-            b.gross
-                .cmp(&a.gross)
-                .then_with(|| a.name.cmp(&b.name))
-                .then_with(|| a.buyer_key.cmp(&b.buyer_key))
-        });
-        let items = clients.into_iter().take(usize::try_from(limit).unwrap_or(0)).collect();
-        Ok(TopClients {
-            period: q.period.into(),
-            currency: "ALL",
-            totals,
-            anonymous: Anonymous {
-                documents: all.documents + all.reversals - totals.documents,
-                gross: all.gross - totals.gross,
-            },
-            items,
-        })
+        Ok(top_clients_of(q.period, clients, &sales, limit))
     }
 
     pub async fn top_products(&self, caller: &Caller, q: ReportQuery, limit: i64) -> Result<TopProducts> {
         let filter = self.report_filter(caller, &q).await?;
-        let mut products = self.store.read(move |conn| db::products(conn, &filter)).await?;
-        let totals =
-            ProductTotals { products: products.len(), gross: products.iter().map(|p| p.net + p.vat).sum() };
-        products.sort_by(|a, b| {
-            (b.net + b.vat).cmp(&(a.net + a.vat)).then_with(|| a.product_code.cmp(&b.product_code))
-        });
-        let items = products
-            .into_iter()
-            .take(usize::try_from(limit).unwrap_or(0))
-            .map(|p| ProductLine {
-                gross: p.net + p.vat,
-                product_code: p.product_code,
-                product_name: p.product_name,
-                unit: p.unit,
-                quantity: p.quantity,
-                lines: p.lines,
-                net: p.net,
-                vat: p.vat,
-            })
-            .collect();
-        Ok(TopProducts { period: q.period.into(), currency: "ALL", totals, items })
+        let products = self.store.read(move |conn| db::products(conn, &filter)).await?;
+        Ok(top_products_of(q.period, products, limit))
     }
 
     pub async fn by_operator(&self, caller: &Caller, q: ReportQuery) -> Result<ByOperator> {
@@ -797,30 +987,7 @@ impl Services {
                 ))
             })
             .await?;
-        let mut items: Vec<OperatorLine> = Vec::new();
-        let mut groups: Vec<(i64, String)> = rows.iter().map(|r| (r.user_id, r.key.clone())).collect();
-        groups.dedup();
-        for (user_id, operator_code) in groups {
-            let sales = Sales::of(rows.iter().filter(|r| r.user_id == user_id && r.key == operator_code), 0);
-            if sales.documents == 0 && sales.reversals == 0 {
-                continue;
-            }
-            let user = users.get(&user_id);
-            items.push(OperatorLine {
-                id_user: user.map(|_| user_id),
-                name: user.map(|(name, _)| name.clone()).unwrap_or_else(|| operator_code.clone()),
-                operator_code: (!operator_code.is_empty()).then_some(operator_code),
-                invoices: sales.documents,
-                gross: sales.gross,
-            });
-        }
-        items.sort_by(|a, b| {
-            b.gross
-                .cmp(&a.gross)
-                .then_with(|| a.id_user.cmp(&b.id_user))
-                .then_with(|| a.operator_code.cmp(&b.operator_code))
-        });
-        Ok(ByOperator { period: q.period.into(), items, waiting: count_waiting(&waiting) })
+        Ok(by_operator_of(q.period, &rows, &waiting, &users))
     }
 
     pub async fn by_tcr(&self, caller: &Caller, q: ReportQuery) -> Result<ByTcr> {
@@ -831,28 +998,7 @@ impl Services {
                 Ok((db::sales(c, &filter, SalesBy::Tcr)?, db::waiting(c, &filter)?, db::tcrs(c, company_id)?))
             })
             .await?;
-        let mut codes: Vec<String> = rows.iter().map(|r| r.key.clone()).collect();
-        codes.dedup();
-        let items = codes
-            .into_iter()
-            .map(|code| {
-                let mine = || rows.iter().filter(|r| r.key == code);
-                let device = tcrs.get(&code);
-                TcrLine {
-                    sales: Sales::of(mine(), count_waiting(waiting.iter().filter(|w| w.tcr_code == code))),
-                    cash: mine().map(|r| r.sums.till).sum(),
-                    name: device.map(|(name, _)| name.clone()),
-                    branch_id: device.map(|(_, unit)| *unit),
-                    tcr_code: (!code.is_empty()).then_some(code.clone()),
-                }
-            })
-            .collect();
-        Ok(ByTcr {
-            period: q.period.into(),
-            currency: "ALL",
-            totals: Sales::of(&rows, count_waiting(&waiting)),
-            items,
-        })
+        Ok(by_tcr_of(q.period, &rows, &waiting, &tcrs))
     }
 
     pub async fn cash_register_report(&self, caller: &Caller, q: ReportQuery) -> Result<CashRegisterReport> {
@@ -867,44 +1013,7 @@ impl Services {
                 ))
             })
             .await?;
-        let mut items: Vec<TillLine> = Vec::new();
-        let line = |items: &mut Vec<TillLine>, code: &str| -> usize {
-            match items.iter().position(|l| l.tcr_code == code) {
-                Some(i) => i,
-                None => {
-                    items.push(TillLine {
-                        tcr_code: code.to_string(),
-                        name: tcrs.get(code).map(|(name, _)| name.clone()),
-                        ..TillLine::default()
-                    });
-                    items.len() - 1
-                }
-            }
-        };
-        for m in &movements {
-            let i = line(&mut items, &m.tcr_code);
-            let till = &mut items[i];
-            till.actions += m.actions;
-            till.waiting += m.waiting;
-            match (m.action_type, m.purpose) {
-                (ActionType::Initial, _) => till.initial += m.amount,
-                (ActionType::MoneyIn, Purpose::Open) => till.opening_deposits += m.amount,
-                (ActionType::MoneyIn, _) => till.deposits += m.amount,
-                (ActionType::MoneyOut, Purpose::Close) => till.closing_withdrawals += m.amount,
-                (ActionType::MoneyOut, _) => till.withdrawals += m.amount,
-            }
-        }
-        for row in sales.iter().filter(|r| !r.key.is_empty() && !r.sums.till.is_zero()) {
-            let i = line(&mut items, &row.key);
-            items[i].cash_sales += row.sums.till;
-        }
-        for till in &mut items {
-            till.change = till.initial + till.opening_deposits + till.deposits + till.cash_sales
-                - till.withdrawals
-                - till.closing_withdrawals;
-        }
-        items.sort_by(|a, b| a.tcr_code.cmp(&b.tcr_code));
-        Ok(CashRegisterReport { period: q.period.into(), currency: "ALL", items })
+        Ok(cash_register_of(q.period, &movements, &sales, &tcrs))
     }
 
     pub async fn closing_report(
@@ -919,20 +1028,7 @@ impl Services {
         let q = ReportQuery { tcr, ..q };
         let filter = Filter { operator_code: None, ..self.report_filter(caller, &q).await? };
         let days = self.in_snapshot(move |c| db::days(c, &filter, limit, offset)).await?;
-        let items: Vec<Closing> = days.iter().map(closing).collect();
-        let mut totals = ClosingTotals { days: items.len(), ..ClosingTotals::default() };
-        for day in &items {
-            match (day.expected, day.counted, day.difference) {
-                (Some(expected), Some(counted), Some(difference)) => {
-                    totals.expected += expected;
-                    totals.counted += counted;
-                    totals.difference += difference;
-                }
-                _ => totals.open += 1,
-            }
-        }
-        let pagination = Pagination { records: items.len(), limit, offset };
-        Ok(ClosingReport { period: q.period.into(), currency: "ALL", totals, items, pagination })
+        Ok(closing_of(q.period, &days, limit, offset))
     }
 
     pub async fn reversals_report(
@@ -952,12 +1048,6 @@ impl Services {
                 ))
             })
             .await?;
-        let corrective = |k: ReportKind| matches!(k, ReportKind::Corrective | ReportKind::OrderCorrective);
-        let mut totals = ReversalTotals::default();
-        for row in rows.iter().filter(|r| corrective(r.kind)) {
-            totals.count += row.sums.documents;
-            totals.gross += row.sums.gross;
-        }
         let items = page
             .documents
             .iter()
@@ -971,12 +1061,7 @@ impl Services {
                 operator: invoice.operator_code.clone(),
             })
             .collect();
-        Ok(Reversals {
-            period: q.period.into(),
-            totals,
-            items,
-            waiting: waiting.iter().filter(|w| corrective(w.kind)).count() as i64,
-        })
+        Ok(reversals_of(q.period, &rows, &waiting, items))
     }
 
     /// The owner's dashboard as of `day` (today in Tirane when not given).

@@ -12,6 +12,7 @@ pub mod fiscal_queue;
 pub mod fixtures;
 pub mod health;
 pub mod held_numbers;
+pub mod hq_outbox;
 pub mod invoices;
 mod log_sync;
 pub mod marketplace;
@@ -351,6 +352,16 @@ fn build_report_totals(writer: &mut Connection) -> Result<()> {
         tracing::info!(documents, "the report totals were built from the stored documents");
     }
     Ok(())
+}
+
+/// An empty database of this schema in memory, foreign keys unchecked: the head office puts a
+/// shop's shipped rows of some documents into one, so the shop's own readers read them.
+pub fn scratch() -> Result<Connection> {
+    let mut conn = Connection::open_in_memory()?;
+    configure(&conn)?;
+    embedded::migrations::runner().run(&mut conn).map_err(Error::Migration)?;
+    conn.pragma_update(None, "foreign_keys", "OFF")?;
+    Ok(conn)
 }
 
 /// The newest migration this binary carries (the schema version it writes).

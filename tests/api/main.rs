@@ -23,6 +23,7 @@ mod foundation_cli;
 mod foundation_edge;
 mod foundation_registration;
 mod hardening;
+mod hq;
 mod invoices;
 mod late_delivery;
 mod marketplace;

@@ -93,7 +93,8 @@ fn the_readmes_test_command_is_what_ci_runs_and_its_scripts_pass_shellcheck() {
     let commands: Vec<&str> =
         ci.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
     assert_eq!(commands, ["set -euo pipefail", "cd \"$(dirname \"$0\")/..\"", "./test"], "{ci}");
-    let scripts = ["test", ".ci/run", ".ci/ubl-schema", "tests/fixtures/cis/check-request.sh"];
+    let scripts =
+        ["test", ".ci/run", ".ci/ubl-schema", ".ci/postgres", "tests/fixtures/cis/check-request.sh"];
     let out = common::oracle(Command::new("shellcheck").args(scripts).current_dir(repo), "shellcheck");
     assert!(out.status.success(), "shellcheck: {}", String::from_utf8_lossy(&out.stdout));
 }
@@ -150,6 +151,9 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_bui
             format!("echo \"ubl-schema\" >> '{}'\n", log.display()),
         )
         .unwrap();
+        // The throwaway PostgreSQL cluster is sourced (it stops when ./test exits).
+        std::fs::write(checkout.join(".ci/postgres"), format!("echo \"postgres\" >> '{}'\n", log.display()))
+            .unwrap();
         let bin = stand_ins(dir.path(), uid);
 
         let out = Command::new(bin.join("bash"))
@@ -163,7 +167,7 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_bui
         let calls = std::fs::read_to_string(&log).unwrap();
         let calls: Vec<&str> = calls.lines().collect();
         let packages = "xmlsec1 libxml2-utils poppler-utils zbar-tools openssl sqlite3 libssl-dev pkg-config gcc curl \
-                        jq shellcheck systemd chromium chromium-driver python3-pip";
+                        jq shellcheck systemd chromium chromium-driver python3-pip postgresql";
         let mut expected = vec![];
         if !sudo.is_empty() {
             expected.push("sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq".to_string());
@@ -182,6 +186,7 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_bui
         expected.push("mdbook --version".to_string());
         expected.push("cargo install mdbook --version 0.5.4 --locked --no-default-features".to_string());
         expected.push("mdbook build docs".to_string());
+        expected.push("postgres".to_string());
         expected.push("cargo test --locked invoices:: -- --nocapture".to_string());
         let checks: Vec<&str> =
             calls.iter().copied().filter(|c| !c.starts_with("dpkg") && !c.starts_with("python3")).collect();

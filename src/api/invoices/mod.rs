@@ -7,7 +7,7 @@
 mod bulk;
 mod cancel;
 mod tables;
-mod views;
+pub mod views;
 
 pub use bulk::bulk_noncash;
 pub use cancel::{cancel, cancel_by_internal_id};
@@ -228,7 +228,7 @@ pub struct ListQuery {
     query: Option<String>,
 }
 
-pub(super) fn list_date(field: &str, value: Option<String>) -> Result<Option<String>, ApiError> {
+pub fn list_date(field: &str, value: Option<String>) -> Result<Option<String>, ApiError> {
     match value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty()) {
         None => Ok(None),
         Some(v) => match chrono::NaiveDate::parse_from_str(&v, "%Y-%m-%d") {

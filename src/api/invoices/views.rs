@@ -135,7 +135,31 @@ pub struct IssueResult<'a> {
     summary: Option<SummaryView<'a>>,
 }
 
+/// Where a document's PDFs are: the server's public URL (`--public-url`, else the request's
+/// host). The head office, which prints nothing, names the shop's routes under no host.
+pub struct Links {
+    pub base: String,
+}
+
+impl Links {
+    pub fn of(state: &AppState, host: Option<&str>) -> Links {
+        Links { base: state.services.pdf_base(host) }
+    }
+
+    fn pdf_url(&self, version: ApiVersion, id: i64) -> String {
+        format!("{}/api/v{}/invoice/print/{id}", self.base, version.number())
+    }
+
+    fn eic_pdf_url(&self, version: ApiVersion, eic: &str) -> String {
+        format!("{}/api/v{}/invoice/print-eic/{eic}", self.base, version.number())
+    }
+}
+
 fn fiscal<'a>(state: &AppState, invoice: &'a Invoice, version: ApiVersion, host: Option<&str>) -> Fiscal<'a> {
+    fiscal_at(&Links::of(state, host), invoice, version)
+}
+
+fn fiscal_at<'a>(links: &Links, invoice: &'a Invoice, version: ApiVersion) -> Fiscal<'a> {
     Fiscal {
         tcr_code: invoice.tcr_code.as_deref(),
         business_code: invoice.business_unit_code.as_deref(),
@@ -144,8 +168,8 @@ fn fiscal<'a>(state: &AppState, invoice: &'a Invoice, version: ApiVersion, host:
         verify_url: &invoice.verify_url,
         pdf: match &invoice.eic {
             // The e-invoice platform's official PDF, once it has registered the e-invoice.
-            Some(eic) => state.services.eic_pdf_url(host, version, eic),
-            None => state.services.pdf_url(host, version, invoice.id),
+            Some(eic) => links.eic_pdf_url(version, eic),
+            None => links.pdf_url(version, invoice.id),
         },
     }
 }
@@ -307,6 +331,10 @@ pub fn list_item<'a>(
     version: ApiVersion,
     host: Option<&str>,
 ) -> ListItem<'a> {
+    list_item_at(&Links::of(state, host), invoice, version)
+}
+
+pub fn list_item_at<'a>(links: &Links, invoice: &'a Invoice, version: ApiVersion) -> ListItem<'a> {
     let t = &invoice.totals;
     let foreign = invoice.currency != "ALL";
     let b = &invoice.buyer;
@@ -379,7 +407,7 @@ pub fn list_item<'a>(
         order_state: (invoice.document_kind == DocumentKind::Order)
             .then_some(if invoice.settled_by.is_some() { "settled" } else { "open" }),
         settled_by: invoice.settled_by,
-        pdf_url: state.services.pdf_url(host, version, invoice.id),
+        pdf_url: links.pdf_url(version, invoice.id),
         reverse_charge: invoice.reverse_charge,
         periodic_invoice: invoice.periodic_invoice,
     }
@@ -443,9 +471,13 @@ pub fn details<'a>(
     version: ApiVersion,
     host: Option<&str>,
 ) -> Details<'a> {
+    details_at(&Links::of(state, host), invoice, version)
+}
+
+pub fn details_at<'a>(links: &Links, invoice: &'a Invoice, version: ApiVersion) -> Details<'a> {
     Details {
-        item: list_item(state, invoice, version, host),
-        fiscal: fiscal(state, invoice, version, host),
+        item: list_item_at(links, invoice, version),
+        fiscal: fiscal_at(links, invoice, version),
         lines: invoice.lines.iter().map(line_view).collect(),
         summary: summary(invoice),
     }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::super::document::{DocumentKind, InvoiceType};
 use super::super::fields;
-use super::super::spelled::{Spelled, spelled};
+use super::super::spelled::spelled;
 use super::super::validation::{self, FieldErrors, is_currency_code, is_nuis};
 use super::{IssueTexts, LineInput, check_texts};
 

@@ -12,7 +12,6 @@ use super::content::{Content, Links};
 use crate::domain::invoice::{self as rules, VatClass};
 use crate::domain::money::{payments_in_lek, registered_in_lek};
 use crate::domain::numbering::{cis_invoice_number, invoice_number};
-use crate::domain::spelled::Spelled;
 use crate::fiscal::iic::{IicCode, IicInput, iic};
 use crate::fiscal::model::{
     self, Buyer, Currency, Fee, FeeType, Header, IdType, Invoice as CisInvoice, Item, ItemExemption,

@@ -145,22 +145,13 @@ impl Services {
         rendered(format!("invoice {id}"), move || crate::print::render(&printable, layout)).await
     }
 
-    pub(super) fn pdf_base(&self, host: Option<&str>) -> String {
+    /// Where the PDFs are: `--public-url`, else the request's host.
+    pub fn pdf_base(&self, host: Option<&str>) -> String {
         match (&self.public_url, host) {
             (Some(base), _) => base.clone(),
             (None, Some(host)) => format!("http://{host}"),
             (None, None) => "http://localhost".to_string(),
         }
-    }
-
-    /// Absolute URL of an invoice's PDF.
-    pub fn pdf_url(&self, host: Option<&str>, version: ApiVersion, id: i64) -> String {
-        format!("{}/api/v{}/invoice/print/{id}", self.pdf_base(host), version.number())
-    }
-
-    /// Absolute URL of the e-invoice platform's PDF of an e-invoice.
-    pub fn eic_pdf_url(&self, host: Option<&str>, version: ApiVersion, eic: &str) -> String {
-        format!("{}/api/v{}/invoice/print-eic/{eic}", self.pdf_base(host), version.number())
     }
 
     /// Issues a cash or non-cash invoice: checked here, then numbered, signed, saved, delivered

@@ -15,7 +15,7 @@ mod report;
 use uuid::Uuid;
 
 pub use self::print::PrintDocument;
-pub use self::report::WtnReport;
+pub use self::report::{WtnReport, wtn_report_of};
 use super::invoices::{this_year, user_codes};
 use super::pipeline::{InternalId, Issued, Namespace};
 use super::sequence::Sequence;

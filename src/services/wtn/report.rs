@@ -66,27 +66,35 @@ impl Services {
         let period = query.period;
         let (from, to) = (period.from.to_string(), period.to.to_string());
         let notes = self.store.read(move |c| db::report_rows(c, company_id, &from, &to)).await?;
-        let summary = rules::summarize(&notes).map_err(crate::store::Error::from)?;
-        Ok(WtnReport {
-            period: period.into(),
-            totals: summary.totals.into(),
-            by_status: summary
-                .by_status
-                .into_iter()
-                .map(|(status, tally)| StatusView { status, tally: tally.into() })
-                .collect(),
-            unique_destinations: summary.destinations.len(),
-            destinations: summary
-                .destinations
-                .into_iter()
-                .map(|(d, tally)| DestinationView {
-                    business_unit: d.unit_id.map(|id| UnitView { id, name: d.unit_name }),
-                    point: d.point.as_str(),
-                    city: d.city,
-                    address: d.address,
-                    tally: tally.into(),
-                })
-                .collect(),
-        })
+        Ok(wtn_report_of(period, &notes).map_err(crate::store::Error::from)?)
     }
+}
+
+/// The notes report of `notes` (a shop's, or every shop's at the head office).
+pub fn wtn_report_of(
+    period: crate::domain::report::Period,
+    notes: &[crate::domain::wtn::ReportNote],
+) -> std::result::Result<WtnReport, crate::domain::money::Overflow> {
+    let summary = rules::summarize(notes)?;
+    Ok(WtnReport {
+        period: period.into(),
+        totals: summary.totals.into(),
+        by_status: summary
+            .by_status
+            .into_iter()
+            .map(|(status, tally)| StatusView { status, tally: tally.into() })
+            .collect(),
+        unique_destinations: summary.destinations.len(),
+        destinations: summary
+            .destinations
+            .into_iter()
+            .map(|(d, tally)| DestinationView {
+                business_unit: d.unit_id.map(|id| UnitView { id, name: d.unit_name }),
+                point: d.point.as_str(),
+                city: d.city,
+                address: d.address,
+                tally: tally.into(),
+            })
+            .collect(),
+    })
 }

@@ -5,6 +5,7 @@ pub mod browser;
 pub mod depot;
 pub mod einvoice;
 pub mod fake_ai;
+pub mod hq;
 pub mod pages;
 pub mod people;
 pub mod process;

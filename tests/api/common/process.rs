@@ -25,6 +25,29 @@ impl ServerProcess {
     /// `arka serve --listen 127.0.0.1:0 --data-dir DATA_DIR ARGS...`, no ARKA_* from the
     /// environment; returns once the server answers on its port.
     pub fn start(data_dir: &Path, args: &[&str]) -> ServerProcess {
+        let mut all: Vec<&std::ffi::OsStr> = ["serve", "--listen", "127.0.0.1:0", "--data-dir"]
+            .into_iter()
+            .map(std::ffi::OsStr::new)
+            .collect();
+        all.push(data_dir.as_os_str());
+        all.extend(args.iter().map(std::ffi::OsStr::new));
+        Self::launch(&all)
+    }
+
+    /// `arka hq serve --listen 127.0.0.1:0 ARGS...` (the chain's head office).
+    pub fn start_hq(args: &[&str]) -> ServerProcess {
+        Self::start_hq_on("127.0.0.1:0", args)
+    }
+
+    /// `arka hq serve --listen LISTEN ARGS...`.
+    pub fn start_hq_on(listen: &str, args: &[&str]) -> ServerProcess {
+        let mut all = vec!["hq", "serve", "--listen", listen];
+        all.extend(args);
+        let all: Vec<&std::ffi::OsStr> = all.into_iter().map(std::ffi::OsStr::new).collect();
+        Self::launch(&all)
+    }
+
+    fn launch(args: &[&std::ffi::OsStr]) -> ServerProcess {
         let logs = tempfile::tempdir().unwrap();
         let stderr_path = logs.path().join("stderr.log");
         let mut command = Command::new(env!("CARGO_BIN_EXE_arka"));
@@ -34,7 +57,7 @@ impl ServerProcess {
             }
         }
         command.env("RUST_LOG", "info").env("NO_COLOR", "1");
-        command.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(data_dir).args(args);
+        command.args(args);
         command
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr_path).unwrap())
@@ -118,6 +141,12 @@ impl ServerProcess {
         let sent = Command::new("kill").args(["-TERM", &self.pid().to_string()]).status().unwrap();
         assert!(sent.success(), "kill -TERM worked");
         self.wait_for_exit()
+    }
+
+    /// `kill -9`: no chance to finish anything.
+    pub fn kill(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
     }
 
     pub fn wait_for_exit(&mut self) -> ExitStatus {

@@ -1,0 +1,623 @@
+//! Figures for issue 30, the chain's head office (`cargo bench --bench hq`; it prints, it asserts
+//! nothing). Needs a PostgreSQL: `ARKA_TEST_PG_URL` (what `.ci/postgres` exports), on which it
+//! makes and drops databases of its own.
+//!
+//! 1. Backfill: a shop's database with `ARKA_BENCH_HQ_DOCS` documents (default 100,000; each an
+//!    invoice row with 3 lines and 1 payment, written by SQL as the store would hold them) joins
+//!    the HQ: the backfill notes every row, and the worker's `ship_once` ships them to an HQ
+//!    serving on loopback, batch after batch, until none is left. Documents per second.
+//! 2. Steady state: `ARKA_BENCH_HQ_STEADY_SHOPS` shops (default 3), real Arka servers in this
+//!    process against the CIS simulator, each sold to at `ARKA_BENCH_HQ_RATE` cash invoices a
+//!    second (default 50) for `ARKA_BENCH_HQ_SECS` seconds (default 10), on a fixed schedule;
+//!    as lone shops, linked to an HQ that is away (what the outbox's notes alone cost), and
+//!    linked to an HQ on loopback, in alternating rounds (`ARKA_BENCH_HQ_ROUNDS`, default 6).
+//!    A sale's time is its POST as the POS sees it (p50, p99 over the runs); a document's lag is
+//!    from its answer to the first moment the HQ's PostgreSQL holds it (polled every 20 ms, so
+//!    up to 20 ms too high).
+//! 3. Reports: the HQ's typed tables for `ARKA_BENCH_HQ_SHOPS` shops (default 10) with
+//!    `ARKA_BENCH_HQ_SHOP_DOCS` documents each (default 1,000,000) over a year, and their daily
+//!    totals (4 TCRs, 2 operators each, 3 kinds, 2 currencies a day), written by SQL; then the
+//!    sales summary of one month over every shop and of one shop, p50 and p99 of 50 runs, as
+//!    seeded (no page all-visible yet) and after a VACUUM (as autovacuum leaves a past month).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arka::domain::report::Period;
+use arka::hq::client::HqClient;
+use arka::hq::reports::Filter;
+use arka::store::{Store, hq_outbox};
+
+fn env_number(name: &str, default: i64) -> i64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn admin_url() -> String {
+    std::env::var("ARKA_TEST_PG_URL")
+        .expect("ARKA_TEST_PG_URL: a PostgreSQL to measure on (source .ci/postgres)")
+}
+
+/// A database of the bench's own; its URL.
+async fn fresh_database(name: &str) -> String {
+    let admin = admin_url();
+    let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client.simple_query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).await.unwrap();
+    client.simple_query(&format!("CREATE DATABASE {name}")).await.unwrap();
+    format!("{}/{name}", admin.rsplit_once('/').unwrap().0)
+}
+
+/// `count` documents as the shop's store holds them, written by SQL in one transaction.
+fn seed_shop(store: &Store, count: i64) {
+    store
+        .write_blocking(|tx| {
+            tx.execute_batch(
+                "INSERT INTO companies (id, nuis, name, created_at) VALUES (1, 'L41323036D', 'Dyqani', '2025-01-01T00:00:00Z');",
+            )?;
+            tx.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+                 INSERT INTO invoices (id, company_id, internal_id, year, kind, api_version, tcr_code, ord_num, number,
+                     inv_num, issued_at, issue_date, issue_date_time, operator_code, business_unit_code, currency,
+                     exchange_rate, gross, net, vat, discount, discount_gross, fee, total, gross_all, net_all, vat_all,
+                     discount_all, buyer_name, iic, iic_signature, header_uuid, fic, verify_url, search_text, created_at)
+                 SELECT i, 1, 'pos-' || i, 2025, 'CASH', 1, 'tc101tc101', i, i || '/2025/tc101tc101', i || '/2025',
+                     '2025-03-14T09:26:53+00:00', '2025-03-14', '2025-03-14T10:26:53+01:00', 'op101op101', 'bu100bu100',
+                     'ALL', '1', '285.00', '240.80', '44.20', '5.00', '5.00', '0', '285.00', '285.00', '240.80',
+                     '44.20', '5.00', NULL, printf('%032X', i), printf('%0512X', i), printf('%036d', i),
+                     printf('%036d', i), 'https://efiskalizimi-app-test.tatime.gov.al/invoice-check/#/verify?iic=' || i,
+                     'pos-' || i || ' kafe uje', '2025-03-14T09:26:53+00:00'
+                 FROM n",
+                [count],
+            )?;
+            for position in 1..=3 {
+                tx.execute(
+                    "INSERT INTO invoice_lines (invoice_id, position, product_name, product_code, unit, quantity, price,
+                         total, discount_rate, discount, vat_rate, unit_price_net, net, vat, gross)
+                     SELECT id, ?1, 'Kafe', 'K1', 'copë', '2', '120', '240', '0', '0', '20', '100', '200', '40', '240'
+                     FROM invoices",
+                    [position],
+                )?;
+            }
+            tx.execute(
+                "INSERT INTO invoice_payments (invoice_id, position, type, amount) SELECT id, 1, 'BANKNOTE', '285.00' FROM invoices",
+                [],
+            )?;
+            Ok::<_, arka::store::Error>(())
+        })
+        .unwrap();
+}
+
+async fn serve_hq(url: &str) -> (String, deadpool_postgres::Pool) {
+    let pool = arka::hq::db::pool(url, 8).unwrap();
+    arka::hq::db::migrate(&pool).await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let app = arka::hq::server::router(arka::hq::server::HqState { pool: pool.clone() });
+    tokio::spawn(arka::api::serve(listener, app, std::future::pending()));
+    (format!("http://{address}"), pool)
+}
+
+fn backfill(runtime: &tokio::runtime::Runtime) {
+    let count = env_number("ARKA_BENCH_HQ_DOCS", 100_000);
+    let url = runtime.block_on(fresh_database("arka_bench_backfill"));
+    let (base, pool) = runtime.block_on(serve_hq(&url));
+    let token = runtime.block_on(arka::hq::db::add_shop(&pool, "bench")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("arka.db")).unwrap();
+    let started = Instant::now();
+    seed_shop(&store, count);
+    println!("backfill: {count} documents seeded in {:.1} s", started.elapsed().as_secs_f64());
+    let started = Instant::now();
+    store.write_blocking(|tx| hq_outbox::link(tx, &base, "now")).unwrap();
+    let notes = store.read_blocking(hq_outbox::backlog).unwrap().notes;
+    println!("backfill: {notes} rows noted in {:.1} s", started.elapsed().as_secs_f64());
+    let hq = Arc::new(HqClient::new(&base, &token, None, Duration::from_secs(120)).unwrap());
+    let started = Instant::now();
+    let mut batches = 0;
+    // `ship_once`'s three steps, timed apart: reading the batch at the shop, the HQ's answer
+    // (serializing, HTTP, applying in PostgreSQL), forgetting what it acknowledged.
+    let (mut reading, mut at_hq, mut forgetting) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    loop {
+        let step = Instant::now();
+        let batch = store
+            .read_blocking(|conn| {
+                Ok(arka::services::hq_sync::next_batch(conn, arka::services::hq_sync::BATCH_NOTES).unwrap())
+            })
+            .unwrap();
+        reading += step.elapsed();
+        let Some(batch) = batch else { break };
+        let step = Instant::now();
+        let acked = hq.ship(&batch).unwrap();
+        at_hq += step.elapsed();
+        let step = Instant::now();
+        store.write_blocking_unsynced(|tx| hq_outbox::forget_upto(tx, acked.acked)).unwrap();
+        forgetting += step.elapsed();
+        batches += 1;
+    }
+    let took = started.elapsed().as_secs_f64();
+    println!(
+        "backfill: reading at the shop {:.1} s, the HQ's answers {:.1} s, forgetting {:.1} s",
+        reading.as_secs_f64(),
+        at_hq.as_secs_f64(),
+        forgetting.as_secs_f64()
+    );
+    println!(
+        "backfill: {count} documents ({notes} rows) shipped and applied in {took:.1} s, {batches} batches: {:.0} documents/s, {:.0} rows/s",
+        count as f64 / took,
+        notes as f64 / took
+    );
+}
+
+/// The sales summary of March 2025 over every shop and over one, 50 times each: p50 and p99.
+fn time_reports(runtime: &tokio::runtime::Runtime, pool: &deadpool_postgres::Pool, when: &str) {
+    let month = Period { from: "2025-03-01".parse().unwrap(), to: "2025-03-31".parse().unwrap() };
+    for (what, shop_id) in [("every shop", None), ("one shop", Some(3))] {
+        let filter = Filter::of(month, shop_id);
+        let mut times = Vec::new();
+        for _ in 0..50 {
+            let started = Instant::now();
+            let summary = runtime.block_on(arka::hq::reports::sales_summary(pool, &filter)).unwrap();
+            times.push(started.elapsed());
+            assert!(summary.totals.documents > 0);
+        }
+        times.sort();
+        println!(
+            "reports: sales summary of March 2025, {what}, {when}: p50 {:.1} ms, p99 {:.1} ms",
+            ms(percentile(&times, 0.5)),
+            ms(percentile(&times, 0.99))
+        );
+    }
+}
+
+fn reports(runtime: &tokio::runtime::Runtime) {
+    let shops = env_number("ARKA_BENCH_HQ_SHOPS", 10);
+    let per_shop = env_number("ARKA_BENCH_HQ_SHOP_DOCS", 1_000_000);
+    let url = runtime.block_on(fresh_database("arka_bench_reports"));
+    let (_, pool) = runtime.block_on(serve_hq(&url));
+    let started = Instant::now();
+    runtime.block_on(async {
+        let client = pool.get().await.unwrap();
+        for shop in 1..=shops {
+            client.execute("INSERT INTO shops (name, token_hash) VALUES ($1, $1)", &[&format!("shop-{shop}")]).await.unwrap();
+        }
+        client
+            .execute(
+                "INSERT INTO invoices (shop_id, id, company_id, internal_id, year, kind, document_kind, tcr_code, ord_num,
+                     number, issued_at, issue_date, operator_code, currency, total, iic, fic)
+                 SELECT s, i, 1, 'pos-' || i, 2025, 'CASH', CASE WHEN i % 50 = 0 THEN 'ORDER' ELSE 'CASH' END,
+                     'tc10' || (i % 4), i, i || '/2025', '2025-01-01T10:00:00+00:00',
+                     to_char(DATE '2025-01-01' + (i * 365 / $2)::int, 'YYYY-MM-DD'), 'op', 'ALL', '285.00',
+                     md5(s || '-' || i), CASE WHEN i % 1000 = 0 THEN NULL ELSE 'fic' END
+                 FROM generate_series(1, $1::bigint) s, generate_series(1, $2::bigint) i",
+                &[&shops, &per_shop],
+            )
+            .await
+            .unwrap();
+        client
+            .execute(
+                "INSERT INTO report_sales
+                 SELECT s, 1, to_char(d, 'YYYY-MM-DD'), 1, 'tc10' || t, t * 10 + o, 'op' || t || o, k, c,
+                     $2::bigint / 365 / 48, 1000000, 200000, 1200000, 1000, 0, 1000000, 200000, 1200000, 1200000
+                 FROM generate_series(1, $1::bigint) s,
+                     generate_series(DATE '2025-01-01', DATE '2025-12-31', INTERVAL '1 day') d,
+                     generate_series(0, 3) t, generate_series(0, 1) o,
+                     unnest(ARRAY['CASH', 'NONCASH', 'CORRECTIVE']) k, unnest(ARRAY['ALL', 'EUR']) c",
+                &[&shops, &per_shop],
+            )
+            .await
+            .unwrap();
+        client
+            .execute(
+                "INSERT INTO report_payments
+                 SELECT s, 1, to_char(d, 'YYYY-MM-DD'), 1, 'tc10' || t, t * 10 + o, 'op' || t || o, k, p,
+                     $2::bigint / 365 / 48, 1200000
+                 FROM generate_series(1, $1::bigint) s,
+                     generate_series(DATE '2025-01-01', DATE '2025-12-31', INTERVAL '1 day') d,
+                     generate_series(0, 3) t, generate_series(0, 1) o,
+                     unnest(ARRAY['CASH', 'NONCASH', 'CORRECTIVE']) k, unnest(ARRAY['BANKNOTE', 'CARD']) p",
+                &[&shops, &per_shop],
+            )
+            .await
+            .unwrap();
+        client.simple_query("ANALYZE").await.unwrap();
+    });
+    println!(
+        "reports: {shops} shops x {per_shop} documents seeded at the HQ in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    time_reports(runtime, &pool, "as seeded, no page all-visible yet");
+    runtime.block_on(async { pool.get().await.unwrap().simple_query("VACUUM ANALYZE").await.unwrap() });
+    time_reports(runtime, &pool, "after VACUUM, as autovacuum leaves a past month");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Steady state
+// ---------------------------------------------------------------------------------------------
+
+const NUIS: &str = "L41323036D";
+const LIMITS: &str = "token=1000000/m;ip=1000000/m;general=1000000/m;fiscal=1000000/m,10000000/h;\
+                      registration=1000000/m,10000000/h";
+
+/// A real shop server on 127.0.0.1:0 in this process, on a runtime of two workers.
+struct Shop {
+    base: String,
+    db: std::path::PathBuf,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Shop {
+    fn start(configure: impl FnOnce(&mut arka::config::ServeArgs)) -> Shop {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args =
+            arka::config::ServeArgs::defaults("127.0.0.1:0".parse().unwrap(), dir.path().join("data"));
+        args.limits = LIMITS.parse().unwrap();
+        configure(&mut args);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let address = listener.local_addr().unwrap();
+        args.listen = address;
+        let key_file = args.data.data_dir.join("arka.key");
+        let db = args.data.db_path();
+        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime =
+                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                arka::run(args, listener, async move {
+                    let _ = stop.await;
+                })
+                .await
+                .unwrap();
+            });
+            runtime.shutdown_timeout(Duration::from_secs(5));
+        });
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !(key_file.exists() && std::net::TcpStream::connect(address).is_ok()) {
+            assert!(Instant::now() < deadline, "the shop did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Shop {
+            base: format!("http://{address}"),
+            db,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Shop {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn agent() -> ureq::Agent {
+    let limit = Some(Duration::from_secs(30));
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_connect(limit)
+        .timeout_recv_response(limit)
+        .timeout_recv_body(limit)
+        .build()
+        .new_agent()
+}
+
+fn call(agent: &ureq::Agent, url: &str, token: &str, body: &serde_json::Value) -> serde_json::Value {
+    let mut reply = agent
+        .post(url)
+        .header("Authorization", format!("Bearer {token}"))
+        .content_type("application/json")
+        .send(body.to_string().as_bytes())
+        .unwrap_or_else(|e| panic!("POST {url}: {e}"));
+    let status = reply.status().as_u16();
+    let text = reply.body_mut().read_to_string().unwrap();
+    assert!((200..300).contains(&status), "POST {url}: {status} {text}");
+    serde_json::from_str::<serde_json::Value>(&text).unwrap()["data"].clone()
+}
+
+/// Registers the shop, its business unit, certificate, till and operator code; the user's token.
+fn open_till(shop: &Shop) -> String {
+    let (base, agent) = (&shop.base, agent());
+    let store = Store::open(&shop.db).unwrap();
+    let partner = arka::ops::secrets::new_token("p").unwrap();
+    let hash = arka::ops::secrets::hash_token(&partner);
+    store.write_blocking(|tx| arka::store::accounts::insert_partner(tx, "bench", &hash)).unwrap();
+    drop(store);
+    let body = serde_json::json!({
+        "nuis": NUIS, "name": "Dyqani Ana sh.p.k.", "address": "Rruga e Durrësit 12, Tiranë",
+        "administrator": "Ana Hoxha", "phone": "+355 69 123 4567", "email": "ana@dyqani.al",
+        "issuerInVat": true, "lastNonCashEInvoiceNumber": 0,
+    });
+    let registered = call(&agent, &format!("{base}/api/v1/register"), &partner, &body);
+    let token = registered["api_token"].as_str().unwrap().to_string();
+    let (branch_id, user_id) =
+        (registered["branch"]["id"].as_i64().unwrap(), registered["user"]["id"].as_i64().unwrap());
+    let branch = serde_json::json!({"name": "Qendër", "businessUnitCode": "ab123cd456", "administrator": "Ana Hoxha",
+        "address": "Rruga Myslym Shyri 5", "city": "Tiranë"});
+    call(&agent, &format!("{base}/api/v1/on-boarding/branch/{branch_id}"), &token, &branch);
+    let p12 = arka::fiscal::certificate::Certificate::generate_self_signed(
+        NUIS,
+        "Dyqani Ana",
+        chrono::Duration::days(365),
+    )
+    .unwrap()
+    .to_p12("pw")
+    .unwrap();
+    const BOUNDARY: &str = "arka-bench-boundary-5f1c0e7a";
+    let mut multipart = format!(
+        "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"certificate_file\"; filename=\"c.p12\"\r\n\
+         Content-Type: application/x-pkcs12\r\n\r\n"
+    )
+    .into_bytes();
+    multipart.extend_from_slice(&p12);
+    multipart.extend_from_slice(
+        format!("\r\n--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\npw\r\n--{BOUNDARY}--\r\n").as_bytes(),
+    );
+    let reply = agent
+        .post(format!("{base}/api/v1/on-boarding/certificate"))
+        .header("Authorization", format!("Bearer {token}"))
+        .content_type(format!("multipart/form-data; boundary={BOUNDARY}"))
+        .send(&multipart[..])
+        .unwrap();
+    assert_eq!(reply.status().as_u16(), 201, "certificate");
+    let device = serde_json::json!({"branchId": branch_id, "name": "Kasa 1", "fromDate": chrono::Utc::now().date_naive().to_string()});
+    call(&agent, &format!("{base}/api/v1/on-boarding/fiscal-device"), &token, &device);
+    call(
+        &agent,
+        &format!("{base}/api/v1/on-boarding/user/{user_id}"),
+        &token,
+        &serde_json::json!({"operatorCode": "op123op123"}),
+    );
+    token
+}
+
+fn sale(internal_id: &str) -> serde_json::Value {
+    serde_json::json!({
+        "internalId": internal_id,
+        "lines": [
+            {"product_name": "Kafe", "product_code": "K1", "unit": "copë", "quantity": 2, "price": 120, "total": 240, "vat": 20},
+            {"product_name": "Ujë", "product_code": "U1", "unit": "copë", "quantity": 1, "price": 50, "total": 45, "discount": 10, "vat": 6}
+        ],
+        "payment_method": "BANKNOTE",
+    })
+}
+
+/// One shop's sales: each invoice's id, the time its POST took, and when its answer came.
+struct Sold {
+    ids: Vec<i64>,
+    took: Vec<Duration>,
+    answered: Vec<Instant>,
+}
+
+/// Sells at `rate` a second for `secs` on a fixed schedule (a late sale is sent at once, the
+/// schedule does not slip).
+fn sell_steadily(shop: &Shop, token: &str, name: &str, rate: u64, secs: u64) -> Sold {
+    let agent = agent();
+    let url = format!("{}/api/v1/invoice/cash", shop.base);
+    let mut sold = Sold { ids: Vec::new(), took: Vec::new(), answered: Vec::new() };
+    let start = Instant::now();
+    for i in 0..rate * secs {
+        let due = start + Duration::from_micros(i * 1_000_000 / rate);
+        if let Some(wait) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        let sent = Instant::now();
+        let answer = call(&agent, &url, token, &sale(&format!("{name}-{i}")));
+        sold.took.push(sent.elapsed());
+        sold.answered.push(Instant::now());
+        sold.ids.push(answer["invoice"]["id"].as_i64().unwrap());
+    }
+    sold
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// When each shop's invoice ids first showed at the HQ: polls the highest id per shop.
+fn watch_hq(
+    pool: deadpool_postgres::Pool,
+    runtime: tokio::runtime::Handle,
+    done: Arc<AtomicBool>,
+    seen: Arc<Mutex<Vec<(i64, i64, Instant)>>>,
+) {
+    let client = runtime.block_on(pool.get()).unwrap();
+    while !done.load(Ordering::Relaxed) {
+        let rows = runtime
+            .block_on(client.query("SELECT shop_id, MAX(id) FROM invoices GROUP BY shop_id", &[]))
+            .unwrap();
+        let now = Instant::now();
+        let mut seen = seen.lock().unwrap();
+        for r in rows {
+            seen.push((r.get(0), r.get(1), now));
+        }
+        drop(seen);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Each document's lag: from its answer to the first poll that saw its id (or a later one) at the HQ.
+fn lags(sold: &Sold, shop_id: i64, seen: &[(i64, i64, Instant)]) -> Vec<Duration> {
+    let polls: Vec<(i64, Instant)> =
+        seen.iter().filter(|(s, _, _)| *s == shop_id).map(|(_, id, at)| (*id, *at)).collect();
+    sold.ids
+        .iter()
+        .zip(&sold.answered)
+        .map(|(id, answered)| {
+            let at = polls.iter().find(|(max, at)| max >= id && at >= answered).map(|(_, at)| *at);
+            at.map_or(Duration::MAX, |at| at - *answered)
+        })
+        .collect()
+}
+
+fn print_sales(label: &str, sold: &[Sold]) -> Duration {
+    let mut took: Vec<Duration> = sold.iter().flat_map(|s| s.took.iter().copied()).collect();
+    took.sort();
+    let p50 = percentile(&took, 0.5);
+    println!(
+        "steady: {label}: {} sales, p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms",
+        took.len(),
+        ms(p50),
+        ms(percentile(&took, 0.9)),
+        ms(percentile(&took, 0.99))
+    );
+    p50
+}
+
+/// `shops` shops selling at once, each on a thread; linked to the HQ at `hq` when given.
+fn steady_run(
+    sim: &arka::sim::cis::CisSimHandle,
+    hq: Option<(&str, &[String])>,
+    shops: usize,
+    rate: u64,
+    secs: u64,
+) -> Vec<(Shop, Sold)> {
+    let addr = sim.addr();
+    let opened: Vec<(Shop, String)> = (0..shops)
+        .map(|i| {
+            let shop = Shop::start(|args| {
+                args.cis_url = Some(arka::sim::cis::fiscalization_url(addr));
+                args.einvoice_url = Some(arka::sim::cis::einvoice_url(addr));
+                args.soft_code = Some("ss123ss123".into());
+                args.maintainer_code = Some("mm123mm123".into());
+                if let Some((url, tokens)) = hq {
+                    args.hq.hq_url = Some(url.to_string());
+                    args.hq.hq_token = Some(tokens[i].clone());
+                }
+            });
+            let token = open_till(&shop);
+            (shop, token)
+        })
+        .collect();
+    // The on-boarding's own rows reach the HQ before the clock starts.
+    std::thread::sleep(Duration::from_secs(1));
+    let sold: Vec<Sold> = std::thread::scope(|scope| {
+        let handles: Vec<_> = opened
+            .iter()
+            .enumerate()
+            .map(|(i, (shop, token))| {
+                scope.spawn(move || sell_steadily(shop, token, &format!("shop{i}"), rate, secs))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    opened.into_iter().map(|(shop, _)| shop).zip(sold).collect()
+}
+
+/// The linked run: its sales, and each document's lag to the HQ.
+fn linked_run(
+    runtime: &tokio::runtime::Runtime,
+    sim: &arka::sim::cis::CisSimHandle,
+    (base, pool): (&str, &deadpool_postgres::Pool),
+    round: usize,
+    (shops, rate, secs): (usize, u64, u64),
+) -> (Vec<Sold>, Vec<Duration>) {
+    let names: Vec<String> = (0..shops).map(|i| format!("round{round}-shop{i}")).collect();
+    let tokens: Vec<String> =
+        names.iter().map(|n| runtime.block_on(arka::hq::db::add_shop(pool, n)).unwrap()).collect();
+    let ids: BTreeMap<String, i64> =
+        runtime.block_on(arka::hq::db::shops(pool)).unwrap().into_iter().map(|s| (s.name, s.id)).collect();
+    let done = Arc::new(AtomicBool::new(false));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let watcher = {
+        let (pool, handle, done, seen) = (pool.clone(), runtime.handle().clone(), done.clone(), seen.clone());
+        std::thread::spawn(move || watch_hq(pool, handle, done, seen))
+    };
+    let linked = steady_run(sim, Some((base, &tokens)), shops, rate, secs);
+    let expected: Vec<(i64, i64)> =
+        linked.iter().enumerate().map(|(i, (_, sold))| (ids[&names[i]], *sold.ids.last().unwrap())).collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !expected
+        .iter()
+        .all(|(shop, id)| seen.lock().unwrap().iter().any(|(s, max, _)| s == shop && max >= id))
+    {
+        assert!(Instant::now() < deadline, "the HQ did not catch up within a minute");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done.store(true, Ordering::Relaxed);
+    watcher.join().unwrap();
+    let seen = seen.lock().unwrap();
+    let lag =
+        linked.iter().enumerate().flat_map(|(i, (_, sold))| lags(sold, ids[&names[i]], &seen)).collect();
+    (linked.into_iter().map(|(_, sold)| sold).collect(), lag)
+}
+
+fn steady(runtime: &tokio::runtime::Runtime) {
+    let shops = env_number("ARKA_BENCH_HQ_STEADY_SHOPS", 3) as usize;
+    let rate = env_number("ARKA_BENCH_HQ_RATE", 50) as u64;
+    let secs = env_number("ARKA_BENCH_HQ_SECS", 10) as u64;
+    let rounds = env_number("ARKA_BENCH_HQ_ROUNDS", 6) as usize;
+    let (_, sim) = runtime
+        .block_on(arka::sim::cis::spawn_loopback(arka::sim::cis::SimConfig {
+            strict_iic: false,
+            tcrs: Vec::new(),
+        }))
+        .unwrap();
+    let url = runtime.block_on(fresh_database("arka_bench_steady"));
+    let hq = runtime.block_on(serve_hq(&url));
+    println!(
+        "steady: {shops} shops x {rate} cash invoices/s for {secs} s, {rounds} rounds of (lone, linked with the HQ away, linked), \
+         fresh shops every run; the HQ and its PostgreSQL on this same box"
+    );
+    // The HQ away: the shops note every change in their transactions and cannot ship them, so
+    // this is what the notes alone cost a sale.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let nowhere = (format!("http://{closed}"), vec!["arka_hqs_nobody".to_string(); shops]);
+    let (mut without, mut away, mut with, mut lag) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        without.extend(steady_run(&sim, None, shops, rate, secs).into_iter().map(|(_, sold)| sold));
+        let noting = steady_run(&sim, Some((&nowhere.0, &nowhere.1)), shops, rate, secs);
+        away.extend(noting.into_iter().map(|(_, sold)| sold));
+        let (sold, lags) = linked_run(runtime, &sim, (&hq.0, &hq.1), round, (shops, rate, secs));
+        with.extend(sold);
+        lag.extend(lags);
+    }
+    let without = print_sales("without an HQ", &without);
+    let away = print_sales("linked, the HQ away (the notes alone)", &away);
+    let with = print_sales("with the HQ", &with);
+    lag.sort();
+    println!(
+        "steady: the HQ's lag over {} documents: p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
+        lag.len(),
+        ms(percentile(&lag, 0.5)),
+        ms(percentile(&lag, 0.99)),
+        ms(*lag.last().unwrap())
+    );
+    let change = |p50: Duration| (ms(p50) / ms(without) - 1.0) * 100.0;
+    println!(
+        "steady: a sale's p50 against a lone shop's: {:+.1} % with the HQ, {:+.1} % with the notes alone",
+        change(with),
+        change(away)
+    );
+    runtime.block_on(async { tokio::time::timeout(Duration::from_secs(5), sim.stop()).await }).ok();
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let only = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
+    if only.as_deref().is_none_or(|o| o == "backfill") {
+        backfill(&runtime);
+    }
+    if only.as_deref().is_none_or(|o| o == "steady") {
+        steady(&runtime);
+    }
+    if only.as_deref().is_none_or(|o| o == "reports") {
+        reports(&runtime);
+    }
+}

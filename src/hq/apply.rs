@@ -1,0 +1,218 @@
+//! The HQ applies a shop's batch exactly once: entries at or below the shop's highest applied
+//! sequence are skipped (a batch sent again after a lost answer changes nothing), and each row is
+//! kept by its natural key (shop, table, key), so a row shipped twice is one row. The raw rows
+//! (`shop_rows`, jsonb) are the truth a restore reads back; the typed tables the reports read
+//! are derived from them in the same transaction. A batch is a few set-based statements however
+//! many entries it holds.
+
+use std::collections::HashMap;
+
+use deadpool_postgres::Pool;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio_postgres::types::Json;
+
+use super::Result;
+use super::wire::{Batch, Op, key_columns, key_text};
+
+/// The typed tables derived from shipped rows: same name and columns (or some of them) as the
+/// shop's table, plus `shop_id`.
+pub const DERIVED: &[&str] = &[
+    "report_sales",
+    "report_vat",
+    "report_payments",
+    "report_products",
+    "report_clients",
+    "invoices",
+    "invoice_payments",
+    "einvoices",
+];
+
+/// What is wrong with a batch, by the entry's place (`entries.3.table`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub field: String,
+    pub message: String,
+}
+
+/// One entry as PostgreSQL reads it (one JSON array for the batch): table, key text, key object,
+/// op, row (as the shop wrote it), seq.
+#[derive(Debug, Serialize)]
+pub struct Prepared<'a> {
+    t: &'a str,
+    k: String,
+    ko: &'a Map<String, Value>,
+    o: &'static str,
+    r: Option<&'a RawValue>,
+    s: i64,
+}
+
+/// The entries for PostgreSQL: each row once (its last entry), those the HQ already holds left
+/// out.
+pub fn prepare(batch: &Batch, acked: i64) -> std::result::Result<Vec<Prepared<'_>>, Invalid> {
+    let mut last: HashMap<(&str, String), usize> = HashMap::new();
+    let mut keys = Vec::with_capacity(batch.entries.len());
+    for (i, entry) in batch.entries.iter().enumerate() {
+        let invalid = |field: &str, message: &str| Invalid {
+            field: format!("entries.{i}.{field}"),
+            message: message.to_string(),
+        };
+        if key_columns(&entry.table).is_none() {
+            return Err(invalid("table", "The table is not one a shop ships."));
+        }
+        let key = key_text(&entry.table, &entry.key)
+            .ok_or_else(|| invalid("key", "The key must hold every key column of the table."))?;
+        match (&entry.op, &entry.row) {
+            (Op::Upsert, None) => return Err(invalid("row", "An upsert carries its row.")),
+            (Op::Upsert, Some(row)) if !row.get().trim_start().starts_with('{') => {
+                return Err(invalid("row", "A row is a JSON object, column to value."));
+            }
+            _ => {}
+        }
+        if entry.seq > batch.upto {
+            return Err(invalid("seq", "An entry's seq is at most the batch's upto."));
+        }
+        last.insert((entry.table.as_str(), key.clone()), i);
+        keys.push(key);
+    }
+    let mut rows = Vec::new();
+    for (i, (entry, key)) in batch.entries.iter().zip(keys).enumerate() {
+        if entry.seq <= acked || last.get(&(entry.table.as_str(), key.clone())) != Some(&i) {
+            continue;
+        }
+        rows.push(Prepared {
+            t: &entry.table,
+            k: key,
+            ko: &entry.key,
+            o: entry.op.as_str(),
+            r: entry.row.as_deref(),
+            s: entry.seq,
+        });
+    }
+    Ok(rows)
+}
+
+/// The tables a prepared batch touches.
+fn tables_of<'a>(entries: &[Prepared<'a>]) -> std::collections::BTreeSet<&'a str> {
+    entries.iter().map(|e| e.t).collect()
+}
+
+/// Applies `batch` for `shop_id` in one transaction; the highest sequence the HQ then holds.
+/// The batch's JSON is parsed once, into a temporary table the statements then read, and each
+/// derived table is touched only when the batch holds rows of it.
+pub async fn apply(pool: &Pool, shop_id: i64, batch: &Batch) -> Result<std::result::Result<i64, Invalid>> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let acked: i64 =
+        tx.query_one("SELECT acked_seq FROM shops WHERE id = $1 FOR UPDATE", &[&shop_id]).await?.get(0);
+    let entries = match prepare(batch, acked) {
+        Ok(entries) => entries,
+        Err(invalid) => return Ok(Err(invalid)),
+    };
+    if batch.upto <= acked {
+        return Ok(Ok(acked));
+    }
+    let tables = tables_of(&entries);
+    tx.batch_execute(
+        "CREATE TEMPORARY TABLE IF NOT EXISTS batch_entries
+             (t TEXT NOT NULL, k TEXT NOT NULL, ko JSONB NOT NULL, o TEXT NOT NULL, r JSONB, s BIGINT NOT NULL)
+             ON COMMIT DELETE ROWS",
+    )
+    .await?;
+    tx.execute(
+        "INSERT INTO batch_entries
+         SELECT e->>'t', e->>'k', e->'ko', e->>'o', e->'r', (e->>'s')::bigint FROM jsonb_array_elements($1::jsonb) e",
+        &[&Json(&entries)],
+    )
+    .await?;
+    tx.execute(
+        "INSERT INTO shop_rows (shop_id, tbl, key, row, seq)
+         SELECT $1, t, k, r, s FROM batch_entries WHERE o = 'upsert'
+         ON CONFLICT (shop_id, tbl, key) DO UPDATE SET row = EXCLUDED.row, seq = EXCLUDED.seq",
+        &[&shop_id],
+    )
+    .await?;
+    tx.execute(
+        "DELETE FROM shop_rows s USING batch_entries e
+         WHERE e.o = 'delete' AND s.shop_id = $1 AND s.tbl = e.t AND s.key = e.k",
+        &[&shop_id],
+    )
+    .await?;
+    for table in DERIVED.iter().filter(|t| tables.contains(**t)) {
+        let Some(key) = key_columns(table) else { continue };
+        let matched = key.iter().map(|c| format!("t.{c} = d.{c}")).collect::<Vec<_>>().join(" AND ");
+        // Every entry of the table takes its old row away; an upsert puts the new one in.
+        tx.execute(
+            &format!(
+                "DELETE FROM {table} t USING (
+                     SELECT d.* FROM batch_entries e, jsonb_populate_record(NULL::{table}, e.ko) d
+                     WHERE e.t = '{table}'
+                 ) d WHERE t.shop_id = $1 AND {matched}"
+            ),
+            &[&shop_id],
+        )
+        .await?;
+        tx.execute(
+            &format!(
+                "INSERT INTO {table} SELECT d.* FROM batch_entries e,
+                     jsonb_populate_record(NULL::{table}, e.r || jsonb_build_object('shop_id', $1::bigint)) d
+                 WHERE e.t = '{table}' AND e.o = 'upsert'"
+            ),
+            &[&shop_id],
+        )
+        .await?;
+    }
+    tx.execute("UPDATE shops SET acked_seq = $2, synced_at = now() WHERE id = $1", &[&shop_id, &batch.upto])
+        .await?;
+    tx.commit().await?;
+    Ok(Ok(batch.upto))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hq::wire::Entry;
+
+    fn entry(seq: i64, table: &str, id: i64, op: Op) -> Entry {
+        let mut key = Map::new();
+        key.insert("id".into(), Value::from(id));
+        let row = (op == Op::Upsert).then(|| RawValue::from_string(format!("{{\"id\":{id}}}")).unwrap());
+        Entry { seq, table: table.into(), key, op, row }
+    }
+
+    #[test]
+    fn a_batch_keeps_each_rows_last_entry_and_leaves_out_what_the_hq_holds() {
+        let batch = Batch {
+            upto: 9,
+            entries: vec![
+                entry(3, "invoices", 1, Op::Upsert),
+                entry(5, "invoices", 2, Op::Upsert),
+                entry(7, "invoices", 1, Op::Delete),
+                entry(9, "products", 1, Op::Upsert),
+            ],
+        };
+        let prepared = serde_json::to_value(prepare(&batch, 5).unwrap()).unwrap();
+        let seqs: Vec<_> =
+            prepared.as_array().unwrap().iter().map(|e| (e["s"].clone(), e["o"].clone())).collect();
+        assert_eq!(seqs, [(Value::from(7), Value::from("delete")), (Value::from(9), Value::from("upsert"))]);
+        assert_eq!(prepared[0]["k"], "[1]");
+        assert_eq!(prepared[1]["r"]["id"], 1, "the row as the shop wrote it");
+    }
+
+    #[test]
+    fn a_bad_entry_is_named_by_its_place() {
+        let mut batch = Batch { upto: 2, entries: vec![entry(1, "invoices", 1, Op::Upsert)] };
+        batch.entries.push(entry(2, "certificates", 1, Op::Upsert));
+        assert_eq!(prepare(&batch, 0).unwrap_err().field, "entries.1.table");
+        batch.entries[1] = Entry { row: None, ..entry(2, "invoices", 2, Op::Upsert) };
+        assert_eq!(prepare(&batch, 0).unwrap_err().field, "entries.1.row");
+        batch.entries[1] = Entry {
+            row: Some(RawValue::from_string("[1]".into()).unwrap()),
+            ..entry(2, "invoices", 2, Op::Upsert)
+        };
+        assert_eq!(prepare(&batch, 0).unwrap_err().field, "entries.1.row");
+        batch.entries[1] = entry(3, "invoices", 2, Op::Upsert);
+        assert_eq!(prepare(&batch, 0).unwrap_err().field, "entries.1.seq");
+    }
+}

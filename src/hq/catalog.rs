@@ -1,0 +1,122 @@
+//! Products and prices set at the head office: the owner sets a business's product here
+//! (`PUT /hq/v1/products/{code}`), each change takes the next version, and every shop of that
+//! NUIS pulls what changed after the version it holds (`GET /hq/v1/products`), on its next sync.
+//! The shop marks them central and refuses a local change of one, with the reason.
+
+use deadpool_postgres::Pool;
+use rust_decimal::Decimal;
+
+use super::Result;
+use super::wire::CentralProduct;
+use crate::domain::product::VAT_RATES;
+use crate::domain::validation::FieldErrors;
+
+/// What the owner sends for one product.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ProductBody {
+    pub nuis: Option<String>,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub price: Option<Decimal>,
+    pub vat_rate: Option<String>,
+    pub currency: Option<String>,
+    pub unit_code: Option<String>,
+    pub service: Option<bool>,
+}
+
+/// The product `code` as `body` sets it, or every field that is wrong.
+pub fn read(code: &str, body: ProductBody) -> std::result::Result<CentralProduct, FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let text = |errors: &mut FieldErrors, field: &str, value: Option<String>, max: usize| {
+        let value = value.map(|v| v.trim().to_string()).unwrap_or_default();
+        if value.is_empty() || value.chars().count() > max || value.chars().any(char::is_control) {
+            errors.add(field, format!("The {field} is required, at most {max} characters."));
+        }
+        value
+    };
+    let nuis = text(&mut errors, "nuis", body.nuis, 20);
+    let name = text(&mut errors, "name", body.name, 255);
+    if code.trim().is_empty() || code.chars().count() > 50 || code.chars().any(char::is_control) {
+        errors.add("code", "The code is required, at most 50 characters.");
+    }
+    let price = body.price.unwrap_or(Decimal::NEGATIVE_ONE);
+    if price < Decimal::ZERO || price > Decimal::from(1_000_000_000) || price.scale() > 2 {
+        errors.add("price", "The price must be an amount from 0 with at most 2 decimals.");
+    }
+    let vat_rate = body.vat_rate.map(|v| v.trim().to_string()).unwrap_or_default();
+    if !VAT_RATES.contains(&vat_rate.as_str()) {
+        errors.add("vat_rate", "The vat_rate must be one of: 0, 6, 10, 20.");
+    }
+    let currency = body.currency.map(|c| c.trim().to_ascii_uppercase()).unwrap_or_else(|| "ALL".into());
+    if currency.len() != 3 || !currency.chars().all(|c| c.is_ascii_uppercase()) {
+        errors.add("currency", "The currency must be a 3-letter code.");
+    }
+    let unit_code = body
+        .unit_code
+        .map(|u| u.trim().to_string())
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "C62".into());
+    errors.into_result()?;
+    Ok(CentralProduct {
+        nuis,
+        code: code.trim().to_string(),
+        name,
+        description: body.description.unwrap_or_default(),
+        price: price.to_string(),
+        vat_rate,
+        currency,
+        unit_code,
+        service: body.service.unwrap_or(false),
+        version: 0,
+    })
+}
+
+/// Sets the product; its new version. Setters take turns (a transaction lock), so versions
+/// become visible in their order and a shop that read version N never misses an N - 1 after it.
+pub async fn set(pool: &Pool, p: &CentralProduct) -> Result<i64> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock(30)", &[]).await?;
+    let row = tx
+        .query_one(
+            "INSERT INTO central_products (nuis, code, name, description, price, vat_rate, currency, unit_code, service,
+                 version)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, nextval('central_product_versions'))
+             ON CONFLICT (nuis, code) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description,
+                 price = EXCLUDED.price, vat_rate = EXCLUDED.vat_rate, currency = EXCLUDED.currency,
+                 unit_code = EXCLUDED.unit_code, service = EXCLUDED.service, version = EXCLUDED.version,
+                 updated_at = now()
+             RETURNING version",
+            &[&p.nuis, &p.code, &p.name, &p.description, &p.price, &p.vat_rate, &p.currency, &p.unit_code, &p.service],
+        )
+        .await?;
+    tx.commit().await?;
+    Ok(row.get(0))
+}
+
+/// The products of `nuis` changed after `after`, oldest change first.
+pub async fn changed(pool: &Pool, nuis: &str, after: i64, limit: i64) -> Result<Vec<CentralProduct>> {
+    let client = pool.get().await?;
+    let rows = client
+        .query(
+            "SELECT nuis, code, name, description, price, vat_rate, currency, unit_code, service, version
+             FROM central_products WHERE nuis = $1 AND version > $2 ORDER BY version LIMIT $3",
+            &[&nuis, &after, &limit],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| CentralProduct {
+            nuis: r.get(0),
+            code: r.get(1),
+            name: r.get(2),
+            description: r.get(3),
+            price: r.get(4),
+            vat_rate: r.get(5),
+            currency: r.get(6),
+            unit_code: r.get(7),
+            service: r.get(8),
+            version: r.get(9),
+        })
+        .collect())
+}

@@ -1,0 +1,126 @@
+//! The HQ's PostgreSQL: the pool (tokio-postgres through deadpool, TLS through native-tls), the
+//! migrations (refinery, `migrations_hq/`, embedded like the shop's), shops and owners.
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+
+use super::{Error, Result};
+use crate::ops::secrets::{hash_token, new_token};
+
+mod embedded {
+    refinery::embed_migrations!("migrations_hq");
+}
+
+/// A pool of at most `size` connections to `url`; none is opened before it is asked for.
+pub fn pool(url: &str, size: usize) -> Result<Pool> {
+    let config: tokio_postgres::Config = url.parse().map_err(Error::Url)?;
+    let connector = native_tls::TlsConnector::new().map_err(Error::Tls)?;
+    let tls = postgres_native_tls::MakeTlsConnector::new(connector);
+    let manager =
+        Manager::from_config(config, tls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+    Pool::builder(manager)
+        .max_size(size.max(1))
+        .runtime(Runtime::Tokio1)
+        .create_timeout(Some(std::time::Duration::from_secs(5)))
+        .wait_timeout(Some(std::time::Duration::from_secs(10)))
+        .build()
+        .map_err(|e| Error::Pool(e.to_string()))
+}
+
+/// Brings the HQ's schema up to date.
+pub async fn migrate(pool: &Pool) -> Result<()> {
+    let mut client = pool.get().await?;
+    let client: &mut tokio_postgres::Client = &mut client;
+    embedded::migrations::runner().run_async(client).await.map_err(Error::Migration)?;
+    Ok(())
+}
+
+/// Adds a shop; returns its token (stored hashed, shown once).
+pub async fn add_shop(pool: &Pool, name: &str) -> Result<String> {
+    add(pool, "shops", "shop", name).await
+}
+
+/// Adds an owner of the chain; returns the token that reads every shop (stored hashed).
+pub async fn add_owner(pool: &Pool, name: &str) -> Result<String> {
+    add(pool, "owners", "owner", name).await
+}
+
+async fn add(pool: &Pool, table: &str, what: &str, name: &str) -> Result<String> {
+    let token = new_token(if table == "shops" { "hqs" } else { "hqo" }).map_err(Error::Token)?;
+    let client = pool.get().await?;
+    let inserted = client
+        .execute(
+            &format!("INSERT INTO {table} (name, token_hash) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING"),
+            &[&name, &hash_token(&token)],
+        )
+        .await?;
+    if inserted == 0 {
+        return Err(Error::Taken(format!("there is already a {what} named \"{name}\"")));
+    }
+    Ok(token)
+}
+
+/// A shop as the HQ knows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Shop {
+    pub id: i64,
+    pub name: String,
+    /// The highest outbox sequence of the shop the HQ holds.
+    pub acked_seq: i64,
+    pub synced_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+fn shop(row: &tokio_postgres::Row) -> Shop {
+    Shop {
+        id: row.get("id"),
+        name: row.get("name"),
+        acked_seq: row.get("acked_seq"),
+        synced_at: row.get("synced_at"),
+    }
+}
+
+/// The shop whose token this is.
+pub async fn shop_by_token(pool: &Pool, token: &str) -> Result<Option<Shop>> {
+    let client = pool.get().await?;
+    let row = client
+        .query_opt(
+            "SELECT id, name, acked_seq, synced_at FROM shops WHERE token_hash = $1",
+            &[&hash_token(token)],
+        )
+        .await?;
+    Ok(row.as_ref().map(shop))
+}
+
+/// Whether the token is an owner's.
+/// The owner whose token this is, by name.
+pub async fn owner(pool: &Pool, token: &str) -> Result<Option<String>> {
+    let client = pool.get().await?;
+    let row =
+        client.query_opt("SELECT name FROM owners WHERE token_hash = $1", &[&hash_token(token)]).await?;
+    Ok(row.map(|r| r.get(0)))
+}
+
+pub async fn shops(pool: &Pool) -> Result<Vec<Shop>> {
+    let client = pool.get().await?;
+    let rows = client.query("SELECT id, name, acked_seq, synced_at FROM shops ORDER BY name", &[]).await?;
+    Ok(rows.iter().map(shop).collect())
+}
+
+/// A page of a shop's rows of one table, in key order after `after` (for a restore).
+pub async fn rows(
+    pool: &Pool,
+    shop_id: i64,
+    table: &str,
+    after: Option<&str>,
+    limit: i64,
+) -> Result<(Vec<serde_json::Value>, Option<String>)> {
+    let client = pool.get().await?;
+    let found = client
+        .query(
+            "SELECT key, row FROM shop_rows WHERE shop_id = $1 AND tbl = $2 AND key > $3 ORDER BY key LIMIT $4",
+            &[&shop_id, &table, &after.unwrap_or(""), &limit],
+        )
+        .await?;
+    let next =
+        (found.len() as i64 == limit).then(|| found.last().map(|r| r.get::<_, String>("key"))).flatten();
+    Ok((found.iter().map(|r| r.get::<_, serde_json::Value>("row")).collect(), next))
+}

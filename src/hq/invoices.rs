@@ -1,0 +1,157 @@
+//! The invoice list and details at the HQ, in a shop's shapes: the shop's rows of the asked
+//! documents (and what they name: lines, payments, a summary's orders, a bank account, a note)
+//! are put into an in-memory database of the shop's schema, read by the shop's own reader and
+//! rendered by the shop's own views, so nothing of the shape is written twice.
+
+use deadpool_postgres::Pool;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::Result;
+use super::reports::{Filter, ON_INVOICES, refs};
+use crate::api::invoices::views::{self, Links};
+use crate::domain::document::ApiVersion;
+use crate::store::invoices::Invoice;
+
+/// Which documents of the period the list shows: their type, a page.
+#[derive(Debug, Clone)]
+pub struct ListAsk {
+    /// CASH / NONCASH / EINVOICE; empty for all.
+    pub kinds: Vec<String>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// A shop's document as the HQ answers it: the shop's own item, and whose it is.
+#[derive(Serialize)]
+pub struct AtShop<T: Serialize> {
+    pub shop: String,
+    #[serde(flatten)]
+    pub document: T,
+}
+
+/// The page's documents, newest first: (shop id, shop name, the shop's id).
+pub async fn page(pool: &Pool, f: &Filter, ask: &ListAsk) -> Result<Vec<(i64, String, i64)>> {
+    let client = pool.get().await?;
+    let (mut conditions, mut values) = f.on(ON_INVOICES);
+    let kinds: Vec<&str> = ask
+        .kinds
+        .iter()
+        .filter_map(|k| match k.as_str() {
+            "CASH" => Some("i.kind = 'CASH'"),
+            "NONCASH" => Some(
+                "(i.kind = 'NONCASH' AND NOT EXISTS (SELECT 1 FROM einvoices e WHERE e.shop_id = i.shop_id AND e.invoice_id = i.id))",
+            ),
+            "EINVOICE" => Some("EXISTS (SELECT 1 FROM einvoices e WHERE e.shop_id = i.shop_id AND e.invoice_id = i.id)"),
+            _ => None,
+        })
+        .collect();
+    if !kinds.is_empty() {
+        conditions.push_str(&format!(" AND ({})", kinds.join(" OR ")));
+    }
+    values.push(Box::new(ask.limit));
+    values.push(Box::new(ask.offset));
+    let (at_limit, at_offset) = (values.len() - 1, values.len());
+    let rows = client
+        .query(
+            &format!(
+                "SELECT i.shop_id, s.name, i.id FROM invoices i JOIN shops s ON s.id = i.shop_id WHERE {conditions}
+                 ORDER BY i.issued_at DESC, s.name, i.id DESC LIMIT ${at_limit} OFFSET ${at_offset}"
+            ),
+            &refs(&values),
+        )
+        .await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+}
+
+/// The shops holding a document of this id (ids are each shop's own): (shop id, name).
+pub async fn holders(pool: &Pool, id: i64, shop_id: Option<i64>) -> Result<Vec<(i64, String)>> {
+    let client = pool.get().await?;
+    let rows = client
+        .query(
+            "SELECT i.shop_id, s.name FROM invoices i JOIN shops s ON s.id = i.shop_id
+             WHERE i.id = $1 AND ($2::bigint IS NULL OR i.shop_id = $2) ORDER BY s.name",
+            &[&id, &shop_id],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
+/// The shop's rows of the documents `ids` and of what they name, table by table.
+async fn rows_of(pool: &Pool, shop_id: i64, ids: &[i64]) -> Result<Vec<(String, Map<String, Value>)>> {
+    let client = pool.get().await?;
+    let rows = client
+        .query(
+            "SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND (
+                 (tbl = 'invoices' AND ((row->>'id')::bigint = ANY($2) OR (row->>'settled_by_invoice_id')::bigint = ANY($2)))
+                 OR (tbl IN ('invoice_lines', 'invoice_payments', 'invoice_wtns', 'einvoices')
+                     AND (row->>'invoice_id')::bigint = ANY($2))
+                 OR tbl = 'bank_accounts'
+                 OR (tbl = 'wtns' AND (row->>'id')::bigint IN (
+                     SELECT (l.row->>'wtn_id')::bigint FROM shop_rows l
+                     WHERE l.shop_id = $1 AND l.tbl = 'invoice_wtns' AND (l.row->>'invoice_id')::bigint = ANY($2))))",
+            &[&shop_id, &ids],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .filter_map(|r| match r.get::<_, Value>(1) {
+            Value::Object(row) => Some((r.get(0), row)),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The shop's documents `ids`, read as the shop reads them, in the order asked.
+pub async fn documents(pool: &Pool, shop_id: i64, ids: Vec<i64>) -> Result<Vec<Invoice>> {
+    let rows = rows_of(pool, shop_id, &ids).await?;
+    let read = tokio::task::spawn_blocking(move || -> crate::store::Result<Vec<Invoice>> {
+        let scratch = crate::store::scratch()?;
+        for (table, row) in &rows {
+            crate::services::hq_sync::insert_row(&scratch, table, row)?;
+        }
+        let mut found = Vec::with_capacity(ids.len());
+        for id in ids {
+            found.extend(crate::store::invoices::by_id(&scratch, id)?);
+        }
+        Ok(found)
+    })
+    .await
+    .map_err(|e| super::Error::Read(e.to_string()))?;
+    read.map_err(|e| super::Error::Read(crate::error_chain(&e).to_string()))
+}
+
+/// The page of the list in the shop's shape, each with its shop.
+pub async fn list(pool: &Pool, page: &[(i64, String, i64)], version: ApiVersion) -> Result<Vec<Value>> {
+    let links = Links { base: String::new() };
+    let mut items = Vec::with_capacity(page.len());
+    let mut shops: Vec<i64> = page.iter().map(|(shop, _, _)| *shop).collect();
+    shops.sort_unstable();
+    shops.dedup();
+    let mut read: Vec<(i64, Invoice)> = Vec::new();
+    for shop in shops {
+        let ids = page.iter().filter(|(s, _, _)| *s == shop).map(|(_, _, id)| *id).collect();
+        read.extend(documents(pool, shop, ids).await?.into_iter().map(|i| (shop, i)));
+    }
+    for (shop, name, id) in page {
+        if let Some((_, invoice)) = read.iter().find(|(s, i)| s == shop && i.id == *id) {
+            let item = AtShop { shop: name.clone(), document: views::list_item_at(&links, invoice, version) };
+            items.push(serde_json::to_value(item).map_err(|e| super::Error::Read(e.to_string()))?);
+        }
+    }
+    Ok(items)
+}
+
+/// One document's details in the shop's shape, with its shop.
+pub async fn details(
+    pool: &Pool,
+    shop_id: i64,
+    shop: &str,
+    id: i64,
+    version: ApiVersion,
+) -> Result<Option<Value>> {
+    let links = Links { base: String::new() };
+    let Some(invoice) = documents(pool, shop_id, vec![id]).await?.pop() else { return Ok(None) };
+    let view = AtShop { shop: shop.to_string(), document: views::details_at(&links, &invoice, version) };
+    Ok(Some(serde_json::to_value(view).map_err(|e| super::Error::Read(e.to_string()))?))
+}

@@ -1,0 +1,103 @@
+//! A chain's non-cash numbering. Cash invoices are numbered per TCR, and a TCR belongs to one
+//! shop; the business's non-cash sequence (and the e-invoice's) is one per NUIS and year, so two
+//! shops of one NUIS numbering it each on its own would hand out the same number. In a chain it
+//! lives here: a shop reserves each non-cash number from the HQ before its write transaction,
+//! under its own sequence lock, and answers 503 when the HQ cannot be reached.
+//!
+//! - Unique: the numbers of a NUIS and year are handed out under the sequence row's lock, and
+//!   `(nuis, year, ord_num)` is the key of what was handed out.
+//! - Idempotent: a shop asking again for the same document (its held-number key, the same as the
+//!   shop's own held numbers) gets the same number, so a retry never takes a second one.
+//! - Gapless: a number whose document was not written is given back and is the next one handed
+//!   out; a document given up after it was written keeps its number for its retry, as a shop's
+//!   held numbers do.
+//! - Continuous: a shop sends the number its own books would give next (`at_least`), so the
+//!   sequence starts after what the business issued before the chain, and never goes back.
+
+use deadpool_postgres::Pool;
+
+use super::Result;
+
+/// Reserves the next non-cash number of `nuis` in `year` for the shop's document `held_for`.
+pub async fn reserve(
+    pool: &Pool,
+    shop_id: i64,
+    nuis: &str,
+    year: i32,
+    held_for: &str,
+    at_least: i64,
+) -> Result<i64> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let mine = tx
+        .query_opt(
+            "SELECT ord_num FROM noncash_numbers WHERE nuis = $1 AND year = $2 AND shop_id = $3 AND held_for = $4",
+            &[&nuis, &year, &shop_id, &held_for],
+        )
+        .await?;
+    if let Some(row) = mine {
+        tx.commit().await?;
+        return Ok(row.get(0));
+    }
+    // The sequence's row, locked (made first when this NUIS and year have none).
+    tx.execute(
+        "INSERT INTO noncash_sequences (nuis, year, last) VALUES ($1, $2, $3::bigint - 1) ON CONFLICT (nuis, year) DO NOTHING",
+        &[&nuis, &year, &at_least],
+    )
+    .await?;
+    let last: i64 = tx
+        .query_one(
+            "SELECT last FROM noncash_sequences WHERE nuis = $1 AND year = $2 FOR UPDATE",
+            &[&nuis, &year],
+        )
+        .await?
+        .get(0);
+    let given_back = tx
+        .query_opt(
+            "SELECT ord_num FROM noncash_numbers WHERE nuis = $1 AND year = $2 AND shop_id IS NULL
+             ORDER BY ord_num LIMIT 1",
+            &[&nuis, &year],
+        )
+        .await?;
+    let ord_num = match given_back {
+        Some(row) => {
+            let ord_num: i64 = row.get(0);
+            tx.execute(
+                "UPDATE noncash_numbers SET shop_id = $4, held_for = $5, reserved_at = now()
+                 WHERE nuis = $1 AND year = $2 AND ord_num = $3",
+                &[&nuis, &year, &ord_num, &shop_id, &held_for],
+            )
+            .await?;
+            ord_num
+        }
+        None => {
+            let ord_num = (last + 1).max(at_least);
+            tx.execute(
+                "UPDATE noncash_sequences SET last = $3 WHERE nuis = $1 AND year = $2",
+                &[&nuis, &year, &ord_num],
+            )
+            .await?;
+            tx.execute(
+                "INSERT INTO noncash_numbers (nuis, year, ord_num, shop_id, held_for) VALUES ($1, $2, $3, $4, $5)",
+                &[&nuis, &year, &ord_num, &shop_id, &held_for],
+            )
+            .await?;
+            ord_num
+        }
+    };
+    tx.commit().await?;
+    Ok(ord_num)
+}
+
+/// Gives back the number reserved for the shop's document `held_for` (it was not written).
+pub async fn release(pool: &Pool, shop_id: i64, nuis: &str, year: i32, held_for: &str) -> Result<bool> {
+    let client = pool.get().await?;
+    let released = client
+        .execute(
+            "UPDATE noncash_numbers SET shop_id = NULL, held_for = NULL
+             WHERE nuis = $1 AND year = $2 AND shop_id = $3 AND held_for = $4",
+            &[&nuis, &year, &shop_id, &held_for],
+        )
+        .await?;
+    Ok(released > 0)
+}

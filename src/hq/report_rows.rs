@@ -1,0 +1,391 @@
+//! What the HQ's reports read beyond the sales totals: the shops' VAT, product and buyer totals
+//! (typed tables), and their tills, days, users and corrective documents (the rows as shipped),
+//! each in the row type the shop's store reads, so the shop's own report rules add them up.
+
+use std::collections::{BTreeMap, HashMap};
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+use tokio_postgres::GenericClient;
+
+use super::Result;
+use super::reports::{Filter, Narrowed, Values, refs};
+use crate::domain::cash_register::{ActionType, Purpose};
+use crate::domain::report::ReportKind;
+use crate::services::reports::{ReversalLine, stored_time};
+use crate::store::invoices::report_totals::{amount, quantity};
+use crate::store::reports::{ClientRow, DayRow, MovementRow, ProductRow, VatRow};
+
+fn decimal(text: Option<String>) -> Decimal {
+    text.as_deref().and_then(|t| Decimal::from_str(t).ok()).unwrap_or_default()
+}
+
+const VAT: Narrowed = Narrowed { day: "day", prefix: "", tcr: true, operator: true };
+const PRODUCTS: Narrowed = Narrowed { day: "day", prefix: "", tcr: true, operator: false };
+const CLIENTS: Narrowed = Narrowed { day: "day", prefix: "", tcr: false, operator: false };
+
+pub async fn vat<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<VatRow>> {
+    let (conditions, values) = f.on(VAT);
+    let rows = client
+        .query(
+            &format!(
+                "SELECT kind, vat_rate, exemption, SUM(documents)::bigint, SUM(lines)::bigint, SUM(net)::bigint,
+                     SUM(vat)::bigint
+                 FROM report_vat WHERE {conditions} GROUP BY kind, vat_rate, exemption"
+            ),
+            &refs(&values),
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let exemption: String = r.get(2);
+            VatRow {
+                kind: ReportKind::parse(r.get(0)).unwrap_or(ReportKind::Cash),
+                vat_rate: decimal(r.get(1)),
+                exemption: (!exemption.is_empty()).then_some(exemption),
+                documents: r.get(3),
+                lines: r.get(4),
+                net: amount(r.get(5)),
+                vat: amount(r.get(6)),
+            }
+        })
+        .collect())
+}
+
+/// Every product sold, by code across the shops; its name and unit as the latest day named it.
+pub async fn products<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<ProductRow>> {
+    let (conditions, values) = f.on(PRODUCTS);
+    let rows = client
+        .query(
+            &format!(
+                "SELECT product_code, (array_agg(product_name ORDER BY day DESC))[1],
+                     (array_agg(unit ORDER BY day DESC))[1], SUM(lines)::bigint, SUM(quantity)::bigint,
+                     SUM(net)::bigint, SUM(vat)::bigint
+                 FROM report_products WHERE {conditions} GROUP BY product_code"
+            ),
+            &refs(&values),
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| ProductRow {
+            product_code: r.get(0),
+            product_name: r.get(1),
+            unit: r.get(2),
+            lines: r.get(3),
+            quantity: quantity(r.get(4)),
+            net: amount(r.get(5)),
+            vat: amount(r.get(6)),
+        })
+        .collect())
+}
+
+/// Every buyer, by its key across the shops; its name and ids as the latest day had them (the
+/// client id is the latest shop's own).
+pub async fn clients<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<ClientRow>> {
+    let (conditions, values) = f.on(CLIENTS);
+    let rows = client
+        .query(
+            &format!(
+                "SELECT buyer_key, (array_agg(client_id ORDER BY day DESC))[1],
+                     (array_agg(buyer_name ORDER BY day DESC))[1], (array_agg(buyer_id_type ORDER BY day DESC))[1],
+                     (array_agg(buyer_id_value ORDER BY day DESC))[1], SUM(documents)::bigint,
+                     SUM(quantity)::bigint, SUM(net)::bigint, SUM(vat)::bigint, SUM(gross)::bigint
+                 FROM report_clients WHERE {conditions} GROUP BY buyer_key"
+            ),
+            &refs(&values),
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| ClientRow {
+            buyer_key: r.get(0),
+            client_id: r.get(1),
+            name: r.get(2),
+            id_type: r.get(3),
+            id_value: r.get(4),
+            documents: r.get(5),
+            quantity: quantity(r.get(6)),
+            net: amount(r.get(7)),
+            vat: amount(r.get(8)),
+            gross: amount(r.get(9)),
+        })
+        .collect())
+}
+
+/// Each shop's users: id to (name, operator code), by shop.
+pub async fn users<C: GenericClient>(
+    client: &C,
+    shop_id: Option<i64>,
+) -> Result<BTreeMap<i64, HashMap<i64, (String, Option<String>)>>> {
+    let rows = client
+        .query(
+            "SELECT shop_id, (row->>'id')::bigint, row->>'name', row->>'operator_code' FROM shop_rows
+             WHERE tbl = 'users' AND ($1::bigint IS NULL OR shop_id = $1)",
+            &[&shop_id],
+        )
+        .await?;
+    let mut by_shop: BTreeMap<i64, HashMap<i64, (String, Option<String>)>> = BTreeMap::new();
+    for r in &rows {
+        by_shop
+            .entry(r.get(0))
+            .or_default()
+            .insert(r.get(1), (r.get::<_, Option<String>>(2).unwrap_or_default(), r.get(3)));
+    }
+    Ok(by_shop)
+}
+
+/// The shops' TCRs by code (a code the CIS gave is one TCR's): device name, branch id.
+pub async fn tcrs<C: GenericClient>(
+    client: &C,
+    shop_id: Option<i64>,
+) -> Result<HashMap<String, (String, i64)>> {
+    let rows = client
+        .query(
+            "SELECT row->>'tcr_code', row->>'name', (row->>'business_unit_id')::bigint FROM shop_rows
+             WHERE tbl = 'fiscal_devices' AND row->>'tcr_code' IS NOT NULL AND ($1::bigint IS NULL OR shop_id = $1)
+             ORDER BY shop_id, (row->>'id')::bigint",
+            &[&shop_id],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            (
+                r.get(0),
+                (
+                    r.get::<_, Option<String>>(1).unwrap_or_default(),
+                    r.get::<_, Option<i64>>(2).unwrap_or_default(),
+                ),
+            )
+        })
+        .collect())
+}
+
+/// The conditions on a shop's cash rows (`r`) as the shop's store puts them: the period's
+/// business days, the TCR asked for or the branch's TCRs.
+fn on_tills(f: &Filter) -> (String, Values) {
+    let mut sql = "r.row->>'business_day' >= $1 AND r.row->>'business_day' <= $2".to_string();
+    let mut values: Values = vec![Box::new(f.period.from.to_string()), Box::new(f.period.to.to_string())];
+    if let Some(shop) = f.shop_id {
+        values.push(Box::new(shop));
+        sql.push_str(&format!(" AND r.shop_id = ${}", values.len()));
+    }
+    if let Some(code) = &f.tcr_code {
+        values.push(Box::new(code.clone()));
+        sql.push_str(&format!(" AND r.row->>'tcr_code' = ${}", values.len()));
+    }
+    if let Some(unit) = f.business_unit_id {
+        values.push(Box::new(unit));
+        sql.push_str(&format!(
+            " AND r.row->>'tcr_code' IN (SELECT d.row->>'tcr_code' FROM shop_rows d WHERE d.shop_id = r.shop_id
+                 AND d.tbl = 'fiscal_devices' AND (d.row->>'business_unit_id')::bigint = ${})",
+            values.len()
+        ));
+    }
+    (sql, values)
+}
+
+/// The cash actions of the period summed by TCR, type and purpose.
+pub async fn movements<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<MovementRow>> {
+    let (conditions, values) = on_tills(f);
+    let rows = client
+        .query(
+            &format!(
+                "SELECT r.row->>'tcr_code', r.row->>'action_type', r.row->>'purpose',
+                     r.row->>'fiscal_status' = 'PENDING', r.row->>'amount'
+                 FROM shop_rows r WHERE r.tbl = 'cash_actions' AND {conditions}"
+            ),
+            &refs(&values),
+        )
+        .await?;
+    let mut sums: Vec<MovementRow> = Vec::new();
+    for r in &rows {
+        let tcr_code = r.get::<_, Option<String>>(0).unwrap_or_default();
+        // A shop writes only the values its domain spells; a row of another is no movement.
+        let (Some(action_type), Some(purpose)) = (
+            r.get::<_, Option<&str>>(1).and_then(ActionType::parse),
+            r.get::<_, Option<&str>>(2).and_then(Purpose::parse),
+        ) else {
+            continue;
+        };
+        let found = sums
+            .iter()
+            .position(|m| m.tcr_code == tcr_code && m.action_type == action_type && m.purpose == purpose);
+        let i = match found {
+            Some(i) => i,
+            None => {
+                sums.push(MovementRow {
+                    tcr_code,
+                    action_type,
+                    purpose,
+                    actions: 0,
+                    waiting: 0,
+                    amount: Decimal::ZERO,
+                });
+                sums.len() - 1
+            }
+        };
+        sums[i].actions += 1;
+        sums[i].waiting += i64::from(r.get::<_, Option<bool>>(3).unwrap_or(false));
+        sums[i].amount += decimal(r.get(4));
+    }
+    Ok(sums)
+}
+
+/// The TCRs' business days of the period, oldest first, a page of them; a day still open has
+/// its cash sales so far, from the shop's cash documents linked to it (as the shop's store adds).
+pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: i64) -> Result<Vec<DayRow>> {
+    let (conditions, mut values) = on_tills(f);
+    values.push(Box::new(limit));
+    values.push(Box::new(offset));
+    let (at_limit, at_offset) = (values.len() - 1, values.len());
+    let rows = client
+        .query(
+            &format!(
+                "SELECT r.shop_id, r.row FROM shop_rows r WHERE r.tbl = 'cash_days' AND {conditions}
+                 ORDER BY r.row->>'business_day', r.row->>'tcr_code' COLLATE \"C\", r.shop_id, (r.row->>'id')::bigint
+                 LIMIT ${at_limit} OFFSET ${at_offset}"
+            ),
+            &refs(&values),
+        )
+        .await?;
+    let mut days = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let (shop_id, row): (i64, serde_json::Value) = (r.get(0), r.get(1));
+        let text = |key: &str| row.get(key).and_then(serde_json::Value::as_str).map(str::to_string);
+        let id = row.get("id").and_then(serde_json::Value::as_i64).unwrap_or_default();
+        let mut day = DayRow {
+            id,
+            tcr_code: text("tcr_code").unwrap_or_default(),
+            business_day: text("business_day").unwrap_or_default(),
+            opened_at: text("opened_at").unwrap_or_default(),
+            opened_automatically: row.get("opened_automatically").and_then(serde_json::Value::as_i64)
+                == Some(1),
+            closed_at: text("closed_at"),
+            expected: text("expected").map(|t| decimal(Some(t))),
+            counted: text("counted").map(|t| decimal(Some(t))),
+            cash_sales: decimal(text("cash_sales")),
+            actions: Vec::new(),
+        };
+        day.actions = client
+            .query(
+                "SELECT row->>'purpose', row->>'action_type', row->>'amount' FROM shop_rows
+                 WHERE shop_id = $1 AND tbl = 'cash_actions' AND (row->>'cash_day_id')::bigint = $2
+                 ORDER BY (row->>'id')::bigint",
+                &[&shop_id, &id],
+            )
+            .await?
+            .iter()
+            .filter_map(|a| {
+                Some((
+                    a.get::<_, Option<&str>>(0).and_then(Purpose::parse)?,
+                    a.get::<_, Option<&str>>(1).and_then(ActionType::parse)?,
+                    decimal(a.get(2)),
+                ))
+            })
+            .collect();
+        if day.closed_at.is_none() {
+            day.cash_sales = open_day_sales(client, shop_id, id).await?;
+        }
+        days.push(day);
+    }
+    Ok(days)
+}
+
+/// A day still open: its cash documents' gross in lek, a self-invoice's paid out (orders and
+/// their cancellations left out), as the shop's balance counts them.
+async fn open_day_sales<C: GenericClient>(client: &C, shop_id: i64, day_id: i64) -> Result<Decimal> {
+    let rows = client
+        .query(
+            "SELECT i.row->>'gross_all', i.row->>'self_issue_type' IS NOT NULL FROM shop_rows i
+             WHERE i.shop_id = $1 AND i.tbl = 'invoices' AND (i.row->>'cash_day_id')::bigint = $2
+                 AND i.row->>'kind' = 'CASH' AND i.row->>'document_kind' <> 'ORDER'
+                 AND NOT EXISTS (SELECT 1 FROM invoices o WHERE o.shop_id = i.shop_id
+                     AND o.id = (i.row->>'original_invoice_id')::bigint AND o.document_kind = 'ORDER')",
+            &[&shop_id, &day_id],
+        )
+        .await?;
+    let sales = rows.iter().map(|r| crate::domain::cash_register::CashSale {
+        gross_all: decimal(r.get(0)),
+        self_issued: r.get(1),
+    });
+    crate::domain::money::checked_sum(sales.map(crate::domain::cash_register::CashSale::signed))
+        .map_err(|_| super::Error::Overflow)
+}
+
+/// A page of the corrective documents of the period, newest first, as the reversals report
+/// lists them (their gross in lek as the shop stored it).
+pub async fn reversals<C: GenericClient>(
+    client: &C,
+    f: &Filter,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<ReversalLine>> {
+    let (conditions, mut values) = f.on(super::reports::ON_INVOICES);
+    values.push(Box::new(limit));
+    values.push(Box::new(offset));
+    let (at_limit, at_offset) = (values.len() - 1, values.len());
+    let rows = client
+        .query(
+            &format!(
+                "SELECT i.id, i.number, i.kind, i.issued_at, i.original_invoice_id, i.gross_all, i.operator_code
+                 FROM invoices i WHERE i.document_kind = 'CORRECTIVE' AND {conditions}
+                 ORDER BY i.issue_date DESC, i.shop_id, i.id DESC LIMIT ${at_limit} OFFSET ${at_offset}"
+            ),
+            &refs(&values),
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| ReversalLine {
+            id: r.get(0),
+            number: r.get(1),
+            invoice_type: crate::domain::document::InvoiceType::parse(r.get(2))
+                .map_or("CASH", |k| k.as_str()),
+            reversed_at: Some(stored_time(r.get(3))),
+            original_invoice_id: r.get(4),
+            gross: decimal(r.get(5)),
+            operator: r.get(6),
+        })
+        .collect())
+}
+
+/// The warehouse transfer notes of the period, as the notes report reads them (a destination
+/// unit named as its shop names it); a note whose point no longer parses is left out.
+pub async fn wtn_notes<C: GenericClient>(
+    client: &C,
+    f: &Filter,
+) -> Result<Vec<crate::domain::wtn::ReportNote>> {
+    let rows = client
+        .query(
+            "SELECT w.row->>'fwtnic' IS NOT NULL, w.row->>'value_of_goods', (w.row->>'destination_unit_id')::bigint,
+                 u.row->>'name', w.row->>'destination_point', w.row->>'destination_city', w.row->>'destination_address'
+             FROM shop_rows w
+             LEFT JOIN shop_rows u ON u.shop_id = w.shop_id AND u.tbl = 'business_units'
+                 AND u.key = '[' || (w.row->>'destination_unit_id') || ']'
+             WHERE w.tbl = 'wtns' AND w.row->>'issue_date' >= $1 AND w.row->>'issue_date' <= $2
+                 AND ($3::bigint IS NULL OR w.shop_id = $3)
+             ORDER BY w.shop_id, (w.row->>'id')::bigint",
+            &[&f.period.from.to_string(), &f.period.to.to_string(), &f.shop_id],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .filter_map(|r| {
+            let point = crate::domain::wtn::Point::parse(r.get::<_, Option<&str>>(4).unwrap_or_default())?;
+            Some(crate::domain::wtn::ReportNote {
+                fiscalized: r.get(0),
+                value_of_goods: decimal(r.get(1)),
+                destination: crate::domain::wtn::Destination {
+                    unit_id: r.get(2),
+                    unit_name: r.get(3),
+                    point,
+                    city: r.get::<_, Option<String>>(5).unwrap_or_default(),
+                    address: r.get::<_, Option<String>>(6).unwrap_or_default(),
+                },
+            })
+        })
+        .collect())
+}

@@ -1,0 +1,524 @@
+//! The HQ's HTTP edge: the shops' sync (`/hq/v1/*`, a shop's token), the owner's reports and
+//! invoice list across shops (`/api/v1/*`, an owner's token, the shop's shapes with a `shop`
+//! filter), and `/healthz`. HTTPS with the same TLS settings as a shop's server.
+
+use std::future::Future;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, FromRequestParts, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use deadpool_postgres::Pool;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::db::{self, Shop};
+use super::reports::{self, Filter};
+use super::wire::{
+    Acked, Batch, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, PRODUCTS_PATH, ROWS_PATH,
+    RowsPage, SYNC_PATH, key_columns,
+};
+use crate::api::error::{ApiError, ApiResult, ok};
+use crate::api::extract::{Body, Query};
+use crate::api::reports::{ReportParams, ReportRequest, answer_as, read_request};
+use crate::domain::document::ApiVersion;
+use crate::domain::validation::FieldErrors;
+
+/// The largest batch a shop may send (its notes hold whole rows).
+pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
+/// Rows per page of a restore.
+const ROWS_PER_PAGE: i64 = 5000;
+
+#[derive(Clone)]
+pub struct HqState {
+    pub pool: Pool,
+}
+
+/// Logs the cause, answers the spec's message: PostgreSQL away is a 503, anything else a 500.
+fn failed(e: super::Error) -> ApiError {
+    match e {
+        super::Error::Pool(_) => {
+            tracing::warn!(error = %crate::error_chain(&e), "the HQ's database is not reachable");
+            ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "The head office's database is not reachable.")
+        }
+        e => {
+            tracing::error!(error = %crate::error_chain(&e), "the HQ's database failed");
+            ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
+        }
+    }
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme == "Bearer" && !token.is_empty()).then_some(token)
+}
+
+/// A shop calling with its token: it writes and reads its own rows only.
+pub struct ShopAuth(pub Shop);
+
+impl FromRequestParts<HqState> for ShopAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &HqState) -> Result<Self, Self::Rejection> {
+        let token = bearer(&parts.headers).ok_or(ApiError::Unauthenticated)?;
+        match db::shop_by_token(&state.pool, token).await.map_err(failed)? {
+            Some(shop) => Ok(ShopAuth(shop)),
+            None => Err(ApiError::Unauthenticated),
+        }
+    }
+}
+
+/// The chain's owner, by name: reads every shop.
+pub struct OwnerAuth(pub String);
+
+impl FromRequestParts<HqState> for OwnerAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &HqState) -> Result<Self, Self::Rejection> {
+        let token = bearer(&parts.headers).ok_or(ApiError::Unauthenticated)?;
+        match db::owner(&state.pool, token).await.map_err(failed)? {
+            Some(name) => Ok(OwnerAuth(name)),
+            None => Err(ApiError::Unauthenticated),
+        }
+    }
+}
+
+async fn sync(State(state): State<HqState>, ShopAuth(shop): ShopAuth, Body(batch): Body<Batch>) -> ApiResult {
+    match super::apply::apply(&state.pool, shop.id, &batch).await.map_err(failed)? {
+        Ok(acked) => Ok(axum::Json(Acked { acked }).into_response()),
+        Err(invalid) => Err(ApiError::field(&invalid.field, invalid.message)),
+    }
+}
+
+async fn reserve_noncash(
+    State(state): State<HqState>,
+    ShopAuth(shop): ShopAuth,
+    Body(ask): Body<NumberAsk>,
+) -> ApiResult {
+    let ord_num = super::numbering::reserve(
+        &state.pool,
+        shop.id,
+        &ask.nuis,
+        ask.year,
+        &ask.held_for,
+        ask.at_least.max(1),
+    )
+    .await
+    .map_err(failed)?;
+    Ok(axum::Json(NumberGiven { ord_num }).into_response())
+}
+
+async fn release_noncash(
+    State(state): State<HqState>,
+    ShopAuth(shop): ShopAuth,
+    Body(ask): Body<NumberAsk>,
+) -> ApiResult {
+    let released = super::numbering::release(&state.pool, shop.id, &ask.nuis, ask.year, &ask.held_for)
+        .await
+        .map_err(failed)?;
+    Ok(axum::Json(json!({"released": released})).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct ProductsParams {
+    nuis: Option<String>,
+    after: Option<i64>,
+}
+
+/// A shop pulls the products of its business changed after the version it holds.
+async fn central_products(
+    State(state): State<HqState>,
+    _shop: ShopAuth,
+    Query(p): Query<ProductsParams>,
+) -> ApiResult {
+    let nuis = p.nuis.unwrap_or_default();
+    let changed =
+        super::catalog::changed(&state.pool, &nuis, p.after.unwrap_or(0), 1000).await.map_err(failed)?;
+    Ok(axum::Json(changed).into_response())
+}
+
+/// The owner sets a product of a business: the shops of that NUIS take it on their next sync.
+async fn set_product(
+    State(state): State<HqState>,
+    _owner: OwnerAuth,
+    axum::extract::Path(code): axum::extract::Path<String>,
+    Body(body): Body<super::catalog::ProductBody>,
+) -> ApiResult {
+    let mut product = super::catalog::read(&code, body).map_err(ApiError::Validation)?;
+    product.version = super::catalog::set(&state.pool, &product).await.map_err(failed)?;
+    ok(product)
+}
+
+async fn acked(ShopAuth(shop): ShopAuth) -> ApiResult {
+    Ok(axum::Json(Acked { acked: shop.acked_seq }).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+struct RowsParams {
+    table: Option<String>,
+    after: Option<String>,
+}
+
+async fn rows(
+    State(state): State<HqState>,
+    ShopAuth(shop): ShopAuth,
+    Query(p): Query<RowsParams>,
+) -> ApiResult {
+    let table = p.table.unwrap_or_default();
+    if key_columns(&table).is_none() {
+        return Err(ApiError::field("table", "The table is not one a shop ships."));
+    }
+    let (found, next) =
+        db::rows(&state.pool, shop.id, &table, p.after.as_deref(), ROWS_PER_PAGE).await.map_err(failed)?;
+    let rows = found
+        .into_iter()
+        .filter_map(|row| match row {
+            serde_json::Value::Object(map) => Some(map),
+            _ => None,
+        })
+        .collect();
+    Ok(axum::Json(RowsPage { acked: shop.acked_seq, rows, next }).into_response())
+}
+
+/// A report's call at the HQ: the owner, the query as a shop reads it, and `shop` (by its name
+/// at the HQ). A branch id is a shop's own: it needs the shop.
+struct HqReport {
+    filter: Filter,
+    request: ReportRequest,
+    params: ReportParams,
+}
+
+impl FromRequestParts<HqState> for HqReport {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &HqState) -> Result<Self, Self::Rejection> {
+        OwnerAuth::from_request_parts(parts, state).await?;
+        let Query(params) = Query::<ReportParams>::from_request_parts(parts, state).await?;
+        let Query(shop) = Query::<ShopParam>::from_request_parts(parts, state).await?;
+        let request = read_request(&params, &parts.headers)?;
+        let shop_id = shop_id(state, shop.shop.as_deref()).await?;
+        if request.query.branch.is_some() && shop_id.is_none() {
+            return Err(ApiError::field("branch", "A branch is one shop's: name the shop too."));
+        }
+        let filter = Filter {
+            period: request.query.period,
+            shop_id,
+            business_unit_id: request.query.branch,
+            tcr_code: request.query.tcr.clone(),
+            operator_code: request.query.operator.clone(),
+        };
+        Ok(HqReport { filter, request, params })
+    }
+}
+
+/// The HQ's id of the shop named `shop`; none for every shop; 422 for a name not the chain's.
+async fn shop_id(state: &HqState, shop: Option<&str>) -> Result<Option<i64>, ApiError> {
+    let Some(name) = shop.map(str::trim).filter(|s| !s.is_empty()) else { return Ok(None) };
+    let shops = db::shops(&state.pool).await.map_err(failed)?;
+    match shops.into_iter().find(|s| s.name == name) {
+        Some(shop) => Ok(Some(shop.id)),
+        None => Err(ApiError::Validation(FieldErrors::one("shop", "The shop is not one of the chain's."))),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct ShopParam {
+    shop: Option<String>,
+}
+
+async fn sales_summary(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let data = reports::sales_summary(&state.pool, &call.filter).await.map_err(failed)?;
+    answer_as(&call.request, "sales-summary", data)
+}
+
+/// The VAT report across shops. The sales book (`documents=true`) is a shop's own: see the
+/// book's chapter on the head office.
+async fn vat(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    if crate::domain::report::flag("documents", call.params.documents()).map_err(ApiError::Validation)? {
+        return Err(ApiError::field("documents", "The sales book is each shop's own: ask the shop."));
+    }
+    answer_as(&call.request, "vat", reports::vat(&state.pool, &call.filter).await.map_err(failed)?)
+}
+
+async fn daily_trend(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let period = call.filter.period.for_trend().map_err(ApiError::Validation)?;
+    let f = Filter { period, ..call.filter.clone() };
+    answer_as(&call.request, "daily-trend", reports::daily_trend(&state.pool, &f).await.map_err(failed)?)
+}
+
+async fn top_clients(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let data = reports::top_clients(&state.pool, &call.filter, call.request.limit).await.map_err(failed)?;
+    answer_as(&call.request, "top-clients", data)
+}
+
+async fn top_products(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let data = reports::top_products(&state.pool, &call.filter, call.request.limit).await.map_err(failed)?;
+    answer_as(&call.request, "top-products", data)
+}
+
+async fn by_operator(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    answer_as(
+        &call.request,
+        "by-operator",
+        reports::by_operator(&state.pool, &call.filter).await.map_err(failed)?,
+    )
+}
+
+async fn by_tcr(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    answer_as(&call.request, "by-tcr", reports::by_tcr(&state.pool, &call.filter).await.map_err(failed)?)
+}
+
+async fn cash_register(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let data = reports::cash_register(&state.pool, &call.filter).await.map_err(failed)?;
+    answer_as(&call.request, "cash-register", data)
+}
+
+async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let data = reports::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    answer_as(&call.request, "cash-register-closing", data)
+}
+
+/// The notes report: a note is not a sale of a till or an operator, so the sales filters are
+/// refused, as at a shop.
+async fn wtn(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let mut errors = FieldErrors::new();
+    let f = &call.filter;
+    for (field, sent) in [
+        ("branch", f.business_unit_id.is_some()),
+        ("tcr", f.tcr_code.is_some()),
+        ("operator", f.operator_code.is_some()),
+    ] {
+        if sent {
+            errors.add(field, format!("The wtn report has no {field} filter."));
+        }
+    }
+    errors.into_result().map_err(ApiError::Validation)?;
+    answer_as(&call.request, "wtn", reports::wtn(&state.pool, f).await.map_err(failed)?)
+}
+
+async fn reversals(State(state): State<HqState>, call: HqReport) -> ApiResult {
+    let (limit, offset) = (call.request.limit, call.request.offset);
+    let data = reports::reversals(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    answer_as(&call.request, "reversals", data)
+}
+
+#[derive(Debug, Deserialize)]
+struct ListParams {
+    limit: Option<i64>,
+    offset: Option<i64>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    #[serde(rename = "fromDate")]
+    from_date: Option<String>,
+    #[serde(rename = "toDate")]
+    to_date: Option<String>,
+    query: Option<String>,
+    shop: Option<String>,
+}
+
+/// `GET /api/v1/invoice` at the HQ: a shop's list (its query and its items), every shop's
+/// documents newest first, each with its `shop`. Searching (`query`) is each shop's own.
+async fn invoices(State(state): State<HqState>, _owner: OwnerAuth, Query(q): Query<ListParams>) -> ApiResult {
+    let (limit, offset) = (q.limit.unwrap_or(20), q.offset.unwrap_or(0));
+    if limit < 1 {
+        return Err(ApiError::field("limit", "The limit must be at least 1."));
+    }
+    if offset < 0 {
+        return Err(ApiError::field("offset", "The offset must be at least 0."));
+    }
+    if q.query.as_deref().is_some_and(|t| !t.trim().is_empty()) {
+        return Err(ApiError::field(
+            "query",
+            "Searching is each shop's own: ask the shop, or filter by shop and dates.",
+        ));
+    }
+    let day = |text: Option<String>| -> Option<chrono::NaiveDate> { text.and_then(|t| t.parse().ok()) };
+    // Without dates, every day the documents' text dates can hold.
+    let (first, last) =
+        (chrono::NaiveDate::from_ymd_opt(1, 1, 1), chrono::NaiveDate::from_ymd_opt(9999, 12, 31));
+    let from = day(crate::api::invoices::list_date("fromDate", q.from_date)?).or(first).unwrap_or_default();
+    let to = day(crate::api::invoices::list_date("toDate", q.to_date)?).or(last).unwrap_or_default();
+    let kinds: Vec<String> = q
+        .kind
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .map(|k| k.trim().to_uppercase())
+        .filter(|k| matches!(k.as_str(), "CASH" | "NONCASH" | "EINVOICE"))
+        .collect();
+    let f = Filter::of(crate::domain::report::Period { from, to }, shop_id(&state, q.shop.as_deref()).await?);
+    let ask = super::invoices::ListAsk { kinds: kinds.clone(), limit, offset };
+    let page = super::invoices::page(&state.pool, &f, &ask).await.map_err(failed)?;
+    let items = super::invoices::list(&state.pool, &page, ApiVersion::V1).await.map_err(failed)?;
+    ok(json!({
+        "items": items,
+        "pagination": {
+            "records": items.len(),
+            "limit": limit,
+            "offset": offset,
+            "type": if kinds.is_empty() { serde_json::Value::Null } else { json!(kinds.join(",")) },
+            "query": q.query,
+        },
+    }))
+}
+
+#[derive(Debug, Deserialize)]
+struct DetailsParams {
+    shop: Option<String>,
+}
+
+/// `GET /api/v1/invoice/{id}/details` at the HQ: a shop's details and its `shop`. An id is its
+/// shop's own: when two shops hold one, `shop` says which (422 naming it until it does).
+async fn invoice_details(
+    State(state): State<HqState>,
+    _owner: OwnerAuth,
+    crate::api::extract::PathId(id): crate::api::extract::PathId,
+    Query(p): Query<DetailsParams>,
+) -> ApiResult {
+    let shop = shop_id(&state, p.shop.as_deref()).await?;
+    let holders = super::invoices::holders(&state.pool, id, shop).await.map_err(failed)?;
+    let (shop_id, name) = match holders.as_slice() {
+        [] => return Err(ApiError::status(StatusCode::NOT_FOUND, "Invoice not found.")),
+        [one] => one.clone(),
+        _ => return Err(ApiError::field("shop", "Several shops have a document of this id: name the shop.")),
+    };
+    match super::invoices::details(&state.pool, shop_id, &name, id, ApiVersion::V1).await.map_err(failed)? {
+        Some(invoice) => ok(json!({"invoice": invoice})),
+        None => Err(ApiError::status(StatusCode::NOT_FOUND, "Invoice not found.")),
+    }
+}
+
+/// `GET /api/v1/account` at the HQ: who signed in to the owner's page, and that it is a chain's.
+async fn account(State(state): State<HqState>, OwnerAuth(owner): OwnerAuth) -> ApiResult {
+    let shops = db::shops(&state.pool).await.map_err(failed)?;
+    let names: Vec<String> = shops.into_iter().map(|s| s.name).collect();
+    ok(json!({"company": "HQ", "chain": true, "user": {"name": owner}, "shops": names}))
+}
+
+/// `GET /api/v1/setup` at the HQ: no wizard here, the page signs its owner in as a chain's.
+async fn setup() -> ApiResult {
+    ok(json!({"chain": true, "claimed": true, "complete": true, "steps": [], "next": null}))
+}
+
+#[derive(Debug, Deserialize)]
+struct SignIn {
+    name: Option<String>,
+    token: Option<String>,
+}
+
+/// `POST /api/v1/session` at the HQ: the owner's page signs in with the name and token `arka hq
+/// owners add` printed, and gets the shape of a shop's signed-in view. The HQ keeps no session:
+/// the page sends the token with each call, from its memory.
+async fn sign_in(State(state): State<HqState>, Body(body): Body<SignIn>) -> ApiResult {
+    let name = body.name.as_deref().map(str::trim).unwrap_or_default();
+    let token = body.token.as_deref().map(str::trim).unwrap_or_default();
+    if name.is_empty() {
+        return Err(ApiError::field("name", "The owner's name is required."));
+    }
+    if token.is_empty() {
+        return Err(ApiError::field("token", "The owner's token is required."));
+    }
+    match db::owner(&state.pool, token).await.map_err(failed)? {
+        Some(owner) if owner == name => {
+            let shops = db::shops(&state.pool).await.map_err(failed)?;
+            let names: Vec<String> = shops.into_iter().map(|s| s.name).collect();
+            ok(json!({
+                "user": {"name": owner, "role": "owner"},
+                "company": {"name": "HQ"},
+                "owner": true,
+                "via": "token",
+                "chain": true,
+                "shops": names,
+            }))
+        }
+        _ => Err(ApiError::Unauthenticated),
+    }
+}
+
+/// `DELETE /api/v1/session` at the HQ: nothing is kept here; the page forgets the token.
+async fn sign_out() -> StatusCode {
+    StatusCode::NO_CONTENT
+}
+
+/// `GET /api/v1/owner/today` at the HQ: the owner's page in chain mode, every shop's day (today
+/// in Tirane) side by side.
+async fn owner_today(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
+    let today = crate::services::owner::business_day(chrono::Utc::now());
+    let (shops, chain) = super::today::chain_today(&state.pool, today).await.map_err(failed)?;
+    ok(super::today::view(today, &shops, &chain))
+}
+
+async fn shops(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
+    ok(db::shops(&state.pool).await.map_err(failed)?)
+}
+
+/// `GET /healthz`: 200 while PostgreSQL answers, 503 when it does not.
+async fn healthz(State(state): State<HqState>) -> Response {
+    let reachable = match state.pool.get().await {
+        Ok(client) => client.query_one("SELECT 1", &[]).await.is_ok(),
+        Err(_) => false,
+    };
+    let status = if reachable { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let body = json!({
+        "status": if reachable { "ok" } else { "unavailable" },
+        "version": env!("CARGO_PKG_VERSION"),
+        "role": "hq",
+        "database": {"reachable": reachable},
+    });
+    (status, axum::Json(body)).into_response()
+}
+
+pub fn router(state: HqState) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route(SYNC_PATH, get(acked).post(sync))
+        .route(ROWS_PATH, get(rows))
+        .route(NONCASH_PATH, axum::routing::post(reserve_noncash))
+        .route(PRODUCTS_PATH, get(central_products))
+        .route("/hq/v1/products/{code}", axum::routing::put(set_product))
+        .route(NONCASH_RELEASE_PATH, axum::routing::post(release_noncash))
+        .route("/api/v1/reports/sales-summary", get(sales_summary))
+        .route("/api/v1/reports/vat", get(vat))
+        .route("/api/v1/reports/daily-trend", get(daily_trend))
+        .route("/api/v1/reports/top-clients", get(top_clients))
+        .route("/api/v1/reports/top-products", get(top_products))
+        .route("/api/v1/reports/by-operator", get(by_operator))
+        .route("/api/v1/reports/by-tcr", get(by_tcr))
+        .route("/api/v1/reports/cash-register", get(cash_register))
+        .route("/api/v1/reports/cash-register/closing", get(closing))
+        .route("/api/v1/reports/reversals", get(reversals))
+        .route("/api/v1/reports/wtn", get(wtn))
+        .route("/api/v1/invoice", get(invoices))
+        .route("/api/v1/invoice/{id}/details", get(invoice_details))
+        .route("/hq/v1/shops", get(shops))
+        .route("/api/v1/account", get(account))
+        .route("/api/v1/owner/today", get(owner_today))
+        .route("/api/v1/setup", get(setup))
+        .route("/api/v1/session", axum::routing::post(sign_in).delete(sign_out))
+        .layer(DefaultBodyLimit::max(MAX_BATCH_BYTES))
+        .with_state(state)
+        // The owner's page, the shop's own files: in chain mode at the HQ.
+        .merge(crate::api::web::routes())
+}
+
+/// Opens the pool, migrates, and serves on `listener` until `shutdown`.
+pub async fn run(
+    args: &super::HqServeArgs,
+    listener: tokio::net::TcpListener,
+    tls: Option<crate::ops::tls::Tls>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    let pool = db::pool(&args.database.database_url, args.pool).map_err(|e| e.to_string())?;
+    db::migrate(&pool).await.map_err(|e| e.to_string())?;
+    let app = router(HqState { pool });
+    let served = match &tls {
+        Some(tls) => crate::api::serve(crate::ops::tls::TlsListener::new(listener, tls), app, shutdown).await,
+        None => crate::api::serve(listener, app, shutdown).await,
+    };
+    served.map_err(|e| e.to_string())
+}

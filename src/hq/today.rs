@@ -1,0 +1,274 @@
+//! The owner's page in chain mode: the day of every shop side by side, each added up by the very
+//! rules a shop's own page uses (`domain::sales_day`, `services::owner::day_state`) over what
+//! the shop shipped, so a shop's column at the HQ is its own page's figures.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use deadpool_postgres::Pool;
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+use super::Result;
+use crate::domain::sales_day::{DaySales, Sale, TillSales, summarize};
+use crate::domain::time::{local_text, parse_stored};
+use crate::services::owner::{DayState, day_state};
+use crate::store::cash_register::Day;
+
+/// One till of a shop: its latest day as shipped, with the counted cash of a closed one.
+#[derive(Debug, Clone)]
+pub struct TillDay {
+    pub tcr_code: String,
+    pub name: String,
+    pub business_unit_code: String,
+    pub state: DayState,
+    pub day: Option<Day>,
+    /// At a close: what was counted, and what the drawer should have held.
+    pub counted: Option<String>,
+    pub expected: Option<String>,
+}
+
+/// One shop's day at the HQ.
+#[derive(Debug, Clone)]
+pub struct ShopDay {
+    pub name: String,
+    /// When its last batch arrived: its figures are as of then.
+    pub synced_at: Option<DateTime<Utc>>,
+    pub sales: DaySales,
+    pub tills: Vec<TillDay>,
+}
+
+fn decimal(text: Option<String>) -> Decimal {
+    // A shop's amounts are decimals as it stored them; a row shipped before its invoice's columns
+    // were derived here counts as nothing rather than failing the whole page.
+    text.as_deref().and_then(|t| Decimal::from_str(t).ok()).unwrap_or_default()
+}
+
+/// Each shop's invoices of `day` (orders left out, as on a shop's page), with their payments.
+async fn sales(client: &deadpool_postgres::Client, day: &str) -> Result<BTreeMap<i64, Vec<Sale>>> {
+    let rows = client
+        .query(
+            "SELECT i.shop_id, i.id, i.tcr_code, i.gross_all, i.exchange_rate, i.fic IS NULL, p.type, p.amount
+             FROM invoices i LEFT JOIN invoice_payments p ON p.shop_id = i.shop_id AND p.invoice_id = i.id
+             WHERE i.issue_date = $1 AND i.document_kind <> 'ORDER'
+             ORDER BY i.shop_id, i.id, p.position",
+            &[&day],
+        )
+        .await?;
+    let mut by_shop: BTreeMap<i64, Vec<Sale>> = BTreeMap::new();
+    let mut last = None;
+    for r in &rows {
+        let (shop_id, id): (i64, i64) = (r.get(0), r.get(1));
+        let sales = by_shop.entry(shop_id).or_default();
+        if last != Some((shop_id, id)) {
+            last = Some((shop_id, id));
+            sales.push(Sale {
+                tcr_code: r.get(2),
+                gross_all: decimal(r.get(3)),
+                exchange_rate: decimal(r.get(4)),
+                waiting: r.get(5),
+                payments: Vec::new(),
+            });
+        }
+        let method: Option<String> = r.get(6);
+        if let (Some(method), Some(sale)) = (method, sales.last_mut()) {
+            sale.payments.push((method, decimal(r.get(7))));
+        }
+    }
+    Ok(by_shop)
+}
+
+/// Each shop's TCRs with their latest day (read off the rows the shop shipped).
+async fn tills(client: &deadpool_postgres::Client, today: NaiveDate) -> Result<BTreeMap<i64, Vec<TillDay>>> {
+    let rows = client
+        .query(
+            "SELECT s.id, d.row->>'tcr_code', d.row->>'name', d.row->>'business_unit_code', c.row
+             FROM shops s
+             JOIN shop_rows d ON d.shop_id = s.id AND d.tbl = 'fiscal_devices'
+             LEFT JOIN LATERAL (
+                 SELECT r.row FROM shop_rows r
+                 WHERE r.shop_id = s.id AND r.tbl = 'cash_days' AND r.row->>'tcr_code' = d.row->>'tcr_code'
+                 ORDER BY (r.row->>'id')::bigint DESC LIMIT 1
+             ) c ON true
+             ORDER BY s.id, (d.row->>'id')::bigint",
+            &[],
+        )
+        .await?;
+    let mut by_shop: BTreeMap<i64, Vec<TillDay>> = BTreeMap::new();
+    for r in &rows {
+        let latest: Option<serde_json::Value> = r.get(4);
+        let text =
+            |row: &serde_json::Value, key: &str| row.get(key).and_then(|v| v.as_str()).map(str::to_string);
+        let day = latest.as_ref().map(|c| Day {
+            id: c.get("id").and_then(serde_json::Value::as_i64).unwrap_or_default(),
+            company_id: c.get("company_id").and_then(serde_json::Value::as_i64).unwrap_or_default(),
+            tcr_code: text(c, "tcr_code").unwrap_or_default(),
+            business_day: text(c, "business_day").unwrap_or_default(),
+            opened_at: text(c, "opened_at").unwrap_or_default(),
+            opened_automatically: c.get("opened_automatically").and_then(serde_json::Value::as_i64)
+                == Some(1),
+            closed_at: text(c, "closed_at"),
+        });
+        let closed = day.as_ref().is_some_and(|d| d.closed_at.is_some());
+        by_shop.entry(r.get(0)).or_default().push(TillDay {
+            tcr_code: r.get::<_, Option<String>>(1).unwrap_or_default(),
+            name: r.get::<_, Option<String>>(2).unwrap_or_default(),
+            business_unit_code: r.get::<_, Option<String>>(3).unwrap_or_default(),
+            state: day_state(day.as_ref(), today),
+            counted: latest.as_ref().filter(|_| closed).and_then(|c| text(c, "counted")),
+            expected: latest.as_ref().filter(|_| closed).and_then(|c| text(c, "expected")),
+            day,
+        });
+    }
+    Ok(by_shop)
+}
+
+/// The business day `today` of every shop of the chain, shops by name; and the chain's day, the
+/// shops' added up.
+pub async fn chain_today(pool: &Pool, today: NaiveDate) -> Result<(Vec<ShopDay>, DaySales)> {
+    let client = pool.get().await?;
+    let shops = client.query("SELECT id, name, synced_at FROM shops ORDER BY name", &[]).await?;
+    let mut sales = sales(&client, &today.to_string()).await?;
+    let mut tills = tills(&client, today).await?;
+    let mut all = Vec::new();
+    let mut days = Vec::new();
+    for shop in &shops {
+        let id: i64 = shop.get(0);
+        let of_shop = sales.remove(&id).unwrap_or_default();
+        let day = summarize(&of_shop).map_err(|_| super::Error::Overflow)?;
+        all.extend(of_shop);
+        days.push(ShopDay {
+            name: shop.get(1),
+            synced_at: shop.get(2),
+            sales: day,
+            tills: tills.remove(&id).unwrap_or_default(),
+        });
+    }
+    let chain = summarize(&all).map_err(|_| super::Error::Overflow)?;
+    Ok((days, chain))
+}
+
+/// Receipts and money of a shop, a till or the non-cash invoices: the shape of a shop's own
+/// `GET /api/v1/owner/today`.
+#[derive(Serialize)]
+struct SalesView {
+    receipts: u64,
+    /// Of those, still waiting for the CIS (no FIC yet).
+    waiting: u64,
+    gross: Decimal,
+    by_payment_method: BTreeMap<String, Decimal>,
+}
+
+impl SalesView {
+    fn of_till(t: &TillSales) -> SalesView {
+        SalesView {
+            receipts: t.receipts,
+            waiting: t.waiting,
+            gross: t.gross,
+            by_payment_method: t.by_method.clone(),
+        }
+    }
+
+    fn of_day(d: &DaySales) -> SalesView {
+        SalesView {
+            receipts: d.receipts,
+            waiting: d.waiting,
+            gross: d.gross,
+            by_payment_method: d.by_method.clone(),
+        }
+    }
+}
+
+/// `GET /api/v1/owner/today` at the HQ: every shop's day side by side, each in the shape of a
+/// shop's own `today`, and the chain's day, the shops' added up.
+#[derive(Serialize)]
+pub struct ChainTodayView {
+    business_day: String,
+    currency: &'static str,
+    /// Always true here: the page shows the shops side by side.
+    chain: bool,
+    totals: SalesView,
+    shops: Vec<ShopDayView>,
+}
+
+#[derive(Serialize)]
+struct ShopDayView {
+    shop: String,
+    /// When the shop's last batch arrived: its figures are as of then.
+    synced_at: Option<String>,
+    totals: SalesView,
+    tills: Vec<ChainTillView>,
+    noncash: Option<SalesView>,
+}
+
+#[derive(Serialize)]
+struct ChainTillView {
+    fiscal_tcr_code: String,
+    name: String,
+    business_unit_code: String,
+    day: ChainDayView,
+    sales: SalesView,
+}
+
+#[derive(Serialize)]
+struct ChainDayView {
+    state: &'static str,
+    business_day: Option<String>,
+    opened_at: Option<String>,
+    opened_automatically: Option<bool>,
+    closed_at: Option<String>,
+    /// A closed day's count, and what the drawer should have held.
+    counted: Option<Decimal>,
+    expected: Option<Decimal>,
+}
+
+fn stored_time(text: &str) -> String {
+    parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
+}
+
+fn till_view(till: &TillDay, sales: &DaySales) -> ChainTillView {
+    let amount = |text: &Option<String>| text.as_deref().and_then(|t| t.parse::<Decimal>().ok());
+    let day = till.day.as_ref();
+    ChainTillView {
+        fiscal_tcr_code: till.tcr_code.clone(),
+        name: till.name.clone(),
+        business_unit_code: till.business_unit_code.clone(),
+        day: ChainDayView {
+            state: till.state.as_str(),
+            business_day: day.map(|d| d.business_day.clone()),
+            opened_at: day.map(|d| stored_time(&d.opened_at)),
+            opened_automatically: day.map(|d| d.opened_automatically),
+            closed_at: day.and_then(|d| d.closed_at.as_deref().map(stored_time)),
+            counted: amount(&till.counted),
+            expected: amount(&till.expected),
+        },
+        sales: SalesView::of_till(
+            sales
+                .tills
+                .iter()
+                .find(|t| t.tcr_code.as_deref() == Some(till.tcr_code.as_str()))
+                .unwrap_or(&TillSales::default()),
+        ),
+    }
+}
+
+/// The chain's day as the owner's page reads it.
+pub fn view(business_day: NaiveDate, shops: &[ShopDay], chain: &DaySales) -> ChainTodayView {
+    ChainTodayView {
+        business_day: business_day.to_string(),
+        currency: "ALL",
+        chain: true,
+        totals: SalesView::of_day(chain),
+        shops: shops
+            .iter()
+            .map(|shop| ShopDayView {
+                shop: shop.name.clone(),
+                synced_at: shop.synced_at.map(local_text),
+                totals: SalesView::of_day(&shop.sales),
+                tills: shop.tills.iter().map(|till| till_view(till, &shop.sales)).collect(),
+                noncash: shop.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of_till),
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,235 @@
+//! The shop's outbox to its head office (V26): notes written by triggers in each writing
+//! transaction, read here oldest first, forgotten once the HQ acknowledged them.
+
+use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
+
+use super::Result;
+use crate::hq::wire::TABLES;
+
+/// One note of the outbox as the trigger wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Noted {
+    pub seq: i64,
+    pub table: String,
+    /// The row's primary key as a JSON object's text.
+    pub key: String,
+    pub op: String,
+}
+
+/// What waits for the HQ: how many notes, and when the oldest was written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Backlog {
+    pub notes: i64,
+    pub oldest_noted_at: Option<String>,
+}
+
+/// The HQ this shop feeds, once `serve --hq-url` started (none for a lone shop).
+pub fn linked_url(conn: &Connection) -> Result<Option<String>> {
+    Ok(conn.query_row("SELECT url FROM hq_link WHERE id = 1", [], |r| r.get(0)).optional()?)
+}
+
+/// Links the shop to the HQ at `url`. The first time (or for another HQ) every row a shop ships
+/// is noted once, in key order, so the HQ receives what was written before it was there; from
+/// then on the triggers note each change. Returns whether that backfill was noted.
+pub fn link(tx: &Transaction, url: &str, now: &str) -> Result<bool> {
+    if linked_url(tx)?.as_deref() == Some(url) {
+        return Ok(false);
+    }
+    tx.execute(
+        "INSERT INTO hq_link (id, url, joined_at) VALUES (1, :url, :now)
+         ON CONFLICT (id) DO UPDATE SET url = excluded.url, joined_at = excluded.joined_at",
+        named_params! {":url": url, ":now": now},
+    )?;
+    for (table, key) in TABLES {
+        let pairs = key.iter().map(|c| format!("'{c}', {c}")).collect::<Vec<_>>().join(", ");
+        let order = key.join(", ");
+        tx.execute(
+            &format!(
+                "INSERT INTO hq_outbox (tbl, key, op)
+                 SELECT '{table}', json_object({pairs}), 'upsert' FROM {table} ORDER BY {order}"
+            ),
+            [],
+        )?;
+    }
+    Ok(true)
+}
+
+/// The oldest `limit` notes.
+pub fn oldest(conn: &Connection, limit: i64) -> Result<Vec<Noted>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT seq, tbl, key, op FROM hq_outbox ORDER BY seq LIMIT :limit")?;
+    let rows = stmt.query_map(named_params! {":limit": limit}, |r| {
+        Ok(Noted { seq: r.get("seq")?, table: r.get("tbl")?, key: r.get("key")?, op: r.get("op")? })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The query reading one row of `table` as a JSON object (column → value) by its key's JSON.
+pub fn row_query(conn: &Connection, table: &str, key: &[&str]) -> Result<String> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(:table) ORDER BY cid")?;
+    let columns = stmt
+        .query_map(named_params! {":table": table}, |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let pairs = columns.iter().map(|c| format!("'{c}', \"{c}\"")).collect::<Vec<_>>().join(", ");
+    let by_key = key.iter().map(|c| format!("\"{c}\" = json_extract(?1, '$.{c}')")).collect::<Vec<_>>();
+    Ok(format!("SELECT json_object({pairs}) FROM \"{table}\" WHERE {}", by_key.join(" AND ")))
+}
+
+/// The row `key` names, read with `row_query`'s query; none when it is gone.
+pub fn row(conn: &Connection, query: &str, key: &str) -> Result<Option<String>> {
+    let mut stmt = conn.prepare_cached(query)?;
+    Ok(stmt.query_row([key], |r| r.get(0)).optional()?)
+}
+
+/// Forgets the notes the HQ holds (at or below `acked`).
+pub fn forget_upto(tx: &Transaction, acked: i64) -> Result<usize> {
+    Ok(tx.execute("DELETE FROM hq_outbox WHERE seq <= :acked", named_params! {":acked": acked})?)
+}
+
+/// The backlog, read off the ends of the sequence (notes are only ever taken from the front, and
+/// a rolled-back transaction gives its sequence back, so the notes between are all there).
+pub fn backlog(conn: &Connection) -> Result<Backlog> {
+    Ok(conn.query_row(
+        "SELECT COALESCE(MAX(seq) - MIN(seq) + 1, 0),
+             (SELECT noted_at FROM hq_outbox ORDER BY seq LIMIT 1) FROM hq_outbox",
+        [],
+        |r| Ok(Backlog { notes: r.get(0)?, oldest_noted_at: r.get(1)? }),
+    )?)
+}
+
+/// After a restore from the HQ at `url`: linked without a backfill (the HQ holds every row), and
+/// the next note numbered after `acked`, the last the HQ holds, so the HQ takes it as new.
+pub fn restored(tx: &Transaction, url: &str, now: &str, acked: i64) -> Result<()> {
+    tx.execute(
+        "INSERT INTO hq_link (id, url, joined_at) VALUES (1, :url, :now)
+         ON CONFLICT (id) DO UPDATE SET url = excluded.url, joined_at = excluded.joined_at",
+        named_params! {":url": url, ":now": now},
+    )?;
+    tx.execute("DELETE FROM hq_outbox", [])?;
+    tx.execute("DELETE FROM sqlite_sequence WHERE name = 'hq_outbox'", [])?;
+    tx.execute(
+        "INSERT INTO sqlite_sequence (name, seq) VALUES ('hq_outbox', :acked)",
+        named_params! {":acked": acked},
+    )?;
+    Ok(())
+}
+
+/// The last version of the HQ's products this shop took.
+pub fn catalog_version(conn: &Connection) -> Result<i64> {
+    Ok(conn
+        .query_row("SELECT catalog_version FROM hq_link WHERE id = 1", [], |r| r.get(0))
+        .optional()?
+        .unwrap_or(0))
+}
+
+/// The companies (id, NUIS) whose products the shop pulls.
+pub fn companies(conn: &Connection) -> Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare("SELECT id, nuis FROM companies ORDER BY id")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Takes a product set at the HQ into the company's catalog (by its code), marked central.
+pub fn take_central(
+    tx: &Transaction,
+    company_id: i64,
+    p: &crate::hq::wire::CentralProduct,
+    now: &str,
+) -> Result<i64> {
+    let id: i64 = tx.query_row(
+        "INSERT INTO products (company_id, code, name, description, last_price, vat_rate, currency, service, unit_code,
+             created_at, updated_at)
+         VALUES (:company, :code, :name, :description, :price, :vat_rate, :currency, :service, :unit_code, :now, :now)
+         ON CONFLICT (company_id, code) DO UPDATE SET name = excluded.name, description = excluded.description,
+             last_price = excluded.last_price, vat_rate = excluded.vat_rate, currency = excluded.currency,
+             service = excluded.service, unit_code = excluded.unit_code, updated_at = excluded.updated_at
+         RETURNING id",
+        named_params! {
+            ":company": company_id, ":code": p.code, ":name": p.name, ":description": p.description,
+            ":price": p.price, ":vat_rate": p.vat_rate, ":currency": p.currency, ":service": p.service,
+            ":unit_code": p.unit_code, ":now": now,
+        },
+        |r| r.get(0),
+    )?;
+    tx.execute(
+        "INSERT INTO central_products (product_id, version) VALUES (:id, :version)
+         ON CONFLICT (product_id) DO UPDATE SET version = excluded.version",
+        named_params! {":id": id, ":version": p.version},
+    )?;
+    Ok(id)
+}
+
+pub fn set_catalog_version(tx: &Transaction, version: i64) -> Result<()> {
+    tx.execute(
+        "UPDATE hq_link SET catalog_version = :v WHERE id = 1 AND catalog_version < :v",
+        named_params! {":v": version},
+    )?;
+    Ok(())
+}
+
+/// Whether the product is set by the head office.
+pub fn is_central(conn: &Connection, product_id: i64) -> Result<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM central_products WHERE product_id = ?1", [product_id], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn a_lone_shop_notes_nothing_and_a_linked_one_notes_every_change_in_its_transaction() {
+        let (_dir, store) = store();
+        let insert = |tx: &Transaction, id: i64| -> Result<()> {
+            tx.execute(
+                "INSERT INTO companies (id, nuis, name, created_at) VALUES (?1, 'K12345678A', 'Shop', 'now')",
+                [id],
+            )?;
+            Ok(())
+        };
+        store.write_blocking(|tx| insert(tx, 1)).unwrap();
+        assert_eq!(store.read_blocking(backlog).unwrap().notes, 0);
+
+        assert!(store.write_blocking(|tx| link(tx, "http://hq", "now")).unwrap());
+        assert!(!store.write_blocking(|tx| link(tx, "http://hq", "now")).unwrap());
+        let noted = store.read_blocking(|c| oldest(c, 10)).unwrap();
+        assert_eq!(noted.len(), 1, "the backfill notes the company written before: {noted:?}");
+        assert_eq!((noted[0].table.as_str(), noted[0].key.as_str()), ("companies", "{\"id\":1}"));
+
+        store.write_blocking(|tx| insert(tx, 2)).unwrap();
+        let failed: Result<()> = store.write_blocking(|tx| {
+            insert(tx, 3)?;
+            Err(crate::store::Error::Overflow)
+        });
+        assert!(failed.is_err());
+        store
+            .write_blocking(|tx| {
+                Ok::<_, crate::store::Error>(tx.execute("DELETE FROM companies WHERE id = 2", [])?)
+            })
+            .unwrap();
+        let noted = store.read_blocking(|c| oldest(c, 10)).unwrap();
+        let ops: Vec<_> = noted.iter().map(|n| (n.seq, n.key.as_str(), n.op.as_str())).collect();
+        assert_eq!(ops[1..], [(2, "{\"id\":2}", "upsert"), (3, "{\"id\":2}", "delete")]);
+        assert_eq!(store.read_blocking(backlog).unwrap().notes, 3);
+
+        let query = store.read_blocking(|c| row_query(c, "companies", &["id"])).unwrap();
+        let company = store.read_blocking(|c| row(c, &query, "{\"id\":1}")).unwrap().unwrap();
+        let company: serde_json::Value = serde_json::from_str(&company).unwrap();
+        assert_eq!(company["nuis"], "K12345678A");
+        assert_eq!(store.read_blocking(|c| row(c, &query, "{\"id\":2}")).unwrap(), None);
+
+        assert_eq!(store.write_blocking(|tx| forget_upto(tx, 2)).unwrap(), 2);
+        let left = store.read_blocking(backlog).unwrap();
+        assert_eq!(left.notes, 1);
+        assert!(left.oldest_noted_at.is_some());
+    }
+}
