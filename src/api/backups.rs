@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use serde_json::json;
+use serde::Serialize;
 
 use super::AppState;
 use super::auth::Auth;
@@ -74,11 +74,37 @@ pub async fn status(State(state): State<AppState>, auth: Auth) -> ApiResult {
     owner_of_the_box(&state, &auth).await?;
     let backups = &state.people.backups;
     let last = last_automatic(backups);
-    ok(json!({
-        "automatic": backups.automatic,
-        "lastAutomatic": last.map(|(file, at)| json!({"file": file, "at": at})),
-        "warning": WARNING,
-    }))
+    ok(Status {
+        automatic: backups.automatic,
+        last_automatic: last.map(|(file, at)| Taken { file, at }),
+        warning: WARNING,
+    })
+}
+
+/// Whether nightly backups run, and the last automatic one.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Status {
+    automatic: bool,
+    last_automatic: Option<Taken>,
+    warning: &'static str,
+}
+
+/// A backup file and when it was taken (local time).
+#[derive(Serialize)]
+struct Taken {
+    file: String,
+    at: String,
+}
+
+/// A backup taken from the page: its file, the key file beside it and its size.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TakenNow {
+    file: String,
+    key_file: String,
+    bytes: u64,
+    warning: &'static str,
 }
 
 /// `POST /api/v1/owner/backup`: a backup now, `arka-YYYYMMDD-HHMMSS.db` and its `.key`, written
@@ -98,7 +124,8 @@ pub async fn take(State(state): State<AppState>, auth: Auth) -> ApiResult {
             ApiError::status(StatusCode::CONFLICT, format!("The backup could not be taken: {why}"))
         })?;
     tracing::info!(file, bytes, user = auth.0.user.id, "a backup was taken from the page");
-    created(json!({"file": file, "keyFile": format!("{file}.key"), "bytes": bytes, "warning": WARNING}))
+    let key_file = format!("{file}.key");
+    created(TakenNow { file, key_file, bytes, warning: WARNING })
 }
 
 /// `GET /api/v1/owner/backup/{file}`: one of the backup files, to save.

@@ -4,14 +4,14 @@
 
 use axum::extract::State;
 use rust_decimal::Decimal;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, created, ok};
 use super::extract::{Body, Query};
 use super::fields;
+use super::onboarding::PageView;
 use crate::domain::cash_register::ActionType;
 use crate::domain::spelled::Spelled;
 use crate::domain::time::{local_text, parse_stored};
@@ -24,45 +24,101 @@ fn stored_time(text: &str) -> String {
 }
 
 /// The spec's cash-register action; the same shape in the list.
-fn action_record(a: &Action) -> Value {
-    json!({
-        "id": a.id,
-        "action_type": a.action_type.as_str(),
-        "amount": a.amount,
-        "currency": a.currency,
-        "transaction_date": stored_time(&a.transacted_at),
-        "transaction_no": a.transaction_no,
-        "cash_action_no": a.cash_action_no,
-        "fiscal_status": a.fiscal_status,
-        "fiscal_uuid": a.fiscal_uuid,
-        "fiscal_fic": a.fiscal_fic,
-        "description": a.description.clone().unwrap_or_default(),
-    })
+#[derive(Serialize)]
+struct ActionView<'a> {
+    id: i64,
+    action_type: &'a str,
+    amount: Decimal,
+    currency: &'a str,
+    transaction_date: String,
+    transaction_no: i64,
+    cash_action_no: &'a str,
+    fiscal_status: &'a str,
+    fiscal_uuid: &'a str,
+    fiscal_fic: Option<&'a str>,
+    description: &'a str,
 }
 
-fn summary_record(s: &DaySummary) -> Value {
-    let c = &s.closing;
-    let f = &s.figures;
-    json!({
-        "fiscal_tcr_code": s.day.tcr_code,
-        "business_day": s.day.business_day,
-        "opened_at": stored_time(&s.day.opened_at),
-        "opened_automatically": s.day.opened_automatically,
-        "closed_at": s.day.closed_at.as_deref().map(stored_time),
-        "currency": "ALL",
-        "carried_over": c.carried_over,
-        "opening": f.opening,
-        "cash_sales": f.cash_sales,
-        "deposits": f.deposits,
-        "withdrawals": f.withdrawals,
-        "expected": c.expected,
-        "counted": c.counted,
-        "difference": c.difference,
-        "withdrawn": c.withdraw,
-        "balance_after": c.balance_after,
-        "opening_actions": s.opening_actions.iter().map(action_record).collect::<Vec<_>>(),
-        "closing_action": s.closing_action.as_ref().map(action_record),
-    })
+impl<'a> From<&'a Action> for ActionView<'a> {
+    fn from(a: &'a Action) -> Self {
+        ActionView {
+            id: a.id,
+            action_type: a.action_type.as_str(),
+            amount: a.amount,
+            currency: &a.currency,
+            transaction_date: stored_time(&a.transacted_at),
+            transaction_no: a.transaction_no,
+            cash_action_no: &a.cash_action_no,
+            fiscal_status: &a.fiscal_status,
+            fiscal_uuid: &a.fiscal_uuid,
+            fiscal_fic: a.fiscal_fic.as_deref(),
+            description: a.description.as_deref().unwrap_or_default(),
+        }
+    }
+}
+
+/// A closed day: its figures, what was counted and what left the drawer (in lek).
+#[derive(Serialize)]
+struct SummaryView<'a> {
+    fiscal_tcr_code: &'a str,
+    business_day: &'a str,
+    opened_at: String,
+    opened_automatically: bool,
+    closed_at: Option<String>,
+    currency: &'static str,
+    carried_over: Decimal,
+    opening: Decimal,
+    cash_sales: Decimal,
+    deposits: Decimal,
+    withdrawals: Decimal,
+    expected: Decimal,
+    counted: Decimal,
+    difference: Decimal,
+    withdrawn: Decimal,
+    balance_after: Decimal,
+    opening_actions: Vec<ActionView<'a>>,
+    closing_action: Option<ActionView<'a>>,
+}
+
+impl<'a> From<&'a DaySummary> for SummaryView<'a> {
+    fn from(s: &'a DaySummary) -> Self {
+        let c = &s.closing;
+        let f = &s.figures;
+        SummaryView {
+            fiscal_tcr_code: &s.day.tcr_code,
+            business_day: &s.day.business_day,
+            opened_at: stored_time(&s.day.opened_at),
+            opened_automatically: s.day.opened_automatically,
+            closed_at: s.day.closed_at.as_deref().map(stored_time),
+            currency: "ALL",
+            carried_over: c.carried_over,
+            opening: f.opening,
+            cash_sales: f.cash_sales,
+            deposits: f.deposits,
+            withdrawals: f.withdrawals,
+            expected: c.expected,
+            counted: c.counted,
+            difference: c.difference,
+            withdrawn: c.withdraw,
+            balance_after: c.balance_after,
+            opening_actions: s.opening_actions.iter().map(ActionView::from).collect(),
+            closing_action: s.closing_action.as_ref().map(ActionView::from),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Actions<'a> {
+    items: Vec<ActionView<'a>>,
+    pagination: PageView,
+}
+
+#[derive(Serialize)]
+struct Balance<'a> {
+    fiscal_tcr_code: &'a str,
+    currency: &'static str,
+    to_date: Option<String>,
+    balance: Decimal,
 }
 
 #[derive(Deserialize)]
@@ -80,8 +136,8 @@ pub async fn open_balance(
     Body(b): Body<OpenBody>,
 ) -> ApiResult {
     match state.services.open_balance(&caller, b.amount, b.description).await? {
-        Opened::Registered(action) => created(action_record(&action)),
-        Opened::Unchanged(action) => ok(action_record(&action)),
+        Opened::Registered(action) => created(ActionView::from(&action)),
+        Opened::Unchanged(action) => ok(ActionView::from(&action)),
     }
 }
 
@@ -102,7 +158,7 @@ async fn action(state: AppState, auth: Auth, b: ActionBody, action_type: ActionT
         id_client: b.id_client,
     };
     let saved = state.services.cash_action(&auth.0, request, action_type).await?;
-    created(action_record(&saved))
+    created(ActionView::from(&saved))
 }
 
 /// `POST /api/v1/cash-register/deposit` (MONEY_IN).
@@ -133,7 +189,7 @@ pub async fn close_balance(
     Body(b): Body<CloseBody>,
 ) -> ApiResult {
     let summary = state.services.close_balance(&caller, b.counted, b.withdraw).await?;
-    ok(summary_record(&summary))
+    ok(SummaryView::from(&summary))
 }
 
 fn date(field: &str, value: Option<&str>) -> Result<Option<chrono::NaiveDate>, ApiError> {
@@ -189,12 +245,9 @@ pub async fn actions(
         limit,
         offset,
     };
-    let items: Vec<Value> =
-        state.services.cash_actions(&caller, filter).await?.iter().map(action_record).collect();
-    ok(json!({
-        "items": items,
-        "pagination": {"records": items.len(), "limit": limit, "offset": offset},
-    }))
+    let actions = state.services.cash_actions(&caller, filter).await?;
+    let items: Vec<ActionView> = actions.iter().map(ActionView::from).collect();
+    ok(Actions { pagination: PageView { records: items.len(), limit, offset }, items })
 }
 
 #[derive(Deserialize)]
@@ -211,10 +264,5 @@ pub async fn balance(
 ) -> ApiResult {
     let to_date = date("toDate", q.to_date.as_deref())?;
     let (tcr_code, balance) = state.services.cash_balance(&caller, to_date).await?;
-    ok(json!({
-        "fiscal_tcr_code": tcr_code,
-        "currency": "ALL",
-        "to_date": q.to_date,
-        "balance": balance,
-    }))
+    ok(Balance { fiscal_tcr_code: &tcr_code, currency: "ALL", to_date: q.to_date, balance })
 }

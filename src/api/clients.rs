@@ -4,8 +4,7 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use super::AppState;
 use super::auth::Auth;
@@ -31,14 +30,25 @@ pub async fn search(
     Query(q): Query<SearchQuery>,
 ) -> ApiResult {
     let taxpayer = state.services.find_taxpayer(&caller, q.nipt).await?;
-    ok(json!({
-        "nipt": taxpayer.tin,
-        "name": taxpayer.name,
-        "address": taxpayer.address,
-        "city": taxpayer.town,
-        "country": taxpayer.country,
-        "verified": true,
-    }))
+    ok(Found {
+        nipt: taxpayer.tin,
+        name: taxpayer.name,
+        address: taxpayer.address,
+        city: taxpayer.town,
+        country: taxpayer.country,
+        verified: true,
+    })
+}
+
+/// A business as the fiscal register knows it.
+#[derive(Serialize)]
+struct Found {
+    nipt: String,
+    name: String,
+    address: Option<String>,
+    city: Option<String>,
+    country: Option<String>,
+    verified: bool,
 }
 
 // --- the list (v1 and v2) --------------------------------------------------------------------
@@ -56,11 +66,29 @@ pub async fn list(State(state): State<AppState>, auth: Auth, Query(q): Query<Lis
     let (limit, offset) = paging(q.limit, q.offset, 100)?;
     search_query(q.query.as_deref())?;
     let (items, total) = state.services.clients(&auth.0, q.query.as_deref(), limit, offset).await?;
-    let items: Vec<Value> = items.iter().map(flat).collect();
-    ok(json!({
-        "items": items,
-        "pagination": {"records": items.len(), "total": total, "limit": limit, "offset": offset},
-    }))
+    let items: Vec<Flat> = items.iter().map(Flat::from).collect();
+    let pagination = Pagination { records: items.len(), total, limit, offset };
+    ok(Listed { items, pagination })
+}
+
+#[derive(Serialize)]
+struct Listed<'a> {
+    items: Vec<Flat<'a>>,
+    pagination: Pagination,
+}
+
+#[derive(Serialize)]
+struct Pagination {
+    records: usize,
+    total: i64,
+    limit: i64,
+    offset: i64,
+}
+
+/// `data` of a route answering one client, in either view.
+#[derive(Serialize)]
+struct One<T> {
+    client: T,
 }
 
 // --- v1: flat --------------------------------------------------------------------------------
@@ -69,36 +97,70 @@ fn upper<T: Spelled>(value: Option<T>) -> Option<String> {
     value.map(|v| v.as_str().to_uppercase())
 }
 
+fn day(date: Option<chrono::NaiveDate>) -> Option<String> {
+    date.map(|d| d.format("%Y-%m-%d").to_string())
+}
+
 /// The v1 flat record. `nipt` holds a NUIS identifier and `id_num` any other, so a record sent
 /// back as it was read keeps its identifier in the field it came from.
-fn flat(s: &StoredClient) -> Value {
-    let c = &s.client;
-    let is_nuis = c.id_type == IdType::Nuis;
-    json!({
-        "id": s.id,
-        "name": c.full_name(),
-        "client_type": upper(Some(c.client_type)),
-        "company_name": c.company_name,
-        "company_type": upper(c.company_category),
-        "nipt": if is_nuis { c.id_value.clone() } else { None },
-        "first_name": c.first_name,
-        "surname": c.last_name,
-        "birthday": c.birthday.map(|d| d.format("%Y-%m-%d").to_string()),
-        "id_type": upper(Some(c.id_type)),
-        "id_num": if is_nuis { None } else { c.id_value.clone() },
-        "nationality_code": c.nationality_code,
-        "nationality_id": c.nationality_id,
-        "telephone": c.phone,
-        "email": c.email,
-        "address": c.address,
-        "city": c.city,
-        "country": c.country,
-        "gender": upper(c.gender),
-        "customer_number": c.customer_number,
-        "verified": s.verified,
-        "created_at": s.created_at,
-        "updated_at": s.updated_at,
-    })
+#[derive(Serialize)]
+struct Flat<'a> {
+    id: i64,
+    name: String,
+    client_type: Option<String>,
+    company_name: Option<&'a str>,
+    company_type: Option<String>,
+    nipt: Option<&'a str>,
+    first_name: Option<&'a str>,
+    surname: Option<&'a str>,
+    birthday: Option<String>,
+    id_type: Option<String>,
+    id_num: Option<&'a str>,
+    nationality_code: Option<&'a str>,
+    nationality_id: Option<i64>,
+    telephone: Option<&'a str>,
+    email: Option<&'a str>,
+    address: Option<&'a str>,
+    city: Option<&'a str>,
+    country: Option<&'a str>,
+    gender: Option<String>,
+    customer_number: Option<&'a str>,
+    verified: bool,
+    created_at: &'a str,
+    updated_at: &'a str,
+}
+
+impl<'a> From<&'a StoredClient> for Flat<'a> {
+    fn from(s: &'a StoredClient) -> Self {
+        let c = &s.client;
+        let is_nuis = c.id_type == IdType::Nuis;
+        let id_value = c.id_value.as_deref();
+        Flat {
+            id: s.id,
+            name: c.full_name(),
+            client_type: upper(Some(c.client_type)),
+            company_name: c.company_name.as_deref(),
+            company_type: upper(c.company_category),
+            nipt: if is_nuis { id_value } else { None },
+            first_name: c.first_name.as_deref(),
+            surname: c.last_name.as_deref(),
+            birthday: day(c.birthday),
+            id_type: upper(Some(c.id_type)),
+            id_num: if is_nuis { None } else { id_value },
+            nationality_code: c.nationality_code.as_deref(),
+            nationality_id: c.nationality_id,
+            telephone: c.phone.as_deref(),
+            email: c.email.as_deref(),
+            address: c.address.as_deref(),
+            city: c.city.as_deref(),
+            country: c.country.as_deref(),
+            gender: upper(c.gender),
+            customer_number: c.customer_number.as_deref(),
+            verified: s.verified,
+            created_at: &s.created_at,
+            updated_at: &s.updated_at,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -230,7 +292,7 @@ pub async fn v1_create(State(state): State<AppState>, auth: Auth, Body(b): Body<
     auth.interval(&state, Interval::Clients)?;
     let (patch, id_key) = from_flat(b);
     let client = state.services.create_client(&auth.0, patch).await.map_err(|e| flat_error(e, id_key))?;
-    created(json!({"client": flat(&client)}))
+    created(One { client: Flat::from(&client) })
 }
 
 pub async fn v1_update(
@@ -242,46 +304,107 @@ pub async fn v1_update(
     auth.interval(&state, Interval::Clients)?;
     let (patch, id_key) = from_flat(b);
     let client = state.services.update_client(&auth.0, id, patch).await.map_err(|e| flat_error(e, id_key))?;
-    ok(json!({"client": flat(&client)}))
+    ok(One { client: Flat::from(&client) })
 }
 
 pub async fn v1_details(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
     let client = state.services.client(&caller, id).await?;
-    ok(json!({"client": flat(&client)}))
+    ok(One { client: Flat::from(&client) })
 }
 
 // --- v2: structured --------------------------------------------------------------------------
 
-fn v2(s: &StoredClient) -> Value {
-    let c = &s.client;
-    let id = json!({"type": c.id_type.as_str(), "value": c.id_value});
-    let (company, person) = match c.client_type {
-        ClientType::Company => (
-            json!({"name": c.company_name, "category": c.company_category.map(Spelled::as_str), "id": id}),
-            Value::Null,
-        ),
-        ClientType::Person => (
-            Value::Null,
-            json!({
-                "first_name": c.first_name,
-                "last_name": c.last_name,
-                "birthday": c.birthday.map(|d| d.format("%Y-%m-%d").to_string()),
-                "id": id,
-            }),
-        ),
-    };
-    json!({
-        "id": s.id,
-        "type": c.client_type.as_str(),
-        "company": company,
-        "person": person,
-        "address": {"line": c.address, "city": c.city, "country": c.country},
-        "contact": {"phone": c.phone, "email": c.email},
-        "customer_number": c.customer_number,
-        "verified": s.verified,
-        "created_at": s.created_at,
-        "updated_at": s.updated_at,
-    })
+/// The v2 structured record: `company` or `person` by the client's type, the other null.
+#[derive(Serialize)]
+struct Structured<'a> {
+    id: i64,
+    #[serde(rename = "type")]
+    client_type: &'static str,
+    company: Option<CompanyPart<'a>>,
+    person: Option<PersonPart<'a>>,
+    address: AddressPart<'a>,
+    contact: ContactPart<'a>,
+    customer_number: Option<&'a str>,
+    verified: bool,
+    created_at: &'a str,
+    updated_at: &'a str,
+}
+
+#[derive(Serialize)]
+struct IdPart<'a> {
+    #[serde(rename = "type")]
+    id_type: &'static str,
+    value: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct CompanyPart<'a> {
+    name: Option<&'a str>,
+    category: Option<&'static str>,
+    id: IdPart<'a>,
+}
+
+#[derive(Serialize)]
+struct PersonPart<'a> {
+    first_name: Option<&'a str>,
+    last_name: Option<&'a str>,
+    birthday: Option<String>,
+    id: IdPart<'a>,
+}
+
+#[derive(Serialize)]
+struct AddressPart<'a> {
+    line: Option<&'a str>,
+    city: Option<&'a str>,
+    country: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ContactPart<'a> {
+    phone: Option<&'a str>,
+    email: Option<&'a str>,
+}
+
+impl<'a> From<&'a StoredClient> for Structured<'a> {
+    fn from(s: &'a StoredClient) -> Self {
+        let c = &s.client;
+        let id = IdPart { id_type: c.id_type.as_str(), value: c.id_value.as_deref() };
+        let (company, person) = match c.client_type {
+            ClientType::Company => (
+                Some(CompanyPart {
+                    name: c.company_name.as_deref(),
+                    category: c.company_category.map(Spelled::as_str),
+                    id,
+                }),
+                None,
+            ),
+            ClientType::Person => (
+                None,
+                Some(PersonPart {
+                    first_name: c.first_name.as_deref(),
+                    last_name: c.last_name.as_deref(),
+                    birthday: day(c.birthday),
+                    id,
+                }),
+            ),
+        };
+        Structured {
+            id: s.id,
+            client_type: c.client_type.as_str(),
+            company,
+            person,
+            address: AddressPart {
+                line: c.address.as_deref(),
+                city: c.city.as_deref(),
+                country: c.country.as_deref(),
+            },
+            contact: ContactPart { phone: c.phone.as_deref(), email: c.email.as_deref() },
+            customer_number: c.customer_number.as_deref(),
+            verified: s.verified,
+            created_at: &s.created_at,
+            updated_at: &s.updated_at,
+        }
+    }
 }
 
 #[derive(Clone, Deserialize)]
@@ -460,7 +583,7 @@ pub async fn v2_create(State(state): State<AppState>, auth: Auth, Body(b): Body<
     }
     let (patch, side) = from_v2(b);
     let client = state.services.create_client(&auth.0, patch).await.map_err(|e| v2_error(e, side))?;
-    created(json!({"client": v2(&client)}))
+    created(One { client: Structured::from(&client) })
 }
 
 pub async fn v2_update(
@@ -472,10 +595,10 @@ pub async fn v2_update(
     auth.interval(&state, Interval::Clients)?;
     let (patch, side) = from_v2(b);
     let client = state.services.update_client(&auth.0, id, patch).await.map_err(|e| v2_error(e, side))?;
-    ok(json!({"client": v2(&client)}))
+    ok(One { client: Structured::from(&client) })
 }
 
 pub async fn v2_show(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
     let client = state.services.client(&caller, id).await?;
-    ok(json!({"client": v2(&client)}))
+    ok(One { client: Structured::from(&client) })
 }

@@ -343,13 +343,15 @@ pub fn created<T: Serialize>(data: T) -> ApiResult {
     Ok((StatusCode::CREATED, Json(success_body(data))).into_response())
 }
 
-/// `{status:true, data}` with extra top-level keys beside `data` (the product list's pagination).
-pub fn ok_with(data: Value, beside: Value) -> ApiResult {
-    let mut body = json!({"status": true, "data": data});
-    if let (Some(body), Some(extra)) = (body.as_object_mut(), beside.as_object()) {
-        for (k, v) in extra {
-            body.insert(k.clone(), v.clone());
-        }
+/// `{status:true, data}` with `beside`'s fields as extra top-level keys (the product list's
+/// pagination).
+pub fn ok_with<T: Serialize, B: Serialize>(data: T, beside: B) -> ApiResult {
+    #[derive(Serialize)]
+    struct SuccessWith<T, B> {
+        status: bool,
+        data: T,
+        #[serde(flatten)]
+        beside: B,
     }
-    Ok((StatusCode::OK, Json(body)).into_response())
+    Ok((StatusCode::OK, Json(SuccessWith { status: true, data, beside })).into_response())
 }

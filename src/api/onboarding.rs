@@ -4,8 +4,7 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::header::CONTENT_TYPE;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use super::AppState;
 use super::auth::{Auth, Partner};
@@ -20,6 +19,7 @@ use crate::services::accounts::{
 };
 use crate::services::devices::DeviceInput;
 use crate::store::accounts::{BankAccount, BusinessUnit, User};
+use crate::store::devices::Device;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -36,8 +36,45 @@ pub struct RegisterBody {
     last_non_cash_e_invoice_number: Option<i64>,
 }
 
+#[derive(Serialize)]
+struct Pong {
+    pong: i64,
+}
+
 pub async fn register_ping(_partner: Partner) -> ApiResult {
-    ok(json!({"pong": chrono::Utc::now().timestamp()}))
+    ok(Pong { pong: chrono::Utc::now().timestamp() })
+}
+
+/// What a registration made: the company, its owner with the token (shown this once) and the
+/// first branch.
+#[derive(Serialize)]
+struct RegisteredView<'a> {
+    company: RegisteredCompany<'a>,
+    user: RegisteredUser<'a>,
+    branch: RegisteredBranch<'a>,
+    api_token: &'a str,
+}
+
+#[derive(Serialize)]
+struct RegisteredCompany<'a> {
+    id: i64,
+    nuis: &'a str,
+    name: &'a str,
+}
+
+#[derive(Serialize)]
+struct RegisteredUser<'a> {
+    id: i64,
+    name: &'a str,
+    email: &'a str,
+    token: &'a str,
+    role: &'static str,
+}
+
+#[derive(Serialize)]
+struct RegisteredBranch<'a> {
+    id: i64,
+    name: &'a str,
 }
 
 pub async fn register(
@@ -74,18 +111,19 @@ pub async fn register(
             },
         )
         .await?;
-    created(json!({
-        "company": {"id": registered.company.id, "nuis": registered.company.nuis, "name": registered.company.name},
-        "user": {
-            "id": registered.user.id,
-            "name": registered.user.name,
-            "email": registered.user.email,
-            "token": registered.token,
-            "role": registered.user.role.as_str(),
+    let (company, user, branch) = (&registered.company, &registered.user, &registered.branch);
+    created(RegisteredView {
+        company: RegisteredCompany { id: company.id, nuis: &company.nuis, name: &company.name },
+        user: RegisteredUser {
+            id: user.id,
+            name: &user.name,
+            email: &user.email,
+            token: &registered.token,
+            role: user.role.as_str(),
         },
-        "branch": {"id": registered.branch.id, "name": registered.branch.name},
-        "api_token": registered.token,
-    }))
+        branch: RegisteredBranch { id: branch.id, name: &branch.name },
+        api_token: &registered.token,
+    })
 }
 
 /// The longest certificate password accepted; shops' exports use far shorter ones.
@@ -159,20 +197,39 @@ pub(super) async fn certificate_parts(state: &AppState, req: Request) -> Result<
     }
 }
 
-pub(super) fn cert_json(c: &CertificateInfo) -> Value {
-    json!({
-        "subject": c.subject,
-        "nuis": c.nuis,
-        "serial": c.serial,
-        "validFrom": local_text(c.valid_from),
-        "expiresAt": local_text(c.valid_to),
-    })
+/// An uploaded certificate: whose it is and how long it signs (local time).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct CertView<'a> {
+    subject: &'a str,
+    nuis: Option<&'a str>,
+    serial: &'a str,
+    valid_from: String,
+    expires_at: String,
+}
+
+impl<'a> From<&'a CertificateInfo> for CertView<'a> {
+    fn from(c: &'a CertificateInfo) -> Self {
+        CertView {
+            subject: &c.subject,
+            nuis: c.nuis.as_deref(),
+            serial: &c.serial,
+            valid_from: local_text(c.valid_from),
+            expires_at: local_text(c.valid_to),
+        }
+    }
+}
+
+/// `data` of a certificate upload.
+#[derive(Serialize)]
+pub(super) struct Uploaded<'a> {
+    pub cert: CertView<'a>,
 }
 
 pub async fn certificate(State(state): State<AppState>, Auth(caller): Auth, req: Request) -> ApiResult {
     let (file, password) = certificate_parts(&state, req).await?;
     let info = state.services.upload_certificate(&caller, file, password).await?;
-    created(json!({"cert": cert_json(&info)}))
+    created(Uploaded { cert: (&info).into() })
 }
 
 #[derive(Deserialize)]
@@ -197,14 +254,33 @@ impl From<BranchBody> for UnitInput {
     }
 }
 
-pub(super) fn branch_json(u: &BusinessUnit) -> Value {
-    json!({
-        "id": u.id,
-        "name": u.name,
-        "businessUnitCode": u.business_unit_code,
-        "address": u.address,
-        "city": u.city,
-    })
+/// A branch (business unit) as the on-boarding routes answer it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct BranchView<'a> {
+    id: i64,
+    name: &'a str,
+    business_unit_code: Option<&'a str>,
+    address: Option<&'a str>,
+    city: Option<&'a str>,
+}
+
+impl<'a> From<&'a BusinessUnit> for BranchView<'a> {
+    fn from(u: &'a BusinessUnit) -> Self {
+        BranchView {
+            id: u.id,
+            name: &u.name,
+            business_unit_code: u.business_unit_code.as_deref(),
+            address: u.address.as_deref(),
+            city: u.city.as_deref(),
+        }
+    }
+}
+
+/// `data` of a route answering one branch.
+#[derive(Serialize)]
+pub(super) struct OneBranch<'a> {
+    pub branch: BranchView<'a>,
 }
 
 pub async fn create_branch(
@@ -213,7 +289,7 @@ pub async fn create_branch(
     Body(b): Body<BranchBody>,
 ) -> ApiResult {
     let unit = state.services.save_unit(&caller, None, b.into()).await?;
-    created(json!({"branch": branch_json(&unit)}))
+    created(OneBranch { branch: (&unit).into() })
 }
 
 pub async fn update_branch(
@@ -223,7 +299,7 @@ pub async fn update_branch(
     Body(b): Body<BranchBody>,
 ) -> ApiResult {
     let unit = state.services.save_unit(&caller, Some(id), b.into()).await?;
-    ok(json!({"branch": branch_json(&unit)}))
+    ok(OneBranch { branch: (&unit).into() })
 }
 
 #[derive(Deserialize)]
@@ -239,15 +315,43 @@ pub struct UserBody {
     role: Option<String>,
 }
 
-pub(super) fn user_json(u: &User) -> Value {
-    json!({
-        "id": u.id,
-        "name": u.name,
-        "operatorCode": u.operator_code,
-        "fiscalTcrCode": u.tcr_code,
-        "branchId": u.business_unit_id,
-        "role": u.role.as_str(),
-    })
+/// A user as the on-boarding and token routes answer it (never the token's hash).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct UserView<'a> {
+    id: i64,
+    name: &'a str,
+    operator_code: Option<&'a str>,
+    fiscal_tcr_code: Option<&'a str>,
+    branch_id: Option<i64>,
+    role: &'static str,
+}
+
+impl<'a> From<&'a User> for UserView<'a> {
+    fn from(u: &'a User) -> Self {
+        UserView {
+            id: u.id,
+            name: &u.name,
+            operator_code: u.operator_code.as_deref(),
+            fiscal_tcr_code: u.tcr_code.as_deref(),
+            branch_id: u.business_unit_id,
+            role: u.role.as_str(),
+        }
+    }
+}
+
+/// A user with their new token, shown this once.
+#[derive(Serialize)]
+pub(super) struct WithToken<'a> {
+    #[serde(flatten)]
+    pub user: UserView<'a>,
+    pub token: &'a str,
+}
+
+/// `data` of a route answering one user.
+#[derive(Serialize)]
+struct OneUser<T> {
+    user: T,
 }
 
 pub async fn create_user(
@@ -269,9 +373,7 @@ pub async fn create_user(
             },
         )
         .await?;
-    let mut data = user_json(&user);
-    data["token"] = json!(token);
-    created(json!({"user": data}))
+    created(OneUser { user: WithToken { user: (&user).into(), token: &token } })
 }
 
 pub async fn update_user(
@@ -294,7 +396,7 @@ pub async fn update_user(
             },
         )
         .await?;
-    ok(json!({"user": user_json(&user)}))
+    ok(OneUser { user: UserView::from(&user) })
 }
 
 #[derive(Deserialize)]
@@ -307,16 +409,59 @@ pub struct BankAccountBody {
     notes: Option<String>,
 }
 
-fn bank_account_json(b: &BankAccount) -> Value {
-    json!({
-        "id": b.id,
-        "name": b.name,
-        "holder": b.holder,
-        "iban": b.iban,
-        "swift": b.swift,
-        "currency": b.currency,
-        "notes": b.notes,
-    })
+#[derive(Serialize)]
+struct BankAccountView<'a> {
+    id: i64,
+    name: &'a str,
+    holder: &'a str,
+    iban: &'a str,
+    swift: Option<&'a str>,
+    currency: &'a str,
+    notes: Option<&'a str>,
+}
+
+impl<'a> From<&'a BankAccount> for BankAccountView<'a> {
+    fn from(b: &'a BankAccount) -> Self {
+        BankAccountView {
+            id: b.id,
+            name: &b.name,
+            holder: &b.holder,
+            iban: &b.iban,
+            swift: b.swift.as_deref(),
+            currency: &b.currency,
+            notes: b.notes.as_deref(),
+        }
+    }
+}
+
+/// `data` of a route answering one bank account.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OneBankAccount<'a> {
+    bank_account: BankAccountView<'a>,
+}
+
+/// A bank account in the list, which also names it `bank_name`.
+#[derive(Serialize)]
+struct ListedBankAccount<'a> {
+    #[serde(flatten)]
+    account: BankAccountView<'a>,
+    bank_name: &'a str,
+}
+
+#[derive(Serialize)]
+struct BankAccounts<'a> {
+    items: Vec<ListedBankAccount<'a>>,
+    pagination: Pagination,
+}
+
+/// A page of a list that also says how many items there are in all.
+#[derive(Serialize)]
+struct Pagination {
+    records: usize,
+    total: i64,
+    limit: i64,
+    offset: i64,
 }
 
 pub async fn create_bank_account(
@@ -338,7 +483,7 @@ pub async fn create_bank_account(
             },
         )
         .await?;
-    created(json!({"bankAccount": bank_account_json(&account)}))
+    created(OneBankAccount { bank_account: (&account).into() })
 }
 
 #[derive(Deserialize)]
@@ -372,18 +517,10 @@ pub async fn bank_accounts(State(state): State<AppState>, auth: Auth, Query(q): 
     auth.interval(&state, Interval::BankAccounts)?;
     let (limit, offset) = paging(q.limit, q.offset, 100)?;
     let (items, total) = state.services.bank_accounts(&auth.0, limit, offset).await?;
-    let items: Vec<Value> = items
-        .iter()
-        .map(|b| {
-            let mut v = bank_account_json(b);
-            v["bank_name"] = json!(b.name);
-            v
-        })
-        .collect();
-    ok(json!({
-        "items": items,
-        "pagination": {"records": items.len(), "total": total, "limit": limit, "offset": offset},
-    }))
+    let items: Vec<ListedBankAccount> =
+        items.iter().map(|b| ListedBankAccount { account: b.into(), bank_name: &b.name }).collect();
+    let pagination = Pagination { records: items.len(), total, limit, offset };
+    ok(BankAccounts { items, pagination })
 }
 
 pub async fn bank_account(
@@ -392,7 +529,7 @@ pub async fn bank_account(
     PathId(id): PathId,
 ) -> ApiResult {
     let account = state.services.bank_account(&caller, id).await?;
-    ok(json!({"bankAccount": bank_account_json(&account)}))
+    ok(OneBankAccount { bank_account: (&account).into() })
 }
 
 #[derive(Deserialize)]
@@ -417,12 +554,36 @@ pub async fn fiscal_device(
             DeviceInput { branch_id: b.branch_id, name: b.name, from_date: b.from_date, to_date: b.to_date },
         )
         .await?;
-    created(json!({"device": {
-        "id": device.id,
-        "name": device.name,
-        "fiscalTcrCode": device.tcr_code,
-        "businessUnitCode": device.business_unit_code,
-        "validFrom": device.valid_from,
-        "validTo": device.valid_to,
-    }}))
+    created(Registered { device: (&device).into() })
+}
+
+/// A fiscal device as its registration answers it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeviceView<'a> {
+    id: i64,
+    name: &'a str,
+    fiscal_tcr_code: &'a str,
+    business_unit_code: &'a str,
+    valid_from: &'a str,
+    valid_to: Option<&'a str>,
+}
+
+impl<'a> From<&'a Device> for DeviceView<'a> {
+    fn from(d: &'a Device) -> Self {
+        DeviceView {
+            id: d.id,
+            name: &d.name,
+            fiscal_tcr_code: &d.tcr_code,
+            business_unit_code: &d.business_unit_code,
+            valid_from: &d.valid_from,
+            valid_to: d.valid_to.as_deref(),
+        }
+    }
+}
+
+/// `data` of a device registration.
+#[derive(Serialize)]
+struct Registered<'a> {
+    device: DeviceView<'a>,
 }

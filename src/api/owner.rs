@@ -281,5 +281,12 @@ pub async fn resend(
             "The company has no document the CIS refused with this queue id.",
         ));
     }
-    ok(serde_json::json!({"queueId": queue_id, "resent": true}))
+    ok(Resent { queue_id, resent: true })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Resent {
+    queue_id: i64,
+    resent: bool,
 }

@@ -197,10 +197,24 @@ pub async fn sign_out(
 ) -> ApiResult {
     // A bearer token has no session to end (rotate or revoke it for that): nothing changes.
     let Some(axum::Extension(session)) = session else {
-        return ok(serde_json::json!({"signedOut": false}));
+        return ok(SignedOut { signed_out: false });
     };
     state.services.sign_out(session.id_hash).await?;
-    Ok(without_session(ok(serde_json::json!({"signedOut": true}))?, &state.people))
+    Ok(without_session(ok(SignedOut { signed_out: true })?, &state.people))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SignedOut {
+    signed_out: bool,
+}
+
+/// A user whose password the owner set; their sessions ended with it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PasswordReset {
+    user: UserView,
+    sessions_ended: bool,
 }
 
 #[derive(Deserialize)]
@@ -245,5 +259,5 @@ pub async fn reset_password(
     Body(b): Body<ResetBody>,
 ) -> ApiResult {
     let user = state.services.reset_password(&caller, &state.people.lockout, id, b.new_password).await?;
-    ok(serde_json::json!({"user": UserView::of(&user), "sessionsEnded": true}))
+    ok(PasswordReset { user: UserView::of(&user), sessions_ended: true })
 }

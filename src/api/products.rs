@@ -3,9 +3,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use rust_decimal::Decimal;
-use rust_decimal::prelude::ToPrimitive;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 use super::AppState;
 use super::auth::Auth;
@@ -18,46 +16,140 @@ use crate::domain::client::Patch;
 use crate::domain::product::{CategoryInput, ProductInput, unit_name};
 use crate::store::products::{StoredCategory, StoredProduct};
 
-/// An amount as a JSON number. serde_json holds numbers as f64, so this is the one place an
-/// amount passes through f64: exact for any price with up to 15 significant digits.
-fn amount(value: Decimal) -> Value {
-    value.to_f64().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+/// A category as its own routes answer it.
+#[derive(Serialize)]
+struct CategoryView<'a> {
+    id: i64,
+    name: &'a str,
+    color: Option<&'a str>,
+    created_at: &'a str,
+    updated_at: &'a str,
 }
 
-fn category_json(c: &StoredCategory) -> Value {
-    json!({
-        "id": c.id,
-        "name": c.category.name,
-        "color": c.category.color,
-        "created_at": c.created_at,
-        "updated_at": c.updated_at,
-    })
+impl<'a> From<&'a StoredCategory> for CategoryView<'a> {
+    fn from(c: &'a StoredCategory) -> Self {
+        CategoryView {
+            id: c.id,
+            name: &c.category.name,
+            color: c.category.color.as_deref(),
+            created_at: &c.created_at,
+            updated_at: &c.updated_at,
+        }
+    }
 }
 
-fn product_json(s: &StoredProduct) -> Value {
-    let p = &s.product;
-    json!({
-        "id": s.id,
-        "code": p.code,
-        "name": p.name,
-        "description": p.description,
-        "last_price": amount(p.last_price),
-        "cost_price": p.cost_price.map(amount),
-        "vat_rate": p.vat_rate,
-        "currency": p.currency,
-        "service": p.service,
-        "unit_code": p.unit_code,
-        "unit": unit_name(&p.unit_code),
-        "id_category": p.category_id,
-        "category": s.category.as_ref().map(|c| json!({
-            "id": c.id,
-            "name": c.category.name,
-            "color": c.category.color,
-        })),
-        "vat_exempt_type": p.vat_exempt_type,
-        "created_at": s.created_at,
-        "updated_at": s.updated_at,
-    })
+/// A product's category, inside the product.
+#[derive(Serialize)]
+struct ProductCategory<'a> {
+    id: i64,
+    name: &'a str,
+    color: Option<&'a str>,
+}
+
+/// A product as every product route answers it; amounts are JSON numbers.
+#[derive(Serialize)]
+struct ProductView<'a> {
+    id: i64,
+    code: Option<&'a str>,
+    name: &'a str,
+    description: &'a str,
+    last_price: Decimal,
+    cost_price: Option<Decimal>,
+    vat_rate: &'a str,
+    currency: &'a str,
+    service: bool,
+    unit_code: &'a str,
+    unit: &'a str,
+    id_category: Option<i64>,
+    category: Option<ProductCategory<'a>>,
+    vat_exempt_type: Option<&'a str>,
+    created_at: &'a str,
+    updated_at: &'a str,
+}
+
+impl<'a> From<&'a StoredProduct> for ProductView<'a> {
+    fn from(s: &'a StoredProduct) -> Self {
+        let p = &s.product;
+        ProductView {
+            id: s.id,
+            code: p.code.as_deref(),
+            name: &p.name,
+            description: &p.description,
+            last_price: p.last_price,
+            cost_price: p.cost_price,
+            vat_rate: &p.vat_rate,
+            currency: &p.currency,
+            service: p.service,
+            unit_code: &p.unit_code,
+            unit: unit_name(&p.unit_code),
+            id_category: p.category_id,
+            category: s.category.as_ref().map(|c| ProductCategory {
+                id: c.id,
+                name: &c.category.name,
+                color: c.category.color.as_deref(),
+            }),
+            vat_exempt_type: p.vat_exempt_type.as_deref(),
+            created_at: &s.created_at,
+            updated_at: &s.updated_at,
+        }
+    }
+}
+
+/// `data` of a route answering one product.
+#[derive(Serialize)]
+struct OneProduct<'a> {
+    product: ProductView<'a>,
+}
+
+impl<'a> OneProduct<'a> {
+    fn of(product: &'a StoredProduct) -> Self {
+        OneProduct { product: product.into() }
+    }
+}
+
+/// `data` of a route answering one category.
+#[derive(Serialize)]
+struct OneCategory<'a> {
+    category: CategoryView<'a>,
+}
+
+#[derive(Serialize)]
+struct Categories<'a> {
+    items: Vec<CategoryView<'a>>,
+}
+
+/// Beside the catalog's `data`: where the page sits in the whole catalog.
+#[derive(Serialize)]
+struct Paginated {
+    pagination: Pagination,
+}
+
+#[derive(Serialize)]
+struct Pagination {
+    records: usize,
+    total: i64,
+    limit: Option<i64>,
+    offset: i64,
+}
+
+/// What an import did (or would do) to one line of the file.
+#[derive(Serialize)]
+struct ImportRow<'a> {
+    line: usize,
+    action: &'static str,
+    id: Option<i64>,
+    code: Option<&'a str>,
+    name: &'a str,
+    last_price: Decimal,
+    vat_rate: &'a str,
+}
+
+#[derive(Serialize)]
+struct Imported<'a> {
+    applied: bool,
+    creates: usize,
+    updates: usize,
+    rows: Vec<ImportRow<'a>>,
 }
 
 /// GET /products and GET /product/categories share one interval, and a call inside it is a
@@ -98,9 +190,9 @@ pub async fn list(State(state): State<AppState>, auth: Auth, Query(q): Query<Lis
         None => (None, paging(None, q.offset, 500)?.1),
     };
     let (items, total) = state.services.products(&auth.0, limit, offset).await?;
-    let items: Vec<Value> = items.iter().map(product_json).collect();
-    let pagination = json!({"records": items.len(), "total": total, "limit": limit, "offset": offset});
-    ok_with(Value::Array(items), json!({"pagination": pagination}))
+    let items: Vec<ProductView> = items.iter().map(ProductView::from).collect();
+    let pagination = Pagination { records: items.len(), total, limit, offset };
+    ok_with(items, Paginated { pagination })
 }
 
 #[derive(Deserialize)]
@@ -150,7 +242,7 @@ impl From<ProductBody> for ProductInput {
 pub async fn create(State(state): State<AppState>, auth: Auth, Body(b): Body<ProductBody>) -> ApiResult {
     write_interval(&state, &auth)?;
     let product = state.services.save_product(&auth.0, None, b.into()).await?;
-    created(json!({"product": product_json(&product)}))
+    created(OneProduct::of(&product))
 }
 
 pub async fn update(
@@ -161,12 +253,12 @@ pub async fn update(
 ) -> ApiResult {
     write_interval(&state, &auth)?;
     let product = state.services.save_product(&auth.0, Some(id), b.into()).await?;
-    ok(json!({"product": product_json(&product)}))
+    ok(OneProduct::of(&product))
 }
 
 pub async fn details(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
     let product = state.services.product(&caller, id).await?;
-    ok(json!({"product": product_json(&product)}))
+    ok(OneProduct::of(&product))
 }
 
 // --- categories ------------------------------------------------------------------------------
@@ -174,7 +266,7 @@ pub async fn details(State(state): State<AppState>, Auth(caller): Auth, PathId(i
 pub async fn categories(State(state): State<AppState>, auth: Auth) -> ApiResult {
     read_interval(&state, &auth)?;
     let items = state.services.categories(&auth.0).await?;
-    ok(json!({"items": items.iter().map(category_json).collect::<Vec<_>>()}))
+    ok(Categories { items: items.iter().map(CategoryView::from).collect() })
 }
 
 #[derive(Deserialize)]
@@ -197,7 +289,7 @@ pub async fn create_category(
     Body(b): Body<CategoryBody>,
 ) -> ApiResult {
     let category = state.services.save_category(&caller, None, b.into()).await?;
-    created(json!({"category": category_json(&category)}))
+    created(OneCategory { category: (&category).into() })
 }
 
 pub async fn update_category(
@@ -207,7 +299,7 @@ pub async fn update_category(
     Body(b): Body<CategoryBody>,
 ) -> ApiResult {
     let category = state.services.save_category(&caller, Some(id), b.into()).await?;
-    ok(json!({"category": category_json(&category)}))
+    ok(OneCategory { category: (&category).into() })
 }
 
 #[derive(Deserialize)]
@@ -236,19 +328,17 @@ pub async fn import(
     let rows = crate::domain::product_import::parse(text).map_err(ApiError::Validation)?;
     let plans = state.services.import_products(&caller, rows, apply).await?;
     let creates = plans.iter().filter(|p| p.id.is_none()).count();
-    let rows: Vec<Value> = plans
+    let rows = plans
         .iter()
-        .map(|p| {
-            json!({
-                "line": p.line,
-                "action": if p.id.is_some() { "update" } else { "create" },
-                "id": p.id,
-                "code": p.product.code,
-                "name": p.product.name,
-                "last_price": amount(p.product.last_price),
-                "vat_rate": p.product.vat_rate,
-            })
+        .map(|p| ImportRow {
+            line: p.line,
+            action: if p.id.is_some() { "update" } else { "create" },
+            id: p.id,
+            code: p.product.code.as_deref(),
+            name: &p.product.name,
+            last_price: p.product.last_price,
+            vat_rate: &p.product.vat_rate,
         })
         .collect();
-    ok(json!({"applied": apply, "creates": creates, "updates": plans.len() - creates, "rows": rows}))
+    ok(Imported { applied: apply, creates, updates: plans.len() - creates, rows })
 }

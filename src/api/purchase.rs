@@ -128,5 +128,10 @@ pub async fn change_status(
         ));
     };
     let changed = state.services.change_purchase_status(&caller, &eic, &status).await?;
-    ok(serde_json::json!({"purchase_invoice": Item::from(&changed)}))
+    ok(StatusChanged { purchase_invoice: Item::from(&changed) })
+}
+
+#[derive(Serialize)]
+struct StatusChanged<'a> {
+    purchase_invoice: Item<'a>,
 }

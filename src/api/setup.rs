@@ -15,6 +15,7 @@ use super::auth::{Auth, Identity};
 use super::error::{ApiError, ApiResult, created, ok};
 use super::extract::{Body, parse_value};
 use super::fields;
+use super::onboarding::{BranchView, CertView};
 use super::pairing::{PairingCard, pairing_card};
 use super::people::{UserView, session_answer};
 use crate::domain::document::{ApiVersion, DocumentKind};
@@ -24,9 +25,10 @@ use crate::services::Error as ServiceError;
 use crate::services::accounts::{NewUserInput, UnitInput};
 use crate::services::devices::DeviceInput;
 use crate::services::pipeline::Issued;
-use crate::services::setup::{BusinessInput, OwnerInput, SetupPass};
+use crate::services::setup::{BusinessInput, OwnerInput, SetupDetails, SetupPass};
 use crate::store::accounts::Caller;
-use crate::store::people::Progress;
+use crate::store::devices::Device;
+use crate::store::people::{Progress, SetupBusiness};
 
 /// The header the setup code travels in.
 pub const SETUP_CODE_HEADER: &str = "x-setup-code";
@@ -99,7 +101,7 @@ fn steps(claimed: bool, business_saved: bool, progress: Option<&Progress>) -> Ve
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct SetupView {
+struct SetupView<'a> {
     /// The box has its owner: sign in (the owner sees the steps after theirs here).
     claimed: bool,
     sandbox: bool,
@@ -114,32 +116,87 @@ struct SetupView {
     /// Every step is done.
     complete: bool,
     /// The business step as saved (before the owner's step).
-    business: Option<serde_json::Value>,
+    business: Option<BusinessView>,
     /// For the owner: what the later steps made.
-    details: Option<serde_json::Value>,
+    details: Option<DetailsView<'a>>,
 }
 
-async fn details(state: &AppState, caller: &Caller) -> Result<serde_json::Value, ApiError> {
-    let d = state.services.setup_details(caller).await?;
-    Ok(json!({
-        "company": {
-            "id": caller.company.id,
-            "nuis": caller.company.nuis,
-            "name": caller.company.name,
-            "address": caller.company.address,
-            "issuerInVat": caller.company.issuer_in_vat,
-        },
-        "certificate": d.certificate.as_ref().map(super::onboarding::cert_json),
-        "units": d.units.iter().map(super::onboarding::branch_json).collect::<Vec<_>>(),
-        "devices": d.devices.iter().map(|x| json!({
-            "id": x.id,
-            "name": x.name,
-            "fiscalTcrCode": x.tcr_code,
-            "businessUnitCode": x.business_unit_code,
-            "branchId": x.business_unit_id,
-        })).collect::<Vec<_>>(),
-        "users": d.users.iter().map(UserView::of).collect::<Vec<_>>(),
-    }))
+/// The business as the wizard saved it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BusinessView {
+    nuis: String,
+    name: String,
+    address: Option<String>,
+    issuer_in_vat: bool,
+}
+
+impl From<SetupBusiness> for BusinessView {
+    fn from(b: SetupBusiness) -> Self {
+        BusinessView { nuis: b.nuis, name: b.name, address: b.address, issuer_in_vat: b.issuer_in_vat }
+    }
+}
+
+/// What the steps after the owner's made: the company, its certificate, units, devices, users.
+#[derive(Serialize)]
+struct DetailsView<'a> {
+    company: CompanyView<'a>,
+    certificate: Option<CertView<'a>>,
+    units: Vec<BranchView<'a>>,
+    devices: Vec<DeviceView<'a>>,
+    users: Vec<UserView>,
+}
+
+impl<'a> DetailsView<'a> {
+    fn of(caller: &'a Caller, d: &'a SetupDetails) -> Self {
+        let c = &caller.company;
+        DetailsView {
+            company: CompanyView {
+                id: c.id,
+                nuis: &c.nuis,
+                name: &c.name,
+                address: c.address.as_deref(),
+                issuer_in_vat: c.issuer_in_vat,
+            },
+            certificate: d.certificate.as_ref().map(CertView::from),
+            units: d.units.iter().map(BranchView::from).collect(),
+            devices: d.devices.iter().map(DeviceView::from).collect(),
+            users: d.users.iter().map(UserView::of).collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompanyView<'a> {
+    id: i64,
+    nuis: &'a str,
+    name: &'a str,
+    address: Option<&'a str>,
+    issuer_in_vat: bool,
+}
+
+/// A fiscal device as the wizard lists it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeviceView<'a> {
+    id: i64,
+    name: &'a str,
+    fiscal_tcr_code: &'a str,
+    business_unit_code: &'a str,
+    branch_id: i64,
+}
+
+impl<'a> From<&'a Device> for DeviceView<'a> {
+    fn from(d: &'a Device) -> Self {
+        DeviceView {
+            id: d.id,
+            name: &d.name,
+            fiscal_tcr_code: &d.tcr_code,
+            business_unit_code: &d.business_unit_code,
+            branch_id: d.business_unit_id,
+        }
+    }
 }
 
 /// `GET /api/v1/setup`: where the wizard stands.
@@ -168,7 +225,7 @@ pub async fn status(
     };
     let next = list.iter().find(|s| !s.done).map(|s| s.step);
     let details = match (&caller, owner) {
-        (Some(c), true) => Some(details(&state, c).await?),
+        (Some(c), true) => Some((c, state.services.setup_details(c).await?)),
         _ => None,
     };
     ok(SetupView {
@@ -183,10 +240,8 @@ pub async fn status(
         complete: !list.is_empty() && next.is_none(),
         next,
         steps: list,
-        business: setup.business.map(
-            |b| json!({"nuis": b.nuis, "name": b.name, "address": b.address, "issuerInVat": b.issuer_in_vat}),
-        ),
-        details,
+        business: setup.business.map(BusinessView::from),
+        details: details.as_ref().map(|(c, d)| DetailsView::of(c, d)),
     })
 }
 
@@ -207,7 +262,7 @@ pub async fn check_code(
         return Err(ApiError::field("code", "The code field is required."));
     };
     match checked_pass(&state, pass(&state, Some(&code), peer), peer).await {
-        Ok(_) => ok(json!({"accepted": true})),
+        Ok(_) => ok(Accepted { accepted: true }),
         Err(ApiError::Status { status: StatusCode::FORBIDDEN, .. }) => Err(ApiError::field(
             "code",
             "The setup code is wrong or has expired: read the one the server printed at its last start.",
@@ -241,9 +296,17 @@ pub async fn business(
             BusinessInput { nuis: b.nuis, name: b.name, address: b.address, issuer_in_vat: b.issuer_in_vat },
         )
         .await?;
-    ok(json!({"business": {
-        "nuis": saved.nuis, "name": saved.name, "address": saved.address, "issuerInVat": saved.issuer_in_vat,
-    }}))
+    ok(SavedBusiness { business: saved.into() })
+}
+
+#[derive(Serialize)]
+struct Accepted {
+    accepted: bool,
+}
+
+#[derive(Serialize)]
+struct SavedBusiness {
+    business: BusinessView,
 }
 
 #[derive(Deserialize)]
@@ -275,7 +338,7 @@ pub async fn owner(
 pub async fn certificate(State(state): State<AppState>, auth: Auth, req: Request) -> ApiResult {
     let (file, password) = super::onboarding::certificate_parts(&state, req).await?;
     let info = state.services.upload_certificate(&auth.0, file, password).await?;
-    created(json!({"cert": super::onboarding::cert_json(&info)}))
+    created(super::onboarding::Uploaded { cert: (&info).into() })
 }
 
 #[derive(Deserialize)]
@@ -299,7 +362,7 @@ pub async fn unit(State(state): State<AppState>, auth: Auth, Body(b): Body<UnitB
         city: b.city,
     };
     let unit = state.services.save_unit(&auth.0, None, input).await?;
-    created(json!({"branch": super::onboarding::branch_json(&unit)}))
+    created(super::onboarding::OneBranch { branch: (&unit).into() })
 }
 
 #[derive(Deserialize)]
@@ -323,15 +386,28 @@ pub async fn device(State(state): State<AppState>, auth: Auth, Body(b): Body<Dev
         to_date: b.to_date,
     };
     let device = state.services.register_device(&auth.0, input).await?;
-    created(json!({"device": {
-        "id": device.id,
-        "name": device.name,
-        "fiscalTcrCode": device.tcr_code,
-        "businessUnitCode": device.business_unit_code,
-        "branchId": device.business_unit_id,
-        "validFrom": device.valid_from,
-        "validTo": device.valid_to,
-    }}))
+    created(RegisteredDevice {
+        device: DeviceWithValidity {
+            device: (&device).into(),
+            valid_from: &device.valid_from,
+            valid_to: device.valid_to.as_deref(),
+        },
+    })
+}
+
+/// A device just registered, with its validity.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeviceWithValidity<'a> {
+    #[serde(flatten)]
+    device: DeviceView<'a>,
+    valid_from: &'a str,
+    valid_to: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct RegisteredDevice<'a> {
+    device: DeviceWithValidity<'a>,
 }
 
 #[derive(Deserialize)]

@@ -10,6 +10,7 @@ use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiResult, created, ok};
 use super::extract::PathId;
+use super::onboarding::{UserView, WithToken};
 use super::pairing::pairing_card;
 use crate::domain::time::{local_text, parse_stored};
 use crate::store::accounts::{Listed, User};
@@ -83,10 +84,29 @@ pub async fn list(State(state): State<AppState>, Auth(caller): Auth) -> ApiResul
 /// The user with the new token (shown this once), and its pairing card to print for the POS
 /// that will use it.
 fn with_token(state: &AppState, headers: &HeaderMap, user: &User, token: &str) -> ApiResult {
-    let mut view = super::onboarding::user_json(user);
-    view["token"] = serde_json::json!(token);
     let card = pairing_card(state, headers, user, token)?;
-    created(serde_json::json!({"user": view, "pairingCard": card}))
+    created(Rotated { user: WithToken { user: user.into(), token }, pairing_card: card })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rotated<'a, C> {
+    user: WithToken<'a>,
+    pairing_card: C,
+}
+
+/// A user whose token was just taken away.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RevokedUser<'a> {
+    #[serde(flatten)]
+    user: UserView<'a>,
+    token_revoked: bool,
+}
+
+#[derive(Serialize)]
+struct Revoked<'a> {
+    user: RevokedUser<'a>,
 }
 
 pub async fn rotate(
@@ -106,7 +126,5 @@ pub async fn rotate_own(State(state): State<AppState>, Auth(caller): Auth, heade
 
 pub async fn revoke(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
     let user = state.services.revoke_token(&caller, id).await?;
-    let mut view = super::onboarding::user_json(&user);
-    view["tokenRevoked"] = serde_json::json!(true);
-    ok(serde_json::json!({"user": view}))
+    ok(Revoked { user: RevokedUser { user: (&user).into(), token_revoked: true } })
 }

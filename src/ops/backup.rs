@@ -163,7 +163,7 @@ pub struct Made {
 fn integrity(conn: &Connection, path: &Path) -> Result<()> {
     let mut stmt = conn.prepare("PRAGMA integrity_check").map_err(sqlite(path))?;
     let lines = stmt
-        .query_map([], |r| r.get::<_, String>(0))
+        .query_map([], |r| r.get::<_, String>("integrity_check"))
         .map_err(sqlite(path))?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(sqlite(path))?;
@@ -399,7 +399,7 @@ fn quick_check(conn: &Connection) -> std::result::Result<(), String> {
     let lines = conn
         .prepare("PRAGMA quick_check")
         .and_then(|mut stmt| {
-            stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()
+            stmt.query_map([], |r| r.get::<_, String>("quick_check"))?.collect::<rusqlite::Result<Vec<_>>>()
         })
         .map_err(|e| e.to_string())?;
     if lines == ["ok"] { Ok(()) } else { Err(lines.into_iter().take(3).collect::<Vec<_>>().join("; ")) }
@@ -432,14 +432,16 @@ pub fn check(from: &Path) -> Result<(i64, i64)> {
     let key = KeyFile::load_or_create(&key_path).map_err(|_| Error::WrongKey(key_path.clone()))?;
     let mut stmt = conn.prepare("SELECT key_sealed FROM certificates").map_err(sqlite(from))?;
     let sealed = stmt
-        .query_map([], |r| r.get::<_, Vec<u8>>(0))
+        .query_map([], |r| r.get::<_, Vec<u8>>("key_sealed"))
         .map_err(sqlite(from))?
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(sqlite(from))?;
     if sealed.iter().any(|s| key.open(s).is_err()) {
         return Err(Error::WrongKey(key_path));
     }
-    let invoices = conn.query_row("SELECT COUNT(*) FROM invoices", [], |r| r.get(0)).map_err(sqlite(from))?;
+    let invoices = conn
+        .query_row("SELECT COUNT(*) AS invoices FROM invoices", [], |r| r.get("invoices"))
+        .map_err(sqlite(from))?;
     Ok((version, invoices))
 }
 

@@ -210,9 +210,9 @@ pub struct Restored {
 pub fn restore(store: &Store, hq: &HqClient, url: &str) -> Result<Restored, Error> {
     let occupied: i64 = store.read_blocking(|c| {
         Ok(c.query_row(
-            "SELECT (SELECT COUNT(*) FROM companies) + (SELECT COUNT(*) FROM invoices)",
+            "SELECT (SELECT COUNT(*) FROM companies) + (SELECT COUNT(*) FROM invoices) AS occupied",
             [],
-            |r| r.get(0),
+            |r| r.get("occupied"),
         )?)
     })?;
     if occupied > 0 {
@@ -305,7 +305,7 @@ pub async fn noncash_number(
         .store
         .read(move |conn| {
             let nuis: String =
-                conn.query_row("SELECT nuis FROM companies WHERE id = ?1", [company_id], |r| r.get(0))?;
+                conn.query_row("SELECT nuis FROM companies WHERE id = ?1", [company_id], |r| r.get("nuis"))?;
             let next = super::sequence::reserve_number(
                 conn,
                 company_id,
@@ -348,12 +348,12 @@ pub async fn give_back_noncash(
         .read(move |conn| {
             let written: bool = conn.query_row(
                 "SELECT EXISTS (SELECT 1 FROM invoices WHERE company_id = ?1 AND year = ?2 AND kind = 'NONCASH'
-                     AND ord_num = ?3)",
+                     AND ord_num = ?3) AS written",
                 rusqlite::params![company_id, year, ord_num],
-                |r| r.get(0),
+                |r| r.get("written"),
             )?;
             let nuis: String =
-                conn.query_row("SELECT nuis FROM companies WHERE id = ?1", [company_id], |r| r.get(0))?;
+                conn.query_row("SELECT nuis FROM companies WHERE id = ?1", [company_id], |r| r.get("nuis"))?;
             Ok((written, nuis))
         })
         .await;

@@ -198,7 +198,7 @@ pub fn partner_by_token(conn: &Connection, token_hash: &str) -> Result<Option<i6
         .query_row(
             "SELECT id FROM partners WHERE token_hash = :hash",
             named_params! {":hash": token_hash},
-            |r| r.get(0),
+            |r| r.get("id"),
         )
         .optional()?)
 }
@@ -216,22 +216,25 @@ pub fn app_secret_hash(conn: &Connection, client_id: &str) -> Result<Option<Stri
         .query_row(
             "SELECT secret_hash FROM apps WHERE client_id = :cid",
             named_params! {":cid": client_id},
-            |r| r.get(0),
+            |r| r.get("secret_hash"),
         )
         .optional()?)
 }
 
-const COMPANY_COLUMNS: &str = "c.id, c.nuis, c.name, c.address, c.city, c.issuer_in_vat, c.is_sandbox";
+// The columns of companies (c), business units (b) and users (u) are named after their table, so
+// that one row can carry all three (`caller_where`).
+const COMPANY_COLUMNS: &str = "c.id AS c_id, c.nuis AS c_nuis, c.name AS c_name, c.address AS c_address,
+    c.city AS c_city, c.issuer_in_vat AS c_issuer_in_vat, c.is_sandbox AS c_is_sandbox";
 
-fn company_from(r: &Row, at: usize) -> rusqlite::Result<Company> {
+fn company_from(r: &Row) -> rusqlite::Result<Company> {
     Ok(Company {
-        id: r.get(at)?,
-        nuis: r.get(at + 1)?,
-        name: r.get(at + 2)?,
-        address: r.get(at + 3)?,
-        city: r.get(at + 4)?,
-        issuer_in_vat: r.get(at + 5)?,
-        is_sandbox: r.get(at + 6)?,
+        id: r.get("c_id")?,
+        nuis: r.get("c_nuis")?,
+        name: r.get("c_name")?,
+        address: r.get("c_address")?,
+        city: r.get("c_city")?,
+        issuer_in_vat: r.get("c_issuer_in_vat")?,
+        is_sandbox: r.get("c_is_sandbox")?,
     })
 }
 
@@ -253,9 +256,9 @@ pub fn insert_company(conn: &Connection, c: &NewCompany) -> Result<i64> {
 /// Whether a company other than the sandbox's is registered under `nuis` (any case).
 pub fn nuis_registered(conn: &Connection, nuis: &str) -> Result<bool> {
     Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM companies WHERE nuis = upper(:nuis) AND is_sandbox = 0)",
+        "SELECT EXISTS (SELECT 1 FROM companies WHERE nuis = upper(:nuis) AND is_sandbox = 0) AS registered",
         named_params! {":nuis": nuis},
-        |r| r.get(0),
+        |r| r.get("registered"),
     )?)
 }
 
@@ -266,7 +269,7 @@ pub fn sandbox_company(conn: &Connection) -> Result<Option<Company>> {
                 "SELECT {COMPANY_COLUMNS} FROM companies c WHERE c.is_sandbox = 1 ORDER BY c.id LIMIT 1"
             ),
             [],
-            |r| company_from(r, 0),
+            company_from,
         )
         .optional()?)
 }
@@ -276,23 +279,24 @@ pub fn company(conn: &Connection, id: i64) -> Result<Option<Company>> {
         .query_row(
             &format!("SELECT {COMPANY_COLUMNS} FROM companies c WHERE c.id = :id"),
             named_params! {":id": id},
-            |r| company_from(r, 0),
+            company_from,
         )
         .optional()?)
 }
 
-const UNIT_COLUMNS: &str =
-    "b.id, b.company_id, b.name, b.business_unit_code, b.administrator, b.address, b.city";
+const UNIT_COLUMNS: &str = "b.id AS b_id, b.company_id AS b_company_id, b.name AS b_name,
+    b.business_unit_code AS b_business_unit_code, b.administrator AS b_administrator, b.address AS b_address,
+    b.city AS b_city";
 
-fn unit_from(r: &Row, at: usize) -> rusqlite::Result<BusinessUnit> {
+fn unit_from(r: &Row) -> rusqlite::Result<BusinessUnit> {
     Ok(BusinessUnit {
-        id: r.get(at)?,
-        company_id: r.get(at + 1)?,
-        name: r.get(at + 2)?,
-        business_unit_code: r.get(at + 3)?,
-        administrator: r.get(at + 4)?,
-        address: r.get(at + 5)?,
-        city: r.get(at + 6)?,
+        id: r.get("b_id")?,
+        company_id: r.get("b_company_id")?,
+        name: r.get("b_name")?,
+        business_unit_code: r.get("b_business_unit_code")?,
+        administrator: r.get("b_administrator")?,
+        address: r.get("b_address")?,
+        city: r.get("b_city")?,
     })
 }
 
@@ -331,26 +335,26 @@ pub fn unit(conn: &Connection, company_id: i64, id: i64) -> Result<Option<Busine
                 "SELECT {UNIT_COLUMNS} FROM business_units b WHERE b.id = :id AND b.company_id = :company"
             ),
             named_params! {":id": id, ":company": company_id},
-            |r| unit_from(r, 0),
+            unit_from,
         )
         .optional()?)
 }
 
 const USER_COLUMNS: &str =
-    "u.id, u.company_id, u.business_unit_id, u.name, u.email, u.operator_code, u.tcr_code, u.role";
-/// How many columns `USER_COLUMNS` names.
-const USER_WIDTH: usize = 8;
+    "u.id AS u_id, u.company_id AS u_company_id, u.business_unit_id AS u_business_unit_id,
+    u.name AS u_name, u.email AS u_email, u.operator_code AS u_operator_code, u.tcr_code AS u_tcr_code,
+    u.role AS u_role";
 
-fn user_from(r: &Row, at: usize) -> rusqlite::Result<User> {
+fn user_from(r: &Row) -> rusqlite::Result<User> {
     Ok(User {
-        id: r.get(at)?,
-        company_id: r.get(at + 1)?,
-        business_unit_id: r.get(at + 2)?,
-        name: r.get(at + 3)?,
-        email: r.get(at + 4)?,
-        operator_code: r.get(at + 5)?,
-        tcr_code: r.get(at + 6)?,
-        role: r.get(at + 7)?,
+        id: r.get("u_id")?,
+        company_id: r.get("u_company_id")?,
+        business_unit_id: r.get("u_business_unit_id")?,
+        name: r.get("u_name")?,
+        email: r.get("u_email")?,
+        operator_code: r.get("u_operator_code")?,
+        tcr_code: r.get("u_tcr_code")?,
+        role: r.get("u_role")?,
     })
 }
 
@@ -401,7 +405,7 @@ pub fn user(conn: &Connection, company_id: i64, id: i64) -> Result<Option<User>>
         .query_row(
             &format!("SELECT {USER_COLUMNS} FROM users u WHERE u.id = :id AND u.company_id = :company"),
             named_params! {":id": id, ":company": company_id},
-            |r| user_from(r, 0),
+            user_from,
         )
         .optional()?)
 }
@@ -411,7 +415,7 @@ pub fn units_of(conn: &Connection, company_id: i64) -> Result<Vec<BusinessUnit>>
     let mut stmt = conn.prepare(&format!(
         "SELECT {UNIT_COLUMNS} FROM business_units b WHERE b.company_id = :company ORDER BY b.id"
     ))?;
-    let rows = stmt.query_map(named_params! {":company": company_id}, |r| unit_from(r, 0))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, unit_from)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
@@ -420,7 +424,7 @@ pub fn users_of(conn: &Connection, company_id: i64) -> Result<Vec<User>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {USER_COLUMNS} FROM users u WHERE u.company_id = :company ORDER BY u.id"
     ))?;
-    let rows = stmt.query_map(named_params! {":company": company_id}, |r| user_from(r, 0))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, user_from)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
@@ -468,9 +472,9 @@ pub fn revoke_token(conn: &Connection, company_id: i64, id: i64) -> Result<bool>
 pub fn token_revoked(conn: &Connection, company_id: i64, id: i64) -> Result<bool> {
     Ok(conn
         .query_row(
-            "SELECT token_revoked_at IS NOT NULL FROM users WHERE id = :id AND company_id = :company",
+            "SELECT token_revoked_at IS NOT NULL AS revoked FROM users WHERE id = :id AND company_id = :company",
             named_params! {":id": id, ":company": company_id},
-            |r| r.get(0),
+            |r| r.get("revoked"),
         )
         .optional()?
         .unwrap_or(false))
@@ -486,15 +490,15 @@ pub fn list_users(conn: &Connection, company_id: i64) -> Result<Vec<Listed>> {
          ORDER BY CASE u.role WHEN 'owner' THEN 0 WHEN 'manager' THEN 1 ELSE 2 END, u.id"
     ))?;
     let rows = stmt.query_map(named_params! {":company": company_id}, |r| {
-        let user = user_from(r, 0)?;
-        let at: Option<String> = r.get(USER_WIDTH + 3)?;
-        let ip: Option<String> = r.get(USER_WIDTH + 4)?;
+        let user = user_from(r)?;
+        let at: Option<String> = r.get("last_used_at")?;
+        let ip: Option<String> = r.get("last_used_ip")?;
         Ok(Listed {
             last_use: at.zip(ip).map(|(at, ip)| TokenUse { user_id: user.id, at, ip }),
             user,
-            token_prefix: r.get(USER_WIDTH)?,
-            token_revoked_at: r.get(USER_WIDTH + 1)?,
-            created_at: r.get(USER_WIDTH + 2)?,
+            token_prefix: r.get("token_prefix")?,
+            token_revoked_at: r.get("token_revoked_at")?,
+            created_at: r.get("created_at")?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
@@ -529,13 +533,12 @@ fn caller_where(
     );
     Ok(conn
         .query_row(&sql, params, |r| {
-            let unit_at = USER_WIDTH + 7;
-            let unit_id: Option<i64> = r.get(unit_at)?;
+            let unit_id: Option<i64> = r.get("b_id")?;
             Ok(Caller {
-                user: user_from(r, 0)?,
-                company: company_from(r, USER_WIDTH)?,
+                user: user_from(r)?,
+                company: company_from(r)?,
                 unit: match unit_id {
-                    Some(_) => Some(unit_from(r, unit_at)?),
+                    Some(_) => Some(unit_from(r)?),
                     None => None,
                 },
                 request_id: None,
@@ -575,13 +578,13 @@ pub fn current_certificate(conn: &Connection, company_id: i64) -> Result<Option<
             named_params! {":company": company_id},
             |r| {
                 Ok(StoredCertificate {
-                    id: r.get(0)?,
-                    subject: r.get(1)?,
-                    serial: r.get(2)?,
-                    valid_from: r.get(3)?,
-                    valid_to: r.get(4)?,
-                    cert_der: r.get(5)?,
-                    key_sealed: r.get(6)?,
+                    id: r.get("id")?,
+                    subject: r.get("subject")?,
+                    serial: r.get("serial")?,
+                    valid_from: r.get("valid_from")?,
+                    valid_to: r.get("valid_to")?,
+                    cert_der: r.get("cert_der")?,
+                    key_sealed: r.get("key_sealed")?,
                 })
             },
         )
@@ -602,13 +605,13 @@ pub fn insert_bank_account(conn: &Connection, b: &NewBankAccount) -> Result<i64>
 
 fn bank_account_from(r: &Row) -> rusqlite::Result<BankAccount> {
     Ok(BankAccount {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        holder: r.get(2)?,
-        iban: r.get(3)?,
-        swift: r.get(4)?,
-        currency: r.get(5)?,
-        notes: r.get(6)?,
+        id: r.get("id")?,
+        name: r.get("name")?,
+        holder: r.get("holder")?,
+        iban: r.get("iban")?,
+        swift: r.get("swift")?,
+        currency: r.get("currency")?,
+        notes: r.get("notes")?,
     })
 }
 
@@ -631,9 +634,9 @@ pub fn bank_accounts(
     offset: i64,
 ) -> Result<(Vec<BankAccount>, i64)> {
     let total = conn.query_row(
-        "SELECT COUNT(*) FROM bank_accounts WHERE company_id = :company",
+        "SELECT COUNT(*) AS accounts FROM bank_accounts WHERE company_id = :company",
         named_params! {":company": company_id},
-        |r| r.get(0),
+        |r| r.get("accounts"),
     )?;
     let mut stmt = conn.prepare(
         "SELECT id, name, holder, iban, swift, currency, notes FROM bank_accounts
@@ -651,6 +654,298 @@ pub fn bank_accounts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{Error, Store, fixtures};
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        (dir, store)
+    }
+
+    fn new_user<'a>(company_id: i64, email: &'a str, role: Role) -> NewUser<'a> {
+        NewUser {
+            company_id,
+            business_unit_id: None,
+            name: "Blerta",
+            email,
+            operator_code: Some("ab123cd456"),
+            tcr_code: None,
+            role,
+            token_hash: email,
+            token_prefix: "arka_u_b",
+        }
+    }
+
+    #[test]
+    fn partners_and_apps_are_found_by_their_hashes_and_a_clash_is_a_duplicate() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let partner = insert_partner(tx, "Reseller", "hash-p")?;
+                assert_eq!(partner_by_token(tx, "hash-p")?, Some(partner));
+                assert_eq!(partner_by_token(tx, "hash-q")?, None);
+                insert_app(tx, "POS", "client-1", "secret-hash")?;
+                assert_eq!(app_secret_hash(tx, "client-1")?.as_deref(), Some("secret-hash"));
+                assert_eq!(app_secret_hash(tx, "client-2")?, None);
+                assert!(matches!(insert_app(tx, "POS 2", "client-1", "other"), Err(Error::Duplicate(_))));
+                assert!(matches!(insert_partner(tx, "Again", "hash-p"), Err(Error::Duplicate(_))));
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_company_reads_back_and_the_sandbox_does_not_count_as_registered() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                assert!(sandbox_company(tx)?.is_none());
+                let shop = fixtures::company(tx, "L91234567A");
+                let sandbox = insert_company(
+                    tx,
+                    &NewCompany {
+                        nuis: "M00000000S",
+                        name: "Sandbox",
+                        address: Some("Rruga 1"),
+                        city: Some("Tiranë"),
+                        administrator: None,
+                        phone: None,
+                        email: None,
+                        issuer_in_vat: false,
+                        last_noncash_einvoice_number: 0,
+                        is_sandbox: true,
+                        partner_id: None,
+                    },
+                )?;
+                let read = company(tx, shop)?.unwrap();
+                assert_eq!((read.id, read.nuis.as_str(), read.name.as_str()), (shop, "L91234567A", "Shop"));
+                assert!(read.issuer_in_vat && !read.is_sandbox);
+                let s = sandbox_company(tx)?.unwrap();
+                assert_eq!((s.id, s.city.as_deref(), s.issuer_in_vat), (sandbox, Some("Tiranë"), false));
+                assert!(nuis_registered(tx, "l91234567a")?, "any case");
+                assert!(!nuis_registered(tx, "M00000000S")?, "the sandbox's NUIS is free");
+                assert!(company(tx, sandbox + 1)?.is_none());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn units_are_the_companys_own_and_listed_in_the_order_they_were_made() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let first = fixtures::unit(tx, mine, "Qendra", Some("ab123cd456"));
+                let second = fixtures::unit(tx, mine, "Durrës", None);
+                let other = fixtures::unit(tx, theirs, "Vlorë", None);
+                let fields = UnitFields {
+                    name: "Qendra e re",
+                    business_unit_code: Some("zz999zz999"),
+                    administrator: Some("Ana"),
+                    address: Some("Rruga 2"),
+                    city: Some("Tiranë"),
+                };
+                assert!(update_unit(tx, mine, first, &fields)?);
+                assert!(!update_unit(tx, mine, other, &fields)?, "another company's unit");
+                let read = unit(tx, mine, first)?.unwrap();
+                assert_eq!(
+                    (read.name.as_str(), read.business_unit_code.as_deref(), read.administrator.as_deref()),
+                    ("Qendra e re", Some("zz999zz999"), Some("Ana"))
+                );
+                assert_eq!(
+                    (read.company_id, read.address.as_deref(), read.city.as_deref()),
+                    (mine, Some("Rruga 2"), Some("Tiranë"))
+                );
+                assert!(unit(tx, mine, other)?.is_none());
+                let ids: Vec<i64> = units_of(tx, mine)?.iter().map(|u| u.id).collect();
+                assert_eq!(ids, [first, second]);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_user_is_patched_field_by_field_and_an_email_is_taken_once_in_any_case() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let unit = fixtures::unit(tx, mine, "Qendra", None);
+                let owner = insert_user(tx, &new_user(mine, "owner@shop.al", Role::Owner))?;
+                let cashier = insert_user(tx, &new_user(mine, "cashier@shop.al", Role::Cashier))?;
+                assert!(email_in_use(tx, "owner@shop.al")?);
+                assert!(!email_in_use(tx, "nobody@shop.al")?);
+                assert!(matches!(
+                    insert_user(
+                        tx,
+                        &NewUser { token_hash: "other", ..new_user(theirs, "OWNER@shop.al", Role::Owner) }
+                    ),
+                    Err(Error::Duplicate(_))
+                ));
+                let patch = UserPatch {
+                    name: Some("Drita"),
+                    business_unit_id: Some(unit),
+                    tcr_code: Some(Some("tc111tc111")),
+                    ..UserPatch::default()
+                };
+                assert!(update_user(tx, mine, cashier, &patch)?);
+                assert!(!update_user(tx, theirs, cashier, &patch)?, "not the other company's");
+                let read = user(tx, mine, cashier)?.unwrap();
+                assert_eq!(
+                    (read.name.as_str(), read.business_unit_id, read.tcr_code.as_deref()),
+                    ("Drita", Some(unit), Some("tc111tc111"))
+                );
+                assert_eq!(
+                    (read.operator_code.as_deref(), read.role),
+                    (Some("ab123cd456"), Role::Cashier),
+                    "kept"
+                );
+                let away = UserPatch { tcr_code: Some(None), ..UserPatch::default() };
+                assert!(update_user(tx, mine, cashier, &away)?);
+                assert_eq!(user(tx, mine, cashier)?.unwrap().tcr_code, None);
+                assert!(user(tx, theirs, cashier)?.is_none());
+                let ids: Vec<i64> = users_of(tx, mine)?.iter().map(|u| u.id).collect();
+                assert_eq!(ids, [owner, cashier]);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_revoked_token_finds_no_caller_until_a_new_one_is_set() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let unit = fixtures::unit(tx, mine, "Qendra", Some("ab123cd456"));
+                let owner = fixtures::user(tx, mine, unit, "owner@shop.al");
+                let second = insert_user(tx, &new_user(mine, "second@shop.al", Role::Owner))?;
+                assert_eq!(owners(tx, mine)?, (2, 2));
+                let caller = caller_by_token(tx, "owner@shop.al")?.unwrap();
+                assert_eq!(
+                    (caller.user.id, caller.company.id, caller.company.nuis.as_str()),
+                    (owner, mine, "L1")
+                );
+                assert_eq!(caller.unit.map(|u| (u.id, u.name)), Some((unit, "Qendra".to_string())));
+                let unitless = caller_by_user(tx, second)?.unwrap();
+                assert_eq!((unitless.user.email.as_str(), unitless.unit.is_none()), ("second@shop.al", true));
+                assert!(revoke_token(tx, mine, second)?);
+                assert!(token_revoked(tx, mine, second)?);
+                assert!(caller_by_token(tx, "second@shop.al")?.is_none());
+                assert_eq!(owners(tx, mine)?, (2, 1), "two owners, one token that works");
+                assert!(set_token(tx, mine, second, "new-hash", "arka_u_n")?);
+                assert!(!token_revoked(tx, mine, second)?);
+                assert_eq!(caller_by_token(tx, "new-hash")?.map(|c| c.user.id), Some(second));
+                assert!(!revoke_token(tx, mine + 1, second)?, "not another company's");
+                assert!(!set_token(tx, mine + 1, second, "x", "y")?);
+                assert!(!token_revoked(tx, mine, second + 1)?, "an unknown user is not revoked");
+                assert!(caller_by_user(tx, second + 1)?.is_none());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_people_list_puts_owners_first_with_each_tokens_newest_use() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let cashier = insert_user(tx, &new_user(mine, "cashier@shop.al", Role::Cashier))?;
+                let manager = insert_user(tx, &new_user(mine, "manager@shop.al", Role::Manager))?;
+                let owner = insert_user(tx, &new_user(mine, "owner@shop.al", Role::Owner))?;
+                let uses = |at: &str, ip: &str| TokenUse { user_id: cashier, at: at.into(), ip: ip.into() };
+                record_token_uses(tx, &[uses("2026-11-20T10:00:00Z", "10.0.0.1")])?;
+                record_token_uses(tx, &[uses("2026-11-21T10:00:00Z", "10.0.0.2")])?;
+                record_token_uses(tx, &[uses("2026-11-19T10:00:00Z", "10.0.0.3")])?;
+                let ghost =
+                    TokenUse { user_id: owner + 100, at: "2026-11-21T10:00:00Z".into(), ip: "x".into() };
+                record_token_uses(tx, &[ghost])?;
+                revoke_token(tx, mine, manager)?;
+                let listed = list_users(tx, mine)?;
+                let order: Vec<i64> = listed.iter().map(|l| l.user.id).collect();
+                assert_eq!(order, [owner, manager, cashier]);
+                assert_eq!(
+                    listed[2].last_use,
+                    Some(uses("2026-11-21T10:00:00Z", "10.0.0.2")),
+                    "an older use changes nothing"
+                );
+                assert_eq!(listed[0].last_use, None);
+                assert_eq!(listed[0].token_prefix.as_deref(), Some("arka_u_b"));
+                assert!(listed[1].token_revoked_at.is_some() && listed[0].token_revoked_at.is_none());
+                assert!(!listed[0].created_at.is_empty());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_newest_certificate_signs_and_bank_accounts_page_newest_first() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                assert!(current_certificate(tx, mine)?.is_none());
+                let cert = |serial: &'static str| NewCertificate {
+                    company_id: mine,
+                    subject: "CN=Shop",
+                    serial,
+                    valid_from: "2026-01-01T00:00:00Z",
+                    valid_to: "2027-01-01T00:00:00Z",
+                    cert_der: b"der",
+                    key_sealed: b"sealed",
+                };
+                insert_certificate(tx, &cert("01"))?;
+                let newest = insert_certificate(tx, &cert("02"))?;
+                let current = current_certificate(tx, mine)?.unwrap();
+                assert_eq!(
+                    (current.id, current.serial.as_str(), current.subject.as_str()),
+                    (newest, "02", "CN=Shop")
+                );
+                assert_eq!(
+                    (current.cert_der.as_slice(), current.key_sealed.as_slice()),
+                    (&b"der"[..], &b"sealed"[..])
+                );
+                assert_eq!(
+                    (current.valid_from.as_str(), current.valid_to.as_str()),
+                    ("2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z")
+                );
+                let account = |name: &'static str| NewBankAccount {
+                    company_id: mine,
+                    name,
+                    holder: "Shop shpk",
+                    iban: "AL47212110090000000235698741",
+                    swift: Some("BKALALTR"),
+                    currency: "ALL",
+                    notes: None,
+                };
+                let ids: Vec<i64> = ["A", "B", "C"]
+                    .into_iter()
+                    .map(|n| insert_bank_account(tx, &account(n)))
+                    .collect::<Result<_>>()?;
+                let (page, total) = bank_accounts(tx, mine, 2, 0)?;
+                assert_eq!(total, 3);
+                assert_eq!(page.iter().map(|b| b.id).collect::<Vec<_>>(), [ids[2], ids[1]], "newest first");
+                let (rest, _) = bank_accounts(tx, mine, 2, 2)?;
+                assert_eq!(rest.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["A"]);
+                let read = bank_account(tx, mine, ids[0])?.unwrap();
+                assert_eq!(
+                    (read.holder.as_str(), read.swift.as_deref(), read.notes),
+                    ("Shop shpk", Some("BKALALTR"), None)
+                );
+                assert_eq!(
+                    (read.iban.as_str(), read.currency.as_str()),
+                    ("AL47212110090000000235698741", "ALL")
+                );
+                assert!(bank_account(tx, mine + 1, ids[0])?.is_none(), "not another company's");
+                assert_eq!(bank_accounts(tx, mine + 1, 10, 0)?.1, 0);
+                Ok(())
+            })
+            .unwrap();
+    }
 
     #[test]
     fn an_upgraded_database_makes_each_companys_first_user_its_owner_and_the_others_managers() {
@@ -667,14 +962,16 @@ mod tests {
         let roles: Vec<Role> = conn
             .prepare("SELECT role FROM users ORDER BY id")
             .unwrap()
-            .query_map([], |r| r.get(0))
+            .query_map([], |r| r.get("role"))
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(roles, [Role::Owner, Role::Manager, Role::Owner, Role::Manager, Role::Manager]);
         assert_eq!(owners(&conn, 1).unwrap(), (1, 1));
         let unset: i64 = conn
-            .query_row("SELECT COUNT(*) FROM users WHERE token_prefix IS NULL", [], |r| r.get(0))
+            .query_row("SELECT COUNT(*) AS unset FROM users WHERE token_prefix IS NULL", [], |r| {
+                r.get("unset")
+            })
             .unwrap();
         assert_eq!(unset, 5, "an old token's prefix is unknown");
         assert!(

@@ -13,13 +13,13 @@ use crate::domain::audit::{self, Broken, Chain, Entry, Stored};
 pub fn append(tx: &Connection, entry: &Entry) -> Result<i64> {
     let prev_hash: String = tx
         .prepare_cached("SELECT hash FROM audit ORDER BY id DESC LIMIT 1")?
-        .query_row([], |r| r.get(0))
+        .query_row([], |r| r.get("hash"))
         .optional()?
         .unwrap_or_else(|| audit::GENESIS.to_string());
     let id: i64 = tx.query_row(
-        "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0) + 1",
+        "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0) + 1 AS id",
         [],
-        |r| r.get(0),
+        |r| r.get("id"),
     )?;
     let mut stored = Stored {
         id,
@@ -103,7 +103,9 @@ pub fn list(conn: &Connection, company_id: i64, filter: &Filter) -> Result<(Vec<
         ":user": filter.user_id, ":action": filter.action,
     };
     let total: i64 =
-        conn.query_row(&format!("SELECT COUNT(*) FROM audit WHERE {condition}"), params, |r| r.get(0))?;
+        conn.query_row(&format!("SELECT COUNT(*) AS entries FROM audit WHERE {condition}"), params, |r| {
+            r.get("entries")
+        })?;
     let sql =
         format!("SELECT {COLUMNS} FROM audit WHERE {condition} ORDER BY id DESC LIMIT :limit OFFSET :offset");
     let mut stmt = conn.prepare(&sql)?;
@@ -125,7 +127,7 @@ pub fn verify(conn: &Connection) -> Result<std::result::Result<u64, Broken>> {
         }
     }
     let issued: Option<i64> = conn
-        .query_row("SELECT seq FROM sqlite_sequence WHERE name = 'audit'", [], |r| r.get(0))
+        .query_row("SELECT seq FROM sqlite_sequence WHERE name = 'audit'", [], |r| r.get("seq"))
         .optional()?;
     Ok(chain.end(issued).map(|()| chain.entries))
 }

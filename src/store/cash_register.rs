@@ -64,10 +64,10 @@ pub struct Queueing<'a> {
 /// The highest transaction number the TCR used this year.
 pub fn max_transaction_no(conn: &Connection, company_id: i64, tcr_code: &str, year: i32) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT COALESCE(MAX(transaction_no), 0) FROM cash_actions
+        "SELECT COALESCE(MAX(transaction_no), 0) AS transaction_no FROM cash_actions
          WHERE company_id = :company AND tcr_code = :tcr AND year = :year",
         named_params! {":company": company_id, ":tcr": tcr_code, ":year": year},
-        |r| r.get(0),
+        |r| r.get("transaction_no"),
     )?)
 }
 
@@ -143,29 +143,29 @@ const COLUMNS: &str = "id, company_id, tcr_code, user_id, cash_day_id, action_ty
 
 fn action_from(r: &Row) -> rusqlite::Result<Action> {
     Ok(Action {
-        id: r.get(0)?,
-        company_id: r.get(1)?,
-        tcr_code: r.get(2)?,
-        user_id: r.get(3)?,
-        cash_day_id: r.get(4)?,
-        action_type: r.get(5)?,
-        operation: r.get(6)?,
-        purpose: r.get(7)?,
-        automatic: r.get(8)?,
-        amount: r.get::<_, Money>(9)?.0,
-        currency: r.get(10)?,
-        transacted_at: r.get(11)?,
-        business_day: r.get(12)?,
-        year: r.get(13)?,
-        transaction_no: r.get(14)?,
-        cash_action_no: r.get(15)?,
-        description: r.get(16)?,
-        third_party: r.get(17)?,
-        client_id: r.get(18)?,
-        fiscal_status: r.get(19)?,
-        fiscal_uuid: r.get(20)?,
-        fiscal_fic: r.get(21)?,
-        created_at: r.get(22)?,
+        id: r.get("id")?,
+        company_id: r.get("company_id")?,
+        tcr_code: r.get("tcr_code")?,
+        user_id: r.get("user_id")?,
+        cash_day_id: r.get("cash_day_id")?,
+        action_type: r.get("action_type")?,
+        operation: r.get("operation")?,
+        purpose: r.get("purpose")?,
+        automatic: r.get("automatic")?,
+        amount: r.get::<_, Money>("amount")?.0,
+        currency: r.get("currency")?,
+        transacted_at: r.get("transacted_at")?,
+        business_day: r.get("business_day")?,
+        year: r.get("year")?,
+        transaction_no: r.get("transaction_no")?,
+        cash_action_no: r.get("cash_action_no")?,
+        description: r.get("description")?,
+        third_party: r.get("third_party")?,
+        client_id: r.get("client_id")?,
+        fiscal_status: r.get("fiscal_status")?,
+        fiscal_uuid: r.get("fiscal_uuid")?,
+        fiscal_fic: r.get("fiscal_fic")?,
+        created_at: r.get("created_at")?,
     })
 }
 
@@ -236,7 +236,7 @@ pub fn movements(
     )?;
     let rows = stmt
         .query_map(named_params! {":company": company_id, ":tcr": tcr_code, ":before": before}, |r| {
-            Ok((r.get(0)?, r.get::<_, Money>(1)?.0))
+            Ok((r.get("action_type")?, r.get::<_, Money>("amount")?.0))
         })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
@@ -255,13 +255,13 @@ pub fn cash_sales(
     before: Option<&str>,
 ) -> Result<Vec<(Decimal, bool)>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT gross_all, self_issue_type IS NOT NULL FROM invoices
+        "SELECT gross_all, self_issue_type IS NOT NULL AS self_issued FROM invoices
          WHERE company_id = :company AND tcr_code = :tcr AND {CASH_SALE}
            AND (:before IS NULL OR substr(issued_at, 1, 19) < substr(:before, 1, 19))"
     ))?;
     let rows = stmt
         .query_map(named_params! {":company": company_id, ":tcr": tcr_code, ":before": before}, |r| {
-            Ok((r.get::<_, Money>(0)?.0, r.get(1)?))
+            Ok((r.get::<_, Money>("gross_all")?.0, r.get("self_issued")?))
         })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
@@ -271,10 +271,11 @@ pub fn cash_sales(
 /// predecessor closed does not count that second's sales again.
 pub fn day_cash_sales(conn: &Connection, day_id: i64) -> Result<Vec<(Decimal, bool)>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT gross_all, self_issue_type IS NOT NULL FROM invoices WHERE cash_day_id = :day AND {CASH_SALE}"
+        "SELECT gross_all, self_issue_type IS NOT NULL AS self_issued FROM invoices WHERE cash_day_id = :day AND {CASH_SALE}"
     ))?;
-    let rows =
-        stmt.query_map(named_params! {":day": day_id}, |r| Ok((r.get::<_, Money>(0)?.0, r.get(1)?)))?;
+    let rows = stmt.query_map(named_params! {":day": day_id}, |r| {
+        Ok((r.get::<_, Money>("gross_all")?.0, r.get("self_issued")?))
+    })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
@@ -287,13 +288,13 @@ pub fn link_to_day(conn: &Connection, invoice_id: i64, day_id: i64) -> Result<()
 
 fn day_from(r: &Row) -> rusqlite::Result<Day> {
     Ok(Day {
-        id: r.get(0)?,
-        company_id: r.get(1)?,
-        tcr_code: r.get(2)?,
-        business_day: r.get(3)?,
-        opened_at: r.get(4)?,
-        opened_automatically: r.get(5)?,
-        closed_at: r.get(6)?,
+        id: r.get("id")?,
+        company_id: r.get("company_id")?,
+        tcr_code: r.get("tcr_code")?,
+        business_day: r.get("business_day")?,
+        opened_at: r.get("opened_at")?,
+        opened_automatically: r.get("opened_automatically")?,
+        closed_at: r.get("closed_at")?,
     })
 }
 

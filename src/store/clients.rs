@@ -1,6 +1,6 @@
 //! A company's clients: one row per client, whatever view made it.
 
-use rusqlite::types::Type;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
 use super::{Result, now_text};
@@ -20,39 +20,43 @@ const COLUMNS: &str = "id, client_type, company_name, company_category, first_na
     gender, id_type, id_value, address, city, country, phone, email, customer_number, nationality_code,
     nationality_id, verified, created_at, updated_at";
 
+/// A date stored as `YYYY-MM-DD`.
+struct Day(chrono::NaiveDate);
+
+impl FromSql for Day {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        chrono::NaiveDate::parse_from_str(value.as_str()?, "%Y-%m-%d")
+            .map(Day)
+            .map_err(|e| FromSqlError::Other(Box::new(e)))
+    }
+}
+
+/// One row of `clients` (`COLUMNS`), read by column name.
 fn client_from(r: &Row) -> rusqlite::Result<StoredClient> {
-    let birthday: Option<String> = r.get(6)?;
-    let birthday = match birthday {
-        Some(text) => Some(
-            chrono::NaiveDate::parse_from_str(&text, "%Y-%m-%d")
-                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(6, Type::Text, Box::new(e)))?,
-        ),
-        None => None,
-    };
     Ok(StoredClient {
-        id: r.get(0)?,
+        id: r.get("id")?,
         client: Client {
-            client_type: r.get(1)?,
-            company_name: r.get(2)?,
-            company_category: r.get(3)?,
-            first_name: r.get(4)?,
-            last_name: r.get(5)?,
-            birthday,
-            gender: r.get(7)?,
-            id_type: r.get(8)?,
-            id_value: r.get(9)?,
-            address: r.get(10)?,
-            city: r.get(11)?,
-            country: r.get(12)?,
-            phone: r.get(13)?,
-            email: r.get(14)?,
-            customer_number: r.get(15)?,
-            nationality_code: r.get(16)?,
-            nationality_id: r.get(17)?,
+            client_type: r.get("client_type")?,
+            company_name: r.get("company_name")?,
+            company_category: r.get("company_category")?,
+            first_name: r.get("first_name")?,
+            last_name: r.get("last_name")?,
+            birthday: r.get::<_, Option<Day>>("birthday")?.map(|d| d.0),
+            gender: r.get("gender")?,
+            id_type: r.get("id_type")?,
+            id_value: r.get("id_value")?,
+            address: r.get("address")?,
+            city: r.get("city")?,
+            country: r.get("country")?,
+            phone: r.get("phone")?,
+            email: r.get("email")?,
+            customer_number: r.get("customer_number")?,
+            nationality_code: r.get("nationality_code")?,
+            nationality_id: r.get("nationality_id")?,
         },
-        verified: r.get(18)?,
-        created_at: r.get(19)?,
-        updated_at: r.get(20)?,
+        verified: r.get("verified")?,
+        created_at: r.get("created_at")?,
+        updated_at: r.get("updated_at")?,
     })
 }
 
@@ -173,10 +177,10 @@ pub fn list(
 /// How many of the company's clients match `term`.
 pub fn count(conn: &Connection, company_id: i64, term: Option<&str>) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM clients
+        "SELECT COUNT(*) AS clients FROM clients
          WHERE company_id = :company AND (:pattern IS NULL OR search_text LIKE :pattern ESCAPE '\\')",
         named_params! {":company": company_id, ":pattern": contains_pattern(term)},
-        |r| r.get(0),
+        |r| r.get("clients"),
     )?)
 }
 
@@ -188,4 +192,181 @@ pub fn mark_verified(conn: &Connection, company_id: i64, nuis: &str) -> Result<u
          WHERE company_id = :company AND id_type = 'nuis' AND id_value = :nuis AND verified = 0",
         named_params! {":company": company_id, ":nuis": nuis.to_uppercase(), ":now": now_text()},
     )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::NaiveDate;
+
+    use super::*;
+    use crate::domain::client::{ClientType, CompanyCategory, Gender, IdType};
+    use crate::store::{Error, Store, fixtures};
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        (dir, store)
+    }
+
+    fn company(name: &str, nuis: &str) -> Client {
+        Client {
+            client_type: ClientType::Company,
+            company_name: Some(name.into()),
+            company_category: Some(CompanyCategory::Business),
+            first_name: None,
+            last_name: None,
+            birthday: None,
+            gender: None,
+            id_type: IdType::Nuis,
+            id_value: Some(nuis.into()),
+            address: Some("Rruga e Kavajës 10".into()),
+            city: Some("Tiranë".into()),
+            country: Some("ALB".into()),
+            phone: Some("+355 69 123 4567".into()),
+            email: Some("info@example.al".into()),
+            customer_number: Some("C-7".into()),
+            nationality_code: None,
+            nationality_id: None,
+        }
+    }
+
+    fn person(first: &str) -> Client {
+        Client {
+            client_type: ClientType::Person,
+            company_name: None,
+            company_category: None,
+            first_name: Some(first.into()),
+            last_name: Some("Hoxha".into()),
+            birthday: NaiveDate::from_ymd_opt(1990, 2, 28),
+            gender: Some(Gender::Female),
+            id_type: IdType::Passport,
+            id_value: None,
+            address: None,
+            city: None,
+            country: None,
+            phone: None,
+            email: None,
+            customer_number: None,
+            nationality_code: Some("AL".into()),
+            nationality_id: Some(3),
+        }
+    }
+
+    #[test]
+    fn a_client_reads_back_field_for_field_and_is_only_its_companys() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let firm = insert(tx, mine, &company("Alfa shpk", "K12345678A"))?;
+                let ana = insert(tx, mine, &person("Ana"))?;
+                let read = get(tx, mine, firm)?.unwrap();
+                assert_eq!(read.client, company("Alfa shpk", "K12345678A"));
+                assert!(!read.verified);
+                assert!(!read.created_at.is_empty() && read.created_at == read.updated_at);
+                assert_eq!(get(tx, mine, ana)?.unwrap().client, person("Ana"), "dates and enumerations too");
+                assert!(get(tx, theirs, firm)?.is_none(), "another company's client");
+                assert!(get(tx, mine, ana + 1)?.is_none());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn an_identifier_is_taken_once_per_company_in_any_case_and_clients_without_one_repeat() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                insert(tx, mine, &company("Alfa shpk", "K12345678A"))?;
+                assert!(matches!(insert(tx, mine, &company("Beta", "k12345678a")), Err(Error::Duplicate(_))));
+                insert(tx, theirs, &company("Alfa shpk", "K12345678A"))?;
+                insert(tx, mine, &person("Ana"))?;
+                insert(tx, mine, &person("Ana"))?;
+                assert_eq!(count(tx, mine, None)?, 3);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn an_update_rewrites_the_client_and_says_whether_it_found_one() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let id = insert(tx, mine, &company("Alfa shpk", "K12345678A"))?;
+                let changed = Client {
+                    company_name: Some("Alfa Group".into()),
+                    city: None,
+                    ..company("", "K12345678A")
+                };
+                assert!(update(tx, mine, id, &changed, true)?);
+                let read = get(tx, mine, id)?.unwrap();
+                assert_eq!((read.client, read.verified), (changed.clone(), true));
+                assert_eq!(list(tx, mine, Some("group"), 10, 0)?.len(), 1, "its search text follows");
+                assert!(!update(tx, theirs, id, &changed, false)?);
+                assert!(!update(tx, mine, id + 1, &changed, false)?);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_list_pages_newest_first_and_matches_a_term_anywhere_with_wildcards_taken_literally() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let a = insert(tx, mine, &company("Alfa 100% shpk", "K1"))?;
+                let b = insert(tx, mine, &company("Beta_ALFA", "K2"))?;
+                let c = insert(tx, mine, &person("Drita"))?;
+                let ids = |found: Vec<StoredClient>| found.into_iter().map(|s| s.id).collect::<Vec<_>>();
+                assert_eq!(ids(list(tx, mine, None, 2, 0)?), [c, b]);
+                assert_eq!(ids(list(tx, mine, None, 2, 2)?), [a]);
+                assert_eq!(ids(list(tx, mine, Some("alfa"), 10, 0)?), [b, a]);
+                assert_eq!(count(tx, mine, Some("alfa"))?, 2);
+                assert_eq!(ids(list(tx, mine, Some("0% s"), 10, 0)?), [a]);
+                assert_eq!(count(tx, mine, Some("1%k"))?, 0, "% is a character, not any text");
+                assert_eq!(ids(list(tx, mine, Some("a_a"), 10, 0)?), [b]);
+                assert_eq!(count(tx, mine, Some("a_f"))?, 0, "_ is a character, not any one");
+                assert_eq!(ids(list(tx, mine, Some("69123"), 10, 0)?), [b, a], "the phone without spaces");
+                assert!(list(tx, mine + 1, None, 10, 0)?.is_empty());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_nuis_confirmed_by_the_register_marks_the_companys_clients_once() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let id = insert(tx, mine, &company("Alfa", "K12345678A"))?;
+                let other = insert(tx, theirs, &company("Alfa", "K12345678A"))?;
+                assert_eq!(mark_verified(tx, mine, "k12345678a")?, 1);
+                assert_eq!(mark_verified(tx, mine, "K12345678A")?, 0, "already marked");
+                assert!(get(tx, mine, id)?.unwrap().verified);
+                assert!(!get(tx, theirs, other)?.unwrap().verified, "not another company's client");
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn text_that_is_no_enumeration_fails_the_read_instead_of_guessing() {
+        let (_dir, store) = store();
+        let read = store.write_blocking(|tx| -> Result<_> {
+            let mine = fixtures::company(tx, "L1");
+            let id = insert(tx, mine, &company("Alfa", "K1"))?;
+            tx.execute("UPDATE clients SET gender = 'other' WHERE id = ?1", [id])?;
+            get(tx, mine, id)
+        });
+        assert!(matches!(read, Err(Error::Sqlite(_))), "{read:?}");
+    }
 }

@@ -89,7 +89,8 @@ pub fn all_with_issuer(conn: &Connection) -> Result<Vec<(String, String, String)
         "SELECT d.tcr_code, c.nuis, d.business_unit_code FROM fiscal_devices d
          JOIN companies c ON c.id = d.company_id ORDER BY d.id",
     )?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let rows =
+        stmt.query_map([], |r| Ok((r.get("tcr_code")?, r.get("nuis")?, r.get("business_unit_code")?)))?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 

@@ -298,3 +298,208 @@ pub fn delete(conn: &Connection, id: i64) -> Result<()> {
     conn.execute("DELETE FROM fiscal_queue WHERE id = :id", named_params! {":id": id})?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Error, Store, fixtures};
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        (dir, store)
+    }
+
+    /// An invoice's entry for the company; `late` makes it a late delivery of that type.
+    fn entry<'a>(company_id: i64, uuid: &'a str, late: Option<&'a str>) -> NewQueued<'a> {
+        NewQueued {
+            company_id,
+            operation: "RegisterInvoiceRequest",
+            document: Document::Invoice,
+            document_id: Some(7),
+            document_number: Some("7/2026/tc111tc111"),
+            tcr_code: Some("tc111tc111"),
+            header_uuid: uuid,
+            issued_at: "2026-11-23T10:00:00Z",
+            unsigned_request: "<RegisterInvoiceRequest/>",
+            subseq_deliv_type: late,
+            next_attempt_at: "2026-11-23T10:00:00Z",
+            last_error: None,
+        }
+    }
+
+    fn status(conn: &Connection, id: i64) -> Status {
+        get(conn, id).unwrap().unwrap().status
+    }
+
+    #[test]
+    fn a_first_call_owns_its_entry_and_a_late_delivery_waits_for_the_worker() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let company = fixtures::company(tx, "L1");
+                let first = enqueue(tx, &entry(company, "u1", None))?;
+                let late = enqueue(tx, &entry(company, "u2", Some("NOINTERNET")))?;
+                let read = get(tx, first)?.unwrap();
+                assert_eq!((read.status, read.attempts, read.subseq_deliv_type), (Status::Sending, 0, None));
+                assert_eq!(
+                    (read.document, read.document_id, read.company_id),
+                    (Document::Invoice, Some(7), company)
+                );
+                assert_eq!(
+                    (read.operation.as_str(), read.header_uuid.as_str()),
+                    ("RegisterInvoiceRequest", "u1")
+                );
+                assert_eq!(read.document_number.as_deref(), Some("7/2026/tc111tc111"));
+                assert_eq!(read.unsigned_request, "<RegisterInvoiceRequest/>");
+                assert_eq!(status(tx, late), Status::Waiting);
+                assert!(get(tx, late + 1)?.is_none());
+                assert!(
+                    matches!(enqueue(tx, &entry(company, "u1", None)), Err(Error::Duplicate(_))),
+                    "one UUID, one entry"
+                );
+                let ids: Vec<i64> = on_the_way(tx, 10)?.iter().map(|q| q.id).collect();
+                assert_eq!(ids, [first, late], "oldest first, first calls too");
+                assert_eq!(on_the_way(tx, 1)?.len(), 1);
+                let open: Vec<i64> = open_items(tx, Some(company))?.iter().map(|q| q.id).collect();
+                assert_eq!(open, [late], "a first call is not the owner's business yet");
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_failure_keeps_the_first_late_delivery_type_and_counts_the_attempt() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let company = fixtures::company(tx, "L1");
+                let id = enqueue(tx, &entry(company, "u1", None))?;
+                record_failure(tx, id, "NOINTERNET", "2026-11-23T10:01:00Z", "timeout")?;
+                record_failure(tx, id, "BOUNDBOOK", "2026-11-23T10:05:00Z", "timeout again")?;
+                let read = get(tx, id)?.unwrap();
+                assert_eq!((read.status, read.attempts), (Status::Waiting, 2));
+                assert_eq!(read.subseq_deliv_type.as_deref(), Some("NOINTERNET"), "its first type stays");
+                assert_eq!(read.next_attempt_at, "2026-11-23T10:05:00Z");
+                assert_eq!(read.last_error.as_deref(), Some("timeout again"));
+                assert_eq!(make_due(tx, "2026-11-23T10:02:00Z")?, 1);
+                assert_eq!(get(tx, id)?.unwrap().next_attempt_at, "2026-11-23T10:02:00Z");
+                assert!(mark_delivered(tx, id, "FIC-1")?);
+                let read = get(tx, id)?.unwrap();
+                assert_eq!(
+                    (read.status, read.attempts, read.result_code.as_deref()),
+                    (Status::Delivered, 3, Some("FIC-1"))
+                );
+                assert_eq!(read.last_error, None);
+                assert!(!mark_delivered(tx, id, "FIC-2")?, "no longer on its way");
+                record_failure(tx, id, "NOINTERNET", "2026-11-23T11:00:00Z", "late")?;
+                assert_eq!(status(tx, id), Status::Delivered, "a delivered entry stays delivered");
+                assert!(on_the_way(tx, 10)?.is_empty() && open_items(tx, None)?.is_empty());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_refused_entry_waits_for_its_owner_who_sends_it_again() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let id = enqueue(tx, &entry(mine, "u1", Some("NOINTERNET")))?;
+                mark_rejected(tx, id, Some("58"), "bad NUIS")?;
+                let read = get(tx, id)?.unwrap();
+                assert_eq!(
+                    (read.status, read.fault_code.as_deref(), read.last_error.as_deref()),
+                    (Status::Rejected, Some("58"), Some("bad NUIS"))
+                );
+                assert!(read.status.is_refused());
+                assert_eq!(open_items(tx, Some(mine))?.len(), 1);
+                assert!(open_items(tx, Some(theirs))?.is_empty());
+                assert!(on_the_way(tx, 10)?.is_empty(), "the worker leaves it alone");
+                let d = described(tx, id)?.unwrap();
+                assert_eq!(
+                    (d.company_id, d.document_number.as_deref(), d.fault_code.as_deref()),
+                    (mine, Some("7/2026/tc111tc111"), Some("58"))
+                );
+                assert!(described(tx, id + 1)?.is_none());
+                assert!(!resend(tx, id, Some(theirs), "2026-11-24T08:00:00Z")?, "not another company's");
+                assert!(resend(tx, id, Some(mine), "2026-11-24T08:00:00Z")?);
+                let read = get(tx, id)?.unwrap();
+                assert_eq!(
+                    (read.status, read.fault_code, read.next_attempt_at.as_str()),
+                    (Status::Waiting, None, "2026-11-24T08:00:00Z")
+                );
+                assert_eq!(read.last_error.as_deref(), Some("sent again by the owner after: bad NUIS"));
+                assert_eq!(read.subseq_deliv_type.as_deref(), Some("NOINTERNET"));
+                assert!(!resend(tx, id, None, "2026-11-24T08:00:00Z")?, "only a refused entry");
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_held_number_is_reissued_once_and_a_refused_first_call_goes_again_as_a_technical_error() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let company = fixtures::company(tx, "L1");
+                let held = enqueue(tx, &entry(company, "u1", None))?;
+                mark_held(tx, held, Some("11"), "refused")?;
+                let read = get(tx, held)?.unwrap();
+                assert_eq!((read.status, read.document_id, read.attempts), (Status::Held, None, 1));
+                assert!(read.status.is_refused());
+                mark_reissued(tx, held)?;
+                assert_eq!(status(tx, held), Status::Reissued);
+                mark_held(tx, held, None, "again")?;
+                assert_eq!(status(tx, held), Status::Reissued, "only a first call is held");
+                let refused = enqueue(tx, &entry(company, "u2", None))?;
+                mark_rejected(tx, refused, None, "no")?;
+                assert!(resend(tx, refused, None, "2026-11-24T08:00:00Z")?);
+                assert_eq!(get(tx, refused)?.unwrap().subseq_deliv_type.as_deref(), Some("TECHNICALERROR"));
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_first_call_cut_short_by_a_stop_goes_to_the_worker_at_once_and_a_dropped_entry_is_gone() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let company = fixtures::company(tx, "L1");
+                let cut = enqueue(tx, &entry(company, "u1", None))?;
+                let late = enqueue(tx, &entry(company, "u2", Some("NOINTERNET")))?;
+                assert_eq!(release_interrupted(tx, "2026-11-24T08:00:00Z")?, 1);
+                let read = get(tx, cut)?.unwrap();
+                assert_eq!(
+                    (read.status, read.subseq_deliv_type.as_deref()),
+                    (Status::Waiting, Some("TECHNICALERROR"))
+                );
+                assert_eq!(read.next_attempt_at, "2026-11-24T08:00:00Z");
+                assert_eq!(get(tx, late)?.unwrap().subseq_deliv_type.as_deref(), Some("NOINTERNET"));
+                assert_eq!(release_interrupted(tx, "2026-11-24T09:00:00Z")?, 0);
+                delete(tx, cut)?;
+                assert!(get(tx, cut)?.is_none());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn kinds_and_statuses_are_stored_as_their_words_and_other_words_fail_the_read() {
+        for d in [Document::Invoice, Document::CashAction, Document::Einvoice, Document::Wtn] {
+            assert_eq!(Document::parse(d.as_str()), Some(d));
+        }
+        assert_eq!(Document::parse("order"), None);
+        let (_dir, store) = store();
+        let read = store.write_blocking(|tx| -> Result<_> {
+            let company = fixtures::company(tx, "L1");
+            let id = enqueue(tx, &entry(company, "u1", None))?;
+            tx.execute("UPDATE fiscal_queue SET status = 'lost' WHERE id = ?1", [id])?;
+            get(tx, id)
+        });
+        assert!(matches!(read, Err(Error::Sqlite(_))), "{read:?}");
+    }
+}

@@ -24,9 +24,9 @@ pub struct QueueSummary {
 
 pub fn queue_summary(conn: &Connection) -> Result<QueueSummary> {
     Ok(conn.query_row(
-        "SELECT COUNT(*), MIN(issued_at) FROM fiscal_queue WHERE status = 'waiting'",
+        "SELECT COUNT(*) AS depth, MIN(issued_at) AS oldest_issued_at FROM fiscal_queue WHERE status = 'waiting'",
         [],
-        |r| Ok(QueueSummary { depth: r.get(0)?, oldest_issued_at: r.get(1)? }),
+        |r| Ok(QueueSummary { depth: r.get("depth")?, oldest_issued_at: r.get("oldest_issued_at")? }),
     )?)
 }
 
@@ -39,7 +39,7 @@ pub fn soonest_certificate_end(conn: &Connection) -> Result<Option<String>> {
              WHERE c.id = (SELECT MAX(id) FROM certificates WHERE company_id = c.company_id)
              ORDER BY c.valid_to LIMIT 1",
             [],
-            |r| r.get(0),
+            |r| r.get("valid_to"),
         )
         .optional()?)
 }
@@ -79,7 +79,9 @@ mod tests {
         store.write_blocking(|tx| probe(tx)).unwrap();
         store.write_blocking(|tx| probe(tx)).unwrap();
         let rows: i64 = store
-            .read_blocking(|c| Ok(c.query_row("SELECT COUNT(*) FROM health_probe", [], |r| r.get(0))?))
+            .read_blocking(|c| {
+                Ok(c.query_row("SELECT COUNT(*) AS rows FROM health_probe", [], |r| r.get("rows"))?)
+            })
             .unwrap();
         assert_eq!(rows, 1);
     }

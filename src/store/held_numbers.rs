@@ -64,11 +64,11 @@ pub fn held_for(
 pub fn max_held(conn: &Connection, company_id: i64, sequence: &str, year: i32) -> Result<i64> {
     Ok(conn
         .prepare_cached(
-            "SELECT COALESCE(MAX(ord_num), 0) FROM held_numbers
+            "SELECT COALESCE(MAX(ord_num), 0) AS ord_num FROM held_numbers
              WHERE company_id = :company AND sequence = :sequence AND year = :year",
         )?
         .query_row(named_params! {":company": company_id, ":sequence": sequence, ":year": year}, |r| {
-            r.get(0)
+            r.get("ord_num")
         })?)
 }
 

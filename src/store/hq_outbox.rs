@@ -25,7 +25,7 @@ pub struct Backlog {
 
 /// The HQ this shop feeds, once `serve --hq-url` started (none for a lone shop).
 pub fn linked_url(conn: &Connection) -> Result<Option<String>> {
-    Ok(conn.query_row("SELECT url FROM hq_link WHERE id = 1", [], |r| r.get(0)).optional()?)
+    Ok(conn.query_row("SELECT url FROM hq_link WHERE id = 1", [], |r| r.get("url")).optional()?)
 }
 
 /// Links the shop to the HQ at `url`. The first time (or for another HQ) every row a shop ships
@@ -68,17 +68,17 @@ pub fn oldest(conn: &Connection, limit: i64) -> Result<Vec<Noted>> {
 pub fn row_query(conn: &Connection, table: &str, key: &[&str]) -> Result<String> {
     let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(:table) ORDER BY cid")?;
     let columns = stmt
-        .query_map(named_params! {":table": table}, |r| r.get::<_, String>(0))?
+        .query_map(named_params! {":table": table}, |r| r.get::<_, String>("name"))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let pairs = columns.iter().map(|c| format!("'{c}', \"{c}\"")).collect::<Vec<_>>().join(", ");
     let by_key = key.iter().map(|c| format!("\"{c}\" = json_extract(?1, '$.{c}')")).collect::<Vec<_>>();
-    Ok(format!("SELECT json_object({pairs}) FROM \"{table}\" WHERE {}", by_key.join(" AND ")))
+    Ok(format!("SELECT json_object({pairs}) AS shipped FROM \"{table}\" WHERE {}", by_key.join(" AND ")))
 }
 
 /// The row `key` names, read with `row_query`'s query; none when it is gone.
 pub fn row(conn: &Connection, query: &str, key: &str) -> Result<Option<String>> {
     let mut stmt = conn.prepare_cached(query)?;
-    Ok(stmt.query_row([key], |r| r.get(0)).optional()?)
+    Ok(stmt.query_row([key], |r| r.get("shipped")).optional()?)
 }
 
 /// Forgets the notes the HQ holds (at or below `acked`).
@@ -90,10 +90,10 @@ pub fn forget_upto(tx: &Transaction, acked: i64) -> Result<usize> {
 /// a rolled-back transaction gives its sequence back, so the notes between are all there).
 pub fn backlog(conn: &Connection) -> Result<Backlog> {
     Ok(conn.query_row(
-        "SELECT COALESCE(MAX(seq) - MIN(seq) + 1, 0),
-             (SELECT noted_at FROM hq_outbox ORDER BY seq LIMIT 1) FROM hq_outbox",
+        "SELECT COALESCE(MAX(seq) - MIN(seq) + 1, 0) AS notes,
+             (SELECT noted_at FROM hq_outbox ORDER BY seq LIMIT 1) AS oldest FROM hq_outbox",
         [],
-        |r| Ok(Backlog { notes: r.get(0)?, oldest_noted_at: r.get(1)? }),
+        |r| Ok(Backlog { notes: r.get("notes")?, oldest_noted_at: r.get("oldest")? }),
     )?)
 }
 
@@ -117,7 +117,7 @@ pub fn restored(tx: &Transaction, url: &str, now: &str, acked: i64) -> Result<()
 /// The last version of the HQ's products this shop took.
 pub fn catalog_version(conn: &Connection) -> Result<i64> {
     Ok(conn
-        .query_row("SELECT catalog_version FROM hq_link WHERE id = 1", [], |r| r.get(0))
+        .query_row("SELECT catalog_version FROM hq_link WHERE id = 1", [], |r| r.get("catalog_version"))
         .optional()?
         .unwrap_or(0))
 }
@@ -125,7 +125,7 @@ pub fn catalog_version(conn: &Connection) -> Result<i64> {
 /// The companies (id, NUIS) whose products the shop pulls.
 pub fn companies(conn: &Connection) -> Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare("SELECT id, nuis FROM companies ORDER BY id")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map([], |r| Ok((r.get("id")?, r.get("nuis")?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -149,7 +149,7 @@ pub fn take_central(
             ":price": p.price, ":vat_rate": p.vat_rate, ":currency": p.currency, ":service": p.service,
             ":unit_code": p.unit_code, ":now": now,
         },
-        |r| r.get(0),
+        |r| r.get("id"),
     )?;
     tx.execute(
         "INSERT INTO central_products (product_id, version) VALUES (:id, :version)

@@ -160,13 +160,13 @@ pub fn max_ord_num(
 ) -> Result<i64> {
     Ok(conn
         .prepare_cached(
-            "SELECT COALESCE(MAX(ord_num), 0) FROM invoices
+            "SELECT COALESCE(MAX(ord_num), 0) AS ord_num FROM invoices
              WHERE company_id = :company AND year = :year AND kind = :kind
                AND COALESCE(tcr_code, '') = COALESCE(:tcr, '')",
         )?
         .query_row(
             named_params! {":company": company_id, ":year": year, ":kind": kind, ":tcr": tcr_code},
-            |r| r.get(0),
+            |r| r.get("ord_num"),
         )?)
 }
 
@@ -176,7 +176,7 @@ pub fn noncash_carried_over(conn: &Connection, company_id: i64) -> Result<Option
         .query_row(
             "SELECT last_noncash_einvoice_number, created_at FROM companies WHERE id = :company",
             named_params! {":company": company_id},
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get("last_noncash_einvoice_number")?, r.get("created_at")?)),
         )
         .optional()?)
 }
@@ -191,7 +191,9 @@ pub fn id_by_internal_id(
         .prepare_cached(
             "SELECT id FROM invoices WHERE company_id = :company AND year = :year AND internal_id = :internal",
         )?
-        .query_row(named_params! {":company": company_id, ":year": year, ":internal": internal_id}, |r| r.get(0))
+        .query_row(named_params! {":company": company_id, ":year": year, ":internal": internal_id}, |r| {
+            r.get("id")
+        })
         .optional()?)
 }
 
@@ -201,7 +203,7 @@ pub fn issued_at_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result
         .query_row(
             "SELECT issued_at FROM invoices WHERE company_id = :company AND iic = :iic",
             named_params! {":company": company_id, ":iic": iic.to_uppercase()},
-            |r| r.get(0),
+            |r| r.get("issued_at"),
         )
         .optional()?)
 }
@@ -212,7 +214,7 @@ pub fn id_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result<Option
         .query_row(
             "SELECT id FROM invoices WHERE company_id = :company AND iic = :iic",
             named_params! {":company": company_id, ":iic": iic.to_uppercase()},
-            |r| r.get(0),
+            |r| r.get("id"),
         )
         .optional()?)
 }
@@ -221,9 +223,9 @@ pub fn id_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result<Option
 /// transaction that none came in since it looked.
 pub fn corrective_count(conn: &Connection, original_id: i64) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM invoices WHERE original_invoice_id = :original",
+        "SELECT COUNT(*) AS correctives FROM invoices WHERE original_invoice_id = :original",
         named_params! {":original": original_id},
-        |r| r.get(0),
+        |r| r.get("correctives"),
     )?)
 }
 
@@ -235,7 +237,7 @@ pub fn reversed_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(i64, 
          WHERE c.original_invoice_id = :original AND l.original_position IS NOT NULL",
     )?;
     let rows = stmt.query_map(named_params! {":original": original_id}, |r| {
-        let position: i64 = r.get(0)?;
+        let position: i64 = r.get("original_position")?;
         Ok((
             position,
             Reversed {
@@ -304,8 +306,9 @@ pub fn refunded_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(Payme
         "SELECT p.type, p.amount FROM invoices c JOIN invoice_payments p ON p.invoice_id = c.id
          WHERE c.original_invoice_id = :original",
     )?;
-    let rows =
-        stmt.query_map(named_params! {":original": original_id}, |r| Ok((r.get(0)?, -money(r, "amount")?)))?;
+    let rows = stmt.query_map(named_params! {":original": original_id}, |r| {
+        Ok((r.get("type")?, -money(r, "amount")?))
+    })?;
     let mut sums: Vec<(PaymentType, Decimal)> = Vec::new();
     for row in rows {
         let (kind, amount): (PaymentType, Decimal) = row?;
@@ -356,7 +359,7 @@ pub fn original_of(conn: &Connection, id: i64) -> Result<Option<i64>> {
         .query_row(
             "SELECT original_invoice_id FROM invoices WHERE id = :id",
             named_params! {":id": id},
-            |r| r.get(0),
+            |r| r.get("original_invoice_id"),
         )
         .optional()?
         .flatten())
@@ -423,13 +426,14 @@ fn search_text(invoice: &Invoice) -> String {
 /// Adds to the search index up to `batch` of the invoices it does not cover yet (V19), oldest
 /// first, and moves its mark past them; returns how many.
 pub fn index_pending(tx: &Connection, batch: i64) -> Result<usize> {
-    let mark: i64 =
-        tx.prepare_cached("SELECT indexed_to FROM invoices_search_mark")?.query_row([], |r| r.get(0))?;
+    let mark: i64 = tx
+        .prepare_cached("SELECT indexed_to FROM invoices_search_mark")?
+        .query_row([], |r| r.get("indexed_to"))?;
     let upto: Option<i64> = tx
         .prepare_cached(
-            "SELECT MAX(id) FROM (SELECT id FROM invoices WHERE id > :mark ORDER BY id LIMIT :batch)",
+            "SELECT MAX(id) AS upto FROM (SELECT id FROM invoices WHERE id > :mark ORDER BY id LIMIT :batch)",
         )?
-        .query_row(named_params! {":mark": mark, ":batch": batch}, |r| r.get(0))?;
+        .query_row(named_params! {":mark": mark, ":batch": batch}, |r| r.get("upto"))?;
     let Some(upto) = upto else { return Ok(0) };
     let indexed = tx
         .prepare_cached(
@@ -446,9 +450,10 @@ pub fn index_pending(tx: &Connection, batch: i64) -> Result<usize> {
 pub fn search_pending(conn: &Connection) -> Result<bool> {
     Ok(conn
         .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM invoices WHERE id > (SELECT indexed_to FROM invoices_search_mark))",
+            "SELECT EXISTS (SELECT 1 FROM invoices WHERE id > (SELECT indexed_to FROM invoices_search_mark))
+                 AS pending",
         )?
-        .query_row([], |r| r.get(0))?)
+        .query_row([], |r| r.get("pending"))?)
 }
 
 /// Writes the invoice with its lines and payments; returns its id. The statement is prepared
@@ -545,7 +550,7 @@ pub fn delete(conn: &Connection, id: i64) -> Result<()> {
 pub fn document_kind(conn: &Connection, id: i64) -> Result<Option<DocumentKind>> {
     Ok(conn
         .query_row("SELECT document_kind FROM invoices WHERE id = :id", named_params! {":id": id}, |r| {
-            r.get(0)
+            r.get("document_kind")
         })
         .optional()?)
 }
@@ -704,11 +709,11 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
     )?;
     invoice.payments = stmt
         .query_map(named_params! {":id": invoice.id}, |r| {
-            let vouchers: String = r.get(3)?;
+            let vouchers: String = r.get("vouchers")?;
             Ok(Payment {
-                kind: r.get(0)?,
+                kind: r.get("type")?,
                 amount: money(r, "amount")?,
-                company_card: r.get(2)?,
+                company_card: r.get("company_card")?,
                 vouchers: serde_json::from_str(&vouchers).unwrap_or_default(),
             })
         })?
@@ -1273,9 +1278,10 @@ pub(crate) mod tests {
         let left = store
             .read_blocking(|c| {
                 Ok(c.query_row(
-                    "SELECT (SELECT COUNT(*) FROM invoice_lines), (SELECT COUNT(*) FROM invoice_payments)",
+                    "SELECT (SELECT COUNT(*) FROM invoice_lines) AS lines,
+                         (SELECT COUNT(*) FROM invoice_payments) AS payments",
                     [],
-                    |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+                    |r| Ok((r.get::<_, i64>("lines")?, r.get::<_, i64>("payments")?)),
                 )?)
             })
             .unwrap();

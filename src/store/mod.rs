@@ -385,14 +385,19 @@ pub fn create_at_version(path: &Path, version: i32) -> Result<()> {
 /// migrated (no history table).
 pub fn schema_version(conn: &Connection) -> Result<i64> {
     let has_history: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'refinery_schema_history')",
+        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'refinery_schema_history')
+             AS has_history",
         [],
-        |r| r.get(0),
+        |r| r.get("has_history"),
     )?;
     if !has_history {
         return Ok(0);
     }
-    Ok(conn.query_row("SELECT COALESCE(MAX(version), 0) FROM refinery_schema_history", [], |r| r.get(0))?)
+    Ok(conn.query_row(
+        "SELECT COALESCE(MAX(version), 0) AS version FROM refinery_schema_history",
+        [],
+        |r| r.get("version"),
+    )?)
 }
 
 /// The schema version of the existing database at `path`, read without changing it; None when
@@ -425,7 +430,11 @@ mod tests {
     }
 
     fn count(store: &Store) -> i64 {
-        store.read_blocking(|c| Ok(c.query_row("SELECT COUNT(*) FROM notes", [], |r| r.get(0))?)).unwrap()
+        store
+            .read_blocking(
+                |c| Ok(c.query_row("SELECT COUNT(*) AS notes FROM notes", [], |r| r.get("notes"))?),
+            )
+            .unwrap()
     }
 
     fn insert(tx: &Transaction, text: &str) -> Result<()> {
@@ -454,7 +463,9 @@ mod tests {
             "a durable write returns once a sync covers it"
         );
         let writer: i64 = store
-            .write_blocking::<_, Error>(|tx| Ok(tx.query_row("PRAGMA synchronous", [], |r| r.get(0))?))
+            .write_blocking::<_, Error>(|tx| {
+                Ok(tx.query_row("PRAGMA synchronous", [], |r| r.get("synchronous"))?)
+            })
             .unwrap();
         assert_eq!(writer, 1, "the writer commits without syncing (NORMAL); `LogSync` syncs");
     }
@@ -468,10 +479,13 @@ mod tests {
         for i in 0..5 {
             let reprepared = store
                 .write_blocking(|tx| -> Result<_> {
-                    let mut max =
-                        tx.prepare_cached("SELECT COALESCE(MAX(rowid), 0) FROM notes WHERE text = :text")?;
-                    let _: i64 =
-                        max.query_row(rusqlite::named_params! {":text": format!("note {i}")}, |r| r.get(0))?;
+                    let mut max = tx.prepare_cached(
+                        "SELECT COALESCE(MAX(rowid), 0) AS last FROM notes WHERE text = :text",
+                    )?;
+                    let _: i64 = max
+                        .query_row(rusqlite::named_params! {":text": format!("note {i}")}, |r| {
+                            r.get("last")
+                        })?;
                     insert(tx, &format!("note {i}"))?;
                     Ok(max.get_status(rusqlite::StatementStatus::RePrepare))
                 })

@@ -29,7 +29,9 @@ pub fn floor(conn: &Connection, company_id: i64, sequence: &str, year: i32) -> R
             "SELECT ord_num FROM numbering_floors
              WHERE company_id = :company AND sequence = :sequence AND year = :year",
         )?
-        .query_row(named_params! {":company": company_id, ":sequence": sequence, ":year": year}, |r| r.get(0))
+        .query_row(named_params! {":company": company_id, ":sequence": sequence, ":year": year}, |r| {
+            r.get("ord_num")
+        })
         .optional()?
         .unwrap_or(0))
 }
@@ -66,18 +68,18 @@ pub fn record_in_file(path: &Path, floors: &[Floor]) -> Result<()> {
 
 fn has_table(conn: &Connection, name: &str) -> Result<bool> {
     Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = :name)",
+        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = :name) AS found",
         named_params! {":name": name},
-        |r| r.get(0),
+        |r| r.get("found"),
     )?)
 }
 
 /// Whether the company `company_id` is in the database.
 pub fn has_company(conn: &Connection, company_id: i64) -> Result<bool> {
     Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM companies WHERE id = :company)",
+        "SELECT EXISTS (SELECT 1 FROM companies WHERE id = :company) AS found",
         named_params! {":company": company_id},
-        |r| r.get(0),
+        |r| r.get("found"),
     )?)
 }
 
@@ -163,22 +165,22 @@ pub fn documents_after(
         Ok(conn.query_row(
             sql,
             named_params! {":company": company_id, ":year": year, ":after": after, ":filter": filter},
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get("documents")?, r.get("fiscalized")?)),
         )?)
     };
     match sequence {
         SequenceName::Till(tcr) => count(
-            "SELECT COUNT(*), COUNT(fic) FROM invoices WHERE company_id = :company AND year = :year
+            "SELECT COUNT(*) AS documents, COUNT(fic) AS fiscalized FROM invoices WHERE company_id = :company AND year = :year
                  AND kind = 'CASH' AND tcr_code = :filter AND ord_num > :after",
             tcr,
         ),
         SequenceName::NonCash => count(
-            "SELECT COUNT(*), COUNT(fic) FROM invoices WHERE company_id = :company AND year = :year
+            "SELECT COUNT(*) AS documents, COUNT(fic) AS fiscalized FROM invoices WHERE company_id = :company AND year = :year
                  AND kind = 'NONCASH' AND :filter IS NULL AND ord_num > :after",
             &rusqlite::types::Null,
         ),
         SequenceName::WtnUnit { id, .. } => count(
-            "SELECT COUNT(*), COUNT(fwtnic) FROM wtns WHERE company_id = :company AND year = :year
+            "SELECT COUNT(*) AS documents, COUNT(fwtnic) AS fiscalized FROM wtns WHERE company_id = :company AND year = :year
                  AND business_unit_id = :filter AND ord_num > :after",
             id,
         ),

@@ -117,15 +117,16 @@ pub fn forget_idle_sessions(conn: &Connection, seen_before: &str) -> Result<usiz
 /// production server prints a setup code at each start.
 pub fn claimed(conn: &Connection) -> Result<bool> {
     Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM companies c JOIN users u ON u.company_id = c.id WHERE c.is_sandbox = 0)",
+        "SELECT EXISTS (SELECT 1 FROM companies c JOIN users u ON u.company_id = c.id WHERE c.is_sandbox = 0)
+             AS claimed",
         [],
-        |r| r.get(0),
+        |r| r.get("claimed"),
     )?)
 }
 
 /// How many companies the box holds (a backup copies all of them).
 pub fn company_count(conn: &Connection) -> Result<i64> {
-    Ok(conn.query_row("SELECT COUNT(*) FROM companies", [], |r| r.get(0))?)
+    Ok(conn.query_row("SELECT COUNT(*) AS companies FROM companies", [], |r| r.get("companies"))?)
 }
 
 /// Keeps a new setup code (its hash) in place of any unused one.
@@ -142,9 +143,9 @@ pub fn replace_setup_code(conn: &Connection, code_hash: &str, expires_at: &str) 
 pub fn setup_code_valid(conn: &Connection, code_hash: &str, now: &str) -> Result<bool> {
     Ok(conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM setup_codes
-             WHERE code_hash = :hash AND used_at IS NULL AND expires_at > :now)",
+             WHERE code_hash = :hash AND used_at IS NULL AND expires_at > :now) AS valid",
         named_params! {":hash": code_hash, ":now": now},
-        |r| r.get(0),
+        |r| r.get("valid"),
     )?)
 }
 

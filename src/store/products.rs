@@ -1,12 +1,10 @@
 //! A company's product catalog and its categories. Amounts are stored as Decimal text, so
 //! they come back exactly as they were saved.
 
-use std::str::FromStr;
-
-use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
+use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::product::{Category, Product};
 
@@ -32,10 +30,10 @@ const CATEGORY_COLUMNS: &str = "id, name, color, created_at, updated_at";
 
 fn category_from(r: &Row) -> rusqlite::Result<StoredCategory> {
     Ok(StoredCategory {
-        id: r.get(0)?,
-        category: Category { name: r.get(1)?, color: r.get(2)? },
-        created_at: r.get(3)?,
-        updated_at: r.get(4)?,
+        id: r.get("id")?,
+        category: Category { name: r.get("name")?, color: r.get("color")? },
+        created_at: r.get("created_at")?,
+        updated_at: r.get("updated_at")?,
     })
 }
 
@@ -82,48 +80,43 @@ pub fn categories(conn: &Connection, company_id: i64) -> Result<Vec<StoredCatego
 
 const PRODUCT_COLUMNS: &str = "p.id, p.code, p.name, p.description, p.last_price, p.cost_price, p.vat_rate,
     p.currency, p.service, p.unit_code, p.category_id, p.vat_exempt_type, p.created_at, p.updated_at,
-    c.id, c.name, c.color, c.created_at, c.updated_at";
+    c.id AS category_row_id, c.name AS category_name, c.color AS category_color,
+    c.created_at AS category_created_at, c.updated_at AS category_updated_at";
 
-fn decimal(r: &Row, at: usize) -> rusqlite::Result<Option<Decimal>> {
-    let text: Option<String> = r.get(at)?;
-    text.map(|t| {
-        Decimal::from_str(&t)
-            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(at, Type::Text, Box::new(e)))
-    })
-    .transpose()
+fn decimal(r: &Row, column: &str) -> rusqlite::Result<Option<Decimal>> {
+    Ok(r.get::<_, Option<Money>>(column)?.map(|m| m.0))
 }
 
 fn product_from(r: &Row) -> rusqlite::Result<StoredProduct> {
-    let last_price =
-        decimal(r, 4)?.ok_or(rusqlite::Error::InvalidColumnType(4, "last_price".into(), Type::Null))?;
-    let category_id: Option<i64> = r.get(14)?;
+    let last_price = r.get::<_, Money>("last_price")?.0;
+    let category_id: Option<i64> = r.get("category_row_id")?;
     let category = match category_id {
         Some(id) => Some(StoredCategory {
             id,
-            category: Category { name: r.get(15)?, color: r.get(16)? },
-            created_at: r.get(17)?,
-            updated_at: r.get(18)?,
+            category: Category { name: r.get("category_name")?, color: r.get("category_color")? },
+            created_at: r.get("category_created_at")?,
+            updated_at: r.get("category_updated_at")?,
         }),
         None => None,
     };
     Ok(StoredProduct {
-        id: r.get(0)?,
+        id: r.get("id")?,
         product: Product {
-            code: Some(r.get(1)?),
-            name: r.get(2)?,
-            description: r.get(3)?,
+            code: Some(r.get("code")?),
+            name: r.get("name")?,
+            description: r.get("description")?,
             last_price,
-            cost_price: decimal(r, 5)?,
-            vat_rate: r.get(6)?,
-            currency: r.get(7)?,
-            service: r.get(8)?,
-            unit_code: r.get(9)?,
-            category_id: r.get(10)?,
-            vat_exempt_type: r.get(11)?,
+            cost_price: decimal(r, "cost_price")?,
+            vat_rate: r.get("vat_rate")?,
+            currency: r.get("currency")?,
+            service: r.get("service")?,
+            unit_code: r.get("unit_code")?,
+            category_id: r.get("category_id")?,
+            vat_exempt_type: r.get("vat_exempt_type")?,
         },
         category,
-        created_at: r.get(12)?,
-        updated_at: r.get(13)?,
+        created_at: r.get("created_at")?,
+        updated_at: r.get("updated_at")?,
     })
 }
 
@@ -141,7 +134,8 @@ fn code_taken(conn: &Connection, company_id: i64, code: &str) -> Result<bool> {
 /// `P` and the id the next product will get (`P000123`), moved on past codes a caller has
 /// already chosen. Runs in the writer's transaction, so the id is the one about to be used.
 fn generated_code(conn: &Connection, company_id: i64) -> Result<String> {
-    let mut n: i64 = conn.query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM products", [], |r| r.get(0))?;
+    let mut n: i64 =
+        conn.query_row("SELECT COALESCE(MAX(id), 0) + 1 AS next_id FROM products", [], |r| r.get("next_id"))?;
     loop {
         let code = format!("P{n:06}");
         if !code_taken(conn, company_id, &code)? {
@@ -248,9 +242,9 @@ pub fn products(
 
 pub fn count_products(conn: &Connection, company_id: i64) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM products WHERE company_id = :company",
+        "SELECT COUNT(*) AS products FROM products WHERE company_id = :company",
         named_params! {":company": company_id},
-        |r| r.get(0),
+        |r| r.get("products"),
     )?)
 }
 
@@ -260,7 +254,165 @@ pub fn product_id_by_code(conn: &Connection, company_id: i64, code: &str) -> Res
         .query_row(
             "SELECT id FROM products WHERE company_id = :company AND code = :code",
             named_params! {":company": company_id, ":code": code},
-            |r| r.get(0),
+            |r| r.get("id"),
         )
         .optional()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Error, Store, fixtures};
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        (dir, store)
+    }
+
+    fn coffee(code: Option<&str>) -> Product {
+        Product {
+            code: code.map(Into::into),
+            name: "Kafe".into(),
+            description: "Espresso".into(),
+            last_price: "120.50".parse().unwrap(),
+            cost_price: Some("40.125".parse().unwrap()),
+            vat_rate: "20".into(),
+            currency: "ALL".into(),
+            service: false,
+            unit_code: "C62".into(),
+            category_id: None,
+            vat_exempt_type: None,
+        }
+    }
+
+    fn named(name: &str) -> Category {
+        Category { name: name.into(), color: Some("#FF0000".into()) }
+    }
+
+    #[test]
+    fn a_category_reads_back_is_the_companys_own_and_its_name_is_taken_once_in_any_case() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let drinks = insert_category(tx, mine, &named("Pije"))?;
+                let food = insert_category(tx, mine, &Category { name: "Ushqim".into(), color: None })?;
+                insert_category(tx, theirs, &named("Pije"))?;
+                assert!(matches!(insert_category(tx, mine, &named("PIJE")), Err(Error::Duplicate(_))));
+                let read = category(tx, mine, drinks)?.unwrap();
+                assert_eq!((read.id, read.category.clone()), (drinks, named("Pije")));
+                assert!(!read.created_at.is_empty());
+                assert!(category(tx, theirs, drinks)?.is_none());
+                assert!(update_category(tx, mine, food, &named("Ushqime"))?);
+                assert_eq!(category(tx, mine, food)?.unwrap().category, named("Ushqime"));
+                assert!(!update_category(tx, theirs, food, &named("X"))?);
+                let names: Vec<String> = categories(tx, mine)?.into_iter().map(|c| c.category.name).collect();
+                assert_eq!(names, ["Ushqime", "Pije"], "newest first");
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_product_reads_back_exactly_with_its_category() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let drinks = insert_category(tx, mine, &named("Pije"))?;
+                let with = Product { category_id: Some(drinks), ..coffee(Some("K1")) };
+                let id = insert_product(tx, mine, &with)?;
+                let read = product(tx, mine, id)?.unwrap();
+                assert_eq!(read.product, with, "amounts exact, 40.125 too");
+                let c = read.category.unwrap();
+                assert_eq!((c.id, c.category), (drinks, named("Pije")));
+                let exempt = Product {
+                    cost_price: None,
+                    vat_rate: "0".into(),
+                    vat_exempt_type: Some("TYPE_1".into()),
+                    service: true,
+                    ..coffee(Some("S1"))
+                };
+                let plain = insert_product(tx, mine, &exempt)?;
+                let read = product(tx, mine, plain)?.unwrap();
+                assert_eq!((read.product, read.category.is_none()), (exempt, true));
+                assert!(product(tx, mine + 1, id)?.is_none(), "not another company's");
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_product_without_a_code_gets_the_next_free_one_and_a_taken_code_is_a_duplicate() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                insert_product(tx, mine, &coffee(Some("P000002")))?;
+                let generated = insert_product(tx, mine, &coffee(None))?;
+                assert_eq!(generated, 2);
+                assert_eq!(
+                    product(tx, mine, generated)?.unwrap().product.code.as_deref(),
+                    Some("P000003"),
+                    "P000002 was taken"
+                );
+                assert!(matches!(
+                    insert_product(tx, mine, &coffee(Some("P000002"))),
+                    Err(Error::Duplicate(_))
+                ));
+                insert_product(tx, theirs, &coffee(Some("P000002")))?;
+                assert_eq!(product_id_by_code(tx, mine, "P000003")?, Some(generated));
+                assert_eq!(product_id_by_code(tx, mine, "NONE")?, None);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn an_update_rewrites_the_product_and_says_whether_it_found_one() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let id = insert_product(tx, mine, &coffee(Some("K1")))?;
+                let dearer =
+                    Product { last_price: "130".parse().unwrap(), cost_price: None, ..coffee(Some("K2")) };
+                assert!(update_product(tx, mine, id, &dearer)?);
+                assert_eq!(product(tx, mine, id)?.unwrap().product, dearer);
+                assert!(!update_product(tx, mine + 1, id, &dearer)?);
+                assert!(!update_product(tx, mine, id + 1, &dearer)?);
+                let other = insert_product(tx, mine, &coffee(Some("K3")))?;
+                assert!(matches!(update_product(tx, mine, other, &dearer), Err(Error::Duplicate(_))));
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_catalog_pages_newest_first_and_reads_to_the_end_without_a_limit() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let mine = fixtures::company(tx, "L1");
+                let theirs = fixtures::company(tx, "L2");
+                let ids: Vec<i64> = ["A", "B", "C"]
+                    .into_iter()
+                    .map(|c| insert_product(tx, mine, &coffee(Some(c))))
+                    .collect::<Result<_>>()?;
+                insert_product(tx, theirs, &coffee(Some("A")))?;
+                let page = |limit, offset| -> Result<Vec<i64>> {
+                    Ok(products(tx, mine, limit, offset)?.into_iter().map(|p| p.id).collect())
+                };
+                assert_eq!(page(Some(2), 0)?, [ids[2], ids[1]]);
+                assert_eq!(page(Some(2), 2)?, [ids[0]]);
+                assert_eq!(page(None, 1)?, [ids[1], ids[0]]);
+                assert_eq!(count_products(tx, mine)?, 3);
+                assert_eq!(count_products(tx, mine + 2)?, 0);
+                Ok(())
+            })
+            .unwrap();
+    }
 }

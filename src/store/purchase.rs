@@ -88,7 +88,7 @@ pub fn last_read(conn: &Connection, company_id: i64, from: &str, to: &str) -> Re
             "SELECT fetched_at FROM purchase_invoice_reads
              WHERE company_id = :company AND from_date = :from AND to_date = :to",
             named_params! {":company": company_id, ":from": from, ":to": to},
-            |r| r.get(0),
+            |r| r.get("fetched_at"),
         )
         .optional()?)
 }

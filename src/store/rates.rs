@@ -70,9 +70,9 @@ pub fn latest(conn: &Connection, source: Source) -> Result<Vec<Quote>> {
 /// When the source's page was last read successfully (UTC, RFC 3339).
 pub fn last_fetched_at(conn: &Connection, source: Source) -> Result<Option<String>> {
     Ok(conn.query_row(
-        "SELECT MAX(fetched_at) FROM exchange_rates WHERE source = :source",
+        "SELECT MAX(fetched_at) AS fetched_at FROM exchange_rates WHERE source = :source",
         named_params! {":source": source.as_str()},
-        |r| r.get(0),
+        |r| r.get("fetched_at"),
     )?)
 }
 
@@ -134,7 +134,8 @@ pub fn currency_changes(conn: &Connection, company_id: i64) -> Result<Vec<(Strin
     let mut stmt = conn.prepare_cached(
         "SELECT currency, enabled FROM company_currencies WHERE company_id = :company ORDER BY currency",
     )?;
-    let rows = stmt.query_map(named_params! {":company": company_id}, |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt
+        .query_map(named_params! {":company": company_id}, |r| Ok((r.get("currency")?, r.get("enabled")?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -220,9 +221,9 @@ mod tests {
         let never = store.read_blocking(|conn| last_fetched_at(conn, Source::Adon)).unwrap();
         assert_eq!(never, None);
         let rows: i64 = store
-            .read_blocking(
-                |conn| Ok(conn.query_row("SELECT COUNT(*) FROM exchange_rates", [], |r| r.get(0))?),
-            )
+            .read_blocking(|conn| {
+                Ok(conn.query_row("SELECT COUNT(*) AS rates FROM exchange_rates", [], |r| r.get("rates"))?)
+            })
             .unwrap();
         assert_eq!(rows, 4, "the history is kept");
     }

@@ -115,23 +115,24 @@ pub struct SalesRow {
     pub sums: SalesSums,
 }
 
-const SALES_SUMS: &str =
-    "SUM(documents), SUM(net), SUM(vat), SUM(gross), SUM(discount), SUM(fee), SUM(net_currency),
-    SUM(vat_currency), SUM(gross_currency), SUM(till)";
+const SALES_SUMS: &str = "SUM(documents) AS documents, SUM(net) AS net, SUM(vat) AS vat, SUM(gross) AS gross,
+    SUM(discount) AS discount, SUM(fee) AS fee, SUM(net_currency) AS net_currency,
+    SUM(vat_currency) AS vat_currency, SUM(gross_currency) AS gross_currency, SUM(till) AS till";
 
-fn sales_sums(r: &Row, first: usize) -> rusqlite::Result<SalesSums> {
-    let cents = |i: usize| -> rusqlite::Result<Decimal> { Ok(amount(r.get(first + i)?)) };
+/// The sums of `SALES_SUMS`, by their names.
+fn sales_sums(r: &Row) -> rusqlite::Result<SalesSums> {
+    let cents = |column: &str| -> rusqlite::Result<Decimal> { Ok(amount(r.get(column)?)) };
     Ok(SalesSums {
-        documents: r.get(first)?,
-        net: cents(1)?,
-        vat: cents(2)?,
-        gross: cents(3)?,
-        discount: cents(4)?,
-        fee: cents(5)?,
-        net_currency: cents(6)?,
-        vat_currency: cents(7)?,
-        gross_currency: cents(8)?,
-        till: cents(9)?,
+        documents: r.get("documents")?,
+        net: cents("net")?,
+        vat: cents("vat")?,
+        gross: cents("gross")?,
+        discount: cents("discount")?,
+        fee: cents("fee")?,
+        net_currency: cents("net_currency")?,
+        vat_currency: cents("vat_currency")?,
+        gross_currency: cents("gross_currency")?,
+        till: cents("till")?,
     })
 }
 
@@ -153,11 +154,16 @@ pub fn sales(conn: &Connection, filter: &Filter, by: SalesBy) -> Result<Vec<Sale
     let user = if by == SalesBy::Operator { "user_id" } else { "0" };
     let (conditions, values) = filter.on_totals();
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT kind, {key}, {user}, {SALES_SUMS} FROM report_sales WHERE {conditions}
+        "SELECT kind, {key} AS key, {user} AS user_id, {SALES_SUMS} FROM report_sales WHERE {conditions}
          GROUP BY {groups} ORDER BY {groups}"
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
-        Ok(SalesRow { kind: r.get(0)?, key: r.get(1)?, user_id: r.get(2)?, sums: sales_sums(r, 3)? })
+        Ok(SalesRow {
+            kind: r.get("kind")?,
+            key: r.get("key")?,
+            user_id: r.get("user_id")?,
+            sums: sales_sums(r)?,
+        })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -177,19 +183,20 @@ pub struct VatRow {
 pub fn vat(conn: &Connection, filter: &Filter) -> Result<Vec<VatRow>> {
     let (conditions, values) = filter.on_totals();
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT kind, vat_rate, exemption, SUM(documents), SUM(lines), SUM(net), SUM(vat) FROM report_vat
+        "SELECT kind, vat_rate, exemption, SUM(documents) AS documents, SUM(lines) AS lines, SUM(net) AS net,
+             SUM(vat) AS vat FROM report_vat
          WHERE {conditions} GROUP BY kind, vat_rate, exemption"
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
-        let exemption: String = r.get(2)?;
+        let exemption: String = r.get("exemption")?;
         Ok(VatRow {
-            kind: r.get(0)?,
-            vat_rate: r.get::<_, Money>(1)?.0,
+            kind: r.get("kind")?,
+            vat_rate: r.get::<_, Money>("vat_rate")?.0,
             exemption: (!exemption.is_empty()).then_some(exemption),
-            documents: r.get(3)?,
-            lines: r.get(4)?,
-            net: amount(r.get(5)?),
-            vat: amount(r.get(6)?),
+            documents: r.get("documents")?,
+            lines: r.get("lines")?,
+            net: amount(r.get("net")?),
+            vat: amount(r.get("vat")?),
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -207,15 +214,15 @@ pub struct PaymentRow {
 pub fn payments(conn: &Connection, filter: &Filter) -> Result<Vec<PaymentRow>> {
     let (conditions, values) = filter.on_totals();
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT kind, payment_method, SUM(documents), SUM(amount) FROM report_payments
+        "SELECT kind, payment_method, SUM(documents) AS documents, SUM(amount) AS amount FROM report_payments
          WHERE {conditions} GROUP BY kind, payment_method ORDER BY payment_method, kind"
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
         Ok(PaymentRow {
-            kind: r.get(0)?,
-            payment_method: r.get(1)?,
-            documents: r.get(2)?,
-            amount: amount(r.get(3)?),
+            kind: r.get("kind")?,
+            payment_method: r.get("payment_method")?,
+            documents: r.get("documents")?,
+            amount: amount(r.get("amount")?),
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -239,18 +246,19 @@ pub fn products(conn: &Connection, filter: &Filter) -> Result<Vec<ProductRow>> {
     let (conditions, values) = Filter { operator_code: None, ..filter.clone() }.on_totals();
     // The name and unit are the bare columns of the row MAX(day) picks: the latest day's.
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT product_code, product_name, unit, MAX(day), SUM(lines), SUM(quantity), SUM(net), SUM(vat)
+        "SELECT product_code, product_name, unit, MAX(day), SUM(lines) AS lines, SUM(quantity) AS quantity,
+             SUM(net) AS net, SUM(vat) AS vat
          FROM report_products WHERE {conditions} GROUP BY product_code"
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
         Ok(ProductRow {
-            product_code: r.get(0)?,
-            product_name: r.get(1)?,
-            unit: r.get(2)?,
-            lines: r.get(4)?,
-            quantity: quantity(r.get(5)?),
-            net: amount(r.get(6)?),
-            vat: amount(r.get(7)?),
+            product_code: r.get("product_code")?,
+            product_name: r.get("product_name")?,
+            unit: r.get("unit")?,
+            lines: r.get("lines")?,
+            quantity: quantity(r.get("quantity")?),
+            net: amount(r.get("net")?),
+            vat: amount(r.get("vat")?),
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -277,22 +285,23 @@ pub fn clients(conn: &Connection, filter: &Filter) -> Result<Vec<ClientRow>> {
     let only_branch = Filter { tcr_code: None, operator_code: None, ..filter.clone() };
     let (conditions, values) = only_branch.on_totals();
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT buyer_key, client_id, buyer_name, buyer_id_type, buyer_id_value, MAX(day), SUM(documents),
-             SUM(quantity), SUM(net), SUM(vat), SUM(gross)
+        "SELECT buyer_key, client_id, buyer_name, buyer_id_type, buyer_id_value, MAX(day),
+             SUM(documents) AS documents, SUM(quantity) AS quantity, SUM(net) AS net, SUM(vat) AS vat,
+             SUM(gross) AS gross
          FROM report_clients WHERE {conditions} GROUP BY buyer_key"
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
         Ok(ClientRow {
-            buyer_key: r.get(0)?,
-            client_id: r.get(1)?,
-            name: r.get(2)?,
-            id_type: r.get(3)?,
-            id_value: r.get(4)?,
-            documents: r.get(6)?,
-            quantity: quantity(r.get(7)?),
-            net: amount(r.get(8)?),
-            vat: amount(r.get(9)?),
-            gross: amount(r.get(10)?),
+            buyer_key: r.get("buyer_key")?,
+            client_id: r.get("client_id")?,
+            name: r.get("buyer_name")?,
+            id_type: r.get("buyer_id_type")?,
+            id_value: r.get("buyer_id_value")?,
+            documents: r.get("documents")?,
+            quantity: quantity(r.get("quantity")?),
+            net: amount(r.get("net")?),
+            vat: amount(r.get("vat")?),
+            gross: amount(r.get("gross")?),
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -312,21 +321,23 @@ pub struct WaitingRow {
 pub fn waiting(conn: &Connection, filter: &Filter) -> Result<Vec<WaitingRow>> {
     let (conditions, values) = filter.on_invoices();
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT i.document_kind, o.document_kind, EXISTS (SELECT 1 FROM einvoices e WHERE e.invoice_id = i.id), i.issue_date, COALESCE(i.tcr_code, ''),
-             COALESCE(i.user_id, 0), COALESCE(i.operator_code, ''), i.currency
+        "SELECT i.document_kind, o.document_kind AS original_kind,
+             EXISTS (SELECT 1 FROM einvoices e WHERE e.invoice_id = i.id) AS einvoice, i.issue_date,
+             COALESCE(i.tcr_code, '') AS tcr_code, COALESCE(i.user_id, 0) AS user_id,
+             COALESCE(i.operator_code, '') AS operator_code, i.currency
          FROM invoices i LEFT JOIN invoices o ON o.id = i.original_invoice_id
          WHERE i.fic IS NULL AND {conditions}"
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
-        let kind: DocumentKind = r.get(0)?;
-        let original: Option<DocumentKind> = r.get(1)?;
+        let kind: DocumentKind = r.get("document_kind")?;
+        let original: Option<DocumentKind> = r.get("original_kind")?;
         Ok(WaitingRow {
-            kind: ReportKind::of(kind, original, r.get(2)?),
-            day: r.get(3)?,
-            tcr_code: r.get(4)?,
-            user_id: r.get(5)?,
-            operator_code: r.get(6)?,
-            currency: r.get(7)?,
+            kind: ReportKind::of(kind, original, r.get("einvoice")?),
+            day: r.get("issue_date")?,
+            tcr_code: r.get("tcr_code")?,
+            user_id: r.get("user_id")?,
+            operator_code: r.get("operator_code")?,
+            currency: r.get("currency")?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -337,11 +348,12 @@ pub fn open_orders(conn: &Connection, filter: &Filter) -> Result<i64> {
     let (conditions, values) = filter.on_invoices();
     Ok(conn.query_row(
         &format!(
-            "SELECT COUNT(*) FROM invoices i WHERE i.document_kind = 'ORDER' AND i.settled_by_invoice_id IS NULL
+            "SELECT COUNT(*) AS orders FROM invoices i
+             WHERE i.document_kind = 'ORDER' AND i.settled_by_invoice_id IS NULL
                  AND i.reversed_at IS NULL AND {conditions}"
         ),
         params_from_iter(values),
-        |r| r.get(0),
+        |r| r.get("orders"),
     )?)
 }
 
@@ -350,10 +362,11 @@ pub struct Page {
     pub documents: Vec<(Invoice, ReportKind)>,
 }
 
+/// The documents `sql` finds, by their column `id`.
 fn page(conn: &Connection, sql: &str, values: Vec<Value>) -> Result<Page> {
     let ids: Vec<i64> = conn
         .prepare_cached(sql)?
-        .query_map(params_from_iter(values), |r| r.get(0))?
+        .query_map(params_from_iter(values), |r| r.get("id"))?
         .collect::<rusqlite::Result<_>>()?;
     let mut documents = Vec::with_capacity(ids.len());
     for id in ids {
@@ -431,16 +444,17 @@ fn till_conditions(filter: &Filter, table: &str) -> (String, Vec<Value>) {
 pub fn movements(conn: &Connection, filter: &Filter) -> Result<Vec<MovementRow>> {
     let (conditions, values) = till_conditions(filter, "a");
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT a.tcr_code, a.action_type, a.purpose, a.fiscal_status = 'PENDING', a.amount FROM cash_actions a
+        "SELECT a.tcr_code, a.action_type, a.purpose, a.fiscal_status = 'PENDING' AS pending, a.amount
+         FROM cash_actions a
          WHERE {conditions}"
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
         Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, ActionType>(1)?,
-            r.get::<_, Purpose>(2)?,
-            r.get::<_, bool>(3)?,
-            r.get::<_, Money>(4)?.0,
+            r.get::<_, String>("tcr_code")?,
+            r.get::<_, ActionType>("action_type")?,
+            r.get::<_, Purpose>("purpose")?,
+            r.get::<_, bool>("pending")?,
+            r.get::<_, Money>("amount")?.0,
         ))
     })?;
     let mut sums: Vec<MovementRow> = Vec::new();
@@ -520,7 +534,7 @@ pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Resu
     for mut day in found {
         day.actions = actions
             .query_map(named_params! {":day": day.id}, |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get::<_, Money>(2)?.0))
+                Ok((r.get("purpose")?, r.get("action_type")?, r.get::<_, Money>("amount")?.0))
             })?
             .collect::<rusqlite::Result<_>>()?;
         if day.closed_at.is_none() {
@@ -541,8 +555,9 @@ pub fn open_days(conn: &Connection, company_id: i64) -> Result<Vec<(String, Stri
         "SELECT tcr_code, business_day, opened_at FROM cash_days WHERE company_id = :company AND closed_at IS NULL
          ORDER BY tcr_code, id",
     )?;
-    let rows =
-        stmt.query_map(named_params! {":company": company_id}, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, |r| {
+        Ok((r.get("tcr_code")?, r.get("business_day")?, r.get("opened_at")?))
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -550,8 +565,9 @@ pub fn open_days(conn: &Connection, company_id: i64) -> Result<Vec<(String, Stri
 pub fn users(conn: &Connection, company_id: i64) -> Result<HashMap<i64, (String, Option<String>)>> {
     let mut stmt =
         conn.prepare_cached("SELECT id, name, operator_code FROM users WHERE company_id = :company")?;
-    let rows =
-        stmt.query_map(named_params! {":company": company_id}, |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, |r| {
+        Ok((r.get("id")?, (r.get("name")?, r.get("operator_code")?)))
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -560,26 +576,27 @@ pub fn tcrs(conn: &Connection, company_id: i64) -> Result<HashMap<String, (Strin
     let mut stmt = conn.prepare_cached(
         "SELECT tcr_code, name, business_unit_id FROM fiscal_devices WHERE company_id = :company ORDER BY id",
     )?;
-    let rows =
-        stmt.query_map(named_params! {":company": company_id}, |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
+    let rows = stmt.query_map(named_params! {":company": company_id}, |r| {
+        Ok((r.get("tcr_code")?, (r.get("name")?, r.get("business_unit_id")?)))
+    })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Whether the company has this branch, TCR and operator code (each when asked).
 pub fn filter_known(conn: &Connection, filter: &Filter) -> Result<(bool, bool, bool)> {
     let exists = |sql: &str, value: Value| -> Result<bool> {
-        Ok(conn.query_row(sql, rusqlite::params![filter.company_id, value], |r| r.get(0))?)
+        Ok(conn.query_row(sql, rusqlite::params![filter.company_id, value], |r| r.get("known"))?)
     };
     let branch = match filter.business_unit_id {
         Some(id) => exists(
-            "SELECT EXISTS (SELECT 1 FROM business_units WHERE company_id = ?1 AND id = ?2)",
+            "SELECT EXISTS (SELECT 1 FROM business_units WHERE company_id = ?1 AND id = ?2) AS known",
             Value::Integer(id),
         )?,
         None => true,
     };
     let tcr = match &filter.tcr_code {
         Some(code) => exists(
-            "SELECT EXISTS (SELECT 1 FROM fiscal_devices WHERE company_id = ?1 AND tcr_code = ?2)",
+            "SELECT EXISTS (SELECT 1 FROM fiscal_devices WHERE company_id = ?1 AND tcr_code = ?2) AS known",
             Value::Text(code.clone()),
         )?,
         None => true,
@@ -587,7 +604,7 @@ pub fn filter_known(conn: &Connection, filter: &Filter) -> Result<(bool, bool, b
     let operator = match &filter.operator_code {
         Some(code) => exists(
             "SELECT EXISTS (SELECT 1 FROM users WHERE company_id = ?1 AND operator_code = ?2)
-                 OR EXISTS (SELECT 1 FROM report_sales WHERE company_id = ?1 AND operator_code = ?2)",
+                 OR EXISTS (SELECT 1 FROM report_sales WHERE company_id = ?1 AND operator_code = ?2) AS known",
             Value::Text(code.clone()),
         )?,
         None => true,

@@ -255,8 +255,8 @@ pub fn note_moved(conn: &Connection, wtn_id: i64) -> Result<BTreeMap<i64, Decima
         "SELECT product_id, change FROM stock_movements
          WHERE document_kind = 'wtn' AND document_id = :wtn AND reason = 'wtn_out'",
     )?;
-    let rows =
-        stmt.query_map(named_params! {":wtn": wtn_id}, |r| Ok((r.get(0)?, -quantity(r, "change")?)))?;
+    let rows = stmt
+        .query_map(named_params! {":wtn": wtn_id}, |r| Ok((r.get("product_id")?, -quantity(r, "change")?)))?;
     sums(rows)
 }
 
@@ -264,8 +264,8 @@ pub fn note_moved(conn: &Connection, wtn_id: i64) -> Result<BTreeMap<i64, Decima
 /// cancellations gave back to it).
 pub fn note_invoiced(conn: &Connection, wtn_id: i64) -> Result<BTreeMap<i64, Decimal>> {
     let mut stmt = conn.prepare_cached("SELECT product_id, counted FROM wtn_invoiced WHERE wtn_id = :wtn")?;
-    let rows =
-        stmt.query_map(named_params! {":wtn": wtn_id}, |r| Ok((r.get(0)?, quantity(r, "counted")?)))?;
+    let rows = stmt
+        .query_map(named_params! {":wtn": wtn_id}, |r| Ok((r.get("product_id")?, quantity(r, "counted")?)))?;
     sums(rows)
 }
 
@@ -273,8 +273,9 @@ pub fn note_invoiced(conn: &Connection, wtn_id: i64) -> Result<BTreeMap<i64, Dec
 pub fn sale_counted(conn: &Connection, sale_id: i64) -> Result<BTreeMap<i64, Decimal>> {
     let mut stmt =
         conn.prepare_cached("SELECT product_id, counted FROM wtn_invoiced WHERE sale_id = :sale")?;
-    let rows =
-        stmt.query_map(named_params! {":sale": sale_id}, |r| Ok((r.get(0)?, quantity(r, "counted")?)))?;
+    let rows = stmt.query_map(named_params! {":sale": sale_id}, |r| {
+        Ok((r.get("product_id")?, quantity(r, "counted")?))
+    })?;
     sums(rows)
 }
 

@@ -498,8 +498,11 @@ pub(crate) mod tests {
                 assert_eq!(rows[0].destination.unit_name.as_deref(), Some("Durrës"));
                 delete(tx, other)?;
                 assert_eq!(get(tx, mine, other)?, None);
-                let lines: i64 =
-                    tx.query_row("SELECT COUNT(*) FROM wtn_lines WHERE wtn_id = ?1", [other], |r| r.get(0))?;
+                let lines: i64 = tx.query_row(
+                    "SELECT COUNT(*) AS lines FROM wtn_lines WHERE wtn_id = ?1",
+                    [other],
+                    |r| r.get("lines"),
+                )?;
                 assert_eq!(lines, 0, "its lines went with it");
                 Ok(())
             })

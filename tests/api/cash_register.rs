@@ -59,6 +59,8 @@ impl Till {
 
     fn actions(&self, query: &str) -> Vec<Value> {
         let reply = self.server.get(&format!("/api/v1/cash-register/actions?{query}"), Some(&self.token));
+        assert_eq!(object_keys(reply.data(200)), ["items", "pagination"]);
+        assert_eq!(object_keys(&reply.data(200)["pagination"]), ["limit", "offset", "records"]);
         reply.data(200)["items"].as_array().unwrap().clone()
     }
 
@@ -147,6 +149,29 @@ fn a_full_day_keeps_the_balance_right_after_every_step() {
     // Night: 10 lek are missing; everything counted leaves the drawer.
     let closed = till.post("close-balance", json!({"counted": 1660.50}));
     let summary = closed.data(200).clone();
+    assert_eq!(
+        object_keys(&summary),
+        [
+            "balance_after",
+            "business_day",
+            "carried_over",
+            "cash_sales",
+            "closed_at",
+            "closing_action",
+            "counted",
+            "currency",
+            "deposits",
+            "difference",
+            "expected",
+            "fiscal_tcr_code",
+            "opened_at",
+            "opened_automatically",
+            "opening",
+            "opening_actions",
+            "withdrawals",
+            "withdrawn"
+        ]
+    );
     // opening 1000 + 200 = 1200; sales 570; deposits 200.50; withdrawals 300.
     let expected = 1200.0 + 570.0 + 200.5 - 300.0;
     assert_eq!(summary["opening"].as_f64().unwrap(), 1200.0, "{summary}");

@@ -99,8 +99,37 @@ fn v1_clients_are_created_listed_read_and_updated_in_the_flat_record() {
     let shop = open_shop(&server, &partner, "L41323036D");
 
     let reply = server.post_json("/api/v1/clients", Some(&shop.owner), &company_v1("k81234001a"));
+    assert_eq!(object_keys(reply.data(201)), ["client"]);
     let client = reply.data(201)["client"].clone();
     let id = client["id"].as_i64().unwrap();
+    assert_eq!(
+        object_keys(&client),
+        [
+            "address",
+            "birthday",
+            "city",
+            "client_type",
+            "company_name",
+            "company_type",
+            "country",
+            "created_at",
+            "customer_number",
+            "email",
+            "first_name",
+            "gender",
+            "id",
+            "id_num",
+            "id_type",
+            "name",
+            "nationality_code",
+            "nationality_id",
+            "nipt",
+            "surname",
+            "telephone",
+            "updated_at",
+            "verified"
+        ]
+    );
     assert_eq!(client["name"], "Ushqimore Dardania sh.p.k.");
     assert_eq!(client["client_type"], "COMPANY");
     assert_eq!(client["company_type"], "BUSINESS");
@@ -133,6 +162,7 @@ fn v1_clients_are_created_listed_read_and_updated_in_the_flat_record() {
 
     let list = server.get("/api/v1/clients", Some(&manager(&server, shop.company_id)));
     let data = list.data(200);
+    assert_eq!(object_keys(data), ["items", "pagination"]);
     let ids: Vec<i64> = data["items"].as_array().unwrap().iter().map(|c| c["id"].as_i64().unwrap()).collect();
     assert_eq!(ids, [person["id"].as_i64().unwrap(), id], "newest first");
     assert_eq!(data["pagination"], json!({"records": 2, "total": 2, "limit": 20, "offset": 0}));
@@ -271,6 +301,11 @@ fn a_type_change_is_refused_in_each_views_envelope() {
     let shop = open_shop(&server, &partner, "L41323036D");
     let made = server.post_json("/api/v2/clients", Some(&shop.owner), &company_v2("Dardania", "K81234001A"));
     let id = made.data(201)["client"]["id"].as_i64().unwrap();
+    let company = &made.data(201)["client"]["company"];
+    assert_eq!(object_keys(company), ["category", "id", "name"]);
+    assert_eq!(company["id"], json!({"type": "nuis", "value": "K81234001A"}));
+    assert_eq!(made.data(201)["client"]["person"], Value::Null);
+    assert_eq!(object_keys(&made.data(201)["client"]["contact"]), ["email", "phone"]);
 
     let v2 = server.patch_json(
         &format!("/api/v2/clients/{id}"),
@@ -687,6 +722,7 @@ fn a_nipt_confirmed_by_the_fiscal_register_marks_the_client_verified() {
 
     let found = server.get("/api/v1/client/search?nipt=k81234001a", Some(&shop.token));
     assert_eq!(found.data(200)["name"], "Ushqimore Dardania sh.p.k.");
+    assert_eq!(object_keys(found.data(200)), ["address", "city", "country", "name", "nipt", "verified"]);
 
     let read = server.get(&format!("/api/v2/clients/{id}"), Some(&shop.token));
     assert_eq!(read.data(200)["client"]["verified"], true);

@@ -40,8 +40,30 @@ fn a_product_is_created_with_defaults_read_listed_and_updated() {
     body["id_category"] = drinks["id"].clone();
     body["cost_price"] = json!("60.25");
     let reply = server.post_json("/api/v1/products", Some(&shop.owner), &body);
+    assert_eq!(object_keys(reply.data(201)), ["product"]);
     let product = reply.data(201)["product"].clone();
     let id = product["id"].as_i64().unwrap();
+    assert_eq!(
+        object_keys(&product),
+        [
+            "category",
+            "code",
+            "cost_price",
+            "created_at",
+            "currency",
+            "description",
+            "id",
+            "id_category",
+            "last_price",
+            "name",
+            "service",
+            "unit",
+            "unit_code",
+            "updated_at",
+            "vat_exempt_type",
+            "vat_rate"
+        ]
+    );
     assert!(product["code"].as_str().unwrap().starts_with('P'), "a code is generated: {product}");
     assert_eq!(product["description"], "Kafe espresso", "description defaults to name");
     assert_eq!(product["last_price"], json!(120.5), "money is a JSON number");
@@ -62,6 +84,7 @@ fn a_product_is_created_with_defaults_read_listed_and_updated() {
     let list = server.get("/api/v1/products", Some(&shop.owner));
     assert_eq!(list.status, 200);
     assert_eq!(list.body["status"], true);
+    assert_eq!(object_keys(&list.body), ["data", "pagination", "status"]);
     assert_eq!(list.body["data"], json!([product.clone()]), "data is the plain array");
     assert_eq!(list.body["pagination"], json!({"records": 1, "total": 1, "limit": null, "offset": 0}));
 
@@ -259,6 +282,7 @@ fn categories_are_created_listed_updated_and_unique_by_name() {
     assert_eq!(drinks["color"], "#00AAFF");
 
     let list = server.get("/api/v1/product/categories", Some(&shop.owner));
+    assert_eq!(object_keys(list.data(200)), ["items"]);
     let names: Vec<&str> =
         list.data(200)["items"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Pije", "Ushqime"], "newest first");
@@ -398,6 +422,7 @@ fn a_csv_file_is_previewed_then_applied_in_one_go_and_a_bad_line_names_its_line_
     // The preview says what each line would do and writes nothing.
     let good = "code;name;last_price;vat_rate\nK1;Kafe;130,00;20\nU1;Ujë;50;6\nB1;Birrë;180;20%\n";
     let preview = import(&server, &shop.owner, false, good).data(200).clone();
+    assert_eq!(object_keys(&preview), ["applied", "creates", "rows", "updates"]);
     assert_eq!(
         (preview["applied"].clone(), preview["creates"].clone(), preview["updates"].clone()),
         (json!(false), json!(2), json!(1))

@@ -80,6 +80,19 @@ fn a_shop_registers_its_till_and_the_code_lands_on_the_user() {
 
     let account = shop.server.get("/api/v1/account", Some(&shop.token));
     assert_eq!(account.data(200)["user"]["fiscalTcrCode"], code);
+    let account = account.data(200);
+    assert_eq!(
+        object_keys(account),
+        ["branch", "cert", "cisConnection", "company", "fiscalQueue", "nipt", "user", "vatConfigs"]
+    );
+    assert_eq!(
+        object_keys(&account["user"]),
+        ["email", "fiscalTcrCode", "id", "name", "operatorCode", "role"]
+    );
+    assert_eq!(object_keys(&account["branch"]), ["businessUnitCode", "id", "name"]);
+    assert_eq!(object_keys(&account["cert"]), ["expiresAt", "expiresSoon", "subject"], "no warning");
+    assert_eq!(account["cisConnection"], json!({"state": "online"}));
+    assert_eq!(object_keys(&account["vatConfigs"]), ["issuerInVat"]);
 
     let tcrs = sim.registered()["tcrs"].clone();
     let registered =
@@ -184,6 +197,7 @@ fn an_expired_certificate_is_never_used_and_one_near_its_end_is_called_out() {
     upload_certificate(&shop.server, &shop.token, &soon).data(201);
     let cert = shop.server.get("/api/v1/account", Some(&shop.token)).data(200)["cert"].clone();
     assert_eq!(cert["expiresSoon"], true);
+    assert_eq!(object_keys(&cert), ["expiresAt", "expiresSoon", "subject", "warning"]);
     assert!(cert["warning"].as_str().unwrap().contains("expires"), "{cert}");
 
     // An expired certificate is refused at upload, so this one expires after it is stored.
@@ -298,6 +312,10 @@ fn late_documents_reach_the_cis_once_it_is_back_even_across_a_restart() {
         sim.requests().iter().any(|r| r["uuid"] == first.as_str() && r["outcome"] == "dropped")
     });
     let queue = shop.server.get("/api/v1/account", Some(&shop.token)).data(200)["fiscalQueue"].clone();
+    assert_eq!(
+        object_keys(&queue),
+        ["nearLegalLimit", "oldestWaitingSince", "refused", "rejected", "waiting"]
+    );
     assert_eq!(queue["waiting"], 1);
     assert!(queue["oldestWaitingSince"].as_str().is_some());
     let listed = arka_ok(&["queue", "--data-dir", shop.server.data_dir().to_str().unwrap()]);

@@ -185,6 +185,7 @@ fn while_the_cis_is_away_cash_is_saved_and_delivered_later_but_non_cash_is_not()
     assert_eq!(invoice["iic"].as_str().unwrap().len(), 32);
     let account = till.server.get("/api/v1/account", Some(&till.token)).data(200).clone();
     assert_eq!(account["cisConnection"]["state"], "offline");
+    assert_eq!(object_keys(&account["cisConnection"]), ["reason", "since", "state"]);
 
     // The breaker is open: the next receipt does not wait for the CIS.
     let started = Instant::now();

@@ -356,11 +356,13 @@ fn the_owner_of_the_box_takes_a_backup_from_the_page_and_sees_the_last_automatic
     let server = TestServer::start_with(|args| args.backups.backup_dir = Some(backup_dir));
     let mut owner = crate::common::people::owner_from_the_box(&server);
     let status = owner.get("/api/v1/owner/backup").data(200).clone();
+    assert_eq!(object_keys(&status), ["automatic", "lastAutomatic", "warning"]);
     assert_eq!((status["automatic"].clone(), status["lastAutomatic"].clone()), (json!(true), Value::Null));
     assert!(status["warning"].as_str().unwrap().contains("key file"), "{status}");
 
     let made = owner.post("/api/v1/owner/backup", &json!({})).data(201).clone();
     let file = made["file"].as_str().unwrap().to_string();
+    assert_eq!(object_keys(&made), ["bytes", "file", "keyFile", "warning"]);
     assert_eq!(made["keyFile"], format!("{file}.key"));
     let db = owner.get_bytes(&format!("/api/v1/owner/backup/{file}"));
     assert!(db.starts_with(b"SQLite format 3\0"), "the database");

@@ -12,7 +12,7 @@ use std::path::Path;
 use crate::common::depot::note;
 use crate::common::sim::SimServer;
 use crate::common::till::{Till, coffee_and_water, on_board, open_till, open_till_with};
-use crate::common::{Reply, TestServer, bank_account_body, register_sandbox};
+use crate::common::{Reply, TestServer, bank_account_body, object_keys, register_sandbox};
 use chrono::Utc;
 use serde_json::{Value, json};
 
@@ -388,13 +388,23 @@ fn a_rotated_or_revoked_token_answers_401_at_once_even_on_a_kept_alive_connectio
     let rotated = server.post_json(&format!("/api/v1/users/{cashier_id}/token"), Some(owner), &json!({}));
     let second = rotated.data(201)["user"]["token"].as_str().unwrap().to_string();
     assert_eq!(rotated.body["data"]["user"]["role"], json!("cashier"));
+    assert_eq!(object_keys(rotated.data(201)), ["pairingCard", "user"]);
+    assert_eq!(
+        object_keys(&rotated.data(201)["user"]),
+        ["branchId", "fiscalTcrCode", "id", "name", "operatorCode", "role", "token"]
+    );
     assert_ne!(second, first);
     assert_eq!(pos.account(&first), 401, "the old token, on the same connection, at once");
     assert_eq!(pos.get(balance, &first), 401, "the old token, within the balance's 5 seconds");
     assert_eq!(pos.account(&second), 200);
     assert_eq!(pos.get(balance, &second), 200);
 
-    server.delete(&format!("/api/v1/users/{cashier_id}/token"), Some(owner)).data(200);
+    let revoked = server.delete(&format!("/api/v1/users/{cashier_id}/token"), Some(owner));
+    assert_eq!(
+        object_keys(&revoked.data(200)["user"]),
+        ["branchId", "fiscalTcrCode", "id", "name", "operatorCode", "role", "tokenRevoked"]
+    );
+    assert_eq!(revoked.data(200)["user"]["tokenRevoked"], true);
     assert_eq!(pos.account(&second), 401, "a revoked token, on the same connection, at once");
     assert_eq!(pos.get(balance, &second), 401, "a revoked token, within the balance's 5 seconds");
     server.post_json("/api/v1/users/me/token", Some(&second), &json!({})).assert_unauthenticated();

@@ -6,7 +6,7 @@
 use crate::common::einvoice::assert_valid_request;
 use crate::common::sim::SimServer;
 use crate::common::till::{NUIS, Till, open_till, upload_certificate};
-use crate::common::{SANDBOX_NUIS, TestServer, register_sandbox};
+use crate::common::{SANDBOX_NUIS, TestServer, object_keys, register_sandbox};
 use chrono::{Duration, Utc};
 use chrono_tz::Europe::Tirane;
 use serde_json::{Value, json};
@@ -86,6 +86,8 @@ fn purchase_invoices_are_paged_newest_first_then_accepted_and_paid() {
     let path = format!("/api/v1/purchase-invoices/{eic}/status");
     let changed = till.server.post_json(&path, Some(&till.token), &json!({"status": "accepted"}));
     assert_eq!(changed.data(200)["purchase_invoice"]["status"], "ACCEPTED");
+    assert_eq!(object_keys(changed.data(200)), ["purchase_invoice"]);
+    assert_eq!(changed.data(200)["purchase_invoice"], page(&till, "")["items"][0], "the list's item");
     assert_eq!(page(&till, "")["items"][0]["status"], "ACCEPTED");
     till.server.post_json(&path, Some(&till.token), &json!({"status": "PAID"})).data(200);
     assert_eq!(page(&till, "")["items"][0]["status"], "PAID");

@@ -8,7 +8,7 @@ use crate::common;
 use crate::common::people::{Browser, OWNER_EMAIL, OWNER_PASSWORD, SHOP_NUIS, business_body, owner_body};
 use crate::common::process::ServerProcess;
 use crate::common::sim::SimServer;
-use crate::common::{Part, TestServer, setup_code_in};
+use crate::common::{Part, TestServer, object_keys, setup_code_in};
 use arka::config::BoxPeers;
 use arka::fiscal::certificate::Certificate;
 use serde_json::{Value, json};
@@ -103,8 +103,8 @@ fn the_first_company_needs_the_code_when_no_request_counts_as_the_box() {
 
     // The wizard's first screen checks the code; the steps carry it in X-Setup-Code.
     assert_eq!(
-        server.post_json("/api/v1/setup/code", None, &json!({"code": code})).data(200)["accepted"],
-        true
+        server.post_json("/api/v1/setup/code", None, &json!({"code": code})).data(200),
+        &json!({"accepted": true})
     );
     let bad = post_with_code(
         &server,
@@ -116,6 +116,8 @@ fn the_first_company_needs_the_code_when_no_request_counts_as_the_box() {
     bad.assert_invalid("name");
     let saved = post_with_code(&server, "/api/v1/setup/business", &code, &business_body());
     assert_eq!(saved.data(200)["business"]["nuis"], SHOP_NUIS);
+    assert_eq!(object_keys(saved.data(200)), ["business"]);
+    assert_eq!(object_keys(&saved.data(200)["business"]), ["address", "issuerInVat", "name", "nuis"]);
     let weak = post_with_code(
         &server,
         "/api/v1/setup/owner",
@@ -187,6 +189,7 @@ fn the_setup_steps_resume_after_a_restart_and_end_with_a_test_sale_whose_receipt
     assert_ne!(fresh, code);
     let setup = server.get("/api/v1/setup", None).data(200).clone();
     assert_eq!(setup["business"]["nuis"], SHOP_NUIS);
+    assert_eq!(object_keys(&setup["business"]), ["address", "issuerInVat", "name", "nuis"]);
     assert!(step_done(&setup, "business"));
     assert_eq!(setup["next"], "owner");
     post_with_code(&server, "/api/v1/setup/owner", &code, &owner_body()).assert_error(403);
@@ -236,6 +239,10 @@ fn the_setup_steps_resume_after_a_restart_and_end_with_a_test_sale_whose_receipt
 
     let device = page.post("/api/v1/setup/devices", &json!({"name": "Kasa 1"}));
     let device = device.data(201)["device"].clone();
+    assert_eq!(
+        object_keys(&device),
+        ["branchId", "businessUnitCode", "fiscalTcrCode", "id", "name", "validFrom", "validTo"]
+    );
     assert_eq!(device["branchId"], branch_id);
     let till = device["fiscalTcrCode"].as_str().unwrap().to_string();
     assert_eq!(page.get("/api/v1/setup").data(200)["next"], "cashiers");
@@ -269,6 +276,15 @@ fn the_setup_steps_resume_after_a_restart_and_end_with_a_test_sale_whose_receipt
     assert_eq!(setup["complete"], true, "{setup}");
     assert!(setup["next"].is_null());
     assert_eq!(setup["details"]["devices"][0]["fiscalTcrCode"], till.as_str());
+    let details = &setup["details"];
+    assert_eq!(object_keys(details), ["certificate", "company", "devices", "units", "users"]);
+    assert_eq!(object_keys(&details["company"]), ["address", "id", "issuerInVat", "name", "nuis"]);
+    assert_eq!(object_keys(&details["certificate"]), ["expiresAt", "nuis", "serial", "subject", "validFrom"]);
+    assert_eq!(object_keys(&details["units"][0]), ["address", "businessUnitCode", "city", "id", "name"]);
+    assert_eq!(
+        object_keys(&details["devices"][0]),
+        ["branchId", "businessUnitCode", "fiscalTcrCode", "id", "name"]
+    );
     assert_eq!(setup["details"]["users"].as_array().unwrap().len(), 2);
     assert_eq!(sim.registered()["invoices"].as_array().map(Vec::len), Some(1), "the CIS has the receipt");
 }

@@ -1,5 +1,6 @@
-//! The source read as text, for a rule of the house no compiler checks: a function reads as
-//! named steps, so none is longer than 120 lines (src, benches and these tests alike).
+//! The source read as text, for rules of the house no compiler checks: a function reads as
+//! named steps, so none is longer than 120 lines (src, benches and these tests alike), and a
+//! SQLite row is read by column name, never by position.
 
 use std::path::{Path, PathBuf};
 
@@ -155,4 +156,68 @@ fn no_function_is_longer_than_120_lines() {
         }
     }
     assert!(long.is_empty(), "split these into named steps:\n{}", long.join("\n"));
+}
+
+/// The positional row reads in `code` (`r.get(3)`, `r.get::<_, Money>(9)`, `r.get_ref(0)`): the
+/// 1-based lines they are on.
+fn positional_reads(code: &str) -> Vec<usize> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices(".get") {
+        let mut rest = code[at + 4..].strip_prefix("_ref").unwrap_or(&code[at + 4..]);
+        if let Some(turbofish) = rest.strip_prefix("::<") {
+            let mut depth = 1;
+            let Some(close) = turbofish.char_indices().find_map(|(i, c)| {
+                match c {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i)
+            }) else {
+                continue;
+            };
+            rest = &turbofish[close + 1..];
+        }
+        let Some(argument) = rest.strip_prefix('(') else { continue };
+        let digits = argument.len() - argument.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 && argument[digits..].starts_with(')') {
+            found.push(code[..at].matches('\n').count() + 1);
+        }
+    }
+    found
+}
+
+#[test]
+fn the_reader_finds_positional_reads_and_not_named_ones() {
+    let code = "r.get(0)?;\nr.get::<_, Option<Money>>(12)?;\nr.get_ref(3)?;\nr.get(\"id\")?;\n\
+                r.get::<_, Money>(\"amount\")?;\nr.get(at + 1)?;\nrow.get(10)";
+    assert_eq!(positional_reads(code), [1, 2, 3, 7]);
+}
+
+/// A row read by position breaks silently when a column list changes; by name it fails loudly
+/// or not at all. Files that speak to SQLite (they name `rusqlite`) read every column by name.
+#[test]
+fn no_row_is_read_by_position() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&repo.join("src"), &mut files);
+    let mut positional = Vec::new();
+    let mut sqlite_files = 0;
+    for file in &files {
+        let code = code_only(&std::fs::read_to_string(file).unwrap());
+        if !code.contains("rusqlite") {
+            continue;
+        }
+        sqlite_files += 1;
+        for line in positional_reads(&code) {
+            positional.push(format!("{}:{line}", file.strip_prefix(repo).unwrap().display()));
+        }
+    }
+    assert!(sqlite_files > 20, "the store's files were found: {sqlite_files}");
+    assert!(
+        positional.is_empty(),
+        "read these {} columns by name (or through the table's row mapper):\n{}",
+        positional.len(),
+        positional.join("\n")
+    );
 }

@@ -331,7 +331,7 @@ pub fn rebuild(conn: &Connection, progress: &mut dyn FnMut(usize, usize)) -> Res
     }
     let ids: Vec<i64> = conn
         .prepare("SELECT id FROM invoices ORDER BY id")?
-        .query_map([], |r| r.get(0))?
+        .query_map([], |r| r.get("id"))?
         .collect::<rusqlite::Result<_>>()?;
     for (done, id) in ids.iter().enumerate() {
         if let Some(invoice) = invoices::by_id(conn, *id)? {
@@ -349,7 +349,7 @@ pub fn rebuild(conn: &Connection, progress: &mut dyn FnMut(usize, usize)) -> Res
 fn fill_cash_sales(conn: &Connection) -> Result<()> {
     let days: Vec<i64> = conn
         .prepare("SELECT id FROM cash_days WHERE closed_at IS NOT NULL AND cash_sales IS NULL")?
-        .query_map([], |r| r.get(0))?
+        .query_map([], |r| r.get("id"))?
         .collect::<rusqlite::Result<_>>()?;
     for id in days {
         let sales = crate::store::cash_register::day_cash_sales(conn, id)?;
@@ -364,7 +364,8 @@ fn fill_cash_sales(conn: &Connection) -> Result<()> {
 /// Builds the totals if the database has never had them built (the first open after the
 /// upgrade that brings them); returns how many documents were added.
 pub fn build_if_needed(conn: &Connection, progress: &mut dyn FnMut(usize, usize)) -> Result<Option<usize>> {
-    let built: bool = conn.query_row("SELECT built FROM report_state WHERE id = 1", [], |r| r.get(0))?;
+    let built: bool =
+        conn.query_row("SELECT built FROM report_state WHERE id = 1", [], |r| r.get("built"))?;
     if built {
         return Ok(None);
     }
@@ -393,9 +394,11 @@ pub fn verify(conn: &Connection) -> Result<Vec<Drift>> {
     for (table, columns) in TABLES {
         let count = |a: &str, b: &str| -> Result<i64> {
             Ok(conn.query_row(
-                &format!("SELECT COUNT(*) FROM (SELECT {columns} FROM {a} EXCEPT SELECT {columns} FROM {b})"),
+                &format!(
+                    "SELECT COUNT(*) AS rows FROM (SELECT {columns} FROM {a} EXCEPT SELECT {columns} FROM {b})"
+                ),
                 [],
-                |r| r.get(0),
+                |r| r.get("rows"),
             )?)
         };
         let kept_only = count(&format!("temp.kept_{table}"), &format!("main.{table}"))?;
@@ -496,7 +499,9 @@ mod tests {
 
     fn rows(store: &Store, table: &str) -> i64 {
         store
-            .read_blocking(|c| Ok(c.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))?))
+            .read_blocking(|c| {
+                Ok(c.query_row(&format!("SELECT COUNT(*) AS rows FROM {table}"), [], |r| r.get("rows"))?)
+            })
             .unwrap()
     }
 
@@ -573,9 +578,10 @@ mod tests {
             store
                 .read_blocking(|c| {
                     Ok(c.query_row(
-                        "SELECT SUM(documents), SUM(gross), SUM(till) FROM report_sales WHERE kind IN ('CASH', 'CORRECTIVE')",
+                        "SELECT SUM(documents) AS documents, SUM(gross) AS gross, SUM(till) AS till FROM report_sales
+                         WHERE kind IN ('CASH', 'CORRECTIVE')",
                         [],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                        |r| Ok((r.get("documents")?, r.get("gross")?, r.get("till")?)),
                     )?)
                 })
                 .unwrap()
@@ -592,8 +598,8 @@ mod tests {
         assert!(store.trial_blocking(|tx| verify(tx)).unwrap().is_empty(), "still equal after deletes");
         let products: Vec<(String, i64)> = store
             .read_blocking(|c| {
-                let mut stmt = c.prepare("SELECT product_code, SUM(quantity) FROM report_products GROUP BY product_code ORDER BY product_code")?;
-                Ok(stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?)
+                let mut stmt = c.prepare("SELECT product_code, SUM(quantity) AS quantity FROM report_products GROUP BY product_code ORDER BY product_code")?;
+                Ok(stmt.query_map([], |r| Ok((r.get("product_code")?, r.get("quantity")?)))?.collect::<rusqlite::Result<_>>()?)
             })
             .unwrap();
         // The order and its cancellation are not sales: only the sale and the euro invoice count.
