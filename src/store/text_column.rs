@@ -92,26 +92,28 @@ mod tests {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE t (kind TEXT)").unwrap();
         conn.execute("INSERT INTO t (kind) VALUES (?1)", [ReportKind::OrderCorrective]).unwrap();
-        let text: String = conn.query_row("SELECT kind FROM t", [], |r| r.get(0)).unwrap();
+        let text: String = conn.query_row("SELECT kind FROM t", [], |r| r.get("kind")).unwrap();
         assert_eq!(text, "ORDER_CORRECTIVE");
-        let kind: ReportKind = conn.query_row("SELECT kind FROM t", [], |r| r.get(0)).unwrap();
+        let kind: ReportKind = conn.query_row("SELECT kind FROM t", [], |r| r.get("kind")).unwrap();
         assert_eq!(kind, ReportKind::OrderCorrective);
     }
 
     #[test]
     fn text_that_is_no_value_fails_the_read() {
         let conn = Connection::open_in_memory().unwrap();
-        let read = conn.query_row("SELECT 'order_corrective'", [], |r| r.get::<_, ReportKind>(0));
+        let read =
+            conn.query_row("SELECT 'order_corrective' AS kind", [], |r| r.get::<_, ReportKind>("kind"));
         assert!(read.is_err(), "{read:?}");
     }
 
     #[test]
     fn the_api_version_is_stored_as_its_number() {
         let conn = Connection::open_in_memory().unwrap();
-        let stored: i64 = conn.query_row("SELECT ?1", [ApiVersion::V2], |r| r.get(0)).unwrap();
+        let stored: i64 =
+            conn.query_row("SELECT ?1 AS version", [ApiVersion::V2], |r| r.get("version")).unwrap();
         assert_eq!(stored, 2);
-        let read: ApiVersion = conn.query_row("SELECT 1", [], |r| r.get(0)).unwrap();
+        let read: ApiVersion = conn.query_row("SELECT 1 AS version", [], |r| r.get("version")).unwrap();
         assert_eq!(read, ApiVersion::V1);
-        assert!(conn.query_row("SELECT 3", [], |r| r.get::<_, ApiVersion>(0)).is_err());
+        assert!(conn.query_row("SELECT 3 AS version", [], |r| r.get::<_, ApiVersion>("version")).is_err());
     }
 }
