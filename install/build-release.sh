@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
-# Static release binaries for Linux on x86_64 and aarch64 (musl libc, OpenSSL and SQLite built in),
-# checked to be static and smoke-tested (the aarch64 one under qemu-aarch64-static).
+# Release binaries: static ones for Linux on x86_64 and aarch64 (musl libc, OpenSSL and SQLite built
+# in), checked to be static and smoke-tested (the aarch64 one under qemu-aarch64-static); and
+# arka.exe for 64-bit Windows (mingw-w64, OpenSSL and SQLite built in), checked to import only
+# Windows' own DLLs, smoke-tested under wine, and packed into the installer arka-setup.exe (nsis).
 #
-#   install/build-release.sh [TARGET...]     default: x86_64-unknown-linux-musl aarch64-unknown-linux-musl
+#   install/build-release.sh [TARGET...]     default: x86_64-unknown-linux-musl
+#                                            aarch64-unknown-linux-musl x86_64-pc-windows-gnu
 #
-# Results: dist/arka-<target>. Installs what it needs on a fresh Debian machine (run as root or with
-# sudo available): rustup targets, Debian's musl-tools, qemu-user-static, file, perl, make, curl, jq,
-# and zig with cargo-zigbuild from PyPI for aarch64 (Debian has no aarch64 musl cross compiler).
+# Results: dist/arka-<target>, dist/arka-x86_64-pc-windows-gnu.exe and dist/arka-setup.exe. Installs
+# what it needs on a fresh Debian machine (run as root or with sudo available): rustup targets,
+# Debian's musl-tools, qemu-user-static, mingw-w64, wine64, nsis, file, perl, make, curl, jq, and zig
+# with cargo-zigbuild from PyPI for aarch64 (Debian has no aarch64 musl cross compiler).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl)
+[ ${#targets[@]} -gt 0 ] || targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-pc-windows-gnu)
+building() { [[ " ${targets[*]} " == *" $1 "* ]]; }
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 need=()
-command -v musl-gcc >/dev/null || need+=(musl-tools)
-command -v qemu-aarch64-static >/dev/null || need+=(qemu-user-static)
+building x86_64-unknown-linux-musl && ! command -v musl-gcc >/dev/null && need+=(musl-tools)
+building aarch64-unknown-linux-musl && ! command -v qemu-aarch64-static >/dev/null && need+=(qemu-user-static)
+if building x86_64-pc-windows-gnu; then
+  command -v x86_64-w64-mingw32-gcc >/dev/null || need+=(mingw-w64)
+  [ -x /usr/lib/wine/wine64 ] || need+=(wine64)
+  command -v makensis >/dev/null || need+=(nsis)
+fi
 for tool in file perl make curl jq; do command -v "$tool" >/dev/null || need+=("$tool"); done
 if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
@@ -27,14 +37,59 @@ fi
 for target in "${targets[@]}"; do
   rustup target list --installed | grep -qx "$target" || rustup target add "$target"
 done
-if [[ " ${targets[*]} " == *" aarch64-unknown-linux-musl "* ]] && ! command -v cargo-zigbuild >/dev/null; then
+if building aarch64-unknown-linux-musl && ! command -v cargo-zigbuild >/dev/null; then
   python3 -m pip install --quiet 'ziglang==0.15.2' 'cargo-zigbuild==0.24.0'
 fi
 
+# The DLLs arka.exe may import: Windows' own (the C runtime msvcrt.dll ships with every Windows).
+windows_dlls=" advapi32.dll bcrypt.dll bcryptprimitives.dll crypt32.dll kernel32.dll msvcrt.dll ntdll.dll \
+  iphlpapi.dll ole32.dll oleaut32.dll secur32.dll shell32.dll user32.dll userenv.dll ws2_32.dll api-ms-win-core-synch-l1-2-0.dll "
+
+check_static() {
+  local bin=$1 description ldd_says
+  description=$(file -b "$bin")
+  echo "file: $description"
+  [[ $description == *"statically linked"* || $description == *"static-pie linked"* ]] ||
+    { echo "$bin is not statically linked" >&2; exit 1; }
+  ldd_says=$(ldd "$bin" 2>&1 || true)
+  echo "ldd: $ldd_says"
+  [[ $ldd_says == *"not a dynamic executable"* || $ldd_says == *"statically linked"* ]] ||
+    { echo "ldd finds dynamic dependencies in $bin" >&2; exit 1; }
+}
+
+check_windows_imports() {
+  local bin=$1 dll imports
+  echo "file: $(file -b "$bin")"
+  imports=$(x86_64-w64-mingw32-objdump -p "$bin" | sed -n 's/^[[:space:]]*DLL Name: //p' | tr '[:upper:]' '[:lower:]' | sort -u)
+  echo "imports: $(tr '\n' ' ' <<<"$imports")"
+  for dll in $imports; do
+    [[ $windows_dlls == *" $dll "* ]] || { echo "$bin imports $dll, which Windows does not ship" >&2; exit 1; }
+  done
+}
+
+# The sandbox smoke test under wine, in a prefix of its own that goes away afterwards.
+smoke_test_under_wine() {
+  local bin=$1 status=0
+  WINEPREFIX=$(mktemp -d)
+  export WINEPREFIX WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+  /usr/lib/wine/wine64 wineboot --init >/dev/null 2>&1
+  # wine 8 has no bcryptprimitives.dll (Rust's std draws random bytes from it): a stand-in.
+  x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
+    install/windows/wine-bcryptprimitives.c -ladvapi32
+  install/smoke-test.sh "$bin" /usr/lib/wine/wine64 || status=$?
+  wineserver -k || true
+  rm -rf "$WINEPREFIX"
+  unset WINEPREFIX
+  return "$status"
+}
+
 mkdir -p dist
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 for target in "${targets[@]}"; do
   echo "== $target"
   started=$(date +%s)
+  bin=dist/arka-$target
+  built=arka
   case $target in
     x86_64-unknown-linux-musl)
       # Debian's musl-gcc has no kernel headers; OpenSSL's build needs a few (linux/mman.h, ...).
@@ -52,27 +107,34 @@ for target in "${targets[@]}"; do
     aarch64-unknown-linux-musl)
       cargo zigbuild -p arka --profile dist --locked --features static --target "$target"
       ;;
+    x86_64-pc-windows-gnu)
+      # mingw-w64's gcc builds OpenSSL and SQLite; Rust links its own C runtime pieces statically.
+      cargo build -p arka --profile dist --locked --features static --target "$target"
+      bin=dist/arka-$target.exe
+      built=arka.exe
+      ;;
     *)
       echo "unknown target $target" >&2
       exit 1
       ;;
   esac
   echo "built $target in $(($(date +%s) - started)) s"
-  cp "${CARGO_TARGET_DIR:-target}/$target/dist/arka" "dist/arka-$target"
-  bin=dist/arka-$target
+  cp "${CARGO_TARGET_DIR:-target}/$target/dist/$built" "$bin"
 
-  description=$(file -b "$bin")
-  echo "file: $description"
-  [[ $description == *"statically linked"* || $description == *"static-pie linked"* ]] ||
-    { echo "$bin is not statically linked" >&2; exit 1; }
-  ldd_says=$(ldd "$bin" 2>&1 || true)
-  echo "ldd: $ldd_says"
-  [[ $ldd_says == *"not a dynamic executable"* || $ldd_says == *"statically linked"* ]] ||
-    { echo "ldd finds dynamic dependencies in $bin" >&2; exit 1; }
+  case $target in
+    *-windows-*) check_windows_imports "$bin" ;;
+    *) check_static "$bin" ;;
+  esac
   echo "size: $(stat -c %s "$bin") bytes"
 
   case $target in
     aarch64-*) install/smoke-test.sh "$bin" qemu-aarch64-static ;;
+    *-windows-*)
+      smoke_test_under_wine "$bin"
+      makensis -WX -V2 -DVERSION="$version" -DARKA_EXE="$PWD/$bin" -DOUTFILE="$PWD/dist/arka-setup.exe" \
+        install/windows/arka.nsi
+      echo "installer: dist/arka-setup.exe, $(stat -c %s dist/arka-setup.exe) bytes"
+      ;;
     *) install/smoke-test.sh "$bin" ;;
   esac
 done

@@ -4,7 +4,10 @@
 # Prints the start-up time (spawn to the first HTTP answer) for a fresh and a used data dir.
 #
 #   install/smoke-test.sh BINARY [RUNNER]     e.g. install/smoke-test.sh dist/arka-aarch64 qemu-aarch64-static
+#                                                  install/smoke-test.sh dist/arka.exe /usr/lib/wine/wine64
 #
+# A Windows binary (*.exe) is stopped with SIGINT instead: wine hands it to the program as Ctrl-C,
+# which Arka treats as SIGTERM (wine ends a program on SIGTERM without telling it).
 # Needs curl and jq. Every request and wait is bounded; the server is stopped on any failure.
 set -euo pipefail
 
@@ -14,11 +17,14 @@ for tool in curl jq; do
   command -v "$tool" >/dev/null || { echo "smoke-test: $tool is needed (apt-get install $tool)" >&2; exit 1; }
 done
 
+stop_signal=TERM
+case $binary in *.exe) stop_signal=INT ;; esac
+
 work=$(mktemp -d)
 pid=
 stop_server() {
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid"
+    kill -"$stop_signal" "$pid"
     for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
   fi
@@ -94,11 +100,11 @@ curl -fsS -m 30 -o "$work/invoice.pdf" -H "Authorization: Bearer $token" "$base/
   fail "the PDF could not be read"
 [ "$(head -c 5 "$work/invoice.pdf")" = "%PDF-" ] || fail "the PDF is not a PDF"
 
-kill -TERM "$pid"
+kill -"$stop_signal" "$pid"
 status=0
 wait "$pid" || status=$?
 pid=
-[ "$status" -eq 0 ] || fail "the server exited with $status after SIGTERM"
+[ "$status" -eq 0 ] || fail "the server exited with $status after SIG$stop_signal"
 
 start_server
 used_start_ms=$startup_ms

@@ -51,9 +51,25 @@ pub const DEFAULT_LISTEN: &str = "0.0.0.0:8080";
 /// Where the store lives. Shared by every command that opens the database.
 #[derive(Debug, Clone, Args)]
 pub struct DataArgs {
-    /// Folder holding the database (arka.db) and the key file that encrypts certificate keys.
-    #[arg(long, env = "ARKA_DATA_DIR", default_value = "./arka-data")]
+    /// Folder holding the database (arka.db) and the key file that encrypts certificate keys
+    /// (on Windows: %ProgramData%\Arka\data).
+    #[arg(long, env = "ARKA_DATA_DIR", default_value_os_t = default_data_dir())]
     pub data_dir: PathBuf,
+}
+
+/// `--data-dir`'s default: beside where Arka is started on Unix (the systemd unit names its own),
+/// the machine's place for programs' data on Windows, where the service and the installer keep it.
+pub fn default_data_dir() -> PathBuf {
+    #[cfg(windows)]
+    {
+        crate::ops::windows::service::data_dir(&crate::ops::windows::service::home(std::env::var_os(
+            "ProgramData",
+        )))
+    }
+    #[cfg(not(windows))]
+    {
+        PathBuf::from("./arka-data")
+    }
 }
 
 impl DataArgs {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use arka::cli::serve::WoltSimArgs;
-use arka::cli::{self, accounts, audit, backup, marketplace, queue, reports, serve};
+use arka::cli::{self, accounts, audit, backup, marketplace, queue, reports, serve, service};
 use arka::config::{DataArgs, ServeArgs};
 use arka::services::marketplace::VenueInput;
 use clap::{Parser, Subcommand};
@@ -107,6 +107,12 @@ enum Command {
         #[command(flatten)]
         tls: arka::config::TlsArgs,
     },
+    /// Arka as a Windows service: install (with its settings file, the data dir's access list and
+    /// the firewall rule), uninstall (the data stays), start, stop, status. Windows only.
+    Service {
+        #[command(subcommand)]
+        action: ServiceAction,
+    },
     /// Partners allowed to register new companies through POST /api/v1/register.
     Partners {
         #[command(subcommand)]
@@ -193,6 +199,33 @@ enum MarketplaceAction {
 }
 
 #[derive(Subcommand)]
+enum ServiceAction {
+    /// Register the service (run as an administrator): creates %ProgramData%\Arka (for the
+    /// service's account and Administrators only) and its settings file arka.env, kept if they
+    /// exist; opens the listening port in Windows Firewall for private networks.
+    Install(ServiceConfig),
+    /// Stop and remove the service and its firewall rule; the data and the settings stay.
+    Uninstall,
+    /// Start the service and wait until it runs.
+    Start,
+    /// Stop the service (requests in flight finish) and wait until it has.
+    Stop,
+    /// Say whether the service runs.
+    Status,
+    /// What the service control manager starts: `serve` with the settings file.
+    #[command(hide = true)]
+    Run(ServiceConfig),
+}
+
+#[derive(clap::Args)]
+struct ServiceConfig {
+    /// The settings file (ARKA_*=value lines, as /etc/arka/arka.env on Linux). Default:
+    /// %ProgramData%\Arka\arka.env, beside the data dir %ProgramData%\Arka\data.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
 enum AppsAction {
     /// Create an application and print its client id and secret (the secret is shown only once).
     Create {
@@ -213,6 +246,15 @@ enum QueueAction {
         /// Queue ids of refused documents (the first column of `arka queue`).
         #[arg(required = true)]
         ids: Vec<i64>,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Write every request the queue keeps (delivered ones too), signed as it was sent to the
+    /// CIS, one SOAP envelope per file: what was sent stays provable (`xmlsec1 --verify`).
+    Requests {
+        /// The folder to write them into (created if missing).
+        #[arg(long)]
+        out: std::path::PathBuf,
         #[command(flatten)]
         data: DataArgs,
     },
@@ -265,6 +307,9 @@ fn run(cli: Cli) -> Result<(), String> {
         }
         Command::Queue { action: None, data } => queue::list(&data),
         Command::Queue { action: Some(QueueAction::Resend { ids, data }), .. } => queue::resend(&data, &ids),
+        Command::Queue { action: Some(QueueAction::Requests { out, data }), .. } => {
+            queue::requests(&data, &out)
+        }
         Command::Reports { action: ReportsAction::Verify { data } } => reports::verify(&data),
         Command::Reports { action: ReportsAction::Rebuild { data } } => reports::rebuild(&data),
         Command::Audit { action: AuditAction::Verify { data } } => audit::verify(&data),
@@ -279,10 +324,22 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Healthcheck { listen, wait, tls } => serve::healthcheck(listen, wait, &tls),
         Command::WoltSim(args) => serve::wolt_sim(args),
         Command::Marketplace { action } => marketplace_command(action),
+        Command::Service { action } => service_command(action),
         Command::Apps { action: AppsAction::Create { name, data } } => accounts::create_app(&data, &name),
         Command::Partners { action: PartnersAction::Create { name, data } } => {
             accounts::create_partner(&data, &name)
         }
+    }
+}
+
+fn service_command(action: ServiceAction) -> Result<(), String> {
+    match action {
+        ServiceAction::Install(ServiceConfig { config }) => service::install(config),
+        ServiceAction::Uninstall => service::uninstall(),
+        ServiceAction::Start => service::start(),
+        ServiceAction::Stop => service::stop(),
+        ServiceAction::Status => service::status(),
+        ServiceAction::Run(ServiceConfig { config }) => service::run(config),
     }
 }
 

@@ -179,6 +179,7 @@ pub async fn metrics(State(ops): State<Ops>) -> Response {
             .and_then(|q| age_seconds(q.oldest_issued_at.as_deref(), Utc::now()))
             .unwrap_or(0),
         breaker_open: ops.services.gateway.breaker_open(),
+        wal_frames: ops.services.store.wal_frames(),
     };
     match crate::ops::metrics::render(snapshot) {
         Ok(text) => {

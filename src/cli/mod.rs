@@ -8,6 +8,7 @@ pub mod marketplace;
 pub mod queue;
 pub mod reports;
 pub mod serve;
+pub mod service;
 
 use crate::config::DataArgs;
 use crate::store::Store;

@@ -1,9 +1,12 @@
 //! `arka queue`: the late-delivery queue as its owner sees it on the server's computer.
 
+use std::path::Path;
+
 use super::open_store;
 use crate::config::DataArgs;
 use crate::domain::time::{local_text, parse_stored};
 use crate::fiscal::queue::{LEGAL_LIMIT_HOURS, WARN_AFTER_HOURS, age_hours};
+use crate::ops::secrets::KeyFile;
 use crate::services::queue::{self, Status};
 
 /// `arka queue`: what waits for the CIS and what it refused, oldest first.
@@ -61,6 +64,20 @@ pub fn list(data: &DataArgs) -> Result<(), String> {
         );
         println!("held number is never given to another document.");
     }
+    Ok(())
+}
+
+/// `arka queue requests --out DIR`: every request the queue keeps, signed as it was sent, one
+/// file each (`<queue id>-<request>.xml`, a SOAP envelope), for an auditor or `xmlsec1 --verify`.
+pub fn requests(data: &DataArgs, out: &Path) -> Result<(), String> {
+    let store = open_store(data)?;
+    let key_file = KeyFile::load_or_create(&data.data_dir.join("arka.key")).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let written = queue::signed_kept_requests(&store, &key_file, |kept| {
+        std::fs::write(out.join(format!("{:08}-{}.xml", kept.queue_id, kept.operation)), kept.envelope)
+    })
+    .map_err(|e| e.to_string())?;
+    println!("{written} kept requests, signed as sent, written to {}", out.display());
     Ok(())
 }
 

@@ -39,9 +39,36 @@ fn init_logging(format: LogFormat) {
     }
 }
 
-/// Completes on SIGTERM or Ctrl-C, saying which. The handlers are installed at once (not when
-/// first awaited), so a signal that comes while the server is still starting is not lost.
-/// Must be called inside the runtime.
+/// The Windows service's log: files in `dir`, a new one each day, the last
+/// [`LOG_FILES_KEPT`](crate::ops::windows::service::LOG_FILES_KEPT) kept. `filter` is the settings
+/// file's `RUST_LOG`.
+#[cfg(windows)]
+pub(crate) fn init_file_logging(
+    format: LogFormat,
+    filter: Option<&str>,
+    dir: &std::path::Path,
+) -> Result<(), String> {
+    use tracing_appender::rolling::{Builder, Rotation};
+    let files = Builder::new()
+        .rotation(Rotation::DAILY)
+        .filename_prefix("arka")
+        .filename_suffix("log")
+        .max_log_files(crate::ops::windows::service::LOG_FILES_KEPT)
+        .build(dir)
+        .map_err(|e| format!("cannot log into {}: {e}", dir.display()))?;
+    let filter = tracing_subscriber::EnvFilter::try_new(filter.unwrap_or("info"))
+        .map_err(|e| format!("RUST_LOG: {e}"))?;
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(files).with_ansi(false);
+    match format {
+        LogFormat::Pretty => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+    Ok(())
+}
+
+/// Completes on SIGTERM or Ctrl-C (on Windows: Ctrl-C, Ctrl-Break or the console closing),
+/// saying which. The handlers are installed at once (not when first awaited), so a signal that
+/// comes while the server is still starting is not lost. Must be called inside the runtime.
 fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
@@ -64,11 +91,23 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
             }
         }
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
-        async {
-            let _ = tokio::signal::ctrl_c().await;
-            tracing::info!("Ctrl-C received, stopping");
+        use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close};
+        let (interrupt, brk, close) = (ctrl_c(), ctrl_break(), ctrl_close());
+        async move {
+            match (interrupt, brk, close) {
+                (Ok(mut interrupt), Ok(mut brk), Ok(mut close)) => tokio::select! {
+                    _ = interrupt.recv() => tracing::info!("Ctrl-C received, stopping"),
+                    _ = brk.recv() => tracing::info!("Ctrl-Break received, stopping"),
+                    _ = close.recv() => tracing::info!("the console is closing, stopping"),
+                },
+                (interrupt, brk, close) => {
+                    let error = interrupt.err().or(brk.err()).or(close.err()).map(|e| e.to_string());
+                    tracing::warn!(error = %error.unwrap_or_default(), "cannot listen for Ctrl-C");
+                    std::future::pending::<()>().await;
+                }
+            }
         }
     }
 }
@@ -76,9 +115,19 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
 /// `arka serve`: the HTTP API until SIGTERM or Ctrl-C.
 pub fn serve(args: ServeArgs) -> Result<(), String> {
     init_logging(args.log_format);
+    run_until(args, shutdown_signal)
+}
+
+/// Runs the HTTP API until the future `stop` makes (inside the runtime) completes: then requests
+/// in flight finish and the queue worker stops, as on SIGTERM.
+pub(crate) fn run_until<S, F>(args: ServeArgs, stop: S) -> Result<(), String>
+where
+    S: FnOnce() -> F,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let result = runtime.block_on(async move {
-        let shutdown = shutdown_signal();
+        let shutdown = stop();
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;

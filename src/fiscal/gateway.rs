@@ -284,6 +284,11 @@ pub struct SignedRegistration {
 }
 
 impl SignedRegistration {
+    /// The SOAP envelope with the signed request, as it goes to the CIS.
+    pub fn envelope(&self) -> &str {
+        &self.envelope
+    }
+
     /// Signs `unsigned`, the registration `operation` names; refused for an operation that
     /// registers no document.
     pub fn sign(certificate: &Certificate, operation: Operation, unsigned: &str) -> Result<Self, Error> {

@@ -2,6 +2,10 @@
 //! the files 0600, whatever the umask (an owner starting Arka by hand often has 022). SQLite
 //! gives `-wal` and `-shm` the database file's own mode, so a private database keeps them
 //! private too.
+//!
+//! On Windows the folder is the guard: a new data dir gets a protected access list naming the
+//! local system, the Administrators and the account Arka runs as (`ops::windows::acl`), and the
+//! files in it drop any list of their own to inherit the folder's.
 
 use std::io;
 use std::path::Path;
@@ -50,9 +54,10 @@ fn restrict(path: &Path, mode: u32) -> io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
 
-#[cfg(not(unix))]
-fn restrict(_path: &Path, _mode: u32) -> io::Result<()> {
-    Ok(())
+#[cfg(windows)]
+fn restrict(path: &Path, _mode: u32) -> io::Result<()> {
+    use crate::ops::windows::acl;
+    if path.is_dir() { acl::restrict_dir(path, &acl::current_user_sid()?) } else { acl::inherit_only(path) }
 }
 
 #[cfg(test)]

@@ -42,6 +42,7 @@ struct Metrics {
     queue_depth: Gauge,
     queue_oldest_age: Gauge,
     breaker_open: Gauge,
+    wal_frames: Gauge,
     hq_backlog: Gauge,
     hq_backlog_oldest_age: Gauge,
 }
@@ -86,6 +87,12 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "1 while new documents go straight to the late-delivery queue because the CIS does not answer",
         breaker_open.clone(),
     );
+    let wal_frames = Gauge::default();
+    registry.register(
+        "arka_wal_frames",
+        "Frames (database pages) the writer has appended to the SQLite log since the server started",
+        wal_frames.clone(),
+    );
     let hq_backlog = Gauge::default();
     registry.register(
         "arka_hq_backlog",
@@ -109,6 +116,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         queue_depth,
         queue_oldest_age,
         breaker_open,
+        wal_frames,
     }
 });
 
@@ -164,6 +172,7 @@ pub struct Snapshot {
     pub queue_depth: i64,
     pub queue_oldest_age_seconds: i64,
     pub breaker_open: bool,
+    pub wal_frames: u64,
     pub hq_backlog: i64,
     pub hq_backlog_oldest_age_seconds: i64,
 }
@@ -173,6 +182,7 @@ pub fn render(snapshot: Snapshot) -> Result<String, std::fmt::Error> {
     METRICS.queue_depth.set(snapshot.queue_depth);
     METRICS.queue_oldest_age.set(snapshot.queue_oldest_age_seconds);
     METRICS.breaker_open.set(i64::from(snapshot.breaker_open));
+    METRICS.wal_frames.set(i64::try_from(snapshot.wal_frames).unwrap_or(i64::MAX));
     METRICS.hq_backlog.set(snapshot.hq_backlog);
     METRICS.hq_backlog_oldest_age.set(snapshot.hq_backlog_oldest_age_seconds);
     let mut text = String::new();
@@ -204,6 +214,7 @@ mod tests {
             queue_depth: 3,
             queue_oldest_age_seconds: 42,
             breaker_open: true,
+            wal_frames: 7,
             hq_backlog: 7,
             hq_backlog_oldest_age_seconds: 5,
         })
@@ -219,6 +230,7 @@ mod tests {
         assert!(text.contains("arka_hq_backlog 7"), "{text}");
         assert!(text.contains("arka_hq_backlog_oldest_age_seconds 5"), "{text}");
         assert!(text.contains("arka_cis_breaker_open 1"), "{text}");
+        assert!(text.contains("arka_wal_frames 7"), "{text}");
         assert!(text.contains("# TYPE arka_cis_latency_seconds histogram"), "{text}");
         assert!(text.contains(r#"arka_cis_latency_seconds_bucket{le="0.05"}"#), "{text}");
     }

@@ -7,12 +7,14 @@
 use chrono::{DateTime, Utc};
 
 use super::sequence::Sequence;
-use super::{Result, Services};
+use super::{Error, Result, Services};
 use crate::domain::audit::Action;
 use crate::fiscal::delivery::{Delivery, Refusal};
 use crate::fiscal::model::SubseqDelivType;
 use crate::fiscal::queue::{Settle, WARN_AFTER_HOURS, age_hours};
-use crate::store::accounts::Caller;
+use crate::fiscal::{self, certificate::Certificate, gateway::SignedRegistration, requests::Operation};
+use crate::ops::secrets::KeyFile;
+use crate::store::accounts::{self, Caller};
 use crate::store::fiscal_queue::{self, Document};
 pub use crate::store::fiscal_queue::{Queued, Status};
 use crate::store::{self, cash_register, einvoices, invoices, wtn};
@@ -165,6 +167,49 @@ impl Services {
 /// queue`).
 pub fn open_items(store: &store::Store) -> store::Result<Vec<Queued>> {
     store.read_blocking(|conn| fiscal_queue::open_items(conn, None))
+}
+
+/// A kept request signed as its first call sent it.
+pub struct SignedKept {
+    pub queue_id: i64,
+    pub operation: String,
+    /// The SOAP envelope with the signed request.
+    pub envelope: String,
+}
+
+/// Every request the queue keeps (every status: nothing is ever removed), signed again with the
+/// certificate its company had when it was queued, one page at a time for `each`. The kept text
+/// is what was signed byte for byte, and an RSA PKCS#1 v1.5 signature is deterministic, so the
+/// envelope is the one the first call sent. A late delivery went with a newer header (its send
+/// time and late-delivery type); its kept request is the one it was issued with.
+pub fn signed_kept_requests(
+    store: &store::Store,
+    key_file: &KeyFile,
+    mut each: impl FnMut(SignedKept) -> std::io::Result<()>,
+) -> Result<usize> {
+    let (mut after, mut count) = (0, 0);
+    loop {
+        let page = store.read_blocking(|conn| fiscal_queue::page(conn, after, 500))?;
+        let Some(last) = page.last() else { return Ok(count) };
+        after = last.id;
+        for kept in page {
+            let stored = store
+                .read_blocking(|conn| accounts::certificate_at(conn, kept.company_id, &kept.created_at))?
+                .ok_or(fiscal::Error::NoCertificate)?;
+            let certificate =
+                Certificate::from_der_parts(&key_file.open(&stored.key_sealed)?, &stored.cert_der)?;
+            let operation = Operation::from_request_root(&kept.operation)
+                .ok_or_else(|| Error::Internal(format!("unknown queued operation {}", kept.operation)))?;
+            let signed = SignedRegistration::sign(&certificate, operation, &kept.unsigned_request)?;
+            each(SignedKept {
+                queue_id: kept.id,
+                operation: kept.operation,
+                envelope: signed.envelope().to_string(),
+            })
+            .map_err(|e| Error::Internal(format!("cannot write the kept request {}: {e}", kept.id)))?;
+            count += 1;
+        }
+    }
 }
 
 /// The owner's re-send (`arka queue resend ID`) of a document the CIS refused, once the cause

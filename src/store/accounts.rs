@@ -569,6 +569,30 @@ pub fn insert_certificate(conn: &Connection, c: &NewCertificate) -> Result<i64> 
     Ok(conn.last_insert_rowid())
 }
 
+/// The certificate the company signed with at `at` (stored time text): the newest uploaded by
+/// then, else its first.
+pub fn certificate_at(conn: &Connection, company_id: i64, at: &str) -> Result<Option<StoredCertificate>> {
+    Ok(conn
+        .query_row(
+            "SELECT id, subject, serial, valid_from, valid_to, cert_der, key_sealed FROM certificates
+             WHERE company_id = :company
+             ORDER BY created_at <= :at DESC, CASE WHEN created_at <= :at THEN -id ELSE id END LIMIT 1",
+            named_params! {":company": company_id, ":at": at},
+            |r| {
+                Ok(StoredCertificate {
+                    id: r.get("id")?,
+                    subject: r.get("subject")?,
+                    serial: r.get("serial")?,
+                    valid_from: r.get("valid_from")?,
+                    valid_to: r.get("valid_to")?,
+                    cert_der: r.get("cert_der")?,
+                    key_sealed: r.get("key_sealed")?,
+                })
+            },
+        )
+        .optional()?)
+}
+
 /// The company's newest certificate: the one it signs with.
 pub fn current_certificate(conn: &Connection, company_id: i64) -> Result<Option<StoredCertificate>> {
     Ok(conn

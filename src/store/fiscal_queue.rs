@@ -10,6 +10,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
+use super::kept::{KeptRequest, Packed};
 use super::{Result, now_text};
 use crate::domain::spelled::spelled;
 
@@ -103,7 +104,7 @@ fn queued_from(r: &Row) -> rusqlite::Result<Queued> {
         tcr_code: r.get("tcr_code")?,
         header_uuid: r.get("header_uuid")?,
         issued_at: r.get("issued_at")?,
-        unsigned_request: r.get("unsigned_request")?,
+        unsigned_request: r.get::<_, KeptRequest>("unsigned_request")?.0,
         subseq_deliv_type: r.get("subseq_deliv_type")?,
         status: r.get("status")?,
         attempts: r.get("attempts")?,
@@ -119,6 +120,7 @@ fn queued_from(r: &Row) -> rusqlite::Result<Queued> {
 /// (the worker's, due at `next_attempt_at`) with one.
 pub fn enqueue(conn: &Connection, q: &NewQueued) -> Result<i64> {
     let status = if q.subseq_deliv_type.is_some() { Status::Waiting } else { Status::Sending };
+    let request = Packed::of(q.unsigned_request)?;
     conn.prepare_cached(
         "INSERT INTO fiscal_queue (company_id, operation, document_kind, document_id, document_number, tcr_code,
              header_uuid, issued_at, unsigned_request, subseq_deliv_type, status, next_attempt_at, last_error,
@@ -129,7 +131,7 @@ pub fn enqueue(conn: &Connection, q: &NewQueued) -> Result<i64> {
     .execute(named_params! {
         ":company": q.company_id, ":op": q.operation, ":kind": q.document, ":doc": q.document_id,
         ":number": q.document_number, ":tcr": q.tcr_code, ":uuid": q.header_uuid, ":issued": q.issued_at,
-        ":request": q.unsigned_request, ":subseq": q.subseq_deliv_type, ":status": status,
+        ":request": request, ":subseq": q.subseq_deliv_type, ":status": status,
         ":next": q.next_attempt_at, ":error": q.last_error, ":now": now_text(),
     })?;
     Ok(conn.last_insert_rowid())
@@ -154,6 +156,14 @@ pub fn open_items(conn: &Connection, company_id: Option<i64>) -> Result<Vec<Queu
          ORDER BY id"
     ))?;
     let rows = stmt.query_map(named_params! {":company": company_id}, queued_from)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Entries of every status after `after_id`, by id, `limit` at a time: `arka queue requests`.
+pub fn page(conn: &Connection, after_id: i64, limit: i64) -> Result<Vec<Queued>> {
+    let mut stmt = conn
+        .prepare(&format!("SELECT {COLUMNS} FROM fiscal_queue WHERE id > :after ORDER BY id LIMIT :limit"))?;
+    let rows = stmt.query_map(named_params! {":after": after_id, ":limit": limit}, queued_from)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 

@@ -70,7 +70,14 @@ pub fn row_query(conn: &Connection, table: &str, key: &[&str]) -> Result<String>
     let columns = stmt
         .query_map(named_params! {":table": table}, |r| r.get::<_, String>("name"))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let pairs = columns.iter().map(|c| format!("'{c}', \"{c}\"")).collect::<Vec<_>>().join(", ");
+    let value = |c: &str| {
+        if super::kept::holds_kept_requests(table, c) {
+            format!("arka_unpack_request(\"{c}\")")
+        } else {
+            format!("\"{c}\"")
+        }
+    };
+    let pairs = columns.iter().map(|c| format!("'{c}', {}", value(c))).collect::<Vec<_>>().join(", ");
     let by_key = key.iter().map(|c| format!("\"{c}\" = json_extract(?1, '$.{c}')")).collect::<Vec<_>>();
     Ok(format!("SELECT json_object({pairs}) AS shipped FROM \"{table}\" WHERE {}", by_key.join(" AND ")))
 }
@@ -184,6 +191,42 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
         (dir, store)
+    }
+
+    #[test]
+    fn a_queue_entry_ships_its_kept_request_as_text() {
+        let (_dir, store) = store();
+        let request = "<RegisterInvoiceRequest Id=\"Request\"><Header/></RegisterInvoiceRequest>";
+        store
+            .write_blocking(|tx| -> Result<()> {
+                tx.execute("INSERT INTO companies (id, nuis, name, created_at) VALUES (1, 'K12345678A', 'Shop', 'now')", [])?;
+                let entry = crate::store::fiscal_queue::NewQueued {
+                    company_id: 1,
+                    operation: "RegisterInvoiceRequest",
+                    document: crate::store::fiscal_queue::Document::Invoice,
+                    document_id: None,
+                    document_number: None,
+                    tcr_code: None,
+                    header_uuid: "u-1",
+                    issued_at: "now",
+                    unsigned_request: request,
+                    subseq_deliv_type: None,
+                    next_attempt_at: "now",
+                    last_error: None,
+                };
+                crate::store::fiscal_queue::enqueue(tx, &entry)?;
+                Ok(())
+            })
+            .unwrap();
+        let shipped = store
+            .read_blocking(|c| {
+                let query = row_query(c, "fiscal_queue", &["id"])?;
+                row(c, &query, "{\"id\":1}")
+            })
+            .unwrap()
+            .unwrap();
+        let shipped: serde_json::Value = serde_json::from_str(&shipped).unwrap();
+        assert_eq!(shipped["unsigned_request"], request);
     }
 
     #[test]

@@ -42,6 +42,7 @@ mod sessions;
 mod setup;
 mod source;
 mod stock;
+mod storage;
 mod tables;
 mod walkthrough;
 mod wtn;
