@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use arka::fiscal::certificate::Certificate;
 use arka::fiscal::iic::{IicInput, iic};
 use arka::fiscal::model::{
-    self, Header, IdType, Invoice, Item, PayMethod, PayMethodType, SameTax, Seller, TypeOfInv,
+    self, Header, IdType, Invoice, InvoiceType, Item, PayMethod, PayMethodType, SameTax, Seller,
 };
 use arka::fiscal::{dsig, requests};
 use chrono::Utc;
@@ -66,7 +66,7 @@ pub fn signed_invoice(cert: &Certificate, ord: u32, tcr: &str) -> String {
     )
     .unwrap_or_else(|e| panic!("iic: {e}"));
     let invoice = Invoice {
-        type_of_inv: TypeOfInv::Cash,
+        type_of_inv: InvoiceType::Cash,
         is_simplified_inv: false,
         type_of_self_iss: None,
         issue_date_time: now,

@@ -12,7 +12,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use arka::config::ServeArgs;
-use arka::domain::document::{DocumentKind, InvoiceType};
+use arka::domain::document::{ApiVersion, DocumentKind, InvoiceType};
+use arka::domain::payments::PaymentType;
 use arka::domain::report::Period;
 use arka::services::reports::ReportQuery;
 use arka::store::invoices::{self, Buyer, Invoice, Line, Payment, Totals};
@@ -153,10 +154,10 @@ fn invoice(
     let second = dice.below(12 * 3600) + 7 * 3600;
     let time = format!("{:02}:{:02}:{:02}", second / 3600, (second / 60) % 60, second % 60);
     let method = match kind {
-        DocumentKind::NonCash => "ACCOUNT",
-        DocumentKind::Order => "ORDER",
-        _ if dice.below(3) == 0 => "CARD",
-        _ => "BANKNOTE",
+        DocumentKind::NonCash => PaymentType::Account,
+        DocumentKind::Order => PaymentType::Order,
+        _ if dice.below(3) == 0 => PaymentType::Card,
+        _ => PaymentType::Banknote,
     };
     Invoice {
         id: 0,
@@ -167,7 +168,7 @@ fn invoice(
         year: 2025,
         kind: if noncash { InvoiceType::NonCash } else { InvoiceType::Cash },
         document_kind: kind,
-        api_version: 1,
+        api_version: ApiVersion::V1,
         doc_type: None,
         original_invoice_iic: None,
         tcr_code: (!noncash).then(|| operator.2.clone()),
@@ -219,7 +220,7 @@ fn invoice(
         eic: None,
         verify_url: "https://efiskalizimi-app-test.tatime.gov.al/invoice-check/#/verify".into(),
         created_at: String::new(),
-        payments: vec![Payment { kind: method.into(), amount: gross, company_card: None, vouchers: vec![] }],
+        payments: vec![Payment { kind: method, amount: gross, company_card: None, vouchers: vec![] }],
         lines,
         bank_account: None,
         wtn_id: None,

@@ -13,6 +13,7 @@ use super::extract::{Body, Query};
 use super::fields;
 use super::onboarding::PageView;
 use crate::domain::cash_register::ActionType;
+use crate::domain::spelled::Spelled;
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
 use crate::services::cash_register::{ActionRequest, DaySummary, Opened};
@@ -42,7 +43,7 @@ impl<'a> From<&'a Action> for ActionView<'a> {
     fn from(a: &'a Action) -> Self {
         ActionView {
             id: a.id,
-            action_type: &a.action_type,
+            action_type: a.action_type.as_str(),
             amount: a.amount,
             currency: &a.currency,
             transaction_date: stored_time(&a.transacted_at),
@@ -231,11 +232,11 @@ pub async fn actions(
             "" => continue,
             "DEPOSIT" => ActionType::MoneyIn,
             "WITHDRAW" => ActionType::MoneyOut,
-            other => ActionType::parse(other).ok_or_else(|| {
+            other => <ActionType as Spelled>::parse(other).ok_or_else(|| {
                 ApiError::field("type", "The type must be one or more of INITIAL, MONEY_IN, MONEY_OUT.")
             })?,
         };
-        action_types.push(read.as_str().to_string());
+        action_types.push(read);
     }
     let filter = ListFilter {
         action_types,

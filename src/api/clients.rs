@@ -13,7 +13,8 @@ use super::extract::{Body, PathId, Query, search_query};
 use super::fields;
 use super::limits::Interval;
 use super::onboarding::paging;
-use crate::domain::client::{ClientPatch, ClientType, Field, IdType, Invalid, Patch, Rejection, Spelled};
+use crate::domain::client::{ClientPatch, ClientType, Field, IdType, Invalid, Patch, Rejection};
+use crate::domain::spelled::Spelled;
 use crate::domain::validation::FieldErrors;
 use crate::services::clients::SaveError;
 use crate::store::clients::StoredClient;
@@ -481,7 +482,7 @@ fn inner<O, T: Clone>(object: &Patch<O>, field: impl Fn(&O) -> &Patch<T>) -> Pat
 
 /// Which object the client's data is read from: the one `type` names, or the one sent.
 fn side(b: &V2Body) -> ClientType {
-    match b.client_type.as_ref().and_then(|t| t.as_deref()).and_then(ClientType::parse) {
+    match b.client_type.as_ref().and_then(|t| t.as_deref()).and_then(ClientType::parse_any_case) {
         Some(client_type) => client_type,
         None if b.company.is_none() && b.person.is_some() => ClientType::Person,
         None => ClientType::Company,
@@ -491,7 +492,7 @@ fn side(b: &V2Body) -> ClientType {
 /// On create the spec requires the object the type selects, with its identifier object.
 fn v2_required(b: &V2Body) -> FieldErrors {
     let mut errors = FieldErrors::new();
-    match b.client_type.as_ref().and_then(|t| t.as_deref()).and_then(ClientType::parse) {
+    match b.client_type.as_ref().and_then(|t| t.as_deref()).and_then(ClientType::parse_any_case) {
         Some(ClientType::Company) => match &b.company {
             Some(Some(company)) if !matches!(company.id, Some(Some(_))) => {
                 errors.add("company.id", "The company.id field is required.")

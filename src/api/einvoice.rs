@@ -12,17 +12,23 @@ use super::auth::Auth;
 use super::error::ApiResult;
 use super::extract::Body;
 use super::invoices::{IssueBody, host, issue_request, issue_result, pdf_answer};
-use crate::domain::document::DocumentKind;
+use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::services::invoices::einvoice::EinvoiceIssued;
 
 /// What the POS reads when the invoice is issued but the platform has not registered it yet.
 const QUEUED: &str = "The invoice was fiscalized (fic) but the e-invoice platform did not answer: its registration is queued and retried automatically; the eic follows (read it with details by internalId).";
 
-async fn issue(state: AppState, auth: Auth, headers: HeaderMap, body: IssueBody, version: i64) -> ApiResult {
+async fn issue(
+    state: AppState,
+    auth: Auth,
+    headers: HeaderMap,
+    body: IssueBody,
+    version: ApiVersion,
+) -> ApiResult {
     let process = body.process.clone();
     let request = issue_request(body, DocumentKind::NonCash, version)?;
     let issued = state.services.issue_einvoice(&auth.0, request, process).await?;
-    let success = if version == 1 { StatusCode::CREATED } else { StatusCode::OK };
+    let success = if version == ApiVersion::V1 { StatusCode::CREATED } else { StatusCode::OK };
     let answer = match issued {
         EinvoiceIssued::Registered(invoice) => {
             json!({"status": true, "data": {"invoice": issue_result(&state, &invoice, version, host(&headers))}})
@@ -36,22 +42,14 @@ async fn issue(state: AppState, auth: Auth, headers: HeaderMap, body: IssueBody,
     Ok((success, Json(answer)).into_response())
 }
 
-pub async fn issue_v1(
+pub async fn issue_einvoice(
     State(s): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, 1).await
-}
-
-pub async fn issue_v2(
-    State(s): State<AppState>,
-    auth: Auth,
-    h: HeaderMap,
-    Body(b): Body<IssueBody>,
-) -> ApiResult {
-    issue(s, auth, h, b, 2).await
+    issue(s, auth, h, b, version).await
 }
 
 /// The e-invoice platform's PDF of the e-invoice `eic` (one the company issued or received).

@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
+use crate::domain::document::ApiVersion;
 use crate::domain::validation::{self, FieldErrors};
 
 /// A JSON body.
@@ -245,10 +246,37 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
     }
 }
 
+/// The version of the API a route belongs to, read once from its path (`/api/v1/…`,
+/// `/api/v2/…`) and carried typed from the handler on. A route outside both is not found.
+impl<S: Send + Sync> FromRequestParts<S> for ApiVersion {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        api_version(parts.uri.path()).ok_or_else(|| ApiError::status(StatusCode::NOT_FOUND, "Not found."))
+    }
+}
+
+fn api_version(path: &str) -> Option<ApiVersion> {
+    match path.strip_prefix("/api/")?.split('/').next()? {
+        "v1" => Some(ApiVersion::V1),
+        "v2" => Some(ApiVersion::V2),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde::Deserialize;
+
+    #[test]
+    fn the_api_version_is_the_paths_first_segment_after_api() {
+        assert_eq!(api_version("/api/v1/invoice/cash"), Some(ApiVersion::V1));
+        assert_eq!(api_version("/api/v2/invoice/1/details"), Some(ApiVersion::V2));
+        assert_eq!(api_version("/api/v3/invoice/cash"), None);
+        assert_eq!(api_version("/api/v12/invoice"), None);
+        assert_eq!(api_version("/v1/invoice"), None);
+    }
 
     #[derive(Debug, Deserialize)]
     #[allow(dead_code)]

@@ -26,6 +26,7 @@ use super::limits::Group;
 use crate::domain::marketplace::{
     Action, OrderState, OrderStatus, allowed_actions, idempotency_key_problem, may_fiscalize,
 };
+use crate::domain::spelled::Spelled;
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
 use crate::services::marketplace::{
@@ -437,7 +438,7 @@ fn statuses(errors: &mut FieldErrors, value: Option<&str>) -> Vec<OrderStatus> {
         match word {
             "active" => found.extend(OrderStatus::ALL.into_iter().filter(|s| !s.is_final())),
             "history" => found.extend(OrderStatus::ALL.into_iter().filter(|s| s.is_final())),
-            other => match OrderStatus::parse(other) {
+            other => match <OrderStatus as Spelled>::parse(other) {
                 Some(s) => found.push(s),
                 None => {
                     errors.add(

@@ -12,7 +12,6 @@ pub mod docs;
 mod einvoice;
 pub mod error;
 pub mod extract;
-mod fields;
 pub mod invoices;
 pub mod limits;
 pub mod marketplace;
@@ -49,6 +48,8 @@ use tower_http::catch_panic::CatchPanicLayer;
 
 use self::error::ApiError;
 use self::limits::{Group, Limiters};
+// The body readers live with the domain inputs that derive `Deserialize` through them.
+use crate::domain::fields;
 use crate::services::Services;
 
 /// Shared by every handler.
@@ -205,47 +206,47 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/cash-register/balance", g.general(get(cash_register::balance)))
         .route("/api/v2/cash-register/balance", g.general(get(cash_register::balance)))
         // Invoices
-        .route("/api/v1/invoice/cash", g.fiscal(post(invoices::cash::<1>)))
-        .route("/api/v2/invoice/cash", g.fiscal(post(invoices::cash::<2>)))
-        .route("/api/v1/invoice/noncash", g.fiscal(post(invoices::noncash::<1>)))
-        .route("/api/v2/invoice/noncash", g.fiscal(post(invoices::noncash::<2>)))
-        .route("/api/v1/invoice/order", g.fiscal(post(invoices::order::<1>)))
-        .route("/api/v2/invoice/order", g.fiscal(post(invoices::order::<2>)))
-        .route("/api/v1/invoice/summary", g.fiscal(post(invoices::summary::<1>)))
-        .route("/api/v2/invoice/summary", g.fiscal(post(invoices::summary::<2>)))
-        .route("/api/v1/invoice/bulk-noncash", g.bulk(post(invoices::bulk_noncash::<1>)))
-        .route("/api/v2/invoice/bulk-noncash", g.bulk(post(invoices::bulk_noncash::<2>)))
-        .route("/api/v1/invoice/cancel/{id}", g.cancel(post(invoices::cancel::<1>)))
-        .route("/api/v2/invoice/cancel/{id}", g.cancel(post(invoices::cancel::<2>)))
+        .route("/api/v1/invoice/cash", g.fiscal(post(invoices::cash)))
+        .route("/api/v2/invoice/cash", g.fiscal(post(invoices::cash)))
+        .route("/api/v1/invoice/noncash", g.fiscal(post(invoices::noncash)))
+        .route("/api/v2/invoice/noncash", g.fiscal(post(invoices::noncash)))
+        .route("/api/v1/invoice/order", g.fiscal(post(invoices::order)))
+        .route("/api/v2/invoice/order", g.fiscal(post(invoices::order)))
+        .route("/api/v1/invoice/summary", g.fiscal(post(invoices::summary)))
+        .route("/api/v2/invoice/summary", g.fiscal(post(invoices::summary)))
+        .route("/api/v1/invoice/bulk-noncash", g.bulk(post(invoices::bulk_noncash)))
+        .route("/api/v2/invoice/bulk-noncash", g.bulk(post(invoices::bulk_noncash)))
+        .route("/api/v1/invoice/cancel/{id}", g.cancel(post(invoices::cancel)))
+        .route("/api/v2/invoice/cancel/{id}", g.cancel(post(invoices::cancel)))
         .route(
             "/api/v1/invoice/cancel-by-internal-id/{internalId}",
-            g.cancel(post(invoices::cancel_by_internal_id::<1>)),
+            g.cancel(post(invoices::cancel_by_internal_id)),
         )
         .route(
             "/api/v2/invoice/cancel-by-internal-id/{internalId}",
-            g.cancel(post(invoices::cancel_by_internal_id::<2>)),
+            g.cancel(post(invoices::cancel_by_internal_id)),
         )
-        .route("/api/v1/invoice", g.general(get(invoices::list::<1>)))
-        .route("/api/v2/invoice", g.general(get(invoices::list::<2>)))
-        .route("/api/v1/invoice/{id}/details", g.general(get(invoices::details::<1>)))
-        .route("/api/v2/invoice/{id}/details", g.general(get(invoices::details::<2>)))
-        .route("/api/v1/invoice/details/{internalId}", g.general(post(invoices::by_internal_id::<1>)))
-        .route("/api/v2/invoice/details/{internalId}", g.general(post(invoices::by_internal_id::<2>)))
+        .route("/api/v1/invoice", g.general(get(invoices::list)))
+        .route("/api/v2/invoice", g.general(get(invoices::list)))
+        .route("/api/v1/invoice/{id}/details", g.general(get(invoices::details)))
+        .route("/api/v2/invoice/{id}/details", g.general(get(invoices::details)))
+        .route("/api/v1/invoice/details/{internalId}", g.general(post(invoices::by_internal_id)))
+        .route("/api/v2/invoice/details/{internalId}", g.general(post(invoices::by_internal_id)))
         .route("/api/v1/invoice/print/{id}", g.print(get(invoices::print)))
         .route("/api/v2/invoice/print/{id}", g.print(get(invoices::print)))
         // E-invoices and purchase invoices
-        .route("/api/v1/invoice/e-invoice", g.fiscal(post(einvoice::issue_v1)))
-        .route("/api/v2/invoice/e-invoice", g.fiscal(post(einvoice::issue_v2)))
+        .route("/api/v1/invoice/e-invoice", g.fiscal(post(einvoice::issue_einvoice)))
+        .route("/api/v2/invoice/e-invoice", g.fiscal(post(einvoice::issue_einvoice)))
         .route("/api/v1/invoice/print-eic/{eic}", g.print(get(einvoice::print_eic)))
         .route("/api/v2/invoice/print-eic/{eic}", g.print(get(einvoice::print_eic)))
         .route("/api/v1/purchase-invoices", g.fiscal(get(purchase::list)))
         .route("/api/v1/purchase-invoices/{eic}/status", g.fiscal(post(purchase::change_status)))
         // Warehouse transfer notes (the list shares the issue's interval, not its budget) and stock
-        .route("/api/v1/invoice/wtn", g.fiscal(post(wtn::issue::<1>)))
-        .route("/api/v2/invoice/wtn", g.fiscal(post(wtn::issue::<2>)))
+        .route("/api/v1/invoice/wtn", g.fiscal(post(wtn::issue)))
+        .route("/api/v2/invoice/wtn", g.fiscal(post(wtn::issue)))
         .route("/api/v1/invoice/wtn", g.general(get(wtn::list)))
-        .route("/api/v1/invoice/wtn/details/{internalId}", g.general(get(wtn::details::<1>)))
-        .route("/api/v2/invoice/wtn/details/{internalId}", g.general(get(wtn::details::<2>)))
+        .route("/api/v1/invoice/wtn/details/{internalId}", g.general(get(wtn::details)))
+        .route("/api/v2/invoice/wtn/details/{internalId}", g.general(get(wtn::details)))
         .route("/api/v1/invoice/wtn/print/{id}", g.print(get(wtn::print)))
         .route("/api/v2/invoice/wtn/print/{id}", g.print(get(wtn::print)))
         .route("/api/v1/invoice/wtn/pdf/{id}", g.print(get(wtn::pdf)))

@@ -18,7 +18,7 @@ use super::fields;
 use super::onboarding::{BranchView, CertView};
 use super::pairing::{PairingCard, pairing_card};
 use super::people::{UserView, session_answer};
-use crate::domain::document::DocumentKind;
+use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::domain::role::Role;
 use crate::domain::time::local_text;
 use crate::services::Error as ServiceError;
@@ -505,14 +505,14 @@ pub async fn test_sale(
         }],
         "payment_methods": [{"type": "BANKNOTE", "amount": TEST_SALE_PRICE}],
     });
-    let request = super::invoices::issue_request(parse_value(body)?, DocumentKind::Cash, 2)?;
+    let request = super::invoices::issue_request(parse_value(body)?, DocumentKind::Cash, ApiVersion::V2)?;
     let issued = state.services.issue_invoice(&cashier, request).await?;
     let (invoice, fiscalized) = match issued {
         Issued::Fiscalized(invoice) => (invoice, true),
         Issued::Deferred(invoice) => (invoice, false),
     };
     let host = super::invoices::host(&headers);
-    let view = super::invoices::issue_result(&state, &invoice, 2, host);
+    let view = super::invoices::issue_result(&state, &invoice, ApiVersion::V2, host);
     Ok(with_status(
         StatusCode::CREATED,
         json!({

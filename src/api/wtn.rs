@@ -18,8 +18,10 @@ use super::fields;
 use super::limits::Interval;
 use super::onboarding::{PageView, paging};
 use crate::domain::client::Patch;
+use crate::domain::document::ApiVersion;
 use crate::domain::time::local_text;
-use crate::domain::wtn::{CarrierInput, LineInput, NoteInput, PlaceInput, fiscal_status, items_num};
+use crate::domain::validation::INTERNAL_ID_REQUIRED;
+use crate::domain::wtn::{NoteInput, fiscal_status, items_num};
 use crate::services::pipeline::Issued;
 use crate::services::wtn::{IssueWtnRequest, PrintDocument, WtnIssue};
 use crate::store::wtn::{ListFilter, Place, Wtn};
@@ -28,116 +30,13 @@ use crate::store::wtn::{ListFilter, Place, Wtn};
 // The body
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Deserialize)]
-pub struct PlaceBody {
-    point: Option<String>,
-    city: Option<String>,
-    address: Option<String>,
-    #[serde(alias = "dateTime")]
-    date_time: Option<String>,
-}
-
-#[derive(Deserialize)]
-pub struct CarrierBody {
-    name: Option<String>,
-    #[serde(alias = "idType")]
-    id_type: Option<String>,
-    #[serde(default, alias = "idNum", deserialize_with = "fields::opt_text")]
-    id_num: Option<String>,
-    town: Option<String>,
-    address: Option<String>,
-}
-
-#[derive(Deserialize)]
-pub struct LineBody {
-    #[serde(alias = "name")]
-    product_name: Option<String>,
-    #[serde(default, alias = "code", deserialize_with = "fields::opt_text")]
-    product_code: Option<String>,
-    unit: Option<String>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    quantity: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    price: Option<Decimal>,
-}
-
-#[derive(Deserialize)]
-pub struct IssueBody {
-    #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
-    internal_id: Option<String>,
-    #[serde(rename = "type")]
-    note_type: Option<String>,
-    transaction: Option<String>,
-    carrier: Option<CarrierBody>,
-    #[serde(alias = "vehicleOwnership")]
-    vehicle_ownership: Option<String>,
-    #[serde(default, alias = "vehiclePlates", deserialize_with = "fields::opt_text")]
-    vehicle_plates: Option<String>,
-    origin: Option<PlaceBody>,
-    destination: Option<PlaceBody>,
-    #[serde(default, alias = "destinationUnitId", deserialize_with = "fields::opt_integer")]
-    destination_unit_id: Option<i64>,
-    #[serde(default, alias = "isGoodsFlammable", deserialize_with = "fields::opt_boolean")]
-    is_goods_flammable: Option<bool>,
-    #[serde(default, alias = "isEscortRequired", deserialize_with = "fields::opt_boolean")]
-    is_escort_required: Option<bool>,
-    #[serde(alias = "packType")]
-    pack_type: Option<String>,
-    #[serde(default, alias = "packNum", deserialize_with = "fields::opt_integer")]
-    pack_num: Option<i64>,
-    #[serde(default, alias = "valueOfGoods", deserialize_with = "fields::opt_decimal")]
-    value_of_goods: Option<Decimal>,
-    invoice_lines: Option<Vec<LineBody>>,
-}
-
-fn place_input(p: PlaceBody) -> PlaceInput {
-    PlaceInput { point: p.point, city: p.city, address: p.address, date_time: p.date_time }
-}
-
-/// Reads an issue body as v1 or v2 into the one request the service knows.
-fn issue_request(b: IssueBody, version: i64) -> Result<IssueWtnRequest, ApiError> {
-    let internal_id = b.internal_id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty());
-    if version == 2 && internal_id.is_none() {
-        // As in the invoice group, v2 answers a missing internalId in the standard envelope.
-        return Err(ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, "The internalId field is required."));
+/// Reads an issue body as v1 or v2 into the one request the service knows: v2 answers a
+/// missing internalId in the standard envelope, as the invoice group does.
+fn issue_request(note: NoteInput, version: ApiVersion) -> Result<IssueWtnRequest, ApiError> {
+    if version == ApiVersion::V2 && note.internal_id().is_none() {
+        return Err(ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, INTERNAL_ID_REQUIRED));
     }
-    Ok(IssueWtnRequest {
-        api_version: version,
-        internal_id,
-        destination_unit_id: b.destination_unit_id,
-        note: NoteInput {
-            note_type: b.note_type,
-            transaction: b.transaction,
-            carrier: b.carrier.map(|c| CarrierInput {
-                name: c.name,
-                id_type: c.id_type,
-                id_num: c.id_num,
-                town: c.town,
-                address: c.address,
-            }),
-            vehicle_ownership: b.vehicle_ownership,
-            vehicle_plates: b.vehicle_plates,
-            origin: b.origin.map(place_input),
-            destination: b.destination.map(place_input),
-            goods_flammable: b.is_goods_flammable,
-            escort_required: b.is_escort_required,
-            pack_type: b.pack_type,
-            pack_num: b.pack_num,
-            value_of_goods: b.value_of_goods,
-            lines: b
-                .invoice_lines
-                .unwrap_or_default()
-                .into_iter()
-                .map(|l| LineInput {
-                    name: l.product_name,
-                    code: l.product_code,
-                    unit: l.unit,
-                    quantity: l.quantity,
-                    price: l.price,
-                })
-                .collect(),
-        },
-    })
+    Ok(IssueWtnRequest { api_version: version, note })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,7 +149,7 @@ fn host(headers: &HeaderMap) -> Option<&str> {
     headers.get(header::HOST).and_then(|h| h.to_str().ok())
 }
 
-fn wtn_view(state: &AppState, note: &Wtn, version: i64, host: Option<&str>) -> WtnView {
+fn wtn_view(state: &AppState, note: &Wtn, version: ApiVersion, host: Option<&str>) -> WtnView {
     let services = &state.services;
     WtnView {
         id: note.id,
@@ -309,18 +208,18 @@ struct DeferredBody {
 // Issue, list, details
 // ---------------------------------------------------------------------------------------------
 
-pub async fn issue<const VERSION: i64>(
+pub async fn issue(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
-    Body(body): Body<IssueBody>,
+    Body(body): Body<NoteInput>,
 ) -> ApiResult {
-    let version = VERSION;
     auth.interval(&state, Interval::Wtn)?;
     let request = issue_request(body, version)?;
     let issued = state.services.issue_wtn(&auth.0, request).await?;
     let view = |note: &Wtn| InvoiceData { invoice: wtn_view(&state, note, version, host(&headers)) };
-    let success = if version == 1 { StatusCode::CREATED } else { StatusCode::OK };
+    let success = if version == ApiVersion::V1 { StatusCode::CREATED } else { StatusCode::OK };
     Ok(match issued {
         WtnIssue::Issued(Issued::Fiscalized(note)) => {
             (success, Json(success_body(view(&note)))).into_response()
@@ -371,18 +270,20 @@ pub async fn list(
         own: None,
     };
     let notes = state.services.wtns(&auth.0, filter).await?;
-    let items: Vec<WtnView> = notes.iter().map(|n| wtn_view(&state, n, 1, host(&headers))).collect();
+    let items: Vec<WtnView> =
+        notes.iter().map(|n| wtn_view(&state, n, ApiVersion::V1, host(&headers))).collect();
     ok(ListData { pagination: PageView { records: items.len(), limit, offset }, items })
 }
 
-pub async fn details<const VERSION: i64>(
+pub async fn details(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Path(internal_id): Path<String>,
 ) -> ApiResult {
     let note = state.services.wtn_by_internal_id(&auth.0, &internal_id).await?;
-    ok(InvoiceData { invoice: wtn_view(&state, &note, VERSION, host(&headers)) })
+    ok(InvoiceData { invoice: wtn_view(&state, &note, version, host(&headers)) })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,76 +7,32 @@
 use chrono::{DateTime, NaiveDate, SecondsFormat, TimeZone, Utc};
 use chrono_tz::Europe::Tirane;
 
+use super::spelled::spelled;
+
 /// The `prev_hash` of the first entry.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
-/// What was done. Stored as `as_str`; a filter names one of these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    InvoiceCancel,
-    CashDeposit,
-    CashWithdraw,
-    DayOpen,
-    DayClose,
-    UserCreate,
-    UserUpdate,
-    UserRole,
-    UserPassword,
-    TokenRotate,
-    TokenRevoke,
-    CertificateUpload,
-    SettingsCurrency,
-    SettingsManualRate,
-    SettingsMarketplace,
-    BackupRestore,
-    QueueResend,
-}
-
-impl Action {
-    pub const ALL: [Action; 17] = [
-        Action::InvoiceCancel,
-        Action::CashDeposit,
-        Action::CashWithdraw,
-        Action::DayOpen,
-        Action::DayClose,
-        Action::UserCreate,
-        Action::UserUpdate,
-        Action::UserRole,
-        Action::UserPassword,
-        Action::TokenRotate,
-        Action::TokenRevoke,
-        Action::CertificateUpload,
-        Action::SettingsCurrency,
-        Action::SettingsManualRate,
-        Action::SettingsMarketplace,
-        Action::BackupRestore,
-        Action::QueueResend,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::InvoiceCancel => "invoice.cancel",
-            Action::CashDeposit => "cash.deposit",
-            Action::CashWithdraw => "cash.withdraw",
-            Action::DayOpen => "day.open",
-            Action::DayClose => "day.close",
-            Action::UserCreate => "user.create",
-            Action::UserUpdate => "user.update",
-            Action::UserRole => "user.role",
-            Action::UserPassword => "user.password",
-            Action::TokenRotate => "token.rotate",
-            Action::TokenRevoke => "token.revoke",
-            Action::CertificateUpload => "certificate.upload",
-            Action::SettingsCurrency => "settings.currency",
-            Action::SettingsManualRate => "settings.manual_rate",
-            Action::SettingsMarketplace => "settings.marketplace",
-            Action::BackupRestore => "backup.restore",
-            Action::QueueResend => "queue.resend",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Action> {
-        Action::ALL.into_iter().find(|a| a.as_str() == text)
+spelled! {
+    /// What was done. Stored as `as_str`; a filter names one of these.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Action {
+        InvoiceCancel = "invoice.cancel",
+        CashDeposit = "cash.deposit",
+        CashWithdraw = "cash.withdraw",
+        DayOpen = "day.open",
+        DayClose = "day.close",
+        UserCreate = "user.create",
+        UserUpdate = "user.update",
+        UserRole = "user.role",
+        UserPassword = "user.password",
+        TokenRotate = "token.rotate",
+        TokenRevoke = "token.revoke",
+        CertificateUpload = "certificate.upload",
+        SettingsCurrency = "settings.currency",
+        SettingsManualRate = "settings.manual_rate",
+        SettingsMarketplace = "settings.marketplace",
+        BackupRestore = "backup.restore",
+        QueueResend = "queue.resend",
     }
 }
 

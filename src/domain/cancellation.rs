@@ -16,11 +16,13 @@
 //! what it paid less what earlier refunds gave back.
 
 use rust_decimal::Decimal;
+use serde::Deserialize;
 
+use super::fields;
 use super::invoice::{Line, net_of};
 use super::money::round2;
 use super::payments::{Payment, PaymentType};
-use super::validation::FieldErrors;
+use super::validation::{self, FieldErrors};
 
 /// What earlier corrective documents reversed of one original line, as positive figures.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -46,14 +48,32 @@ impl Reversible {
     }
 }
 
-/// A line of a partial cancellation, as sent.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A line of a partial cancellation, as sent: read straight from the body (`CancelLineBody` to
+/// serde, the name a wrong-typed line has always been refused with), any other key refused.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename = "CancelLineBody", deny_unknown_fields)]
 pub struct CancelLineInput {
     pub product_name: Option<String>,
     pub product_code: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub quantity: Option<Decimal>,
     /// The unit price with VAT, to pick between lines of one product at different prices.
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub price: Option<Decimal>,
+}
+
+/// A corrective document's own internalId, when sent, follows an invoice's rules (422
+/// `internalId`): not blank (sending none lets Arka name it), at most 255 characters.
+pub fn check_own_internal_id(own: &str) -> Result<(), FieldErrors> {
+    if own.is_empty() {
+        return Err(FieldErrors::one(
+            "internalId",
+            "The internalId must not be blank; send none to let Arka name the corrective document.",
+        ));
+    }
+    let mut errors = FieldErrors::new();
+    validation::internal_id_length(&mut errors, own);
+    errors.into_result()
 }
 
 /// Why an invoice is cancelled whole only.
@@ -303,6 +323,26 @@ mod tests {
     use super::*;
     use crate::domain::invoice::{InvoiceInput, LineInput, issue};
     use crate::domain::payments::PaymentsInput;
+
+    #[test]
+    fn a_corrective_document_s_own_internal_id() {
+        // | internalId     | key        | message
+        let long = "c".repeat(256);
+        let table = [
+            ("c-1", None),
+            (
+                "",
+                Some("The internalId must not be blank; send none to let Arka name the corrective document."),
+            ),
+            (long.as_str(), Some("The internalId must not be greater than 255 characters.")),
+        ];
+        for (own, expected) in table {
+            let found = check_own_internal_id(own).err().map(|e| e.into_map());
+            let expected =
+                expected.map(|m| [("internalId".to_string(), vec![m.to_string()])].into_iter().collect());
+            assert_eq!(found, expected, "{own:?}");
+        }
+    }
 
     fn d(s: &str) -> Decimal {
         s.parse().unwrap()

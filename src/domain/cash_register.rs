@@ -6,37 +6,23 @@ use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
 use super::money::{self, MAX_AMOUNT, Overflow, checked_sum, is_cents, round2};
+use super::spelled::spelled;
 use super::validation::FieldErrors;
 
-/// The spec's `action_type` of a cash-register action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ActionType {
-    /// The cash in the drawer when the day opens (CIS `INITIAL`).
-    Initial,
-    /// Cash put in (CIS `DEPOSIT`).
-    MoneyIn,
-    /// Cash taken out (CIS `WITHDRAW`).
-    MoneyOut,
+spelled! {
+    /// The spec's `action_type` of a cash-register action.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ActionType {
+        /// The cash in the drawer when the day opens (CIS `INITIAL`).
+        Initial = "INITIAL",
+        /// Cash put in (CIS `DEPOSIT`).
+        MoneyIn = "MONEY_IN",
+        /// Cash taken out (CIS `WITHDRAW`).
+        MoneyOut = "MONEY_OUT",
+    }
 }
 
 impl ActionType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ActionType::Initial => "INITIAL",
-            ActionType::MoneyIn => "MONEY_IN",
-            ActionType::MoneyOut => "MONEY_OUT",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<ActionType> {
-        match text {
-            "INITIAL" => Some(ActionType::Initial),
-            "MONEY_IN" => Some(ActionType::MoneyIn),
-            "MONEY_OUT" => Some(ActionType::MoneyOut),
-            _ => None,
-        }
-    }
-
     /// What the action does to the drawer: +1 or -1.
     fn sign(self) -> Decimal {
         match self {
@@ -46,36 +32,17 @@ impl ActionType {
     }
 }
 
-/// Why an action was made; the day's summary groups by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Purpose {
-    /// The opening: the INITIAL deposit, or the DEPOSIT of the difference when open-balance
-    /// comes after the day was already opened.
-    Open,
-    Deposit,
-    Withdraw,
-    /// The withdrawal registered by close-balance.
-    Close,
-}
-
-impl Purpose {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Purpose::Open => "open",
-            Purpose::Deposit => "deposit",
-            Purpose::Withdraw => "withdraw",
-            Purpose::Close => "close",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Purpose> {
-        match text {
-            "open" => Some(Purpose::Open),
-            "deposit" => Some(Purpose::Deposit),
-            "withdraw" => Some(Purpose::Withdraw),
-            "close" => Some(Purpose::Close),
-            _ => None,
-        }
+spelled! {
+    /// Why an action was made; the day's summary groups by it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Purpose {
+        /// The opening: the INITIAL deposit, or the DEPOSIT of the difference when open-balance
+        /// comes after the day was already opened.
+        Open = "open",
+        Deposit = "deposit",
+        Withdraw = "withdraw",
+        /// The withdrawal registered by close-balance.
+        Close = "close",
     }
 }
 

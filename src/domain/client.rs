@@ -4,85 +4,40 @@
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 
+use super::spelled::{Spelled, spelled};
 use super::validation::{is_email, is_nuis};
 
 /// A field of an update: `None` keeps what is stored, `Some(None)` clears it (a JSON null),
 /// `Some(Some(v))` sets it.
 pub type Patch<T> = Option<Option<T>>;
 
-/// An enumeration stored and sent as text (lowercase; v1 shows it uppercase).
-pub trait Spelled: Copy + PartialEq + 'static {
-    const ALL: &'static [Self];
-
-    fn as_str(self) -> &'static str;
-
-    /// Case-insensitive, so v1's COMPANY and v2's company read the same.
-    fn parse(text: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str().eq_ignore_ascii_case(text.trim()))
+spelled! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ClientType {
+        Company = "company",
+        Person = "person",
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClientType {
-    Company,
-    Person,
-}
-
-impl Spelled for ClientType {
-    const ALL: &'static [Self] = &[ClientType::Company, ClientType::Person];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            ClientType::Company => "company",
-            ClientType::Person => "person",
-        }
+spelled! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CompanyCategory {
+        Business = "business",
+        Bank = "bank",
+        Exchange = "exchange",
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CompanyCategory {
-    Business,
-    Bank,
-    Exchange,
-}
-
-impl Spelled for CompanyCategory {
-    const ALL: &'static [Self] =
-        &[CompanyCategory::Business, CompanyCategory::Bank, CompanyCategory::Exchange];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            CompanyCategory::Business => "business",
-            CompanyCategory::Bank => "bank",
-            CompanyCategory::Exchange => "exchange",
-        }
-    }
-}
-
-/// The kind of identifier: a company's (nuis, vat, tax) or a person's (id, passport, social).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdType {
-    Nuis,
-    Vat,
-    Tax,
-    Id,
-    Passport,
-    Social,
-}
-
-impl Spelled for IdType {
-    const ALL: &'static [Self] =
-        &[IdType::Nuis, IdType::Vat, IdType::Tax, IdType::Id, IdType::Passport, IdType::Social];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            IdType::Nuis => "nuis",
-            IdType::Vat => "vat",
-            IdType::Tax => "tax",
-            IdType::Id => "id",
-            IdType::Passport => "passport",
-            IdType::Social => "social",
-        }
+spelled! {
+    /// The kind of identifier: a company's (nuis, vat, tax) or a person's (id, passport, social).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum IdType {
+        Nuis = "nuis",
+        Vat = "vat",
+        Tax = "tax",
+        Id = "id",
+        Passport = "passport",
+        Social = "social",
     }
 }
 
@@ -99,20 +54,11 @@ impl IdType {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gender {
-    Male,
-    Female,
-}
-
-impl Spelled for Gender {
-    const ALL: &'static [Self] = &[Gender::Male, Gender::Female];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Gender::Male => "male",
-            Gender::Female => "female",
-        }
+spelled! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Gender {
+        Male = "male",
+        Female = "female",
     }
 }
 
@@ -292,7 +238,7 @@ pub fn create(patch: &ClientPatch) -> Result<Client, Rejection> {
 /// made through v1 keeps its v1-only fields through a v2 update.
 pub fn update(stored: &Client, patch: &ClientPatch) -> Result<Client, Rejection> {
     if let Some(Some(sent)) = &patch.client_type
-        && let Some(client_type) = ClientType::parse(sent)
+        && let Some(client_type) = ClientType::parse_any_case(sent)
         && client_type != stored.client_type
     {
         return Err(Rejection::TypeChange { stored: stored.client_type });
@@ -418,7 +364,7 @@ fn client_type(fail: &mut impl FnMut(Field, Problem), text: Option<String>) -> O
         fail(Field::ClientType, Problem::Required);
         return None;
     };
-    let parsed = ClientType::parse(&text);
+    let parsed = ClientType::parse_any_case(&text);
     if parsed.is_none() {
         fail(Field::ClientType, Problem::OneOf(&["company", "person"]));
     }
@@ -514,13 +460,15 @@ fn identity(
     let id_type = match (client_type, clean(id_type)) {
         (Some(ClientType::Company), None) => Some(IdType::Nuis),
         (Some(ClientType::Person), None) => Some(IdType::Id),
-        (Some(client_type), Some(text)) => match IdType::parse(&text).filter(|t| t.fits(client_type)) {
-            Some(id_type) => Some(id_type),
-            None => {
-                fail(Field::IdType, Problem::OneOf(IdType::allowed_for(client_type)));
-                None
+        (Some(client_type), Some(text)) => {
+            match IdType::parse_any_case(&text).filter(|t| t.fits(client_type)) {
+                Some(id_type) => Some(id_type),
+                None => {
+                    fail(Field::IdType, Problem::OneOf(IdType::allowed_for(client_type)));
+                    None
+                }
             }
-        },
+        }
         (None, _) => None,
     };
     let mut id_value = clean(id_value);
@@ -597,7 +545,7 @@ fn one_of<T: Spelled>(
     allowed: &'static [&'static str],
 ) -> Option<T> {
     let text = value?;
-    let parsed = T::parse(&text);
+    let parsed = T::parse_any_case(&text);
     if parsed.is_none() {
         fail(field, Problem::OneOf(allowed));
     }

@@ -7,6 +7,7 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use super::money::MAX_EXCHANGE_RATE;
+use super::spelled::spelled;
 use super::validation::FieldErrors;
 
 /// The lek: every amount is also kept in it, so it is always enabled.
@@ -67,41 +68,27 @@ pub fn is_enabled(code: &str, changes: &[(String, bool)]) -> bool {
     }
 }
 
-/// A page Arka reads rates from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Source {
-    /// The Bank of Albania's official rate (the "fixing").
-    Boa,
-    /// Banka Kombëtare Tregtare.
-    Bkt,
-    /// The Iliria98 exchange bureau.
-    Iliria98,
-    /// The ADON exchange bureau.
-    Adon,
+spelled! {
+    /// A page Arka reads rates from.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Source {
+        /// The Bank of Albania's official rate (the "fixing").
+        Boa = "BOA",
+        /// Banka Kombëtare Tregtare.
+        Bkt = "BKT",
+        /// The Iliria98 exchange bureau.
+        Iliria98 = "Iliria98",
+        /// The ADON exchange bureau.
+        Adon = "ADON",
+    }
 }
 
 impl Source {
-    pub const ALL: [Source; 4] = [Source::Boa, Source::Bkt, Source::Iliria98, Source::Adon];
-
-    /// The normalized name, as answered in `source`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Source::Boa => "BOA",
-            Source::Bkt => "BKT",
-            Source::Iliria98 => "Iliria98",
-            Source::Adon => "ADON",
-        }
-    }
-
     /// The spec's reading of `?source=`: any spelling of a known name, and anything else (or
     /// nothing) is the central bank.
     pub fn from_query(sent: Option<&str>) -> Source {
         let sent = sent.map(str::trim).unwrap_or_default();
         Source::ALL.into_iter().find(|s| s.as_str().eq_ignore_ascii_case(sent)).unwrap_or(Source::Boa)
-    }
-
-    pub fn parse(stored: &str) -> Option<Source> {
-        Source::ALL.into_iter().find(|s| s.as_str() == stored)
     }
 }
 

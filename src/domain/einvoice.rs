@@ -2,93 +2,42 @@
 //! profile P1..P12 of the EN 16931 CIUS the platform follows, PROTOCOL.md section 4.5) and what
 //! each needs. Everything else an e-invoice must satisfy is the non-cash invoice's rules.
 
+use super::spelled::{Spelled, spelled};
 use super::validation::FieldErrors;
 
-/// `doc_type`: what the document is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DocType {
-    /// 380, a commercial invoice.
-    Invoice,
-    /// 381, a credit note (a UBL CreditNote).
-    CreditNote,
-    /// 383, a debit note.
-    DebitNote,
-}
-
-impl DocType {
-    pub fn parse(text: &str) -> Option<DocType> {
-        match text.trim() {
-            "380" => Some(DocType::Invoice),
-            "381" => Some(DocType::CreditNote),
-            "383" => Some(DocType::DebitNote),
-            _ => None,
-        }
-    }
-
-    pub fn code(self) -> &'static str {
-        match self {
-            DocType::Invoice => "380",
-            DocType::CreditNote => "381",
-            DocType::DebitNote => "383",
-        }
+spelled! {
+    /// `doc_type`: what the document is.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum DocType {
+        /// 380, a commercial invoice.
+        Invoice = "380",
+        /// 381, a credit note (a UBL CreditNote).
+        CreditNote = "381",
+        /// 383, a debit note.
+        DebitNote = "383",
     }
 }
 
-/// `process`: the business process the e-invoice belongs to (`cbc:ProfileID`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Process {
-    P1,
-    P2,
-    P3,
-    P4,
-    P5,
-    P6,
-    P7,
-    P8,
-    P9,
-    P10,
-    P11,
-    P12,
+spelled! {
+    /// `process`: the business process the e-invoice belongs to (`cbc:ProfileID`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Process {
+        P1 = "P1",
+        P2 = "P2",
+        P3 = "P3",
+        P4 = "P4",
+        P5 = "P5",
+        P6 = "P6",
+        P7 = "P7",
+        P8 = "P8",
+        P9 = "P9",
+        P10 = "P10",
+        P11 = "P11",
+        P12 = "P12",
+    }
 }
 
 impl Process {
-    pub const ALL: [Process; 12] = [
-        Process::P1,
-        Process::P2,
-        Process::P3,
-        Process::P4,
-        Process::P5,
-        Process::P6,
-        Process::P7,
-        Process::P8,
-        Process::P9,
-        Process::P10,
-        Process::P11,
-        Process::P12,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Process::P1 => "P1",
-            Process::P2 => "P2",
-            Process::P3 => "P3",
-            Process::P4 => "P4",
-            Process::P5 => "P5",
-            Process::P6 => "P6",
-            Process::P7 => "P7",
-            Process::P8 => "P8",
-            Process::P9 => "P9",
-            Process::P10 => "P10",
-            Process::P11 => "P11",
-            Process::P12 => "P12",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Process> {
-        let wanted = text.trim().to_uppercase();
-        Process::ALL.into_iter().find(|p| p.as_str() == wanted)
-    }
-
     /// What the process is, as the docs list it ("E-invoices").
     pub fn meaning(self) -> &'static str {
         match self {
@@ -143,7 +92,7 @@ pub fn check(terms: &Terms) -> Result<(DocType, Process), FieldErrors> {
             errors.add("process", "The process field is required: P1 to P12.");
             None
         }
-        Some(text) => Process::parse(text).or_else(|| {
+        Some(text) => Process::parse_any_case(text).or_else(|| {
             errors.add("process", "The process must be one of P1 to P12.");
             None
         }),
@@ -222,6 +171,7 @@ mod tests {
             assert!(!process.meaning().is_empty());
         }
         assert_eq!(Process::parse("P0"), None);
-        assert_eq!(DocType::parse(" 381 ").map(DocType::code), Some("381"));
+        assert_eq!(DocType::parse("381").map(DocType::as_str), Some("381"));
+        assert_eq!(Process::parse_any_case(" p9 "), Some(Process::P9));
     }
 }

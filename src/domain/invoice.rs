@@ -17,14 +17,19 @@
 //! line as VAT 0 with TAX_FREE, and neither `vat` nor `vat_exempt_type` is checked then.
 
 use rust_decimal::Decimal;
+use serde::Deserialize;
 
 use super::discount::{InvoiceDiscount, spread};
 use super::error::{Error, LineTotalMismatch};
+use super::fields;
 use super::money::{
     self, MAX_AMOUNT, MAX_EXCHANGE_RATE, MAX_QUANTITY, exchange_rate, is_cents, round2, to_lek,
 };
 use super::payments::{self, Payment, PaymentsInput};
+use super::spelled::{Spelled, spelled};
 use super::validation::{self, FieldErrors};
+
+pub mod request;
 
 /// The VAT rates in use in Albania, in percent.
 pub const VAT_RATES: [u32; 4] = [0, 6, 10, 20];
@@ -50,32 +55,14 @@ pub const MAX_CLIENT_CITY: usize = 100;
 // product the rules form (a discount share times a weight) stays far inside `Decimal`'s range:
 // no arithmetic on an accepted invoice can overflow.
 
-/// Why a line carries no VAT (`vat_exempt_type`, the item's `EX`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exemption {
-    Type1,
-    Type2,
-    ExportOfGoods,
-    TaxFree,
-}
-
-impl Exemption {
-    pub const ALL: [Exemption; 4] =
-        [Exemption::Type1, Exemption::Type2, Exemption::ExportOfGoods, Exemption::TaxFree];
-
-    /// The name in the API and in the CIS message.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Exemption::Type1 => "TYPE_1",
-            Exemption::Type2 => "TYPE_2",
-            Exemption::ExportOfGoods => "EXPORT_OF_GOODS",
-            Exemption::TaxFree => "TAX_FREE",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        let name = name.trim();
-        Exemption::ALL.into_iter().find(|e| e.as_str().eq_ignore_ascii_case(name))
+spelled! {
+    /// Why a line carries no VAT (`vat_exempt_type`, the item's `EX`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Exemption {
+        Type1 = "TYPE_1",
+        Type2 = "TYPE_2",
+        ExportOfGoods = "EXPORT_OF_GOODS",
+        TaxFree = "TAX_FREE",
     }
 }
 
@@ -94,20 +81,27 @@ impl VatClass {
     }
 }
 
-/// One of `lines[]` as sent (absent or null is `None`).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// One of `lines[]` as sent (absent or null is `None`). Read straight from the body; named
+/// `LineBody` to serde, the name a line of the wrong JSON type has always been refused with.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename = "LineBody")]
 pub struct LineInput {
     pub product_name: Option<String>,
     pub product_code: Option<String>,
     pub unit: Option<String>,
     pub unit_code: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub quantity: Option<Decimal>,
     /// Unit price with VAT.
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub price: Option<Decimal>,
     /// Line total with VAT, after the line discount.
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub total: Option<Decimal>,
     /// Percent off the unit price; absent means 0.
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub discount: Option<Decimal>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub vat: Option<Decimal>,
     pub vat_exempt_type: Option<String>,
 }
@@ -479,7 +473,7 @@ fn read_vat_class(index: usize, line: &LineInput, errors: &mut FieldErrors) -> O
     };
     let exemption = match line.vat_exempt_type.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
         None => None,
-        Some(name) => match Exemption::parse(name) {
+        Some(name) => match Exemption::parse_any_case(name) {
             Some(exemption) => Some(exemption),
             None => {
                 errors.add(

@@ -7,88 +7,46 @@ use rust_decimal::Decimal;
 use super::invoice::LineInput;
 use super::money::round2;
 use super::payments::PaymentType;
+use super::spelled::spelled;
 use super::validation::FieldErrors;
 
-/// How the order reaches the customer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeliveryType {
-    /// The customer collects it at the counter.
-    Takeaway,
-    /// A Wolt courier collects it; Wolt marks it delivered.
-    WoltDelivery,
-    /// The shop's own courier delivers it.
-    SelfDelivery,
-}
-
-impl DeliveryType {
-    pub const ALL: [DeliveryType; 3] =
-        [DeliveryType::Takeaway, DeliveryType::WoltDelivery, DeliveryType::SelfDelivery];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeliveryType::Takeaway => "takeaway",
-            DeliveryType::WoltDelivery => "wolt_delivery",
-            DeliveryType::SelfDelivery => "self_delivery",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.as_str() == s)
+spelled! {
+    /// How the order reaches the customer.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum DeliveryType {
+        /// The customer collects it at the counter.
+        Takeaway = "takeaway",
+        /// A Wolt courier collects it; Wolt marks it delivered.
+        WoltDelivery = "wolt_delivery",
+        /// The shop's own courier delivers it.
+        SelfDelivery = "self_delivery",
     }
 }
 
-/// Where an order stands, as the partner API shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OrderStatus {
-    /// New: waiting for accept or reject.
-    Received,
-    /// A pre-order the shop confirmed; Wolt moves it to production at preparation time.
-    Scheduled,
-    /// Being prepared (Wolt's PRODUCTION).
-    Accepted,
-    Ready,
-    /// Self-delivery: the shop's courier has it.
-    PickedUp,
-    /// Self-delivery: the shop's courier is at the customer.
-    AtCustomer,
-    Delivered,
-    /// Rejected by the shop.
-    Rejected,
-    /// Cancelled by the customer or by Wolt.
-    Canceled,
+spelled! {
+    /// Where an order stands, as the partner API shows it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum OrderStatus {
+        /// New: waiting for accept or reject.
+        Received = "received",
+        /// A pre-order the shop confirmed; Wolt moves it to production at preparation time.
+        Scheduled = "scheduled",
+        /// Being prepared (Wolt's PRODUCTION).
+        Accepted = "accepted",
+        Ready = "ready",
+        /// Self-delivery: the shop's courier has it.
+        PickedUp = "picked_up",
+        /// Self-delivery: the shop's courier is at the customer.
+        AtCustomer = "at_customer",
+        Delivered = "delivered",
+        /// Rejected by the shop.
+        Rejected = "rejected",
+        /// Cancelled by the customer or by Wolt.
+        Canceled = "canceled",
+    }
 }
 
 impl OrderStatus {
-    pub const ALL: [OrderStatus; 9] = [
-        OrderStatus::Received,
-        OrderStatus::Scheduled,
-        OrderStatus::Accepted,
-        OrderStatus::Ready,
-        OrderStatus::PickedUp,
-        OrderStatus::AtCustomer,
-        OrderStatus::Delivered,
-        OrderStatus::Rejected,
-        OrderStatus::Canceled,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OrderStatus::Received => "received",
-            OrderStatus::Scheduled => "scheduled",
-            OrderStatus::Accepted => "accepted",
-            OrderStatus::Ready => "ready",
-            OrderStatus::PickedUp => "picked_up",
-            OrderStatus::AtCustomer => "at_customer",
-            OrderStatus::Delivered => "delivered",
-            OrderStatus::Rejected => "rejected",
-            OrderStatus::Canceled => "canceled",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.as_str() == s)
-    }
-
     /// Delivered, rejected and cancelled orders have left the active board.
     pub fn is_final(self) -> bool {
         matches!(self, OrderStatus::Delivered | OrderStatus::Rejected | OrderStatus::Canceled)
@@ -126,24 +84,20 @@ impl OrderStatus {
 /// The event kind of an order's invoice being issued (its status does not change).
 pub const FISCALIZED_EVENT: &str = "order.fiscalized";
 
-/// A pre-order's own state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PreorderStatus {
-    /// Waiting for the shop to confirm it.
-    Waiting,
-    Confirmed,
+spelled! {
+    /// A pre-order's own state.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum PreorderStatus {
+        /// Waiting for the shop to confirm it.
+        Waiting = "waiting",
+        Confirmed = "confirmed",
+    }
 }
 
 impl PreorderStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PreorderStatus::Waiting => "waiting",
-            PreorderStatus::Confirmed => "confirmed",
-        }
-    }
-
     /// Wolt's text, any case; anything but "confirmed" still waits.
-    pub fn parse(s: &str) -> Self {
+    /// Confirmed in any case; anything else is still waiting.
+    pub fn confirmed_or_waiting(s: &str) -> Self {
         if s.trim().eq_ignore_ascii_case("confirmed") {
             PreorderStatus::Confirmed
         } else {
@@ -152,57 +106,25 @@ impl PreorderStatus {
     }
 }
 
-/// Who moved an order: the shop through the partner API, or Wolt through its webhook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventSource {
-    Pos,
-    Wolt,
-}
-
-impl EventSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventSource::Pos => "pos",
-            EventSource::Wolt => "wolt",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [EventSource::Pos, EventSource::Wolt].into_iter().find(|t| t.as_str() == s)
+spelled! {
+    /// Who moved an order: the shop through the partner API, or Wolt through its webhook.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum EventSource {
+        Pos = "pos",
+        Wolt = "wolt",
     }
 }
 
-/// What a POS asks of an order (each is one write route).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    Accept,
-    Reject,
-    Ready,
-    CourierPickedUp,
-    CourierAtCustomer,
-    Delivered,
-}
-
-impl Action {
-    pub const ALL: [Action; 6] = [
-        Action::Accept,
-        Action::Reject,
-        Action::Ready,
-        Action::CourierPickedUp,
-        Action::CourierAtCustomer,
-        Action::Delivered,
-    ];
-
-    /// The route's last path segment.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Accept => "accept",
-            Action::Reject => "reject",
-            Action::Ready => "ready",
-            Action::CourierPickedUp => "courier-picked-up",
-            Action::CourierAtCustomer => "courier-at-customer",
-            Action::Delivered => "delivered",
-        }
+spelled! {
+    /// What a POS asks of an order (each is one write route).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Action {
+        Accept = "accept",
+        Reject = "reject",
+        Ready = "ready",
+        CourierPickedUp = "courier-picked-up",
+        CourierAtCustomer = "courier-at-customer",
+        Delivered = "delivered",
     }
 }
 
@@ -446,22 +368,18 @@ pub struct WoltProgress {
     pub courier: Option<CourierProgress>,
 }
 
-/// Self-delivery courier progress as Wolt reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum CourierProgress {
-    PickedUp,
-    AtCustomer,
+spelled! {
+    /// Self-delivery courier progress as Wolt reports it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum CourierProgress {
+        PickedUp = "picked_up",
+        AtCustomer = "at_customer",
+    }
 }
 
 impl CourierProgress {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CourierProgress::PickedUp => "picked_up",
-            CourierProgress::AtCustomer => "at_customer",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
+    /// Wolt's `delivery.status`, in any case and in either of Wolt's words for it.
+    pub fn from_wolt(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "picked_up" | "pickup_completed" => Some(CourierProgress::PickedUp),
             "at_customer" | "courier_at_customer" => Some(CourierProgress::AtCustomer),

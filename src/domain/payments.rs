@@ -4,8 +4,11 @@
 //! total, once it is known, checks the sum (key `payment_methods`).
 
 use rust_decimal::Decimal;
+use serde::Deserialize;
 
+use super::fields;
 use super::money::{self, MAX_INVOICE_TOTAL, is_cents};
+use super::spelled::{Spelled, spelled};
 use super::validation::{FieldErrors, is_nuis};
 
 /// At most this many elements in `payment_methods` (the CIS's `PayMethods` holds 1..10).
@@ -15,71 +18,34 @@ pub const MAX_VOUCHERS: usize = 20;
 /// The longest company card number.
 pub const MAX_COMPANY_CARD: usize = 50;
 
-/// The CIS's payment methods (`PayMethod@Type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PaymentType {
-    Banknote,
-    Card,
-    Check,
-    Svoucher,
-    Company,
-    Order,
-    Account,
-    Factoring,
-    Compensation,
-    Transfer,
-    Waiver,
-    Kind,
-    Other,
-}
-
-impl PaymentType {
-    pub const ALL: [PaymentType; 13] = [
-        PaymentType::Banknote,
-        PaymentType::Card,
-        PaymentType::Check,
-        PaymentType::Svoucher,
-        PaymentType::Company,
-        PaymentType::Order,
-        PaymentType::Account,
-        PaymentType::Factoring,
-        PaymentType::Compensation,
-        PaymentType::Transfer,
-        PaymentType::Waiver,
-        PaymentType::Kind,
-        PaymentType::Other,
-    ];
-
-    /// The name in the API and in the CIS message.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PaymentType::Banknote => "BANKNOTE",
-            PaymentType::Card => "CARD",
-            PaymentType::Check => "CHECK",
-            PaymentType::Svoucher => "SVOUCHER",
-            PaymentType::Company => "COMPANY",
-            PaymentType::Order => "ORDER",
-            PaymentType::Account => "ACCOUNT",
-            PaymentType::Factoring => "FACTORING",
-            PaymentType::Compensation => "COMPENSATION",
-            PaymentType::Transfer => "TRANSFER",
-            PaymentType::Waiver => "WAIVER",
-            PaymentType::Kind => "KIND",
-            PaymentType::Other => "OTHER",
-        }
-    }
-
-    /// Reads the API's name; a POS that sends `banknote` means BANKNOTE, so case is ignored.
-    pub fn parse(name: &str) -> Option<Self> {
-        let name = name.trim();
-        PaymentType::ALL.into_iter().find(|kind| kind.as_str().eq_ignore_ascii_case(name))
+spelled! {
+    /// The CIS's payment methods (`PayMethod@Type`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum PaymentType {
+        Banknote = "BANKNOTE",
+        Card = "CARD",
+        Check = "CHECK",
+        Svoucher = "SVOUCHER",
+        Company = "COMPANY",
+        Order = "ORDER",
+        Account = "ACCOUNT",
+        Factoring = "FACTORING",
+        Compensation = "COMPENSATION",
+        Transfer = "TRANSFER",
+        Waiver = "WAIVER",
+        Kind = "KIND",
+        Other = "OTHER",
     }
 }
 
-/// One element of v2 `payment_methods[]` as sent.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// One element of v2 `payment_methods[]` as sent, read straight from the body (`PaymentBody`
+/// to serde, the name a wrong-typed element has always been refused with).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename = "PaymentBody")]
 pub struct PaymentElementInput {
+    #[serde(rename = "type")]
     pub kind: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub amount: Option<Decimal>,
     pub company_card: Option<String>,
     pub vouchers: Option<Vec<String>>,
@@ -278,7 +244,7 @@ fn read_kind(key: &str, sent: Option<&str>, errors: &mut FieldErrors) -> Option<
             None
         }
         Some(name) => {
-            let kind = PaymentType::parse(name);
+            let kind = PaymentType::parse_any_case(name);
             if kind.is_none() {
                 errors.add(key, format!("The selected {key} is invalid."));
             }
@@ -409,9 +375,9 @@ mod tests {
         for kind in PaymentType::ALL {
             assert_eq!(PaymentType::parse(kind.as_str()), Some(kind));
         }
-        assert_eq!(PaymentType::parse("banknote"), Some(PaymentType::Banknote));
-        assert_eq!(PaymentType::parse("ADVANCE"), None);
-        assert_eq!(PaymentType::parse(""), None);
+        assert_eq!(PaymentType::parse_any_case(" banknote "), Some(PaymentType::Banknote));
+        assert_eq!(PaymentType::parse_any_case("ADVANCE"), None);
+        assert_eq!(PaymentType::parse_any_case(""), None);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use rust_decimal::Decimal;
 use super::cash_register::CashSale;
 use super::document::{DocumentKind, InvoiceType};
 use super::money::{payments_in_lek, registered_in_lek, round2};
+use super::spelled::spelled;
 use super::validation::FieldErrors;
 
 /// Items a listing report returns without `limit`.
@@ -132,31 +133,23 @@ pub fn flag(field: &str, sent: Option<&str>) -> Result<bool, FieldErrors> {
     }
 }
 
-/// What a document is in a report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ReportKind {
-    Cash,
-    NonCash,
-    EInvoice,
-    Summary,
-    /// The corrective document of a cancelled sale.
-    Corrective,
-    Order,
-    /// The corrective document of a cancelled order.
-    OrderCorrective,
+spelled! {
+    /// What a document is in a report.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum ReportKind {
+        Cash = "CASH",
+        NonCash = "NONCASH",
+        EInvoice = "EINVOICE",
+        Summary = "SUMMARY",
+        /// The corrective document of a cancelled sale.
+        Corrective = "CORRECTIVE",
+        Order = "ORDER",
+        /// The corrective document of a cancelled order.
+        OrderCorrective = "ORDER_CORRECTIVE",
+    }
 }
 
 impl ReportKind {
-    pub const ALL: [ReportKind; 7] = [
-        ReportKind::Cash,
-        ReportKind::NonCash,
-        ReportKind::EInvoice,
-        ReportKind::Summary,
-        ReportKind::Corrective,
-        ReportKind::Order,
-        ReportKind::OrderCorrective,
-    ];
-
     /// The kinds sales are made of, reversals included, in the order reports list them.
     pub const SALES: [ReportKind; 5] = [
         ReportKind::Cash,
@@ -165,22 +158,6 @@ impl ReportKind {
         ReportKind::Summary,
         ReportKind::Corrective,
     ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReportKind::Cash => "CASH",
-            ReportKind::NonCash => "NONCASH",
-            ReportKind::EInvoice => "EINVOICE",
-            ReportKind::Summary => "SUMMARY",
-            ReportKind::Corrective => "CORRECTIVE",
-            ReportKind::Order => "ORDER",
-            ReportKind::OrderCorrective => "ORDER_CORRECTIVE",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<ReportKind> {
-        ReportKind::ALL.into_iter().find(|k| k.as_str() == text)
-    }
 
     /// A sale (not a reversal).
     pub fn is_sale(self) -> bool {

@@ -11,53 +11,28 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 
 use super::money::{self, MAX_QUANTITY, Overflow};
+use super::spelled::{Spelled, spelled};
 use super::validation::FieldErrors;
 
 /// The longest note an owner may give a movement.
 pub const MAX_NOTE: usize = 255;
 
-/// Why a quantity changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Reason {
-    Sale,
-    Cancellation,
-    /// A note took the goods out of the unit (to another unit, or to a client).
-    WtnOut,
-    /// A note between the company's units brought them in.
-    WtnIn,
-    /// The owner counted the shelf.
-    Count,
-    /// The owner booked a delivery received.
-    Delivery,
-    /// The owner corrected a quantity.
-    Correction,
-}
-
-impl Reason {
-    pub const ALL: [Reason; 7] = [
-        Reason::Sale,
-        Reason::Cancellation,
-        Reason::WtnOut,
-        Reason::WtnIn,
-        Reason::Count,
-        Reason::Delivery,
-        Reason::Correction,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Sale => "sale",
-            Reason::Cancellation => "cancellation",
-            Reason::WtnOut => "wtn_out",
-            Reason::WtnIn => "wtn_in",
-            Reason::Count => "count",
-            Reason::Delivery => "delivery",
-            Reason::Correction => "correction",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Reason> {
-        Reason::ALL.into_iter().find(|r| r.as_str() == text)
+spelled! {
+    /// Why a quantity changed.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Reason {
+        Sale = "sale",
+        Cancellation = "cancellation",
+        /// A note took the goods out of the unit (to another unit, or to a client).
+        WtnOut = "wtn_out",
+        /// A note between the company's units brought them in.
+        WtnIn = "wtn_in",
+        /// The owner counted the shelf.
+        Count = "count",
+        /// The owner booked a delivery received.
+        Delivery = "delivery",
+        /// The owner corrected a quantity.
+        Correction = "correction",
     }
 }
 
@@ -178,27 +153,20 @@ pub fn against_note(open: &BTreeMap<i64, Decimal>, wants: &[Want]) -> AgainstNot
     split
 }
 
-/// What the owner does to a shelf.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Adjustment {
-    /// The shelf was counted: the quantity becomes what was counted.
-    Count,
-    /// A delivery arrived: the quantity goes up by it.
-    Delivery,
-    /// A mistake is put right: the quantity goes up or down by it.
-    Correction,
+spelled! {
+    /// What the owner does to a shelf.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Adjustment {
+        /// The shelf was counted: the quantity becomes what was counted.
+        Count = "count",
+        /// A delivery arrived: the quantity goes up by it.
+        Delivery = "delivery",
+        /// A mistake is put right: the quantity goes up or down by it.
+        Correction = "correction",
+    }
 }
 
 impl Adjustment {
-    pub fn parse(text: &str) -> Option<Adjustment> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "count" => Some(Adjustment::Count),
-            "delivery" => Some(Adjustment::Delivery),
-            "correction" => Some(Adjustment::Correction),
-            _ => None,
-        }
-    }
-
     pub fn reason(self) -> Reason {
         match self {
             Adjustment::Count => Reason::Count,
@@ -233,7 +201,7 @@ pub fn check_adjustment(input: &AdjustmentInput) -> Result<CheckedAdjustment, Fi
             errors.add("kind", "The kind field is required.");
             None
         }
-        Some(text) => Adjustment::parse(text).or_else(|| {
+        Some(text) => Adjustment::parse_any_case(text).or_else(|| {
             errors.add("kind", "The kind must be one of count, delivery, correction.");
             None
         }),

@@ -78,6 +78,22 @@ impl FieldErrors {
     }
 }
 
+/// The message of a missing internalId, in whichever envelope the version answers it.
+pub const INTERNAL_ID_REQUIRED: &str = "The internalId field is required.";
+
+/// The longest internalId of a document (invoice, corrective document, note).
+pub const MAX_INTERNAL_ID: usize = 255;
+
+/// A document's internalId is at most `MAX_INTERNAL_ID` characters.
+pub fn internal_id_length(errors: &mut FieldErrors, internal_id: &str) {
+    if internal_id.chars().count() > MAX_INTERNAL_ID {
+        errors.add(
+            "internalId",
+            format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
+        );
+    }
+}
+
 /// Whether XML 1.0 can carry `c` (its `Char` production): tab, line feed, carriage return and
 /// everything from U+0020 except U+FFFE and U+FFFF. Surrogates never reach a Rust `char`
 /// (JSON's `"\ud800"` alone does not parse), so nothing else is left out.

@@ -12,8 +12,11 @@
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Europe::Tirane;
 use rust_decimal::{Decimal, RoundingStrategy};
+use serde::Deserialize;
 
+use super::fields;
 use super::money::{self, MAX_AMOUNT, MAX_INVOICE_TOTAL, MAX_QUANTITY, round2};
+use super::spelled::spelled;
 use super::validation::{self, FieldErrors};
 
 /// At most this many lines (the CIS's `Items` holds 1..1000).
@@ -34,150 +37,84 @@ pub const MAX_PACK_TYPE: usize = 50;
 /// The CIS's `PackNum` is an `xs:int` above 0.
 pub const MAX_PACK_NUM: i64 = 2_147_483_647;
 
-/// WTN: the goods change place, not owner; SALE: they accompany a sale.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoteType {
-    Wtn,
-    Sale,
-}
-
-impl NoteType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NoteType::Wtn => "WTN",
-            NoteType::Sale => "SALE",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<NoteType> {
-        [NoteType::Wtn, NoteType::Sale].into_iter().find(|t| t.as_str() == text)
+spelled! {
+    /// WTN: the goods change place, not owner; SALE: they accompany a sale.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum NoteType {
+        Wtn = "WTN",
+        Sale = "SALE",
     }
 }
 
-/// What the goods travel for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transaction {
-    Transfer,
-    Examination,
-    Sales,
-    Door,
-}
-
-impl Transaction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Transaction::Transfer => "TRANSFER",
-            Transaction::Examination => "EXAMINATION",
-            Transaction::Sales => "SALES",
-            Transaction::Door => "DOOR",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Transaction> {
-        [Transaction::Transfer, Transaction::Examination, Transaction::Sales, Transaction::Door]
-            .into_iter()
-            .find(|t| t.as_str() == text)
+spelled! {
+    /// What the goods travel for.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Transaction {
+        Transfer = "TRANSFER",
+        Examination = "EXAMINATION",
+        Sales = "SALES",
+        Door = "DOOR",
     }
 }
 
-/// Where goods start or arrive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Point {
-    Warehouse,
-    Store,
-    Sale,
-    Exhibition,
-    Customs,
-    Another,
-    Other,
+spelled! {
+    /// Where goods start or arrive.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Point {
+        Warehouse = "WAREHOUSE",
+        Store = "STORE",
+        Sale = "SALE",
+        Exhibition = "EXHIBITION",
+        Customs = "CUSTOMS",
+        Another = "ANOTHER",
+        Other = "OTHER",
+    }
 }
 
 impl Point {
-    const ALL: [Point; 7] = [
-        Point::Warehouse,
-        Point::Store,
-        Point::Sale,
-        Point::Exhibition,
-        Point::Customs,
-        Point::Another,
-        Point::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Point::Warehouse => "WAREHOUSE",
-            Point::Store => "STORE",
-            Point::Sale => "SALE",
-            Point::Exhibition => "EXHIBITION",
-            Point::Customs => "CUSTOMS",
-            Point::Another => "ANOTHER",
-            Point::Other => "OTHER",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Point> {
-        Point::ALL.into_iter().find(|p| p.as_str() == text)
-    }
-
     /// Whether the CIS takes it as a destination (`WTNDestinPointSType`).
     pub fn is_destination(self) -> bool {
         !matches!(self, Point::Customs | Point::Another)
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VehicleOwnership {
-    /// The company's own vehicle.
-    Owner,
-    ThirdParty,
-}
-
-impl VehicleOwnership {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VehicleOwnership::Owner => "OWNER",
-            VehicleOwnership::ThirdParty => "THIRDPARTY",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<VehicleOwnership> {
-        [VehicleOwnership::Owner, VehicleOwnership::ThirdParty].into_iter().find(|v| v.as_str() == text)
+spelled! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum VehicleOwnership {
+        /// The company's own vehicle.
+        Owner = "OWNER",
+        ThirdParty = "THIRDPARTY",
     }
 }
 
-/// How a carrier is identified: NUIS for a business, ID for a person.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CarrierIdType {
-    Nuis,
-    Id,
-}
-
-impl CarrierIdType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CarrierIdType::Nuis => "NUIS",
-            CarrierIdType::Id => "ID",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<CarrierIdType> {
-        [CarrierIdType::Nuis, CarrierIdType::Id].into_iter().find(|t| t.as_str() == text)
+spelled! {
+    /// How a carrier is identified: NUIS for a business, ID for a person.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CarrierIdType {
+        Nuis = "NUIS",
+        Id = "ID",
     }
 }
 
-/// A place as sent: all optional.
-#[derive(Debug, Clone, Default)]
+/// A place as sent: all optional. Read straight from the body (`PlaceBody` to serde, the name
+/// a wrong-typed place has always been refused with), as are the inputs below.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename = "PlaceBody")]
 pub struct PlaceInput {
     pub point: Option<String>,
     pub city: Option<String>,
     pub address: Option<String>,
+    #[serde(alias = "dateTime")]
     pub date_time: Option<String>,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename = "CarrierBody")]
 pub struct CarrierInput {
     pub name: Option<String>,
+    #[serde(alias = "idType")]
     pub id_type: Option<String>,
+    #[serde(default, alias = "idNum", deserialize_with = "fields::opt_text")]
     pub id_num: Option<String>,
     pub town: Option<String>,
     pub address: Option<String>,
@@ -191,31 +128,84 @@ impl CarrierInput {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename = "LineBody")]
 pub struct LineInput {
+    #[serde(rename = "product_name", alias = "name")]
     pub name: Option<String>,
+    #[serde(default, rename = "product_code", alias = "code", deserialize_with = "fields::opt_text")]
     pub code: Option<String>,
     pub unit: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub quantity: Option<Decimal>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
     pub price: Option<Decimal>,
 }
 
-/// A note's body as sent, after the edge read v1 or v2.
-#[derive(Debug, Clone, Default)]
+/// A note's body as sent, v1 and v2 alike (v2 spells some keys in camelCase).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename = "IssueBody")]
 pub struct NoteInput {
+    #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
+    pub internal_id: Option<String>,
+    #[serde(rename = "type")]
     pub note_type: Option<String>,
     pub transaction: Option<String>,
     pub carrier: Option<CarrierInput>,
+    #[serde(alias = "vehicleOwnership")]
     pub vehicle_ownership: Option<String>,
+    #[serde(default, alias = "vehiclePlates", deserialize_with = "fields::opt_text")]
     pub vehicle_plates: Option<String>,
     pub origin: Option<PlaceInput>,
     pub destination: Option<PlaceInput>,
+    /// One of the company's other units the goods go to (looked up by the service).
+    #[serde(default, alias = "destinationUnitId", deserialize_with = "fields::opt_integer")]
+    pub destination_unit_id: Option<i64>,
+    #[serde(
+        default,
+        rename = "is_goods_flammable",
+        alias = "isGoodsFlammable",
+        deserialize_with = "fields::opt_boolean"
+    )]
     pub goods_flammable: Option<bool>,
+    #[serde(
+        default,
+        rename = "is_escort_required",
+        alias = "isEscortRequired",
+        deserialize_with = "fields::opt_boolean"
+    )]
     pub escort_required: Option<bool>,
+    #[serde(alias = "packType")]
     pub pack_type: Option<String>,
+    #[serde(default, alias = "packNum", deserialize_with = "fields::opt_integer")]
     pub pack_num: Option<i64>,
+    #[serde(default, alias = "valueOfGoods", deserialize_with = "fields::opt_decimal")]
     pub value_of_goods: Option<Decimal>,
+    #[serde(default, rename = "invoice_lines", deserialize_with = "fields::list")]
     pub lines: Vec<LineInput>,
+}
+
+impl NoteInput {
+    /// The internalId sent, trimmed; blank is none.
+    pub fn internal_id(&self) -> Option<&str> {
+        self.internal_id.as_deref().map(str::trim).filter(|i| !i.is_empty())
+    }
+}
+
+/// The rules of a note's internalId and receiving unit, read before the body's other rules:
+/// the internalId at most `MAX_INTERNAL_ID` characters, the unit another than the issuing one.
+pub fn check_references(input: &NoteInput, issuing_unit: i64) -> Result<(), FieldErrors> {
+    let mut errors = FieldErrors::new();
+    if let Some(internal_id) = input.internal_id() {
+        validation::internal_id_length(&mut errors, internal_id);
+    }
+    if errors.is_empty() && input.destination_unit_id == Some(issuing_unit) {
+        errors.add(
+            "destination_unit_id",
+            "The destination unit must be another unit of the company, not the issuing one.",
+        );
+    }
+    errors.into_result()
 }
 
 /// What stands in for a place's city and address when they are not sent: the company's city
@@ -730,6 +720,68 @@ mod tests {
 
     fn fields(input: &NoteInput) -> Vec<String> {
         check(input, &DEFAULTS).unwrap_err().into_map().into_keys().collect()
+    }
+
+    #[test]
+    fn the_internal_id_and_the_receiving_unit_are_checked_before_the_body() {
+        let long = "i".repeat(256);
+        let ok = NoteInput { internal_id: Some(" w-1 ".into()), ..minimal() };
+        // | rule                                | input                               | key                   | message
+        let table: Vec<(&str, NoteInput, Option<[&str; 2]>)> = vec![
+            (
+                "an internalId and another unit",
+                NoteInput { destination_unit_id: Some(8), ..ok.clone() },
+                None,
+            ),
+            ("no internalId (v1 may)", NoteInput { internal_id: None, ..ok.clone() }, None),
+            (
+                "an internalId over 255 characters",
+                NoteInput { internal_id: Some(long), destination_unit_id: Some(7), ..ok.clone() },
+                Some(["internalId", "The internalId must not be greater than 255 characters."]),
+            ),
+            (
+                "the issuing unit as destination",
+                NoteInput { destination_unit_id: Some(7), ..ok.clone() },
+                Some([
+                    "destination_unit_id",
+                    "The destination unit must be another unit of the company, not the issuing one.",
+                ]),
+            ),
+        ];
+        for (rule, input, expected) in table {
+            let found = check_references(&input, 7)
+                .err()
+                .map(|e| e.into_map().into_iter().map(|(k, m)| (k, m.join(" | "))).collect::<Vec<_>>());
+            let expected = expected.map(|[k, m]| vec![(k.to_string(), m.to_string())]);
+            assert_eq!(found, expected, "{rule}");
+        }
+        assert_eq!(ok.internal_id(), Some("w-1"));
+        assert_eq!(NoteInput { internal_id: Some("  ".into()), ..ok }.internal_id(), None);
+    }
+
+    #[test]
+    fn a_body_reads_in_v1_and_v2_spelling_into_one_input() {
+        let v1: NoteInput = serde_json::from_str(
+            r#"{"internalId": 12, "is_goods_flammable": "true", "vehicle_plates": "AA1",
+                "destination_unit_id": "3", "invoice_lines": [{"product_name": "Miell", "product_code": 7}]}"#,
+        )
+        .unwrap();
+        let v2: NoteInput = serde_json::from_str(
+            r#"{"internalId": "12", "isGoodsFlammable": true, "vehiclePlates": "AA1",
+                "destinationUnitId": 3, "invoice_lines": [{"name": "Miell", "code": "7"}]}"#,
+        )
+        .unwrap();
+        for input in [&v1, &v2] {
+            assert_eq!(input.internal_id(), Some("12"));
+            assert_eq!(input.goods_flammable, Some(true));
+            assert_eq!(input.vehicle_plates.as_deref(), Some("AA1"));
+            assert_eq!(input.destination_unit_id, Some(3));
+            assert_eq!(input.lines.len(), 1);
+            assert_eq!(input.lines[0].name.as_deref(), Some("Miell"));
+            assert_eq!(input.lines[0].code.as_deref(), Some("7"));
+        }
+        let no_lines: NoteInput = serde_json::from_str(r#"{"invoice_lines": null}"#).unwrap();
+        assert!(no_lines.lines.is_empty());
     }
 
     #[test]

@@ -10,6 +10,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use rust_decimal::{Decimal, RoundingStrategy};
 use uuid::Uuid;
 
+use crate::domain::spelled::spelled;
+
 /// `Header` of `RegisterInvoiceRequest`, `RegisterCashDepositRequest` and `RegisterWTNRequest`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
@@ -31,27 +33,18 @@ pub struct PlainHeader {
     pub send_date_time: DateTime<Utc>,
 }
 
-/// `SubseqDelivTypeSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SubseqDelivType {
-    /// The TCR works where there is no Internet.
-    NoInternet,
-    /// The TCR did not work; the invoice was written in the bound book.
-    BoundBook,
-    /// The fiscalization service itself was failing.
-    Service,
-    /// A temporary technical error on the TCR side.
-    TechnicalError,
-}
-
-impl SubseqDelivType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SubseqDelivType::NoInternet => "NOINTERNET",
-            SubseqDelivType::BoundBook => "BOUNDBOOK",
-            SubseqDelivType::Service => "SERVICE",
-            SubseqDelivType::TechnicalError => "TECHNICALERROR",
-        }
+spelled! {
+    /// `SubseqDelivTypeSType`
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum SubseqDelivType {
+        /// The TCR works where there is no Internet.
+        NoInternet = "NOINTERNET",
+        /// The TCR did not work; the invoice was written in the bound book.
+        BoundBook = "BOUNDBOOK",
+        /// The fiscalization service itself was failing.
+        Service = "SERVICE",
+        /// A temporary technical error on the TCR side.
+        TechnicalError = "TECHNICALERROR",
     }
 }
 
@@ -59,7 +52,7 @@ impl SubseqDelivType {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invoice {
     /// `TypeOfInv`
-    pub type_of_inv: TypeOfInv,
+    pub type_of_inv: InvoiceType,
     /// `IsSimplifiedInv`
     pub is_simplified_inv: bool,
     /// `TypeOfSelfIss`
@@ -130,47 +123,8 @@ pub struct Invoice {
     pub bad_debt_inv: Option<BadDebtInv>,
 }
 
-/// `InvoiceSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TypeOfInv {
-    Cash,
-    NonCash,
-}
-
-impl TypeOfInv {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TypeOfInv::Cash => "CASH",
-            TypeOfInv::NonCash => "NONCASH",
-        }
-    }
-}
-
-/// `SelfIssSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TypeOfSelfIss {
-    /// Prior agreement with the supplier.
-    Agreement,
-    /// Purchase from domestic farmers.
-    Domestic,
-    /// Services bought abroad.
-    Abroad,
-    /// Self-consumption.
-    SelfConsumption,
-    Other,
-}
-
-impl TypeOfSelfIss {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TypeOfSelfIss::Agreement => "AGREEMENT",
-            TypeOfSelfIss::Domestic => "DOMESTIC",
-            TypeOfSelfIss::Abroad => "ABROAD",
-            TypeOfSelfIss::SelfConsumption => "SELF",
-            TypeOfSelfIss::Other => "OTHER",
-        }
-    }
-}
+/// `SelfIssSType` and `IDTypeSType` are the domain's: the invoice request's rules read them.
+pub use crate::domain::invoice::request::{BuyerIdType as IdType, TypeOfSelfIss};
 
 /// `SupplyDateOrPeriod`
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,21 +146,13 @@ pub struct CorrectiveInv {
     pub kind: CorrectiveInvType,
 }
 
-/// `CorrectiveInvTypeSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CorrectiveInvType {
-    Corrective,
-    Debit,
-    Credit,
-}
-
-impl CorrectiveInvType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CorrectiveInvType::Corrective => "CORRECTIVE",
-            CorrectiveInvType::Debit => "DEBIT",
-            CorrectiveInvType::Credit => "CREDIT",
-        }
+spelled! {
+    /// `CorrectiveInvTypeSType`
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CorrectiveInvType {
+        Corrective = "CORRECTIVE",
+        Debit = "DEBIT",
+        Credit = "CREDIT",
     }
 }
 
@@ -227,6 +173,9 @@ pub struct PayMethod {
 /// methods the API names, so the domain's type serves both.
 pub use crate::domain::payments::PaymentType as PayMethodType;
 
+/// `InvoiceSType`: CASH or NONCASH, the domain's invoice type.
+pub use crate::domain::document::InvoiceType;
+
 /// `Currency`
 #[derive(Debug, Clone, PartialEq)]
 pub struct Currency {
@@ -236,30 +185,6 @@ pub struct Currency {
     pub ex_rate: Decimal,
     /// `IsBuying`
     pub is_buying: bool,
-}
-
-/// `IDTypeSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdType {
-    Nuis,
-    Id,
-    Pass,
-    Vat,
-    Tax,
-    Soc,
-}
-
-impl IdType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IdType::Nuis => "NUIS",
-            IdType::Id => "ID",
-            IdType::Pass => "PASS",
-            IdType::Vat => "VAT",
-            IdType::Tax => "TAX",
-            IdType::Soc => "SOC",
-        }
-    }
 }
 
 /// `Seller`
@@ -331,25 +256,15 @@ pub struct Item {
     pub vouchers_sold: Option<VouchersSold>,
 }
 
-/// `ExemptFromVATSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ItemExemption {
-    Type1,
-    Type2,
-    TaxFree,
-    MarginScheme,
-    ExportOfGoods,
-}
-
-impl ItemExemption {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ItemExemption::Type1 => "TYPE_1",
-            ItemExemption::Type2 => "TYPE_2",
-            ItemExemption::TaxFree => "TAX_FREE",
-            ItemExemption::MarginScheme => "MARGIN_SCHEME",
-            ItemExemption::ExportOfGoods => "EXPORT_OF_GOODS",
-        }
+spelled! {
+    /// `ExemptFromVATSType`
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ItemExemption {
+        Type1 = "TYPE_1",
+        Type2 = "TYPE_2",
+        TaxFree = "TAX_FREE",
+        MarginScheme = "MARGIN_SCHEME",
+        ExportOfGoods = "EXPORT_OF_GOODS",
     }
 }
 
@@ -379,19 +294,12 @@ pub struct SameTax {
     pub vat_amt: Option<Decimal>,
 }
 
-/// `ExemptFromVATSameTaxItemSType`: only the two legal exemptions group taxes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SameTaxExemption {
-    Type1,
-    Type2,
-}
-
-impl SameTaxExemption {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SameTaxExemption::Type1 => "TYPE_1",
-            SameTaxExemption::Type2 => "TYPE_2",
-        }
+spelled! {
+    /// `ExemptFromVATSameTaxItemSType`: only the two legal exemptions group taxes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum SameTaxExemption {
+        Type1 = "TYPE_1",
+        Type2 = "TYPE_2",
     }
 }
 
@@ -417,23 +325,14 @@ pub struct Fee {
     pub amt: Decimal,
 }
 
-/// `FeeTypeSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FeeType {
-    Pack,
-    Bottle,
-    Commission,
-    Other,
-}
-
-impl FeeType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FeeType::Pack => "PACK",
-            FeeType::Bottle => "BOTTLE",
-            FeeType::Commission => "COMMISSION",
-            FeeType::Other => "OTHER",
-        }
+spelled! {
+    /// `FeeTypeSType`
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum FeeType {
+        Pack = "PACK",
+        Bottle = "BOTTLE",
+        Commission = "COMMISSION",
+        Other = "OTHER",
     }
 }
 
@@ -476,20 +375,13 @@ pub struct Tcr {
     pub tcr_type: Option<TcrType>,
 }
 
-/// `TCRSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TcrType {
-    Regular,
-    /// Self-service vending machine.
-    Vending,
-}
-
-impl TcrType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TcrType::Regular => "REGULAR",
-            TcrType::Vending => "VENDING",
-        }
+spelled! {
+    /// `TCRSType`
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum TcrType {
+        Regular = "REGULAR",
+        /// Self-service vending machine.
+        Vending = "VENDING",
     }
 }
 
@@ -508,32 +400,31 @@ pub struct CashDeposit {
     pub issuer_nuis: String,
 }
 
-/// `CashDepositOperationSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CashDepositOperation {
-    /// The cash in the register at the start of the day.
-    Initial,
-    Withdraw,
-    Deposit,
-}
-
-impl CashDepositOperation {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CashDepositOperation::Initial => "INITIAL",
-            CashDepositOperation::Withdraw => "WITHDRAW",
-            CashDepositOperation::Deposit => "DEPOSIT",
-        }
+spelled! {
+    /// `CashDepositOperationSType`
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CashDepositOperation {
+        /// The cash in the register at the start of the day.
+        Initial = "INITIAL",
+        Withdraw = "WITHDRAW",
+        Deposit = "DEPOSIT",
     }
 }
+
+/// The WTN's enumerations are the domain's, spelled as the schema spells them: `WTNSType`
+/// (`NoteType`), `WTNTransactionSType` (`Transaction`), `VehOwnershipSType` (`VehicleOwnership`),
+/// `WTNStartPointSType` and `WTNDestinPointSType` (`Point`; a destination is one of the points
+/// `Point::is_destination` allows, as the domain's check made sure), `CarrierIDTypeSType`
+/// (`CarrierIdType`).
+pub use crate::domain::wtn::{CarrierIdType, NoteType, Point, Transaction, VehicleOwnership};
 
 /// `WTN` of `RegisterWTNRequest`: a warehouse transfer note.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Wtn {
     /// `Type`
-    pub wtn_type: WtnType,
+    pub wtn_type: NoteType,
     /// `Transaction`
-    pub transaction: WtnTransaction,
+    pub transaction: Transaction,
     /// `IssueDateTime`
     pub issue_date_time: DateTime<Utc>,
     /// `OperatorCode`
@@ -549,7 +440,7 @@ pub struct Wtn {
     /// `ValueOfGoods`
     pub value_of_goods: Decimal,
     /// `VehOwnership`
-    pub veh_ownership: VehOwnership,
+    pub veh_ownership: VehicleOwnership,
     /// `VehPlates`
     pub veh_plates: String,
     /// `StartAddr`
@@ -559,7 +450,7 @@ pub struct Wtn {
     /// `StartDateTime`
     pub start_date_time: DateTime<Utc>,
     /// `StartPoint`
-    pub start_point: WtnStartPoint,
+    pub start_point: Point,
     /// `DestinAddr`
     pub destin_addr: String,
     /// `DestinCity`
@@ -567,7 +458,7 @@ pub struct Wtn {
     /// `DestinDateTime`
     pub destin_date_time: DateTime<Utc>,
     /// `DestinPoint`
-    pub destin_point: WtnDestinPoint,
+    pub destin_point: Point,
     /// `IsGoodsFlammable`
     pub is_goods_flammable: bool,
     /// `IsEscortRequired`
@@ -588,108 +479,6 @@ pub struct Wtn {
     pub carrier: Option<WtnCarrier>,
     /// `Items/I`, 1..1000.
     pub items: Vec<WtnItem>,
-}
-
-/// `WTNSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WtnType {
-    /// The goods change place, not owner.
-    Wtn,
-    /// The goods change owner.
-    Sale,
-}
-
-impl WtnType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WtnType::Wtn => "WTN",
-            WtnType::Sale => "SALE",
-        }
-    }
-}
-
-/// `WTNTransactionSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WtnTransaction {
-    Sales,
-    Examination,
-    Transfer,
-    Door,
-}
-
-impl WtnTransaction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WtnTransaction::Sales => "SALES",
-            WtnTransaction::Examination => "EXAMINATION",
-            WtnTransaction::Transfer => "TRANSFER",
-            WtnTransaction::Door => "DOOR",
-        }
-    }
-}
-
-/// `VehOwnershipSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VehOwnership {
-    Owner,
-    ThirdParty,
-}
-
-impl VehOwnership {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VehOwnership::Owner => "OWNER",
-            VehOwnership::ThirdParty => "THIRDPARTY",
-        }
-    }
-}
-
-/// `WTNStartPointSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WtnStartPoint {
-    Warehouse,
-    Exhibition,
-    Store,
-    Sale,
-    Another,
-    Customs,
-    Other,
-}
-
-impl WtnStartPoint {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WtnStartPoint::Warehouse => "WAREHOUSE",
-            WtnStartPoint::Exhibition => "EXHIBITION",
-            WtnStartPoint::Store => "STORE",
-            WtnStartPoint::Sale => "SALE",
-            WtnStartPoint::Another => "ANOTHER",
-            WtnStartPoint::Customs => "CUSTOMS",
-            WtnStartPoint::Other => "OTHER",
-        }
-    }
-}
-
-/// `WTNDestinPointSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WtnDestinPoint {
-    Warehouse,
-    Exhibition,
-    Store,
-    Sale,
-    Other,
-}
-
-impl WtnDestinPoint {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WtnDestinPoint::Warehouse => "WAREHOUSE",
-            WtnDestinPoint::Exhibition => "EXHIBITION",
-            WtnDestinPoint::Store => "STORE",
-            WtnDestinPoint::Sale => "SALE",
-            WtnDestinPoint::Other => "OTHER",
-        }
-    }
 }
 
 /// `Issuer` of a WTN.
@@ -718,22 +507,6 @@ pub struct WtnCarrier {
     pub address: Option<String>,
     /// `Town`
     pub town: Option<String>,
-}
-
-/// `CarrierIDTypeSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CarrierIdType {
-    Nuis,
-    Id,
-}
-
-impl CarrierIdType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CarrierIdType::Nuis => "NUIS",
-            CarrierIdType::Id => "ID",
-        }
-    }
 }
 
 /// `Items/I` of a WTN.
@@ -783,19 +556,12 @@ pub struct GetEinvoices {
     pub rec_date_time_to: Option<DateTime<Utc>>,
 }
 
-/// `PartyTypeSType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartyType {
-    Buyer,
-    Seller,
-}
-
-impl PartyType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PartyType::Buyer => "BUYER",
-            PartyType::Seller => "SELLER",
-        }
+spelled! {
+    /// `PartyTypeSType`
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum PartyType {
+        Buyer = "BUYER",
+        Seller = "SELLER",
     }
 }
 
@@ -808,23 +574,14 @@ pub struct EinvoiceChangeStatus {
     pub status: EinvoiceStatus,
 }
 
-/// `EinvoiceStatusType`
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EinvoiceStatus {
-    Accepted,
-    Refused,
-    Paid,
-    PartiallyPaid,
-}
-
-impl EinvoiceStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EinvoiceStatus::Accepted => "ACCEPTED",
-            EinvoiceStatus::Refused => "REFUSED",
-            EinvoiceStatus::Paid => "PAID",
-            EinvoiceStatus::PartiallyPaid => "PARTIALLY_PAID",
-        }
+spelled! {
+    /// `EinvoiceStatusType`
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum EinvoiceStatus {
+        Accepted = "ACCEPTED",
+        Refused = "REFUSED",
+        Paid = "PAID",
+        PartiallyPaid = "PARTIALLY_PAID",
     }
 }
 

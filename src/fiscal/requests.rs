@@ -695,7 +695,7 @@ pub(crate) mod tests {
     /// The cash invoice of shared/cis/testvectors (9952/2019/cc123cc123, 82.51 + 20% VAT).
     pub(crate) fn vector_invoice() -> Invoice {
         Invoice {
-            type_of_inv: TypeOfInv::Cash,
+            type_of_inv: InvoiceType::Cash,
             is_simplified_inv: false,
             type_of_self_iss: None,
             issue_date_time: tirane(2019, 6, 12, 17, 5, 43),
@@ -766,7 +766,7 @@ pub(crate) mod tests {
     fn credit_note_in_euro() -> Invoice {
         let item = line("Kthim malli", "-2.5", "40.00", "20");
         Invoice {
-            type_of_inv: TypeOfInv::NonCash,
+            type_of_inv: InvoiceType::NonCash,
             issue_date_time: tirane(2024, 11, 21, 9, 0, 0),
             inv_num: "17/2024".to_string(),
             inv_ord_num: 17,
@@ -807,7 +807,7 @@ pub(crate) mod tests {
     /// A summary invoice paying two earlier ORDER invoices.
     fn summary_invoice() -> Invoice {
         Invoice {
-            type_of_inv: TypeOfInv::NonCash,
+            type_of_inv: InvoiceType::NonCash,
             inv_num: "18/2024".to_string(),
             inv_ord_num: 18,
             tcr_code: None,
@@ -853,7 +853,7 @@ pub(crate) mod tests {
         let mut type2 = line("Tjetër", "1", "1.00", "0");
         type2.exemption = Some(ItemExemption::Type2);
         Invoice {
-            type_of_inv: TypeOfInv::NonCash,
+            type_of_inv: InvoiceType::NonCash,
             type_of_self_iss: Some(TypeOfSelfIss::Abroad),
             inv_num: "19/2024".to_string(),
             inv_ord_num: 19,
@@ -968,7 +968,7 @@ pub(crate) mod tests {
     /// Declares an earlier invoice uncollectible.
     fn bad_debt_invoice() -> Invoice {
         Invoice {
-            type_of_inv: TypeOfInv::NonCash,
+            type_of_inv: InvoiceType::NonCash,
             inv_num: "21/2024".to_string(),
             inv_ord_num: 21,
             tcr_code: None,
@@ -1002,8 +1002,8 @@ pub(crate) mod tests {
 
     fn full_wtn() -> Wtn {
         Wtn {
-            wtn_type: WtnType::Sale,
-            transaction: WtnTransaction::Transfer,
+            wtn_type: NoteType::Sale,
+            transaction: Transaction::Transfer,
             issue_date_time: tirane(2019, 6, 12, 17, 5, 43),
             operator_code: "oo123oo123".to_string(),
             busin_unit_code: "bb123bb123".to_string(),
@@ -1011,16 +1011,16 @@ pub(crate) mod tests {
             wtn_ord_num: 9952,
             wtn_num: "9952/2019".to_string(),
             value_of_goods: dec("15000"),
-            veh_ownership: VehOwnership::ThirdParty,
+            veh_ownership: VehicleOwnership::ThirdParty,
             veh_plates: "AA-123-BB".to_string(),
             start_addr: "Rruga e Durrësit 10".to_string(),
             start_city: "Tiranë".to_string(),
             start_date_time: tirane(2019, 6, 12, 17, 30, 0),
-            start_point: WtnStartPoint::Warehouse,
+            start_point: Point::Warehouse,
             destin_addr: "Lagjja 1".to_string(),
             destin_city: "Shkodër".to_string(),
             destin_date_time: tirane(2019, 6, 12, 20, 0, 0),
-            destin_point: WtnDestinPoint::Store,
+            destin_point: Point::Store,
             is_goods_flammable: false,
             is_escort_required: true,
             pack_type: Some("Paletë".to_string()),
@@ -1239,7 +1239,7 @@ pub(crate) mod tests {
         assert!(xml.contains("Q=\"1250.5\""));
         assert_accepted_by_outside_tools(Operation::RegisterWtn, &xml);
         let plain = Wtn {
-            wtn_type: WtnType::Wtn,
+            wtn_type: NoteType::Wtn,
             pack_type: None,
             pack_num: None,
             items_num: None,

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::Result;
 use super::reports::{Filter, ON_INVOICES, refs};
 use crate::api::invoices::views::{self, Links};
+use crate::domain::document::ApiVersion;
 use crate::services::reports::{BookEntry, book_entry};
 use crate::store::invoices::Invoice;
 
@@ -210,7 +211,7 @@ pub async fn sales_book(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Res
 }
 
 /// The page of the list in the shop's shape, each with its shop.
-pub async fn list(pool: &Pool, page: &[(i64, String, i64)], version: i64) -> Result<Vec<Value>> {
+pub async fn list(pool: &Pool, page: &[(i64, String, i64)], version: ApiVersion) -> Result<Vec<Value>> {
     let links = Links { base: String::new() };
     let mut items = Vec::with_capacity(page.len());
     let mut shops: Vec<i64> = page.iter().map(|(shop, _, _)| *shop).collect();
@@ -231,7 +232,13 @@ pub async fn list(pool: &Pool, page: &[(i64, String, i64)], version: i64) -> Res
 }
 
 /// One document's details in the shop's shape, with its shop.
-pub async fn details(pool: &Pool, shop_id: i64, shop: &str, id: i64, version: i64) -> Result<Option<Value>> {
+pub async fn details(
+    pool: &Pool,
+    shop_id: i64,
+    shop: &str,
+    id: i64,
+    version: ApiVersion,
+) -> Result<Option<Value>> {
     let links = Links { base: String::new() };
     let Some(invoice) = documents(pool, shop_id, vec![id]).await?.pop() else { return Ok(None) };
     let view = AtShop { shop: shop.to_string(), document: views::details_at(&links, &invoice, version) };

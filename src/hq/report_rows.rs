@@ -10,6 +10,7 @@ use tokio_postgres::GenericClient;
 
 use super::Result;
 use super::reports::{Filter, Narrowed, Values, refs};
+use crate::domain::cash_register::{ActionType, Purpose};
 use crate::domain::report::ReportKind;
 use crate::services::reports::{ReversalLine, stored_time};
 use crate::store::invoices::report_totals::{amount, quantity};
@@ -201,11 +202,14 @@ pub async fn movements<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<M
         .await?;
     let mut sums: Vec<MovementRow> = Vec::new();
     for r in &rows {
-        let (tcr_code, action_type, purpose): (String, String, String) = (
-            r.get::<_, Option<String>>(0).unwrap_or_default(),
-            r.get::<_, Option<String>>(1).unwrap_or_default(),
-            r.get::<_, Option<String>>(2).unwrap_or_default(),
-        );
+        let tcr_code = r.get::<_, Option<String>>(0).unwrap_or_default();
+        // A shop writes only the values its domain spells; a row of another is no movement.
+        let (Some(action_type), Some(purpose)) = (
+            r.get::<_, Option<&str>>(1).and_then(ActionType::parse),
+            r.get::<_, Option<&str>>(2).and_then(Purpose::parse),
+        ) else {
+            continue;
+        };
         let found = sums
             .iter()
             .position(|m| m.tcr_code == tcr_code && m.action_type == action_type && m.purpose == purpose);
@@ -274,12 +278,12 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
             )
             .await?
             .iter()
-            .map(|a| {
-                (
-                    a.get::<_, Option<String>>(0).unwrap_or_default(),
-                    a.get::<_, Option<String>>(1).unwrap_or_default(),
+            .filter_map(|a| {
+                Some((
+                    a.get::<_, Option<&str>>(0).and_then(Purpose::parse)?,
+                    a.get::<_, Option<&str>>(1).and_then(ActionType::parse)?,
                     decimal(a.get(2)),
-                )
+                ))
             })
             .collect();
         if day.closed_at.is_none() {

@@ -23,6 +23,7 @@ use super::wire::{
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
 use crate::api::reports::{ReportParams, ReportRequest, answer_as, read_request};
+use crate::domain::document::ApiVersion;
 use crate::domain::validation::FieldErrors;
 
 /// The largest batch a shop may send (its notes hold whole rows).
@@ -367,7 +368,7 @@ async fn invoices(State(state): State<HqState>, _owner: OwnerAuth, Query(q): Que
     let search = q.query.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
     let ask = super::invoices::ListAsk { kinds: kinds.clone(), query: search, limit, offset };
     let page = super::invoices::page(&state.pool, &f, &ask).await.map_err(failed)?;
-    let items = super::invoices::list(&state.pool, &page, 1).await.map_err(failed)?;
+    let items = super::invoices::list(&state.pool, &page, ApiVersion::V1).await.map_err(failed)?;
     ok(json!({
         "items": items,
         "pagination": {
@@ -400,7 +401,7 @@ async fn invoice_details(
         [one] => one.clone(),
         _ => return Err(ApiError::field("shop", "Several shops have a document of this id: name the shop.")),
     };
-    match super::invoices::details(&state.pool, shop_id, &name, id, 1).await.map_err(failed)? {
+    match super::invoices::details(&state.pool, shop_id, &name, id, ApiVersion::V1).await.map_err(failed)? {
         Some(invoice) => ok(json!({"invoice": invoice})),
         None => Err(ApiError::status(StatusCode::NOT_FOUND, "Invoice not found.")),
     }

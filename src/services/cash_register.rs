@@ -143,9 +143,7 @@ pub(super) fn balance_at(
 ) -> crate::store::Result<Decimal> {
     let movements: Vec<Movement> = db::movements(conn, company_id, tcr_code, before)?
         .into_iter()
-        .filter_map(|(action_type, amount)| {
-            ActionType::parse(&action_type).map(|action_type| Movement { action_type, amount })
-        })
+        .map(|(action_type, amount)| Movement { action_type, amount })
         .collect();
     let sales: Vec<CashSale> = db::cash_sales(conn, company_id, tcr_code, before)?
         .into_iter()
@@ -162,11 +160,7 @@ pub(super) fn day_figures(
 ) -> crate::store::Result<DayFigures> {
     let mut figures = DayFigures::default();
     for a in actions {
-        if let (Some(purpose), Some(action_type)) =
-            (Purpose::parse(&a.purpose), ActionType::parse(&a.action_type))
-        {
-            figures.add(purpose, action_type, a.amount)?;
-        }
+        figures.add(a.purpose, a.action_type, a.amount)?;
     }
     let sales: Vec<CashSale> = db::day_cash_sales(conn, day.id)?
         .into_iter()
@@ -314,9 +308,9 @@ fn cash_draft(
         tcr_code: tcr_code.to_string(),
         user_id: Some(caller.user.id),
         cash_day_id: None,
-        action_type: action_type.as_str().to_string(),
+        action_type,
         operation: operation.as_str().to_string(),
-        purpose: purpose.as_str().to_string(),
+        purpose,
         automatic: false,
         amount,
         currency: "ALL".to_string(),
@@ -403,7 +397,7 @@ impl Services {
             crate::ops::metrics::document_issued(Document::CashAction.as_str());
             return Ok(saved.action);
         }
-        let opens = (saved.action.action_type == ActionType::Initial.as_str()).then_some(saved.queue_id);
+        let opens = (saved.action.action_type == ActionType::Initial).then_some(saved.queue_id);
         let (place, opening) = self.lanes.join(&till(company_id, &tcr_code), opens);
         let handover = Handover::new(saved.action.clone());
         let (answer, answered) = oneshot::channel();
@@ -620,15 +614,11 @@ impl Services {
                     store::audit::append(tx, &entry)?;
                     return Ok(Step::Saved(Saved { action, queue_id, unsigned }, Undo::DeleteDay(day_id)));
                 };
-                let openings: Vec<Action> = db::day_actions(tx, day.id)?
-                    .into_iter()
-                    .filter(|a| a.purpose == Purpose::Open.as_str())
-                    .collect();
+                let openings: Vec<Action> =
+                    db::day_actions(tx, day.id)?.into_iter().filter(|a| a.purpose == Purpose::Open).collect();
                 let mut figures = DayFigures::default();
                 for a in &openings {
-                    if let Some(action_type) = ActionType::parse(&a.action_type) {
-                        figures.add(Purpose::Open, action_type, a.amount).map_err(store::Error::from)?;
-                    }
+                    figures.add(Purpose::Open, a.action_type, a.amount).map_err(store::Error::from)?;
                 }
                 match rules::reopening(figures.opening, amount).map_err(store::Error::from)? {
                     Reopening::Deposit(difference) => {
@@ -736,8 +726,7 @@ impl Services {
                     }));
                 store::audit::append(tx, &entry)?;
                 day.closed_at = Some(closed_at);
-                let opening_actions =
-                    actions.into_iter().filter(|a| a.purpose == Purpose::Open.as_str()).collect();
+                let opening_actions = actions.into_iter().filter(|a| a.purpose == Purpose::Open).collect();
                 let summary = DaySummary { day, figures, closing, opening_actions, closing_action: None };
                 Ok((summary, saved))
             })

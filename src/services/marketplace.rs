@@ -21,7 +21,7 @@ use super::invoices::{ClientInput, IssueRequest};
 use super::pipeline::Issued;
 use super::{Services, audit};
 use crate::domain::audit::Action as Audited;
-use crate::domain::document::DocumentKind;
+use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::domain::invoice::InvoiceInput;
 use crate::domain::invoice::{
     MAX_CLIENT_ADDRESS, MAX_CLIENT_CITY, MAX_CLIENT_NAME, MAX_LINE_TEXT, MAX_NOTES,
@@ -867,7 +867,7 @@ fn issue_request(order: &StoredOrder) -> IssueRequest {
     let internal_id: String = format!("wolt-{}", order.wolt_order_id).chars().take(255).collect();
     IssueRequest {
         kind: if company.is_some() { DocumentKind::NonCash } else { DocumentKind::Cash },
-        api_version: 1,
+        api_version: ApiVersion::V1,
         internal_id,
         client: company.map(|c| ClientInput {
             internal_id: None,

@@ -11,6 +11,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::{Result, Services};
+use crate::domain::cash_register::{ActionType, Purpose};
 use crate::domain::report::{self, Comparison, Period, ReportKind};
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
@@ -1171,12 +1172,12 @@ fn closing(day: &db::DayRow) -> Closing {
     let mut withdrawals = Decimal::ZERO;
     let mut withdrawn = Decimal::ZERO;
     for (purpose, action_type, amount) in &day.actions {
-        let signed = if action_type == "MONEY_OUT" { -*amount } else { *amount };
-        match purpose.as_str() {
-            "open" => opening += signed,
-            "deposit" => deposits += *amount,
-            "withdraw" => withdrawals += *amount,
-            _ => withdrawn += *amount,
+        let signed = if *action_type == ActionType::MoneyOut { -*amount } else { *amount };
+        match purpose {
+            Purpose::Open => opening += signed,
+            Purpose::Deposit => deposits += *amount,
+            Purpose::Withdraw => withdrawals += *amount,
+            Purpose::Close => withdrawn += *amount,
         }
     }
     let closed = day.closed_at.is_some();

@@ -5,6 +5,7 @@ use chrono::Datelike;
 use chrono_tz::Europe::Tirane;
 use rusqlite::Connection;
 
+use crate::domain::document::InvoiceType;
 use crate::domain::numbering::{CarriedOver, SequenceName, next_ordinal};
 use crate::store::{self, held_numbers, invoices};
 
@@ -63,9 +64,11 @@ pub fn reserve_number(
 ) -> store::Result<i64> {
     let (issued, carried) = match sequence {
         Sequence::WtnUnit(unit) => (crate::store::wtn::max_ord_num(tx, company_id, *unit, year)?, None),
-        Sequence::Till(tcr) => (invoices::max_ord_num(tx, company_id, year, "CASH", Some(tcr))?, None),
+        Sequence::Till(tcr) => {
+            (invoices::max_ord_num(tx, company_id, year, InvoiceType::Cash, Some(tcr))?, None)
+        }
         Sequence::Business => (
-            invoices::max_ord_num(tx, company_id, year, "NONCASH", None)?,
+            invoices::max_ord_num(tx, company_id, year, InvoiceType::NonCash, None)?,
             invoices::noncash_carried_over(tx, company_id)?.and_then(|(last, registered)| {
                 crate::domain::time::parse_stored(&registered)
                     .map(|at| CarriedOver { year: at.with_timezone(&Tirane).year(), last })

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use super::fiscal_queue::{self, Document, NewQueued};
 use super::money::Money;
 use super::{Result, now_text};
+use crate::domain::cash_register::{ActionType, Purpose};
 
 /// One action as stored (also what is written).
 #[derive(Debug, Clone)]
@@ -17,12 +18,10 @@ pub struct Action {
     pub tcr_code: String,
     pub user_id: Option<i64>,
     pub cash_day_id: Option<i64>,
-    /// INITIAL, MONEY_IN or MONEY_OUT.
-    pub action_type: String,
+    pub action_type: ActionType,
     /// What the CIS saw: INITIAL, DEPOSIT or WITHDRAW.
     pub operation: String,
-    /// open, deposit, withdraw or close.
-    pub purpose: String,
+    pub purpose: Purpose,
     /// Made by Arka itself (the INITIAL 0 before a day's first cash invoice).
     pub automatic: bool,
     pub amount: Decimal,
@@ -183,8 +182,8 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<Action>> {
 /// Filters of the actions list.
 #[derive(Debug, Clone, Default)]
 pub struct ListFilter {
-    /// INITIAL / MONEY_IN / MONEY_OUT; empty means all.
-    pub action_types: Vec<String>,
+    /// Empty means all.
+    pub action_types: Vec<ActionType>,
     /// Business days (Tirane), inclusive.
     pub from_date: Option<String>,
     pub to_date: Option<String>,
@@ -194,7 +193,8 @@ pub struct ListFilter {
 
 /// A page of the TCR's actions, newest first.
 pub fn list(conn: &Connection, company_id: i64, tcr_code: &str, f: &ListFilter) -> Result<Vec<Action>> {
-    let types = if f.action_types.is_empty() { None } else { Some(f.action_types.join(",")) };
+    let types = (!f.action_types.is_empty())
+        .then(|| f.action_types.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(","));
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM cash_actions
          WHERE company_id = :company AND tcr_code = :tcr
@@ -228,7 +228,7 @@ pub fn movements(
     company_id: i64,
     tcr_code: &str,
     before: Option<&str>,
-) -> Result<Vec<(String, Decimal)>> {
+) -> Result<Vec<(ActionType, Decimal)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT action_type, amount FROM cash_actions
          WHERE company_id = :company AND tcr_code = :tcr

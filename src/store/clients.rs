@@ -4,7 +4,7 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
 use super::{Result, now_text};
-use crate::domain::client::{Client, ClientType, CompanyCategory, Gender, IdType, Spelled};
+use crate::domain::client::Client;
 
 /// A client as stored.
 #[derive(Debug, Clone)]
@@ -20,18 +20,6 @@ const COLUMNS: &str = "id, client_type, company_name, company_category, first_na
     gender, id_type, id_value, address, city, country, phone, email, customer_number, nationality_code,
     nationality_id, verified, created_at, updated_at";
 
-/// A stored enumeration; text that is not one (never written by Arka) fails the read.
-struct Stored<T>(T);
-
-impl<T: Spelled> FromSql for Stored<T> {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        let text = value.as_str()?;
-        T::parse(text)
-            .map(Stored)
-            .ok_or_else(|| FromSqlError::Other(format!("unknown value `{text}`").into()))
-    }
-}
-
 /// A date stored as `YYYY-MM-DD`.
 struct Day(chrono::NaiveDate);
 
@@ -43,27 +31,19 @@ impl FromSql for Day {
     }
 }
 
-fn spelled<T: Spelled>(r: &Row, column: &str) -> rusqlite::Result<T> {
-    Ok(r.get::<_, Stored<T>>(column)?.0)
-}
-
-fn optional_spelled<T: Spelled>(r: &Row, column: &str) -> rusqlite::Result<Option<T>> {
-    Ok(r.get::<_, Option<Stored<T>>>(column)?.map(|s| s.0))
-}
-
 /// One row of `clients` (`COLUMNS`), read by column name.
 fn client_from(r: &Row) -> rusqlite::Result<StoredClient> {
     Ok(StoredClient {
         id: r.get("id")?,
         client: Client {
-            client_type: spelled::<ClientType>(r, "client_type")?,
+            client_type: r.get("client_type")?,
             company_name: r.get("company_name")?,
-            company_category: optional_spelled::<CompanyCategory>(r, "company_category")?,
+            company_category: r.get("company_category")?,
             first_name: r.get("first_name")?,
             last_name: r.get("last_name")?,
             birthday: r.get::<_, Option<Day>>("birthday")?.map(|d| d.0),
-            gender: optional_spelled::<Gender>(r, "gender")?,
-            id_type: spelled::<IdType>(r, "id_type")?,
+            gender: r.get("gender")?,
+            id_type: r.get("id_type")?,
             id_value: r.get("id_value")?,
             address: r.get("address")?,
             city: r.get("city")?,
@@ -94,11 +74,11 @@ pub fn insert(conn: &Connection, company_id: i64, c: &Client) -> Result<i64> {
             ":company": company_id,
             ":type": c.client_type.as_str(),
             ":company_name": c.company_name,
-            ":category": c.company_category.map(Spelled::as_str),
+            ":category": c.company_category.map(|v| v.as_str()),
             ":first": c.first_name,
             ":last": c.last_name,
             ":birthday": c.birthday.map(|d| d.format("%Y-%m-%d").to_string()),
-            ":gender": c.gender.map(Spelled::as_str),
+            ":gender": c.gender.map(|v| v.as_str()),
             ":id_type": c.id_type.as_str(),
             ":id_value": c.id_value,
             ":address": c.address,
@@ -130,11 +110,11 @@ pub fn update(conn: &Connection, company_id: i64, id: i64, c: &Client, verified:
             ":id": id,
             ":company": company_id,
             ":company_name": c.company_name,
-            ":category": c.company_category.map(Spelled::as_str),
+            ":category": c.company_category.map(|v| v.as_str()),
             ":first": c.first_name,
             ":last": c.last_name,
             ":birthday": c.birthday.map(|d| d.format("%Y-%m-%d").to_string()),
-            ":gender": c.gender.map(Spelled::as_str),
+            ":gender": c.gender.map(|v| v.as_str()),
             ":id_type": c.id_type.as_str(),
             ":id_value": c.id_value,
             ":address": c.address,
@@ -219,6 +199,7 @@ mod tests {
     use chrono::NaiveDate;
 
     use super::*;
+    use crate::domain::client::{ClientType, CompanyCategory, Gender, IdType};
     use crate::store::{Error, Store, fixtures};
 
     fn store() -> (tempfile::TempDir, Store) {

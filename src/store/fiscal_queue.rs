@@ -8,108 +8,45 @@
 //! - `held`: given up on its first call (the document is gone), its number held for the same
 //!   document's retry (`held_numbers`); `reissued` once the retry took the number.
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
 use super::kept::{KeptRequest, Packed};
 use super::{Result, now_text};
+use crate::domain::spelled::spelled;
 
-/// Which table a queued document lives in (the queue's `document_kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Document {
-    /// A row of `invoices`: any invoice kind, order, summary or corrective document.
-    Invoice,
-    /// A row of `cash_actions`.
-    CashAction,
-    /// The e-invoice registration (RegisterEinvoiceRequest) of a fiscalized row of `invoices`.
-    Einvoice,
-    /// A row of `wtns`: a warehouse transfer note.
-    Wtn,
-}
-
-impl Document {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Document::Invoice => "invoice",
-            Document::CashAction => "cash_action",
-            Document::Einvoice => "einvoice",
-            Document::Wtn => "wtn",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Document> {
-        [Document::Invoice, Document::CashAction, Document::Einvoice, Document::Wtn]
-            .into_iter()
-            .find(|d| d.as_str() == text)
+spelled! {
+    /// Which table a queued document lives in (the queue's `document_kind`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Document {
+        /// A row of `invoices`: any invoice kind, order, summary or corrective document.
+        Invoice = "invoice",
+        /// A row of `cash_actions`.
+        CashAction = "cash_action",
+        /// The e-invoice registration (RegisterEinvoiceRequest) of a fiscalized row of `invoices`.
+        Einvoice = "einvoice",
+        /// A row of `wtns`: a warehouse transfer note.
+        Wtn = "wtn",
     }
 }
 
-impl ToSql for Document {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
+spelled! {
+    /// Where an entry stands (the module's documentation tells the story).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Status {
+        Sending = "sending",
+        Waiting = "waiting",
+        Delivered = "delivered",
+        Rejected = "rejected",
+        Held = "held",
+        Reissued = "reissued",
     }
-}
-
-impl FromSql for Document {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        let text = value.as_str()?;
-        Document::parse(text)
-            .ok_or_else(|| FromSqlError::Other(format!("unknown document kind {text}").into()))
-    }
-}
-
-/// Where an entry stands (the module's documentation tells the story).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Status {
-    Sending,
-    Waiting,
-    Delivered,
-    Rejected,
-    Held,
-    Reissued,
 }
 
 impl Status {
-    const ALL: [Status; 6] = [
-        Status::Sending,
-        Status::Waiting,
-        Status::Delivered,
-        Status::Rejected,
-        Status::Held,
-        Status::Reissued,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Sending => "sending",
-            Status::Waiting => "waiting",
-            Status::Delivered => "delivered",
-            Status::Rejected => "rejected",
-            Status::Held => "held",
-            Status::Reissued => "reissued",
-        }
-    }
-
     /// Refused by the CIS and waiting for someone: its owner (`rejected`) or its POS's retry
     /// (`held`).
     pub fn is_refused(self) -> bool {
         matches!(self, Status::Rejected | Status::Held)
-    }
-}
-
-impl ToSql for Status {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
-}
-
-impl FromSql for Status {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        let text = value.as_str()?;
-        Status::ALL
-            .into_iter()
-            .find(|s| s.as_str() == text)
-            .ok_or_else(|| FromSqlError::Other(format!("unknown queue status {text}").into()))
     }
 }
 

@@ -1,6 +1,5 @@
 //! Invoices, their lines and payments. Every amount is exact decimal TEXT.
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
@@ -10,51 +9,15 @@ use super::money::Money;
 use super::{Result, now_text};
 use crate::domain::cancellation::Reversed;
 use crate::domain::currency::Origin;
-use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType, ListedType};
+pub use crate::domain::payments::Payment;
+use crate::domain::payments::PaymentType;
 
 fn m(d: Decimal) -> Money {
     Money(d)
 }
 
-fn text_enum<T>(value: ValueRef<'_>, parse: fn(&str) -> Option<T>) -> FromSqlResult<T> {
-    let text = value.as_str()?;
-    parse(text).ok_or_else(|| FromSqlError::Other(format!("unknown value {text}").into()))
-}
-
-impl ToSql for InvoiceType {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
-}
-
-impl FromSql for InvoiceType {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        text_enum(value, InvoiceType::parse)
-    }
-}
-
-impl ToSql for DocumentKind {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
-}
-
-impl FromSql for DocumentKind {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        text_enum(value, DocumentKind::parse)
-    }
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct Buyer {
-    pub client_id: Option<i64>,
-    pub name: Option<String>,
-    pub id_type: Option<String>,
-    pub id_value: Option<String>,
-    pub address: Option<String>,
-    pub city: Option<String>,
-    pub country: Option<String>,
-}
+pub use crate::domain::invoice::request::Buyer;
 
 #[derive(Debug, Clone)]
 pub struct Line {
@@ -76,14 +39,6 @@ pub struct Line {
     pub gross: Decimal,
     /// On a corrective document: the position of the original's line it reverses.
     pub original_position: Option<i64>,
-}
-
-#[derive(Debug, Clone)]
-pub struct Payment {
-    pub kind: String,
-    pub amount: Decimal,
-    pub company_card: Option<String>,
-    pub vouchers: Vec<String>,
 }
 
 /// Totals in the invoice currency and in lek.
@@ -114,7 +69,7 @@ pub struct Invoice {
     /// Its type and numbering sequence (the list's `type`).
     pub kind: InvoiceType,
     pub document_kind: DocumentKind,
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub doc_type: Option<String>,
     pub original_invoice_iic: Option<String>,
     pub tcr_code: Option<String>,
@@ -200,7 +155,7 @@ pub fn max_ord_num(
     conn: &Connection,
     company_id: i64,
     year: i32,
-    kind: &str,
+    kind: InvoiceType,
     tcr_code: Option<&str>,
 ) -> Result<i64> {
     Ok(conn
@@ -346,7 +301,7 @@ pub fn last_reversal(conn: &Connection, original_id: i64) -> Result<Option<LastR
 }
 
 /// What the invoice's corrective documents gave back, by payment method (positive).
-pub fn refunded_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(String, Decimal)>> {
+pub fn refunded_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(PaymentType, Decimal)>> {
     let mut stmt = conn.prepare_cached(
         "SELECT p.type, p.amount FROM invoices c JOIN invoice_payments p ON p.invoice_id = c.id
          WHERE c.original_invoice_id = :original",
@@ -354,9 +309,9 @@ pub fn refunded_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(Strin
     let rows = stmt.query_map(named_params! {":original": original_id}, |r| {
         Ok((r.get("type")?, -money(r, "amount")?))
     })?;
-    let mut sums: Vec<(String, Decimal)> = Vec::new();
+    let mut sums: Vec<(PaymentType, Decimal)> = Vec::new();
     for row in rows {
-        let (kind, amount): (String, Decimal) = row?;
+        let (kind, amount): (PaymentType, Decimal) = row?;
         match sums.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, sum)) => *sum += amount,
             None => sums.push((kind, amount)),
@@ -790,8 +745,8 @@ pub fn get(conn: &Connection, company_id: i64, id: i64) -> Result<Option<Invoice
 /// Filters of the invoice list.
 #[derive(Debug, Clone, Default)]
 pub struct ListFilter {
-    /// CASH / NONCASH / EINVOICE; empty means all.
-    pub kinds: Vec<String>,
+    /// Empty means all.
+    pub kinds: Vec<ListedType>,
     pub from_date: Option<String>,
     pub to_date: Option<String>,
     pub query: Option<String>,
@@ -833,16 +788,15 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
         let kinds: Vec<&str> = f
             .kinds
             .iter()
-            .filter_map(|k| match k.as_str() {
-                "CASH" => Some("i.kind = 'CASH'"),
-                "NONCASH" => Some("(i.kind = 'NONCASH' AND i.id NOT IN (SELECT invoice_id FROM einvoices))"),
-                "EINVOICE" => Some("i.id IN (SELECT invoice_id FROM einvoices)"),
-                _ => None,
+            .map(|k| match k {
+                ListedType::Cash => "i.kind = 'CASH'",
+                ListedType::NonCash => {
+                    "(i.kind = 'NONCASH' AND i.id NOT IN (SELECT invoice_id FROM einvoices))"
+                }
+                ListedType::EInvoice => "i.id IN (SELECT invoice_id FROM einvoices)",
             })
             .collect();
-        if !kinds.is_empty() {
-            conditions.push(format!("({})", kinds.join(" OR ")));
-        }
+        conditions.push(format!("({})", kinds.join(" OR ")));
     }
     if let Some(from) = &f.from_date {
         conditions.push("i.issue_date >= ?".to_string());
@@ -914,6 +868,7 @@ fn with_children(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::domain::spelled::Spelled;
     use crate::store::Store;
 
     /// A company of its own for a test's invoices; returns its id.
@@ -936,7 +891,7 @@ pub(crate) mod tests {
             year: 2026,
             kind: InvoiceType::parse(kind).unwrap_or(InvoiceType::Cash),
             document_kind: DocumentKind::parse(kind).unwrap_or(DocumentKind::Cash),
-            api_version: 1,
+            api_version: ApiVersion::V1,
             doc_type: None,
             original_invoice_iic: None,
             tcr_code: None,
@@ -1057,8 +1012,8 @@ pub(crate) mod tests {
         let max = store
             .read_blocking(|c| {
                 Ok((
-                    max_ord_num(c, company, 2026, "NONCASH", None)?,
-                    max_ord_num(c, company, 2026, "CASH", Some("bb222bb222"))?,
+                    max_ord_num(c, company, 2026, InvoiceType::NonCash, None)?,
+                    max_ord_num(c, company, 2026, InvoiceType::Cash, Some("bb222bb222"))?,
                 ))
             })
             .unwrap();
@@ -1196,18 +1151,21 @@ pub(crate) mod tests {
         assert_eq!(page(q("ra")), [ids[3], ids[0]], "short terms are scanned");
         assert_eq!(page(q("50%")), [ids[1]], "LIKE's own characters match themselves");
         assert_eq!(page(q("5_%")), Vec::<i64>::new());
-        assert_eq!(page(ListFilter { kinds: vec!["CASH".into()], ..q("furra") }), [ids[3], ids[0]]);
+        assert_eq!(page(ListFilter { kinds: vec![ListedType::Cash], ..q("furra") }), [ids[3], ids[0]]);
         let march_2 = ListFilter {
             from_date: Some("2026-03-02".into()),
             to_date: Some("2026-03-08".into()),
             ..ListFilter::default()
         };
         assert_eq!(page(march_2.clone()), [ids[2], ids[1]]);
-        assert_eq!(page(ListFilter { kinds: vec!["NONCASH".into()], ..march_2.clone() }), [ids[1]]);
+        assert_eq!(page(ListFilter { kinds: vec![ListedType::NonCash], ..march_2.clone() }), [ids[1]]);
         store.write_blocking(|tx| crate::store::einvoices::insert(tx, 1, ids[1], "P1")).unwrap();
-        assert_eq!(page(ListFilter { kinds: vec!["NONCASH".into()], ..march_2.clone() }), Vec::<i64>::new());
-        assert_eq!(page(ListFilter { kinds: vec!["EINVOICE".into()], ..march_2.clone() }), [ids[1]]);
-        let both = ListFilter { kinds: vec!["EINVOICE".into(), "CASH".into()], ..march_2 };
+        assert_eq!(
+            page(ListFilter { kinds: vec![ListedType::NonCash], ..march_2.clone() }),
+            Vec::<i64>::new()
+        );
+        assert_eq!(page(ListFilter { kinds: vec![ListedType::EInvoice], ..march_2.clone() }), [ids[1]]);
+        let both = ListFilter { kinds: vec![ListedType::EInvoice, ListedType::Cash], ..march_2 };
         assert_eq!(page(both), [ids[2], ids[1]]);
         assert_eq!(
             page(ListFilter { offset: 1, ..q("furra") }),
@@ -1281,7 +1239,7 @@ pub(crate) mod tests {
             original_position,
         };
         let payment = |kind: &str, amount: i64| Payment {
-            kind: kind.to_string(),
+            kind: Spelled::parse(kind).unwrap(),
             amount: Decimal::from(amount),
             company_card: None,
             vouchers: vec![format!("v-{kind}")],
@@ -1310,7 +1268,7 @@ pub(crate) mod tests {
             let payments = |i: &Invoice| {
                 i.payments
                     .iter()
-                    .map(|p| (p.kind.clone(), p.amount.to_string(), p.vouchers.clone()))
+                    .map(|p| (p.kind, p.amount.to_string(), p.vouchers.clone()))
                     .collect::<Vec<_>>()
             };
             assert_eq!(lines(&after), lines(before));

@@ -3,7 +3,6 @@
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Europe::Tirane;
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
@@ -16,30 +15,6 @@ use crate::domain::marketplace::{
 
 /// How long an Idempotency-Key is remembered (the spec's 24 hours).
 pub const IDEMPOTENCY_KEPT: chrono::Duration = chrono::Duration::hours(24);
-
-fn text_enum<T>(value: ValueRef<'_>, parse: impl Fn(&str) -> Option<T>) -> FromSqlResult<T> {
-    let text = value.as_str()?;
-    parse(text).ok_or_else(|| FromSqlError::Other(format!("unknown value `{text}`").into()))
-}
-
-/// Domain enums stored as the text of their `as_str`.
-macro_rules! text_column {
-    ($($t:ty),*) => {$(
-        impl ToSql for $t {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.as_str()))
-            }
-        }
-
-        impl FromSql for $t {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                text_enum(value, <$t>::parse)
-            }
-        }
-    )*};
-}
-
-text_column!(OrderStatus, DeliveryType, EventSource);
 
 fn time_text(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
@@ -336,7 +311,7 @@ fn order_from(r: &Row) -> rusqlite::Result<StoredOrder> {
             .map(|s| {
                 Ok::<_, rusqlite::Error>(Preorder {
                     time: r.get("preorder_time")?,
-                    status: PreorderStatus::parse(&s),
+                    status: PreorderStatus::confirmed_or_waiting(&s),
                 })
             })
             .transpose()?,

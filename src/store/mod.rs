@@ -27,6 +27,7 @@ pub mod rates;
 pub mod reports;
 pub mod sales_day;
 pub mod stock;
+mod text_column;
 pub mod wtn;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -12,6 +12,7 @@ use super::Result;
 use super::invoices::report_totals::{amount, kind_of, quantity};
 use super::invoices::{self, Invoice};
 use super::money::Money;
+use crate::domain::cash_register::{ActionType, Purpose};
 use crate::domain::document::DocumentKind;
 use crate::domain::report::ReportKind;
 
@@ -135,16 +136,6 @@ fn sales_sums(r: &Row) -> rusqlite::Result<SalesSums> {
     })
 }
 
-fn report_kind(text: &str) -> rusqlite::Result<ReportKind> {
-    ReportKind::parse(text).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            rusqlite::types::Type::Text,
-            format!("kind {text}").into(),
-        )
-    })
-}
-
 /// Sales by kind and `by`, every kind (orders too).
 pub fn sales(conn: &Connection, filter: &Filter, by: SalesBy) -> Result<Vec<SalesRow>> {
     let key = match by {
@@ -168,7 +159,7 @@ pub fn sales(conn: &Connection, filter: &Filter, by: SalesBy) -> Result<Vec<Sale
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
         Ok(SalesRow {
-            kind: report_kind(&r.get::<_, String>("kind")?)?,
+            kind: r.get("kind")?,
             key: r.get("key")?,
             user_id: r.get("user_id")?,
             sums: sales_sums(r)?,
@@ -199,7 +190,7 @@ pub fn vat(conn: &Connection, filter: &Filter) -> Result<Vec<VatRow>> {
     let rows = stmt.query_map(params_from_iter(values), |r| {
         let exemption: String = r.get("exemption")?;
         Ok(VatRow {
-            kind: report_kind(&r.get::<_, String>("kind")?)?,
+            kind: r.get("kind")?,
             vat_rate: r.get::<_, Money>("vat_rate")?.0,
             exemption: (!exemption.is_empty()).then_some(exemption),
             documents: r.get("documents")?,
@@ -228,7 +219,7 @@ pub fn payments(conn: &Connection, filter: &Filter) -> Result<Vec<PaymentRow>> {
     ))?;
     let rows = stmt.query_map(params_from_iter(values), |r| {
         Ok(PaymentRow {
-            kind: report_kind(&r.get::<_, String>("kind")?)?,
+            kind: r.get("kind")?,
             payment_method: r.get("payment_method")?,
             documents: r.get("documents")?,
             amount: amount(r.get("amount")?),
@@ -420,8 +411,8 @@ pub fn sales_book(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MovementRow {
     pub tcr_code: String,
-    pub action_type: String,
-    pub purpose: String,
+    pub action_type: ActionType,
+    pub purpose: Purpose,
     pub actions: i64,
     /// Registered on the day but still waiting for the CIS.
     pub waiting: i64,
@@ -460,8 +451,8 @@ pub fn movements(conn: &Connection, filter: &Filter) -> Result<Vec<MovementRow>>
     let rows = stmt.query_map(params_from_iter(values), |r| {
         Ok((
             r.get::<_, String>("tcr_code")?,
-            r.get::<_, String>("action_type")?,
-            r.get::<_, String>("purpose")?,
+            r.get::<_, ActionType>("action_type")?,
+            r.get::<_, Purpose>("purpose")?,
             r.get::<_, bool>("pending")?,
             r.get::<_, Money>("amount")?.0,
         ))
@@ -508,7 +499,7 @@ pub struct DayRow {
     /// As the close computed it; so far for a day still open.
     pub cash_sales: Decimal,
     /// The day's actions by purpose and type: (purpose, action type, amount).
-    pub actions: Vec<(String, String, Decimal)>,
+    pub actions: Vec<(Purpose, ActionType, Decimal)>,
 }
 
 /// The TCRs' business days of the period, oldest first.
@@ -624,6 +615,7 @@ pub fn filter_known(conn: &Connection, filter: &Filter) -> Result<(bool, bool, b
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::spelled::Spelled;
     use crate::store::Store;
     use crate::store::invoices::tests::invoice;
     use crate::store::invoices::{Buyer, Line, Payment};
@@ -656,8 +648,12 @@ mod tests {
             gross: d("120"),
             original_position: None,
         }];
-        i.payments =
-            vec![Payment { kind: method.into(), amount: d("120"), company_card: None, vouchers: vec![] }];
+        i.payments = vec![Payment {
+            kind: Spelled::parse(method).unwrap(),
+            amount: d("120"),
+            company_card: None,
+            vouchers: vec![],
+        }];
         i
     }
 

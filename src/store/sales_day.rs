@@ -45,13 +45,14 @@ mod tests {
     use rust_decimal::Decimal;
 
     use super::*;
+    use crate::domain::spelled::Spelled;
     use crate::store::Store;
     use crate::store::invoices::tests::invoice;
     use crate::store::invoices::{self, Payment};
 
     fn payment(kind: &str, amount: i64) -> Payment {
         Payment {
-            kind: kind.to_string(),
+            kind: Spelled::parse(kind).unwrap(),
             amount: Decimal::from(amount),
             company_card: None,
             vouchers: Vec::new(),

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
@@ -156,7 +155,7 @@ pub fn insert_movement(conn: &Connection, m: &NewMovement) -> Result<i64> {
     )?;
     stmt.execute(named_params! {
         ":company": m.company_id, ":unit": m.business_unit_id, ":product": m.product_id,
-        ":reason": m.reason.as_str(), ":change": Money(m.change), ":after": Money(m.quantity_after),
+        ":reason": m.reason, ":change": Money(m.change), ":after": Money(m.quantity_after),
         ":note": m.note, ":kind": m.document.map(|(kind, _)| kind), ":document": m.document.map(|(_, id)| id),
         ":user": m.user_id, ":now": now_text(),
     })?;
@@ -189,14 +188,7 @@ const MOVEMENT_JOINS: &str = "FROM stock_movements m JOIN business_units u ON u.
     LEFT JOIN users us ON us.id = m.user_id";
 
 fn movement_from(r: &Row) -> rusqlite::Result<Movement> {
-    let reason: String = r.get("reason")?;
-    let reason = Reason::parse(&reason).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            Type::Text,
-            format!("unknown stock reason {reason}").into(),
-        )
-    })?;
+    let reason: Reason = r.get("reason")?;
     let kind: Option<Document> = r.get("document_kind")?;
     let document_id: Option<i64> = r.get("document_id")?;
     Ok(Movement {

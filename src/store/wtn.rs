@@ -8,8 +8,9 @@ use rust_decimal::Decimal;
 
 use super::money::Money;
 use super::{Result, now_text};
+use crate::domain::document::ApiVersion;
 use crate::domain::wtn::{
-    Carrier, CarrierIdType, Destination, Line, NoteType, Point, ReportNote, Transaction, VehicleOwnership,
+    Carrier, Destination, Line, NoteType, Point, ReportNote, Transaction, VehicleOwnership,
 };
 
 /// Where the goods start or arrive, as the CIS saw it.
@@ -30,7 +31,7 @@ pub struct Wtn {
     pub user_id: Option<i64>,
     pub internal_id: Option<String>,
     pub year: i32,
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub ord_num: i64,
     /// `<n>/<year>`: the CIS's WTNNum.
     pub number: String,
@@ -119,14 +120,14 @@ pub fn insert(conn: &Connection, w: &Wtn) -> Result<i64> {
             ":year": w.year, ":version": w.api_version, ":ord": w.ord_num, ":number": w.number,
             ":issued_at": time_text(w.issued_at), ":issue_date": w.issue_date, ":issue_date_time": w.issue_date_time,
             ":operator": w.operator_code, ":unit_code": w.business_unit_code, ":device": w.device_code,
-            ":type": w.note_type.as_str(), ":transaction": w.transaction.as_str(),
-            ":carrier_name": carrier.map(|c| &c.name), ":carrier_id_type": carrier.map(|c| c.id_type.as_str()),
+            ":type": w.note_type, ":transaction": w.transaction,
+            ":carrier_name": carrier.map(|c| &c.name), ":carrier_id_type": carrier.map(|c| c.id_type),
             ":carrier_id_num": carrier.map(|c| &c.id_num), ":carrier_town": carrier.and_then(|c| c.town.as_ref()),
             ":carrier_address": carrier.and_then(|c| c.address.as_ref()),
-            ":ownership": w.vehicle_ownership.as_str(), ":plates": w.vehicle_plates,
-            ":origin_point": w.origin.point.as_str(), ":origin_city": w.origin.city,
+            ":ownership": w.vehicle_ownership, ":plates": w.vehicle_plates,
+            ":origin_point": w.origin.point, ":origin_city": w.origin.city,
             ":origin_address": w.origin.address, ":origin_at": time_text(w.origin.date_time),
-            ":destination_point": w.destination.point.as_str(), ":destination_city": w.destination.city,
+            ":destination_point": w.destination.point, ":destination_city": w.destination.city,
             ":destination_address": w.destination.address, ":destination_at": time_text(w.destination.date_time),
             ":destination_unit": w.destination_unit_id, ":flammable": w.goods_flammable,
             ":escort": w.escort_required, ":pack_type": w.pack_type, ":pack_num": w.pack_num,
@@ -183,7 +184,7 @@ fn time(r: &Row, column: &str) -> rusqlite::Result<DateTime<Utc>> {
 
 fn place(r: &Row, prefix: &str) -> rusqlite::Result<Place> {
     Ok(Place {
-        point: parse(r, &format!("{prefix}_point"), Point::parse)?,
+        point: r.get(format!("{prefix}_point").as_str())?,
         city: r.get(format!("{prefix}_city").as_str())?,
         address: r.get(format!("{prefix}_address").as_str())?,
         date_time: time(r, &format!("{prefix}_date_time"))?,
@@ -194,7 +195,7 @@ fn wtn_from(r: &Row) -> rusqlite::Result<Wtn> {
     let carrier = match r.get::<_, Option<String>>("carrier_name")? {
         Some(name) => Some(Carrier {
             name,
-            id_type: parse(r, "carrier_id_type", CarrierIdType::parse)?,
+            id_type: r.get("carrier_id_type")?,
             id_num: r.get("carrier_id_num")?,
             town: r.get("carrier_town")?,
             address: r.get("carrier_address")?,
@@ -219,10 +220,10 @@ fn wtn_from(r: &Row) -> rusqlite::Result<Wtn> {
         operator_code: r.get("operator_code")?,
         business_unit_code: r.get("business_unit_code")?,
         device_code: r.get("device_code")?,
-        note_type: parse(r, "wtn_type", NoteType::parse)?,
-        transaction: parse(r, "transaction_type", Transaction::parse)?,
+        note_type: r.get("wtn_type")?,
+        transaction: r.get("transaction_type")?,
         carrier,
-        vehicle_ownership: parse(r, "vehicle_ownership", VehicleOwnership::parse)?,
+        vehicle_ownership: r.get("vehicle_ownership")?,
         vehicle_plates: r.get("vehicle_plates")?,
         origin: place(r, "origin")?,
         destination: place(r, "destination")?,
@@ -357,7 +358,7 @@ pub fn report_rows(conn: &Connection, company_id: i64, from: &str, to: &str) -> 
             destination: Destination {
                 unit_id: r.get("destination_unit_id")?,
                 unit_name: r.get("destination_unit_name")?,
-                point: parse(r, "destination_point", Point::parse)?,
+                point: r.get("destination_point")?,
                 city: r.get("destination_city")?,
                 address: r.get("destination_address")?,
             },
@@ -369,6 +370,7 @@ pub fn report_rows(conn: &Connection, company_id: i64, from: &str, to: &str) -> 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::domain::wtn::CarrierIdType;
     use crate::store::{Store, fixtures};
 
     fn company(conn: &Connection, nuis: &str) -> (i64, i64, i64) {
@@ -391,7 +393,7 @@ pub(crate) mod tests {
             user_id: None,
             internal_id: internal_id.map(str::to_string),
             year: 2026,
-            api_version: 1,
+            api_version: ApiVersion::V1,
             ord_num,
             number: format!("{ord_num}/2026"),
             issued_at: at,

@@ -215,7 +215,9 @@ impl OrderV2 {
     fn preorder_status(&self) -> Option<PreorderStatus> {
         let is_preorder = self.kind.as_deref().is_some_and(|k| k.eq_ignore_ascii_case("preorder"));
         match (&self.pre_order, is_preorder) {
-            (Some(p), _) => Some(PreorderStatus::parse(p.pre_order_status.as_deref().unwrap_or("waiting"))),
+            (Some(p), _) => {
+                Some(PreorderStatus::confirmed_or_waiting(p.pre_order_status.as_deref().unwrap_or("waiting")))
+            }
             (None, true) => Some(PreorderStatus::Waiting),
             (None, false) => None,
         }
@@ -226,7 +228,7 @@ impl OrderV2 {
         WoltProgress {
             status: self.order_status.as_deref().and_then(WoltStatus::parse),
             preorder: self.preorder_status(),
-            courier: self.delivery.status.as_deref().and_then(CourierProgress::parse),
+            courier: self.delivery.status.as_deref().and_then(CourierProgress::from_wolt),
         }
     }
 

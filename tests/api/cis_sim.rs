@@ -172,7 +172,7 @@ fn cash_invoice(cert: &Certificate, nuis: &str, tcr_code: &str, ord: u32) -> Inv
     )
     .unwrap();
     Invoice {
-        type_of_inv: TypeOfInv::Cash,
+        type_of_inv: InvoiceType::Cash,
         is_simplified_inv: false,
         type_of_self_iss: None,
         issue_date_time: issued,
@@ -259,8 +259,8 @@ fn wtn(cert: &Certificate) -> Wtn {
     )
     .unwrap();
     Wtn {
-        wtn_type: WtnType::Wtn,
-        transaction: WtnTransaction::Transfer,
+        wtn_type: NoteType::Wtn,
+        transaction: Transaction::Transfer,
         issue_date_time: issued,
         operator_code: OPERATOR_CODE.to_string(),
         busin_unit_code: BUSINESS_UNIT.to_string(),
@@ -268,16 +268,16 @@ fn wtn(cert: &Certificate) -> Wtn {
         wtn_ord_num: 7,
         wtn_num: format!("7/{}", issued.format("%Y")),
         value_of_goods: dec("15000"),
-        veh_ownership: VehOwnership::Owner,
+        veh_ownership: VehicleOwnership::Owner,
         veh_plates: "AA-123-BB".to_string(),
         start_addr: "Rruga e Durrësit 10".to_string(),
         start_city: "Tiranë".to_string(),
         start_date_time: issued,
-        start_point: WtnStartPoint::Warehouse,
+        start_point: Point::Warehouse,
         destin_addr: "Lagjja 1".to_string(),
         destin_city: "Shkodër".to_string(),
         destin_date_time: issued,
-        destin_point: WtnDestinPoint::Store,
+        destin_point: Point::Store,
         is_goods_flammable: false,
         is_escort_required: false,
         pack_type: None,

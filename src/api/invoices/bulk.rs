@@ -13,7 +13,7 @@ use super::super::auth::Auth;
 use super::super::error::{ApiError, ApiResult, ok};
 use super::super::extract::{Body, parse_value};
 use super::{IssueBody, host, issue_request, views};
-use crate::domain::document::DocumentKind;
+use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::services::pipeline::Issued;
 
 /// The most invoices one call takes; more is 422 on `invoices`.
@@ -39,7 +39,7 @@ async fn one(
     auth: &Auth,
     headers: &HeaderMap,
     entry: Value,
-    version: i64,
+    version: ApiVersion,
 ) -> Result<Value, ApiError> {
     let body: IssueBody = parse_value(entry)?;
     let request = issue_request(body, DocumentKind::NonCash, version)?;
@@ -54,8 +54,9 @@ async fn one(
     }
 }
 
-pub async fn bulk_noncash<const VERSION: i64>(
+pub async fn bulk_noncash(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Body(body): Body<BulkBody>,
@@ -85,7 +86,7 @@ pub async fn bulk_noncash<const VERSION: i64>(
                 "This internalId repeats an earlier invoice of this call.",
             ))
         } else {
-            one(&state, &auth, &headers, entry, VERSION).await
+            one(&state, &auth, &headers, entry, version).await
         };
         answers.insert(key, answer.unwrap_or_else(|e| e.envelope().1));
     }

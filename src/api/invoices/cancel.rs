@@ -11,7 +11,6 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -23,26 +22,16 @@ use super::super::fields;
 use super::{host, views};
 use crate::domain::cancellation::CancelLineInput;
 use crate::domain::client::Patch;
+use crate::domain::document::ApiVersion;
 use crate::services::invoices::{CancelRequest, Cancelled};
 use crate::services::pipeline::Issued;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CancelLineBody {
-    product_name: Option<String>,
-    product_code: Option<String>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    quantity: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    price: Option<Decimal>,
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CancelBody {
     /// Absent: the whole invoice; null: refused.
     #[serde(default, deserialize_with = "fields::object")]
-    lines: Patch<Vec<CancelLineBody>>,
+    lines: Patch<Vec<CancelLineInput>>,
     /// The corrective document's own internalId.
     #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
     internal_id: Option<String>,
@@ -54,7 +43,7 @@ async fn cancel_with(
     headers: HeaderMap,
     invoice: Cancelled,
     body: CancelBody,
-    version: i64,
+    version: ApiVersion,
 ) -> ApiResult {
     let lines = match body.lines {
         None => None,
@@ -66,17 +55,6 @@ async fn cancel_with(
         }
         Some(Some(lines)) => Some(lines),
     };
-    let lines = lines.map(|lines| {
-        lines
-            .into_iter()
-            .map(|l| CancelLineInput {
-                product_name: l.product_name,
-                product_code: l.product_code,
-                quantity: l.quantity,
-                price: l.price,
-            })
-            .collect()
-    });
     let internal_id = body.internal_id.map(|i| i.trim().to_string());
     let request = CancelRequest { api_version: version, invoice, lines, internal_id };
     let corrective = match state.services.cancel_invoice(&auth.0, request).await? {
@@ -86,22 +64,24 @@ async fn cancel_with(
     Ok((StatusCode::OK, Json(json!({"status": true, "data": data}))).into_response())
 }
 
-pub async fn cancel<const VERSION: i64>(
+pub async fn cancel(
     State(s): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     h: HeaderMap,
     PathId(id): PathId,
     Body(b): Body<CancelBody>,
 ) -> ApiResult {
-    cancel_with(s, auth, h, Cancelled::Id(id), b, VERSION).await
+    cancel_with(s, auth, h, Cancelled::Id(id), b, version).await
 }
 
-pub async fn cancel_by_internal_id<const VERSION: i64>(
+pub async fn cancel_by_internal_id(
     State(s): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     h: HeaderMap,
     Path(internal_id): Path<String>,
     Body(b): Body<CancelBody>,
 ) -> ApiResult {
-    cancel_with(s, auth, h, Cancelled::InternalId(internal_id), b, VERSION).await
+    cancel_with(s, auth, h, Cancelled::InternalId(internal_id), b, version).await
 }

@@ -28,75 +28,27 @@ use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::{Body, PathId, Query, search_query};
 use super::fields;
-use crate::domain::document::DocumentKind;
-use crate::domain::invoice::{InvoiceInput, IssueTexts, LineInput, check_texts};
+use crate::domain::document::{ApiVersion, DocumentKind, ListedType};
+use crate::domain::invoice::request::{BodyRefusal, SentBody, check_body, sent_internal_id};
+use crate::domain::invoice::{InvoiceInput, IssueTexts, LineInput};
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
+use crate::domain::spelled::Spelled;
+use crate::domain::validation::INTERNAL_ID_REQUIRED;
 use crate::services::invoices::{ClientInput, IssueRequest};
 use crate::services::locks::LOCK_WAIT;
 use crate::services::pipeline::Issued;
 use crate::store::invoices::{Invoice, ListFilter};
 
 #[derive(Deserialize)]
-pub struct LineBody {
-    product_name: Option<String>,
-    product_code: Option<String>,
-    unit: Option<String>,
-    unit_code: Option<String>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    quantity: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    price: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    total: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    discount: Option<Decimal>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    vat: Option<Decimal>,
-    vat_exempt_type: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-pub enum ClientIdBody {
-    Object {
-        #[serde(default, deserialize_with = "fields::opt_text")]
-        id: Option<String>,
-        #[serde(rename = "type")]
-        kind: Option<String>,
-    },
-    Text(String),
-}
-
-#[derive(Deserialize)]
-pub struct ClientBody {
-    internal_id: Option<i64>,
-    name: Option<String>,
-    id: Option<ClientIdBody>,
-    address: Option<String>,
-    city: Option<String>,
-    country: Option<String>,
-}
-
-#[derive(Deserialize)]
-pub struct PaymentBody {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    #[serde(default, deserialize_with = "fields::opt_decimal")]
-    amount: Option<Decimal>,
-    company_card: Option<String>,
-    vouchers: Option<Vec<String>>,
-}
-
-#[derive(Deserialize)]
 pub struct IssueBody {
     #[serde(default, rename = "internalId", deserialize_with = "fields::opt_text")]
     internal_id: Option<String>,
-    client: Option<ClientBody>,
-    lines: Option<Vec<LineBody>>,
+    client: Option<ClientInput>,
+    lines: Option<Vec<LineInput>>,
     payment_method: Option<String>,
     company_card: Option<String>,
     vouchers: Option<Vec<String>>,
-    payment_methods: Option<Vec<PaymentBody>>,
+    payment_methods: Option<Vec<PaymentElementInput>>,
     invoice_discount_type: Option<String>,
     #[serde(default, deserialize_with = "fields::opt_decimal")]
     invoice_discount_value: Option<Decimal>,
@@ -122,85 +74,53 @@ pub struct IssueBody {
     pub(super) process: Option<String>,
 }
 
-fn client_input(c: ClientBody) -> ClientInput {
-    let (id_value, id_type) = match c.id {
-        Some(ClientIdBody::Object { id, kind }) => (id, kind),
-        Some(ClientIdBody::Text(t)) => (Some(t), None),
-        None => (None, None),
-    };
-    ClientInput {
-        internal_id: c.internal_id,
-        name: c.name,
-        id_type,
-        id_value,
-        address: c.address,
-        city: c.city,
-        country: c.country,
+/// A body refused before anything is looked up: a missing internalId is answered by v2 in the
+/// standard envelope, by v1 as validation.
+fn body_refusal(refusal: BodyRefusal, version: ApiVersion) -> ApiError {
+    match refusal {
+        BodyRefusal::NoInternalId if version == ApiVersion::V2 => {
+            ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, INTERNAL_ID_REQUIRED)
+        }
+        BodyRefusal::NoInternalId => ApiError::field("internalId", INTERNAL_ID_REQUIRED),
+        BodyRefusal::Invalid(errors) => ApiError::Validation(errors),
     }
 }
 
-/// The internalId of an issue body, trimmed. Missing or blank, v2 answers in the standard error
-/// envelope, v1 as validation.
-fn required_internal_id(sent: Option<String>, version: i64) -> Result<String, ApiError> {
-    sent.map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).ok_or_else(|| {
-        if version == 2 {
-            ApiError::status(StatusCode::UNPROCESSABLE_ENTITY, "The internalId field is required.")
-        } else {
-            ApiError::field("internalId", "The internalId field is required.")
-        }
-    })
+/// The internalId of a body, trimmed (`body_refusal` when missing or blank).
+fn required_internal_id(sent: Option<String>, version: ApiVersion) -> Result<String, ApiError> {
+    sent_internal_id(sent.as_deref()).ok_or_else(|| body_refusal(BodyRefusal::NoInternalId, version))
 }
 
 /// Reads an issue body as v1 or v2 into the one request the service knows.
 pub(super) fn issue_request(
     b: IssueBody,
     kind: DocumentKind,
-    version: i64,
+    version: ApiVersion,
 ) -> Result<IssueRequest, ApiError> {
-    let internal_id = required_internal_id(b.internal_id, version)?;
-    let Some(lines) = b.lines.filter(|l| !l.is_empty()) else {
-        return Err(ApiError::field("lines", "The lines field is required and must hold at least one line."));
+    let sent = SentBody {
+        internal_id: b.internal_id.as_deref(),
+        lines: b.lines.as_deref(),
+        fee: b.fee,
+        texts: IssueTexts {
+            notes: b.notes.as_deref(),
+            client_name: b.client.as_ref().and_then(|c| c.name.as_deref()),
+            client_id: b.client.as_ref().and_then(|c| c.id_value.as_deref()),
+            client_address: b.client.as_ref().and_then(|c| c.address.as_deref()),
+            client_city: b.client.as_ref().and_then(|c| c.city.as_deref()),
+            doc_type: b.doc_type.as_deref(),
+            original_invoice_iic: b.original_invoice_iic.as_deref(),
+        },
     };
+    let internal_id = check_body(kind, &sent).map_err(|r| body_refusal(r, version))?;
+    let lines = b.lines.unwrap_or_default();
     let payments = payments_input(version, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
-    if kind != DocumentKind::NonCash && b.fee.is_some_and(|f| f != Decimal::ZERO) {
-        return Err(ApiError::field("fee", "A fee is only accepted on a non-cash invoice."));
-    }
-    let client_id = match b.client.as_ref().and_then(|c| c.id.as_ref()) {
-        Some(ClientIdBody::Object { id, .. }) => id.as_deref(),
-        Some(ClientIdBody::Text(text)) => Some(text.as_str()),
-        None => None,
-    };
-    check_texts(&IssueTexts {
-        notes: b.notes.as_deref(),
-        client_name: b.client.as_ref().and_then(|c| c.name.as_deref()),
-        client_id,
-        client_address: b.client.as_ref().and_then(|c| c.address.as_deref()),
-        client_city: b.client.as_ref().and_then(|c| c.city.as_deref()),
-        doc_type: b.doc_type.as_deref(),
-        original_invoice_iic: b.original_invoice_iic.as_deref(),
-    })
-    .map_err(ApiError::Validation)?;
     Ok(IssueRequest {
         kind,
         api_version: version,
         internal_id,
-        client: b.client.map(client_input),
+        client: b.client,
         rules: InvoiceInput {
-            lines: lines
-                .into_iter()
-                .map(|l| LineInput {
-                    product_name: l.product_name,
-                    product_code: l.product_code,
-                    unit: l.unit,
-                    unit_code: l.unit_code,
-                    quantity: l.quantity,
-                    price: l.price,
-                    total: l.total,
-                    discount: l.discount,
-                    vat: l.vat,
-                    vat_exempt_type: l.vat_exempt_type,
-                })
-                .collect(),
+            lines,
             issuer_in_vat: true,
             invoice_discount_type: b.invoice_discount_type,
             invoice_discount_value: b.invoice_discount_value,
@@ -225,30 +145,16 @@ pub(super) fn issue_request(
 
 /// The payment fields of a body, as v1 (`payment_method`) or v2 (`payment_methods`) reads them.
 fn payments_input(
-    version: i64,
+    version: ApiVersion,
     payment_method: Option<String>,
     company_card: Option<String>,
     vouchers: Option<Vec<String>>,
-    payment_methods: Option<Vec<PaymentBody>>,
+    payment_methods: Option<Vec<PaymentElementInput>>,
 ) -> PaymentsInput {
-    if version == 1 {
+    if version == ApiVersion::V1 {
         return PaymentsInput::V1 { payment_method, company_card, vouchers };
     }
-    PaymentsInput::V2 {
-        payment_methods: payment_methods.map(|list| {
-            list.into_iter()
-                .map(|p| PaymentElementInput {
-                    kind: p.kind,
-                    amount: p.amount,
-                    company_card: p.company_card,
-                    vouchers: p.vouchers,
-                })
-                .collect()
-        }),
-        payment_method,
-        company_card,
-        vouchers,
-    }
+    PaymentsInput::V2 { payment_methods, payment_method, company_card, vouchers }
 }
 
 pub(super) fn host(headers: &HeaderMap) -> Option<&str> {
@@ -261,7 +167,7 @@ async fn issue(
     headers: HeaderMap,
     body: IssueBody,
     kind: DocumentKind,
-    version: i64,
+    version: ApiVersion,
 ) -> ApiResult {
     let request = issue_request(body, kind, version)?;
     let issued = state.services.issue_invoice(&auth.0, request).await?;
@@ -270,10 +176,15 @@ async fn issue(
 
 /// An issue's answer: v1 201, v2 200 with `data.invoice`; saved for late delivery, 503 with it
 /// all the same, so the POS can print it.
-fn issued_response(state: &AppState, issued: Issued<Invoice>, version: i64, host: Option<&str>) -> Response {
+fn issued_response(
+    state: &AppState,
+    issued: Issued<Invoice>,
+    version: ApiVersion,
+    host: Option<&str>,
+) -> Response {
     match issued {
         Issued::Fiscalized(invoice) => {
-            let status = if version == 1 { StatusCode::CREATED } else { StatusCode::OK };
+            let status = if version == ApiVersion::V1 { StatusCode::CREATED } else { StatusCode::OK };
             let data = json!({"invoice": views::issue_result(state, &invoice, version, host)});
             (status, Json(json!({"status": true, "data": data}))).into_response()
         }
@@ -284,22 +195,24 @@ fn issued_response(state: &AppState, issued: Issued<Invoice>, version: i64, host
     }
 }
 
-pub async fn cash<const VERSION: i64>(
+pub async fn cash(
     State(s): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, DocumentKind::Cash, VERSION).await
+    issue(s, auth, h, b, DocumentKind::Cash, version).await
 }
 
-pub async fn noncash<const VERSION: i64>(
+pub async fn noncash(
     State(s): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
-    issue(s, auth, h, b, DocumentKind::NonCash, VERSION).await
+    issue(s, auth, h, b, DocumentKind::NonCash, version).await
 }
 
 #[derive(Deserialize)]
@@ -336,8 +249,9 @@ async fn per_token_lock(state: &AppState, auth: &Auth) -> Result<tokio::sync::Ow
     })
 }
 
-pub async fn list<const VERSION: i64>(
+pub async fn list(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Query(q): Query<ListQuery>,
@@ -351,14 +265,8 @@ pub async fn list<const VERSION: i64>(
         return Err(ApiError::field("offset", "The offset must be at least 0."));
     }
     search_query(q.query.as_deref())?;
-    let kinds: Vec<String> = q
-        .kind
-        .as_deref()
-        .unwrap_or("")
-        .split(',')
-        .map(|k| k.trim().to_uppercase())
-        .filter(|k| matches!(k.as_str(), "CASH" | "NONCASH" | "EINVOICE"))
-        .collect();
+    let kinds: Vec<ListedType> =
+        q.kind.as_deref().unwrap_or("").split(',').filter_map(ListedType::parse_any_case).collect();
     let filter = ListFilter {
         kinds: kinds.clone(),
         from_date: list_date("fromDate", q.from_date)?,
@@ -371,38 +279,44 @@ pub async fn list<const VERSION: i64>(
     let _guard = per_token_lock(&state, &auth).await?;
     let invoices = state.services.list_invoices(&auth.0, filter).await?;
     let items: Vec<views::ListItem> =
-        invoices.iter().map(|i| views::list_item(&state, i, VERSION, host(&headers))).collect();
+        invoices.iter().map(|i| views::list_item(&state, i, version, host(&headers))).collect();
     ok(json!({
         "items": items,
         "pagination": {
             "records": items.len(),
             "limit": limit,
             "offset": offset,
-            "type": if kinds.is_empty() { Value::Null } else { json!(kinds.join(",")) },
+            "type": if kinds.is_empty() {
+                Value::Null
+            } else {
+                json!(kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(","))
+            },
             "query": q.query,
         },
     }))
 }
 
-pub async fn details<const VERSION: i64>(
+pub async fn details(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     PathId(id): PathId,
 ) -> ApiResult {
     let _guard = per_token_lock(&state, &auth).await?;
     let invoice = state.services.invoice(&auth.0, id).await?;
-    ok(json!({"invoice": views::details(&state, &invoice, VERSION, host(&headers))}))
+    ok(json!({"invoice": views::details(&state, &invoice, version, host(&headers))}))
 }
 
-pub async fn by_internal_id<const VERSION: i64>(
+pub async fn by_internal_id(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Path(internal_id): Path<String>,
 ) -> ApiResult {
     let invoice = state.services.invoice_by_internal_id(&auth.0, &internal_id).await?;
-    ok(json!({"invoice": views::issue_result(&state, &invoice, VERSION, host(&headers))}))
+    ok(json!({"invoice": views::issue_result(&state, &invoice, version, host(&headers))}))
 }
 
 #[derive(Deserialize)]

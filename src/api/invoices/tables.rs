@@ -11,24 +11,22 @@ use super::super::auth::Auth;
 use super::super::error::{ApiError, ApiResult};
 use super::super::extract::Body;
 use super::super::fields;
-use super::{
-    IssueBody, PaymentBody, host, issue_request, issued_response, payments_input, required_internal_id,
-};
-use crate::domain::document::DocumentKind;
-use crate::domain::payments::PaymentsInput;
-use crate::domain::validation::FieldErrors;
+use super::{IssueBody, host, issue_request, issued_response, payments_input, required_internal_id};
+use crate::domain::document::{ApiVersion, DocumentKind};
+use crate::domain::invoice::request::check_order_body;
+use crate::domain::payments::{PaymentElementInput, PaymentsInput};
 use crate::services::invoices::SummaryRequest;
 
-/// An order's body is a cash body without payment and without an invoice discount: each of
-/// those fields, when sent, is 422 naming it.
-pub async fn order<const VERSION: i64>(
+/// An order's body is a cash body without payment and without an invoice discount
+/// (`check_order_body`).
+pub async fn order(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Body(body): Body<IssueBody>,
 ) -> ApiResult {
-    let mut errors = FieldErrors::new();
-    let refused = [
+    let sent = [
         ("invoice_discount_type", body.invoice_discount_type.is_some()),
         ("invoice_discount_value", body.invoice_discount_value.is_some()),
         ("payment_method", body.payment_method.is_some()),
@@ -36,22 +34,12 @@ pub async fn order<const VERSION: i64>(
         ("company_card", body.company_card.is_some()),
         ("vouchers", body.vouchers.is_some()),
     ];
-    for (field, sent) in refused {
-        if sent {
-            errors.add(
-                field,
-                format!("An order invoice takes no {field}: it is paid by its summary invoice, which takes the invoice discount."),
-            );
-        }
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
-    }
-    let mut request = issue_request(body, DocumentKind::Order, VERSION)?;
+    check_order_body(&sent).map_err(ApiError::Validation)?;
+    let mut request = issue_request(body, DocumentKind::Order, version)?;
     request.rules.payments =
         PaymentsInput::V1 { payment_method: Some("ORDER".to_string()), company_card: None, vouchers: None };
     let issued = state.services.issue_order(&auth.0, request).await?;
-    Ok(issued_response(&state, issued, VERSION, host(&headers)))
+    Ok(issued_response(&state, issued, version, host(&headers)))
 }
 
 #[derive(Deserialize)]
@@ -68,21 +56,22 @@ pub struct SummaryBody {
     #[serde(default, deserialize_with = "fields::opt_decimal")]
     invoice_discount_value: Option<Decimal>,
     payment_method: Option<String>,
-    payment_methods: Option<Vec<PaymentBody>>,
+    payment_methods: Option<Vec<PaymentElementInput>>,
     company_card: Option<String>,
     vouchers: Option<Vec<String>>,
 }
 
-pub async fn summary<const VERSION: i64>(
+pub async fn summary(
     State(state): State<AppState>,
+    version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
     Body(b): Body<SummaryBody>,
 ) -> ApiResult {
-    let internal_id = required_internal_id(b.internal_id, VERSION)?;
-    let payments = payments_input(VERSION, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
+    let internal_id = required_internal_id(b.internal_id, version)?;
+    let payments = payments_input(version, b.payment_method, b.company_card, b.vouchers, b.payment_methods);
     let request = SummaryRequest {
-        api_version: VERSION,
+        api_version: version,
         internal_id,
         order_invoices: b.order_invoices.unwrap_or_default(),
         currency: b.currency,
@@ -94,5 +83,5 @@ pub async fn summary<const VERSION: i64>(
         payments,
     };
     let issued = state.services.issue_summary(&auth.0, request).await?;
-    Ok(issued_response(&state, issued, VERSION, host(&headers)))
+    Ok(issued_response(&state, issued, version, host(&headers)))
 }

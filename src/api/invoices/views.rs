@@ -6,7 +6,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::super::AppState;
-use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::time::{local_text, parse_stored};
 use crate::store::invoices::{Invoice, Line, Payment, SettledOrder, WtnRef};
 
@@ -29,7 +29,7 @@ fn payment_views(payments: &[Payment]) -> Vec<PaymentView<'_>> {
     payments
         .iter()
         .map(|p| PaymentView {
-            kind: &p.kind,
+            kind: p.kind.as_str(),
             amount: p.amount,
             company_card: p.company_card.as_deref(),
             vouchers: &p.vouchers,
@@ -146,20 +146,20 @@ impl Links {
         Links { base: state.services.pdf_base(host) }
     }
 
-    fn pdf_url(&self, version: i64, id: i64) -> String {
-        format!("{}/api/v{version}/invoice/print/{id}", self.base)
+    fn pdf_url(&self, version: ApiVersion, id: i64) -> String {
+        format!("{}/api/v{}/invoice/print/{id}", self.base, version.number())
     }
 
-    fn eic_pdf_url(&self, version: i64, eic: &str) -> String {
-        format!("{}/api/v{version}/invoice/print-eic/{eic}", self.base)
+    fn eic_pdf_url(&self, version: ApiVersion, eic: &str) -> String {
+        format!("{}/api/v{}/invoice/print-eic/{eic}", self.base, version.number())
     }
 }
 
-fn fiscal<'a>(state: &AppState, invoice: &'a Invoice, version: i64, host: Option<&str>) -> Fiscal<'a> {
+fn fiscal<'a>(state: &AppState, invoice: &'a Invoice, version: ApiVersion, host: Option<&str>) -> Fiscal<'a> {
     fiscal_at(&Links::of(state, host), invoice, version)
 }
 
-fn fiscal_at<'a>(links: &Links, invoice: &'a Invoice, version: i64) -> Fiscal<'a> {
+fn fiscal_at<'a>(links: &Links, invoice: &'a Invoice, version: ApiVersion) -> Fiscal<'a> {
     Fiscal {
         tcr_code: invoice.tcr_code.as_deref(),
         business_code: invoice.business_unit_code.as_deref(),
@@ -177,7 +177,7 @@ fn fiscal_at<'a>(links: &Links, invoice: &'a Invoice, version: i64) -> Fiscal<'a
 pub fn issue_result<'a>(
     state: &AppState,
     invoice: &'a Invoice,
-    version: i64,
+    version: ApiVersion,
     host: Option<&str>,
 ) -> IssueResult<'a> {
     IssueResult {
@@ -187,7 +187,7 @@ pub fn issue_result<'a>(
         fic: invoice.fic.as_deref(),
         fiscal: fiscal(state, invoice, version, host),
         eic: invoice.eic.as_deref(),
-        payment_methods: (version == 2).then(|| payment_views(&invoice.payments)),
+        payment_methods: (version == ApiVersion::V2).then(|| payment_views(&invoice.payments)),
         original_invoice_id: invoice.original_invoice_id,
         wtn: invoice.wtn.as_ref().map(wtn_view),
         summary: summary(invoice),
@@ -328,13 +328,13 @@ pub struct ListItem<'a> {
 pub fn list_item<'a>(
     state: &AppState,
     invoice: &'a Invoice,
-    version: i64,
+    version: ApiVersion,
     host: Option<&str>,
 ) -> ListItem<'a> {
     list_item_at(&Links::of(state, host), invoice, version)
 }
 
-pub fn list_item_at<'a>(links: &Links, invoice: &'a Invoice, version: i64) -> ListItem<'a> {
+pub fn list_item_at<'a>(links: &Links, invoice: &'a Invoice, version: ApiVersion) -> ListItem<'a> {
     let t = &invoice.totals;
     let foreign = invoice.currency != "ALL";
     let b = &invoice.buyer;
@@ -379,7 +379,7 @@ pub fn list_item_at<'a>(links: &Links, invoice: &'a Invoice, version: i64) -> Li
                 discount: t.discount_all,
             }),
         },
-        payments: if version == 2 {
+        payments: if version == ApiVersion::V2 {
             Payments::V2 { payment_methods: payment_views(&invoice.payments) }
         } else {
             Payments::V1 { payment_method: invoice.payments.first().map(|p| p.kind.as_str()) }
@@ -465,11 +465,16 @@ pub struct Details<'a> {
     summary: Option<SummaryView<'a>>,
 }
 
-pub fn details<'a>(state: &AppState, invoice: &'a Invoice, version: i64, host: Option<&str>) -> Details<'a> {
+pub fn details<'a>(
+    state: &AppState,
+    invoice: &'a Invoice,
+    version: ApiVersion,
+    host: Option<&str>,
+) -> Details<'a> {
     details_at(&Links::of(state, host), invoice, version)
 }
 
-pub fn details_at<'a>(links: &Links, invoice: &'a Invoice, version: i64) -> Details<'a> {
+pub fn details_at<'a>(links: &Links, invoice: &'a Invoice, version: ApiVersion) -> Details<'a> {
     Details {
         item: list_item_at(links, invoice, version),
         fiscal: fiscal_at(links, invoice, version),

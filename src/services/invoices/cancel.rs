@@ -12,13 +12,13 @@ use rust_decimal::Decimal;
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::content::InvoiceDocument;
-use super::content::{Content, Links, MAX_INTERNAL_ID, internal_id, this_year, user_codes};
+use super::content::{Content, Links, internal_id, this_year, user_codes};
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
 use crate::domain::currency::RateBasis;
-use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::invoice::{self as rules, Exemption};
-use crate::domain::payments::{Payment, PaymentType};
 use crate::domain::role;
+use crate::domain::spelled::Spelled;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::Caller;
@@ -35,7 +35,7 @@ pub enum Cancelled {
 /// A cancellation after the edge read it.
 #[derive(Debug, Clone)]
 pub struct CancelRequest {
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub invoice: Cancelled,
     /// `None`: the whole invoice.
     pub lines: Option<Vec<CancelLineInput>>,
@@ -62,17 +62,8 @@ fn priced(line: &db::Line) -> rules::Line {
         vat_rate: line.vat_rate,
         vat_amount: line.vat,
         price_after_vat: line.gross,
-        exemption: line.exemption.as_deref().and_then(Exemption::parse),
+        exemption: line.exemption.as_deref().and_then(<Exemption as Spelled>::parse),
     }
-}
-
-fn paid(payment: &db::Payment) -> Option<Payment> {
-    PaymentType::parse(&payment.kind).map(|kind| Payment {
-        kind,
-        amount: payment.amount,
-        company_card: payment.company_card.clone(),
-        vouchers: payment.vouchers.clone(),
-    })
 }
 
 /// Why the invoice cannot be cancelled in its state (422 on `invoice`), or whether it is
@@ -99,25 +90,6 @@ fn cancellable(original: &Invoice) -> Result<Option<WholeOnly>> {
     } else {
         None
     })
-}
-
-/// A corrective document's own internalId follows an invoice's rules (422 `internalId`).
-fn own_internal_id(own: &str) -> Result<()> {
-    if own.is_empty() {
-        return Err(FieldErrors::one(
-            "internalId",
-            "The internalId must not be blank; send none to let Arka name the corrective document.",
-        )
-        .into());
-    }
-    if own.chars().count() > MAX_INTERNAL_ID {
-        return Err(FieldErrors::one(
-            "internalId",
-            format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
-        )
-        .into());
-    }
-    Ok(())
 }
 
 /// What a cancellation without an internalId of its own meets when it repeats `last`.
@@ -160,7 +132,7 @@ impl Services {
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
         let year = this_year();
         if let Some(own) = &req.internal_id {
-            own_internal_id(own)?;
+            cancellation::check_own_internal_id(own)?;
             self.first_look(&internal_id(caller, year, own)).await?;
         }
         let original = self.to_cancel(caller, &req.invoice).await?;
@@ -212,12 +184,7 @@ impl Services {
         // A fee goes back with the whole invoice; a partial cancellation has none to give.
         let fee = if req.lines.is_none() { -original.totals.fee } else { Decimal::ZERO };
         let refund = -(reversal.iter().map(|(_, l)| l.price_after_vat).sum::<Decimal>() + fee);
-        let payments: Vec<Payment> = original.payments.iter().filter_map(paid).collect();
-        let refunded: Vec<(PaymentType, Decimal)> = refunded
-            .iter()
-            .filter_map(|(kind, amount)| PaymentType::parse(kind).map(|k| (k, *amount)))
-            .collect();
-        let refunds = cancellation::refunds(&payments, &refunded, refund);
+        let refunds = cancellation::refunds(&original.payments, &refunded, refund);
         let positions: Vec<i64> = reversal.iter().filter_map(|(p, _)| i64::try_from(*p).ok()).collect();
         let computed = rules::from_priced(
             reversal.into_iter().map(|(_, line)| line).collect(),

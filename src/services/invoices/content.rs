@@ -11,10 +11,11 @@ use super::super::sequence::Sequence;
 use super::super::{Error, Result, Services};
 use super::{ClientInput, IssueRequest};
 use crate::domain::currency::RateBasis;
-use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::invoice as rules;
+use crate::domain::invoice::request::{BuyerRefusal, CheckedDetails, Details, check_details};
 use crate::domain::validation::FieldErrors;
-use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType, IdType};
+use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::{BankAccount, Caller};
 use crate::store::invoices::{self as db, SettledOrder};
 
@@ -62,7 +63,7 @@ pub struct Content {
     pub invoice_type: InvoiceType,
     pub links: Links,
     pub internal_id: String,
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub computed: rules::Invoice,
     pub buyer: db::Buyer,
     /// The invoice a credit (381) or debit (383) note, or a cancellation's corrective
@@ -109,22 +110,10 @@ pub fn computed(input: &rules::InvoiceInput, errors: FieldErrors) -> Result<rule
     }
 }
 
-/// The currency of a body: ISO 4217, upper-cased, `ALL` when absent.
-pub fn currency(errors: &mut FieldErrors, sent: Option<&str>) -> String {
-    let currency = sent.map(str::trim).filter(|c| !c.is_empty()).unwrap_or("ALL").to_uppercase();
-    if !crate::domain::validation::is_currency_code(&currency) {
-        errors.add("currency", "The currency must be a three-letter ISO 4217 code.");
-    }
-    currency
-}
-
 /// The calendar year (Tirane) an issue happens in: the year of its number and internalId.
 pub fn this_year() -> i32 {
     Utc::now().with_timezone(&Tirane).year()
 }
-
-/// The longest internalId of an invoice.
-pub const MAX_INTERNAL_ID: usize = 255;
 
 /// `value` as the internalId of an invoice of `caller`'s company issued in `year`.
 pub fn internal_id(caller: &Caller, year: i32, value: &str) -> InternalId {
@@ -136,107 +125,14 @@ pub fn internal_id(caller: &Caller, year: i32, value: &str) -> InternalId {
     }
 }
 
-pub fn id_type(value: &str) -> Option<IdType> {
-    match value.trim().to_uppercase().as_str() {
-        "NUIS" | "NIPT" => Some(IdType::Nuis),
-        "ID" => Some(IdType::Id),
-        "PASS" | "PASSPORT" => Some(IdType::Pass),
-        "VAT" => Some(IdType::Vat),
-        "TAX" => Some(IdType::Tax),
-        "SOC" | "SOCIAL" => Some(IdType::Soc),
-        _ => None,
-    }
-}
-
-/// The buyer's rules: a named client needs address and city (400), any sent field needs a name
-/// (422), the country is ISO alpha-3 (default ALB), a self-issued invoice needs an identified
-/// seller and a country.
+/// The buyer's rules (domain) over the client sent or stored.
 pub fn buyer_of(req: &IssueRequest) -> Result<db::Buyer> {
-    let Some(client) = req.client.as_ref().filter(|c| !c.is_empty()) else {
-        if req.self_issue_type.is_some() {
-            return Err(
-                FieldErrors::one("client", "A self-issued invoice needs the seller as client.").into()
-            );
-        }
-        if req.kind == DocumentKind::NonCash {
-            return Err(FieldErrors::one("client.name", "A non-cash invoice needs a buyer.").into());
-        }
-        return Ok(db::Buyer::default());
-    };
-    let trimmed =
-        |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_string);
-    let mut errors = FieldErrors::new();
-    let name = trimmed(&client.name);
-    if name.is_none() {
-        errors.add("client.name", "The client.name field is required when a client is sent.");
-    }
-    let country = trimmed(&client.country).map(|c| c.to_uppercase()).unwrap_or_else(|| "ALB".to_string());
-    if country.len() != 3 || !country.bytes().all(|b| b.is_ascii_uppercase()) {
-        errors.add("client.country", "The client.country must be a three-letter ISO 3166-1 alpha-3 code.");
-    }
-    let id_value = trimmed(&client.id_value);
-    let id_type_text = match (&id_value, trimmed(&client.id_type)) {
-        (Some(v), None) if crate::domain::validation::is_nuis(v) => Some("NUIS".to_string()),
-        (Some(_), None) => Some("ID".to_string()),
-        (_, Some(t)) => match id_type(&t) {
-            Some(t) => Some(t.as_str().to_string()),
-            None => {
-                errors.add(
-                    "client.id.type",
-                    "The client.id.type must be one of NUIS, ID, PASS, VAT, TAX, SOC.",
-                );
-                None
-            }
+    rules::request::buyer(req.kind, req.self_issue_type.as_deref(), req.client.as_ref()).map_err(
+        |r| match r {
+            BuyerRefusal::Invalid(errors) => errors.into(),
+            BuyerRefusal::Incomplete { message, errors } => Error::Incomplete { message, errors },
         },
-        (None, None) => None,
-    };
-    if req.kind == DocumentKind::NonCash && id_type_text.as_deref() != Some("NUIS") {
-        errors.add("client.id", "A non-cash invoice's buyer is identified by NUIS.");
-    }
-    if id_type_text.as_deref() == Some("NUIS")
-        && !id_value.as_deref().is_some_and(crate::domain::validation::is_nuis)
-    {
-        errors.add("client.id", "The client's NUIS must be a letter, eight digits and a letter.");
-    }
-    if let Some(kind) = &req.self_issue_type {
-        if !matches!(kind.as_str(), "DOMESTIC" | "ABROAD" | "OTHER" | "AGREEMENT" | "SELF") {
-            errors.add(
-                "self_issue_type",
-                "The self_issue_type must be one of DOMESTIC, ABROAD, OTHER, AGREEMENT, SELF.",
-            );
-        }
-        if id_value.is_none() {
-            errors.add("client.id", "A self-issued invoice needs the seller's NUIS or document number.");
-        }
-        if trimmed(&client.country).is_none() {
-            errors.add("client.country", "A self-issued invoice needs the seller's country.");
-        }
-    }
-    errors.into_result()?;
-    let address = trimmed(&client.address);
-    let city = trimmed(&client.city);
-    let mut missing = Vec::new();
-    if address.is_none() {
-        missing.push("client.address: the address of a named client is required.".to_string());
-    }
-    if city.is_none() {
-        missing.push("client.city: the city of a named client is required.".to_string());
-    }
-    if !missing.is_empty() {
-        return Err(Error::Incomplete {
-            message: "The client's address and city are required.".into(),
-            errors: missing,
-        });
-    }
-    Ok(db::Buyer {
-        client_id: client.internal_id,
-        name,
-        id_type: id_type_text,
-        id_value,
-        address,
-        city,
-        country: Some(country),
-    })
+    )
 }
 
 impl Issuer {
@@ -263,26 +159,17 @@ impl Services {
         let invoice_type = req.kind.invoice_type().unwrap_or(InvoiceType::Cash);
         let (operator_code, unit_code, tcr_code) = user_codes(caller, invoice_type == InvoiceType::Cash)?;
         let mut errors = FieldErrors::new();
-        let due = errors.date("due_date", req.due_date.as_deref());
-        let start = errors.date("supply_start_date", req.supply_start_date.as_deref());
-        let end = errors.date("supply_end_date", req.supply_end_date.as_deref());
-        let currency = currency(&mut errors, req.currency.as_deref());
-        if req.internal_id.chars().count() > MAX_INTERNAL_ID {
-            errors.add(
-                "internalId",
-                format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
-            );
-        }
-        if invoice_type == InvoiceType::NonCash {
-            match req.doc_type.as_deref() {
-                None | Some("380") | Some("383") => {}
-                Some("381") if req.original_invoice_iic.as_deref().is_some_and(|i| i.len() == 32) => {}
-                Some("381") => {
-                    errors.add("original_invoice_iic", "A credit note (381) needs original_invoice_iic.")
-                }
-                Some(_) => errors.add("doc_type", "The doc_type must be one of 380, 381, 383."),
-            }
-        }
+        let details = Details {
+            internal_id: &req.internal_id,
+            due_date: req.due_date.as_deref(),
+            supply_start_date: req.supply_start_date.as_deref(),
+            supply_end_date: req.supply_end_date.as_deref(),
+            currency: req.currency.as_deref(),
+            doc_type: req.doc_type.as_deref(),
+            original_invoice_iic: req.original_invoice_iic.as_deref(),
+        };
+        let CheckedDetails { due, supply_start: start, supply_end: end, currency } =
+            check_details(invoice_type, &details, &mut errors);
         let mut rules_input = req.rules.clone();
         rules_input.issuer_in_vat = caller.company.issuer_in_vat;
         let computed = computed(&rules_input, errors)?;
@@ -386,7 +273,6 @@ impl Services {
             self.store.read(move |conn| crate::store::clients::get(conn, company_id, id)).await?.ok_or_else(
                 || Error::from(FieldErrors::one("client.internal_id", "The selected client does not exist.")),
             )?;
-        use crate::domain::client::Spelled;
         let c = &stored.client;
         req.client = Some(ClientInput {
             internal_id: Some(id),

@@ -120,7 +120,7 @@ pub fn ubl_document(invoice: &Invoice, facts: &UblFacts) -> Result<ubl::Document
     let buyer = &invoice.buyer;
     Ok(ubl::Document {
         kind: if facts.doc_type == DocType::CreditNote { ubl::Kind::CreditNote } else { ubl::Kind::Invoice },
-        type_code: facts.doc_type.code().to_string(),
+        type_code: facts.doc_type.as_str().to_string(),
         profile: facts.process.as_str().to_string(),
         number: invoice.number.clone(),
         issue_date: day(Some(&invoice.issue_date))

@@ -8,15 +8,14 @@ use uuid::Uuid;
 
 use super::super::Result;
 use super::super::pipeline::Issuer;
-use super::content::{Content, Links, id_type};
-use crate::domain::document::InvoiceType;
+use super::content::{Content, Links};
 use crate::domain::invoice::{self as rules, VatClass};
 use crate::domain::money::{payments_in_lek, registered_in_lek};
 use crate::domain::numbering::{cis_invoice_number, invoice_number};
 use crate::fiscal::iic::{IicCode, IicInput, iic};
 use crate::fiscal::model::{
     self, Buyer, Currency, Fee, FeeType, Header, IdType, Invoice as CisInvoice, Item, ItemExemption,
-    PayMethod, SameTax, SameTaxExemption, Seller, SumInvIicRef, SupplyDateOrPeriod, TypeOfInv, TypeOfSelfIss,
+    PayMethod, SameTax, SameTaxExemption, Seller, SumInvIicRef, SupplyDateOrPeriod, TypeOfSelfIss,
 };
 use crate::fiscal::requests;
 use crate::fiscal::verify::verify_url;
@@ -201,17 +200,6 @@ fn pay_methods(content: &Content, total: Decimal) -> Vec<PayMethod> {
         .collect()
 }
 
-fn self_issue_type(text: &str) -> Option<TypeOfSelfIss> {
-    match text {
-        "AGREEMENT" => Some(TypeOfSelfIss::Agreement),
-        "DOMESTIC" => Some(TypeOfSelfIss::Domestic),
-        "ABROAD" => Some(TypeOfSelfIss::Abroad),
-        "SELF" => Some(TypeOfSelfIss::SelfConsumption),
-        "OTHER" => Some(TypeOfSelfIss::Other),
-        _ => None,
-    }
-}
-
 /// The company, at its unit's address when the unit has one.
 fn seller(caller: &Caller) -> Seller {
     let unit = caller.unit.as_ref();
@@ -228,7 +216,7 @@ fn seller(caller: &Caller) -> Seller {
 /// The buyer, when the invoice names one.
 fn buyer(buyer: &db::Buyer) -> Option<Buyer> {
     buyer.name.as_ref().map(|name| Buyer {
-        id_type: buyer.id_type.as_deref().and_then(id_type),
+        id_type: buyer.id_type.as_deref().and_then(IdType::sent),
         id_num: buyer.id_value.clone(),
         name: Some(name.chars().take(100).collect()),
         address: buyer.address.clone(),
@@ -263,12 +251,9 @@ fn cis_invoice(
     let in_vat = computed.issuer_in_vat;
     let foreign = content.currency != "ALL";
     CisInvoice {
-        type_of_inv: match content.invoice_type {
-            InvoiceType::Cash => TypeOfInv::Cash,
-            InvoiceType::NonCash => TypeOfInv::NonCash,
-        },
+        type_of_inv: content.invoice_type,
         is_simplified_inv: false,
-        type_of_self_iss: content.self_issue_type.as_deref().and_then(self_issue_type),
+        type_of_self_iss: content.self_issue_type.as_deref().and_then(TypeOfSelfIss::parse),
         issue_date_time: numbered.issued_at,
         inv_num: numbered.inv_num,
         inv_ord_num: numbered.ord_num,
@@ -423,15 +408,6 @@ pub fn stored_invoice(
                 },
             })
             .collect(),
-        payments: computed
-            .payments
-            .iter()
-            .map(|p| db::Payment {
-                kind: p.kind.as_str().to_string(),
-                amount: p.amount,
-                company_card: p.company_card.clone(),
-                vouchers: p.vouchers.clone(),
-            })
-            .collect(),
+        payments: computed.payments.clone(),
     }
 }

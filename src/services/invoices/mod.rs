@@ -23,39 +23,20 @@ use chrono_tz::Europe::Tirane;
 
 use super::pipeline::Issued;
 use super::{Error, Result, Services};
-use crate::domain::document::DocumentKind;
+use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::domain::invoice::InvoiceInput;
 use crate::domain::role::{self, DocumentScope, Role};
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice};
 
-/// The buyer as sent (`client`); all optional, as the spec's body.
-#[derive(Debug, Clone, Default)]
-pub struct ClientInput {
-    pub internal_id: Option<i64>,
-    pub name: Option<String>,
-    pub id_type: Option<String>,
-    pub id_value: Option<String>,
-    pub address: Option<String>,
-    pub city: Option<String>,
-    pub country: Option<String>,
-}
-
-impl ClientInput {
-    pub fn is_empty(&self) -> bool {
-        self.internal_id.is_none()
-            && [&self.name, &self.id_type, &self.id_value, &self.address, &self.city, &self.country]
-                .iter()
-                .all(|f| f.as_deref().is_none_or(|v| v.trim().is_empty()))
-    }
-}
+pub use crate::domain::invoice::request::ClientInput;
 
 /// An issue request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
 pub struct IssueRequest {
     /// Cash, non-cash or order.
     pub kind: DocumentKind,
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub internal_id: String,
     pub client: Option<ClientInput>,
     pub rules: InvoiceInput,

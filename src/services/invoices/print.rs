@@ -90,7 +90,7 @@ pub fn printable(caller: &Caller, invoice: &Invoice) -> crate::print::PrintInvoi
         payments: invoice
             .payments
             .iter()
-            .map(|p| p::Payment { method: p.kind.clone(), amount: p.amount })
+            .map(|p| p::Payment { method: p.kind.as_str().to_string(), amount: p.amount })
             .collect(),
         iic: invoice.iic.clone(),
         fic: invoice.fic.clone(),

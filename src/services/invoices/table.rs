@@ -11,22 +11,21 @@ use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::IssueRequest;
 use super::content::InvoiceDocument;
-use super::content::{
-    Content, Links, MAX_INTERNAL_ID, computed, currency, internal_id, this_year, user_codes,
-};
+use super::content::{Content, Links, computed, internal_id, this_year, user_codes};
 use crate::domain::currency::{Origin, RateBasis};
-use crate::domain::document::{DocumentKind, InvoiceType};
+use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
+use crate::domain::invoice::request::currency;
 use crate::domain::invoice::{InvoiceInput, LineInput};
 use crate::domain::payments::{self, PaymentsInput};
 use crate::domain::table;
-use crate::domain::validation::FieldErrors;
+use crate::domain::validation::{self, FieldErrors};
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice, SettledOrder};
 
 /// A summary request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
 pub struct SummaryRequest {
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub internal_id: String,
     /// IICs of the orders it pays.
     pub order_invoices: Vec<String>,
@@ -74,12 +73,7 @@ impl Services {
         self.first_look(&internal_id(caller, year, &req.internal_id)).await?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, true)?;
         let mut errors = FieldErrors::new();
-        if req.internal_id.chars().count() > MAX_INTERNAL_ID {
-            errors.add(
-                "internalId",
-                format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
-            );
-        }
+        validation::internal_id_length(&mut errors, &req.internal_id);
         let start = errors.date("supply_start_date", req.supply_start_date.as_deref());
         let end = errors.date("supply_end_date", req.supply_end_date.as_deref());
         let iics = match table::order_iics(&req.order_invoices) {

@@ -14,15 +14,11 @@ use uuid::Uuid;
 
 use super::super::Result;
 use super::super::pipeline::Issuer;
+use crate::domain::document::ApiVersion;
 use crate::domain::numbering::invoice_number;
-use crate::domain::wtn::{
-    self as rules, CarrierIdType, Note, NoteType, Point, Transaction, VehicleOwnership,
-};
+use crate::domain::wtn::{self as rules, Note};
 use crate::fiscal::iic::{IicInput, WtnicInput, wtnic};
-use crate::fiscal::model::{
-    self, Header, VehOwnership, Wtn as CisWtn, WtnCarrier, WtnDestinPoint, WtnIssuer, WtnItem, WtnStartPoint,
-    WtnTransaction, WtnType,
-};
+use crate::fiscal::model::{self, Header, Wtn as CisWtn, WtnCarrier, WtnIssuer, WtnItem};
 use crate::fiscal::requests;
 use crate::fiscal::verify::verify_url;
 use crate::store::wtn::{Place, Wtn};
@@ -31,7 +27,7 @@ use crate::store::wtn::{Place, Wtn};
 #[derive(Debug, Clone)]
 pub struct Content {
     pub internal_id: Option<String>,
-    pub api_version: i64,
+    pub api_version: ApiVersion,
     pub note: Note,
     pub destination_unit_id: Option<i64>,
     pub destination_unit_name: Option<String>,
@@ -47,45 +43,6 @@ pub struct Draft {
     pub unsigned_request: String,
     pub origin_at: DateTime<Utc>,
     pub destination_at: DateTime<Utc>,
-}
-
-fn cis_type(t: NoteType) -> WtnType {
-    match t {
-        NoteType::Wtn => WtnType::Wtn,
-        NoteType::Sale => WtnType::Sale,
-    }
-}
-
-fn cis_transaction(t: Transaction) -> WtnTransaction {
-    match t {
-        Transaction::Transfer => WtnTransaction::Transfer,
-        Transaction::Examination => WtnTransaction::Examination,
-        Transaction::Sales => WtnTransaction::Sales,
-        Transaction::Door => WtnTransaction::Door,
-    }
-}
-
-fn start_point(p: Point) -> WtnStartPoint {
-    match p {
-        Point::Warehouse => WtnStartPoint::Warehouse,
-        Point::Store => WtnStartPoint::Store,
-        Point::Sale => WtnStartPoint::Sale,
-        Point::Exhibition => WtnStartPoint::Exhibition,
-        Point::Customs => WtnStartPoint::Customs,
-        Point::Another => WtnStartPoint::Another,
-        Point::Other => WtnStartPoint::Other,
-    }
-}
-
-/// The domain's check keeps CUSTOMS and ANOTHER away from a destination.
-fn destin_point(p: Point) -> WtnDestinPoint {
-    match p {
-        Point::Warehouse => WtnDestinPoint::Warehouse,
-        Point::Store => WtnDestinPoint::Store,
-        Point::Sale => WtnDestinPoint::Sale,
-        Point::Exhibition => WtnDestinPoint::Exhibition,
-        Point::Customs | Point::Another | Point::Other => WtnDestinPoint::Other,
-    }
 }
 
 fn first(text: &str, chars: usize) -> String {
@@ -133,8 +90,8 @@ pub fn draft(
     // A destination time not sent is the issue time, but never before the departure.
     let destination_at = note.destination.date_time.unwrap_or(issued_at.max(origin_at));
     let cis = CisWtn {
-        wtn_type: cis_type(note.note_type),
-        transaction: cis_transaction(note.transaction),
+        wtn_type: note.note_type,
+        transaction: note.transaction,
         issue_date_time: issued_at,
         operator_code: issuer.operator_code.clone(),
         busin_unit_code: issuer.unit_code.clone(),
@@ -142,19 +99,16 @@ pub fn draft(
         wtn_ord_num: ord_num,
         wtn_num: invoice_number(ord_num, year),
         value_of_goods: note.value_of_goods,
-        veh_ownership: match note.vehicle_ownership {
-            VehicleOwnership::Owner => VehOwnership::Owner,
-            VehicleOwnership::ThirdParty => VehOwnership::ThirdParty,
-        },
+        veh_ownership: note.vehicle_ownership,
         veh_plates: note.vehicle_plates.clone(),
         start_addr: note.origin.address.clone(),
         start_city: note.origin.city.clone(),
         start_date_time: origin_at,
-        start_point: start_point(note.origin.point),
+        start_point: note.origin.point,
         destin_addr: note.destination.address.clone(),
         destin_city: note.destination.city.clone(),
         destin_date_time: destination_at,
-        destin_point: destin_point(note.destination.point),
+        destin_point: note.destination.point,
         is_goods_flammable: note.goods_flammable,
         is_escort_required: note.escort_required,
         pack_type: note.pack_type.clone(),
@@ -176,10 +130,7 @@ pub fn draft(
                 .unwrap_or_else(|| note.origin.city.clone()),
         },
         carrier: note.carrier.as_ref().map(|c| WtnCarrier {
-            id_type: match c.id_type {
-                CarrierIdType::Nuis => model::CarrierIdType::Nuis,
-                CarrierIdType::Id => model::CarrierIdType::Id,
-            },
+            id_type: c.id_type,
             id_num: c.id_num.clone(),
             name: c.name.clone(),
             address: c.address.clone(),
@@ -277,7 +228,7 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::domain::wtn::{Carrier, Defaults, LineInput, NoteInput, check};
+    use crate::domain::wtn::{Carrier, CarrierIdType, Defaults, LineInput, NoteInput, check};
     use crate::fiscal::requests::Operation;
     use crate::fiscal::requests::tests::{assert_accepted_by_outside_tools, vector_certificate};
     use crate::store::accounts::{BusinessUnit, Caller, Company, User};
@@ -390,7 +341,7 @@ mod tests {
             &vector_issuer(),
             &Content {
                 internal_id: Some("w-1".into()),
-                api_version: 2,
+                api_version: ApiVersion::V2,
                 note: later,
                 destination_unit_id: None,
                 destination_unit_name: None,

@@ -21,6 +21,7 @@ use super::pipeline::{InternalId, Issued, Namespace};
 use super::sequence::Sequence;
 use super::{Error, Result, Services};
 use crate::domain::client::Patch;
+use crate::domain::document::ApiVersion;
 use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::{self as rules, Defaults, NoteInput};
@@ -31,16 +32,11 @@ use crate::store::wtn::{self as db, ListFilter, Wtn};
 use document::WtnDocument;
 use message::Content;
 
-/// The longest internalId.
-const MAX_INTERNAL_ID: usize = 255;
-
 /// An issue request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
 pub struct IssueWtnRequest {
-    pub api_version: i64,
-    /// Required in v2 (the edge checks), optional in v1.
-    pub internal_id: Option<String>,
-    pub destination_unit_id: Option<i64>,
+    pub api_version: ApiVersion,
+    /// Its internalId is required in v2 (the edge checks), optional in v1.
     pub note: NoteInput,
 }
 
@@ -64,22 +60,13 @@ impl Services {
             .await?)
     }
 
-    /// The company's unit a note goes to: another company's (or none) is 422, the issuing unit
-    /// itself too.
+    /// The company's unit a note goes to: another company's (or none) is 422.
     async fn destination_unit(
         &self,
         caller: &Caller,
-        issuing_unit: i64,
         id: Option<i64>,
     ) -> Result<Option<accounts::BusinessUnit>> {
         let Some(id) = id else { return Ok(None) };
-        if id == issuing_unit {
-            return Err(FieldErrors::one(
-                "destination_unit_id",
-                "The destination unit must be another unit of the company, not the issuing one.",
-            )
-            .into());
-        }
         let company_id = caller.company.id;
         let unit = self.store.read(move |c| accounts::unit(c, company_id, id)).await?;
         unit.map(Some).ok_or_else(|| {
@@ -92,13 +79,13 @@ impl Services {
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
         let year = this_year();
-        let internal_id = req.internal_id.as_ref().map(|value| InternalId {
+        let internal_id = req.note.internal_id().map(|value| InternalId {
             namespace: Namespace::Wtn,
             company_id: caller.company.id,
             year,
-            value: value.clone(),
+            value: value.to_string(),
         });
-        let repeat_answers_first = req.api_version == 2;
+        let repeat_answers_first = req.api_version == ApiVersion::V2;
         let looked_up = match &internal_id {
             Some(internal_id) => self.first_look(internal_id).await,
             None => Ok(()),
@@ -123,14 +110,8 @@ impl Services {
         let (operator_code, unit_code, tcr_code) = user_codes(caller, false)?;
         let unit =
             caller.unit.clone().ok_or_else(|| Error::Refused("The user has no business unit.".into()))?;
-        if req.internal_id.as_deref().is_some_and(|i| i.chars().count() > MAX_INTERNAL_ID) {
-            return Err(FieldErrors::one(
-                "internalId",
-                format!("The internalId must not be greater than {MAX_INTERNAL_ID} characters."),
-            )
-            .into());
-        }
-        let destination = self.destination_unit(caller, unit.id, req.destination_unit_id).await?;
+        rules::check_references(&req.note, unit.id)?;
+        let destination = self.destination_unit(caller, req.note.destination_unit_id).await?;
         let company = &caller.company;
         let defaults = Defaults {
             origin_city: company.city.as_deref().or(unit.city.as_deref()),
@@ -143,7 +124,7 @@ impl Services {
         let document = WtnDocument {
             issuer,
             content: Content {
-                internal_id: req.internal_id,
+                internal_id: req.note.internal_id().map(str::to_string),
                 api_version: req.api_version,
                 note,
                 destination_unit_id: destination.as_ref().map(|d| d.id),
@@ -252,8 +233,8 @@ impl Services {
     }
 
     /// Absolute URL of a note's print document (`what` = `print`) or PDF (`pdf`).
-    pub fn wtn_url(&self, host: Option<&str>, version: i64, what: &str, id: i64) -> String {
-        format!("{}/api/v{version}/invoice/wtn/{what}/{id}", self.pdf_base(host))
+    pub fn wtn_url(&self, host: Option<&str>, version: ApiVersion, what: &str, id: i64) -> String {
+        format!("{}/api/v{}/invoice/wtn/{what}/{id}", self.pdf_base(host), version.number())
     }
 
     pub async fn print_settings(&self, caller: &Caller) -> Result<PrintSettings> {

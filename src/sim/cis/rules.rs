@@ -294,7 +294,7 @@ mod tests {
     use super::*;
     use crate::fiscal::iic::{IicInput, iic};
     use crate::fiscal::model::{
-        Fee, FeeType, Invoice, PayMethod, PayMethodType, SameTax, SameTaxExemption, TypeOfInv,
+        Fee, FeeType, Invoice, InvoiceType, PayMethod, PayMethodType, SameTax, SameTaxExemption,
     };
     use crate::fiscal::requests::register_invoice;
     use crate::fiscal::requests::tests::{vector_certificate, vector_header, vector_invoice};
@@ -452,7 +452,7 @@ mod tests {
             numbering(&invoice_element(&invoice)).unwrap_err(),
             "TCRCode is required for a cash invoice"
         );
-        invoice.type_of_inv = TypeOfInv::NonCash;
+        invoice.type_of_inv = InvoiceType::NonCash;
         numbering(&invoice_element(&invoice)).unwrap();
     }
 

@@ -156,7 +156,7 @@ impl SimOrder {
     }
 
     fn courier(&self) -> Option<CourierProgress> {
-        self.order.delivery.status.as_deref().and_then(CourierProgress::parse)
+        self.order.delivery.status.as_deref().and_then(CourierProgress::from_wolt)
     }
 
     fn preorder_waiting(&self) -> bool {

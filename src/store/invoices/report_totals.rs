@@ -12,6 +12,7 @@ use rust_decimal::prelude::ToPrimitive;
 
 use crate::domain::cash_register::CashSale;
 use crate::domain::money::round2;
+use crate::domain::payments::PaymentType;
 use crate::domain::report::{self, DocumentInput, Figures, LineInput, ReportKind};
 use crate::store::invoices::{self, Invoice};
 use crate::store::{Error, Result};
@@ -195,11 +196,11 @@ fn add_sales(
 
 fn add_payments(conn: &Connection, key: &Key, invoice: &Invoice, f: &Figures, sign: i64) -> Result<()> {
     // A method listed twice on one document counts the document once.
-    let mut methods: Vec<(&str, Decimal)> = Vec::new();
+    let mut methods: Vec<(PaymentType, Decimal)> = Vec::new();
     for (payment, lek) in invoice.payments.iter().zip(&f.payments) {
         match methods.iter_mut().find(|(m, _)| *m == payment.kind) {
             Some((_, sum)) => *sum += *lek,
-            None => methods.push((&payment.kind, *lek)),
+            None => methods.push((payment.kind, *lek)),
         }
     }
     for (method, lek) in methods {
@@ -414,6 +415,7 @@ pub fn verify(conn: &Connection) -> Result<Vec<Drift>> {
 mod tests {
     use super::*;
     use crate::domain::document::{DocumentKind, InvoiceType};
+    use crate::domain::spelled::Spelled;
     use crate::store::Store;
     use crate::store::invoices::{Buyer, Line, Payment, Totals};
 
@@ -470,8 +472,12 @@ mod tests {
             ..Totals::default()
         };
         invoice.fic = Some(format!("fic-{n}"));
-        invoice.payments =
-            vec![Payment { kind: method.into(), amount: net + vat, company_card: None, vouchers: vec![] }];
+        invoice.payments = vec![Payment {
+            kind: Spelled::parse(method).unwrap(),
+            amount: net + vat,
+            company_card: None,
+            vouchers: vec![],
+        }];
         invoice.lines = lines;
         invoice
     }

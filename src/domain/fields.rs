@@ -9,7 +9,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::domain::client::Patch;
+use super::client::Patch;
 
 /// Text, or a number taken as its JSON text ("12.50" and 12.5 both read).
 pub fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Patch<String>, D::Error> {
@@ -85,4 +85,9 @@ pub fn opt_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D
         Value::String(s) => parse(&s).map(Some),
         _ => Err(expected()),
     }
+}
+
+/// A list, where absent and null read as empty.
+pub fn list<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
 }
