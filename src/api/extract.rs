@@ -229,6 +229,11 @@ pub const MAX_QUERY: usize = 255;
 pub fn search_query(query: Option<&str>) -> Result<(), ApiError> {
     let mut errors = FieldErrors::new();
     errors.max_len("query", query, MAX_QUERY);
+    // The head office searches in PostgreSQL, whose text cannot hold U+0000: the shop refuses the
+    // same so a search answers alike on either.
+    if let Some(text) = query {
+        validation::xml_text(&mut errors, "query", text);
+    }
     errors.into_result().map_err(ApiError::Validation)
 }
 
@@ -351,6 +356,15 @@ mod tests {
         assert_eq!(keys(parse_json(b"{\"name\":\"a\",\"lines\":[],\"note\":\"\xc3\"}")), ["body"]);
         assert!(matches!(parse_changes::<Strict>(b" \n"), Err(ApiError::Validation(_))));
         assert!(parse_changes::<Strict>(b"{}").is_ok());
+    }
+
+    #[test]
+    fn a_search_with_a_control_character_is_refused_naming_query() {
+        assert!(search_query(Some("pos-7")).is_ok());
+        let Err(ApiError::Validation(errors)) = search_query(Some("pos\u{0}7")) else {
+            panic!("a NUL in the search was taken");
+        };
+        assert!(format!("{errors:?}").contains("query"), "{errors:?}");
     }
 
     #[test]
