@@ -8,6 +8,7 @@
 //! Public like the owner's page (no token, no limiter), and nothing is loaded from elsewhere:
 //! the policy allows this server's stylesheet and images and no script at all.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -19,10 +20,18 @@ use axum::routing::get;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use super::error::ApiError;
-use super::web::{REVALIDATE, answer, short_hash};
+use super::web::{REVALIDATE, answer, inflate, short_hash};
 
 mod embedded {
+    use super::Packed;
     include!(concat!(env!("OUT_DIR"), "/book_files.rs"));
+}
+
+/// How `build.rs` embedded a file of the book: text as raw DEFLATE, images as they are.
+#[derive(Clone, Copy)]
+enum Packed {
+    Plain,
+    Deflate,
 }
 
 /// Where the book is served.
@@ -36,9 +45,17 @@ const STYLESHEET: &str = include_str!("../../assets/docs/book.css");
 const SUMMARY: &str = "src/SUMMARY.md";
 const HTML: &str = "text/html; charset=utf-8";
 
-/// Every file of the book as `build.rs` found it, named by its path below `docs/`.
-pub fn files() -> &'static [(&'static str, &'static [u8])] {
+/// Every file of the book as `build.rs` found it, named by its path below `docs/`. A chapter
+/// that would not inflate (a test inflates every one) reads as empty rather than stopping the
+/// server.
+pub fn files() -> Vec<(&'static str, Cow<'static, [u8]>)> {
     embedded::FILES
+        .iter()
+        .map(|&(name, packed, bytes)| match packed {
+            Packed::Plain => (name, Cow::Borrowed(bytes)),
+            Packed::Deflate => (name, Cow::Owned(inflate(bytes).unwrap_or_default())),
+        })
+        .collect()
 }
 
 /// The extensions mdBook turns on, so a chapter reads here as it reads in `mdbook build`.
@@ -310,7 +327,8 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn build() -> Book {
-    let source: HashMap<&str, &[u8]> = files().iter().copied().collect();
+    let files = files();
+    let source: HashMap<&str, &[u8]> = files.iter().map(|(name, bytes)| (*name, bytes.as_ref())).collect();
     let (chapters, nav) = summary(&text(source.get(SUMMARY).copied().unwrap_or_default()));
     let mut served = HashMap::new();
     for (i, chapter) in chapters.iter().enumerate() {
@@ -322,7 +340,7 @@ fn build() -> Book {
         let key = page_url(&chapter.file).trim_start_matches(PREFIX).trim_start_matches('/').to_string();
         served.insert(key, Served::new(HTML, html.into_bytes()));
     }
-    for (name, bytes) in files() {
+    for (name, bytes) in &files {
         let key = name.strip_prefix("src/").unwrap_or(name);
         if !key.ends_with(".md") {
             served.insert(key.to_string(), Served::new(content_type(key), bytes.to_vec()));
@@ -369,8 +387,25 @@ mod tests {
     use super::*;
 
     fn source(name: &str) -> String {
-        let (_, bytes) = files().iter().find(|(n, _)| *n == name).unwrap();
-        text(bytes)
+        let (_, bytes) = files().into_iter().find(|(n, _)| *n == name).unwrap();
+        text(&bytes)
+    }
+
+    #[test]
+    fn every_embedded_file_is_the_file_in_docs_byte_for_byte_and_text_is_packed() {
+        let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+        for (name, bytes) in files() {
+            assert_eq!(bytes.as_ref(), std::fs::read(docs.join(name)).unwrap(), "{name}");
+        }
+        let (packed, plain) =
+            embedded::FILES.iter().fold((0, 0), |(packed, plain), (name, how, bytes)| match how {
+                Packed::Deflate => {
+                    (packed + bytes.len(), plain + std::fs::read(docs.join(name)).unwrap().len())
+                }
+                Packed::Plain => (packed, plain),
+            });
+        assert!(embedded::FILES.iter().any(|(n, how, _)| *n == SUMMARY && matches!(how, Packed::Deflate)));
+        assert!(packed * 2 < plain, "the chapters take {packed} bytes packed, {plain} as text");
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! Ping and account: what POS apps call to test their connection.
 
+use std::sync::OnceLock;
+
 use axum::extract::State;
+use axum::http::StatusCode;
 use serde::Serialize;
 
 use super::AppState;
 use super::auth::Auth;
-use super::error::{ApiResult, ok};
+use super::error::{ApiError, ApiResult, ok};
 use super::owner::RefusedView;
 use crate::domain::time::local_text;
 use crate::fiscal::gateway::{Breaker, CERTIFICATE_WARNING_DAYS};
@@ -158,7 +161,23 @@ pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiRe
     })
 }
 
+/// `assets/openapi.yaml` as `build.rs` packed it (raw DEFLATE: a tenth of its size in the binary).
+const OPENAPI_PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/openapi.yaml.deflate"));
+
+/// The OpenAPI document, inflated at its first request.
+fn openapi_yaml() -> Result<&'static [u8], ApiError> {
+    static YAML: OnceLock<Vec<u8>> = OnceLock::new();
+    if let Some(yaml) = YAML.get() {
+        return Ok(yaml);
+    }
+    let yaml = super::web::inflate(OPENAPI_PACKED).map_err(|e| {
+        tracing::error!(error = %e, "the embedded OpenAPI document could not be inflated");
+        ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "The OpenAPI document could not be read.")
+    })?;
+    Ok(YAML.get_or_init(|| yaml))
+}
+
 /// The OpenAPI document of this server (no authentication: it describes, it reveals nothing).
-pub async fn openapi() -> impl axum::response::IntoResponse {
-    ([(axum::http::header::CONTENT_TYPE, "application/yaml")], include_str!("../../assets/openapi.yaml"))
+pub async fn openapi() -> Result<impl axum::response::IntoResponse, ApiError> {
+    Ok(([(axum::http::header::CONTENT_TYPE, "application/yaml")], openapi_yaml()?))
 }

@@ -77,6 +77,13 @@ struct Bundle {
     etags: Vec<String>,
 }
 
+/// What `build.rs` packed as raw DEFLATE (the book's chapters, the OpenAPI document), as it was.
+pub(super) fn inflate(packed: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(packed.len() * 5);
+    std::io::Read::read_to_end(&mut flate2::read::DeflateDecoder::new(packed), &mut bytes)?;
+    Ok(bytes)
+}
+
 pub(super) fn short_hash(bytes: &[u8]) -> String {
     let mut hex = hex_lower(&openssl::sha::sha256(bytes));
     hex.truncate(16);

@@ -155,9 +155,11 @@ fn the_book_is_served_at_docs_and_every_internal_link_of_every_page_answers_200(
     for missing in ["/docs/nothing.html", "/docs/api/invoices.md", "/docs/../README.md", "/docs/SUMMARY.md"] {
         assert_eq!(server.get(missing, None).status, 404, "{missing}");
     }
-    // The OpenAPI document names the book's two routes.
+    // The OpenAPI document names the book's two routes, and is served byte for byte as it is in
+    // assets/ (the binary keeps it packed, as it keeps the chapters).
     let openapi = server.get("/api/openapi.yaml", None).text;
     assert!(openapi.contains("\n  /docs:\n") && openapi.contains("\n  /docs/{path}:\n"));
+    assert!(openapi == std::fs::read_to_string(repo("assets/openapi.yaml")).unwrap(), "served as in assets/");
     // A browser that has the page gets 304.
     let reply = server.get("/docs/api/invoices.html", None);
     let etag = reply.header("etag").unwrap().to_string();
@@ -245,4 +247,32 @@ fn every_relative_link_of_the_readme_and_the_book_names_a_file_and_a_heading_tha
             "pic.png (no such file)"
         ]
     );
+}
+
+/// The colour type of a PNG, byte 25 of the file (the IHDR chunk's), if it is one.
+fn png_colour_type(bytes: &[u8]) -> Option<u8> {
+    bytes.starts_with(b"\x89PNG\r\n\x1a\n").then(|| bytes.get(25).copied()).flatten()
+}
+
+#[test]
+fn every_screenshot_of_the_book_is_a_palette_png_the_release_binary_can_carry() {
+    // The binary embeds the screenshots (issue 34's 15 MB goal): a browser test refresh writes
+    // 24-bit PNGs three times the size, which `pngquant` must bring back to 256 colours.
+    let mut total = 0;
+    let mut screenshots = 0;
+    for entry in std::fs::read_dir(repo("docs/screenshots")).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(
+            png_colour_type(&bytes),
+            Some(3),
+            "{} is not a palette PNG: pngquant --quality 80-95 --speed 1 --strip --force --output F F",
+            path.display()
+        );
+        total += bytes.len();
+        screenshots += 1;
+    }
+    assert!(screenshots >= 20, "{screenshots} screenshots");
+    assert!(total < 800_000, "the screenshots take {total} bytes");
+    assert_eq!(png_colour_type(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02"), Some(2));
 }

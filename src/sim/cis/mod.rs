@@ -70,8 +70,9 @@ mod state;
 mod xsd;
 
 use std::future::Future;
+use std::io::Read;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use chrono::Duration;
 use tokio::net::TcpListener;
@@ -86,11 +87,41 @@ pub use state::{
     SeedEinvoice, SimService, StoredEinvoice, TcrRecord, WtnRecord, sandbox_incoming,
 };
 
-const FISCALIZATION_WSDL: &str = include_str!("../../../assets/cis/FiscalizationService.wsdl");
-const EINVOICE_WSDL: &str = include_str!("../../../assets/cis/EinvoiceService.wsdl");
-const FISCALIZATION_XSD: &str = include_str!("../../../assets/cis/alimc-fiscalization-service.xsd");
-const EINVOICE_XSD: &str = include_str!("../../../assets/cis/alimc-einvoice-service.xsd");
-const XMLDSIG_XSD: &str = include_str!("../../../assets/cis/xmldsig-core-schema.xsd");
+/// A WSDL or schema of `assets/cis/` the simulator serves, embedded by `build.rs` as raw DEFLATE
+/// (a fifth of its size in the binary) and inflated at its first request.
+struct Packed {
+    deflated: &'static [u8],
+    text: OnceLock<String>,
+}
+
+impl Packed {
+    const fn new(deflated: &'static [u8]) -> Self {
+        Self { deflated, text: OnceLock::new() }
+    }
+
+    /// The text; empty if it would not inflate (a test inflates every one).
+    fn text(&'static self) -> &'static str {
+        self.text.get_or_init(|| {
+            let mut text = String::new();
+            match flate2::read::DeflateDecoder::new(self.deflated).read_to_string(&mut text) {
+                Ok(_) => text,
+                Err(_) => String::new(),
+            }
+        })
+    }
+}
+
+macro_rules! packed {
+    ($name:literal) => {
+        Packed::new(include_bytes!(concat!(env!("OUT_DIR"), "/cis/", $name, ".deflate")))
+    };
+}
+
+static FISCALIZATION_WSDL: Packed = packed!("FiscalizationService.wsdl");
+static EINVOICE_WSDL: Packed = packed!("EinvoiceService.wsdl");
+static FISCALIZATION_XSD: Packed = packed!("alimc-fiscalization-service.xsd");
+static EINVOICE_XSD: Packed = packed!("alimc-einvoice-service.xsd");
+static XMLDSIG_XSD: Packed = packed!("xmldsig-core-schema.xsd");
 
 /// Path of the fiscalization service.
 pub const FISCALIZATION_PATH: &str = "/FiscalizationService-v3";
@@ -251,5 +282,26 @@ impl SimHandle<CisSim> {
     /// The client endpoint of this simulator.
     pub fn endpoint(&self) -> Endpoint {
         endpoint(self.addr())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_served_schema_is_its_file_in_assets_byte_for_byte() {
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/cis");
+        for (name, packed) in [
+            ("FiscalizationService.wsdl", &FISCALIZATION_WSDL),
+            ("EinvoiceService.wsdl", &EINVOICE_WSDL),
+            ("alimc-fiscalization-service.xsd", &FISCALIZATION_XSD),
+            ("alimc-einvoice-service.xsd", &EINVOICE_XSD),
+            ("xmldsig-core-schema.xsd", &XMLDSIG_XSD),
+        ] {
+            let file = std::fs::read_to_string(assets.join(name)).unwrap();
+            assert_eq!(packed.text(), file, "{name}");
+            assert!(packed.deflated.len() * 2 < file.len(), "{name} is embedded packed");
+        }
     }
 }

@@ -121,17 +121,17 @@ fn document(path: &str, query: Option<&str>, host: &str) -> Answer {
         EINVOICE_PATH if wsdl_asked => einvoice_wsdl(host),
         "/EinvoiceService-v1/EinvoiceService.wsdl" => einvoice_wsdl(host),
         "/FiscalizationService-v3/alimc-fiscalization-service.xsd" => {
-            text(StatusCode::OK, xml, FISCALIZATION_XSD)
+            text(StatusCode::OK, xml, FISCALIZATION_XSD.text())
         }
-        "/EinvoiceService-v1/alimc-einvoice-service.xsd" => text(StatusCode::OK, xml, EINVOICE_XSD),
+        "/EinvoiceService-v1/alimc-einvoice-service.xsd" => text(StatusCode::OK, xml, EINVOICE_XSD.text()),
         "/FiscalizationService-v3/xmldsig-core-schema.xsd"
-        | "/EinvoiceService-v1/xmldsig-core-schema.xsd" => text(StatusCode::OK, xml, XMLDSIG_XSD),
+        | "/EinvoiceService-v1/xmldsig-core-schema.xsd" => text(StatusCode::OK, xml, XMLDSIG_XSD.text()),
         _ => text(StatusCode::NOT_FOUND, "text/plain; charset=utf-8", "not found"),
     }
 }
 
 fn fiscalization_wsdl(host: &str) -> Answer {
-    let wsdl = FISCALIZATION_WSDL.replace(
+    let wsdl = FISCALIZATION_WSDL.text().replace(
         "https://efiskalizimi-test.tatime.gov.al:443/FiscalizationService-v3",
         &format!("http://{host}{FISCALIZATION_PATH}"),
     );
@@ -139,7 +139,7 @@ fn fiscalization_wsdl(host: &str) -> Answer {
 }
 
 fn einvoice_wsdl(host: &str) -> Answer {
-    let wsdl = EINVOICE_WSDL.replace(
+    let wsdl = EINVOICE_WSDL.text().replace(
         "https://einvoice-test.tatime.gov.al/EinvoiceService-v1",
         &format!("http://{host}{EINVOICE_PATH}"),
     );

@@ -64,11 +64,11 @@ pub const EINVOICE_STATUSES: &[&str] = &["ACCEPTED", "REFUSED", "PAID", "PARTIAL
 /// The 250 countries and 161 currencies are read from the embedded schema rather than
 /// copied here, so the two can never disagree.
 static COUNTRIES: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| enumeration_in(FISCALIZATION_XSD, "CountryCodeSType"));
+    LazyLock::new(|| enumeration_in(FISCALIZATION_XSD.text(), "CountryCodeSType"));
 static CURRENCIES: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| enumeration_in(FISCALIZATION_XSD, "CurrencyCodeSType"));
+    LazyLock::new(|| enumeration_in(FISCALIZATION_XSD.text(), "CurrencyCodeSType"));
 static EINVOICE_COUNTRIES: LazyLock<Vec<&'static str>> =
-    LazyLock::new(|| enumeration_in(EINVOICE_XSD, "CountryCodeSType"));
+    LazyLock::new(|| enumeration_in(EINVOICE_XSD.text(), "CountryCodeSType"));
 
 /// The `value`s of one `simpleType`'s enumeration in a schema text.
 fn enumeration_in(xsd: &'static str, type_name: &str) -> Vec<&'static str> {
