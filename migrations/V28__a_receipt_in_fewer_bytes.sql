@@ -1,5 +1,6 @@
 -- Issue 34: what a receipt costs the disk. Nothing is deleted; what is kept shorter reads back
--- the same through the same routes (src/store/kept.rs, src/domain/verify.rs).
+-- the same through the same routes (src/store/kept.rs, src/domain/verify.rs). Run again over its
+-- own result it changes nothing.
 
 -- An invoice's IIC signature is kept once, by its queue entry: the kept request (format 2) holds
 -- it as its 256 bytes. The invoice's entries are packed again (format 1 to 2; a request a restore
@@ -31,7 +32,7 @@ BEGIN INSERT INTO hq_outbox (tbl, key, op) VALUES ('invoices', json_object('id',
 -- (`kind = 'CASH'` in its query); its time is compared as text cut to the second, which no index
 -- serves. The queue's worker, `arka queue` and the health probe read entries on their way or
 -- refused, never the delivered ones (`status <> 'delivered'` in their queries).
-DROP INDEX invoices_cash_register;
-CREATE INDEX invoices_till_cash ON invoices(company_id, tcr_code) WHERE kind = 'CASH';
-DROP INDEX fiscal_queue_waiting;
-CREATE INDEX fiscal_queue_open ON fiscal_queue(status, id) WHERE status <> 'delivered';
+DROP INDEX IF EXISTS invoices_cash_register;
+CREATE INDEX IF NOT EXISTS invoices_till_cash ON invoices(company_id, tcr_code) WHERE kind = 'CASH';
+DROP INDEX IF EXISTS fiscal_queue_waiting;
+CREATE INDEX IF NOT EXISTS fiscal_queue_open ON fiscal_queue(status, id) WHERE status <> 'delivered';

@@ -591,11 +591,20 @@ pub fn by_id(conn: &Connection, id: i64) -> Result<Option<Invoice>> {
 pub fn register_sql_functions(conn: &Connection) -> rusqlite::Result<()> {
     use rusqlite::functions::FunctionFlags;
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    // The function's arguments, in the order of its signature above.
+    const URL: usize = 0;
+    const IIC: usize = 1;
+    const ISSUE_DATE_TIME: usize = 2;
+    const ORD_NUM: usize = 3;
+    const UNIT: usize = 4;
+    const TCR: usize = 5;
+    const TOTAL: usize = 6;
     conn.create_scalar_function("arka_kept_verify_url", 7, flags, |ctx| {
-        let url: String = ctx.get(0)?;
-        let (iic, issue_date_time, ord_num): (String, String, i64) = (ctx.get(1)?, ctx.get(2)?, ctx.get(3)?);
+        let url: String = ctx.get(URL)?;
+        let (iic, issue_date_time, ord_num): (String, String, i64) =
+            (ctx.get(IIC)?, ctx.get(ISSUE_DATE_TIME)?, ctx.get(ORD_NUM)?);
         let (unit, tcr, total): (Option<String>, Option<String>, String) =
-            (ctx.get(4)?, ctx.get(5)?, ctx.get(6)?);
+            (ctx.get(UNIT)?, ctx.get(TCR)?, ctx.get(TOTAL)?);
         let (Some(unit), Ok(ord_num), Ok(total)) = (unit, u64::try_from(ord_num), total.parse::<Decimal>())
         else {
             return Ok(url);
