@@ -7,7 +7,9 @@
 #   install/build-release.sh [TARGET...]     default: x86_64-unknown-linux-musl
 #                                            aarch64-unknown-linux-musl x86_64-pc-windows-gnu
 #
-# Results: dist/arka-<target>, dist/arka-x86_64-pc-windows-gnu.exe and dist/arka-setup.exe. Installs
+# Results: dist/arka-<target>, dist/arka-x86_64-pc-windows-gnu.exe and dist/arka-setup.exe, and at
+# the end a Markdown table of what was built (size, linking, smoke test, start-up), the one
+# docs/src/operations.md shows, headed by the commit and the date. Installs
 # what it needs on a fresh Debian machine (run as root or with sudo available): rustup targets,
 # Debian's musl-tools, qemu-user-static, mingw-w64, wine64, nsis, file, perl, make, curl, jq, and zig
 # with cargo-zigbuild from PyPI for aarch64 (Debian has no aarch64 musl cross compiler).
@@ -83,8 +85,32 @@ smoke_test_under_wine() {
   return "$status"
 }
 
+# One row of the closing table per target, built as each target passes its checks.
+rows=()
+# row TARGET BIN LINKED SMOKE_LOG SMOKE_WHERE SECONDS: the table's row for a binary that passed.
+row() {
+  local target=$1 bin=$2 linked=$3 smoke_log=$4 smoke_where=$5 seconds=$6 bytes startup
+  bytes=$(stat -c %s "$bin")
+  startup=$(sed -n 's/^start-up to first answer: \([0-9]*\) ms (fresh data dir), \([0-9]*\) ms (existing data dir)$/\1 ms \/ \2 ms/p' "$smoke_log")
+  rows+=("| \`$target\` | $(sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$bytes") | $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }') | $linked | passed$smoke_where | ${startup:-?} | $seconds s |")
+}
+
+# How `file` says a Linux binary is linked, in the table's words.
+linked_as() {
+  local description
+  description=$(file -b "$1")
+  case $description in
+    *static-pie*) echo -n "static-pie" ;;
+    *) echo -n "static" ;;
+  esac
+  [[ $description == *", stripped"* ]] && echo -n ", stripped"
+  echo
+}
+
 mkdir -p dist
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+smoke_log=$(mktemp)
+trap 'rm -f "$smoke_log"' EXIT
 for target in "${targets[@]}"; do
   echo "== $target"
   started=$(date +%s)
@@ -93,16 +119,17 @@ for target in "${targets[@]}"; do
   case $target in
     x86_64-unknown-linux-musl)
       # Debian's musl-gcc has no kernel headers; OpenSSL's build needs a few (linux/mman.h, ...).
-      kernel_headers=$(mktemp -d)
+      # A fixed folder: the C flags name it, and flags that change rebuild OpenSSL and SQLite.
+      kernel_headers=${CARGO_TARGET_DIR:-$PWD/target}/musl-kernel-headers
+      mkdir -p "$kernel_headers"
       for dir in linux asm asm-generic; do
         src=/usr/include/$dir
         [ -d "$src" ] || src=/usr/include/x86_64-linux-gnu/$dir
-        ln -s "$src" "$kernel_headers/$dir"
+        ln -sfn "$src" "$kernel_headers/$dir"
       done
       CC_x86_64_unknown_linux_musl=musl-gcc \
         CFLAGS_x86_64_unknown_linux_musl="-idirafter $kernel_headers" \
         cargo build -p arka --profile dist --locked --features static --target "$target"
-      rm -rf "$kernel_headers"
       ;;
     aarch64-unknown-linux-musl)
       cargo zigbuild -p arka --profile dist --locked --features static --target "$target"
@@ -118,7 +145,8 @@ for target in "${targets[@]}"; do
       exit 1
       ;;
   esac
-  echo "built $target in $(($(date +%s) - started)) s"
+  seconds=$(($(date +%s) - started))
+  echo "built $target in $seconds s"
   cp "${CARGO_TARGET_DIR:-target}/$target/dist/$built" "$bin"
 
   case $target in
@@ -128,13 +156,30 @@ for target in "${targets[@]}"; do
   echo "size: $(stat -c %s "$bin") bytes"
 
   case $target in
-    aarch64-*) install/smoke-test.sh "$bin" qemu-aarch64-static ;;
+    aarch64-*)
+      install/smoke-test.sh "$bin" qemu-aarch64-static | tee "$smoke_log"
+      row "$target" "$bin" "$(linked_as "$bin")" "$smoke_log" " under \`qemu-aarch64-static\`" "$seconds"
+      ;;
     *-windows-*)
-      smoke_test_under_wine "$bin"
+      smoke_test_under_wine "$bin" | tee "$smoke_log"
       makensis -WX -V2 -DVERSION="$version" -DARKA_EXE="$PWD/$bin" -DOUTFILE="$PWD/dist/arka-setup.exe" \
         install/windows/arka.nsi
       echo "installer: dist/arka-setup.exe, $(stat -c %s dist/arka-setup.exe) bytes"
+      row "$target" "$bin" "Windows' own DLLs only" "$smoke_log" " under \`wine64\`" "$seconds"
       ;;
-    *) install/smoke-test.sh "$bin" ;;
+    *)
+      install/smoke-test.sh "$bin" | tee "$smoke_log"
+      row "$target" "$bin" "$(linked_as "$bin")" "$smoke_log" "" "$seconds"
+      ;;
   esac
 done
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit with uncommitted changes"
+echo
+echo "Built by \`install/build-release.sh\` from commit $commit on $(date -u +%F) ($(rustc -V | cut -d' ' -f1-2),"
+echo "$(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) at the end; start-up is spawn to the first HTTP answer):"
+echo
+echo "| Target | Bytes | MiB | Linked | Sandbox smoke test | Start-up, fresh / existing data dir | Build time |"
+echo "| --- | ---: | ---: | --- | --- | --- | ---: |"
+printf '%s\n' "${rows[@]}"
