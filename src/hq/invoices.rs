@@ -185,7 +185,7 @@ pub async fn documents(pool: &Pool, shop_id: i64, ids: Vec<i64>) -> Result<Vec<I
 
 /// A page of the sales book of the period, oldest first, as the shop's own reads it (its sales
 /// and reversals, no order nor an order's cancellation): (shop id, the shop's id, what it reverses).
-/// Each shop's first `offset + limit` are read off its (shop, day, id) index, then put in one order.
+/// Each shop's first `offset + limit` are read off its (shop, day) index, then put in one order.
 async fn book_page(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<Vec<(i64, i64, Option<i64>)>> {
     let client = pool.get().await?;
     let (conditions, mut values) = f.on(ON_INVOICES);

@@ -51,8 +51,9 @@ async fn sales(client: &deadpool_postgres::Client, day: &str) -> Result<BTreeMap
     let rows = client
         .query(
             "SELECT i.shop_id, i.id, i.tcr_code, i.gross_all, i.exchange_rate, i.fic IS NULL, p.type, p.amount
-             FROM invoices i LEFT JOIN invoice_payments p ON p.shop_id = i.shop_id AND p.invoice_id = i.id
-             WHERE i.issue_date = $1 AND i.document_kind <> 'ORDER'
+             FROM shops s JOIN invoices i ON i.shop_id = s.id AND i.issue_date = $1
+                 LEFT JOIN invoice_payments p ON p.shop_id = i.shop_id AND p.invoice_id = i.id
+             WHERE i.document_kind <> 'ORDER'
              ORDER BY i.shop_id, i.id, p.position",
             &[&day],
         )

@@ -851,8 +851,9 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
 /// history: the database as an HQ of V4 left it, holding every row it was shipped.
 const BACK_TO_V4: &str = "
     DROP TABLE users, business_units, fiscal_devices, cash_days, cash_actions, wtns;
-    DROP INDEX shop_rows_lines, invoices_shop_day, invoices_shop_time, invoices_corrective, invoices_settled_by,
-        invoices_cash_day, invoices_search;
+    DROP INDEX shop_rows_lines, invoices_shop_time, invoices_corrective, invoices_settled_by, invoices_cash_day,
+        invoices_search;
+    CREATE INDEX invoices_day ON invoices (issue_date, shop_id);
     ALTER TABLE invoices DROP COLUMN cash_day_id, DROP COLUMN self_issue_type, DROP COLUMN search_text;
     DROP EXTENSION pg_trgm;
     DELETE FROM refinery_schema_history WHERE version >= 5;";
