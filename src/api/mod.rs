@@ -18,7 +18,7 @@ pub mod marketplace;
 mod misc;
 mod onboarding;
 pub mod ops;
-mod owner;
+pub(crate) mod owner;
 mod pairing;
 pub mod people;
 pub mod permissions;

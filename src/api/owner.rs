@@ -24,9 +24,10 @@ fn stored_time(text: &str) -> String {
     parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
 }
 
-/// Receipts and money of a till, of the non-cash invoices, or of the whole day.
+/// Receipts and money of a till, of the non-cash invoices, or of the whole day: the shape of the
+/// owner's page at a shop and, each shop's and the chain's, at the head office (`hq::today`).
 #[derive(Serialize)]
-struct SalesView {
+pub(crate) struct SalesView {
     receipts: u64,
     /// Of those, still waiting for the CIS (no FIC yet).
     waiting: u64,
@@ -35,7 +36,7 @@ struct SalesView {
 }
 
 impl SalesView {
-    fn of(t: &TillSales) -> SalesView {
+    pub(crate) fn of_till(t: &TillSales) -> SalesView {
         SalesView {
             receipts: t.receipts,
             waiting: t.waiting,
@@ -44,7 +45,7 @@ impl SalesView {
         }
     }
 
-    fn of_day(d: &DaySales) -> SalesView {
+    pub(crate) fn of_day(d: &DaySales) -> SalesView {
         SalesView {
             receipts: d.receipts,
             waiting: d.waiting,
@@ -104,12 +105,7 @@ fn till_view(till: &Till, sales: Option<&TillSales>, mine: Option<&str>) -> Till
             withdrawals: figures.map(|f| f.withdrawals),
             expected: figures.map(|_| till.balance),
         },
-        sales: sales.map(SalesView::of).unwrap_or(SalesView {
-            receipts: 0,
-            waiting: 0,
-            gross: Decimal::ZERO,
-            by_payment_method: BTreeMap::new(),
-        }),
+        sales: SalesView::of_till(sales.unwrap_or(&TillSales::default())),
     }
 }
 
@@ -150,7 +146,7 @@ pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResu
         currency: "ALL",
         totals: SalesView::of_day(&today.sales),
         tills: today.tills.iter().map(|t| till_view(t, sales_of(&t.device.tcr_code), mine)).collect(),
-        noncash: today.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of),
+        noncash: today.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of_till),
         hq,
     })
 }

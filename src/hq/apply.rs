@@ -27,6 +27,12 @@ pub const DERIVED: &[&str] = &[
     "invoices",
     "invoice_payments",
     "einvoices",
+    "users",
+    "business_units",
+    "fiscal_devices",
+    "cash_days",
+    "cash_actions",
+    "wtns",
 ];
 
 /// What is wrong with a batch, by the entry's place (`entries.3.table`).

@@ -1,7 +1,9 @@
-//! The invoice list and details at the HQ, in a shop's shapes: the shop's rows of the asked
-//! documents (and what they name: lines, payments, a summary's orders, a bank account, a note)
-//! are put into an in-memory database of the shop's schema, read by the shop's own reader and
-//! rendered by the shop's own views, so nothing of the shape is written twice.
+//! The invoice list and details at the HQ, in a shop's shapes: the page is chosen in PostgreSQL
+//! (each shop's documents read in the shop's own order off an index, stopping after the page),
+//! then only the shop's rows of the page's documents (and what they name: lines, payments, a
+//! summary's orders, a bank account, a note), each found through an index, are put into an
+//! in-memory database of the shop's schema, read by the shop's own reader and rendered by the
+//! shop's own views, so nothing of the shape is written twice.
 
 use deadpool_postgres::Pool;
 use serde::Serialize;
@@ -33,7 +35,10 @@ pub struct AtShop<T: Serialize> {
     pub document: T,
 }
 
-/// The page's documents, newest first: (shop id, shop name, the shop's id).
+/// The page's documents, newest first: (shop id, shop name, the shop's id). Each shop's newest
+/// `offset + limit` are read off its (shop, day, time) index (a document's day is its issue
+/// time's, so by day then time is by time), then the shops' put in one order: the page never
+/// reads the period's other documents.
 pub async fn page(pool: &Pool, f: &Filter, ask: &ListAsk) -> Result<Vec<(i64, String, i64)>> {
     let client = pool.get().await?;
     let (mut conditions, mut values) = f.on(ON_INVOICES);
@@ -53,28 +58,29 @@ pub async fn page(pool: &Pool, f: &Filter, ask: &ListAsk) -> Result<Vec<(i64, St
         conditions.push_str(&format!(" AND ({})", kinds.join(" OR ")));
     }
     if let Some(text) = ask.query.as_deref() {
-        // The shop's own search text of the document, as it shipped it (its row's key is
-        // `wire::key_text`'s, `[id]`); LIKE's own characters are matched as typed, as the
-        // shop's list does.
+        // The shop's own search text of the document, as it shipped it; LIKE's own characters
+        // are matched as typed, as the shop's list does (a backslash is PostgreSQL's escape
+        // without an ESCAPE clause, which the trigram index reads only without one).
         let pattern = format!(
             "%{}%",
             text.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
         );
         values.push(Box::new(pattern));
-        conditions.push_str(&format!(
-            " AND EXISTS (SELECT 1 FROM shop_rows r WHERE r.shop_id = i.shop_id AND r.tbl = 'invoices'
-                 AND r.key = '[' || i.id || ']' AND r.row->>'search_text' LIKE ${} ESCAPE '\\')",
-            values.len()
-        ));
+        conditions.push_str(&format!(" AND i.search_text LIKE ${}", values.len()));
     }
+    let shops = of_shops(f, &mut values);
+    values.push(Box::new(ask.offset.saturating_add(ask.limit)));
     values.push(Box::new(ask.limit));
     values.push(Box::new(ask.offset));
-    let (at_limit, at_offset) = (values.len() - 1, values.len());
+    let (at_each, at_limit, at_offset) = (values.len() - 2, values.len() - 1, values.len());
     let rows = client
         .query(
             &format!(
-                "SELECT i.shop_id, s.name AS shop, i.id FROM invoices i JOIN shops s ON s.id = i.shop_id WHERE {conditions}
-                 ORDER BY i.issued_at DESC, s.name, i.id DESC LIMIT ${at_limit} OFFSET ${at_offset}"
+                "SELECT x.shop_id, s.name AS shop, x.id FROM shops s CROSS JOIN LATERAL (
+                     SELECT i.shop_id, i.id, i.issued_at FROM invoices i WHERE i.shop_id = s.id AND {conditions}
+                     ORDER BY i.issue_date DESC, i.issued_at COLLATE \"C\" DESC, i.id DESC LIMIT ${at_each}
+                 ) x WHERE {shops}
+                 ORDER BY x.issued_at COLLATE \"C\" DESC, s.name, x.id DESC LIMIT ${at_limit} OFFSET ${at_offset}"
             ),
             &refs(&values),
         )
@@ -82,33 +88,57 @@ pub async fn page(pool: &Pool, f: &Filter, ask: &ListAsk) -> Result<Vec<(i64, St
     Ok(rows.iter().map(|r| (r.get("shop_id"), r.get("shop"), r.get("id"))).collect())
 }
 
+/// The condition on the shops (`s`) a page reads: the one asked for, or all.
+fn of_shops(f: &Filter, values: &mut super::reports::Values) -> String {
+    match f.shop_id {
+        Some(shop) => {
+            values.push(Box::new(shop));
+            format!("s.id = ${}", values.len())
+        }
+        None => "true".to_string(),
+    }
+}
+
 /// The shops holding a document of this id (ids are each shop's own): (shop id, name).
 pub async fn holders(pool: &Pool, id: i64, shop_id: Option<i64>) -> Result<Vec<(i64, String)>> {
     let client = pool.get().await?;
     let rows = client
         .query(
-            "SELECT i.shop_id, s.name AS shop FROM invoices i JOIN shops s ON s.id = i.shop_id
-             WHERE i.id = $1 AND ($2::bigint IS NULL OR i.shop_id = $2) ORDER BY s.name",
+            "SELECT s.id AS shop_id, s.name AS shop FROM shops s JOIN invoices i ON i.shop_id = s.id AND i.id = $1
+             WHERE $2::bigint IS NULL OR s.id = $2 ORDER BY s.name",
             &[&id, &shop_id],
         )
         .await?;
     Ok(rows.iter().map(|r| (r.get("shop_id"), r.get("shop"))).collect())
 }
 
-/// The shop's rows of the documents `ids` and of what they name, table by table.
+/// The shop's rows of the documents `ids` and of what they name, table by table, each found by
+/// its key (`wire::key_text`'s: `[id]`, `[invoice_id,position]`) or an index.
 async fn rows_of(pool: &Pool, shop_id: i64, ids: &[i64]) -> Result<Vec<(String, Map<String, Value>)>> {
     let client = pool.get().await?;
+    let keys: Vec<String> = ids.iter().map(|id| format!("[{id}]")).collect();
     let rows = client
         .query(
-            "SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND (
-                 (tbl = 'invoices' AND ((row->>'id')::bigint = ANY($2) OR (row->>'settled_by_invoice_id')::bigint = ANY($2)))
-                 OR (tbl IN ('invoice_lines', 'invoice_payments', 'invoice_wtns', 'einvoices')
-                     AND (row->>'invoice_id')::bigint = ANY($2))
-                 OR tbl = 'bank_accounts'
-                 OR (tbl = 'wtns' AND (row->>'id')::bigint IN (
-                     SELECT (l.row->>'wtn_id')::bigint FROM shop_rows l
-                     WHERE l.shop_id = $1 AND l.tbl = 'invoice_wtns' AND (l.row->>'invoice_id')::bigint = ANY($2))))",
-            &[&shop_id, &ids],
+            "SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl IN ('invoice_wtns', 'einvoices', 'invoices')
+                 AND key = ANY($3)
+             UNION ALL
+             SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl = 'invoices' AND key IN (
+                 SELECT '[' || o.id || ']' FROM invoices o WHERE o.shop_id = $1 AND o.settled_by_invoice_id = ANY($2)
+                     AND o.id <> ALL($2))
+             UNION ALL
+             SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl = 'invoice_lines'
+                 AND (row->>'invoice_id')::bigint = ANY($2)
+             UNION ALL
+             SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl = 'invoice_payments' AND key IN (
+                 SELECT '[' || p.invoice_id || ',' || p.position || ']' FROM invoice_payments p
+                 WHERE p.shop_id = $1 AND p.invoice_id = ANY($2))
+             UNION ALL
+             SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl = 'bank_accounts'
+             UNION ALL
+             SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl = 'wtns' AND key IN (
+                 SELECT '[' || (l.row->>'wtn_id') || ']' FROM shop_rows l
+                 WHERE l.shop_id = $1 AND l.tbl = 'invoice_wtns' AND l.key = ANY($3))",
+            &[&shop_id, &ids, &keys],
         )
         .await?;
     Ok(rows
@@ -155,20 +185,26 @@ pub async fn documents(pool: &Pool, shop_id: i64, ids: Vec<i64>) -> Result<Vec<I
 
 /// A page of the sales book of the period, oldest first, as the shop's own reads it (its sales
 /// and reversals, no order nor an order's cancellation): (shop id, the shop's id, what it reverses).
+/// Each shop's first `offset + limit` are read off its (shop, day) index, then put in one order.
 async fn book_page(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<Vec<(i64, i64, Option<i64>)>> {
     let client = pool.get().await?;
     let (conditions, mut values) = f.on(ON_INVOICES);
+    let shops = of_shops(f, &mut values);
+    values.push(Box::new(offset.saturating_add(limit)));
     values.push(Box::new(limit));
     values.push(Box::new(offset));
-    let (at_limit, at_offset) = (values.len() - 1, values.len());
+    let (at_each, at_limit, at_offset) = (values.len() - 2, values.len() - 1, values.len());
     let rows = client
         .query(
             &format!(
-                "SELECT i.shop_id, i.id, i.original_invoice_id FROM invoices i JOIN shops s ON s.id = i.shop_id
-                 WHERE {conditions} AND i.document_kind <> 'ORDER' AND NOT EXISTS (
-                     SELECT 1 FROM invoices o WHERE o.shop_id = i.shop_id AND o.id = i.original_invoice_id
-                         AND o.document_kind = 'ORDER')
-                 ORDER BY i.issue_date, s.name, i.id LIMIT ${at_limit} OFFSET ${at_offset}"
+                "SELECT x.shop_id, x.id, x.original_invoice_id FROM shops s CROSS JOIN LATERAL (
+                     SELECT i.shop_id, i.id, i.issue_date, i.original_invoice_id FROM invoices i
+                     WHERE i.shop_id = s.id AND {conditions} AND i.document_kind <> 'ORDER' AND NOT EXISTS (
+                         SELECT 1 FROM invoices o WHERE o.shop_id = i.shop_id AND o.id = i.original_invoice_id
+                             AND o.document_kind = 'ORDER')
+                     ORDER BY i.issue_date, i.id LIMIT ${at_each}
+                 ) x WHERE {shops}
+                 ORDER BY x.issue_date, s.name, x.id LIMIT ${at_limit} OFFSET ${at_offset}"
             ),
             &refs(&values),
         )

@@ -1,6 +1,7 @@
-//! What the HQ's reports read beyond the sales totals: the shops' VAT, product and buyer totals
-//! (typed tables), and their tills, days, users and corrective documents (the rows as shipped),
-//! each in the row type the shop's store reads, so the shop's own report rules add them up.
+//! What the HQ's reports read beyond the sales totals: the shops' VAT, product and buyer totals,
+//! their tills, days, users, notes and corrective documents, each from a typed table derived
+//! from the shipped rows (indexed by day), in the row type the shop's store reads, so the shop's
+//! own report rules add them up.
 
 use std::collections::{BTreeMap, HashMap};
 use std::str::FromStr;
@@ -121,8 +122,7 @@ pub async fn users<C: GenericClient>(
 ) -> Result<BTreeMap<i64, HashMap<i64, (String, Option<String>)>>> {
     let rows = client
         .query(
-            "SELECT shop_id, (row->>'id')::bigint, row->>'name', row->>'operator_code' FROM shop_rows
-             WHERE tbl = 'users' AND ($1::bigint IS NULL OR shop_id = $1)",
+            "SELECT shop_id, id, name, operator_code FROM users WHERE $1::bigint IS NULL OR shop_id = $1",
             &[&shop_id],
         )
         .await?;
@@ -143,9 +143,8 @@ pub async fn tcrs<C: GenericClient>(
 ) -> Result<HashMap<String, (String, i64)>> {
     let rows = client
         .query(
-            "SELECT row->>'tcr_code', row->>'name', (row->>'business_unit_id')::bigint FROM shop_rows
-             WHERE tbl = 'fiscal_devices' AND row->>'tcr_code' IS NOT NULL AND ($1::bigint IS NULL OR shop_id = $1)
-             ORDER BY shop_id, (row->>'id')::bigint",
+            "SELECT tcr_code, name, business_unit_id FROM fiscal_devices
+             WHERE tcr_code IS NOT NULL AND ($1::bigint IS NULL OR shop_id = $1) ORDER BY shop_id, id",
             &[&shop_id],
         )
         .await?;
@@ -163,10 +162,10 @@ pub async fn tcrs<C: GenericClient>(
         .collect())
 }
 
-/// The conditions on a shop's cash rows (`r`) as the shop's store puts them: the period's
-/// business days, the TCR asked for or the branch's TCRs.
+/// The conditions on a shop's days or cash actions (`r`) as the shop's store puts them: the
+/// period's business days, the TCR asked for or the branch's TCRs.
 fn on_tills(f: &Filter) -> (String, Values) {
-    let mut sql = "r.row->>'business_day' >= $1 AND r.row->>'business_day' <= $2".to_string();
+    let mut sql = "r.business_day >= $1 AND r.business_day <= $2".to_string();
     let mut values: Values = vec![Box::new(f.period.from.to_string()), Box::new(f.period.to.to_string())];
     if let Some(shop) = f.shop_id {
         values.push(Box::new(shop));
@@ -174,13 +173,13 @@ fn on_tills(f: &Filter) -> (String, Values) {
     }
     if let Some(code) = &f.tcr_code {
         values.push(Box::new(code.clone()));
-        sql.push_str(&format!(" AND r.row->>'tcr_code' = ${}", values.len()));
+        sql.push_str(&format!(" AND r.tcr_code = ${}", values.len()));
     }
     if let Some(unit) = f.business_unit_id {
         values.push(Box::new(unit));
         sql.push_str(&format!(
-            " AND r.row->>'tcr_code' IN (SELECT d.row->>'tcr_code' FROM shop_rows d WHERE d.shop_id = r.shop_id
-                 AND d.tbl = 'fiscal_devices' AND (d.row->>'business_unit_id')::bigint = ${})",
+            " AND r.tcr_code IN (SELECT d.tcr_code FROM fiscal_devices d WHERE d.shop_id = r.shop_id
+                 AND d.business_unit_id = ${})",
             values.len()
         ));
     }
@@ -193,9 +192,8 @@ pub async fn movements<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<M
     let rows = client
         .query(
             &format!(
-                "SELECT r.row->>'tcr_code', r.row->>'action_type', r.row->>'purpose',
-                     r.row->>'fiscal_status' = 'PENDING', r.row->>'amount'
-                 FROM shop_rows r WHERE r.tbl = 'cash_actions' AND {conditions}"
+                "SELECT r.tcr_code, r.action_type, r.purpose, r.fiscal_status = 'PENDING', r.amount
+                 FROM cash_actions r WHERE {conditions}"
             ),
             &refs(&values),
         )
@@ -244,8 +242,10 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
     let rows = client
         .query(
             &format!(
-                "SELECT r.shop_id, r.row FROM shop_rows r WHERE r.tbl = 'cash_days' AND {conditions}
-                 ORDER BY r.row->>'business_day', r.row->>'tcr_code' COLLATE \"C\", r.shop_id, (r.row->>'id')::bigint
+                "SELECT r.shop_id, r.id, r.tcr_code, r.business_day, r.opened_at, r.opened_automatically, r.closed_at,
+                     r.expected, r.counted, r.cash_sales
+                 FROM cash_days r WHERE {conditions}
+                 ORDER BY r.business_day, r.tcr_code COLLATE \"C\", r.shop_id, r.id
                  LIMIT ${at_limit} OFFSET ${at_offset}"
             ),
             &refs(&values),
@@ -253,27 +253,23 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
         .await?;
     let mut days = Vec::with_capacity(rows.len());
     for r in &rows {
-        let (shop_id, row): (i64, serde_json::Value) = (r.get(0), r.get(1));
-        let text = |key: &str| row.get(key).and_then(serde_json::Value::as_str).map(str::to_string);
-        let id = row.get("id").and_then(serde_json::Value::as_i64).unwrap_or_default();
+        let (shop_id, id): (i64, i64) = (r.get(0), r.get(1));
         let mut day = DayRow {
             id,
-            tcr_code: text("tcr_code").unwrap_or_default(),
-            business_day: text("business_day").unwrap_or_default(),
-            opened_at: text("opened_at").unwrap_or_default(),
-            opened_automatically: row.get("opened_automatically").and_then(serde_json::Value::as_i64)
-                == Some(1),
-            closed_at: text("closed_at"),
-            expected: text("expected").map(|t| decimal(Some(t))),
-            counted: text("counted").map(|t| decimal(Some(t))),
-            cash_sales: decimal(text("cash_sales")),
+            tcr_code: r.get::<_, Option<String>>(2).unwrap_or_default(),
+            business_day: r.get::<_, Option<String>>(3).unwrap_or_default(),
+            opened_at: r.get::<_, Option<String>>(4).unwrap_or_default(),
+            opened_automatically: r.get::<_, Option<i64>>(5) == Some(1),
+            closed_at: r.get(6),
+            expected: r.get::<_, Option<String>>(7).map(|t| decimal(Some(t))),
+            counted: r.get::<_, Option<String>>(8).map(|t| decimal(Some(t))),
+            cash_sales: decimal(r.get(9)),
             actions: Vec::new(),
         };
         day.actions = client
             .query(
-                "SELECT row->>'purpose', row->>'action_type', row->>'amount' FROM shop_rows
-                 WHERE shop_id = $1 AND tbl = 'cash_actions' AND (row->>'cash_day_id')::bigint = $2
-                 ORDER BY (row->>'id')::bigint",
+                "SELECT purpose, action_type, amount FROM cash_actions WHERE shop_id = $1 AND cash_day_id = $2
+                 ORDER BY id",
                 &[&shop_id, &id],
             )
             .await?
@@ -299,11 +295,10 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
 async fn open_day_sales<C: GenericClient>(client: &C, shop_id: i64, day_id: i64) -> Result<Decimal> {
     let rows = client
         .query(
-            "SELECT i.row->>'gross_all', i.row->>'self_issue_type' IS NOT NULL FROM shop_rows i
-             WHERE i.shop_id = $1 AND i.tbl = 'invoices' AND (i.row->>'cash_day_id')::bigint = $2
-                 AND i.row->>'kind' = 'CASH' AND i.row->>'document_kind' <> 'ORDER'
+            "SELECT i.gross_all, i.self_issue_type IS NOT NULL FROM invoices i
+             WHERE i.shop_id = $1 AND i.cash_day_id = $2 AND i.kind = 'CASH' AND i.document_kind <> 'ORDER'
                  AND NOT EXISTS (SELECT 1 FROM invoices o WHERE o.shop_id = i.shop_id
-                     AND o.id = (i.row->>'original_invoice_id')::bigint AND o.document_kind = 'ORDER')",
+                     AND o.id = i.original_invoice_id AND o.document_kind = 'ORDER')",
             &[&shop_id, &day_id],
         )
         .await?;
@@ -360,14 +355,11 @@ pub async fn wtn_notes<C: GenericClient>(
 ) -> Result<Vec<crate::domain::wtn::ReportNote>> {
     let rows = client
         .query(
-            "SELECT w.row->>'fwtnic' IS NOT NULL, w.row->>'value_of_goods', (w.row->>'destination_unit_id')::bigint,
-                 u.row->>'name', w.row->>'destination_point', w.row->>'destination_city', w.row->>'destination_address'
-             FROM shop_rows w
-             LEFT JOIN shop_rows u ON u.shop_id = w.shop_id AND u.tbl = 'business_units'
-                 AND u.key = '[' || (w.row->>'destination_unit_id') || ']'
-             WHERE w.tbl = 'wtns' AND w.row->>'issue_date' >= $1 AND w.row->>'issue_date' <= $2
-                 AND ($3::bigint IS NULL OR w.shop_id = $3)
-             ORDER BY w.shop_id, (w.row->>'id')::bigint",
+            "SELECT w.fwtnic IS NOT NULL, w.value_of_goods, w.destination_unit_id, u.name, w.destination_point,
+                 w.destination_city, w.destination_address
+             FROM wtns w LEFT JOIN business_units u ON u.shop_id = w.shop_id AND u.id = w.destination_unit_id
+             WHERE w.issue_date >= $1 AND w.issue_date <= $2 AND ($3::bigint IS NULL OR w.shop_id = $3)
+             ORDER BY w.shop_id, w.id",
             &[&f.period.from.to_string(), &f.period.to.to_string(), &f.shop_id],
         )
         .await?;

@@ -11,6 +11,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::Result;
+use crate::api::owner::SalesView;
 use crate::domain::sales_day::{DaySales, Sale, TillSales, summarize};
 use crate::domain::time::{local_text, parse_stored};
 use crate::services::owner::{DayState, day_state};
@@ -50,8 +51,9 @@ async fn sales(client: &deadpool_postgres::Client, day: &str) -> Result<BTreeMap
     let rows = client
         .query(
             "SELECT i.shop_id, i.id, i.tcr_code, i.gross_all, i.exchange_rate, i.fic IS NULL, p.type, p.amount
-             FROM invoices i LEFT JOIN invoice_payments p ON p.shop_id = i.shop_id AND p.invoice_id = i.id
-             WHERE i.issue_date = $1 AND i.document_kind <> 'ORDER'
+             FROM shops s JOIN invoices i ON i.shop_id = s.id AND i.issue_date = $1
+                 LEFT JOIN invoice_payments p ON p.shop_id = i.shop_id AND p.invoice_id = i.id
+             WHERE i.document_kind <> 'ORDER'
              ORDER BY i.shop_id, i.id, p.position",
             &[&day],
         )
@@ -147,37 +149,6 @@ pub async fn chain_today(pool: &Pool, today: NaiveDate) -> Result<(Vec<ShopDay>,
     }
     let chain = summarize(&all).map_err(|_| super::Error::Overflow)?;
     Ok((days, chain))
-}
-
-/// Receipts and money of a shop, a till or the non-cash invoices: the shape of a shop's own
-/// `GET /api/v1/owner/today`.
-#[derive(Serialize)]
-struct SalesView {
-    receipts: u64,
-    /// Of those, still waiting for the CIS (no FIC yet).
-    waiting: u64,
-    gross: Decimal,
-    by_payment_method: BTreeMap<String, Decimal>,
-}
-
-impl SalesView {
-    fn of_till(t: &TillSales) -> SalesView {
-        SalesView {
-            receipts: t.receipts,
-            waiting: t.waiting,
-            gross: t.gross,
-            by_payment_method: t.by_method.clone(),
-        }
-    }
-
-    fn of_day(d: &DaySales) -> SalesView {
-        SalesView {
-            receipts: d.receipts,
-            waiting: d.waiting,
-            gross: d.gross,
-            by_payment_method: d.by_method.clone(),
-        }
-    }
 }
 
 /// `GET /api/v1/owner/today` at the HQ: every shop's day side by side, each in the shape of a

@@ -474,11 +474,27 @@ fn build_report_totals(writer: &mut Connection) -> Result<()> {
 }
 
 /// An empty database of this schema in memory, foreign keys unchecked: the head office puts a
-/// shop's shipped rows of some documents into one, so the shop's own readers read them.
+/// shop's shipped rows of some documents into one, so the shop's own readers read them. Each is
+/// a copy of one migrated once per process: migrating takes milliseconds, and a page of the
+/// head office's list reads one per shop.
 pub fn scratch() -> Result<Connection> {
+    static TEMPLATE: Mutex<Option<Connection>> = Mutex::new(None);
+    let mut template = TEMPLATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if template.is_none() {
+        let mut conn = Connection::open_in_memory()?;
+        configure(&conn)?;
+        embedded::migrations::runner().run(&mut conn).map_err(Error::Migration)?;
+        *template = Some(conn);
+    }
     let mut conn = Connection::open_in_memory()?;
     configure(&conn)?;
-    embedded::migrations::runner().run(&mut conn).map_err(Error::Migration)?;
+    if let Some(template) = template.as_ref() {
+        rusqlite::backup::Backup::new(template, &mut conn)?.run_to_completion(
+            1024,
+            std::time::Duration::ZERO,
+            None,
+        )?;
+    }
     conn.pragma_update(None, "foreign_keys", "OFF")?;
     Ok(conn)
 }

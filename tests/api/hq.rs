@@ -848,6 +848,52 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
     the_hq_prints_the_closing_report_as_the_shop_does(&hq, &names, &tills);
 }
 
+/// What V5 (migrations_hq/V5__typed_reports.sql) added, taken away again with its row of the
+/// history: the database as an HQ of V4 left it, holding every row it was shipped.
+const BACK_TO_V4: &str = "
+    DROP TABLE users, business_units, fiscal_devices, cash_days, cash_actions, wtns;
+    DROP INDEX shop_rows_lines, invoices_shop_time, invoices_corrective, invoices_settled_by, invoices_cash_day,
+        invoices_search;
+    CREATE INDEX invoices_day ON invoices (issue_date, shop_id);
+    ALTER TABLE invoices DROP COLUMN cash_day_id, DROP COLUMN self_issue_type, DROP COLUMN search_text;
+    DROP EXTENSION pg_trgm;
+    DELETE FROM refinery_schema_history WHERE version >= 5;";
+
+/// An HQ that held the shops' documents before its reports read typed tables of days, notes,
+/// users and TCRs (V5) upgrades to them and answers every report, the list, the details, the
+/// sales book and the search as the shops do: the migration fills them from the rows it holds.
+#[test]
+fn an_hq_upgraded_with_the_shops_documents_answers_as_the_shops_do() {
+    let sim = SimServer::start();
+    let mut hq = Hq::start();
+    let names = ["gjirokaster", "sarande"];
+    let tills = [
+        a_day_of_sales(&sim, &hq, names[0], "K81234001A"),
+        a_day_of_sales(&sim, &hq, names[1], "L91234002B"),
+    ];
+    for (name, till) in names.iter().zip(&tills) {
+        let own = shop_numbers(till);
+        eventually(&format!("{name}'s documents and day at the HQ"), Duration::from_secs(60), || {
+            hq_numbers(&hq, name).into_iter().collect::<BTreeSet<_>>() == own
+                && canon(&hq_report(&hq, "cash-register/closing", Some(name)))
+                    == canon(&report_at(till, "cash-register/closing"))
+        });
+    }
+    hq.process.terminate();
+    sql(&hq.db.url, BACK_TO_V4);
+    assert_eq!(sql(&hq.db.url, "SELECT to_regclass('cash_days') IS NULL")[0][0].as_deref(), Some("t"));
+    hq.start_again();
+    // The HQ listens before it has migrated: its answers are the upgraded ones once V5 is in.
+    eventually("the HQ upgraded past V4", Duration::from_secs(60), || {
+        let applied = sql(&hq.db.url, "SELECT MAX(version) FROM refinery_schema_history");
+        applied[0][0].as_deref().is_some_and(|v| v.parse::<i64>().unwrap() >= 5)
+    });
+    assert_the_chains_reports_are_its_shops(&hq, &names, &tills);
+    the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(&hq, &names, &tills);
+    the_hq_keeps_the_sales_book_as_the_shop_does(&hq, &names, &tills);
+    the_hq_searches_the_list_as_the_shop_does(&hq, &names, &tills);
+}
+
 /// The VAT report's sales book (`documents=true`): a shop's at the HQ is its own, the chain's
 /// holds every shop's entries.
 fn the_hq_keeps_the_sales_book_as_the_shop_does(hq: &Hq, names: &[&str], tills: &[Till]) {
