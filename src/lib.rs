@@ -226,8 +226,8 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
     );
     let queue = Arc::new(Queue::new(gateway.clone(), store.clone()));
     let verify_base = match args.cis_env {
-        CisEnv::Production if !args.sandbox => fiscal::verify::PRODUCTION_VERIFY_BASE,
-        _ => fiscal::verify::TEST_VERIFY_BASE,
+        CisEnv::Production if !args.sandbox => domain::verify::PRODUCTION_VERIFY_BASE,
+        _ => domain::verify::TEST_VERIFY_BASE,
     };
     let services = Services {
         store,

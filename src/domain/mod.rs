@@ -26,4 +26,5 @@ pub mod stock;
 pub mod table;
 pub mod time;
 pub mod validation;
+pub mod verify;
 pub mod wtn;

@@ -7,37 +7,7 @@ use openssl::hash::{MessageDigest, hash};
 use super::Error;
 use super::certificate::Certificate;
 
-/// The fields an IIC covers, exactly as they appear in the invoice's attributes.
-#[derive(Debug, Clone, Copy)]
-pub struct IicInput<'a> {
-    pub nuis: &'a str,
-    /// `IssueDateTime` as sent, `YYYY-MM-DDThh:mm:ss±hh:mm`.
-    pub issue_date_time: &'a str,
-    /// `InvOrdNum`, the ordinal, not the full `InvNum`.
-    pub ord_num: u64,
-    pub business_unit_code: &'a str,
-    /// Invoices without a TCR sign an empty field here.
-    pub tcr_code: Option<&'a str>,
-    pub soft_code: &'a str,
-    /// `TotPrice` exactly as in the attribute (two decimals, `99.01`).
-    pub tot_price: &'a str,
-}
-
-impl IicInput<'_> {
-    /// `NUIS|IssueDateTime|InvOrdNum|BU|TCR|Soft|TotPrice`.
-    pub fn text(&self) -> String {
-        format!(
-            "{}|{}|{}|{}|{}|{}|{}",
-            self.nuis,
-            self.issue_date_time,
-            self.ord_num,
-            self.business_unit_code,
-            self.tcr_code.unwrap_or(""),
-            self.soft_code,
-            self.tot_price
-        )
-    }
-}
+pub use crate::domain::verify::IicInput;
 
 /// The fields a WTNIC covers.
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,6 @@ pub mod response;
 pub(crate) mod testing;
 pub mod transport;
 pub mod ubl;
-pub mod verify;
 pub mod xml;
 
 pub use error::Error;

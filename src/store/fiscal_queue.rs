@@ -7,6 +7,9 @@
 //!   had, kept for its owner to correct and send again;
 //! - `held`: given up on its first call (the document is gone), its number held for the same
 //!   document's retry (`held_numbers`); `reissued` once the retry took the number.
+//!
+//! Every query by status also says `status <> 'delivered'`: the index by status (V28) holds the
+//! entries not delivered only, and SQLite takes a partial index for a query naming its condition.
 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
@@ -141,7 +144,7 @@ pub fn enqueue(conn: &Connection, q: &NewQueued) -> Result<i64> {
 /// ones and keeps each TCR's documents in order behind any still in their first call.
 pub fn on_the_way(conn: &Connection, limit: i64) -> Result<Vec<Queued>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM fiscal_queue WHERE status IN ('waiting', 'sending') ORDER BY id LIMIT :limit"
+        "SELECT {COLUMNS} FROM fiscal_queue WHERE status IN ('waiting', 'sending') AND status <> 'delivered' ORDER BY id LIMIT :limit"
     ))?;
     let rows = stmt.query_map(named_params! {":limit": limit}, queued_from)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
@@ -152,7 +155,7 @@ pub fn on_the_way(conn: &Connection, limit: i64) -> Result<Vec<Queued>> {
 pub fn open_items(conn: &Connection, company_id: Option<i64>) -> Result<Vec<Queued>> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {COLUMNS} FROM fiscal_queue
-         WHERE status IN ('waiting', 'rejected', 'held') AND (:company IS NULL OR company_id = :company)
+         WHERE status IN ('waiting', 'rejected', 'held') AND status <> 'delivered' AND (:company IS NULL OR company_id = :company)
          ORDER BY id"
     ))?;
     let rows = stmt.query_map(named_params! {":company": company_id}, queued_from)?;
@@ -249,7 +252,7 @@ pub fn release_interrupted(conn: &Connection, now: &str) -> Result<usize> {
     Ok(conn.execute(
         "UPDATE fiscal_queue SET status = 'waiting', subseq_deliv_type = COALESCE(subseq_deliv_type, 'TECHNICALERROR'),
              next_attempt_at = :now, last_error = 'its first call was cut short when Arka stopped'
-         WHERE status = 'sending'",
+         WHERE status = 'sending' AND status <> 'delivered'",
         named_params! {":now": now},
     )?)
 }
@@ -258,7 +261,7 @@ pub fn release_interrupted(conn: &Connection, now: &str) -> Result<usize> {
 /// Entries still in their first call (`sending`) are left to it.
 pub fn make_due(conn: &Connection, now: &str) -> Result<usize> {
     Ok(conn.execute(
-        "UPDATE fiscal_queue SET next_attempt_at = :now WHERE status = 'waiting'",
+        "UPDATE fiscal_queue SET next_attempt_at = :now WHERE status = 'waiting' AND status <> 'delivered'",
         named_params! {":now": now},
     )?)
 }

@@ -24,7 +24,7 @@ pub struct QueueSummary {
 
 pub fn queue_summary(conn: &Connection) -> Result<QueueSummary> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) AS depth, MIN(issued_at) AS oldest_issued_at FROM fiscal_queue WHERE status = 'waiting'",
+        "SELECT COUNT(*) AS depth, MIN(issued_at) AS oldest_issued_at FROM fiscal_queue WHERE status = 'waiting' AND status <> 'delivered'",
         [],
         |r| Ok(QueueSummary { depth: r.get("depth")?, oldest_issued_at: r.get("oldest_issued_at")? }),
     )?)

@@ -12,6 +12,7 @@ use crate::domain::currency::Origin;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType, ListedType};
 pub use crate::domain::payments::Payment;
 use crate::domain::payments::PaymentType;
+use crate::domain::verify;
 
 fn m(d: Decimal) -> Money {
     Money(d)
@@ -100,10 +101,12 @@ pub struct Invoice {
     pub notes: Option<String>,
     pub bank_account_id: Option<i64>,
     pub iic: String,
+    /// Read from its queue entry when the row let its copy go (`kept_signature`).
     pub iic_signature: String,
     pub header_uuid: String,
     pub fic: Option<String>,
     pub eic: Option<String>,
+    /// Whole, as printed; the row keeps a few characters of it (`domain::verify::kept_url`).
     pub verify_url: String,
     pub created_at: String,
     pub lines: Vec<Line>,
@@ -459,6 +462,20 @@ pub fn search_pending(conn: &Connection) -> Result<bool> {
 /// Writes the invoice with its lines and payments; returns its id. The statement is prepared
 /// once per connection, not per invoice.
 pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
+    insert_row(conn, i, &i.iic_signature)
+}
+
+/// Writes the invoice registered with `request`, which its queue entry keeps, written next in
+/// the same transaction: when that keeps its IIC signature (`kept::keeps_signature`), the row
+/// holds none of its own (read back through the entry, `kept_signature`). Written short from the
+/// start, the row leaves room in its page for the next one.
+pub fn insert_registered(conn: &Connection, i: &Invoice, request: &str) -> Result<i64> {
+    let own =
+        if super::kept::keeps_signature(request, &i.iic_signature) { "" } else { i.iic_signature.as_str() };
+    insert_row(conn, i, own)
+}
+
+fn insert_row(conn: &Connection, i: &Invoice, iic_signature: &str) -> Result<i64> {
     let t = &i.totals;
     conn.prepare_cached(
         "INSERT INTO invoices (company_id, business_unit_id, user_id, internal_id, year, kind, api_version, doc_type,
@@ -494,8 +511,8 @@ pub fn insert(conn: &Connection, i: &Invoice) -> Result<i64> {
             ":self_issue": i.self_issue_type, ":due": i.due_date, ":delivery": i.delivery_date,
             ":supply_start": i.supply_start_date, ":supply_end": i.supply_end_date, ":reverse": i.reverse_charge,
             ":periodic": i.periodic_invoice, ":notes": i.notes, ":bank": i.bank_account_id, ":iic": i.iic,
-            ":iic_sig": i.iic_signature, ":uuid": i.header_uuid, ":fic": i.fic, ":eic": i.eic,
-            ":verify": i.verify_url, ":search": search_text(i), ":now": now_text(),
+            ":iic_sig": iic_signature, ":uuid": i.header_uuid, ":fic": i.fic, ":eic": i.eic,
+            ":verify": kept_verify_url(i), ":search": search_text(i), ":now": now_text(),
             ":document_kind": i.document_kind, ":original": i.original_invoice_id, ":reversed_at": i.reversed_at,
             ":settled_by": i.settled_by, ":rate_source": i.exchange_rate_origin,
             ":rate_date": i.exchange_rate_date,
@@ -568,6 +585,53 @@ pub fn by_id(conn: &Connection, id: i64) -> Result<Option<Invoice>> {
     }
 }
 
+/// `arka_kept_verify_url(verify_url, iic, issue_date_time, ord_num, business_unit_code, tcr_code,
+/// total)`, on every connection: what a row keeps of its verify URL (V28 over the rows of earlier
+/// releases); the URL itself when its row cannot make it back.
+pub fn register_sql_functions(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    // The function's arguments, in the order of its signature above.
+    const URL: usize = 0;
+    const IIC: usize = 1;
+    const ISSUE_DATE_TIME: usize = 2;
+    const ORD_NUM: usize = 3;
+    const UNIT: usize = 4;
+    const TCR: usize = 5;
+    const TOTAL: usize = 6;
+    conn.create_scalar_function("arka_kept_verify_url", 7, flags, |ctx| {
+        let url: String = ctx.get(URL)?;
+        let (iic, issue_date_time, ord_num): (String, String, i64) =
+            (ctx.get(IIC)?, ctx.get(ISSUE_DATE_TIME)?, ctx.get(ORD_NUM)?);
+        let (unit, tcr, total): (Option<String>, Option<String>, String) =
+            (ctx.get(UNIT)?, ctx.get(TCR)?, ctx.get(TOTAL)?);
+        let (Some(unit), Ok(ord_num), Ok(total)) = (unit, u64::try_from(ord_num), total.parse::<Decimal>())
+        else {
+            return Ok(url);
+        };
+        let fields = verify::RowFields {
+            iic: &iic,
+            issue_date_time: &issue_date_time,
+            ord_num,
+            business_unit_code: &unit,
+            tcr_code: tcr.as_deref(),
+            total,
+        };
+        Ok(verify::kept_url(&url, &fields))
+    })
+}
+
+/// The IIC signature the queue entry `header_uuid` keeps. An invoice's signature is kept once, by
+/// its queue entry's request (as its 256 bytes, `kept`); a row whose entry does not hold it (one
+/// written before V28 without an entry, or another's) keeps its own.
+fn kept_signature(conn: &Connection, header_uuid: &str) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT arka_kept_signature(unsigned_request) AS signature FROM fiscal_queue WHERE header_uuid = :uuid")?
+        .query_row(named_params! {":uuid": header_uuid}, |r| r.get("signature"))
+        .optional()?
+        .flatten())
+}
+
 /// The CIS's code, once it has accepted the invoice.
 pub fn set_fic(conn: &Connection, id: i64, fic: &str) -> Result<()> {
     conn.prepare_cached("UPDATE invoices SET fic = :fic WHERE id = :id")?
@@ -588,8 +652,36 @@ fn money(r: &Row, column: &str) -> rusqlite::Result<Decimal> {
     Ok(r.get::<_, Money>(column)?.0)
 }
 
-/// One row of `invoices`, read by column name.
+/// One row of `invoices`, read by column name, its verify URL made whole again.
 fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
+    let mut invoice = stored_row(r)?;
+    if let Some(fields) = verify_fields(&invoice) {
+        invoice.verify_url = verify::full_url(&invoice.verify_url, &fields);
+    }
+    Ok(invoice)
+}
+
+/// The fields of `invoice` its verify URL is made of; none for a row without a business unit.
+fn verify_fields(invoice: &Invoice) -> Option<verify::RowFields<'_>> {
+    Some(verify::RowFields {
+        iic: &invoice.iic,
+        issue_date_time: &invoice.issue_date_time,
+        ord_num: u64::try_from(invoice.ord_num).ok()?,
+        business_unit_code: invoice.business_unit_code.as_deref()?,
+        tcr_code: invoice.tcr_code.as_deref(),
+        total: invoice.totals.total,
+    })
+}
+
+/// What the row keeps of `invoice`'s verify URL (`domain::verify::kept_url`).
+fn kept_verify_url(invoice: &Invoice) -> String {
+    match verify_fields(invoice) {
+        Some(fields) => verify::kept_url(&invoice.verify_url, &fields),
+        None => invoice.verify_url.clone(),
+    }
+}
+
+fn stored_row(r: &Row) -> rusqlite::Result<Invoice> {
     Ok(Invoice {
         id: r.get("id")?,
         company_id: r.get("company_id")?,
@@ -669,6 +761,9 @@ fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
 }
 
 fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
+    if invoice.iic_signature.is_empty() {
+        invoice.iic_signature = kept_signature(conn, &invoice.header_uuid)?.unwrap_or_default();
+    }
     invoice.bank_account = match invoice.bank_account_id {
         Some(id) => super::accounts::bank_account(conn, invoice.company_id, id)?,
         None => None,
@@ -938,6 +1033,76 @@ pub(crate) mod tests {
             settled_orders: Vec::new(),
             process: None,
         }
+    }
+
+    #[test]
+    fn an_invoice_reads_its_signature_through_its_queue_entry_and_its_verify_url_whole() {
+        use crate::domain::verify::{IicInput, TEST_VERIFY_BASE, verify_url};
+        use crate::store::fiscal_queue::{self, Document, NewQueued};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        store
+            .write_blocking(|tx| -> Result<()> {
+                let company = company(tx, "K00000001S", "Shop")?;
+                let mut sale = invoice(company, 7, "CASH", "2026-03-01", None);
+                sale.business_unit_code = Some("ab123cd456".into());
+                sale.tcr_code = Some("aa111aa111".into());
+                sale.totals.total = Decimal::new(28_500, 2);
+                sale.iic_signature = "AB".repeat(256);
+                let fields = IicInput {
+                    nuis: "K00000001S",
+                    issue_date_time: &sale.issue_date_time,
+                    ord_num: 7,
+                    business_unit_code: "ab123cd456",
+                    tcr_code: Some("aa111aa111"),
+                    soft_code: "ss123ss123",
+                    tot_price: "285.00",
+                };
+                sale.verify_url = verify_url(TEST_VERIFY_BASE, &sale.iic, &fields);
+                let request = format!(
+                    "<RegisterInvoiceRequest><Invoice IICSignature=\"{}\"/></RegisterInvoiceRequest>",
+                    sale.iic_signature
+                );
+                let id = insert_registered(tx, &sale, &request)?;
+                fiscal_queue::enqueue(
+                    tx,
+                    &NewQueued {
+                        company_id: company,
+                        operation: "RegisterInvoiceRequest",
+                        document: Document::Invoice,
+                        document_id: Some(id),
+                        document_number: Some(&sale.number),
+                        tcr_code: sale.tcr_code.as_deref(),
+                        header_uuid: &sale.header_uuid,
+                        issued_at: &sale.issued_at,
+                        unsigned_request: &request,
+                        subseq_deliv_type: None,
+                        next_attempt_at: "",
+                        last_error: None,
+                    },
+                )?;
+                let row: (String, String) = tx.query_row(
+                    "SELECT iic_signature, verify_url FROM invoices WHERE id = ?1",
+                    [id],
+                    |r| Ok((r.get("iic_signature")?, r.get("verify_url")?)),
+                )?;
+                assert_eq!(row, (String::new(), "T K00000001S ss123ss123".to_string()));
+                let read = by_id(tx, id)?.unwrap();
+                assert_eq!(
+                    (read.iic_signature, read.verify_url),
+                    (sale.iic_signature.clone(), sale.verify_url.clone())
+                );
+
+                // A request that holds another signature: the row keeps its own.
+                let mut other = invoice(company, 8, "CASH", "2026-03-01", None);
+                other.iic_signature = "CD".repeat(256);
+                other.verify_url = "https://example.com/verify?iic=1".into();
+                let id = insert_registered(tx, &other, &request)?;
+                let read = by_id(tx, id)?.unwrap();
+                assert_eq!((read.iic_signature, read.verify_url), (other.iic_signature, other.verify_url));
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]

@@ -7,13 +7,29 @@
 //! buyer). Any zlib decodes it (`inflateSetDictionary`, Python's
 //! `zlib.decompressobj(-15, zdict=...)`). The dictionary of a format never changes: a new one
 //! comes with a new format byte, and every earlier one stays readable. A TEXT value is a request
-//! kept as it is (a database before V27 until its migration packs it).
+//! kept as it is (a database before V27 until its migration packs it, or a shop restored from
+//! its head office).
+//!
+//! Format 2 (issue 34) keeps an invoice's IIC signature, 512 random hex digits that no
+//! dictionary shortens, as its 256 bytes: the format byte, the offset of the signature's digits
+//! in the request (4 bytes, little-endian), the signature, then the stream of format 1's
+//! dictionary over the request without those digits. It is the only copy of the signature: the
+//! invoice's row reads it from here (`signature`).
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
 /// The format byte of a request compressed with `DICTIONARY_V1`.
 const FORMAT_V1: u8 = 1;
+/// The format byte of a request whose IIC signature is kept as bytes beside the stream.
+const FORMAT_V2: u8 = 2;
+/// The attribute whose value format 2 lifts out of the request.
+const SIGNATURE_ATTRIBUTE: &str = " IICSignature=\"";
+/// An IIC signature's bytes (RSA-2048) and its hex digits in a request.
+const SIGNATURE_BYTES: usize = 256;
+const SIGNATURE_DIGITS: usize = 2 * SIGNATURE_BYTES;
+/// Format 2's head: the format byte, the signature's offset and the signature.
+const V2_HEAD: usize = 1 + 4 + SIGNATURE_BYTES;
 const DICTIONARY_V1: &[u8] = include_bytes!("kept_request_v1.xml");
 
 #[derive(Debug, thiserror::Error)]
@@ -30,13 +46,64 @@ pub enum Error {
     Text,
 }
 
-/// `request`, packed as the queue keeps it.
+/// `request`, packed as the queue keeps it: format 2 when it holds an IIC signature in upper-case
+/// hex (every request this program makes), format 1 otherwise.
 pub fn pack(request: &str) -> Result<Vec<u8>, Error> {
+    match lifted_signature(request) {
+        Some((offset, signature)) => {
+            let mut packed = Vec::with_capacity(V2_HEAD + request.len() / 4 + 64);
+            packed.push(FORMAT_V2);
+            packed.extend_from_slice(&u32::try_from(offset).map_err(|_| Error::Truncated)?.to_le_bytes());
+            packed.extend_from_slice(&signature);
+            let rest =
+                [&request.as_bytes()[..offset], &request.as_bytes()[offset + SIGNATURE_DIGITS..]].concat();
+            deflate(&rest, packed)
+        }
+        None => deflate(request.as_bytes(), vec![FORMAT_V1]),
+    }
+}
+
+/// Whether `request`, packed, keeps `signature` (upper-case hex) beside its stream.
+pub fn keeps_signature(request: &str, signature: &str) -> bool {
+    lifted_signature(request).is_some_and(|(_, lifted)| upper_hex(&lifted) == signature)
+}
+
+/// The offset of the first IIC signature's digits in `request` and its bytes, when they are
+/// 512 upper-case hex digits (what `unpack` writes back).
+fn lifted_signature(request: &str) -> Option<(usize, [u8; SIGNATURE_BYTES])> {
+    let offset = request.find(SIGNATURE_ATTRIBUTE)? + SIGNATURE_ATTRIBUTE.len();
+    let digits = request.as_bytes().get(offset..offset + SIGNATURE_DIGITS + 1)?;
+    if digits[SIGNATURE_DIGITS] != b'"' {
+        return None;
+    }
+    let mut signature = [0u8; SIGNATURE_BYTES];
+    for (byte, pair) in signature.iter_mut().zip(digits[..SIGNATURE_DIGITS].chunks_exact(2)) {
+        *byte = upper_hex_digit(pair[0])? << 4 | upper_hex_digit(pair[1])?;
+    }
+    Some((offset, signature))
+}
+
+fn upper_hex_digit(digit: u8) -> Option<u8> {
+    match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'A'..=b'F' => Some(digit - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// `bytes` in upper-case hex, as a request holds a signature.
+fn upper_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    bytes
+        .iter()
+        .flat_map(|b| [char::from(DIGITS[usize::from(b >> 4)]), char::from(DIGITS[usize::from(b & 15)])])
+        .collect()
+}
+
+/// `input` compressed with the dictionary after `packed`'s head.
+fn deflate(input: &[u8], mut packed: Vec<u8>) -> Result<Vec<u8>, Error> {
     let mut deflate = Compress::new(Compression::best(), false);
     deflate.set_dictionary(DICTIONARY_V1)?;
-    let mut packed = Vec::with_capacity(request.len() / 2 + 64);
-    packed.push(FORMAT_V1);
-    let input = request.as_bytes();
     loop {
         let read = usize::try_from(deflate.total_in()).map_err(|_| Error::Truncated)?;
         packed.reserve(256);
@@ -50,9 +117,29 @@ pub fn pack(request: &str) -> Result<Vec<u8>, Error> {
 /// The request `packed` holds, byte for byte as it was packed.
 pub fn unpack(packed: &[u8]) -> Result<String, Error> {
     let (&format, stream) = packed.split_first().ok_or(Error::Truncated)?;
-    if format != FORMAT_V1 {
-        return Err(Error::Format(format));
+    match format {
+        FORMAT_V1 => String::from_utf8(inflate(stream)?).map_err(|_| Error::Text),
+        FORMAT_V2 => {
+            let (offset, signature) = v2_head(packed)?;
+            let mut request = inflate(&packed[V2_HEAD..])?;
+            if offset > request.len() {
+                return Err(Error::Truncated);
+            }
+            request.splice(offset..offset, upper_hex(signature).into_bytes());
+            String::from_utf8(request).map_err(|_| Error::Text)
+        }
+        other => Err(Error::Format(other)),
     }
+}
+
+/// The signature's offset and bytes of a format 2 value.
+fn v2_head(packed: &[u8]) -> Result<(usize, &[u8]), Error> {
+    let head = packed.get(..V2_HEAD).ok_or(Error::Truncated)?;
+    let offset = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
+    Ok((usize::try_from(offset).map_err(|_| Error::Truncated)?, &head[5..]))
+}
+
+fn inflate(stream: &[u8]) -> Result<Vec<u8>, Error> {
     let mut inflate = Decompress::new(false);
     inflate.set_dictionary(DICTIONARY_V1)?;
     let mut request = Vec::with_capacity(stream.len() * 4 + 256);
@@ -61,7 +148,7 @@ pub fn unpack(packed: &[u8]) -> Result<String, Error> {
         let written = request.len();
         request.reserve(1024);
         match inflate.decompress_vec(&stream[read..], &mut request, FlushDecompress::Finish)? {
-            Status::StreamEnd => break,
+            Status::StreamEnd => return Ok(request),
             // No progress with room to write: the stream ends before its last block.
             Status::Ok | Status::BufError
                 if request.len() == written && inflate.total_in() as usize == read =>
@@ -71,7 +158,20 @@ pub fn unpack(packed: &[u8]) -> Result<String, Error> {
             Status::Ok | Status::BufError => {}
         }
     }
-    String::from_utf8(request).map_err(|_| Error::Text)
+}
+
+/// The IIC signature (upper-case hex) of the request a column of `fiscal_queue` keeps: read off
+/// a format 2 value's head, found in any other; none when it holds none.
+pub fn signature(kept: ValueRef<'_>) -> Result<Option<String>, Error> {
+    let text = match kept {
+        ValueRef::Blob(packed) if packed.first() == Some(&FORMAT_V2) => {
+            return Ok(Some(upper_hex(v2_head(packed)?.1)));
+        }
+        ValueRef::Blob(packed) => unpack(packed)?,
+        ValueRef::Text(text) => String::from_utf8(text.to_vec()).map_err(|_| Error::Text)?,
+        _ => return Ok(None),
+    };
+    Ok(lifted_signature(&text).map(|(_, signature)| upper_hex(&signature)))
 }
 
 /// A kept request as a column of `fiscal_queue` holds it: packed (BLOB) or as it is (TEXT).
@@ -116,6 +216,7 @@ pub fn holds_kept_requests(table: &str, column: &str) -> bool {
 /// The store's SQL functions, on every connection: `arka_pack_request(text)` for V27, which packs
 /// the requests an earlier release kept as text, and `arka_unpack_request(value)`, a kept request
 /// as text. Each passes a value of another type (NULL, or a request already as wanted) through.
+/// `arka_kept_signature(value)` is the IIC signature a kept request holds, or NULL.
 pub fn register_sql_functions(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     // Each function's one argument (the value to pack or unpack).
     const ARGUMENT: usize = 0;
@@ -136,6 +237,9 @@ pub fn register_sql_functions(conn: &rusqlite::Connection) -> rusqlite::Result<(
             ValueRef::Blob(packed) => rusqlite::types::Value::Text(unpack(packed).map_err(failed)?),
             _ => ctx.get::<rusqlite::types::Value>(ARGUMENT)?,
         })
+    })?;
+    conn.create_scalar_function("arka_kept_signature", 1, flags, move |ctx| {
+        signature(ctx.get_raw(ARGUMENT)).map_err(failed)
     })
 }
 
@@ -185,5 +289,59 @@ mod tests {
         let mut other = packed.clone();
         other[0] = 9;
         assert!(matches!(unpack(&other), Err(Error::Format(9))));
+    }
+
+    /// One invoice's request of the dictionary with a signature of its own (random digits, as
+    /// a real one is to the dictionary), as the queue keeps a cash sale's.
+    fn invoice_request() -> String {
+        let line = REQUEST.lines().find(|l| l.contains("TypeOfInv=\"CASH\"")).unwrap();
+        let start = line.find("IICSignature=\"").unwrap() + "IICSignature=\"".len();
+        let mut state = 0x2545_f491_u32;
+        let bytes: Vec<u8> = (0..SIGNATURE_BYTES)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                state.to_le_bytes()[0]
+            })
+            .collect();
+        let request = format!("{}{}{}", &line[..start], upper_hex(&bytes), &line[start + SIGNATURE_DIGITS..]);
+        request.replace("2026-", "2031-")
+    }
+
+    #[test]
+    fn the_signature_is_kept_as_its_256_bytes_and_written_back_in_place() {
+        let request = invoice_request();
+        let packed = pack(&request).unwrap();
+        assert_eq!(packed[0], FORMAT_V2);
+        assert_eq!(unpack(&packed).unwrap(), request);
+        let as_text = deflate(request.as_bytes(), vec![FORMAT_V1]).unwrap();
+        assert!(packed.len() + 40 < as_text.len(), "{} against {}", packed.len(), as_text.len());
+        assert_eq!(unpack(&as_text).unwrap(), request, "format 1 stays readable");
+        let start = request.find("IICSignature=\"").unwrap() + "IICSignature=\"".len();
+        let digits = &request[start..start + SIGNATURE_DIGITS];
+        for kept in [ValueRef::Blob(&packed), ValueRef::Blob(&as_text), ValueRef::Text(request.as_bytes())] {
+            assert_eq!(signature(kept).unwrap().as_deref(), Some(digits));
+        }
+        assert_eq!(signature(ValueRef::Text(b"<RegisterWTNRequest/>")).unwrap(), None);
+        assert!(keeps_signature(&request, digits));
+        assert!(!keeps_signature(&request, &digits.to_lowercase()));
+        assert!(!keeps_signature("<RegisterWTNRequest/>", digits));
+    }
+
+    #[test]
+    fn a_signature_not_in_upper_case_hex_stays_in_the_stream() {
+        let request = invoice_request();
+        let start = request.find("IICSignature=\"").unwrap() + "IICSignature=\"".len();
+        let lower = format!("{}{}", &request[..start], request[start..].replacen('A', "a", 1));
+        let cut = format!("{}\"{}", &request[..start + 10], &request[start + SIGNATURE_DIGITS + 1..]);
+        for request in [lower, cut] {
+            let packed = pack(&request).unwrap();
+            assert_eq!(packed[0], FORMAT_V1);
+            assert_eq!(unpack(&packed).unwrap(), request);
+        }
+        let mut packed = pack(&invoice_request()).unwrap();
+        packed[1..5].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(unpack(&packed).is_err(), "an offset past the request's end");
     }
 }

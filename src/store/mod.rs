@@ -134,6 +134,7 @@ fn configure(conn: &Connection) -> Result<()> {
     conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     kept::register_sql_functions(conn)?;
+    invoices::register_sql_functions(conn)?;
     Ok(())
 }
 
@@ -351,16 +352,19 @@ impl Store {
 
 /// Builds the report totals of a database that has documents but not yet their totals (the
 /// first open after the upgrade that brings them), saying how far it got every tenth.
-/// Pages of 1 KiB, not SQLite's 4 KiB: a sale's transactions change about 35 pages (a leaf of each
-/// table and index a document touches), and each goes to the log and back to the file whole, so
-/// the page's size sets what a sale writes (issue 34: 120 KB a receipt with 4 KiB pages, 57 KB with
-/// 1 KiB ones, the same pages counted).
-const PAGE_SIZE: i64 = 1024;
+/// Pages of 512 bytes, SQLite's smallest, not its 4 KiB: a sale's transactions change about 40
+/// pages (a leaf of each table and index a document touches), and each goes to the log and back to
+/// the file whole, so the page's size sets what a sale writes (issue 34: 120 KB a receipt with
+/// 4 KiB pages, 38 KB with 1 KiB ones, 27 KB with 512-byte ones). A row longer than a page's room
+/// (a queue entry, about 0.7 KB) spills into an overflow page, which a small page leaves little of
+/// unused: with 1 KiB pages each queue entry and each invoice row took a page of its own or half
+/// of one, 1.9 KB a receipt, with 512-byte ones 1.7 KB.
+const PAGE_SIZE: i64 = 512;
 
-/// The log is folded into the file once it holds this many frames (about 10 MB of 1 KiB pages,
+/// The log is folded into the file once it holds this many frames (about 10 MB of 512-byte pages,
 /// a few hundred sales) rather than SQLite's 1,000: a page every sale touches (the newest leaf of
 /// each index) is then copied back once per few hundred sales instead of once per thirty.
-const AUTOCHECKPOINT_FRAMES: i32 = 10_000;
+const AUTOCHECKPOINT_FRAMES: i32 = 20_000;
 
 /// A new database gets `PAGE_SIZE` before its first page is written; one made with another page
 /// size is rewritten with it once (VACUUM, which changes the page size only outside WAL), saying
@@ -425,18 +429,27 @@ fn count_wal_frames(writer: &mut Connection) -> Result<Arc<AtomicU64>> {
 }
 
 /// Applies the pending migrations. V27 packs the requests earlier releases kept as text (with
-/// `arka_pack_request`, see `configure`), and says how long that took per million rows.
+/// `arka_pack_request`, see `configure`), V28 packs the invoices' again and rewrites every invoice
+/// row (issue 34); each says how long it took per million rows.
 fn migrate(writer: &mut Connection) -> Result<()> {
     let started = std::time::Instant::now();
     let report = embedded::migrations::runner().run(writer).map_err(Error::Migration)?;
-    if report.applied_migrations().iter().any(|m| m.version() == 27) {
-        let rows: i64 = writer.query_row("SELECT COUNT(*) AS n FROM fiscal_queue", [], |r| r.get("n"))?;
+    let applied = |version: i32| report.applied_migrations().iter().any(|m| m.version() == version);
+    let rewrote = match (applied(27), applied(28)) {
+        (_, true) => Some(("V28 kept the invoices' signatures and verify URLs shorter", "invoices")),
+        (true, false) => Some(("V27 packed the fiscal queue's kept requests", "fiscal_queue")),
+        (false, false) => None,
+    };
+    if let Some((what, table)) = rewrote {
+        let rows: i64 =
+            writer.query_row(&format!("SELECT COUNT(*) AS n FROM {table}"), [], |r| r.get("n"))?;
         let seconds = started.elapsed().as_secs_f64();
         tracing::info!(
             rows,
+            table,
             seconds = format!("{seconds:.3}"),
             seconds_per_million_rows = format!("{:.1}", seconds * 1e6 / rows.max(1) as f64),
-            "V27 packed the fiscal queue's kept requests (with the migrations applied with it)"
+            "{what} (with the migrations applied with it)"
         );
     }
     Ok(())

@@ -70,6 +70,24 @@ fn request_types(db: &Path) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
+/// `expression` of every invoice of the database at `db`, by id.
+fn column_by_id(db: &Path, expression: &str) -> std::collections::BTreeMap<String, String> {
+    let out = oracle(
+        Command::new("sqlite3")
+            .arg("-separator")
+            .arg("\t")
+            .arg(db)
+            .arg(format!("SELECT id, {expression} FROM invoices")),
+        "sqlite3",
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(id, value)| (id.to_string(), value.to_string()))
+        .collect()
+}
+
 #[test]
 fn every_kept_request_is_what_the_cis_received_byte_for_byte_and_its_signature_verifies() {
     let sim = SimServer::start();
@@ -96,7 +114,29 @@ fn every_kept_request_is_what_the_cis_received_byte_for_byte_and_its_signature_v
         assert!(received.contains(&kept), "{} is not what the CIS received:\n{kept}", file.display());
         assert_signature_verifies(file);
     }
-    assert_eq!(request_types(&till.server.data_dir().join("arka.db")), "blob|6");
+    let db = till.server.data_dir().join("arka.db");
+    assert_eq!(request_types(&db), "blob|6");
+    // An invoice's signature is kept once (by its queue entry, which gave it to the CIS above),
+    // and its row keeps a few characters of its verify URL, whole again in its details.
+    assert!(column_by_id(&db, "length(iic_signature)").values().all(|n| n == "0"));
+    for (id, kept) in column_by_id(&db, "verify_url") {
+        assert!(kept.starts_with("T ") && kept.len() < 30, "{kept}");
+        let details = till.server.get(&format!("/api/v1/invoice/{id}/details"), token).data(200).clone();
+        let invoice = &details["invoice"];
+        let url = invoice["verifyURL"].as_str().unwrap_or("?");
+        let head = format!(
+            "https://efiskalizimi-app-test.tatime.gov.al/invoice-check/#/verify?iic={}&tin=",
+            invoice["iic"]
+        );
+        assert!(url.starts_with(&head.replace('"', "")), "{url}");
+        assert!(
+            url.ends_with(&format!(
+                "&sw=ss123ss123&prc={:.2}",
+                invoice["amount"]["gross"].as_f64().unwrap_or(-1.0)
+            )),
+            "{url}"
+        );
+    }
 }
 
 #[test]
@@ -110,6 +150,8 @@ fn a_database_of_the_release_before_v27_upgrades_and_every_document_reads_back()
         std::fs::copy(fixture.join("arka-v25.db"), data.join("arka.db")).unwrap();
         std::fs::copy(fixture.join("arka.key"), data.join("arka.key")).unwrap();
     });
+    let verify_urls = column_by_id(&fixture.join("arka-v25.db"), "verify_url");
+    assert!(verify_urls.values().all(|url| url.starts_with("https://") && url.len() > 150));
     // An owner of the sandbox company reads every document through the routes.
     let partner = Some("arka_p_sandbox");
     let shop = server.post_json(
@@ -123,7 +165,11 @@ fn a_database_of_the_release_before_v27_upgrades_and_every_document_reads_back()
     let db = server.data_dir().join("arka.db");
     assert_eq!(request_types(&db), "blob|17", "V27 packed every kept request");
     let page_size = oracle(Command::new("sqlite3").arg(&db).arg("PRAGMA page_size"), "sqlite3");
-    assert_eq!(String::from_utf8_lossy(&page_size.stdout).trim(), "1024", "rewritten with 1 KiB pages");
+    assert_eq!(String::from_utf8_lossy(&page_size.stdout).trim(), "512", "rewritten with 512-byte pages");
+    // V28: each invoice's signature is kept once, by its queue entry, and its row keeps a few
+    // characters of its verify URL.
+    assert!(column_by_id(&db, "length(iic_signature)").values().all(|n| n == "0"));
+    assert!(column_by_id(&db, "length(verify_url)").values().all(|n| n.parse::<usize>().unwrap() < 30));
 
     let list = server.get("/api/v1/invoice?limit=100", token).data(200).clone();
     let items = list["items"].as_array().unwrap().clone();
@@ -135,12 +181,18 @@ fn a_database_of_the_release_before_v27_upgrades_and_every_document_reads_back()
             "the details of {item}: {}",
             details.text
         );
+        let url = &verify_urls[&item["id"].to_string()];
+        assert!(
+            details.text.contains(url.as_str()),
+            "the verify URL in the details of {item}: {}",
+            details.text
+        );
         let pdf = server.get_bytes(&format!("/api/v1/invoice/print/{}", item["id"]), token);
         assert!(pdf.starts_with(b"%PDF"), "the PDF of {item}");
-        assert!(
-            pdftotext(&pdf).contains(item["iic"].as_str().unwrap_or("?")),
-            "the IIC on the PDF of {item}"
-        );
+        let text = pdftotext(&pdf);
+        assert!(text.contains(item["iic"].as_str().unwrap_or("?")), "the IIC on the PDF of {item}");
+        let printed: String = text.split_whitespace().collect();
+        assert!(printed.contains(url.as_str()), "the verify URL on the PDF of {item}: {text}");
     }
     server.get("/api/v2/invoice/wtn/details/w-1", token).data(200);
     let files = kept_requests(&server.data_dir());

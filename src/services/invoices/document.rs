@@ -181,7 +181,7 @@ impl Document for InvoiceDocument {
         let tcr_code = self.sequence.tcr_code();
         let mut invoice =
             stored_invoice(&self.issuer, &self.content, tcr_code, &draft, (ord_num, self.year), plan.at);
-        invoice.id = db::insert(tx, &invoice)?;
+        invoice.id = db::insert_registered(tx, &invoice, &draft.unsigned_request)?;
         self.move_stock(tx, &invoice)?;
         // A till's document belongs to its TCR's open day; on a day that is not open it opens
         // it first with an INITIAL of 0, queued (and sent) ahead of it.

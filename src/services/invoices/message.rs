@@ -12,13 +12,13 @@ use super::content::{Content, Links};
 use crate::domain::invoice::{self as rules, VatClass};
 use crate::domain::money::{payments_in_lek, registered_in_lek};
 use crate::domain::numbering::{cis_invoice_number, invoice_number};
+use crate::domain::verify::verify_url;
 use crate::fiscal::iic::{IicCode, IicInput, iic};
 use crate::fiscal::model::{
     self, Buyer, Currency, Fee, FeeType, Header, IdType, Invoice as CisInvoice, Item, ItemExemption,
     PayMethod, SameTax, SameTaxExemption, Seller, SumInvIicRef, SupplyDateOrPeriod, TypeOfSelfIss,
 };
 use crate::fiscal::requests;
-use crate::fiscal::verify::verify_url;
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice};
 

@@ -16,11 +16,11 @@ use super::super::Result;
 use super::super::pipeline::Issuer;
 use crate::domain::document::ApiVersion;
 use crate::domain::numbering::invoice_number;
+use crate::domain::verify::verify_url;
 use crate::domain::wtn::{self as rules, Note};
 use crate::fiscal::iic::{IicInput, WtnicInput, wtnic};
 use crate::fiscal::model::{self, Header, Wtn as CisWtn, WtnCarrier, WtnIssuer, WtnItem};
 use crate::fiscal::requests;
-use crate::fiscal::verify::verify_url;
 use crate::store::wtn::{Place, Wtn};
 
 /// A note and where it goes, as the pipeline hands it on.
@@ -273,7 +273,7 @@ mod tests {
             tcr_code: None,
             soft_code: "ss123ss123".into(),
             certificate: Arc::new(vector_certificate()),
-            verify_base: crate::fiscal::verify::TEST_VERIFY_BASE.into(),
+            verify_base: crate::domain::verify::TEST_VERIFY_BASE.into(),
         }
     }
 
