@@ -27,6 +27,8 @@
 //!    leaves a past month).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,6 +36,7 @@ use std::time::{Duration, Instant};
 
 use arka::hq::client::HqClient;
 use arka::store::{Store, hq_outbox};
+use common::{Server, agent, ms, open_till, percentile, post_json, server_args};
 
 fn env_number(name: &str, default: i64) -> i64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -197,8 +200,8 @@ fn time_reports(base: &str, token: &str, when: &str) {
             times.sort();
             println!(
                 "reports: {path}{dates} of March 2025, {what}, {when}: HTTP {status}, p50 {:.1} ms, p99 {:.1} ms",
-                ms(percentile(&times, 0.5)),
-                ms(percentile(&times, 0.99))
+                ms(percentile(&times, 50.0)),
+                ms(percentile(&times, 99.0))
             );
         }
     }
@@ -422,150 +425,25 @@ async fn seed_typed(client: &deadpool_postgres::Client, shops: i64, per_shop: i6
 // 2. Steady state
 // ---------------------------------------------------------------------------------------------
 
-const NUIS: &str = "L41323036D";
-const LIMITS: &str = "token=1000000/m;ip=1000000/m;general=1000000/m;fiscal=1000000/m,10000000/h;\
-                      registration=1000000/m,10000000/h";
-
-/// A real shop server on 127.0.0.1:0 in this process, on a runtime of two workers.
+/// A real shop server (`common::Server`) with a data directory of its own.
 struct Shop {
-    base: String,
-    db: std::path::PathBuf,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    server: Server,
     _dir: tempfile::TempDir,
 }
 
 impl Shop {
     fn start(configure: impl FnOnce(&mut arka::config::ServeArgs)) -> Shop {
         let dir = tempfile::tempdir().unwrap();
-        let mut args =
-            arka::config::ServeArgs::defaults("127.0.0.1:0".parse().unwrap(), dir.path().join("data"));
-        args.limits = LIMITS.parse().unwrap();
+        let mut args = server_args(&dir.path().join("data"));
         configure(&mut args);
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let address = listener.local_addr().unwrap();
-        args.listen = address;
-        let key_file = args.data.data_dir.join("arka.key");
-        let db = args.data.db_path();
-        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let runtime =
-                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                arka::run(args, listener, async move {
-                    let _ = stop.await;
-                })
-                .await
-                .unwrap();
-            });
-            runtime.shutdown_timeout(Duration::from_secs(5));
-        });
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !(key_file.exists() && std::net::TcpStream::connect(address).is_ok()) {
-            assert!(Instant::now() < deadline, "the shop did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        Shop {
-            base: format!("http://{address}"),
-            db,
-            shutdown: Some(shutdown),
-            thread: Some(thread),
-            _dir: dir,
-        }
+        Shop { server: Server::start(args), _dir: dir }
     }
-}
-
-impl Drop for Shop {
-    fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-fn agent() -> ureq::Agent {
-    let limit = Some(Duration::from_secs(30));
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_connect(limit)
-        .timeout_recv_response(limit)
-        .timeout_recv_body(limit)
-        .build()
-        .new_agent()
 }
 
 fn call(agent: &ureq::Agent, url: &str, token: &str, body: &serde_json::Value) -> serde_json::Value {
-    let mut reply = agent
-        .post(url)
-        .header("Authorization", format!("Bearer {token}"))
-        .content_type("application/json")
-        .send(body.to_string().as_bytes())
-        .unwrap_or_else(|e| panic!("POST {url}: {e}"));
-    let status = reply.status().as_u16();
-    let text = reply.body_mut().read_to_string().unwrap();
-    assert!((200..300).contains(&status), "POST {url}: {status} {text}");
-    serde_json::from_str::<serde_json::Value>(&text).unwrap()["data"].clone()
-}
-
-/// Registers the shop, its business unit, certificate, till and operator code; the user's token.
-fn open_till(shop: &Shop) -> String {
-    let (base, agent) = (&shop.base, agent());
-    let store = Store::open(&shop.db).unwrap();
-    let partner = arka::ops::secrets::new_token("p").unwrap();
-    let hash = arka::ops::secrets::hash_token(&partner);
-    store.write_blocking(|tx| arka::store::accounts::insert_partner(tx, "bench", &hash)).unwrap();
-    drop(store);
-    let body = serde_json::json!({
-        "nuis": NUIS, "name": "Dyqani Ana sh.p.k.", "address": "Rruga e Durrësit 12, Tiranë",
-        "administrator": "Ana Hoxha", "phone": "+355 69 123 4567", "email": "ana@dyqani.al",
-        "issuerInVat": true, "lastNonCashEInvoiceNumber": 0,
-    });
-    let registered = call(&agent, &format!("{base}/api/v1/register"), &partner, &body);
-    let token = registered["api_token"].as_str().unwrap().to_string();
-    let (branch_id, user_id) =
-        (registered["branch"]["id"].as_i64().unwrap(), registered["user"]["id"].as_i64().unwrap());
-    let branch = serde_json::json!({"name": "Qendër", "businessUnitCode": "ab123cd456", "administrator": "Ana Hoxha",
-        "address": "Rruga Myslym Shyri 5", "city": "Tiranë"});
-    call(&agent, &format!("{base}/api/v1/on-boarding/branch/{branch_id}"), &token, &branch);
-    let p12 = arka::fiscal::certificate::Certificate::generate_self_signed(
-        NUIS,
-        "Dyqani Ana",
-        chrono::Duration::days(365),
-    )
-    .unwrap()
-    .to_p12("pw")
-    .unwrap();
-    const BOUNDARY: &str = "arka-bench-boundary-5f1c0e7a";
-    let mut multipart = format!(
-        "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"certificate_file\"; filename=\"c.p12\"\r\n\
-         Content-Type: application/x-pkcs12\r\n\r\n"
-    )
-    .into_bytes();
-    multipart.extend_from_slice(&p12);
-    multipart.extend_from_slice(
-        format!("\r\n--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\npw\r\n--{BOUNDARY}--\r\n").as_bytes(),
-    );
-    let reply = agent
-        .post(format!("{base}/api/v1/on-boarding/certificate"))
-        .header("Authorization", format!("Bearer {token}"))
-        .content_type(format!("multipart/form-data; boundary={BOUNDARY}"))
-        .send(&multipart[..])
-        .unwrap();
-    assert_eq!(reply.status().as_u16(), 201, "certificate");
-    let device = serde_json::json!({"branchId": branch_id, "name": "Kasa 1", "fromDate": chrono::Utc::now().date_naive().to_string()});
-    call(&agent, &format!("{base}/api/v1/on-boarding/fiscal-device"), &token, &device);
-    call(
-        &agent,
-        &format!("{base}/api/v1/on-boarding/user/{user_id}"),
-        &token,
-        &serde_json::json!({"operatorCode": "op123op123"}),
-    );
-    token
+    let (status, reply) = post_json(agent, url, token, body);
+    assert!((200..300).contains(&status), "POST {url}: {status} {reply}");
+    reply["data"].clone()
 }
 
 fn sale(internal_id: &str) -> serde_json::Value {
@@ -590,7 +468,7 @@ struct Sold {
 /// schedule does not slip).
 fn sell_steadily(shop: &Shop, token: &str, name: &str, rate: u64, secs: u64) -> Sold {
     let agent = agent();
-    let url = format!("{}/api/v1/invoice/cash", shop.base);
+    let url = format!("{}/api/v1/invoice/cash", shop.server.base());
     let mut sold = Sold { ids: Vec::new(), took: Vec::new(), answered: Vec::new() };
     let start = Instant::now();
     for i in 0..rate * secs {
@@ -605,14 +483,6 @@ fn sell_steadily(shop: &Shop, token: &str, name: &str, rate: u64, secs: u64) -> 
         sold.ids.push(answer["invoice"]["id"].as_i64().unwrap());
     }
     sold
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 /// When each shop's invoice ids first showed at the HQ: polls the highest id per shop.
@@ -654,13 +524,13 @@ fn lags(sold: &Sold, shop_id: i64, seen: &[(i64, i64, Instant)]) -> Vec<Duration
 fn print_sales(label: &str, sold: &[Sold]) -> Duration {
     let mut took: Vec<Duration> = sold.iter().flat_map(|s| s.took.iter().copied()).collect();
     took.sort();
-    let p50 = percentile(&took, 0.5);
+    let p50 = percentile(&took, 50.0);
     println!(
         "steady: {label}: {} sales, p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms",
         took.len(),
         ms(p50),
-        ms(percentile(&took, 0.9)),
-        ms(percentile(&took, 0.99))
+        ms(percentile(&took, 90.0)),
+        ms(percentile(&took, 99.0))
     );
     p50
 }
@@ -686,7 +556,7 @@ fn steady_run(
                     args.hq.hq_token = Some(tokens[i].clone());
                 }
             });
-            let token = open_till(&shop);
+            let token = open_till(&shop.server.base(), &shop.server.db).token;
             (shop, token)
         })
         .collect();
@@ -780,8 +650,8 @@ fn steady(runtime: &tokio::runtime::Runtime) {
     println!(
         "steady: the HQ's lag over {} documents: p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
         lag.len(),
-        ms(percentile(&lag, 0.5)),
-        ms(percentile(&lag, 0.99)),
+        ms(percentile(&lag, 50.0)),
+        ms(percentile(&lag, 99.0)),
         ms(*lag.last().unwrap())
     );
     let change = |p50: Duration| (ms(p50) / ms(without) - 1.0) * 100.0;

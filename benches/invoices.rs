@@ -17,43 +17,25 @@
 //! Arka's own time per document and the floor (20 rounds, about 10 s), to compare two builds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::net::SocketAddr;
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use arka::config::ServeArgs;
 use arka::fiscal::certificate::Certificate;
-use arka::sim::cis::{self, CisSimHandle, SimConfig};
 use chrono::{Datelike, NaiveDate, Utc};
+use common::{
+    NUIS, Server, Sim, agent, get, load_average, ms, open_till, peak_rss_mib, percentile, read,
+    reset_peak_rss, send_json, server_args,
+};
 use rusqlite::{Connection, named_params};
 use serde_json::{Value, json};
-
-const NUIS: &str = "L41323036D";
-const LIMITS: &str = "token=1000000/m;ip=1000000/m;general=1000000/m;fiscal=1000000/m,10000000/h;\
-                      registration=1000000/m,10000000/h";
 
 // ---------------------------------------------------------------------------------------------
 // Process figures
 // ---------------------------------------------------------------------------------------------
-
-/// Peak resident set of this process (server, simulator and clients together), in MiB.
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
-/// Starts a new peak-RSS window (Linux: writing 5 to clear_refs resets VmHWM to the current RSS).
-fn reset_peak_rss() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
 
 /// CPU time this process has used (user + system, all threads), in seconds.
 fn cpu_seconds() -> f64 {
@@ -66,56 +48,11 @@ fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
 // ---------------------------------------------------------------------------------------------
-// The simulator and the server
+// The simulator, HTTP
 // ---------------------------------------------------------------------------------------------
 
-struct Sim {
-    runtime: tokio::runtime::Runtime,
-    handle: Option<CisSimHandle>,
-}
-
 impl Sim {
-    fn start() -> Sim {
-        let runtime =
-            tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        let config = SimConfig { strict_iic: false, tcrs: Vec::new() };
-        let (_, handle) = runtime.block_on(cis::spawn_loopback(config)).unwrap();
-        Sim { runtime, handle: Some(handle) }
-    }
-
-    fn configure(&self, args: &mut ServeArgs) {
-        let addr = self.handle.as_ref().unwrap().addr();
-        args.cis_url = Some(cis::fiscalization_url(addr));
-        args.einvoice_url = Some(cis::einvoice_url(addr));
-        args.soft_code = Some("ss123ss123".to_string());
-        args.maintainer_code = Some("mm123mm123".to_string());
-    }
-}
-
-impl Sim {
-    fn control(&self, path: &str) -> String {
-        format!("http://{}{path}", self.handle.as_ref().unwrap().addr())
-    }
-
     /// The simulator's mode (see src/sim/cis/mod.rs): `ok`, or `slow` with `delay_ms`.
     fn set_mode(&self, mode: Value) {
         let reply =
@@ -140,118 +77,6 @@ impl Sim {
             })
             .unwrap_or_default()
     }
-}
-
-impl Drop for Sim {
-    fn drop(&mut self) {
-        if let Some(handle) = self.handle.take() {
-            let _ = self
-                .runtime
-                .block_on(async { tokio::time::timeout(Duration::from_secs(5), handle.stop()).await });
-        }
-    }
-}
-
-/// A real Arka server on 127.0.0.1:0 in this process, on a runtime of two workers.
-struct Server {
-    address: SocketAddr,
-    db: std::path::PathBuf,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    finished: mpsc::Receiver<Result<(), String>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Server {
-    fn start(args: ServeArgs) -> Server {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let address = listener.local_addr().unwrap();
-        let mut args = args;
-        args.listen = address;
-        let key_file = args.data.data_dir.join("arka.key");
-        let db = args.data.db_path();
-        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
-        let (done, finished) = mpsc::channel();
-        let thread = std::thread::spawn(move || {
-            let runtime =
-                tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-            let result = runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
-                arka::run(args, listener, async move {
-                    let _ = stop.await;
-                })
-                .await
-                .map_err(|e| e.to_string())
-            });
-            runtime.shutdown_timeout(Duration::from_secs(5));
-            let _ = done.send(result);
-        });
-        let server = Server { address, db, shutdown: Some(shutdown), finished, thread: Some(thread) };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !(key_file.exists()
-            && std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok())
-        {
-            if let Ok(result) = server.finished.try_recv() {
-                panic!("the server stopped while starting: {result:?}");
-            }
-            assert!(Instant::now() < deadline, "the server did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        server
-    }
-
-    fn base(&self) -> String {
-        format!("http://{}", self.address)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
-        }
-        let _ = self.finished.recv_timeout(Duration::from_secs(15));
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-fn server_args(data_dir: &Path) -> ServeArgs {
-    let mut args = ServeArgs::defaults("127.0.0.1:0".parse().unwrap(), data_dir.to_path_buf());
-    args.limits = LIMITS.parse().unwrap();
-    args
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP
-// ---------------------------------------------------------------------------------------------
-
-/// A POS's HTTP client. Time limits per step rather than one for the whole call: with the
-/// latter ureq starts a thread per request to look the host up, a cost of the client (not of
-/// Arka) that the figures would otherwise carry.
-fn agent() -> ureq::Agent {
-    let limit = Some(Duration::from_secs(30));
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_connect(limit)
-        .timeout_send_request(limit)
-        .timeout_send_body(limit)
-        .timeout_recv_response(limit)
-        .timeout_recv_body(limit)
-        .build()
-        .new_agent()
-}
-
-fn read(mut response: ureq::http::Response<ureq::Body>) -> (u16, Value) {
-    let status = response.status().as_u16();
-    let text = response.body_mut().with_config().limit(64 * 1024 * 1024).read_to_string().unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
-fn post_json(agent: &ureq::Agent, url: &str, token: &str, body: &Value) -> (u16, Value) {
-    let (status, reply, _) = post_json_timed(agent, url, token, body);
-    (status, reply)
 }
 
 /// What an answer's `Server-Timing` says: the time Arka took (`app`) and, of it, the time its CIS
@@ -282,110 +107,11 @@ fn post_json_timed(
     token: &str,
     body: &Value,
 ) -> (u16, Value, Option<ServerTiming>) {
-    let response = agent
-        .post(url)
-        .header("Authorization", format!("Bearer {token}"))
-        .content_type("application/json")
-        .send(body.to_string().as_bytes())
-        .unwrap_or_else(|e| panic!("POST {url}: {e}"));
+    let response = send_json(agent, url, token, body);
     let timing =
         response.headers().get("server-timing").and_then(|v| v.to_str().ok()).and_then(ServerTiming::parse);
     let (status, reply) = read(response);
     (status, reply, timing)
-}
-
-fn get(agent: &ureq::Agent, url: &str, token: &str) -> (u16, Value) {
-    read(
-        agent
-            .get(url)
-            .header("Authorization", format!("Bearer {token}"))
-            .call()
-            .unwrap_or_else(|e| panic!("GET {url}: {e}")),
-    )
-}
-
-fn expect(what: &str, reply: (u16, Value), status: u16) -> Value {
-    assert_eq!(reply.0, status, "{what}: {}", reply.1);
-    reply.1["data"].clone()
-}
-
-/// A shop with a business unit code, a certificate, a registered till and an operator code, as
-/// tests/api/invoices.rs sets one up; returns the user's token.
-fn open_till(server: &Server) -> String {
-    let base = server.base();
-    let agent = agent();
-    let store = arka::store::Store::open(&server.db).unwrap();
-    let partner = arka::ops::secrets::new_token("p").unwrap();
-    let hash = arka::ops::secrets::hash_token(&partner);
-    store.write_blocking(|tx| arka::store::accounts::insert_partner(tx, "bench", &hash)).unwrap();
-    drop(store);
-    let body = json!({
-        "nuis": NUIS,
-        "name": "Dyqani Ana sh.p.k.",
-        "address": "Rruga e Durrësit 12, Tiranë",
-        "administrator": "Ana Hoxha",
-        "phone": "+355 69 123 4567",
-        "email": "ana@dyqani.al",
-        "issuerInVat": true,
-        "lastNonCashEInvoiceNumber": 0,
-    });
-    let shop =
-        expect("register", post_json(&agent, &format!("{base}/api/v1/register"), &partner, &body), 201);
-    let token = shop["api_token"].as_str().unwrap().to_string();
-    let branch_id = shop["branch"]["id"].as_i64().unwrap();
-    let user_id = shop["user"]["id"].as_i64().unwrap();
-    let branch = json!({
-        "name": "Qendër", "businessUnitCode": "ab123cd456", "administrator": "Ana Hoxha",
-        "address": "Rruga Myslym Shyri 5", "city": "Tiranë",
-    });
-    expect(
-        "branch",
-        post_json(&agent, &format!("{base}/api/v1/on-boarding/branch/{branch_id}"), &token, &branch),
-        200,
-    );
-    let p12 = Certificate::generate_self_signed(NUIS, "Dyqani Ana", chrono::Duration::days(365))
-        .unwrap()
-        .to_p12("pw")
-        .unwrap();
-    const BOUNDARY: &str = "arka-bench-boundary-5f1c0e7a";
-    let mut multipart = Vec::new();
-    multipart.extend_from_slice(
-        format!(
-            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"certificate_file\"; filename=\"c.p12\"\r\n\
-             Content-Type: application/x-pkcs12\r\n\r\n"
-        )
-        .as_bytes(),
-    );
-    multipart.extend_from_slice(&p12);
-    multipart.extend_from_slice(
-        format!("\r\n--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\npw\r\n--{BOUNDARY}--\r\n")
-            .as_bytes(),
-    );
-    let reply = agent
-        .post(format!("{base}/api/v1/on-boarding/certificate"))
-        .header("Authorization", format!("Bearer {token}"))
-        .content_type(format!("multipart/form-data; boundary={BOUNDARY}"))
-        .send(&multipart[..])
-        .unwrap();
-    expect("certificate", read(reply), 201);
-    let device =
-        json!({"branchId": branch_id, "name": "Kasa 1", "fromDate": Utc::now().date_naive().to_string()});
-    expect(
-        "fiscal device",
-        post_json(&agent, &format!("{base}/api/v1/on-boarding/fiscal-device"), &token, &device),
-        201,
-    );
-    expect(
-        "operator code",
-        post_json(
-            &agent,
-            &format!("{base}/api/v1/on-boarding/user/{user_id}"),
-            &token,
-            &json!({"operatorCode": "op123op123"}),
-        ),
-        200,
-    );
-    token
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -531,7 +257,7 @@ fn print_issue(label: &str, run: &IssueRun) {
         run.busy,
         if statuses.is_empty() { String::new() } else { format!(" (others: {})", statuses.join("; ")) },
         run.cpu * 1000.0 / n.max(1) as f64,
-        peak_rss_mib(),
+        peak_rss_mib("self"),
         load_average(),
     );
 }
@@ -752,7 +478,7 @@ fn issue_figures() {
     args.metrics = true;
     let cis_wait = args.cis_wait.0;
     let server = Server::start(args);
-    let token = open_till(&server);
+    let token = open_till(&server.base(), &server.db).token;
     let base = server.base();
     // Warm up: connections, certificate cache, statement caches, the day's opening.
     issue_run(&base, &token, "warm", 1, 50, Duration::from_secs(10));
@@ -1178,7 +904,7 @@ fn list_figures() {
     sim.configure(&mut args);
     let db = args.data.db_path();
     let server = Server::start(args.clone());
-    let token = open_till(&server);
+    let token = open_till(&server.base(), &server.db).token;
     drop(server);
     let (company_id, unit_id, user_id, tcr): (i64, i64, i64, String) = Connection::open(&db)
         .unwrap()
@@ -1260,7 +986,7 @@ fn list_figures() {
             ms(percentile(&latencies, 99.0)),
         );
     }
-    println!("list: peak RSS while serving {:.1} MiB", peak_rss_mib());
+    println!("list: peak RSS while serving {:.1} MiB", peak_rss_mib("self"));
     drop(server);
     drop(sim);
 }
