@@ -24,7 +24,14 @@ enum Command {
     /// Run the HTTP API (try `arka serve --sandbox` first: it needs no setup at all).
     Serve(Box<ServeArgs>),
     /// Create or upgrade the database, then exit (serve does this by itself too).
-    Migrate(DataArgs),
+    Migrate {
+        #[command(flatten)]
+        data: DataArgs,
+        /// Also rewrite a database of over 256 MiB with small pages, which a start leaves alone
+        /// (minutes for millions of documents: run it while the shop is closed).
+        #[arg(long)]
+        small_pages: bool,
+    },
     /// Applications (point-of-sale programs) allowed to send X-Client-Id/X-Client-Secret.
     Apps {
         #[command(subcommand)]
@@ -300,8 +307,12 @@ enum PartnersAction {
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Serve(args) => serve::serve(*args),
-        Command::Migrate(data) => {
-            cli::open_store(&data)?;
+        Command::Migrate { data, small_pages } => {
+            if small_pages {
+                cli::open_store_with_small_pages(&data)?;
+            } else {
+                cli::open_store(&data)?;
+            }
             println!("database {} is up to date", data.db_path().display());
             Ok(())
         }

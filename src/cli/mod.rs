@@ -17,3 +17,9 @@ use crate::store::Store;
 pub fn open_store(data: &DataArgs) -> Result<Store, String> {
     Store::open(&data.db_path()).map_err(|e| format!("cannot open {}: {e}", data.db_path().display()))
 }
+
+/// `open_store`, also rewriting a big database with small pages (`arka migrate --small-pages`).
+pub fn open_store_with_small_pages(data: &DataArgs) -> Result<Store, String> {
+    Store::open_with_small_pages(&data.db_path())
+        .map_err(|e| format!("cannot open {}: {e}", data.db_path().display()))
+}

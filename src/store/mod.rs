@@ -140,8 +140,19 @@ fn configure(conn: &Connection) -> Result<()> {
 
 impl Store {
     /// Opens (creating if needed) the database at `path` and applies pending migrations. The
-    /// directory and the database files are its owner's alone (see `files`).
+    /// directory and the database files are its owner's alone (see `files`). A database with
+    /// other pages than `PAGE_SIZE` is rewritten with them only when that takes seconds.
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_with(path, PageRewrite::UpTo(REWRITE_AT_START_MAX_BYTES))
+    }
+
+    /// `open`, rewriting a database with other pages whatever its size (`arka migrate
+    /// --small-pages`, run while the shop is closed: minutes for millions of documents).
+    pub fn open_with_small_pages(path: &Path) -> Result<Store> {
+        Store::open_with(path, PageRewrite::Always)
+    }
+
+    fn open_with(path: &Path, rewrite: PageRewrite) -> Result<Store> {
         if let Some(dir) = path.parent() {
             crate::ops::files::private_dir(dir)?;
         }
@@ -152,7 +163,7 @@ impl Store {
             crate::ops::files::private_if_present(Path::new(&companion))?;
         }
         let mut writer = Connection::open(path)?;
-        use_page_size(&writer)?;
+        use_page_size(&writer, path, rewrite)?;
         let accounts = Arc::new(AccountsVersion::default());
         let marks = accounts.clone();
         writer.update_hook(Some(move |_: rusqlite::hooks::Action, _: &str, table: &str, _: i64| {
@@ -366,11 +377,24 @@ const PAGE_SIZE: i64 = 512;
 /// each index) is then copied back once per few hundred sales instead of once per thirty.
 const AUTOCHECKPOINT_FRAMES: i32 = 20_000;
 
+/// The largest database a start rewrites with `PAGE_SIZE` pages: a few seconds of work. A bigger
+/// one (45-130 s per million documents, docs/src/records/decade.md) would keep the shop from
+/// selling for minutes after an upgrade, so it keeps its pages until its owner runs
+/// `arka migrate --small-pages` while the shop is closed; it works as before, writing more a sale.
+const REWRITE_AT_START_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
+#[derive(Clone, Copy)]
+enum PageRewrite {
+    /// Only a database file of at most this many bytes.
+    UpTo(u64),
+    Always,
+}
+
 /// A new database gets `PAGE_SIZE` before its first page is written; one made with another page
 /// size is rewritten with it once (VACUUM, which changes the page size only outside WAL), saying
 /// how long that took per million documents. A database another process has open stays as it is
 /// until the next start.
-fn use_page_size(writer: &Connection) -> Result<()> {
+fn use_page_size(writer: &Connection, path: &Path, rewrite: PageRewrite) -> Result<()> {
     let current: i64 = writer.query_row("PRAGMA page_size", [], |r| r.get("page_size"))?;
     if current == PAGE_SIZE {
         return Ok(());
@@ -378,6 +402,19 @@ fn use_page_size(writer: &Connection) -> Result<()> {
     let tables: i64 = writer.query_row("SELECT COUNT(*) AS n FROM sqlite_schema", [], |r| r.get("n"))?;
     if tables == 0 {
         writer.pragma_update(None, "page_size", PAGE_SIZE)?;
+        return Ok(());
+    }
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(u64::MAX);
+    if let PageRewrite::UpTo(most) = rewrite
+        && bytes > most
+    {
+        tracing::warn!(
+            from = current,
+            to = PAGE_SIZE,
+            bytes,
+            "the database keeps its pages: rewriting it would stop the shop for minutes; run \
+             `arka migrate --small-pages` while the shop is closed"
+        );
         return Ok(());
     }
     let started = std::time::Instant::now();
@@ -600,15 +637,37 @@ mod tests {
             .unwrap();
         drop(old);
         let store = Store::open(&path).unwrap();
-        let (page_size, mode): (i64, String) = store
+        assert_eq!(page_size_and_mode(&store), (PAGE_SIZE, "wal".to_string()));
+        assert_eq!(count(&store), 1);
+    }
+
+    fn page_size_and_mode(store: &Store) -> (i64, String) {
+        store
             .read_blocking(|c| {
                 Ok((
                     c.query_row("PRAGMA page_size", [], |r| r.get("page_size"))?,
                     c.query_row("PRAGMA journal_mode", [], |r| r.get("journal_mode"))?,
                 ))
             })
+            .unwrap()
+    }
+
+    #[test]
+    fn a_database_too_big_to_rewrite_at_start_keeps_its_pages_until_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arka.db");
+        let old = Connection::open(&path).unwrap();
+        old.pragma_update(None, "page_size", 4096).unwrap();
+        old.pragma_update(None, "journal_mode", "WAL").unwrap();
+        old.execute_batch("CREATE TABLE notes (text TEXT NOT NULL); INSERT INTO notes VALUES ('kept');")
             .unwrap();
-        assert_eq!((page_size, mode.as_str()), (PAGE_SIZE, "wal"));
+        drop(old);
+        let store = Store::open_with(&path, PageRewrite::UpTo(1)).unwrap();
+        assert_eq!(page_size_and_mode(&store), (4096, "wal".to_string()), "a start leaves it as it is");
+        assert_eq!(count(&store), 1);
+        drop(store);
+        let store = Store::open_with_small_pages(&path).unwrap();
+        assert_eq!(page_size_and_mode(&store), (PAGE_SIZE, "wal".to_string()), "asked: rewritten");
         assert_eq!(count(&store), 1);
     }
 
