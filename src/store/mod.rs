@@ -628,6 +628,14 @@ mod tests {
 
     #[test]
     fn a_database_with_larger_pages_is_rewritten_with_small_ones_and_keeps_its_rows() {
+        let (_dir, path) = database_with_4k_pages();
+        let store = Store::open(&path).unwrap();
+        assert_eq!(page_size_and_mode(&store), (PAGE_SIZE, "wal".to_string()));
+        assert_eq!(count(&store), 1);
+    }
+
+    /// A database of an older release: SQLite's default pages, one row.
+    fn database_with_4k_pages() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("arka.db");
         let old = Connection::open(&path).unwrap();
@@ -635,10 +643,7 @@ mod tests {
         old.pragma_update(None, "journal_mode", "WAL").unwrap();
         old.execute_batch("CREATE TABLE notes (text TEXT NOT NULL); INSERT INTO notes VALUES ('kept');")
             .unwrap();
-        drop(old);
-        let store = Store::open(&path).unwrap();
-        assert_eq!(page_size_and_mode(&store), (PAGE_SIZE, "wal".to_string()));
-        assert_eq!(count(&store), 1);
+        (dir, path)
     }
 
     fn page_size_and_mode(store: &Store) -> (i64, String) {
@@ -654,14 +659,7 @@ mod tests {
 
     #[test]
     fn a_database_too_big_to_rewrite_at_start_keeps_its_pages_until_asked() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("arka.db");
-        let old = Connection::open(&path).unwrap();
-        old.pragma_update(None, "page_size", 4096).unwrap();
-        old.pragma_update(None, "journal_mode", "WAL").unwrap();
-        old.execute_batch("CREATE TABLE notes (text TEXT NOT NULL); INSERT INTO notes VALUES ('kept');")
-            .unwrap();
-        drop(old);
+        let (_dir, path) = database_with_4k_pages();
         let store = Store::open_with(&path, PageRewrite::UpTo(1)).unwrap();
         assert_eq!(page_size_and_mode(&store), (4096, "wal".to_string()), "a start leaves it as it is");
         assert_eq!(count(&store), 1);
