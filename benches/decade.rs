@@ -910,6 +910,8 @@ impl Arka {
             .arg(format!("--limits={LIMITS}"))
             .arg("--log-format=json")
             .args(sim.flags())
+            // As install/arka.service runs it: glibc's malloc with two arenas, not one per thread.
+            .env("MALLOC_ARENA_MAX", "2")
             .stdout(out.try_clone().unwrap())
             .stderr(out)
             .stdin(Stdio::null())

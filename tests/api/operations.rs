@@ -811,6 +811,7 @@ fn the_systemd_unit_passes_systemd_analyze_verify() {
         "ProtectHome=yes",
         "PrivateTmp=yes",
         "ReadWritePaths=/var/lib/arka",
+        "Environment=MALLOC_ARENA_MAX=2",
         "CapabilityBoundingSet=\n",
         "RestrictAddressFamilies=",
         "SystemCallFilter=",
