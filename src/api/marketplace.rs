@@ -23,6 +23,7 @@ use super::auth::Identity;
 use super::error::{ApiError, MarketplaceFailure, marketplace_parts, success_body};
 use super::extract::{PathId, Query, body_rejection, parse_changes, parse_json};
 use super::limits::Group;
+use crate::domain::document::InvoiceType;
 use crate::domain::marketplace::{
     Action, OrderState, OrderStatus, allowed_actions, idempotency_key_problem, may_fiscalize,
 };
@@ -300,7 +301,10 @@ fn order_view(o: &StoredOrder) -> OrderView {
             number: i.number.clone(),
             iic: i.iic.clone(),
             fic: i.fic.clone(),
-            kind: if i.kind == "NONCASH" { "noncash" } else { "cash" },
+            kind: match i.kind {
+                InvoiceType::Cash => "cash",
+                InvoiceType::NonCash => "noncash",
+            },
             fiscalized_at: local(&i.issued_at),
         }),
         created_at: local(o.wolt_created_at.as_deref().unwrap_or(&o.received_at)),

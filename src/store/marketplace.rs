@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 
 use super::money::Money;
 use super::{Error, Result};
+use crate::domain::document::InvoiceType;
 use crate::domain::marketplace::{
     BillingCompany, Customer, DeliveryType, EventSource, IncomingOrder, LineOption, OrderLine, OrderStatus,
     Preorder, PreorderStatus, Totals,
@@ -232,7 +233,7 @@ pub struct InvoiceRef {
     pub number: String,
     pub iic: String,
     pub fic: Option<String>,
-    pub kind: String,
+    pub kind: InvoiceType,
     pub issued_at: String,
 }
 
