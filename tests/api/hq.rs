@@ -824,23 +824,27 @@ fn hq_report(hq: &Hq, path: &str, shop: Option<&str>) -> Value {
     body["data"].clone()
 }
 
+/// Two shops of the chain, each with a day of sales, once the HQ holds their documents and days.
+fn two_shops_with_their_day_at_the_hq(sim: &SimServer, hq: &Hq) -> ([&'static str; 2], [Till; 2]) {
+    let names = ["gjirokaster", "sarande"];
+    let tills =
+        [a_day_of_sales(sim, hq, names[0], "K81234001A"), a_day_of_sales(sim, hq, names[1], "L91234002B")];
+    for (name, till) in names.iter().zip(&tills) {
+        let own = shop_numbers(till);
+        eventually(&format!("{name}'s documents and day at the HQ"), Duration::from_secs(60), || {
+            hq_numbers(hq, name).into_iter().collect::<BTreeSet<_>>() == own
+                && canon(&hq_report(hq, "cash-register/closing", Some(name)))
+                    == canon(&report_at(till, "cash-register/closing"))
+        });
+    }
+    (names, tills)
+}
+
 #[test]
 fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_their_sum() {
     let sim = SimServer::start();
     let hq = Hq::start();
-    let names = ["gjirokaster", "sarande"];
-    let tills = [
-        a_day_of_sales(&sim, &hq, names[0], "K81234001A"),
-        a_day_of_sales(&sim, &hq, names[1], "L91234002B"),
-    ];
-    for (name, till) in names.iter().zip(&tills) {
-        let own = shop_numbers(till);
-        eventually(&format!("{name}'s documents and day at the HQ"), Duration::from_secs(60), || {
-            hq_numbers(&hq, name).into_iter().collect::<BTreeSet<_>>() == own
-                && canon(&hq_report(&hq, "cash-register/closing", Some(name)))
-                    == canon(&report_at(till, "cash-register/closing"))
-        });
-    }
+    let (names, tills) = two_shops_with_their_day_at_the_hq(&sim, &hq);
     assert_the_chains_reports_are_its_shops(&hq, &names, &tills);
     the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(&hq, &names, &tills);
     the_hq_keeps_the_sales_book_as_the_shop_does(&hq, &names, &tills);
@@ -866,19 +870,7 @@ const BACK_TO_V4: &str = "
 fn an_hq_upgraded_with_the_shops_documents_answers_as_the_shops_do() {
     let sim = SimServer::start();
     let mut hq = Hq::start();
-    let names = ["gjirokaster", "sarande"];
-    let tills = [
-        a_day_of_sales(&sim, &hq, names[0], "K81234001A"),
-        a_day_of_sales(&sim, &hq, names[1], "L91234002B"),
-    ];
-    for (name, till) in names.iter().zip(&tills) {
-        let own = shop_numbers(till);
-        eventually(&format!("{name}'s documents and day at the HQ"), Duration::from_secs(60), || {
-            hq_numbers(&hq, name).into_iter().collect::<BTreeSet<_>>() == own
-                && canon(&hq_report(&hq, "cash-register/closing", Some(name)))
-                    == canon(&report_at(till, "cash-register/closing"))
-        });
-    }
+    let (names, tills) = two_shops_with_their_day_at_the_hq(&sim, &hq);
     hq.process.terminate();
     sql(&hq.db.url, BACK_TO_V4);
     assert_eq!(sql(&hq.db.url, "SELECT to_regclass('cash_days') IS NULL")[0][0].as_deref(), Some("t"));
