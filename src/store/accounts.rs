@@ -578,19 +578,21 @@ pub fn certificate_at(conn: &Connection, company_id: i64, at: &str) -> Result<Op
              WHERE company_id = :company
              ORDER BY created_at <= :at DESC, CASE WHEN created_at <= :at THEN -id ELSE id END LIMIT 1",
             named_params! {":company": company_id, ":at": at},
-            |r| {
-                Ok(StoredCertificate {
-                    id: r.get("id")?,
-                    subject: r.get("subject")?,
-                    serial: r.get("serial")?,
-                    valid_from: r.get("valid_from")?,
-                    valid_to: r.get("valid_to")?,
-                    cert_der: r.get("cert_der")?,
-                    key_sealed: r.get("key_sealed")?,
-                })
-            },
+            certificate_from,
         )
         .optional()?)
+}
+
+fn certificate_from(r: &rusqlite::Row) -> rusqlite::Result<StoredCertificate> {
+    Ok(StoredCertificate {
+        id: r.get("id")?,
+        subject: r.get("subject")?,
+        serial: r.get("serial")?,
+        valid_from: r.get("valid_from")?,
+        valid_to: r.get("valid_to")?,
+        cert_der: r.get("cert_der")?,
+        key_sealed: r.get("key_sealed")?,
+    })
 }
 
 /// The company's newest certificate: the one it signs with.
@@ -600,17 +602,7 @@ pub fn current_certificate(conn: &Connection, company_id: i64) -> Result<Option<
             "SELECT id, subject, serial, valid_from, valid_to, cert_der, key_sealed FROM certificates
              WHERE company_id = :company ORDER BY id DESC LIMIT 1",
             named_params! {":company": company_id},
-            |r| {
-                Ok(StoredCertificate {
-                    id: r.get("id")?,
-                    subject: r.get("subject")?,
-                    serial: r.get("serial")?,
-                    valid_from: r.get("valid_from")?,
-                    valid_to: r.get("valid_to")?,
-                    cert_der: r.get("cert_der")?,
-                    key_sealed: r.get("key_sealed")?,
-                })
-            },
+            certificate_from,
         )
         .optional()?)
 }
