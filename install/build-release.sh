@@ -127,12 +127,31 @@ for target in "${targets[@]}"; do
         [ -d "$src" ] || src=/usr/include/x86_64-linux-gnu/$dir
         ln -sfn "$src" "$kernel_headers/$dir"
       done
-      CC_x86_64_unknown_linux_musl=musl-gcc \
-        CFLAGS_x86_64_unknown_linux_musl="-idirafter $kernel_headers" \
+      # OpenSSL's assembly generators ask the C compiler's assembler for its version and leave out
+      # what it cannot assemble. Told 2.29, the last before VAES and VPCLMULQDQ, they leave out
+      # the AES routines that use those AVX-512 instructions (AES-GCM's alone is 0.7 MB, for bulk
+      # encryption on servers; a shop sends the CIS a few KB) and keep everything else: AES-NI,
+      # AVX2, SHA, and RSA's ADX and AVX-512 IFMA code.
+      no_avx512=${CARGO_TARGET_DIR:-$PWD/target}/musl-gcc-no-avx512
+      printf '%s\n' '#!/bin/sh' \
+        'if [ "$*" = "-Wa,-v -c -o /dev/null -x assembler /dev/null" ]; then' \
+        '  echo "GNU assembler version 2.29 (no VAES: AVX-512 AES left out)"' \
+        '  exit 0' \
+        'fi' \
+        'exec musl-gcc "$@"' >"$no_avx512"
+      chmod +x "$no_avx512"
+      # -Os: OpenSSL's C at size over speed (openssl-src asks for -O2; the later flag wins); its
+      # hot paths (RSA's big numbers, AES, SHA) are assembly either way.
+      CC_x86_64_unknown_linux_musl=$no_avx512 \
+        CFLAGS_x86_64_unknown_linux_musl="-Os -idirafter $kernel_headers" \
         cargo build -p arka --profile dist --locked --features static --target "$target"
       ;;
     aarch64-unknown-linux-musl)
-      cargo zigbuild -p arka --profile dist --locked --features static --target "$target"
+      # -Os as for x86_64. OPENSSL_NO_SM2_PRECOMP: OpenSSL's AArch64 assembly for SM2, China's
+      # curve, which nothing here uses, otherwise carries a 0.5 MB table of precomputed points;
+      # without it SM2 still works, computing them.
+      CFLAGS_aarch64_unknown_linux_musl="-Os -DOPENSSL_NO_SM2_PRECOMP" \
+        cargo zigbuild -p arka --profile dist --locked --features static --target "$target"
       ;;
     x86_64-pc-windows-gnu)
       # mingw-w64's gcc builds OpenSSL and SQLite; Rust links its own C runtime pieces statically.

@@ -1,6 +1,10 @@
 //! `arka serve` and the simulators alone: logging, the signals that stop them, and the banner
 //! that says where they listen.
 
+use tracing_subscriber::filter::{LevelFilter, ParseError, Targets};
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+
 use crate::config::{LogFormat, ServeArgs, TlsArgs};
 
 /// `arka wolt-sim`'s settings.
@@ -26,16 +30,28 @@ pub struct WoltSimArgs {
     pub order_every: u64,
 }
 
+/// The log filter `RUST_LOG` holds: a level (`info`), targets with their levels (`arka=debug`,
+/// `arka=debug,hyper=warn`), or both (`warn,arka=debug`); unset or empty is `info`. tracing's
+/// `Targets` rather than its `EnvFilter`, whose span and field filters (unused here) carry a regex
+/// engine into the binary (its size, issue 34).
+pub(crate) fn log_filter(spec: Option<&str>) -> Result<Targets, ParseError> {
+    let directives: Vec<&str> =
+        spec.unwrap_or_default().split(',').map(str::trim).filter(|d| !d.is_empty()).collect();
+    if directives.is_empty() {
+        return Ok(Targets::new().with_default(LevelFilter::INFO));
+    }
+    directives.join(",").parse()
+}
+
 fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref())
+        .unwrap_or_else(|_| Targets::new().with_default(LevelFilter::INFO));
     // Colours only for a person at a terminal: journald and log files get plain text.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let builder =
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
+    let builder = tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(ansi);
     match format {
-        LogFormat::Pretty => builder.init(),
-        LogFormat::Json => builder.json().init(),
+        LogFormat::Pretty => builder.finish().with(filter).init(),
+        LogFormat::Json => builder.json().finish().with(filter).init(),
     }
 }
 
@@ -56,12 +72,11 @@ pub(crate) fn init_file_logging(
         .max_log_files(crate::ops::windows::service::LOG_FILES_KEPT)
         .build(dir)
         .map_err(|e| format!("cannot log into {}: {e}", dir.display()))?;
-    let filter = tracing_subscriber::EnvFilter::try_new(filter.unwrap_or("info"))
-        .map_err(|e| format!("RUST_LOG: {e}"))?;
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(files).with_ansi(false);
+    let filter = log_filter(filter).map_err(|e| format!("RUST_LOG: {e}"))?;
+    let builder = tracing_subscriber::fmt().with_writer(files).with_ansi(false);
     match format {
-        LogFormat::Pretty => builder.init(),
-        LogFormat::Json => builder.json().init(),
+        LogFormat::Pretty => builder.finish().with(filter).init(),
+        LogFormat::Json => builder.json().finish().with(filter).init(),
     }
     Ok(())
 }
@@ -236,4 +251,36 @@ pub fn hq(action: crate::hq::cli::HqCommand) -> Result<(), String> {
     let result = runtime.block_on(async move { crate::hq::cli::run(action, shutdown_signal()).await });
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use tracing::Level;
+
+    use super::log_filter;
+
+    #[test]
+    fn rust_log_takes_a_level_targets_with_levels_or_both_and_defaults_to_info() {
+        for unset in [None, Some(""), Some(" , ")] {
+            let filter = log_filter(unset).unwrap();
+            assert!(filter.would_enable("arka::api", &Level::INFO), "{unset:?}");
+            assert!(!filter.would_enable("arka::api", &Level::DEBUG), "{unset:?}");
+        }
+        let warn = log_filter(Some("warn")).unwrap();
+        assert!(warn.would_enable("hyper", &Level::WARN));
+        assert!(!warn.would_enable("arka", &Level::INFO));
+
+        let arka = log_filter(Some("arka=debug")).unwrap();
+        assert!(arka.would_enable("arka::services::pipeline", &Level::DEBUG));
+        assert!(!arka.would_enable("arka", &Level::TRACE));
+        assert!(!arka.would_enable("hyper", &Level::ERROR), "only the targets named");
+
+        let both = log_filter(Some("warn, arka=debug,hyper=error")).unwrap();
+        assert!(both.would_enable("arka::store", &Level::DEBUG));
+        assert!(both.would_enable("tokio", &Level::WARN));
+        assert!(!both.would_enable("tokio", &Level::INFO));
+        assert!(!both.would_enable("hyper::proto", &Level::WARN));
+
+        assert!(log_filter(Some("arka=loud")).is_err());
+    }
 }
