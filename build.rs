@@ -11,7 +11,8 @@ use flate2::write::DeflateEncoder;
 // silently left out of the binary. The book (docs/src and the screenshots it shows) is
 // embedded the same way, every file found, so a new chapter needs no list kept by hand.
 // Text is embedded as raw DEFLATE (the release binary's size goal, issue 34): the book's
-// chapters, the OpenAPI document and the CIS schemas the simulator serves shrink to a fifth and
+// chapters, the OpenAPI document, the CIS schemas the simulator serves and the owner's page's
+// scripts shrink to a fifth or less and
 // are inflated once, when first served; images are already compressed and go in as they are.
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=migrations");
@@ -20,6 +21,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=docs/screenshots");
     println!("cargo:rerun-if-changed=assets/openapi.yaml");
     println!("cargo:rerun-if-changed=assets/cis");
+    println!("cargo:rerun-if-changed=assets/web");
 
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR")?);
     let out = PathBuf::from(env::var("OUT_DIR")?);
@@ -56,6 +58,14 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
 
     deflate(&root.join("assets/openapi.yaml"), &out.join("openapi.yaml.deflate"))?;
+    // The owner's page's scripts and stylesheet (index.html goes in as it is: its version is
+    // filled in when served).
+    for entry in fs::read_dir(root.join("assets/web"))? {
+        let path = entry?.path();
+        if let Some(name) = path.file_name().and_then(|n| n.to_str()).filter(|n| *n != "index.html") {
+            deflate(&path, &out.join("web").join(format!("{name}.deflate")))?;
+        }
+    }
     for name in [
         "FiscalizationService.wsdl",
         "EinvoiceService.wsdl",

@@ -107,6 +107,11 @@ linked_as() {
   echo
 }
 
+# SQLite's extensions that libsqlite3-sys compiles in and no SQL of Arka's uses: FTS3 (the invoice
+# search is FTS5, kept, as is JSON), R*Tree, the dbstat table, soundex(), and loading extensions.
+export LIBSQLITE3_FLAGS="-USQLITE_ENABLE_FTS3 -USQLITE_ENABLE_FTS3_PARENTHESIS -USQLITE_ENABLE_RTREE \
+  -USQLITE_ENABLE_DBSTAT_VTAB -USQLITE_SOUNDEX -USQLITE_ENABLE_LOAD_EXTENSION -DSQLITE_OMIT_LOAD_EXTENSION"
+
 mkdir -p dist
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 smoke_log=$(mktemp)

@@ -31,10 +31,20 @@ const VERSION_MARK: &str = "{{version}}";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 pub(super) const REVALIDATE: &str = "no-cache";
 
+/// A file of `assets/web/`, embedded as raw DEFLATE by `build.rs` (the binary's size, issue 34)
+/// and inflated once, with the page's other files, when the page is first served.
 pub struct Asset {
     pub name: &'static str,
     pub content_type: &'static str,
-    pub bytes: &'static [u8],
+    packed: &'static [u8],
+}
+
+impl Asset {
+    /// The file as it is in `assets/web/`.
+    pub fn bytes(&self) -> &'static [u8] {
+        let b = bundle();
+        ASSETS.iter().position(|a| a.name == self.name).map_or(&[], |i| b.files[i].as_slice())
+    }
 }
 
 macro_rules! asset {
@@ -42,7 +52,7 @@ macro_rules! asset {
         Asset {
             name: $name,
             content_type: $content_type,
-            bytes: include_bytes!(concat!("../../assets/web/", $name)),
+            packed: include_bytes!(concat!(env!("OUT_DIR"), "/web/", $name, ".deflate")),
         }
     };
 }
@@ -71,6 +81,7 @@ pub const INDEX_HTML: &str = include_str!("../../assets/web/index.html");
 
 /// The served forms, computed once.
 struct Bundle {
+    files: Vec<Vec<u8>>,
     version: String,
     index: String,
     index_etag: String,
@@ -94,18 +105,19 @@ fn bundle() -> &'static Bundle {
     static BUNDLE: OnceLock<Bundle> = OnceLock::new();
     BUNDLE.get_or_init(|| {
         let mut all = openssl::sha::Sha256::new();
+        let files: Vec<Vec<u8>> = ASSETS.iter().map(|a| inflate(a.packed).unwrap_or_default()).collect();
         let mut etags = Vec::with_capacity(ASSETS.len());
-        for a in ASSETS {
+        for (a, bytes) in ASSETS.iter().zip(&files) {
             all.update(a.name.as_bytes());
-            all.update(a.bytes);
-            etags.push(format!("\"{}\"", short_hash(a.bytes)));
+            all.update(bytes);
+            etags.push(format!("\"{}\"", short_hash(bytes)));
         }
         all.update(INDEX_HTML.as_bytes());
         let mut version = hex_lower(&all.finish());
         version.truncate(16);
         let index = INDEX_HTML.replace(VERSION_MARK, &version);
         let index_etag = format!("\"{}\"", short_hash(index.as_bytes()));
-        Bundle { version, index, index_etag, etags }
+        Bundle { files, version, index, index_etag, etags }
     })
 }
 
@@ -169,7 +181,7 @@ async fn file(headers: HeaderMap, Path((version, name)): Path<(String, String)>)
         Some(i) => {
             let cache = if version == b.version { IMMUTABLE } else { REVALIDATE };
             let a = &ASSETS[i];
-            answer(&headers, a.content_type, a.bytes, &b.etags[i], cache, CONTENT_SECURITY_POLICY)
+            answer(&headers, a.content_type, &b.files[i], &b.etags[i], cache, CONTENT_SECURITY_POLICY)
         }
         None => super::error::ApiError::status(StatusCode::NOT_FOUND, "Not found.").into_response(),
     }
@@ -197,6 +209,16 @@ mod tests {
         let mut embedded: Vec<String> = ASSETS.iter().map(|a| a.name.to_string()).collect();
         embedded.sort();
         assert_eq!(embedded, on_disk);
+    }
+
+    #[test]
+    fn every_asset_is_its_file_in_assets_web_byte_for_byte_and_packed() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/web");
+        for a in ASSETS {
+            let file = std::fs::read(dir.join(a.name)).unwrap();
+            assert_eq!(a.bytes(), file.as_slice(), "{}", a.name);
+            assert!(a.packed.len() < file.len(), "{} is embedded packed", a.name);
+        }
     }
 
     #[test]
@@ -237,7 +259,7 @@ mod tests {
     fn no_asset_names_anything_outside_the_box() {
         assert_eq!(outside_references(INDEX_HTML), Vec::<String>::new(), "index.html");
         for a in ASSETS {
-            assert_eq!(outside_references(text(a.bytes)), Vec::<String>::new(), "{}", a.name);
+            assert_eq!(outside_references(text(a.bytes())), Vec::<String>::new(), "{}", a.name);
         }
         // The check itself finds what it looks for.
         assert_eq!(outside_references("<script src=\"https://cdn.example/x.js\">"), ["https:"]);

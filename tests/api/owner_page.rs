@@ -51,7 +51,7 @@ fn the_page_and_its_files_are_served_with_their_types_caching_and_policy() {
         assert_eq!(reply.status, 200, "{path}");
         assert_eq!(header(&reply, "content-type"), a.content_type, "{path}");
         assert_eq!(header(&reply, "cache-control"), "public, max-age=31536000, immutable", "{path}");
-        assert_eq!(reply.text.as_bytes(), a.bytes, "{path} is the embedded file");
+        assert_eq!(reply.text.as_bytes(), a.bytes(), "{path} is the embedded file");
         let etag = header(&reply, "etag").to_string();
         assert_eq!(server.request("GET", &path, &[("If-None-Match", &etag)], None).status, 304);
     }
@@ -410,7 +410,7 @@ fn the_pages_files_weigh_under_200_kb_together() {
     for a in arka::api::web::ASSETS {
         total += server.get_bytes(&format!("/web/{version}/{}", a.name), None).len();
     }
-    let embedded: usize = arka::api::web::ASSETS.iter().map(|a| a.bytes.len()).sum::<usize>()
+    let embedded: usize = arka::api::web::ASSETS.iter().map(|a| a.bytes().len()).sum::<usize>()
         + arka::api::web::index_html().len();
     assert_eq!(total, embedded, "what is served is what is embedded");
     assert!(total < 200 * 1024, "the page's files weigh {total} bytes");
