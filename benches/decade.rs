@@ -199,6 +199,14 @@ fn file_bytes(db: &Path) -> u64 {
         .sum()
 }
 
+/// The bytes free on the disk of `dir` (`df`; 0 when it cannot say).
+fn free_bytes(dir: &Path) -> u64 {
+    let out = Command::new("df").args(["--output=avail", "-B1"]).arg(dir).output();
+    out.ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().nth(1).and_then(|l| l.trim().parse().ok()))
+        .unwrap_or(0)
+}
+
 fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0 * 1024.0)
 }
@@ -1133,9 +1141,20 @@ fn list_figures(base: &str, token: &str) {
     }
 }
 
-/// `arka backup` of the decade while the server runs: seconds and MB/s.
+/// `arka backup` of the decade while the server runs: seconds and MB/s. Skipped, and said so,
+/// when the disk has not the file's size and a tenth free: a full disk stops every build beside.
 fn backup_figures(decade: &Decade, _serving: &Arka) {
     let to = decade.dir().join("backup.db");
+    let needed = file_bytes(&decade.db) / 10 * 11;
+    let free = free_bytes(&decade.dir());
+    if free < needed {
+        println!(
+            "arka backup of the decade: skipped, {:.1} GiB free for a copy of {:.1} GiB",
+            gib(free),
+            gib(file_bytes(&decade.db))
+        );
+        return;
+    }
     let started = Instant::now();
     let status = Command::new(arka_binary())
         .arg("backup")
