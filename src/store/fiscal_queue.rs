@@ -159,8 +159,8 @@ pub fn enqueue(conn: &Connection, q: &NewQueued) -> Result<i64> {
 }
 
 /// The dictionary of the company's own that `request` is packed with (`kept::pack_entry`): the
-/// newest for its operation while it still holds the request's seller, else a new one made of
-/// the request itself. None for a request format 3 does not keep (no IIC signature).
+/// one kept for its operation and seller (a unit's address is the seller's), else a new one made
+/// of the request itself. None for a request format 3 does not keep (no IIC signature).
 fn shop_dictionary(
     conn: &Connection,
     company_id: i64,
@@ -168,22 +168,26 @@ fn shop_dictionary(
     request: &str,
 ) -> Result<Option<(i64, Vec<u8>)>> {
     let Some(made) = kept::shop_dictionary(request) else { return Ok(None) };
-    let newest: Option<(i64, Vec<u8>)> = conn
+    let seller = kept::seller(request);
+    let kept: Option<(i64, Vec<u8>)> = conn
         .prepare_cached(
-            "SELECT id, dictionary FROM kept_dictionaries WHERE company_id = :company AND operation = :op
-             ORDER BY id DESC LIMIT 1",
+            "SELECT id, dictionary FROM kept_dictionaries
+             WHERE company_id = :company AND operation = :op AND seller = :seller",
         )?
-        .query_row(named_params! {":company": company_id, ":op": operation}, |r| {
+        .query_row(named_params! {":company": company_id, ":op": operation, ":seller": seller}, |r| {
             Ok((r.get("id")?, r.get("dictionary")?))
         })
         .optional()?;
-    if let Some(newest) = newest.filter(|(_, dictionary)| kept::fits(dictionary, request)) {
-        return Ok(Some(newest));
+    if kept.is_some() {
+        return Ok(kept);
     }
     conn.prepare_cached(
-        "INSERT INTO kept_dictionaries (company_id, operation, dictionary) VALUES (:company, :op, :dictionary)",
+        "INSERT INTO kept_dictionaries (company_id, operation, seller, dictionary)
+         VALUES (:company, :op, :seller, :dictionary)",
     )?
-    .execute(named_params! {":company": company_id, ":op": operation, ":dictionary": made})?;
+    .execute(
+        named_params! {":company": company_id, ":op": operation, ":seller": seller, ":dictionary": made},
+    )?;
     Ok(Some((conn.last_insert_rowid(), made)))
 }
 
@@ -565,5 +569,59 @@ mod tests {
             get(tx, id)
         });
         assert!(matches!(read, Err(Error::Sqlite(_))), "{read:?}");
+    }
+
+    /// A signed cash sale's request of the seller at `address`, as this program writes one.
+    fn signed_request(address: &str, number: u32) -> String {
+        format!(
+            "<RegisterInvoiceRequest><Header UUID=\"u-{number}\"></Header><Invoice IIC=\"00\" IICSignature=\"{}\" \
+             InvOrdNum=\"{number}\"><Seller Address=\"{address}\" IDNum=\"L1\" Name=\"Dyqani\"></Seller></Invoice>\
+             </RegisterInvoiceRequest>",
+            format!("{number:02X}").repeat(256)
+        )
+    }
+
+    #[test]
+    fn each_seller_of_a_company_gets_one_dictionary_and_every_entry_reads_back() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let company = fixtures::company(tx, "L1");
+                // Two units at two addresses selling in turn, then the first unit moves.
+                let addresses =
+                    ["Rruga A 1", "Rruga B 2", "Rruga A 1", "Rruga B 2", "Rruga C 3", "Rruga A 1"];
+                let mut kept = Vec::new();
+                for (n, address) in (10..).zip(addresses) {
+                    let request = signed_request(address, n);
+                    let uuid = format!("u-{n}");
+                    let id = enqueue(
+                        tx,
+                        &NewQueued { unsigned_request: &request, ..entry(company, &uuid, None) },
+                    )?;
+                    kept.push((id, request));
+                }
+                let dictionaries: i64 =
+                    tx.query_row("SELECT COUNT(*) FROM kept_dictionaries", [], |r| r.get(0))?;
+                assert_eq!(dictionaries, 3, "one a seller, not one a change of seller");
+                let named: Vec<Option<i64>> = kept
+                    .iter()
+                    .map(|(id, _)| {
+                        tx.query_row(
+                            "SELECT arka_kept_dictionary(unsigned_request) FROM fiscal_queue WHERE id = ?1",
+                            [id],
+                            |r| r.get(0),
+                        )
+                    })
+                    .collect::<rusqlite::Result<_>>()?;
+                assert_eq!(named, [Some(1), Some(2), Some(1), Some(2), Some(3), Some(1)]);
+                for (id, request) in &kept {
+                    assert_eq!(&get(tx, *id)?.unwrap().unsigned_request, request);
+                }
+                let from_page: Vec<String> =
+                    page(tx, 0, 10)?.into_iter().map(|q| q.unsigned_request).collect();
+                assert_eq!(from_page, kept.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>());
+                Ok(())
+            })
+            .unwrap();
     }
 }

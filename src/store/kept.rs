@@ -149,12 +149,13 @@ pub fn shop_dictionary(request: &str) -> Option<Vec<u8>> {
     Some([&request.as_bytes()[..offset], &request.as_bytes()[offset + SIGNATURE_DIGITS..]].concat())
 }
 
-/// Whether `dictionary` still fits `request`'s shop: it holds the request's `<Seller …>` as it
-/// is (a shop whose name or address changed gets a new dictionary).
-pub fn fits(dictionary: &[u8], request: &str) -> bool {
-    let Some(start) = request.find("<Seller ") else { return true };
-    let seller = request[start..].split_inclusive('>').next().unwrap_or_default().as_bytes();
-    dictionary.windows(seller.len()).any(|w| w == seller)
+/// The `<Seller …>` tag of `request` (the company's name and NUIS, its unit's address), which
+/// names the shop's dictionary it is packed with; empty when it has none.
+pub fn seller(request: &str) -> &str {
+    request
+        .find("<Seller ")
+        .and_then(|start| request[start..].split_inclusive('>').next())
+        .unwrap_or_default()
 }
 
 /// Format 3's head: the shop's dictionary's id (0 for none) and where the stream starts.
@@ -629,8 +630,9 @@ mod tests {
         let earlier = own(&invoice_request().replace("2031-", "2030-"));
         let dictionary = shop_dictionary(&earlier).unwrap();
         assert!(!dictionary.windows(SIGNATURE_DIGITS).any(|w| w.iter().all(u8::is_ascii_hexdigit)));
-        assert!(fits(&dictionary, &request));
-        assert!(!fits(&dictionary, &request.replace("<Seller ", "<Seller Town=\"Durrës\" ")));
+        assert_eq!(seller(&request), seller(&earlier));
+        assert!(seller(&request).starts_with("<Seller ") && seller(&request).ends_with("Town=\"Tiranë\">"));
+        assert_eq!(seller("<RegisterWTNRequest/>"), "");
         let shop = ShopDictionary { id: 300, dictionary: &dictionary };
         let packed = pack_entry(&request, &EntryKeys { shop: Some(shop), ..KEYS }).unwrap();
         let without = pack_entry(&request, &KEYS).unwrap();
