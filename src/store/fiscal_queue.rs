@@ -601,15 +601,15 @@ mod tests {
                     kept.push((id, request));
                 }
                 let dictionaries: i64 =
-                    tx.query_row("SELECT COUNT(*) FROM kept_dictionaries", [], |r| r.get(0))?;
+                    tx.query_row("SELECT COUNT(*) AS n FROM kept_dictionaries", [], |r| r.get("n"))?;
                 assert_eq!(dictionaries, 3, "one a seller, not one a change of seller");
                 let named: Vec<Option<i64>> = kept
                     .iter()
                     .map(|(id, _)| {
                         tx.query_row(
-                            "SELECT arka_kept_dictionary(unsigned_request) FROM fiscal_queue WHERE id = ?1",
+                            "SELECT arka_kept_dictionary(unsigned_request) AS named FROM fiscal_queue WHERE id = ?1",
                             [id],
-                            |r| r.get(0),
+                            |r| r.get("named"),
                         )
                     })
                     .collect::<rusqlite::Result<_>>()?;
