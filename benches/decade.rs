@@ -19,10 +19,12 @@
 //! server's peak RSS (VmHWM) while 16 POS sell; a sale's p50 with one POS and the throughput of
 //! 16, over the decade and over a fresh database; `arka backup` of the file. Then, over a smaller
 //! pair (`ARKA_BENCH_PAGES_RECEIPTS`, default 1,000,000, generated the same way): the reports
-//! with this release's pages and with SQLite's 4 KiB, and the first start over the 4 KiB copy,
-//! whose page rewrite (and, while V27 is the newest migration, V27's packing of the kept requests
-//! turned back into text) log their time; the lines are quoted. `ARKA_BENCH_SECONDS` (default 20)
-//! is the length of each selling run; `ARKA_BENCH_ONLY=generate` stops after the generator.
+//! with this release's pages and with SQLite's 4 KiB, and `arka migrate --small-pages` over the
+//! 4 KiB copy, timed. `ARKA_BENCH_SECONDS` (default 20)
+//! is the length of each selling run; `ARKA_BENCH_ONLY=generate` stops after the generator,
+//! `ARKA_BENCH_ONLY=sales` after the start-ups and the sales over the decade. `ARKA_BENCH_ARKA`
+//! names another server binary (the static musl one, for its RSS). A kept file made by an earlier
+//! schema is upgraded by its first start, whose time and migrations' log lines are printed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -68,11 +70,17 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("decade").join("arka.db"));
     let decade = prepared(&db, receipts);
-    if std::env::var("ARKA_BENCH_ONLY").is_ok_and(|v| v == "generate") {
+    let only = std::env::var("ARKA_BENCH_ONLY").unwrap_or_default();
+    if only == "generate" {
         return;
     }
     let sim = Sim::start_knowing(known_tcrs(&db));
     startup_figures(&decade, &sim);
+    if only == "sales" {
+        let arka = Arka::start(&decade.dir(), &sim);
+        sale_figures("decade", &arka, &decade.token);
+        return;
+    }
     let arka = Arka::start(&decade.dir(), &sim);
     report_figures("decade", &arka.base, &decade.token, 20);
     list_figures(&arka.base, &decade.token);
@@ -105,6 +113,8 @@ struct Decade {
     db: PathBuf,
     receipts: u64,
     token: String,
+    /// The schema the kept file was made with, when older than this build's.
+    upgrade_from: Option<i64>,
 }
 
 impl Decade {
@@ -123,17 +133,19 @@ fn marker_text(receipts: u64) -> String {
     format!("schema {} receipts {receipts} generator {GENERATOR}\n", arka::store::latest_schema_version())
 }
 
-/// The decade at `db`: the kept one when its marker matches this schema and size, else made
-/// anew (the data directory's database, key and marker removed first).
+/// The decade at `db`: the kept one when its marker matches this size and generator (made by an
+/// earlier schema, it is upgraded by its first start, as a shop's is), else made anew (the data
+/// directory's database, key and marker removed first).
 fn prepared(db: &Path, receipts: u64) -> Decade {
     let marker = marker_path(db);
     let kept = std::fs::read_to_string(&marker).unwrap_or_default();
     if let Some((line, token)) = kept.split_once("token ")
-        && line == marker_text(receipts)
+        && let Some(schema) = kept_schema(line, receipts)
         && db.exists()
     {
         println!("decade: reusing {} ({})", db.display(), line.trim());
-        return Decade { db: db.to_path_buf(), receipts, token: token.trim().to_string() };
+        let upgrade_from = (schema < arka::store::latest_schema_version()).then_some(schema);
+        return Decade { db: db.to_path_buf(), receipts, token: token.trim().to_string(), upgrade_from };
     }
     let dir = db.parent().unwrap();
     std::fs::create_dir_all(dir).unwrap();
@@ -145,15 +157,30 @@ fn prepared(db: &Path, receipts: u64) -> Decade {
         let _ = std::fs::remove_file(file);
     }
     let token = generate(db, receipts);
-    std::fs::write(&marker, format!("{}token {token}\n", marker_text(receipts))).unwrap();
-    Decade { db: db.to_path_buf(), receipts, token }
+    write_marker(db, receipts, &token);
+    Decade { db: db.to_path_buf(), receipts, token, upgrade_from: None }
 }
 
-/// The TCRs the file's shop registered, for a simulator started after them.
+/// The schema a kept file was made (or last upgraded) with, when its size and generator are
+/// this run's and its schema is not newer than this build's.
+fn kept_schema(line: &str, receipts: u64) -> Option<i64> {
+    let rest = line.trim().strip_prefix("schema ")?;
+    let (schema, rest) = rest.split_once(' ')?;
+    let schema: i64 = schema.parse().ok()?;
+    let same = rest == format!("receipts {receipts} generator {GENERATOR}");
+    (same && schema <= arka::store::latest_schema_version()).then_some(schema)
+}
+
+/// Marks the file as made (or upgraded) by this build's schema.
+fn write_marker(db: &Path, receipts: u64, token: &str) {
+    std::fs::write(marker_path(db), format!("{}token {token}\n", marker_text(receipts))).unwrap();
+}
+
+/// The TCRs the file's shop registered, for a simulator started after them (read as the file
+/// is: opening it as a `Store` would migrate it, which its first start is to do).
 fn known_tcrs(db: &Path) -> Vec<arka::sim::cis::KnownTcr> {
-    let store = arka::store::Store::open(db).unwrap();
-    store
-        .read_blocking(arka::store::devices::all_with_issuer)
+    let conn = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    arka::store::devices::all_with_issuer(&conn)
         .unwrap()
         .into_iter()
         .map(|(tcr_code, issuer_nuis, busin_unit_code)| arka::sim::cis::KnownTcr {
@@ -170,6 +197,14 @@ fn file_bytes(db: &Path) -> u64 {
         .filter_map(|s| std::fs::metadata(format!("{}{s}", db.display())).ok())
         .map(|m| m.len())
         .sum()
+}
+
+/// The bytes free on the disk of `dir` (`df`; 0 when it cannot say).
+fn free_bytes(dir: &Path) -> u64 {
+    let out = Command::new("df").args(["--output=avail", "-B1"]).arg(dir).output();
+    out.ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().nth(1).and_then(|l| l.trim().parse().ok()))
+        .unwrap_or(0)
 }
 
 fn gib(bytes: u64) -> f64 {
@@ -887,7 +922,14 @@ fn generate(db: &Path, receipts: u64) -> String {
 // The real server
 // ---------------------------------------------------------------------------------------------
 
-/// `arka serve` as its own process (the binary this package builds), its CIS the simulator of
+/// The server's binary: this package's, or `ARKA_BENCH_ARKA` (a release build, as the static musl
+/// one `install/build-release.sh` makes, whose malloc is not glibc's).
+fn arka_binary() -> PathBuf {
+    std::env::var_os("ARKA_BENCH_ARKA")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_arka")), PathBuf::from)
+}
+
+/// `arka serve` as its own process (`arka_binary`), its CIS the simulator of
 /// this process, its log in a file of the data directory; stopped with SIGTERM when dropped.
 struct Arka {
     child: Child,
@@ -903,7 +945,7 @@ impl Arka {
         let log = data_dir.join(format!("serve-{port}.log"));
         let out = std::fs::File::create(&log).unwrap();
         let started = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_arka"))
+        let mut child = Command::new(arka_binary())
             .arg("serve")
             .arg(format!("--data-dir={}", data_dir.display()))
             .arg(format!("--listen=127.0.0.1:{port}"))
@@ -970,7 +1012,8 @@ impl Drop for Arka {
 // ---------------------------------------------------------------------------------------------
 
 /// Start-up to the first answer, three starts in a row (the first after the generator or an
-/// earlier run, the file in the page cache as far as it fits).
+/// earlier run, the file in the page cache as far as it fits). A file made by an earlier schema
+/// is upgraded by the first: its time is the upgrade's, with the migrations' own log lines.
 fn startup_figures(decade: &Decade, sim: &Sim) {
     println!(
         "decade: {} documents asked, {:.2} GiB ({} bytes a document)",
@@ -980,11 +1023,21 @@ fn startup_figures(decade: &Decade, sim: &Sim) {
     );
     for start in 1..=3 {
         let arka = Arka::start(&decade.dir(), sim);
-        println!(
-            "start-up {start}: process start to the first 200 of /healthz {:.0} ms (goal < 1,000 ms); RSS at rest {:.1} MiB",
-            ms(arka.ready_after),
-            peak_rss_mib(&arka.pid())
-        );
+        match decade.upgrade_from.filter(|_| start == 1) {
+            Some(schema) => {
+                println!(
+                    "upgrade: the first start over the file of schema {schema} migrated it to {} and answered /healthz after {:.1} s",
+                    arka::store::latest_schema_version(),
+                    arka.ready_after.as_secs_f64()
+                );
+                write_marker(&decade.db, decade.receipts, &decade.token);
+            }
+            None => println!(
+                "start-up {start}: process start to the first 200 of /healthz {:.0} ms (goal < 1,000 ms); RSS at rest {:.1} MiB",
+                ms(arka.ready_after),
+                peak_rss_mib(&arka.pid())
+            ),
+        }
         for line in arka.timed_lines() {
             println!("  log: {line}");
         }
@@ -1088,11 +1141,22 @@ fn list_figures(base: &str, token: &str) {
     }
 }
 
-/// `arka backup` of the decade while the server runs: seconds and MB/s.
+/// `arka backup` of the decade while the server runs: seconds and MB/s. Skipped, and said so,
+/// when the disk has not the file's size and a tenth free: a full disk stops every build beside.
 fn backup_figures(decade: &Decade, _serving: &Arka) {
     let to = decade.dir().join("backup.db");
+    let needed = file_bytes(&decade.db) / 10 * 11;
+    let free = free_bytes(&decade.dir());
+    if free < needed {
+        println!(
+            "arka backup of the decade: skipped, {:.1} GiB free for a copy of {:.1} GiB",
+            gib(free),
+            gib(file_bytes(&decade.db))
+        );
+        return;
+    }
     let started = Instant::now();
-    let status = Command::new(env!("CARGO_BIN_EXE_arka"))
+    let status = Command::new(arka_binary())
         .arg("backup")
         .arg(format!("--to={}", to.display()))
         .arg(format!("--data-dir={}", decade.dir().display()))
@@ -1244,10 +1308,14 @@ fn copy_data(from: &Path, to: &Path) {
 
 /// The reports over a smaller decade with the pages this release writes and a copy with
 /// SQLite's 4 KiB (served while this process holds it open, so the server keeps its pages);
-/// then the copy as the previous release left it (kept requests as text, V27 not applied) is
-/// upgraded by a start, whose migration and page rewrite log their time.
+/// then `arka migrate --small-pages` over the copy, the server stopped, timed. Skipped when
+/// `ARKA_BENCH_PAGES_RECEIPTS` is 0.
 fn page_figures(big: &Path) {
     let receipts = setting("ARKA_BENCH_PAGES_RECEIPTS", 1_000_000);
+    if receipts == 0 {
+        println!("pages: skipped (ARKA_BENCH_PAGES_RECEIPTS=0)");
+        return;
+    }
     let root = big.parent().unwrap().parent().unwrap().to_path_buf();
     let small = prepared(&root.join(format!("decade-pages-{receipts}")).join("arka.db"), receipts);
     let sim = Sim::start_knowing(known_tcrs(&small.db));
@@ -1285,47 +1353,30 @@ fn page_figures(big: &Path) {
         }
         report_figures("4 KiB pages", &arka.base, &small.token, 20);
     }
-    previous_release(conn);
-    let arka = Arka::start(&large, &sim);
-    println!(
-        "upgrade: the first start over it answered /healthz after {:.1} s",
-        arka.ready_after.as_secs_f64()
-    );
-    for line in arka.timed_lines() {
-        println!("  log: {line}");
-    }
-    drop(arka);
+    drop(conn);
+    small_pages_figure(&large, receipts);
     let _ = std::fs::remove_dir_all(&large);
 }
 
-/// Turns the database behind `conn` back into the previous release's form where the schema
-/// allows: every kept request as text again and V27 not applied (only while V27 is the newest
-/// migration; after it, the page rewrite alone is timed).
-fn previous_release(conn: Connection) {
-    if arka::store::latest_schema_version() != 27 {
-        println!("upgrade: migrations after V27 exist; only the page rewrite is timed");
-        return;
-    }
+/// `arka migrate --small-pages` over the 4 KiB copy (what a start leaves to the owner above
+/// 256 MiB): its time in all and per million documents.
+fn small_pages_figure(data: &Path, receipts: u64) {
     let started = Instant::now();
-    conn.create_scalar_function(
-        "unpacked",
-        1,
-        rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| {
-            let packed: Vec<u8> = ctx.get(0)?;
-            arka::store::kept::unpack(&packed).map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))
-        },
-    )
-    .unwrap();
-    let rows = conn
-        .execute(
-            "UPDATE fiscal_queue SET unsigned_request = unpacked(unsigned_request) WHERE typeof(unsigned_request) = 'blob'",
-            [],
-        )
+    let status = Command::new(arka_binary())
+        .arg("migrate")
+        .arg("--small-pages")
+        .arg(format!("--data-dir={}", data.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
         .unwrap();
-    conn.execute("DELETE FROM refinery_schema_history WHERE version = 27", []).unwrap();
+    let seconds = started.elapsed().as_secs_f64();
+    let pages: i64 = Connection::open(data.join("arka.db"))
+        .unwrap()
+        .query_row("PRAGMA page_size", [], |r| r.get("page_size"))
+        .unwrap();
     println!(
-        "upgrade: {rows} kept requests turned back into text and V27 unapplied in {:.0} s (the previous release's form)",
-        started.elapsed().as_secs_f64()
+        "upgrade: arka migrate --small-pages over the 4 KiB copy: {status}, {seconds:.1} s ({:.1} s per million documents), pages now {pages} bytes",
+        seconds / (receipts as f64 / 1e6)
     );
 }

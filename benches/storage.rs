@@ -11,6 +11,8 @@
 //! (default 25) its time, `ARKA_BENCH_CLIENTS` (default 16) the POS selling at once.
 //! `ARKA_BENCH_PAGE_SIZE` makes each new database with that page size before the server opens it
 //! (to compare page sizes; a server converts a database to its own page size when it opens it).
+//! `ARKA_BENCH_KEEP=DIR` copies each part's database there (`one-line.db`, `ten-line.db`) for a
+//! look with `sqlite3` and `dbstat`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -191,6 +193,14 @@ fn run_part(lines: usize, clients: usize, max: usize, limit: Duration) -> Part {
     let db = server.db.clone();
     drop(server);
     let after = footprint(&db);
+    if let Ok(keep) = std::env::var("ARKA_BENCH_KEEP") {
+        std::fs::create_dir_all(&keep).unwrap();
+        std::fs::copy(
+            &db,
+            Path::new(&keep).join(format!("{}.db", if lines == 1 { "one-line" } else { "ten-line" })),
+        )
+        .unwrap();
+    }
     Part { receipts, elapsed, written, frames, before, after }
 }
 

@@ -62,17 +62,17 @@ fn open(db: &Path) -> Result<Connection, Error> {
 fn number_of(conn: &Connection, ack: &Ack) -> Result<Option<Vec<String>>, Error> {
     let found = match ack.kind {
         Kind::Cash | Kind::Cancel => conn
-            .query_row("SELECT number FROM invoices WHERE id = ?1", [ack.id], |r| Ok(vec![r.get(0)?]))
+            .query_row("SELECT number FROM invoices WHERE id = ?1", [ack.id], |r| Ok(vec![r.get("number")?]))
             .optional()?,
         Kind::Deposit => conn
             .query_row(
-                "SELECT cash_action_no, CAST(transaction_no AS TEXT) FROM cash_actions WHERE id = ?1",
+                "SELECT cash_action_no, CAST(transaction_no AS TEXT) AS transaction_no FROM cash_actions WHERE id = ?1",
                 [ack.id],
-                |r| Ok(vec![r.get(0)?, r.get(1)?]),
+                |r| Ok(vec![r.get("cash_action_no")?, r.get("transaction_no")?]),
             )
             .optional()?,
         Kind::Wtn => conn
-            .query_row("SELECT number FROM wtns WHERE id = ?1", [ack.id], |r| Ok(vec![r.get(0)?]))
+            .query_row("SELECT number FROM wtns WHERE id = ?1", [ack.id], |r| Ok(vec![r.get("number")?]))
             .optional()?,
     };
     Ok(found)
@@ -82,29 +82,29 @@ fn number_of(conn: &Connection, ack: &Ack) -> Result<Option<Vec<String>>, Error>
 /// the corrective documents of the sale.
 fn documents_of(conn: &Connection, kind: Kind, key: &str) -> Result<i64, Error> {
     let sql = match kind {
-        Kind::Cash => "SELECT COUNT(*) FROM invoices WHERE internal_id = ?1",
+        Kind::Cash => "SELECT COUNT(*) AS n FROM invoices WHERE internal_id = ?1",
         Kind::Cancel => {
-            "SELECT COUNT(*) FROM invoices WHERE original_invoice_id IN \
+            "SELECT COUNT(*) AS n FROM invoices WHERE original_invoice_id IN \
              (SELECT id FROM invoices WHERE internal_id = ?1)"
         }
-        Kind::Wtn => "SELECT COUNT(*) FROM wtns WHERE internal_id = ?1",
+        Kind::Wtn => "SELECT COUNT(*) AS n FROM wtns WHERE internal_id = ?1",
         Kind::Deposit => return Ok(1),
     };
-    Ok(conn.query_row(sql, [key], |r| r.get(0))?)
+    Ok(conn.query_row(sql, [key], |r| r.get("n"))?)
 }
 
-/// Sequences that do not run 1..n: `sql` yields (sequence name, count, min, max, distinct). A
+/// Sequences that do not run 1..n: `sql` yields `sequence`, `count`, `min`, `max` and `distinct_n`. A
 /// number the CIS refused is held for its document's retry (`held_numbers`): issued and held
 /// numbers together run without a gap.
 fn gaps_in(conn: &Connection, sql: &str, findings: &mut Findings) -> Result<(), Error> {
     let mut statement = conn.prepare(sql)?;
     let rows = statement.query_map([], |r| {
         Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, i64>(2)?,
-            r.get::<_, i64>(3)?,
-            r.get::<_, i64>(4)?,
+            r.get::<_, String>("sequence")?,
+            r.get::<_, i64>("count")?,
+            r.get::<_, i64>("min")?,
+            r.get::<_, i64>("max")?,
+            r.get::<_, i64>("distinct_n")?,
         ))
     })?;
     for row in rows {
@@ -139,10 +139,10 @@ fn registered_codes(
 fn refusal_of(conn: &Connection, kind: &str, id: i64) -> Result<Option<String>, Error> {
     Ok(conn
         .query_row(
-            "SELECT COALESCE(fault_code, '') FROM fiscal_queue \
+            "SELECT COALESCE(fault_code, '') AS fault_code FROM fiscal_queue \
              WHERE document_kind = ?1 AND document_id = ?2 AND status = 'rejected'",
             rusqlite::params![kind, id],
-            |r| r.get(0),
+            |r| r.get("fault_code"),
         )
         .optional()?)
 }
@@ -154,7 +154,7 @@ fn blames_the_cis(code: &str) -> bool {
 
 /// One table of documents checked against what the CIS registered.
 struct Documents<'a> {
-    /// (id, document code, CIS code) of every row.
+    /// `id`, `code` (the document's) and `cis_code` of every row.
     sql: &'a str,
     /// The queue's `document_kind` of these rows.
     queue_kind: &'a str,
@@ -173,7 +173,7 @@ fn against_the_cis(
     let what = documents.what;
     let mut statement = conn.prepare(documents.sql)?;
     let rows = statement.query_map([], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+        Ok((r.get::<_, i64>("id")?, r.get::<_, String>("code")?, r.get::<_, Option<String>>("cis_code")?))
     })?;
     let (mut count, mut refused) = (0, 0);
     for row in rows {
@@ -248,7 +248,7 @@ pub fn check(
     }
     gaps_in(
         &conn,
-        "SELECT sequence, COUNT(*), MIN(n), MAX(n), COUNT(DISTINCT n) FROM ( \
+        "SELECT sequence, COUNT(*) AS count, MIN(n) AS min, MAX(n) AS max, COUNT(DISTINCT n) AS distinct_n FROM ( \
            SELECT 'company ' || company_id || ' ' || kind || ' ' || COALESCE(tcr_code, '') || ' ' || year AS sequence, \
                   ord_num AS n FROM invoices \
            UNION ALL SELECT 'company ' || company_id || ' CASH ' || substr(sequence, 6) || ' ' || year, ord_num \
@@ -257,13 +257,14 @@ pub fn check(
     )?;
     gaps_in(
         &conn,
-        "SELECT 'company ' || company_id || ' cash actions ' || tcr_code || ' ' || year, COUNT(*), MIN(transaction_no), \
-         MAX(transaction_no), COUNT(DISTINCT transaction_no) FROM cash_actions GROUP BY company_id, tcr_code, year",
+        "SELECT 'company ' || company_id || ' cash actions ' || tcr_code || ' ' || year AS sequence, \
+         COUNT(*) AS count, MIN(transaction_no) AS min, MAX(transaction_no) AS max, \
+         COUNT(DISTINCT transaction_no) AS distinct_n FROM cash_actions GROUP BY company_id, tcr_code, year",
         &mut findings,
     )?;
     gaps_in(
         &conn,
-        "SELECT sequence, COUNT(*), MIN(n), MAX(n), COUNT(DISTINCT n) FROM ( \
+        "SELECT sequence, COUNT(*) AS count, MIN(n) AS min, MAX(n) AS max, COUNT(DISTINCT n) AS distinct_n FROM ( \
            SELECT 'company ' || company_id || ' WTNs of unit ' || business_unit_id || ' ' || year AS sequence, \
                   ord_num AS n FROM wtns \
            UNION ALL SELECT 'company ' || company_id || ' WTNs of unit ' || substr(sequence, 5) || ' ' || year, ord_num \
@@ -275,14 +276,18 @@ pub fn check(
     let wtns = registered_codes(registered, "wtns", "wtnic", "fwtnic");
     let invoices = against_the_cis(
         &conn,
-        &Documents { sql: "SELECT id, iic, fic FROM invoices", queue_kind: "invoice", what: "invoice" },
+        &Documents {
+            sql: "SELECT id, iic AS code, fic AS cis_code FROM invoices",
+            queue_kind: "invoice",
+            what: "invoice",
+        },
         &invoices,
         &mut findings,
     )?;
     let deposits = against_the_cis(
         &conn,
         &Documents {
-            sql: "SELECT id, fiscal_uuid, fiscal_fic FROM cash_actions",
+            sql: "SELECT id, fiscal_uuid AS code, fiscal_fic AS cis_code FROM cash_actions",
             queue_kind: "cash_action",
             what: "cash action",
         },
@@ -291,7 +296,11 @@ pub fn check(
     )?;
     let wtns = against_the_cis(
         &conn,
-        &Documents { sql: "SELECT id, wtnic, fwtnic FROM wtns", queue_kind: "wtn", what: "WTN" },
+        &Documents {
+            sql: "SELECT id, wtnic AS code, fwtnic AS cis_code FROM wtns",
+            queue_kind: "wtn",
+            what: "WTN",
+        },
         &wtns,
         &mut findings,
     )?;

@@ -5,8 +5,9 @@
 ; It installs arka.exe in Program Files and lets `arka service install` do the rest: the data folder
 ; %ProgramData%\Arka (for the service's account and Administrators only) with its settings file
 ; arka.env (kept on an upgrade), the service (started with Windows, restarted on failure) and the
-; firewall rule (the listening port, private profile only). Then it starts the service and leaves a
-; Start-menu link to the owner's page. The uninstaller keeps the data unless asked (or /PURGE).
+; firewall rule (the listening port, private profile only) and the Start-menu link to the owner's
+; page (at the address and port arka.env serves). Then it starts the service. The uninstaller keeps
+; the data unless asked (or /PURGE).
 
 Unicode true
 !include "LogicLib.nsh"
@@ -23,8 +24,7 @@ Unicode true
 !insertmacro need OUTFILE
 
 !define UNINSTALL_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\Arka"
-; The owner's page on this PC, at the settings file's default port (ARKA_LISTEN).
-!define OWNER_PAGE "http://localhost:8080/"
+; Written by `arka service install` from arka.env (src/ops/windows/start_menu.rs); removed here too.
 !define PAGE_LINK "$SMPROGRAMS\Arka\Arka - owner's page.url"
 
 Name "Arka ${VERSION}"
@@ -73,9 +73,6 @@ Section "Arka"
   ${If} $0 != 0
     MessageBox MB_ICONEXCLAMATION "The Arka service did not start ($0): its log is in $APPDATA\Arka\data\logs." /SD IDOK
   ${EndIf}
-
-  CreateDirectory "$SMPROGRAMS\Arka"
-  WriteINIStr "${PAGE_LINK}" "InternetShortcut" "URL" "${OWNER_PAGE}"
 
   WriteRegStr HKLM "${UNINSTALL_KEY}" "DisplayName" "Arka fiscal server"
   WriteRegStr HKLM "${UNINSTALL_KEY}" "DisplayVersion" "${VERSION}"

@@ -3,7 +3,7 @@
 use super::open_store;
 use crate::config::DataArgs;
 use crate::ops::secrets::KeyFile;
-use crate::services::marketplace::{self, VenueInput, owner_cli, put_venue};
+use crate::services::marketplace::{self, VenueInput, owner_cli};
 use crate::store::Store;
 
 fn fail(e: marketplace::Error) -> String {
@@ -46,7 +46,7 @@ pub fn put(data: &DataArgs, nuis: &str, venue: &VenueInput) -> Result<(), String
     let store = open_store(data)?;
     let company = owner_cli::company(&store, nuis).map_err(fail)?;
     let key_file = KeyFile::load_or_create(&data.data_dir.join("arka.key")).map_err(|e| e.to_string())?;
-    put_venue(&store, &key_file, company, venue).map_err(fail)?;
+    owner_cli::put_venue(&store, &key_file, company, venue).map_err(fail)?;
     print_settings(&store, company)
 }
 

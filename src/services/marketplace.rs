@@ -295,22 +295,47 @@ pub mod owner_cli {
         }
     }
 
+    /// Writes `change` with its entry of the command line's in the same transaction, the
+    /// settings before and after as the route's entry keeps them.
+    fn audited<T>(
+        store: &Store,
+        company_id: i64,
+        change: impl FnOnce(&rusqlite::Connection) -> Result<T>,
+    ) -> Result<T> {
+        let entry = audit::by_cli(Some(company_id), Audited::SettingsMarketplace, company_id);
+        store.write_blocking(move |tx| {
+            let before = settings_fields(tx, company_id)?;
+            let done = change(tx)?;
+            let entry = entry.before(before).after(settings_fields(tx, company_id)?);
+            store::audit::append(tx, &entry)?;
+            Ok(done)
+        })
+    }
+
     pub fn set_addon(store: &Store, company_id: i64, enabled: bool) -> Result<()> {
-        Ok(store.write_blocking(|tx| db::set_addon(tx, company_id, enabled, Utc::now()))?)
+        audited(store, company_id, |tx| Ok(db::set_addon(tx, company_id, enabled, Utc::now())?))
     }
 
     /// Grants or withdraws the marketplace right of the token of the user with this e-mail.
     pub fn set_right(store: &Store, email: &str, granted: bool) -> Result<i64> {
-        store.write_blocking(|tx| {
-            let user = db::user_by_email(tx, email)?
-                .ok_or_else(|| Error::NotFound(format!("no user has the e-mail {email}")))?;
-            db::set_right(tx, user, granted, Utc::now())?;
-            Ok(user)
-        })
+        let found = store.read_blocking(|c| match db::user_by_email(c, email)? {
+            Some(user) => Ok(db::company_of_user(c, user)?.map(|company| (user, company))),
+            None => Ok(None),
+        })?;
+        let (user, company_id) =
+            found.ok_or_else(|| Error::NotFound(format!("no user has the e-mail {email}")))?;
+        audited(store, company_id, |tx| Ok(db::set_right(tx, user, granted, Utc::now())?))?;
+        Ok(user)
+    }
+
+    /// Makes this venue the company's one active venue, its credentials sealed.
+    pub fn put_venue(store: &Store, key_file: &KeyFile, company_id: i64, venue: &VenueInput) -> Result<i64> {
+        let sealed = seal_venue(key_file, venue)?;
+        audited(store, company_id, |tx| write_venue(tx, company_id, &sealed))
     }
 
     pub fn remove_venue(store: &Store, company_id: i64) -> Result<usize> {
-        Ok(store.write_blocking(|tx| db::deactivate_venues(tx, company_id, Utc::now()))?)
+        audited(store, company_id, |tx| Ok(db::deactivate_venues(tx, company_id, Utc::now())?))
     }
 
     pub fn settings(store: &Store, company_id: i64) -> Result<Settings> {

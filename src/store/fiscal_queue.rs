@@ -13,7 +13,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
-use super::kept::{KeptRequest, Packed};
+use super::kept::{self, EntryKeys, Packed, SHOP_DICTIONARY_SQL, ShopDictionary};
 use super::{Result, now_text};
 use crate::domain::spelled::spelled;
 
@@ -97,17 +97,28 @@ const COLUMNS: &str = "id, company_id, operation, document_kind, document_id, do
     last_error, fault_code, result_code, created_at";
 
 fn queued_from(r: &Row) -> rusqlite::Result<Queued> {
+    let (header_uuid, tcr_code, document_number): (String, Option<String>, Option<String>) =
+        (r.get("header_uuid")?, r.get("tcr_code")?, r.get("document_number")?);
+    let keys = EntryKeys {
+        header_uuid: &header_uuid,
+        tcr_code: tcr_code.as_deref(),
+        document_number: document_number.as_deref(),
+        shop: None,
+    };
+    let dictionary: Option<Vec<u8>> = r.get("kept_dictionary")?;
+    let unsigned_request = kept::read(r.get_ref("unsigned_request")?, keys, dictionary.as_deref())
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Blob, e.into()))?;
     Ok(Queued {
         id: r.get("id")?,
         company_id: r.get("company_id")?,
         operation: r.get("operation")?,
         document: r.get("document_kind")?,
         document_id: r.get("document_id")?,
-        document_number: r.get("document_number")?,
-        tcr_code: r.get("tcr_code")?,
-        header_uuid: r.get("header_uuid")?,
+        document_number,
+        tcr_code,
+        header_uuid,
         issued_at: r.get("issued_at")?,
-        unsigned_request: r.get::<_, KeptRequest>("unsigned_request")?.0,
+        unsigned_request,
         subseq_deliv_type: r.get("subseq_deliv_type")?,
         status: r.get("status")?,
         attempts: r.get("attempts")?,
@@ -123,7 +134,14 @@ fn queued_from(r: &Row) -> rusqlite::Result<Queued> {
 /// (the worker's, due at `next_attempt_at`) with one.
 pub fn enqueue(conn: &Connection, q: &NewQueued) -> Result<i64> {
     let status = if q.subseq_deliv_type.is_some() { Status::Waiting } else { Status::Sending };
-    let request = Packed::of(q.unsigned_request)?;
+    let shop = shop_dictionary(conn, q.company_id, q.operation, q.unsigned_request)?;
+    let keys = EntryKeys {
+        header_uuid: q.header_uuid,
+        tcr_code: q.tcr_code,
+        document_number: q.document_number,
+        shop: shop.as_ref().map(|(id, dictionary)| ShopDictionary { id: *id, dictionary }),
+    };
+    let request = Packed::entry(q.unsigned_request, &keys)?;
     conn.prepare_cached(
         "INSERT INTO fiscal_queue (company_id, operation, document_kind, document_id, document_number, tcr_code,
              header_uuid, issued_at, unsigned_request, subseq_deliv_type, status, next_attempt_at, last_error,
@@ -140,11 +158,44 @@ pub fn enqueue(conn: &Connection, q: &NewQueued) -> Result<i64> {
     Ok(conn.last_insert_rowid())
 }
 
+/// The dictionary of the company's own that `request` is packed with (`kept::pack_entry`): the
+/// one kept for its operation and seller (a unit's address is the seller's), else a new one made
+/// of the request itself. None for a request format 3 does not keep (no IIC signature).
+fn shop_dictionary(
+    conn: &Connection,
+    company_id: i64,
+    operation: &str,
+    request: &str,
+) -> Result<Option<(i64, Vec<u8>)>> {
+    let Some(made) = kept::shop_dictionary(request) else { return Ok(None) };
+    let seller = kept::seller(request);
+    let kept: Option<(i64, Vec<u8>)> = conn
+        .prepare_cached(
+            "SELECT id, dictionary FROM kept_dictionaries
+             WHERE company_id = :company AND operation = :op AND seller = :seller",
+        )?
+        .query_row(named_params! {":company": company_id, ":op": operation, ":seller": seller}, |r| {
+            Ok((r.get("id")?, r.get("dictionary")?))
+        })
+        .optional()?;
+    if kept.is_some() {
+        return Ok(kept);
+    }
+    conn.prepare_cached(
+        "INSERT INTO kept_dictionaries (company_id, operation, seller, dictionary)
+         VALUES (:company, :op, :seller, :dictionary)",
+    )?
+    .execute(
+        named_params! {":company": company_id, ":op": operation, ":seller": seller, ":dictionary": made},
+    )?;
+    Ok(Some((conn.last_insert_rowid(), made)))
+}
+
 /// Every entry on its way (`waiting` or `sending`), oldest first: the worker sends the waiting
 /// ones and keeps each TCR's documents in order behind any still in their first call.
 pub fn on_the_way(conn: &Connection, limit: i64) -> Result<Vec<Queued>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM fiscal_queue WHERE status IN ('waiting', 'sending') AND status <> 'delivered' ORDER BY id LIMIT :limit"
+        "SELECT {COLUMNS}, {SHOP_DICTIONARY_SQL} AS kept_dictionary FROM fiscal_queue WHERE status IN ('waiting', 'sending') AND status <> 'delivered' ORDER BY id LIMIT :limit"
     ))?;
     let rows = stmt.query_map(named_params! {":limit": limit}, queued_from)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
@@ -154,7 +205,7 @@ pub fn on_the_way(conn: &Connection, limit: i64) -> Result<Vec<Queued>> {
 /// oldest first: for `arka queue` and GET /account.
 pub fn open_items(conn: &Connection, company_id: Option<i64>) -> Result<Vec<Queued>> {
     let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM fiscal_queue
+        "SELECT {COLUMNS}, {SHOP_DICTIONARY_SQL} AS kept_dictionary FROM fiscal_queue
          WHERE status IN ('waiting', 'rejected', 'held') AND status <> 'delivered' AND (:company IS NULL OR company_id = :company)
          ORDER BY id"
     ))?;
@@ -165,7 +216,7 @@ pub fn open_items(conn: &Connection, company_id: Option<i64>) -> Result<Vec<Queu
 /// Entries of every status after `after_id`, by id, `limit` at a time: `arka queue requests`.
 pub fn page(conn: &Connection, after_id: i64, limit: i64) -> Result<Vec<Queued>> {
     let mut stmt = conn
-        .prepare(&format!("SELECT {COLUMNS} FROM fiscal_queue WHERE id > :after ORDER BY id LIMIT :limit"))?;
+        .prepare(&format!("SELECT {COLUMNS}, {SHOP_DICTIONARY_SQL} AS kept_dictionary FROM fiscal_queue WHERE id > :after ORDER BY id LIMIT :limit"))?;
     let rows = stmt.query_map(named_params! {":after": after_id, ":limit": limit}, queued_from)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
@@ -174,7 +225,9 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<Queued>> {
     use rusqlite::OptionalExtension;
     Ok(conn
         .query_row(
-            &format!("SELECT {COLUMNS} FROM fiscal_queue WHERE id = :id"),
+            &format!(
+                "SELECT {COLUMNS}, {SHOP_DICTIONARY_SQL} AS kept_dictionary FROM fiscal_queue WHERE id = :id"
+            ),
             named_params! {":id": id},
             queued_from,
         )
@@ -199,12 +252,14 @@ pub fn record_failure(
     Ok(())
 }
 
-/// The CIS accepted the document; returns false when it was no longer on its way.
+/// The CIS accepted the document; returns false when it was no longer on its way. A delivered
+/// entry keeps no next attempt (no worker reads it again): its time would be 35 bytes kept for
+/// nothing in every entry (issue 34).
 pub fn mark_delivered(conn: &Connection, id: i64, result_code: &str) -> Result<bool> {
     let changed = conn
         .prepare_cached(
             "UPDATE fiscal_queue SET status = 'delivered', attempts = attempts + 1, result_code = :code,
-                 delivered_at = :now, last_error = NULL
+                 delivered_at = :now, last_error = NULL, next_attempt_at = ''
              WHERE id = :id AND status IN ('waiting', 'sending')",
         )?
         .execute(named_params! {":id": id, ":code": result_code, ":now": now_text()})?;
@@ -514,5 +569,59 @@ mod tests {
             get(tx, id)
         });
         assert!(matches!(read, Err(Error::Sqlite(_))), "{read:?}");
+    }
+
+    /// A signed cash sale's request of the seller at `address`, as this program writes one.
+    fn signed_request(address: &str, number: u32) -> String {
+        format!(
+            "<RegisterInvoiceRequest><Header UUID=\"u-{number}\"></Header><Invoice IIC=\"00\" IICSignature=\"{}\" \
+             InvOrdNum=\"{number}\"><Seller Address=\"{address}\" IDNum=\"L1\" Name=\"Dyqani\"></Seller></Invoice>\
+             </RegisterInvoiceRequest>",
+            format!("{number:02X}").repeat(256)
+        )
+    }
+
+    #[test]
+    fn each_seller_of_a_company_gets_one_dictionary_and_every_entry_reads_back() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let company = fixtures::company(tx, "L1");
+                // Two units at two addresses selling in turn, then the first unit moves.
+                let addresses =
+                    ["Rruga A 1", "Rruga B 2", "Rruga A 1", "Rruga B 2", "Rruga C 3", "Rruga A 1"];
+                let mut kept = Vec::new();
+                for (n, address) in (10..).zip(addresses) {
+                    let request = signed_request(address, n);
+                    let uuid = format!("u-{n}");
+                    let id = enqueue(
+                        tx,
+                        &NewQueued { unsigned_request: &request, ..entry(company, &uuid, None) },
+                    )?;
+                    kept.push((id, request));
+                }
+                let dictionaries: i64 =
+                    tx.query_row("SELECT COUNT(*) AS n FROM kept_dictionaries", [], |r| r.get("n"))?;
+                assert_eq!(dictionaries, 3, "one a seller, not one a change of seller");
+                let named: Vec<Option<i64>> = kept
+                    .iter()
+                    .map(|(id, _)| {
+                        tx.query_row(
+                            "SELECT arka_kept_dictionary(unsigned_request) AS named FROM fiscal_queue WHERE id = ?1",
+                            [id],
+                            |r| r.get("named"),
+                        )
+                    })
+                    .collect::<rusqlite::Result<_>>()?;
+                assert_eq!(named, [Some(1), Some(2), Some(1), Some(2), Some(3), Some(1)]);
+                for (id, request) in &kept {
+                    assert_eq!(&get(tx, *id)?.unwrap().unsigned_request, request);
+                }
+                let from_page: Vec<String> =
+                    page(tx, 0, 10)?.into_iter().map(|q| q.unsigned_request).collect();
+                assert_eq!(from_page, kept.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>());
+                Ok(())
+            })
+            .unwrap();
     }
 }

@@ -70,13 +70,7 @@ pub fn row_query(conn: &Connection, table: &str, key: &[&str]) -> Result<String>
     let columns = stmt
         .query_map(named_params! {":table": table}, |r| r.get::<_, String>("name"))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let value = |c: &str| {
-        if super::kept::holds_kept_requests(table, c) {
-            format!("arka_unpack_request(\"{c}\")")
-        } else {
-            format!("\"{c}\"")
-        }
-    };
+    let value = |c: &str| super::kept::as_text_sql(table, c).unwrap_or_else(|| format!("\"{c}\""));
     let pairs = columns.iter().map(|c| format!("'{c}', {}", value(c))).collect::<Vec<_>>().join(", ");
     let by_key = key.iter().map(|c| format!("\"{c}\" = json_extract(?1, '$.{c}')")).collect::<Vec<_>>();
     Ok(format!("SELECT json_object({pairs}) AS shipped FROM \"{table}\" WHERE {}", by_key.join(" AND ")))

@@ -766,6 +766,30 @@ fn the_owner_sets_up_the_marketplace_from_the_command_line() {
     assert!(!contains_bytes(&stored, API_KEY.as_bytes()), "the API key is not stored in the clear");
     arka_ok(&["marketplace", "revoke", "--email", &owner_email, "--data-dir", data]);
     assert_market_error(&till.server.get(&format!("{MARKET}/orders"), Some(&till.token)), 403, "forbidden");
+    the_command_lines_changes_are_in_the_audit_trail(&till);
+}
+
+/// Each of the command line's four changes is an entry of its own, the settings before and
+/// after, never the credentials.
+fn the_command_lines_changes_are_in_the_audit_trail(till: &common::till::Till) {
+    let page =
+        till.server.get("/api/v1/audit?action=settings.marketplace", Some(&till.token)).data(200).clone();
+    let mut entries: Vec<Value> = page["entries"].as_array().unwrap().clone();
+    entries.reverse();
+    assert_eq!(entries.len(), 4, "enable, grant, venue, revoke: {page}");
+    assert!(entries.iter().all(|e| e["role"] == "cli"), "{page}");
+    assert_eq!(
+        (entries[0]["before"]["enabled"].clone(), entries[0]["after"]["enabled"].clone()),
+        (json!(false), json!(true))
+    );
+    assert_eq!(entries[1]["after"]["usersWithRight"].as_array().map(Vec::len), Some(1), "{page}");
+    assert_eq!(
+        (entries[2]["before"]["venue"].clone(), entries[2]["after"]["venue"].clone()),
+        (Value::Null, json!(VENUE_ID))
+    );
+    assert_eq!(entries[3]["after"]["usersWithRight"], json!([]), "{page}");
+    let text = page.to_string();
+    assert!(!text.contains(API_KEY) && !text.contains(WEBHOOK_SECRET), "the trail keeps no credentials");
 }
 
 #[test]

@@ -201,6 +201,8 @@ fn no_row_is_read_by_position() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&repo.join("src"), &mut files);
+    // The campaign reads the product's file as an outside judge: by name too.
+    rust_files(&repo.join("chaos").join("src"), &mut files);
     let mut positional = Vec::new();
     let mut sqlite_files = 0;
     for file in &files {

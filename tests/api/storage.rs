@@ -70,6 +70,17 @@ fn request_types(db: &Path) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
+/// The answer of `sqlite3` to `query` over the database at `db`, one row a line.
+fn sqlite(db: &Path, query: &str) -> String {
+    let out = oracle(Command::new("sqlite3").arg(db).arg(query), "sqlite3");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// The kept requests' formats (their first byte, in hex) and how many of each.
+fn request_formats(db: &Path) -> String {
+    sqlite(db, "SELECT hex(substr(unsigned_request, 1, 1)), COUNT(*) FROM fiscal_queue GROUP BY 1")
+}
+
 /// `expression` of every invoice of the database at `db`, by id.
 fn column_by_id(db: &Path, expression: &str) -> std::collections::BTreeMap<String, String> {
     let out = oracle(
@@ -116,6 +127,18 @@ fn every_kept_request_is_what_the_cis_received_byte_for_byte_and_its_signature_v
     }
     let db = till.server.data_dir().join("arka.db");
     assert_eq!(request_types(&db), "blob|6");
+    // The deposit has no IIC signature (format 1); the five invoices' entries are format 3,
+    // written with the shop's one dictionary of invoice requests, and keep no next attempt
+    // once delivered.
+    assert_eq!(request_formats(&db), "01|1\n03|5");
+    assert_eq!(
+        sqlite(&db, "SELECT operation, COUNT(*) FROM kept_dictionaries GROUP BY 1"),
+        "RegisterInvoiceRequest|1"
+    );
+    assert_eq!(
+        sqlite(&db, "SELECT COUNT(*) FROM fiscal_queue WHERE status = 'delivered' AND next_attempt_at <> ''"),
+        "0"
+    );
     // An invoice's signature is kept once (by its queue entry, which gave it to the CIS above),
     // and its row keeps a few characters of its verify URL, whole again in its details.
     assert!(column_by_id(&db, "length(iic_signature)").values().all(|n| n == "0"));
@@ -164,6 +187,7 @@ fn a_database_of_the_release_before_v27_upgrades_and_every_document_reads_back()
     // The server answered: it opened the database and brought it up to date.
     let db = server.data_dir().join("arka.db");
     assert_eq!(request_types(&db), "blob|17", "V27 packed every kept request");
+    assert!(!request_formats(&db).contains("03|"), "V30 rewrote no entry: {}", request_formats(&db));
     let page_size = oracle(Command::new("sqlite3").arg(&db).arg("PRAGMA page_size"), "sqlite3");
     assert_eq!(String::from_utf8_lossy(&page_size.stdout).trim(), "512", "rewritten with 512-byte pages");
     // V28: each invoice's signature is kept once, by its queue entry, and its row keeps a few

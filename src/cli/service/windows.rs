@@ -15,7 +15,7 @@ use windows_service::{define_windows_service, service_dispatcher};
 
 use crate::config::ServeArgs;
 use crate::ops::windows::service::{self as definition, SERVICE_NAME};
-use crate::ops::windows::{acl, firewall};
+use crate::ops::windows::{acl, firewall, start_menu};
 
 /// The settings file: the one named, or `%ProgramData%\Arka\arka.env`.
 fn config_path(config: Option<PathBuf>) -> PathBuf {
@@ -44,12 +44,26 @@ fn private_folder(dir: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot restrict {} to the service and Administrators: {e}", dir.display()))
 }
 
+/// The Start-menu link to the owner's page, made again from the settings; the page's address.
+fn page_link(args: &ServeArgs) -> Result<String, String> {
+    let page = start_menu::owner_page(args.listen, args.tls.enabled());
+    let link = start_menu::link_path(std::env::var_os("ProgramData"));
+    if let Some(dir) = link.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(&link, start_menu::internet_shortcut(&page))
+        .map_err(|e| format!("{}: {e}", link.display()))?;
+    Ok(page)
+}
+
 fn netsh(args: &[OsString]) -> Result<std::process::Output, String> {
     std::process::Command::new("netsh").args(args).output().map_err(|e| format!("netsh: {e}"))
 }
 
 /// `arka service install`: Arka's folder (kept if it exists, its list set again), the settings
-/// file (kept if it exists), the registration (updated on an upgrade) and the firewall rule.
+/// file (kept if it exists), the registration (updated on an upgrade), the firewall rule and the
+/// Start-menu link to the owner's page (both from the settings: run it again after changing
+/// ARKA_LISTEN or TLS).
 pub fn install(config: Option<PathBuf>) -> Result<(), String> {
     let config = config_path(config);
     let home = config.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -80,15 +94,22 @@ pub fn install(config: Option<PathBuf>) -> Result<(), String> {
         args.data.data_dir.display(),
         args.listen.port()
     );
+    let page = page_link(&args)?;
+    println!("the Start-menu link \"Arka - owner's page\" opens {page}");
     println!("start it with: arka service start");
     Ok(())
 }
 
-/// `arka service uninstall`: stops and removes the service and its firewall rule; the data and the
-/// settings stay.
+/// `arka service uninstall`: stops and removes the service, its firewall rule and its Start-menu
+/// link; the data and the settings stay.
 pub fn uninstall() -> Result<(), String> {
     definition::uninstall()?;
     let _ = netsh(&firewall::delete_rule_args());
+    let link = start_menu::link_path(std::env::var_os("ProgramData"));
+    let _ = std::fs::remove_file(&link);
+    if let Some(dir) = link.parent() {
+        let _ = std::fs::remove_dir(dir);
+    }
     println!("removed the service {SERVICE_NAME} and its firewall rule; the data and settings are kept");
     Ok(())
 }

@@ -1,8 +1,10 @@
 //! Windows: the data dir's access list (`acl`), the service's registration and settings file
-//! (`service`) and the firewall rule (`firewall`). What they hand Windows is built by pure
+//! (`service`), the firewall rule (`firewall`) and the Start-menu link to the owner's page
+//! (`start_menu`). What they hand Windows is built by pure
 //! functions compiled and tested on every platform; the calls to Windows sit behind
 //! `#[cfg(windows)]`.
 
 pub mod acl;
 pub mod firewall;
 pub mod service;
+pub mod start_menu;

@@ -14,11 +14,10 @@ use super::content::InvoiceDocument;
 use super::content::{Content, Links, computed, internal_id, this_year, user_codes};
 use crate::domain::currency::{Origin, RateBasis};
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
-use crate::domain::invoice::request::currency;
 use crate::domain::invoice::{InvoiceInput, LineInput};
-use crate::domain::payments::{self, PaymentsInput};
+use crate::domain::payments::PaymentsInput;
 use crate::domain::table;
-use crate::domain::validation::{self, FieldErrors};
+use crate::domain::validation::FieldErrors;
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice, SettledOrder};
 
@@ -72,38 +71,19 @@ impl Services {
         let year = this_year();
         self.first_look(&internal_id(caller, year, &req.internal_id)).await?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, true)?;
-        let mut errors = FieldErrors::new();
-        validation::internal_id_length(&mut errors, &req.internal_id);
-        let start = errors.date("supply_start_date", req.supply_start_date.as_deref());
-        let end = errors.date("supply_end_date", req.supply_end_date.as_deref());
-        let iics = match table::order_iics(&req.order_invoices) {
-            Ok(iics) => iics,
-            Err(e) => {
-                errors.merge(e);
-                Vec::new()
-            }
-        };
-        match payments::read(&req.payments) {
-            Ok(read) => {
-                if let Err(e) = table::summary_payments(&read) {
-                    errors.merge(e);
-                }
-            }
-            Err(e) => errors.merge(e),
-        }
-        errors.into_result()?;
-        let orders = self.open_orders(caller, &iics).await?;
+        let checked = table::check_summary(&table::SummaryDetails {
+            internal_id: &req.internal_id,
+            order_invoices: &req.order_invoices,
+            supply_start_date: req.supply_start_date.as_deref(),
+            supply_end_date: req.supply_end_date.as_deref(),
+            payments: &req.payments,
+        })?;
+        let orders = self.open_orders(caller, &checked.iics).await?;
 
         // The lines and the currency come from the orders.
-        let order_currency = orders.first().map(|o| o.currency.clone()).unwrap_or_else(|| "ALL".into());
         let mut errors = FieldErrors::new();
-        if orders.iter().any(|o| o.currency != order_currency) {
-            errors.add("order_invoices", "The orders of one summary must share one currency.");
-        }
-        let currency = currency(&mut errors, Some(req.currency.as_deref().unwrap_or(&order_currency)));
-        if currency != order_currency {
-            errors.add("currency", format!("The orders are in {order_currency}: the summary must be too."));
-        }
+        let order_currencies: Vec<&str> = orders.iter().map(|o| o.currency.as_str()).collect();
+        let currency = table::summary_currency(&order_currencies, req.currency.as_deref(), &mut errors);
         // A summary sent without a rate pays its orders at the rate they were issued with.
         let rate_basis = match req.exchange_rate.filter(|r| r.is_sign_positive() && !r.is_zero()) {
             Some(rate) => Some(RateBasis { rate, origin: Origin::Request, date: None }),
@@ -145,8 +125,8 @@ impl Services {
             buyer: db::Buyer::default(),
             corrective: None,
             due: None,
-            supply_start: start,
-            supply_end: end,
+            supply_start: checked.supply_start,
+            supply_end: checked.supply_end,
             currency,
             self_issue_type: None,
             reverse_charge: false,
