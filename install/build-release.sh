@@ -137,17 +137,19 @@ for target in "${targets[@]}"; do
       # the AES routines that use those AVX-512 instructions (AES-GCM's alone is 0.7 MB, for bulk
       # encryption on servers; a shop sends the CIS a few KB) and keep everything else: AES-NI,
       # AVX2, SHA, and RSA's ADX and AVX-512 IFMA code.
-      no_avx512=${CARGO_TARGET_DIR:-$PWD/target}/musl-gcc-no-avx512
+      # The version is in the wrapper's name: the name is the C compiler cargo sees, so another
+      # answer rebuilds OpenSSL.
+      no_vaes=${CARGO_TARGET_DIR:-$PWD/target}/musl-gcc-as-2.29
       printf '%s\n' '#!/bin/sh' \
         'if [ "$*" = "-Wa,-v -c -o /dev/null -x assembler /dev/null" ]; then' \
         '  echo "GNU assembler version 2.29 (no VAES: AVX-512 AES left out)"' \
         '  exit 0' \
         'fi' \
-        'exec musl-gcc "$@"' >"$no_avx512"
-      chmod +x "$no_avx512"
+        'exec musl-gcc "$@"' >"$no_vaes"
+      chmod +x "$no_vaes"
       # -Os: OpenSSL's C at size over speed (openssl-src asks for -O2; the later flag wins); its
       # hot paths (RSA's big numbers, AES, SHA) are assembly either way.
-      CC_x86_64_unknown_linux_musl=$no_avx512 \
+      CC_x86_64_unknown_linux_musl=$no_vaes \
         CFLAGS_x86_64_unknown_linux_musl="-Os -idirafter $kernel_headers" \
         cargo build -p arka --profile dist --locked --features static --target "$target"
       ;;
