@@ -22,9 +22,10 @@
 //! with this release's pages and with SQLite's 4 KiB, and `arka migrate --small-pages` over the
 //! 4 KiB copy, timed. `ARKA_BENCH_SECONDS` (default 20)
 //! is the length of each selling run; `ARKA_BENCH_ONLY=generate` stops after the generator,
-//! `ARKA_BENCH_ONLY=sales` after the start-ups and the sales over the decade. `ARKA_BENCH_ARKA`
-//! names another server binary (the static musl one, for its RSS). A kept file made by an earlier
-//! schema is upgraded by its first start, whose time and migrations' log lines are printed.
+//! `ARKA_BENCH_ONLY=sales` (or `list`) after the start-ups and the sales (or the list's figures)
+//! over the decade. `ARKA_BENCH_ARKA` names another server binary (the static musl one, for its
+//! RSS). A kept file made by an earlier schema is upgraded by its first start, whose time and
+//! migrations' log lines are printed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -76,9 +77,13 @@ fn main() {
     }
     let sim = Sim::start_knowing(known_tcrs(&db));
     startup_figures(&decade, &sim);
-    if only == "sales" {
+    if only == "sales" || only == "list" {
         let arka = Arka::start(&decade.dir(), &sim);
-        sale_figures("decade", &arka, &decade.token);
+        if only == "sales" {
+            sale_figures("decade", &arka, &decade.token);
+        } else {
+            list_figures(&arka.base, &decade.token);
+        }
         return;
     }
     let arka = Arka::start(&decade.dir(), &sim);

@@ -25,6 +25,36 @@ pub fn invoice_number(n: u32, year: i32) -> String {
     format!("{n}/{year}")
 }
 
+/// A list query shaped like the end of a number (`1234/2019`: digits, a slash, a four-digit
+/// year): its digits and year. Every number holding it as text ends in it, since the year ends
+/// a number.
+pub fn number_end(query: &str) -> Option<(&str, i32)> {
+    let (digits, year) = query.split_once('/')?;
+    let all_digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    (all_digits(digits) && digits.len() <= 9 && year.len() == 4 && all_digits(year))
+        .then(|| Some((digits, year.parse().ok()?)))
+        .flatten()
+}
+
+/// The ordinals up to `max` whose decimal digits end in `digits` (`234` gives 234, 1234, 2234,
+/// ...; `0234` gives 10234, 20234, ...), or `None` when there are more than `limit`: a short end
+/// matches too many numbers to look each one up.
+pub fn ordinals_ending_in(digits: &str, max: i64, limit: usize) -> Option<Vec<i64>> {
+    let step = 10_i64.checked_pow(u32::try_from(digits.len()).ok()?)?;
+    let first: i64 = digits.parse().ok()?;
+    let count = usize::try_from(max.saturating_sub(first).max(-1).saturating_add(step) / step).ok()?;
+    if count > limit {
+        return None;
+    }
+    Some(
+        (0..)
+            .map(|k: i64| first + k * step)
+            .take_while(|n| *n <= max)
+            .filter(|n| *n >= 1 && n.to_string().ends_with(digits))
+            .collect(),
+    )
+}
+
 /// The CIS's `InvNum`: `<n>/<year>/<tcr code>` for a cash invoice, `<n>/<year>` otherwise
 /// (PROTOCOL.md section 7).
 pub fn cis_invoice_number(n: u32, year: i32, tcr_code: Option<&str>) -> String {
@@ -152,6 +182,35 @@ pub fn side_by_side(backup: &[LastNumber], replaced: &[LastNumber]) -> Vec<SideB
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_is_a_numbers_end_when_it_is_digits_a_slash_and_a_year() {
+        // | query        | digits and year       |
+        assert_eq!(number_end("1234/2019"), Some(("1234", 2019)));
+        assert_eq!(number_end("0234/2019"), Some(("0234", 2019)));
+        assert_eq!(number_end("7/2026"), Some(("7", 2026)));
+        assert_eq!(number_end("/2019"), None);
+        assert_eq!(number_end("1234/201"), None);
+        assert_eq!(number_end("1234/20199"), None);
+        assert_eq!(number_end("12a4/2019"), None);
+        assert_eq!(number_end(" 1234/2019"), None);
+        assert_eq!(number_end("1234/2019/tc001"), None);
+        assert_eq!(number_end("1234567890/2019"), None);
+        assert_eq!(number_end("Hoxha"), None);
+    }
+
+    #[test]
+    fn the_ordinals_ending_in_a_numbers_digits() {
+        // | digits | max    | limit | ordinals                           |
+        assert_eq!(ordinals_ending_in("234", 3_000, 10), Some(vec![234, 1234, 2234]));
+        assert_eq!(ordinals_ending_in("0234", 30_234, 10), Some(vec![10234, 20234, 30234]));
+        assert_eq!(ordinals_ending_in("1234", 1_233, 10), Some(vec![]));
+        assert_eq!(ordinals_ending_in("0", 30, 10), Some(vec![10, 20, 30]));
+        assert_eq!(ordinals_ending_in("7", 0, 10), Some(vec![]));
+        assert_eq!(ordinals_ending_in("4", 1_000, 10), None, "101 ordinals: more than the limit");
+        assert_eq!(ordinals_ending_in("1234", 213_000, 1_000).map(|o| o.len()), Some(22));
+        assert_eq!(ordinals_ending_in("999999999", i64::MAX, 10), None);
+    }
 
     #[test]
     fn numbers_read_ordinal_slash_year() {

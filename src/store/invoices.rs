@@ -10,6 +10,7 @@ use super::{Result, now_text};
 use crate::domain::cancellation::Reversed;
 use crate::domain::currency::Origin;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType, ListedType};
+use crate::domain::numbering;
 pub use crate::domain::payments::Payment;
 use crate::domain::payments::PaymentType;
 use crate::domain::verify;
@@ -868,6 +869,55 @@ fn indexed_pattern(query: &str) -> Option<String> {
     (term.chars().count() >= 3 && !term.contains(['%', '_', '\\'])).then(|| format!("%{term}%"))
 }
 
+/// The most ordinals a number query looks up one by one in each sequence; a shorter end (`4/2019`)
+/// goes to the trigram index.
+const NUMBER_LOOKUPS: usize = 2_000;
+
+/// The company's invoices whose number ends in `digits/year`, by their sequences' numbering
+/// index (each kind, and each TCR of the year, found by a seek past the last), or `None` when
+/// some sequence has more ordinals ending so than `NUMBER_LOOKUPS`. The trigram index would read
+/// the postings of the year's digits, which every document of the year holds.
+fn numbered_ending_in(
+    conn: &Connection,
+    company_id: i64,
+    digits: &str,
+    year: i32,
+) -> Result<Option<Vec<i64>>> {
+    let mut next_till = conn.prepare_cached(
+        "SELECT MIN(COALESCE(tcr_code, '')) AS tcr FROM invoices INDEXED BY invoices_number_unique
+         WHERE company_id = :company AND year = :year AND kind = :kind AND COALESCE(tcr_code, '') > :after",
+    )?;
+    let mut numbered = conn.prepare_cached(
+        "SELECT id FROM invoices INDEXED BY invoices_number_unique
+         WHERE company_id = :company AND year = :year AND kind = :kind AND COALESCE(tcr_code, '') = :tcr
+           AND ord_num IN (SELECT value FROM json_each(:ordinals))",
+    )?;
+    let mut ids = Vec::new();
+    for kind in [InvoiceType::Cash, InvoiceType::NonCash] {
+        // '' (no TCR) first, then each TCR code above the last.
+        let mut till = Some(String::new());
+        while let Some(tcr) = till {
+            let max = max_ord_num(conn, company_id, year, kind, (!tcr.is_empty()).then_some(tcr.as_str()))?;
+            let Some(ordinals) = numbering::ordinals_ending_in(digits, max, NUMBER_LOOKUPS) else {
+                return Ok(None);
+            };
+            if !ordinals.is_empty() {
+                let ordinals = serde_json::Value::from(ordinals).to_string();
+                let found = numbered.query_map(
+                    named_params! {":company": company_id, ":year": year, ":kind": kind, ":tcr": tcr, ":ordinals": ordinals},
+                    |r| r.get::<_, i64>("id"),
+                )?;
+                ids.extend(found.collect::<rusqlite::Result<Vec<_>>>()?);
+            }
+            till = next_till.query_row(
+                named_params! {":company": company_id, ":year": year, ":kind": kind, ":after": tcr},
+                |r| r.get::<_, Option<String>>("tcr"),
+            )?;
+        }
+    }
+    Ok(Some(ids))
+}
+
 /// A page of the company's invoices, newest first, with lines and payments.
 ///
 /// Only the filters given take part in the SQL, so each can use its index: `type` the
@@ -908,6 +958,25 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
     }
     let dated = f.from_date.is_some() || f.to_date.is_some();
     let columns = COLUMNS.split(',').map(|c| format!("i.{}", c.trim())).collect::<Vec<_>>().join(", ");
+    let by_number = match f.query.as_deref().and_then(numbering::number_end) {
+        Some((digits, year)) => numbered_ending_in(conn, company_id, digits, year)?,
+        None => None,
+    };
+    if let Some(ids) = by_number {
+        // The few invoices so numbered, looked up by id (CROSS JOIN keeps the list the outer
+        // loop), then filtered and ordered as any page.
+        let mut all = vec![Value::Text(serde_json::Value::from(ids).to_string())];
+        all.extend(values);
+        all.push(Value::Integer(f.limit));
+        all.push(Value::Integer(f.offset));
+        let order = if dated { "i.issue_date DESC, i.id DESC" } else { "i.id DESC" };
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT {columns} FROM json_each(?) n CROSS JOIN invoices i ON i.id = n.value
+             WHERE {} ORDER BY {order} LIMIT ? OFFSET ?",
+            conditions.join(" AND ")
+        ))?;
+        return with_children(conn, stmt.query_map(rusqlite::params_from_iter(all), invoice_from)?);
+    }
     if let Some(pattern) = f.query.as_deref().and_then(indexed_pattern) {
         // The invoices above the index's mark (V19), read from the table newest first, then the
         // index's own, newest first (CROSS JOIN keeps the index the outer loop): every id above
@@ -1144,6 +1213,76 @@ pub(crate) mod tests {
         assert_eq!(page(None), [ids[4], ids[2]], "without a till, what they issued");
         let everything = ListFilter { limit: 10, ..ListFilter::default() };
         assert_eq!(store.read_blocking(|c| list(c, 1, &everything)).unwrap().len(), 5);
+    }
+
+    #[test]
+    fn a_number_query_finds_the_numbers_ending_in_it_in_every_sequence_by_their_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        // | n      | kind    | TCR        | date       |
+        let rows = [
+            (1234, "CASH", Some("tc001tc001"), "2026-03-01"),
+            (1234, "CASH", Some("tc002tc002"), "2026-03-02"),
+            (1234, "NONCASH", None, "2026-03-03"),
+            (11234, "CASH", Some("tc001tc001"), "2026-03-04"),
+            (234, "CASH", Some("tc002tc002"), "2026-03-05"),
+            (10234, "NONCASH", None, "2026-03-06"),
+            (12345, "CASH", Some("tc001tc001"), "2026-03-07"),
+        ];
+        let ids = store
+            .write_blocking(|tx| -> Result<Vec<i64>> {
+                let c = company(tx, "L1", "Shop")?;
+                let mut ids = Vec::new();
+                for (row, (n, kind, tcr, date)) in rows.iter().enumerate() {
+                    let mut i = invoice(c, *n, kind, date, Some("Hoxha 1234/2026 sh.p.k."));
+                    i.tcr_code = tcr.map(str::to_string);
+                    i.internal_id = format!("row-{row}");
+                    i.iic = format!("{row:032}");
+                    i.header_uuid = format!("uuid-{row}");
+                    ids.push(insert(tx, &i)?);
+                }
+                Ok(ids)
+            })
+            .unwrap();
+        let page = |query: &str, f: ListFilter| -> Vec<i64> {
+            let f = ListFilter { query: Some(query.into()), limit: 10, ..f };
+            store.read_blocking(|c| list(c, 1, &f)).unwrap().iter().map(|i| i.id).collect()
+        };
+        let all = ListFilter::default();
+        assert_eq!(page("1234/2026", all.clone()), [ids[3], ids[2], ids[1], ids[0]], "newest first");
+        assert_eq!(page("0234/2026", all.clone()), [ids[5]]);
+        assert_eq!(page("234/2026", all.clone()), [ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]]);
+        assert_eq!(page("1234/2025", all.clone()), Vec::<i64>::new(), "another year");
+        let march_2 = ListFilter {
+            from_date: Some("2026-03-02".into()),
+            to_date: Some("2026-03-03".into()),
+            ..all.clone()
+        };
+        assert_eq!(page("1234/2026", march_2), [ids[2], ids[1]], "the dates still filter");
+        let cash = ListFilter { kinds: vec![ListedType::Cash], ..all.clone() };
+        assert_eq!(page("1234/2026", cash), [ids[3], ids[1], ids[0]], "the type still filters");
+        let second = ListFilter { offset: 1, limit: 2, ..all.clone() };
+        let f = ListFilter { query: Some("1234/2026".into()), ..second };
+        let paged: Vec<i64> = store.read_blocking(|c| list(c, 1, &f)).unwrap().iter().map(|i| i.id).collect();
+        assert_eq!(paged, [ids[2], ids[1]], "offset and limit");
+        // A number's end that is too short to look up one by one, and a query not shaped like
+        // one, still go through the text: the buyer's name holds "1234/2026" in every row.
+        assert_eq!(page("1234/2026 sh", all.clone()).len(), 7);
+        let plan: Vec<String> = store
+            .read_blocking(|c| {
+                let mut stmt = c.prepare(
+                    "EXPLAIN QUERY PLAN SELECT id FROM invoices INDEXED BY invoices_number_unique
+                     WHERE company_id = 1 AND year = 2026 AND kind = 'CASH' AND COALESCE(tcr_code, '') = ''
+                       AND ord_num IN (SELECT value FROM json_each('[1234]'))",
+                )?;
+                let rows = stmt.query_map([], |r| r.get::<_, String>("detail"))?;
+                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+            })
+            .unwrap();
+        assert!(
+            plan.iter().any(|d| d.contains("invoices_number_unique") && d.contains("ord_num=?")),
+            "{plan:?}"
+        );
     }
 
     #[test]
