@@ -957,6 +957,7 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
         values.push(Value::Integer(own.user_id));
     }
     let dated = f.from_date.is_some() || f.to_date.is_some();
+    let order = if dated { "i.issue_date DESC, i.id DESC" } else { "i.id DESC" };
     let columns = COLUMNS.split(',').map(|c| format!("i.{}", c.trim())).collect::<Vec<_>>().join(", ");
     let by_number = match f.query.as_deref().and_then(numbering::number_end) {
         Some((digits, year)) => numbered_ending_in(conn, company_id, digits, year)?,
@@ -969,7 +970,6 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
         all.extend(values);
         all.push(Value::Integer(f.limit));
         all.push(Value::Integer(f.offset));
-        let order = if dated { "i.issue_date DESC, i.id DESC" } else { "i.id DESC" };
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT {columns} FROM json_each(?) n CROSS JOIN invoices i ON i.id = n.value
              WHERE {} ORDER BY {order} LIMIT ? OFFSET ?",
@@ -1007,7 +1007,6 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
         conditions.push("i.search_text LIKE ? ESCAPE '\\'".to_string());
         values.push(Value::Text(pattern));
     }
-    let order = if dated { "i.issue_date DESC, i.id DESC" } else { "i.id DESC" };
     values.push(Value::Integer(f.limit));
     values.push(Value::Integer(f.offset));
     let mut stmt = conn.prepare_cached(&format!(
