@@ -112,6 +112,52 @@ linked_as() {
 export LIBSQLITE3_FLAGS="-USQLITE_ENABLE_FTS3 -USQLITE_ENABLE_FTS3_PARENTHESIS -USQLITE_ENABLE_RTREE \
   -USQLITE_ENABLE_DBSTAT_VTAB -USQLITE_SOUNDEX -USQLITE_ENABLE_LOAD_EXTENSION -DSQLITE_OMIT_LOAD_EXTENSION"
 
+# OpenSSL's Configure options for the x86_64 binary: openssl-src's own (static, no tests, no
+# compression, no SSL 3, no weak or national ciphers, no engines, no async), then every part that
+# nothing Arka does calls. Kept: TLS 1.2 and 1.3 with AES-GCM over ECDHE (P-256, X25519) and
+# RSA/ECDSA certificates (native-tls to the CIS and PostgreSQL, the HTTPS server, whose acceptor
+# also sets DH parameters: `dh` stays), RSA signing, X.509 and PKCS#8/PKCS#12 with the legacy
+# provider built in (RC2-40 and 3DES .p12 files), SHA-1/2, MD5 (the IIC), HMAC and the KDFs.
+# Left out: DTLS and QUIC, TLS 1.0/1.1, ChaCha20-Poly1305 (every TLS peer here offers
+# AES-GCM), SRP, PSK, SCTP, CMS, CT, OCSP, CMP/CRMF, TS, HTTP, SM2/3/4, ARIA, Blowfish, CAST,
+# MD4, MDC2, RIPEMD, Whirlpool, SipHash, BLAKE2, Argon2, scrypt, SIV, OCB, EC over binary fields,
+# DSA, the post-quantum ML-KEM/ML-DSA/SLH-DSA/LMS, the TLS trace, config file autoloading
+# (a static binary has no openssl.cnf), thread pools, the command-line tool and the docs.
+openssl_options=(no-shared no-module no-tests no-comp no-zlib no-zlib-dynamic no-ssl3 no-md2 no-rc5
+  no-weak-ssl-ciphers no-camellia no-idea no-seed no-engine no-async no-apps no-docs no-dso no-aria
+  no-argon2 no-bf no-blake2 no-cast no-cmp no-cms no-ct no-dgram no-dsa no-dtls no-ec2m no-gost
+  no-lms no-md4 no-mdc2 no-ml-dsa no-ml-kem no-slh-dsa no-multiblock no-nextprotoneg no-ocb no-ocsp
+  no-psk no-quic no-rc4 no-rfc3779 no-rmd160 no-scrypt no-siphash no-siv no-sm2 no-sm3 no-sm4 no-srp
+  no-srtp no-ts no-whirlpool no-ui-console no-tls1 no-tls1_1 no-http no-filenames no-thread-pool
+  no-default-thread-pool no-ssl-trace no-integrity-only-ciphers no-autoload-config no-chacha
+  no-poly1305)
+
+# build_openssl TARGET OS CC CFLAGS: OpenSSL built from the sources of the openssl-src crate that
+# Cargo.lock pins (the version the vendored builds use) with `openssl_options`, installed into the
+# target folder under a name that holds a hash of everything that shapes it (built once; another
+# option, flag or version builds anew); prints the folder, which openssl-sys then links
+# statically through <TARGET>_OPENSSL_DIR instead of building its own.
+build_openssl() {
+  local target=$1 os=$2 cc=$3 cflags=$4 manifest sources key prefix work
+  manifest=$(cargo metadata --locked --format-version 1 |
+    jq -er '.packages[] | select(.name == "openssl-src") | .manifest_path')
+  sources=$(dirname "$manifest")/openssl
+  key=$(printf '%s\n' "$sources" "$os" "$cc" "$cflags" "${openssl_options[@]}" | sha256sum | cut -c1-12)
+  prefix=${CARGO_TARGET_DIR:-$PWD/target}/openssl-$target-$key
+  if [ ! -f "$prefix/lib/libcrypto.a" ]; then
+    work=${CARGO_TARGET_DIR:-$PWD/target}/openssl-build-$target
+    rm -rf "$work" "$prefix"
+    cp -a "$sources" "$work"
+    # shellcheck disable=SC2086 # cflags holds several flags
+    (cd "$work" && env -u CROSS_COMPILE AR=ar RANLIB=ranlib CC="$cc" perl ./Configure \
+      --prefix="$prefix" --openssldir=/usr/local/ssl --libdir=lib "${openssl_options[@]}" "$os" $cflags &&
+      make -j"$(nproc)" build_libs && make install_dev) >"$work.log" 2>&1 ||
+      { tail -n 30 "$work.log" >&2; echo "building OpenSSL for $target failed (log: $work.log)" >&2; exit 1; }
+    rm -rf "$work"
+  fi
+  echo "$prefix"
+}
+
 mkdir -p dist
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 smoke_log=$(mktemp)
@@ -147,10 +193,21 @@ for target in "${targets[@]}"; do
         'fi' \
         'exec musl-gcc "$@"' >"$no_vaes"
       chmod +x "$no_vaes"
-      # -Os: OpenSSL's C at size over speed (openssl-src asks for -O2; the later flag wins); its
-      # hot paths (RSA's big numbers, AES, SHA) are assembly either way.
-      CC_x86_64_unknown_linux_musl=$no_vaes \
-        CFLAGS_x86_64_unknown_linux_musl="-Os -idirafter $kernel_headers" \
+      # C flags: -Os, OpenSSL's and SQLite's C at size over speed (their hot paths, RSA's big
+      # numbers, AES and SHA, are assembly either way); no unwinding tables for C, through which
+      # no panic unwinds (rusqlite and rust-openssl catch a panic in a callback before it
+      # returns to C). For OpenSSL: P-256 by its generic code, not the x86_64 assembly that
+      # carries a 150 KB table of precomputed points (a shop does a few handshakes an hour),
+      # and OPENSSL_SMALL_FOOTPRINT, its own choice of smaller C where a table or an unrolled
+      # loop only buys speed.
+      c_flags="-Os -idirafter $kernel_headers -fno-asynchronous-unwind-tables -fno-unwind-tables"
+      openssl_dir=$(build_openssl "$target" linux-x86_64 "$no_vaes" \
+        "$c_flags -ffunction-sections -fdata-sections -fPIC -m64 -march=x86-64 -w \
+          -DOPENSSL_NO_SECURE_MEMORY -UECP_NISTZ256_ASM -DOPENSSL_SMALL_FOOTPRINT")
+      echo "OpenSSL: $openssl_dir"
+      X86_64_UNKNOWN_LINUX_MUSL_OPENSSL_NO_VENDOR=1 X86_64_UNKNOWN_LINUX_MUSL_OPENSSL_STATIC=1 \
+        X86_64_UNKNOWN_LINUX_MUSL_OPENSSL_DIR=$openssl_dir \
+        CC_x86_64_unknown_linux_musl=$no_vaes CFLAGS_x86_64_unknown_linux_musl="$c_flags" \
         cargo build -p arka --profile dist --locked --features static --target "$target"
       ;;
     aarch64-unknown-linux-musl)

@@ -145,6 +145,14 @@ fn multipart_error(status: axum::http::StatusCode) -> ApiError {
     }
 }
 
+/// The password part as text. Read as UTF-8, which browsers and HTTP clients send, whatever
+/// charset the part names: decoding other charsets (multer's `text()`) would carry encoding_rs's
+/// tables for CJK encodings into the binary (0.15 MB, issue 34), and a password that is not
+/// UTF-8 is named rather than turned into replacement characters and a "wrong password".
+fn utf8_password(bytes: Vec<u8>) -> Result<String, ApiError> {
+    String::from_utf8(bytes).map_err(|_| ApiError::field("password", "The password must be UTF-8 text."))
+}
+
 /// `certificate_file` and `password`, from multipart/form-data or from JSON with base64.
 pub(super) async fn certificate_parts(state: &AppState, req: Request) -> Result<(Vec<u8>, String), ApiError> {
     let is_multipart = req
@@ -163,7 +171,8 @@ pub(super) async fn certificate_parts(state: &AppState, req: Request) -> Result<
                     file = Some(bytes.to_vec());
                 }
                 Some("password") => {
-                    password = Some(field.text().await.map_err(|e| multipart_error(e.status()))?);
+                    let bytes = field.bytes().await.map_err(|e| multipart_error(e.status()))?;
+                    password = Some(utf8_password(bytes.to_vec())?);
                 }
                 _ => {}
             }

@@ -1,23 +1,26 @@
 //! The shop's signing certificate: an RSA private key and its X.509 certificate.
 //!
 //! Shops bring PKCS#12 files written by old tools (3DES/RC2, SHA-1 MAC) and by OpenSSL 3
-//! (PBES2/AES-256, SHA-256 MAC); `p12-keystore` reads both, openssl does the signing because it
-//! is the fastest signer measured on the target machine.
+//! (PBES2/AES-256, SHA-256 MAC). OpenSSL reads both (RC2 through its legacy provider, loaded
+//! beside the default one) and does the signing, being the fastest signer measured on the target
+//! machine; a pure-Rust reader beside it carried 0.4 MB of its own ASN.1 and ciphers (issue 34).
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use chrono::{DateTime, Duration, Utc};
 use openssl::asn1::{Asn1Time, Asn1TimeRef};
 use openssl::bn::{BigNum, MsbOption};
+use openssl::error::ErrorStack;
 use openssl::hash::MessageDigest;
 use openssl::nid::Nid;
 use openssl::pkcs12::Pkcs12;
 use openssl::pkey::{Id, PKey, Private};
+use openssl::provider::Provider;
 use openssl::rsa::Rsa;
 use openssl::sign::Signer;
 use openssl::x509::extension::{BasicConstraints, KeyUsage, SubjectKeyIdentifier};
 use openssl::x509::{X509, X509Name, X509NameBuilder, X509NameRef};
-use p12_keystore::Pkcs12Archive;
 
 use super::Error;
 
@@ -49,24 +52,23 @@ impl Certificate {
     pub fn from_p12(der: &[u8], password: &str) -> Result<Self, Error> {
         // openssl only parses the outer structure here (no password needed), which tells
         // "this is not a PKCS#12 file" apart from "the password is wrong".
-        if Pkcs12::from_der(der).is_err() {
+        let Ok(archive) = Pkcs12::from_der(der) else {
             return Err(Error::Certificate("not a PKCS#12 file".into()));
+        };
+        // No password holds a NUL (OpenSSL takes it as a C string): it cannot be this file's.
+        if password.contains('\0') {
+            return Err(Error::Certificate("wrong password".into()));
         }
-        let archive = Pkcs12Archive::from_pkcs12(der, password).map_err(p12_error)?;
-        let key = archive
-            .keys
-            .iter()
-            .filter_map(|bag| PKey::private_key_from_pkcs8(bag.key.as_der()).ok())
-            .find(|key| key.id() == Id::RSA)
+        legacy_provider();
+        let parsed = archive.parse2(password).map_err(p12_error)?;
+        let key = parsed
+            .pkey
+            .filter(|key| key.id() == Id::RSA)
             .ok_or_else(|| Error::Certificate("no RSA private key in the PKCS#12 file".into()))?;
-        let cert = archive
-            .certs
-            .iter()
-            .filter_map(|bag| X509::from_der(bag.cert.as_der()).ok())
-            .find(|cert| public_key_matches(cert, &key))
-            .ok_or_else(|| {
-                Error::Certificate("no certificate for the private key in the PKCS#12 file".into())
-            })?;
+        // OpenSSL returns the certificate whose key ID or public key matches the private key.
+        let cert = parsed.cert.filter(|cert| public_key_matches(cert, &key)).ok_or_else(|| {
+            Error::Certificate("no certificate for the private key in the PKCS#12 file".into())
+        })?;
         Self::new(key, cert)
     }
 
@@ -209,12 +211,50 @@ impl Certificate {
     }
 }
 
-fn p12_error(e: p12_keystore::error::Error) -> Error {
-    use p12_keystore::error::Error as P12;
-    match e {
-        // A wrong password fails the MAC, or, in files without a MAC, the padding check.
-        P12::MacError(_) | P12::UnpadError => Error::Certificate("wrong password".into()),
-        other => Error::Certificate(format!("unreadable PKCS#12 file: {other}")),
+/// OpenSSL's legacy provider, loaded once for the process beside the default one (which stays):
+/// old tools encrypt the certificate bag with RC2-40, which only the legacy provider has. Built
+/// into the static release binaries; a dynamically linked build loads the system's module, and
+/// without one such files are refused as unreadable, naming OpenSSL's reason.
+fn legacy_provider() {
+    static LEGACY: OnceLock<Option<Provider>> = OnceLock::new();
+    LEGACY.get_or_init(|| match Provider::try_load(None, "legacy", true) {
+        Ok(provider) => Some(provider),
+        Err(e) => {
+            tracing::warn!(error = %e, "OpenSSL's legacy provider is not available: RC2 certificate files cannot be read");
+            None
+        }
+    });
+}
+
+/// OpenSSL's codes for a password that does not open the file: the MAC does not verify, or, in a
+/// file without a MAC, the decrypted bag's padding is wrong.
+const ERR_LIB_PKCS12: i32 = 35;
+const PKCS12_R_MAC_VERIFY_FAILURE: i32 = 113;
+/// OpenSSL 3.0 refuses a file without a MAC (password integrity is required by RFC 7292 and
+/// nearly every tool writes one); 3.1 and later read it.
+const PKCS12_R_MAC_ABSENT: i32 = 108;
+const PKCS12_R_PKCS12_CIPHERFINAL_ERROR: i32 = 116;
+const ERR_LIB_EVP: i32 = 6;
+const EVP_R_BAD_DECRYPT: i32 = 100;
+
+fn p12_error(e: ErrorStack) -> Error {
+    let codes = |library: i32, reasons: &[i32]| {
+        e.errors()
+            .iter()
+            .any(|error| error.library_code() == library && reasons.contains(&error.reason_code()))
+    };
+    if codes(ERR_LIB_PKCS12, &[PKCS12_R_MAC_ABSENT]) {
+        return Error::Certificate(format!(
+            "unreadable PKCS#12 file: it has no MAC, which {} does not read; export it again with one",
+            openssl::version::version()
+        ));
+    }
+    if codes(ERR_LIB_PKCS12, &[PKCS12_R_MAC_VERIFY_FAILURE, PKCS12_R_PKCS12_CIPHERFINAL_ERROR])
+        || codes(ERR_LIB_EVP, &[EVP_R_BAD_DECRYPT])
+    {
+        Error::Certificate("wrong password".into())
+    } else {
+        Error::Certificate(format!("unreadable PKCS#12 file: {e}"))
     }
 }
 
@@ -318,15 +358,6 @@ mod tests {
     }
 
     #[test]
-    fn loads_a_legacy_p12_from_openssl() {
-        let legacy = ["-keypbe", "PBE-SHA1-3DES", "-certpbe", "PBE-SHA1-3DES", "-macalg", "sha1"];
-        let (original, p12) = openssl_p12(&legacy);
-        let loaded = Certificate::from_p12(&p12, "sekret").unwrap();
-        assert_eq!(loaded.cert_der(), original.cert_der());
-        assert_eq!(loaded.sign_sha256(b"x").unwrap(), original.sign_sha256(b"x").unwrap());
-    }
-
-    #[test]
     fn loads_an_openssl3_default_p12() {
         let (original, p12) = openssl_p12(&[]);
         let loaded = Certificate::from_p12(&p12, "sekret").unwrap();
@@ -342,6 +373,43 @@ mod tests {
         assert_eq!(wrong.to_string(), "certificate: wrong password");
         let garbage = Certificate::from_p12(b"this is not a p12 file", "right").unwrap_err();
         assert_eq!(garbage.to_string(), "certificate: not a PKCS#12 file");
+    }
+
+    #[test]
+    fn old_and_new_formats_load_and_a_wrong_password_is_told() {
+        // OpenSSL 3's default (AES-256, PBKDF2), `-legacy` (RC2-40 certificate bag, 3DES key), 3DES.
+        for extra in [
+            &[][..],
+            &["-legacy"][..],
+            &["-keypbe", "PBE-SHA1-3DES", "-certpbe", "PBE-SHA1-3DES", "-macalg", "sha1"][..],
+        ] {
+            let (original, p12) = openssl_p12(extra);
+            let loaded = Certificate::from_p12(&p12, "sekret").unwrap_or_else(|e| panic!("{extra:?}: {e}"));
+            assert_eq!(loaded.cert_der(), original.cert_der(), "{extra:?}");
+            assert_eq!(loaded.sign_sha256(b"x").unwrap(), original.sign_sha256(b"x").unwrap(), "{extra:?}");
+            let wrong = Certificate::from_p12(&p12, "sekrer").unwrap_err();
+            assert_eq!(wrong.to_string(), "certificate: wrong password", "{extra:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_without_a_mac_loads_where_openssl_reads_it_and_is_named_where_not() {
+        let (original, p12) = openssl_p12(&["-nomac"]);
+        // OpenSSL reads MAC-less files since 3.1 (the release binaries carry 3.6); 3.0 refuses them.
+        if openssl::version::number() >= 0x3010_0000 {
+            assert_eq!(Certificate::from_p12(&p12, "sekret").unwrap().cert_der(), original.cert_der());
+        } else {
+            let err = Certificate::from_p12(&p12, "sekret").unwrap_err().to_string();
+            assert!(err.contains("no MAC"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_password_holding_a_nul_is_a_wrong_one_not_a_panic() {
+        let cert = Certificate::generate_self_signed("K12345678L", "Dyqani", Duration::days(1)).unwrap();
+        let p12 = cert.to_p12("right").unwrap();
+        let err = Certificate::from_p12(&p12, "rig\0ht").unwrap_err();
+        assert_eq!(err.to_string(), "certificate: wrong password");
     }
 
     #[test]

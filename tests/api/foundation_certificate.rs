@@ -101,6 +101,26 @@ fn a_wrong_password_is_named() {
 }
 
 #[test]
+fn a_password_that_is_not_utf8_is_named_not_taken_for_a_wrong_one() {
+    let (server, shop) = shop();
+    let cert = make_certificate(&format!("/CN={NUIS}/O=Dyqani Ana/C=AL"), PASSWORD);
+    // "s3cret-p12" with a Latin-1 "ë" (0xEB) at its end: not UTF-8.
+    let latin1 = [PASSWORD.as_bytes(), &[0xEB]].concat();
+    let reply = server.post_multipart(
+        UPLOAD,
+        Some(&shop.token),
+        &[
+            Part::File("certificate_file", "shop.p12", &cert.modern_p12),
+            Part::File("password", "password.txt", &latin1),
+        ],
+    );
+    reply.assert_invalid("password");
+    assert!(reply.text.contains("UTF-8"), "the message says what is wrong: {}", reply.text);
+    let account = server.get("/api/v1/account", Some(&shop.token));
+    assert!(account.data(200)["cert"].is_null(), "nothing was stored: {}", account.text);
+}
+
+#[test]
 fn a_file_that_is_not_pkcs12_is_named() {
     let (server, shop) = shop();
     let reply = upload(&server, &shop.token, b"this is the shop's price list, not a certificate\n", PASSWORD);
