@@ -788,6 +788,11 @@ pub fn unchecked(dir: &Path) -> Result<Vec<PathBuf>> {
 /// folder: passed, the marker goes; damaged, the copy and its key file are renamed `.damaged`.
 pub fn check_kept(db: &Path, stop: &CheckStop) -> Result<Checked> {
     let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sqlite(db))?;
+    check_kept_on(conn, db, stop)
+}
+
+/// `check_kept` over `conn`, a connection to `db`.
+fn check_kept_on(conn: Connection, db: &Path, stop: &CheckStop) -> Result<Checked> {
     if !stop.running(Some(&conn)) {
         return Ok(Checked::Stopped(db.to_path_buf()));
     }
@@ -1038,6 +1043,24 @@ mod tests {
         assert_eq!(check_kept(&good, &CheckStop::default()).unwrap(), Checked::Passed(good.clone()));
         assert!(!sibling(&good, UNCHECKED).exists() && good.exists());
 
+        // A stop in the middle of the check interrupts it: the copy stays unchecked.
+        let cut = kept("arka-20261127-093000-before-upgrade.db");
+        let mut conn = Connection::open_with_flags(&cut, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let (halt, checking) = (CheckStop::default(), Arc::new(std::sync::atomic::AtomicBool::new(false)));
+        let (on_the_way, seen) = (halt.clone(), checking.clone());
+        conn.progress_handler(
+            100,
+            Some(move || {
+                seen.store(true, std::sync::atomic::Ordering::Relaxed);
+                on_the_way.stop();
+                false
+            }),
+        )
+        .unwrap();
+        assert_eq!(check_kept_on(conn, &cut, &halt).unwrap(), Checked::Stopped(cut.clone()));
+        assert!(checking.load(std::sync::atomic::Ordering::Relaxed), "the stop came while the check ran");
+        assert!(sibling(&cut, UNCHECKED).exists() && cut.exists());
+
         let bad = kept("arka-20261127-100000-before-upgrade.db");
         let bytes = std::fs::read(&bad).unwrap();
         let page = usize::from(u16::from_be_bytes([bytes[16], bytes[17]]));
@@ -1052,7 +1075,7 @@ mod tests {
         assert_eq!((copy, renamed.clone()), (bad.clone(), sibling(&bad, DAMAGED)));
         assert!(!report.is_empty() && report != "ok", "{report}");
         assert!(!bad.exists() && renamed.exists() && key_path_of(&renamed).exists());
-        assert!(unchecked(&dir.path().join("backups")).unwrap().is_empty());
+        assert_eq!(unchecked(&dir.path().join("backups")).unwrap(), std::slice::from_ref(&cut));
         assert!(matches!(check(&renamed), Err(Error::Damaged(..))), "restore refuses it");
     }
 
