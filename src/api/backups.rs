@@ -1,7 +1,7 @@
 //! The box's backup from the owner's page: one taken now (the database and its key file, to
 //! download both), when the last automatic one ran and whether its check passed, and the copies
-//! the check found damaged. A backup copies the whole box, every
-//! company on it, so only the owner of the box's one company may take or fetch one.
+//! the check found damaged. A backup copies the whole box, every company on it, so only the owner
+//! of the box's one company may take or fetch one.
 
 use std::path::PathBuf;
 use std::sync::Arc;

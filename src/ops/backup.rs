@@ -160,14 +160,14 @@ pub struct Progress {
     pub total_pages: u64,
 }
 
-/// A backup that was written (and checked, unless its check was left for later).
+/// A backup that was written (and checked, unless its check was left for later: a marker beside
+/// it says so).
 #[derive(Debug, Clone)]
 pub struct Made {
     pub db: PathBuf,
     pub key: PathBuf,
     pub bytes: u64,
     pub schema_version: i64,
-    pub checked: bool,
 }
 
 /// When a backup's copy is checked.
@@ -235,13 +235,7 @@ fn take(db: &Path, key: &Path, to: &Path, progress: &mut impl FnMut(Progress), w
         let key_bytes = std::fs::read(key).map_err(io(key))?;
         secrets::write_private(&to_key, &key_bytes).map_err(io(&to_key))?;
         let bytes = std::fs::metadata(to).map_err(io(to))?.len();
-        Ok(Made {
-            db: to.to_path_buf(),
-            key: to_key.clone(),
-            bytes,
-            schema_version,
-            checked: when == When::Now,
-        })
+        Ok(Made { db: to.to_path_buf(), key: to_key.clone(), bytes, schema_version })
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&partial);
@@ -1028,7 +1022,8 @@ mod tests {
         let kept = |name: &str| {
             let to = dir.path().join("backups").join(name);
             let made = take(&db, &key, &to, &mut |_| {}, When::Later).unwrap();
-            assert!(!made.checked && sibling(&to, UNCHECKED).exists());
+            assert_eq!(made.db, to);
+            assert!(sibling(&to, UNCHECKED).exists(), "marked unchecked");
             to
         };
         let good = kept("arka-20261127-090000-before-upgrade.db");
