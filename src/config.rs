@@ -5,6 +5,7 @@ pub mod limits;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::Clock;
@@ -296,13 +297,27 @@ pub struct BackupSchedule {
     #[arg(long, env = "ARKA_BACKUP_KEEP", default_value_t = DEFAULT_BACKUP_KEEP,
           value_parser = clap::value_parser!(u16).range(1..))]
     pub backup_keep: u16,
+
+    /// The background check of the copies taken before an upgrade starts once this is open: it
+    /// always is, except in a test that holds it to see the server answer meanwhile. Not a
+    /// setting.
+    #[arg(skip)]
+    pub check_gate: CheckGate,
 }
 
 impl Default for BackupSchedule {
     fn default() -> Self {
-        BackupSchedule { backup_dir: None, backup_keep: DEFAULT_BACKUP_KEEP }
+        BackupSchedule {
+            backup_dir: None,
+            backup_keep: DEFAULT_BACKUP_KEEP,
+            check_gate: CheckGate::default(),
+        }
     }
 }
+
+/// Open unless its write side is held (shared by every clone).
+#[derive(Debug, Clone, Default)]
+pub struct CheckGate(pub Arc<tokio::sync::RwLock<()>>);
 
 impl ServeArgs {
     /// Settings for a server on `listen` with everything else at its default.

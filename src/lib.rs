@@ -355,10 +355,15 @@ pub async fn run_with_tls(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
     let _lock = data_lock::lock(&args.data.data_dir).map_err(StartError::Locked)?;
+    sweep_backup_leftovers(&args);
     if let Some(made) =
         backup::before_upgrade(&args.data.data_dir, &args.backups).map_err(StartError::Backup)?
     {
-        tracing::info!(path = %made.db.display(), "backup taken before the upgrade migrates the database");
+        tracing::info!(
+            path = %made.db.display(),
+            bytes = made.bytes,
+            "backup taken before the upgrade migrates the database; its integrity check runs once the server answers"
+        );
     }
     let address = listener.local_addr().map_err(StartError::Io)?;
     let Opened { simulators, services, marketplace } = Opened::open(&args, address).await?;
@@ -473,6 +478,8 @@ impl Opened {
 struct Background {
     worker: tokio::task::JoinHandle<()>,
     nightly: Option<tokio::task::JoinHandle<()>>,
+    /// The integrity check of the copies kept unchecked (before an upgrade), and its stop.
+    checks: Option<(tokio::task::JoinHandle<()>, backup::CheckStop)>,
     search_index: tokio::task::JoinHandle<()>,
     sweeper: tokio::task::JoinHandle<()>,
     token_uses: tokio::task::JoinHandle<()>,
@@ -482,11 +489,25 @@ struct Background {
     services: Services,
 }
 
+/// What backups stopped midway left in the backup folder goes at each start (it is logged); a
+/// folder that cannot be swept does not keep the shop closed.
+fn sweep_backup_leftovers(args: &ServeArgs) {
+    let dir = page_backups_dir(args);
+    if let Err(e) = backup::sweep_leftovers(&dir) {
+        tracing::warn!(dir = %dir.display(), error = %error_chain(&e), "the backup folder's leftovers could not be swept");
+    }
+}
+
+/// `--backup-dir`, else the data dir's `backups` (where `arka backup` and the owner's page write).
+fn page_backups_dir(args: &ServeArgs) -> std::path::PathBuf {
+    args.backups.backup_dir.clone().unwrap_or_else(|| args.data.data_dir.join("backups"))
+}
+
 /// The owner's page takes a backup as `arka backup` does, into `--backup-dir` or the data dir's
 /// `backups` (this root holds `ops::backup`; the page's routes get only this).
 fn page_backups(args: &ServeArgs) -> api::backups::Backups {
     let data_dir = args.data.data_dir.clone();
-    let dir = args.backups.backup_dir.clone().unwrap_or_else(|| data_dir.join("backups"));
+    let dir = page_backups_dir(args);
     let into = dir.clone();
     let take: api::backups::TakeBackup = Arc::new(move |file: &str| {
         let (db, key) = (data_dir.join("arka.db"), data_dir.join("arka.key"));
@@ -508,6 +529,11 @@ impl Background {
         let nightly = args.backups.backup_dir.as_ref().map(|dir| {
             tracing::info!(dir = %dir.display(), keep = args.backups.backup_keep, "nightly backups at 03:00");
             tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop.clone()))
+        });
+        let checks = args.backups.backup_dir.as_ref().map(|dir| {
+            let halt = backup::CheckStop::default();
+            let gate = args.backups.check_gate.clone();
+            (tokio::spawn(backup::check_pending(dir.clone(), gate, halt.clone(), stop.clone())), halt)
         });
         let search_index = tokio::spawn(services.clone().keep_search_index());
         let sweeper = {
@@ -531,7 +557,16 @@ impl Background {
             })
         };
         let hq = hq.map(|hq| tokio::spawn(services::hq_sync::run(services.store.clone(), hq, stop.clone())));
-        Background { worker, nightly, search_index, sweeper, token_uses, hq, services: services.clone() }
+        Background {
+            worker,
+            nightly,
+            checks,
+            search_index,
+            sweeper,
+            token_uses,
+            hq,
+            services: services.clone(),
+        }
     }
 
     /// Stops the tasks; the worker and the first calls still on their way to the CIS get the
@@ -543,6 +578,15 @@ impl Background {
         self.services.flush_token_uses().await;
         if let Some(nightly) = self.nightly {
             nightly.abort();
+        }
+        if let Some((checks, halt)) = self.checks {
+            // An interrupted check leaves its copy marked unchecked: it runs again at the next start.
+            halt.stop();
+            if tokio::time::timeout(SHUTDOWN_GRACE, checks).await.is_err() {
+                tracing::warn!(
+                    "the integrity check of a backup did not stop in time; it runs again at the next start"
+                );
+            }
         }
         if let Some(hq) = self.hq {
             // A batch under way ends within the HQ client's time limit; unacknowledged notes stay.

@@ -127,11 +127,16 @@ async function backup(ctx) {
     files.replaceChildren(el('p', { id: 'backup-made' }, `${t('admin.backupMade')} ${made.data.file}`),
       el('p', { class: 'buttons' }, save(made.data.file), save(made.data.keyFile)));
   });
+  const pending = last && last.check === 'pending' ? `, ${t('admin.checkPending')}` : '';
+  const damaged = status.data.damaged.length
+    ? [el('p', { class: 'error', role: 'alert', id: 'backup-damaged' },
+      `${t('admin.backupDamaged')} ${status.data.damaged.join(', ')}`)]
+    : [];
   box.append(
     el('p', { class: 'warn', role: 'note' }, t('admin.backupWarning')),
-    el('p', { id: 'backup-last' }, last ? `${t('admin.lastAutomatic')}: ${last.at} (${last.file})`
+    el('p', { id: 'backup-last' }, last ? `${t('admin.lastAutomatic')}: ${last.at} (${last.file}${pending})`
       : status.data.automatic ? t('admin.noAutomaticYet') : t('admin.noAutomatic')),
-    now, files);
+    ...damaged, now, files);
   return box;
 }
 

@@ -63,6 +63,8 @@ const words = {
   'admin.backupMade': ['Kopja u bë dhe u kontrollua:', 'Backup taken and checked:'],
   'admin.backupWarning': ['Kopja mban çelësat e vulosur të certifikatës dhe skedarin që i hap: kushdo që ka të dyja mund të nënshkruajë dokumente fiskale si dyqani. Ruajini të dy skedarët bashkë dhe po aq të sigurt sa serveri.', 'The backup holds the sealed certificate keys and the key file that opens them: whoever has both can sign fiscal documents as the shop. Keep both files together and as safe as the server.'],
   'admin.lastAutomatic': ['Kopja e fundit automatike', 'Last automatic backup'],
+  'admin.checkPending': ['kontrolli i saj ende nuk ka mbaruar', 'its check has not finished yet'],
+  'admin.backupDamaged': ['Kontrolli gjeti këto kopje të dëmtuara (nuk janë kopje për t\'u rikthyer; kontrolloni bazën e të dhënave dhe bëni një kopje të re):', 'The check found these copies damaged (they are no backups to restore; check the database and take a new backup):'],
   'admin.noAutomaticYet': ['Ende asnjë kopje automatike (çdo natë në 03:00).', 'No automatic backup yet (every night at 03:00).'],
   'admin.noAutomatic': ['Kopjet automatike janë të fikura: nisni serverin me --backup-dir.', 'Automatic backups are off: start the server with --backup-dir.'],
   'admin.daysLeft': ['ditë të mbetura', 'days left'],

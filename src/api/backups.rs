@@ -1,6 +1,7 @@
 //! The box's backup from the owner's page: one taken now (the database and its key file, to
-//! download both), and when the last automatic one ran. A backup copies the whole box, every
-//! company on it, so only the owner of the box's one company may take or fetch one.
+//! download both), when the last automatic one ran and whether its check passed, and the copies
+//! the check found damaged. A backup copies the whole box, every company on it, so only the owner
+//! of the box's one company may take or fetch one.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use serde::Serialize;
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, created, ok};
+use crate::domain::backup_files::{self, Check};
 
 /// What the README says of every backup.
 pub const WARNING: &str = "The backup holds the sealed certificate keys and the key file that opens them: whoever has \
@@ -52,11 +54,17 @@ fn backup_name(name: &str) -> bool {
     digits && ["", "-nightly", "-before-upgrade"].contains(&occasion)
 }
 
-/// The newest automatic backup in the folder: its file name and when it was taken (UTC, from its name).
-fn last_automatic(backups: &Backups) -> Option<(String, String)> {
-    let names = std::fs::read_dir(&backups.dir).ok()?;
-    let mut automatic: Vec<String> = names
-        .filter_map(|e| e.ok().and_then(|e| e.file_name().into_string().ok()))
+/// The names in the backup folder (none when it does not exist yet).
+fn folder(backups: &Backups) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(&backups.dir) else { return Vec::new() };
+    entries.filter_map(|e| e.ok().and_then(|e| e.file_name().into_string().ok())).collect()
+}
+
+/// The newest automatic backup of the folder's `names`: its file name, when it was taken (local
+/// time, from its UTC name) and its check.
+fn last_automatic(names: &[String]) -> Option<Taken> {
+    let mut automatic: Vec<&String> = names
+        .iter()
         .filter(|n| {
             backup_name(n)
                 && !n.ends_with(".key")
@@ -64,37 +72,46 @@ fn last_automatic(backups: &Backups) -> Option<(String, String)> {
         })
         .collect();
     automatic.sort();
-    let name = automatic.pop()?;
-    let at = chrono::NaiveDateTime::parse_from_str(&name[5..20], "%Y%m%d-%H%M%S").ok()?;
-    Some((name, crate::domain::time::local_text(at.and_utc())))
+    let file = automatic.pop()?.clone();
+    let at = chrono::NaiveDateTime::parse_from_str(&file[5..20], "%Y%m%d-%H%M%S").ok()?;
+    let check = backup_files::check_of(names, &file);
+    Some(Taken { file, at: crate::domain::time::local_text(at.and_utc()), check })
 }
 
 /// `GET /api/v1/owner/backup`: whether nightly backups run, and the last automatic one.
 pub async fn status(State(state): State<AppState>, auth: Auth) -> ApiResult {
     owner_of_the_box(&state, &auth).await?;
     let backups = &state.people.backups;
-    let last = last_automatic(backups);
+    let names = folder(backups);
     ok(Status {
         automatic: backups.automatic,
-        last_automatic: last.map(|(file, at)| Taken { file, at }),
+        last_automatic: last_automatic(&names),
+        damaged: backup_files::damaged(&names),
         warning: WARNING,
     })
 }
 
-/// Whether nightly backups run, and the last automatic one.
+/// Whether nightly backups run, the last automatic one, and the copies found damaged.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Status {
     automatic: bool,
     last_automatic: Option<Taken>,
+    damaged: Vec<String>,
     warning: &'static str,
 }
 
-/// A backup file and when it was taken (local time).
+/// A backup file, when it was taken (local time) and its check.
 #[derive(Serialize)]
 struct Taken {
     file: String,
     at: String,
+    #[serde(serialize_with = "check_text")]
+    check: Check,
+}
+
+fn check_text<S: serde::Serializer>(check: &Check, to: S) -> Result<S::Ok, S::Error> {
+    to.serialize_str(check.as_str())
 }
 
 /// A backup taken from the page: its file, the key file beside it and its size.

@@ -1,6 +1,7 @@
 //! Pure rules: no I/O, no async. Plain structs in, plain structs or typed errors out.
 
 pub mod audit;
+pub mod backup_files;
 pub mod cancellation;
 pub mod cash_register;
 pub mod chat;

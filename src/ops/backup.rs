@@ -4,7 +4,14 @@
 //! file beside it (`NAME.db.key`), without which the sealed certificate keys in the database
 //! cannot be opened. The copy is SQLite's online backup read inside one read transaction, so it
 //! is the database as one instant saw it, however many invoices are issued meanwhile (WAL lets
-//! the writer go on). Every backup is checked with `PRAGMA integrity_check` before it is kept.
+//! the writer go on). Every backup is checked with `PRAGMA integrity_check` before it is kept,
+//! except the one taken before an upgrade migrates: the shop would wait for the check (over 18
+//! minutes for a decade's 25 GiB), so that copy is kept with a marker saying it is unchecked and
+//! checked in the background once the server answers (`check_pending`); a damaged one is renamed.
+//!
+//! A backup stopped midway leaves its `.partial` file; automatic backups and `serve` sweep those
+//! of the backup folder (`sweep_leftovers`), never one a running backup writes: each backup named
+//! like the automatic ones holds the folder's lock shared while it writes, the sweep exclusively.
 //!
 //! A restore compares the numbering of the backup with the database it replaces: documents the
 //! backup predates were numbered, and mostly registered by the CIS, after it. Restoring over them
@@ -12,15 +19,18 @@
 //! restored database keeps the replaced one's last numbers as floors (`store::numbering`) and
 //! numbers after them.
 
+use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveTime, TimeZone, Utc};
 use chrono_tz::Europe::Tirane;
 use rusqlite::backup::StepResult;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-use crate::config::BackupSchedule;
+use crate::config::{BackupSchedule, CheckGate};
+use crate::domain::backup_files::{self, DAMAGED, FOLDER_LOCK, PARTIAL, UNCHECKED};
 use crate::domain::numbering::{LastNumber, SideBySide, side_by_side};
 use crate::ops::data_lock;
 use crate::ops::secrets::{self, KeyFile};
@@ -150,13 +160,23 @@ pub struct Progress {
     pub total_pages: u64,
 }
 
-/// A backup that was written and checked.
+/// A backup that was written (and checked, unless its check was left for later: a marker beside
+/// it says so).
 #[derive(Debug, Clone)]
 pub struct Made {
     pub db: PathBuf,
     pub key: PathBuf,
     pub bytes: u64,
     pub schema_version: i64,
+}
+
+/// When a backup's copy is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum When {
+    /// Before it is kept.
+    Now,
+    /// In the background once the server answers (`check_pending`); a marker says so meanwhile.
+    Later,
 }
 
 /// Runs `PRAGMA integrity_check` on `conn`.
@@ -181,6 +201,10 @@ fn sync_file(path: &Path) -> Result<()> {
 /// Copies the database `db` (while a server may be writing to it) and its key file `key` to
 /// `to` and `to.key`, calling `progress` after each step. Never overwrites: `to` must not exist.
 pub fn backup(db: &Path, key: &Path, to: &Path, mut progress: impl FnMut(Progress)) -> Result<Made> {
+    take(db, key, to, &mut progress, When::Now)
+}
+
+fn take(db: &Path, key: &Path, to: &Path, progress: &mut impl FnMut(Progress), when: When) -> Result<Made> {
     if !db.exists() {
         return Err(Error::NoDatabase(db.to_path_buf()));
     }
@@ -193,12 +217,20 @@ pub fn backup(db: &Path, key: &Path, to: &Path, mut progress: impl FnMut(Progres
             return Err(Error::Exists(target.to_path_buf()));
         }
     }
-    if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
-    }
-    let partial = sibling(to, ".partial");
-    let result = copy_database(db, &partial, &mut progress).and_then(|schema_version| {
+    let dir = to.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let _writing = match to.file_name().and_then(|n| n.to_str()) {
+        Some(name) if backup_files::takes_folder_lock(name) => Some(writer_lock(dir)?),
+        _ => None,
+    };
+    let partial = sibling(to, PARTIAL);
+    let marker = sibling(to, UNCHECKED);
+    let result = copy_database(db, &partial, progress, when).and_then(|schema_version| {
         sync_file(&partial)?;
+        if when == When::Later {
+            // The marker is there before the copy has its name: no instant shows it as checked.
+            crate::ops::files::private_file(&marker).map_err(io(&marker))?;
+        }
         std::fs::rename(&partial, to).map_err(io(to))?;
         let key_bytes = std::fs::read(key).map_err(io(key))?;
         secrets::write_private(&to_key, &key_bytes).map_err(io(&to_key))?;
@@ -207,12 +239,70 @@ pub fn backup(db: &Path, key: &Path, to: &Path, mut progress: impl FnMut(Progres
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&partial);
+        if !to.exists() {
+            let _ = std::fs::remove_file(&marker);
+        }
     }
     result
 }
 
+/// The backup folder's lock file, opened (created 0600 when missing).
+fn folder_lock_file(dir: &Path) -> Result<(File, PathBuf)> {
+    let path = dir.join(FOLDER_LOCK);
+    crate::ops::files::private_file(&path).map_err(io(&path))?;
+    let file = OpenOptions::new().write(true).open(&path).map_err(io(&path))?;
+    Ok((file, path))
+}
+
+/// Held by a backup while it writes its partial in `dir`: shared, so backups run side by side;
+/// waits only while a sweep (exclusive, a directory listing long) runs.
+fn writer_lock(dir: &Path) -> Result<File> {
+    let (file, path) = folder_lock_file(dir)?;
+    file.lock_shared().map_err(io(&path))?;
+    Ok(file)
+}
+
+/// A backup's leftover the sweep removed, and its size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leftover {
+    pub file: String,
+    pub bytes: u64,
+}
+
+/// Removes from `dir` what backups stopped midway (killed, power cut) left, `arka-*.db.partial`,
+/// unless a backup is writing in the folder now: then they wait for the next sweep. Logs each
+/// file removed.
+pub fn sweep_leftovers(dir: &Path) -> Result<Vec<Leftover>> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let (lock, path) = folder_lock_file(dir)?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            tracing::info!(dir = %dir.display(), "a backup is being written in the backup folder: its leftovers wait for the next sweep");
+            return Ok(Vec::new());
+        }
+        Err(TryLockError::Error(e)) => return Err(Error::Io(path, e)),
+    }
+    let mut removed = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        let Ok(file) = entry.file_name().into_string() else { continue };
+        if !backup_files::is_leftover(&file) {
+            continue;
+        }
+        let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        let leftover = entry.path();
+        std::fs::remove_file(&leftover).map_err(io(&leftover))?;
+        tracing::warn!(file, bytes, dir = %dir.display(), "removed what a backup stopped midway left");
+        removed.push(Leftover { file, bytes });
+    }
+    Ok(removed)
+}
+
 /// The online copy itself, into `partial` (created 0600); returns the copy's schema version.
-fn copy_database(db: &Path, partial: &Path, progress: &mut impl FnMut(Progress)) -> Result<i64> {
+fn copy_database(db: &Path, partial: &Path, progress: &mut impl FnMut(Progress), when: When) -> Result<i64> {
     if partial.exists() {
         std::fs::remove_file(partial).map_err(io(partial))?;
     }
@@ -260,7 +350,9 @@ fn copy_database(db: &Path, partial: &Path, progress: &mut impl FnMut(Progress))
     source.execute_batch("COMMIT").map_err(sqlite(db))?;
     // The copy inherits WAL mode from the source; a backup should be one self-contained file.
     copy.pragma_update(None, "journal_mode", "DELETE").map_err(sqlite(partial))?;
-    integrity(&copy, partial)?;
+    if when == When::Now {
+        integrity(&copy, partial)?;
+    }
     let version = store::schema_version(&copy).map_err(|e| store_error(partial, e))?;
     copy.close().map_err(|(_, e)| Error::Sqlite(partial.to_path_buf(), e))?;
     Ok(version)
@@ -585,12 +677,18 @@ pub fn beyond_keep(names: &[String], keep: usize) -> Vec<String> {
     automatic.into_iter().take(extra).cloned().collect()
 }
 
-/// Takes an automatic backup of `data_dir` into the schedule's folder and removes those beyond
-/// `--backup-keep`. None when no folder is set.
+/// Takes an automatic backup of `data_dir` into the schedule's folder, first sweeping what
+/// backups stopped midway left there, and removes those beyond `--backup-keep`. None when no
+/// folder is set.
 pub fn automatic(data_dir: &Path, schedule: &BackupSchedule, occasion: Occasion) -> Result<Option<Made>> {
     let Some(dir) = &schedule.backup_dir else { return Ok(None) };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    sweep_leftovers(dir)?;
     let to = dir.join(automatic_name(Utc::now(), occasion));
-    let made = backup(&data_dir.join("arka.db"), &data_dir.join("arka.key"), &to, |_| {})?;
+    // The copy before an upgrade is what a roll-back restores, taken while the shop waits; its
+    // check waits for the server to answer.
+    let when = if occasion == Occasion::BeforeUpgrade { When::Later } else { When::Now };
+    let made = take(&data_dir.join("arka.db"), &data_dir.join("arka.key"), &to, &mut |_| {}, when)?;
     let names: Vec<String> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .filter_map(|entry| entry.ok().and_then(|e| e.file_name().into_string().ok()))
@@ -599,12 +697,14 @@ pub fn automatic(data_dir: &Path, schedule: &BackupSchedule, occasion: Occasion)
         let path = dir.join(&old);
         std::fs::remove_file(&path).map_err(io(&path))?;
         let _ = std::fs::remove_file(key_path_of(&path));
+        let _ = std::fs::remove_file(sibling(&path, UNCHECKED));
     }
     Ok(Some(made))
 }
 
 /// Before the migrations of an upgrade run: a backup of the database as the old version left it,
-/// when it exists, is older than this binary's schema and a backup folder is set.
+/// when it exists, is older than this binary's schema and a backup folder is set. Its check is
+/// left to `check_pending`.
 pub fn before_upgrade(data_dir: &Path, schedule: &BackupSchedule) -> Result<Option<Made>> {
     let db = data_dir.join("arka.db");
     let version = store::existing_schema_version(&db).map_err(|e| store_error(&db, e))?;
@@ -613,6 +713,161 @@ pub fn before_upgrade(data_dir: &Path, schedule: &BackupSchedule) -> Result<Opti
             automatic(data_dir, schedule, Occasion::BeforeUpgrade)
         }
         _ => Ok(None),
+    }
+}
+
+/// Stops the background check: a check under way is interrupted, none starts after it.
+#[derive(Clone, Default)]
+pub struct CheckStop(Arc<Mutex<Stopping>>);
+
+#[derive(Default)]
+struct Stopping {
+    stopped: bool,
+    running: Option<rusqlite::InterruptHandle>,
+}
+
+impl CheckStop {
+    pub fn stop(&self) {
+        let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        state.stopped = true;
+        if let Some(running) = &state.running {
+            running.interrupt();
+        }
+    }
+
+    /// Makes `conn` the check a stop interrupts (None: no check runs); false once stopped.
+    fn running(&self, conn: Option<&Connection>) -> bool {
+        let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        state.running = conn.map(Connection::get_interrupt_handle);
+        !state.stopped
+    }
+}
+
+/// How the check of a copy kept unchecked ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// Its marker is gone: it is a checked backup like any other.
+    Passed(PathBuf),
+    /// Renamed `NAME.db.damaged` (its key file beside it), with the check's first lines.
+    Damaged { copy: PathBuf, renamed: PathBuf, report: String },
+    /// The server stopped first: the marker stays and the check runs at the next start.
+    Stopped(PathBuf),
+}
+
+/// The copies of `dir` whose check has not passed (a marker beside them), oldest first. A marker
+/// whose copy is gone is removed.
+pub fn unchecked(dir: &Path) -> Result<Vec<PathBuf>> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut copies = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        let Some(copy) =
+            entry.file_name().to_str().and_then(|n| n.strip_suffix(UNCHECKED)).map(|n| dir.join(n))
+        else {
+            continue;
+        };
+        if copy.exists() {
+            copies.push(copy);
+        } else {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    copies.sort();
+    Ok(copies)
+}
+
+/// Runs `PRAGMA integrity_check` on the copy `db` kept unchecked and records the outcome in its
+/// folder: passed, the marker goes; damaged, the copy and its key file are renamed `.damaged`.
+pub fn check_kept(db: &Path, stop: &CheckStop) -> Result<Checked> {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sqlite(db))?;
+    check_kept_on(conn, db, stop)
+}
+
+/// `check_kept` over `conn`, a connection to `db`.
+fn check_kept_on(conn: Connection, db: &Path, stop: &CheckStop) -> Result<Checked> {
+    if !stop.running(Some(&conn)) {
+        return Ok(Checked::Stopped(db.to_path_buf()));
+    }
+    let outcome = integrity(&conn, db);
+    stop.running(None);
+    drop(conn);
+    let report = match outcome {
+        Ok(()) => {
+            let marker = sibling(db, UNCHECKED);
+            std::fs::remove_file(&marker).map_err(io(&marker))?;
+            return Ok(Checked::Passed(db.to_path_buf()));
+        }
+        Err(Error::Sqlite(_, e)) if e.sqlite_error_code() == Some(ErrorCode::OperationInterrupted) => {
+            return Ok(Checked::Stopped(db.to_path_buf()));
+        }
+        Err(Error::Damaged(_, report)) => report,
+        // Damage SQLite meets before the check can report it.
+        Err(Error::Sqlite(_, e))
+            if matches!(
+                e.sqlite_error_code(),
+                Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+            ) =>
+        {
+            e.to_string()
+        }
+        Err(other) => return Err(other),
+    };
+    let renamed = sibling(db, DAMAGED);
+    std::fs::rename(db, &renamed).map_err(io(&renamed))?;
+    let key = key_path_of(db);
+    if key.exists() {
+        let key_aside = key_path_of(&renamed);
+        std::fs::rename(&key, &key_aside).map_err(io(&key_aside))?;
+    }
+    let _ = std::fs::remove_file(sibling(db, UNCHECKED));
+    Ok(Checked::Damaged { copy: db.to_path_buf(), renamed, report })
+}
+
+/// Checks, one after another, the copies of `dir` kept unchecked (the one just taken before an
+/// upgrade, and any whose check a stop cut short), once `gate` is open; logs each outcome. Ends
+/// at `stopping`; `stop` interrupts a check under way.
+pub async fn check_pending(
+    dir: PathBuf,
+    gate: CheckGate,
+    stop: CheckStop,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+) {
+    tokio::select! {
+        _ = gate.0.read() => {}
+        _ = stopping.changed() => return,
+    }
+    if let Err(e) = tokio::task::spawn_blocking(move || check_all(&dir, &stop)).await {
+        tracing::error!(error = %e, "the check of the backups kept unchecked did not complete");
+    }
+}
+
+fn check_all(dir: &Path, stop: &CheckStop) {
+    let copies = match unchecked(dir) {
+        Ok(copies) => copies,
+        Err(e) => {
+            tracing::error!(error = %crate::error_chain(&e), "the backups kept unchecked could not be listed");
+            return;
+        }
+    };
+    for copy in copies {
+        match check_kept(&copy, stop) {
+            Ok(Checked::Passed(path)) => {
+                tracing::info!(path = %path.display(), "the backup passed its integrity check")
+            }
+            Ok(Checked::Damaged { copy, renamed, report }) => tracing::error!(
+                path = %copy.display(),
+                renamed = %renamed.display(),
+                report,
+                "the backup is damaged (integrity_check): renamed, it is no backup to restore; check the database and take a new backup"
+            ),
+            Ok(Checked::Stopped(path)) => {
+                tracing::info!(path = %path.display(), "the check of the backup stopped with the server: it runs at the next start");
+                return;
+            }
+            Err(e) => tracing::error!(error = %crate::error_chain(&e), "a backup could not be checked"),
+        }
     }
 }
 
@@ -723,6 +978,100 @@ mod tests {
             Err(Error::Exists(_))
         ));
         assert_eq!(check(&to).unwrap().0, store::latest_schema_version());
+    }
+
+    /// A data dir with a database and its key file, in `dir`.
+    fn data_dir(dir: &Path) -> PathBuf {
+        let data = dir.join("data");
+        let store = store::Store::open(&data.join("arka.db")).unwrap();
+        KeyFile::load_or_create(&data.join("arka.key")).unwrap();
+        store.write_blocking(|tx| store::health::probe(tx)).unwrap();
+        data
+    }
+
+    #[test]
+    fn the_sweep_removes_leftovers_but_never_the_partial_a_running_backup_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = data_dir(dir.path());
+        let out = dir.path().join("backups");
+        std::fs::create_dir_all(&out).unwrap();
+        let stale = "arka-20260101-030000-nightly.db.partial";
+        std::fs::write(out.join(stale), [1u8; 10]).unwrap();
+        std::fs::write(out.join("mine.db.partial"), [1u8; 10]).unwrap();
+        let to = out.join("arka-20261127-031500.db");
+        let mut during = Vec::new();
+        backup(&data.join("arka.db"), &data.join("arka.key"), &to, |_| {
+            during.push((sweep_leftovers(&out).unwrap(), sibling(&to, PARTIAL).exists()))
+        })
+        .unwrap();
+        assert!(!during.is_empty());
+        assert!(
+            during.iter().all(|(swept, partial)| swept.is_empty() && *partial),
+            "a sweep while the backup writes removes nothing: {during:?}"
+        );
+        assert_eq!(sweep_leftovers(&out).unwrap(), [Leftover { file: stale.into(), bytes: 10 }]);
+        assert!(to.exists() && out.join("mine.db.partial").exists() && !out.join(stale).exists());
+        assert!(sweep_leftovers(&dir.path().join("none")).unwrap().is_empty(), "no folder, nothing to sweep");
+    }
+
+    #[test]
+    fn a_copy_kept_unchecked_says_so_until_its_check_passes_or_renames_it_when_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = data_dir(dir.path());
+        let (db, key) = (data.join("arka.db"), data.join("arka.key"));
+        let kept = |name: &str| {
+            let to = dir.path().join("backups").join(name);
+            let made = take(&db, &key, &to, &mut |_| {}, When::Later).unwrap();
+            assert_eq!(made.db, to);
+            assert!(sibling(&to, UNCHECKED).exists(), "marked unchecked");
+            to
+        };
+        let good = kept("arka-20261127-090000-before-upgrade.db");
+        let stopped = CheckStop::default();
+        stopped.stop();
+        assert_eq!(check_kept(&good, &stopped).unwrap(), Checked::Stopped(good.clone()));
+        assert_eq!(
+            unchecked(&dir.path().join("backups")).unwrap(),
+            std::slice::from_ref(&good),
+            "still unchecked"
+        );
+        assert_eq!(check_kept(&good, &CheckStop::default()).unwrap(), Checked::Passed(good.clone()));
+        assert!(!sibling(&good, UNCHECKED).exists() && good.exists());
+
+        // A stop in the middle of the check interrupts it: the copy stays unchecked.
+        let cut = kept("arka-20261127-093000-before-upgrade.db");
+        let mut conn = Connection::open_with_flags(&cut, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let (halt, checking) = (CheckStop::default(), Arc::new(std::sync::atomic::AtomicBool::new(false)));
+        let (on_the_way, seen) = (halt.clone(), checking.clone());
+        conn.progress_handler(
+            100,
+            Some(move || {
+                seen.store(true, std::sync::atomic::Ordering::Relaxed);
+                on_the_way.stop();
+                false
+            }),
+        )
+        .unwrap();
+        assert_eq!(check_kept_on(conn, &cut, &halt).unwrap(), Checked::Stopped(cut.clone()));
+        assert!(checking.load(std::sync::atomic::Ordering::Relaxed), "the stop came while the check ran");
+        assert!(sibling(&cut, UNCHECKED).exists() && cut.exists());
+
+        let bad = kept("arka-20261127-100000-before-upgrade.db");
+        let bytes = std::fs::read(&bad).unwrap();
+        let page = usize::from(u16::from_be_bytes([bytes[16], bytes[17]]));
+        let mut damaged = bytes.clone();
+        let middle = page * (bytes.len() / page / 2);
+        damaged[middle..middle + page * 4].fill(0xA5);
+        std::fs::write(&bad, damaged).unwrap();
+        let Checked::Damaged { copy, renamed, report } = check_kept(&bad, &CheckStop::default()).unwrap()
+        else {
+            panic!("the damage was not found")
+        };
+        assert_eq!((copy, renamed.clone()), (bad.clone(), sibling(&bad, DAMAGED)));
+        assert!(!report.is_empty() && report != "ok", "{report}");
+        assert!(!bad.exists() && renamed.exists() && key_path_of(&renamed).exists());
+        assert_eq!(unchecked(&dir.path().join("backups")).unwrap(), std::slice::from_ref(&cut));
+        assert!(matches!(check(&renamed), Err(Error::Damaged(..))), "restore refuses it");
     }
 
     #[test]

@@ -726,19 +726,27 @@ fn restore_refuses_a_damaged_file_a_missing_key_a_foreign_database_and_a_wrong_k
     assert!(!target.join("arka.db").exists(), "nothing was put in place");
 }
 
-#[test]
-fn an_upgrade_backs_up_the_old_database_before_migrating_and_keeps_the_last_n() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let backups = dir.path().join("backups");
-    // A database as the previous release left it: everything but the newest migration.
-    drop(TestServer::start_with(|args| args.data.data_dir = data.clone()));
+/// A database in `data` as the previous release left it: everything but the newest migration.
+/// Its schema version.
+fn database_of_the_previous_release(data: &Path) -> i64 {
+    drop(TestServer::start_with(|args| args.data.data_dir = data.to_path_buf()));
     let db = data.join("arka.db");
     let latest = arka::store::latest_schema_version();
     std::fs::remove_file(&db).unwrap();
     arka::store::create_at_version(&db, i32::try_from(latest - 1).unwrap()).unwrap();
     let previous = arka::store::existing_schema_version(&db).unwrap().unwrap();
     assert!(previous < latest);
+    previous
+}
+
+#[test]
+fn an_upgrade_backs_up_the_old_database_before_migrating_and_keeps_the_last_n() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let backups = dir.path().join("backups");
+    let db = data.join("arka.db");
+    let latest = arka::store::latest_schema_version();
+    let previous = database_of_the_previous_release(&data);
     // Older automatic backups, more than --backup-keep, and a manual one that is never pruned.
     std::fs::create_dir_all(&backups).unwrap();
     for name in ["arka-20260101-020000-nightly.db", "arka-20260102-020000-nightly.db", "mine.db"] {
@@ -766,6 +774,137 @@ fn an_upgrade_backs_up_the_old_database_before_migrating_and_keeps_the_last_n() 
     let check = rusqlite::Connection::open(backups.join(taken)).unwrap();
     assert_eq!(arka::store::schema_version(&check).unwrap(), previous, "the backup is the old schema");
     assert_eq!(arka::store::existing_schema_version(&db).unwrap(), Some(latest), "then it migrated");
+}
+
+/// The one copy taken before the upgrade in `backups`.
+fn before_upgrade_copy(backups: &Path) -> PathBuf {
+    let copies: Vec<PathBuf> = std::fs::read_dir(backups)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("-before-upgrade.db"))
+        .collect();
+    assert_eq!(copies.len(), 1, "one copy before the upgrade: {copies:?}");
+    copies[0].clone()
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    PathBuf::from(format!("{}{suffix}", path.display()))
+}
+
+/// Waits, a bounded time, until `done` (the background check of a backup has ended).
+fn once(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} did not happen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A server upgrading a database of the previous release into `backups`, with the background
+/// check of its copy held until the returned guard goes.
+fn upgrade_with_the_check_held(dir: &Path) -> (TestServer, PathBuf, tokio::sync::OwnedRwLockWriteGuard<()>) {
+    let (data, backups) = (dir.join("data"), dir.join("backups"));
+    database_of_the_previous_release(&data);
+    let gate = arka::config::CheckGate::default();
+    let held = gate.0.clone().try_write_owned().unwrap();
+    let server = TestServer::start_with(|args| {
+        args.data.data_dir = data.clone();
+        args.backups.backup_dir = Some(backups.clone());
+        args.backups.check_gate = gate;
+    });
+    // The port takes connections before the server opens: its first answer comes after the copy.
+    assert_eq!(server.get("/healthz", None).status, 200, "the server answers while the check is held");
+    let copy = before_upgrade_copy(&backups);
+    (server, copy, held)
+}
+
+#[test]
+fn an_upgrade_with_backups_on_answers_before_the_copy_is_checked_and_shows_the_check_pending_then_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, copy, held) = upgrade_with_the_check_held(dir.path());
+    let file = copy.file_name().unwrap().to_str().unwrap().to_string();
+    let marker = with_suffix(&copy, ".unchecked");
+
+    // The check is held, and the server answered all the same: the copy says it is unchecked.
+    assert!(marker.exists(), "the copy is marked unchecked");
+    {
+        let owner = common::people::owner_from_the_box(&server);
+        let status = owner.get("/api/v1/owner/backup").data(200).clone();
+        assert_eq!(status["lastAutomatic"]["file"], file.as_str(), "{status}");
+        assert_eq!(status["lastAutomatic"]["check"], "pending", "{status}");
+        assert_eq!(status["damaged"], serde_json::json!([]), "{status}");
+    }
+
+    // A stop does not wait for the check, and the copy does not pass for checked after it.
+    server.restart();
+    assert!(marker.exists(), "a check cut short by the stop leaves the copy unchecked");
+
+    // The next start checks it once the gate opens.
+    drop(held);
+    let mut owner = common::people::Browser::new(&server);
+    owner.sign_in(common::people::OWNER_EMAIL, common::people::OWNER_PASSWORD).data(200);
+    once("the check of the copy", || !marker.exists());
+    let status = owner.get("/api/v1/owner/backup").data(200).clone();
+    assert_eq!(status["lastAutomatic"]["file"], file.as_str(), "{status}");
+    assert_eq!(status["lastAutomatic"]["check"], "passed", "{status}");
+    assert!(copy.exists(), "checked, kept under its name");
+}
+
+/// Writes over pages in the middle of the SQLite file `db`.
+fn damage(db: &Path) {
+    use std::io::{Seek, SeekFrom, Write};
+    let bytes = std::fs::read(db).unwrap();
+    let page = usize::from(u16::from_be_bytes([bytes[16], bytes[17]]));
+    let pages = bytes.len() / page;
+    assert!(pages > 8, "{pages} pages");
+    let mut file = std::fs::OpenOptions::new().write(true).open(db).unwrap();
+    file.seek(SeekFrom::Start(u64::try_from(page * (pages / 2)).unwrap())).unwrap();
+    file.write_all(&vec![0xA5; page * 4]).unwrap();
+    file.sync_all().unwrap();
+}
+
+#[test]
+fn a_copy_from_before_an_upgrade_found_damaged_is_renamed_shown_to_the_owner_and_refused_by_restore() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, copy, held) = upgrade_with_the_check_held(dir.path());
+    let owner = common::people::owner_from_the_box(&server);
+    damage(&copy);
+    drop(held);
+
+    let damaged = with_suffix(&copy, ".damaged");
+    let marker = with_suffix(&copy, ".unchecked");
+    // The marker goes last, once the copy and its key file are renamed.
+    once("the check of the damaged copy", || !marker.exists());
+    let status = owner.get("/api/v1/owner/backup").data(200).clone();
+    let name = damaged.file_name().unwrap().to_str().unwrap();
+    assert_eq!(status["damaged"], serde_json::json!([name]), "{status}");
+    assert_eq!(status["lastAutomatic"], Value::Null, "a damaged copy is no backup: {status}");
+    assert!(!copy.exists() && damaged.exists() && with_suffix(&damaged, ".key").exists());
+
+    let target = dir.path().join("elsewhere");
+    let out = arka(&["restore", damaged.to_str().unwrap(), "--data-dir", target.to_str().unwrap()]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(stderr(&out).contains("is damaged"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_start_sweeps_what_interrupted_backups_left_in_the_backup_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let backups = dir.path().join("backups");
+    std::fs::create_dir_all(&backups).unwrap();
+    let leftovers = ["arka-20260101-030000-nightly.db.partial", "arka-20260102-101500.db.partial"];
+    let kept = ["arka-20260103-030000-nightly.db", "mine.db.partial", "arka.db.partial"];
+    for name in leftovers.iter().chain(&kept) {
+        std::fs::write(backups.join(name), vec![7u8; 4096]).unwrap();
+    }
+    let server = TestServer::start_with(|args| args.backups.backup_dir = Some(backups.clone()));
+    assert_eq!(server.get("/healthz", None).status, 200);
+    for name in leftovers {
+        assert!(!backups.join(name).exists(), "{name} was swept");
+    }
+    for name in kept {
+        assert!(backups.join(name).exists(), "{name} is no automatic backup's leftover: kept");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -356,7 +356,7 @@ fn the_owner_of_the_box_takes_a_backup_from_the_page_and_sees_the_last_automatic
     let server = TestServer::start_with(|args| args.backups.backup_dir = Some(backup_dir));
     let mut owner = crate::common::people::owner_from_the_box(&server);
     let status = owner.get("/api/v1/owner/backup").data(200).clone();
-    assert_eq!(object_keys(&status), ["automatic", "lastAutomatic", "warning"]);
+    assert_eq!(object_keys(&status), ["automatic", "damaged", "lastAutomatic", "warning"]);
     assert_eq!((status["automatic"].clone(), status["lastAutomatic"].clone()), (json!(true), Value::Null));
     assert!(status["warning"].as_str().unwrap().contains("key file"), "{status}");
 
@@ -378,7 +378,7 @@ fn the_owner_of_the_box_takes_a_backup_from_the_page_and_sees_the_last_automatic
     let status = owner.get("/api/v1/owner/backup").data(200).clone();
     assert_eq!(
         status["lastAutomatic"],
-        json!({"file": "arka-20261126-020000-nightly.db", "at": "2026-11-26 03:00:00"})
+        json!({"file": "arka-20261126-020000-nightly.db", "at": "2026-11-26 03:00:00", "check": "passed"})
     );
 
     // Nobody else: not without a session, not a cashier of the shop.
