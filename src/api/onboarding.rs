@@ -13,7 +13,7 @@ use super::extract::{Body, PathId, Query, body_rejection, parse_json};
 use super::fields;
 use super::limits::Interval;
 use crate::domain::time::local_text;
-use crate::domain::validation::FieldErrors;
+use crate::domain::validation::{self, FieldErrors};
 use crate::services::accounts::{
     BankAccountInput, CertificateInfo, NewUserInput, Registration, UnitInput, UserUpdate,
 };
@@ -148,9 +148,14 @@ fn multipart_error(status: axum::http::StatusCode) -> ApiError {
 /// The password part as text. Read as UTF-8, which browsers and HTTP clients send, whatever
 /// charset the part names: decoding other charsets (multer's `text()`) would carry encoding_rs's
 /// tables for CJK encodings into the binary (0.15 MB, issue 34), and a password that is not
-/// UTF-8 is named rather than turned into replacement characters and a "wrong password".
+/// UTF-8 is named rather than turned into replacement characters and a "wrong password". A
+/// control character is refused as in a JSON body (`extract`'s rule for every string).
 fn utf8_password(bytes: Vec<u8>) -> Result<String, ApiError> {
-    String::from_utf8(bytes).map_err(|_| ApiError::field("password", "The password must be UTF-8 text."))
+    let password = String::from_utf8(bytes)
+        .map_err(|_| ApiError::field("password", "The password must be UTF-8 text."))?;
+    let mut errors = FieldErrors::new();
+    validation::xml_text(&mut errors, "password", &password);
+    if errors.is_empty() { Ok(password) } else { Err(ApiError::Validation(errors)) }
 }
 
 /// `certificate_file` and `password`, from multipart/form-data or from JSON with base64.

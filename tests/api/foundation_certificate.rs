@@ -101,7 +101,7 @@ fn a_wrong_password_is_named() {
 }
 
 #[test]
-fn a_password_that_is_not_utf8_is_named_not_taken_for_a_wrong_one() {
+fn a_password_that_is_not_utf8_or_holds_a_nul_is_named_not_taken_for_a_wrong_one() {
     let (server, shop) = shop();
     let cert = make_certificate(&format!("/CN={NUIS}/O=Dyqani Ana/C=AL"), PASSWORD);
     // "s3cret-p12" with a Latin-1 "ë" (0xEB) at its end: not UTF-8.
@@ -116,6 +116,17 @@ fn a_password_that_is_not_utf8_is_named_not_taken_for_a_wrong_one() {
     );
     reply.assert_invalid("password");
     assert!(reply.text.contains("UTF-8"), "the message says what is wrong: {}", reply.text);
+    // A NUL is refused as in a JSON body, not passed on to the file's decryption.
+    let reply = server.post_multipart(
+        UPLOAD,
+        Some(&shop.token),
+        &[
+            Part::File("certificate_file", "shop.p12", &cert.modern_p12),
+            Part::Text("password", "s3cret\0p12"),
+        ],
+    );
+    reply.assert_invalid("password");
+    assert!(reply.text.contains("U+0000"), "the message names the character: {}", reply.text);
     let account = server.get("/api/v1/account", Some(&shop.token));
     assert!(account.data(200)["cert"].is_null(), "nothing was stored: {}", account.text);
 }
