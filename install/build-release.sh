@@ -112,7 +112,7 @@ linked_as() {
 export LIBSQLITE3_FLAGS="-USQLITE_ENABLE_FTS3 -USQLITE_ENABLE_FTS3_PARENTHESIS -USQLITE_ENABLE_RTREE \
   -USQLITE_ENABLE_DBSTAT_VTAB -USQLITE_SOUNDEX -USQLITE_ENABLE_LOAD_EXTENSION -DSQLITE_OMIT_LOAD_EXTENSION"
 
-# OpenSSL's Configure options for the x86_64 binary: openssl-src's own (static, no tests, no
+# OpenSSL's Configure options for the Linux binaries: openssl-src's own (static, no tests, no
 # compression, no SSL 3, no weak or national ciphers, no engines, no async), then every part that
 # nothing Arka does calls. Kept: TLS 1.2 and 1.3 with AES-GCM over ECDHE (P-256, X25519) and
 # RSA/ECDSA certificates (native-tls to the CIS and PostgreSQL, the HTTPS server, whose acceptor
@@ -132,24 +132,24 @@ openssl_options=(no-shared no-module no-tests no-comp no-zlib no-zlib-dynamic no
   no-default-thread-pool no-ssl-trace no-integrity-only-ciphers no-autoload-config no-chacha
   no-poly1305)
 
-# build_openssl TARGET OS CC CFLAGS: OpenSSL built from the sources of the openssl-src crate that
+# build_openssl TARGET OS CC AR RANLIB CFLAGS: OpenSSL built from the sources of the openssl-src crate that
 # Cargo.lock pins (the version the vendored builds use) with `openssl_options`, installed into the
 # target folder under a name that holds a hash of everything that shapes it (built once; another
 # option, flag or version builds anew); prints the folder, which openssl-sys then links
 # statically through <TARGET>_OPENSSL_DIR instead of building its own.
 build_openssl() {
-  local target=$1 os=$2 cc=$3 cflags=$4 manifest sources key prefix work
+  local target=$1 os=$2 cc=$3 ar=$4 ranlib=$5 cflags=$6 manifest sources key prefix work
   manifest=$(cargo metadata --locked --format-version 1 |
     jq -er '.packages[] | select(.name == "openssl-src") | .manifest_path')
   sources=$(dirname "$manifest")/openssl
-  key=$(printf '%s\n' "$sources" "$os" "$cc" "$cflags" "${openssl_options[@]}" | sha256sum | cut -c1-12)
+  key=$(printf '%s\n' "$sources" "$os" "$cc" "$ar" "$cflags" "${openssl_options[@]}" | sha256sum | cut -c1-12)
   prefix=${CARGO_TARGET_DIR:-$PWD/target}/openssl-$target-$key
   if [ ! -f "$prefix/lib/libcrypto.a" ]; then
     work=${CARGO_TARGET_DIR:-$PWD/target}/openssl-build-$target
     rm -rf "$work" "$prefix"
     cp -a "$sources" "$work"
     # shellcheck disable=SC2086 # cflags holds several flags
-    (cd "$work" && env -u CROSS_COMPILE AR=ar RANLIB=ranlib CC="$cc" perl ./Configure \
+    (cd "$work" && env -u CROSS_COMPILE AR="$ar" RANLIB="$ranlib" CC="$cc" perl ./Configure \
       --prefix="$prefix" --openssldir=/usr/local/ssl --libdir=lib "${openssl_options[@]}" "$os" $cflags &&
       make -j"$(nproc)" build_libs && make install_dev) >"$work.log" 2>&1 ||
       { tail -n 30 "$work.log" >&2; echo "building OpenSSL for $target failed (log: $work.log)" >&2; exit 1; }
@@ -201,7 +201,7 @@ for target in "${targets[@]}"; do
       # and OPENSSL_SMALL_FOOTPRINT, its own choice of smaller C where a table or an unrolled
       # loop only buys speed.
       c_flags="-Os -idirafter $kernel_headers -fno-asynchronous-unwind-tables -fno-unwind-tables"
-      openssl_dir=$(build_openssl "$target" linux-x86_64 "$no_vaes" \
+      openssl_dir=$(build_openssl "$target" linux-x86_64 "$no_vaes" ar ranlib \
         "$c_flags -ffunction-sections -fdata-sections -fPIC -m64 -march=x86-64 -w \
           -DOPENSSL_NO_SECURE_MEMORY -UECP_NISTZ256_ASM -DOPENSSL_SMALL_FOOTPRINT")
       echo "OpenSSL: $openssl_dir"
@@ -211,10 +211,26 @@ for target in "${targets[@]}"; do
         cargo build -p arka --profile dist --locked --features static --target "$target"
       ;;
     aarch64-unknown-linux-musl)
-      # -Os as for x86_64. OPENSSL_NO_SM2_PRECOMP: OpenSSL's AArch64 assembly for SM2, China's
-      # curve, which nothing here uses, otherwise carries a 0.5 MB table of precomputed points;
-      # without it SM2 still works, computing them.
-      CFLAGS_aarch64_unknown_linux_musl="-Os -DOPENSSL_NO_SM2_PRECOMP" \
+      # The same OpenSSL as x86_64's (and the same C flags), compiled by zig through
+      # cargo-zigbuild, which the Rust build links with: P-256 by OpenSSL's generic code here too
+      # (AArch64's assembly for it carries the same kind of table), and no SM2 at all.
+      zig_tools=${CARGO_TARGET_DIR:-$PWD/target}/zig-aarch64-linux-musl
+      mkdir -p "$zig_tools"
+      for tool in cc ar ranlib; do
+        case $tool in
+          cc) args='cc -- -target aarch64-linux-musl' ;;
+          *) args="$tool --" ;;
+        esac
+        printf '%s\n' '#!/bin/sh' "exec cargo-zigbuild zig $args \"\$@\"" >"$zig_tools/$tool"
+        chmod +x "$zig_tools/$tool"
+      done
+      c_flags="-Os -fno-asynchronous-unwind-tables -fno-unwind-tables"
+      openssl_dir=$(build_openssl "$target" linux-aarch64 "$zig_tools/cc" "$zig_tools/ar" "$zig_tools/ranlib" \
+        "$c_flags -ffunction-sections -fdata-sections -fPIC -w -DOPENSSL_NO_SECURE_MEMORY -UECP_NISTZ256_ASM \
+          -DOPENSSL_SMALL_FOOTPRINT")
+      echo "OpenSSL: $openssl_dir"
+      AARCH64_UNKNOWN_LINUX_MUSL_OPENSSL_NO_VENDOR=1 AARCH64_UNKNOWN_LINUX_MUSL_OPENSSL_STATIC=1 \
+        AARCH64_UNKNOWN_LINUX_MUSL_OPENSSL_DIR=$openssl_dir CFLAGS_aarch64_unknown_linux_musl="$c_flags" \
         cargo zigbuild -p arka --profile dist --locked --features static --target "$target"
       ;;
     x86_64-pc-windows-gnu)
