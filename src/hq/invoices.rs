@@ -13,6 +13,7 @@ use super::Result;
 use super::reports::{Filter, ON_INVOICES, refs};
 use crate::api::invoices::views::{self, Links};
 use crate::domain::document::ApiVersion;
+use crate::domain::numbering;
 use crate::services::reports::{BookEntry, book_entry};
 use crate::store::invoices::Invoice;
 
@@ -67,6 +68,14 @@ pub async fn page(pool: &Pool, f: &Filter, ask: &ListAsk) -> Result<Vec<(i64, St
         );
         values.push(Box::new(pattern));
         conditions.push_str(&format!(" AND i.search_text LIKE ${}", values.len()));
+        // A query shaped like a number's end finds the numbers ending in it, not a buyer's name
+        // holding the same text, as the shop's list does (`store::invoices::list`).
+        if let Some((digits, year)) = numbering::number_end(text) {
+            values.push(Box::new(i64::from(year)));
+            conditions.push_str(&format!(" AND i.year = ${}", values.len()));
+            values.push(Box::new(format!("%{digits}")));
+            conditions.push_str(&format!(" AND i.ord_num::text LIKE ${}", values.len()));
+        }
     }
     let shops = of_shops(f, &mut values);
     values.push(Box::new(ask.offset.saturating_add(ask.limit)));

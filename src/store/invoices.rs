@@ -977,6 +977,14 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
         ))?;
         return with_children(conn, stmt.query_map(rusqlite::params_from_iter(all), invoice_from)?);
     }
+    if let Some((digits, year)) = f.query.as_deref().and_then(numbering::number_end) {
+        // So many numbers end so that looking each up costs more than the text search, which
+        // then keeps only the numbers (not a buyer's name holding the same text), as the lookup.
+        conditions.push("i.year = ?".to_string());
+        values.push(Value::Integer(year.into()));
+        conditions.push("CAST(i.ord_num AS TEXT) LIKE ?".to_string());
+        values.push(Value::Text(format!("%{digits}")));
+    }
     if let Some(pattern) = f.query.as_deref().and_then(indexed_pattern) {
         // The invoices above the index's mark (V19), read from the table newest first, then the
         // index's own, newest first (CROSS JOIN keeps the index the outer loop): every id above
@@ -1215,6 +1223,32 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_number_end_too_short_to_look_up_finds_through_the_text_the_numbers_only_not_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        // Ordinals ending in 1 up to 20,001: 2,001, more than NUMBER_LOOKUPS.
+        let rows = [(20_001, "Ana"), (5, "Blerim 1/2026"), (31, "Ana"), (41, "Ana")];
+        let ids = store
+            .write_blocking(|tx| -> Result<Vec<i64>> {
+                let c = company(tx, "L1", "Shop")?;
+                let mut ids = Vec::new();
+                for (row, (n, buyer)) in rows.iter().enumerate() {
+                    let mut i = invoice(c, *n, "NONCASH", "2026-03-01", Some(buyer));
+                    i.internal_id = format!("row-{row}");
+                    i.iic = format!("{row:032}");
+                    i.header_uuid = format!("uuid-{row}");
+                    ids.push(insert(tx, &i)?);
+                }
+                Ok(ids)
+            })
+            .unwrap();
+        assert_eq!(numbering::ordinals_ending_in("1", 20_001, NUMBER_LOOKUPS), None, "too many to look up");
+        let f = ListFilter { query: Some("1/2026".into()), limit: 10, ..ListFilter::default() };
+        let found: Vec<i64> = store.read_blocking(|c| list(c, 1, &f)).unwrap().iter().map(|i| i.id).collect();
+        assert_eq!(found, [ids[3], ids[2], ids[0]], "the numbers ending in 1/2026, not Blerim's name");
+    }
+
+    #[test]
     fn a_number_query_finds_the_numbers_ending_in_it_in_every_sequence_by_their_index() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("arka.db")).unwrap();
@@ -1264,8 +1298,8 @@ pub(crate) mod tests {
         let f = ListFilter { query: Some("1234/2026".into()), ..second };
         let paged: Vec<i64> = store.read_blocking(|c| list(c, 1, &f)).unwrap().iter().map(|i| i.id).collect();
         assert_eq!(paged, [ids[2], ids[1]], "offset and limit");
-        // A number's end that is too short to look up one by one, and a query not shaped like
-        // one, still go through the text: the buyer's name holds "1234/2026" in every row.
+        // A query not shaped like a number's end goes through the text: the buyer's name holds
+        // "1234/2026" in every row.
         assert_eq!(page("1234/2026 sh", all.clone()).len(), 7);
         let plan: Vec<String> = store
             .read_blocking(|c| {

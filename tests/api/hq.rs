@@ -798,6 +798,8 @@ fn a_day_of_sales(sim: &SimServer, hq: &Hq, name: &str, buyer: &str) -> Till {
     till.server.post_json("/api/v1/invoice/cash", Some(&till.token), &card).data(201);
     let mut account = on_account(&format!("{name}-3"));
     account["client"]["id"]["id"] = json!(buyer);
+    // A name that holds a number's end no document of the day has (the search below).
+    account["client"]["name"] = json!(format!("Ushqimore 99/{}", this_year()));
     till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &account).data(201);
     let cancelled = sell(&till, &format!("{name}-4"))["invoice"]["id"].as_i64().unwrap();
     till.server
@@ -944,6 +946,39 @@ fn the_hq_searches_the_list_as_the_shop_does(hq: &Hq, names: &[&str], tills: &[T
         assert_eq!(status, 200, "{other}");
         assert_eq!(other["data"]["items"], json!([]), "{query} is not the other shop's");
     }
+    // A query shaped like a number's end finds numbers, never names, at the shop and at the HQ:
+    // the day's first documents, and none for the end only a buyer's name holds.
+    for (end, documents) in [("1", true), ("99", false)] {
+        let query = format!("{end}/{}", this_year());
+        let ask = format!("fromDate={from}&toDate={to}&limit=50&query={}", query.replace('/', "%2F"));
+        let mut own = Vec::new();
+        for (name, till) in names.iter().zip(tills) {
+            let page =
+                till.server.get(&format!("/api/v1/invoice?{ask}"), Some(&till.token)).data(200).clone();
+            for item in page["items"].as_array().unwrap() {
+                assert!(item["number"].as_str().unwrap().contains(&query), "{query}: {item}");
+                own.push((json!(name), item["id"].clone()));
+            }
+        }
+        assert_eq!(!own.is_empty(), documents, "{query}: the shops' own");
+        let (status, chain) = hq.get(&format!("/api/v1/invoice?{ask}"));
+        assert_eq!(status, 200, "{chain}");
+        let mut found: Vec<(Value, Value)> = chain["data"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| (i["shop"].clone(), i["id"].clone()))
+            .collect();
+        found.sort_by_key(|pair| pair.0.to_string() + &pair.1.to_string());
+        own.sort_by_key(|pair| pair.0.to_string() + &pair.1.to_string());
+        assert_eq!(found, own, "{query}: the chain finds the shops' numbers, not names");
+    }
+}
+
+/// The year of a document issued now (Tirana's), which its number carries.
+fn this_year() -> i32 {
+    use chrono::Datelike;
+    chrono::Utc::now().with_timezone(&chrono_tz::Europe::Tirane).year()
 }
 
 /// The closing report's PDF: a shop's at the HQ reads as its own (pdftotext); the chain's
