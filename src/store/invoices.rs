@@ -1222,6 +1222,16 @@ pub(crate) mod tests {
         assert_eq!(store.read_blocking(|c| list(c, 1, &everything)).unwrap().len(), 5);
     }
 
+    /// The table's `row`th invoice: its own internal id, IIC and Header UUID.
+    fn row_of_a_table(row: usize, i: Invoice) -> Invoice {
+        Invoice {
+            internal_id: format!("row-{row}"),
+            iic: format!("{row:032}"),
+            header_uuid: format!("uuid-{row}"),
+            ..i
+        }
+    }
+
     #[test]
     fn a_number_end_too_short_to_look_up_finds_through_the_text_the_numbers_only_not_names() {
         let dir = tempfile::tempdir().unwrap();
@@ -1233,11 +1243,10 @@ pub(crate) mod tests {
                 let c = company(tx, "L1", "Shop")?;
                 let mut ids = Vec::new();
                 for (row, (n, buyer)) in rows.iter().enumerate() {
-                    let mut i = invoice(c, *n, "NONCASH", "2026-03-01", Some(buyer));
-                    i.internal_id = format!("row-{row}");
-                    i.iic = format!("{row:032}");
-                    i.header_uuid = format!("uuid-{row}");
-                    ids.push(insert(tx, &i)?);
+                    ids.push(insert(
+                        tx,
+                        &row_of_a_table(row, invoice(c, *n, "NONCASH", "2026-03-01", Some(buyer))),
+                    )?);
                 }
                 Ok(ids)
             })
@@ -1267,11 +1276,9 @@ pub(crate) mod tests {
                 let c = company(tx, "L1", "Shop")?;
                 let mut ids = Vec::new();
                 for (row, (n, kind, tcr, date)) in rows.iter().enumerate() {
-                    let mut i = invoice(c, *n, kind, date, Some("Hoxha 1234/2026 sh.p.k."));
+                    let mut i =
+                        row_of_a_table(row, invoice(c, *n, kind, date, Some("Hoxha 1234/2026 sh.p.k.")));
                     i.tcr_code = tcr.map(str::to_string);
-                    i.internal_id = format!("row-{row}");
-                    i.iic = format!("{row:032}");
-                    i.header_uuid = format!("uuid-{row}");
                     ids.push(insert(tx, &i)?);
                 }
                 Ok(ids)
