@@ -683,7 +683,10 @@ pub fn beyond_keep(names: &[String], keep: usize) -> Vec<String> {
 pub fn automatic(data_dir: &Path, schedule: &BackupSchedule, occasion: Occasion) -> Result<Option<Made>> {
     let Some(dir) = &schedule.backup_dir else { return Ok(None) };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    sweep_leftovers(dir)?;
+    // Leftovers that cannot be swept take disk, not the backup: it is taken all the same.
+    if let Err(e) = sweep_leftovers(dir) {
+        tracing::warn!(dir = %dir.display(), error = %crate::error_chain(&e), "the backup folder's leftovers could not be swept");
+    }
     let to = dir.join(automatic_name(Utc::now(), occasion));
     // The copy before an upgrade is what a roll-back restores, taken while the shop waits; its
     // check waits for the server to answer.
@@ -987,6 +990,19 @@ mod tests {
         KeyFile::load_or_create(&data.join("arka.key")).unwrap();
         store.write_blocking(|tx| store::health::probe(tx)).unwrap();
         data
+    }
+
+    #[test]
+    fn a_leftover_the_sweep_cannot_remove_does_not_stop_the_nightly_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = data_dir(dir.path());
+        let out = dir.path().join("backups");
+        // A directory with a leftover's name: `remove_file` refuses it.
+        std::fs::create_dir_all(out.join("arka-20260101-030000-nightly.db.partial/inside")).unwrap();
+        assert!(sweep_leftovers(&out).is_err());
+        let schedule = BackupSchedule { backup_dir: Some(out.clone()), ..BackupSchedule::default() };
+        let made = automatic(&data, &schedule, Occasion::Nightly).unwrap().unwrap();
+        assert!(made.db.exists(), "the backup is taken all the same");
     }
 
     #[test]

@@ -959,7 +959,8 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
     let dated = f.from_date.is_some() || f.to_date.is_some();
     let order = if dated { "i.issue_date DESC, i.id DESC" } else { "i.id DESC" };
     let columns = COLUMNS.split(',').map(|c| format!("i.{}", c.trim())).collect::<Vec<_>>().join(", ");
-    let by_number = match f.query.as_deref().and_then(numbering::number_end) {
+    let number_end = f.query.as_deref().and_then(numbering::number_end);
+    let by_number = match number_end {
         Some((digits, year)) => numbered_ending_in(conn, company_id, digits, year)?,
         None => None,
     };
@@ -977,7 +978,7 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
         ))?;
         return with_children(conn, stmt.query_map(rusqlite::params_from_iter(all), invoice_from)?);
     }
-    if let Some((digits, year)) = f.query.as_deref().and_then(numbering::number_end) {
+    if let Some((digits, year)) = number_end {
         // So many numbers end so that looking each up costs more than the text search, which
         // then keeps only the numbers (not a buyer's name holding the same text), as the lookup.
         conditions.push("i.year = ?".to_string());
