@@ -21,10 +21,11 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 // A table from headings and rows of cells (strings or elements); `numeric` marks right-aligned
-// columns by index. Its box scrolls sideways on a phone, so it takes the keyboard's focus (the
-// arrows scroll it) and is named by its headings.
-export function table(headings, rows, numeric = []) {
-  const cls = (i) => (numeric.includes(i) ? 'num' : null);
+// columns by index, `wide` those a phone leaves out (what is said again where the row leads).
+// Its box scrolls sideways on a phone, so it takes the keyboard's focus (the arrows scroll it)
+// and is named by its headings.
+export function table(headings, rows, numeric = [], wide = []) {
+  const cls = (i) => [numeric.includes(i) ? 'num' : '', wide.includes(i) ? 'wide' : ''].join(' ').trim() || null;
   const name = headings.filter((h) => typeof h === 'string' && h).join(', ');
   return el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': name || null },
     el('table', {},

@@ -171,7 +171,7 @@ export async function render(section, ctx) {
     el('button', { type: 'button', disabled: items.length < PAGE, onclick: () => { filters.offset += PAGE; render(section, ctx); } }, t('inv.next')));
   section.replaceChildren(el('h2', {}, t('inv.title')), form,
     items.length
-      ? table([t('inv.number'), t('inv.date'), t('inv.type'), t('inv.buyer'), t('inv.nipt'), t('inv.gross'), t('inv.fic')], rows, [5])
+      ? table([t('inv.number'), t('inv.date'), t('inv.type'), t('inv.buyer'), t('inv.nipt'), t('inv.gross'), t('inv.fic')], rows, [5], [2, 4])
       : el('p', {}, t('inv.none')),
     pager);
 }

@@ -4,7 +4,7 @@
 // each step as it is done (GET /api/v1/setup says which), so a reload goes on where it stopped.
 
 import { api, apiFile, setSetupCode } from './api.js';
-import { t } from './i18n.js';
+import { apiWords, t } from './i18n.js';
 import { el, table } from './format.js';
 import { field, onSubmit, values } from './form.js';
 
@@ -162,7 +162,7 @@ export function pairingCard(card) {
       el('dt', {}, t('setup.till')), el('dd', {}, card.cashier.fiscalTcrCode ?? ''),
       card.tlsFingerprint ? [el('dt', {}, 'SHA-256'), el('dd', { class: 'code' }, card.tlsFingerprint)] : null),
     el('p', { class: 'small' }, t('setup.cardHelp')),
-    card.warning ? el('p', { class: 'warn', role: 'note' }, card.warning) : null,
+    card.warning ? el('p', { class: 'warn', role: 'note' }, apiWords(card.warning)) : null,
     el('p', { class: 'buttons no-print' }, el('button', { type: 'button', id: 'print-card', onclick: () => window.print() }, t('setup.print'))));
 }
 
