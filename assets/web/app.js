@@ -168,6 +168,7 @@ onSignedOut(() => signedOut(t('signin.expired')));
 // Each change the page sends starts with an empty status line: what it says after is that
 // change's own outcome, never an earlier success (a refusal is said in its form or here).
 onChange(() => setStatus(''));
+document.addEventListener('submit', () => setStatus(''), true);
 
 $('lang').addEventListener('click', () => {
   setLanguage(language() === 'sq' ? 'en' : 'sq');

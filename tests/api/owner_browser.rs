@@ -117,6 +117,7 @@ fn story(form: &'static str, width: u32, height: u32) {
         close_the_day(&page, &cashier, &balance, &state).await;
         an_invoice(&page, &items, &server, &cashier.token).await;
         the_owner_signs_in(&page).await;
+        five_thousand_in_english(&page, &server).await;
         the_cis(&page).await;
         the_reports_in_words(&page).await;
         if form == "desktop" {
@@ -171,6 +172,15 @@ async fn signing_in_as_people(page: &Browser, server: &TestServer) {
         .await
         .unwrap();
     assert_eq!(hidden, json!([true, true, true, true, true]), "the cashier's menu");
+    // The catalog to read, with the stock: no form the server refuses a cashier.
+    page.click("nav button[data-view=products]").await;
+    page.text_when("#product-list", |t| t.contains("Ujë")).await;
+    let offered: Value = page
+        .client
+        .execute("return ['#product-form-new', '[data-edit]', '#import-form'].map((s) => document.querySelectorAll(s).length)", vec![])
+        .await
+        .unwrap();
+    assert_eq!(offered, json!([0, 0, 0]), "a cashier is offered no new product, no change, no import");
     page.click("nav button[data-view=today]").await;
     page.find("#till-actions").await;
 }
@@ -180,9 +190,19 @@ async fn signing_in_as_people(page: &Browser, server: &TestServer) {
 async fn open_the_day(page: &Browser, cashier: &Cashier<'_>) -> String {
     let state = format!("[data-tcr=\"{}\"]", cashier.tcr_code);
     page.text_when(&state, |t| t.starts_with("E hapur")).await;
-    page.type_into("#open-amount", "1000").await;
+    // The day is open: the page offers its float, not "Hap ditën".
+    let actions = page.find("#till-actions").await.text().await.unwrap();
+    assert!(!actions.contains("Hap ditën") && actions.contains("Vendos fondin fillestar"), "{actions}");
+    // "1.000" reads two ways: one thousand lek (the Albanian reading, first) or one.
+    page.type_into("#open-amount", "1.000").await;
     page.click("#open-form button[type=submit]").await;
+    let asked = page.text_when("#open-amount-question", |t| !t.is_empty()).await;
+    assert!(asked.contains("«1.000»") && asked.contains("1\u{202f}000,00 lekë") && asked.contains("1,00 lekë"), "{asked}");
+    screen(page, "amount-question").await;
+    page.click("#open-amount-question [data-reading=\"100000\"]").await;
     page.text_when("#status", |t| t.starts_with("Fondi fillestar u vendos.")).await;
+    // The float is in: nothing to open is offered any more.
+    page.text_when("#till-actions", |t| !t.contains("Vendos fondin fillestar")).await;
     let reply = cashier.server.get("/api/v1/cash-register/balance", Some(&cashier.token));
     let balance = api_cents(&reply.data(200)["balance"]);
     assert_eq!(balance, 100_000 + 1_000, "the float and the test sale");
@@ -225,6 +245,18 @@ async fn two_sales_on_the_days_totals(page: &Browser, till: &Cashier<'_>) -> (Ve
 async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, state: &str) {
     // Counted by denomination: a 1000 and a 500 note, a 50 and two 20 coins.
     page.click("#denominations summary").await;
+    // The 11 notes and coins are a grid: several to a row, at either width.
+    let rows: Value = page
+        .client
+        .execute(
+            "const tops = [...document.querySelectorAll('#denominations input')].map((i) => Math.round(i.getBoundingClientRect().top));
+             return [tops.length, new Set(tops).size];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows[0], 11, "five notes and six coins");
+    assert!(rows[1].as_i64().unwrap() <= 6, "the count's fields are a grid, not one long column: {rows} (fields, rows)");
     for (value, count) in [(1000, "1"), (500, "1"), (50, "1"), (20, "2")] {
         page.type_into(&format!("#den-{value}"), count).await;
     }
@@ -278,6 +310,7 @@ async fn cash_in_and_out_and_the_x_report(page: &Browser, till: &Cashier<'_>) ->
     let reasons: Vec<&str> =
         actions["items"].as_array().unwrap().iter().filter_map(|a| a["description"].as_str()).collect();
     assert!(reasons.contains(&"Kusur nga banka") && reasons.contains(&"Blerje qumësht"), "{reasons:?}");
+    five_thousand_in_albanian(page, till).await;
 
     let balance =
         till.server.get("/api/v1/cash-register/balance", Some(&till.token)).data(200)["balance"].clone();
@@ -294,6 +327,53 @@ async fn cash_in_and_out_and_the_x_report(page: &Browser, till: &Cashier<'_>) ->
     balance
 }
 
+/// The till's cash as the API has it, in cents.
+fn till_cents(till: &Cashier<'_>) -> i64 {
+    api_cents(&till.server.get("/api/v1/cash-register/balance", Some(&till.token)).data(200)["balance"])
+}
+
+/// "5.000" on the Albanian page reads two ways, five thousand lek (the page language's reading,
+/// offered first) or five: the page asks before moving the money, and the API keeps the amount
+/// chosen; a withdrawal of as much takes it out again. A refusal, the page's or the server's, is
+/// said beside the form in Albanian and the status line no longer says the last success.
+async fn five_thousand_in_albanian(page: &Browser, till: &Cashier<'_>) {
+    let before = till_cents(till);
+    page.type_into("#deposit-amount", "5.000").await;
+    page.type_into("#deposit-description", "Kusur i madh nga banka").await;
+    page.click("#deposit-form button[type=submit]").await;
+    let asked = page.text_when("#deposit-amount-question", |t| !t.is_empty()).await;
+    let (thousands, five) = (asked.find("5\u{202f}000,00 lekë"), asked.find("5,00 lekë"));
+    assert!(thousands.is_some() && thousands < five, "both readings, the Albanian first: {asked}");
+    assert_eq!(till_cents(till), before, "nothing moves before the answer");
+    page.click("#deposit-amount-question [data-reading=\"500000\"]").await;
+    page.text_when("#status", |t| t.starts_with("Paratë u futën.")).await;
+    let actions = till.server.get("/api/v1/cash-register/actions", Some(&till.token)).data(200).clone();
+    let deposit = actions["items"].as_array().unwrap().iter().find(|a| a["description"] == "Kusur i madh nga banka").unwrap();
+    assert_eq!(api_cents(&deposit["amount"]), 500_000, "the API's deposit is the reading chosen: {deposit}");
+    assert_eq!(till_cents(till), before + 500_000);
+
+    // More than two decimals of lek: refused beside the field before anything is sent.
+    page.type_into("#withdraw-amount", "12,3456").await;
+    page.type_into("#withdraw-description", "Provë").await;
+    page.click("#withdraw-form button[type=submit]").await;
+    let said = page.text_when("#withdraw-amount-error", |t| !t.is_empty()).await;
+    assert_eq!(said, "Lekët kanë deri në dy shifra pas presjes.");
+    assert_eq!(page.find("#status").await.text().await.unwrap(), "", "the deposit's success is not said of this");
+    // More than the drawer holds: the server's refusal, in Albanian, at the top of the form.
+    page.type_into("#withdraw-amount", "999 999").await;
+    page.click("#withdraw-form button[type=submit]").await;
+    let said = page.text_when("#withdraw-form .form-error", |t| !t.is_empty()).await;
+    assert!(said.starts_with("Nuk ka mjaftueshëm para në arkë: gjendja është "), "{said}");
+    assert_eq!(page.find("#status").await.text().await.unwrap(), "");
+    screen(page, "refused-withdrawal").await;
+    page.type_into("#withdraw-amount", "5.000").await;
+    page.type_into("#withdraw-description", "Te banka").await;
+    page.click("#withdraw-form button[type=submit]").await;
+    page.click("#withdraw-amount-question [data-reading=\"500000\"]").await;
+    page.text_when("#status", |t| t.starts_with("Paratë u nxorën.")).await;
+    assert_eq!(till_cents(till), before, "five thousand in, five thousand out");
+}
+
 /// In English, the cashier: the latest invoice opened with the keyboard, its PDF and the
 /// cancellations (their own sales of the day).
 async fn an_invoice(page: &Browser, items: &[Value], server: &TestServer, token: &str) {
@@ -303,6 +383,7 @@ async fn an_invoice(page: &Browser, items: &[Value], server: &TestServer, token:
 
     // Invoices, latest first; the first opens with the keyboard and shows its PDF.
     page.click("nav button[data-view=invoices]").await;
+    invoices_at_this_width(page).await;
     let first = page.find("button[data-invoice]").await;
     assert_eq!(first.attr("data-invoice").await.unwrap(), items[0]["id"].as_i64().map(|i| i.to_string()));
     first.send_keys(&keys(Key::Enter)).await.unwrap();
@@ -556,6 +637,62 @@ async fn the_owner_signs_in(page: &Browser) {
     page.type_into("#signin-email", OWNER_EMAIL).await;
     page.type_into("#signin-password", &format!("{OWNER_PASSWORD}{}", keys(Key::Enter))).await;
     page.text_when("#who", |t| t.ends_with("· Owner")).await;
+}
+
+/// The invoice list at the story's width: each filter's label over its own field, the type in
+/// words, and on a phone every amount on the screen.
+async fn invoices_at_this_width(page: &Browser) {
+    page.find("button[data-invoice]").await;
+    let (form, width, _) = form();
+    let layout: Value = page
+        .client
+        .execute(
+            "const place = (e) => e.getBoundingClientRect();
+             const labels = [...document.querySelectorAll('#inv-filters label')].map((l) => {
+               const [a, b] = [place(l), place(document.getElementById(l.htmlFor))];
+               return [l.htmlFor, a.bottom <= b.top + 1 && Math.abs(a.left - b.left) < 2];
+             });
+             const rows = [...document.querySelectorAll('#view-invoices tbody tr')];
+             return {
+               labels,
+               types: rows.map((r) => r.children[2].textContent),
+               amounts: rows.map((r) => Math.round(place(r.querySelector('td.num')).right)),
+               screen: document.documentElement.clientWidth,
+             };",
+            vec![],
+        )
+        .await
+        .unwrap();
+    for label in layout["labels"].as_array().unwrap() {
+        assert_eq!(label[1], true, "{form}: the filter {} has its label over its own field: {layout}", label[0]);
+    }
+    assert_eq!(layout["labels"].as_array().unwrap().len(), 4);
+    let types: Vec<&str> = layout["types"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert!(!types.is_empty() && types.iter().all(|t| *t == "Cash"), "{form}: the type in words: {types:?}");
+    let screen = layout["screen"].as_i64().unwrap();
+    for right in layout["amounts"].as_array().unwrap() {
+        assert!(right.as_i64().unwrap() <= screen, "{form} ({width} px): an amount runs off the screen: {layout}");
+    }
+}
+
+/// The owner in English changes a price to "5.000": five lek with the English decimal point,
+/// or five thousand as an Albanian writes it; the page asks, and the API keeps the choice.
+async fn five_thousand_in_english(page: &Browser, server: &TestServer) {
+    page.click("nav button[data-view=products]").await;
+    page.type_into("#product-search", "kafe").await;
+    page.click("[data-edit=KAFE]").await;
+    page.type_into("#product-edit-1-price", &format!("5.000{}", keys(Key::Enter))).await;
+    let asked = page.text_when("#product-edit-1-price-question", |t| !t.is_empty()).await;
+    let (five, thousands) = (asked.find("5.00 lek"), asked.find("5\u{202f}000.00 lek"));
+    assert!(five.is_some() && five < thousands, "both readings, the English first: {asked}");
+    page.axe("amount question in English").await;
+    page.click("#product-edit-1-price-question [data-reading=\"500000\"]").await;
+    page.text_when("[data-price=KAFE]", |t| t == "5\u{202f}000.00").await;
+    let mut owner = crate::common::people::Browser::new(server);
+    owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
+    let listed = owner.get("/api/v1/products").data(200).clone();
+    let kafe = listed.as_array().unwrap().iter().find(|p| p["code"] == "KAFE").unwrap();
+    assert_eq!(api_cents(&kafe["last_price"]), 500_000, "the API's price is the reading chosen: {kafe}");
 }
 
 /// The owner's CIS screen: online, nothing waiting, the certificate's expiry.
