@@ -197,7 +197,10 @@ async fn open_the_day(page: &Browser, cashier: &Cashier<'_>) -> String {
     page.type_into("#open-amount", "1.000").await;
     page.click("#open-form button[type=submit]").await;
     let asked = page.text_when("#open-amount-question", |t| !t.is_empty()).await;
-    assert!(asked.contains("«1.000»") && asked.contains("1\u{202f}000,00 lekë") && asked.contains("1,00 lekë"), "{asked}");
+    assert!(
+        asked.contains("«1.000»") && asked.contains("1\u{202f}000,00 lekë") && asked.contains("1,00 lekë"),
+        "{asked}"
+    );
     screen(page, "amount-question").await;
     page.click("#open-amount-question [data-reading=\"100000\"]").await;
     page.text_when("#status", |t| t.starts_with("Fondi fillestar u vendos.")).await;
@@ -256,7 +259,10 @@ async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, stat
         .await
         .unwrap();
     assert_eq!(rows[0], 11, "five notes and six coins");
-    assert!(rows[1].as_i64().unwrap() <= 6, "the count's fields are a grid, not one long column: {rows} (fields, rows)");
+    assert!(
+        rows[1].as_i64().unwrap() <= 6,
+        "the count's fields are a grid, not one long column: {rows} (fields, rows)"
+    );
     for (value, count) in [(1000, "1"), (500, "1"), (50, "1"), (20, "2")] {
         page.type_into(&format!("#den-{value}"), count).await;
     }
@@ -348,7 +354,12 @@ async fn five_thousand_in_albanian(page: &Browser, till: &Cashier<'_>) {
     page.click("#deposit-amount-question [data-reading=\"500000\"]").await;
     page.text_when("#status", |t| t.starts_with("Paratë u futën.")).await;
     let actions = till.server.get("/api/v1/cash-register/actions", Some(&till.token)).data(200).clone();
-    let deposit = actions["items"].as_array().unwrap().iter().find(|a| a["description"] == "Kusur i madh nga banka").unwrap();
+    let deposit = actions["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["description"] == "Kusur i madh nga banka")
+        .unwrap();
     assert_eq!(api_cents(&deposit["amount"]), 500_000, "the API's deposit is the reading chosen: {deposit}");
     assert_eq!(till_cents(till), before + 500_000);
 
@@ -358,7 +369,11 @@ async fn five_thousand_in_albanian(page: &Browser, till: &Cashier<'_>) {
     page.click("#withdraw-form button[type=submit]").await;
     let said = page.text_when("#withdraw-amount-error", |t| !t.is_empty()).await;
     assert_eq!(said, "Lekët kanë deri në dy shifra pas presjes.");
-    assert_eq!(page.find("#status").await.text().await.unwrap(), "", "the deposit's success is not said of this");
+    assert_eq!(
+        page.find("#status").await.text().await.unwrap(),
+        "",
+        "the deposit's success is not said of this"
+    );
     // More than the drawer holds: the server's refusal, in Albanian, at the top of the form.
     page.type_into("#withdraw-amount", "999 999").await;
     page.click("#withdraw-form button[type=submit]").await;
@@ -526,13 +541,13 @@ fn audit_pair(key: &str, value: &str, lang: &str) -> String {
 }
 
 /// An amount of the API ("-6.50", 1590) as the page writes it in `lang`: "-6,50", "1 590,00".
-pub(crate) fn page_amount(value: &str, lang: &str) -> String {
+fn page_amount(value: &str, lang: &str) -> String {
     let cents =
         (value.parse::<f64>().unwrap_or_else(|_| panic!("not an amount: {value}")) * 100.0).round() as i64;
     let whole = (cents.abs() / 100).to_string();
     let mut grouped = String::new();
     for (i, digit) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
             grouped.push('\u{202f}');
         }
         grouped.push(digit);
@@ -664,14 +679,21 @@ async fn invoices_at_this_width(page: &Browser) {
         .await
         .unwrap();
     for label in layout["labels"].as_array().unwrap() {
-        assert_eq!(label[1], true, "{form}: the filter {} has its label over its own field: {layout}", label[0]);
+        assert_eq!(
+            label[1], true,
+            "{form}: the filter {} has its label over its own field: {layout}",
+            label[0]
+        );
     }
     assert_eq!(layout["labels"].as_array().unwrap().len(), 4);
     let types: Vec<&str> = layout["types"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
     assert!(!types.is_empty() && types.iter().all(|t| *t == "Cash"), "{form}: the type in words: {types:?}");
     let screen = layout["screen"].as_i64().unwrap();
     for right in layout["amounts"].as_array().unwrap() {
-        assert!(right.as_i64().unwrap() <= screen, "{form} ({width} px): an amount runs off the screen: {layout}");
+        assert!(
+            right.as_i64().unwrap() <= screen,
+            "{form} ({width} px): an amount runs off the screen: {layout}"
+        );
     }
 }
 

@@ -229,7 +229,10 @@ fn five_thousand_products_are_shown_a_page_at_a_time() {
             )
             .await
             .unwrap();
-        eprintln!("5 000 products, one search keystroke: {:.1} ms (drawing one page of 50)", cost.as_f64().unwrap());
+        eprintln!(
+            "5 000 products, one search keystroke: {:.1} ms (drawing one page of 50)",
+            cost.as_f64().unwrap()
+        );
         page.stop().await;
     });
 }
