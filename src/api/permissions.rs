@@ -490,6 +490,7 @@ mod tests {
             company,
             unit: None,
             request_id: None,
+            session: false,
         }))
     }
 
