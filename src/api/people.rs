@@ -228,7 +228,9 @@ pub async fn sign_in(
             state.people.right(&pair);
             session_answer(&state, session, StatusCode::OK).await
         }
-        Err(Refused::Wrong) => wrong(&state, &pair, ApiError::status(StatusCode::UNAUTHORIZED, WRONG_SIGN_IN)),
+        Err(Refused::Wrong) => {
+            wrong(&state, &pair, ApiError::status(StatusCode::UNAUTHORIZED, WRONG_SIGN_IN))
+        }
         Err(Refused::Failed(e)) => Err(e.into()),
     }
 }
@@ -241,7 +243,8 @@ pub struct ResetWithCodeBody {
     new_password: Option<String>,
 }
 
-const WRONG_CODE: &str = "The code is wrong or has expired: `arka users reset-password EMAIL` on the server prints a new one.";
+const WRONG_CODE: &str =
+    "The code is wrong or has expired: `arka users reset-password EMAIL` on the server prints a new one.";
 
 /// `POST /api/v1/session/reset`: a new password with the one-time code `arka users
 /// reset-password` printed on the box; the person is signed in (a session, as at sign-in). A
@@ -333,7 +336,8 @@ pub async fn change_password(
     Body(b): Body<PasswordBody>,
 ) -> ApiResult {
     let via = if session.is_some() { Via::Session } else { Via::Token };
-    let new_session = state.services.change_password(&caller, b.current_password, b.new_password, via).await?;
+    let new_session =
+        state.services.change_password(&caller, b.current_password, b.new_password, via).await?;
     match new_session {
         Some(id) => {
             let caller = (*caller).clone();

@@ -449,6 +449,8 @@ mod tests {
                         | Scope::OwnTill
                         | Scope::OwnTillOrAll
                         | Scope::OwnToken
+                        | Scope::OwnAccount
+                        | Scope::ResetCode
                         | Scope::WoltSignature
                 );
             if refuses {

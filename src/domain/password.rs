@@ -48,7 +48,7 @@ fn core(lowered: &str) -> &str {
 fn repeated(text: &str) -> bool {
     let chars: Vec<char> = text.chars().collect();
     let n = chars.len();
-    (1..n).filter(|unit| n % unit == 0).any(|unit| chars.chunks(unit).all(|c| c == &chars[..unit]))
+    (1..n).filter(|unit| n.is_multiple_of(*unit)).any(|unit| chars.chunks(unit).all(|c| c == &chars[..unit]))
 }
 
 fn in_a_run(lowered: &str) -> bool {

@@ -180,7 +180,10 @@ mod tests {
             throttle.failed(stranger.clone(), now);
         }
         assert!(throttle.wait(&stranger, now).is_some());
-        assert!(throttle.wait(&pair(Secret::Account("ana@dyqani.al"), ip("192.0.2.7")), now).is_some(), "any case");
+        assert!(
+            throttle.wait(&pair(Secret::Account("ana@dyqani.al"), ip("192.0.2.7")), now).is_some(),
+            "any case"
+        );
         assert_eq!(throttle.wait(&pair(Secret::Account("ana@dyqani.al"), ip("192.0.2.8")), now), None);
         assert_eq!(throttle.wait(&pair(Secret::Account("besa@dyqani.al"), ip("192.0.2.7")), now), None);
         assert_eq!(throttle.wait(&pair(Secret::SetupCode, ip("192.0.2.7")), now), None);

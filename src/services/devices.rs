@@ -126,14 +126,15 @@ impl Services {
                         &UserPatch { tcr_code: Some(Some(&accepted.tcr_code)), ..Default::default() },
                     )?;
                 }
-                let entry = super::audit::Entry { object: device.id.to_string(), ..entry }.after(serde_json::json!({
-                    "name": device.name,
-                    "tcr": device.tcr_code,
-                    "businessUnitCode": device.business_unit_code,
-                    "validFrom": device.valid_from,
-                    "validTo": device.valid_to,
-                    "givenTo": given_to_caller.then_some(user_id),
-                }));
+                let entry =
+                    super::audit::Entry { object: device.id.to_string(), ..entry }.after(serde_json::json!({
+                        "name": device.name,
+                        "tcr": device.tcr_code,
+                        "businessUnitCode": device.business_unit_code,
+                        "validFrom": device.valid_from,
+                        "validTo": device.valid_to,
+                        "givenTo": given_to_caller.then_some(user_id),
+                    }));
                 crate::store::audit::append(tx, &entry)?;
                 Ok(device)
             })

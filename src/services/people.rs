@@ -84,7 +84,8 @@ fn common_passwords() -> String {
 }
 
 /// What a person is told to do instead of a guessable password.
-const CHOOSE_ANOTHER: &str = "choose another: a few words of your own are easy to remember and hard to guess.";
+const CHOOSE_ANOTHER: &str =
+    "choose another: a few words of your own are easy to remember and hard to guess.";
 
 /// A new password's rules, under `field`.
 pub fn check_new_password(errors: &mut FieldErrors, field: &str, password: Option<&str>, email: &str) {
@@ -99,7 +100,9 @@ pub fn check_new_password(errors: &mut FieldErrors, field: &str, password: Optio
         }
         Some(Weakness::TooLong) => format!("The {field} may be at most {MAX_PASSWORD} characters long."),
         Some(Weakness::TheEmail) => format!("The {field} must not be the e-mail address."),
-        Some(Weakness::Common) => format!("The {field} is one of the most common passwords: {CHOOSE_ANOTHER}"),
+        Some(Weakness::Common) => {
+            format!("The {field} is one of the most common passwords: {CHOOSE_ANOTHER}")
+        }
         Some(Weakness::Pattern) => {
             format!("The {field} is a pattern that is easy to guess: {CHOOSE_ANOTHER}")
         }
@@ -256,7 +259,7 @@ impl Services {
         let user_id = caller.user.id;
         let stored = self.store.read(move |conn| people::password_hash(conn, user_id)).await?;
         if stored.is_none() {
-            return Err(Error::Forbidden(
+            return Err(Error::Conflict(
                 "This user has no password yet, and a token alone does not set one: an owner sets it \
                  (POST /api/v1/users/{id}/password), or a code of `arka users reset-password` on the server."
                     .into(),
@@ -371,9 +374,8 @@ impl Services {
                 let Some(caller) = db::caller_by_user(tx, user_id)? else {
                     return Err(Error::Internal("the user vanished".into()));
                 };
-                let entry = audit::by(&caller, Action::UserPassword, user_id).after(
-                    serde_json::json!({"passwordSetBy": "reset code", "sessionsEnded": true}),
-                );
+                let entry = audit::by(&caller, Action::UserPassword, user_id)
+                    .after(serde_json::json!({"passwordSetBy": "reset code", "sessionsEnded": true}));
                 crate::store::audit::append(tx, &entry)?;
                 Ok(())
             })
@@ -387,7 +389,9 @@ impl Services {
         let (company_id, user_id) = (caller.company.id, caller.user.id);
         let (user, hash) = self
             .store
-            .read(move |conn| Ok((db::user(conn, company_id, user_id)?, people::password_hash(conn, user_id)?)))
+            .read(move |conn| {
+                Ok((db::user(conn, company_id, user_id)?, people::password_hash(conn, user_id)?))
+            })
             .await?;
         let user = user.ok_or_else(|| Error::NotFound("User".into()))?;
         Ok(Profile { user, password_set: hash.is_some() })
@@ -459,8 +463,14 @@ mod tests {
     fn a_new_password_is_long_enough_not_the_email_and_not_common() {
         assert_eq!(refused(Some("kafe e mirë 2024")), None);
         assert_eq!(refused(None).as_deref(), Some("The password field is required."));
-        assert_eq!(refused(Some("short")).as_deref(), Some("The password must be at least 10 characters long."));
-        assert_eq!(refused(Some("ANA@shop.al")).as_deref(), Some("The password must not be the e-mail address."));
+        assert_eq!(
+            refused(Some("short")).as_deref(),
+            Some("The password must be at least 10 characters long.")
+        );
+        assert_eq!(
+            refused(Some("ANA@shop.al")).as_deref(),
+            Some("The password must not be the e-mail address.")
+        );
         assert!(refused(Some(&"x".repeat(MAX_PASSWORD + 1))).is_some_and(|m| m.contains("at most 256")));
         let common = refused(Some("sunshine2024")).unwrap();
         assert!(common.starts_with("The password is one of the most common passwords"), "{common}");

@@ -441,17 +441,18 @@ impl Services {
                         user_id: Some(user_id),
                     },
                 )?;
-                let movement = db::movement(tx, id)?
-                    .ok_or_else(|| Error::Internal("the movement just written could not be read back".into()))?;
-                let entry = entry.before(serde_json::json!({ "quantity": level.normalize().to_string() })).after(
-                    serde_json::json!({
+                let movement = db::movement(tx, id)?.ok_or_else(|| {
+                    Error::Internal("the movement just written could not be read back".into())
+                })?;
+                let entry = entry
+                    .before(serde_json::json!({ "quantity": level.normalize().to_string() }))
+                    .after(serde_json::json!({
                         "unit": movement.unit_name,
                         "reason": movement.reason.as_str(),
                         "change": movement.change.normalize().to_string(),
                         "quantity": movement.quantity_after.normalize().to_string(),
                         "note": movement.note,
-                    }),
-                );
+                    }));
                 crate::store::audit::append(tx, &entry)?;
                 Ok(movement)
             })

@@ -346,4 +346,44 @@ mod tests {
         assert_eq!(store.write_blocking(|tx| end_sessions_of(tx, user)).unwrap(), 1);
         assert!(store.read_blocking(|c| session_user(c, "s", "2000-01-01T00:00:00Z")).unwrap().is_none());
     }
+
+    #[test]
+    fn a_revoked_users_session_and_sign_in_are_refused() {
+        let (_dir, store) = store();
+        let (user, company) = store
+            .write_blocking(|tx| -> crate::store::Result<_> {
+                let company = crate::store::fixtures::company(tx, "L41323036D");
+                let unit = crate::store::fixtures::unit(tx, company, "Shop", None);
+                let user = crate::store::fixtures::user(tx, company, unit, "ana@shop.al");
+                insert_session(tx, "s", user)?;
+                Ok((user, company))
+            })
+            .unwrap();
+        let found = store.read_blocking(|c| credentials(c, " ana@shop.al ")).unwrap().unwrap();
+        assert!(!found.revoked);
+        assert!(store.read_blocking(|c| session_user(c, "s", "2000-01-01T00:00:00Z")).unwrap().is_some());
+        store.write_blocking(|tx| crate::store::accounts::revoke_token(tx, company, user)).unwrap();
+        assert!(store.read_blocking(|c| credentials(c, "ana@shop.al")).unwrap().unwrap().revoked);
+        assert!(store.read_blocking(|c| session_user(c, "s", "2000-01-01T00:00:00Z")).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_reset_code_is_one_per_user_until_it_expires_or_goes() {
+        let (_dir, store) = store();
+        let user = store
+            .write_blocking(|tx| -> crate::store::Result<_> {
+                let company = crate::store::fixtures::company(tx, "L41323036D");
+                let unit = crate::store::fixtures::unit(tx, company, "Shop", None);
+                let user = crate::store::fixtures::user(tx, company, unit, "ana@shop.al");
+                replace_reset_code(tx, user, "a", "2030-01-01T00:00:00Z")?;
+                replace_reset_code(tx, user, "b", "2030-01-01T01:00:00Z")?;
+                Ok(user)
+            })
+            .unwrap();
+        let at = |now: &'static str| store.read_blocking(move |c| reset_code(c, user, now)).unwrap();
+        assert_eq!(at("2030-01-01T00:30:00Z").as_deref(), Some("b"), "the last one printed");
+        assert_eq!(at("2030-01-01T01:00:00Z"), None, "expired");
+        store.write_blocking(|tx| drop_reset_code(tx, user)).unwrap();
+        assert_eq!(at("2029-01-01T00:00:00Z"), None, "used");
+    }
 }

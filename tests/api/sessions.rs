@@ -8,9 +8,11 @@ use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use crate::common;
+use crate::common::people::{
+    Browser, FromAddress, OWNER_EMAIL, OWNER_PASSWORD, owner_from_the_box, set_cookie,
+};
 use crate::common::sim::SimServer;
 use crate::common::till::open_till;
-use crate::common::people::{Browser, FromAddress, OWNER_EMAIL, OWNER_PASSWORD, owner_from_the_box, set_cookie};
 use crate::common::{TestServer, bank_account_body, object_keys};
 use serde_json::json;
 
@@ -194,10 +196,13 @@ fn a_strangers_hour_of_guesses_from_several_addresses_never_keeps_the_owner_out(
     let mut owner_signed_in = 0;
     for tenth in 0..36_000usize {
         let who = tenth % strangers.len();
-        let guess = strangers[who].post("/api/v1/session", &sign_in_body(OWNER_EMAIL, &format!("guess-{tenth}")));
+        let guess =
+            strangers[who].post("/api/v1/session", &sign_in_body(OWNER_EMAIL, &format!("guess-{tenth}")));
         match guess.status {
             401 => tries[who] += 1,
-            429 => assert!(guess.retry_after.is_some_and(|s| (1..=900).contains(&s)), "{:?}", guess.retry_after),
+            429 => {
+                assert!(guess.retry_after.is_some_and(|s| (1..=900).contains(&s)), "{:?}", guess.retry_after)
+            }
             other => panic!("guess {tenth}: {other} {}", guess.body),
         }
         if tenth % 3_000 == 0 {
@@ -210,7 +215,10 @@ fn a_strangers_hour_of_guesses_from_several_addresses_never_keeps_the_owner_out(
     let stated = arka::domain::throttle::TRIES_IN_FIRST_HOUR;
     for (address, count) in tries.iter().enumerate() {
         assert!(*count <= stated, "address {address} had {count} tries, more than {stated}");
-        assert!(*count > arka::domain::throttle::FREE_FAILURES, "address {address} was slowed, not shut: {count}");
+        assert!(
+            *count > arka::domain::throttle::FREE_FAILURES,
+            "address {address} was slowed, not shut: {count}"
+        );
     }
     // A guess that waits is not checked: even the right password from a stranger's address (a
     // last wrong guess first, in case the hour ended on the address's turn).
@@ -352,14 +360,14 @@ fn a_token_alone_sets_no_first_password() {
         Some(&shop.token),
         &json!({"newPassword": "Sandbox-owner-1"}),
     );
-    first.assert_error(403);
+    first.assert_error(409);
     assert!(first.body["message"].as_str().unwrap().contains("reset-password"), "{}", first.text);
     let with_a_guess = server.post_json(
         "/api/v1/session/password",
         Some(&shop.token),
         &json!({"currentPassword": "anything", "newPassword": "Sandbox-owner-1"}),
     );
-    with_a_guess.assert_error(403);
+    with_a_guess.assert_error(409);
     Browser::new(&server).sign_in(&shop.email, "Sandbox-owner-1").assert_error(401);
 }
 
@@ -391,9 +399,9 @@ fn revoking_a_user_signs_them_out_everywhere_and_blocks_sign_in_until_an_owner_r
     let (besa_id, token) = (besa["id"].as_i64().unwrap(), besa["token"].as_str().unwrap().to_string());
     let password = json!({"newPassword": "Besa-fjalekalim-1"});
     server.post_json(&format!("/api/v1/users/{besa_id}/password"), Some(owner), &password).data(200);
-    let mut page = Browser::new(&server);
+    let mut page = Browser::new(server);
     page.sign_in("besa@dyqani-ana.al", "Besa-fjalekalim-1").data(200);
-    let mut phone = Browser::new(&server);
+    let mut phone = Browser::new(server);
     phone.sign_in("besa@dyqani-ana.al", "Besa-fjalekalim-1").data(200);
     page.post("/api/v1/cash-register/deposit", &json!({"amount": 100})).data(201);
     server.get("/api/v1/account", Some(&token)).data(200);
@@ -407,29 +415,49 @@ fn revoking_a_user_signs_them_out_everywhere_and_blocks_sign_in_until_an_owner_r
     page.post("/api/v1/users/me/token", &json!({})).assert_unauthenticated();
     server.get("/api/v1/account", Some(&token)).assert_unauthenticated();
     server
-        .post_json("/api/v1/session/password", Some(&token), &json!({"currentPassword": "Besa-fjalekalim-1", "newPassword": "Besa-e-re-2025"}))
+        .post_json(
+            "/api/v1/session/password",
+            Some(&token),
+            &json!({"currentPassword": "Besa-fjalekalim-1", "newPassword": "Besa-e-re-2025"}),
+        )
         .assert_unauthenticated();
-    let again = Browser::new(&server).sign_in("besa@dyqani-ana.al", "Besa-fjalekalim-1");
+    let again = Browser::new(server).sign_in("besa@dyqani-ana.al", "Besa-fjalekalim-1");
     again.assert_error(401);
     assert!(set_cookie(&again).is_none(), "her right password signs in no more");
-    let reset = common::arka(&["users", "reset-password", "besa@dyqani-ana.al", "--data-dir", server.data_dir().to_str().unwrap()]);
+    let reset = common::arka(&[
+        "users",
+        "reset-password",
+        "besa@dyqani-ana.al",
+        "--data-dir",
+        server.data_dir().to_str().unwrap(),
+    ]);
     assert!(!reset.status.success(), "the box prints no code for a revoked user");
-    assert!(String::from_utf8_lossy(&reset.stderr).contains("revoked"), "{}", String::from_utf8_lossy(&reset.stderr));
+    assert!(
+        String::from_utf8_lossy(&reset.stderr).contains("revoked"),
+        "{}",
+        String::from_utf8_lossy(&reset.stderr)
+    );
 
     // An owner restores her with a new token: her password signs in again.
     let restored = server.post_json(&format!("/api/v1/users/{besa_id}/token"), Some(owner), &json!({}));
     let new_token = restored.data(201)["user"]["token"].as_str().unwrap().to_string();
     server.get("/api/v1/account", Some(&new_token)).data(200);
-    let mut back = Browser::new(&server);
+    let mut back = Browser::new(server);
     back.sign_in("besa@dyqani-ana.al", "Besa-fjalekalim-1").data(200);
     let audit = |action: &str| {
         server.get(&format!("/api/v1/audit?action={action}"), Some(owner)).data(200)["entries"][0].clone()
     };
     let revoke = audit("token.revoke");
-    assert_eq!((revoke["object"].clone(), revoke["after"]["sessionsEnded"].clone()), (json!(besa_id.to_string()), json!(2)));
+    assert_eq!(
+        (revoke["object"].clone(), revoke["after"]["sessionsEnded"].clone()),
+        (json!(besa_id.to_string()), json!(2))
+    );
     let restore = audit("user.restore");
     assert_eq!(restore["object"], besa_id.to_string());
-    assert_eq!((restore["before"]["revoked"].clone(), restore["after"]["revoked"].clone()), (json!(true), json!(false)));
+    assert_eq!(
+        (restore["before"]["revoked"].clone(), restore["after"]["revoked"].clone()),
+        (json!(true), json!(false))
+    );
 }
 
 #[test]
@@ -461,7 +489,10 @@ fn weak_passwords_are_refused_wherever_a_password_is_set() {
         &json!({"currentPassword": OWNER_PASSWORD, "newPassword": "ana@dyqani-ana.al"}),
     );
     own.assert_invalid("newPassword");
-    let pattern = owner.post("/api/v1/session/password", &json!({"currentPassword": OWNER_PASSWORD, "newPassword": "abababababab"}));
+    let pattern = owner.post(
+        "/api/v1/session/password",
+        &json!({"currentPassword": OWNER_PASSWORD, "newPassword": "abababababab"}),
+    );
     assert!(pattern.text.contains("pattern"), "{}", pattern.text);
 }
 
@@ -470,16 +501,26 @@ fn a_code_printed_on_the_box_sets_a_new_password_once() {
     let server = shop();
     let left_open = owner_from_the_box(&server);
     let data = server.data_dir();
-    let printed = common::arka_ok(&["users", "reset-password", OWNER_EMAIL, "--data-dir", data.to_str().unwrap()]);
+    let printed =
+        common::arka_ok(&["users", "reset-password", OWNER_EMAIL, "--data-dir", data.to_str().unwrap()]);
     let code = common::printed_value(&printed, &format!("one-time code for {OWNER_EMAIL}:"));
     let code = code.split_whitespace().next().unwrap().to_string();
     assert_eq!(code.len(), 11, "{printed}");
-    let unknown = common::arka(&["users", "reset-password", "nobody@dyqani-ana.al", "--data-dir", data.to_str().unwrap()]);
+    let unknown = common::arka(&[
+        "users",
+        "reset-password",
+        "nobody@dyqani-ana.al",
+        "--data-dir",
+        data.to_str().unwrap(),
+    ]);
     assert!(!unknown.status.success());
 
     let mut forgot = Browser::new(&server);
     let reset = |page: &mut Browser, code: &str, password: &str| {
-        page.post("/api/v1/session/reset", &json!({"email": OWNER_EMAIL, "code": code, "newPassword": password}))
+        page.post(
+            "/api/v1/session/reset",
+            &json!({"email": OWNER_EMAIL, "code": code, "newPassword": password}),
+        )
     };
     reset(&mut forgot, "ABCDE-FGHJK", "Kafe-e-re-2025").assert_invalid("code");
     reset(&mut forgot, &code, "password12").assert_invalid("newPassword");
@@ -499,12 +540,22 @@ fn a_code_printed_on_the_box_sets_a_new_password_once() {
     assert_eq!(set["role"], "owner");
 
     // The owner's own token changes it too, proving the current one: in the trail, by token.
-    let token = forgot.post("/api/v1/users/me/token", &json!({})).data(201)["user"]["token"].as_str().unwrap().to_string();
+    let token = forgot.post("/api/v1/users/me/token", &json!({})).data(201)["user"]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     server
-        .post_json("/api/v1/session/password", Some(&token), &json!({"currentPassword": "Kafe-e-re-2025", "newPassword": "Kafe-e-trete-3"}))
+        .post_json(
+            "/api/v1/session/password",
+            Some(&token),
+            &json!({"currentPassword": "Kafe-e-re-2025", "newPassword": "Kafe-e-trete-3"}),
+        )
         .data(200);
     let changed = &trail(&Browser::new(&server).signed_in(OWNER_EMAIL, "Kafe-e-trete-3"), "user.password")[0];
-    assert_eq!((changed["after"]["passwordSetBy"].clone(), changed["after"]["via"].clone()), (json!("self"), json!("token")));
+    assert_eq!(
+        (changed["after"]["passwordSetBy"].clone(), changed["after"]["via"].clone()),
+        (json!("self"), json!("token"))
+    );
 }
 
 #[test]
@@ -528,14 +579,19 @@ fn each_person_sees_and_changes_their_own_profile() {
     assert_eq!(patched.data(200)["user"]["operatorCode"], "op777op777");
     assert_eq!(owner.get("/api/v1/session").data(200)["user"]["name"], "Ana H.");
     let entry = &trail(&owner, "user.update")[0];
-    assert_eq!((entry["before"]["operatorCode"].clone(), entry["after"]["operatorCode"].clone()), (json!(null), json!("op777op777")));
+    assert_eq!(
+        (entry["before"]["operatorCode"].clone(), entry["after"]["operatorCode"].clone()),
+        (json!(null), json!("op777op777"))
+    );
     assert_eq!(entry["object"], me["user"]["id"].to_string());
 
     // A cashier edits theirs with their token; never their role, nor a badly shaped code.
     let mine = server.patch_json("/api/v1/users/me", Some(token), &json!({"name": "Besa Kola"}));
     assert_eq!(mine.data(200)["user"]["name"], "Besa Kola");
     server.patch_json("/api/v1/users/me", Some(token), &json!({"role": "owner"})).assert_invalid("role");
-    server.patch_json("/api/v1/users/me", Some(token), &json!({"operatorCode": "12"})).assert_invalid("operatorCode");
+    server
+        .patch_json("/api/v1/users/me", Some(token), &json!({"operatorCode": "12"}))
+        .assert_invalid("operatorCode");
     server.patch_json("/api/v1/users/me", Some(token), &json!({"name": "  "})).assert_invalid("name");
     assert_eq!(server.get("/api/v1/users/me", Some(token)).data(200)["user"]["role"], "cashier");
     server.get("/api/v1/users/me", None).assert_unauthenticated();
