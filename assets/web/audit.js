@@ -9,9 +9,11 @@ import { clearErrors, field, showErrors } from './form.js';
 
 const ACTIONS = [
   'invoice.cancel', 'cash.deposit', 'cash.withdraw', 'day.open', 'day.close',
-  'user.create', 'user.update', 'user.role', 'user.password', 'token.rotate', 'token.revoke',
-  'certificate.upload', 'settings.currency', 'settings.manual_rate', 'settings.marketplace',
-  'backup.restore', 'queue.resend',
+  'user.create', 'user.update', 'user.role', 'user.password', 'user.reset_code', 'user.restore',
+  'token.rotate', 'token.revoke', 'certificate.upload', 'settings.currency', 'settings.manual_rate',
+  'settings.marketplace', 'settings.print', 'settings.stock', 'bank_account.create', 'unit.create',
+  'unit.update', 'device.register', 'stock.adjust', 'product.import', 'invoice.test_sale',
+  'backup.create', 'backup.restore', 'queue.resend',
 ];
 const LIMIT = 20;
 
@@ -23,12 +25,19 @@ function word(prefix, code) {
   return words === `${prefix}.${code}` ? code : words;
 }
 
-// One side of a change as "key: value" pairs, plain values first (a nested one as compact JSON).
+// A plain value in words where the page has them (yes/no, who set a password, a stock movement).
+function plain(v) {
+  if (v === null) return '–';
+  return word('aval', String(v));
+}
+
+// One side of a change as "key: value" pairs, plain values first (a nested one as compact JSON),
+// the keys in the page's words where it has them.
 function side(value) {
   if (value === null || value === undefined) return '–';
   if (typeof value !== 'object') return String(value);
   const pairs = Object.entries(value).sort(([, a], [, b]) => (typeof a === 'object') - (typeof b === 'object'));
-  return pairs.map(([k, v]) => `${k}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : v}`).join(', ');
+  return pairs.map(([k, v]) => `${word('akey', k)}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : plain(v)}`).join(', ');
 }
 
 // Short on the screen; the whole of it in the cell's title.

@@ -32,8 +32,7 @@ pub fn create_partner(data: &DataArgs, name: &str) -> Result<(), String> {
 pub fn reset_password(data: &DataArgs, email: &str) -> Result<(), String> {
     let store = open_store(data)?;
     let code = people::issue_reset_code(&store, email).map_err(|e| match e {
-        crate::services::Error::NotFound(what) => format!("no user: {what}"),
-        crate::services::Error::Forbidden(why) => why,
+        crate::services::Error::NotFound(why) | crate::services::Error::Forbidden(why) => why,
         other => other.to_string(),
     })?;
     let until = crate::domain::time::local_text(code.expires_at);

@@ -160,7 +160,7 @@ pub fn issue_reset_code(store: &Store, email: &str) -> Result<ResetCode> {
     let found = email.clone();
     store.write_blocking(move |tx| -> Result<()> {
         let Some(user) = people::credentials(tx, &found)? else {
-            return Err(Error::NotFound(format!("a user with the e-mail {found}")));
+            return Err(Error::NotFound(format!("no user has the e-mail {found}")));
         };
         if user.revoked {
             return Err(Error::Forbidden(format!(

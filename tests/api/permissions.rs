@@ -298,20 +298,7 @@ fn every_operation_answers_each_role_as_the_permission_table_says() {
         spare_id,
     };
 
-    // A manager who left: signed in on the page and on a POS, then revoked by the owner.
-    let (gone_id, gone_token) = make_user(
-        server,
-        &owner,
-        json!({"email": "gone@shop.al", "branchId": till.branch_id, "role": "manager"}),
-    );
-    let password = json!({"newPassword": "Iku-nga-dyqani-7"});
-    server.post_json(&format!("/api/v1/users/{gone_id}/password"), Some(&owner), &password).data(200);
-    let mut gone_page = Browser::new(server);
-    gone_page.sign_in("gone@shop.al", "Iku-nga-dyqani-7").data(200);
-    gone_page.get("/api/v1/owner/today").data(200);
-    let revoked = server.delete(&format!("/api/v1/users/{gone_id}/token"), Some(&owner));
-    assert_eq!(revoked.data(200)["user"]["sessionsEnded"], 1);
-
+    let (gone_token, gone_session) = a_revoked_manager(server, &owner, till.branch_id);
     let bearer = |token: String| Credential::Bearer(token);
     let mut tokens: BTreeMap<&str, Credential> = BTreeMap::from([
         (Who::Partner.name(), bearer(partner)),
@@ -319,14 +306,8 @@ fn every_operation_answers_each_role_as_the_permission_table_says() {
         (Who::Manager.name(), bearer(manager)),
         (Who::OtherOwner.name(), bearer(other.token.clone())),
         (Who::Owner.name(), bearer(owner.clone())),
-        (Who::RevokedToken.name(), bearer(gone_token)),
-        (
-            Who::RevokedSession.name(),
-            Credential::Session {
-                cookie: gone_page.cookie.clone().unwrap(),
-                csrf: gone_page.csrf.clone().unwrap(),
-            },
-        ),
+        (Who::RevokedToken.name(), gone_token),
+        (Who::RevokedSession.name(), gone_session),
     ]);
     let doc: Value = serde_yaml_ng::from_str(include_str!("../../assets/openapi.yaml")).unwrap();
     let db = server.data_dir().join("arka.db");
@@ -379,29 +360,47 @@ fn every_operation_answers_each_role_as_the_permission_table_says() {
     }
     assert!(allowed > 300 && refused > 400, "{allowed} allowed and {refused} refused calls");
 
-    // The last owner whose access works stays one: a second owner revoked first counts for
-    // nothing, so the owner's own demotion is refused and changes nothing, until the other is
-    // restored.
-    let Some(Credential::Bearer(owner)) = tokens.get(Who::Owner.name()).cloned() else {
-        panic!("the owner's token, as the matrix's own rotation left it")
-    };
+    the_last_working_owner_stays(server, &tokens[Who::Owner.name()], &till, &db);
+}
+
+/// A manager who left: signed in on the page and on a POS, then revoked by the owner. Their old
+/// token and their old session (cookie and CSRF token).
+fn a_revoked_manager(server: &TestServer, owner: &str, branch_id: i64) -> (Credential, Credential) {
+    let (gone_id, gone_token) =
+        make_user(server, owner, json!({"email": "gone@shop.al", "branchId": branch_id, "role": "manager"}));
+    let password = json!({"newPassword": "Iku-nga-dyqani-7"});
+    server.post_json(&format!("/api/v1/users/{gone_id}/password"), Some(owner), &password).data(200);
+    let mut page = Browser::new(server);
+    page.sign_in("gone@shop.al", "Iku-nga-dyqani-7").data(200);
+    page.get("/api/v1/owner/today").data(200);
+    let revoked = server.delete(&format!("/api/v1/users/{gone_id}/token"), Some(owner));
+    assert_eq!(revoked.data(200)["user"]["sessionsEnded"], 1);
+    let session =
+        Credential::Session { cookie: page.cookie.clone().unwrap(), csrf: page.csrf.clone().unwrap() };
+    (Credential::Bearer(gone_token), session)
+}
+
+/// The last owner whose access works stays one: a second owner revoked first counts for nothing,
+/// so the owner's own demotion is refused and changes nothing, until the other is restored.
+fn the_last_working_owner_stays(server: &TestServer, owner: &Credential, till: &Till, db: &Path) {
+    let Credential::Bearer(owner) = owner else { panic!("the owner calls with a token") };
     let (second_id, _) = make_user(
         server,
-        &owner,
+        owner,
         json!({"email": "second.owner@shop.al", "branchId": till.branch_id, "role": "owner"}),
     );
-    server.delete(&format!("/api/v1/users/{second_id}/token"), Some(&owner)).data(200);
+    server.delete(&format!("/api/v1/users/{second_id}/token"), Some(owner)).data(200);
     let myself = format!("/api/v1/on-boarding/user/{}", till.user_id);
-    let before = snapshot(&db);
+    let before = snapshot(db);
     for role in ["manager", "cashier"] {
-        let demoted = server.post_json(&myself, Some(&owner), &json!({"role": role}));
+        let demoted = server.post_json(&myself, Some(owner), &json!({"role": role}));
         demoted.assert_error(409);
         assert!(demoted.body["errors"][0].as_str().unwrap().starts_with("role: "), "{}", demoted.text);
     }
-    server.delete(&format!("/api/v1/users/{}/token", till.user_id), Some(&owner)).assert_error(409);
-    assert_eq!(snapshot(&db), before, "the refused demotions changed nothing");
-    server.post_json(&format!("/api/v1/users/{second_id}/token"), Some(&owner), &json!({})).data(201);
-    let demoted = server.post_json(&myself, Some(&owner), &json!({"role": "manager"}));
+    server.delete(&format!("/api/v1/users/{}/token", till.user_id), Some(owner)).assert_error(409);
+    assert_eq!(snapshot(db), before, "the refused demotions changed nothing");
+    server.post_json(&format!("/api/v1/users/{second_id}/token"), Some(owner), &json!({})).data(201);
+    let demoted = server.post_json(&myself, Some(owner), &json!({"role": "manager"}));
     assert_eq!(demoted.data(200)["user"]["role"], "manager", "another owner's access works again");
 }
 

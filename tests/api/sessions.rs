@@ -44,6 +44,7 @@ fn the_owner_signs_in_and_the_cookie_is_httponly_and_samesite_strict() {
         assert!(attributes.iter().any(|a| a == flag), "{flag} in {attributes:?}");
     }
     assert!(!attributes.iter().any(|a| a == "Secure"), "plain HTTP: no Secure flag");
+    assert_eq!(reply.header("strict-transport-security"), None, "HSTS is for HTTPS answers only");
     assert!(
         !attributes.iter().any(|a| a.starts_with("Max-Age") || a.starts_with("Expires")),
         "{attributes:?}"
