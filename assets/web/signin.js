@@ -43,6 +43,19 @@ function waited(answer, field, wrong) {
   return answer;
 }
 
+// A form whose accepted answer signs the person in (`path` answers as POST /api/v1/session does);
+// a 401 is `wrong` beside `field`, with the wait the server asks for.
+function signingIn(form, path, field, wrong, ctx) {
+  return onSubmit(form, async () => {
+    const answer = await api(path, { method: 'POST', body: values(form), quiet: true });
+    return waited(answer, field, answer.status === 401 ? wrong : null);
+  }, async (answer) => {
+    ctx.setStatus('');
+    await ctx.signedIn(answer.data);
+    document.getElementById('main').focus();
+  });
+}
+
 // The new password with the code from the server: the person is signed in with it.
 function renderReset(section, ctx) {
   const form = el('form', { id: 'reset-form', novalidate: true },
@@ -50,14 +63,7 @@ function renderReset(section, ctx) {
     field('reset-code', 'code', t('signin.code'), { autocomplete: 'one-time-code', autocapitalize: 'characters', spellcheck: 'false', required: true }),
     field('reset-password', 'newPassword', t('admin.newPassword'), { type: 'password', autocomplete: 'new-password', required: true }, { hint: t('setup.passwordHint') }),
     el('button', { type: 'submit', class: 'primary' }, t('signin.resetSubmit')));
-  onSubmit(form, async () => {
-    const answer = await api('/api/v1/session/reset', { method: 'POST', body: values(form), quiet: true });
-    return waited(answer, 'code', null);
-  }, async (answer) => {
-    ctx.setStatus('');
-    await ctx.signedIn(answer.data);
-    document.getElementById('main').focus();
-  });
+  signingIn(form, '/api/v1/session/reset', 'code', null, ctx);
   section.replaceChildren(
     el('h2', {}, t('signin.resetTitle')),
     el('p', {}, t('signin.resetHelp')),
@@ -75,15 +81,8 @@ export function render(section, ctx) {
     field('signin-email', 'email', t('signin.email'), { type: 'email', autocomplete: 'username', required: true }),
     field('signin-password', 'password', t('signin.password'), { type: 'password', autocomplete: 'current-password', required: true }),
     el('button', { type: 'submit', class: 'primary' }, t('signin.submit')));
-  onSubmit(form, async () => {
-    const answer = await api('/api/v1/session', { method: 'POST', body: values(form), quiet: true });
-    // Wrong, unknown and revoked look alike to the server's callers; a wait says how long.
-    return waited(answer, 'password', answer.status === 401 ? t('signin.wrong') : null);
-  }, async (answer) => {
-    ctx.setStatus('');
-    await ctx.signedIn(answer.data);
-    document.getElementById('main').focus();
-  });
+  // Wrong, unknown and revoked look alike to the server's callers; a wait says how long.
+  signingIn(form, '/api/v1/session', 'password', t('signin.wrong'), ctx);
   section.replaceChildren(
     el('h2', {}, t('signin.title')),
     el('p', {}, t('signin.help')),

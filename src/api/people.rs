@@ -193,13 +193,42 @@ impl People {
     }
 }
 
-/// A wrong guess: 401 (or 422 on `field`), with `Retry-After` when the next guess must wait.
-fn wrong(state: &AppState, pair: &str, refusal: ApiError) -> ApiResult {
-    let mut response = refusal.into_response();
-    if let Some(wait) = state.people.owed(pair, state.clock.now()) {
-        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds(wait)));
+/// What a guess at an account's secret came to: a right one signs the person in and forgives
+/// the pair; a wrong one is `refusal`, with `Retry-After` when the next guess must wait; a right
+/// one with a refused new password (422) forgives the pair too.
+async fn guessed(
+    state: &AppState,
+    pair: &str,
+    outcome: Result<Session, Refused>,
+    refusal: ApiError,
+) -> ApiResult {
+    match outcome {
+        Ok(session) => {
+            state.people.right(pair);
+            session_answer(state, session, StatusCode::OK).await
+        }
+        Err(Refused::Wrong) => {
+            let mut response = refusal.into_response();
+            if let Some(wait) = state.people.owed(pair, state.clock.now()) {
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds(wait)));
+            }
+            Ok(response)
+        }
+        Err(Refused::Failed(e)) => {
+            if matches!(e, crate::services::Error::Invalid(_)) {
+                state.people.right(pair);
+            }
+            Err(e.into())
+        }
     }
-    Ok(response)
+}
+
+/// A password `field` of a body: required, and no longer than any password may be.
+fn password_sent(errors: &mut crate::domain::validation::FieldErrors, field: &str, value: Option<&str>) {
+    if value.is_none_or(str::is_empty) {
+        errors.add(field, format!("The {field} field is required."));
+    }
+    errors.max_len(field, value, crate::domain::password::MAX_PASSWORD);
 }
 
 /// `POST /api/v1/session`: e-mail and password; a session cookie. Wrong, unknown, token-only
@@ -212,27 +241,16 @@ pub async fn sign_in(
 ) -> ApiResult {
     let mut errors = crate::domain::validation::FieldErrors::new();
     let email = errors.required("email", b.email.as_deref()).map(str::to_string);
-    if b.password.as_deref().is_none_or(str::is_empty) {
-        errors.add("password", "The password field is required.");
-    }
+    password_sent(&mut errors, "password", b.password.as_deref());
     errors.max_len("email", b.email.as_deref(), 255);
-    errors.max_len("password", b.password.as_deref(), crate::domain::password::MAX_PASSWORD);
     errors.into_result().map_err(ApiError::Validation)?;
     let (Some(email), Some(password)) = (email, b.password) else {
         return Err(ApiError::field("email", "The email field is required."));
     };
     let pair = throttle::pair(Secret::Account(&email), peer.ip());
     state.people.guess(&pair, state.clock.now())?;
-    match state.services.sign_in(&email, &password).await {
-        Ok(session) => {
-            state.people.right(&pair);
-            session_answer(&state, session, StatusCode::OK).await
-        }
-        Err(Refused::Wrong) => {
-            wrong(&state, &pair, ApiError::status(StatusCode::UNAUTHORIZED, WRONG_SIGN_IN))
-        }
-        Err(Refused::Failed(e)) => Err(e.into()),
-    }
+    let outcome = state.services.sign_in(&email, &password).await;
+    guessed(&state, &pair, outcome, ApiError::status(StatusCode::UNAUTHORIZED, WRONG_SIGN_IN)).await
 }
 
 #[derive(Deserialize)]
@@ -257,32 +275,17 @@ pub async fn reset_with_code(
     let mut errors = crate::domain::validation::FieldErrors::new();
     let email = errors.required("email", b.email.as_deref()).map(str::to_string);
     let code = errors.required("code", b.code.as_deref()).map(str::to_string);
-    if b.new_password.as_deref().is_none_or(str::is_empty) {
-        errors.add("newPassword", "The newPassword field is required.");
-    }
+    password_sent(&mut errors, "newPassword", b.new_password.as_deref());
     errors.max_len("email", b.email.as_deref(), 255);
     errors.max_len("code", b.code.as_deref(), 64);
-    errors.max_len("newPassword", b.new_password.as_deref(), crate::domain::password::MAX_PASSWORD);
     errors.into_result().map_err(ApiError::Validation)?;
     let (Some(email), Some(code)) = (email, code) else {
         return Err(ApiError::field("email", "The email field is required."));
     };
     let pair = throttle::pair(Secret::Account(&email), peer.ip());
     state.people.guess(&pair, state.clock.now())?;
-    match state.services.reset_with_code(&email, &code, b.new_password).await {
-        Ok(session) => {
-            state.people.right(&pair);
-            session_answer(&state, session, StatusCode::OK).await
-        }
-        Err(Refused::Wrong) => wrong(&state, &pair, ApiError::field("code", WRONG_CODE)),
-        Err(Refused::Failed(e)) => {
-            // The code was right when only the new password was refused.
-            if matches!(e, crate::services::Error::Invalid(_)) {
-                state.people.right(&pair);
-            }
-            Err(e.into())
-        }
-    }
+    let outcome = state.services.reset_with_code(&email, &code, b.new_password).await;
+    guessed(&state, &pair, outcome, ApiError::field("code", WRONG_CODE)).await
 }
 
 /// `GET /api/v1/session`: who is calling (a session or a token), and the session's CSRF token.

@@ -66,16 +66,21 @@ impl<'a> Browser<'a> {
         self.server.get_bytes_with(path, &self.headers(false))
     }
 
-    pub fn post(&mut self, path: &str, body: &Value) -> Reply {
+    /// A change with a JSON body, as the page sends it (the CSRF token with it).
+    fn send(&mut self, method: &str, path: &str, body: &Value) -> Reply {
         let text = body.to_string();
         let reply = self.server.request(
-            "POST",
+            method,
             path,
             &self.headers(true),
             Some(("application/json", text.as_bytes())),
         );
         self.adopt(&reply);
         reply
+    }
+
+    pub fn post(&mut self, path: &str, body: &Value) -> Reply {
+        self.send("POST", path, body)
     }
 
     /// A POST as a page that forgot the CSRF header (or a form another site made) sends it.
@@ -91,15 +96,7 @@ impl<'a> Browser<'a> {
     }
 
     pub fn patch(&mut self, path: &str, body: &Value) -> Reply {
-        let text = body.to_string();
-        let reply = self.server.request(
-            "PATCH",
-            path,
-            &self.headers(true),
-            Some(("application/json", text.as_bytes())),
-        );
-        self.adopt(&reply);
-        reply
+        self.send("PATCH", path, body)
     }
 
     /// This browser, signed in as `email` (failing the test when it cannot).
