@@ -22,6 +22,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=assets/openapi.yaml");
     println!("cargo:rerun-if-changed=assets/cis");
     println!("cargo:rerun-if-changed=assets/web");
+    println!("cargo:rerun-if-changed=assets/passwords");
 
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR")?);
     let out = PathBuf::from(env::var("OUT_DIR")?);
@@ -58,6 +59,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
 
     deflate(&root.join("assets/openapi.yaml"), &out.join("openapi.yaml.deflate"))?;
+    // The most common passwords, which a new password must not be (`domain::password`).
+    deflate(&root.join("assets/passwords/common.txt"), &out.join("common-passwords.deflate"))?;
     // The owner's page's scripts and stylesheet (index.html goes in as it is: its version is
     // filled in when served).
     for entry in fs::read_dir(root.join("assets/web"))? {

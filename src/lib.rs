@@ -386,7 +386,7 @@ pub async fn run_with_tls(
         https: tls.is_some(),
         tls_fingerprint: tls.as_ref().map(|t| t.fingerprint.clone()),
         setup_from_box: args.setup_from_box,
-        lockout: Arc::default(),
+        throttle: Default::default(),
         backups: page_backups(&args),
     });
     let scheme = if tls.is_some() { "https" } else { "http" };

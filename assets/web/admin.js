@@ -1,10 +1,11 @@
 // The owner's administration: the people of the company (their role, the token's last use and
 // prefix; a cashier added with their till and pairing card, another's password set, a token
-// rotated with a new card), the box's backup (taken now and downloaded, the last automatic one,
-// each by its time in Tirana as the page shows every time), and the certificate's days left.
+// rotated with a new card, a person's access revoked and restored), the box's backup (taken now and
+// downloaded, the last automatic one, each by its time in Tirana as the page shows every time), and
+// the certificate's days left.
 
 import { api, apiFile } from './api.js';
-import { t } from './i18n.js';
+import { apiWords, t } from './i18n.js';
 import { download, el, table } from './format.js';
 import { field, onSubmit, values } from './form.js';
 import { choose, pairingCard } from './setup.js';
@@ -28,6 +29,18 @@ async function rotate(user, ctx) {
   }
   ctx.openDialog(t('setup.card'), pairingCard(answer.data.pairingCard));
   // The list shows the new token's prefix.
+  ctx.go('admin');
+}
+
+// Another person out at once (their token, every session, their sign-in), until a new token.
+async function revoke(user, ctx) {
+  if (!window.confirm(`${t('admin.revokeAsk')} ${user.name}`)) return;
+  const answer = await api(`/api/v1/users/${user.id}/token`, { method: 'DELETE' });
+  if (!answer.ok) {
+    ctx.setStatus(apiWords(answer.message), 'error');
+    return;
+  }
+  ctx.setStatus(`${t('admin.revokedFor')} ${user.name}`, 'ok');
   ctx.go('admin');
 }
 
@@ -71,9 +84,14 @@ function people(users, session, ctx) {
         onclick: () => ctx.openDialog(`${t('admin.setPassword')}: ${u.name}`, passwordForm(u, ctx)),
       }, t('admin.setPassword')),
       el('button', {
-        type: 'button', class: 'small', 'data-rotate': u.email, 'aria-label': `${t('admin.rotate')}: ${u.name}`,
+        type: 'button', class: 'small', 'data-rotate': u.email,
+        'aria-label': `${t(u.token.revoked ? 'admin.restore' : 'admin.rotate')}: ${u.name}`,
         onclick: () => rotate(u, ctx),
-      }, t('admin.rotate')))];
+      }, t(u.token.revoked ? 'admin.restore' : 'admin.rotate')),
+      me || u.token.revoked ? null : el('button', {
+        type: 'button', class: 'small danger', 'data-revoke': u.email, 'aria-label': `${t('admin.revoke')}: ${u.name}`,
+        onclick: () => revoke(u, ctx),
+      }, t('admin.revoke')))];
   });
   const list = table([t('setup.name'), t('setup.email'), t('audit.role'), t('setup.operatorCode'), t('setup.till'),
     t('admin.lastUse'), t('admin.token'), ''], rows);

@@ -81,6 +81,7 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
         ops_routes = ops_routes.route("/metrics", get(ops::metrics));
     }
     let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone(), state.clock.clone()));
+    let https = state.people.https;
     // The owner's page is static and public (it signs in through the API), so no limiter counts it;
     // nor the book at /docs, the manual a technician reads in the shop.
     let app = api_router(state, options.max_body_bytes)
@@ -88,7 +89,21 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
         .merge(web::routes())
         .merge(docs::routes())
         .layer(from_fn(unread_body::drain));
+    let app = if https { app.layer(map_response(strict_transport)) } else { app };
     tracing_layers::layered(app)
+}
+
+/// HSTS on every answer over HTTPS: a browser that reached the box once over HTTPS (without a
+/// certificate warning) never again sends the session cookie or a password over plain HTTP to
+/// that name, for a year. No `includeSubDomains`: the box's name says nothing of its neighbours.
+pub const STRICT_TRANSPORT: &str = "max-age=31536000";
+
+async fn strict_transport(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        axum::http::header::STRICT_TRANSPORT_SECURITY,
+        axum::http::HeaderValue::from_static(STRICT_TRANSPORT),
+    );
+    response
 }
 
 /// The API: every route, then what every request goes through (outermost last).
@@ -315,6 +330,8 @@ fn people_routes(state: &AppState) -> Router<AppState> {
             g.general(get(people::whoami).post(people::sign_in).delete(people::sign_out)),
         )
         .route("/api/v1/session/password", g.general(post(people::change_password)))
+        .route("/api/v1/session/reset", g.general(post(people::reset_with_code)))
+        .route("/api/v1/users/me", g.general(get(people::profile).patch(people::update_profile)))
         .route("/api/v1/users/{id}/password", g.general(post(people::reset_password)))
 }
 

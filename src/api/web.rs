@@ -77,6 +77,7 @@ pub const ASSETS: &[Asset] = &[
     asset!("audit.js", "text/javascript; charset=utf-8"),
     asset!("amount.js", "text/javascript; charset=utf-8"),
     asset!("messages.js", "text/javascript; charset=utf-8"),
+    asset!("profile.js", "text/javascript; charset=utf-8"),
 ];
 
 pub const INDEX_HTML: &str = include_str!("../../assets/web/index.html");

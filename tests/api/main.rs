@@ -31,6 +31,7 @@ mod operations;
 mod owner_browser;
 mod owner_console;
 mod owner_page;
+mod owner_profile;
 mod owner_wizard;
 mod owner_words;
 mod permissions;

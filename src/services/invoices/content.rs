@@ -25,6 +25,9 @@ pub struct InvoiceDocument {
     pub content: Content,
     pub sequence: Sequence,
     pub year: i32,
+    /// The owner who made this sale in the issuer's name (the setup wizard's test sale): the
+    /// trail says so in the sale's own transaction.
+    pub test_sale_by: Option<Caller>,
 }
 
 /// The issuing user's operator code, business unit code and TCR; a missing one is the spec's
@@ -214,7 +217,7 @@ impl Services {
             rate_basis,
             einvoice: None,
         };
-        Ok(InvoiceDocument { issuer, content, sequence, year })
+        Ok(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None })
     }
 
     /// What the issuer signs with, checked after the body: the software code and a current

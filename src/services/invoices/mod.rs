@@ -161,4 +161,18 @@ impl Services {
         let document = self.invoice_document(caller, req).await?;
         self.issue(document).await
     }
+
+    /// The setup wizard's test sale: issued as `cashier` (their till, their operator code), and
+    /// written in the trail as the `owner`'s, in the sale's own transaction.
+    #[tracing::instrument(skip_all, fields(company = owner.company.id, user = owner.user.id), err(level = "info"))]
+    pub async fn issue_test_sale(
+        &self,
+        owner: &Caller,
+        cashier: &Caller,
+        req: IssueRequest,
+    ) -> Result<Issued<Invoice>> {
+        let mut document = self.invoice_document(cashier, req).await?;
+        document.test_sale_by = Some(owner.clone());
+        self.issue(document).await
+    }
 }
