@@ -28,6 +28,8 @@ pub mod reports;
 mod session;
 mod setup;
 mod stock;
+mod till;
+pub mod till_web;
 mod tracing_layers;
 mod unread_body;
 mod users;
@@ -86,6 +88,7 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
     let app = api_router(state, options.max_body_bytes)
         .merge(ops_routes)
         .merge(web::routes())
+        .merge(till_web::routes())
         .merge(docs::routes())
         .layer(from_fn(unread_body::drain));
     tracing_layers::layered(app)
@@ -282,6 +285,19 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/ai/chat/completions", g.general(post(ai::chat_completions)))
         .merge(people_routes(state))
         .merge(owner_routes(state))
+        .merge(till_routes(state))
+}
+
+/// Arka's own routes for the till (docs "The till"): printers, receipts, the till's settings.
+fn till_routes(state: &AppState) -> Router<AppState> {
+    let g = Budgets(state);
+    Router::new()
+        .route("/api/v1/printers", g.general(get(till::printers)))
+        .route("/api/v1/printers/mine", g.general(get(till::my_printer)))
+        .route("/api/v1/printers/{tcrCode}", g.general(put(till::set_printer)))
+        .route("/api/v1/printers/{tcrCode}/test", g.print(post(till::test_print)))
+        .route("/api/v1/invoice/{id}/receipt", g.print(post(till::print_receipt)))
+        .route("/api/v1/till/settings", g.general(get(till::settings).put(till::update_settings)))
 }
 
 /// Arka's own routes for the owner's page (docs "The owner's page"): the day, the queue and the

@@ -49,12 +49,22 @@ impl Asset {
 
 macro_rules! asset {
     ($name:literal, $content_type:literal) => {
-        Asset {
-            name: $name,
-            content_type: $content_type,
-            packed: include_bytes!(concat!(env!("OUT_DIR"), "/web/", $name, ".deflate")),
-        }
+        asset!("web", $name, $content_type)
     };
+    ($dir:literal, $name:literal, $content_type:literal) => {
+        $crate::api::web::Asset::packed(
+            $name,
+            $content_type,
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $dir, "/", $name, ".deflate")),
+        )
+    };
+}
+pub(crate) use asset;
+
+impl Asset {
+    pub const fn packed(name: &'static str, content_type: &'static str, packed: &'static [u8]) -> Asset {
+        Asset { name, content_type, packed }
+    }
 }
 
 /// Every file of `assets/web/` but index.html (a test checks that none is left out).
@@ -79,11 +89,11 @@ pub const ASSETS: &[Asset] = &[
 
 pub const INDEX_HTML: &str = include_str!("../../assets/web/index.html");
 
-/// The served forms, computed once.
-struct Bundle {
-    files: Vec<Vec<u8>>,
-    version: String,
-    index: String,
+/// The served forms of a page's files, computed once.
+pub(super) struct Bundle {
+    pub(super) files: Vec<Vec<u8>>,
+    pub(super) version: String,
+    pub(super) index: String,
     index_etag: String,
     etags: Vec<String>,
 }
@@ -101,24 +111,69 @@ pub(super) fn short_hash(bytes: &[u8]) -> String {
     hex
 }
 
-fn bundle() -> &'static Bundle {
-    static BUNDLE: OnceLock<Bundle> = OnceLock::new();
-    BUNDLE.get_or_init(|| {
+impl Bundle {
+    /// `assets` inflated, their version (a hash of every file and the page) and the page
+    /// `index_html` with the version filled in.
+    pub(super) fn of(assets: &[Asset], index_html: &str) -> Bundle {
         let mut all = openssl::sha::Sha256::new();
-        let files: Vec<Vec<u8>> = ASSETS.iter().map(|a| inflate(a.packed).unwrap_or_default()).collect();
-        let mut etags = Vec::with_capacity(ASSETS.len());
-        for (a, bytes) in ASSETS.iter().zip(&files) {
+        let files: Vec<Vec<u8>> = assets.iter().map(|a| inflate(a.packed).unwrap_or_default()).collect();
+        let mut etags = Vec::with_capacity(assets.len());
+        for (a, bytes) in assets.iter().zip(&files) {
             all.update(a.name.as_bytes());
             all.update(bytes);
             etags.push(format!("\"{}\"", short_hash(bytes)));
         }
-        all.update(INDEX_HTML.as_bytes());
+        all.update(index_html.as_bytes());
         let mut version = hex_lower(&all.finish());
         version.truncate(16);
-        let index = INDEX_HTML.replace(VERSION_MARK, &version);
+        let index = index_html.replace(VERSION_MARK, &version);
         let index_etag = format!("\"{}\"", short_hash(index.as_bytes()));
         Bundle { files, version, index, index_etag, etags }
-    })
+    }
+
+    /// The page, `no-cache` with its ETag.
+    pub(super) fn page(&'static self, headers: &HeaderMap) -> Response {
+        let policy = CONTENT_SECURITY_POLICY;
+        answer(
+            headers,
+            "text/html; charset=utf-8",
+            self.index.as_bytes(),
+            &self.index_etag,
+            REVALIDATE,
+            policy,
+        )
+    }
+
+    /// A file of the current version is immutable; one asked for under another version (a page
+    /// loaded before an upgrade) is served as it is now, to be revalidated.
+    pub(super) fn file(
+        &'static self,
+        assets: &[Asset],
+        headers: &HeaderMap,
+        version: &str,
+        name: &str,
+    ) -> Response {
+        match assets.iter().position(|a| a.name == name) {
+            Some(i) => {
+                let cache = if version == self.version { IMMUTABLE } else { REVALIDATE };
+                let a = &assets[i];
+                answer(
+                    headers,
+                    a.content_type,
+                    &self.files[i],
+                    &self.etags[i],
+                    cache,
+                    CONTENT_SECURITY_POLICY,
+                )
+            }
+            None => super::error::ApiError::status(StatusCode::NOT_FOUND, "Not found.").into_response(),
+        }
+    }
+}
+
+fn bundle() -> &'static Bundle {
+    static BUNDLE: OnceLock<Bundle> = OnceLock::new();
+    BUNDLE.get_or_init(|| Bundle::of(ASSETS, INDEX_HTML))
 }
 
 /// The version the page's files are served under now.
@@ -168,30 +223,18 @@ pub(super) fn answer(
 }
 
 async fn index(headers: HeaderMap) -> Response {
-    let b = bundle();
-    let policy = CONTENT_SECURITY_POLICY;
-    answer(&headers, "text/html; charset=utf-8", b.index.as_bytes(), &b.index_etag, REVALIDATE, policy)
+    bundle().page(&headers)
 }
 
-/// A file of the current version is immutable; one asked for under another version (a page
-/// loaded before an upgrade) is served as it is now, to be revalidated.
 async fn file(headers: HeaderMap, Path((version, name)): Path<(String, String)>) -> Response {
-    let b = bundle();
-    match ASSETS.iter().position(|a| a.name == name) {
-        Some(i) => {
-            let cache = if version == b.version { IMMUTABLE } else { REVALIDATE };
-            let a = &ASSETS[i];
-            answer(&headers, a.content_type, &b.files[i], &b.etags[i], cache, CONTENT_SECURITY_POLICY)
-        }
-        None => super::error::ApiError::status(StatusCode::NOT_FOUND, "Not found.").into_response(),
-    }
+    bundle().file(ASSETS, &headers, &version, &name)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn text(bytes: &[u8]) -> &str {
+    pub(in crate::api) fn text(bytes: &[u8]) -> &str {
         std::str::from_utf8(bytes).unwrap()
     }
 
@@ -235,7 +278,7 @@ mod tests {
 
     /// Any way a file could reach outside the box: an absolute or protocol-relative URL, a CSS
     /// import, a font face.
-    fn outside_references(source: &str) -> Vec<String> {
+    pub(in crate::api) fn outside_references(source: &str) -> Vec<String> {
         let lower = source.to_lowercase();
         let mut found = Vec::new();
         for scheme in ["http:", "https:", "ws:", "wss:", "ftp:"] {

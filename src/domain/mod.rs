@@ -25,6 +25,7 @@ pub mod sales_day;
 pub mod spelled;
 pub mod stock;
 pub mod table;
+pub mod till;
 pub mod time;
 pub mod validation;
 pub mod verify;

@@ -44,5 +44,6 @@ mod source;
 mod stock;
 mod storage;
 mod tables;
+mod till_printer;
 mod walkthrough;
 mod wtn;
