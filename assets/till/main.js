@@ -58,7 +58,7 @@ async function cancel(invoice, section) {
   if (!r.ok) return till.say(said(r.message), true);
   const corrective = r.data.invoice;
   till.say(t('receipts.cancelled', { number: corrective.number }));
-  await printReceipt(corrective, null);
+  if (await printReceipt(corrective, null)) till.say(`${t('receipts.cancelled', { number: corrective.number })} ${t('print.done')}`);
   drawReceipts(section);
 }
 
@@ -107,6 +107,7 @@ async function boot() {
   listenForScanner();
   for (const v of VIEWS) $(`nav-${v}`).addEventListener('click', () => show(v));
   $('search').addEventListener('input', drawCatalog);
+  $('search').addEventListener('change', drawCatalog);
   $('search').addEventListener('keydown', (e) => {
     if (e.key !== 'Enter') return;
     e.preventDefault();
