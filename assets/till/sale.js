@@ -138,8 +138,7 @@ function byCode(code) {
 }
 
 // A scanned code: a product's own, or a scale's (prefix, item, weight in grams or price in lek).
-export function scanned(code) {
-  const started = performance.now();
+export function scanned(code, started = performance.now()) {
   const product = byCode(code);
   const s = till.settings;
   if (product) {
@@ -190,16 +189,19 @@ function newProduct(code) {
   name.focus();
 }
 
-// The scanner is a keyboard: characters a few milliseconds apart ending in Enter. Whatever
-// field had the focus gets back the text it had before the burst began.
+// The scanner is a keyboard: characters a few milliseconds apart ending in Enter. The gaps are
+// read from the events' own times, not from when a busy page got to them. Whatever field had the
+// focus gets back the text it had before the burst began.
+const SCANNER_GAP_MS = 80;
+
 export function listenForScanner() {
   let burst = [];
-  let last = 0;
+  let last = -Infinity;
   let before = null;
   document.addEventListener('keydown', (e) => {
-    const now = performance.now();
+    const now = e.timeStamp;
     if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
-      if (now - last > 50) {
+      if (now - last > SCANNER_GAP_MS) {
         burst = [];
         const f = document.activeElement;
         before = f && 'value' in f && f.tagName === 'INPUT' ? { field: f, value: f.value } : null;
@@ -208,7 +210,7 @@ export function listenForScanner() {
       last = now;
       return;
     }
-    if (e.key === 'Enter' && burst.length >= 4 && now - last < 50) {
+    if (e.key === 'Enter' && burst.length >= 4 && now - last < SCANNER_GAP_MS) {
       e.preventDefault();
       e.stopPropagation();
       const code = burst.join('');
@@ -217,7 +219,7 @@ export function listenForScanner() {
         before.field.value = before.value;
         if (before.field.id === 'search') drawCatalog();
       }
-      scanned(code);
+      scanned(code, e.timeStamp);
     }
   }, true);
 }

@@ -301,6 +301,14 @@ fn printers_and_till_settings_are_the_owners_and_a_cashier_gets_what_the_table_a
         .clone();
     assert_eq!(saved["scale_prefixes"], json!([21, 28]));
     assert_eq!(till.server.get("/api/v1/till/settings", cashier).data(200)["cashier_max_discount"], 10.0);
+    // The limit holds on the server for a cashier's token, whatever the client: a POS app too.
+    let mut discounted = albanian_sale("d-1", "BANKNOTE");
+    discounted["lines"][1]["discount"] = json!(15);
+    discounted["lines"][1]["total"] = json!(510);
+    let refused = till.server.post_json("/api/v1/invoice/cash", cashier, &discounted);
+    refused.assert_error(403);
+    assert!(refused.body["message"].as_str().unwrap().starts_with("lines.1.discount"), "{}", refused.text);
+    till.server.post_json("/api/v1/invoice/cash", owner, &discounted).data(201);
 
     // The till's page is served, with every file, within its budget.
     let page = till.server.get("/till/", None);

@@ -30,10 +30,8 @@ impl ServerProcess {
 
     /// `start` listening on `listen` (a server started again on the port its clients know).
     pub fn start_on(listen: &str, data_dir: &Path, args: &[&str]) -> ServerProcess {
-        let mut all: Vec<&std::ffi::OsStr> = ["serve", "--listen", listen, "--data-dir"]
-            .into_iter()
-            .map(std::ffi::OsStr::new)
-            .collect();
+        let mut all: Vec<&std::ffi::OsStr> =
+            ["serve", "--listen", listen, "--data-dir"].into_iter().map(std::ffi::OsStr::new).collect();
         all.push(data_dir.as_os_str());
         all.extend(args.iter().map(std::ffi::OsStr::new));
         Self::launch(&all)
