@@ -90,7 +90,7 @@ async function start(session) {
   const [settings, printer] = await Promise.all([api('/api/v1/till/settings'), api('/api/v1/printers/mine')]);
   if (settings.ok) till.settings = settings.data;
   till.printer = printer.ok ? printer.data.printer : null;
-  $('printer').textContent = till.printer ? `🖶 ${till.printer.address}` : t('print.none');
+  $('printer').textContent = till.printer ? `${t('printer')}: ${till.printer.address}` : t('print.none');
   await loadCatalog();
   drawLines();
   show('sale');

@@ -121,6 +121,7 @@ function discount(i, input) {
     till.say(t('discountLimit', { n: limit() }), true);
     return;
   }
+  if (d === till.lines[i].discount) return;
   till.lines[i].discount = d;
   drawLines();
 }

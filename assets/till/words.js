@@ -57,6 +57,7 @@ const words = {
   'pay.failed': ['Fatura nuk u lëshua: {message}', 'The receipt was not issued: {message}'],
   'sold': ['Fatura {number} u lëshua.', 'Receipt {number} issued.'],
   'sold.late': ['Fatura {number} u lëshua pa përgjigje nga tatimet: NIVF vjen më vonë.', 'Receipt {number} issued without the tax office\'s answer: the FIC follows.'],
+  printer: ['Printeri', 'Printer'],
   'print.done': ['U printua.', 'Printed.'],
   'print.copy': ['U printua si kopje.', 'Printed as a copy.'],
   'print.again': ['Printo përsëri', 'Print again'],

@@ -137,6 +137,7 @@ fn story(form: &'static str, width: u32, height: u32) {
         .put_json(&path, owner, &json!({"connection": "network", "address": printer.address.to_string()}))
         .data(200);
     catalog(&till);
+    till.server.put_json("/api/v1/till/settings", owner, &json!({"cashier_max_discount": 10})).data(200);
     let body = json!({"name": "Besa Kola", "email": "besa@shop.al", "branchId": till.branch_id, "operatorCode": "op222op222", "fiscalTcrCode": till.tcr_code});
     let besa = till.server.post_json("/api/v1/on-boarding/user", owner, &body).data(201)["user"].clone();
     let card = till
@@ -177,6 +178,7 @@ fn story(form: &'static str, width: u32, height: u32) {
         // Emptied as a person does: everything selected, then deleted.
         let select_all = format!("{}a{}{}", char::from(Key::Control), char::from(Key::Null), char::from(Key::Backspace));
         page.find("#search").await.send_keys(&select_all).await.unwrap();
+        page.text_when("#products", |t| t.contains("Bukë misri")).await;
         scan(&page, "9999999999994").await;
         page.text_when("#status", |t| t == "Kod i panjohur: 9999999999994").await;
         assert!(page.client.find(fantoccini::Locator::Css("#add-product")).await.is_err(), "a cashier adds no product");
@@ -199,10 +201,21 @@ fn story(form: &'static str, width: u32, height: u32) {
         assert!(receipt.lines.iter().any(|l| l.starts_with("  12345 0.75 kg x 800.00") || l.starts_with("  12345 0.75")), "{}", receipt.text());
         page.text_when("#status", |t| t.contains("U printua")).await;
 
-        // Card, then split.
+        // A line taken off before payment, a discount beyond the cashier's limit refused, then
+        // one within it; paid by card.
+        page.text_when("#products", |t| t.contains("Kafe")).await;
+        page.click("button.product[data-code=\"K1\"]").await;
         page.click("button.product[data-code=\"B7\"]").await;
+        page.click("#remove-0").await;
+        page.text_when("#lines", |t| !t.contains("Kafe")).await;
+        page.type_into("#disc-0", &format!("15{}", char::from(Key::Tab))).await;
+        page.text_when("#status", |t| t == "Zbritja më e madhe që mund të jepni është 10%.").await;
+        page.type_into("#disc-0", &format!("10{}", char::from(Key::Tab))).await;
+        page.text_when("#total", |t| shown_cents(t) == 9_000).await;
         pay(&page, "card", None, None).await;
-        assert_eq!(printer.wait_for(2).drawer_pulses, 0, "card: the drawer stays shut");
+        let card = printer.wait_for(2);
+        assert_eq!(card.drawer_pulses, 0, "card: the drawer stays shut");
+        assert!(card.lines.iter().any(|l| l.starts_with("  B7 1 copë x 100.00 -10%") && l.ends_with(" 90.00")), "{}", card.text());
         page.click("button.product[data-code=\"K2\"]").await;
         page.click("button.product[data-code=\"K1\"]").await;
         pay(&page, "split", None, Some("100")).await;
@@ -227,6 +240,17 @@ fn story(form: &'static str, width: u32, height: u32) {
         let business = printer.wait_for(4);
         assert!(business.has_line("Blerësi / Buyer") && business.text().contains("K81234001A"), "{found}\n{}", business.text());
 
+        // The printer runs out of paper: said on the till, and printed again once the roll is in.
+        printer.set_paper_out(true);
+        page.click("button.product[data-code=\"K1\"]").await;
+        pay(&page, "cash", None, None).await;
+        page.text_when("#status", |t| t.starts_with("Printerit i ka mbaruar letra")).await;
+        printer.set_paper_out(false);
+        page.click("#print-again").await;
+        let reprinted = printer.wait_for(5);
+        assert_eq!(reprinted.drawer_pulses, 1, "the first print that reached the paper opens the drawer");
+        assert!(!reprinted.has_line("KOPJE / COPY"));
+
         // A table of two rounds, settled with one summary.
         page.click("button.product[data-code=\"K1\"]").await;
         page.click("button.product[data-code=\"K1\"]").await;
@@ -241,7 +265,7 @@ fn story(form: &'static str, width: u32, height: u32) {
         page.text_when("[data-table=\"T4\"] ul", |t| t.lines().count() == 2).await;
         screen(&page, form, "tables").await;
         page.click("[data-table=\"T4\"] .buttons button.primary").await;
-        let table = printer.wait_for(5);
+        let table = printer.wait_for(6);
         assert!(table.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("390.00 ALL")), "{}", table.text());
         page.text_when("#view-tables", |t| t.contains("Asnjë tavolinë")).await;
 
@@ -253,8 +277,12 @@ fn story(form: &'static str, width: u32, height: u32) {
         page.click(&format!("#cancel-{}", card_sale["id"])).await;
         page.client.accept_alert().await.unwrap();
         page.text_when("#status", |t| t.starts_with("Fatura u anulua")).await;
-        let corrective = printer.wait_for(6);
-        assert!(corrective.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("-100.00 ALL")), "{}", corrective.text());
+        let corrective = printer.wait_for(7);
+        assert!(corrective.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("-90.00 ALL")), "{}", corrective.text());
+        // A copy of the first sale.
+        page.click(&format!("#reprint-{}", sold["id"])).await;
+        let copy = printer.wait_for(8);
+        assert!(copy.has_line("KOPJE / COPY") && copy.drawer_pulses == 0, "{}", copy.text());
         screen(&page, form, "receipts").await;
 
         // The speed: scans to lines, and payments to the printer's bytes (CIS at once, then slow).
@@ -303,7 +331,7 @@ fn story(form: &'static str, width: u32, height: u32) {
         page.text_when("#day-state", |t| t == "E mbyllur").await;
         let today = api("/api/v1/owner/today");
         assert_eq!(today["tills"][0]["day"]["state"], "closed");
-        assert_eq!(printer.receipts().len(), 26, "one receipt per sale, the summary and the corrective document");
+        assert_eq!(printer.receipts().len(), 28, "one receipt per sale, the summary, the corrective document and the copy");
         page.stop().await;
     });
 }
