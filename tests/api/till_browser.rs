@@ -39,7 +39,7 @@ fn ean13(twelve: &str) -> String {
 
 /// A shop's catalog: two categories, a weighed cheese whose item code the scale prints.
 fn catalog(till: &Till) {
-    let mut category = |name: &str| {
+    let category = |name: &str| {
         till.server.advance_clock(Duration::from_secs(2));
         let reply =
             till.server.post_json("/api/v1/product/categories", Some(&till.token), &json!({"name": name}));
