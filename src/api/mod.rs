@@ -97,6 +97,7 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
 /// The API: every route, then what every request goes through (outermost last).
 fn api_router(state: AppState, max_body_bytes: usize) -> Router {
     routes(&state)
+        .merge(till_routes(&state))
         .merge(marketplace::routes())
         // Outermost of the routes' layers: a call its rule refuses costs no budget and reaches
         // no handler. Every route above has a rule (a route without one is refused).
@@ -285,7 +286,6 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/ai/chat/completions", g.general(post(ai::chat_completions)))
         .merge(people_routes(state))
         .merge(owner_routes(state))
-        .merge(till_routes(state))
 }
 
 /// Arka's own routes for the till (docs "The till"): printers, receipts, the till's settings.

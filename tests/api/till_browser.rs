@@ -147,193 +147,325 @@ fn story(form: &'static str, width: u32, height: u32) {
         .clone();
     let token = card["user"]["token"].as_str().unwrap().to_string();
     let pairing_url = card["pairingCard"]["pairingUrl"].as_str().unwrap().to_string();
-    let api = |p: &str| till.server.get(p, Some(&token)).data(200).clone();
 
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     runtime.block_on(async {
         let page = Browser::start(width.max(500), height).await;
         page.client.set_window_size(width, height).await.unwrap();
-        // The pairing card's QR opens the till with the cashier's token.
         page.client.goto(&pairing_url).await.unwrap();
-        page.text_when("#who", |t| t.starts_with("Besa Kola · Arkëtar")).await;
-        let url = page.client.current_url().await.unwrap();
-        assert_eq!((url.path(), url.fragment()), ("/till/", None), "the token leaves the address bar");
-        page.find("button.product[data-code=\"K1\"]").await;
-
-        // By buttons, by category, by search, by scanned codes.
-        page.click("button.product[data-code=\"K1\"]").await;
-        page.click("button.product[data-code=\"K1\"]").await;
-        page.type_into("#search", "qum").await;
-        human_pause().await;
-        page.find("#search").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
-        page.text_when("#lines", |t| t.contains("Kafe me qumësht")).await;
-        page.type_into("#search", "xy").await;
-        human_pause().await;
-        scan(&page, "3830001234567").await;
-        let scale = ean13("211234500750");
-        scan(&page, &scale).await;
-        page.text_when("#lines", |t| t.contains("Djathë i bardhë") && t.contains("0.75")).await;
-        let search = page.find("#search").await.prop("value").await.unwrap();
-        assert_eq!(search.as_deref(), Some("xy"), "the scans were never typed into the search field");
-        // Emptied as a person does: everything selected, then deleted.
-        let select_all = format!("{}a{}{}", char::from(Key::Control), char::from(Key::Null), char::from(Key::Backspace));
-        page.find("#search").await.send_keys(&select_all).await.unwrap();
-        page.text_when("#products", |t| t.contains("Bukë misri")).await;
-        scan(&page, "9999999999994").await;
-        page.text_when("#status", |t| t == "Kod i panjohur: 9999999999994").await;
-        assert!(page.client.find(fantoccini::Locator::Css("#add-product")).await.is_err(), "a cashier adds no product");
-        let total = page.find("#total").await.text().await.unwrap();
-        assert_eq!(shown_cents(&total), 24_000 + 15_000 + 8_000 + 60_000, "2 Kafe, Kafe me qumësht, Ujë, 0.75 kg of cheese");
-        screen(&page, form, "sale").await;
-
-        // Cash with change.
-        page.click("#pay").await;
-        page.type_into("#tendered", "1500").await;
-        page.text_when("#change", |t| shown_cents(t) == 150_000 - 107_000).await;
-        screen(&page, form, "pay").await;
-        page.click("#pay-confirm").await;
-        let receipt = printer.wait_for(1);
-        let sold = api("/api/v2/invoice?limit=1")["items"][0].clone();
-        assert_eq!(api_cents(&sold["amount"]["gross"]), 107_000);
-        assert_eq!(receipt.drawer_pulses, 1);
-        assert!(receipt.lines.iter().any(|l| l.starts_with("Kusuri / Change") && l.ends_with("430.00 ALL")), "{}", receipt.text());
-        assert!(receipt.text().contains(sold["number"].as_str().unwrap()));
-        assert!(receipt.lines.iter().any(|l| l.starts_with("  12345 0.75 kg x 800.00") || l.starts_with("  12345 0.75")), "{}", receipt.text());
-        page.text_when("#status", |t| t.contains("U printua")).await;
-
-        // A line taken off before payment, a discount beyond the cashier's limit refused, then
-        // one within it; paid by card.
-        page.text_when("#products", |t| t.contains("Kafe")).await;
-        page.click("button.product[data-code=\"K1\"]").await;
-        page.click("button.product[data-code=\"B7\"]").await;
-        page.click("#remove-0").await;
-        page.text_when("#lines", |t| !t.contains("Kafe")).await;
-        page.type_into("#disc-0", &format!("15{}", char::from(Key::Tab))).await;
-        page.text_when("#status", |t| t == "Zbritja më e madhe që mund të jepni është 10%.").await;
-        page.type_into("#disc-0", &format!("10{}", char::from(Key::Tab))).await;
-        page.text_when("#total", |t| shown_cents(t) == 9_000).await;
-        pay(&page, "card", None, None).await;
-        let card = printer.wait_for(2);
-        assert_eq!(card.drawer_pulses, 0, "card: the drawer stays shut");
-        assert!(card.lines.iter().any(|l| l.starts_with("  B7 1 copë x 100.00 -10%") && l.ends_with(" 90.00")), "{}", card.text());
-        page.click("button.product[data-code=\"K2\"]").await;
-        page.click("button.product[data-code=\"K1\"]").await;
-        pay(&page, "split", None, Some("100")).await;
-        let split = printer.wait_for(3);
-        assert!(split.lines.iter().any(|l| l.starts_with("BANKNOTE") && l.ends_with("170.00 ALL")), "{}", split.text());
-        assert!(split.lines.iter().any(|l| l.starts_with("CARD") && l.ends_with("100.00 ALL")), "{}", split.text());
-        let listed = api("/api/v2/invoice?limit=1")["items"][0]["payment_methods"].clone();
-        assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
-
-        // A business buyer, found by NUIS, with the keyboard alone.
-        page.type_into("#search", "Bukë").await;
-        human_pause().await;
-        page.find("#search").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
-        page.text_when("#lines", |t| t.contains("Bukë misri")).await;
-        page.find("#pay").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
-        page.find("#buyer summary").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
-        page.type_into("#buyer-nuis", "K81234001A").await;
-        human_pause().await;
-        page.find("#buyer-find").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
-        let found = page.text_when("#buyer-found", |t| t.contains("K81234001A")).await;
-        page.type_into("#tendered", &format!("100{}", char::from(Key::Enter))).await;
-        let business = printer.wait_for(4);
-        assert!(business.has_line("Blerësi / Buyer") && business.text().contains("K81234001A"), "{found}\n{}", business.text());
-
-        // The printer runs out of paper: said on the till, and printed again once the roll is in.
-        printer.set_paper_out(true);
-        page.click("button.product[data-code=\"K1\"]").await;
-        pay(&page, "cash", None, None).await;
-        page.text_when("#status", |t| t.starts_with("Printerit i ka mbaruar letra")).await;
-        printer.set_paper_out(false);
-        page.click("#print-again").await;
-        let reprinted = printer.wait_for(5);
-        assert_eq!(reprinted.drawer_pulses, 1, "the first print that reached the paper opens the drawer");
-        assert!(!reprinted.has_line("KOPJE / COPY"));
-
-        // A table of two rounds, settled with one summary.
-        page.click("button.product[data-code=\"K1\"]").await;
-        page.click("button.product[data-code=\"K1\"]").await;
-        page.click("#nav-tables").await;
-        page.type_into("#table-name", "T4").await;
-        page.click("#table-form button[type=submit]").await;
-        page.text_when("#status", |t| t.contains("T4")).await;
-        page.click("#nav-sale").await;
-        page.click("button.product[data-code=\"K2\"]").await;
-        page.click("#nav-tables").await;
-        page.click("[data-table=\"T4\"] .buttons button").await;
-        page.text_when("[data-table=\"T4\"] ul", |t| t.lines().count() == 2).await;
-        screen(&page, form, "tables").await;
-        page.click("[data-table=\"T4\"] .buttons button.primary").await;
-        let table = printer.wait_for(6);
-        assert!(table.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("390.00 ALL")), "{}", table.text());
-        page.text_when("#view-tables", |t| t.contains("Asnjë tavolinë")).await;
-
-        // A cancellation of the card sale, its corrective document printed.
-        page.click("#nav-receipts").await;
-        let card_sale = api("/api/v2/invoice?limit=20&type=CASH")["items"].as_array().unwrap().iter()
-            .find(|i| i["payment_methods"][0]["type"] == "CARD" && i["payment_methods"].as_array().unwrap().len() == 1)
-            .unwrap().clone();
-        page.click(&format!("#cancel-{}", card_sale["id"])).await;
-        page.client.accept_alert().await.unwrap();
-        page.text_when("#status", |t| t.starts_with("Fatura u anulua")).await;
-        let corrective = printer.wait_for(7);
-        assert!(corrective.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("-90.00 ALL")), "{}", corrective.text());
-        // A copy of the first sale.
-        page.click(&format!("#reprint-{}", sold["id"])).await;
-        let copy = printer.wait_for(8);
-        assert!(copy.has_line("KOPJE / COPY") && copy.drawer_pulses == 0, "{}", copy.text());
-        screen(&page, form, "receipts").await;
-
-        // The speed: scans to lines, and payments to the printer's bytes (CIS at once, then slow).
-        let mut pay_ms = Vec::new();
-        for (mode, label) in [(json!({"mode": "ok"}), "at once"), (json!({"mode": "slow", "delay_ms": 150}), "after 150 ms")] {
-            sim.set_mode(mode);
-            let before = printer.receipts().len();
-            let mut figures = Vec::new();
-            for n in 0..10 {
-                page.click("#nav-sale").await;
-                scan(&page, "3830001234567").await;
-                page.text_when("#lines", |t| t.contains("Ujë")).await;
-                page.click("#pay").await;
-                page.click("#pay-confirm").await;
-                printer.wait_for(before + n + 1);
-                page.text_when("#status", |t| t.contains("U printua")).await;
-                let started: Value = page.client.execute("return window.tillTimings.pay.at(-1)", vec![]).await.unwrap();
-                let at = printer.receipts()[before + n].at.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_secs_f64() * 1000.0;
-                figures.push(at - started.as_f64().unwrap());
-            }
-            let median = { let mut f = figures.clone(); f.sort_by(f64::total_cmp); f[f.len() / 2] };
-            println!(
-                "till ({form}): pay to the printer's bytes, CIS answering {label}: median {median:.0} ms, p95 {:.0} ms over {} sales (load {})",
-                p95(figures.clone()),
-                figures.len(),
-                load()
-            );
-            pay_ms.push(figures);
-        }
-        sim.mode("ok");
-        let scans: Value = page.client.execute("return window.tillTimings.scan", vec![]).await.unwrap();
-        let scans: Vec<f64> = scans.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
-        println!("till ({form}): scan to line on screen: p95 {:.1} ms over {} scans (load {})", p95(scans.clone()), scans.len(), load());
-
-        // The day, closed by notes and coins.
-        page.click("#nav-day").await;
-        page.text_when("#day-state", |t| t == "E hapur").await;
-        let balance = api_cents(&api("/api/v1/cash-register/balance")["balance"]);
-        page.type_into("#den-1000", &(balance / 100_000).to_string()).await;
-        page.click("#close-form button[type=submit]").await;
-        let expected = page.find("#close-expected").await.text().await.unwrap();
-        assert_eq!(shown_cents(&expected), balance, "the expected cash is the API's balance");
-        screen(&page, form, "day").await;
-        page.click("#confirm-close").await;
-        page.text_when("#status", |t| t.starts_with("Dita u mbyll")).await;
-        page.text_when("#day-state", |t| t == "E mbyllur").await;
-        let today = api("/api/v1/owner/today");
-        assert_eq!(today["tills"][0]["day"]["state"], "closed");
-        assert_eq!(printer.receipts().len(), 28, "one receipt per sale, the summary, the corrective document and the copy");
-        page.stop().await;
+        let shop = Shop { page, printer, sim: &sim, till: &till, token, form };
+        open_and_sell(&shop).await;
+        let sold = pay_cash(&shop).await;
+        card_split_and_business(&shop).await;
+        paper_out_and_table(&shop).await;
+        cancel_and_copy(&shop, &sold).await;
+        speed(&shop).await;
+        close_the_day(&shop).await;
+        shop.page.stop().await;
     });
+}
+
+/// What the story's steps share.
+struct Shop<'a> {
+    page: Browser,
+    printer: TestPrinter,
+    sim: &'a SimServer,
+    till: &'a Till,
+    token: String,
+    form: &'static str,
+}
+
+impl Shop<'_> {
+    /// The `data` of a GET as the cashier.
+    fn api(&self, path: &str) -> Value {
+        self.till.server.get(path, Some(&self.token)).data(200).clone()
+    }
+}
+
+/// The pairing card's URL opens the till; products go on the receipt by buttons, by search and
+/// by scanned codes, a scale's among them, an unknown one said.
+async fn open_and_sell(s: &Shop<'_>) {
+    let (page, form) = (&s.page, s.form);
+    // The pairing card's QR opened the till with the cashier's token.
+    page.text_when("#who", |t| t.starts_with("Besa Kola · Arkëtar")).await;
+    let url = page.client.current_url().await.unwrap();
+    assert_eq!((url.path(), url.fragment()), ("/till/", None), "the token leaves the address bar");
+    page.find("button.product[data-code=\"K1\"]").await;
+
+    // By buttons, by category, by search, by scanned codes.
+    page.click("button.product[data-code=\"K1\"]").await;
+    page.click("button.product[data-code=\"K1\"]").await;
+    page.type_into("#search", "qum").await;
+    human_pause().await;
+    page.find("#search").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
+    page.text_when("#lines", |t| t.contains("Kafe me qumësht")).await;
+    page.type_into("#search", "xy").await;
+    human_pause().await;
+    scan(&page, "3830001234567").await;
+    let scale = ean13("211234500750");
+    scan(&page, &scale).await;
+    page.text_when("#lines", |t| t.contains("Djathë i bardhë") && t.contains("0.75")).await;
+    let search = page.find("#search").await.prop("value").await.unwrap();
+    assert_eq!(search.as_deref(), Some("xy"), "the scans were never typed into the search field");
+    // Emptied as a person does: everything selected, then deleted.
+    let select_all =
+        format!("{}a{}{}", char::from(Key::Control), char::from(Key::Null), char::from(Key::Backspace));
+    page.find("#search").await.send_keys(&select_all).await.unwrap();
+    page.text_when("#products", |t| t.contains("Bukë misri")).await;
+    scan(&page, "9999999999994").await;
+    page.text_when("#status", |t| t == "Kod i panjohur: 9999999999994").await;
+    assert!(
+        page.client.find(fantoccini::Locator::Css("#add-product")).await.is_err(),
+        "a cashier adds no product"
+    );
+    let total = page.find("#total").await.text().await.unwrap();
+    assert_eq!(
+        shown_cents(&total),
+        24_000 + 15_000 + 8_000 + 60_000,
+        "2 Kafe, Kafe me qumësht, Ujë, 0.75 kg of cheese"
+    );
+    screen(&page, form, "sale").await;
+}
+
+/// Cash with change: the receipt at the printer and the API agree. Returns the sale.
+async fn pay_cash(s: &Shop<'_>) -> Value {
+    let (page, printer, form) = (&s.page, &s.printer, s.form);
+    let api = |p: &str| s.api(p);
+    // Cash with change.
+    page.click("#pay").await;
+    page.type_into("#tendered", "1500").await;
+    page.text_when("#change", |t| shown_cents(t) == 150_000 - 107_000).await;
+    screen(&page, form, "pay").await;
+    page.click("#pay-confirm").await;
+    let receipt = printer.wait_for(1);
+    let sold = api("/api/v2/invoice?limit=1")["items"][0].clone();
+    assert_eq!(api_cents(&sold["amount"]["gross"]), 107_000);
+    assert_eq!(receipt.drawer_pulses, 1);
+    assert!(
+        receipt.lines.iter().any(|l| l.starts_with("Kusuri / Change") && l.ends_with("430.00 ALL")),
+        "{}",
+        receipt.text()
+    );
+    assert!(receipt.text().contains(sold["number"].as_str().unwrap()));
+    assert!(
+        receipt
+            .lines
+            .iter()
+            .any(|l| l.starts_with("  12345 0.75 kg x 800.00") || l.starts_with("  12345 0.75")),
+        "{}",
+        receipt.text()
+    );
+    page.text_when("#status", |t| t.contains("U printua")).await;
+
+    sold
+}
+
+/// A line taken off, a discount beyond the cashier's limit refused, a card sale; a split; a
+/// business buyer by NUIS with the keyboard alone.
+async fn card_split_and_business(s: &Shop<'_>) {
+    let (page, printer) = (&s.page, &s.printer);
+    let api = |p: &str| s.api(p);
+    // A line taken off before payment, a discount beyond the cashier's limit refused, then
+    // one within it; paid by card.
+    page.text_when("#products", |t| t.contains("Kafe")).await;
+    page.click("button.product[data-code=\"K1\"]").await;
+    page.click("button.product[data-code=\"B7\"]").await;
+    page.click("#remove-0").await;
+    page.text_when("#lines", |t| !t.contains("Kafe")).await;
+    page.type_into("#disc-0", &format!("15{}", char::from(Key::Tab))).await;
+    page.text_when("#status", |t| t == "Zbritja më e madhe që mund të jepni është 10%.").await;
+    page.type_into("#disc-0", &format!("10{}", char::from(Key::Tab))).await;
+    page.text_when("#total", |t| shown_cents(t) == 9_000).await;
+    pay(&page, "card", None, None).await;
+    let card = printer.wait_for(2);
+    assert_eq!(card.drawer_pulses, 0, "card: the drawer stays shut");
+    assert!(
+        card.lines.iter().any(|l| l.starts_with("  B7 1 copë x 100.00 -10%") && l.ends_with(" 90.00")),
+        "{}",
+        card.text()
+    );
+    page.click("button.product[data-code=\"K2\"]").await;
+    page.click("button.product[data-code=\"K1\"]").await;
+    pay(&page, "split", None, Some("100")).await;
+    let split = printer.wait_for(3);
+    assert!(
+        split.lines.iter().any(|l| l.starts_with("BANKNOTE") && l.ends_with("170.00 ALL")),
+        "{}",
+        split.text()
+    );
+    assert!(
+        split.lines.iter().any(|l| l.starts_with("CARD") && l.ends_with("100.00 ALL")),
+        "{}",
+        split.text()
+    );
+    let listed = api("/api/v2/invoice?limit=1")["items"][0]["payment_methods"].clone();
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+
+    // A business buyer, found by NUIS, with the keyboard alone.
+    page.type_into("#search", "Bukë").await;
+    human_pause().await;
+    page.find("#search").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
+    page.text_when("#lines", |t| t.contains("Bukë misri")).await;
+    page.find("#pay").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
+    page.find("#buyer summary").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
+    page.type_into("#buyer-nuis", "K81234001A").await;
+    human_pause().await;
+    page.find("#buyer-find").await.send_keys(&char::from(Key::Enter).to_string()).await.unwrap();
+    let found = page.text_when("#buyer-found", |t| t.contains("K81234001A")).await;
+    page.type_into("#tendered", &format!("100{}", char::from(Key::Enter))).await;
+    let business = printer.wait_for(4);
+    assert!(
+        business.has_line("Blerësi / Buyer") && business.text().contains("K81234001A"),
+        "{found}\n{}",
+        business.text()
+    );
+}
+
+/// The paper runs out and the receipt prints again; a table of two rounds is settled.
+async fn paper_out_and_table(s: &Shop<'_>) {
+    let (page, printer, form) = (&s.page, &s.printer, s.form);
+    // The printer runs out of paper: said on the till, and printed again once the roll is in.
+    printer.set_paper_out(true);
+    page.click("button.product[data-code=\"K1\"]").await;
+    pay(&page, "cash", None, None).await;
+    page.text_when("#status", |t| t.starts_with("Printerit i ka mbaruar letra")).await;
+    printer.set_paper_out(false);
+    page.click("#print-again").await;
+    let reprinted = printer.wait_for(5);
+    assert_eq!(reprinted.drawer_pulses, 1, "the first print that reached the paper opens the drawer");
+    assert!(!reprinted.has_line("KOPJE / COPY"));
+
+    // A table of two rounds, settled with one summary.
+    page.click("button.product[data-code=\"K1\"]").await;
+    page.click("button.product[data-code=\"K1\"]").await;
+    page.click("#nav-tables").await;
+    page.type_into("#table-name", "T4").await;
+    page.click("#table-form button[type=submit]").await;
+    page.text_when("#status", |t| t.contains("T4")).await;
+    page.click("#nav-sale").await;
+    page.click("button.product[data-code=\"K2\"]").await;
+    page.click("#nav-tables").await;
+    page.click("[data-table=\"T4\"] .buttons button").await;
+    page.text_when("[data-table=\"T4\"] ul", |t| t.lines().count() == 2).await;
+    screen(&page, form, "tables").await;
+    page.click("[data-table=\"T4\"] .buttons button.primary").await;
+    let table = printer.wait_for(6);
+    assert!(
+        table.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("390.00 ALL")),
+        "{}",
+        table.text()
+    );
+    page.text_when("#view-tables", |t| t.contains("Asnjë tavolinë")).await;
+}
+
+/// The card sale cancelled and its corrective document printed; a copy of the first sale.
+async fn cancel_and_copy(s: &Shop<'_>, sold: &Value) {
+    let (page, printer, form) = (&s.page, &s.printer, s.form);
+    let api = |p: &str| s.api(p);
+    // A cancellation of the card sale, its corrective document printed.
+    page.click("#nav-receipts").await;
+    let card_sale = api("/api/v2/invoice?limit=20&type=CASH")["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| {
+            i["payment_methods"][0]["type"] == "CARD" && i["payment_methods"].as_array().unwrap().len() == 1
+        })
+        .unwrap()
+        .clone();
+    page.click(&format!("#cancel-{}", card_sale["id"])).await;
+    page.client.accept_alert().await.unwrap();
+    page.text_when("#status", |t| t.starts_with("Fatura u anulua")).await;
+    let corrective = printer.wait_for(7);
+    assert!(
+        corrective.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("-90.00 ALL")),
+        "{}",
+        corrective.text()
+    );
+    // A copy of the first sale.
+    page.click(&format!("#reprint-{}", sold["id"])).await;
+    let copy = printer.wait_for(8);
+    assert!(copy.has_line("KOPJE / COPY") && copy.drawer_pulses == 0, "{}", copy.text());
+    screen(&page, form, "receipts").await;
+}
+
+/// Scans to lines, and payments to the printer's bytes with the CIS answering at once and slowly.
+async fn speed(s: &Shop<'_>) {
+    let (page, printer, form) = (&s.page, &s.printer, s.form);
+    // The speed: scans to lines, and payments to the printer's bytes (CIS at once, then slow).
+    let mut pay_ms = Vec::new();
+    for (mode, label) in
+        [(json!({"mode": "ok"}), "at once"), (json!({"mode": "slow", "delay_ms": 150}), "after 150 ms")]
+    {
+        s.sim.set_mode(mode);
+        let before = printer.receipts().len();
+        let mut figures = Vec::new();
+        for n in 0..10 {
+            page.click("#nav-sale").await;
+            scan(&page, "3830001234567").await;
+            page.text_when("#lines", |t| t.contains("Ujë")).await;
+            page.click("#pay").await;
+            page.click("#pay-confirm").await;
+            printer.wait_for(before + n + 1);
+            page.text_when("#status", |t| t.contains("U printua")).await;
+            let started: Value =
+                page.client.execute("return window.tillTimings.pay.at(-1)", vec![]).await.unwrap();
+            let at = printer.receipts()[before + n]
+                .at
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap()
+                .as_secs_f64()
+                * 1000.0;
+            figures.push(at - started.as_f64().unwrap());
+        }
+        let median = {
+            let mut f = figures.clone();
+            f.sort_by(f64::total_cmp);
+            f[f.len() / 2]
+        };
+        println!(
+            "till ({form}): pay to the printer's bytes, CIS answering {label}: median {median:.0} ms, p95 {:.0} ms over {} sales (load {})",
+            p95(figures.clone()),
+            figures.len(),
+            load()
+        );
+        pay_ms.push(figures);
+    }
+    s.sim.mode("ok");
+    let scans: Value = page.client.execute("return window.tillTimings.scan", vec![]).await.unwrap();
+    let scans: Vec<f64> = scans.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    println!(
+        "till ({form}): scan to line on screen: p95 {:.1} ms over {} scans (load {})",
+        p95(scans.clone()),
+        scans.len(),
+        load()
+    );
+}
+
+/// The day closed by notes and coins; one receipt for every document.
+async fn close_the_day(s: &Shop<'_>) {
+    let (page, printer, form) = (&s.page, &s.printer, s.form);
+    let api = |p: &str| s.api(p);
+    // The day, closed by notes and coins.
+    page.click("#nav-day").await;
+    page.text_when("#day-state", |t| t == "E hapur").await;
+    let balance = api_cents(&api("/api/v1/cash-register/balance")["balance"]);
+    page.type_into("#den-1000", &(balance / 100_000).to_string()).await;
+    page.click("#close-form button[type=submit]").await;
+    let expected = page.find("#close-expected").await.text().await.unwrap();
+    assert_eq!(shown_cents(&expected), balance, "the expected cash is the API's balance");
+    screen(&page, form, "day").await;
+    page.click("#confirm-close").await;
+    page.text_when("#status", |t| t.starts_with("Dita u mbyll")).await;
+    page.text_when("#day-state", |t| t == "E mbyllur").await;
+    let today = api("/api/v1/owner/today");
+    assert_eq!(today["tills"][0]["day"]["state"], "closed");
+    assert_eq!(
+        printer.receipts().len(),
+        28,
+        "one receipt per sale, the summary, the corrective document and the copy"
+    );
 }
 
 /// The server killed with `kill -9` while a payment waits for the CIS: the till sends the same
