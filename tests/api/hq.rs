@@ -657,7 +657,11 @@ fn a_shop_database_made_by_main_upgrades_to_the_outbox_and_ships_its_history_to_
         let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
         let mut expected = RELEASED_BY_MAIN.to_vec();
         expected.extend([26, 27, 28, 29, 30, 38]);
-        assert_eq!(applied_migrations(&db), expected, "upgraded by the outbox's migration, V27 to V30 and V38");
+        assert_eq!(
+            applied_migrations(&db),
+            expected,
+            "upgraded by the outbox's migration, V27 to V30 and V38"
+        );
     }
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let reply = agent

@@ -149,7 +149,6 @@ fn story(form: &'static str, width: u32, height: u32) {
     let pairing_url = card["pairingCard"]["pairingUrl"].as_str().unwrap().to_string();
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     runtime.block_on(async {
         let page = Browser::start(width.max(500), height).await;
         page.client.set_window_size(width, height).await.unwrap();
@@ -202,9 +201,9 @@ async fn open_and_sell(s: &Shop<'_>) {
     page.text_when("#lines", |t| t.contains("Kafe me qumësht")).await;
     page.type_into("#search", "xy").await;
     human_pause().await;
-    scan(&page, "3830001234567").await;
+    scan(page, "3830001234567").await;
     let scale = ean13("211234500750");
-    scan(&page, &scale).await;
+    scan(page, &scale).await;
     page.text_when("#lines", |t| t.contains("Djathë i bardhë") && t.contains("0.75")).await;
     let search = page.find("#search").await.prop("value").await.unwrap();
     assert_eq!(search.as_deref(), Some("xy"), "the scans were never typed into the search field");
@@ -213,7 +212,7 @@ async fn open_and_sell(s: &Shop<'_>) {
         format!("{}a{}{}", char::from(Key::Control), char::from(Key::Null), char::from(Key::Backspace));
     page.find("#search").await.send_keys(&select_all).await.unwrap();
     page.text_when("#products", |t| t.contains("Bukë misri")).await;
-    scan(&page, "9999999999994").await;
+    scan(page, "9999999999994").await;
     page.text_when("#status", |t| t == "Kod i panjohur: 9999999999994").await;
     assert!(
         page.client.find(fantoccini::Locator::Css("#add-product")).await.is_err(),
@@ -225,7 +224,7 @@ async fn open_and_sell(s: &Shop<'_>) {
         24_000 + 15_000 + 8_000 + 60_000,
         "2 Kafe, Kafe me qumësht, Ujë, 0.75 kg of cheese"
     );
-    screen(&page, form, "sale").await;
+    screen(page, form, "sale").await;
 }
 
 /// Cash with change: the receipt at the printer and the API agree. Returns the sale.
@@ -236,7 +235,7 @@ async fn pay_cash(s: &Shop<'_>) -> Value {
     page.click("#pay").await;
     page.type_into("#tendered", "1500").await;
     page.text_when("#change", |t| shown_cents(t) == 150_000 - 107_000).await;
-    screen(&page, form, "pay").await;
+    screen(page, form, "pay").await;
     page.click("#pay-confirm").await;
     let receipt = printer.wait_for(1);
     let sold = api("/api/v2/invoice?limit=1")["items"][0].clone();
@@ -277,7 +276,7 @@ async fn card_split_and_business(s: &Shop<'_>) {
     page.text_when("#status", |t| t == "Zbritja më e madhe që mund të jepni është 10%.").await;
     page.type_into("#disc-0", &format!("10{}", char::from(Key::Tab))).await;
     page.text_when("#total", |t| shown_cents(t) == 9_000).await;
-    pay(&page, "card", None, None).await;
+    pay(page, "card", None, None).await;
     let card = printer.wait_for(2);
     assert_eq!(card.drawer_pulses, 0, "card: the drawer stays shut");
     assert!(
@@ -287,7 +286,7 @@ async fn card_split_and_business(s: &Shop<'_>) {
     );
     page.click("button.product[data-code=\"K2\"]").await;
     page.click("button.product[data-code=\"K1\"]").await;
-    pay(&page, "split", None, Some("100")).await;
+    pay(page, "split", None, Some("100")).await;
     let split = printer.wait_for(3);
     assert!(
         split.lines.iter().any(|l| l.starts_with("BANKNOTE") && l.ends_with("170.00 ALL")),
@@ -328,7 +327,7 @@ async fn paper_out_and_table(s: &Shop<'_>) {
     // The printer runs out of paper: said on the till, and printed again once the roll is in.
     printer.set_paper_out(true);
     page.click("button.product[data-code=\"K1\"]").await;
-    pay(&page, "cash", None, None).await;
+    pay(page, "cash", None, None).await;
     page.text_when("#status", |t| t.starts_with("Printerit i ka mbaruar letra")).await;
     printer.set_paper_out(false);
     page.click("#print-again").await;
@@ -348,7 +347,7 @@ async fn paper_out_and_table(s: &Shop<'_>) {
     page.click("#nav-tables").await;
     page.click("[data-table=\"T4\"] .buttons button").await;
     page.text_when("[data-table=\"T4\"] ul", |t| t.lines().count() == 2).await;
-    screen(&page, form, "tables").await;
+    screen(page, form, "tables").await;
     page.click("[data-table=\"T4\"] .buttons button.primary").await;
     let table = printer.wait_for(6);
     assert!(
@@ -387,7 +386,7 @@ async fn cancel_and_copy(s: &Shop<'_>, sold: &Value) {
     page.click(&format!("#reprint-{}", sold["id"])).await;
     let copy = printer.wait_for(8);
     assert!(copy.has_line("KOPJE / COPY") && copy.drawer_pulses == 0, "{}", copy.text());
-    screen(&page, form, "receipts").await;
+    screen(page, form, "receipts").await;
 }
 
 /// Scans to lines, and payments to the printer's bytes with the CIS answering at once and slowly.
@@ -403,7 +402,7 @@ async fn speed(s: &Shop<'_>) {
         let mut figures = Vec::new();
         for n in 0..10 {
             page.click("#nav-sale").await;
-            scan(&page, "3830001234567").await;
+            scan(page, "3830001234567").await;
             page.text_when("#lines", |t| t.contains("Ujë")).await;
             page.click("#pay").await;
             page.click("#pay-confirm").await;
@@ -455,7 +454,7 @@ async fn close_the_day(s: &Shop<'_>) {
     page.click("#close-form button[type=submit]").await;
     let expected = page.find("#close-expected").await.text().await.unwrap();
     assert_eq!(shown_cents(&expected), balance, "the expected cash is the API's balance");
-    screen(&page, form, "day").await;
+    screen(page, form, "day").await;
     page.click("#confirm-close").await;
     page.text_when("#status", |t| t.starts_with("Dita u mbyll")).await;
     page.text_when("#day-state", |t| t == "E mbyllur").await;
