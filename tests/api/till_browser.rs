@@ -339,6 +339,12 @@ async fn paper_out_and_table(s: &Shop<'_>) {
     page.click("button.product[data-code=\"K1\"]").await;
     page.click("button.product[data-code=\"K1\"]").await;
     page.click("#nav-tables").await;
+    let sale_shown: Value = page
+        .client
+        .execute("return document.getElementById('view-sale').getClientRects().length > 0", vec![])
+        .await
+        .unwrap();
+    assert_eq!(sale_shown, json!(false), "the tables' view alone is on the screen");
     page.type_into("#table-name", "T4").await;
     page.click("#table-form button[type=submit]").await;
     page.text_when("#status", |t| t.contains("T4")).await;
