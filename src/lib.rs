@@ -15,6 +15,7 @@ pub mod hq;
 pub mod ops;
 pub mod panics;
 pub mod print;
+pub mod printer;
 pub mod rates;
 pub mod services;
 pub mod sim;

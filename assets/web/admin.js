@@ -177,6 +177,35 @@ async function backup(ctx) {
 
 // Whole days until the certificate's end, from its Tirane time "YYYY-MM-DD HH:MM:SS" (read in
 // the browser's zone: rounded, so an hour or two between the zones does not change the day).
+// Each till's receipt printer (ESC/POS on the network or a USB device file), with a test print.
+async function printers(ctx) {
+  const listed = await api('/api/v1/printers');
+  const box = el('div', { class: 'card', id: 'printers' }, el('h3', {}, t('printer.title')));
+  for (const till of listed.ok ? listed.data.items : []) {
+    const p = till.printer || { connection: 'none', address: '', columns: 48 };
+    const id = `printer-${till.tcrCode}`;
+    const option = (value, label) => el('option', { value, selected: String(p.connection) === value || String(p.columns) === value }, label);
+    const form = el('form', { id, novalidate: true },
+      el('h4', {}, `${till.name} (${till.tcrCode})`),
+      field(`${id}-connection`, 'connection', t('printer.connection'), {}, { tag: 'select', children: [
+        option('none', t('printer.none')), option('network', t('printer.network')), option('device', t('printer.device'))] }),
+      field(`${id}-address`, 'address', t('printer.address'), { value: p.address, autocomplete: 'off' }, { hint: t('printer.addressHint') }),
+      field(`${id}-columns`, 'columns', t('printer.columns'), {}, { tag: 'select', children: [option('48', '48'), option('42', '42')] }),
+      el('p', { class: 'buttons' }, el('button', { type: 'submit' }, t('printer.save')),
+        el('button', { type: 'button', id: `${id}-test`, onclick: async () => {
+          const printed = await api(`/api/v1/printers/${till.tcrCode}/test`, { method: 'POST', body: {} });
+          ctx.setStatus(printed.ok ? t('printer.tested') : printed.message, printed.ok ? 'info' : 'error');
+        } }, t('printer.test'))));
+    onSubmit(form, () => {
+      const body = values(form);
+      if (body.columns) body.columns = Number(body.columns);
+      return api(`/api/v1/printers/${till.tcrCode}`, { method: 'PUT', body });
+    }, () => ctx.setStatus(t('printer.saved'), 'info'));
+    box.append(form);
+  }
+  return box;
+}
+
 export function daysLeft(expiresAt) {
   const end = Date.parse(String(expiresAt).replace(' ', 'T'));
   return Number.isNaN(end) ? null : Math.round((end - Date.now()) / 86400000);
@@ -197,6 +226,7 @@ export async function render(section, ctx) {
     el('div', { class: 'cards' },
       cashierForm(details, ctx, again),
       await backup(ctx),
+      await printers(ctx),
       el('div', { class: `card ${cert?.expiresSoon ? 'bad' : 'good'}`, id: 'admin-cert' },
         el('h3', {}, t('cert.title')),
         cert ? el('p', {}, `${t('cert.expires')} ${cert.expiresAt} · ${t('admin.daysLeft')}: `, el('strong', { id: 'cert-days' }, String(daysLeft(cert.expiresAt))))

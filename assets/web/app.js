@@ -15,6 +15,9 @@ import * as audit from './audit.js';
 import * as profile from './profile.js';
 
 const views = { setup, today, cis, invoices, products, reports, audit, admin, profile };
+
+// A pairing card's QR (the cashier's token in the fragment) opens the till, which sells with it.
+if (location.hash.startsWith('#token=')) location.replace(`/till/${location.hash}`);
 const $ = (id) => document.getElementById(id);
 
 // Who is signed in (GET /api/v1/session's data), and the wizard's state (GET /api/v1/setup).

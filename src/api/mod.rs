@@ -28,6 +28,8 @@ pub mod reports;
 mod session;
 mod setup;
 mod stock;
+mod till;
+pub mod till_web;
 mod tracing_layers;
 mod unread_body;
 mod users;
@@ -87,6 +89,7 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
     let app = api_router(state, options.max_body_bytes)
         .merge(ops_routes)
         .merge(web::routes())
+        .merge(till_web::routes())
         .merge(docs::routes())
         .layer(from_fn(unread_body::drain));
     let app = if https { app.layer(map_response(strict_transport)) } else { app };
@@ -109,6 +112,7 @@ async fn strict_transport(mut response: Response) -> Response {
 /// The API: every route, then what every request goes through (outermost last).
 fn api_router(state: AppState, max_body_bytes: usize) -> Router {
     routes(&state)
+        .merge(till_routes(&state))
         .merge(marketplace::routes())
         // Outermost of the routes' layers: a call its rule refuses costs no budget and reaches
         // no handler. Every route above has a rule (a route without one is refused).
@@ -297,6 +301,18 @@ fn routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/ai/chat/completions", g.general(post(ai::chat_completions)))
         .merge(people_routes(state))
         .merge(owner_routes(state))
+}
+
+/// Arka's own routes for the till (docs "The till"): printers, receipts, the till's settings.
+fn till_routes(state: &AppState) -> Router<AppState> {
+    let g = Budgets(state);
+    Router::new()
+        .route("/api/v1/printers", g.general(get(till::printers)))
+        .route("/api/v1/printers/mine", g.general(get(till::my_printer)))
+        .route("/api/v1/printers/{tcrCode}", g.general(put(till::set_printer)))
+        .route("/api/v1/printers/{tcrCode}/test", g.print(post(till::test_print)))
+        .route("/api/v1/invoice/{id}/receipt", g.print(post(till::print_receipt)))
+        .route("/api/v1/till/settings", g.general(get(till::settings).put(till::update_settings)))
 }
 
 /// Arka's own routes for the owner's page (docs "The owner's page"): the day, the queue and the

@@ -254,6 +254,17 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/owner/backup", OWNER, TheBox),
     rule("POST", "/api/v1/owner/backup", OWNER, TheBox),
     rule("GET", "/api/v1/owner/backup/{file}", OWNER, TheBox),
+    // The till and its printer
+    rule("GET", "/till", PUBLIC, Company),
+    rule("GET", "/till/", PUBLIC, Company),
+    rule("GET", "/till/{version}/{name}", PUBLIC, Company),
+    rule("GET", "/api/v1/printers", MANAGER, Company),
+    rule("GET", "/api/v1/printers/mine", CASHIER, OwnTill),
+    rule("PUT", "/api/v1/printers/{tcrCode}", OWNER, Company),
+    rule("POST", "/api/v1/printers/{tcrCode}/test", OWNER, Company),
+    rule("POST", "/api/v1/invoice/{id}/receipt", CASHIER, OwnDocuments),
+    rule("GET", "/api/v1/till/settings", CASHIER, Company),
+    rule("PUT", "/api/v1/till/settings", OWNER, Company),
     // Warehouse transfer notes and stock
     rule("POST", "/api/v1/invoice/wtn", CASHIER, Company),
     rule("GET", "/api/v1/invoice/wtn", CASHIER, OwnDocuments),

@@ -27,6 +27,7 @@ pub mod spelled;
 pub mod stock;
 pub mod table;
 pub mod throttle;
+pub mod till;
 pub mod time;
 pub mod validation;
 pub mod verify;

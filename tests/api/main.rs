@@ -46,5 +46,7 @@ mod source;
 mod stock;
 mod storage;
 mod tables;
+mod till_browser;
+mod till_printer;
 mod walkthrough;
 mod wtn;

@@ -10,7 +10,7 @@ mod content;
 mod document;
 pub mod einvoice;
 mod message;
-mod print;
+pub(crate) mod print;
 mod table;
 
 pub use cancel::{CancelRequest, Cancelled};
