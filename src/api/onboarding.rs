@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::AppState;
 use super::auth::{Auth, Partner};
 use super::error::{ApiError, ApiResult, created, ok};
-use super::extract::{Body, PathId, Query, body_rejection, parse_json};
+use super::extract::{Body, Changes, PathId, Query, body_rejection, parse_json};
 use super::fields;
 use super::limits::Interval;
 use crate::domain::time::local_text;
@@ -316,11 +316,30 @@ pub async fn update_branch(
     ok(OneBranch { branch: (&unit).into() })
 }
 
+/// A new user. Strict: a key it does not know (a misspelt `Role`) is refused, not ignored, as
+/// the user it would make is not the one asked for.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UserBody {
     name: Option<String>,
     email: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_integer")]
+    branch_id: Option<i64>,
+    operator_code: Option<String>,
+    #[serde(default, deserialize_with = "fields::text")]
+    fiscal_tcr_code: Option<Option<String>>,
+    role: Option<String>,
+}
+
+/// A user's changes: what is not sent is kept, so a key it does not know is refused. The
+/// e-mail is known and ignored (it is the user's sign-in, not changed here), as integrators
+/// send back the whole user.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UserChangesBody {
+    name: Option<String>,
+    #[serde(default, rename = "email")]
+    _email: serde::de::IgnoredAny,
     #[serde(default, deserialize_with = "fields::opt_integer")]
     branch_id: Option<i64>,
     operator_code: Option<String>,
@@ -394,7 +413,7 @@ pub async fn update_user(
     State(state): State<AppState>,
     Auth(caller): Auth,
     PathId(id): PathId,
-    Body(b): Body<UserBody>,
+    Changes(b): Changes<UserChangesBody>,
 ) -> ApiResult {
     let user = state
         .services

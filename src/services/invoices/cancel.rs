@@ -139,7 +139,8 @@ impl Services {
         let whole_only = cancellable(&original)?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, original.kind == InvoiceType::Cash)?;
         let original_id = original.id;
-        let (corrections_seen, reversed, refunded, last) = self
+        let (company_id, names) = (caller.company.id, format!("{}/cancel-", original.internal_id));
+        let (corrections_seen, reversed, refunded, last, taken) = self
             .store
             .read(move |conn| {
                 Ok((
@@ -147,6 +148,7 @@ impl Services {
                     db::reversed_so_far(conn, original_id)?,
                     db::refunded_so_far(conn, original_id)?,
                     db::last_reversal(conn, original_id)?,
+                    db::internal_ids_beginning(conn, company_id, year, &names)?,
                 ))
             })
             .await?;
@@ -200,9 +202,9 @@ impl Services {
             document_kind: DocumentKind::Corrective,
             invoice_type: original.kind,
             links: Links::Reverses { original_id, positions, corrections_seen },
-            internal_id: req
-                .internal_id
-                .unwrap_or_else(|| format!("{}/cancel-{}", original.internal_id, corrections_seen + 1)),
+            internal_id: req.internal_id.unwrap_or_else(|| {
+                cancellation::cancellation_name(&original.internal_id, corrections_seen + 1, &taken)
+            }),
             api_version: req.api_version,
             computed,
             buyer: original.buyer.clone(),
@@ -232,6 +234,8 @@ impl Services {
                 date: original.exchange_rate_date.as_deref().and_then(|d| d.parse().ok()),
             }),
             einvoice: None,
+            // Audited as the cancellation it is (`Links::Reverses`).
+            corrects: None,
         };
         let sequence = issuer.sequence(original.kind);
         self.issue(InvoiceDocument { issuer, content, sequence, year }).await
