@@ -316,30 +316,15 @@ pub async fn update_branch(
     ok(OneBranch { branch: (&unit).into() })
 }
 
-/// A new user. Strict: a key it does not know (a misspelt `Role`) is refused, not ignored, as
-/// the user it would make is not the one asked for.
+/// A new user, or a user's changes. Strict: a key it does not know (a misspelt `Role`) is
+/// refused, not ignored, as the user it would make is not the one asked for, and a change not
+/// sent keeps what the user has. A change's `email` is ignored (it is the user's sign-in, not
+/// changed here; integrators send the whole user back).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UserBody {
     name: Option<String>,
     email: Option<String>,
-    #[serde(default, deserialize_with = "fields::opt_integer")]
-    branch_id: Option<i64>,
-    operator_code: Option<String>,
-    #[serde(default, deserialize_with = "fields::text")]
-    fiscal_tcr_code: Option<Option<String>>,
-    role: Option<String>,
-}
-
-/// A user's changes: what is not sent is kept, so a key it does not know is refused. The
-/// e-mail is known and ignored (it is the user's sign-in, not changed here), as integrators
-/// send back the whole user.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct UserChangesBody {
-    name: Option<String>,
-    #[serde(default, rename = "email")]
-    _email: serde::de::IgnoredAny,
     #[serde(default, deserialize_with = "fields::opt_integer")]
     branch_id: Option<i64>,
     operator_code: Option<String>,
@@ -413,7 +398,7 @@ pub async fn update_user(
     State(state): State<AppState>,
     Auth(caller): Auth,
     PathId(id): PathId,
-    Changes(b): Changes<UserChangesBody>,
+    Changes(b): Changes<UserBody>,
 ) -> ApiResult {
     let user = state
         .services

@@ -124,10 +124,19 @@ pub fn may_read_document(reader: Reader, document: DocumentScope) -> bool {
     own_till || document.user_id == Some(reader.user_id)
 }
 
-/// Whether the reader may reverse or correct a sale: a manager any, a cashier their own sale on
-/// the business day it was made.
-fn may_take_back(reader: Reader, sale_user: Option<i64>, sale_day: NaiveDate, today: NaiveDate) -> bool {
-    reader.role >= Role::Manager || (sale_user == Some(reader.user_id) && sale_day == today)
+/// A manager takes back any sale, a cashier their own on the business day it was made; `refusal`
+/// says what else to do.
+fn may_take_back(
+    reader: Reader,
+    sale_user: Option<i64>,
+    sale_day: NaiveDate,
+    today: NaiveDate,
+    refusal: &'static str,
+) -> Result<(), Refusal> {
+    if reader.role >= Role::Manager || (sale_user == Some(reader.user_id) && sale_day == today) {
+        return Ok(());
+    }
+    Err(Refusal::Forbidden(refusal))
 }
 
 /// A cashier cancels only their own sales, on the business day they were made; anything else
@@ -138,12 +147,9 @@ pub fn may_cancel(
     sale_day: NaiveDate,
     today: NaiveDate,
 ) -> Result<(), Refusal> {
-    if may_take_back(reader, sale_user, sale_day, today) {
-        return Ok(());
-    }
-    Err(Refusal::Forbidden(
-        "A cashier cancels only their own sales of the same business day; a manager can cancel this one.",
-    ))
+    let refusal =
+        "A cashier cancels only their own sales of the same business day; a manager can cancel this one.";
+    may_take_back(reader, sale_user, sale_day, today, refusal)
 }
 
 /// A document that corrects another (a credit or debit note, an e-invoice of a correction
@@ -154,12 +160,8 @@ pub fn may_correct(
     sale_day: NaiveDate,
     today: NaiveDate,
 ) -> Result<(), Refusal> {
-    if may_take_back(reader, sale_user, sale_day, today) {
-        return Ok(());
-    }
-    Err(Refusal::Forbidden(
-        "A cashier corrects only their own invoices of the same business day; a manager can correct this one.",
-    ))
+    let refusal = "A cashier corrects only their own invoices of the same business day; a manager can correct this one.";
+    may_take_back(reader, sale_user, sale_day, today, refusal)
 }
 
 /// The till a report of tills is for: a cashier's is always their own (another one asked for,

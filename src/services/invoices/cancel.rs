@@ -5,14 +5,12 @@
 //! issues, and the till's balance gives back what it reverses), a non-cash original's on the
 //! business. Kept and queued when the CIS does not answer; given up when it refuses.
 
-use chrono::Utc;
-use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::content::InvoiceDocument;
-use super::content::{Content, Links, internal_id, this_year, user_codes};
+use super::content::{Content, Links, internal_id, sale_day_and_today, this_year, user_codes};
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
@@ -116,11 +114,7 @@ impl Services {
                 self.company_invoice_by_internal_id(caller, internal_id).await?
             }
         };
-        let sale_day = original
-            .issue_date
-            .parse()
-            .map_err(|_| Error::Internal(format!("invoice {} has no readable issue date", original.id)))?;
-        let today = Utc::now().with_timezone(&Tirane).date_naive();
+        let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date)?;
         role::may_cancel(caller.reader(), original.user_id, sale_day, today)?;
         Ok(original)
     }

@@ -45,6 +45,15 @@ pub fn user_codes(caller: &Caller, needs_tcr: bool) -> Result<(String, String, O
     Ok((operator_code, unit_code, caller.user.tcr_code.clone()))
 }
 
+/// The business day the invoice `id` was issued on (its `issue_date`), and today's: who may
+/// take a sale back depends on both.
+pub(super) fn sale_day_and_today(id: i64, issue_date: &str) -> Result<(NaiveDate, NaiveDate)> {
+    let sale_day = issue_date
+        .parse()
+        .map_err(|_| Error::Internal(format!("invoice {id} has no readable issue date")))?;
+    Ok((sale_day, Utc::now().with_timezone(&Tirane).date_naive()))
+}
+
 /// What an invoice document changes besides itself.
 #[derive(Debug, Clone, Default)]
 pub enum Links {
@@ -282,11 +291,7 @@ impl Services {
         let original = original.ok_or_else(|| {
             Error::from(FieldErrors::one("original_invoice_iic", "No invoice of the company has this IIC."))
         })?;
-        let sale_day: NaiveDate = original
-            .issue_date
-            .parse()
-            .map_err(|_| Error::Internal(format!("invoice {} has no readable issue date", original.id)))?;
-        let today = Utc::now().with_timezone(&Tirane).date_naive();
+        let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date)?;
         role::may_correct(caller.reader(), original.user_id, sale_day, today)?;
         Ok(original)
     }
