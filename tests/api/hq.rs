@@ -608,9 +608,9 @@ fn applied_migrations(db: &rusqlite::Connection) -> Vec<i64> {
 
 /// The shop's database at `db` as main's binary leaves it: the outbox's migration taken back
 /// (its triggers and tables dropped, its line of the history removed), and the lines of V27 (the
-/// kept requests packed), V28 (a receipt in fewer bytes), V29 (the open days' index) and V30 (the
-/// shops' dictionaries), which came after it and run again over their own result as no-ops,
-/// everything else kept.
+/// kept requests packed), V28 (a receipt in fewer bytes), V29 (the open days' index), V30 (the
+/// shops' dictionaries) and V33 (the reversals' index with credit notes), which came after it and
+/// run again over their own result as no-ops, everything else kept.
 fn as_main_left_it(db: &std::path::Path) {
     let db = rusqlite::Connection::open(db).unwrap();
     let triggers: Vec<String> = {
@@ -629,7 +629,7 @@ fn as_main_left_it(db: &std::path::Path) {
         "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products;
          DELETE FROM refinery_schema_history
          WHERE name IN ('hq_outbox', 'kept_requests_packed', 'a_receipt_in_fewer_bytes', 'open_days_index',
-                        'kept_dictionaries');",
+                        'kept_dictionaries', 'reversals_with_credit_notes');",
     )
     .unwrap();
     assert_eq!(applied_migrations(&db), RELEASED_BY_MAIN, "the database is main's");
@@ -656,8 +656,8 @@ fn a_shop_database_made_by_main_upgrades_to_the_outbox_and_ships_its_history_to_
     {
         let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
         let mut expected = RELEASED_BY_MAIN.to_vec();
-        expected.extend([26, 27, 28, 29, 30]);
-        assert_eq!(applied_migrations(&db), expected, "upgraded by the outbox's migration and V27 to V30");
+        expected.extend([26, 27, 28, 29, 30, 33]);
+        assert_eq!(applied_migrations(&db), expected, "upgraded by the outbox's migration and V27 to V33");
     }
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let reply = agent
