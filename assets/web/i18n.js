@@ -80,6 +80,7 @@ const words = {
   'audit.key.adjusted_pickup_time': ['Koha e marrjes', 'Pickup time'],
   'audit.next': ['Më të vjetrat →', 'Older →'],
   'act.invoice.cancel': ['Anulim fature', 'Invoice cancelled'],
+  'act.invoice.correct': ['Korrigjim fature (notë krediti ose debiti)', 'Invoice corrected (credit or debit note)'],
   'act.cash.deposit': ['Futje parash', 'Cash in'],
   'act.cash.withdraw': ['Nxjerrje parash', 'Cash out'],
   'act.day.open': ['Hapje dite', 'Day opened'],

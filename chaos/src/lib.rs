@@ -6,7 +6,7 @@
 //!   time with the CIS down) and restarted on the same data dir; the books are then checked.
 //! * `faults`: under load the simulator goes down, slow, faulty and garbled and back.
 //! * `fuzz`: every route of `assets/openapi.yaml` with bodies, paths and queries built from its
-//!   schema and then broken.
+//!   schema and then broken; and each once with a valid body and more after it (`trailing`).
 //! * `isolation`: one company's ids, codes and internalIds tried with another's token.
 //! * `leaks`: tokens, the certificate password and the private key looked for in the logs and
 //!   the data dir, in every encoding.
@@ -29,6 +29,7 @@ pub mod pos;
 pub mod procs;
 pub mod shop;
 pub mod table;
+pub mod trailing;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -152,7 +153,11 @@ pub fn run(plan: &Plan, sections: &[Section], progress: &dyn Fn(&str)) -> Result
         let rows = match section {
             Section::Crash => crash::run(plan, progress)?,
             Section::Faults => faults::run(plan, progress)?,
-            Section::Fuzz => fuzz::run(plan, progress)?,
+            Section::Fuzz => {
+                let mut rows = fuzz::run(plan, progress)?;
+                rows.extend(trailing::run(plan, progress)?);
+                rows
+            }
             Section::Isolation => isolation::run(plan, progress)?,
             Section::Leaks => leaks::run(plan, progress)?,
             Section::Load => load::run(plan, progress)?,

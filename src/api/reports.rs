@@ -201,19 +201,38 @@ impl Table {
     }
 
     /// UTF-8 with a byte-order mark (so a spreadsheet reads ë and ç), comma-separated, a dot
-    /// for decimals, quoted where needed (RFC 4180).
+    /// for decimals, quoted where needed (RFC 4180), every cell `neutralised`. The one writer of
+    /// every CSV the server answers (the reports, the head office's, the audit trail).
     pub fn to_csv(&self) -> Result<Vec<u8>, ApiError> {
         let mut writer = csv::Writer::from_writer(b"\xEF\xBB\xBF".to_vec());
         let failed = |e: csv::Error| {
             tracing::error!(cause = %e, "a report could not be written as CSV");
             ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
         };
-        writer.write_record(&self.columns).map_err(failed)?;
+        writer.write_record(self.columns.iter().map(|c| neutralised(c).into_owned())).map_err(failed)?;
         for row in &self.rows {
-            writer.write_record(row).map_err(failed)?;
+            writer.write_record(row.iter().map(|c| neutralised(c).into_owned())).map_err(failed)?;
         }
         writer.into_inner().map_err(|e| failed(e.into_error().into()))
     }
+}
+
+/// A cell as a spreadsheet may open it safely (OWASP's CSV injection rule): one that begins with
+/// `=`, `+`, `-`, `@`, a tab or a carriage return would be run as a formula (a product named
+/// `=HYPERLINK(…)` in the top products), so it gets a leading `'`, which spreadsheets take as
+/// "text" and do not show. A number stays as it is (`-37.50`, `-5`): it runs nothing, and a
+/// spreadsheet still reads it as a number.
+pub fn neutralised(cell: &str) -> std::borrow::Cow<'_, str> {
+    let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula && !is_plain_number(cell) { format!("'{cell}").into() } else { cell.into() }
+}
+
+/// `-37.50`, `12`, `-0.5`: an optional minus, digits, and optionally a dot and digits.
+fn is_plain_number(cell: &str) -> bool {
+    let digits = cell.strip_prefix('-').unwrap_or(cell);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "0"));
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    all_digits(whole) && all_digits(fraction)
 }
 
 /// What a report is as a CSV table.
@@ -867,4 +886,40 @@ pub async fn dashboard(
         ),
     };
     ok(state.services.dashboard(&caller, day).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_that_begins_like_a_formula_is_text_and_a_number_stays_a_number() {
+        let table = [
+            ("=1+1", "'=1+1"),
+            ("+1", "'+1"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            ("\rx", "'\rx"),
+            ("-", "'-"),
+            ("-.5", "'-.5"),
+            ("-1e3", "'-1e3"),
+            ("-37.50", "-37.50"),
+            ("-5", "-5"),
+            ("12.00", "12.00"),
+            ("Kafe = 1", "Kafe = 1"),
+            ("'quoted", "'quoted"),
+            ("", ""),
+        ];
+        for (cell, written) in table {
+            assert_eq!(neutralised(cell), written, "{cell:?}");
+        }
+        let mut t = Table::new(&["name", "gross"]);
+        t.rows.push(vec!["=HYPERLINK(\"http://evil.example\",\"x\")".into(), Decimal::new(-3750, 2).cell()]);
+        let text = String::from_utf8(t.to_csv().unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "\u{feff}name,gross\n\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\",-37.50\n"
+        );
+    }
 }

@@ -63,7 +63,8 @@ pub struct CancelLineInput {
 }
 
 /// A corrective document's own internalId, when sent, follows an invoice's rules (422
-/// `internalId`): not blank (sending none lets Arka name it), at most 255 characters.
+/// `internalId`): not blank (sending none lets Arka name it), at most 255 characters, not a
+/// name Arka gives a cancellation.
 pub fn check_own_internal_id(own: &str) -> Result<(), FieldErrors> {
     if own.is_empty() {
         return Err(FieldErrors::one(
@@ -73,7 +74,17 @@ pub fn check_own_internal_id(own: &str) -> Result<(), FieldErrors> {
     }
     let mut errors = FieldErrors::new();
     validation::internal_id_length(&mut errors, own);
+    validation::not_a_cancellation_name(&mut errors, own);
     errors.into_result()
+}
+
+/// The name of the `n`-th cancellation of the sale `sale` sent without an internalId of its own:
+/// `<sale>/cancel-<n>`, or the next `n` none of `taken` (the names of the year beginning so)
+/// holds. A sale cannot take such a name (`validation::is_cancellation_name`), but one issued
+/// before that rule may hold it, and a cancellation is never blocked by it.
+pub fn cancellation_name(sale: &str, n: i64, taken: &[String]) -> String {
+    let name = |n: i64| format!("{sale}/cancel-{n}");
+    (n..).map(name).find(|candidate| !taken.contains(candidate)).unwrap_or_else(|| name(n))
 }
 
 /// Why an invoice is cancelled whole only.
@@ -341,6 +352,20 @@ mod tests {
             let expected =
                 expected.map(|m| [("internalId".to_string(), vec![m.to_string()])].into_iter().collect());
             assert_eq!(found, expected, "{own:?}");
+        }
+    }
+
+    #[test]
+    fn a_cancellation_takes_the_first_name_no_document_of_the_year_holds() {
+        let taken = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let table: [(i64, &[&str], &str); 4] = [
+            (1, &[], "t-1/cancel-1"),
+            (2, &["t-1/cancel-1"], "t-1/cancel-2"),
+            (1, &["t-1/cancel-1", "t-1/cancel-2", "t-1/cancel-01"], "t-1/cancel-3"),
+            (1, &["t-1/cancel-2"], "t-1/cancel-1"),
+        ];
+        for (n, names, expected) in table {
+            assert_eq!(cancellation_name("t-1", n, &taken(names)), expected, "{names:?}");
         }
     }
 

@@ -127,6 +127,21 @@ pub fn may_read_document(reader: Reader, document: DocumentScope) -> bool {
     own_till || document.user_id == Some(reader.user_id)
 }
 
+/// A manager takes back any sale, a cashier their own on the business day it was made; `refusal`
+/// says what else to do.
+fn may_take_back(
+    reader: Reader,
+    sale_user: Option<i64>,
+    sale_day: NaiveDate,
+    today: NaiveDate,
+    refusal: &'static str,
+) -> Result<(), Refusal> {
+    if reader.role >= Role::Manager || (sale_user == Some(reader.user_id) && sale_day == today) {
+        return Ok(());
+    }
+    Err(Refusal::Forbidden(refusal))
+}
+
 /// A cashier cancels only their own sales, on the business day they were made; anything else
 /// is a manager's.
 pub fn may_cancel(
@@ -135,12 +150,21 @@ pub fn may_cancel(
     sale_day: NaiveDate,
     today: NaiveDate,
 ) -> Result<(), Refusal> {
-    if reader.role >= Role::Manager || (sale_user == Some(reader.user_id) && sale_day == today) {
-        return Ok(());
-    }
-    Err(Refusal::Forbidden(
-        "A cashier cancels only their own sales of the same business day; a manager can cancel this one.",
-    ))
+    let refusal =
+        "A cashier cancels only their own sales of the same business day; a manager can cancel this one.";
+    may_take_back(reader, sale_user, sale_day, today, refusal)
+}
+
+/// A document that corrects another (a credit or debit note, an e-invoice of a correction
+/// process) follows the cancellation's rule: it takes money back or asks for more on a sale.
+pub fn may_correct(
+    reader: Reader,
+    sale_user: Option<i64>,
+    sale_day: NaiveDate,
+    today: NaiveDate,
+) -> Result<(), Refusal> {
+    let refusal = "A cashier corrects only their own invoices of the same business day; a manager can correct this one.";
+    may_take_back(reader, sale_user, sale_day, today, refusal)
 }
 
 /// The till a report of tills is for: a cashier's is always their own (another one asked for,
@@ -266,6 +290,10 @@ mod tests {
         assert!(may_cancel(cashier, Some(8), day(5), day(5)).is_err());
         assert!(may_cancel(cashier, None, day(5), day(5)).is_err());
         assert_eq!(may_cancel(Reader { role: Role::Manager, ..cashier }, Some(8), day(1), day(5)), Ok(()));
+        assert_eq!(may_correct(cashier, Some(7), day(5), day(5)), Ok(()));
+        assert!(may_correct(cashier, Some(8), day(5), day(5)).is_err());
+        assert!(may_correct(cashier, Some(7), day(4), day(5)).is_err());
+        assert_eq!(may_correct(Reader { role: Role::Owner, ..cashier }, None, day(1), day(5)), Ok(()));
     }
 
     #[test]

@@ -12,13 +12,14 @@ use serde::Serialize;
 
 use super::{Result, Services};
 use crate::domain::cash_register::{ActionType, Purpose};
+use crate::domain::document::DocumentKind;
 use crate::domain::report::{self, Comparison, Period, ReportKind};
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
 use crate::store::accounts::Caller;
-use crate::store::invoices::Invoice;
 pub use crate::store::invoices::report_totals::Drift;
 use crate::store::invoices::report_totals::{self, figures_of};
+use crate::store::invoices::{self, Invoice};
 use crate::store::reports::{self as db, Filter, SalesBy, SalesRow, SalesSums, WaitingRow};
 use crate::store::{self, Store};
 
@@ -859,6 +860,23 @@ pub fn reversals_of(
     }
 }
 
+/// What a reversal takes back of the period's sales, in lek: a corrective document's gross
+/// (negative already); a credit note's, which carries the amounts it credits as positive ones.
+fn taken_back(invoice: &Invoice) -> Decimal {
+    let gross = figures_of(invoice).lek.gross;
+    if invoice.document_kind == DocumentKind::Corrective { gross } else { -gross.abs() }
+}
+
+impl Reversals {
+    /// The report with the period's credit notes (what each takes back) in its totals: the
+    /// daily totals the rest is summed from count a credit note as a sale of its kind.
+    pub fn with_credit_notes(mut self, taken_back: &[Decimal]) -> Reversals {
+        self.totals.count += i64::try_from(taken_back.len()).unwrap_or(i64::MAX);
+        self.totals.gross += taken_back.iter().sum::<Decimal>();
+        self
+    }
+}
+
 pub fn stored_time(text: &str) -> String {
     parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
 }
@@ -1039,29 +1057,46 @@ impl Services {
         offset: i64,
     ) -> Result<Reversals> {
         let filter = self.report_filter(caller, &q).await?;
-        let (rows, waiting, page) = self
+        let company_id = caller.company.id;
+        let (rows, waiting, page, originals, credit_notes) = self
             .in_snapshot(move |c| {
+                let page = db::reversals(c, &filter, limit, offset)?;
+                // A credit note names its original by IIC; a corrective document by id.
+                let originals = page
+                    .documents
+                    .iter()
+                    .map(|(invoice, _)| match (invoice.original_invoice_id, &invoice.original_invoice_iic) {
+                        (None, Some(iic)) => invoices::id_by_iic(c, company_id, iic),
+                        (id, _) => Ok(id),
+                    })
+                    .collect::<store::Result<Vec<_>>>()?;
+                let credit_notes = db::credit_notes(c, &filter)?;
                 Ok((
                     db::sales(c, &filter, SalesBy::Kind)?,
                     db::waiting(c, &filter)?,
-                    db::reversals(c, &filter, limit, offset)?,
+                    page,
+                    originals,
+                    credit_notes,
                 ))
             })
             .await?;
         let items = page
             .documents
             .iter()
-            .map(|(invoice, _)| ReversalLine {
+            .zip(originals)
+            .map(|((invoice, _), original_invoice_id)| ReversalLine {
                 id: invoice.id,
                 number: invoice.number.clone(),
                 invoice_type: invoice.kind.as_str(),
                 reversed_at: Some(stored_time(&invoice.issued_at)),
-                original_invoice_id: invoice.original_invoice_id,
-                gross: figures_of(invoice).lek.gross,
+                original_invoice_id,
+                gross: taken_back(invoice),
                 operator: invoice.operator_code.clone(),
             })
             .collect();
-        Ok(reversals_of(q.period, &rows, &waiting, items))
+        let credited: Vec<Decimal> =
+            credit_notes.documents.iter().map(|(invoice, _)| taken_back(invoice)).collect();
+        Ok(reversals_of(q.period, &rows, &waiting, items).with_credit_notes(&credited))
     }
 
     /// The owner's dashboard as of `day` (today in Tirane when not given).

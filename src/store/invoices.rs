@@ -201,15 +201,52 @@ pub fn id_by_internal_id(
         .optional()?)
 }
 
-/// When the company's invoice with this IIC was issued (UTC), for a credit or debit note.
-pub fn issued_at_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result<Option<String>> {
+/// The company's invoice with this IIC, as a document that corrects it (a credit or debit
+/// note) names it.
+pub fn corrected_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result<Option<Corrected>> {
     Ok(conn
         .query_row(
-            "SELECT issued_at FROM invoices WHERE company_id = :company AND iic = :iic",
-            named_params! {":company": company_id, ":iic": iic.to_uppercase()},
-            |r| r.get("issued_at"),
+            "SELECT id, user_id, issue_date, issued_at FROM invoices WHERE company_id = :company AND iic = :iic",
+            named_params! {":company": company_id, ":iic": iic.trim().to_uppercase()},
+            |r| {
+                Ok(Corrected {
+                    id: r.get("id")?,
+                    user_id: r.get("user_id")?,
+                    issue_date: r.get("issue_date")?,
+                    issued_at: r.get("issued_at")?,
+                })
+            },
         )
         .optional()?)
+}
+
+/// What a document that corrects an invoice needs of it: whose sale it was, and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Corrected {
+    pub id: i64,
+    pub user_id: Option<i64>,
+    pub issue_date: String,
+    pub issued_at: String,
+}
+
+/// The internalIds of the company's documents of `year` that begin with `prefix`, read through
+/// the internalIds' unique index (`prefix` ends in `-`, and `.` follows `-`).
+pub fn internal_ids_beginning(
+    conn: &Connection,
+    company_id: i64,
+    year: i32,
+    prefix: &str,
+) -> Result<Vec<String>> {
+    let after = format!("{}.", prefix.strip_suffix('-').unwrap_or(prefix));
+    let mut stmt = conn.prepare_cached(
+        "SELECT internal_id FROM invoices
+         WHERE company_id = :company AND year = :year AND internal_id > :prefix AND internal_id < :after",
+    )?;
+    let rows = stmt.query_map(
+        named_params! {":company": company_id, ":year": year, ":prefix": prefix, ":after": after},
+        |r| r.get("internal_id"),
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The company's invoice with this IIC.

@@ -401,3 +401,22 @@ fn money_ways_and_the_shops_fiscal_identity_are_audited() {
     let said = arka_ok(&["audit", "verify", "--data-dir", server.data_dir().to_str().unwrap()]);
     assert!(said.contains("whole"), "{said}");
 }
+
+#[test]
+fn a_column_holding_a_value_of_the_wrong_type_is_named_by_its_entry() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    every_action(&till);
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+    let sqlite3 = |sql: &str| oracle(Command::new("sqlite3").arg(data.join("arka.db")).arg(sql), "sqlite3");
+    let out = sqlite3("DROP TRIGGER audit_no_update; UPDATE audit SET company_id = 'one' WHERE id = 3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for command in ["audit", "reports"] {
+        let out = arka(&[command, "verify", "--data-dir", data.to_str().unwrap()]);
+        assert!(!out.status.success(), "{command} verify fails");
+        let told = String::from_utf8_lossy(&out.stderr);
+        assert!(told.contains("broken at entry 3") && told.contains("company_id"), "{command}: {told}");
+        assert!(!told.contains("sqlite"), "{command}: the entry, not the driver's words: {told}");
+    }
+}

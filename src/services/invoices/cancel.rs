@@ -5,14 +5,12 @@
 //! issues, and the till's balance gives back what it reverses), a non-cash original's on the
 //! business. Kept and queued when the CIS does not answer; given up when it refuses.
 
-use chrono::Utc;
-use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::content::InvoiceDocument;
-use super::content::{Content, Links, internal_id, this_year, user_codes};
+use super::content::{Content, Links, internal_id, sale_day_and_today, this_year, user_codes};
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
@@ -116,11 +114,7 @@ impl Services {
                 self.company_invoice_by_internal_id(caller, internal_id).await?
             }
         };
-        let sale_day = original
-            .issue_date
-            .parse()
-            .map_err(|_| Error::Internal(format!("invoice {} has no readable issue date", original.id)))?;
-        let today = Utc::now().with_timezone(&Tirane).date_naive();
+        let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date)?;
         role::may_cancel(caller.reader(), original.user_id, sale_day, today)?;
         Ok(original)
     }
@@ -139,7 +133,8 @@ impl Services {
         let whole_only = cancellable(&original)?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, original.kind == InvoiceType::Cash)?;
         let original_id = original.id;
-        let (corrections_seen, reversed, refunded, last) = self
+        let (company_id, names) = (caller.company.id, format!("{}/cancel-", original.internal_id));
+        let (corrections_seen, reversed, refunded, last, taken) = self
             .store
             .read(move |conn| {
                 Ok((
@@ -147,6 +142,7 @@ impl Services {
                     db::reversed_so_far(conn, original_id)?,
                     db::refunded_so_far(conn, original_id)?,
                     db::last_reversal(conn, original_id)?,
+                    db::internal_ids_beginning(conn, company_id, year, &names)?,
                 ))
             })
             .await?;
@@ -200,9 +196,9 @@ impl Services {
             document_kind: DocumentKind::Corrective,
             invoice_type: original.kind,
             links: Links::Reverses { original_id, positions, corrections_seen },
-            internal_id: req
-                .internal_id
-                .unwrap_or_else(|| format!("{}/cancel-{}", original.internal_id, corrections_seen + 1)),
+            internal_id: req.internal_id.unwrap_or_else(|| {
+                cancellation::cancellation_name(&original.internal_id, corrections_seen + 1, &taken)
+            }),
             api_version: req.api_version,
             computed,
             buyer: original.buyer.clone(),
@@ -232,6 +228,8 @@ impl Services {
                 date: original.exchange_rate_date.as_deref().and_then(|d| d.parse().ok()),
             }),
             einvoice: None,
+            // Audited as the cancellation it is (`Links::Reverses`).
+            corrects: None,
         };
         let sequence = issuer.sequence(original.kind);
         self.issue(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None }).await
