@@ -45,6 +45,7 @@ const NOT_JSON: &[(&str, &str, Kind)] = &[
     ("POST", "/api/v1/users/me/token", Kind::Nothing),
     ("POST", "/api/v1/owner/backup", Kind::Nothing),
     ("POST", "/api/v1/owner/queue/{queueId}/resend", Kind::Nothing),
+    ("POST", "/api/v1/printers/{tcrCode}/test", Kind::Nothing),
     ("POST", "/api/partner/v1/marketplace/orders/{id}/ready", Kind::Nothing),
     ("POST", "/api/partner/v1/marketplace/orders/{id}/courier-picked-up", Kind::Nothing),
     ("POST", "/api/partner/v1/marketplace/orders/{id}/courier-at-customer", Kind::Nothing),
