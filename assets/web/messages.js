@@ -211,6 +211,10 @@ export const MESSAGES = {
   "The {field} is one of the most common passwords: {CHOOSE_ANOTHER}": ["Ky fjalëkalim është nga më të zakonshmit: zgjidhni një tjetër; disa fjalë tuajat mbahen mend lehtë dhe gjenden vështirë."],
   "The {field} is a pattern that is easy to guess: {CHOOSE_ANOTHER}": ["Ky fjalëkalim është një model që gjendet lehtë (një varg tastiere, një përsëritje): zgjidhni një tjetër; disa fjalë tuajat mbahen mend lehtë dhe gjenden vështirë."],
   "The user has no operator code.": ["Përdoruesi nuk ka kod operatori: vendoseni te profili juaj (emri juaj lart)."],
+  "A cashier corrects only their own invoices of the same business day; a manager can correct this one.": ["Arkëtari korrigjon vetëm faturat e veta të së njëjtës ditë; këtë mund ta korrigjojë një menaxher."],
+  "An internalId ending in /cancel-<number> is the name Arka gives a cancellation: choose another.": ["Një numër i brendshëm që mbaron me /cancel-<numër> është emri që Arka u jep anulimeve: zgjidhni një tjetër.", "An internal number ending in /cancel-<number> is the name Arka gives a cancellation: choose another."],
+  "The request body must be one JSON value: something follows it at line {}, column {}; nothing was done.": ["Kërkesa duhet të jetë një vlerë e vetme JSON: diçka vjen pas saj (rreshti {1}, kolona {2}); asgjë nuk u bë."],
+  "This request takes no body (send none, or {}); nothing was done.": ["Ky veprim nuk merr të dhëna; asgjë nuk u bë.", "This action takes no data; nothing was done."],
   // The setup wizard and the company's people (src/api/setup.rs, src/services/setup.rs, src/services/accounts.rs)
   "The code field is required.": ["Fusha «Kodi» është e detyrueshme.", "The code is required."],
   "The fiscalTcrCode field is required: the cashier's till.": ["Zgjidhni arkën e arkëtarit.", "Choose the cashier's till."],
