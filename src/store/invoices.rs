@@ -272,36 +272,23 @@ pub fn reversed_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(i64, 
     Ok(sums)
 }
 
-/// The invoice's newest corrective document: its internalId and number, and the quantity it
-/// reversed of each line of the invoice, by position (positive).
+/// The invoice's newest corrective document: its internalId and number.
 pub struct LastReversal {
     pub internal_id: String,
     pub number: String,
-    pub quantities: Vec<(i64, Decimal)>,
 }
 
 /// The invoice's newest corrective document (`LastReversal`), if it has one.
 pub fn last_reversal(conn: &Connection, original_id: i64) -> Result<Option<LastReversal>> {
-    let last = conn
+    Ok(conn
         .prepare_cached(
-            "SELECT id, internal_id, number FROM invoices WHERE original_invoice_id = :original
+            "SELECT internal_id, number FROM invoices WHERE original_invoice_id = :original
              ORDER BY id DESC LIMIT 1",
         )?
         .query_row(named_params! {":original": original_id}, |r| {
-            Ok((r.get::<_, i64>("id")?, r.get::<_, String>("internal_id")?, r.get::<_, String>("number")?))
+            Ok(LastReversal { internal_id: r.get("internal_id")?, number: r.get("number")? })
         })
-        .optional()?;
-    let Some((id, internal_id, number)) = last else {
-        return Ok(None);
-    };
-    let mut stmt = conn.prepare_cached(
-        "SELECT original_position, quantity FROM invoice_lines
-         WHERE invoice_id = :id AND original_position IS NOT NULL",
-    )?;
-    let quantities = stmt
-        .query_map(named_params! {":id": id}, |r| Ok((r.get("original_position")?, -money(r, "quantity")?)))?
-        .collect::<rusqlite::Result<Vec<(i64, Decimal)>>>()?;
-    Ok(Some(LastReversal { internal_id, number, quantities }))
+        .optional()?)
 }
 
 /// What the invoice's corrective documents gave back, by payment method (positive).
@@ -1448,7 +1435,6 @@ pub(crate) mod tests {
             (last.internal_id, last.number),
             (corrective.internal_id.clone(), corrective.number.clone())
         );
-        assert_eq!(last.quantities, [(0, Decimal::ONE)]);
         assert!(none.is_none(), "a corrective document has none of its own");
         assert_eq!(reversed_at.as_deref(), Some("2026-03-05T10:00:00+00:00"));
         assert_eq!(count, 1);
