@@ -69,6 +69,8 @@ pub enum Scope {
     TheBox,
     /// A cashier sees their own till; a manager or an owner every till.
     OwnTillOrAll,
+    /// The caller's own till; a manager or an owner may name any till of the company (`?tcr=`).
+    PickedTill,
 }
 
 impl Scope {
@@ -87,6 +89,7 @@ impl Scope {
             Scope::SetupPass => "the setup code, or a request from the box itself",
             Scope::OwnAccount => "the caller's own password",
             Scope::OwnTillOrAll => "a cashier: their own till; a manager or an owner: every till",
+            Scope::PickedTill => "the caller's own till; a manager or an owner: any till named in `tcr`",
             Scope::TheBox => "the owner of the box's one company (a backup holds every company)",
         }
     }
@@ -113,7 +116,7 @@ const fn rule(method: &'static str, path: &'static str, access: Access, scope: S
 
 use Scope::{
     Company, MarketplaceRight, OwnAccount, OwnDocuments, OwnSalesOfTheDay, OwnTill, OwnTillOrAll,
-    OwnTillReport, OwnToken, SetupPass, TheBox, Users, WoltSignature,
+    OwnTillReport, OwnToken, PickedTill, SetupPass, TheBox, Users, WoltSignature,
 };
 
 /// Every operation of `assets/openapi.yaml`, in the document's order of groups.
@@ -197,13 +200,13 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/invoice/bulk-noncash", CASHIER, Company),
     rule("POST", "/api/v2/invoice/bulk-noncash", CASHIER, Company),
     // Cash register
-    rule("POST", "/api/v1/cash-register/open-balance", CASHIER, OwnTill),
-    rule("POST", "/api/v1/cash-register/deposit", CASHIER, OwnTill),
-    rule("POST", "/api/v1/cash-register/withdraw", CASHIER, OwnTill),
-    rule("POST", "/api/v1/cash-register/close-balance", CASHIER, OwnTill),
-    rule("GET", "/api/v1/cash-register/actions", CASHIER, OwnTill),
-    rule("GET", "/api/v1/cash-register/balance", CASHIER, OwnTill),
-    rule("GET", "/api/v2/cash-register/balance", CASHIER, OwnTill),
+    rule("POST", "/api/v1/cash-register/open-balance", CASHIER, PickedTill),
+    rule("POST", "/api/v1/cash-register/deposit", CASHIER, PickedTill),
+    rule("POST", "/api/v1/cash-register/withdraw", CASHIER, PickedTill),
+    rule("POST", "/api/v1/cash-register/close-balance", CASHIER, PickedTill),
+    rule("GET", "/api/v1/cash-register/actions", CASHIER, PickedTill),
+    rule("GET", "/api/v1/cash-register/balance", CASHIER, PickedTill),
+    rule("GET", "/api/v2/cash-register/balance", CASHIER, PickedTill),
     // Operations
     rule("GET", "/healthz", PUBLIC, Company),
     rule("GET", "/metrics", PUBLIC, Company),

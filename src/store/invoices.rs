@@ -1,5 +1,7 @@
 //! Invoices, their lines and payments. Every amount is exact decimal TEXT.
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
@@ -805,6 +807,26 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
         invoice.settled_orders = settled_orders(conn, invoice.id)?;
     }
     Ok(())
+}
+
+/// The cash documents linked to a till's day, oldest first, with their lines and payments: what
+/// its X and Z reports read (the day's cash sales, so not orders nor their corrective documents).
+pub fn of_cash_day(conn: &Connection, day_id: i64) -> Result<Vec<Invoice>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM invoices WHERE cash_day_id = :day AND {} ORDER BY id",
+        super::cash_register::CASH_SALE
+    ))?;
+    with_children(conn, stmt.query_map(named_params! {":day": day_id}, invoice_from)?)
+}
+
+/// The numbers of the invoices `ids`, by id.
+pub fn numbers(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT n.value AS id, i.number FROM json_each(:ids) n JOIN invoices i ON i.id = n.value",
+    )?;
+    let ids = serde_json::Value::from(ids.to_vec()).to_string();
+    let rows = stmt.query_map(named_params! {":ids": ids}, |r| Ok((r.get("id")?, r.get("number")?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// One invoice of the company, with its lines and payments.

@@ -609,8 +609,8 @@ fn applied_migrations(db: &rusqlite::Connection) -> Vec<i64> {
 /// The shop's database at `db` as main's binary leaves it: the outbox's migration taken back
 /// (its triggers and tables dropped, its line of the history removed), and the lines of V27 (the
 /// kept requests packed), V28 (a receipt in fewer bytes), V29 (the open days' index) and V30 (the
-/// shops' dictionaries), which came after it and run again over their own result as no-ops,
-/// everything else kept.
+/// shops' dictionaries), which came after it and run again over their own result as no-ops, and
+/// V35 (the drawer counted, its columns dropped), everything else kept.
 fn as_main_left_it(db: &std::path::Path) {
     let db = rusqlite::Connection::open(db).unwrap();
     let triggers: Vec<String> = {
@@ -625,11 +625,14 @@ fn as_main_left_it(db: &std::path::Path) {
     for trigger in triggers {
         db.execute_batch(&format!("DROP TRIGGER {trigger}")).unwrap();
     }
+    // V35 (the drawer counted) came after main too: its columns go, and it adds them again.
     db.execute_batch(
         "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products;
+         ALTER TABLE cash_days DROP COLUMN balance; ALTER TABLE cash_days DROP COLUMN drawer_mark;
+         ALTER TABLE cash_days DROP COLUMN counted_by_denomination;
          DELETE FROM refinery_schema_history
          WHERE name IN ('hq_outbox', 'kept_requests_packed', 'a_receipt_in_fewer_bytes', 'open_days_index',
-                        'kept_dictionaries');",
+                        'kept_dictionaries', 'the_drawer_counted');",
     )
     .unwrap();
     assert_eq!(applied_migrations(&db), RELEASED_BY_MAIN, "the database is main's");
@@ -656,8 +659,12 @@ fn a_shop_database_made_by_main_upgrades_to_the_outbox_and_ships_its_history_to_
     {
         let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
         let mut expected = RELEASED_BY_MAIN.to_vec();
-        expected.extend([26, 27, 28, 29, 30]);
-        assert_eq!(applied_migrations(&db), expected, "upgraded by the outbox's migration and V27 to V30");
+        expected.extend([26, 27, 28, 29, 30, 35]);
+        assert_eq!(
+            applied_migrations(&db),
+            expected,
+            "upgraded by the outbox's migration, V27 to V30 and V35"
+        );
     }
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let reply = agent

@@ -15,6 +15,7 @@ mod catalog_products;
 mod chaos;
 mod cis_sim;
 mod docs;
+mod drawer;
 mod einvoices;
 mod exchange_rates;
 mod fiscal_engine;
