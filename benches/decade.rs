@@ -762,6 +762,7 @@ impl Generator<'_> {
             process: None,
             original_invoice_id: original.map(|c| c.0),
             reversed_at: None,
+            remains: None,
             settled_by: None,
             settled_orders: Vec::new(),
         }

@@ -214,6 +214,38 @@ pub fn wholly_cancelled(lines: &[Reversible]) -> bool {
     !lines.is_empty() && lines.iter().all(|l| l.remaining() <= Decimal::ZERO)
 }
 
+/// What earlier cancellations left of an invoice, as a list shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Remains {
+    /// Nothing of any line is left.
+    pub wholly: bool,
+    /// What the corrective documents gave back, with VAT, in the invoice's currency (positive).
+    pub cancelled: Decimal,
+    /// What the invoice still stands for: its total less what was given back.
+    pub remaining: Decimal,
+}
+
+/// `quantities`: the invoice's lines in order; `reversed`: what its corrective documents took of
+/// each (by position, positive); `total`: the invoice's total; `corrective_totals`: theirs
+/// (negative, a fee given back included).
+pub fn remains(
+    quantities: &[Decimal],
+    reversed: &[(i64, Decimal)],
+    total: Decimal,
+    corrective_totals: &[Decimal],
+) -> Remains {
+    let taken = |position: usize| -> Decimal {
+        reversed
+            .iter()
+            .filter(|(p, _)| usize::try_from(*p).is_ok_and(|p| p == position))
+            .map(|(_, q)| *q)
+            .sum()
+    };
+    let wholly = !quantities.is_empty() && quantities.iter().enumerate().all(|(i, q)| taken(i) >= *q);
+    let given_back: Decimal = corrective_totals.iter().sum();
+    Remains { wholly, cancelled: -given_back, remaining: total + given_back }
+}
+
 /// The corrective document's lines: for each original line with a quantity to reverse, its
 /// position in the original and the reversed line, negative.
 pub fn reversal(lines: &[Reversible], quantities: &[Decimal]) -> Vec<(usize, Line)> {
@@ -403,6 +435,30 @@ mod tests {
             quantities(&gone, None, None).unwrap_err().into_map().keys().collect::<Vec<_>>(),
             ["invoice"]
         );
+    }
+
+    #[test]
+    fn what_remains_of_a_part_cancelled_invoice() {
+        // Two coffees at 120 and a water at 45: 285.
+        // | given back                | wholly | cancelled | remaining |
+        // | the water                 | no     | 45        | 240       |
+        // | the water and one coffee  | no     | 165       | 120       |
+        // | everything                | yes    | 285       | 0         |
+        let quantities = [d("2"), d("1")];
+        assert_eq!(
+            remains(&quantities, &[(1, d("1"))], d("285"), &[d("-45")]),
+            Remains { wholly: false, cancelled: d("45"), remaining: d("240") }
+        );
+        assert_eq!(
+            remains(&quantities, &[(1, d("1")), (0, d("1"))], d("285"), &[d("-45"), d("-120")]),
+            Remains { wholly: false, cancelled: d("165"), remaining: d("120") }
+        );
+        let all =
+            remains(&quantities, &[(1, d("1")), (0, d("1")), (0, d("1"))], d("285"), &[d("-45"), d("-240")]);
+        assert_eq!(all, Remains { wholly: true, cancelled: d("285"), remaining: d("0") });
+        // A non-cash invoice's fee goes back with the whole.
+        let with_fee = remains(&[d("1")], &[(0, d("1"))], d("110"), &[d("-110")]);
+        assert_eq!(with_fee, Remains { wholly: true, cancelled: d("110"), remaining: d("0") });
     }
 
     #[test]

@@ -9,7 +9,7 @@ pub mod report_totals;
 
 use super::money::Money;
 use super::{Result, now_text};
-use crate::domain::cancellation::Reversed;
+use crate::domain::cancellation::{self, Remains, Reversed};
 use crate::domain::currency::Origin;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType, ListedType};
 use crate::domain::numbering;
@@ -124,6 +124,8 @@ pub struct Invoice {
     pub original_invoice_id: Option<i64>,
     /// When a cancellation last reversed (part of) it.
     pub reversed_at: Option<String>,
+    /// What its cancellations left of it, read with it when there were some.
+    pub remains: Option<Remains>,
     /// An order's summary, once it paid the order.
     pub settled_by: Option<i64>,
     /// A summary's orders, read with it.
@@ -272,6 +274,18 @@ pub fn reversed_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(i64, 
         }
     }
     Ok(sums)
+}
+
+/// What the invoice's cancellations left of it (its lines read first).
+fn remains_of(conn: &Connection, invoice: &Invoice) -> Result<Remains> {
+    let reversed: Vec<(i64, Decimal)> =
+        reversed_so_far(conn, invoice.id)?.into_iter().map(|(p, r)| (p, r.quantity)).collect();
+    let mut stmt = conn.prepare_cached("SELECT total FROM invoices WHERE original_invoice_id = :original")?;
+    let totals = stmt
+        .query_map(named_params! {":original": invoice.id}, |r| money(r, "total"))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let quantities: Vec<Decimal> = invoice.lines.iter().map(|l| l.quantity).collect();
+    Ok(cancellation::remains(&quantities, &reversed, invoice.totals.total, &totals))
 }
 
 /// The invoice's newest corrective document: its internalId and number.
@@ -739,6 +753,7 @@ fn stored_row(r: &Row) -> rusqlite::Result<Invoice> {
         exchange_rate_date: r.get("exchange_rate_date")?,
         original_invoice_id: r.get("original_invoice_id")?,
         reversed_at: r.get("reversed_at")?,
+        remains: None,
         settled_by: r.get("settled_by_invoice_id")?,
         lines: Vec::new(),
         payments: Vec::new(),
@@ -805,6 +820,9 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
         .collect::<rusqlite::Result<Vec<_>>>()?;
     if invoice.document_kind == DocumentKind::Summary {
         invoice.settled_orders = settled_orders(conn, invoice.id)?;
+    }
+    if invoice.reversed_at.is_some() {
+        invoice.remains = Some(remains_of(conn, invoice)?);
     }
     Ok(())
 }
@@ -1115,6 +1133,7 @@ pub(crate) mod tests {
             wtn: None,
             original_invoice_id: None,
             reversed_at: None,
+            remains: None,
             settled_by: None,
             settled_orders: Vec::new(),
             process: None,

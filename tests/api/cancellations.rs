@@ -399,3 +399,43 @@ fn a_cancellation_body_with_a_key_it_does_not_know_is_refused_and_cancels_nothin
     till.server.post_json(&paths[3], Some(&till.token), &json!({})).data(200);
     assert_eq!(balance(&till), 0.0);
 }
+
+/// A part-cancelled invoice is told from a wholly cancelled one, in the list and the details
+/// (v1 and v2), with what its cancellations gave back and what remains; the spec's fields keep
+/// their meaning.
+#[test]
+fn a_part_cancelled_invoice_is_listed_as_part_cancelled_with_what_remains() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let sale = sell(&till, "p-1");
+    let untouched = sell(&till, "p-2");
+    let listed = |version: &str, id: &Value| -> Value {
+        let page =
+            till.server.get(&format!("/api/{version}/invoice?limit=50"), Some(&till.token)).data(200).clone();
+        page["items"].as_array().unwrap().iter().find(|i| &i["id"] == id).unwrap().clone()
+    };
+    let cancellation = |id: &Value| -> Vec<Value> {
+        let mut seen: Vec<Value> =
+            ["v1", "v2"].iter().map(|v| listed(v, id)["cancellation"].clone()).collect();
+        for version in ["v1", "v2"] {
+            let path = format!("/api/{version}/invoice/{id}/details");
+            seen.push(till.server.get(&path, Some(&till.token)).data(200)["invoice"]["cancellation"].clone());
+        }
+        seen
+    };
+    assert!(cancellation(&sale["id"]).iter().all(Value::is_null), "never cancelled");
+
+    till.server
+        .post_json(&format!("/api/v1/invoice/cancel/{}", sale["id"]), Some(&till.token), &water(json!(1)))
+        .data(200);
+    let part = json!({"state": "partial", "cancelled": 45.0, "remaining": 240.0});
+    assert_eq!(cancellation(&sale["id"]), vec![part; 4]);
+    assert!(listed("v2", &sale["id"])["reversed_at"].is_string(), "the spec's field as before");
+    assert!(cancellation(&untouched["id"]).iter().all(Value::is_null));
+
+    till.server
+        .post_json(&format!("/api/v1/invoice/cancel/{}", sale["id"]), Some(&till.token), &json!({}))
+        .data(200);
+    let whole = json!({"state": "whole", "cancelled": 285.0, "remaining": 0.0});
+    assert_eq!(cancellation(&sale["id"]), vec![whole; 4]);
+}
