@@ -8,7 +8,7 @@ import { el, table } from './format.js';
 import { clearErrors, field, showErrors } from './form.js';
 
 const ACTIONS = [
-  'invoice.cancel', 'cash.deposit', 'cash.withdraw', 'day.open', 'day.close',
+  'invoice.cancel', 'cash.deposit', 'cash.withdraw', 'day.open', 'day.close', 'cash.difference',
   'user.create', 'user.update', 'user.role', 'user.password', 'token.rotate', 'token.revoke',
   'certificate.upload', 'settings.currency', 'settings.manual_rate', 'settings.marketplace',
   'backup.restore', 'queue.resend',

@@ -30,6 +30,7 @@ const words = {
   'act.cash.withdraw': ['Nxjerrje parash', 'Cash out'],
   'act.day.open': ['Hapje dite', 'Day opened'],
   'act.day.close': ['Mbyllje dite', 'Day closed'],
+  'act.cash.difference': ['Diferencë në arkë', 'Cash difference'],
   'act.user.create': ['Përdorues i ri', 'User added'],
   'act.user.update': ['Përdorues i ndryshuar', 'User changed'],
   'act.user.role': ['Rol i ndryshuar', 'Role changed'],

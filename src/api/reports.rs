@@ -595,37 +595,56 @@ impl AsTable for ClosingReport {
         let mut t = Table::new(&[
             "id",
             "tcr_code",
+            "name",
             "business_day",
             "status",
             "opened_at",
             "closed_at",
+            "receipts",
             "carried_over",
             "opening",
+            "banknotes_in",
+            "banknotes_out",
+            "change_given",
             "deposits",
             "withdrawals",
+            "not_in_drawer",
             "cash_sales",
             "expected",
             "counted",
             "difference",
             "withdrawn",
+            "balance",
         ]);
         for c in &self.items {
+            let not_in_drawer: Vec<String> = c
+                .not_in_drawer
+                .iter()
+                .map(|(method, amount)| format!("{method} {}", amount.cell()))
+                .collect();
             t.rows.push(cells![
                 c.id,
                 c.tcr_code,
+                c.name,
                 c.business_day,
                 c.status,
                 c.opened_at,
                 c.closed_at,
+                c.receipts.count as i64,
                 c.carried_over,
                 c.opening,
+                c.drawer.map(|d| d.banknotes_in),
+                c.drawer.map(|d| d.banknotes_out),
+                c.drawer.map(|d| d.change_given),
                 c.deposits,
                 c.withdrawals,
+                not_in_drawer.join("; "),
                 c.cash_sales,
                 c.expected,
                 c.counted,
                 c.difference,
-                c.withdrawn
+                c.withdrawn,
+                c.balance
             ]);
         }
         t

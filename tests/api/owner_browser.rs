@@ -641,6 +641,13 @@ async fn two_tills_closed_by_a_manager(
         page.text_when("#till-actions p", |t| t.contains(tcr)).await;
         let shown = page.text_when("#drawer-expected", |t| shown_cents(t) == expected).await;
         assert_eq!(shown_cents(&shown), expected);
+        if tcr == second {
+            page.client
+                .execute("document.getElementById('till-actions').scrollIntoView()", vec![])
+                .await
+                .unwrap();
+            screen(page, "two-tills").await;
+        }
         page.click("#denominations summary").await;
         for (value, count) in &pieces {
             page.type_into(&format!("#den-{value}"), count).await;
@@ -648,9 +655,6 @@ async fn two_tills_closed_by_a_manager(
         page.text_when("#den-total", |t| shown_cents(t) == expected).await;
         page.click("#close-form button[type=submit]").await;
         assert_eq!(shown_cents(&page.find("#close-difference").await.text().await.unwrap()), 0);
-        if tcr == second {
-            screen(page, "two-tills").await;
-        }
         page.click("#confirm-close").await;
         let closed = page.text_when("#closed-difference", |t| !t.is_empty()).await;
         assert_eq!(shown_cents(&closed), 0, "{tcr}");
