@@ -20,7 +20,6 @@ use crate::domain::spelled::Spelled;
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
 use crate::services::cash_register::{ActionRequest, CloseCount, DaySummary, Opened};
-use crate::services::reports::DrawerView;
 use crate::store::cash_register::{Action, ListFilter};
 
 fn stored_time(text: &str) -> String {
@@ -76,7 +75,7 @@ struct SummaryView<'a> {
     cash_sales: Decimal,
     deposits: Decimal,
     withdrawals: Decimal,
-    drawer: DrawerView,
+    drawer: Drawer,
     /// The day's documents, sales less cancellations, by payment method (banknotes included).
     by_payment_method: BTreeMap<String, Decimal>,
     /// The same, every method but banknotes: not in the drawer.
@@ -110,7 +109,7 @@ impl<'a> SummaryView<'a> {
             cash_sales: f.cash_sales,
             deposits: f.deposits,
             withdrawals: f.withdrawals,
-            drawer: DrawerView::from(Drawer::of(f, c.expected).map_err(overflow)?),
+            drawer: Drawer::of(f, c.expected).map_err(overflow)?,
             by_payment_method: f.takings.by_method().map_err(overflow)?,
             not_in_drawer: f.takings.not_in_drawer().map_err(overflow)?,
             expected: c.expected,

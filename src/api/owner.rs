@@ -18,7 +18,6 @@ use crate::domain::time::{local_text, parse_stored};
 use crate::fiscal::queue::{LEGAL_LIMIT_HOURS, WARN_AFTER_HOURS, age_hours};
 use crate::services::owner::Till;
 use crate::services::queue::RefusedDocument;
-use crate::services::reports::DrawerView;
 use crate::store::fiscal_queue::Queued;
 
 fn stored_time(text: &str) -> String {
@@ -71,7 +70,7 @@ struct DayView {
     deposits: Option<Decimal>,
     withdrawals: Option<Decimal>,
     /// While open: the drawer, move by move.
-    drawer: Option<DrawerView>,
+    drawer: Option<Drawer>,
     /// While open: the day's documents, sales less cancellations, by every payment method but
     /// banknotes: not in the drawer.
     not_in_drawer: Option<BTreeMap<String, Decimal>>,
@@ -120,7 +119,7 @@ fn till_view(till: &Till, sales: Option<&TillSales>, mine: Option<&str>) -> Resu
             cash_sales: open.map(|(f, _)| f.cash_sales),
             deposits: open.map(|(f, _)| f.deposits),
             withdrawals: open.map(|(f, _)| f.withdrawals),
-            drawer: open.map(|(_, d)| DrawerView::from(*d)),
+            drawer: open.map(|(_, d)| *d),
             not_in_drawer,
             expected: open.map(|(_, d)| d.expected),
         },

@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
+use serde::Serialize;
 
 use super::cash_register::{self, ActionType, Movement, Purpose};
 use super::money::{self, MAX_AMOUNT, Overflow, checked_sum, is_cents, registered_in_lek, round2};
@@ -273,9 +274,9 @@ pub fn close(
 }
 
 /// A day's drawer, move by move: what it started with, the day's own moves, and what it should
-/// hold (`expected`). `carried_over` is what the last count left in it and the actions made
-/// while no day was open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// hold (`expected`), apart from card and every other method. `carried_over` is what the last
+/// count left in it and the actions made while no day was open. Serialized as the API shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Drawer {
     pub carried_over: Decimal,
     pub opening: Decimal,

@@ -371,36 +371,6 @@ pub struct CashRegisterReport {
     pub items: Vec<TillLine>,
 }
 
-/// A day's drawer, move by move: what it should hold is `expected`, apart from card sales and
-/// every other payment method (`not_in_drawer`).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct DrawerView {
-    /// What the last count left in it, and the actions made while no day was open.
-    pub carried_over: Decimal,
-    pub opening: Decimal,
-    pub banknotes_in: Decimal,
-    pub banknotes_out: Decimal,
-    pub change_given: Decimal,
-    pub deposits: Decimal,
-    pub withdrawals: Decimal,
-    pub expected: Decimal,
-}
-
-impl From<Drawer> for DrawerView {
-    fn from(d: Drawer) -> Self {
-        DrawerView {
-            carried_over: d.carried_over,
-            opening: d.opening,
-            banknotes_in: d.banknotes_in,
-            banknotes_out: d.banknotes_out,
-            change_given: d.change_given,
-            deposits: d.deposits,
-            withdrawals: d.withdrawals,
-            expected: d.expected,
-        }
-    }
-}
-
 /// A person who issued the day's documents or made its cash actions.
 #[derive(Debug, Clone, Serialize)]
 pub struct CashierView {
@@ -474,7 +444,7 @@ pub struct Closing {
     pub cash_sales: Decimal,
     /// The drawer, move by move; null on an open day close-balance would not close (an older
     /// day left open on record) and on a day closed before Arka counted the drawer.
-    pub drawer: Option<DrawerView>,
+    pub drawer: Option<Drawer>,
     /// Sales less cancellations by every payment method but banknotes: not in the drawer.
     pub not_in_drawer: BTreeMap<String, Decimal>,
     /// What `expected` was: `drawer`, or `balance` on a day closed before Arka counted the
@@ -1288,7 +1258,7 @@ fn closing(day: &db::DayRow) -> std::result::Result<Closing, Overflow> {
     let against_balance = closed && day.balance.is_none();
     let expected = if closed { day.expected } else { day.expected_now };
     let drawer = match expected {
-        Some(expected) if !against_balance => Some(DrawerView::from(Drawer::of(&figures, expected)?)),
+        Some(expected) if !against_balance => Some(Drawer::of(&figures, expected)?),
         _ => None,
     };
     let carried_over = match (drawer, expected) {

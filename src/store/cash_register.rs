@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 
 use super::fiscal_queue::{self, Document, NewQueued};
 use super::money::Money;
-use super::{Result, now_text};
+use super::{Result, now_text, with_payments};
 use crate::domain::cash_register::{ActionType, Movement, Purpose};
 use crate::domain::drawer::{self, Count, Takings, TillDocument};
 
@@ -295,27 +295,21 @@ fn till_documents(
          ORDER BY invoices.id, p.position"
     ))?;
     let mut rows = stmt.query(params)?;
-    let mut documents: Vec<TillDocument> = Vec::new();
-    let mut last_id = None;
-    while let Some(r) = rows.next()? {
-        let id: i64 = r.get("id")?;
-        if last_id != Some(id) {
-            last_id = Some(id);
-            documents.push(TillDocument {
-                corrective: r.get("corrective")?,
-                self_issued: r.get("self_issued")?,
-                foreign: r.get("foreign_currency")?,
-                exchange_rate: r.get::<_, Money>("exchange_rate")?.0,
-                payments: Vec::new(),
-            });
-        }
-        let method: Option<String> = r.get("method")?;
-        let amount: Option<Money> = r.get("amount")?;
-        if let (Some(method), Some(amount), Some(document)) = (method, amount, documents.last_mut()) {
-            document.payments.push((method, amount.0));
-        }
+    with_payments::fold(&mut rows, |r| {
+        Ok(TillDocument {
+            corrective: r.get("corrective")?,
+            self_issued: r.get("self_issued")?,
+            foreign: r.get("foreign_currency")?,
+            exchange_rate: r.get::<_, Money>("exchange_rate")?.0,
+            payments: Vec::new(),
+        })
+    })
+}
+
+impl with_payments::Paid for TillDocument {
+    fn payments(&mut self) -> &mut Vec<(String, rust_decimal::Decimal)> {
+        &mut self.payments
     }
-    Ok(documents)
 }
 
 /// The cash documents linked to the day, with their payments.
