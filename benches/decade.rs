@@ -485,6 +485,7 @@ impl<'s> Generator<'s> {
                 expected: float + cash_sales,
                 counted: float + cash_sales,
                 count: None,
+                book: Some(arka::store::reports::day_book_of(tx, self.shop.company_id, id).unwrap()),
                 cash_sales,
                 balance: float + cash_sales,
                 mark: cash_register::newest_action(tx, self.shop.company_id, &self.shop.tcrs[t]).unwrap(),

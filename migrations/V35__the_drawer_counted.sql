@@ -10,6 +10,11 @@ ALTER TABLE cash_days ADD COLUMN balance TEXT;
 ALTER TABLE cash_days ADD COLUMN drawer_mark INTEGER;
 -- The count by lek notes and coins, when the close sent one: JSON {"5000": pieces, ...}.
 ALTER TABLE cash_days ADD COLUMN counted_by_denomination TEXT;
+-- What the day's documents came to (receipts, sales by payment method, VAT by rate, the
+-- cancellations, the banknotes in and out, who made the day), kept when it closes: its documents
+-- never change after, and the Z reports of 500 days then read 500 rows (domain::day_book, JSON,
+-- amounts as exact text). NULL on a day closed before: its report sums its documents.
+ALTER TABLE cash_days ADD COLUMN day_book TEXT;
 
 -- The days closed before: their newest own action. One indexed look-up per closed day (a
 -- decade of 4 tills is 14,600 days).

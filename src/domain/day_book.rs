@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
 
 use super::drawer::{Takings, TillDocument};
 use super::money::{self, Overflow};
@@ -28,45 +29,97 @@ pub struct DayDocument {
     pub classes: Vec<ClassFigures>,
 }
 
-/// The lines of one VAT rate or exemption, sales less cancellations.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The lines of one VAT rate or exemption, sales less cancellations. Kept with a closed day
+/// (amounts as exact text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VatLine {
+    #[serde(with = "rust_decimal::serde::str")]
     pub vat_rate: Decimal,
     pub exemption: Option<String>,
+    #[serde(with = "rust_decimal::serde::str")]
     pub net: Decimal,
+    #[serde(with = "rust_decimal::serde::str")]
     pub vat: Decimal,
+    #[serde(with = "rust_decimal::serde::str")]
     pub gross: Decimal,
 }
 
 /// A corrective document of the day.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cancellation {
     pub number: String,
     pub corrects: Option<String>,
+    #[serde(with = "rust_decimal::serde::str")]
     pub gross: Decimal,
 }
 
-/// The day's documents, summed.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The day's documents, summed: computed from them while the day is open, kept with it once it
+/// is closed (its documents never change, and a report of 500 days then reads 500 rows).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DayBook {
     /// Sales (every document but the corrective ones), in the order they were issued.
     pub receipts: u64,
     pub first_receipt: Option<String>,
     pub last_receipt: Option<String>,
-    /// Documents of the day still waiting for the CIS, corrective ones included.
+    /// Documents of the day still waiting for the CIS, corrective ones included (at the close,
+    /// once it is closed).
     pub waiting: u64,
     /// The sales' gross.
+    #[serde(with = "rust_decimal::serde::str")]
     pub sales_gross: Decimal,
     /// Highest rate first, then the exemptions by name.
     pub vat: Vec<VatLine>,
     pub cancellations: Vec<Cancellation>,
+    #[serde(with = "rust_decimal::serde::str")]
     pub cancelled_gross: Decimal,
     pub takings: Takings,
+    /// Who issued the documents or made the actions of the day.
+    pub people: Vec<Person>,
 }
 
-/// Sums the day's documents, given in the order they were issued.
-pub fn summarize(documents: &[DayDocument]) -> Result<DayBook, Overflow> {
-    let mut book = DayBook::default();
+/// A person a day's report names: a user of the company (name and operator code as they were
+/// when the day was summed), or only the operator code a document carries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Person {
+    pub id_user: Option<i64>,
+    pub name: Option<String>,
+    pub operator_code: Option<String>,
+}
+
+/// Who issued `documents` and made actions as `action_users`, each once, documents' first,
+/// named from `users` (id: name, operator code).
+pub fn people_of(
+    documents: &[DayDocument],
+    action_users: &[i64],
+    users: &std::collections::HashMap<i64, (String, Option<String>)>,
+) -> Vec<Person> {
+    let mut people: Vec<Person> = Vec::new();
+    let named = documents
+        .iter()
+        .map(|d| (d.user_id, d.operator_code.clone()))
+        .chain(action_users.iter().map(|u| (Some(*u), None)));
+    for (user, operator_code) in named {
+        let seen = people.iter().any(|p| match user {
+            Some(_) => p.id_user == user,
+            None => p.id_user.is_none() && p.operator_code == operator_code,
+        });
+        if seen {
+            continue;
+        }
+        let known = user.and_then(|u| users.get(&u));
+        people.push(Person {
+            id_user: user,
+            name: known.map(|(name, _)| name.clone()),
+            operator_code: known.and_then(|(_, code)| code.clone()).or(operator_code),
+        });
+    }
+    people
+}
+
+/// Sums the day's documents, given in the order they were issued; `people` made them and its
+/// actions (`people_of`).
+pub fn summarize(documents: &[DayDocument], people: Vec<Person>) -> Result<DayBook, Overflow> {
+    let mut book = DayBook { people, ..DayBook::default() };
     let mut vat: BTreeMap<(bool, Decimal, Option<String>), VatLine> = BTreeMap::new();
     for document in documents {
         book.waiting += u64::from(document.waiting);
@@ -162,7 +215,7 @@ mod tests {
         sales[2].classes = vec![class("6", None, "452.83", "27.17")];
         sales[3].classes = vec![class("6", None, "-42.45", "-2.55")];
         sales[3].waiting = true;
-        let book = summarize(&sales).unwrap();
+        let book = summarize(&sales, Vec::new()).unwrap();
         assert_eq!(book.receipts, 3);
         assert_eq!(
             (book.first_receipt.as_deref(), book.last_receipt.as_deref()),
@@ -209,7 +262,7 @@ mod tests {
             class("0", None, "10", "0"),
             class("6", None, "40", "0"),
         ];
-        let book = summarize(&[one]).unwrap();
+        let book = summarize(&[one], Vec::new()).unwrap();
         let order: Vec<(Decimal, Option<&str>)> =
             book.vat.iter().map(|l| (l.vat_rate, l.exemption.as_deref())).collect();
         assert_eq!(order, [(d("6"), None), (d("0"), None), (d("0"), Some("TYPE_1"))]);
@@ -217,6 +270,50 @@ mod tests {
 
     #[test]
     fn an_empty_day_is_all_zero() {
-        assert_eq!(summarize(&[]).unwrap(), DayBook::default());
+        assert_eq!(summarize(&[], Vec::new()).unwrap(), DayBook::default());
+    }
+
+    #[test]
+    fn who_made_the_day_is_named_once_documents_first() {
+        let users = std::collections::HashMap::from([
+            (7, ("Besa Kola".to_string(), Some("bk123bk123".to_string()))),
+            (9, ("Drita Leka".to_string(), None)),
+        ]);
+        let mut unknown = document("3/2026", 0, None, &[("BANKNOTE", "1")]);
+        unknown.user_id = None;
+        unknown.operator_code = Some("old12old12".into());
+        let documents = [
+            document("1/2026", 7, None, &[("BANKNOTE", "1")]),
+            document("2/2026", 7, None, &[("BANKNOTE", "1")]),
+            unknown.clone(),
+            unknown,
+        ];
+        // | who          | from                         |
+        // | Besa Kola    | her documents (user 7)       |
+        // | old12old12   | a document of no known user  |
+        // | Drita Leka   | an action (user 9)           |
+        let people = people_of(&documents, &[9, 7], &users);
+        let named: Vec<(Option<i64>, Option<&str>, Option<&str>)> =
+            people.iter().map(|p| (p.id_user, p.name.as_deref(), p.operator_code.as_deref())).collect();
+        assert_eq!(
+            named,
+            [
+                (Some(7), Some("Besa Kola"), Some("bk123bk123")),
+                (None, None, Some("old12old12")),
+                (Some(9), Some("Drita Leka"), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_kept_day_reads_back_to_the_cent() {
+        let mut sale = document("1/2026", 7, None, &[("BANKNOTE", "0.10"), ("CARD", "1234567890123.45")]);
+        sale.classes = vec![class("20", None, "0.07", "0.03")];
+        sale.gross = d("1234567890123.55");
+        let book =
+            summarize(&[sale], vec![Person { id_user: Some(7), name: None, operator_code: None }]).unwrap();
+        let text = serde_json::to_string(&book).unwrap();
+        assert!(text.contains("\"1234567890123.45\""), "amounts kept as exact text: {text}");
+        assert_eq!(serde_json::from_str::<DayBook>(&text).unwrap(), book);
     }
 }

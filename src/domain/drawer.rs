@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::cash_register::{self, ActionType, Movement, Purpose};
 use super::money::{self, MAX_AMOUNT, Overflow, checked_sum, is_cents, registered_in_lek, round2};
@@ -43,19 +43,44 @@ pub struct TillDocument {
     pub payments: Vec<(String, Decimal)>,
 }
 
-/// What a till's documents took, in lek.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What a till's documents took, in lek (kept with a closed day, amounts as exact text).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Takings {
     /// Banknotes the documents brought into the drawer.
+    #[serde(with = "rust_decimal::serde::str")]
     pub banknotes_in: Decimal,
     /// Banknotes given out by refunds and self-invoices.
+    #[serde(with = "rust_decimal::serde::str")]
     pub banknotes_out: Decimal,
     /// Banknotes given back on a sale (its negative banknote payment).
+    #[serde(with = "rust_decimal::serde::str")]
     pub change_given: Decimal,
     /// What the sales brought by payment method (a self-invoice's negative), methods by name.
+    #[serde(with = "amounts_text")]
     pub sales: BTreeMap<String, Decimal>,
     /// What the corrective documents gave back by payment method (negative), methods by name.
+    #[serde(with = "amounts_text")]
     pub refunds: BTreeMap<String, Decimal>,
+}
+
+/// Amounts by name as exact text, as a kept day holds them.
+mod amounts_text {
+    use std::collections::BTreeMap;
+
+    use rust_decimal::Decimal;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(amounts: &BTreeMap<String, Decimal>, s: S) -> Result<S::Ok, S::Error> {
+        let text: BTreeMap<&String, String> = amounts.iter().map(|(k, v)| (k, v.to_string())).collect();
+        text.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Decimal>, D::Error> {
+        let text = BTreeMap::<String, String>::deserialize(d)?;
+        text.into_iter()
+            .map(|(k, v)| v.parse().map(|amount| (k, amount)).map_err(serde::de::Error::custom))
+            .collect()
+    }
 }
 
 fn add_to(map: &mut BTreeMap<String, Decimal>, method: &str, amount: Decimal) -> Result<(), Overflow> {

@@ -7,9 +7,10 @@ use deadpool_postgres::Pool;
 use super::report_rows::{self, ShopDay};
 use super::reports::{Filter, snapshot};
 use super::{Error, Result, invoices};
+use crate::domain::day_book;
 use crate::domain::drawer::{self, Takings};
 use crate::services::reports::{self as rules, ClosingReport};
-use crate::store::reports::{day_document, people_of, till_document};
+use crate::store::reports::{day_document, till_document};
 
 /// `GET /api/v1/reports/cash-register/closing` at the HQ.
 pub async fn closing(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<ClosingReport> {
@@ -28,12 +29,19 @@ pub async fn closing(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result
     rules::closing_of(f.period, &days, limit, offset).map_err(|_| Error::Overflow)
 }
 
-/// A day with its documents read, who made it named, and its drawer so far while open.
+/// A day with what its documents came to (kept by the shop at the close, else read and summed)
+/// and its drawer so far while open.
 async fn read_day(pool: &Pool, day: ShopDay) -> Result<crate::store::reports::DayRow> {
-    let ShopDay { shop_id, mut row, action_users, document_ids, originals, users, drawer } = day;
-    let documents = invoices::documents(pool, shop_id, document_ids).await?;
-    row.documents = documents.iter().map(|i| day_document(i, &originals)).collect();
-    row.people = people_of(&row.documents, &action_users, &users);
+    let ShopDay { shop_id, mut row, kept, action_users, document_ids, originals, users, drawer } = day;
+    row.book = match kept {
+        Some(book) => book,
+        None => {
+            let read = invoices::documents(pool, shop_id, document_ids).await?;
+            let documents: Vec<_> = read.iter().map(|i| day_document(i, &originals)).collect();
+            day_book::summarize(&documents, day_book::people_of(&documents, &action_users, &users))
+                .map_err(|_| Error::Overflow)?
+        }
+    };
     if let Some(since) = drawer {
         let after = invoices::documents(pool, shop_id, since.document_ids).await?;
         let takings =

@@ -12,6 +12,7 @@ use tokio_postgres::GenericClient;
 use super::Result;
 use super::reports::{Filter, Narrowed, Values, refs};
 use crate::domain::cash_register::{ActionType, Movement, Purpose};
+use crate::domain::day_book::DayBook;
 use crate::domain::report::ReportKind;
 use crate::services::reports::{ReversalLine, stored_time};
 use crate::store::invoices::report_totals::{amount, quantity};
@@ -238,6 +239,9 @@ pub async fn movements<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<M
 pub struct ShopDay {
     pub shop_id: i64,
     pub row: DayRow,
+    /// What a closed day's documents came to, as the shop kept it when the day closed; None for
+    /// a day open (or closed before the shop kept it): its documents are read and summed.
+    pub kept: Option<DayBook>,
     pub action_users: Vec<i64>,
     /// The day's cash documents, oldest first, and the numbers of what the corrective ones cancel.
     pub document_ids: Vec<i64>,
@@ -275,7 +279,7 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
             &format!(
                 "SELECT r.shop_id, r.id, r.tcr_code, r.business_day, r.opened_at, r.opened_automatically, r.closed_at,
                      r.expected, r.counted, r.cash_sales, s.row->>'balance' AS balance,
-                     s.row->>'counted_by_denomination' AS count,
+                     s.row->>'counted_by_denomination' AS count, s.row->>'day_book' AS day_book,
                      (SELECT d.name FROM fiscal_devices d WHERE d.shop_id = r.shop_id AND d.tcr_code = r.tcr_code
                       ORDER BY d.id LIMIT 1) AS name
                  FROM cash_days r
@@ -305,10 +309,13 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
             cash_sales: decimal(r.get(9)),
             actions: Vec::new(),
             name: r.get("name"),
-            people: Vec::new(),
-            documents: Vec::new(),
+            book: DayBook::default(),
             expected_now: None,
         };
+        let kept = r
+            .get::<_, Option<String>>("day_book")
+            .and_then(|t| serde_json::from_str::<DayBook>(&t).ok())
+            .filter(|_| day.closed_at.is_some());
         let mut action_users = Vec::new();
         for a in client
             .query(
@@ -330,7 +337,10 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
             }
             action_users.extend(a.get::<_, Option<i64>>("user_id"));
         }
-        let document_ids = document_ids(client, "i.cash_day_id = $2", &[&shop_id, &id]).await?;
+        let document_ids = match kept {
+            Some(_) => Vec::new(),
+            None => document_ids(client, "i.cash_day_id = $2", &[&shop_id, &id]).await?,
+        };
         let originals = originals_of(client, shop_id, &document_ids).await?;
         let mut drawer = None;
         if day.closed_at.is_none() {
@@ -348,6 +358,7 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
         days.push(ShopDay {
             shop_id,
             row: day,
+            kept,
             action_users,
             document_ids,
             originals,

@@ -749,6 +749,7 @@ impl Services {
                     expected: closing.expected,
                     counted: closing.counted,
                     count: by_denomination.clone(),
+                    book: Some(store::reports::day_book_of(tx, company_id, day.id)?),
                     cash_sales: figures.cash_sales,
                     balance: closing.balance,
                     mark: db::newest_action(tx, company_id, &tcr_code)?,

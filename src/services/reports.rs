@@ -12,7 +12,6 @@ use serde::Serialize;
 
 use super::{Result, Services};
 use crate::domain::cash_register::Purpose;
-use crate::domain::day_book;
 use crate::domain::drawer::{Count, DayFigures, Drawer};
 use crate::domain::money::{self, Overflow};
 use crate::domain::report::{self, Comparison, Period, ReportKind};
@@ -1251,7 +1250,7 @@ fn closing(day: &db::DayRow) -> std::result::Result<Closing, Overflow> {
             withdrawn = money::add(withdrawn, *amount)?;
         }
     }
-    let book = day_book::summarize(&day.documents)?;
+    let book = &day.book;
     figures.takings = book.takings.clone();
     let closed = day.closed_at.is_some();
     // A day closed before Arka counted the drawer was counted against the spec's balance.
@@ -1275,7 +1274,7 @@ fn closing(day: &db::DayRow) -> std::result::Result<Closing, Overflow> {
         opened_at: stored_time(&day.opened_at),
         opened_automatically: day.opened_automatically,
         closed_at: day.closed_at.as_deref().map(stored_time),
-        cashiers: day
+        cashiers: book
             .people
             .iter()
             .map(|p| CashierView {

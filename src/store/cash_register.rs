@@ -9,6 +9,7 @@ use super::fiscal_queue::{self, Document, NewQueued};
 use super::money::Money;
 use super::{Result, now_text, with_payments};
 use crate::domain::cash_register::{ActionType, Movement, Purpose};
+use crate::domain::day_book::DayBook;
 use crate::domain::drawer::{self, Count, Takings, TillDocument};
 
 /// One action as stored (also what is written).
@@ -457,6 +458,8 @@ pub struct Closed {
     pub expected: rust_decimal::Decimal,
     pub counted: rust_decimal::Decimal,
     pub count: Option<Count>,
+    /// What the day's documents came to.
+    pub book: Option<DayBook>,
     pub cash_sales: rust_decimal::Decimal,
     pub balance: rust_decimal::Decimal,
     pub mark: i64,
@@ -466,14 +469,16 @@ pub struct Closed {
 pub fn close_day(conn: &Connection, id: i64, closed_at: &str, closed: &Closed) -> Result<()> {
     // Pieces by denomination, integers only: serializing cannot fail.
     let count = closed.count.as_ref().and_then(|c| serde_json::to_string(c).ok());
+    // Amounts as text, names and counts: serializing cannot fail either.
+    let book = closed.book.as_ref().and_then(|b| serde_json::to_string(b).ok());
     conn.execute(
         "UPDATE cash_days SET closed_at = :closed, expected = :expected, counted = :counted, cash_sales = :sales,
-             balance = :balance, drawer_mark = :mark, counted_by_denomination = :count
+             balance = :balance, drawer_mark = :mark, counted_by_denomination = :count, day_book = :book
          WHERE id = :id",
         named_params! {
             ":id": id, ":closed": closed_at, ":expected": Money(closed.expected), ":counted": Money(closed.counted),
             ":sales": Money(closed.cash_sales), ":balance": Money(closed.balance), ":mark": closed.mark,
-            ":count": count,
+            ":count": count, ":book": book,
         },
     )?;
     Ok(())
@@ -492,7 +497,7 @@ pub fn set_cash_sales(conn: &Connection, id: i64, cash_sales: Decimal) -> Result
 pub fn reopen_day(conn: &Connection, id: i64) -> Result<()> {
     conn.execute(
         "UPDATE cash_days SET closed_at = NULL, expected = NULL, counted = NULL, cash_sales = NULL, balance = NULL,
-             drawer_mark = NULL, counted_by_denomination = NULL
+             drawer_mark = NULL, counted_by_denomination = NULL, day_book = NULL
          WHERE id = :id",
         named_params! {":id": id},
     )?;
@@ -537,6 +542,7 @@ mod tests {
             expected: Decimal::ZERO,
             counted: Decimal::ZERO,
             count: None,
+            book: None,
             cash_sales: Decimal::ZERO,
             balance: Decimal::ZERO,
             mark: 0,

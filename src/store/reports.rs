@@ -13,7 +13,7 @@ use super::invoices::report_totals::{amount, kind_of, quantity};
 use super::invoices::{self, Invoice};
 use super::money::Money;
 use crate::domain::cash_register::{ActionType, Purpose};
-use crate::domain::day_book::DayDocument;
+use crate::domain::day_book::{self, DayBook, DayDocument};
 use crate::domain::document::DocumentKind;
 use crate::domain::drawer::{Count, TillDocument};
 use crate::domain::report::ReportKind;
@@ -510,52 +510,11 @@ pub struct DayRow {
     pub actions: Vec<(Purpose, ActionType, Decimal)>,
     /// The till's name.
     pub name: Option<String>,
-    /// Who issued the day's documents or made its actions, each once: documents' first.
-    pub people: Vec<Person>,
-    /// The day's cash documents, oldest first.
-    pub documents: Vec<DayDocument>,
+    /// What the day's documents came to, and who made the day.
+    pub book: DayBook,
     /// A day still open that close-balance would close (its till's latest): what its drawer
     /// should hold now.
     pub expected_now: Option<Decimal>,
-}
-
-/// A person named by a day's report: a user of the company (name and operator code as they are
-/// now), or only the operator code a document carries.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Person {
-    pub id_user: Option<i64>,
-    pub name: Option<String>,
-    pub operator_code: Option<String>,
-}
-
-/// Who issued `documents` and made actions as `action_users`, each once, named from `users`
-/// (id: name, operator code).
-pub fn people_of(
-    documents: &[DayDocument],
-    action_users: &[i64],
-    users: &HashMap<i64, (String, Option<String>)>,
-) -> Vec<Person> {
-    let mut people: Vec<Person> = Vec::new();
-    let named = documents
-        .iter()
-        .map(|d| (d.user_id, d.operator_code.clone()))
-        .chain(action_users.iter().map(|u| (Some(*u), None)));
-    for (user, operator_code) in named {
-        let seen = people.iter().any(|p| match user {
-            Some(_) => p.id_user == user,
-            None => p.id_user.is_none() && p.operator_code == operator_code,
-        });
-        if seen {
-            continue;
-        }
-        let known = user.and_then(|u| users.get(&u));
-        people.push(Person {
-            id_user: user,
-            name: known.map(|(name, _)| name.clone()),
-            operator_code: known.and_then(|(_, code)| code.clone()).or(operator_code),
-        });
-    }
-    people
 }
 
 /// The TCRs' business days of the period, oldest first.
@@ -564,14 +523,16 @@ pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Resu
     values.extend([Value::Integer(limit), Value::Integer(offset)]);
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT d.id, d.company_id, d.tcr_code, d.business_day, d.opened_at, d.opened_automatically, d.closed_at,
-             d.expected, d.counted, d.cash_sales, d.balance, d.counted_by_denomination
+             d.expected, d.counted, d.cash_sales, d.balance, d.counted_by_denomination, d.day_book
          FROM cash_days d WHERE {conditions} ORDER BY d.business_day, d.tcr_code, d.id LIMIT ? OFFSET ?"
     ))?;
     let found = stmt
         .query_map(params_from_iter(values), |r| {
             let count: Option<String> = r.get("counted_by_denomination")?;
+            let book: Option<String> = r.get("day_book")?;
             Ok((
                 r.get::<_, i64>("company_id")?,
+                book.and_then(|text| serde_json::from_str::<DayBook>(&text).ok()),
                 DayRow {
                     id: r.get("id")?,
                     tcr_code: r.get("tcr_code")?,
@@ -586,8 +547,7 @@ pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Resu
                     cash_sales: r.get::<_, Option<Money>>("cash_sales")?.map(|m| m.0).unwrap_or_default(),
                     actions: Vec::new(),
                     name: None,
-                    people: Vec::new(),
-                    documents: Vec::new(),
+                    book: DayBook::default(),
                     expected_now: None,
                 },
             ))
@@ -598,7 +558,7 @@ pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Resu
         "SELECT purpose, action_type, amount, user_id FROM cash_actions WHERE cash_day_id = :day ORDER BY id",
     )?;
     let (users, tills) = (users(conn, filter.company_id)?, tcrs(conn, filter.company_id)?);
-    for (company_id, mut day) in found {
+    for (company_id, kept, mut day) in found {
         let rows = actions
             .query_map(named_params! {":day": day.id}, |r| {
                 Ok((
@@ -612,8 +572,10 @@ pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Resu
             day.actions.push(action);
             action_users.extend(user);
         }
-        day.documents = day_documents(conn, day.id)?;
-        day.people = people_of(&day.documents, &action_users, &users);
+        day.book = match kept.filter(|_| day.closed_at.is_some()) {
+            Some(book) => book,
+            None => summed(conn, day.id, &action_users, &users)?,
+        };
         day.name = tills.get(&day.tcr_code).map(|(name, _)| name.clone());
         if day.closed_at.is_none() {
             let sales = super::cash_register::day_cash_sales(conn, day.id)?;
@@ -630,6 +592,29 @@ pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Resu
         days.push(day);
     }
     Ok(days)
+}
+
+/// What the day's documents came to, and who made it (`action_users` its actions', named from
+/// `users`).
+fn summed(
+    conn: &Connection,
+    day_id: i64,
+    action_users: &[i64],
+    users: &HashMap<i64, (String, Option<String>)>,
+) -> Result<DayBook> {
+    let documents = day_documents(conn, day_id)?;
+    Ok(day_book::summarize(&documents, day_book::people_of(&documents, action_users, users))?)
+}
+
+/// What a day's documents came to and who made it, as its close keeps it.
+pub fn day_book_of(conn: &Connection, company_id: i64, day_id: i64) -> Result<DayBook> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT user_id FROM cash_actions WHERE cash_day_id = :day AND user_id IS NOT NULL ORDER BY id",
+    )?;
+    let action_users = stmt
+        .query_map(named_params! {":day": day_id}, |r| r.get("user_id"))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    summed(conn, day_id, &action_users, &users(conn, company_id)?)
 }
 
 /// The day's cash documents as its report reads them.

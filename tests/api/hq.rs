@@ -629,7 +629,7 @@ fn as_main_left_it(db: &std::path::Path) {
     db.execute_batch(
         "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products;
          ALTER TABLE cash_days DROP COLUMN balance; ALTER TABLE cash_days DROP COLUMN drawer_mark;
-         ALTER TABLE cash_days DROP COLUMN counted_by_denomination;
+         ALTER TABLE cash_days DROP COLUMN counted_by_denomination; ALTER TABLE cash_days DROP COLUMN day_book;
          DELETE FROM refinery_schema_history
          WHERE name IN ('hq_outbox', 'kept_requests_packed', 'a_receipt_in_fewer_bytes', 'open_days_index',
                         'kept_dictionaries', 'the_drawer_counted');",
