@@ -9,7 +9,7 @@ import { el, money, table } from './format.js';
 import { clearErrors, field, showErrors } from './form.js';
 
 const ACTIONS = [
-  'invoice.cancel', 'invoice.correct', 'cash.deposit', 'cash.withdraw', 'day.open', 'day.close',
+  'invoice.cancel', 'invoice.correct', 'cash.deposit', 'cash.withdraw', 'day.open', 'day.close', 'cash.difference',
   'user.create', 'user.update', 'user.role', 'user.password', 'user.reset_code', 'user.restore',
   'token.rotate', 'token.revoke', 'certificate.upload', 'settings.currency', 'settings.manual_rate',
   'settings.marketplace', 'settings.print', 'settings.stock', 'bank_account.create', 'unit.create',

@@ -22,6 +22,8 @@ spelled! {
         CashWithdraw = "cash.withdraw",
         DayOpen = "day.open",
         DayClose = "day.close",
+        /// A close counted more or less than the drawer should hold: the difference, booked once.
+        CashDifference = "cash.difference",
         UserCreate = "user.create",
         UserUpdate = "user.update",
         UserRole = "user.role",

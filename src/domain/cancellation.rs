@@ -218,34 +218,43 @@ pub fn quantities(
     Ok(taken)
 }
 
-/// Whether a cancellation sent without an internalId of its own is the invoice's last one sent
-/// again (its POS retrying after a timeout) when that last one left nothing to cancel: made just
-/// before it, it would have reversed exactly what it did, `last` (the quantity of each original
-/// line, in their order). Such a request can only be a retry, and is told which document it
-/// repeats. While something is left, the same lines again are a new cancellation, as the cloud
-/// service makes it (a second coffee given back): a POS that must retry a partial cancellation
-/// safely sends an internalId of its own.
-pub fn repeats_last(
-    lines: &[Reversible],
-    request: Option<&[CancelLineInput]>,
-    whole_only: Option<WholeOnly>,
-    last: &[Decimal],
-) -> bool {
-    if lines.iter().any(|l| l.remaining() > Decimal::ZERO) {
-        return false;
-    }
-    if last.len() != lines.len() || last.iter().all(Decimal::is_zero) {
-        return false;
-    }
-    let before: Vec<Reversible> = lines
-        .iter()
-        .zip(last)
-        .map(|(l, q)| Reversible {
-            line: l.line.clone(),
-            reversed: Reversed { quantity: l.reversed.quantity - q, ..l.reversed },
-        })
-        .collect();
-    quantities(&before, request, whole_only).is_ok_and(|q| q == last)
+/// Whether earlier cancellations left nothing of the invoice: it "cannot be cancelled in its
+/// state" (422), whatever a new request asks and whichever internalId it brings, and the
+/// refusal names the last corrective document (a POS retrying after a timeout reads it back).
+pub fn wholly_cancelled(lines: &[Reversible]) -> bool {
+    !lines.is_empty() && lines.iter().all(|l| l.remaining() <= Decimal::ZERO)
+}
+
+/// What earlier cancellations left of an invoice, as a list shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Remains {
+    /// Nothing of any line is left.
+    pub wholly: bool,
+    /// What the corrective documents gave back, with VAT, in the invoice's currency (positive).
+    pub cancelled: Decimal,
+    /// What the invoice still stands for: its total less what was given back.
+    pub remaining: Decimal,
+}
+
+/// `quantities`: the invoice's lines in order; `reversed`: what its corrective documents took of
+/// each (by position, positive); `total`: the invoice's total; `corrective_totals`: theirs
+/// (negative, a fee given back included).
+pub fn remains(
+    quantities: &[Decimal],
+    reversed: &[(i64, Decimal)],
+    total: Decimal,
+    corrective_totals: &[Decimal],
+) -> Remains {
+    let taken = |position: usize| -> Decimal {
+        reversed
+            .iter()
+            .filter(|(p, _)| usize::try_from(*p).is_ok_and(|p| p == position))
+            .map(|(_, q)| *q)
+            .sum()
+    };
+    let wholly = !quantities.is_empty() && quantities.iter().enumerate().all(|(i, q)| taken(i) >= *q);
+    let given_back: Decimal = corrective_totals.iter().sum();
+    Remains { wholly, cancelled: -given_back, remaining: total + given_back }
 }
 
 /// The corrective document's lines: for each original line with a quantity to reverse, its
@@ -454,34 +463,48 @@ mod tests {
     }
 
     #[test]
-    fn the_last_cancellation_sent_again_is_told_apart_from_a_new_one() {
-        let lines = sold(&[
-            ("Kafe", "K1", "2", "120", "0"),
-            ("Kafe", "K1", "1", "100", "0"),
-            ("Ujë", "U1", "1", "50", "0"),
-        ]);
-        let one_coffee = [cancel("Kafe", "K1", "1", Some("120"))];
-        let last = quantities(&lines, Some(&one_coffee), None).unwrap();
-        let lines = after(lines.clone(), &reversal(&lines, &last));
-        // | sent again while something is left | a repeat |
-        assert!(!repeats_last(&lines, Some(&one_coffee), None, &last), "a second coffee given back");
-        assert!(!repeats_last(&lines, None, None, &last), "the whole is more than the last one");
+    fn what_remains_of_a_part_cancelled_invoice() {
+        // Two coffees at 120 and a water at 45: 285.
+        // | given back                | wholly | cancelled | remaining |
+        // | the water                 | no     | 45        | 240       |
+        // | the water and one coffee  | no     | 165       | 120       |
+        // | everything                | yes    | 285       | 0         |
+        let quantities = [d("2"), d("1")];
+        assert_eq!(
+            remains(&quantities, &[(1, d("1"))], d("285"), &[d("-45")]),
+            Remains { wholly: false, cancelled: d("45"), remaining: d("240") }
+        );
+        assert_eq!(
+            remains(&quantities, &[(1, d("1")), (0, d("1"))], d("285"), &[d("-45"), d("-120")]),
+            Remains { wholly: false, cancelled: d("165"), remaining: d("120") }
+        );
+        let all =
+            remains(&quantities, &[(1, d("1")), (0, d("1")), (0, d("1"))], d("285"), &[d("-45"), d("-240")]);
+        assert_eq!(all, Remains { wholly: true, cancelled: d("285"), remaining: d("0") });
+        // A non-cash invoice's fee goes back with the whole.
+        let with_fee = remains(&[d("1")], &[(0, d("1"))], d("110"), &[d("-110")]);
+        assert_eq!(with_fee, Remains { wholly: true, cancelled: d("110"), remaining: d("0") });
+    }
 
-        // The whole of what was left, sent again: a repeat; so is a last line that emptied it.
+    #[test]
+    fn an_invoice_is_wholly_cancelled_once_nothing_of_any_line_is_left() {
+        let lines = sold(&[("Kafe", "K1", "2", "120", "0"), ("Ujë", "U1", "1", "50", "0")]);
+        // | reversed so far           | wholly cancelled |
+        // | nothing                   | no               |
+        // | one coffee                | no               |
+        // | both coffees              | no               |
+        // | both coffees and the water | yes             |
+        assert!(!wholly_cancelled(&lines));
+        let one_coffee = quantities(&lines, Some(&[cancel("Kafe", "K1", "1", None)]), None).unwrap();
+        let lines = after(lines.clone(), &reversal(&lines, &one_coffee));
+        assert!(!wholly_cancelled(&lines));
+        let coffee = quantities(&lines, Some(&[cancel("Kafe", "K1", "1", None)]), None).unwrap();
+        let lines = after(lines.clone(), &reversal(&lines, &coffee));
+        assert!(!wholly_cancelled(&lines));
         let rest = quantities(&lines, None, None).unwrap();
         let gone = after(lines.clone(), &reversal(&lines, &rest));
-        assert!(repeats_last(&gone, None, None, &rest));
-        assert!(!repeats_last(&gone, Some(&one_coffee), None, &rest), "not what the last one did");
-        assert!(!repeats_last(&gone, None, None, &[d("1")]), "another invoice's");
-        let water = [cancel("Ujë", "U1", "1", None)];
-        let rest = quantities(&lines, None, None).unwrap();
-        let all_but_water: Vec<Decimal> =
-            rest.iter().enumerate().map(|(i, q)| if i == 2 { Decimal::ZERO } else { *q }).collect();
-        let almost = after(lines.clone(), &reversal(&lines, &all_but_water));
-        let last = quantities(&almost, Some(&water), None).unwrap();
-        let emptied = after(almost.clone(), &reversal(&almost, &last));
-        assert!(repeats_last(&emptied, Some(&water), None, &last));
-        assert!(repeats_last(&emptied, None, None, &last), "nothing left: the whole again is the last one");
+        assert!(wholly_cancelled(&gone));
+        assert!(!wholly_cancelled(&[]), "no lines is no invoice to speak of");
     }
 
     #[test]

@@ -184,6 +184,21 @@ pub fn till_of_report<'a>(reader: Reader<'a>, asked: Option<&'a str>) -> Result<
     }
 }
 
+/// The till a cash-register action acts on: the caller's own, or the one named (`tcr`). A
+/// cashier acts on their own till only; a manager or an owner picks any till of the company
+/// (the service checks it is one), so two tills never fall back on whichever was registered
+/// last. `None`: no till named and none of one's own.
+pub fn till_to_act_on<'a>(reader: Reader<'a>, asked: Option<&'a str>) -> Result<Option<&'a str>, Refusal> {
+    match (asked, reader.tcr_code) {
+        (None, own) => Ok(own),
+        (Some(other), _) if reader.role >= Role::Manager => Ok(Some(other)),
+        (Some(other), Some(mine)) if other == mine => Ok(Some(mine)),
+        (Some(_), _) => Err(Refusal::Forbidden(
+            "A cashier acts on their own till only; a manager or an owner may name another.",
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +209,24 @@ mod tests {
 
     fn target(role: Role, working_owners: u32) -> Target {
         Target { is_caller: false, role, works: true, working_owners }
+    }
+
+    #[test]
+    fn a_manager_or_an_owner_picks_the_till_a_cashier_acts_on_their_own() {
+        let reader = |role, tcr_code| Reader { user_id: 1, role, tcr_code };
+        let refused = Err(Refusal::Forbidden(
+            "A cashier acts on their own till only; a manager or an owner may name another.",
+        ));
+        // | role    | own till | asked | acts on  |
+        assert_eq!(till_to_act_on(reader(Role::Cashier, Some("a1")), None), Ok(Some("a1")));
+        assert_eq!(till_to_act_on(reader(Role::Cashier, Some("a1")), Some("a1")), Ok(Some("a1")));
+        assert_eq!(till_to_act_on(reader(Role::Cashier, Some("a1")), Some("b2")), refused);
+        assert_eq!(till_to_act_on(reader(Role::Cashier, None), Some("b2")), refused);
+        assert_eq!(till_to_act_on(reader(Role::Cashier, None), None), Ok(None));
+        assert_eq!(till_to_act_on(reader(Role::Manager, Some("a1")), Some("b2")), Ok(Some("b2")));
+        assert_eq!(till_to_act_on(reader(Role::Owner, None), Some("b2")), Ok(Some("b2")));
+        assert_eq!(till_to_act_on(reader(Role::Owner, Some("a1")), None), Ok(Some("a1")));
+        assert_eq!(till_to_act_on(reader(Role::Owner, None), None), Ok(None));
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod apply;
 pub mod catalog;
 pub mod cli;
 pub mod client;
+pub mod days;
 pub mod db;
 pub mod invoices;
 pub mod numbering;

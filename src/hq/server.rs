@@ -280,7 +280,7 @@ async fn cash_register(State(state): State<HqState>, call: HqReport) -> ApiResul
 
 async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
     let (limit, offset) = (call.request.limit, call.request.offset);
-    let data = reports::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    let data = super::days::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
     answer_as(&call.request, "cash-register-closing", data)
 }
 
@@ -289,7 +289,7 @@ async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
 async fn closing_pdf(State(state): State<HqState>, call: HqReport) -> ApiResult {
     let layout = crate::api::reports::paper(&call.params)?;
     let (limit, offset) = (call.request.limit, call.request.offset);
-    let data = reports::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    let data = super::days::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
     let company = match call.filter.shop_id {
         Some(shop) => db::company(&state.pool, shop).await.map_err(failed)?,
         None => None,

@@ -98,6 +98,7 @@ impl Services {
         let user_id = caller.user.id;
         let caller_unit = caller.user.business_unit_id;
         let entry = super::audit::by(caller, crate::domain::audit::Action::DeviceRegister, "");
+        let caller_has_none = caller.user.tcr_code.is_none();
         let device = self
             .store
             .write(move |tx| -> Result<_> {
@@ -116,8 +117,10 @@ impl Services {
                         valid_to: to.as_deref(),
                     },
                 )?;
-                // A user's device is one of their own unit's (see `accounts::device_of_unit`).
-                let given_to_caller = caller_unit == Some(unit.id);
+                // A user's device is one of their own unit's (see `accounts::device_of_unit`); a
+                // second device does not take the first one's place: with two tills, a manager
+                // or an owner names the one they act on (`?tcr=`).
+                let given_to_caller = caller_unit == Some(unit.id) && caller_has_none;
                 if given_to_caller {
                     db::update_user(
                         tx,

@@ -29,6 +29,7 @@ pub mod sales_day;
 pub mod stock;
 mod text_column;
 pub mod till;
+mod with_payments;
 pub mod wtn;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

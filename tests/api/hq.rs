@@ -625,9 +625,12 @@ fn as_main_left_it(db: &std::path::Path) {
     for trigger in triggers {
         db.execute_batch(&format!("DROP TRIGGER {trigger}")).unwrap();
     }
+    // V35 (the drawer counted) came after main too: its columns go, and it adds them again.
     db.execute_batch(
         "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products;
          DROP TABLE password_reset_codes;
+         ALTER TABLE cash_days DROP COLUMN balance; ALTER TABLE cash_days DROP COLUMN drawer_mark;
+         ALTER TABLE cash_days DROP COLUMN counted_by_denomination; ALTER TABLE cash_days DROP COLUMN day_book;
          DELETE FROM refinery_schema_history WHERE version > 25;",
     )
     .unwrap();

@@ -16,6 +16,7 @@ mod chaos;
 mod cis_sim;
 mod corrections;
 mod docs;
+mod drawer;
 mod einvoices;
 mod exchange_rates;
 mod fiscal_engine;

@@ -90,18 +90,16 @@ fn cancellable(original: &Invoice) -> Result<Option<WholeOnly>> {
     })
 }
 
-/// What a cancellation without an internalId of its own meets when it repeats `last`.
-fn repeated(last: &LastReversal, whole: bool) -> Error {
-    let named = format!("the corrective document {} ({})", last.internal_id, last.number);
-    Error::Conflict(if whole {
-        format!(
-            "The invoice is already wholly cancelled, last by {named}; read it with details by internalId."
-        )
-    } else {
-        format!(
-            "This cancellation repeats the invoice's last one, {named}, which left nothing to cancel. Read it with details by internalId."
-        )
-    })
+/// An invoice with nothing left to cancel, named by its last corrective document.
+fn wholly_cancelled(last: Option<&LastReversal>) -> Error {
+    let message = match last {
+        Some(last) => format!(
+            "The invoice is already wholly cancelled, last by the corrective document {} ({}); read it with details by internalId.",
+            last.internal_id, last.number
+        ),
+        None => "The invoice is already wholly cancelled.".to_string(),
+    };
+    FieldErrors::one("invoice", message).into()
 }
 
 impl Services {
@@ -120,8 +118,8 @@ impl Services {
     }
 
     /// `POST /invoice/cancel/{id}` and `/invoice/cancel-by-internal-id/{internalId}`. Sent again,
-    /// with an internalId of its own it is looked up first, as any invoice's; without one, a
-    /// request that repeats the last cancellation of an invoice it left empty is 409 naming it.
+    /// with an internalId of its own it is looked up first, as any invoice's; an invoice its
+    /// earlier cancellations left empty is 422 naming the last of them.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
         let year = this_year();
@@ -159,21 +157,8 @@ impl Services {
                     .unwrap_or_else(Reversed::default),
             })
             .collect();
-        if req.internal_id.is_none()
-            && let Some(last) = last
-        {
-            let by_position: Vec<Decimal> = (0..lines.len())
-                .map(|position| {
-                    last.quantities
-                        .iter()
-                        .filter(|(p, _)| usize::try_from(*p).is_ok_and(|p| p == position))
-                        .map(|(_, q)| *q)
-                        .sum()
-                })
-                .collect();
-            if cancellation::repeats_last(&lines, req.lines.as_deref(), whole_only, &by_position) {
-                return Err(repeated(&last, req.lines.is_none()));
-            }
+        if cancellation::wholly_cancelled(&lines) {
+            return Err(wholly_cancelled(last.as_ref()));
         }
         let quantities = cancellation::quantities(&lines, req.lines.as_deref(), whole_only)?;
         let reversal = cancellation::reversal(&lines, &quantities);
