@@ -57,7 +57,7 @@ function side(value, names) {
 function objectWords(entry, names) {
   if (!entry.object) return '–';
   const kind = entry.action.split('.')[0];
-  if ((kind === 'user' || kind === 'token') && names.has(Number(entry.object))) return names.get(Number(entry.object));
+  if ((kind === 'user' || kind === 'token') && entry.objectName) return entry.objectName;
   return `${word('audit.obj', kind)} ${entry.object}`;
 }
 
@@ -70,7 +70,7 @@ function change(entry, names) {
 
 function who(entry, names) {
   if (entry.userId === null || entry.userId === undefined) return '–';
-  return names.get(entry.userId) || `#${entry.userId}`;
+  return entry.userName || names.get(entry.userId) || `#${entry.userId}`;
 }
 
 function rows(entries, names) {

@@ -282,7 +282,7 @@ fn the_list_filters_by_day_user_and_action_pages_answers_csv_and_refuses_a_cashi
     assert!(csv.header("content-type").unwrap().starts_with("text/csv"));
     let text = csv.text.trim_start_matches('\u{feff}');
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("id,at,user_id,role,request_id,action,object,before,after,hash"));
+    assert_eq!(lines.next(), Some("id,at,user_id,user_name,role,request_id,action,object,before,after,hash"));
     let row = lines.next().unwrap();
     assert!(row.contains(",owner,pos-close-1,day.close,"), "{row}");
     assert_eq!(lines.next(), None);
@@ -300,7 +300,24 @@ fn the_list_filters_by_day_user_and_action_pages_answers_csv_and_refuses_a_cashi
     server.get("/api/v1/audit?user=x", Some(owner)).assert_invalid("user");
     server.get("/api/v1/audit?limit=0", Some(owner)).assert_invalid("limit");
     server.get("/api/v1/audit", Some(&cashier(server, till.company_id))).assert_error(403);
-    assert_eq!(entries(server, &manager(server, till.company_id), "")["total"], 18);
+    // A manager, who may not list the people, reads the trail with their names: the one who
+    // acted, and the person a user's entry acted on.
+    let read = entries(server, &manager(server, till.company_id), "?limit=100");
+    assert_eq!(read["total"], 18);
+    let users = server.get("/api/v1/users", Some(owner)).data(200)["items"].clone();
+    let name_of = |id: &Value| {
+        users.as_array().unwrap().iter().find(|u| &u["id"] == id).map(|u| u["name"].clone()).unwrap()
+    };
+    for entry in read["entries"].as_array().unwrap() {
+        assert_eq!(entry["userName"], name_of(&entry["userId"]), "{entry}");
+        let action = entry["action"].as_str().unwrap();
+        if action.starts_with("user.") || action.starts_with("token.") {
+            let object = json!(entry["object"].as_str().unwrap().parse::<i64>().unwrap());
+            assert_eq!(entry["objectName"], name_of(&object), "{entry}");
+        } else {
+            assert_eq!(entry["objectName"], Value::Null, "{entry}");
+        }
+    }
 }
 
 /// The one entry of `action` on `page` (the newest first).
