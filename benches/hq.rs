@@ -111,7 +111,7 @@ fn backfill(runtime: &tokio::runtime::Runtime) {
     let count = env_number("ARKA_BENCH_HQ_DOCS", 100_000);
     let url = runtime.block_on(fresh_database("arka_bench_backfill"));
     let (base, pool) = runtime.block_on(serve_hq(&url));
-    let token = runtime.block_on(arka::hq::db::add_shop(&pool, "bench")).unwrap();
+    let token = runtime.block_on(arka::hq::db::add_shop(&pool, "bench", common::NUIS)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("arka.db")).unwrap();
     let started = Instant::now();
@@ -121,7 +121,7 @@ fn backfill(runtime: &tokio::runtime::Runtime) {
     store.write_blocking(|tx| hq_outbox::link(tx, &base, "now")).unwrap();
     let notes = store.read_blocking(hq_outbox::backlog).unwrap().notes;
     println!("backfill: {notes} rows noted in {:.1} s", started.elapsed().as_secs_f64());
-    let hq = Arc::new(HqClient::new(&base, &token, None, Duration::from_secs(120)).unwrap());
+    let hq = Arc::new(HqClient::new(&base, &token, "bench-box", None, Duration::from_secs(120)).unwrap());
     let started = Instant::now();
     let mut batches = 0;
     // `ship_once`'s three steps, timed apart: reading the batch at the shop, the HQ's answer
@@ -554,6 +554,7 @@ fn steady_run(
                 if let Some((url, tokens)) = hq {
                     args.hq.hq_url = Some(url.to_string());
                     args.hq.hq_token = Some(tokens[i].clone());
+                    args.hq.hq_allow_http = true;
                 }
             });
             let token = open_till(&shop.server.base(), &shop.server.db).token;
@@ -585,7 +586,7 @@ fn linked_run(
 ) -> (Vec<Sold>, Vec<Duration>) {
     let names: Vec<String> = (0..shops).map(|i| format!("round{round}-shop{i}")).collect();
     let tokens: Vec<String> =
-        names.iter().map(|n| runtime.block_on(arka::hq::db::add_shop(pool, n)).unwrap()).collect();
+        names.iter().map(|n| runtime.block_on(arka::hq::db::add_shop(pool, n, common::NUIS)).unwrap()).collect();
     let ids: BTreeMap<String, i64> =
         runtime.block_on(arka::hq::db::shops(pool)).unwrap().into_iter().map(|s| (s.name, s.id)).collect();
     let done = Arc::new(AtomicBool::new(false));

@@ -72,7 +72,7 @@ pub enum StartError {
     #[error("head office: {}: {source}", .path.display())]
     HqCaFile { path: std::path::PathBuf, source: std::io::Error },
     #[error("head office: {0}")]
-    Hq(#[source] hq::client::Error),
+    Hq(#[source] services::hq_sync::Error),
 }
 
 /// The software codes `--sandbox` uses (any well-formed code does for the simulator).
@@ -229,6 +229,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         CisEnv::Production if !args.sandbox => domain::verify::PRODUCTION_VERIFY_BASE,
         _ => domain::verify::TEST_VERIFY_BASE,
     };
+    let chain = open_chain(args, &store)?;
     let services = Services {
         store,
         key_file,
@@ -259,7 +260,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
             args.ai.ai_key.as_ref().map(|k| k.0.as_str()),
             Duration::from_secs(args.ai.ai_timeout.max(1)),
         )),
-        hq: hq_client(args)?,
+        hq: chain,
         token_uses: Arc::default(),
     };
     if args.sandbox {
@@ -268,38 +269,21 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
     Ok(services)
 }
 
-/// The client of the chain's head office, with `--hq-url`.
-fn hq_client(args: &ServeArgs) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
-    let (Some(url), Some(token)) = (&args.hq.hq_url, &args.hq.hq_token) else { return Ok(None) };
-    let ca = match &args.hq.hq_ca_file {
+/// The shop's place in its chain: linked with `--hq-url`, or known linked from its database.
+fn open_chain(args: &ServeArgs, store: &store::Store) -> Result<services::hq_sync::Chain, StartError> {
+    let ca_pem = match &args.hq.hq_ca_file {
         Some(path) => {
             Some(std::fs::read(path).map_err(|source| StartError::HqCaFile { path: path.clone(), source })?)
         }
         None => None,
     };
-    let client = hq::client::HqClient::new(url, token, ca.as_deref(), services::hq_sync::CALL_TIMEOUT)
-        .map_err(StartError::Hq)?;
-    Ok(Some(Arc::new(client)))
-}
-
-/// With `--hq-url`: the shop is linked to its head office (the first time, everything written
-/// before is noted for it).
-fn start_hq_link(
-    args: &ServeArgs,
-    services: &Services,
-) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
-    let (Some(url), Some(client)) = (&args.hq.hq_url, &services.hq) else { return Ok(None) };
-    let now = chrono::Utc::now().to_rfc3339();
-    let url = url.trim().trim_end_matches('/').to_string();
-    if services
-        .store
-        .write_blocking(|tx| store::hq_outbox::link(tx, &url, &now))
-        .map_err(StartError::Store)?
-    {
-        tracing::info!(%url, "linked to the head office: every document and catalog row is noted for it");
-    }
-    tracing::info!(%url, "shipping to the head office");
-    Ok(Some(client.clone()))
+    let settings = services::hq_sync::JoinSettings {
+        url: args.hq.hq_url.as_deref(),
+        token: args.hq.hq_token.as_deref(),
+        ca_pem,
+        allow_http: args.hq.hq_allow_http,
+    };
+    services::hq_sync::open_chain(store, &settings).map_err(StartError::Hq)
 }
 
 /// How long documents in flight may take to finish once a stop is asked for.
@@ -370,8 +354,7 @@ pub async fn run_with_tls(
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let limiters = Arc::new(Limiters::new(&args.limits, &args.clock));
-    let hq = start_hq_link(&args, &services)?;
-    let background = Background::spawn(&args, &services, &limiters, &stop_rx, hq);
+    let background = Background::spawn(&args, &services, &limiters, &stop_rx);
     if args.sandbox {
         tracing::info!(
             nuis = SANDBOX_NUIS,
@@ -522,7 +505,6 @@ impl Background {
         services: &Services,
         limiters: &Arc<Limiters>,
         stop: &tokio::sync::watch::Receiver<bool>,
-        hq: Option<Arc<hq::client::HqClient>>,
     ) -> Background {
         let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
         let worker = tokio::spawn(services.queue.clone().run(settle, stop.clone()));
@@ -556,7 +538,9 @@ impl Background {
                 }
             })
         };
-        let hq = hq.map(|hq| tokio::spawn(services::hq_sync::run(services.store.clone(), hq, stop.clone())));
+        let hq = services.hq.link().map(|link| {
+            tokio::spawn(services::hq_sync::run(services.store.clone(), link.clone(), stop.clone()))
+        });
         Background {
             worker,
             nightly,

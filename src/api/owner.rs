@@ -128,6 +128,10 @@ struct HqBacklogView {
     backlog: i64,
     oldest_noted_at: Option<String>,
     oldest_age_seconds: Option<i64>,
+    /// Changes the head office refused, set aside here (kept, not lost).
+    set_aside: i64,
+    /// What keeps the changes from the head office now, in the shop's words.
+    problem: Option<String>,
 }
 
 /// `GET /api/v1/owner/today`: today's sales per TCR and payment method, each TCR's balance and
@@ -138,6 +142,8 @@ pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResu
         backlog: w.notes,
         oldest_noted_at: w.oldest_noted_at.as_deref().map(stored_time),
         oldest_age_seconds: w.oldest_age_seconds,
+        set_aside: w.set_aside,
+        problem: w.problem,
     });
     let mine = caller.user.tcr_code.as_deref();
     let sales_of = |code: &str| today.sales.tills.iter().find(|t| t.tcr_code.as_deref() == Some(code));

@@ -33,6 +33,7 @@ spelled! {
         SettingsMarketplace = "settings.marketplace",
         BackupRestore = "backup.restore",
         QueueResend = "queue.resend",
+        HqUnlink = "hq.unlink",
     }
 }
 

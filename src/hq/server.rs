@@ -14,11 +14,11 @@ use deadpool_postgres::Pool;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::db::{self, Shop};
+use super::db;
 use super::reports::{self, Filter};
+use super::shop_routes;
 use super::wire::{
-    Acked, Batch, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, PRODUCTS_PATH, ROWS_PATH,
-    RowsPage, SYNC_PATH, key_columns,
+    HEARTBEAT_PATH, NONCASH_PATH, NONCASH_RELEASE_PATH, PRODUCTS_PATH, ROWS_PATH, SYNC_PATH, TAKE_OVER_PATH,
 };
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
@@ -28,48 +28,48 @@ use crate::domain::validation::FieldErrors;
 
 /// The largest batch a shop may send (its notes hold whole rows).
 pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
-/// Rows per page of a restore.
-const ROWS_PER_PAGE: i64 = 5000;
 
 #[derive(Clone)]
 pub struct HqState {
     pub pool: Pool,
 }
 
-/// Logs the cause, answers the spec's message: PostgreSQL away is a 503, anything else a 500.
-fn failed(e: super::Error) -> ApiError {
-    match e {
-        super::Error::Pool(_) => {
-            tracing::warn!(error = %crate::error_chain(&e), "the HQ's database is not reachable");
-            ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "The head office's database is not reachable.")
-        }
-        e => {
-            tracing::error!(error = %crate::error_chain(&e), "the HQ's database failed");
-            ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
-        }
+/// Logs the cause, answers the spec's message: PostgreSQL away (no connection, or one lost
+/// under a statement) is a 503 (`retry_after` adds when to try again), anything else a 500.
+pub(super) fn failed(e: super::Error) -> ApiError {
+    if e.is_unreachable() {
+        tracing::warn!(error = %crate::error_chain(&e), "the HQ's database is not reachable");
+        return ApiError::status(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The head office's database is not reachable.",
+        );
     }
+    tracing::error!(error = %crate::error_chain(&e), "the HQ's database failed");
+    ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
 }
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+/// How long a caller waits before trying again when the HQ's database is away.
+const RETRY_AFTER_SECONDS: &str = "5";
+
+/// Every 503 of the HQ says when to try again.
+async fn retry_after(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::SERVICE_UNAVAILABLE
+        && !response.headers().contains_key(axum::http::header::RETRY_AFTER)
+    {
+        response.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from_static(RETRY_AFTER_SECONDS),
+        );
+    }
+    response
+}
+
+pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     let token = token.trim();
     (scheme == "Bearer" && !token.is_empty()).then_some(token)
-}
-
-/// A shop calling with its token: it writes and reads its own rows only.
-pub struct ShopAuth(pub Shop);
-
-impl FromRequestParts<HqState> for ShopAuth {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &HqState) -> Result<Self, Self::Rejection> {
-        let token = bearer(&parts.headers).ok_or(ApiError::Unauthenticated)?;
-        match db::shop_by_token(&state.pool, token).await.map_err(failed)? {
-            Some(shop) => Ok(ShopAuth(shop)),
-            None => Err(ApiError::Unauthenticated),
-        }
-    }
 }
 
 /// The chain's owner, by name: reads every shop.
@@ -87,60 +87,6 @@ impl FromRequestParts<HqState> for OwnerAuth {
     }
 }
 
-async fn sync(State(state): State<HqState>, ShopAuth(shop): ShopAuth, Body(batch): Body<Batch>) -> ApiResult {
-    match super::apply::apply(&state.pool, shop.id, &batch).await.map_err(failed)? {
-        Ok(acked) => Ok(axum::Json(Acked { acked }).into_response()),
-        Err(invalid) => Err(ApiError::field(&invalid.field, invalid.message)),
-    }
-}
-
-async fn reserve_noncash(
-    State(state): State<HqState>,
-    ShopAuth(shop): ShopAuth,
-    Body(ask): Body<NumberAsk>,
-) -> ApiResult {
-    let ord_num = super::numbering::reserve(
-        &state.pool,
-        shop.id,
-        &ask.nuis,
-        ask.year,
-        &ask.held_for,
-        ask.at_least.max(1),
-    )
-    .await
-    .map_err(failed)?;
-    Ok(axum::Json(NumberGiven { ord_num }).into_response())
-}
-
-async fn release_noncash(
-    State(state): State<HqState>,
-    ShopAuth(shop): ShopAuth,
-    Body(ask): Body<NumberAsk>,
-) -> ApiResult {
-    let released = super::numbering::release(&state.pool, shop.id, &ask.nuis, ask.year, &ask.held_for)
-        .await
-        .map_err(failed)?;
-    Ok(axum::Json(json!({"released": released})).into_response())
-}
-
-#[derive(Debug, Deserialize)]
-struct ProductsParams {
-    nuis: Option<String>,
-    after: Option<i64>,
-}
-
-/// A shop pulls the products of its business changed after the version it holds.
-async fn central_products(
-    State(state): State<HqState>,
-    _shop: ShopAuth,
-    Query(p): Query<ProductsParams>,
-) -> ApiResult {
-    let nuis = p.nuis.unwrap_or_default();
-    let changed =
-        super::catalog::changed(&state.pool, &nuis, p.after.unwrap_or(0), 1000).await.map_err(failed)?;
-    Ok(axum::Json(changed).into_response())
-}
-
 /// The owner sets a product of a business: the shops of that NUIS take it on their next sync.
 async fn set_product(
     State(state): State<HqState>,
@@ -149,39 +95,11 @@ async fn set_product(
     Body(body): Body<super::catalog::ProductBody>,
 ) -> ApiResult {
     let mut product = super::catalog::read(&code, body).map_err(ApiError::Validation)?;
-    product.version = super::catalog::set(&state.pool, &product).await.map_err(failed)?;
-    ok(product)
-}
-
-async fn acked(ShopAuth(shop): ShopAuth) -> ApiResult {
-    Ok(axum::Json(Acked { acked: shop.acked_seq }).into_response())
-}
-
-#[derive(Debug, Deserialize)]
-struct RowsParams {
-    table: Option<String>,
-    after: Option<String>,
-}
-
-async fn rows(
-    State(state): State<HqState>,
-    ShopAuth(shop): ShopAuth,
-    Query(p): Query<RowsParams>,
-) -> ApiResult {
-    let table = p.table.unwrap_or_default();
-    if key_columns(&table).is_none() {
-        return Err(ApiError::field("table", "The table is not one a shop ships."));
-    }
-    let (found, next) =
-        db::rows(&state.pool, shop.id, &table, p.after.as_deref(), ROWS_PER_PAGE).await.map_err(failed)?;
-    let rows = found
-        .into_iter()
-        .filter_map(|row| match row {
-            serde_json::Value::Object(map) => Some(map),
-            _ => None,
-        })
-        .collect();
-    Ok(axum::Json(RowsPage { acked: shop.acked_seq, rows, next }).into_response())
+    let set = super::catalog::set(&state.pool, &product).await.map_err(failed)?;
+    product.version = set.version;
+    let mut view = serde_json::to_value(&product).map_err(|e| failed(super::Error::Read(e.to_string())))?;
+    view["taken_over"] = json!(set.taken_over);
+    ok(view)
 }
 
 /// A report's call at the HQ: the owner, the query as a shop reads it, and `shop` (by its name
@@ -467,8 +385,10 @@ async fn owner_today(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResu
     ok(super::today::view(today, &shops, &chain))
 }
 
+/// `GET /hq/v1/shops`: every shop, when it was last heard from, what its heartbeat said, and the
+/// boxes refused for it.
 async fn shops(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
-    ok(db::shops(&state.pool).await.map_err(failed)?)
+    ok(super::shops::views(&state.pool).await.map_err(failed)?)
 }
 
 /// `GET /healthz`: 200 while PostgreSQL answers, 503 when it does not.
@@ -490,12 +410,17 @@ async fn healthz(State(state): State<HqState>) -> Response {
 pub fn router(state: HqState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
-        .route(SYNC_PATH, get(acked).post(sync))
-        .route(ROWS_PATH, get(rows))
-        .route(NONCASH_PATH, axum::routing::post(reserve_noncash))
-        .route(PRODUCTS_PATH, get(central_products))
-        .route("/hq/v1/products/{code}", axum::routing::put(set_product))
-        .route(NONCASH_RELEASE_PATH, axum::routing::post(release_noncash))
+        .route(SYNC_PATH, get(shop_routes::acked).post(shop_routes::sync))
+        .route(ROWS_PATH, get(shop_routes::rows))
+        .route(NONCASH_PATH, axum::routing::post(shop_routes::reserve_noncash))
+        .route(PRODUCTS_PATH, get(shop_routes::central_products))
+        .route(
+            "/hq/v1/products/{code}",
+            axum::routing::put(set_product).delete(shop_routes::withdraw_product),
+        )
+        .route(NONCASH_RELEASE_PATH, axum::routing::post(shop_routes::release_noncash))
+        .route(HEARTBEAT_PATH, axum::routing::post(shop_routes::heartbeat))
+        .route(TAKE_OVER_PATH, axum::routing::post(shop_routes::take_over))
         .route("/api/v1/reports/sales-summary", get(sales_summary))
         .route("/api/v1/reports/vat", get(vat))
         .route("/api/v1/reports/daily-trend", get(daily_trend))
@@ -519,6 +444,36 @@ pub fn router(state: HqState) -> Router {
         .with_state(state)
         // The owner's page, the shop's own files: in chain mode at the HQ.
         .merge(crate::api::web::routes())
+        .layer(axum::middleware::from_fn(retry_after))
+}
+
+/// `arka hq serve`: listens (HTTPS unless `--plain-http`, which it says at every start), then
+/// `run`s until `shutdown`.
+pub async fn start(
+    args: &super::HqServeArgs,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let tls = crate::ops::tls::configure(&args.tls(), &args.state_dir).map_err(|e| e.to_string())?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    println!("Arka HQ on {scheme}://{address}");
+    match &tls {
+        Some(tls) => {
+            println!("  TLS certificate:       {}", tls.cert_path.display());
+            println!("  SHA-256 fingerprint:   {}", tls.fingerprint);
+        }
+        None => {
+            println!("  PLAIN HTTP (--plain-http): shops' tokens and documents cross the network readable");
+            tracing::warn!(
+                "the head office serves plain HTTP (--plain-http): use it only on a network of your own"
+            );
+        }
+    }
+    tracing::info!(%address, scheme, role = "hq", "arka is listening");
+    run(args, listener, tls, shutdown).await
 }
 
 /// Opens the pool, migrates, and serves on `listener` until `shutdown`.
@@ -528,7 +483,7 @@ pub async fn run(
     tls: Option<crate::ops::tls::Tls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
-    let pool = db::pool(&args.database.database_url, args.pool).map_err(|e| e.to_string())?;
+    let pool = db::pool(&args.database.url()?, args.pool).map_err(|e| e.to_string())?;
     db::migrate(&pool).await.map_err(|e| e.to_string())?;
     let app = router(HqState { pool });
     let served = match &tls {

@@ -27,6 +27,7 @@ fn shop_of_with(sim: &SimServer, hq: &Hq, name: &str, more: impl Fn(&mut arka::c
     let token = hq.add_shop(name);
     let url = hq.url();
     open_till_with(sim, move |args| {
+        args.hq.hq_allow_http = url.starts_with("http://");
         args.hq.hq_url = Some(url);
         args.hq.hq_token = Some(token);
         args.metrics = true;
@@ -183,6 +184,7 @@ fn shop_process(sim: &SimServer, hq: &Hq, data: &std::path::Path, token: &str) -
         format!("--limits={ROOMY_LIMITS}"),
         format!("--hq-url={}", hq.url()),
         format!("--hq-token={token}"),
+        "--hq-allow-http".to_string(),
     ]);
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     ServerProcess::start(data, &flags)
@@ -231,6 +233,7 @@ fn a_kill_9_of_the_hq_and_of_the_shop_mid_batch_loses_nothing_and_doubles_nothin
         open_till_with(&sim, move |args| {
             args.hq.hq_url = Some(url);
             args.hq.hq_token = Some(token);
+            args.hq.hq_allow_http = true;
         })
     };
     sell(&till, "warm-up");
@@ -270,6 +273,7 @@ fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells
     let hq_args = |args: &mut arka::config::ServeArgs| {
         args.hq.hq_url = Some(hq.url());
         args.hq.hq_token = Some(shop_token.clone());
+        args.hq.hq_allow_http = true;
     };
     let till = open_till_with(&sim, hq_args);
     sell(&till, "warm-up");
@@ -298,7 +302,16 @@ fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells
     });
     new_box.restart_after(|dir| {
         let dir = dir.to_str().unwrap();
-        let out = arka_ok(&["restore", "--from-hq", &hq.url(), "--hq-token", &shop_token, "--data-dir", dir]);
+        let out = arka_ok(&[
+            "restore",
+            "--from-hq",
+            &hq.url(),
+            "--hq-token",
+            &shop_token,
+            "--hq-allow-http",
+            "--data-dir",
+            dir,
+        ]);
         assert!(out.contains("upload the company's certificate again"), "{out}");
     });
     let restored = {
@@ -626,10 +639,10 @@ fn as_main_left_it(db: &std::path::Path) {
         db.execute_batch(&format!("DROP TRIGGER {trigger}")).unwrap();
     }
     db.execute_batch(
-        "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products;
+        "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products; DROP TABLE hq_set_aside;
          DELETE FROM refinery_schema_history
          WHERE name IN ('hq_outbox', 'kept_requests_packed', 'a_receipt_in_fewer_bytes', 'open_days_index',
-                        'kept_dictionaries');",
+                        'kept_dictionaries', 'hq_box_and_set_aside');",
     )
     .unwrap();
     assert_eq!(applied_migrations(&db), RELEASED_BY_MAIN, "the database is main's");
@@ -656,8 +669,12 @@ fn a_shop_database_made_by_main_upgrades_to_the_outbox_and_ships_its_history_to_
     {
         let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
         let mut expected = RELEASED_BY_MAIN.to_vec();
-        expected.extend([26, 27, 28, 29, 30]);
-        assert_eq!(applied_migrations(&db), expected, "upgraded by the outbox's migration and V27 to V30");
+        expected.extend([26, 27, 28, 29, 30, 42]);
+        assert_eq!(
+            applied_migrations(&db),
+            expected,
+            "upgraded by the outbox's migration, V27 to V30 and V42"
+        );
     }
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let reply = agent
@@ -856,9 +873,17 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
     the_hq_prints_the_closing_report_as_the_shop_does(&hq, &names, &tills);
 }
 
-/// What V5 (migrations_hq/V5__typed_reports.sql) added, taken away again with its row of the
-/// history: the database as an HQ of V4 left it, holding every row it was shipped.
+/// What V5 (migrations_hq/V5__typed_reports.sql) and V6 (shops of their own) added, taken away
+/// again with their rows of the history: the database as an HQ of V4 left it, holding every row
+/// it was shipped.
 const BACK_TO_V4: &str = "
+    DROP TABLE box_refusals, hq_audit;
+    DROP INDEX noncash_numbers_held_for;
+    ALTER TABLE noncash_numbers DROP COLUMN box_id, DROP COLUMN voided_at, DROP COLUMN void_reason,
+        ADD CONSTRAINT noncash_numbers_nuis_year_shop_id_held_for_key UNIQUE (nuis, year, shop_id, held_for);
+    ALTER TABLE shops DROP COLUMN nuis, DROP COLUMN box_id, DROP COLUMN box_since, DROP COLUMN revoked_at,
+        DROP COLUMN retired_at, DROP COLUMN last_heard_at, DROP COLUMN heartbeat;
+    ALTER TABLE central_products DROP COLUMN withdrawn_at;
     DROP TABLE users, business_units, fiscal_devices, cash_days, cash_actions, wtns;
     DROP INDEX shop_rows_lines, invoices_shop_time, invoices_corrective, invoices_settled_by, invoices_cash_day,
         invoices_search;
@@ -879,11 +904,14 @@ fn an_hq_upgraded_with_the_shops_documents_answers_as_the_shops_do() {
     sql(&hq.db.url, BACK_TO_V4);
     assert_eq!(sql(&hq.db.url, "SELECT to_regclass('cash_days') IS NULL")[0][0].as_deref(), Some("t"));
     hq.start_again();
-    // The HQ listens before it has migrated: its answers are the upgraded ones once V5 is in.
+    // The HQ listens before it has migrated: its answers are the upgraded ones once V6 is in.
     eventually("the HQ upgraded past V4", Duration::from_secs(60), || {
         let applied = sql(&hq.db.url, "SELECT MAX(version) FROM refinery_schema_history");
-        applied[0][0].as_deref().is_some_and(|v| v.parse::<i64>().unwrap() >= 5)
+        applied[0][0].as_deref().is_some_and(|v| v.parse::<i64>().unwrap() >= 6)
     });
+    // V6 learns each shop's business from the company it shipped.
+    let businesses = sql(&hq.db.url, "SELECT DISTINCT nuis FROM shops");
+    assert_eq!(businesses, [[Some(NUIS.to_string())]], "every shop's NUIS from its company");
     assert_the_chains_reports_are_its_shops(&hq, &names, &tills);
     the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(&hq, &names, &tills);
     the_hq_keeps_the_sales_book_as_the_shop_does(&hq, &names, &tills);

@@ -24,6 +24,7 @@ mod foundation_edge;
 mod foundation_registration;
 mod hardening;
 mod hq;
+mod hq_mistakes;
 mod invoices;
 mod late_delivery;
 mod marketplace;

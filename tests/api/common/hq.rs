@@ -93,8 +93,9 @@ impl Hq {
         Self::start_on(TestDatabase::create())
     }
 
+    /// On plain HTTP (`--plain-http`, which the shops then take with `--hq-allow-http`).
     pub fn start_on(db: TestDatabase) -> Hq {
-        Self::start_with(db, Vec::new(), None)
+        Self::start_with(db, vec!["--plain-http".to_string()], None)
     }
 
     /// Started with `serve` beyond the database (`--tls-cert` ...); the owner's calls trust
@@ -128,10 +129,51 @@ impl Hq {
         self.process.base_url.clone()
     }
 
-    /// `arka hq shops add NAME`: the shop's token.
+    /// `arka hq shops add NAME` of the tills' business: the shop's token.
     pub fn add_shop(&self, name: &str) -> String {
-        let out = arka_ok(&["hq", "shops", "add", name, "--database-url", &self.db.url]);
-        printed_value(&out, "--hq-token ")
+        self.add_shop_of(name, super::till::NUIS)
+    }
+
+    /// `arka hq shops add NAME --nuis NUIS`: the shop's token.
+    pub fn add_shop_of(&self, name: &str, nuis: &str) -> String {
+        let out = arka_ok(&["hq", "shops", "add", name, "--nuis", nuis, "--database-url", &self.db.url]);
+        printed_value(&out, "ARKA_HQ_TOKEN=")
+    }
+
+    /// `arka hq ARGS... --database-url URL`: what it printed.
+    pub fn command(&self, args: &[&str]) -> String {
+        let mut all = vec!["hq"];
+        all.extend(args);
+        all.extend(["--database-url", self.db.url.as_str()]);
+        arka_ok(&all)
+    }
+
+    /// A call to the HQ with `token` (and a box's name, as a shop's calls carry): status, the
+    /// `Retry-After` header, and the body.
+    pub fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: &str,
+        box_id: Option<&str>,
+        body: Option<&Value>,
+    ) -> (u16, Option<String>, Value) {
+        let url = format!("{}{path}", self.url());
+        let mut request = ureq::http::Request::builder()
+            .method(method)
+            .uri(url)
+            .header("Authorization", format!("Bearer {token}"))
+            .header("Content-Type", "application/json");
+        if let Some(box_id) = box_id {
+            request = request.header("x-arka-box", box_id);
+        }
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let mut reply = self.agent.run(request.body(body).unwrap()).unwrap();
+        let status = reply.status().as_u16();
+        let retry_after =
+            reply.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
+        let text = reply.body_mut().read_to_string().unwrap();
+        (status, retry_after, serde_json::from_str(&text).unwrap_or(Value::String(text)))
     }
 
     /// The HQ again on the same database and address, after a stop or a kill.

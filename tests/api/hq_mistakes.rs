@@ -1,0 +1,539 @@
+//! Issue 43: the head office safe under a chain's mistakes. Each story is a mistake a real
+//! chain walks into, told over real processes: the real `arka hq serve` on PostgreSQL, shops as
+//! real servers against the CIS simulator, and the calls a confused or stale box would make.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::hq::{Hq, OwnCluster, TestDatabase, around_today, sql};
+use crate::common::process::ServerProcess;
+use crate::common::sim::SimServer;
+use crate::common::till::{NUIS, ROOMY_LIMITS, Till, coffee_and_water, on_account, open_till_with};
+use crate::common::{arka, arka_ok, eventually};
+
+/// Another business than the tills' (`NUIS`).
+const OTHER_NUIS: &str = "K12345678B";
+
+/// A shop of the chain on a server of its own, shipping to `hq` over its plain HTTP.
+fn shop_of(sim: &SimServer, hq: &Hq, name: &str) -> (Till, String) {
+    let token = hq.add_shop(name);
+    let till = shop_with_token(sim, hq, &token);
+    (till, token)
+}
+
+fn shop_with_token(sim: &SimServer, hq: &Hq, token: &str) -> Till {
+    let (url, token) = (hq.url(), token.to_string());
+    open_till_with(sim, move |args| {
+        args.hq.hq_url = Some(url);
+        args.hq.hq_token = Some(token);
+        args.hq.hq_allow_http = true;
+        args.metrics = true;
+    })
+}
+
+fn sell(till: &Till, internal_id: &str) -> Value {
+    till.server
+        .post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water(internal_id))
+        .data(201)
+        .clone()
+}
+
+/// The numbers of `shop`'s documents at the HQ, each counted (a number twice would be listed twice).
+fn hq_numbers(hq: &Hq, shop: &str) -> Vec<String> {
+    let (from, to) = around_today();
+    let (status, body) =
+        hq.get(&format!("/api/v1/invoice?shop={shop}&fromDate={from}&toDate={to}&limit=500"));
+    assert_eq!(status, 200, "{body}");
+    body["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["number"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The numbers of the documents in the shop's database at `data`.
+fn numbers_in(data: &std::path::Path) -> BTreeSet<String> {
+    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
+    let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
+    stmt.query_map([], |r| r.get("number")).unwrap().map(Result::unwrap).collect()
+}
+
+/// The HQ holds exactly the documents of the shop's database at `data`, each once.
+fn the_hq_holds(hq: &Hq, shop: &str, data: &std::path::Path) {
+    let own = numbers_in(data);
+    eventually(&format!("{shop}'s documents at the HQ"), Duration::from_secs(60), || {
+        let held = hq_numbers(hq, shop);
+        held.len() == own.len() && held.into_iter().collect::<BTreeSet<_>>() == own
+    });
+}
+
+/// This box's identity at the HQ, as its database holds it.
+fn box_of(data: &std::path::Path) -> String {
+    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
+    db.query_row("SELECT box_id FROM hq_link", [], |r| r.get("box_id")).unwrap()
+}
+
+/// A request to a shop's real binary: status and body.
+fn call(base: &str, method: &str, path: &str, token: &str, body: Option<&Value>) -> (u16, Value) {
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let request = ureq::http::Request::builder()
+        .method(method)
+        .uri(format!("{base}{path}"))
+        .header("Authorization", format!("Bearer {token}"))
+        .header("Content-Type", "application/json")
+        .body(body.map(Value::to_string).unwrap_or_default())
+        .unwrap();
+    let mut reply = agent.run(request).unwrap();
+    let status = reply.status().as_u16();
+    let text = reply.body_mut().read_to_string().unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+/// The shop's real binary over `data` (a till on-boarded before), with `more` flags.
+fn shop_process(sim: &SimServer, data: &std::path::Path, more: &[String]) -> ServerProcess {
+    let mut flags: Vec<String> = sim.flags();
+    flags.push(format!("--limits={ROOMY_LIMITS}"));
+    flags.extend(more.iter().cloned());
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    ServerProcess::start(data, &flags)
+}
+
+fn this_year() -> i32 {
+    use chrono::Datelike;
+    chrono::Utc::now().with_timezone(&chrono_tz::Europe::Tirane).year()
+}
+
+/// Item 1: a shop linked once knows it from its database. Started without `--hq-url` it sells
+/// cash and refuses non-cash (the business's numbers are the chain's), says so on `/healthz`,
+/// and numbers non-cash itself again only once unlinked by an audited command.
+#[test]
+fn a_linked_shop_started_without_its_hq_refuses_noncash_until_it_is_unlinked_on_the_record() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let (till, _) = shop_of(&sim, &hq, "tirana-1");
+    till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account("linked-1")).data(201);
+    let token = till.token.clone();
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+
+    let mut alone = shop_process(&sim, &data, &[]);
+    let (status, body) =
+        call(&alone.base_url, "POST", "/api/v1/invoice/noncash", &token, Some(&on_account("alone-1")));
+    assert_eq!(status, 503, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("--hq-url"), "{body}");
+    let (status, body) =
+        call(&alone.base_url, "POST", "/api/v1/invoice/cash", &token, Some(&coffee_and_water("alone-cash")));
+    assert_eq!(status, 201, "cash sales go on: {body}");
+    let (_, health) = call(&alone.base_url, "GET", "/healthz", &token, None);
+    assert!(health["hq"]["problem"].as_str().is_some_and(|p| p.contains("--hq-url")), "{health}");
+    assert!(health["hq"]["backlog"].as_i64().unwrap() > 0, "its changes wait for the HQ: {health}");
+    alone.terminate();
+
+    // Unlinked on purpose, on the record: the shop numbers non-cash itself after the chain's last.
+    let refused =
+        arka(&["unlink-hq", "--reason", "", "--noncash-after", "7", "--data-dir", data.to_str().unwrap()]);
+    assert!(!refused.status.success(), "a reason is required");
+    arka_ok(&[
+        "unlink-hq",
+        "--reason",
+        "the shop was sold",
+        "--noncash-after",
+        "40",
+        "--data-dir",
+        data.to_str().unwrap(),
+    ]);
+    let mut unlinked = shop_process(&sim, &data, &[]);
+    let (status, body) =
+        call(&unlinked.base_url, "POST", "/api/v1/invoice/noncash", &token, Some(&on_account("unlinked-1")));
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["data"]["invoice"]["number"], json!(format!("41/{}", this_year())));
+    let (_, health) = call(&unlinked.base_url, "GET", "/healthz", &token, None);
+    assert!(health.get("hq").is_none(), "a lone shop again: {health}");
+    let (status, audit) = call(&unlinked.base_url, "GET", "/api/v1/audit?action=hq.unlink", &token, None);
+    assert_eq!(status, 200, "{audit}");
+    let entry = &audit["data"]["entries"][0];
+    assert_eq!(entry["action"], "hq.unlink", "{audit}");
+    assert!(entry["after"].to_string().contains("the shop was sold"), "{entry}");
+    unlinked.terminate();
+}
+
+/// Item 2: the HQ acknowledges only what it applied. A batch that claims far more than it carries
+/// is refused, and every document the shop sends after it arrives, once.
+#[test]
+fn a_batch_claiming_more_than_it_carries_is_refused_and_every_later_document_arrives() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let (till, token) = shop_of(&sim, &hq, "durres");
+    sell(&till, "before-1");
+    sell(&till, "before-2");
+    the_hq_holds(&hq, "durres", &till.server.data_dir());
+    let box_id = box_of(&till.server.data_dir());
+    let (_, _, acked) = hq.call("GET", "/hq/v1/sync", &token, Some(&box_id), None);
+    let far = acked["acked"].as_i64().unwrap() + 1_000_000;
+    let (status, _, body) =
+        hq.call("POST", "/hq/v1/sync", &token, Some(&box_id), Some(&json!({"upto": far, "entries": []})));
+    assert_eq!(status, 422, "{body}");
+    assert!(body["errors"]["upto"].is_array(), "{body}");
+    for n in 0..8 {
+        sell(&till, &format!("after-{n}"));
+    }
+    the_hq_holds(&hq, "durres", &till.server.data_dir());
+    let rows = sql(&hq.db.url, "SELECT COUNT(*), COUNT(DISTINCT iic) FROM invoices");
+    assert_eq!(rows[0][0], rows[0][1], "no document twice");
+}
+
+/// Item 2: each box has an identity of its own. A second box on one shop's token is refused
+/// (nothing of it lands in the shop's books) and shown to the owner; the first ships on.
+#[test]
+fn a_second_box_on_one_shops_token_is_refused_and_shown_to_the_owner() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let (first, token) = shop_of(&sim, &hq, "vlora");
+    sell(&first, "first-1");
+    the_hq_holds(&hq, "vlora", &first.server.data_dir());
+
+    let second = shop_with_token(&sim, &hq, &token);
+    sell(&second, "second-1");
+    eventually("the second box refused", Duration::from_secs(30), || {
+        let health = second.server.get("/healthz", None).body;
+        health["hq"]["problem"].as_str().is_some_and(|p| p.contains("refuses this box"))
+    });
+    let page = second.server.get("/api/v1/owner/today", Some(&second.token)).data(200)["hq"].clone();
+    assert!(page["problem"].as_str().is_some_and(|p| p.contains("refuses this box")), "{page}");
+    sell(&first, "first-2");
+    the_hq_holds(&hq, "vlora", &first.server.data_dir());
+
+    let (status, shops) = hq.get("/hq/v1/shops");
+    assert_eq!(status, 200, "{shops}");
+    let refused = &shops["data"][0]["refused_boxes"];
+    assert_eq!(refused.as_array().unwrap().len(), 1, "{shops}");
+    assert_eq!(refused[0]["box_id"], json!(box_of(&second.server.data_dir())));
+    assert!(refused[0]["calls"].as_i64().unwrap() >= 1);
+    let listed = hq.command(&["shops", "list"]);
+    assert!(listed.contains(&format!("! box {}", box_of(&second.server.data_dir()))), "{listed}");
+}
+
+/// Item 2: the owner rotates, revokes and retires a shop's token, and removes a shop added by
+/// mistake; owners are listed and removed; each act is in the HQ's audit trail.
+#[test]
+fn the_owner_rotates_revokes_retires_and_removes_shops_and_owners_on_the_record() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let (till, token) = shop_of(&sim, &hq, "korca");
+    sell(&till, "before");
+    the_hq_holds(&hq, "korca", &till.server.data_dir());
+    let box_id = box_of(&till.server.data_dir());
+
+    hq.command(&["shops", "revoke", "korca"]);
+    assert_eq!(hq.call("GET", "/hq/v1/sync", &token, Some(&box_id), None).0, 401);
+    sell(&till, "while-revoked");
+    eventually("the shop says its token is refused", Duration::from_secs(30), || {
+        let health = till.server.get("/healthz", None).body;
+        health["hq"]["problem"].as_str().is_some_and(|p| p.contains("token"))
+    });
+
+    let rotated = hq.command(&["shops", "rotate", "korca"]);
+    let new_token = crate::common::printed_value(&rotated, "ARKA_HQ_TOKEN=");
+    assert_ne!(new_token, token);
+    assert_eq!(hq.call("GET", "/hq/v1/sync", &token, Some(&box_id), None).0, 401, "the old token is gone");
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+    let flags =
+        [format!("--hq-url={}", hq.url()), format!("--hq-token={new_token}"), "--hq-allow-http".to_string()];
+    let mut shop = shop_process(&sim, &data, &flags);
+    the_hq_holds(&hq, "korca", &data);
+    shop.terminate();
+
+    let removed = arka(&["hq", "shops", "remove", "korca", "--database-url", &hq.db.url]);
+    assert!(!removed.status.success(), "a shop with books is retired, not removed");
+    hq.command(&["shops", "retire", "korca"]);
+    assert_eq!(hq.call("GET", "/hq/v1/sync", &new_token, Some(&box_id), None).0, 401);
+    assert!(hq.command(&["shops", "list"]).contains("retired"));
+    assert_eq!(hq_numbers(&hq, "korca").len(), numbers_in(&data).len(), "a retired shop's books stay");
+
+    hq.add_shop("mistake");
+    hq.command(&["shops", "remove", "mistake"]);
+    assert!(!hq.command(&["shops", "list"]).contains("mistake"));
+    arka_ok(&["hq", "owners", "add", "ana", "--database-url", &hq.db.url]);
+    assert!(hq.command(&["owners", "list"]).contains("ana"));
+    hq.command(&["owners", "remove", "ana"]);
+    assert!(!hq.command(&["owners", "list"]).contains("ana"));
+    let audit = hq.command(&["audit"]);
+    for action in ["shop.revoke", "shop.rotate", "shop.retire", "shop.add", "shop.remove", "owner.remove"] {
+        assert!(audit.contains(action), "{action}: {audit}");
+    }
+}
+
+/// Items 5 and 6: a shop numbers only its own business, every field of its ask is checked, and
+/// `at_least` is bounded by the CIS's largest number and never moves the sequence back.
+#[test]
+fn a_shop_numbers_only_its_own_business_and_at_least_is_bounded_and_never_goes_back() {
+    let hq = Hq::start();
+    let token = hq.add_shop("tirana-1");
+    hq.add_shop_of("shkoder", OTHER_NUIS);
+    let ask = |body: Value| hq.call("POST", "/hq/v1/numbers/noncash", &token, Some("box-1"), Some(&body));
+    let year = this_year();
+    let number = |held_for: &str, at_least: i64| json!({"nuis": NUIS, "year": year, "held_for": held_for, "at_least": at_least});
+
+    let (status, _, body) = ask(json!({"nuis": OTHER_NUIS, "year": year, "held_for": "a", "at_least": 1}));
+    assert_eq!(status, 403, "another business's sequence: {body}");
+    assert!(
+        sql(&hq.db.url, &format!("SELECT 1 FROM noncash_sequences WHERE nuis = '{OTHER_NUIS}'")).is_empty()
+    );
+    for (body, field) in [
+        (json!({"nuis": "", "year": year, "held_for": "a", "at_least": 1}), "nuis"),
+        (json!({"nuis": NUIS, "year": -5, "held_for": "a", "at_least": 1}), "year"),
+        (json!({"nuis": NUIS, "year": year + 5, "held_for": "a", "at_least": 1}), "year"),
+        (json!({"nuis": NUIS, "year": year, "held_for": "", "at_least": 1}), "held_for"),
+        (number("a", -1), "at_least"),
+        (number("a", i64::MAX), "at_least"),
+        (number("a", 2_147_483_648), "at_least"),
+    ] {
+        let (status, _, reply) = ask(body.clone());
+        assert_eq!(status, 422, "{body}: {reply}");
+        assert!(reply["errors"][field].is_array(), "{body}: {reply}");
+    }
+
+    let given = |held_for: &str, at_least: i64| {
+        let (status, _, reply) = ask(number(held_for, at_least));
+        assert_eq!(status, 200, "{reply}");
+        reply["ord_num"].as_i64().unwrap()
+    };
+    assert_eq!(given("d-1", 0), 1);
+    assert_eq!(given("d-2", 100), 100, "the sequence starts after the business's own books");
+    assert_eq!(given("d-3", 5), 101, "a lower at_least never moves it back");
+    assert_eq!(given("d-4", 2_147_483_646), 2_147_483_646);
+    assert_eq!(given("d-5", 7), 2_147_483_647, "the CIS's largest number");
+    let (status, _, reply) = ask(number("d-6", 1));
+    assert_eq!(status, 409, "full, neither wrapped nor a 500: {reply}");
+    assert_eq!(given("d-5", 1), 2_147_483_647, "a retry keeps its number");
+    let (status, _, reply) = ask(number("d-7", 1));
+    assert_eq!(status, 409, "{reply}");
+}
+
+/// Item 7: a shop reads only its own business's central catalog; the owner lists and withdraws
+/// central products, and setting a product a shop had of its own says so.
+#[test]
+fn a_shop_reads_only_its_own_business_catalog_and_the_owner_lists_and_withdraws_products() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let (till, token) = shop_of(&sim, &hq, "fier");
+    let own = till.server.post_json(
+        "/api/v1/products",
+        Some(&till.token),
+        &json!({"name": "Byrek", "code": "BYR", "last_price": 80, "vat_rate": "20"}),
+    );
+    own.data(201);
+    eventually("the shop's product at the HQ", Duration::from_secs(30), || {
+        !sql(&hq.db.url, "SELECT 1 FROM shop_rows WHERE tbl = 'products' AND row->>'code' = 'BYR'").is_empty()
+    });
+    let product =
+        |nuis: &str, name: &str| json!({"nuis": nuis, "name": name, "price": 100, "vat_rate": "20"});
+    let (status, set) = hq.put("/hq/v1/products/SECRET", &product(OTHER_NUIS, "Another business's"));
+    assert_eq!(status, 200, "{set}");
+    let (status, set) = hq.put("/hq/v1/products/BYR", &product(NUIS, "Byrek i HQ-së"));
+    assert_eq!(status, 200, "{set}");
+    assert_eq!(set["data"]["taken_over"], json!(["fier"]), "the HQ says whose product it takes over");
+
+    let box_id = box_of(&till.server.data_dir());
+    let (status, _, body) =
+        hq.call("GET", &format!("/hq/v1/products?nuis={OTHER_NUIS}"), &token, Some(&box_id), None);
+    assert_eq!(status, 403, "another business's catalog: {body}");
+    let (status, _, body) = hq.call("GET", "/hq/v1/products", &token, Some(&box_id), None);
+    assert_eq!(status, 200, "{body}");
+    let codes: Vec<&str> = body.as_array().unwrap().iter().map(|p| p["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["BYR"], "its own business's only");
+
+    let (status, listed) = hq.get("/hq/v1/products");
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["data"].as_array().unwrap().len(), 2, "the owner sees every central product: {listed}");
+    let central = |till: &Till| {
+        let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
+        db.query_row(
+            "SELECT COUNT(*) AS n FROM central_products c JOIN products p ON p.id = c.product_id WHERE p.code = 'BYR'",
+            [],
+            |r| r.get::<_, i64>("n"),
+        )
+        .unwrap()
+    };
+    eventually("the product set by the HQ at the shop", Duration::from_secs(30), || central(&till) == 1);
+    let (status, _, withdrawn) =
+        hq.call("DELETE", &format!("/hq/v1/products/BYR?nuis={NUIS}"), &hq.owner, None, None);
+    assert_eq!(status, 200, "{withdrawn}");
+    eventually("the product the shop's own again", Duration::from_secs(30), || central(&till) == 0);
+    let (_, listed) = hq.get(&format!("/hq/v1/products?nuis={NUIS}"));
+    assert_eq!(listed["data"], json!([]), "withdrawn: {listed}");
+}
+
+/// Item 9: a row the HQ's typed tables cannot take is answered 422 naming the entry; a real shop
+/// sets that entry aside (kept, counted on `/healthz`, shown to its owner) and the rest flows.
+#[test]
+fn a_row_the_hq_cannot_take_is_named_set_aside_at_the_shop_and_the_rest_flows() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let (till, token) = shop_of(&sim, &hq, "berat");
+    sell(&till, "first");
+    the_hq_holds(&hq, "berat", &till.server.data_dir());
+    let box_id = box_of(&till.server.data_dir());
+    let (_, _, acked) = hq.call("GET", "/hq/v1/sync", &token, Some(&box_id), None);
+    let next = acked["acked"].as_i64().unwrap() + 1;
+    let entry = |key: Value, row: Value| json!({"upto": next, "entries": [{"seq": next, "table": "invoices", "key": key, "op": "upsert", "row": row}]});
+    for (batch, field) in [
+        (entry(json!({"id": "x"}), json!({"id": "x", "total": "1"})), "entries.0.row"),
+        (entry(json!({"id": 900}), json!({"id": 901, "total": "1"})), "entries.0.key"),
+        (entry(json!({"id": 900}), json!({"id": 900})), "entries.0.row"),
+    ] {
+        let (status, _, reply) = hq.call("POST", "/hq/v1/sync", &token, Some(&box_id), Some(&batch));
+        assert_eq!(status, 422, "{batch}: {reply}");
+        assert!(reply["errors"][field].is_array(), "{batch}: {reply}");
+    }
+    let bad = json!({"upto": next, "entries": [{"seq": next, "table": "report_sales", "op": "upsert",
+        "key": {"company_id": 1, "day": "2026-01-01", "business_unit_id": 1, "tcr_code": "x", "user_id": 1,
+                "operator_code": "x", "kind": "CASH", "currency": "ALL"},
+        "row": {"company_id": 1, "day": "2026-01-01", "business_unit_id": 1, "tcr_code": "x", "user_id": 1,
+                "operator_code": "x", "kind": "CASH", "currency": "ALL", "documents": "many"}}]});
+    let (status, _, reply) = hq.call("POST", "/hq/v1/sync", &token, Some(&box_id), Some(&bad));
+    assert_eq!(status, 422, "a text amount: {reply}");
+
+    // The shop's own database holds a row the HQ cannot type (a text where a number goes): it is
+    // set aside, and what follows flows.
+    till.sql(&["UPDATE report_sales SET documents = 'many'".to_string()]);
+    let set_aside = || till.server.get("/healthz", None).body["hq"]["set_aside"].as_i64().unwrap();
+    eventually("the refused change set aside", Duration::from_secs(30), || set_aside() >= 1);
+    for n in 0..3 {
+        sell(&till, &format!("after-{n}"));
+    }
+    the_hq_holds(&hq, "berat", &till.server.data_dir());
+    let page = till.server.get("/api/v1/owner/today", Some(&till.token)).data(200)["hq"].clone();
+    assert_eq!(page["set_aside"], json!(set_aside()), "shown to the owner: {page}");
+    let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
+    let (table, reason): (String, String) = db
+        .query_row("SELECT tbl, reason FROM hq_set_aside ORDER BY seq LIMIT 1", [], |r| {
+            Ok((r.get("tbl")?, r.get("reason")?))
+        })
+        .unwrap();
+    assert_eq!(table, "report_sales");
+    assert!(
+        reason.contains("entries.") && reason.contains("report_sales"),
+        "the HQ's reason is kept: {reason}"
+    );
+}
+
+/// Item 10: with PostgreSQL down every route of the HQ answers 503 with Retry-After, never 500.
+#[test]
+fn with_postgresql_down_every_hq_route_answers_503_with_retry_after() {
+    let cluster = OwnCluster::start();
+    let hq = Hq::start_on(TestDatabase::create_on(&cluster.url));
+    let token = hq.add_shop("lezhe");
+    cluster.stop();
+    let (from, to) = around_today();
+    let ask = json!({"nuis": NUIS, "year": this_year(), "held_for": "a", "at_least": 1});
+    let owner_routes = [
+        ("GET", format!("/api/v1/reports/sales-summary?from={from}&to={to}")),
+        ("GET", format!("/api/v1/invoice?fromDate={from}&toDate={to}")),
+        ("GET", "/api/v1/owner/today".to_string()),
+        ("GET", "/api/v1/account".to_string()),
+        ("GET", "/hq/v1/shops".to_string()),
+        ("GET", "/hq/v1/products".to_string()),
+    ];
+    for (method, path) in &owner_routes {
+        let (status, retry, body) = hq.call(method, path, &hq.owner, None, None);
+        assert_eq!((status, retry.is_some()), (503, true), "{method} {path}: {body}");
+    }
+    let shop_routes = [
+        ("GET", "/hq/v1/sync", None),
+        ("POST", "/hq/v1/sync", Some(json!({"upto": 1, "entries": []}))),
+        ("POST", "/hq/v1/numbers/noncash", Some(ask)),
+        ("GET", "/hq/v1/rows?table=invoices", None),
+        (
+            "POST",
+            "/hq/v1/heartbeat",
+            Some(json!({"version": "x", "backlog": 0, "cis_queue": 0, "set_aside": 0})),
+        ),
+    ];
+    for (method, path, body) in &shop_routes {
+        let (status, retry, reply) = hq.call(method, path, &token, Some("box-1"), body.as_ref());
+        assert_eq!((status, retry.is_some()), (503, true), "{method} {path}: {reply}");
+    }
+    let (status, retry, body) =
+        hq.call("POST", "/api/v1/session", "none", None, Some(&json!({"name": "owner", "token": hq.owner})));
+    assert_eq!((status, retry.is_some()), (503, true), "the owner's sign-in: {body}");
+    cluster.start_again();
+    eventually("the HQ answers again", Duration::from_secs(30), || hq.get("/hq/v1/shops").0 == 200);
+}
+
+/// Item 11: 5,000 central products come down to a shop whole, and the pull ends (a product set
+/// after them arrives too).
+#[test]
+fn five_thousand_central_products_come_down_whole_and_the_pull_ends() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let (till, _) = shop_of(&sim, &hq, "sarande");
+    sql(
+        &hq.db.url,
+        &format!(
+            "INSERT INTO central_products (nuis, code, name, description, price, vat_rate, currency, unit_code, service, version)
+             SELECT '{NUIS}', 'C' || i, 'Product ' || i, '', '10', '20', 'ALL', 'C62', false, nextval('central_product_versions')
+             FROM generate_series(1, 5000) i"
+        ),
+    );
+    let central = || {
+        let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
+        db.query_row("SELECT COUNT(*) AS n FROM central_products", [], |r| r.get::<_, i64>("n")).unwrap()
+    };
+    eventually("5,000 central products at the shop", Duration::from_secs(120), || central() == 5000);
+    let (status, body) = hq.put(
+        "/hq/v1/products/LAST",
+        &json!({"nuis": NUIS, "name": "The last", "price": 5, "vat_rate": "20"}),
+    );
+    assert_eq!(status, 200, "{body}");
+    eventually("the product set after them", Duration::from_secs(30), || central() == 5001);
+}
+
+/// Item 12: while the HQ is away the shop tries again at most 2 s apart (it says when on
+/// `/healthz`), and a restore from the HQ that fails leaves nothing behind.
+#[test]
+fn the_shop_retries_within_two_seconds_and_a_failed_restore_leaves_nothing_behind() {
+    let sim = SimServer::start();
+    let mut hq = Hq::start();
+    let (till, token) = shop_of(&sim, &hq, "gjirokaster");
+    sell(&till, "before");
+    the_hq_holds(&hq, "gjirokaster", &till.server.data_dir());
+    hq.process.terminate();
+    sell(&till, "while-away");
+    // Long enough for a backoff doubling from its first pause to pass any cap above 2 s.
+    std::thread::sleep(Duration::from_secs(12));
+    let health = till.server.get("/healthz", None).body;
+    assert!(health["hq"]["problem"].as_str().is_some_and(|p| p.contains("not reachable")), "{health}");
+    let retry = health["hq"]["retry_in_seconds"].as_u64().unwrap();
+    assert!(retry <= 2, "the next try within 2 s: {health}");
+    hq.start_again();
+    the_hq_holds(&hq, "gjirokaster", &till.server.data_dir());
+
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("new-box");
+    let data_arg = data.to_str().unwrap();
+    let refused = arka(&[
+        "restore",
+        "--from-hq",
+        &hq.url(),
+        "--hq-token",
+        "arka_hqs_wrong",
+        "--hq-allow-http",
+        "--data-dir",
+        data_arg,
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        !data.exists(),
+        "nothing left behind: {:?}",
+        std::fs::read_dir(dir.path()).unwrap().collect::<Vec<_>>()
+    );
+    let plain = arka(&["restore", "--from-hq", &hq.url(), "--hq-token", &token, "--data-dir", data_arg]);
+    assert!(!plain.status.success(), "a plain HTTP head office only when asked");
+    assert!(String::from_utf8_lossy(&plain.stderr).contains("plain HTTP"));
+    assert!(!data.exists());
+}
