@@ -585,8 +585,10 @@ fn linked_run(
     (shops, rate, secs): (usize, u64, u64),
 ) -> (Vec<Sold>, Vec<Duration>) {
     let names: Vec<String> = (0..shops).map(|i| format!("round{round}-shop{i}")).collect();
-    let tokens: Vec<String> =
-        names.iter().map(|n| runtime.block_on(arka::hq::db::add_shop(pool, n, common::NUIS)).unwrap()).collect();
+    let tokens: Vec<String> = names
+        .iter()
+        .map(|n| runtime.block_on(arka::hq::db::add_shop(pool, n, common::NUIS)).unwrap())
+        .collect();
     let ids: BTreeMap<String, i64> =
         runtime.block_on(arka::hq::db::shops(pool)).unwrap().into_iter().map(|s| (s.name, s.id)).collect();
     let done = Arc::new(AtomicBool::new(false));

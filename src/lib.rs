@@ -464,6 +464,7 @@ struct Background {
     /// The integrity check of the copies kept unchecked (before an upgrade), and its stop.
     checks: Option<(tokio::task::JoinHandle<()>, backup::CheckStop)>,
     search_index: tokio::task::JoinHandle<()>,
+    tcrs: tokio::task::JoinHandle<()>,
     sweeper: tokio::task::JoinHandle<()>,
     token_uses: tokio::task::JoinHandle<()>,
     /// Ships the outbox to the chain's head office (`--hq-url`).
@@ -518,6 +519,8 @@ impl Background {
             (tokio::spawn(backup::check_pending(dir.clone(), gate, halt.clone(), stop.clone())), halt)
         });
         let search_index = tokio::spawn(services.clone().keep_search_index());
+        // After a restore: the retired tills go on on new TCRs once the CIS registers them.
+        let tcrs = tokio::spawn(services.clone().keep_tcrs_continued(stop.clone()));
         let sweeper = {
             let limiters = limiters.clone();
             tokio::spawn(async move {
@@ -546,6 +549,7 @@ impl Background {
             nightly,
             checks,
             search_index,
+            tcrs,
             sweeper,
             token_uses,
             hq,
@@ -558,6 +562,7 @@ impl Background {
     async fn wind_down(self, args: &ServeArgs, lanes: Arc<services::lanes::Lanes>) {
         self.sweeper.abort();
         self.search_index.abort();
+        self.tcrs.abort();
         self.token_uses.abort();
         self.services.flush_token_uses().await;
         if let Some(nightly) = self.nightly {

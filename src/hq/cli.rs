@@ -19,6 +19,12 @@ pub enum HqCommand {
         #[command(subcommand)]
         action: OwnersAction,
     },
+    /// The business's non-cash numbers: those reserved and never turned into documents (held),
+    /// resolved by giving them back or voiding them; the last one handed out.
+    Numbers {
+        #[command(subcommand)]
+        action: NumbersAction,
+    },
     /// What the chain's people did at the head office (shops, owners, boxes, numbers), newest first.
     Audit {
         /// How many entries.
@@ -76,6 +82,65 @@ pub enum ShopsAction {
 }
 
 #[derive(Debug, clap::Subcommand)]
+pub enum NumbersAction {
+    /// List the non-cash numbers reserved and not turned into documents at the head office, with
+    /// their shop and age (a shop killed between the reservation and its write, or a box a restore
+    /// replaced, leaves one).
+    Held {
+        /// Only reservations at least this many seconds old (younger ones may still be on their way).
+        #[arg(long, default_value_t = 60)]
+        older_than: i64,
+        /// The voided ones too (kept taken, gaps on the record).
+        #[arg(long)]
+        voided: bool,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Give a held number back: the business's next reservation takes it. Only for a number that
+    /// certainly never reached the CIS (its box's screen or the tax portal says so).
+    GiveBack {
+        #[command(flatten)]
+        number: HeldNumber,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// Void a held number: it stays taken, a gap on the record with the reason.
+    Void {
+        #[command(flatten)]
+        number: HeldNumber,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+    /// The last non-cash number the chain handed out for a business (what `arka unlink-hq
+    /// --noncash-after` takes).
+    Last {
+        #[arg(long)]
+        nuis: String,
+        /// The year (this year by default).
+        #[arg(long)]
+        year: Option<i32>,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+/// A held number and why it is resolved so.
+#[derive(Debug, clap::Args)]
+pub struct HeldNumber {
+    /// The business.
+    #[arg(long)]
+    nuis: String,
+    #[arg(long)]
+    year: i32,
+    /// The number (its ordinal).
+    #[arg(long)]
+    number: i64,
+    /// Why (kept in the HQ's audit trail).
+    #[arg(long)]
+    reason: String,
+}
+
+#[derive(Debug, clap::Subcommand)]
 pub enum OwnersAction {
     /// Add an owner and print the token (shown only once; stored hashed).
     Add {
@@ -111,6 +176,7 @@ pub async fn run(
         HqCommand::Serve(args) => super::server::start(&args, shutdown).await,
         HqCommand::Shops { action } => shops(action).await,
         HqCommand::Owners { action } => owners(action).await,
+        HqCommand::Numbers { action } => numbers(action).await,
         HqCommand::Audit { limit, database } => {
             let entries = super::audit::newest(&migrated(&database).await?, limit.clamp(1, 10_000))
                 .await
@@ -193,6 +259,61 @@ async fn list_shops(pool: &deadpool_postgres::Pool) -> Result<(), String> {
                 refused.last_at.to_rfc3339(),
                 refused.reason
             );
+        }
+    }
+    Ok(())
+}
+
+async fn numbers(action: NumbersAction) -> Result<(), String> {
+    use super::held::{self, Resolution};
+    let resolve = |number: HeldNumber, database: DatabaseArgs, resolution: Resolution| async move {
+        if number.reason.trim().is_empty() {
+            return Err("say why (--reason): the audit trail keeps it".to_string());
+        }
+        let nuis = number.nuis.trim().to_ascii_uppercase();
+        held::resolve(
+            &migrated(&database).await?,
+            (&nuis, number.year, number.number),
+            resolution,
+            number.reason.trim(),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok::<_, String>(format!("{}/{} of {nuis}", number.number, number.year))
+    };
+    match action {
+        NumbersAction::Held { older_than, voided, database } => {
+            let found = held::held(&migrated(&database).await?, older_than.max(0), voided)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("{:<11} {:>14}  {:<24} {:>10}  state", "nuis", "number", "shop", "age (s)");
+            for h in found {
+                let state = match (&h.voided_at, h.box_replaced) {
+                    (Some(_), _) => format!("voided: {}", h.void_reason.unwrap_or_default()),
+                    (None, true) => "held by a replaced box (it may be at the CIS)".to_string(),
+                    (None, false) => "held".to_string(),
+                };
+                let number = format!("{}/{}", h.ord_num, h.year);
+                let shop = h.shop.unwrap_or_default();
+                println!("{:<11} {number:>14}  {shop:<24} {:>10}  {state}", h.nuis, h.age_seconds);
+            }
+        }
+        NumbersAction::GiveBack { number, database } => {
+            let which = resolve(number, database, Resolution::GiveBack).await?;
+            println!("{which} given back: the business's next reservation takes it");
+        }
+        NumbersAction::Void { number, database } => {
+            let which = resolve(number, database, Resolution::Void).await?;
+            println!("{which} voided: it stays taken, listed as a gap");
+        }
+        NumbersAction::Last { nuis, year, database } => {
+            use chrono::Datelike;
+            let year =
+                year.unwrap_or_else(|| chrono::Utc::now().with_timezone(&chrono_tz::Europe::Tirane).year());
+            let nuis = nuis.trim().to_ascii_uppercase();
+            let last =
+                held::last(&migrated(&database).await?, &nuis, year).await.map_err(|e| e.to_string())?;
+            println!("{last}");
         }
     }
     Ok(())

@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod cli;
 pub mod client;
 pub mod db;
+pub mod held;
 pub mod invoices;
 pub mod numbering;
 pub mod report_rows;

@@ -382,11 +382,36 @@ async fn sign_out() -> StatusCode {
 async fn owner_today(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
     let today = crate::services::owner::business_day(chrono::Utc::now());
     let (shops, chain) = super::today::chain_today(&state.pool, today).await.map_err(failed)?;
-    ok(super::today::view(today, &shops, &chain))
+    let held = super::held::held(&state.pool, HELD_AFTER_SECONDS, false).await.map_err(failed)?;
+    ok(super::today::view(today, &shops, &chain, held))
 }
 
 /// `GET /hq/v1/shops`: every shop, when it was last heard from, what its heartbeat said, and the
 /// boxes refused for it.
+/// A reservation younger than this may still be on its way to its document: the owner's page
+/// lists the older ones.
+const HELD_AFTER_SECONDS: i64 = 60;
+
+#[derive(Debug, Deserialize)]
+struct HeldParams {
+    older_than: Option<i64>,
+    voided: Option<bool>,
+}
+
+/// `GET /hq/v1/numbers/held[?older_than=SECONDS][&voided=true]`: the non-cash numbers reserved
+/// and not turned into documents, oldest first, with their shop and age.
+async fn held_numbers(
+    State(state): State<HqState>,
+    _owner: OwnerAuth,
+    Query(p): Query<HeldParams>,
+) -> ApiResult {
+    let older_than = p.older_than.unwrap_or(HELD_AFTER_SECONDS);
+    if older_than < 0 {
+        return Err(ApiError::field("older_than", "The older_than must be seconds from 0."));
+    }
+    ok(super::held::held(&state.pool, older_than, p.voided.unwrap_or(false)).await.map_err(failed)?)
+}
+
 async fn shops(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
     ok(super::shops::views(&state.pool).await.map_err(failed)?)
 }
@@ -436,6 +461,7 @@ pub fn router(state: HqState) -> Router {
         .route("/api/v1/invoice", get(invoices))
         .route("/api/v1/invoice/{id}/details", get(invoice_details))
         .route("/hq/v1/shops", get(shops))
+        .route("/hq/v1/numbers/held", get(held_numbers))
         .route("/api/v1/account", get(account))
         .route("/api/v1/owner/today", get(owner_today))
         .route("/api/v1/setup", get(setup))

@@ -758,6 +758,11 @@ fn save<D: Document>(
 ) -> Result<Saved<D::Stored>> {
     let company_id = document.company_id();
     let (sequence, year) = (document.sequence().key(), document.year());
+    if let Some(tcr) = document.sequence().tcr_code()
+        && crate::store::devices::is_retired(tx, company_id, tcr)?
+    {
+        return Err(Error::Unavailable(super::devices::TCR_RETIRED.to_string()));
+    }
     let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;
     document.admit(tx)?;
     let ord_num = match (&held, reserved) {

@@ -325,14 +325,17 @@ fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells
     let refused = new_box.post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("after-no-cert"));
     assert_ne!(refused.status, 201, "no sale before the certificate is uploaded again: {}", refused.text);
     upload_certificate(&new_box, &token, NUIS, 365);
+    // The restored till goes on on a new TCR (issue 43: the numbers after the HQ's last may be
+    // at the CIS): its first receipt is 1 there.
+    eventually("the till on its new TCR", Duration::from_secs(60), || {
+        let today = new_box.get("/api/v1/owner/today", Some(&token)).data(200).clone();
+        today["restored"]["retired_tcrs"][0]["continued_by"].is_string()
+    });
     let next = new_box
         .post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("after-restore"))
         .data(201)
         .clone();
-    assert_eq!(
-        next["invoice"]["number"],
-        json!(format!("{}/{}", restored.len() + 1, chrono::Utc::now().format("%Y")))
-    );
+    assert_eq!(next["invoice"]["number"], json!(format!("1/{}", chrono::Utc::now().format("%Y"))));
     // The new box ships on to the HQ, after what the HQ held.
     eventually("the new sale at the HQ", Duration::from_secs(30), || {
         hq_numbers(&hq, "shkoder").len() == held.len() + 1

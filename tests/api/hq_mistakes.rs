@@ -537,3 +537,199 @@ fn the_shop_retries_within_two_seconds_and_a_failed_restore_leaves_nothing_behin
     assert!(String::from_utf8_lossy(&plain.stderr).contains("plain HTTP"));
     assert!(!data.exists());
 }
+
+/// The invoice numbers the CIS registered, each counted: a number twice would be listed twice.
+fn numbers_at_the_cis(sim: &SimServer) -> Vec<String> {
+    let registered = sim.registered();
+    registered["invoices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["inv_num"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Item 3: a box restored from the HQ after a kill -9 never reuses a number it cannot prove
+/// unused. The dead box's unshipped tail is at the CIS; the restored box retires the TCR and goes
+/// on on a new one the CIS registers once the certificate is back; the owner sees the retired
+/// till with the last number the books hold, and the e-invoices the CIS lists that they lack. The
+/// dead box, back online, is refused.
+#[test]
+fn a_box_restored_after_a_kill_9_goes_on_on_a_new_tcr_and_no_number_is_used_twice_at_the_cis() {
+    let sim = SimServer::start();
+    let mut hq = Hq::start();
+    let (till, shop_token) = shop_of(&sim, &hq, "shkoder");
+    sell(&till, "warm-up");
+    the_hq_holds(&hq, "shkoder", &till.server.data_dir());
+    let (token, old_tcr) = (till.token.clone(), till.tcr_code.clone());
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+    let flags =
+        [format!("--hq-url={}", hq.url()), format!("--hq-token={shop_token}"), "--hq-allow-http".to_string()];
+    let mut dead = shop_process(&sim, &data, &flags);
+    // The HQ away: what the box sells now is its unshipped tail, at the CIS only, when it dies.
+    hq.process.terminate();
+    for n in 0..5 {
+        let (status, body) = call(
+            &dead.base_url,
+            "POST",
+            "/api/v1/invoice/cash",
+            &token,
+            Some(&coffee_and_water(&format!("tail-{n}"))),
+        );
+        assert_eq!(status, 201, "{body}");
+    }
+    dead.kill();
+    // An e-invoice the dead box registered that the HQ never received.
+    let lost = sim.seed_einvoice(
+        json!({"buyer_nuis": OTHER_NUIS, "seller_nuis": NUIS, "doc_number": "77/2026", "amount": 1200}),
+    );
+    hq.start_again();
+
+    let mut new_box = crate::common::TestServer::start_with(|args| {
+        sim.configure(args);
+        args.limits = ROOMY_LIMITS.parse().unwrap();
+        args.hq.hq_url = Some(hq.url());
+        args.hq.hq_token = Some(shop_token.clone());
+        args.hq.hq_allow_http = true;
+    });
+    new_box.restart_after(|dir| {
+        let dir = dir.to_str().unwrap();
+        arka_ok(&[
+            "restore",
+            "--from-hq",
+            &hq.url(),
+            "--hq-token",
+            &shop_token,
+            "--hq-allow-http",
+            "--data-dir",
+            dir,
+        ]);
+    });
+    let today = new_box.get("/api/v1/owner/today", Some(&token)).data(200).clone();
+    let retired = &today["restored"]["retired_tcrs"][0];
+    assert_eq!(
+        (retired["tcr_code"].as_str(), retired["last_number"].as_i64()),
+        (Some(old_tcr.as_str()), Some(1)),
+        "{today}"
+    );
+    // The certificate back while the CIS is away: the till cannot go on on its old TCR, and waits
+    // for the new one.
+    sim.mode("down");
+    crate::common::till::upload_certificate(&new_box, &token, NUIS, 365);
+    let refused =
+        new_box.post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("before-the-new-tcr"));
+    refused.assert_error(503);
+    assert!(refused.text.contains("retired"), "{}", refused.text);
+    sim.mode("ok");
+    let mut new_tcr = String::new();
+    eventually("the till on a new TCR", Duration::from_secs(60), || {
+        let today = new_box.get("/api/v1/owner/today", Some(&token)).data(200).clone();
+        new_tcr =
+            today["restored"]["retired_tcrs"][0]["continued_by"].as_str().unwrap_or_default().to_string();
+        !new_tcr.is_empty()
+    });
+    assert_ne!(new_tcr, old_tcr);
+    let next = new_box
+        .post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("after-restore"))
+        .data(201)
+        .clone();
+    assert_eq!(next["invoice"]["number"], json!(format!("1/{}", this_year())), "the first of the new TCR");
+    assert!(numbers_at_the_cis(&sim).contains(&format!("1/{}/{new_tcr}", this_year())));
+    eventually("what the CIS has that the books lack, shown", Duration::from_secs(30), || {
+        let today = new_box.get("/api/v1/owner/today", Some(&token)).data(200).clone();
+        today["restored"]["cis_only_einvoices"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|e| e["eic"] == lost["eic"]))
+    });
+    let at_cis = numbers_at_the_cis(&sim);
+    let distinct: BTreeSet<&String> = at_cis.iter().collect();
+    assert_eq!(distinct.len(), at_cis.len(), "no number twice at the CIS: {at_cis:?}");
+    assert_eq!(
+        at_cis.iter().filter(|n| n.ends_with(&old_tcr)).count(),
+        6,
+        "the warm-up and the tail on the old TCR"
+    );
+
+    // The dead box back online: refused, and shown to the owner as the box the restore replaced.
+    let mut back = shop_process(&sim, &data, &flags);
+    eventually("the replaced box refused", Duration::from_secs(30), || {
+        let (_, health) = call(&back.base_url, "GET", "/healthz", &token, None);
+        health["hq"]["problem"].as_str().is_some_and(|p| p.contains("replaced"))
+    });
+    back.terminate();
+    let (_, shops) = hq.get("/hq/v1/shops");
+    assert!(shops["data"][0]["refused_boxes"][0]["reason"].as_str().unwrap().contains("replaced"), "{shops}");
+    eventually("the new box's sale at the HQ", Duration::from_secs(30), || {
+        hq_numbers(&hq, "shkoder").len() == 2
+    });
+}
+
+/// Item 4: a shop killed between the HQ's reservation and its own write leaves a number reserved
+/// with no document. The owner lists it with its age (command, route, page) and resolves it:
+/// given back (the next document takes it) or voided (a gap on the record); both audited.
+#[test]
+fn a_number_reserved_and_never_written_is_listed_with_its_age_and_resolved_on_the_record() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let (till, token) = shop_of(&sim, &hq, "elbasan");
+    let noncash = |id: &str| {
+        till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account(id)).data(201)["invoice"]["number"]
+            .clone()
+    };
+    let year = this_year();
+    assert_eq!(noncash("nc-1"), json!(format!("1/{year}")));
+    // The shop's box reserves the next number and dies before writing its document.
+    let box_id = box_of(&till.server.data_dir());
+    let ask = json!({"nuis": NUIS, "year": year, "held_for": "1:2026:killed-mid-write", "at_least": 2});
+    let (status, _, given) = hq.call("POST", "/hq/v1/numbers/noncash", &token, Some(&box_id), Some(&ask));
+    assert_eq!((status, given["ord_num"].as_i64()), (200, Some(2)), "{given}");
+    assert_eq!(noncash("nc-3"), json!(format!("3/{year}")));
+    the_hq_holds(&hq, "elbasan", &till.server.data_dir());
+
+    // A minute later it is listed, with its shop and age, on the command line, the route and the page.
+    sql(
+        &hq.db.url,
+        "UPDATE noncash_numbers SET reserved_at = now() - interval '5 minutes' WHERE ord_num = 2",
+    );
+    let listed = hq.command(&["numbers", "held"]);
+    assert!(listed.contains(&format!("2/{year}")) && listed.contains("elbasan"), "{listed}");
+    assert!(!listed.contains(&format!("3/{year}")), "a number with its document is not held: {listed}");
+    let (status, held) = hq.get("/hq/v1/numbers/held");
+    assert_eq!(status, 200, "{held}");
+    assert_eq!(held["data"].as_array().unwrap().len(), 1, "{held}");
+    assert!(held["data"][0]["age_seconds"].as_i64().unwrap() >= 300, "{held}");
+    let (_, today) = hq.get("/api/v1/owner/today");
+    assert_eq!(today["data"]["held_numbers"][0]["ord_num"], json!(2), "the owner's page: {today}");
+
+    // Given back: the next document takes it.
+    let number = ["--nuis", NUIS, "--year", &year.to_string(), "--number", "2"];
+    let mut give_back = vec!["numbers", "give-back"];
+    give_back.extend(number);
+    give_back.extend(["--reason", "the till's screen showed no receipt 2"]);
+    hq.command(&give_back);
+    assert_eq!(noncash("nc-4"), json!(format!("2/{year}")));
+    the_hq_holds(&hq, "elbasan", &till.server.data_dir());
+    assert!(!hq.command(&["numbers", "held", "--older-than", "0"]).contains(&format!("2/{year}")));
+
+    // Voided: it stays taken, listed as a gap, and the sequence goes on after it.
+    let ask = json!({"nuis": NUIS, "year": year, "held_for": "1:2026:killed-again", "at_least": 1});
+    let (_, _, given) = hq.call("POST", "/hq/v1/numbers/noncash", &token, Some(&box_id), Some(&ask));
+    assert_eq!(given["ord_num"], json!(4));
+    let mut void = vec!["numbers", "void", "--nuis", NUIS, "--year"];
+    let year_text = year.to_string();
+    void.extend([
+        year_text.as_str(),
+        "--number",
+        "4",
+        "--reason",
+        "the box burnt; the tax portal shows no 4",
+    ]);
+    hq.command(&void);
+    assert_eq!(noncash("nc-5"), json!(format!("5/{year}")));
+    let gaps = hq.command(&["numbers", "held", "--older-than", "0", "--voided"]);
+    assert!(gaps.contains(&format!("4/{year}")) && gaps.contains("voided"), "{gaps}");
+    let audit = hq.command(&["audit"]);
+    assert!(audit.contains("numbers.give_back") && audit.contains("numbers.void"), "{audit}");
+    assert_eq!(hq.command(&["numbers", "last", "--nuis", NUIS]).trim(), "5");
+}
