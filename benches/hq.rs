@@ -102,7 +102,7 @@ async fn serve_hq(url: &str) -> (String, deadpool_postgres::Pool) {
     arka::hq::db::migrate(&pool).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    let app = arka::hq::server::router(arka::hq::server::HqState { pool: pool.clone() });
+    let app = arka::hq::server::router(arka::hq::server::HqState::new(pool.clone(), false));
     tokio::spawn(arka::api::serve(listener, app, std::future::pending()));
     (format!("http://{address}"), pool)
 }

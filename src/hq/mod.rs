@@ -12,12 +12,14 @@ pub mod client;
 pub mod db;
 pub mod held;
 pub mod invoices;
+pub mod metrics;
 pub mod numbering;
 pub mod report_rows;
 pub mod reports;
 pub mod server;
 pub mod shop_routes;
 pub mod shops;
+pub mod throttle;
 pub mod today;
 pub mod wire;
 
@@ -48,6 +50,11 @@ pub struct HqServeArgs {
     /// and documents cross the network readable. Said at every start.
     #[arg(long, env = "ARKA_HQ_PLAIN_HTTP", default_value_t = false, conflicts_with_all = ["tls_cert", "tls_self_signed"])]
     pub plain_http: bool,
+
+    /// Serve `GET /metrics` (Prometheus text: requests, and each shop's silence, backlog and CIS
+    /// queue, by shop name; no document).
+    #[arg(long, env = "ARKA_HQ_METRICS", default_value_t = false)]
+    pub metrics: bool,
 
     /// Folder for the HQ's self-signed TLS certificate; nothing else is kept on the HQ's disk.
     #[arg(long, env = "ARKA_HQ_STATE_DIR", default_value = "./arka-hq")]

@@ -32,6 +32,17 @@ pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
 #[derive(Clone)]
 pub struct HqState {
     pub pool: Pool,
+    pub metrics: std::sync::Arc<super::metrics::HqMetrics>,
+    /// The owner's sign-ins, throttled per name and address.
+    pub sign_ins: std::sync::Arc<super::throttle::SignInThrottle>,
+    /// `--metrics`: `GET /metrics` is served.
+    pub serve_metrics: bool,
+}
+
+impl HqState {
+    pub fn new(pool: Pool, serve_metrics: bool) -> HqState {
+        HqState { pool, metrics: Default::default(), sign_ins: Default::default(), serve_metrics }
+    }
 }
 
 /// Logs the cause, answers the spec's message: PostgreSQL away (no connection, or one lost
@@ -345,8 +356,13 @@ struct SignIn {
 
 /// `POST /api/v1/session` at the HQ: the owner's page signs in with the name and token `arka hq
 /// owners add` printed, and gets the shape of a shop's signed-in view. The HQ keeps no session:
-/// the page sends the token with each call, from its memory.
-async fn sign_in(State(state): State<HqState>, Body(body): Body<SignIn>) -> ApiResult {
+/// the page sends the token with each call, from its memory. Throttled per name and address:
+/// after five wrong tokens each further one waits a growing delay (`throttle`).
+async fn sign_in(
+    State(state): State<HqState>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
+    Body(body): Body<SignIn>,
+) -> ApiResult {
     let name = body.name.as_deref().map(str::trim).unwrap_or_default();
     let token = body.token.as_deref().map(str::trim).unwrap_or_default();
     if name.is_empty() {
@@ -355,8 +371,13 @@ async fn sign_in(State(state): State<HqState>, Body(body): Body<SignIn>) -> ApiR
     if token.is_empty() {
         return Err(ApiError::field("token", "The owner's token is required."));
     }
+    let now = std::time::Instant::now();
+    if let Some(wait) = state.sign_ins.wait(name, peer.ip(), now) {
+        return Ok(held_back(wait));
+    }
     match db::owner(&state.pool, token).await.map_err(failed)? {
         Some(owner) if owner == name => {
+            state.sign_ins.succeeded(name, peer.ip());
             let shops = db::shops(&state.pool).await.map_err(failed)?;
             let names: Vec<String> = shops.into_iter().map(|s| s.name).collect();
             ok(json!({
@@ -368,7 +389,41 @@ async fn sign_in(State(state): State<HqState>, Body(body): Body<SignIn>) -> ApiR
                 "shops": names,
             }))
         }
-        _ => Err(ApiError::Unauthenticated),
+        _ => {
+            let delay = state.sign_ins.failed(name, peer.ip(), now);
+            tracing::warn!(name, address = %peer.ip(), delay_seconds = delay.as_secs(), "a wrong owner's sign-in at the head office");
+            if delay.is_zero() { Err(ApiError::Unauthenticated) } else { Ok(held_back(delay)) }
+        }
+    }
+}
+
+/// A sign-in held back: it reads as a wrong token (as at a shop, the right one too while it
+/// lasts), with how long to wait.
+fn held_back(wait: std::time::Duration) -> Response {
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    (
+        StatusCode::UNAUTHORIZED,
+        [(axum::http::header::RETRY_AFTER, seconds.max(1).to_string())],
+        axum::Json(json!({"message": "Unauthenticated."})),
+    )
+        .into_response()
+}
+
+/// `GET /metrics` (with `--metrics`): Prometheus text.
+async fn metrics(State(state): State<HqState>) -> Response {
+    if !state.serve_metrics {
+        return ApiError::not_found("Route").into_response();
+    }
+    match super::metrics::render(&state).await {
+        Ok(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(e) => failed(e).into_response(),
     }
 }
 
@@ -435,6 +490,7 @@ async fn healthz(State(state): State<HqState>) -> Response {
 pub fn router(state: HqState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
         .route(SYNC_PATH, get(shop_routes::acked).post(shop_routes::sync))
         .route(ROWS_PATH, get(shop_routes::rows))
         .route(NONCASH_PATH, axum::routing::post(shop_routes::reserve_noncash))
@@ -467,6 +523,7 @@ pub fn router(state: HqState) -> Router {
         .route("/api/v1/setup", get(setup))
         .route("/api/v1/session", axum::routing::post(sign_in).delete(sign_out))
         .layer(DefaultBodyLimit::max(MAX_BATCH_BYTES))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), super::metrics::observed))
         .with_state(state)
         // The owner's page, the shop's own files: in chain mode at the HQ.
         .merge(crate::api::web::routes())
@@ -511,7 +568,7 @@ pub async fn run(
 ) -> Result<(), String> {
     let pool = db::pool(&args.database.url()?, args.pool).map_err(|e| e.to_string())?;
     db::migrate(&pool).await.map_err(|e| e.to_string())?;
-    let app = router(HqState { pool });
+    let app = router(HqState::new(pool, args.metrics));
     let served = match &tls {
         Some(tls) => crate::api::serve(crate::ops::tls::TlsListener::new(listener, tls), app, shutdown).await,
         None => crate::api::serve(listener, app, shutdown).await,

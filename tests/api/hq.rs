@@ -565,6 +565,16 @@ fn the_owners_page_at_the_hq_shows_every_shops_day_side_by_side() {
         "nope",
     );
     assert_eq!(status, 401);
+    // A number the HQ reserved for elbasan five minutes ago with no document: the page lists it.
+    sql(
+        &hq.db.url,
+        &format!(
+            "INSERT INTO noncash_numbers (nuis, year, ord_num, shop_id, held_for, box_id, reserved_at)
+             SELECT '{NUIS}', {year}, 99, id, 'killed-mid-write', box_id, now() - interval '5 minutes'
+             FROM shops WHERE name = 'elbasan'",
+            year = chrono::Utc::now().format("%Y")
+        ),
+    );
     the_owner_reads_the_chain_in_a_browser(&hq, chain);
 }
 
@@ -597,6 +607,9 @@ fn the_owner_reads_the_chain_in_a_browser(hq: &Hq, chain: &Value) {
         let total = page.text_when("#chain-gross", |t| !t.is_empty()).await;
         assert_eq!(cents(&total), api_cents(&chain["totals"]["gross"]));
         page.text_when("[data-tcr] ", |t| t.starts_with("E mbyllur")).await;
+        let held = format!("[data-held=\"99/{}\"]", chrono::Utc::now().format("%Y"));
+        page.text_when(&held, |t| t.contains(NUIS)).await;
+        page.text_when("[data-shop-heard=\"elbasan\"]", |t| !t.is_empty()).await;
         let cis = page.find("nav button[data-view=cis]").await;
         assert!(cis.attr("hidden").await.unwrap().is_some(), "the CIS view is a shop's, not the HQ's");
         let stored = page

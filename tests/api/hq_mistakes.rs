@@ -733,3 +733,97 @@ fn a_number_reserved_and_never_written_is_listed_with_its_age_and_resolved_on_th
     assert!(audit.contains("numbers.give_back") && audit.contains("numbers.void"), "{audit}");
     assert_eq!(hq.command(&["numbers", "last", "--nuis", NUIS]).trim(), "5");
 }
+
+/// Item 8: the HQ serves HTTPS by default (its self-signed certificate copied to the shop as
+/// `--hq-ca-file`) and reads its database's URL from a file; a shop refuses a plain `http://` HQ
+/// unless asked, and then says so at every start. The chain's IT person's view: `/metrics` by
+/// shop, a request log, each shop last heard from by its heartbeat with what waits at it.
+#[test]
+fn the_hq_speaks_https_by_default_a_shop_takes_plain_http_only_when_asked_and_the_it_person_sees_each_shop() {
+    let sim = SimServer::start();
+    let state = tempfile::tempdir().unwrap();
+    let (hq, cert) = Hq::start_https(TestDatabase::create(), state.path(), &["--metrics"]);
+    assert!(hq.url().starts_with("https://127.0.0.1:"), "{}", hq.url());
+    let token = hq.add_shop("pogradec");
+    let (url, shop_token, ca) = (hq.url(), token.clone(), cert.clone());
+    let till = open_till_with(&sim, move |args| {
+        args.hq.hq_url = Some(url);
+        args.hq.hq_token = Some(shop_token);
+        args.hq.hq_ca_file = Some(ca);
+    });
+    sell(&till, "over-https");
+    the_hq_holds(&hq, "pogradec", &till.server.data_dir());
+
+    // What waits at the shop for the CIS reaches the HQ with its heartbeat.
+    sim.mode("down");
+    let deferred = till.server.post_json(
+        "/api/v1/invoice/cash",
+        Some(&till.token),
+        &coffee_and_water("while-the-cis-is-away"),
+    );
+    assert_eq!(deferred.status, 503, "saved for late delivery: {}", deferred.text);
+    eventually("the shop's CIS queue at the HQ", Duration::from_secs(60), || {
+        let (_, shops) = hq.get("/hq/v1/shops");
+        shops["data"][0]["heartbeat"]["cis_queue"].as_i64().is_some_and(|q| q >= 1)
+    });
+    sim.mode("ok");
+    let (_, shops) = hq.get("/hq/v1/shops");
+    assert!(
+        shops["data"][0]["last_heard_at"].is_string() && shops["data"][0]["silent_seconds"].is_i64(),
+        "{shops}"
+    );
+    let (status, _, metrics) = hq.call("GET", "/metrics", "none", None, None);
+    assert_eq!(status, 200);
+    let metrics = metrics.as_str().unwrap().to_string();
+    for line in [
+        "arka_hq_shop_silent_seconds{shop=\"pogradec\"}",
+        "arka_hq_shop_cis_queue{shop=\"pogradec\"}",
+        "arka_hq_requests_total{",
+    ] {
+        assert!(metrics.contains(line), "{line}: {metrics}");
+    }
+    assert!(hq.process.stderr().contains("route=/hq/v1/sync"), "one line per request in the HQ's log");
+
+    // A shop given a plain http:// head office refuses to start, unless asked; asked, it says so at every start.
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().join("data");
+    let plain = ["--hq-url=http://127.0.0.1:9", "--hq-token=arka_hqs_x"];
+    let mut refused = vec!["serve", "--listen", "127.0.0.1:0", "--data-dir", data_dir.to_str().unwrap()];
+    refused.extend(plain);
+    let out = arka(&refused);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("plain HTTP"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut flags: Vec<String> = plain.iter().map(|f| f.to_string()).collect();
+    flags.push("--hq-allow-http".to_string());
+    for _ in 0..2 {
+        let mut shop = shop_process(&sim, &data_dir, &flags);
+        assert!(shop.stderr().contains("plain HTTP"), "said at every start: {}", shop.stderr());
+        shop.terminate();
+    }
+}
+
+/// Item 8: the owner's sign-in at the HQ is throttled per name and address: five wrong tokens,
+/// then each further try waits a growing delay and reads as wrong (Retry-After says how long),
+/// the right token too while it lasts; another name is not held back.
+#[test]
+fn the_owners_sign_in_at_the_hq_is_throttled_per_name_and_address() {
+    let hq = Hq::start();
+    let try_with = |name: &str, token: &str| {
+        let (status, retry, _) =
+            hq.call("POST", "/api/v1/session", "none", None, Some(&json!({"name": name, "token": token})));
+        (status, retry)
+    };
+    let answers: Vec<(u16, Option<String>)> = (0..300).map(|_| try_with("owner", "arka_hqo_wrong")).collect();
+    assert!(answers.iter().all(|(status, _)| *status == 401));
+    let free = answers.iter().filter(|(_, retry)| retry.is_none()).count();
+    assert_eq!(free, 5, "five free tries, then every one held back");
+    assert!(answers[5..].iter().all(|(_, retry)| retry.is_some()), "{:?}", &answers[5..8]);
+    let owner = hq.owner.clone();
+    let (status, retry) = try_with("owner", &owner);
+    assert_eq!((status, retry.is_some()), (401, true), "the right token waits too");
+    assert_eq!(try_with("someone", "arka_hqo_wrong"), (401, None), "another name is not held back");
+}

@@ -119,6 +119,52 @@ impl Hq {
         Hq { process, owner, agent: agent.build().new_agent(), serve, db }
     }
 
+    /// On HTTPS by default: no TLS flag, so the HQ makes its self-signed certificate in
+    /// `state_dir`; the owner's calls trust it, as a shop given it as `--hq-ca-file` does. The
+    /// database's URL comes from a file (`--database-url-file`), as the book says to give it.
+    pub fn start_https(
+        db: TestDatabase,
+        state_dir: &std::path::Path,
+        more: &[&str],
+    ) -> (Hq, std::path::PathBuf) {
+        let url_file = state_dir.join("database-url");
+        std::fs::create_dir_all(state_dir).unwrap();
+        std::fs::write(&url_file, format!("{}\n", db.url)).unwrap();
+        let out =
+            arka_ok(&["hq", "owners", "add", "owner", "--database-url-file", url_file.to_str().unwrap()]);
+        let owner = printed_value(&out, "Authorization: Bearer ");
+        let mut serve = vec![
+            "--database-url-file".to_string(),
+            url_file.to_str().unwrap().to_string(),
+            "--state-dir".to_string(),
+            state_dir.to_str().unwrap().to_string(),
+        ];
+        serve.extend(more.iter().map(|a| a.to_string()));
+        let args: Vec<&str> = serve.iter().map(String::as_str).collect();
+        let process = ServerProcess::start_hq(&args);
+        let cert = process
+            .printed
+            .iter()
+            .find_map(|l| l.trim().strip_prefix("TLS certificate:"))
+            .map(|p| std::path::PathBuf::from(p.trim()))
+            .expect("the HQ prints its certificate's path");
+        let root = ureq::tls::Certificate::from_pem(&std::fs::read(&cert).unwrap()).unwrap().to_owned();
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(30)))
+            .tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .provider(ureq::tls::TlsProvider::NativeTls)
+                    .root_certs(ureq::tls::RootCerts::new_with_certs(&[root]))
+                    .build(),
+            )
+            .build()
+            .new_agent();
+        let mut again = vec!["--state-dir".to_string(), state_dir.to_str().unwrap().to_string()];
+        again.extend(more.iter().map(|a| a.to_string()));
+        (Hq { process, owner, agent, serve: again, db }, cert)
+    }
+
     fn args<'a>(db: &'a TestDatabase, serve: &'a [String]) -> Vec<&'a str> {
         let mut args = vec!["--database-url", db.url.as_str()];
         args.extend(serve.iter().map(String::as_str));
