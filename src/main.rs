@@ -150,6 +150,13 @@ enum Command {
         #[command(flatten)]
         data: DataArgs,
     },
+    /// Send every row of the data dir's shop to its head office again (the server stopped): after
+    /// the head office's database was restored from a backup, what the shop shipped after that
+    /// backup is sent again at its next start (a row the head office holds stays one row).
+    HqResend {
+        #[command(flatten)]
+        data: DataArgs,
+    },
     /// The head office of a chain of shops, over PostgreSQL (`arka hq serve`, `arka hq shops add`).
     Hq {
         #[command(subcommand)]
@@ -357,6 +364,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::UnlinkHq { reason, noncash_after, data } => {
             arka::cli::chain::unlink(&data, &reason, noncash_after)
         }
+        Command::HqResend { data } => arka::cli::chain::resend(&data),
         Command::Restore { file: Some(file), force, data, .. } => backup::restore(file, force, data),
         Command::Restore { .. } => Err("name the backup file to restore, or --from-hq".to_string()),
         Command::Hq { action } => serve::hq(action),

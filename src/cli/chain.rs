@@ -2,6 +2,15 @@
 
 use crate::config::DataArgs;
 
+/// Notes every row of the data dir's shop again for its head office (the server stopped).
+pub fn resend(data: &DataArgs) -> Result<(), String> {
+    let _lock = crate::ops::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
+    let store = super::open_store(data)?;
+    let noted = crate::services::hq_sync::resend(&store).map_err(|e| e.to_string())?;
+    println!("{noted} rows noted for the head office: they go at the next start with --hq-url");
+    Ok(())
+}
+
 /// Unlinks the data dir's shop from its head office (the server stopped): the link and the notes
 /// waiting for the HQ go, non-cash documents are numbered by the shop again after
 /// `noncash_after`, and the audit trail says who did it and why.

@@ -55,10 +55,19 @@ pub fn link(tx: &Transaction, url: &str, now: &str) -> Result<bool> {
              box_id = COALESCE(hq_link.box_id, excluded.box_id)",
         named_params! {":url": url, ":now": now, ":box": new_box_id()},
     )?;
+    note_everything(tx)?;
+    Ok(true)
+}
+
+/// Notes every row a shop ships, in key order: what a new head office, or one whose database
+/// was brought back from a backup, is sent (the HQ keeps each row by its key, so a row it
+/// holds already stays one row). How many rows.
+pub fn note_everything(tx: &Transaction) -> Result<usize> {
+    let mut noted = 0;
     for (table, key) in TABLES {
         let pairs = key.iter().map(|c| format!("'{c}', {c}")).collect::<Vec<_>>().join(", ");
         let order = key.join(", ");
-        tx.execute(
+        noted += tx.execute(
             &format!(
                 "INSERT INTO hq_outbox (tbl, key, op)
                  SELECT '{table}', json_object({pairs}), 'upsert' FROM {table} ORDER BY {order}"
@@ -66,7 +75,7 @@ pub fn link(tx: &Transaction, url: &str, now: &str) -> Result<bool> {
             [],
         )?;
     }
-    Ok(true)
+    Ok(noted)
 }
 
 /// Leaves the chain: the link and the notes waiting for the HQ go; the triggers note nothing

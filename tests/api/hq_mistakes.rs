@@ -827,3 +827,35 @@ fn the_owners_sign_in_at_the_hq_is_throttled_per_name_and_address() {
     assert_eq!((status, retry.is_some()), (401, true), "the right token waits too");
     assert_eq!(try_with("someone", "arka_hqo_wrong"), (401, None), "another name is not held back");
 }
+
+/// The HQ's database brought back from a backup lacks what the shops shipped after it, which
+/// they forgot once acknowledged: `arka hq-resend` sends a shop's every row again, and the HQ
+/// holds each document once.
+#[test]
+fn after_the_hqs_database_is_restored_from_a_backup_a_shop_sends_everything_again() {
+    let sim = SimServer::start();
+    let hq = Hq::start();
+    let (till, token) = shop_of(&sim, &hq, "kukes");
+    for n in 0..4 {
+        sell(&till, &format!("before-the-backup-{n}"));
+    }
+    the_hq_holds(&hq, "kukes", &till.server.data_dir());
+    // What a backup taken before these sales, restored, holds of the shop: nothing of them.
+    sql(
+        &hq.db.url,
+        "DELETE FROM invoices WHERE shop_id = (SELECT id FROM shops WHERE name = 'kukes');
+         DELETE FROM shop_rows WHERE shop_id = (SELECT id FROM shops WHERE name = 'kukes');
+         DELETE FROM report_sales WHERE shop_id = (SELECT id FROM shops WHERE name = 'kukes');",
+    );
+    assert!(hq_numbers(&hq, "kukes").is_empty());
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+    arka_ok(&["hq-resend", "--data-dir", data.to_str().unwrap()]);
+    let flags =
+        [format!("--hq-url={}", hq.url()), format!("--hq-token={token}"), "--hq-allow-http".to_string()];
+    let mut shop = shop_process(&sim, &data, &flags);
+    the_hq_holds(&hq, "kukes", &data);
+    let rows = sql(&hq.db.url, "SELECT COUNT(*), COUNT(DISTINCT iic) FROM invoices");
+    assert_eq!(rows[0][0], rows[0][1], "each document once");
+    shop.terminate();
+}

@@ -186,6 +186,16 @@ pub fn unlink(store: &Store, reason: &str, noncash_after: i64) -> Result<i64, Er
     })
 }
 
+/// `arka hq-resend`: every row the shop ships is noted again for its head office (one whose
+/// database was restored from a backup lacks what the shop shipped after it, and the shop forgot
+/// it once acknowledged). How many rows.
+pub fn resend(store: &Store) -> Result<usize, Error> {
+    store.write_blocking(|tx| {
+        hq_outbox::linked_url(tx)?.ok_or(Error::NotLinked)?;
+        Ok(hq_outbox::note_everything(tx)?)
+    })
+}
+
 /// What waits for the head office, with the age of the oldest note; none for a lone shop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Waiting {
