@@ -34,17 +34,20 @@ pub enum Given {
     HeldByReplacedBox(i64),
 }
 
-/// Reserves the next non-cash number of `nuis` in `year` for the document `held_for` of the
-/// shop's box `box_id`.
-pub async fn reserve(
-    pool: &Pool,
-    shop_id: i64,
-    box_id: &str,
-    nuis: &str,
-    year: i32,
-    held_for: &str,
-    at_least: i64,
-) -> Result<Given> {
+/// A box's ask for the number of one document: the shop and its box, the business and year, the
+/// document's held-number key.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask<'a> {
+    pub shop_id: i64,
+    pub box_id: &'a str,
+    pub nuis: &'a str,
+    pub year: i32,
+    pub held_for: &'a str,
+}
+
+/// Reserves the next non-cash number, at least `at_least`, for the document `ask` names.
+pub async fn reserve(pool: &Pool, ask: Ask<'_>, at_least: i64) -> Result<Given> {
+    let Ask { shop_id, box_id, nuis, year, held_for } = ask;
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     let earlier = tx
@@ -116,15 +119,9 @@ pub async fn reserve(
     Ok(Given::Number(ord_num))
 }
 
-/// Gives back the number the box reserved for its document `held_for` (it was not written).
-pub async fn release(
-    pool: &Pool,
-    shop_id: i64,
-    box_id: &str,
-    nuis: &str,
-    year: i32,
-    held_for: &str,
-) -> Result<bool> {
+/// Gives back the number the box reserved for the document `ask` names (it was not written).
+pub async fn release(pool: &Pool, ask: Ask<'_>) -> Result<bool> {
+    let Ask { shop_id, box_id, nuis, year, held_for } = ask;
     let client = pool.get().await?;
     let released = client
         .execute(

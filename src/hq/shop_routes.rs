@@ -149,6 +149,17 @@ fn checked_ask(ask: &NumberAsk) -> Result<(), ApiError> {
     errors.into_result().map_err(ApiError::Validation)
 }
 
+/// What a box's number ask comes to once checked: its business is the shop's.
+fn checked<'a>(auth: &'a ShopAuth, ask: &'a NumberAsk, nuis: &'a str) -> super::numbering::Ask<'a> {
+    super::numbering::Ask {
+        shop_id: auth.shop.id,
+        box_id: &auth.box_id,
+        nuis,
+        year: ask.year,
+        held_for: ask.held_for.trim(),
+    }
+}
+
 pub async fn reserve_noncash(
     State(state): State<HqState>,
     auth: ShopAuth,
@@ -156,33 +167,22 @@ pub async fn reserve_noncash(
 ) -> ApiResult {
     let nuis = business_of(&auth.shop, Some(&ask.nuis))?;
     checked_ask(&ask)?;
-    let given = super::numbering::reserve(
-        &state.pool,
-        auth.shop.id,
-        &auth.box_id,
-        &nuis,
-        ask.year,
-        ask.held_for.trim(),
-        ask.at_least.max(1),
-    )
-    .await
-    .map_err(failed)?;
+    let given = super::numbering::reserve(&state.pool, checked(&auth, &ask, &nuis), ask.at_least.max(1))
+        .await
+        .map_err(failed)?;
+    let year = ask.year;
     match given {
         Given::Number(ord_num) => Ok(axum::Json(NumberGiven { ord_num }).into_response()),
         Given::Full => Err(ApiError::status(
             StatusCode::CONFLICT,
-            format!(
-                "The business's non-cash numbers of {} reached {MAX_ORD_NUM}, the CIS's largest.",
-                ask.year
-            ),
+            format!("The business's non-cash numbers of {year} reached {MAX_ORD_NUM}, the CIS's largest."),
         )),
         Given::HeldByReplacedBox(ord_num) => Err(ApiError::status(
             StatusCode::CONFLICT,
             format!(
-                "This document was numbered {ord_num}/{} by the box this one replaced, and it never reached the head \
-                 office: it may be at the CIS. It is not numbered again until the owner resolves that number \
-                 (arka hq numbers held).",
-                ask.year
+                "This document was numbered {ord_num}/{year} by the box this one replaced, and it never reached the \
+                 head office: it may be at the CIS. It is not numbered again until the owner resolves that number \
+                 (arka hq numbers held)."
             ),
         )),
     }
@@ -195,16 +195,8 @@ pub async fn release_noncash(
 ) -> ApiResult {
     let nuis = business_of(&auth.shop, Some(&ask.nuis))?;
     checked_ask(&ask)?;
-    let released = super::numbering::release(
-        &state.pool,
-        auth.shop.id,
-        &auth.box_id,
-        &nuis,
-        ask.year,
-        ask.held_for.trim(),
-    )
-    .await
-    .map_err(failed)?;
+    let released =
+        super::numbering::release(&state.pool, checked(&auth, &ask, &nuis)).await.map_err(failed)?;
     Ok(axum::Json(json!({"released": released})).into_response())
 }
 

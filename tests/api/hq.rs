@@ -7,14 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::common;
-use crate::common::hq::{Hq, around_today, normalised, sql, summed};
+use crate::common::hq::{Hq, around_today, hq_numbers, normalised, numbers_in, restore_from, sql, summed};
 use crate::common::process::ServerProcess;
 use crate::common::sim::SimServer;
 use crate::common::till::{
     NUIS, ROOMY_LIMITS, Till, coffee_and_water, issuing_load, on_account, open_till_with, post_at_once,
     upload_certificate,
 };
-use crate::common::{arka_ok, eventually, pdftotext};
+use crate::common::{eventually, pdftotext};
 use serde_json::{Value, json};
 
 /// A shop of the chain on a server of its own, shipping to `hq`.
@@ -62,20 +62,6 @@ fn shop_numbers(till: &Till) -> BTreeSet<String> {
     let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
     let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
     stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
-}
-
-/// The numbers the HQ holds of `shop`, each counted: a number twice would be a duplicate.
-fn hq_numbers(hq: &Hq, shop: &str) -> Vec<String> {
-    let (from, to) = around_today();
-    let (status, body) =
-        hq.get(&format!("/api/v1/invoice?shop={shop}&fromDate={from}&toDate={to}&limit=500"));
-    assert_eq!(status, 200, "{body}");
-    body["data"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["number"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn shop_summary(till: &Till) -> Value {
@@ -190,13 +176,6 @@ fn shop_process(sim: &SimServer, hq: &Hq, data: &std::path::Path, token: &str) -
     ServerProcess::start(data, &flags)
 }
 
-/// The numbers of the shop's documents in its database at `data`.
-fn numbers_in(data: &std::path::Path) -> BTreeSet<String> {
-    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
-    let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
-    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
-}
-
 fn summary_at(base_url: &str, token: &str) -> Value {
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let (from, to) = around_today();
@@ -301,17 +280,7 @@ fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells
         hq_args(args);
     });
     new_box.restart_after(|dir| {
-        let dir = dir.to_str().unwrap();
-        let out = arka_ok(&[
-            "restore",
-            "--from-hq",
-            &hq.url(),
-            "--hq-token",
-            &shop_token,
-            "--hq-allow-http",
-            "--data-dir",
-            dir,
-        ]);
+        let out = restore_from(&hq, &shop_token, dir);
         assert!(out.contains("upload the company's certificate again"), "{out}");
     });
     let restored = {

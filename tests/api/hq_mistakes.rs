@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::hq::{Hq, OwnCluster, TestDatabase, around_today, sql};
+use crate::common::hq::{
+    Hq, OwnCluster, TestDatabase, around_today, hq_numbers, numbers_in, restore_from, sql,
+};
 use crate::common::process::ServerProcess;
 use crate::common::sim::SimServer;
 use crate::common::till::{NUIS, ROOMY_LIMITS, Till, coffee_and_water, on_account, open_till_with};
@@ -38,27 +40,6 @@ fn sell(till: &Till, internal_id: &str) -> Value {
         .post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water(internal_id))
         .data(201)
         .clone()
-}
-
-/// The numbers of `shop`'s documents at the HQ, each counted (a number twice would be listed twice).
-fn hq_numbers(hq: &Hq, shop: &str) -> Vec<String> {
-    let (from, to) = around_today();
-    let (status, body) =
-        hq.get(&format!("/api/v1/invoice?shop={shop}&fromDate={from}&toDate={to}&limit=500"));
-    assert_eq!(status, 200, "{body}");
-    body["data"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["number"].as_str().unwrap().to_string())
-        .collect()
-}
-
-/// The numbers of the documents in the shop's database at `data`.
-fn numbers_in(data: &std::path::Path) -> BTreeSet<String> {
-    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
-    let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
-    stmt.query_map([], |r| r.get("number")).unwrap().map(Result::unwrap).collect()
 }
 
 /// The HQ holds exactly the documents of the shop's database at `data`, each once.
@@ -594,17 +575,7 @@ fn a_box_restored_after_a_kill_9_goes_on_on_a_new_tcr_and_no_number_is_used_twic
         args.hq.hq_allow_http = true;
     });
     new_box.restart_after(|dir| {
-        let dir = dir.to_str().unwrap();
-        arka_ok(&[
-            "restore",
-            "--from-hq",
-            &hq.url(),
-            "--hq-token",
-            &shop_token,
-            "--hq-allow-http",
-            "--data-dir",
-            dir,
-        ]);
+        restore_from(&hq, &shop_token, dir);
     });
     let today = new_box.get("/api/v1/owner/today", Some(&token)).data(200).clone();
     let retired = &today["restored"]["retired_tcrs"][0];

@@ -411,3 +411,32 @@ impl Drop for OwnCluster {
         let _ = command.args(["-D", &data, "-m", "immediate", "-w", "stop"]).output();
     }
 }
+
+/// The numbers the HQ holds of `shop` (today and its neighbours), each as often as it is listed:
+/// a number twice would be a duplicate.
+pub fn hq_numbers(hq: &Hq, shop: &str) -> Vec<String> {
+    let (from, to) = around_today();
+    let (status, body) =
+        hq.get(&format!("/api/v1/invoice?shop={shop}&fromDate={from}&toDate={to}&limit=500"));
+    assert_eq!(status, 200, "{body}");
+    body["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["number"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The numbers of the documents in the shop's database at `data`.
+pub fn numbers_in(data: &std::path::Path) -> std::collections::BTreeSet<String> {
+    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
+    let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
+    stmt.query_map([], |r| r.get("number")).unwrap().map(Result::unwrap).collect()
+}
+
+/// `arka restore --from-hq` of the shop of `token` into `data_dir`, the HQ on plain HTTP: what it
+/// printed.
+pub fn restore_from(hq: &Hq, token: &str, data_dir: &std::path::Path) -> String {
+    let dir = data_dir.to_str().unwrap();
+    arka_ok(&["restore", "--from-hq", &hq.url(), "--hq-token", token, "--hq-allow-http", "--data-dir", dir])
+}
