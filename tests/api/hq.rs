@@ -606,9 +606,9 @@ fn applied_migrations(db: &rusqlite::Connection) -> Vec<i64> {
 
 /// The shop's database at `db` as main's binary leaves it: the outbox's migration taken back
 /// (its triggers and tables dropped, its line of the history removed), and the lines of V27 (the
-/// kept requests packed), V28 (a receipt in fewer bytes), V29 (the open days' index) and V30 (the
-/// shops' dictionaries), which came after it and run again over their own result as no-ops,
-/// everything else kept.
+/// kept requests packed), V28 (a receipt in fewer bytes), V29 (the open days' index), V30 (the
+/// shops' dictionaries), V42 (the box and the changes set aside) and V43 (retired TCRs), which
+/// came after it and run again over their own result as no-ops, everything else kept.
 fn as_main_left_it(db: &std::path::Path) {
     let db = rusqlite::Connection::open(db).unwrap();
     let triggers: Vec<String> = {
@@ -625,9 +625,13 @@ fn as_main_left_it(db: &std::path::Path) {
     }
     db.execute_batch(
         "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products; DROP TABLE hq_set_aside;
+         DROP TABLE cis_only_einvoices;
+         ALTER TABLE fiscal_devices DROP COLUMN retired_at;
+         ALTER TABLE fiscal_devices DROP COLUMN retired_why;
+         ALTER TABLE fiscal_devices DROP COLUMN continued_by;
          DELETE FROM refinery_schema_history
          WHERE name IN ('hq_outbox', 'kept_requests_packed', 'a_receipt_in_fewer_bytes', 'open_days_index',
-                        'kept_dictionaries', 'hq_box_and_set_aside');",
+                        'kept_dictionaries', 'hq_box_and_set_aside', 'retired_tcrs');",
     )
     .unwrap();
     assert_eq!(applied_migrations(&db), RELEASED_BY_MAIN, "the database is main's");
@@ -654,11 +658,11 @@ fn a_shop_database_made_by_main_upgrades_to_the_outbox_and_ships_its_history_to_
     {
         let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
         let mut expected = RELEASED_BY_MAIN.to_vec();
-        expected.extend([26, 27, 28, 29, 30, 42]);
+        expected.extend([26, 27, 28, 29, 30, 42, 43]);
         assert_eq!(
             applied_migrations(&db),
             expected,
-            "upgraded by the outbox's migration, V27 to V30 and V42"
+            "upgraded by the outbox's migration, V27 to V30, V42 and V43"
         );
     }
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
