@@ -182,10 +182,21 @@ pub async fn apply(pool: &Pool, shop: &super::db::Shop, batch: &Batch) -> Result
         &[&shop_id],
     )
     .await?;
-    for table in DERIVED.iter().filter(|t| tables.contains(**t)) {
-        if let Some(invalid) = derived(&tx, shop_id, table).await? {
-            return Ok(Applied::Invalid(invalid));
-        }
+    let derived_tables: Vec<&str> = DERIVED.iter().copied().filter(|t| tables.contains(t)).collect();
+    if let Some(invalid) = derived(&tx, shop_id, &derived_tables).await? {
+        return Ok(Applied::Invalid(invalid));
+    }
+    if tables.contains("invoices") {
+        // The non-cash numbers these documents carry are no longer held (`held`).
+        tx.execute(
+            "UPDATE noncash_numbers n SET documented = true
+             FROM batch_entries e, shops s
+             WHERE s.id = $1 AND e.t = 'invoices' AND e.o = 'upsert' AND e.r->>'kind' = 'NONCASH'
+               AND n.nuis = s.nuis AND n.year = (e.r->>'year')::integer AND n.ord_num = (e.r->>'ord_num')::bigint
+               AND NOT n.documented",
+            &[&shop_id],
+        )
+        .await?;
     }
     tx.execute(
         "UPDATE shops SET acked_seq = $2, synced_at = now(), last_heard_at = now() WHERE id = $1",
@@ -244,36 +255,52 @@ fn data_refused(e: &tokio_postgres::Error) -> bool {
     e.code().is_some_and(|code| code.code().starts_with("22") || code.code().starts_with("23"))
 }
 
-/// Derives `table`'s typed rows from the batch's entries of it: every entry takes its old row
-/// away, an upsert puts the new one in. When the typed table cannot take a row, the entry it
-/// came from is found (one entry at a time, each in a savepoint) and named.
-async fn derived(tx: &tokio_postgres::Transaction<'_>, shop_id: i64, table: &str) -> Result<Option<Invalid>> {
+/// Derives the typed rows of `tables` from the batch's entries of them: every entry takes its
+/// old row away, an upsert puts the new one in, all under one savepoint. When a typed table
+/// cannot take a row, the entry it came from is found (one entry at a time, each in a savepoint
+/// of its own) and named.
+async fn derived(
+    tx: &tokio_postgres::Transaction<'_>,
+    shop_id: i64,
+    tables: &[&str],
+) -> Result<Option<Invalid>> {
     tx.batch_execute("SAVEPOINT derived").await?;
-    match derive(tx, shop_id, table, None).await {
-        Ok(()) => {
-            tx.batch_execute("RELEASE SAVEPOINT derived").await?;
-            return Ok(None);
-        }
-        Err(e) if data_refused(&e) => tx.batch_execute("ROLLBACK TO SAVEPOINT derived").await?,
-        Err(e) => return Err(e.into()),
-    }
-    let places = tx.query("SELECT i FROM batch_entries WHERE t = $1 ORDER BY i", &[&table]).await?;
-    for place in &places {
-        let i: i32 = place.get("i");
-        tx.batch_execute("SAVEPOINT derived").await?;
-        match derive(tx, shop_id, table, Some(i)).await {
-            Ok(()) => tx.batch_execute("RELEASE SAVEPOINT derived").await?,
+    let mut refused = false;
+    for table in tables {
+        match derive(tx, shop_id, table, None).await {
+            Ok(()) => {}
             Err(e) if data_refused(&e) => {
-                let why = e.as_db_error().map(|db| db.message().to_string()).unwrap_or_else(|| e.to_string());
-                return Ok(Some(Invalid {
-                    field: format!("entries.{i}.row"),
-                    message: format!("The head office's {table} cannot take this row: {why}."),
-                }));
+                refused = true;
+                break;
             }
             Err(e) => return Err(e.into()),
         }
     }
-    Err(super::Error::Read(format!("the batch's rows of {table} were refused together and taken one by one")))
+    if !refused {
+        tx.batch_execute("RELEASE SAVEPOINT derived").await?;
+        return Ok(None);
+    }
+    tx.batch_execute("ROLLBACK TO SAVEPOINT derived").await?;
+    for table in tables {
+        let places = tx.query("SELECT i FROM batch_entries WHERE t = $1 ORDER BY i", &[table]).await?;
+        for place in &places {
+            let i: i32 = place.get("i");
+            tx.batch_execute("SAVEPOINT one").await?;
+            match derive(tx, shop_id, table, Some(i)).await {
+                Ok(()) => tx.batch_execute("RELEASE SAVEPOINT one").await?,
+                Err(e) if data_refused(&e) => {
+                    let why =
+                        e.as_db_error().map(|db| db.message().to_string()).unwrap_or_else(|| e.to_string());
+                    return Ok(Some(Invalid {
+                        field: format!("entries.{i}.row"),
+                        message: format!("The head office's {table} cannot take this row: {why}."),
+                    }));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    Err(super::Error::Read("the batch's rows were refused together and taken one by one".to_string()))
 }
 
 async fn derive(

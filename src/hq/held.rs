@@ -27,8 +27,8 @@ pub struct Held {
 }
 
 /// The reservations older than `older_than_seconds` with no document at the HQ (a shop's
-/// non-cash document of that business, year and number), oldest first; the voided ones too
-/// with `voided`.
+/// non-cash document of that business, year and number: `apply` marks the number documented
+/// when it brings one), oldest first; the voided ones too with `voided`.
 pub async fn held(pool: &Pool, older_than_seconds: i64, voided: bool) -> Result<Vec<Held>> {
     let client = pool.get().await?;
     let rows = client
@@ -37,11 +37,9 @@ pub async fn held(pool: &Pool, older_than_seconds: i64, voided: bool) -> Result<
                  (n.box_id IS DISTINCT FROM s.box_id) AS box_replaced,
                  EXTRACT(EPOCH FROM now() - n.reserved_at)::bigint AS age_seconds
              FROM noncash_numbers n JOIN shops s ON s.id = n.shop_id
-             WHERE n.reserved_at <= now() - make_interval(secs => $1::bigint)
+             WHERE NOT n.documented AND n.shop_id IS NOT NULL
+               AND n.reserved_at <= now() - make_interval(secs => $1::bigint)
                AND ($2 OR n.voided_at IS NULL)
-               AND NOT EXISTS (
-                   SELECT 1 FROM invoices i JOIN shops o ON o.id = i.shop_id
-                   WHERE o.nuis = n.nuis AND i.year = n.year AND i.ord_num = n.ord_num AND i.kind = 'NONCASH')
              ORDER BY n.reserved_at, n.ord_num",
             &[&older_than_seconds, &voided],
         )
@@ -84,10 +82,7 @@ pub async fn resolve(
     let held = tx
         .query_opt(
             "SELECT s.name AS shop, n.held_for FROM noncash_numbers n JOIN shops s ON s.id = n.shop_id
-             WHERE n.nuis = $1 AND n.year = $2 AND n.ord_num = $3 AND n.voided_at IS NULL
-               AND NOT EXISTS (
-                   SELECT 1 FROM invoices i JOIN shops o ON o.id = i.shop_id
-                   WHERE o.nuis = n.nuis AND i.year = n.year AND i.ord_num = n.ord_num AND i.kind = 'NONCASH')
+             WHERE n.nuis = $1 AND n.year = $2 AND n.ord_num = $3 AND n.voided_at IS NULL AND NOT n.documented
              FOR UPDATE OF n",
             &[&nuis, &year, &ord_num],
         )

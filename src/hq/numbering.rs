@@ -89,7 +89,8 @@ pub async fn reserve(pool: &Pool, ask: Ask<'_>, at_least: i64) -> Result<Given> 
         Some(row) => {
             let ord_num: i64 = row.get("ord_num");
             tx.execute(
-                "UPDATE noncash_numbers SET shop_id = $4, held_for = $5, box_id = $6, reserved_at = now()
+                "UPDATE noncash_numbers SET shop_id = $4, held_for = $5, box_id = $6, reserved_at = now(),
+                     documented = false
                  WHERE nuis = $1 AND year = $2 AND ord_num = $3",
                 &[&nuis, &year, &ord_num, &shop_id, &held_for, &box_id],
             )

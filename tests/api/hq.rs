@@ -862,10 +862,12 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
     the_hq_prints_the_closing_report_as_the_shop_does(&hq, &names, &tills);
 }
 
-/// What V5 (migrations_hq/V5__typed_reports.sql) and V6 (shops of their own) added, taken away
-/// again with their rows of the history: the database as an HQ of V4 left it, holding every row
-/// it was shipped.
+/// What V5 (migrations_hq/V5__typed_reports.sql), V6 (shops of their own) and V7 (numbers
+/// documented) added, taken away again with their rows of the history: the database as an HQ of
+/// V4 left it, holding every row it was shipped.
 const BACK_TO_V4: &str = "
+    DROP INDEX noncash_numbers_held;
+    ALTER TABLE noncash_numbers DROP COLUMN documented;
     DROP TABLE box_refusals, hq_audit;
     DROP INDEX noncash_numbers_held_for;
     ALTER TABLE noncash_numbers DROP COLUMN box_id, DROP COLUMN voided_at, DROP COLUMN void_reason,
@@ -896,9 +898,9 @@ fn an_hq_upgraded_with_the_shops_documents_answers_as_the_shops_do() {
     // The HQ listens before it has migrated: its answers are the upgraded ones once V6 is in.
     eventually("the HQ upgraded past V4", Duration::from_secs(60), || {
         let applied = sql(&hq.db.url, "SELECT MAX(version) FROM refinery_schema_history");
-        applied[0][0].as_deref().is_some_and(|v| v.parse::<i64>().unwrap() >= 6)
+        applied[0][0].as_deref().is_some_and(|v| v.parse::<i64>().unwrap() >= 7)
     });
-    // V6 learns each shop's business from the company it shipped.
+    // V6 learns each shop's business from the company it shipped; V7 which numbers have documents.
     let businesses = sql(&hq.db.url, "SELECT DISTINCT nuis FROM shops");
     assert_eq!(businesses, [[Some(NUIS.to_string())]], "every shop's NUIS from its company");
     assert_the_chains_reports_are_its_shops(&hq, &names, &tills);
