@@ -209,7 +209,10 @@ impl Hq {
             .method(method)
             .uri(url)
             .header("Authorization", format!("Bearer {token}"))
-            .header("Content-Type", "application/json");
+            .header("Content-Type", "application/json")
+            // A refusal answered before its body was read closes the connection: no call rides on
+            // a connection the HQ is closing.
+            .header("Connection", "close");
         if let Some(box_id) = box_id {
             request = request.header("x-arka-box", box_id);
         }
