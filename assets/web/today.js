@@ -270,7 +270,21 @@ function hqCard(hq) {
     ? `${hq.backlog} ${t('hq.waiting')}, ${t('hq.oldest')} ${hq.oldest_noted_at}`
     : t('hq.sent');
   return el('div', { class: 'card', id: 'hq-backlog' }, el('h3', {}, t('hq.title')),
-    el('p', { class: hq.backlog ? 'warn' : '' }, text));
+    el('p', { class: hq.backlog ? 'warn' : '' }, text),
+    hq.problem ? el('p', { class: 'bad', id: 'hq-problem' }, `${t('hq.problem')} ${hq.problem}`) : null,
+    hq.set_aside ? el('p', { class: 'bad', id: 'hq-set-aside' }, `${hq.set_aside} ${t('hq.setAside')}`) : null);
+}
+
+// After a restore: each retired till, the TCR it goes on on, and what the CIS has that the books lack.
+function restoredCard(restored) {
+  if (!restored) return null;
+  const tills = restored.retired_tcrs.map((r) => el('p', { 'data-retired': r.tcr_code },
+    `${r.name} (${r.tcr_code}): ${t('restored.retired')} ${r.last_number}, `,
+    r.continued_by ? `${t('restored.continues')} ${r.continued_by}` : t('restored.waiting')));
+  const lacking = restored.cis_only_einvoices.map((e) => el('li', {}, `${e.doc_number ?? ''} · ${e.eic} · ${e.amount ?? ''}`));
+  return el('div', { class: 'card', id: 'restored' }, el('h3', {}, t('restored.title')), ...tills,
+    lacking.length ? el('p', { class: 'warn' }, t('restored.cisOnly')) : null,
+    lacking.length ? el('ul', {}, ...lacking) : null);
 }
 
 // The chain's day: one column per shop, the chain's total last.
@@ -285,6 +299,10 @@ function shopsTable(today) {
     line(t('today.sales'), (s) => el('strong', { 'data-shop-gross': s.shop }, money(s.totals.gross)),
       el('strong', { id: 'chain-gross' }, money(today.totals.gross))),
     line(t('chain.synced'), (s) => s.synced_at ?? t('chain.never'), ''),
+    line(t('chain.heard'), (s) => el('span', { 'data-shop-heard': s.shop }, s.silent_seconds === null ? t('chain.never') : String(s.silent_seconds)), ''),
+    line(t('chain.backlog'), (s) => String(s.heartbeat?.backlog ?? 0), ''),
+    line(t('chain.cisQueue'), (s) => String(s.heartbeat?.cis_queue ?? 0), ''),
+    line(t('hq.setAside'), (s) => String(s.heartbeat?.set_aside ?? 0), ''),
   ];
   const numeric = [...shops.map((_, i) => i + 1), shops.length + 1];
   return table(['', ...shops.map((s) => s.shop), t('today.total')], rows, numeric);
@@ -304,6 +322,18 @@ function chainTillsTable(today) {
     rows, [3, 4, 5]);
 }
 
+// Boxes refused on a shop's token, and the numbers reserved with no document.
+function chainAlerts(today) {
+  const refused = today.shops.filter((s) => s.refused_boxes.length)
+    .map((s) => el('p', { class: 'bad', 'data-refused': s.shop }, `${s.shop}: ${t('chain.refusedBox')} (${s.refused_boxes.map((b) => b.reason).join('; ')})`));
+  const held = today.held_numbers.length
+    ? [el('h3', {}, t('chain.held')), el('p', { class: 'warn' }, t('chain.heldHint')),
+      table([t('chain.shop'), t('chain.number'), t('chain.age')],
+        today.held_numbers.map((h) => [h.shop ?? '', el('span', { 'data-held': `${h.ord_num}/${h.year}` }, `${h.ord_num}/${h.year} · ${h.nuis}`), String(h.age_seconds)]), [2])]
+    : [];
+  return [...refused, ...held];
+}
+
 function renderChain(section, today) {
   section.replaceChildren(
     el('h2', {}, `${t('today.title')} · ${today.business_day}`),
@@ -316,6 +346,7 @@ function renderChain(section, today) {
     shopsTable(today),
     el('h3', {}, t('chain.tills')),
     chainTillsTable(today),
+    ...chainAlerts(today),
   );
 }
 
@@ -344,7 +375,8 @@ export async function render(section, ctx) {
       el('div', { class: 'card' }, el('h3', {}, t('today.receipts')),
         el('p', { class: 'big', id: 'today-receipts' }, String(today.totals.receipts)),
         today.totals.waiting ? el('p', { class: 'warn' }, `${today.totals.waiting} ${t('today.waiting')}`) : null),
-      hqCard(today.hq)),
+      hqCard(today.hq),
+      restoredCard(today.restored)),
     el('h3', {}, t('today.byTill')),
     salesTable(today),
     el('h3', {}, t('today.cash')),

@@ -138,6 +138,64 @@ struct TodayView {
     /// In a chain (`--hq-url`): what waits for the head office; absent for a lone shop.
     #[serde(skip_serializing_if = "Option::is_none")]
     hq: Option<HqBacklogView>,
+    /// After a restore: the tills retired (their last number in the restored books, and the TCR
+    /// each goes on with), and the e-invoices the CIS lists that the books lack. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    restored: Option<RestoredView>,
+}
+
+#[derive(Serialize)]
+struct RestoredView {
+    retired_tcrs: Vec<RetiredTcrView>,
+    cis_only_einvoices: Vec<CisOnlyView>,
+}
+
+#[derive(Serialize)]
+struct RetiredTcrView {
+    tcr_code: String,
+    name: String,
+    retired_at: String,
+    /// The last cash number the restored books hold on it: the CIS may hold later ones.
+    last_number: i64,
+    /// The TCR the till goes on with; none until the CIS registered it.
+    continued_by: Option<String>,
+}
+
+#[derive(Serialize)]
+struct CisOnlyView {
+    eic: String,
+    doc_number: Option<String>,
+    amount: Option<String>,
+    received_at: Option<String>,
+}
+
+impl RestoredView {
+    fn of(
+        retired: Vec<crate::store::devices::Retired>,
+        cis_only: Vec<crate::store::devices::CisOnly>,
+    ) -> Option<Self> {
+        (!retired.is_empty()).then(|| RestoredView {
+            retired_tcrs: retired
+                .into_iter()
+                .map(|r| RetiredTcrView {
+                    retired_at: stored_time(&r.retired_at),
+                    tcr_code: r.tcr_code,
+                    name: r.name,
+                    last_number: r.last_number,
+                    continued_by: r.continued_by,
+                })
+                .collect(),
+            cis_only_einvoices: cis_only
+                .into_iter()
+                .map(|e| CisOnlyView {
+                    eic: e.eic,
+                    doc_number: e.doc_number,
+                    amount: e.amount,
+                    received_at: e.received_at,
+                })
+                .collect(),
+        })
+    }
 }
 
 #[derive(Serialize)]
@@ -146,6 +204,10 @@ struct HqBacklogView {
     backlog: i64,
     oldest_noted_at: Option<String>,
     oldest_age_seconds: Option<i64>,
+    /// Changes the head office refused, set aside here (kept, not lost).
+    set_aside: i64,
+    /// What keeps the changes from the head office now, in the shop's words.
+    problem: Option<String>,
 }
 
 /// `GET /api/v1/owner/today`: today's sales per TCR and payment method, each TCR's balance and
@@ -156,6 +218,8 @@ pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResu
         backlog: w.notes,
         oldest_noted_at: w.oldest_noted_at.as_deref().map(stored_time),
         oldest_age_seconds: w.oldest_age_seconds,
+        set_aside: w.set_aside,
+        problem: w.problem,
     });
     let mine = caller.user.tcr_code.as_deref();
     let sales_of = |code: &str| today.sales.tills.iter().find(|t| t.tcr_code.as_deref() == Some(code));
@@ -170,6 +234,10 @@ pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResu
             .collect::<Result<_, _>>()?,
         noncash: today.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of_till),
         hq,
+        restored: {
+            let (retired, cis_only) = state.services.restore_findings().await?;
+            RestoredView::of(retired, cis_only)
+        },
     })
 }
 

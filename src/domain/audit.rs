@@ -48,6 +48,7 @@ spelled! {
         BackupCreate = "backup.create",
         BackupRestore = "backup.restore",
         QueueResend = "queue.resend",
+        HqUnlink = "hq.unlink",
     }
 }
 

@@ -24,6 +24,7 @@ fn the_short_campaign_finds_nothing_lost_duplicated_leaked_or_broken() {
         "isolation",
         "secrets",
         "load held",
+        "hq",
     ] {
         assert!(sections.contains(&expected), "{expected} in {sections:?}");
     }

@@ -26,6 +26,7 @@ mod foundation_edge;
 mod foundation_registration;
 mod hardening;
 mod hq;
+mod hq_mistakes;
 mod invoices;
 mod late_delivery;
 mod marketplace;
