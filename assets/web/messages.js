@@ -83,6 +83,7 @@ export const NOUNS = {
   "Invoice": ["fatura", "Invoice"],
   "Manual rate": ["kursi manual", "Manual rate"],
   "Product": ["produkti", "Product"],
+  "Route": ["adresa", "Route"],
   "Purchase invoice": ["fatura e blerjes", "Purchase invoice"],
   "User": ["përdoruesi", "User"],
   "Warehouse transfer note": ["fletëdalja", "Warehouse transfer note"],
@@ -270,6 +271,7 @@ export const MESSAGES = {
   "The nipt must be a letter, eight digits and a letter.": ["NIPT-i duhet të jetë një shkronjë, tetë shifra dhe një shkronjë.", "The NUIS must be a letter, eight digits and a letter."],
   "The selected branch does not exist.": ["Njësia e zgjedhur nuk ekziston."],
   "The toDate must be a date after or equal to fromDate.": ["Data «Deri më» duhet të jetë e njëjtë ose pas datës «Nga».", "The to date must be the from date or after it."],
+  "This till's TCR was retired when the shop was restored: the numbers after the restored ones may be at the CIS already. The till goes on on a new TCR as soon as it is registered at the CIS (upload the certificate; Arka registers it): try again then.": ["Arka (TCR) e kësaj kase u tërhoq kur dyqani u rikthye: numrat pas atyre të rikthyer mund të jenë tashmë te CIS-i. Kasa vazhdon me një TCR të re sapo ajo të regjistrohet te CIS-i (ngarkoni certifikatën; Arka e regjistron): provoni përsëri atëherë."],
   // Invoices: the test sale, the list, cancellations (src/services/invoices, src/services/pipeline.rs, src/domain/cancellation.rs)
   "The lines field must be a list of lines; to cancel the whole invoice send no body or {}.": ["Artikujt për anulim nuk u lexuan.", "The lines to cancel could not be read."],
   "Another read of this token is running; try again.": ["Një lexim tjetër i këtij përdoruesi është në punë; provoni përsëri."],
@@ -377,6 +379,20 @@ export const MESSAGES = {
   "The owner's token is required.": ["Tokeni i pronarit është i detyrueshëm."],
   "The shop is not one of the chain's.": ["Dyqani nuk është i këtij rrjeti."],
   "The table is not one a shop ships.": ["Kjo tabelë nuk vjen nga dyqanet."],
+  // The head office's answers to its shops (src/hq/shop_routes.rs), which a shop shows its owner
+  "Every call of a shop names its box (letters, digits and -).": ["Çdo thirrje e një dyqani emërton kutinë e vet (shkronja, shifra dhe -)."],
+  "The NUIS is not this shop's business.": ["NIPT-i nuk është i biznesit të këtij dyqani."],
+  "The after must be a version from 0.": ["Versioni nga i cili lexohet duhet të jetë 0 ose më shumë.", "The version to read after must be 0 or more."],
+  "The at_least must be from 0 to {MAX_ORD_NUM}, the CIS's largest number.": ["Numri më i vogël duhet të jetë nga 0 deri në {MAX_ORD_NUM}, numri më i madh i CIS-it.", "The lowest number must be from 0 to {MAX_ORD_NUM}, the CIS's largest number."],
+  "The business's non-cash numbers of {year} reached {MAX_ORD_NUM}, the CIS's largest.": ["Numrat pa para në dorë të biznesit për {year} arritën {MAX_ORD_NUM}, numrin më të madh të CIS-it."],
+  "The head office does not know this shop's business (NUIS) yet: it learns it from `arka hq shops add --nuis` or from the shop's first shipped company.": ["Zyra qendrore nuk e njeh ende biznesin (NIPT-in) e këtij dyqani: e mëson kur dyqani shtohet me NIPT-in e tij (arka hq shops add) ose nga kompania e parë që dërgon dyqani."],
+  "The head office refuses this box for the shop \"{}\": {reason}. Nothing was taken; the owner sees this box at the head office.": ["Zyra qendrore nuk e pranon këtë kuti për dyqanin «{1}»: {reason}. Asgjë nuk u mor; pronari e sheh këtë kuti te zyra qendrore."],
+  "The held_for is required, at most 255 characters.": ["Për kë mbahet numri është e detyrueshme, deri në 255 shkronja.", "Who the number is held for is required, at most 255 characters."],
+  "The nuis is required.": ["NIPT-i është i detyrueshëm.", "The NUIS is required."],
+  "The older_than must be seconds from 0.": ["Mosha duhet të jetë sekonda, 0 ose më shumë.", "The age must be seconds, 0 or more."],
+  "The year must be {} to {}.": ["Viti duhet të jetë nga {1} deri në {2}."],
+  "This document was numbered {ord_num}/{year} by the box this one replaced, and it never reached the head office: it may be at the CIS. It is not numbered again until the owner resolves that number (arka hq numbers held).": ["Ky dokument mori numrin {ord_num}/{year} nga kutia që kjo zëvendësoi dhe nuk arriti kurrë te zyra qendrore: mund të jetë te CIS-i. Nuk numërohet përsëri derisa pronari ta zgjidhë atë numër (arka hq numbers held)."],
+  "This shop belongs to a chain whose head office keeps the business's non-cash numbering, but it was started without it (--hq-url): nothing was issued. Start it with its head office, or unlink it (arka unlink-hq).": ["Ky dyqan është pjesë e një rrjeti, zyra qendrore e të cilit mban numërimin pa para në dorë të biznesit, por u nis pa të (--hq-url): asgjë nuk u lëshua. Niseni me zyrën qendrore ose shkëputeni (arka unlink-hq)."],
 };
 
 // A placeholder of a server's message: `{name}`, `{}` or `{name:spec}`; `{{` and `}}` are braces.
