@@ -167,8 +167,7 @@ async fn signing_in_as_people(page: &Browser, server: &TestServer) {
             && said.ends_with(" s."),
         "{said}"
     );
-    page.type_into("#signin-email", CASHIER_EMAIL).await;
-    page.type_into("#signin-password", &format!("{CASHIER_PASSWORD}{}", keys(Key::Enter))).await;
+    page.sign_in(CASHIER_EMAIL, CASHIER_PASSWORD).await;
     page.text_when("#who", |t| t == "Besa Kola · Arkëtar").await;
     // A cashier's menu has no CIS queue, reports or administration: the server refuses them.
     let hidden: Value = page
@@ -714,8 +713,7 @@ pub(crate) async fn the_audit_view(page: &Browser, owner: &People<'_>, actions: 
 async fn the_owner_signs_in(page: &Browser) {
     page.click("#signout").await;
     page.find("#signin-form").await;
-    page.type_into("#signin-email", OWNER_EMAIL).await;
-    page.type_into("#signin-password", &format!("{OWNER_PASSWORD}{}", keys(Key::Enter))).await;
+    page.sign_in(OWNER_EMAIL, OWNER_PASSWORD).await;
     page.text_when("#who", |t| t.ends_with("· Owner")).await;
 }
 
@@ -835,8 +833,7 @@ async fn two_tills_closed_by_a_manager(
     // The manager signs in and sees every till's day, the API's and the documents' figures.
     page.click("#signout").await;
     page.find("#signin-form").await;
-    page.type_into("#signin-email", "drita@dyqani-ana.al").await;
-    page.type_into("#signin-password", &format!("{MANAGER_PASSWORD}{}", keys(Key::Enter))).await;
+    page.sign_in("drita@dyqani-ana.al", MANAGER_PASSWORD).await;
     page.text_when("#who", |t| t.ends_with("· Manager")).await;
     page.click("nav button[data-view=today]").await;
     let today = page.api_data("/api/v1/owner/today").await;

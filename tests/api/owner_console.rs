@@ -200,8 +200,7 @@ fn five_thousand_products_are_shown_a_page_at_a_time() {
     runtime.block_on(async {
         let page = Browser::start(1280, 900).await;
         page.client.goto(&server.base_url()).await.unwrap();
-        page.type_into("#signin-email", OWNER_EMAIL).await;
-        page.type_into("#signin-password", &format!("{OWNER_PASSWORD}{}", keys(Key::Enter))).await;
+        page.sign_in(OWNER_EMAIL, OWNER_PASSWORD).await;
         page.find("nav button[data-view=products]:not([hidden])").await;
         page.click("nav button[data-view=products]").await;
         page.text_when("#product-shown", |t| t == "1–50 / 5000").await;

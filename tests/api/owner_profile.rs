@@ -18,8 +18,7 @@ fn the_owner_edits_their_profile_and_sets_a_forgotten_password_with_the_boxs_cod
     runtime.block_on(async {
         let page = Browser::start(1280, 900).await;
         page.client.goto(&server.base_url()).await.unwrap();
-        page.type_into("#signin-email", OWNER_EMAIL).await;
-        page.type_into("#signin-password", &format!("{OWNER_PASSWORD}{}", keys(Key::Enter))).await;
+        page.sign_in(OWNER_EMAIL, OWNER_PASSWORD).await;
         page.text_when("#who", |t| t == "Ana Hoxha · Pronar").await;
 
         // The owner's name opens their profile: the operator code the wizard did not ask for.

@@ -154,6 +154,13 @@ impl Browser {
         }
     }
 
+    /// Signs in on the page's form as a person does: the e-mail, then the password ended by Enter.
+    pub async fn sign_in(&self, email: &str, password: &str) {
+        self.type_into("#signin-email", email).await;
+        let enter = char::from(fantoccini::key::Key::Enter);
+        self.type_into("#signin-password", &format!("{password}{enter}")).await;
+    }
+
     /// axe-core (from the npm registry: `./test` puts it in target/axe) run inside this Chromium
     /// on the page as it is now: fails naming every serious or critical violation of `screen`.
     pub async fn axe(&self, screen: &str) {
