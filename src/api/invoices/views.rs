@@ -11,7 +11,7 @@ use crate::domain::time::{local_text, parse_stored};
 use crate::store::invoices::{Invoice, Line, Payment, SettledOrder, WtnRef};
 
 /// Times the spec shows as `YYYY-MM-DD HH:MM:SS`, Tirane time, from a stored UTC time.
-fn local(stored: &str) -> String {
+pub(super) fn local(stored: &str) -> String {
     parse_stored(stored).map(local_text).unwrap_or_else(|| stored.to_string())
 }
 
