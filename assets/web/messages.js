@@ -425,6 +425,8 @@ export const MESSAGES = {
   "The {vat_key} field is required.": ["Fusha {vat_key} është e detyrueshme."],
   "The {vat_key} field must be 0 when {exempt_key} is sent.": ["{vat_key} duhet të jetë 0 kur artikulli është i përjashtuar nga TVSH-ja.", "{vat_key} must be 0 when the item is exempt from VAT."],
   "The {vat_key} field must be one of 0, 6, 10, 20.": ["{vat_key} është 0, 6, 10 ose 20.", "{vat_key} is 0, 6, 10 or 20."],
+  "order_invoices.{index}: line {} of the order {} has {} left to pay.": ["Nga rreshti {2} i porosisë {3} kanë mbetur për t'u paguar vetëm {4}: dikush tjetër e pagoi ndërkohë.", "Only {4} of line {2} of the order {3} is left to pay: someone else paid it meanwhile."],
+  "order_invoices.{index}: the order {} is already settled.": ["Porosia {2} është paguar tashmë.", "The order {2} is paid already."],
   "The {vouchers_key} field is only allowed when {type_key} is SVOUCHER.": ["{vouchers_key} lejohen vetëm për pagesë me kupon.", "{vouchers_key} are allowed only with a voucher payment."],
   "The {vouchers_key} field is required when {type_key} is SVOUCHER.": ["{vouchers_key} janë të detyrueshëm për pagesë me kupon.", "{vouchers_key} are required for a voucher payment."],
   "The {} field must be between 0 and 100.": ["{1} duhet të jetë nga 0 deri në 100.", "{1} must be from 0 to 100."],
@@ -526,4 +528,28 @@ export function serverWords(text, lang) {
     return said.charAt(0).toUpperCase() + said.slice(1);
   }
   return null;
+}
+
+// A refusal's envelope in `lang`: `message`, its message then its errors (a 400's `field: text`
+// lines, a 422's messages by field), each said through the table, or as the server said it when
+// the table has no words; `fields`, a 422's errors in words by the body's own key. `said` gives
+// the page's own words for a 429 or a server error that came without a message of the server's.
+export function refusalWords(status, body, lang, said = {}) {
+  const words = (text) => serverWords(text, lang) ?? text;
+  const fields = {};
+  const errors = body?.errors;
+  if (errors && !Array.isArray(errors) && typeof errors === 'object') {
+    for (const [field, list] of Object.entries(errors)) fields[field] = [].concat(list).map(words).join(' ');
+  }
+  let message;
+  if (status === 429 && !body?.message && said.throttled) message = said.throttled;
+  else if (status >= 500 && (!body?.message || body.message === 'Server Error') && said.server) message = said.server;
+  else {
+    const line = (text) => serverWords(String(text), lang) ?? words(/^[\w.]+: (.+)$/s.exec(String(text))?.[1] ?? String(text));
+    const parts = [body?.message ? words(body.message) : `HTTP ${status}`];
+    if (Array.isArray(errors)) parts.push(...errors.map(line));
+    else parts.push(...Object.values(fields));
+    message = [...new Set(parts)].join(' — ');
+  }
+  return { message, fields };
 }

@@ -61,12 +61,48 @@ fn catalog(till: &Till) {
 }
 
 /// The scanner: the keys of `code` and Enter, as fast as it types, wherever the focus is.
+/// WebDriver sends each key as a command of its own, and on a loaded box two of them can come
+/// further apart than a scanner's ever do (a real scanner's keys carry the times they were typed
+/// at); the till then rightly takes the rest for a person typing and says the code it got is
+/// unknown. Such a scan is the harness's, not the till's: the field it typed into is given back
+/// and the code scanned again, at most three times, and the retries printed.
 async fn scan(page: &Browser, code: &str) {
-    let mut keys = KeyActions::new("scanner".to_string());
-    for c in code.chars().chain([char::from(Key::Enter)]) {
-        keys = keys.then(KeyAction::Down { value: c }).then(KeyAction::Up { value: c });
+    let state = "return [window.tillTimings.scan.length, document.getElementById('status').textContent,
+                         document.activeElement && document.activeElement.id,
+                         document.activeElement && 'value' in document.activeElement ? document.activeElement.value : null]";
+    for attempt in 1..=3 {
+        let before: Value = page.client.execute(state, vec![]).await.unwrap();
+        let mut keys = KeyActions::new("scanner".to_string());
+        for c in code.chars().chain([char::from(Key::Enter)]) {
+            keys = keys.then(KeyAction::Down { value: c }).then(KeyAction::Up { value: c });
+        }
+        page.client.perform_actions(keys).await.unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let now: Value = page.client.execute(state, vec![]).await.unwrap();
+            let status = now[1].as_str().unwrap_or_default();
+            if now[0] != before[0] || status == format!("Kod i panjohur: {code}") {
+                return;
+            }
+            let split =
+                status.strip_prefix("Kod i panjohur: ").is_some_and(|got| got != code && code.ends_with(got));
+            if split || std::time::Instant::now() > deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        println!("till: the harness's scan of {code} came apart (attempt {attempt}); scanned again");
+        if let Some(id) = before[2].as_str().filter(|_| before[3].is_string()) {
+            page.client
+                .execute(
+                    "const f = document.getElementById(arguments[0]); f.value = arguments[1]; f.dispatchEvent(new Event('input'));",
+                    vec![json!(id), before[3].clone()],
+                )
+                .await
+                .unwrap();
+        }
     }
-    page.client.perform_actions(keys).await.unwrap();
+    panic!("the scan of {code} never reached the till whole");
 }
 
 /// What a person's hand takes between typing and pressing Enter: WebDriver types faster than a
@@ -204,7 +240,9 @@ async fn open_and_sell(s: &Shop<'_>) {
     scan(page, "3830001234567").await;
     let scale = ean13("211234500750");
     scan(page, &scale).await;
-    page.text_when("#lines", |t| t.contains("Djathë i bardhë") && t.contains("0.75")).await;
+    page.text_when("#lines", |t| t.contains("Djathë i bardhë")).await;
+    let weighed = page.find("#qty-3").await.prop("value").await.unwrap();
+    assert_eq!(weighed.as_deref(), Some("0,75"), "0.750 kg, as Albanian writes it");
     let search = page.find("#search").await.prop("value").await.unwrap();
     assert_eq!(search.as_deref(), Some("xy"), "the scans were never typed into the search field");
     // Emptied as a person does: everything selected, then deleted.
@@ -321,7 +359,8 @@ async fn card_split_and_business(s: &Shop<'_>) {
     );
 }
 
-/// The paper runs out and the receipt prints again; a table of two rounds is settled.
+/// The paper runs out and the receipt prints again; a table of two rounds is split by lines, each
+/// guest paying their part with a receipt of their own.
 async fn paper_out_and_table(s: &Shop<'_>) {
     let (page, printer, form) = (&s.page, &s.printer, s.form);
     // The printer runs out of paper: said on the till, and printed again once the roll is in.
@@ -335,7 +374,7 @@ async fn paper_out_and_table(s: &Shop<'_>) {
     assert_eq!(reprinted.drawer_pulses, 1, "the first print that reached the paper opens the drawer");
     assert!(!reprinted.has_line("KOPJE / COPY"));
 
-    // A table of two rounds, settled with one summary.
+    // A table of two rounds, kept on the server: a reload (a second tablet) shows it.
     page.click("button.product[data-code=\"K1\"]").await;
     page.click("button.product[data-code=\"K1\"]").await;
     page.click("#nav-tables").await;
@@ -351,17 +390,64 @@ async fn paper_out_and_table(s: &Shop<'_>) {
     page.click("#nav-sale").await;
     page.click("button.product[data-code=\"K2\"]").await;
     page.click("#nav-tables").await;
-    page.click("[data-table=\"T4\"] .buttons button").await;
-    page.text_when("[data-table=\"T4\"] ul", |t| t.lines().count() == 2).await;
+    page.click("[data-table=\"T4\"] button.round").await;
+    page.text_when("[data-table=\"T4\"] ul", |t| t.contains("Kafe me qumësht")).await;
+    page.client.refresh().await.unwrap();
+    page.click("#nav-tables").await;
+    page.text_when("[data-table=\"T4\"] ul", |t| t.contains("Kafe me qumësht")).await;
+    let open = s.api("/api/v2/invoice/open-orders")["items"].clone();
+    assert_eq!(open.as_array().unwrap().len(), 2, "two rounds: {open}");
+    assert!(open.as_array().unwrap().iter().all(|o| o["table"] == "T4"));
     screen(page, form, "tables").await;
-    page.click("[data-table=\"T4\"] .buttons button.primary").await;
-    let table = printer.wait_for(6);
+
+    // Split by lines: the first guest pays one of the two coffees and the milk coffee, in cash.
+    page.type_into("#take-0-0-0", "1").await;
+    page.text_when("#guest-0", |t| shown_cents(t) == 12_000 + 15_000).await;
+    page.click("[data-table=\"T4\"] button.settle").await;
+    page.text_when("#pay-due", |t| shown_cents(t) == 27_000).await;
+    page.type_into("#tendered", "500").await;
+    page.text_when("#change", |t| shown_cents(t) == 23_000).await;
+    page.click("#pay-confirm").await;
+    let guest = printer.wait_for(6);
+    let first = s.api("/api/v2/invoice?limit=1")["items"][0].clone();
+    assert_eq!(first["document_kind"], "SUMMARY");
+    assert_eq!(api_cents(&first["amount"]["gross"]), 27_000);
     assert!(
-        table.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("390.00 ALL")),
+        guest.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("270.00 ALL")),
         "{}",
-        table.text()
+        guest.text()
     );
+    assert!(
+        guest.lines.iter().any(|l| l.starts_with("Kusuri / Change") && l.ends_with("230.00 ALL")),
+        "{}",
+        guest.text()
+    );
+    assert_eq!(guest.drawer_pulses, 1);
+    assert!(guest.text().contains(first["number"].as_str().unwrap()));
+
+    // The rest stays open: the other coffee, which the second guest pays by card.
+    page.text_when("#guest-0", |t| shown_cents(t) == 12_000).await;
+    let open = s.api("/api/v2/invoice/open-orders")["items"].clone();
+    assert_eq!(open.as_array().unwrap().len(), 1, "the milk coffee's round is paid: {open}");
+    assert_eq!(api_cents(&open[0]["amount"]["left"]), 12_000);
+    page.click("[data-table=\"T4\"] button.settle").await;
+    page.click("#pay-card").await;
+    page.click("#pay-confirm").await;
+    let second = printer.wait_for(7);
+    assert!(
+        second.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("120.00 ALL")),
+        "{}",
+        second.text()
+    );
+    assert_eq!(second.drawer_pulses, 0);
     page.text_when("#view-tables", |t| t.contains("Asnjë tavolinë")).await;
+    assert_eq!(s.api("/api/v2/invoice/open-orders")["items"], json!([]));
+    let paid = s.api("/api/v2/invoice?limit=2")["items"].clone();
+    assert_eq!(
+        api_cents(&paid[0]["amount"]["gross"]) + api_cents(&paid[1]["amount"]["gross"]),
+        24_000 + 15_000,
+        "the two guests paid the table's two rounds"
+    );
 }
 
 /// The card sale cancelled and its corrective document printed; a copy of the first sale.
@@ -375,14 +461,16 @@ async fn cancel_and_copy(s: &Shop<'_>, sold: &Value) {
         .unwrap()
         .iter()
         .find(|i| {
-            i["payment_methods"][0]["type"] == "CARD" && i["payment_methods"].as_array().unwrap().len() == 1
+            i["document_kind"] == "CASH"
+                && i["payment_methods"][0]["type"] == "CARD"
+                && i["payment_methods"].as_array().unwrap().len() == 1
         })
         .unwrap()
         .clone();
     page.click(&format!("#cancel-{}", card_sale["id"])).await;
     page.client.accept_alert().await.unwrap();
     page.text_when("#status", |t| t.starts_with("Fatura u anulua")).await;
-    let corrective = printer.wait_for(7);
+    let corrective = printer.wait_for(8);
     assert!(
         corrective.lines.iter().any(|l| l.starts_with("TOTALI / TOTAL") && l.ends_with("-90.00 ALL")),
         "{}",
@@ -390,23 +478,41 @@ async fn cancel_and_copy(s: &Shop<'_>, sold: &Value) {
     );
     // A copy of the first sale.
     page.click(&format!("#reprint-{}", sold["id"])).await;
-    let copy = printer.wait_for(8);
+    let copy = printer.wait_for(9);
     assert!(copy.has_line("KOPJE / COPY") && copy.drawer_pulses == 0, "{}", copy.text());
     screen(page, form, "receipts").await;
+}
+
+/// Sales a run of the speed measure, for each of the CIS's answers: enough that the p95 is not
+/// one sale's.
+const SALES_PER_RUN: usize = 40;
+
+/// Milliseconds since the epoch.
+fn epoch_ms(at: SystemTime) -> f64 {
+    at.duration_since(SystemTime::UNIX_EPOCH).unwrap().as_secs_f64() * 1000.0
+}
+
+/// Where one payment's time went, in milliseconds: the sale issued (click to the API's answer,
+/// the CIS's round trip in it), the till's own work before it asks for the receipt, the receipt's
+/// request until the printer has the connection, the printer's bytes; and the whole.
+struct Steps {
+    issue: f64,
+    till: f64,
+    to_printer: f64,
+    bytes: f64,
+    total: f64,
 }
 
 /// Scans to lines, and payments to the printer's bytes with the CIS answering at once and slowly.
 async fn speed(s: &Shop<'_>) {
     let (page, printer, form) = (&s.page, &s.printer, s.form);
-    // The speed: scans to lines, and payments to the printer's bytes (CIS at once, then slow).
-    let mut pay_ms = Vec::new();
     for (mode, label) in
         [(json!({"mode": "ok"}), "at once"), (json!({"mode": "slow", "delay_ms": 150}), "after 150 ms")]
     {
         s.sim.set_mode(mode);
         let before = printer.receipts().len();
-        let mut figures = Vec::new();
-        for n in 0..10 {
+        let mut steps = Vec::new();
+        for n in 0..SALES_PER_RUN {
             page.click("#nav-sale").await;
             scan(page, "3830001234567").await;
             page.text_when("#lines", |t| t.contains("Ujë")).await;
@@ -414,28 +520,51 @@ async fn speed(s: &Shop<'_>) {
             page.click("#pay-confirm").await;
             printer.wait_for(before + n + 1);
             page.text_when("#status", |t| t.contains("U printua")).await;
-            let started: Value =
+            let mark: Value =
                 page.client.execute("return window.tillTimings.pay.at(-1)", vec![]).await.unwrap();
-            let at = printer.receipts()[before + n]
-                .at
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap()
-                .as_secs_f64()
-                * 1000.0;
-            figures.push(at - started.as_f64().unwrap());
+            let at = |key: &str| mark[key].as_f64().unwrap_or_else(|| panic!("{key} in {mark}"));
+            let receipt = printer.receipts()[before + n].clone();
+            let (accepted, done) = (epoch_ms(receipt.accepted), epoch_ms(receipt.at));
+            steps.push(Steps {
+                issue: at("answered") - at("started"),
+                till: at("printAsked") - at("answered"),
+                to_printer: accepted - at("printAsked"),
+                bytes: done - accepted,
+                total: done - at("started"),
+            });
         }
-        let median = {
-            let mut f = figures.clone();
-            f.sort_by(f64::total_cmp);
-            f[f.len() / 2]
-        };
+        let totals: Vec<f64> = steps.iter().map(|s| s.total).collect();
+        let mut sorted = totals.clone();
+        sorted.sort_by(f64::total_cmp);
         println!(
-            "till ({form}): pay to the printer's bytes, CIS answering {label}: median {median:.0} ms, p95 {:.0} ms over {} sales (load {})",
-            p95(figures.clone()),
-            figures.len(),
+            "till ({form}): pay to the printer's bytes, CIS answering {label}: median {:.0} ms, p95 {:.0} ms, slowest {:.0} ms over {} sales (load {})",
+            sorted[sorted.len() / 2],
+            p95(totals.clone()),
+            sorted[sorted.len() - 1],
+            totals.len(),
             load()
         );
-        pay_ms.push(figures);
+        let part = |f: fn(&Steps) -> f64| {
+            let values: Vec<f64> = steps.iter().map(f).collect();
+            let mut v = values.clone();
+            v.sort_by(f64::total_cmp);
+            format!("median {:.0} / p95 {:.0}", v[v.len() / 2], p95(values))
+        };
+        println!(
+            "  steps (ms): issued {}; the till {}; to the printer {}; the bytes {}",
+            part(|s| s.issue),
+            part(|s| s.till),
+            part(|s| s.to_printer),
+            part(|s| s.bytes)
+        );
+        let mut slow: Vec<&Steps> = steps.iter().collect();
+        slow.sort_by(|a, b| b.total.total_cmp(&a.total));
+        for s in slow.iter().take(3) {
+            println!(
+                "  a slow sale: {:.0} ms = issued {:.0} + the till {:.0} + to the printer {:.0} + the bytes {:.0}",
+                s.total, s.issue, s.till, s.to_printer, s.bytes
+            );
+        }
     }
     s.sim.mode("ok");
     let scans: Value = page.client.execute("return window.tillTimings.scan", vec![]).await.unwrap();
@@ -468,8 +597,8 @@ async fn close_the_day(s: &Shop<'_>) {
     assert_eq!(today["tills"][0]["day"]["state"], "closed");
     assert_eq!(
         printer.receipts().len(),
-        28,
-        "one receipt per sale, the summary, the corrective document and the copy"
+        9 + 2 * SALES_PER_RUN,
+        "one receipt per sale, the two guests' summaries, the corrective document and the copy"
     );
 }
 
