@@ -254,24 +254,7 @@ pub fn takes(
             }
             (None, Some(_)) => None,
         };
-        let quantity = match choice.quantity {
-            None => {
-                errors.add(key("quantity"), format!("The {} field is required.", key("quantity")));
-                None
-            }
-            Some(q) if q <= Decimal::ZERO => {
-                errors.add(key("quantity"), format!("The {} field must be greater than 0.", key("quantity")));
-                None
-            }
-            Some(q) if q.normalize().scale() > 3 => {
-                errors.add(
-                    key("quantity"),
-                    format!("The {} field must have at most 3 decimal places.", key("quantity")),
-                );
-                None
-            }
-            Some(q) => Some(q),
-        };
+        let quantity = errors.quantity(&key("quantity"), choice.quantity);
         let Some((order, position)) = position else { continue };
         if let Some((_, first)) = first_at.iter().find(|(at, _)| *at == (order, position)) {
             errors.add(
