@@ -152,9 +152,11 @@ export function openPayment({ due = total(), buyers = true, send = sendSale, don
     $('dialog').close();
     till.say(t(invoice.fic ? 'sold' : 'sold.late', { number: invoice.number }));
     till.timings.pay.push(mark);
-    await done(invoice);
+    // The receipt's request leaves before the screen is redrawn for the next sale.
     mark.printAsked = clock();
-    await printReceipt(invoice, cash > 0 && given ? amount(given) : null);
+    const printed = printReceipt(invoice, cash > 0 && given ? amount(given) : null);
+    await done(invoice);
+    await printed;
     mark.printed = clock();
     till.onSold(invoice);
   } },
