@@ -87,6 +87,7 @@ export const NOUNS = {
   "Manual rate": ["kursi manual", "Manual rate"],
   "Product": ["produkti", "Product"],
   "Purchase invoice": ["fatura e blerjes", "Purchase invoice"],
+  "Route": ["adresa", "Route"],
   "User": ["përdoruesi", "User"],
   "Warehouse transfer note": ["fletëdalja", "Warehouse transfer note"],
   "An invoice": ["Një faturë", "An invoice"],
@@ -150,6 +151,10 @@ export const MESSAGES = {
   "The selected id_client is invalid.": ["Klienti i zgjedhur nuk është i vlefshëm.", "The selected client is not valid."],
   "The toDate is not a valid date.": ["Data «Deri më» nuk është e vlefshme.", "The to date is not valid."],
   "The user has no fiscal device (TCR).": ["Përdoruesi nuk ka arkë fiskale (TCR)."],
+  "A cashier acts on their own till only; a manager or an owner may name another.": ["Arkëtari vepron vetëm në arkën e vet; një menaxher ose pronar mund të zgjedhë një tjetër."],
+  "The counted cash ({sent}) is not what the notes and coins add up to ({total}).": ["Paratë e numëruara ({sent}) nuk janë sa shuma e kartëmonedhave dhe monedhave ({total})."],
+  "The {name} is not a lek note or coin: send pieces of {}.": ["Numërimi ka një vlerë që nuk është kartëmonedhë apo monedhë leku: numërohen copë prej {2}.", "The count holds a value that is not a lek note or coin: count pieces of {2}."],
+  "The {name} must be a whole number from 0 to {MAX_PIECES}.": ["Numri i copëve duhet të jetë numër i plotë nga 0 deri në {MAX_PIECES}.", "The number of pieces must be a whole number from 0 to {MAX_PIECES}."],
   // The audit trail, reports and the CIS queue (src/api, src/domain/report.rs, src/services/reports.rs)
   "The action must be one of {}.": ["Veprimi duhet të jetë një nga: {1}."],
   "The format must be json or csv.": ["Formati duhet të jetë JSON ose CSV."],
@@ -214,6 +219,10 @@ export const MESSAGES = {
   "The {field} is one of the most common passwords: {CHOOSE_ANOTHER}": ["Ky fjalëkalim është nga më të zakonshmit: zgjidhni një tjetër; disa fjalë tuajat mbahen mend lehtë dhe gjenden vështirë."],
   "The {field} is a pattern that is easy to guess: {CHOOSE_ANOTHER}": ["Ky fjalëkalim është një model që gjendet lehtë (një varg tastiere, një përsëritje): zgjidhni një tjetër; disa fjalë tuajat mbahen mend lehtë dhe gjenden vështirë."],
   "The user has no operator code.": ["Përdoruesi nuk ka kod operatori: vendoseni te profili juaj (emri juaj lart)."],
+  "A cashier corrects only their own invoices of the same business day; a manager can correct this one.": ["Arkëtari korrigjon vetëm faturat e veta të së njëjtës ditë; këtë mund ta korrigjojë një menaxher."],
+  "An internalId ending in /cancel-<number> is the name Arka gives a cancellation: choose another.": ["Një numër i brendshëm që mbaron me /cancel-<numër> është emri që Arka u jep anulimeve: zgjidhni një tjetër.", "An internal number ending in /cancel-<number> is the name Arka gives a cancellation: choose another."],
+  "The request body must be one JSON value: something follows it at line {}, column {}; nothing was done.": ["Kërkesa duhet të jetë një vlerë e vetme JSON: diçka vjen pas saj (rreshti {1}, kolona {2}); asgjë nuk u bë."],
+  "This request takes no body (send none, or {}); nothing was done.": ["Ky veprim nuk merr të dhëna; asgjë nuk u bë.", "This action takes no data; nothing was done."],
   // The setup wizard and the company's people (src/api/setup.rs, src/services/setup.rs, src/services/accounts.rs)
   "The code field is required.": ["Fusha «Kodi» është e detyrueshme.", "The code is required."],
   "The fiscalTcrCode field is required: the cashier's till.": ["Zgjidhni arkën e arkëtarit.", "Choose the cashier's till."],
@@ -282,10 +291,8 @@ export const MESSAGES = {
   "The {field} field must have at most 3 decimal places.": ["{field} mund të ketë deri në tri shifra pas presjes.", "{field} may have at most three decimals."],
   "The {} is above what remains to cancel of {name} ({code}): {}.": ["{1} është më shumë se sa mbetet për t'u anuluar nga {name} ({code}): {4}."],
   "A corrective document cannot be cancelled.": ["Një dokument korrigjues nuk anulohet."],
-  "The invoice is already wholly cancelled, last by {named}; read it with details by internalId.": ["Fatura është anuluar tashmë e gjitha, së fundi me {named}.", "The invoice is already wholly cancelled, last by {named}."],
   "The invoice is not registered with the CIS yet (it waits for late delivery): cancel it once it is fiscalized.": ["Fatura nuk është regjistruar ende në CIS (pret dërgimin e mëvonshëm): anulojeni pasi të fiskalizohet."],
   "The order is paid by a summary invoice: cancel the summary.": ["Porosia është paguar me një faturë përmbledhëse: anuloni atë."],
-  "This cancellation repeats the invoice's last one, {named}, which left nothing to cancel. Read it with details by internalId.": ["Ky anulim përsërit anulimin e fundit të faturës, {named}, pas të cilit nuk mbeti asgjë për t'u anuluar.", "This cancellation repeats the invoice's last one, {named}, which left nothing to cancel."],
   "A line total does not match price x quantity x (100 - discount) / 100.": ["Totali i një artikulli nuk përputhet me çmimin × sasinë, pas zbritjes."],
   "No invoice of the company has this IIC.": ["Asnjë faturë e kompanisë nuk ka këtë NSLF."],
   "The selected bank account does not exist.": ["Llogaria bankare e zgjedhur nuk ekziston."],
@@ -306,6 +313,7 @@ export const MESSAGES = {
   "The internalId must not be greater than {MAX_INTERNAL_ID} characters.": ["Numri i brendshëm mund të ketë deri në {MAX_INTERNAL_ID} shenja.", "The internal number may have at most {MAX_INTERNAL_ID} characters."],
   "The {field} field contains the control character U+{:04X}, which a fiscal document cannot carry.": ["{field} ka shenjën e kontrollit U+{2}, që një dokument fiskal nuk e mban."],
   "The {field} field must not be greater than {max} characters.": ["{field} mund të ketë deri në {max} shenja."],
+  "The invoice is already wholly cancelled, last by the corrective document {} ({}); read it with details by internalId.": ["Fatura është anuluar tërësisht, së fundi nga dokumenti korrigjues {1} ({2}).", "The invoice is already wholly cancelled, last by the corrective document {1} ({2})."],
   // Products, the catalog file and stock (src/api/products.rs, src/domain/product*.rs, src/domain/stock.rs, src/services)
   "The apply must be true or false.": ["Zbatimi duhet të jetë po ose jo.", "Apply must be yes or no."],
   "The file must be UTF-8 text (save it as CSV UTF-8).": ["Skedari duhet të jetë tekst UTF-8 (ruajeni si «CSV UTF-8»)."],
@@ -454,6 +462,23 @@ export const MESSAGES = {
   "The owner's token is required.": ["Tokeni i pronarit është i detyrueshëm."],
   "The shop is not one of the chain's.": ["Dyqani nuk është i këtij rrjeti."],
   "The table is not one a shop ships.": ["Kjo tabelë nuk vjen nga dyqanet."],
+  "The older_than must be seconds from 0.": ["Mosha duhet të jepet në sekonda, nga 0.", "The age must be given in seconds, from 0."],
+  // The head office's routes a shop calls (src/hq/shop_routes.rs)
+  "Every call of a shop names its box (letters, digits and -).": ["Çdo thirrje e dyqanit emërton kutinë e vet (shkronja, shifra dhe -)."],
+  "The NUIS is not this shop's business.": ["NUIS-i nuk është i biznesit të këtij dyqani."],
+  "The after must be a version from 0.": ["Versioni duhet të jetë një numër nga 0.", "The version must be a number from 0."],
+  "The at_least must be from 0 to {MAX_ORD_NUM}, the CIS's largest number.": ["Numri më i vogël duhet të jetë nga 0 deri në {MAX_ORD_NUM}, numri më i madh i CIS-it.", "The lowest number must be from 0 to {MAX_ORD_NUM}, the CIS's largest number."],
+  "The business's non-cash numbers of {year} reached {MAX_ORD_NUM}, the CIS's largest.": ["Numrat e faturave pa para në dorë të biznesit për {year} arritën {MAX_ORD_NUM}, numrin më të madh të CIS-it."],
+  "The head office does not know this shop's business (NUIS) yet: it learns it from `arka hq shops add --nuis` or from the shop's first shipped company.": ["Zyra qendrore nuk e njeh ende biznesin (NUIS) e këtij dyqani: e mëson kur dyqani shtohet atje me NUIS-in e tij, ose nga kompania e parë që dërgon dyqani.", "The head office does not know this shop's business (NUIS) yet: it learns it when the shop is added there with its NUIS, or from the shop's first shipped company."],
+  "The head office refuses this box for the shop \"{}\": {reason}. Nothing was taken; the owner sees this box at the head office.": ["Zyra qendrore e refuzon këtë kuti për dyqanin \"{1}\": {reason}. Asgjë nuk u mor; pronari e sheh këtë kuti te zyra qendrore."],
+  "The held_for is required, at most 255 characters.": ["Dokumenti për të cilin mbahet numri është i detyrueshëm, deri në 255 shenja.", "The document the number is held for is required, at most 255 characters."],
+  "The nuis is required.": ["NUIS-i është i detyrueshëm.", "The NUIS is required."],
+  "The year must be {} to {}.": ["Viti duhet të jetë nga {1} deri në {2}."],
+  "This document was numbered {ord_num}/{year} by the box this one replaced, and it never reached the head office: it may be at the CIS. It is not numbered again until the owner resolves that number (arka hq numbers held).": ["Ky dokument u numërua {ord_num}/{year} nga kutia që kjo zëvendësoi dhe nuk arriti kurrë te zyra qendrore: mund të jetë te CIS-i. Nuk numërohet përsëri derisa pronari ta zgjidhë atë numër (arka hq numbers held)."],
+  // A linked shop started without its head office (src/services/hq_sync/numbers.rs)
+  "This shop belongs to a chain whose head office keeps the business's non-cash numbering, but it was started without it (--hq-url): nothing was issued. Start it with its head office, or unlink it (arka unlink-hq).": ["Ky dyqan i përket një rrjeti, zyra qendrore e të cilit mban numërimin e faturave pa para në dorë, por u nis pa të (--hq-url): asgjë nuk u lëshua. Niseni me zyrën qendrore, ose shkëputeni (arka unlink-hq)."],
+  // A restored shop's retired till (src/services/devices.rs)
+  "This till's TCR was retired when the shop was restored: the numbers after the restored ones may be at the CIS already. The till goes on on a new TCR as soon as it is registered at the CIS (upload the certificate; Arka registers it): try again then.": ["TCR-ja e kësaj arke u tërhoq kur dyqani u rikthye: numrat pas atyre të rikthyer mund të jenë tashmë te CIS-i. Arka vazhdon me një TCR të re sapo ajo regjistrohet te CIS-i (ngarkoni certifikatën; Arka e regjistron): provoni përsëri atëherë."],
 };
 
 // A placeholder of a server's message: `{name}`, `{}` or `{name:spec}`; `{{` and `}}` are braces.
