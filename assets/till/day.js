@@ -55,25 +55,30 @@ function cashForm(id, button, path, done, withReason, section) {
   return form;
 }
 
-// Notes and coins counted fill the counted amount.
+// Notes and coins counted fill the counted amount; `pieces()` is the count as made (the
+// denominations typed in), sent with the close as the owner's page sends it, so the Z report
+// shows how the drawer was counted.
 function denominations(target) {
-  const inputs = [...NOTES, ...COINS].map((v) => el('label', { class: 'den' }, `${v}`,
-    el('input', { type: 'number', min: 0, step: 1, inputmode: 'numeric', id: `den-${v}`, 'data-value': v, 'aria-label': `${v} lek` })));
-  const box = el('fieldset', { id: 'denominations' }, el('legend', {}, t('day.byDenomination')), inputs);
+  const inputs = [...NOTES, ...COINS].map((v) => el('input', { type: 'number', min: 0, step: 1, inputmode: 'numeric', id: `den-${v}`, 'data-value': v, 'aria-label': `${v} lek` }));
+  const box = el('fieldset', { id: 'denominations' }, el('legend', {}, t('day.byDenomination')),
+    inputs.map((i) => el('label', { class: 'den' }, i.dataset.value, i)));
+  const pieces = () => {
+    const made = {};
+    for (const i of inputs) if (i.value !== '') made[i.dataset.value] = Math.max(0, Math.floor(Number(i.value) || 0));
+    return Object.keys(made).length ? made : null;
+  };
   box.addEventListener('input', () => {
-    const lek = inputs.reduce((sum, l) => {
-      const i = l.querySelector('input');
-      return sum + Math.max(0, Math.floor(Number(i.value) || 0)) * Number(i.dataset.value);
-    }, 0);
+    const lek = Object.entries(pieces() || {}).reduce((sum, [value, n]) => sum + Number(value) * n, 0);
     target.value = writeNumber(lek * 100, language());
     delete target.dataset.chosen;
   });
-  return box;
+  return { box, pieces };
 }
 
 function closeForm(day, section) {
   const [label, counted, error] = amountField('counted', t('day.counted'));
   const check = el('div', { id: 'close-check' });
+  const count = denominations(counted);
   const form = el('form', { id: 'close-form', novalidate: true, onsubmit: (e) => {
     e.preventDefault();
     const read = typed(counted, () => form.requestSubmit());
@@ -84,12 +89,17 @@ function closeForm(day, section) {
       row(t('day.counted'), money(read.units), 'close-counted'),
       row(t('day.difference'), money(read.units - expected), 'close-difference'))),
     el('button', { type: 'button', id: 'confirm-close', class: 'primary', onclick: async () => {
-      const r = await api('/api/v1/cash-register/close-balance', { method: 'POST', body: { counted: read.value } });
+      // The count by notes and coins goes with it while it is what was typed (a count typed
+      // over afterwards is the person's own figure).
+      const pieces = count.pieces();
+      const made = pieces && Object.entries(pieces).reduce((sum, [value, n]) => sum + Number(value) * n * 100, 0) === read.units;
+      const body = made ? { counted: read.value, denominations: pieces } : { counted: read.value };
+      const r = await api('/api/v1/cash-register/close-balance', { method: 'POST', body });
       if (!r.ok) return till.say(r.message, true);
       till.say(t('day.closed', { d: money(cents(r.data.difference)) }));
       drawDay(section);
     } }, t('day.confirm')));
-  } }, denominations(counted), label, counted, error, el('button', { type: 'submit' }, t('day.close')));
+  } }, count.box, label, counted, error, el('button', { type: 'submit' }, t('day.close')));
   return [el('h3', {}, t('day.count')), form, check];
 }
 
@@ -111,12 +121,21 @@ export async function drawDay(section) {
     section.replaceChildren(...parts);
     return;
   }
+  // The drawer move by move, as the owner's Today shows it: what it should hold is banknotes
+  // only; card and every other method are said apart, never in the drawer.
+  const drawer = day.drawer;
+  const elsewhere = Object.entries(day.not_in_drawer || {});
   parts.push(el('table', { class: 'figures', id: 'x-report' }, el('caption', {}, t('day.x')), el('tbody', {},
-    row(t('day.float'), money(cents(day.opening))),
-    row(t('day.sales'), money(cents(day.cash_sales))),
-    row(t('day.deposits'), money(cents(day.deposits))),
-    row(t('day.withdrawals'), money(cents(day.withdrawals))),
-    row(t('day.expected'), money(cents(day.expected)), 'x-expected'))),
+    cents(drawer.carried_over) ? row(t('day.carriedOver'), money(cents(drawer.carried_over)), 'x-carried') : null,
+    row(t('day.float'), money(cents(drawer.opening)), 'x-opening'),
+    row(t('day.banknotesIn'), money(cents(drawer.banknotes_in)), 'x-banknotes-in'),
+    row(t('day.banknotesOut'), money(cents(drawer.banknotes_out)), 'x-banknotes-out'),
+    row(t('day.changeGiven'), money(cents(drawer.change_given)), 'x-change'),
+    row(t('day.deposits'), money(cents(drawer.deposits)), 'x-deposits'),
+    row(t('day.withdrawals'), money(cents(drawer.withdrawals)), 'x-withdrawals'),
+    row(t('day.expected'), money(cents(day.expected)), 'x-expected'),
+    row(t('day.notInDrawer'), elsewhere.length
+      ? elsewhere.map(([m, a]) => `${t(`pm.${m}`)} ${money(cents(a))}`).join(' · ') : t('day.nothing'), 'x-not-in-drawer'))),
   cashForm('deposit', t('day.deposit'), '/api/v1/cash-register/deposit', 'day.deposited', true, section),
   cashForm('withdraw', t('day.withdraw'), '/api/v1/cash-register/withdraw', 'day.withdrawn', true, section),
   ...closeForm(day, section));

@@ -227,6 +227,33 @@ async fn open_and_sell(s: &Shop<'_>) {
     let url = page.client.current_url().await.unwrap();
     assert_eq!((url.path(), url.fragment()), ("/till/", None), "the token leaves the address bar");
     page.find("button.product[data-code=\"K1\"]").await;
+    // What the till downloads, as the browser counts it: its page and every file it loads (not
+    // the API's answers), all from the till's own address.
+    let files: Value = page
+        .client
+        .execute(
+            "return [performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource')]
+               .filter((e) => !new URL(e.name).pathname.startsWith('/api/'))
+               .map((e) => ({ name: e.name, transfer: e.transferSize, decoded: e.decodedBodySize }));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let files = files.as_array().unwrap();
+    let origin = url.origin().ascii_serialization();
+    assert!(files.len() > 2, "the page and its files: {files:?}");
+    for file in files {
+        let name = file["name"].as_str().unwrap();
+        assert!(name.starts_with(&format!("{origin}/")), "{name} is loaded from elsewhere");
+        assert!(file["transfer"].as_u64().unwrap() > 0, "{name} came over the network, not from a cache");
+    }
+    let bytes = |key: &str| files.iter().map(|f| f[key].as_u64().unwrap()).sum::<u64>();
+    let (downloaded, decoded) = (bytes("transfer"), bytes("decoded"));
+    println!(
+        "till ({form}): {} files downloaded, {downloaded} bytes over the network (headers included), {decoded} bytes once unpacked",
+        files.len()
+    );
+    assert!(downloaded < 150_000, "the till downloads {downloaded} bytes");
 
     // By buttons, by category, by search, by scanned codes.
     page.click("button.product[data-code=\"K1\"]").await;
@@ -592,7 +619,30 @@ async fn close_the_day(s: &Shop<'_>) {
     assert!(elsewhere > 0, "the story paid by card: {day}");
     let drawer = api_cents(&day["expected"]);
     assert_eq!(drawer, balance - elsewhere, "the drawer is the balance less card: {day}");
-    page.type_into("#den-1000", &(drawer / 100_000).to_string()).await;
+    // The X report is the drawer move by move, and card apart: its figures add up to what the
+    // drawer should hold.
+    let shown = |id: &'static str| async move { shown_cents(&page.find(id).await.text().await.unwrap()) };
+    assert_eq!(shown("#x-expected").await, drawer);
+    assert_eq!(shown("#x-banknotes-in").await, api_cents(&day["drawer"]["banknotes_in"]), "{day}");
+    assert_eq!(
+        shown("#x-opening").await + shown("#x-banknotes-in").await
+            - shown("#x-banknotes-out").await
+            - shown("#x-change").await
+            + shown("#x-deposits").await
+            - shown("#x-withdrawals").await,
+        drawer,
+        "the X report's rows add up to the drawer"
+    );
+    let card = api_cents(&day["not_in_drawer"]["CARD"]);
+    let apart = page.find("#x-not-in-drawer").await.text().await.unwrap();
+    assert!(apart.starts_with("Kartë") && shown_cents(&apart) == card, "{apart} against {day}");
+    // Counted by notes and coins: 1000-lek notes, and the rest in 1-lek coins.
+    let (notes, coins) = (drawer / 100_000, drawer % 100_000 / 100);
+    assert_eq!(drawer % 100, 0, "the story's drawer holds whole lek: {day}");
+    page.type_into("#den-1000", &notes.to_string()).await;
+    if coins > 0 {
+        page.type_into("#den-1", &coins.to_string()).await;
+    }
     page.click("#close-form button[type=submit]").await;
     let expected = page.find("#close-expected").await.text().await.unwrap();
     assert_eq!(shown_cents(&expected), drawer, "the expected cash is what the drawer should hold");
@@ -602,6 +652,15 @@ async fn close_the_day(s: &Shop<'_>) {
     page.text_when("#day-state", |t| t == "E mbyllur").await;
     let today = api("/api/v1/owner/today");
     assert_eq!(today["tills"][0]["day"]["state"], "closed");
+    // The count by notes and coins went with the close: the Z report says how it was counted.
+    let business_day = today["tills"][0]["day"]["business_day"].as_str().unwrap().to_string();
+    let z = api(&format!("/api/v1/reports/cash-register/closing?from={business_day}&to={business_day}"));
+    let closed = z["items"].as_array().unwrap().last().unwrap().clone();
+    let mut count = json!({"1000": notes});
+    if coins > 0 {
+        count["1"] = json!(coins);
+    }
+    assert_eq!(closed["denominations"], count, "{closed}");
     assert_eq!(
         printer.receipts().len(),
         9 + 2 * SALES_PER_RUN,
