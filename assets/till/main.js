@@ -40,6 +40,14 @@ function show(name) {
   if (name === 'sale') $('search').focus();
 }
 
+// What the permission table lets this person cancel: a manager or an owner any sale; a cashier
+// their own sales of the same business day. Never a corrective document, nor a sale already
+// wholly cancelled or an order a summary paid (the server refuses those to anyone).
+function mayCancel(invoice, today) {
+  if (cents(invoice.amount.gross) <= 0 || invoice.cancellation?.state === 'whole' || invoice.order_state === 'settled') return false;
+  return till.me.role !== 'cashier' || (invoice.user_id === till.me.id && invoice.issue_date === today);
+}
+
 async function drawReceipts(section) {
   const r = await api('/api/v2/invoice', { query: { limit: 20, type: 'CASH' } });
   const today = new Date().toLocaleDateString('sv', { timeZone: 'Europe/Tirane' });
@@ -47,7 +55,7 @@ async function drawReceipts(section) {
   const rows = items.map((i) => el('li', { class: 'receipt', 'data-invoice': i.id },
     el('span', {}, `${i.number} · ${i.created_at || ''} · ${money(cents(i.amount.gross))}`),
     el('button', { type: 'button', id: `reprint-${i.id}`, onclick: () => printReceipt(i, null) }, t('receipts.reprint')),
-    (till.me.role !== 'cashier' || (i.created_at || '').startsWith(today)) && !i.reversed_at && cents(i.amount.gross) > 0
+    mayCancel(i, today)
       ? el('button', { type: 'button', id: `cancel-${i.id}`, onclick: () => cancel(i, section) }, t('receipts.cancel')) : null));
   section.replaceChildren(el('h2', {}, t('receipts.title')),
     rows.length ? el('ul', { class: 'receipts' }, rows) : el('p', {}, t('receipts.none')));

@@ -507,6 +507,39 @@ async fn cancel_and_copy(s: &Shop<'_>, sold: &Value) {
     page.click(&format!("#reprint-{}", sold["id"])).await;
     let copy = printer.wait_for(9);
     assert!(copy.has_line("KOPJE / COPY") && copy.drawer_pulses == 0, "{}", copy.text());
+
+    // A sale the owner made on the same till: the cashier sees it and may print it, but cancels
+    // only their own sales of the day (the permission table), so the till offers no cancellation.
+    let sale = json!({
+        "internalId": "the-owners-sale-on-besas-till",
+        "lines": [{"product_name": "Kafe", "product_code": "K1", "unit": "copë", "quantity": 1, "price": 120, "total": 120, "vat": 20}],
+        "payment_methods": [{"type": "BANKNOTE", "amount": 120}],
+    });
+    let owners =
+        s.till.server.post_json("/api/v2/invoice/cash", Some(&s.till.token), &sale).data(200)["invoice"]
+            .clone();
+    page.click("#nav-receipts").await;
+    page.find(&format!("#reprint-{}", owners["id"])).await;
+    let offered: Value = page
+        .client
+        .execute(
+            "return [...document.querySelectorAll('#view-receipts [id^=cancel-]')].map((b) => b.id);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let offered: Vec<&str> = offered.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(!offered.contains(&format!("cancel-{}", owners["id"]).as_str()), "{offered:?}");
+    assert!(
+        offered.contains(&format!("cancel-{}", sold["id"]).as_str()),
+        "the cashier's own sale: {offered:?}"
+    );
+    let refused = s.till.server.post_json(
+        &format!("/api/v2/invoice/cancel/{}", owners["id"]),
+        Some(&s.token),
+        &json!({}),
+    );
+    refused.assert_error(403);
     screen(page, form, "receipts").await;
 }
 
