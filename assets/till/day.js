@@ -6,7 +6,7 @@
 import { api } from './api.js';
 import { el } from './dom.js';
 import { writeNumber } from './amount.js';
-import { t, money, cents, typed, language } from './words.js';
+import { t, money, cents, typed, language, method } from './words.js';
 import { till } from './sale.js';
 
 const NOTES = [5000, 2000, 1000, 500, 200];
@@ -135,7 +135,7 @@ export async function drawDay(section) {
     row(t('day.withdrawals'), money(cents(drawer.withdrawals)), 'x-withdrawals'),
     row(t('day.expected'), money(cents(day.expected)), 'x-expected'),
     row(t('day.notInDrawer'), elsewhere.length
-      ? elsewhere.map(([m, a]) => `${t(`pm.${m}`)} ${money(cents(a))}`).join(' · ') : t('day.nothing'), 'x-not-in-drawer'))),
+      ? elsewhere.map(([m, a]) => `${method(m)} ${money(cents(a))}`).join(' · ') : t('day.nothing'), 'x-not-in-drawer'))),
   cashForm('deposit', t('day.deposit'), '/api/v1/cash-register/deposit', 'day.deposited', true, section),
   cashForm('withdraw', t('day.withdraw'), '/api/v1/cash-register/withdraw', 'day.withdrawn', true, section),
   ...closeForm(day, section));

@@ -185,7 +185,11 @@ function sendSale(payments, buyer, internalId) {
   return issue('/api/v2/invoice/cash', body);
 }
 
+// The receipt emptied, and the focus back in the search field for the next sale: the pay
+// button the dialog would give it back to is disabled now, which would leave a keyboard at the
+// top of the page.
 function soldSale() {
   till.lines = [];
   drawLines();
+  $('search').focus();
 }

@@ -5,7 +5,7 @@
 
 import { toCents, writeNumber } from './amount.js';
 import { amountOf, ask, refusalOf } from './ask.js';
-import { serverWords } from './messages.js';
+import { serverWords, methodWords } from './messages.js';
 
 const words = {
   skip: ['Kalo te shitja', 'Skip to the sale'],
@@ -130,19 +130,6 @@ const words = {
   'day.confirm': ['Konfirmo mbylljen', 'Confirm the close'],
   'day.closed': ['Dita u mbyll. Diferenca: {d}', 'The day is closed. Difference: {d}'],
   'day.bad': ['Shkruani një shumë.', 'Enter an amount.'],
-  'pm.BANKNOTE': ['Para në dorë', 'Cash'],
-  'pm.CARD': ['Kartë', 'Card'],
-  'pm.CHECK': ['Çek', 'Cheque'],
-  'pm.SVOUCHER': ['Kupon', 'Voucher'],
-  'pm.COMPANY': ['Kartë e kompanisë', 'Company card'],
-  'pm.ORDER': ['Porosi', 'Order'],
-  'pm.ACCOUNT': ['Llogari', 'On account'],
-  'pm.TRANSFER': ['Transfertë', 'Transfer'],
-  'pm.FACTORING': ['Faktoring', 'Factoring'],
-  'pm.COMPENSATION': ['Kompensim', 'Compensation'],
-  'pm.WAIVER': ['Falje borxhi', 'Debt waiver'],
-  'pm.KIND': ['Në natyrë', 'In kind'],
-  'pm.OTHER': ['Tjetër', 'Other'],
   'error.network': ['Serveri nuk u arrit.', 'The server could not be reached.'],
   'error.throttled': ['Shumë kërkesa: provoni pas pak.', 'Too many requests: try again shortly.'],
   'error.server': ['Gabim në server.', 'Server error.'],
@@ -168,6 +155,11 @@ export function said(message) {
 
 export function language() {
   return lang;
+}
+
+// A payment method of the API in the till's language.
+export function method(code) {
+  return methodWords(code, lang);
 }
 
 export function toggleLanguage() {

@@ -4,7 +4,7 @@
 // shared with the till.
 
 import { AMOUNT_WORDS } from './ask.js';
-import { serverWords } from './messages.js';
+import { serverWords, methodWords } from './messages.js';
 
 const words = {
   ...AMOUNT_WORDS,
@@ -554,19 +554,6 @@ const words = {
   'ex.TAX_FREE': ['pa TVSH', 'tax free'],
   'ex.EXPORT_OF_GOODS': ['eksport mallrash', 'export of goods'],
   'ex.MARGIN_SCHEME': ['skema e marzhit', 'margin scheme'],
-  'pm.BANKNOTE': ['Para në dorë', 'Cash'],
-  'pm.CARD': ['Kartë', 'Card'],
-  'pm.CHECK': ['Çek', 'Cheque'],
-  'pm.SVOUCHER': ['Kupon', 'Voucher'],
-  'pm.COMPANY': ['Kartë e kompanisë', 'Company card'],
-  'pm.ORDER': ['Porosi', 'Order'],
-  'pm.ACCOUNT': ['Llogari', 'On account'],
-  'pm.TRANSFER': ['Transfertë', 'Transfer'],
-  'pm.FACTORING': ['Faktoring', 'Factoring'],
-  'pm.COMPENSATION': ['Kompensim', 'Compensation'],
-  'pm.WAIVER': ['Falje borxhi', 'Debt waiver'],
-  'pm.KIND': ['Në natyrë', 'In kind'],
-  'pm.OTHER': ['Tjetër', 'Other'],
 };
 
 
@@ -590,8 +577,7 @@ export function t(key) {
 
 // A payment method in words, or its code when the page has no words for it.
 export function method(code) {
-  const words = t(`pm.${code}`);
-  return words === `pm.${code}` ? code : words;
+  return methodWords(code, language());
 }
 
 // The server's own message in the page's language (messages.js), or as the server said it when

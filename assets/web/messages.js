@@ -100,6 +100,29 @@ export const NOUNS = {
   "cashier": ["arkëtar", "cashier"],
 };
 
+// The API's payment methods in words: the owner's page and the till say them alike.
+export const METHODS = {
+  "BANKNOTE": ["Para në dorë", "Cash"],
+  "CARD": ["Kartë", "Card"],
+  "CHECK": ["Çek", "Cheque"],
+  "SVOUCHER": ["Kupon", "Voucher"],
+  "COMPANY": ["Kartë e kompanisë", "Company card"],
+  "ORDER": ["Porosi", "Order"],
+  "ACCOUNT": ["Llogari", "On account"],
+  "TRANSFER": ["Transfertë", "Transfer"],
+  "FACTORING": ["Faktoring", "Factoring"],
+  "COMPENSATION": ["Kompensim", "Compensation"],
+  "WAIVER": ["Falje borxhi", "Debt waiver"],
+  "KIND": ["Në natyrë", "In kind"],
+  "OTHER": ["Tjetër", "Other"],
+};
+
+// A payment method of the API in `lang`, or its code when it has no words.
+export function methodWords(code, lang) {
+  const words = METHODS[code];
+  return words ? words[lang === 'en' ? 1 : 0] : code;
+}
+
 export const MESSAGES = {
   // The envelopes and the body reader (src/api)
   "The given data was invalid.": ["Të dhënat nuk janë të sakta."],
