@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 pub const NUIS: &str = "L41323036D";
 /// Limits no bench reaches: the figures are Arka's work, not its budgets.
 pub const LIMITS: &str = "token=1000000/m;ip=1000000/m;general=1000000/m;fiscal=1000000/m,10000000/h;\
-                          registration=1000000/m,10000000/h;reports=1000000/m";
+                          registration=1000000/m,10000000/h;reports=1000000/m;print=1000000/m";
 
 /// A number from the environment, or `default`.
 pub fn setting(name: &str, default: u64) -> u64 {
