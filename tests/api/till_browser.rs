@@ -864,3 +864,54 @@ fn a_payment_cut_by_kill_9_is_retried_with_its_internal_id_and_prints_one_receip
     });
     drop(server);
 }
+
+/// A till with no printer set: the sale's receipt is the 80 mm PDF, shown in the till with the
+/// button that opens the browser's print dialog.
+#[test]
+fn a_till_without_a_printer_shows_the_80_mm_pdf_for_the_browsers_print_dialog() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    catalog(&till);
+    let card = till
+        .server
+        .post_json(&format!("/api/v1/users/{}/token", till.user_id), Some(&till.token), &json!({}))
+        .data(201)
+        .clone();
+    let pairing_url = card["pairingCard"]["pairingUrl"].as_str().unwrap().to_string();
+    // The card gave the owner a new token.
+    let token = card["user"]["token"].as_str().unwrap().to_string();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let page = Browser::start(1024, 768).await;
+        page.client.goto(&pairing_url).await.unwrap();
+        page.text_when("#printer", |t| t == "Kjo arkë nuk ka printer: përdoret PDF-ja.").await;
+        page.click("button.product[data-code=\"K1\"]").await;
+        page.click("#pay").await;
+        page.click("#pay-confirm").await;
+        page.find("iframe.receipt-pdf").await;
+        page.find("#pdf-print").await;
+        // The frame shows what the till fetched: the sale's receipt PDF (the page's own blob).
+        let (src, asked): (Value, Value) = (
+            page.client.execute("return document.querySelector('iframe.receipt-pdf').src", vec![]).await.unwrap(),
+            page.client
+                .execute(
+                    "return performance.getEntriesByType('resource').map((e) => new URL(e.name))
+                       .filter((u) => u.pathname.startsWith('/api/v1/invoice/print/')).map((u) => u.pathname + u.search);",
+                    vec![],
+                )
+                .await
+                .unwrap(),
+        );
+        assert!(src.as_str().unwrap().starts_with("blob:"), "{src}");
+        let sold = till.server.get("/api/v2/invoice?limit=1", Some(&token)).data(200)["items"][0].clone();
+        let path = format!("/api/v1/invoice/print/{}?format=receipt", sold["id"]);
+        assert_eq!(asked, json!([path]), "the sale's 80 mm receipt");
+        let pdf = till.server.get_bytes(&path, Some(&token));
+        assert!(
+            pdf.starts_with(b"%PDF-") && crate::common::contains_bytes(&pdf, b"/MediaBox [0 0 226"),
+            "an 80 mm PDF"
+        );
+        page.axe("till without a printer (tablet)").await;
+        page.stop().await;
+    });
+}
