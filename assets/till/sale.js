@@ -212,9 +212,9 @@ function newProduct(code) {
     addProduct(added);
   } },
   el('p', {}, code),
-  el('label', { for: 'np-name' }, t('search').split(' ')[0]), name,
-  el('label', { for: 'np-price' }, t('total')), price, priceError,
-  el('label', { for: 'np-vat' }, 'TVSH / VAT'), vat,
+  el('label', { for: 'np-name' }, t('np.name')), name,
+  el('label', { for: 'np-price' }, t('np.price')), price, priceError,
+  el('label', { for: 'np-vat' }, t('np.vat')), vat,
   el('button', { type: 'submit' }, t('addProduct')));
   $('dialog-title').textContent = t('addProduct');
   $('dialog-body').replaceChildren(form);
