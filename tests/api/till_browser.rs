@@ -561,6 +561,9 @@ fn epoch_ms(at: SystemTime) -> f64 {
 /// request until the printer has the connection, the printer's bytes; and the whole.
 struct Steps {
     issue: f64,
+    /// Of the sale issued, Arka's own time less its CIS call (the answer's `Server-Timing`, as
+    /// the browser's Resource Timing reads it).
+    arka: f64,
     till: f64,
     to_printer: f64,
     bytes: f64,
@@ -577,6 +580,8 @@ async fn speed(s: &Shop<'_>) {
         let before = printer.receipts().len();
         let mut steps = Vec::new();
         for n in 0..SALES_PER_RUN {
+            // One sale's requests at a time in the browser's Resource Timing buffer.
+            page.client.execute("performance.clearResourceTimings()", vec![]).await.unwrap();
             page.click("#nav-sale").await;
             scan(page, "3830001234567").await;
             page.text_when("#lines", |t| t.contains("Ujë")).await;
@@ -587,10 +592,22 @@ async fn speed(s: &Shop<'_>) {
             let mark: Value =
                 page.client.execute("return window.tillTimings.pay.at(-1)", vec![]).await.unwrap();
             let at = |key: &str| mark[key].as_f64().unwrap_or_else(|| panic!("{key} in {mark}"));
+            let timing: Value = page
+                .client
+                .execute(
+                    "const sale = performance.getEntriesByType('resource')
+                       .filter((e) => new URL(e.name).pathname === '/api/v2/invoice/cash').at(-1);
+                     const of = (name) => sale.serverTiming.find((t) => t.name === name)?.duration ?? 0;
+                     return of('app') - of('cis');",
+                    vec![],
+                )
+                .await
+                .unwrap();
             let receipt = printer.receipts()[before + n].clone();
             let (accepted, done) = (epoch_ms(receipt.accepted), epoch_ms(receipt.at));
             steps.push(Steps {
                 issue: at("answered") - at("started"),
+                arka: timing.as_f64().unwrap_or_else(|| panic!("Server-Timing: {timing}")),
                 till: at("printAsked") - at("answered"),
                 to_printer: accepted - at("printAsked"),
                 bytes: done - accepted,
@@ -615,8 +632,9 @@ async fn speed(s: &Shop<'_>) {
             format!("median {:.0} / p95 {:.0}", v[v.len() / 2], p95(values))
         };
         println!(
-            "  steps (ms): issued {}; the till {}; to the printer {}; the bytes {}",
+            "  steps (ms): issued {} (of it Arka's own time {}); the till {}; to the printer {}; the bytes {}",
             part(|s| s.issue),
+            part(|s| s.arka),
             part(|s| s.till),
             part(|s| s.to_printer),
             part(|s| s.bytes)
@@ -625,8 +643,8 @@ async fn speed(s: &Shop<'_>) {
         slow.sort_by(|a, b| b.total.total_cmp(&a.total));
         for s in slow.iter().take(3) {
             println!(
-                "  a slow sale: {:.0} ms = issued {:.0} + the till {:.0} + to the printer {:.0} + the bytes {:.0}",
-                s.total, s.issue, s.till, s.to_printer, s.bytes
+                "  a slow sale: {:.0} ms = issued {:.0} (Arka {:.0}) + the till {:.0} + to the printer {:.0} + the bytes {:.0}",
+                s.total, s.issue, s.arka, s.till, s.to_printer, s.bytes
             );
         }
     }
