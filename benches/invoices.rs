@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 use arka::fiscal::certificate::Certificate;
 use chrono::{Datelike, NaiveDate, Utc};
 use common::{
-    NUIS, Server, Sim, agent, get, load_average, ms, open_till, peak_rss_mib, percentile, read,
-    reset_peak_rss, send_json, server_args,
+    NUIS, Server, Sim, agent, get, load_average, ms, open_till, peak_rss_mib, percentile, post_json_timed,
+    read, reset_peak_rss, server_args,
 };
 use rusqlite::{Connection, named_params};
 use serde_json::{Value, json};
@@ -53,13 +53,6 @@ fn cpu_seconds() -> f64 {
 // ---------------------------------------------------------------------------------------------
 
 impl Sim {
-    /// The simulator's mode (see src/sim/cis/mod.rs): `ok`, or `slow` with `delay_ms`.
-    fn set_mode(&self, mode: Value) {
-        let reply =
-            agent().post(self.control("/control")).content_type("application/json").send(mode.to_string());
-        assert_eq!(reply.unwrap().status().as_u16(), 200, "the simulator took the mode");
-    }
-
     /// Each registered invoice's IIC and how many times its message arrived.
     fn deliveries(&self) -> std::collections::HashMap<String, u64> {
         let (_, registered) = read(agent().get(self.control("/control/registered")).call().unwrap());
@@ -77,41 +70,6 @@ impl Sim {
             })
             .unwrap_or_default()
     }
-}
-
-/// What an answer's `Server-Timing` says: the time Arka took (`app`) and, of it, the time its CIS
-/// call took (`cis`, zero when it made none).
-#[derive(Clone, Copy)]
-struct ServerTiming {
-    app: Duration,
-    cis: Duration,
-}
-
-impl ServerTiming {
-    fn parse(header: &str) -> Option<ServerTiming> {
-        let metric = |name: &str| {
-            header
-                .split(", ")
-                .find_map(|m| m.strip_prefix(name))
-                .and_then(|ms| ms.parse::<f64>().ok())
-                .map(|ms| Duration::from_secs_f64(ms / 1000.0))
-        };
-        Some(ServerTiming { app: metric("app;dur=")?, cis: metric("cis;dur=").unwrap_or_default() })
-    }
-}
-
-/// `post_json`, with the times Arka says it took (its `Server-Timing`).
-fn post_json_timed(
-    agent: &ureq::Agent,
-    url: &str,
-    token: &str,
-    body: &Value,
-) -> (u16, Value, Option<ServerTiming>) {
-    let response = send_json(agent, url, token, body);
-    let timing =
-        response.headers().get("server-timing").and_then(|v| v.to_str().ok()).and_then(ServerTiming::parse);
-    let (status, reply) = read(response);
-    (status, reply, timing)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,9 @@
 // pairing card's token goes as a bearer token, kept for the tab's life only (sessionStorage),
 // so a reload on the tablet goes on selling and closing the tab forgets it.
 
+import { refusalWords } from './messages.js';
+import { language, t } from './words.js';
+
 let csrf = null;
 let bearer = sessionStorage.getItem('arka-till-token');
 
@@ -20,7 +23,9 @@ export function hasBearer() {
   return Boolean(bearer);
 }
 
-// {status, ok, data, body, message, fields}; status 0 when the server could not be reached.
+// {status, ok, data, body, message, fields, retryAfter}: `message` and `fields` the refusal in the
+// till's language (the server's words from messages.js), `retryAfter` a 429's seconds; status 0
+// when the server could not be reached.
 export async function api(path, { method = 'GET', body, query } = {}) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query || {})) {
@@ -37,7 +42,7 @@ export async function api(path, { method = 'GET', body, query } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    return { status: 0, ok: false, message: '', fields: {} };
+    return { status: 0, ok: false, message: t('error.network'), fields: {} };
   }
   let parsed = null;
   try {
@@ -46,13 +51,13 @@ export async function api(path, { method = 'GET', body, query } = {}) {
     parsed = null;
   }
   const ok = response.ok && parsed?.status !== false && parsed?.success !== false;
-  const fields = {};
-  if (!ok && parsed?.errors && !Array.isArray(parsed.errors)) {
-    for (const [k, v] of Object.entries(parsed.errors)) fields[k] = [].concat(v).join(' ');
-  }
-  const message = ok ? '' : [parsed?.message, ...(Array.isArray(parsed?.errors) ? parsed.errors : [])]
-    .filter(Boolean).join(' — ') || `HTTP ${response.status}`;
-  return { status: response.status, ok, body: parsed, data: parsed?.data, message, fields };
+  const refused = ok ? { message: '', fields: {} }
+    : refusalWords(response.status, parsed, language(), { throttled: t('error.throttled'), server: t('error.server') });
+  const retry = Number(response.headers.get('Retry-After'));
+  return {
+    status: response.status, ok, body: parsed, data: parsed?.data, ...refused,
+    retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
+  };
 }
 
 // A PDF the API answers, as a blob URL.

@@ -2,7 +2,8 @@
 // then sells on the signed-in person's till. Every call is a public API call as that person.
 
 import { api, setBearer, setCsrf, hasBearer } from './api.js';
-import { t, said, el, cents, money, toggleLanguage, english } from './words.js';
+import { el } from './dom.js';
+import { t, cents, money, toggleLanguage, language } from './words.js';
 import { till, loadCatalog, drawCatalog, drawLines, listenForScanner, scanned } from './sale.js';
 import { openPayment, printReceipt } from './pay.js';
 import { drawDay } from './day.js';
@@ -39,6 +40,14 @@ function show(name) {
   if (name === 'sale') $('search').focus();
 }
 
+// What the permission table lets this person cancel: a manager or an owner any sale; a cashier
+// their own sales of the same business day. Never a corrective document, nor a sale already
+// wholly cancelled or an order a summary paid (the server refuses those to anyone).
+function mayCancel(invoice, today) {
+  if (cents(invoice.amount.gross) <= 0 || invoice.cancellation?.state === 'whole' || invoice.order_state === 'settled') return false;
+  return till.me.role !== 'cashier' || (invoice.user_id === till.me.id && invoice.issue_date === today);
+}
+
 async function drawReceipts(section) {
   const r = await api('/api/v2/invoice', { query: { limit: 20, type: 'CASH' } });
   const today = new Date().toLocaleDateString('sv', { timeZone: 'Europe/Tirane' });
@@ -46,7 +55,7 @@ async function drawReceipts(section) {
   const rows = items.map((i) => el('li', { class: 'receipt', 'data-invoice': i.id },
     el('span', {}, `${i.number} · ${i.created_at || ''} · ${money(cents(i.amount.gross))}`),
     el('button', { type: 'button', id: `reprint-${i.id}`, onclick: () => printReceipt(i, null) }, t('receipts.reprint')),
-    (till.me.role !== 'cashier' || (i.created_at || '').startsWith(today)) && !i.reversed_at && cents(i.amount.gross) > 0
+    mayCancel(i, today)
       ? el('button', { type: 'button', id: `cancel-${i.id}`, onclick: () => cancel(i, section) }, t('receipts.cancel')) : null));
   section.replaceChildren(el('h2', {}, t('receipts.title')),
     rows.length ? el('ul', { class: 'receipts' }, rows) : el('p', {}, t('receipts.none')));
@@ -55,7 +64,7 @@ async function drawReceipts(section) {
 async function cancel(invoice, section) {
   if (!confirm(t('receipts.cancelAsk', { number: invoice.number }))) return;
   const r = await api(`/api/v2/invoice/cancel/${invoice.id}`, { method: 'POST', body: {} });
-  if (!r.ok) return till.say(said(r.message), true);
+  if (!r.ok) return till.say(r.message, true);
   const corrective = r.data.invoice;
   till.say(t('receipts.cancelled', { number: corrective.number }));
   if (await printReceipt(corrective, null)) till.say(`${t('receipts.cancelled', { number: corrective.number })} ${t('print.done')}`);
@@ -72,7 +81,7 @@ function signIn() {
     el('form', { id: 'signin-form', onsubmit: async (e) => {
       e.preventDefault();
       const r = await api('/api/v1/session', { method: 'POST', body: { email: email.value, password: password.value } });
-      if (!r.ok) return (error.textContent = r.status === 401 ? t('signin.wrong') : said(r.message));
+      if (!r.ok) return (error.textContent = r.status === 401 ? t('signin.wrong') : r.message);
       setCsrf(r.data.csrfToken);
       start(r.data);
     } }, el('label', { for: 'signin-email' }, t('signin.email')), email,
@@ -91,9 +100,9 @@ async function start(session) {
   if (settings.ok) till.settings = settings.data;
   till.printer = printer.ok ? printer.data.printer : null;
   $('printer').textContent = till.printer ? `${t('printer')}: ${till.printer.address}` : t('print.none');
-  await loadCatalog();
   drawLines();
-  show('sale');
+  show(view);
+  loadCatalog();
 }
 
 async function boot() {
@@ -102,7 +111,7 @@ async function boot() {
     setBearer(fragment.get('token'));
     history.replaceState(null, '', location.pathname);
   }
-  document.documentElement.lang = english() ? 'en' : 'sq';
+  document.documentElement.lang = language();
   words();
   listenForScanner();
   for (const v of VIEWS) $(`nav-${v}`).addEventListener('click', () => show(v));

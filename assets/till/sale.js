@@ -3,7 +3,9 @@
 // scale codes, and the lines of the receipt being made.
 
 import { api } from './api.js';
-import { t, el, cents, money } from './words.js';
+import { el } from './dom.js';
+import { writeNumber } from './amount.js';
+import { t, cents, money, typed, language } from './words.js';
 
 // What the whole till shares: who sells, the shop's settings, the catalog, the open receipt.
 export const till = {
@@ -21,12 +23,22 @@ window.tillTimings = till.timings;
 
 const $ = (id) => document.getElementById(id);
 
+// The catalog, once. A pairing card's token is paced as a POS app is (one product list per
+// interval): a reload right after the last load waits the time the server says, as a POS does.
 export async function loadCatalog() {
-  const r = await api('/api/v1/products');
-  if (!r.ok) return;
+  let r = await api('/api/v1/products');
+  let waiting = null;
+  for (let tries = 0; r.status === 429 && r.retryAfter && tries < 3; tries += 1) {
+    waiting = t('catalog.waiting', { n: r.retryAfter });
+    till.say(waiting);
+    await new Promise((done) => setTimeout(done, r.retryAfter * 1000));
+    r = await api('/api/v1/products');
+  }
+  if (!r.ok) return till.say(r.message, true);
+  if (waiting && $('status').textContent === waiting) till.say('');
   const items = Array.isArray(r.data) ? r.data : r.data?.items || [];
   till.catalog = items.map((p) => ({
-    id: p.id, code: String(p.code ?? ''), name: p.name, price: cents(p.last_price) ?? 0,
+    id: p.id, code: String(p.code ?? ''), name: p.name, price: cents(p.last_price),
     vat: Number(p.vat_rate ?? 20), unit: p.unit || p.unit_code || 'copë',
     exempt: p.vat_exempt_type || null, category: p.category || null,
   }));
@@ -53,13 +65,11 @@ export function drawCatalog() {
   }, el('span', { class: 'name' }, p.name), el('span', { class: 'price' }, money(p.price)))));
 }
 
-// Thousandths of a unit as the API reads a quantity.
-function quantityText(milli) {
-  return String(milli / 1000);
-}
-
+// What a line comes to in cents, as the server checks it: price x quantity less the discount,
+// to the cent, half away from zero (the discount in hundredths of a percent keeps it exact).
 export function lineTotal(line) {
-  const exact = (line.price * line.milli * (100 - line.discount)) / 100000;
+  const off = Math.round(line.discount * 100);
+  const exact = (line.price * line.milli * (10000 - off)) / 10000000;
   return Math.sign(exact) * Math.round(Math.abs(exact));
 }
 
@@ -78,22 +88,28 @@ export function addProduct(p, milli = 1000, price = p.price) {
 // The lines as the API takes them.
 export function apiLines(lines = till.lines) {
   return lines.map((l) => ({
-    product_name: l.name, product_code: l.code, unit: l.unit, quantity: Number(quantityText(l.milli)),
+    product_name: l.name, product_code: l.code, unit: l.unit, quantity: l.milli / 1000,
     price: l.price / 100, total: lineTotal(l) / 100, vat: l.vat, discount: l.discount || undefined,
     vat_exempt_type: l.exempt || undefined,
   }));
 }
 
 export function drawLines() {
+  const lang = language();
   const rows = till.lines.map((l, i) => el('li', { class: 'line', 'data-line': i },
     el('span', { class: 'name' }, l.name),
-    el('span', { class: 'qty' }, `${quantityText(l.milli)} ${l.unit} × ${money(l.price)}`),
+    el('span', { class: 'qty' },
+      el('input', { id: `qty-${i}`, class: 'qty-in', inputmode: 'decimal', autocomplete: 'off', 'data-places': 3,
+        value: writeNumber(l.milli, lang, 3).replace(/[.,]?0+$/, ''), 'aria-label': t('qty.of', { name: l.name }),
+        onchange: (e) => quantity(i, e.target) }),
+      ` ${l.unit} × ${money(l.price)}`),
     el('span', { class: 'sum' }, money(lineTotal(l))),
     el('span', { class: 'acts' },
       el('button', { type: 'button', 'aria-label': `${t('less')}: ${l.name}`, onclick: () => step(i, -1) }, '−'),
       el('button', { type: 'button', 'aria-label': `${t('more')}: ${l.name}`, onclick: () => step(i, 1) }, '+'),
       el('label', { class: 'disc' }, t('discount'),
-        el('input', { type: 'number', min: 0, max: 100, step: 1, inputmode: 'numeric', value: l.discount, id: `disc-${i}`,
+        el('input', { id: `disc-${i}`, inputmode: 'decimal', autocomplete: 'off', 'data-places': 2, 'data-kind': 'percent',
+          value: l.discount ? writeNumber(Math.round(l.discount * 100), lang, 2).replace(/[.,]00$/, '') : '0',
           onchange: (e) => discount(i, e.target) })),
       el('button', { type: 'button', class: 'remove', id: `remove-${i}`, onclick: () => { till.lines.splice(i, 1); drawLines(); } },
         t('remove')))));
@@ -110,14 +126,27 @@ function step(i, by) {
   drawLines();
 }
 
+// A quantity typed on a line (a weight in kg, three decimals at most), read in the till's language.
+function quantity(i, input) {
+  if (input.value.trim() === '') return;
+  const reading = typed(input, () => quantity(i, input), (text) => till.say(text, true));
+  if (!reading) return;
+  if (reading.units === 0) till.lines.splice(i, 1);
+  else till.lines[i].milli = reading.units;
+  drawLines();
+}
+
 function limit() {
   return till.me?.role === 'cashier' ? Number(till.settings.cashier_max_discount) : 100;
 }
 
+// A line discount typed in percent, read in the till's language, within the role's limit.
 function discount(i, input) {
-  const d = Math.round(Number(input.value) || 0);
-  if (d < 0 || d > limit()) {
-    input.value = till.lines[i].discount;
+  const reading = input.value.trim() === '' ? { value: 0 } : typed(input, () => discount(i, input), (text) => till.say(text, true));
+  if (!reading) return;
+  const d = reading.value;
+  if (d > limit()) {
+    input.value = String(till.lines[i].discount);
     till.say(t('discountLimit', { n: limit() }), true);
     return;
   }
@@ -167,11 +196,14 @@ function unknown(code) {
 function newProduct(code) {
   const dialog = $('dialog');
   const name = el('input', { id: 'np-name', required: true, autocomplete: 'off' });
-  const price = el('input', { id: 'np-price', inputmode: 'decimal', required: true });
+  const price = el('input', { id: 'np-price', inputmode: 'decimal', required: true, autocomplete: 'off', 'data-places': 2, 'aria-describedby': 'np-price-error' });
+  const priceError = el('p', { id: 'np-price-error', class: 'error', role: 'alert' });
   const vat = el('select', { id: 'np-vat' }, [20, 10, 6, 0].map((v) => el('option', { value: v }, `${v}%`)));
   const form = el('form', { onsubmit: async (e) => {
     e.preventDefault();
-    const r = await api('/api/v1/products', { method: 'POST', body: { code, name: name.value, last_price: (cents(price.value) ?? 0) / 100, vat_rate: vat.value, service: false } });
+    const given = typed(price, () => form.requestSubmit());
+    if (!given) return;
+    const r = await api('/api/v1/products', { method: 'POST', body: { code, name: name.value, last_price: given.value, vat_rate: vat.value, service: false } });
     if (!r.ok) return till.say(r.message, true);
     dialog.close();
     const p = r.data.product;
@@ -180,9 +212,9 @@ function newProduct(code) {
     addProduct(added);
   } },
   el('p', {}, code),
-  el('label', { for: 'np-name' }, t('search').split(' ')[0]), name,
-  el('label', { for: 'np-price' }, t('total')), price,
-  el('label', { for: 'np-vat' }, 'TVSH / VAT'), vat,
+  el('label', { for: 'np-name' }, t('np.name')), name,
+  el('label', { for: 'np-price' }, t('np.price')), price, priceError,
+  el('label', { for: 'np-vat' }, t('np.vat')), vat,
   el('button', { type: 'submit' }, t('addProduct')));
   $('dialog-title').textContent = t('addProduct');
   $('dialog-body').replaceChildren(form);

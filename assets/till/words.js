@@ -1,5 +1,11 @@
-// The till's words, Albanian and English side by side, and how things are shown: elements
-// built with text (never parsed as HTML) and lek amounts in whole cents.
+// The till's own words, Albanian and English side by side. The server's messages are said in the
+// owner's page's words (messages.js), and amounts are written and read as the page does
+// (amount.js, ask.js): one table of the server's words and one amount reader for both. The
+// language is the page's choice too, kept on the tablet for both.
+
+import { toCents, writeNumber } from './amount.js';
+import { amountOf, ask, refusalOf } from './ask.js';
+import { serverWords, methodWords } from './messages.js';
 
 const words = {
   skip: ['Kalo te shitja', 'Skip to the sale'],
@@ -22,11 +28,13 @@ const words = {
   search: ['Kërko emrin ose kodin', 'Search name or code'],
   all: ['Të gjitha', 'All'],
   categories: ['Kategoritë', 'Categories'],
+  'catalog.waiting': ['Produktet ngarkohen pas {n} sekondash…', 'The products load in {n} seconds…'],
   products: ['Produktet', 'Products'],
   cart: ['Fatura', 'Receipt'],
   empty: ['Asnjë artikull. Prekni një produkt ose skanoni.', 'No item yet. Tap a product or scan.'],
   qty: ['Sasia', 'Quantity'],
   discount: ['Zbritje %', 'Discount %'],
+  'qty.of': ['Sasia: {name}', 'Quantity: {name}'],
   remove: ['Hiq', 'Remove'],
   more: ['Një më shumë', 'One more'],
   less: ['Një më pak', 'One less'],
@@ -35,6 +43,9 @@ const words = {
   clear: ['Fshi faturën', 'Clear'],
   unknownCode: ['Kod i panjohur: {code}', 'Unknown code: {code}'],
   addProduct: ['Shto produktin', 'Add the product'],
+  'np.name': ['Emri i produktit', 'Product name'],
+  'np.price': ['Çmimi (lekë)', 'Price (lek)'],
+  'np.vat': ['TVSH', 'VAT'],
   added: ['U shtua: {name}', 'Added: {name}'],
   discountLimit: ['Zbritja më e madhe që mund të jepni është {n}%.', 'The largest discount you may give is {n}%.'],
   'pay.title': ['Pagesa', 'Payment'],
@@ -71,12 +82,19 @@ const words = {
   'tables.name': ['Tavolina', 'Table'],
   'tables.open': ['Hap tavolinën me faturën e tanishme', 'Open the table with the current items'],
   'tables.round': ['Shto raundin', 'Add the round'],
-  'tables.settle': ['Paguaj të zgjedhurat', 'Pay the selected'],
+  'tables.settle': ['Paguaj të zgjedhurat', 'Pay the chosen'],
+  'tables.all': ['Të gjitha', 'All'],
   'tables.none': ['Asnjë tavolinë e hapur.', 'No open table.'],
-  'tables.round.n': ['Raundi {n}', 'Round {n}'],
+  'tables.order': ['Porosia {number}', 'Order {number}'],
+  'tables.pick': ['Zgjidh: {name}', 'Choose: {name}'],
+  'tables.left': ['mbeten {n}', '{n} left'],
+  'tables.chosen': ['Për këtë klient', 'For this guest'],
   'tables.emptyCart': ['Shtoni artikuj para se të hapni tavolinën ose raundin.', 'Add items before opening a table or a round.'],
+  'tables.noneChosen': ['Zgjidhni të paktën një artikull për këtë klient.', 'Choose at least one item for this guest.'],
+  'tables.tooMuch': ['Nga ky artikull kanë mbetur vetëm {n}.', 'Only {n} of this item are left.'],
   'tables.opened': ['Porosia {number} u regjistrua për {table}.', 'Order {number} registered for {table}.'],
   'tables.settled': ['{table}: u pagua me faturën {number}.', '{table}: paid with receipt {number}.'],
+  'tables.noTable': ['Pa tavolinë', 'No table'],
   'receipts.title': ['Faturat e fundit', 'Latest receipts'],
   'receipts.reprint': ['Kopje', 'Copy'],
   'receipts.cancel': ['Anulo', 'Cancel'],
@@ -92,82 +110,103 @@ const words = {
   'day.state.not_opened': ['E pahapur', 'Not opened'],
   'day.x': ['Raporti X', 'X report'],
   'day.expected': ['Pritet në arkë', 'Expected in the drawer'],
-  'day.sales': ['Shitjet', 'Sales'],
+  'day.carriedOver': ['Mbetur nga numërimi i fundit', 'Left at the last count'],
+  'day.banknotesIn': ['Kartëmonedha të hyra', 'Banknotes in'],
+  'day.banknotesOut': ['Kartëmonedha të dala', 'Banknotes out'],
+  'day.changeGiven': ['Kusur i dhënë', 'Change given'],
+  'day.notInDrawer': ['Jo në arkë', 'Not in the drawer'],
+  'day.nothing': ['asgjë', 'nothing'],
+  'day.deposits': ['Futjet', 'Cash in'],
+  'day.withdrawals': ['Nxjerrjet', 'Cash out'],
+  'day.amount': ['Shuma (lekë)', 'Amount (lek)'],
+  'day.reason': ['Arsyeja', 'Reason'],
+  'day.reasonNeeded': ['Shkruani arsyen.', 'Write the reason.'],
+  'day.deposit': ['Fut para', 'Put cash in'],
+  'day.withdraw': ['Nxirr para', 'Take cash out'],
+  'day.deposited': ['Paratë u futën në arkë.', 'The cash is in the drawer.'],
+  'day.withdrawn': ['Paratë u nxorën nga arka.', 'The cash is out of the drawer.'],
+  'day.byDenomination': ['Numëroni me kartëmonedha dhe monedha', 'Count by notes and coins'],
   'day.count': ['Numëroni paratë', 'Count the cash'],
-  'day.counted': ['Të numëruara', 'Counted'],
+  'day.counted': ['Të numëruara (lekë)', 'Counted (lek)'],
   'day.difference': ['Diferenca', 'Difference'],
   'day.close': ['Mbyll ditën', 'Close the day'],
   'day.confirm': ['Konfirmo mbylljen', 'Confirm the close'],
   'day.closed': ['Dita u mbyll. Diferenca: {d}', 'The day is closed. Difference: {d}'],
   'day.bad': ['Shkruani një shumë.', 'Enter an amount.'],
   'error.network': ['Serveri nuk u arrit.', 'The server could not be reached.'],
+  'error.throttled': ['Shumë kërkesa: provoni pas pak.', 'Too many requests: try again shortly.'],
+  'error.server': ['Gabim në server.', 'Server error.'],
   lang: ['EN', 'SQ'],
   langName: ['English', 'Shqip'],
 };
 
-// The API's most common refusals, in Albanian.
-const apiWords = {
-  'The printer does not answer: check that it is on and connected, then print again.': 'print.off',
-  'The printer is out of paper: put in a new roll, then print again.': 'print.paper',
-  'The printer stopped while printing: check it, then print again.': 'print.stopped',
-};
-
-let lang = localStorage.getItem('arka-lang') === 'en' ? 1 : 0;
+const KEY = 'arka.lang';
+let lang = localStorage.getItem(KEY) === 'en' ? 'en' : 'sq';
 
 export function t(key, vars = {}) {
   const pair = words[key];
-  let text = pair ? pair[lang] : `⟦${key}⟧`;
+  let text = pair ? pair[lang === 'en' ? 1 : 0] : `⟦${key}⟧`;
   for (const [k, v] of Object.entries(vars)) text = text.replace(`{${k}}`, String(v));
   return text;
 }
 
-// An API message in the till's language when it has the words for it.
+// A message of the server in the till's language, as the server said it when the table has no
+// words for it.
 export function said(message) {
-  const key = apiWords[message];
-  return key ? t(key) : message;
+  return serverWords(message, lang) ?? message;
+}
+
+export function language() {
+  return lang;
+}
+
+// A payment method of the API in the till's language.
+export function method(code) {
+  return methodWords(code, lang);
 }
 
 export function toggleLanguage() {
-  lang = 1 - lang;
-  localStorage.setItem('arka-lang', lang ? 'en' : 'sq');
-  document.documentElement.lang = lang ? 'en' : 'sq';
+  lang = lang === 'en' ? 'sq' : 'en';
+  localStorage.setItem(KEY, lang);
+  document.documentElement.lang = lang;
 }
 
-export function english() {
-  return lang === 1;
+// Whole cents as the till's language writes lek: 1 234,50 in Albanian, 1 234.50 in English.
+export function money(cents) {
+  return writeNumber(cents, lang);
 }
 
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
-    else if (value === true) node.setAttribute(name, '');
-    else node.setAttribute(name, String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
+// Cents as the API reads an amount: a JSON number with two decimals at most.
+export function amount(cents) {
+  return Math.round(cents) / 100;
 }
 
-// A typed or JSON amount as whole cents ("1 234,5" too); null when it is not one.
+// Whole cents of an amount the API wrote; 0 when there is none.
 export function cents(value) {
-  const text = String(value ?? '').trim().replace(/[\s\u202f]/g, '').replace(',', '.');
-  const m = /^(-?)(\d+)(?:\.(\d{0,2})\d*)?$/.exec(text);
-  if (!m) return null;
-  const c = Number(m[2]) * 100 + Number((m[3] || '').padEnd(2, '0'));
-  return m[1] === '-' ? -c : c;
+  return toCents(value ?? 0) ?? 0;
 }
 
-export function money(c) {
-  const abs = Math.abs(c);
-  const whole = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
-  return `${c < 0 ? '-' : ''}${whole}.${String(abs % 100).padStart(2, '0')}`;
-}
-
-// Cents as the API reads an amount: a number with two decimals at most.
-export function amount(c) {
-  return Math.round(c) / 100;
+// The amount typed in `control` (its data-places and data-kind say what it holds), read in the
+// till's language: its reading, or null once what is wrong is said (on its `<id>-error` line, else
+// by `say`) or a question beside it asks which of two readings it is (answered, `again` runs).
+export function typed(control, again, say = () => {}) {
+  const error = document.getElementById(`${control.id}-error`);
+  document.getElementById(`${control.id}-question`)?.remove();
+  const reading = amountOf(control, lang);
+  if (reading.ok) {
+    control.removeAttribute('aria-invalid');
+    if (error) error.textContent = '';
+    return reading;
+  }
+  control.setAttribute('aria-invalid', 'true');
+  if (reading.reason === 'ambiguous') {
+    if (error) error.textContent = '';
+    ask(control, reading.readings, lang, again);
+    return null;
+  }
+  const text = refusalOf(control, reading, lang);
+  if (error) error.textContent = text;
+  else say(text);
+  control.focus();
+  return null;
 }

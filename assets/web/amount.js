@@ -3,7 +3,8 @@
 // dot is the decimal mark. An entry both languages read alike is taken as it is ("1.234,50",
 // "130,5", "5 000"); one they would read differently ("5.000": five thousand, or five) is never
 // guessed: the caller asks, offering each reading that fits. Pure (no page, no words), so the
-// page's forms and the till app share it, and tests call it directly.
+// page's forms and the till share it, and tests call it directly. Amounts the API writes (a JSON
+// number, a dot and no grouping in any language) are read by `toCents`.
 
 // Whether `digits` (no decimal mark) is an integer written with `groups` (a regex of the marks
 // allowed between groups): one to three digits, then groups of exactly three; or no mark at all.
@@ -85,3 +86,11 @@ export function writeNumber(units, lang, places = 2, group = '\u202f') {
   return `${negative ? '-' : ''}${whole}${places ? mark + fraction : ''}`;
 }
 
+
+// An amount of the API (a JSON number, or its text) as whole cents; null when it is not one.
+export function toCents(value) {
+  const match = /^(-?)(\d+)(?:\.(\d{0,2})\d*)?$/.exec(String(value).trim());
+  if (!match) return null;
+  const cents = Number(match[2]) * 100 + Number((match[3] || '').padEnd(2, '0'));
+  return match[1] === '-' ? -cents : cents;
+}

@@ -4,7 +4,8 @@
 // sessions, the owner's bearer token goes with each call instead, also in memory only: a reload
 // asks for it again. The page stores no token anywhere.
 
-import { apiWords, t } from './i18n.js';
+import { language, t } from './i18n.js';
+import { refusalWords } from './messages.js';
 
 let csrf = null;
 let bearer = null;
@@ -37,30 +38,10 @@ export function onChange(listener) {
   changeListeners.push(listener);
 }
 
-// A line of a refusal's `errors` list, `field: message`, in words (the message names its field).
-function errorWords(text) {
-  const line = /^[\w.]+: (.+)$/s.exec(String(text));
-  return apiWords(line ? line[1] : String(text));
-}
-
-// The spec's envelopes as one message in the page's language: `message`, then the errors (a form
-// shows those of its fields beside them instead, see form.js).
-function messageOf(status, body) {
-  if (status === 429 && !body?.message) return t('error.throttled');
-  if (status >= 500 && (!body?.message || body.message === 'Server Error')) return t('error.server');
-  const parts = [body?.message ? apiWords(body.message) : `HTTP ${status}`];
-  if (Array.isArray(body?.errors)) parts.push(...body.errors.map(errorWords));
-  else parts.push(...Object.values(fieldErrors(body)));
-  return [...new Set(parts)].join(' — ');
-}
-
-// The field errors of a 422, `{field: [messages]}`, in words: {field: 'words'}, or {}.
-function fieldErrors(body) {
-  const errors = body?.errors;
-  if (!errors || Array.isArray(errors) || typeof errors !== 'object') return {};
-  const out = {};
-  for (const [field, list] of Object.entries(errors)) out[field] = [].concat(list).map((m) => apiWords(m)).join(' ');
-  return out;
+// The spec's envelopes as one message in the page's language, and a 422's errors in words by the
+// body's own key (messages.js; a form shows those of its fields beside them, see form.js).
+function refusal(status, body) {
+  return refusalWords(status, body, language(), { throttled: t('error.throttled'), server: t('error.server') });
 }
 
 async function send(path, { method = 'GET', body, query, accept = 'application/json', quiet = false, raw = null } = {}) {
@@ -109,8 +90,8 @@ export async function api(path, options) {
   const retry = Number(response.headers.get('Retry-After'));
   return {
     status: response.status, ok, body, data: body?.data,
-    message: ok ? '' : messageOf(response.status, body),
-    fields: ok ? {} : fieldErrors(body),
+    message: ok ? '' : refusal(response.status, body).message,
+    fields: ok ? {} : refusal(response.status, body).fields,
     retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
   };
 }
@@ -126,7 +107,7 @@ export async function apiFile(path, query, accept) {
     } catch {
       body = null;
     }
-    return { status: response.status, ok: false, message: messageOf(response.status, body) };
+    return { status: response.status, ok: false, message: refusal(response.status, body).message };
   }
   return { status: response.status, ok: true, blob: await response.blob() };
 }

@@ -1,11 +1,11 @@
 // Forms whose fields carry the API's own keys: a 422 puts each message beside the field it names
 // (linked with aria-describedby, the field marked invalid), and what no field takes goes at the
 // top of the form. Nothing is kept half-saved: a refused form stays as typed, to be corrected.
-// An amount field is read in the page's language before anything is sent (amount.js): an entry
-// that reads two ways is a question beside the field, answered with a click, never a guess.
+// An amount field is read in the page's language before anything is sent (amount.js, ask.js): an
+// entry that reads two ways is a question beside the field, answered with a click, never a guess.
 
-import { readNumber, writeNumber } from './amount.js';
-import { apiWords, language, t } from './i18n.js';
+import { amountOf as readAmount, ask, refusalOf } from './ask.js';
+import { apiWords, language } from './i18n.js';
 import { el } from './format.js';
 
 // A labelled field: `key` is the API's name for it (also its error's anchor); `id` is unique on
@@ -30,16 +30,9 @@ export function amountField(id, key, label, attrs = {}, { places = 2, negative =
   return field(id, key, label, { ...reading, ...attrs }, { hint });
 }
 
-// What an amount control holds: the reading the person chose for the text it has now, else the
-// text read in the page's language (see amount.js for the answers).
+// What an amount control holds, read in the page's language (ask.js).
 export function amountOf(control) {
-  const places = Number(control.dataset.places);
-  const [chosenText, chosenUnits] = (control.dataset.chosen || '').split('\n');
-  if (control.dataset.chosen && chosenText === control.value) {
-    const units = Number(chosenUnits);
-    return { ok: true, units, value: units / 10 ** places };
-  }
-  return readNumber(control.value, language(), { places, negative: control.dataset.negative === 'true' });
+  return readAmount(control, language());
 }
 
 function errorOf(control) {
@@ -53,28 +46,6 @@ function refuse(control, text) {
   control.focus();
 }
 
-// An entry that reads two ways: each reading that fits as a button beside the field; the one
-// chosen is written back unmistakably and the form is sent again.
-function ask(form, control, readings) {
-  const places = Number(control.dataset.places);
-  const lang = language();
-  const text = el('p', { id: `${control.id}-question-text` }, t('amount.ask').replace('{text}', control.value.trim()));
-  const choose = (units) => {
-    control.value = writeNumber(units, lang, places);
-    control.dataset.chosen = `${control.value}\n${units}`;
-    box.remove();
-    form.requestSubmit();
-  };
-  const box = el('div', { class: 'question', id: `${control.id}-question`, role: 'group', 'aria-labelledby': text.id },
-    text,
-    el('p', { class: 'buttons' },
-      readings.map((units) => el('button', { type: 'button', 'data-reading': units, onclick: () => choose(units) },
-        `${writeNumber(units, lang, places)}${places === 2 ? ` ${t('amount.lek')}` : ''}`)),
-      el('button', { type: 'button', onclick: () => { box.remove(); control.focus(); } }, t('amount.fix'))));
-  (errorOf(control) || control).after(box);
-  box.querySelector('button').focus();
-}
-
 // Reads every amount field of `form` before it is sent: true when each reads one way (or is an
 // empty field the form may leave empty); else a refusal or a question beside the field.
 export function readAmounts(form) {
@@ -82,8 +53,8 @@ export function readAmounts(form) {
     if (control.value.trim() === '' && !control.required) continue;
     const reading = amountOf(control);
     if (reading.ok) continue;
-    if (reading.reason === 'ambiguous') ask(form, control, reading.readings);
-    else refuse(control, t(`amount.${reading.reason}${Number(control.dataset.places) === 2 ? '' : 'Quantity'}`));
+    if (reading.reason === 'ambiguous') ask(control, reading.readings, language(), () => form.requestSubmit());
+    else refuse(control, refusalOf(control, reading, language()));
     return false;
   }
   return true;

@@ -1,24 +1,12 @@
-// Small helpers: building elements (text is always set as text, never parsed as HTML), lek
-// amounts, dates, and money arithmetic in whole cents.
+// Small helpers: lek amounts, dates, tables and files; elements are built by dom.js (text is
+// always set as text, never parsed as HTML) and API amounts read by amount.js, both shared with
+// the till.
 
-import { writeNumber } from './amount.js';
+import { toCents, writeNumber } from './amount.js';
+import { el } from './dom.js';
 import { language } from './i18n.js';
 
-// el('td', {class: 'num'}, 'text', childElement, ...)
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
-    else if (value === true) node.setAttribute(name, '');
-    else node.setAttribute(name, String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : String(child));
-  }
-  return node;
-}
+export { el, toCents };
 
 // A table from headings and rows of cells (strings or elements); `numeric` marks right-aligned
 // columns by index, `wide` those a phone leaves out (what is said again where the row leads).
@@ -44,14 +32,6 @@ export function money(value) {
 
 export function formatCents(cents) {
   return writeNumber(cents, language());
-}
-
-// An amount of the API (a JSON number, or its text) as whole cents; null when it is not one.
-export function toCents(value) {
-  const match = /^(-?)(\d+)(?:\.(\d{0,2})\d*)?$/.exec(String(value).trim());
-  if (!match) return null;
-  const cents = Number(match[2]) * 100 + Number((match[3] || '').padEnd(2, '0'));
-  return match[1] === '-' ? -cents : cents;
 }
 
 // YYYY-MM-DD of a local date.

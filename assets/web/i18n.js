@@ -1,10 +1,13 @@
 // The page's words: each key with its Albanian and its English, side by side, so that no word has
 // one language only. A missing key shows itself, so a forgotten word is seen at once. The
-// server's messages have their own table (messages.js).
+// server's messages have their own table (messages.js), the amount fields theirs (ask.js), both
+// shared with the till.
 
-import { serverWords } from './messages.js';
+import { AMOUNT_WORDS } from './ask.js';
+import { serverWords, methodWords } from './messages.js';
 
 const words = {
+  ...AMOUNT_WORDS,
   skip: ['Kalo te përmbajtja', 'Skip to content'],
   'nav.today': ['Sot', 'Today'],
   'nav.cis': ['Tatimet (CIS)', 'Tax office (CIS)'],
@@ -326,17 +329,6 @@ const words = {
   signedout: ['Dolët.', 'Signed out.'],
   'error.network': ['Arka nuk po përgjigjet.', 'Arka is not answering.'],
   'error.server': ['Gabim në server.', 'Server error.'],
-  'amount.empty': ['Shkruani një shumë në lekë.', 'Write an amount in lek.'],
-  'amount.shape': ['Shkruani një shumë si 1.500 ose 1 500,50: pika ose hapësira ndan mijëshet, presja decimalet.', 'Write an amount such as 1,500 or 1 500.50: a comma or a space groups thousands, a dot marks the decimals.'],
-  'amount.places': ['Lekët kanë deri në dy shifra pas presjes.', 'Lek have at most two decimals.'],
-  'amount.negative': ['Shuma nuk mund të jetë negative.', 'The amount cannot be negative.'],
-  'amount.emptyQuantity': ['Shkruani një sasi.', 'Write a quantity.'],
-  'amount.shapeQuantity': ['Shkruani një sasi si 2 ose 1,5.', 'Write a quantity such as 2 or 1.5.'],
-  'amount.placesQuantity': ['Sasia ka deri në tri shifra pas presjes.', 'A quantity has at most three decimals.'],
-  'amount.negativeQuantity': ['Sasia nuk mund të jetë negative.', 'The quantity cannot be negative.'],
-  'amount.ask': ['Si ta lexojmë «{text}»? Zgjidhni:', 'How should “{text}” be read? Choose:'],
-  'amount.lek': ['lekë', 'lek'],
-  'amount.fix': ['Do ta ndreq vetë', 'I will correct it'],
   'error.throttled': ['Shumë kërkesa: provoni pas pak.', 'Too many requests: try again shortly.'],
   'today.title': ['Sot', 'Today'],
   'today.sales': ['Shitjet', 'Sales'],
@@ -562,19 +554,6 @@ const words = {
   'ex.TAX_FREE': ['pa TVSH', 'tax free'],
   'ex.EXPORT_OF_GOODS': ['eksport mallrash', 'export of goods'],
   'ex.MARGIN_SCHEME': ['skema e marzhit', 'margin scheme'],
-  'pm.BANKNOTE': ['Para në dorë', 'Cash'],
-  'pm.CARD': ['Kartë', 'Card'],
-  'pm.CHECK': ['Çek', 'Cheque'],
-  'pm.SVOUCHER': ['Kupon', 'Voucher'],
-  'pm.COMPANY': ['Kartë e kompanisë', 'Company card'],
-  'pm.ORDER': ['Porosi', 'Order'],
-  'pm.ACCOUNT': ['Llogari', 'On account'],
-  'pm.TRANSFER': ['Transfertë', 'Transfer'],
-  'pm.FACTORING': ['Faktoring', 'Factoring'],
-  'pm.COMPENSATION': ['Kompensim', 'Compensation'],
-  'pm.WAIVER': ['Falje borxhi', 'Debt waiver'],
-  'pm.KIND': ['Në natyrë', 'In kind'],
-  'pm.OTHER': ['Tjetër', 'Other'],
 };
 
 
@@ -598,8 +577,7 @@ export function t(key) {
 
 // A payment method in words, or its code when the page has no words for it.
 export function method(code) {
-  const words = t(`pm.${code}`);
-  return words === `pm.${code}` ? code : words;
+  return methodWords(code, language());
 }
 
 // The server's own message in the page's language (messages.js), or as the server said it when

@@ -31,6 +31,7 @@ export const FIELDS = {
   "currentPassword": ["Fjalëkalimi i tanishëm", "Current password"],
   "date": ["Data", "Date"],
   "description": ["Përshkrimi", "Description"],
+  "discount": ["Zbritja", "Discount"],
   "email": ["E-maili", "E-mail"],
   "file": ["Skedari", "File"],
   "fiscalTcrCode": ["Arka (TCR)", "Till (TCR)"],
@@ -59,6 +60,7 @@ export const FIELDS = {
   "quantity": ["Sasia", "Quantity"],
   "role": ["Roli", "Role"],
   "service": ["Shërbim", "Service"],
+  "table": ["Tavolina", "Table"],
   "tcr": ["Arka", "Till"],
   "to": ["Deri më", "To date"],
   "toDate": ["Deri më", "To date"],
@@ -67,6 +69,7 @@ export const FIELDS = {
   "unit_code": ["Njësia matëse", "Unit of measure"],
   "user": ["Përdoruesi", "User"],
   "vat_exempt_type": ["Përjashtimi nga TVSH", "VAT exemption"],
+  "vat": ["TVSH", "VAT"],
   "vat_rate": ["TVSH", "VAT"],
   "withdraw": ["Nxjerrja", "Withdrawal"],
 };
@@ -96,6 +99,29 @@ export const NOUNS = {
   "manager": ["menaxher", "manager"],
   "cashier": ["arkëtar", "cashier"],
 };
+
+// The API's payment methods in words: the owner's page and the till say them alike.
+export const METHODS = {
+  "BANKNOTE": ["Para në dorë", "Cash"],
+  "CARD": ["Kartë", "Card"],
+  "CHECK": ["Çek", "Cheque"],
+  "SVOUCHER": ["Kupon", "Voucher"],
+  "COMPANY": ["Kartë e kompanisë", "Company card"],
+  "ORDER": ["Porosi", "Order"],
+  "ACCOUNT": ["Llogari", "On account"],
+  "TRANSFER": ["Transfertë", "Transfer"],
+  "FACTORING": ["Faktoring", "Factoring"],
+  "COMPENSATION": ["Kompensim", "Compensation"],
+  "WAIVER": ["Falje borxhi", "Debt waiver"],
+  "KIND": ["Në natyrë", "In kind"],
+  "OTHER": ["Tjetër", "Other"],
+};
+
+// A payment method of the API in `lang`, or its code when it has no words.
+export function methodWords(code, lang) {
+  const words = METHODS[code];
+  return words ? words[lang === 'en' ? 1 : 0] : code;
+}
 
 export const MESSAGES = {
   // The envelopes and the body reader (src/api)
@@ -285,8 +311,8 @@ export const MESSAGES = {
   "The lines field must hold at least one line; send no lines to cancel the whole invoice.": ["Shkruani sasinë e të paktën një artikulli.", "Write the quantity of at least one line."],
   "The {} field is required.": ["Fusha {1} është e detyrueshme."],
   "The {} field must be at least 0.": ["{1} duhet të jetë të paktën 0."],
-  "The {} field must be greater than 0.": ["{1} duhet të jetë mbi 0."],
-  "The {} field must have at most 3 decimal places.": ["{1} mund të ketë deri në tri shifra pas presjes.", "{1} may have at most three decimals."],
+  "The {field} field must be greater than 0.": ["{field} duhet të jetë mbi 0.", "{field} must be greater than 0."],
+  "The {field} field must have at most 3 decimal places.": ["{field} mund të ketë deri në tri shifra pas presjes.", "{field} may have at most three decimals."],
   "The {} is above what remains to cancel of {name} ({code}): {}.": ["{1} është më shumë se sa mbetet për t'u anuluar nga {name} ({code}): {4}."],
   "A corrective document cannot be cancelled.": ["Një dokument korrigjues nuk anulohet."],
   "The invoice is not registered with the CIS yet (it waits for late delivery): cancel it once it is fiscalized.": ["Fatura nuk është regjistruar ende në CIS (pret dërgimin e mëvonshëm): anulojeni pasi të fiskalizohet."],
@@ -355,6 +381,87 @@ export const MESSAGES = {
   "There is not enough stock on the shelf for these lines.": ["Nuk ka mjaftueshëm gjendje për këta artikuj."],
   "There is not enough stock on the shelf for this correction.": ["Nuk ka mjaftueshëm gjendje për këtë korrigjim."],
   "This product is a service (service: true): only inventory articles have stock.": ["Ky produkt është shërbim: gjendje kanë vetëm mallrat.", "This product is a service: only goods have stock."],
+  // A sale, its payments and a café's table, as the till sends them (src/domain/invoice*, src/domain/payments.rs, src/domain/discount.rs, src/domain/table.rs, src/services/invoices/table.rs)
+  "A credit note (381) needs original_invoice_iic.": ["Një notë krediti (381) kërkon NSLF-në e faturës origjinale.", "A credit note (381) needs the original invoice's IIC."],
+  "A fee is only accepted on a non-cash invoice.": ["Tarifa pranohet vetëm në një faturë pa para në dorë.", "A fee is accepted on a non-cash invoice only."],
+  "A non-cash invoice needs a buyer.": ["Një faturë pa para në dorë kërkon një blerës."],
+  "A non-cash invoice's buyer is identified by NUIS.": ["Blerësi i një fature pa para në dorë identifikohet me NIPT."],
+  "A self-issued invoice needs the seller as client.": ["Një vetëfaturë kërkon shitësin si klient."],
+  "A self-issued invoice needs the seller's NUIS or document number.": ["Një vetëfaturë kërkon NIPT-in ose numrin e dokumentit të shitësit."],
+  "A self-issued invoice needs the seller's country.": ["Një vetëfaturë kërkon shtetin e shitësit."],
+  "A summary invoice is paid with BANKNOTE or CARD.": ["Fatura përmbledhëse paguhet me para në dorë ose me kartë.", "A summary invoice is paid in cash or by card."],
+  "A summary pays at most {MAX_ORDERS} order invoices.": ["Një faturë përmbledhëse paguan deri në {MAX_ORDERS} porosi.", "A summary invoice pays at most {MAX_ORDERS} orders."],
+  "An order invoice cannot be settled.": ["Një porosi nuk mund të paguhet.", "An order cannot be paid."],
+  "An order invoice takes no {field}: it is paid by its summary invoice, which takes the invoice discount.": ["Porosia nuk merr {field}: paguhet me faturën përmbledhëse, e cila merr edhe zbritjen e faturës.", "An order takes no {field}: it is paid by its summary invoice, which takes the invoice discount."],
+  "No line of the order {iic} is in order_lines.": ["Asnjë rresht i porosisë {iic} nuk është zgjedhur.", "No line of the order {iic} is chosen."],
+  "Only {} of the line is left to pay.": ["Nga ky rresht kanë mbetur për t'u paguar vetëm {1}.", "Only {1} of the line is left to pay."],
+  "Part of the order is paid by a summary invoice: cancel the summary.": ["Një pjesë e porosisë është paguar me faturë përmbledhëse: anuloni faturën përmbledhëse."],
+  "The IIC of an order invoice is required.": ["Mungon NSLF-ja e porosisë.", "The order's IIC is missing."],
+  "The IIC of the line's order is required.": ["Mungon NSLF-ja e porosisë së rreshtit.", "The IIC of the line's order is missing."],
+  "The client's NUIS must be a letter, eight digits and a letter.": ["NIPT-i i klientit është një shkronjë, tetë shifra dhe një shkronjë."],
+  "The client's address and city are required.": ["Adresa dhe qyteti i klientit janë të detyrueshëm."],
+  "The client.country must be a three-letter ISO 3166-1 alpha-3 code.": ["Shteti i klientit shkruhet me tri shkronja (ISO 3166-1, p.sh. ALB).", "The client's country is three letters (ISO 3166-1, e.g. ALB)."],
+  "The client.id.type must be one of NUIS, ID, PASS, VAT, TAX, SOC.": ["Lloji i dokumentit të klientit është një nga NUIS, ID, PASS, VAT, TAX, SOC.", "The client's document type is one of NUIS, ID, PASS, VAT, TAX, SOC."],
+  "The client.name field is required when a client is sent.": ["Emri i klientit është i detyrueshëm.", "The client's name is required."],
+  "The company_card field is not accepted on the invoice; send it in the COMPANY element of payment_methods.": ["Karta e kompanisë nuk pranohet te fatura; dërgohet te pagesa me kartë kompanie.", "The company card is not accepted on the invoice; it goes with the company-card payment."],
+  "The currency must be a three-letter ISO 4217 code.": ["Monedha shkruhet me tri shkronja (ISO 4217, p.sh. EUR).", "The currency is three letters (ISO 4217, e.g. EUR)."],
+  "The doc_type must be one of 380, 381, 383.": ["Lloji i dokumentit është 380, 381 ose 383.", "The document type is 380, 381 or 383."],
+  "The exchange_rate field must not be greater than {MAX_EXCHANGE_RATE}.": ["Kursi i këmbimit nuk mund të jetë më i madh se {MAX_EXCHANGE_RATE}.", "The exchange rate must not be greater than {MAX_EXCHANGE_RATE}."],
+  "The fee field must be at least 0.": ["Tarifa duhet të jetë të paktën 0.", "The fee must be at least 0."],
+  "The fee field must have at most 2 decimal places.": ["Tarifa ka deri në dy shifra pas presjes.", "The fee has at most two decimals."],
+  "The fee field must not be greater than {MAX_AMOUNT}.": ["Tarifa nuk mund të jetë më e madhe se {MAX_AMOUNT}.", "The fee must not be greater than {MAX_AMOUNT}."],
+  "The invoice_discount_value field must be at least 0.": ["Zbritja e faturës duhet të jetë të paktën 0.", "The invoice discount must be at least 0."],
+  "The line is already named at order_lines.{first}.": ["Ky rresht është zgjedhur dy herë.", "This line is chosen twice."],
+  "The line is paid already.": ["Ky rresht është paguar tashmë."],
+  "The line's position in its order (from 0) is required.": ["Mungon rreshti i porosisë.", "The order's line is missing."],
+  "The lines field is required and must hold at least one line.": ["Fatura duhet të ketë të paktën një artikull.", "The invoice needs at least one item."],
+  "The lines field is required.": ["Fatura duhet të ketë artikuj.", "The invoice needs items."],
+  "The lines field must not have more than {MAX_LINES} items.": ["Fatura mund të ketë deri në {MAX_LINES} artikuj.", "An invoice holds at most {MAX_LINES} items."],
+  "The order {iic} is already named at order_invoices.{first}.": ["Porosia {iic} është zgjedhur dy herë.", "The order {iic} is chosen twice."],
+  "The order {iic} is not named in order_invoices.": ["Porosia {iic} nuk është ndër porositë që paguhen.", "The order {iic} is not among the orders being paid."],
+  "The order {} has no line {line}: its lines are 0 to {}.": ["Porosia {1} nuk ka rreshtin {line}.", "The order {1} has no line {line}."],
+  "The order {} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized.": ["Porosia {1} pret ende shërbimin e fiskalizimit (CIS); asgjë nuk u ruajt. Provoni përsëri kur të jetë fiskalizuar.", "The order {1} still waits for the fiscalization service (CIS); nothing was saved. Try again once it is fiscalized."],
+  "The order_invoices field must name at least one order invoice.": ["Zgjidhni të paktën një porosi.", "Choose at least one order."],
+  "The order_lines field must name at least one line.": ["Zgjidhni të paktën një rresht.", "Choose at least one line."],
+  "The order_lines field must not have more than {MAX_SUMMARY_LINES} items.": ["Mund të zgjidhni deri në {MAX_SUMMARY_LINES} rreshta.", "You may choose at most {MAX_SUMMARY_LINES} lines."],
+  "The orders are in {of_orders}: the summary must be too.": ["Porositë janë në {of_orders}: edhe fatura përmbledhëse duhet të jetë."],
+  "The orders of one summary must share one currency.": ["Porositë e një fature përmbledhëse duhet të jenë në një monedhë.", "The orders of one summary must be in one currency."],
+  "The payment_method field is not accepted in v2; send payment_methods.": ["Versioni 2 nuk pranon një mënyrë pagese të vetme; pagesat dërgohen si listë.", "Version 2 takes no single payment method; the payments are sent as a list."],
+  "The payment_method field is required.": ["Mungon mënyra e pagesës.", "The payment method is missing."],
+  "The payment_methods field is required.": ["Mungojnë pagesat.", "The payments are missing."],
+  "The payment_methods field must not have more than {MAX_PAYMENT_METHODS} items.": ["Një faturë ka deri në {MAX_PAYMENT_METHODS} pagesa.", "An invoice has at most {MAX_PAYMENT_METHODS} payments."],
+  "The selected invoice_discount_type is invalid.": ["Lloji i zbritjes së faturës nuk është i vlefshëm.", "The invoice discount's type is not valid."],
+  "The selected {key} is invalid.": ["Vlera e zgjedhur te {key} nuk është e vlefshme.", "The value chosen for {key} is not valid."],
+  "The self_issue_type must be one of DOMESTIC, ABROAD, OTHER, AGREEMENT, SELF.": ["Lloji i vetëfaturimit është një nga DOMESTIC, ABROAD, OTHER, AGREEMENT, SELF.", "The self-issue type is one of DOMESTIC, ABROAD, OTHER, AGREEMENT, SELF."],
+  "The sum of the payment_methods amounts ({paid}) must equal the invoice total after discount ({total}).": ["Pagesat ({paid}) duhet të jenë sa totali i faturës pas zbritjes ({total}).", "The payments ({paid}) must equal the invoice total after discount ({total})."],
+  "The sum of the payment_methods amounts must equal the invoice total ({total}).": ["Pagesat duhet të jenë sa totali i faturës ({total}).", "The payments must equal the invoice total ({total})."],
+  "The table field must not be greater than {MAX_TABLE_NAME} characters.": ["Emri i tavolinës ka deri në {MAX_TABLE_NAME} shenja.", "A table's name has at most {MAX_TABLE_NAME} characters."],
+  "The vouchers field is not accepted on the invoice; send it in the SVOUCHER element of payment_methods.": ["Kuponët nuk pranohen te fatura; dërgohen te pagesa me kupon.", "Vouchers are not accepted on the invoice; they go with the voucher payment."],
+  "The {amount_key} field is required.": ["Fusha {amount_key} është e detyrueshme."],
+  "The {amount_key} field must have at most 2 decimal places.": ["{amount_key} ka deri në dy shifra pas presjes.", "{amount_key} has at most two decimals."],
+  "The {card_key} field is only allowed when {type_key} is COMPANY.": ["{card_key} lejohet vetëm për pagesë me kartë kompanie.", "{card_key} is allowed only with a company-card payment."],
+  "The {card_key} field is required when {type_key} is COMPANY.": ["{card_key} është e detyrueshme për pagesë me kartë kompanie.", "{card_key} is required for a company-card payment."],
+  "The {card_key} field must not be greater than {MAX_COMPANY_CARD} characters.": ["{card_key} ka deri në {MAX_COMPANY_CARD} shenja.", "{card_key} has at most {MAX_COMPANY_CARD} characters."],
+  "The {exempt_key} field must be one of TYPE_1, TYPE_2, EXPORT_OF_GOODS, TAX_FREE.": ["{exempt_key} është një nga TYPE_1, TYPE_2, EXPORT_OF_GOODS, TAX_FREE.", "{exempt_key} is one of TYPE_1, TYPE_2, EXPORT_OF_GOODS, TAX_FREE."],
+  "The {item_key} field has a duplicate value.": ["{item_key} përsëritet.", "{item_key} is repeated."],
+  "The {item_key} field must be a voucher number (number-year-NIPT).": ["{item_key} duhet të jetë numër kuponi (numër-vit-NIPT).", "{item_key} must be a voucher number (number-year-NUIS)."],
+  "The {key} field must not have more than {MAX_VOUCHERS} items.": ["{key} ka deri në {MAX_VOUCHERS} elemente.", "{key} has at most {MAX_VOUCHERS} items."],
+  "The {price_key} field is required.": ["Fusha {price_key} është e detyrueshme."],
+  "The {price_key} field must be at least 0.": ["{price_key} duhet të jetë të paktën 0.", "{price_key} must be at least 0."],
+  "The {quantity_key} field is required.": ["Fusha {quantity_key} është e detyrueshme."],
+  "The {quantity_key} field must be greater than 0.": ["{quantity_key} duhet të jetë mbi 0.", "{quantity_key} must be greater than 0."],
+  "The {quantity_key} field must have at most 3 decimal places.": ["{quantity_key} ka deri në tri shifra pas presjes.", "{quantity_key} has at most three decimals."],
+  "The {total_key} field (price x quantity) must not be greater than {MAX_AMOUNT}.": ["{total_key} (çmimi × sasia) nuk mund të jetë më shumë se {MAX_AMOUNT}.", "{total_key} (price × quantity) must not be more than {MAX_AMOUNT}."],
+  "The {total_key} field is required.": ["Fusha {total_key} është e detyrueshme."],
+  "The {type_key} field has a duplicate value.": ["Kjo mënyrë pagese përsëritet.", "This payment method is repeated."],
+  "The {vat_key} field is required.": ["Fusha {vat_key} është e detyrueshme."],
+  "The {vat_key} field must be 0 when {exempt_key} is sent.": ["{vat_key} duhet të jetë 0 kur artikulli është i përjashtuar nga TVSH-ja.", "{vat_key} must be 0 when the item is exempt from VAT."],
+  "The {vat_key} field must be one of 0, 6, 10, 20.": ["{vat_key} është 0, 6, 10 ose 20.", "{vat_key} is 0, 6, 10 or 20."],
+  "order_invoices.{index}: line {} of the order {} has {} left to pay.": ["Nga rreshti {2} i porosisë {3} kanë mbetur për t'u paguar vetëm {4}: dikush tjetër e pagoi ndërkohë.", "Only {4} of line {2} of the order {3} is left to pay: someone else paid it meanwhile."],
+  "order_invoices.{index}: the order {} is already settled.": ["Porosia {2} është paguar tashmë.", "The order {2} is paid already."],
+  "The {vouchers_key} field is only allowed when {type_key} is SVOUCHER.": ["{vouchers_key} lejohen vetëm për pagesë me kupon.", "{vouchers_key} are allowed only with a voucher payment."],
+  "The {vouchers_key} field is required when {type_key} is SVOUCHER.": ["{vouchers_key} janë të detyrueshëm për pagesë me kupon.", "{vouchers_key} are required for a voucher payment."],
+  "The {} field must be between 0 and 100.": ["{1} duhet të jetë nga 0 deri në 100.", "{1} must be from 0 to 100."],
   // The till and its printer (src/api/till.rs, src/services/till.rs, src/domain/till.rs)
   "A receipt printer prints 48 or 42 columns.": ["Printeri i faturave shtyp 48 ose 42 kolona."],
   "Each prefix is a number from 20 to 29.": ["Çdo prefiks është një numër nga 20 deri në 29."],
@@ -467,4 +574,28 @@ export function serverWords(text, lang) {
     return said.charAt(0).toUpperCase() + said.slice(1);
   }
   return null;
+}
+
+// A refusal's envelope in `lang`: `message`, its message then its errors (a 400's `field: text`
+// lines, a 422's messages by field), each said through the table, or as the server said it when
+// the table has no words; `fields`, a 422's errors in words by the body's own key. `said` gives
+// the page's own words for a 429 or a server error that came without a message of the server's.
+export function refusalWords(status, body, lang, said = {}) {
+  const words = (text) => serverWords(text, lang) ?? text;
+  const fields = {};
+  const errors = body?.errors;
+  if (errors && !Array.isArray(errors) && typeof errors === 'object') {
+    for (const [field, list] of Object.entries(errors)) fields[field] = [].concat(list).map(words).join(' ');
+  }
+  let message;
+  if (status === 429 && !body?.message && said.throttled) message = said.throttled;
+  else if (status >= 500 && (!body?.message || body.message === 'Server Error') && said.server) message = said.server;
+  else {
+    const line = (text) => serverWords(String(text), lang) ?? words(/^[\w.]+: (.+)$/s.exec(String(text))?.[1] ?? String(text));
+    const parts = [body?.message ? words(body.message) : `HTTP ${status}`];
+    if (Array.isArray(errors)) parts.push(...errors.map(line));
+    else parts.push(...Object.values(fields));
+    message = [...new Set(parts)].join(' — ');
+  }
+  return { message, fields };
 }

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 pub const NUIS: &str = "L41323036D";
 /// Limits no bench reaches: the figures are Arka's work, not its budgets.
 pub const LIMITS: &str = "token=1000000/m;ip=1000000/m;general=1000000/m;fiscal=1000000/m,10000000/h;\
-                          registration=1000000/m,10000000/h;reports=1000000/m";
+                          registration=1000000/m,10000000/h;reports=1000000/m;print=1000000/m";
 
 /// A number from the environment, or `default`.
 pub fn setting(name: &str, default: u64) -> u64 {
@@ -73,6 +73,13 @@ impl Sim {
             "--soft-code=ss123ss123".to_string(),
             "--maintainer-code=mm123mm123".to_string(),
         ]
+    }
+
+    /// The simulator's mode (see src/sim/cis/mod.rs): `ok`, or `slow` with `delay_ms`.
+    pub fn set_mode(&self, mode: Value) {
+        let reply =
+            agent().post(self.control("/control")).content_type("application/json").send(mode.to_string());
+        assert_eq!(reply.unwrap().status().as_u16(), 200, "the simulator took the mode");
     }
 
     /// The address of one of the simulator's control routes.
@@ -213,6 +220,41 @@ pub fn send_json(
         .content_type("application/json")
         .send(body.to_string().as_bytes())
         .unwrap_or_else(|e| panic!("POST {url}: {e}"))
+}
+
+/// What an answer's `Server-Timing` says: the time Arka took (`app`) and, of it, the time its CIS
+/// call took (`cis`, zero when it made none).
+#[derive(Clone, Copy)]
+pub struct ServerTiming {
+    pub app: Duration,
+    pub cis: Duration,
+}
+
+impl ServerTiming {
+    pub fn parse(header: &str) -> Option<ServerTiming> {
+        let metric = |name: &str| {
+            header
+                .split(", ")
+                .find_map(|m| m.strip_prefix(name))
+                .and_then(|ms| ms.parse::<f64>().ok())
+                .map(|ms| Duration::from_secs_f64(ms / 1000.0))
+        };
+        Some(ServerTiming { app: metric("app;dur=")?, cis: metric("cis;dur=").unwrap_or_default() })
+    }
+}
+
+/// `post_json`, with the times Arka says it took (its `Server-Timing`).
+pub fn post_json_timed(
+    agent: &ureq::Agent,
+    url: &str,
+    token: &str,
+    body: &Value,
+) -> (u16, Value, Option<ServerTiming>) {
+    let response = send_json(agent, url, token, body);
+    let timing =
+        response.headers().get("server-timing").and_then(|v| v.to_str().ok()).and_then(ServerTiming::parse);
+    let (status, reply) = read(response);
+    (status, reply, timing)
 }
 
 pub fn post_json(agent: &ureq::Agent, url: &str, token: &str, body: &Value) -> (u16, Value) {

@@ -307,10 +307,12 @@ fn routes(state: &AppState) -> Router<AppState> {
         .merge(owner_routes(state))
 }
 
-/// Arka's own routes for the till (docs "The till"): printers, receipts, the till's settings.
+/// Arka's own routes for the till (docs "The till"): printers, receipts, the till's settings,
+/// the open tables.
 fn till_routes(state: &AppState) -> Router<AppState> {
     let g = Budgets(state);
     Router::new()
+        .route("/api/v2/invoice/open-orders", g.general(get(invoices::open_orders)))
         .route("/api/v1/printers", g.general(get(till::printers)))
         .route("/api/v1/printers/mine", g.general(get(till::my_printer)))
         .route("/api/v1/printers/{tcrCode}", g.general(put(till::set_printer)))

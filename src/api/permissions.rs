@@ -266,6 +266,7 @@ pub const RULES: &[Rule] = &[
     rule("PUT", "/api/v1/printers/{tcrCode}", OWNER, Company),
     rule("POST", "/api/v1/printers/{tcrCode}/test", OWNER, Company),
     rule("POST", "/api/v1/invoice/{id}/receipt", CASHIER, OwnDocuments),
+    rule("GET", "/api/v2/invoice/open-orders", CASHIER, OwnTillOrAll),
     rule("GET", "/api/v1/till/settings", CASHIER, Company),
     rule("PUT", "/api/v1/till/settings", OWNER, Company),
     // Warehouse transfer notes and stock

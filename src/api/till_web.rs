@@ -1,4 +1,5 @@
-//! The till: the files of `assets/till/`, served on the API's own port as the owner's page is
+//! The till: the files of `assets/till/` and the few of `assets/web/` it shares with the owner's
+//! page, served on the API's own port as the owner's page is
 //! (`web.rs`: embedded packed, `/till/` revalidated, its files immutable under
 //! `/till/<version>/`, the same Content-Security-Policy). The till is a client of the API and
 //! nothing more: it signs in, sells and prints through the routes any POS app calls.
@@ -13,7 +14,9 @@ use axum::routing::get;
 
 use super::web::{Asset, Bundle, asset};
 
-/// Every file of `assets/till/` but index.html (a test checks that none is left out).
+/// Every file of `assets/till/` but index.html (a test checks that none is left out), then the
+/// owner's page's files the till shares (`SHARED`), served beside the till's own under its
+/// version: one amount reader, one table of the server's messages in words, one element builder.
 pub const ASSETS: &[Asset] = &[
     asset!("till", "till.css", "text/css; charset=utf-8"),
     asset!("till", "main.js", "text/javascript; charset=utf-8"),
@@ -23,7 +26,14 @@ pub const ASSETS: &[Asset] = &[
     asset!("till", "pay.js", "text/javascript; charset=utf-8"),
     asset!("till", "day.js", "text/javascript; charset=utf-8"),
     asset!("till", "tables.js", "text/javascript; charset=utf-8"),
+    asset!("web", "amount.js", "text/javascript; charset=utf-8"),
+    asset!("web", "ask.js", "text/javascript; charset=utf-8"),
+    asset!("web", "dom.js", "text/javascript; charset=utf-8"),
+    asset!("web", "messages.js", "text/javascript; charset=utf-8"),
 ];
+
+/// The files of `assets/web/` among `ASSETS`.
+pub const SHARED: &[&str] = &["amount.js", "ask.js", "dom.js", "messages.js"];
 
 pub const INDEX_HTML: &str = include_str!("../../assets/till/index.html");
 
@@ -54,21 +64,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_file_of_assets_till_is_embedded_and_names_nothing_outside_the_box() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/till");
-        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+    fn every_file_of_assets_till_is_embedded_with_the_shared_ones_and_names_nothing_outside_the_box() {
+        let assets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let mut on_disk: Vec<String> = std::fs::read_dir(assets.join("till"))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| n != "index.html")
             .collect();
         on_disk.sort();
-        let mut embedded: Vec<String> = ASSETS.iter().map(|a| a.name.to_string()).collect();
-        embedded.sort();
-        assert_eq!(embedded, on_disk);
+        let mut own: Vec<String> =
+            ASSETS.iter().map(|a| a.name.to_string()).filter(|n| !SHARED.contains(&n.as_str())).collect();
+        own.sort();
+        assert_eq!(own, on_disk);
+        assert!(SHARED.iter().all(|s| ASSETS.iter().any(|a| a.name == *s)));
         let b = bundle();
         assert_eq!(outside_references(&b.index), Vec::<String>::new(), "index.html");
         for (a, bytes) in ASSETS.iter().zip(&b.files) {
-            assert!(bytes == &std::fs::read(dir.join(a.name)).unwrap(), "{} is embedded as it is", a.name);
+            let dir = if SHARED.contains(&a.name) { "web" } else { "till" };
+            let file = std::fs::read(assets.join(dir).join(a.name)).unwrap();
+            assert!(bytes == &file, "{dir}/{} is embedded as it is", a.name);
             assert_eq!(outside_references(text(bytes)), Vec::<String>::new(), "{}", a.name);
         }
         assert!(

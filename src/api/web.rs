@@ -86,6 +86,8 @@ pub const ASSETS: &[Asset] = &[
     asset!("chart.js", "text/javascript; charset=utf-8"),
     asset!("audit.js", "text/javascript; charset=utf-8"),
     asset!("amount.js", "text/javascript; charset=utf-8"),
+    asset!("ask.js", "text/javascript; charset=utf-8"),
+    asset!("dom.js", "text/javascript; charset=utf-8"),
     asset!("messages.js", "text/javascript; charset=utf-8"),
     asset!("profile.js", "text/javascript; charset=utf-8"),
 ];

@@ -143,24 +143,7 @@ pub fn quantities(
         if code.is_none() {
             errors.add(key("product_code"), format!("The {} field is required.", key("product_code")));
         }
-        let quantity = match wanted.quantity {
-            None => {
-                errors.add(key("quantity"), format!("The {} field is required.", key("quantity")));
-                None
-            }
-            Some(q) if q <= Decimal::ZERO => {
-                errors.add(key("quantity"), format!("The {} field must be greater than 0.", key("quantity")));
-                None
-            }
-            Some(q) if q.normalize().scale() > 3 => {
-                errors.add(
-                    key("quantity"),
-                    format!("The {} field must have at most 3 decimal places.", key("quantity")),
-                );
-                None
-            }
-            Some(q) => Some(q),
-        };
+        let quantity = errors.quantity(&key("quantity"), wanted.quantity);
         if wanted.price.is_some_and(|p| p < Decimal::ZERO) {
             errors.add(key("price"), format!("The {} field must be at least 0.", key("price")));
             continue;

@@ -1,8 +1,14 @@
 //! A restaurant's table: order invoices open it (lines with their own discounts, no payment:
-//! the CIS's pay method ORDER), one summary invoice pays it (the orders' lines, an invoice
-//! discount of its own, banknotes or card).
+//! the CIS's pay method ORDER, and the table's name), summary invoices pay it (the orders'
+//! lines, all of them or a guest's share of them, an invoice discount of its own, banknotes or
+//! card).
 
 use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde::Deserialize;
+
+use super::fields;
+use super::money::round2;
 
 use super::document::InvoiceType;
 use super::invoice::request::{Details, check_details, currency};
@@ -121,6 +127,173 @@ pub fn summary_currency(orders: &[&str], sent: Option<&str>, errors: &mut FieldE
     currency
 }
 
+/// The longest table name (`table` of an order): what a waiter types or a POS shows.
+pub const MAX_TABLE_NAME: usize = 50;
+
+/// An order's `table`, trimmed; none when absent or blank.
+pub fn table_name(sent: Option<&str>) -> Result<Option<String>, FieldErrors> {
+    let Some(name) = sent.map(str::trim).filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    if name.chars().count() > MAX_TABLE_NAME {
+        return Err(FieldErrors::one(
+            "table",
+            format!("The table field must not be greater than {MAX_TABLE_NAME} characters."),
+        ));
+    }
+    Ok(Some(name.to_string()))
+}
+
+/// A line of an order as a summary finds it: its quantity, and what earlier summaries left of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderLine {
+    pub quantity: Decimal,
+    pub left: Decimal,
+}
+
+/// One element of a summary's `order_lines` as sent: a line of one of its orders (by the order's
+/// IIC and the line's position, from 0) and how much of it the summary pays.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename = "OrderLineBody")]
+pub struct LineChoice {
+    #[serde(default, deserialize_with = "fields::opt_text")]
+    pub order_invoice: Option<String>,
+    #[serde(default, deserialize_with = "fields::opt_integer")]
+    pub line: Option<i64>,
+    #[serde(default, deserialize_with = "fields::opt_decimal")]
+    pub quantity: Option<Decimal>,
+}
+
+/// What a summary pays of one line: the order (its index in `order_invoices`), the line's
+/// position in the order, the quantity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Take {
+    pub order: usize,
+    pub position: usize,
+    pub quantity: Decimal,
+}
+
+/// The most lines a summary takes (the CIS's `Items` hold 1..1000).
+pub const MAX_SUMMARY_LINES: usize = 1000;
+
+/// What a summary of the orders `iics` (whose lines are `orders`, in the same order) pays: without
+/// `order_lines`, everything left of every order; with them, exactly the lines and quantities
+/// they name, each line once, every order named by one of them at least. Every problem in one
+/// answer, keyed by `order_lines.N…` or `order_invoices.N`.
+pub fn takes(
+    iics: &[String],
+    orders: &[Vec<OrderLine>],
+    chosen: Option<&[LineChoice]>,
+) -> Result<Vec<Take>, FieldErrors> {
+    let Some(chosen) = chosen else {
+        return Ok(orders
+            .iter()
+            .enumerate()
+            .flat_map(|(order, lines)| {
+                lines
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.left > Decimal::ZERO)
+                    .map(move |(position, l)| Take { order, position, quantity: l.left })
+            })
+            .collect());
+    };
+    if chosen.is_empty() {
+        return Err(FieldErrors::one("order_lines", "The order_lines field must name at least one line."));
+    }
+    if chosen.len() > MAX_SUMMARY_LINES {
+        return Err(FieldErrors::one(
+            "order_lines",
+            format!("The order_lines field must not have more than {MAX_SUMMARY_LINES} items."),
+        ));
+    }
+    let mut errors = FieldErrors::new();
+    let mut taken: Vec<Take> = Vec::new();
+    let mut first_at: Vec<((usize, usize), usize)> = Vec::new();
+    let mut named: Vec<usize> = Vec::new();
+    for (index, choice) in chosen.iter().enumerate() {
+        let key = |field: &str| format!("order_lines.{index}.{field}");
+        let order = match choice.order_invoice.as_deref().map(|i| i.trim().to_uppercase()) {
+            None => {
+                errors.add(key("order_invoice"), "The IIC of the line's order is required.");
+                None
+            }
+            Some(iic) => {
+                let found = iics.iter().position(|named| *named == iic);
+                match found {
+                    Some(order) => named.push(order),
+                    None => errors.add(
+                        key("order_invoice"),
+                        format!("The order {iic} is not named in order_invoices."),
+                    ),
+                }
+                found
+            }
+        };
+        let position = match (order, choice.line) {
+            (_, None) => {
+                errors.add(key("line"), "The line's position in its order (from 0) is required.");
+                None
+            }
+            (Some(order), Some(line)) => {
+                let count = orders.get(order).map_or(0, Vec::len);
+                match usize::try_from(line).ok().filter(|p| *p < count) {
+                    Some(position) => Some((order, position)),
+                    None => {
+                        errors.add(
+                            key("line"),
+                            format!(
+                                "The order {} has no line {line}: its lines are 0 to {}.",
+                                iics[order],
+                                count.saturating_sub(1)
+                            ),
+                        );
+                        None
+                    }
+                }
+            }
+            (None, Some(_)) => None,
+        };
+        let quantity = errors.quantity(&key("quantity"), choice.quantity);
+        let Some((order, position)) = position else { continue };
+        if let Some((_, first)) = first_at.iter().find(|(at, _)| *at == (order, position)) {
+            errors.add(
+                format!("order_lines.{index}"),
+                format!("The line is already named at order_lines.{first}."),
+            );
+            continue;
+        }
+        first_at.push(((order, position), index));
+        let left = orders[order][position].left;
+        match quantity {
+            Some(_) if left <= Decimal::ZERO => {
+                errors.add(key("quantity"), "The line is paid already.");
+            }
+            Some(q) if q > left => {
+                errors.add(key("quantity"), format!("Only {} of the line is left to pay.", left.normalize()));
+            }
+            Some(quantity) => taken.push(Take { order, position, quantity }),
+            None => {}
+        }
+    }
+    for (order, iic) in iics.iter().enumerate() {
+        if !named.contains(&order) {
+            errors.add(
+                format!("order_invoices.{order}"),
+                format!("No line of the order {iic} is in order_lines."),
+            );
+        }
+    }
+    errors.into_result()?;
+    Ok(taken)
+}
+
+/// What `quantity` of a line at `price` (with VAT) less `discount_rate` percent comes to, to the
+/// cent: the line's total when the quantity is all of it, as a line of any invoice is checked.
+pub fn part_total(price: Decimal, quantity: Decimal, discount_rate: Decimal) -> Decimal {
+    round2(price * quantity * (Decimal::ONE_HUNDRED - discount_rate) / Decimal::ONE_HUNDRED)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +396,82 @@ mod tests {
         let mut errors = FieldErrors::new();
         summary_currency(&["ALL"], Some("LEKE"), &mut errors);
         assert_eq!(keys(errors), ["currency"]);
+    }
+
+    fn d(text: &str) -> Decimal {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn a_table_is_named_in_fifty_characters_at_most() {
+        // | sent              | answer             |
+        assert_eq!(table_name(None), Ok(None));
+        assert_eq!(table_name(Some("  ")), Ok(None));
+        assert_eq!(table_name(Some(" T4 ")), Ok(Some("T4".to_string())));
+        assert_eq!(table_name(Some(&"ë".repeat(50))), Ok(Some("ë".repeat(50))));
+        assert_eq!(keys(table_name(Some(&"x".repeat(51))).unwrap_err()), ["table"]);
+    }
+
+    fn choice(iic: &str, line: i64, quantity: &str) -> LineChoice {
+        LineChoice { order_invoice: Some(iic.into()), line: Some(line), quantity: Some(d(quantity)) }
+    }
+
+    #[test]
+    fn a_summary_takes_what_is_left_or_the_lines_it_names() {
+        let iics = vec!["AA".to_string(), "BB".to_string()];
+        let line = |quantity: &str, left: &str| OrderLine { quantity: d(quantity), left: d(left) };
+        // Two coffees (one paid), a water; a pizza.
+        let orders = vec![vec![line("2", "1"), line("1", "1")], vec![line("1", "1")]];
+        let take = |order, position, quantity: &str| Take { order, position, quantity: d(quantity) };
+        assert_eq!(
+            takes(&iics, &orders, None).unwrap(),
+            [take(0, 0, "1"), take(0, 1, "1"), take(1, 0, "1")],
+            "without order_lines: all that is left"
+        );
+        let chosen = [choice("aa", 1, "1"), choice("BB", 0, "1")];
+        assert_eq!(takes(&iics, &orders, Some(&chosen)).unwrap(), [take(0, 1, "1"), take(1, 0, "1")]);
+        let half = [choice("AA", 0, "0.5"), choice("BB", 0, "1")];
+        assert_eq!(takes(&iics, &orders, Some(&half)).unwrap(), [take(0, 0, "0.5"), take(1, 0, "1")]);
+        // | order_lines                                 | keys named                             |
+        let refused = |chosen: &[LineChoice]| keys(takes(&iics, &orders, Some(chosen)).unwrap_err());
+        assert_eq!(refused(&[]), ["order_lines"]);
+        assert_eq!(refused(&[choice("AA", 0, "2"), choice("BB", 0, "1")]), ["order_lines.0.quantity"]);
+        assert_eq!(refused(&[choice("AA", 2, "1"), choice("BB", 0, "1")]), ["order_lines.0.line"]);
+        assert_eq!(
+            refused(&[choice("CC", 0, "1"), choice("BB", 0, "1")]),
+            ["order_invoices.0", "order_lines.0.order_invoice"]
+        );
+        assert_eq!(
+            refused(&[choice("AA", 1, "0"), choice("BB", 0, "1.0001")]),
+            ["order_lines.0.quantity", "order_lines.1.quantity"]
+        );
+        assert_eq!(
+            refused(&[choice("AA", 1, "1"), choice("AA", 1, "1"), choice("BB", 0, "1")]),
+            ["order_lines.1"]
+        );
+        assert_eq!(refused(&[choice("AA", 1, "1")]), ["order_invoices.1"]);
+        assert_eq!(
+            refused(&[LineChoice::default(), choice("BB", 0, "1")]),
+            [
+                "order_invoices.0",
+                "order_lines.0.line",
+                "order_lines.0.order_invoice",
+                "order_lines.0.quantity"
+            ]
+        );
+        let paid = vec![vec![line("1", "0")], vec![line("1", "1")]];
+        let refused =
+            keys(takes(&iics, &paid, Some(&[choice("AA", 0, "1"), choice("BB", 0, "1")])).unwrap_err());
+        assert_eq!(refused, ["order_lines.0.quantity"]);
+    }
+
+    #[test]
+    fn a_part_of_a_line_is_priced_as_a_line_of_that_quantity() {
+        // | price | quantity | discount | total  |
+        assert_eq!(part_total(d("120"), d("2"), d("0")), d("240"));
+        assert_eq!(part_total(d("80"), d("1"), d("10")), d("72"));
+        assert_eq!(part_total(d("3.35"), d("1"), d("10")), d("3.02"));
+        assert_eq!(part_total(d("3.35"), d("2"), d("10")), d("6.03"));
+        assert_eq!(part_total(d("800"), d("0.375"), d("0")), d("300"));
     }
 }

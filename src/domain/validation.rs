@@ -70,6 +70,25 @@ impl FieldErrors {
         parsed
     }
 
+    /// A quantity sent: required, greater than 0, at most 3 decimals (the CIS's quantity).
+    pub fn quantity(
+        &mut self,
+        field: &str,
+        value: Option<rust_decimal::Decimal>,
+    ) -> Option<rust_decimal::Decimal> {
+        match value {
+            None => self.add(field, format!("The {field} field is required.")),
+            Some(q) if q <= rust_decimal::Decimal::ZERO => {
+                self.add(field, format!("The {field} field must be greater than 0."));
+            }
+            Some(q) if q.normalize().scale() > 3 => {
+                self.add(field, format!("The {field} field must have at most 3 decimal places."));
+            }
+            Some(q) => return Some(q),
+        }
+        None
+    }
+
     /// A string no longer than `max` characters.
     pub fn max_len(&mut self, field: &str, value: Option<&str>, max: usize) {
         if value.is_some_and(|v| v.chars().count() > max) {

@@ -181,17 +181,25 @@ impl Services {
         invoice_id: i64,
         tendered: Option<Decimal>,
     ) -> Result<Printed> {
-        let invoice = self.invoice(caller, invoice_id).await?;
-        let Some(tcr_code) = caller.user.tcr_code.clone().or_else(|| invoice.tcr_code.clone()) else {
-            return Err(Error::Conflict("No printer is set for this till: print the PDF.".into()));
-        };
+        // One read for the invoice, the till's printer and whether it printed before: a sale's
+        // receipt waits for the blocking pool once.
         let company_id = caller.company.id;
-        let (printer, copy) = self
+        let own_till = caller.user.tcr_code.clone();
+        let (invoice, printer, copy) = self
             .store
             .read(move |c| {
-                Ok((stored::printer(c, company_id, &tcr_code)?, stored::printed_before(c, invoice_id)?))
+                let Some(invoice) = crate::store::invoices::get(c, company_id, invoice_id)? else {
+                    return Ok(None);
+                };
+                let printer = match own_till.as_deref().or(invoice.tcr_code.as_deref()) {
+                    Some(tcr_code) => stored::printer(c, company_id, tcr_code)?,
+                    None => None,
+                };
+                Ok(Some((invoice, printer, stored::printed_before(c, invoice_id)?)))
             })
-            .await?;
+            .await?
+            .ok_or_else(|| Error::NotFound("Invoice".into()))?;
+        super::invoices::readable(caller, invoice.tcr_code.as_deref(), invoice.user_id)?;
         let printer = printer
             .ok_or_else(|| Error::Conflict("No printer is set for this till: print the PDF.".into()))?;
         let cash = invoice.payments.iter().any(|p| p.kind == PaymentType::Banknote);

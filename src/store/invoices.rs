@@ -438,11 +438,13 @@ pub fn unlink_wtn(conn: &Connection, wtn_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// The orders a summary paid, oldest first.
+/// The orders a summary paid (all of them, or some of their lines), oldest first.
 pub fn settled_orders(conn: &Connection, summary_id: i64) -> Result<Vec<SettledOrder>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, number, iic, issued_at, currency, total FROM invoices
-         WHERE settled_by_invoice_id = :summary ORDER BY id",
+         WHERE settled_by_invoice_id = :summary
+            OR id IN (SELECT order_id FROM order_line_settlements WHERE summary_id = :summary)
+         ORDER BY id",
     )?;
     let rows = stmt.query_map(named_params! {":summary": summary_id}, |r| {
         Ok(SettledOrder {
@@ -1087,6 +1089,26 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
         conditions.join(" AND ")
     ))?;
     with_children(conn, stmt.query_map(rusqlite::params_from_iter(values), invoice_from)?)
+}
+
+/// The most open orders `open_orders` reads: a café's open tables are a few dozen.
+pub const MAX_OPEN_ORDERS: i64 = 500;
+
+/// The company's orders no summary has settled in full and no cancellation reversed, oldest
+/// first, with their lines: all of them, or those of the till `tcr_code`. Read through the
+/// index of the few open ones (`invoices_open_orders`, V16).
+pub fn open_orders(conn: &Connection, company_id: i64, tcr_code: Option<&str>) -> Result<Vec<Invoice>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM invoices INDEXED BY invoices_open_orders
+         WHERE company_id = :company AND document_kind = 'ORDER' AND settled_by_invoice_id IS NULL
+           AND reversed_at IS NULL AND (:tcr IS NULL OR tcr_code = :tcr)
+         ORDER BY id LIMIT :limit"
+    ))?;
+    let rows = stmt.query_map(
+        named_params! {":company": company_id, ":tcr": tcr_code, ":limit": MAX_OPEN_ORDERS},
+        invoice_from,
+    )?;
+    with_children(conn, rows)
 }
 
 /// The invoices of a page, each with its lines and payments.

@@ -27,6 +27,7 @@ pub mod rates;
 pub mod reports;
 pub mod sales_day;
 pub mod stock;
+pub mod tables;
 mod text_column;
 pub mod till;
 mod with_payments;

@@ -451,12 +451,14 @@ fn the_list_item_and_details_carry_every_field_of_the_spec() {
         "document_kind",
         "order_state",
         "settled_by",
+        "user_id",
         "pdf_url",
         "reverse_charge",
         "periodic_invoice",
     ];
     expected.sort_unstable();
     assert_eq!(object_keys(&item), expected);
+    assert_eq!(item["user_id"], till.user_id, "the user whose token issued it");
     assert_eq!(object_keys(&item["client"]), ["address", "id", "name"]);
     assert_eq!(object_keys(&item["client"]["address"]), ["city", "country", "street"]);
     assert_eq!(

@@ -49,12 +49,6 @@ const NOT_THE_PAGES: &[(&str, &str)] = &[
     ("src/api/ai.rs", "the assistant's endpoint, called by POS apps"),
     ("src/domain/chat.rs", "the assistant's endpoint, called by POS apps"),
     ("src/api/invoices/bulk.rs", "bulk invoices, sent by POS apps"),
-    ("src/domain/invoice.rs", "a sale as a POS app sends it; the page's test sale is the server's own"),
-    ("src/domain/invoice/", "a sale as a POS app sends it; the page's test sale is the server's own"),
-    ("src/domain/payments.rs", "a sale's payments as a POS app sends them"),
-    ("src/domain/discount.rs", "a sale's discounts as a POS app sends them"),
-    ("src/domain/table.rs", "a restaurant's orders and summary invoices, sent by POS apps"),
-    ("src/services/invoices/table.rs", "a restaurant's orders and summary invoices, sent by POS apps"),
     ("src/api/ops.rs", "the metrics, read by a monitoring system"),
     ("src/api/docs.rs", "the book, served as its own pages"),
 ];

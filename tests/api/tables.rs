@@ -449,3 +449,141 @@ fn a_summary_saved_just_before_a_kill_is_answered_409_on_its_retry_with_its_orde
     assert_eq!(listed["data"]["invoice"]["id"], order["id"]);
     drop(server);
 }
+
+/// The table's open orders as any tablet reads them back.
+fn open_orders(till: &Till, token: &str) -> Vec<Value> {
+    till.server.get("/api/v2/invoice/open-orders", Some(token)).data(200)["items"].as_array().unwrap().clone()
+}
+
+/// A café's table of two rounds split by lines: one guest pays a coffee and the pizza, the
+/// other what is left; each part is a summary with its own fiscal receipt, the rest stays open
+/// (on the server, for every tablet) until the last of it is paid.
+#[test]
+fn a_table_is_split_by_lines_each_guest_paying_a_summary_and_the_rest_stays_open() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let post = |path: &str, body: &Value| till.server.post_json(path, Some(&till.token), body);
+
+    // Two rounds for the table T4: two coffees and a water with 10 % off (285.00), a pizza.
+    let mut round = order_body("t4-1", false);
+    round["table"] = json!(" T4 ");
+    let first = post("/api/v2/invoice/order", &round).data(200)["invoice"].clone();
+    let mut round = order_body("t4-2", true);
+    round["table"] = json!("T4");
+    let pizza = post("/api/v2/invoice/order", &round).data(200)["invoice"].clone();
+    let mut long = order_body("t5-1", true);
+    long["table"] = json!("x".repeat(51));
+    post("/api/v2/invoice/order", &long).assert_invalid("table");
+
+    let open = open_orders(&till, &till.token);
+    assert_eq!(open.len(), 2, "{open:?}");
+    assert_eq!(open[0]["iic"], first["iic"]);
+    assert_eq!(open[0]["table"], "T4");
+    assert_eq!(open[0]["internalId"], "t4-1");
+    assert_eq!(open[0]["amount"], json!({"gross": 285.0, "left": 285.0}));
+    assert_eq!(open[0]["lines"][0]["line"], 0);
+    assert_eq!(open[0]["lines"][0]["quantity"], json!(2.0));
+    assert_eq!(open[0]["lines"][0]["left"], json!(2.0));
+    assert_eq!(open[0]["lines"][1]["discount_rate"], json!(10.0));
+    assert_eq!(open[1]["table"], "T4");
+
+    // The first guest: one coffee and the pizza, 720.00 in banknotes.
+    let guest = |internal_id: &str, lines: Value, amount: f64| {
+        json!({
+            "internalId": internal_id,
+            "order_invoices": [first["iic"], pizza["iic"]],
+            "order_lines": lines,
+            "payment_methods": [{"type": "BANKNOTE", "amount": amount}],
+        })
+    };
+    let lines = json!([
+        {"order_invoice": first["iic"], "line": 0, "quantity": 1},
+        {"order_invoice": pizza["iic"], "line": 0, "quantity": 1},
+    ]);
+    let reply = post("/api/v2/invoice/summary", &guest("g-1", lines.clone(), 720.0));
+    let one = reply.data(200)["invoice"].clone();
+    assert_eq!(one["isSummaryInvoice"], true);
+    assert_eq!(one["payment_methods"][0]["amount"], json!(720.0));
+    let settled = one["settledOrderInvoices"].as_array().unwrap();
+    assert_eq!(
+        settled.iter().map(|o| o["iic"].clone()).collect::<Vec<_>>(),
+        [first["iic"].clone(), pizza["iic"].clone()]
+    );
+    let details = till.server.get(&format!("/api/v2/invoice/{}/details", one["id"]), Some(&till.token));
+    let details = details.data(200)["invoice"].clone();
+    assert_eq!(details["lines"].as_array().unwrap().len(), 2);
+    assert_eq!(details["lines"][0]["product_code"], "K1");
+    assert_eq!(details["lines"][0]["quantity"], json!(1.0));
+    assert_eq!(details["lines"][0]["total"], json!(120.0));
+    assert_eq!(details["amount"]["gross"], json!(720.0));
+
+    // The pizza's order is paid in full; the first round is open with one coffee and the water.
+    let open = open_orders(&till, &till.token);
+    assert_eq!(open.len(), 1, "{open:?}");
+    assert_eq!(open[0]["iic"], first["iic"]);
+    assert_eq!(open[0]["lines"][0]["paid"], json!(1.0));
+    assert_eq!(open[0]["lines"][0]["left"], json!(1.0));
+    assert_eq!(open[0]["lines"][0]["left_total"], json!(120.0));
+    assert_eq!(open[0]["amount"], json!({"gross": 285.0, "left": 165.0}));
+    let listed = list(&till);
+    let state_of = |iic: &Value| listed.iter().find(|i| i["iic"] == *iic).unwrap().clone();
+    assert_eq!(state_of(&pizza["iic"])["order_state"], "settled");
+    assert_eq!(state_of(&pizza["iic"])["settled_by"], one["id"]);
+    assert_eq!(state_of(&first["iic"])["order_state"], "open");
+
+    // What is paid cannot be paid again, and the order half paid cannot be cancelled.
+    let again = json!([{"order_invoice": first["iic"], "line": 0, "quantity": 2}]);
+    let mut body = guest("g-x", again, 240.0);
+    body["order_invoices"] = json!([first["iic"]]);
+    post("/api/v2/invoice/summary", &body).assert_invalid("order_lines.0.quantity");
+    let reply = post(&format!("/api/v2/invoice/cancel/{}", first["id"]), &json!({}));
+    reply.assert_invalid("invoice");
+    assert_eq!(
+        reply.body["errors"]["invoice"][0],
+        "Part of the order is paid by a summary invoice: cancel the summary."
+    );
+    let reply = post("/api/v2/invoice/summary", &guest("g-y", lines, 720.0));
+    reply.assert_error(400);
+
+    // The second guest pays what is left: the other coffee and the water, 165.00, by card.
+    let body = json!({
+        "internalId": "g-2",
+        "order_invoices": [first["iic"]],
+        "payment_methods": [{"type": "CARD", "amount": 165}],
+    });
+    let two = post("/api/v2/invoice/summary", &body).data(200)["invoice"].clone();
+    assert_eq!(two["settledOrderInvoices"][0]["iic"], first["iic"]);
+    assert!(open_orders(&till, &till.token).is_empty(), "the table is paid");
+    let listed = list(&till);
+    let first_now = listed.iter().find(|i| i["iic"] == first["iic"]).unwrap();
+    assert_eq!(first_now["order_state"], "settled");
+    assert_eq!(first_now["settled_by"], two["id"]);
+    assert_eq!(balance(&till), 720.0 + 165.0, "both guests' bills are the table's cash");
+
+    // The CIS saw each guest's summary name the orders it paid from, the first round settled by
+    // the second guest's.
+    let registered = sim.registered()["invoices"].clone();
+    let of = |iic: &Value| registered.as_array().unwrap().iter().find(|i| i["iic"] == *iic).unwrap().clone();
+    assert_eq!(of(&one["iic"])["sum_inv_iic_refs"], json!([first["iic"], pizza["iic"]]));
+    assert_eq!(of(&pizza["iic"])["settled_by"], one["iic"]);
+    assert_eq!(of(&first["iic"])["settled_by"], two["iic"]);
+    for document in [&one, &two] {
+        assert_valid_request(&request_of(&sim, &document["iic"]), &till.cert_pem);
+    }
+}
+
+/// A cashier reads the open orders of their own till; a manager or an owner every till's.
+#[test]
+fn a_cashier_reads_the_open_orders_of_their_own_till() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let mut round = order_body("t-1", true);
+    round["table"] = json!("Tarraca 2");
+    till.server.post_json("/api/v2/invoice/order", Some(&till.token), &round).data(200);
+    let body = json!({"name": "Arben", "email": "arben@shop.al", "branchId": till.branch_id, "operatorCode": "op345op345"});
+    let other = till.server.post_json("/api/v1/on-boarding/user", Some(&till.token), &body);
+    let other = other.data(201)["user"]["token"].as_str().unwrap().to_string();
+    assert_eq!(till.server.get("/api/v2/invoice/open-orders", None).status, 401);
+    assert_eq!(open_orders(&till, &till.token).len(), 1, "the owner");
+    assert!(open_orders(&till, &other).is_empty(), "a cashier without this till sees none of its tables");
+}

@@ -310,19 +310,34 @@ fn printers_and_till_settings_are_the_owners_and_a_cashier_gets_what_the_table_a
     assert!(refused.body["message"].as_str().unwrap().starts_with("lines.1.discount"), "{}", refused.text);
     till.server.post_json("/api/v1/invoice/cash", owner, &discounted).data(201);
 
-    // The till's page is served, with every file, within its budget.
+    // The till's page is served with every file it loads (its own, and those it shares with the
+    // owner's page, under its version), within its budget.
     let page = till.server.get("/till/", None);
     assert_eq!(page.status, 200);
     let script = page.text.split("src=\"").nth(1).unwrap().split('"').next().unwrap().to_string();
     let version = script.trim_start_matches("/till/").split('/').next().unwrap().to_string();
     let mut total = page.text.len();
+    let mut loaded: Vec<String> = vec!["till.css".into(), "main.js".into()];
+    let mut read = 0;
+    while read < loaded.len() {
+        let name = loaded[read].clone();
+        read += 1;
+        let file = till.server.get(&format!("/till/{version}/{name}"), None);
+        assert_eq!(file.status, 200, "{name}");
+        total += file.text.len();
+        for import in file.text.split("from './").skip(1) {
+            let module = import.split('\'').next().unwrap().to_string();
+            if !loaded.contains(&module) {
+                loaded.push(module);
+            }
+        }
+    }
     for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/till")).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        if name != "index.html" {
-            let file = till.server.get(&format!("/till/{version}/{name}"), None);
-            assert_eq!(file.status, 200, "{name}");
-            total += file.text.len();
-        }
+        assert!(name == "index.html" || loaded.contains(&name), "{name} is loaded by the till");
+    }
+    for shared in ["amount.js", "ask.js", "dom.js", "messages.js"] {
+        assert!(loaded.iter().any(|n| n == shared), "the till loads the owner's page's {shared}: {loaded:?}");
     }
     assert!(total < 150_000, "the till's files weigh {total} bytes");
 }

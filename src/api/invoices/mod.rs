@@ -11,7 +11,7 @@ pub mod views;
 
 pub use bulk::bulk_noncash;
 pub use cancel::{cancel, cancel_by_internal_id};
-pub use tables::{order, summary};
+pub use tables::{open_orders, order, summary};
 pub(super) use views::issue_result;
 
 use axum::Json;
@@ -69,6 +69,9 @@ pub struct IssueBody {
     original_invoice_iic: Option<String>,
     bank_account_id: Option<i64>,
     wtn_id: Option<i64>,
+    /// The table an order is taken for; not read on other invoices.
+    #[serde(default, deserialize_with = "fields::opt_text")]
+    pub(super) table: Option<String>,
     /// An e-invoice's UBL profile (P1..P12); not read on other invoices.
     #[serde(default, deserialize_with = "fields::opt_text")]
     pub(super) process: Option<String>,

@@ -1,21 +1,24 @@
-//! A restaurant's table: `POST /invoice/order` opens it, `POST /invoice/summary` pays it (v1
-//! and v2).
+//! A restaurant's table: `POST /invoice/order` opens it, `POST /invoice/summary` pays it, all
+//! of it or a guest's lines (v1 and v2), and `GET /api/v2/invoice/open-orders` reads the open
+//! tables back for any tablet or POS.
 
 use axum::extract::State;
 use axum::http::HeaderMap;
 use rust_decimal::Decimal;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::super::AppState;
 use super::super::auth::Auth;
-use super::super::error::{ApiError, ApiResult};
+use super::super::error::{ApiError, ApiResult, ok};
 use super::super::extract::Body;
 use super::super::fields;
+use super::views::local;
 use super::{IssueBody, host, issue_request, issued_response, payments_input, required_internal_id};
 use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::domain::invoice::request::check_order_body;
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
-use crate::services::invoices::SummaryRequest;
+use crate::domain::table::{LineChoice, part_total};
+use crate::services::invoices::{OpenOrder, SummaryRequest};
 
 /// An order's body is a cash body without payment and without an invoice discount
 /// (`check_order_body`).
@@ -24,8 +27,9 @@ pub async fn order(
     version: ApiVersion,
     auth: Auth,
     headers: HeaderMap,
-    Body(body): Body<IssueBody>,
+    Body(mut body): Body<IssueBody>,
 ) -> ApiResult {
+    let table = body.table.take();
     let sent = [
         ("invoice_discount_type", body.invoice_discount_type.is_some()),
         ("invoice_discount_value", body.invoice_discount_value.is_some()),
@@ -38,7 +42,7 @@ pub async fn order(
     let mut request = issue_request(body, DocumentKind::Order, version)?;
     request.rules.payments =
         PaymentsInput::V1 { payment_method: Some("ORDER".to_string()), company_card: None, vouchers: None };
-    let issued = state.services.issue_order(&auth.0, request).await?;
+    let issued = state.services.issue_order(&auth.0, request, table.as_deref()).await?;
     Ok(issued_response(&state, issued, version, host(&headers)))
 }
 
@@ -59,6 +63,7 @@ pub struct SummaryBody {
     payment_methods: Option<Vec<PaymentElementInput>>,
     company_card: Option<String>,
     vouchers: Option<Vec<String>>,
+    order_lines: Option<Vec<LineChoice>>,
 }
 
 pub async fn summary(
@@ -81,7 +86,106 @@ pub async fn summary(
         invoice_discount_type: b.invoice_discount_type,
         invoice_discount_value: b.invoice_discount_value,
         payments,
+        order_lines: b.order_lines,
     };
     let issued = state.services.issue_summary(&auth.0, request).await?;
     Ok(issued_response(&state, issued, version, host(&headers)))
+}
+
+/// One line of an open order: what it holds, what summaries paid of it, what is left.
+#[derive(Serialize)]
+struct OpenLineView<'a> {
+    line: usize,
+    product_name: &'a str,
+    product_code: &'a str,
+    unit: &'a str,
+    quantity: Decimal,
+    paid: Decimal,
+    left: Decimal,
+    #[serde(rename = "unitPrice")]
+    unit_price: Decimal,
+    discount_rate: Decimal,
+    vat: Decimal,
+    vat_exempt_type: Option<&'a str>,
+    total: Decimal,
+    /// What is left of the line comes to, with VAT, after its discount.
+    left_total: Decimal,
+}
+
+#[derive(Serialize)]
+struct OpenAmount {
+    gross: Decimal,
+    left: Decimal,
+}
+
+/// An open order as `GET /api/v2/invoice/open-orders` lists it.
+#[derive(Serialize)]
+struct OpenOrderView<'a> {
+    id: i64,
+    number: &'a str,
+    #[serde(rename = "internalId")]
+    internal_id: &'a str,
+    iic: &'a str,
+    fic: Option<&'a str>,
+    table: Option<&'a str>,
+    #[serde(rename = "tcrCode")]
+    tcr_code: Option<&'a str>,
+    #[serde(rename = "operatorCode")]
+    operator_code: Option<&'a str>,
+    created_at: String,
+    currency: &'a str,
+    amount: OpenAmount,
+    lines: Vec<OpenLineView<'a>>,
+}
+
+fn open_order_view(open: &OpenOrder) -> OpenOrderView<'_> {
+    let o = &open.order;
+    let lines: Vec<OpenLineView> = o
+        .lines
+        .iter()
+        .zip(open.lines())
+        .enumerate()
+        .map(|(line, (l, state))| OpenLineView {
+            line,
+            product_name: &l.product_name,
+            product_code: &l.product_code,
+            unit: &l.unit,
+            quantity: l.quantity,
+            paid: l.quantity - state.left,
+            left: state.left,
+            unit_price: l.price,
+            discount_rate: l.discount_rate,
+            vat: l.vat_rate,
+            vat_exempt_type: l.exemption.as_deref(),
+            total: l.total,
+            left_total: if state.left == l.quantity {
+                l.total
+            } else {
+                part_total(l.price, state.left, l.discount_rate)
+            },
+        })
+        .collect();
+    OpenOrderView {
+        id: o.id,
+        number: &o.number,
+        internal_id: &o.internal_id,
+        iic: &o.iic,
+        fic: o.fic.as_deref(),
+        table: open.table.as_deref(),
+        tcr_code: o.tcr_code.as_deref(),
+        operator_code: o.operator_code.as_deref(),
+        created_at: local(&o.issued_at),
+        currency: &o.currency,
+        amount: OpenAmount { gross: o.totals.total, left: lines.iter().map(|l| l.left_total).sum() },
+        lines,
+    }
+}
+
+/// `GET /api/v2/invoice/open-orders`: the orders no summary paid in full, oldest first, with
+/// their tables and what is left of each line (a cashier: their till's; a manager or an owner:
+/// every till's).
+pub async fn open_orders(State(state): State<AppState>, auth: Auth) -> ApiResult {
+    let open = state.services.open_orders_of(&auth.0).await?;
+    let items: Vec<OpenOrderView> = open.iter().map(open_order_view).collect();
+    ok(serde_json::json!({ "items": items }))
 }

@@ -11,7 +11,7 @@ use crate::domain::time::{local_text, parse_stored};
 use crate::store::invoices::{Invoice, Line, Payment, SettledOrder, WtnRef};
 
 /// Times the spec shows as `YYYY-MM-DD HH:MM:SS`, Tirane time, from a stored UTC time.
-fn local(stored: &str) -> String {
+pub(super) fn local(stored: &str) -> String {
     parse_stored(stored).map(local_text).unwrap_or_else(|| stored.to_string())
 }
 
@@ -331,6 +331,9 @@ pub struct ListItem<'a> {
     order_state: Option<&'static str>,
     /// The summary that paid an order.
     settled_by: Option<i64>,
+    /// Arka's own: the user whose token issued it (null for what Arka issued by itself), so a
+    /// till offers a cashier to cancel only their own sales, as the permission table allows.
+    user_id: Option<i64>,
     pdf_url: String,
     reverse_charge: bool,
     periodic_invoice: bool,
@@ -423,6 +426,7 @@ pub fn list_item_at<'a>(links: &Links, invoice: &'a Invoice, version: ApiVersion
         order_state: (invoice.document_kind == DocumentKind::Order)
             .then_some(if invoice.settled_by.is_some() { "settled" } else { "open" }),
         settled_by: invoice.settled_by,
+        user_id: invoice.user_id,
         pdf_url: links.pdf_url(version, invoice.id),
         reverse_charge: invoice.reverse_charge,
         periodic_invoice: invoice.periodic_invoice,

@@ -64,6 +64,9 @@ fn priced(line: &db::Line) -> rules::Line {
     }
 }
 
+/// An order some of whose lines a summary paid (a guest's bill of its table).
+pub(super) const PARTLY_PAID: &str = "Part of the order is paid by a summary invoice: cancel the summary.";
+
 /// Why the invoice cannot be cancelled in its state (422 on `invoice`), or whether it is
 /// cancelled whole only.
 fn cancellable(original: &Invoice) -> Result<Option<WholeOnly>> {
@@ -131,6 +134,9 @@ impl Services {
         let whole_only = cancellable(&original)?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, original.kind == InvoiceType::Cash)?;
         let original_id = original.id;
+        if self.store.read(move |conn| crate::store::tables::partly_paid(conn, original_id)).await? {
+            return Err(FieldErrors::one("invoice", PARTLY_PAID).into());
+        }
         let (company_id, names) = (caller.company.id, format!("{}/cancel-", original.internal_id));
         let (corrections_seen, reversed, refunded, last, taken) = self
             .store

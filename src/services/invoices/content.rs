@@ -20,6 +20,7 @@ use crate::domain::validation::FieldErrors;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::{BankAccount, Caller};
 use crate::store::invoices::{self as db, SettledOrder};
+use crate::store::tables::Part;
 
 /// An invoice on its way through the pipeline.
 pub struct InvoiceDocument {
@@ -66,8 +67,11 @@ pub enum Links {
     /// A corrective document: its original, the original's line each of its lines reverses, and
     /// how many corrective documents the original had when this one was computed.
     Reverses { original_id: i64, positions: Vec<i64>, corrections_seen: i64 },
-    /// A summary: the orders it pays.
-    Settles(Vec<SettledOrder>),
+    /// A summary: the orders it pays (for `SumInvIICRefs` and its answer), and what it takes of
+    /// each of their lines (all that is left of them, or a guest's share).
+    Settles { orders: Vec<SettledOrder>, parts: Vec<Part> },
+    /// An order taken for a table (its body's `table`).
+    ForTable(String),
 }
 
 /// An invoice checked and computed: everything but its number and issue time.

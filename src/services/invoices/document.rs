@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::domain::audit::Action;
 use crate::domain::document::DocumentKind;
 use crate::fiscal::requests::Operation;
-use crate::store::{self, fiscal_queue, invoices as db};
+use crate::store::{self, fiscal_queue, invoices as db, tables};
 
 impl InvoiceDocument {
     fn internal_id(&self) -> InternalId {
@@ -49,11 +49,11 @@ impl InvoiceDocument {
             note: None,
         };
         match &self.content.links {
-            Links::None => {
+            Links::None | Links::ForTable(_) => {
                 let note = invoice.wtn_id.map(|wtn_id| NoteLink { wtn_id, sale_id: invoice.id });
                 stock::take(tx, &Goods { note, ..goods(unit.id) })
             }
-            Links::Settles(_) => Ok(()),
+            Links::Settles { .. } => Ok(()),
             Links::Reverses { original_id, .. } => {
                 let original = db::get(tx, invoice.company_id, *original_id)?;
                 let from = original.as_ref().and_then(|o| o.business_unit_id).unwrap_or(unit.id);
@@ -128,21 +128,42 @@ impl Document for InvoiceDocument {
         let company_id = self.company_id();
         self.internal_id().admit(tx)?;
         match &self.content.links {
-            Links::None => {
+            Links::None | Links::ForTable(_) => {
                 if let Some(note) = &self.content.wtn {
                     stock::check_note(tx, company_id, note)?;
                 }
             }
-            Links::Settles(orders) => {
+            Links::Settles { orders, parts } => {
                 let mut closed = Vec::new();
                 for (index, order) in orders.iter().enumerate() {
-                    let still_open = db::get(tx, company_id, order.id)?
-                        .is_some_and(|o| o.settled_by.is_none() && o.reversed_at.is_none());
+                    let found = db::get(tx, company_id, order.id)?;
+                    let still_open =
+                        found.as_ref().is_some_and(|o| o.settled_by.is_none() && o.reversed_at.is_none());
                     if !still_open {
                         closed.push(format!(
                             "order_invoices.{index}: the order {} is already settled.",
                             order.iic
                         ));
+                        continue;
+                    }
+                    // Another summary may have paid some of the same lines since they were read.
+                    let paid = tables::paid_by_position(tx, order.id)?;
+                    let lines = found.map(|o| o.lines).unwrap_or_default();
+                    for part in parts.iter().filter(|p| p.order_id == order.id) {
+                        let quantity = usize::try_from(part.position)
+                            .ok()
+                            .and_then(|p| lines.get(p))
+                            .map(|l| l.quantity);
+                        let left = quantity.unwrap_or_default()
+                            - paid.get(&part.position).copied().unwrap_or_default();
+                        if part.quantity > left {
+                            closed.push(format!(
+                                "order_invoices.{index}: line {} of the order {} has {} left to pay.",
+                                part.position,
+                                order.iic,
+                                left.normalize()
+                            ));
+                        }
                     }
                 }
                 if !closed.is_empty() {
@@ -157,6 +178,13 @@ impl Document for InvoiceDocument {
                     return Err(Error::Conflict(
                         "The invoice was cancelled meanwhile; send the cancellation again.".into(),
                     ));
+                }
+                if tables::partly_paid(tx, *original_id)? {
+                    return Err(crate::domain::validation::FieldErrors::one(
+                        "invoice",
+                        super::cancel::PARTLY_PAID,
+                    )
+                    .into());
                 }
             }
         }
@@ -196,9 +224,9 @@ impl Document for InvoiceDocument {
         };
         match &self.content.links {
             Links::None => {}
-            Links::Settles(orders) => {
-                let ids: Vec<i64> = orders.iter().map(|o| o.id).collect();
-                db::settle_orders(tx, invoice.id, &ids)?;
+            Links::ForTable(name) => tables::name_table(tx, invoice.id, name)?,
+            Links::Settles { parts, .. } => {
+                tables::pay_parts(tx, invoice.id, parts)?;
             }
             Links::Reverses { original_id, positions, .. } => {
                 db::refresh_reversal(tx, *original_id)?;
@@ -248,6 +276,7 @@ impl Document for InvoiceDocument {
     fn forget(tx: &Connection, document_id: i64) -> store::Result<()> {
         stock::forget(tx, fiscal_queue::Document::Invoice, document_id)?;
         db::reopen_orders(tx, document_id)?;
+        tables::forget_parts(tx, document_id)?;
         let original = db::original_of(tx, document_id)?;
         db::delete(tx, document_id)?;
         match original {

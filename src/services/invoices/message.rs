@@ -228,7 +228,7 @@ fn buyer(buyer: &db::Buyer) -> Option<Buyer> {
 /// A summary's orders, by their IIC and time (`SumInvIICRefs`).
 fn settled_orders(links: &Links) -> Vec<SumInvIicRef> {
     match links {
-        Links::Settles(orders) => orders
+        Links::Settles { orders, .. } => orders
             .iter()
             .filter_map(|o| {
                 crate::domain::time::parse_stored(&o.issued_at)
@@ -378,7 +378,7 @@ pub fn stored_invoice(
         remains: None,
         settled_by: None,
         settled_orders: match &content.links {
-            Links::Settles(orders) => orders.clone(),
+            Links::Settles { orders, .. } => orders.clone(),
             _ => Vec::new(),
         },
         process: content.einvoice.map(|p| p.as_str().to_string()),

@@ -14,7 +14,7 @@ pub(crate) mod print;
 mod table;
 
 pub use cancel::{CancelRequest, Cancelled};
-pub use table::SummaryRequest;
+pub use table::{OpenOrder, SummaryRequest};
 
 pub(super) use content::{this_year, user_codes};
 

@@ -1,9 +1,13 @@
-//! A restaurant's table: order invoices open it, a summary invoice pays it. Both are documents
+//! A restaurant's table: order invoices open it, summary invoices pay it. Both are documents
 //! of the till's cash sequence and travel the same pipeline as a cash sale: an order is a cash
 //! invoice paid with ORDER (kept and queued when the CIS is away, like a receipt, and left out
-//! of the cash balance); a summary copies its orders' lines, takes its own invoice discount and
-//! payment, names the orders in `SumInvIICRefs`, and settles them in its own transaction (given
-//! up, with the orders open again, when the CIS cannot take it).
+//! of the cash balance), taken for a named table; a summary copies its orders' lines (all that
+//! is left of them, or the lines and quantities of one guest's bill), takes its own invoice
+//! discount and payment, names the orders in `SumInvIICRefs`, and records what it paid of each
+//! line in its own transaction, settling each order it pays the last of (given up, with the
+//! lines open again, when the CIS cannot take it).
+
+use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
 
@@ -16,10 +20,11 @@ use crate::domain::currency::{Origin, RateBasis};
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::invoice::{InvoiceInput, LineInput};
 use crate::domain::payments::PaymentsInput;
-use crate::domain::table;
+use crate::domain::table::{self, LineChoice, OrderLine};
 use crate::domain::validation::FieldErrors;
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice, SettledOrder};
+use crate::store::tables::{self, Part};
 
 /// A summary request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
@@ -35,21 +40,52 @@ pub struct SummaryRequest {
     pub invoice_discount_type: Option<String>,
     pub invoice_discount_value: Option<Decimal>,
     pub payments: PaymentsInput,
+    /// The lines and quantities it pays (a guest's bill); none: all that is left of its orders.
+    pub order_lines: Option<Vec<LineChoice>>,
 }
 
-/// The summary's line for a line of an order, as the POS would have sent it.
-fn copied(line: &db::Line) -> LineInput {
+/// The summary's line for `quantity` of a line of an order, as the POS would have sent it.
+fn copied(line: &db::Line, quantity: Decimal) -> LineInput {
+    let total = if quantity == line.quantity {
+        line.total
+    } else {
+        table::part_total(line.price, quantity, line.discount_rate)
+    };
     LineInput {
         product_name: Some(line.product_name.clone()),
         product_code: Some(line.product_code.clone()),
         unit: Some(line.unit.clone()),
         unit_code: line.unit_code.clone(),
-        quantity: Some(line.quantity),
+        quantity: Some(quantity),
         price: Some(line.price),
-        total: Some(line.total),
+        total: Some(total),
         discount: Some(line.discount_rate),
         vat: Some(line.vat_rate),
         vat_exempt_type: line.exemption.clone(),
+    }
+}
+
+/// An open order as a till reads it: the order, the table it was taken for, and what summaries
+/// paid so far of each of its lines (by position).
+#[derive(Debug, Clone)]
+pub struct OpenOrder {
+    pub order: Invoice,
+    pub table: Option<String>,
+    pub paid: BTreeMap<i64, Decimal>,
+}
+
+impl OpenOrder {
+    /// Each line's quantity and what is left of it.
+    pub fn lines(&self) -> Vec<OrderLine> {
+        self.order
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(position, l)| {
+                let paid = i64::try_from(position).ok().and_then(|p| self.paid.get(&p)).copied();
+                OrderLine { quantity: l.quantity, left: l.quantity - paid.unwrap_or_default() }
+            })
+            .collect()
     }
 }
 
@@ -57,10 +93,44 @@ impl Services {
     /// `POST /invoice/order`: opens a table. The edge refused payment and invoice-discount
     /// fields; the order is paid with ORDER by its summary.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
-    pub async fn issue_order(&self, caller: &Caller, req: IssueRequest) -> Result<Issued<Invoice>> {
-        let document =
+    pub async fn issue_order(
+        &self,
+        caller: &Caller,
+        req: IssueRequest,
+        table: Option<&str>,
+    ) -> Result<Issued<Invoice>> {
+        let table = table::table_name(table)?;
+        let mut document =
             self.invoice_document(caller, IssueRequest { kind: DocumentKind::Order, ..req }).await?;
+        if let Some(name) = table {
+            document.content.links = Links::ForTable(name);
+        }
         self.issue(document).await
+    }
+
+    /// The open orders a till shows as its tables: a cashier's till's, or every till's for a
+    /// manager or an owner; oldest first, each with its table and what is left of its lines.
+    pub async fn open_orders_of(&self, caller: &Caller) -> Result<Vec<OpenOrder>> {
+        let company_id = caller.company.id;
+        let tcr = match caller.user.role {
+            crate::domain::role::Role::Cashier => Some(caller.user.tcr_code.clone().unwrap_or_default()),
+            _ => None,
+        };
+        Ok(self
+            .store
+            .read(move |conn| {
+                db::open_orders(conn, company_id, tcr.as_deref())?
+                    .into_iter()
+                    .map(|order| {
+                        Ok(OpenOrder {
+                            table: tables::table_of(conn, order.id)?,
+                            paid: tables::paid_by_position(conn, order.id)?,
+                            order,
+                        })
+                    })
+                    .collect::<crate::store::Result<Vec<_>>>()
+            })
+            .await?)
     }
 
     /// `POST /invoice/summary`: pays the orders of a table.
@@ -78,7 +148,10 @@ impl Services {
             supply_end_date: req.supply_end_date.as_deref(),
             payments: &req.payments,
         })?;
-        let orders = self.open_orders(caller, &checked.iics).await?;
+        let open = self.open_orders(caller, &checked.iics).await?;
+        let lines: Vec<Vec<OrderLine>> = open.iter().map(OpenOrder::lines).collect();
+        let takes = table::takes(&checked.iics, &lines, req.order_lines.as_deref())?;
+        let orders: Vec<Invoice> = open.into_iter().map(|o| o.order).collect();
 
         // The lines and the currency come from the orders.
         let mut errors = FieldErrors::new();
@@ -94,7 +167,7 @@ impl Services {
             }),
         };
         let input = InvoiceInput {
-            lines: orders.iter().flat_map(|o| o.lines.iter().map(copied)).collect(),
+            lines: takes.iter().map(|t| copied(&orders[t.order].lines[t.position], t.quantity)).collect(),
             issuer_in_vat: caller.company.issuer_in_vat,
             invoice_discount_type: req.invoice_discount_type.clone(),
             invoice_discount_value: req.invoice_discount_value,
@@ -104,6 +177,14 @@ impl Services {
         };
         let computed = computed(&input, errors)?;
         let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
+        let parts = takes
+            .iter()
+            .map(|t| Part {
+                order_id: orders[t.order].id,
+                position: i64::try_from(t.position).unwrap_or(i64::MAX),
+                quantity: t.quantity,
+            })
+            .collect();
         let settled = orders
             .iter()
             .map(|o| SettledOrder {
@@ -118,7 +199,7 @@ impl Services {
         let content = Content {
             document_kind: DocumentKind::Summary,
             invoice_type: InvoiceType::Cash,
-            links: Links::Settles(settled),
+            links: Links::Settles { orders: settled, parts },
             internal_id: req.internal_id,
             api_version: req.api_version,
             computed,
@@ -149,7 +230,7 @@ impl Services {
     /// The company's open order invoices with these IICs, with their lines. An IIC that is not
     /// one is 400 naming it; an order still waiting for the CIS is 503 (retry once it is
     /// fiscalized: the summary must reach the CIS after its orders).
-    async fn open_orders(&self, caller: &Caller, iics: &[String]) -> Result<Vec<Invoice>> {
+    async fn open_orders(&self, caller: &Caller, iics: &[String]) -> Result<Vec<OpenOrder>> {
         let company_id = caller.company.id;
         let wanted = iics.to_vec();
         let found = self
@@ -158,7 +239,14 @@ impl Services {
                 wanted
                     .iter()
                     .map(|iic| match db::id_by_iic(conn, company_id, iic)? {
-                        Some(id) => db::get(conn, company_id, id),
+                        Some(id) => match db::get(conn, company_id, id)? {
+                            Some(order) => Ok(Some(OpenOrder {
+                                table: None,
+                                paid: tables::paid_by_position(conn, id)?,
+                                order,
+                            })),
+                            None => Ok(None),
+                        },
                         None => Ok(None),
                     })
                     .collect::<crate::store::Result<Vec<_>>>()
@@ -167,7 +255,7 @@ impl Services {
         let mut problems = Vec::new();
         let mut orders = Vec::new();
         for (index, (iic, order)) in iics.iter().zip(found).enumerate() {
-            let problem = match &order {
+            let problem = match order.as_ref().map(|o| &o.order) {
                 None => Some("no invoice of the company has this IIC"),
                 Some(o) if o.document_kind != DocumentKind::Order => {
                     Some("the invoice is not an order invoice")
@@ -188,10 +276,10 @@ impl Services {
                 errors: problems,
             });
         }
-        if let Some(waiting) = orders.iter().find(|o| o.fic.is_none()) {
+        if let Some(waiting) = orders.iter().find(|o| o.order.fic.is_none()) {
             return Err(Error::Unavailable(format!(
                 "The order {} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized.",
-                waiting.number
+                waiting.order.number
             )));
         }
         Ok(orders)

@@ -46,7 +46,7 @@
 //!   "wtns": [...], "einvoices": [...]}`; invoices, deposits and WTNs carry `deliveries`, the
 //!   number of times the same message arrived; invoices also `pay_methods`, `corrects` and
 //!   `corrective_type` (a CorrectiveInv), `sum_inv_iic_refs` (a summary's orders) and
-//!   `settled_by` (on an order, its summary's IIC).
+//!   `settled_by` (on an order, the IIC of the summary that paid the last of it).
 //! * `POST /control/einvoices` with `{"buyer_nuis", "seller_nuis", "seller_name"?,
 //!   "doc_number", "doc_type"? (380), "amount", "currency"? (ALL), "received_at"? (now),
 //!   "due_date"? (30 days on), "status"? (DELIVERED), "eic"? (a new one)}`: an e-invoice a

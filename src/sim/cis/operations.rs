@@ -13,8 +13,9 @@
 //! |      |            | total without CorrectiveInv; a CorrectiveInv or SumInvIICRef naming   |
 //! |      |            | no registered invoice of the issuer or the wrong IssueDateTime;       |
 //! |      |            | CORRECTIVE documents reversing more than their invoice; a summary     |
-//! |      |            | paying an invoice not paid with ORDER, or one already settled; an     |
-//! |      |            | invoice paid with ORDER that names orders itself                      |
+//! |      |            | paying an invoice not paid with ORDER, one already paid in full,      |
+//! |      |            | items its orders left no such unpaid, or nothing of an order it names; |
+//! |      |            | an invoice paid with ORDER that names orders itself                   |
 //! | 34   | env:Client | signing certificate not valid yet, or carrying no NUIS at all        |
 //! | 36   | env:Client | signing certificate expired                                           |
 //! | 37   | env:Client | the issuer's NUIS in the message is not in the signing certificate    |
@@ -388,11 +389,17 @@ fn register_invoice(
         earlier.deliveries += 1;
         return Ok(Registered { code: earlier.fic.clone(), duplicate: true });
     }
-    check_references(&state, nuis, &refs, decimal(invoice, "TotPrice"))?;
+    let items = rules::items(invoice);
+    let paid = check_references(&state, nuis, &refs, decimal(invoice, "TotPrice"), &items)?;
     let iic_upper = iic.to_ascii_uppercase();
-    for order in &refs.summarized {
+    for (order, paid) in refs.summarized.iter().zip(paid) {
         if let Some(order) = state.registry.invoice_mut(&order.iic) {
-            order.settled_by = Some(iic_upper.clone());
+            for (item, paid) in order.unpaid_items.iter_mut().zip(paid) {
+                item.quantity -= paid;
+            }
+            if order.unpaid_items.iter().all(|i| i.quantity <= Decimal::ZERO) {
+                order.settled_by = Some(iic_upper.clone());
+            }
         }
     }
     let fic = Uuid::new_v4().to_string();
@@ -414,6 +421,7 @@ fn register_invoice(
         corrective_type: refs.corrects.as_ref().map(|(_, kind)| kind.clone()),
         sum_inv_iic_refs: refs.summarized.iter().map(|r| r.iic.clone()).collect(),
         settled_by: None,
+        unpaid_items: if refs.is_order() { items } else { Vec::new() },
     });
     Ok(Registered { code: fic, duplicate: false })
 }
@@ -447,13 +455,16 @@ fn named_invoice<'a>(
 }
 
 /// A corrective document corrects a registered invoice of its issuer, and CORRECTIVE ones
-/// never reverse more than the invoice; a summary pays registered, unpaid order invoices.
+/// never reverse more than the invoice; a summary pays registered order invoices not yet paid
+/// in full, with items they left unpaid (`rules::allocate`). Answers what a summary pays of
+/// each item of each order it names.
 fn check_references(
     state: &State,
     nuis: &str,
     refs: &rules::References,
     tot_price: Decimal,
-) -> Result<(), Fault> {
+    items: &[rules::Item],
+) -> Result<Vec<Vec<Decimal>>, Fault> {
     if let Some((named, kind)) = &refs.corrects {
         let original = named_invoice(state, nuis, named, "CorrectiveInv IICRef")?;
         if kind == "CORRECTIVE" {
@@ -475,6 +486,7 @@ fn check_references(
             }
         }
     }
+    let mut orders: Vec<(&str, &[rules::Item])> = Vec::new();
     for named in &refs.summarized {
         let order = named_invoice(state, nuis, named, "SumInvIICRef")?;
         if !order.pay_methods.iter().any(|m| m == "ORDER") {
@@ -489,8 +501,12 @@ fn check_references(
                 format!("SumInvIICRef {} is already settled by the invoice {summary}", named.iic),
             ));
         }
+        orders.push((named.iic.as_str(), order.unpaid_items.as_slice()));
     }
-    Ok(())
+    if orders.is_empty() {
+        return Ok(Vec::new());
+    }
+    rules::allocate(items, &orders).map_err(|m| Fault::new("11", m))
 }
 
 fn register_tcr(sim: &Inner, tcr: &Element, cert: &X509, request_uuid: &str) -> Result<Registered, Fault> {

@@ -289,6 +289,72 @@ fn decode_hex(hex: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// An item (`I`) as a summary pays it: what it is (`N`, `C`, `UPA`) and how many (`Q`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub name: String,
+    pub code: Option<String>,
+    pub unit_price: Decimal,
+    pub quantity: Decimal,
+}
+
+impl Item {
+    fn same_goods(&self, other: &Item) -> bool {
+        self.name == other.name && self.code == other.code && self.unit_price == other.unit_price
+    }
+}
+
+/// The invoice's items.
+pub fn items(invoice: &Element) -> Vec<Item> {
+    children_of(invoice, "Items", "I")
+        .map(|i| Item {
+            name: i.attribute("N").unwrap_or_default().to_string(),
+            code: i.attribute("C").map(str::to_string),
+            unit_price: amount(i, "UPA"),
+            quantity: amount(i, "Q"),
+        })
+        .collect()
+}
+
+/// Where a summary's items come from: for each of its items in turn, the first of its orders
+/// (in the order named) with that item still unpaid gives what it has, until the item is
+/// covered. Answers, per order named, how much of each of its items the summary pays; a summary
+/// item its orders do not have unpaid, or an order the summary pays nothing of, is refused. A
+/// summary may so pay part of an order (a guest's share of a table's bill): the order stays
+/// open until its every item is paid.
+pub fn allocate(summary: &[Item], orders: &[(&str, &[Item])]) -> Result<Vec<Vec<Decimal>>, String> {
+    let mut left: Vec<Vec<Decimal>> =
+        orders.iter().map(|(_, items)| items.iter().map(|i| i.quantity).collect()).collect();
+    let mut paid: Vec<Vec<Decimal>> =
+        orders.iter().map(|(_, items)| vec![Decimal::ZERO; items.len()]).collect();
+    for item in summary {
+        let mut wanted = item.quantity;
+        for (o, (_, items)) in orders.iter().enumerate() {
+            for (i, unpaid) in items.iter().enumerate() {
+                if wanted <= Decimal::ZERO || !unpaid.same_goods(item) {
+                    continue;
+                }
+                let taken = wanted.min(left[o][i]);
+                left[o][i] -= taken;
+                paid[o][i] += taken;
+                wanted -= taken;
+            }
+        }
+        if wanted > Decimal::ZERO {
+            return Err(format!(
+                "The summary's item {} (Q {}) is not left unpaid on the orders it names",
+                item.name, item.quantity
+            ));
+        }
+    }
+    if let Some((iic, _)) =
+        orders.iter().zip(&paid).find(|(_, p)| p.iter().all(Decimal::is_zero)).map(|(o, _)| o)
+    {
+        return Err(format!("SumInvIICRef {iic}: the summary pays none of its items"));
+    }
+    Ok(paid)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -495,5 +561,31 @@ mod tests {
         let code = iic(&stranger, &input).unwrap();
         assert!(protection_code(&input.text(), &code.iic, &code.signature, &cert).is_err());
         assert!(protection_code(&input.text(), &invoice.iic, "XYZ", &cert).is_err());
+    }
+
+    fn item(name: &str, price: u32, quantity: u32) -> Item {
+        Item {
+            name: name.into(),
+            code: Some(name.into()),
+            unit_price: Decimal::from(price),
+            quantity: Decimal::from(quantity),
+        }
+    }
+
+    #[test]
+    fn a_summary_pays_what_its_orders_left_unpaid() {
+        let first = [item("Kafe", 120, 2), item("Uje", 80, 1)];
+        let second = [item("Kafe", 120, 1)];
+        let orders = [("A", &first[..]), ("B", &second[..])];
+        let n = |v: &[u32]| v.iter().map(|q| Decimal::from(*q)).collect::<Vec<_>>();
+        // | the summary's items          | paid of A      | paid of B |
+        assert_eq!(
+            allocate(&[item("Kafe", 120, 3), item("Uje", 80, 1)], &orders).unwrap(),
+            [n(&[2, 1]), n(&[1])]
+        );
+        assert_eq!(allocate(&[item("Kafe", 120, 3)], &orders).unwrap(), [n(&[2, 0]), n(&[1])]);
+        assert!(allocate(&[item("Kafe", 120, 1)], &orders).unwrap_err().contains("SumInvIICRef B"));
+        assert!(allocate(&[item("Kafe", 120, 4)], &orders).unwrap_err().contains("not left unpaid"));
+        assert!(allocate(&[item("Kafe", 100, 3)], &orders).unwrap_err().contains("not left unpaid"));
     }
 }

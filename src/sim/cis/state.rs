@@ -169,8 +169,11 @@ pub struct InvoiceRecord {
     pub corrective_type: Option<String>,
     /// `SumInvIICRefs`: the orders a summary pays.
     pub sum_inv_iic_refs: Vec<String>,
-    /// On an order: the IIC of the summary that paid it.
+    /// On an order: the IIC of the summary that paid the last of it.
     pub settled_by: Option<String>,
+    /// On an order: its items, with what summaries left unpaid of each.
+    #[serde(skip)]
+    pub unpaid_items: Vec<super::rules::Item>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -13,10 +13,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::oracle;
 
-/// One connection's bytes and when its last byte came.
+/// One connection's bytes, when it was accepted and when its last byte came.
 #[derive(Debug, Clone)]
 pub struct Received {
     pub bytes: Vec<u8>,
+    pub accepted: SystemTime,
     pub at: SystemTime,
 }
 
@@ -31,20 +32,22 @@ pub struct TestPrinter {
 impl TestPrinter {
     pub fn start() -> TestPrinter {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
         let address = listener.local_addr().unwrap();
         let received = Arc::new(Mutex::new(Vec::new()));
         let paper_out = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));
         let (kept, paper, stopping) = (received.clone(), paper_out.clone(), stop.clone());
+        // Accepts as a printer does, at once: a listener that polled would add its own pauses to
+        // every receipt's time (the drop wakes it with a connection of its own).
         let thread = std::thread::spawn(move || {
-            while !stopping.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        let (kept, paper) = (kept.clone(), paper.clone());
-                        std::thread::spawn(move || serve(stream, &kept, &paper));
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+            for stream in listener.incoming() {
+                if stopping.load(Ordering::SeqCst) {
+                    break;
+                }
+                if let Ok(stream) = stream {
+                    let accepted = SystemTime::now();
+                    let (kept, paper) = (kept.clone(), paper.clone());
+                    std::thread::spawn(move || serve(stream, accepted, &kept, &paper));
                 }
             }
         });
@@ -77,6 +80,7 @@ impl TestPrinter {
 impl Drop for TestPrinter {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(self.address);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -84,7 +88,12 @@ impl Drop for TestPrinter {
 }
 
 /// Answers the status query, reads to the end, keeps what came after it.
-fn serve(mut stream: std::net::TcpStream, kept: &Mutex<Vec<Received>>, paper_out: &AtomicBool) {
+fn serve(
+    mut stream: std::net::TcpStream,
+    accepted: SystemTime,
+    kept: &Mutex<Vec<Received>>,
+    paper_out: &AtomicBool,
+) {
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let mut bytes = Vec::new();
     let mut buffer = [0u8; 4096];
@@ -102,7 +111,7 @@ fn serve(mut stream: std::net::TcpStream, kept: &Mutex<Vec<Received>>, paper_out
         }
     }
     if !bytes.is_empty() {
-        kept.lock().unwrap().push(Received { bytes, at: SystemTime::now() });
+        kept.lock().unwrap().push(Received { bytes, accepted, at: SystemTime::now() });
     }
 }
 
