@@ -247,6 +247,7 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/owner/queue/{queueId}/resend", OWNER, Company),
     rule("GET", "/api/v1/owner/backup", OWNER, TheBox),
     rule("POST", "/api/v1/owner/backup", OWNER, TheBox),
+    rule("POST", "/api/v1/owner/backup/copy/verify", OWNER, TheBox),
     rule("GET", "/api/v1/owner/backup/{file}", OWNER, TheBox),
     // Warehouse transfer notes and stock
     rule("POST", "/api/v1/invoice/wtn", CASHIER, Company),

@@ -9,6 +9,7 @@ pub mod hq;
 pub mod pages;
 pub mod people;
 pub mod process;
+pub mod s3;
 pub mod sim;
 pub mod stub;
 pub mod till;
