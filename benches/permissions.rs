@@ -41,7 +41,7 @@ fn cashier() -> Identity {
         tcr_code: Some("tc123tc123".into()),
         role: Role::Cashier,
     };
-    Identity::User(Arc::new(Caller { user, company, unit: None, request_id: None }))
+    Identity::User(Arc::new(Caller { user, company, unit: None, request_id: None, session: false }))
 }
 
 /// Nanoseconds per call of `decide` for `path`, over `n` calls.

@@ -1,7 +1,7 @@
 // The owner's administration: the people of the company (their role, the token's last use and
 // prefix; a cashier added with their till and pairing card, another's password set, a token
-// rotated with a new card), the box's backup (taken now and downloaded, the last automatic one),
-// and the certificate's days left.
+// rotated with a new card), the box's backup (taken now and downloaded, the last automatic one,
+// each by its time in Tirana as the page shows every time), and the certificate's days left.
 
 import { api, apiFile } from './api.js';
 import { t } from './i18n.js';
@@ -75,9 +75,11 @@ function people(users, session, ctx) {
         onclick: () => rotate(u, ctx),
       }, t('admin.rotate')))];
   });
-  return [el('h3', {}, t('setup.users')),
-    table([t('setup.name'), t('setup.email'), t('audit.role'), t('setup.operatorCode'), t('setup.till'),
-      t('admin.lastUse'), t('admin.token'), ''], rows)];
+  const list = table([t('setup.name'), t('setup.email'), t('audit.role'), t('setup.operatorCode'), t('setup.till'),
+    t('admin.lastUse'), t('admin.token'), ''], rows);
+  list.classList.add('people');
+  list.id = 'people';
+  return [el('h3', {}, t('setup.users')), list];
 }
 
 function cashierForm(details, ctx, again) {
@@ -98,6 +100,20 @@ function cashierForm(details, ctx, again) {
     }));
 }
 
+// When a backup was taken, from its name (`arka-YYYYMMDD-HHMMSS…`, in UTC so that the files sort
+// in time order) in Tirana time, as the page shows every time: "2026-11-26 03:00:00".
+export function backupTime(name) {
+  const m = /^arka-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})/.exec(name);
+  if (!m) return name;
+  const at = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])));
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'Europe/Tirane', year: 'numeric', month: '2-digit', day: '2-digit',
+    hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+  }).formatToParts(at);
+  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+}
+
 async function backup(ctx) {
   const status = await api('/api/v1/owner/backup');
   const box = el('div', { class: 'card', id: 'backup' }, el('h3', {}, t('admin.backup')));
@@ -116,25 +132,26 @@ async function backup(ctx) {
       files.replaceChildren(el('p', { class: 'error', role: 'alert' }, made.message));
       return;
     }
-    const save = (name) => el('button', {
+    const save = (name, words) => el('button', {
       type: 'button', 'data-download': name,
       onclick: async () => {
         const file = await apiFile(`/api/v1/owner/backup/${name}`, {}, 'application/octet-stream');
         if (file.ok) download(file.blob, name);
         else ctx.setStatus(file.message, 'error');
       },
-    }, `↓ ${name}`);
-    files.replaceChildren(el('p', { id: 'backup-made' }, `${t('admin.backupMade')} ${made.data.file}`),
-      el('p', { class: 'buttons' }, save(made.data.file), save(made.data.keyFile)));
+    }, `↓ ${words}`);
+    const at = backupTime(made.data.file);
+    files.replaceChildren(el('p', { id: 'backup-made' }, `${t('admin.backupMade')} `, el('time', { id: 'backup-made-at' }, at), ` (${t('admin.tirana')})`),
+      el('p', { class: 'buttons' }, save(made.data.file, `${t('admin.backupFile')} ${at}`), save(made.data.keyFile, t('admin.keyFile'))));
   });
   const pending = last && last.check === 'pending' ? `, ${t('admin.checkPending')}` : '';
   const damaged = status.data.damaged.length
     ? [el('p', { class: 'error', role: 'alert', id: 'backup-damaged' },
-      `${t('admin.backupDamaged')} ${status.data.damaged.join(', ')}`)]
+      `${t('admin.backupDamaged')} ${status.data.damaged.map((name) => `${backupTime(name)} (${name})`).join(', ')}`)]
     : [];
   box.append(
     el('p', { class: 'warn', role: 'note' }, t('admin.backupWarning')),
-    el('p', { id: 'backup-last' }, last ? `${t('admin.lastAutomatic')}: ${last.at} (${last.file}${pending})`
+    el('p', { id: 'backup-last' }, last ? `${t('admin.lastAutomatic')}: ${last.at} (${t('admin.tirana')}${pending})`
       : status.data.automatic ? t('admin.noAutomaticYet') : t('admin.noAutomatic')),
     ...damaged, now, files, ...offBox(status.data.copy));
   return box;

@@ -4,7 +4,7 @@
 // sessions, the owner's bearer token goes with each call instead, also in memory only: a reload
 // asks for it again. The page stores no token anywhere.
 
-import { t } from './i18n.js';
+import { apiWords, t } from './i18n.js';
 
 let csrf = null;
 let bearer = null;
@@ -30,23 +30,36 @@ export function onSignedOut(listener) {
   signedOutListeners.push(listener);
 }
 
-// The spec's envelopes as one message: `message`, then the errors (a form shows those of its
-// fields beside them instead, see form.js).
-function messageOf(status, body) {
-  if (status === 429) return body?.message || t('error.throttled');
-  if (status >= 500 && !body?.message) return t('error.server');
-  const parts = [body?.message || `HTTP ${status}`];
-  if (Array.isArray(body?.errors)) parts.push(...body.errors);
-  else for (const [field, text] of Object.entries(fieldErrors(body))) parts.push(`${field}: ${text}`);
-  return parts.join(' — ');
+// Listeners told before every change the page sends (the status line forgets the last one's
+// outcome: a refusal never leaves an earlier success on the screen).
+const changeListeners = [];
+export function onChange(listener) {
+  changeListeners.push(listener);
 }
 
-// The field errors of a 422, `{field: [messages]}`, or {}.
+// A line of a refusal's `errors` list, `field: message`, in words (the message names its field).
+function errorWords(text) {
+  const line = /^[\w.]+: (.+)$/s.exec(String(text));
+  return apiWords(line ? line[1] : String(text));
+}
+
+// The spec's envelopes as one message in the page's language: `message`, then the errors (a form
+// shows those of its fields beside them instead, see form.js).
+function messageOf(status, body) {
+  if (status === 429 && !body?.message) return t('error.throttled');
+  if (status >= 500 && (!body?.message || body.message === 'Server Error')) return t('error.server');
+  const parts = [body?.message ? apiWords(body.message) : `HTTP ${status}`];
+  if (Array.isArray(body?.errors)) parts.push(...body.errors.map(errorWords));
+  else parts.push(...Object.values(fieldErrors(body)));
+  return [...new Set(parts)].join(' — ');
+}
+
+// The field errors of a 422, `{field: [messages]}`, in words: {field: 'words'}, or {}.
 function fieldErrors(body) {
   const errors = body?.errors;
   if (!errors || Array.isArray(errors) || typeof errors !== 'object') return {};
   const out = {};
-  for (const [field, list] of Object.entries(errors)) out[field] = [].concat(list).join(' ');
+  for (const [field, list] of Object.entries(errors)) out[field] = [].concat(list).map((m) => apiWords(m)).join(' ');
   return out;
 }
 
@@ -56,6 +69,7 @@ async function send(path, { method = 'GET', body, query, accept = 'application/j
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, v);
   }
   const headers = { Accept: accept };
+  if (method !== 'GET') for (const listener of changeListeners) listener();
   if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   if (setupCode && path.startsWith('/api/v1/setup/')) headers['X-Setup-Code'] = setupCode;
@@ -80,7 +94,8 @@ async function send(path, { method = 'GET', body, query, accept = 'application/j
 }
 
 // A JSON call: {status, ok, data, body, message, fields, retryAfter}. `ok` is a 2xx with
-// `status` not false; `fields` the 422's errors by the body's own key.
+// `status` not false; `message` the refusal in words, `fields` the 422's errors in words by the
+// body's own key.
 export async function api(path, options) {
   const response = await send(path, options);
   if (!(response instanceof Response)) return response;

@@ -1,7 +1,7 @@
 // The owner's page: where the box stands (no owner yet: the setup wizard; else sign in), the
 // menu by the signed-in person's role, the language switch, and the views.
 
-import { api, onSignedOut, setBearer, setCsrf } from './api.js';
+import { api, onChange, onSignedOut, setBearer, setCsrf } from './api.js';
 import { language, setLanguage, t, translate } from './i18n.js';
 import * as signin from './signin.js';
 import * as setup from './setup.js';
@@ -165,6 +165,10 @@ $('signout').addEventListener('click', async () => {
   signedOut(t('signedout'));
 });
 onSignedOut(() => signedOut(t('signin.expired')));
+// Each change the page sends starts with an empty status line: what it says after is that
+// change's own outcome, never an earlier success (a refusal is said in its form or here).
+onChange(() => setStatus(''));
+document.addEventListener('submit', () => setStatus(''), true);
 
 $('lang').addEventListener('click', () => {
   setLanguage(language() === 'sq' ? 'en' : 'sq');

@@ -1,10 +1,11 @@
 // The audit trail (owner and managers): who did what that moves money or changes who may do
-// what, newest first, with a short before → after; the route's own filters and pages, and the
-// same list as a CSV file. The server keeps the trail append-only; this screen only reads it.
+// what, newest first, with a short before → after in words (people by name, each key of the
+// trail said, amounts as the page writes them); the route's own filters and pages, and the same
+// list as a CSV file. The server keeps the trail append-only; this screen only reads it.
 
 import { api } from './api.js';
 import { t } from './i18n.js';
-import { el, table } from './format.js';
+import { el, money, table } from './format.js';
 import { clearErrors, field, showErrors } from './form.js';
 
 const ACTIONS = [
@@ -23,17 +24,41 @@ function word(prefix, code) {
   return words === `${prefix}.${code}` ? code : words;
 }
 
-// One side of a change as "key: value" pairs, plain values first (a nested one as compact JSON).
-function side(value) {
+// The trail's figures of money, written as the page writes amounts.
+const AMOUNTS = ['amount', 'opening', 'expected', 'counted', 'difference', 'withdrawn', 'total'];
+// The trail's values that are words of the server's (a role, a state).
+const WORDED = ['role', 'passwordSetBy', 'status'];
+
+// A value of the trail in words: yes or no, an amount, a role, a person by name, a list.
+function valueWords(key, value, names) {
+  if (value === null || value === undefined) return '–';
+  if (typeof value === 'boolean') return t(value ? 'audit.yes' : 'audit.no');
+  if (Array.isArray(value)) return value.map((v) => valueWords(key, v, names)).join(', ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  if (AMOUNTS.includes(key)) return money(value);
+  if (WORDED.includes(key)) return word(key === 'status' ? 'audit.val' : 'role', value);
+  return String(value);
+}
+
+// One side of a change as "words: value" pairs, plain values first.
+function side(value, names) {
   if (value === null || value === undefined) return '–';
   if (typeof value !== 'object') return String(value);
   const pairs = Object.entries(value).sort(([, a], [, b]) => (typeof a === 'object') - (typeof b === 'object'));
-  return pairs.map(([k, v]) => `${k}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : v}`).join(', ');
+  return pairs.map(([k, v]) => `${word('audit.key', k)}: ${valueWords(k, v, names)}`).join(', ');
+}
+
+// What an entry acted on, in words: a person by name, else the kind of thing and its number.
+function objectWords(entry, names) {
+  if (!entry.object) return '–';
+  const kind = entry.action.split('.')[0];
+  if ((kind === 'user' || kind === 'token') && names.has(Number(entry.object))) return names.get(Number(entry.object));
+  return `${word('audit.obj', kind)} ${entry.object}`;
 }
 
 // Short on the screen; the whole of it in the cell's title.
-function change(entry) {
-  const full = `${side(entry.before)} → ${side(entry.after)}`;
+function change(entry, names) {
+  const full = `${side(entry.before, names)} → ${side(entry.after, names)}`;
   const short = full.length > 140 ? `${full.slice(0, 139)}…` : full;
   return el('span', { class: 'change', title: short === full ? null : full }, short);
 }
@@ -47,7 +72,7 @@ function rows(entries, names) {
   return entries.map((e) => [
     el('span', { 'data-entry': e.id }, e.at), who(e, names), word('role', e.role),
     el('span', { 'data-action': e.action }, word('act', e.action)),
-    e.object, change(e),
+    objectWords(e, names), change(e, names),
   ]);
 }
 
@@ -101,7 +126,8 @@ export async function render(section, ctx, kept = null, wanted = {}) {
     ctx.role() === 'owner' ? api('/api/v1/users', { quiet: true }) : Promise.resolve({ ok: false }),
   ]);
   const users = people.ok ? people.data.items : [];
-  const names = new Map(users.map((u) => [u.id, u.name]));
+  const me = ctx.session()?.user;
+  const names = new Map([...(me ? [[me.id, me.name]] : []), ...users.map((u) => [u.id, u.name])]);
   const form = kept || filters(users, section, ctx);
   const title = el('h2', {}, t('audit.title'));
   if (!list.ok) {

@@ -2,7 +2,7 @@
 // red), those refused with the CIS's reason, and the certificate's expiry.
 
 import { api } from './api.js';
-import { t } from './i18n.js';
+import { apiWords, t } from './i18n.js';
 import { el, table } from './format.js';
 
 function connection(account) {
@@ -10,7 +10,7 @@ function connection(account) {
   const online = c.state === 'online';
   return el('div', { class: `card ${online ? 'good' : 'bad'}`, id: 'cis-connection' },
     el('h3', {}, online ? t('cis.online') : t('cis.offline')),
-    online ? null : el('p', {}, `${t('cis.since')} ${c.since}${c.reason ? ` — ${c.reason}` : ''}`));
+    online ? null : el('p', {}, `${t('cis.since')} ${c.since}${c.reason ? ` — ${apiWords(c.reason)}` : ''}`));
 }
 
 function certificate(account) {
@@ -20,7 +20,7 @@ function certificate(account) {
     el('h3', {}, t('cert.title')),
     el('p', {}, `${t('cert.expires')} ${cert.expiresAt}`),
     el('p', { class: 'small' }, cert.subject),
-    cert.expiresSoon ? el('p', { class: 'bad', role: 'alert' }, cert.warning || t('cert.soon')) : null);
+    cert.expiresSoon ? el('p', { class: 'bad', role: 'alert' }, cert.warning ? apiWords(cert.warning) : t('cert.soon')) : null);
 }
 
 function waiting(queue) {

@@ -1,8 +1,11 @@
 // Forms whose fields carry the API's own keys: a 422 puts each message beside the field it names
 // (linked with aria-describedby, the field marked invalid), and what no field takes goes at the
 // top of the form. Nothing is kept half-saved: a refused form stays as typed, to be corrected.
+// An amount field is read in the page's language before anything is sent (amount.js): an entry
+// that reads two ways is a question beside the field, answered with a click, never a guess.
 
-import { apiWords } from './i18n.js';
+import { readNumber, writeNumber } from './amount.js';
+import { apiWords, language, t } from './i18n.js';
 import { el } from './format.js';
 
 // A labelled field: `key` is the API's name for it (also its error's anchor); `id` is unique on
@@ -20,12 +23,80 @@ export function field(id, key, label, attrs = {}, options = {}) {
   return el('div', { class: 'field' }, el('label', { for: id }, label), hint, control, error);
 }
 
+// An amount typed in the page's language, read when the form is sent: `places` decimals (2 for
+// lek, 3 for a quantity), `negative` allowed or not.
+export function amountField(id, key, label, attrs = {}, { places = 2, negative = false, hint = null } = {}) {
+  const reading = { inputmode: 'decimal', autocomplete: 'off', 'data-places': places, 'data-negative': negative ? 'true' : null };
+  return field(id, key, label, { ...reading, ...attrs }, { hint });
+}
+
+// What an amount control holds: the reading the person chose for the text it has now, else the
+// text read in the page's language (see amount.js for the answers).
+export function amountOf(control) {
+  const places = Number(control.dataset.places);
+  const [chosenText, chosenUnits] = (control.dataset.chosen || '').split('\n');
+  if (control.dataset.chosen && chosenText === control.value) {
+    const units = Number(chosenUnits);
+    return { ok: true, units, value: units / 10 ** places };
+  }
+  return readNumber(control.value, language(), { places, negative: control.dataset.negative === 'true' });
+}
+
+function errorOf(control) {
+  return document.getElementById(`${control.id}-error`);
+}
+
+function refuse(control, text) {
+  control.setAttribute('aria-invalid', 'true');
+  const error = errorOf(control);
+  if (error) error.textContent = text;
+  control.focus();
+}
+
+// An entry that reads two ways: each reading that fits as a button beside the field; the one
+// chosen is written back unmistakably and the form is sent again.
+function ask(form, control, readings) {
+  const places = Number(control.dataset.places);
+  const lang = language();
+  const text = el('p', { id: `${control.id}-question-text` }, t('amount.ask').replace('{text}', control.value.trim()));
+  const choose = (units) => {
+    control.value = writeNumber(units, lang, places);
+    control.dataset.chosen = `${control.value}\n${units}`;
+    box.remove();
+    form.requestSubmit();
+  };
+  const box = el('div', { class: 'question', id: `${control.id}-question`, role: 'group', 'aria-labelledby': text.id },
+    text,
+    el('p', { class: 'buttons' },
+      readings.map((units) => el('button', { type: 'button', 'data-reading': units, onclick: () => choose(units) },
+        `${writeNumber(units, lang, places)}${places === 2 ? ` ${t('amount.lek')}` : ''}`)),
+      el('button', { type: 'button', onclick: () => { box.remove(); control.focus(); } }, t('amount.fix'))));
+  (errorOf(control) || control).after(box);
+  box.querySelector('button').focus();
+}
+
+// Reads every amount field of `form` before it is sent: true when each reads one way (or is an
+// empty field the form may leave empty); else a refusal or a question beside the field.
+export function readAmounts(form) {
+  for (const control of form.querySelectorAll('[data-places]')) {
+    if (control.value.trim() === '' && !control.required) continue;
+    const reading = amountOf(control);
+    if (reading.ok) continue;
+    if (reading.reason === 'ambiguous') ask(form, control, reading.readings);
+    else refuse(control, t(`amount.${reading.reason}${Number(control.dataset.places) === 2 ? '' : 'Quantity'}`));
+    return false;
+  }
+  return true;
+}
+
 export function clearErrors(form) {
   for (const p of form.querySelectorAll('.field-error, .form-error')) p.textContent = '';
   for (const c of form.querySelectorAll('[aria-invalid]')) c.removeAttribute('aria-invalid');
+  for (const q of form.querySelectorAll('.question')) q.remove();
 }
 
-// Places an answer's errors: beside their fields, the rest (and the message) at the top.
+// Places an answer's errors (in words already, see api.js): beside their fields, the rest (and
+// the message) at the top.
 export function showErrors(form, answer) {
   clearErrors(form);
   const rest = [];
@@ -33,15 +104,16 @@ export function showErrors(form, answer) {
   for (const [key, text] of Object.entries(answer.fields || {})) {
     const control = form.querySelector(`[data-field="${CSS.escape(key)}"]`);
     if (!control) {
-      rest.push(`${key}: ${apiWords(text)}`);
+      rest.push(text);
       continue;
     }
     control.setAttribute('aria-invalid', 'true');
-    form.querySelector(`#${CSS.escape(control.id)}-error`).textContent = apiWords(text);
+    form.querySelector(`#${CSS.escape(control.id)}-error`).textContent = text;
     first = first || control;
   }
   const top = formError(form);
-  if (!first || rest.length) top.textContent = [apiWords(answer.body?.message || answer.message), ...rest].join(' — ');
+  const message = answer.body?.message ? apiWords(answer.body.message) : answer.message;
+  if (!first || rest.length) top.textContent = [message, ...rest].filter(Boolean).join(' — ');
   if (first) first.focus();
   else top.focus();
 }
@@ -72,6 +144,7 @@ export function onSubmit(form, send, done) {
     if (button) button.disabled = true;
     clearErrors(form);
     try {
+      if (!readAmounts(form)) return;
       const answer = await send();
       if (answer.ok) await done(answer);
       else showErrors(form, answer);
@@ -82,13 +155,14 @@ export function onSubmit(form, send, done) {
   return form;
 }
 
-// The form's fields by their API key: text as typed (trimmed), a checkbox as true/false, empty
-// fields left out.
+// The form's fields by their API key: text as typed (trimmed), an amount as a JSON number, a
+// checkbox as true/false, empty fields left out.
 export function values(form) {
   const out = {};
   for (const c of form.querySelectorAll('[data-field]')) {
     if (c.type === 'file') continue;
     if (c.type === 'checkbox') out[c.dataset.field] = c.checked;
+    else if (c.dataset.places && c.value.trim() !== '') out[c.dataset.field] = amountOf(c).value;
     else if (c.value.trim() !== '') out[c.dataset.field] = c.type === 'password' ? c.value : c.value.trim();
   }
   return out;

@@ -1,6 +1,9 @@
 // Small helpers: building elements (text is always set as text, never parsed as HTML), lek
 // amounts, dates, and money arithmetic in whole cents.
 
+import { writeNumber } from './amount.js';
+import { language } from './i18n.js';
+
 // el('td', {class: 'num'}, 'text', childElement, ...)
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -18,10 +21,11 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 // A table from headings and rows of cells (strings or elements); `numeric` marks right-aligned
-// columns by index. Its box scrolls sideways on a phone, so it takes the keyboard's focus (the
-// arrows scroll it) and is named by its headings.
-export function table(headings, rows, numeric = []) {
-  const cls = (i) => (numeric.includes(i) ? 'num' : null);
+// columns by index, `wide` those a phone leaves out (what is said again where the row leads).
+// Its box scrolls sideways on a phone, so it takes the keyboard's focus (the arrows scroll it)
+// and is named by its headings.
+export function table(headings, rows, numeric = [], wide = []) {
+  const cls = (i) => [numeric.includes(i) ? 'num' : '', wide.includes(i) ? 'wide' : ''].join(' ').trim() || null;
   const name = headings.filter((h) => typeof h === 'string' && h).join(', ');
   return el('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': name || null },
     el('table', {},
@@ -29,7 +33,8 @@ export function table(headings, rows, numeric = []) {
       el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => el('td', { class: cls(i) }, c)))))));
 }
 
-// A lek amount as the CIS carries it, with grouping: 1 234.50
+// A lek amount (a JSON number of the API) as the page's language writes it: 1 234,50 in
+// Albanian, 1 234.50 in English, thousands grouped by a narrow space either way.
 export function money(value) {
   if (value === null || value === undefined || value === '') return '';
   const cents = toCents(value);
@@ -38,26 +43,15 @@ export function money(value) {
 }
 
 export function formatCents(cents) {
-  const negative = cents < 0;
-  const abs = Math.abs(cents);
-  const whole = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
-  const rest = String(abs % 100).padStart(2, '0');
-  return `${negative ? '-' : ''}${whole}.${rest}`;
+  return writeNumber(cents, language());
 }
 
-// A JSON number or a typed amount ("1234.5", "1 234,50") as whole cents; null when it is not one.
+// An amount of the API (a JSON number, or its text) as whole cents; null when it is not one.
 export function toCents(value) {
-  const text = String(value).trim().replace(/[\s\u202f]/g, '').replace(',', '.');
-  const match = /^(-?)(\d+)(?:\.(\d{0,2})\d*)?$/.exec(text);
+  const match = /^(-?)(\d+)(?:\.(\d{0,2})\d*)?$/.exec(String(value).trim());
   if (!match) return null;
   const cents = Number(match[2]) * 100 + Number((match[3] || '').padEnd(2, '0'));
   return match[1] === '-' ? -cents : cents;
-}
-
-// Cents as the API reads an amount: a decimal string with two places.
-export function centsText(cents) {
-  const abs = Math.abs(cents);
-  return `${cents < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
 // YYYY-MM-DD of a local date.

@@ -1,5 +1,8 @@
 // The page's words: each key with its Albanian and its English, side by side, so that no word has
-// one language only. A missing key shows itself, so a forgotten word is seen at once.
+// one language only. A missing key shows itself, so a forgotten word is seen at once. The
+// server's messages have their own table (messages.js).
+
+import { serverWords } from './messages.js';
 
 const words = {
   skip: ['Kalo te përmbajtja', 'Skip to content'],
@@ -24,6 +27,57 @@ const words = {
   'audit.csv': ['Shkarko CSV', 'Download CSV'],
   'audit.none': ['Asnjë veprim për këto filtra.', 'No entry for these filters.'],
   'audit.prev': ['← Më të rejat', '← Newer'],
+  'audit.yes': ['po', 'yes'],
+  'audit.no': ['jo', 'no'],
+  'audit.val.waiting': ['në pritje', 'waiting'],
+  'audit.val.rejected': ['e refuzuar', 'refused'],
+  'audit.obj.invoice': ['Fatura nr. i brendshëm', 'Invoice, internal no.'],
+  'audit.obj.cash': ['Veprimi i arkës', 'Cash action'],
+  'audit.obj.day': ['Dita e arkës', 'Till day'],
+  'audit.obj.user': ['Përdoruesi', 'User'],
+  'audit.obj.token': ['Tokeni i përdoruesit', "The user's token"],
+  'audit.obj.queue': ['Dokumenti në radhë', 'Queued document'],
+  'audit.obj.settings': ['Cilësimi', 'Setting'],
+  'audit.obj.backup': ['Kopja', 'Backup'],
+  'audit.obj.certificate': ['Certifikata', 'Certificate'],
+  'audit.key.amount': ['Shuma', 'Amount'],
+  'audit.key.tcr': ['Arka', 'Till'],
+  'audit.key.opening': ['Hapja', 'Opening'],
+  'audit.key.expected': ['Pritet', 'Expected'],
+  'audit.key.counted': ['Numëruar', 'Counted'],
+  'audit.key.difference': ['Diferenca', 'Difference'],
+  'audit.key.withdrawn': ['Nxjerrë në mbyllje', 'Withdrawn at closing'],
+  'audit.key.iic': ['NSLF', 'IIC'],
+  'audit.key.corrective': ['Dokumenti korrigjues', 'Corrective document'],
+  'audit.key.total': ['Totali', 'Total'],
+  'audit.key.lines': ['Rreshtat', 'Lines'],
+  'audit.key.name': ['Emri', 'Name'],
+  'audit.key.email': ['E-maili', 'E-mail'],
+  'audit.key.role': ['Roli', 'Role'],
+  'audit.key.branch': ['Njësia', 'Business unit'],
+  'audit.key.operatorCode': ['Kodi i operatorit', 'Operator code'],
+  'audit.key.fiscalTcrCode': ['Arka', 'Till'],
+  'audit.key.passwordSetBy': ['Fjalëkalimi u vendos nga', 'Password set by'],
+  'audit.key.sessionsEnded': ['Seancat u mbyllën', 'Sessions ended'],
+  'audit.key.tokenPrefix': ['Fillimi i tokenit të ri', "New token's start"],
+  'audit.key.revoked': ['Tokeni i anuluar', 'Token revoked'],
+  'audit.key.subject': ['Subjekti', 'Subject'],
+  'audit.key.serial': ['Numri serial', 'Serial number'],
+  'audit.key.validTo': ['Vlen deri', 'Valid to'],
+  'audit.key.status': ['Gjendja', 'State'],
+  'audit.key.faultCode': ['Kodi i gabimit të CIS', "The CIS's fault code"],
+  'audit.key.document': ['Dokumenti', 'Document'],
+  'audit.key.enabled': ['Aktive', 'Enabled'],
+  'audit.key.rate': ['Kursi', 'Rate'],
+  'audit.key.date': ['Data', 'Date'],
+  'audit.key.unit': ['Njësia', 'Unit'],
+  'audit.key.reason': ['Arsyeja', 'Reason'],
+  'audit.key.venue': ['Lokali', 'Venue'],
+  'audit.key.usersWithRight': ['Përdoruesit me të drejtë', 'Users with the right'],
+  'audit.key.schemaVersion': ['Versioni i skemës', 'Schema version'],
+  'audit.key.invoices': ['Faturat', 'Invoices'],
+  'audit.key.force': ['Me --force', 'With --force'],
+  'audit.key.adjusted_pickup_time': ['Koha e marrjes', 'Pickup time'],
   'audit.next': ['Më të vjetrat →', 'Older →'],
   'act.invoice.cancel': ['Anulim fature', 'Invoice cancelled'],
   'act.cash.deposit': ['Futje parash', 'Cash in'],
@@ -61,6 +115,9 @@ const words = {
   'admin.backup': ['Kopja rezervë', 'Backup'],
   'admin.backupNow': ['Bëj kopjen tani', 'Back up now'],
   'admin.backupMade': ['Kopja u bë dhe u kontrollua:', 'Backup taken and checked:'],
+  'admin.tirana': ['ora e Tiranës', 'Tirana time'],
+  'admin.backupFile': ['Kopja e', 'The backup of'],
+  'admin.keyFile': ['Skedari i çelësit të saj', 'Its key file'],
   'admin.backupWarning': ['Kopja mban çelësat e vulosur të certifikatës dhe skedarin që i hap: kushdo që ka të dyja mund të nënshkruajë dokumente fiskale si dyqani. Ruajini të dy skedarët bashkë dhe po aq të sigurt sa serveri.', 'The backup holds the sealed certificate keys and the key file that opens them: whoever has both can sign fiscal documents as the shop. Keep both files together and as safe as the server.'],
   'admin.lastAutomatic': ['Kopja e fundit automatike', 'Last automatic backup'],
   'admin.checkPending': ['kontrolli i saj ende nuk ka mbaruar', 'its check has not finished yet'],
@@ -201,6 +258,7 @@ const words = {
   'setup.sale': ['Bëj shitjen prove', 'Make the test sale'],
   'setup.saleHelp': ['Një kupon i vërtetë prej 10.00 lekësh ("Shitje prove") dërgohet në CIS; mund ta anuloni pastaj.', 'A real receipt of 10.00 lek ("Shitje prove") goes to the CIS; you may cancel it afterwards.'],
   'setup.saleDone': ['Kuponi prove', 'The test receipt'],
+  'setup.saleIsDone': ['Shitja prove është bërë: kuponi i saj është te Faturat.', 'The test sale is made: its receipt is under Invoices.'],
   'setup.fiscalized': ['u regjistrua në CIS', 'registered with the CIS'],
   'setup.deferred': ['u ruajt: do të dërgohet në CIS sapo të jetë e mundur', 'saved: it goes to the CIS as soon as it can'],
   'setup.complete': ['Dyqani është gati.', 'The shop is ready.'],
@@ -210,6 +268,17 @@ const words = {
   signedout: ['Dolët.', 'Signed out.'],
   'error.network': ['Arka nuk po përgjigjet.', 'Arka is not answering.'],
   'error.server': ['Gabim në server.', 'Server error.'],
+  'amount.empty': ['Shkruani një shumë në lekë.', 'Write an amount in lek.'],
+  'amount.shape': ['Shkruani një shumë si 1.500 ose 1 500,50: pika ose hapësira ndan mijëshet, presja decimalet.', 'Write an amount such as 1,500 or 1 500.50: a comma or a space groups thousands, a dot marks the decimals.'],
+  'amount.places': ['Lekët kanë deri në dy shifra pas presjes.', 'Lek have at most two decimals.'],
+  'amount.negative': ['Shuma nuk mund të jetë negative.', 'The amount cannot be negative.'],
+  'amount.emptyQuantity': ['Shkruani një sasi.', 'Write a quantity.'],
+  'amount.shapeQuantity': ['Shkruani një sasi si 2 ose 1,5.', 'Write a quantity such as 2 or 1.5.'],
+  'amount.placesQuantity': ['Sasia ka deri në tri shifra pas presjes.', 'A quantity has at most three decimals.'],
+  'amount.negativeQuantity': ['Sasia nuk mund të jetë negative.', 'The quantity cannot be negative.'],
+  'amount.ask': ['Si ta lexojmë «{text}»? Zgjidhni:', 'How should “{text}” be read? Choose:'],
+  'amount.lek': ['lekë', 'lek'],
+  'amount.fix': ['Do ta ndreq vetë', 'I will correct it'],
   'error.throttled': ['Shumë kërkesa: provoni pas pak.', 'Too many requests: try again shortly.'],
   'today.title': ['Sot', 'Today'],
   'today.sales': ['Shitjet', 'Sales'],
@@ -242,6 +311,9 @@ const words = {
   'day.noTill': ['Përdoruesi juaj nuk ka arkë (TCR): veprimet e arkës nuk janë të mundshme.', 'Your user has no till (TCR): cash actions are not possible.'],
   'day.openAmount': ['Shuma fillestare', 'Initial amount'],
   'day.openDay': ['Hap ditën', 'Open the day'],
+  'day.float': ['Fondi fillestar', 'Opening float'],
+  'day.putFloat': ['Vendos fondin fillestar', 'Put in the float'],
+  'day.floatIn': ['Fondi fillestar u vendos.', 'The float is in.'],
   'day.amount': ['Shuma', 'Amount'],
   'day.description': ['Përshkrimi', 'Description'],
   'day.deposit': ['Fut para', 'Deposit'],
@@ -259,7 +331,6 @@ const words = {
   'day.opening': ['Hapja', 'Opening'],
   'day.reason': ['Arsyeja', 'Reason'],
   'day.reasonNeeded': ['Shkruani arsyen.', 'Write the reason.'],
-  'day.notAmount': ['Shkruani një shumë në lekë, p.sh. 1500 ose 1500,50.', 'Write an amount in lek, e.g. 1500 or 1500.50.'],
   'day.byDenomination': ['Numëro sipas prerjeve', 'Count by denomination'],
   'day.note': ['kartëmonedhë', 'note'],
   'day.coin': ['monedhë', 'coin'],
@@ -304,6 +375,7 @@ const words = {
   'inv.all': ['Të gjitha', 'All'],
   'inv.cash': ['Me para në dorë', 'Cash'],
   'inv.noncash': ['Pa para në dorë', 'Non-cash'],
+  'inv.einvoice': ['E-faturë', 'E-invoice'],
   'inv.from': ['Nga', 'From'],
   'inv.to': ['Deri', 'To'],
   'inv.apply': ['Kërko', 'Search'],
@@ -439,29 +511,10 @@ export function method(code) {
   return words === `pm.${code}` ? code : words;
 }
 
-// The API's own messages (English) in the page's language, for the ones a form meets most.
-const API_SQ = [
-  [/^The given data was invalid\.$/, () => 'Të dhënat nuk janë të sakta.'],
-  [/^The (\S+) field is required\.$/, (m) => `Fusha ${m[1]} është e detyrueshme.`],
-  [/^The (\S+) must be at least (\d+) characters long\.$/, (m) => `${m[1]} duhet të ketë të paktën ${m[2]} shenja.`],
-  [/^The (\S+) must not be the e-mail address\.$/, (m) => `${m[1]} nuk mund të jetë e-maili.`],
-  [/^The (\S+) field must not be greater than (\d+) characters\.$/, (m) => `${m[1]} mund të ketë deri në ${m[2]} shenja.`],
-  [/^The e-mail or the password is wrong\.$/, () => 'E-maili ose fjalëkalimi është i gabuar.'],
-  [/^The (\S+) must be a letter, eight digits and a letter(?: \(e\.g\. (\S+)\))?\.$/, (m) => `${m[1]} duhet të jetë një shkronjë, tetë shifra dhe një shkronjë${m[2] ? ` (p.sh. ${m[2]})` : ''}.`],
-  [/^The (\S+) must be a valid email address\.$/, (m) => `${m[1]} duhet të jetë një adresë e-maili e vlefshme.`],
-  [/^The businessUnitCode must look like (\S+)\.$/, (m) => `Kodi i njësisë duhet të duket si ${m[1]}.`],
-  [/^The certificate is for NUIS (\S+), not for this company's NUIS (\S+)\.$/, (m) => `Certifikata është për NIPT ${m[1]}, jo për NIPT-in e kësaj kompanie ${m[2]}.`],
-  [/^The certificate expired on (.+): ask the certificate's issuer for a new one\.$/, (m) => `Certifikata ka skaduar më ${m[1]}: kërkoni një të re nga lëshuesi.`],
-  [/^The certificate is valid only from (.+): upload it then\.$/, (m) => `Certifikata vlen vetëm nga ${m[1]}: ngarkojeni atëherë.`],
-];
-
+// The server's own message in the page's language (messages.js), or as the server said it when
+// the table has no words for it.
 export function apiWords(text) {
-  if (lang === 'en' || !text) return text;
-  for (const [pattern, say] of API_SQ) {
-    const m = pattern.exec(text);
-    if (m) return say(m);
-  }
-  return text;
+  return serverWords(text, lang) ?? text;
 }
 
 // A word with {n} filled in.

@@ -4,19 +4,21 @@
 import { api, apiFile } from './api.js';
 import { method, t } from './i18n.js';
 import { download, el, money, table } from './format.js';
-import { onSubmit } from './form.js';
+import { amountOf, onSubmit } from './form.js';
 
 const PAGE = 20;
 const filters = { query: '', type: '', fromDate: '', toDate: '', offset: 0 };
 
+// The filters, each label held with its own field (a phone wraps them pair by pair).
 function filterForm(section, ctx) {
-  const input = (id, label, attrs) => [el('label', { for: id }, label), el('input', { id, ...attrs })];
+  const pair = (id, label, control) => el('div', { class: 'field' }, el('label', { for: id }, label), control);
+  const input = (id, label, attrs) => pair(id, label, el('input', { id, ...attrs }));
   const type = el('select', { id: 'inv-type' },
     [['', t('inv.all')], ['CASH', t('inv.cash')], ['NONCASH', t('inv.noncash')]]
       .map(([value, label]) => el('option', { value, selected: filters.type === value }, label)));
   const form = el('form', { class: 'filters', id: 'inv-filters', role: 'search' },
     input('inv-query', t('inv.search'), { type: 'search', value: filters.query, maxlength: 255 }),
-    el('label', { for: 'inv-type' }, t('inv.type')), type,
+    pair('inv-type', t('inv.type'), type),
     input('inv-from', t('inv.from'), { type: 'date', value: filters.fromDate }),
     input('inv-to', t('inv.to'), { type: 'date', value: filters.toDate }),
     el('button', { type: 'submit', class: 'primary' }, t('inv.apply')));
@@ -30,6 +32,12 @@ function filterForm(section, ctx) {
     render(section, ctx);
   });
   return form;
+}
+
+// An invoice's type in words (the API's CASH, NONCASH, EINVOICE), or the code when the page has none.
+function typeWords(type) {
+  const key = { CASH: 'inv.cash', NONCASH: 'inv.noncash', EINVOICE: 'inv.einvoice' }[type];
+  return key ? t(key) : type;
 }
 
 function buyerOf(invoice) {
@@ -49,14 +57,16 @@ async function showPdf(id, format, holder, ctx) {
     el('iframe', { src: url, title: `${t('inv.details')} ${id} (${format})`, class: `pdf ${format}` }));
 }
 
-// The chosen quantities of a cash invoice's lines, as the cancellation's `lines`; each input is
-// given the API's key of its line (`lines.N.quantity`) so a refusal lands beside it.
+// The chosen quantities of a cash invoice's lines (read in the page's language), as the
+// cancellation's `lines`; each input is given the API's key of its line (`lines.N.quantity`) so a
+// refusal lands beside it.
 function chosenLines(form, inv) {
   const lines = [];
   for (const input of form.querySelectorAll('input[data-line]')) {
     input.removeAttribute('data-field');
-    const quantity = input.value.trim().replace(',', '.');
-    if (quantity === '' || Number(quantity) === 0) continue;
+    if (input.value.trim() === '') continue;
+    const quantity = amountOf(input).value;
+    if (!quantity) continue;
     const l = inv.lines[Number(input.dataset.line)];
     input.dataset.field = `lines.${lines.length}.quantity`;
     lines.push({ product_name: l.product_name, product_code: l.product_code, quantity });
@@ -69,7 +79,7 @@ function partialForm(inv, section, ctx) {
   const rows = (inv.lines || []).map((l, i) => [l.product_name, String(l.quantity),
     el('span', {},
       el('label', { for: `cancel-q-${i}`, class: 'sr-only' }, `${t('inv.cancelQuantity')}: ${l.product_name}`),
-      el('input', { id: `cancel-q-${i}`, 'data-line': i, inputmode: 'decimal', autocomplete: 'off', class: 'qty', 'aria-describedby': `cancel-q-${i}-error` }),
+      el('input', { id: `cancel-q-${i}`, 'data-line': i, 'data-places': 3, inputmode: 'decimal', autocomplete: 'off', class: 'qty', 'aria-describedby': `cancel-q-${i}-error` }),
       el('p', { id: `cancel-q-${i}-error`, class: 'field-error' }))]);
   const form = el('form', { id: 'partial-cancel', novalidate: true },
     el('h3', {}, t('inv.partial')),
@@ -152,7 +162,7 @@ export async function render(section, ctx) {
   const items = answer.data.items;
   const rows = items.map((inv) => [
     el('button', { type: 'button', class: 'link', 'data-invoice': inv.id, onclick: () => details(inv.id, section, ctx) }, inv.number),
-    inv.created_at, inv.type, buyerOf(inv), inv.client?.id?.id ?? '',
+    inv.created_at, typeWords(inv.type), buyerOf(inv), inv.client?.id?.id ?? '',
     `${money(inv.amount.gross)} ${inv.amount.currency}`,
     inv.reversed_at ? t('inv.reversed') : inv.fic ? '✓' : t('inv.pending'),
   ]);
@@ -161,7 +171,7 @@ export async function render(section, ctx) {
     el('button', { type: 'button', disabled: items.length < PAGE, onclick: () => { filters.offset += PAGE; render(section, ctx); } }, t('inv.next')));
   section.replaceChildren(el('h2', {}, t('inv.title')), form,
     items.length
-      ? table([t('inv.number'), t('inv.date'), t('inv.type'), t('inv.buyer'), t('inv.nipt'), t('inv.gross'), t('inv.fic')], rows, [5])
+      ? table([t('inv.number'), t('inv.date'), t('inv.type'), t('inv.buyer'), t('inv.nipt'), t('inv.gross'), t('inv.fic')], rows, [5], [2, 4])
       : el('p', {}, t('inv.none')),
     pager);
 }

@@ -1,28 +1,22 @@
-// Products: the catalog with a search, a product added or changed (its price too) in a form
-// whose refusals sit beside their fields, the stock of a product in each business unit (and the
-// owner's delivery, count or correction), and a CSV file imported: previewed line by line, then
-// applied in one go (nothing is written while any line is refused).
+// Products: the catalog with a search, shown a page at a time (a shop of 5 000 products redraws
+// one page per keystroke, not the whole catalog), a product added or changed (its price read in
+// the page's language) in a form whose refusals sit beside their fields, the stock of a product
+// in each business unit (and the owner's delivery, count or correction), and a CSV file
+// imported: previewed line by line, then applied in one go (nothing is written while any line is
+// refused). A cashier reads the catalog: the server refuses them its changes, so the page offers
+// none.
 
 import { api } from './api.js';
-import { apiWords, t } from './i18n.js';
-import { el, money, table } from './format.js';
-import { field, onSubmit, values } from './form.js';
+import { language, t } from './i18n.js';
+import { el, money, table, toCents } from './format.js';
+import { amountField, field, onSubmit, values } from './form.js';
+import { writeNumber } from './amount.js';
 
 let query = '';
+let page = 0;
 
 const VAT_RATES = ['20', '10', '6', '0'];
-
-// GET /products has a per-token interval: a call inside it is told to wait, so the page waits
-// once for the time it is told and asks again.
-async function catalog() {
-  let answer = await api('/api/v1/products');
-  const wait = /(\d+) second/.exec(answer.body?.message || '');
-  if (!answer.ok && answer.status === 200 && wait) {
-    await new Promise((resolve) => setTimeout(resolve, Number(wait[1]) * 1000 + 200));
-    answer = await api('/api/v1/products');
-  }
-  return answer;
-}
+const PAGE_SIZE = 50;
 
 function productForm(product, ctx, done) {
   const id = product ? `edit-${product.id}` : 'new';
@@ -33,14 +27,15 @@ function productForm(product, ctx, done) {
   const form = el('form', { id: `product-form-${id}`, novalidate: true, class: 'product-form' },
     field(`product-${id}-code`, 'code', t('prod.code'), { value: product?.code ?? '', autocomplete: 'off' }, { hint: product ? null : t('prod.codeHint') }),
     field(`product-${id}-name`, 'name', t('prod.name'), { value: product?.name ?? '', required: true }),
-    field(`product-${id}-price`, 'last_price', t('prod.price'), { value: product?.last_price ?? '', inputmode: 'decimal', required: true }),
+    amountField(`product-${id}-price`, 'last_price', t('prod.price'), {
+      value: product ? writeNumber(toCents(product.last_price) ?? 0, language()) : '', required: true,
+    }),
     rate,
     // Goods have stock; a service (the API's default) has none.
     field(`product-${id}-service`, 'service', t('prod.service'), { type: 'checkbox', checked: product?.service ?? false }),
     el('button', { type: 'submit', class: 'primary' }, product ? t('prod.save') : t('prod.add')));
   return onSubmit(form, () => {
     const body = values(form);
-    if (body.last_price) body.last_price = body.last_price.replace(',', '.');
     return product
       ? api(`/api/v1/products/${product.id}`, { method: 'PUT', body })
       : api('/api/v1/products', { method: 'POST', body });
@@ -63,7 +58,7 @@ async function stock(product, ctx) {
       tag: 'select',
       children: ['delivery', 'count', 'correction'].map((k) => el('option', { value: k }, t(`prod.kind.${k}`))),
     }),
-    field('stock-quantity', 'quantity', t('prod.quantity'), { inputmode: 'decimal', required: true }),
+    amountField('stock-quantity', 'quantity', t('prod.quantity'), { required: true }, { places: 3, negative: true }),
     field('stock-note', 'note', t('prod.note'), { maxlength: 255 }),
     el('button', { type: 'submit', class: 'primary' }, t('prod.adjust')));
   onSubmit(form, () => api(`/api/v1/stock/products/${product.id}/adjustments`, { method: 'POST', body: values(form) }),
@@ -79,8 +74,7 @@ async function stock(product, ctx) {
 function importErrors(answer) {
   const items = Object.entries(answer.fields || {}).map(([key, text]) => {
     const m = /^line\.(\d+)\.(.+)$/.exec(key);
-    const where = m ? `${t('prod.line')} ${m[1]}, ${m[2]}` : key;
-    return el('li', { 'data-error': key }, `${where}: ${apiWords(text)}`);
+    return el('li', { 'data-error': key }, m ? `${t('prod.line')} ${m[1]}: ${text}` : text);
   });
   return el('div', { class: 'form-error', role: 'alert', id: 'import-errors' },
     el('p', {}, items.length ? t('prod.importRefused') : answer.message), items.length ? el('ul', {}, items) : null);
@@ -121,39 +115,57 @@ function importForm(section, ctx) {
   return el('div', { class: 'card' }, el('h3', {}, t('prod.import')), form, result);
 }
 
+// One page of the products `shown`, with the buttons of what the signed-in role may do.
+function productRows(shown, section, ctx) {
+  const writer = ctx.allowed('owner manager');
+  return shown.map((p) => [
+    p.code, p.name, el('span', { 'data-price': p.code }, money(p.last_price)), `${p.vat_rate} %`, p.unit ?? '',
+    el('span', { class: 'buttons' },
+      writer ? el('button', { type: 'button', class: 'small', 'data-edit': p.code, 'aria-label': `${t('prod.edit')} ${p.name}`,
+        onclick: () => ctx.openDialog(`${t('prod.edit')} ${p.name}`, productForm(p, ctx, async () => { ctx.closeDialog(); await render(section, ctx); })) }, t('prod.edit')) : null,
+      p.service ? null : el('button', { type: 'button', class: 'small', 'data-stock': p.code, 'aria-label': `${t('prod.stock')} ${p.name}`,
+        onclick: () => stock(p, ctx) }, t('prod.stock'))),
+  ]);
+}
+
 export async function render(section, ctx) {
-  const answer = await catalog();
+  const answer = await api('/api/v1/products');
   if (!answer.ok) {
     section.replaceChildren(el('h2', {}, t('prod.title')), el('p', { class: 'error' }, answer.message));
     return;
   }
   const all = Array.isArray(answer.body?.data) ? answer.body.data : [];
+  // What a search looks in, lowercased once for the whole catalog.
+  const haystacks = all.map((p) => `${p.code || ''}\n${p.name}`.toLowerCase());
   const list = el('div', { id: 'product-list' });
   const draw = () => {
     const q = query.toLowerCase();
-    const shown = all.filter((p) => !q || p.name.toLowerCase().includes(q) || (p.code || '').toLowerCase().includes(q));
-    list.replaceChildren(shown.length
-      ? table([t('prod.code'), t('prod.name'), t('prod.price'), t('prod.vat'), t('prod.unit'), ''], shown.map((p) => [
-        p.code, p.name, el('span', { 'data-price': p.code }, money(p.last_price)), `${p.vat_rate} %`, p.unit ?? '',
-        el('span', { class: 'buttons' },
-          el('button', { type: 'button', class: 'small', 'data-edit': p.code, 'aria-label': `${t('prod.edit')} ${p.name}`,
-            onclick: () => ctx.openDialog(`${t('prod.edit')} ${p.name}`, productForm(p, ctx, async () => { ctx.closeDialog(); await render(section, ctx); })) }, t('prod.edit')),
-          p.service ? null : el('button', { type: 'button', class: 'small', 'data-stock': p.code, 'aria-label': `${t('prod.stock')} ${p.name}`,
-            onclick: () => stock(p, ctx) }, t('prod.stock'))),
-      ]), [2])
-      : el('p', {}, t('prod.none')));
+    const found = q ? all.filter((_, i) => haystacks[i].includes(q)) : all;
+    page = Math.min(page, Math.max(0, Math.ceil(found.length / PAGE_SIZE) - 1));
+    const first = page * PAGE_SIZE;
+    const shown = found.slice(first, first + PAGE_SIZE);
+    const move = (to) => () => { page = to; draw(); };
+    list.replaceChildren(...(shown.length
+      ? [table([t('prod.code'), t('prod.name'), t('prod.price'), t('prod.vat'), t('prod.unit'), ''], productRows(shown, section, ctx), [2]),
+        el('p', { class: 'buttons', id: 'product-pages' },
+          el('span', { id: 'product-shown' }, `${first + 1}–${first + shown.length} / ${found.length}`),
+          el('button', { type: 'button', id: 'product-prev', disabled: page === 0, onclick: move(page - 1) }, t('inv.prev')),
+          el('button', { type: 'button', id: 'product-next', disabled: first + shown.length >= found.length, onclick: move(page + 1) }, t('inv.next')))]
+      : [el('p', {}, t('prod.none'))]));
   };
   const search = el('input', { id: 'product-search', type: 'search', value: query, autocomplete: 'off' });
   search.addEventListener('input', () => {
     query = search.value.trim();
+    page = 0;
     draw();
   });
   draw();
+  const writer = ctx.allowed('owner manager');
   section.replaceChildren(
     el('h2', {}, `${t('prod.title')} (${all.length})`),
     el('div', { class: 'filters' }, el('label', { for: 'product-search' }, t('prod.search')), search),
     list,
-    el('div', { class: 'cards' },
+    writer ? el('div', { class: 'cards' },
       el('div', { class: 'card' }, el('h3', {}, t('prod.new')), productForm(null, ctx, () => render(section, ctx))),
-      ctx.allowed('owner manager') ? importForm(section, ctx) : null));
+      importForm(section, ctx)) : null);
 }

@@ -4,7 +4,7 @@
 // each step as it is done (GET /api/v1/setup says which), so a reload goes on where it stopped.
 
 import { api, apiFile, setSetupCode } from './api.js';
-import { t } from './i18n.js';
+import { apiWords, t } from './i18n.js';
 import { el, table } from './format.js';
 import { field, onSubmit, values } from './form.js';
 
@@ -162,7 +162,7 @@ export function pairingCard(card) {
       el('dt', {}, t('setup.till')), el('dd', {}, card.cashier.fiscalTcrCode ?? ''),
       card.tlsFingerprint ? [el('dt', {}, 'SHA-256'), el('dd', { class: 'code' }, card.tlsFingerprint)] : null),
     el('p', { class: 'small' }, t('setup.cardHelp')),
-    card.warning ? el('p', { class: 'warn', role: 'note' }, card.warning) : null,
+    card.warning ? el('p', { class: 'warn', role: 'note' }, apiWords(card.warning)) : null,
     el('p', { class: 'buttons no-print' }, el('button', { type: 'button', id: 'print-card', onclick: () => window.print() }, t('setup.print'))));
 }
 
@@ -197,8 +197,13 @@ async function showReceipt(url, holder, ctx) {
     el('iframe', { src: blobUrl, title: t('setup.saleDone'), class: 'pdf receipt' }));
 }
 
-function testSale(ctx, again) {
+// The test sale: a real receipt, so its button is spent once the shop has one (a second click
+// made a second receipt).
+function testSale(w, ctx, again) {
   const holder = el('div', { id: 'test-sale-result' });
+  if (w.steps.some((s) => s.step === 'testSale' && s.done)) {
+    return el('div', {}, el('p', { id: 'test-sale-done' }, t('setup.saleIsDone')), holder);
+  }
   const button = el('button', { type: 'button', class: 'primary', id: 'test-sale' }, t('setup.sale'));
   button.addEventListener('click', async () => {
     button.disabled = true;
@@ -234,7 +239,7 @@ function stepBody(step, w, ctx, again) {
     case 'unit': return unitForm(w, () => { chosen = null; return again(); });
     case 'devices': return deviceForm(() => { chosen = null; return again(); });
     case 'cashiers': return cashierForm(w, ctx, again);
-    case 'testSale': return testSale(ctx, again);
+    case 'testSale': return testSale(w, ctx, again);
     default: return complete(ctx);
   }
 }

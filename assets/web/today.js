@@ -3,9 +3,10 @@
 // chain's head office: every shop's day side by side.
 
 import { api, apiFile } from './api.js';
-import { method, t } from './i18n.js';
-import { centsText, download, el, formatCents, money, table, toCents } from './format.js';
-import { field, onSubmit } from './form.js';
+import { language, method, t } from './i18n.js';
+import { download, el, formatCents, money, table, toCents } from './format.js';
+import { amountField, amountOf, field, onSubmit } from './form.js';
+import { writeNumber } from './amount.js';
 
 function dayText(day) {
   const state = t(`day.${day.state}`);
@@ -98,15 +99,16 @@ function dayPdfs(day, ctx) {
     holder);
 }
 
-// A form of one amount (and optionally a reason) that posts to a cash-register route; the API's
-// refusals go beside the field they name. `extra` goes between the fields and the button.
+// A form of one amount (and optionally a reason) that posts to a cash-register route: the amount
+// read in the page's language (form.js asks when it reads two ways), the API's refusals beside
+// the field they name. `submit` gets the amount's reading; `extra` goes before the button.
 function amountForm(id, label, button, withReason, submit, extra = null) {
   const form = el('form', { id: `${id}-form`, class: 'inline', novalidate: true },
-    field(`${id}-amount`, 'amount', label, { inputmode: 'decimal', autocomplete: 'off', required: true }),
+    amountField(`${id}-amount`, 'amount', label, { required: true }),
     withReason ? field(`${id}-description`, 'description', t('day.reason'), { maxlength: 255, autocomplete: 'off', required: true }) : null,
     extra,
     el('button', { type: 'submit' }, button));
-  onSubmit(form, () => submit(form.querySelector(`#${id}-amount`).value,
+  onSubmit(form, () => submit(amountOf(form.querySelector(`#${id}-amount`)),
     withReason ? form.querySelector(`#${id}-description`).value.trim() : undefined), () => {});
   return form;
 }
@@ -130,7 +132,7 @@ function denominations(target) {
   box.addEventListener('input', () => {
     const lek = inputs.reduce((sum, i) => sum + Number(i.dataset.value) * Math.max(0, Math.floor(Number(i.value) || 0)), 0);
     total.textContent = formatCents(lek * 100);
-    document.getElementById(target).value = centsText(lek * 100);
+    document.getElementById(target).value = writeNumber(lek * 100, language());
   });
   return box;
 }
@@ -159,33 +161,32 @@ function actions(till, ctx, refresh) {
     }
     return answer;
   };
-  const notAmount = { ok: false, fields: { amount: t('day.notAmount') }, body: {} };
   const noReason = { ok: false, fields: { description: t('day.reasonNeeded') }, body: {} };
-  const cash = (path, done) => (a, description) => {
-    const cents = toCents(a);
-    if (cents === null) return notAmount;
+  const cash = (path, done) => (amount, description) => {
     if (description === '') return noReason;
-    return post(path, { amount: centsText(cents), description }, done);
+    return post(path, { amount: amount.value, description }, done);
   };
   const forms = [];
-  // A day a sale opened by itself (with nothing in the drawer) still takes its float.
-  if (till.day.state !== 'open' || till.day.opened_automatically) {
-    forms.push(amountForm('open', t('day.openAmount'), t('day.openDay'), false, cash('/api/v1/cash-register/open-balance', 'day.opened')));
+  // "Open the day" on a day not open; a day a sale opened by itself with nothing in the drawer
+  // is open already, and only takes its float.
+  const open = cash('/api/v1/cash-register/open-balance', till.day.state === 'open' ? 'day.floatIn' : 'day.opened');
+  if (till.day.state !== 'open') forms.push(amountForm('open', t('day.openAmount'), t('day.openDay'), false, open));
+  else if (till.day.opened_automatically && !toCents(till.day.opening ?? 0)) {
+    forms.push(amountForm('open', t('day.float'), t('day.putFloat'), false, open));
   }
   forms.push(amountForm('deposit', t('day.amount'), t('day.deposit'), true, cash('/api/v1/cash-register/deposit', 'day.deposited')));
   forms.push(amountForm('withdraw', t('day.amount'), t('day.withdraw'), true, cash('/api/v1/cash-register/withdraw', 'day.withdrawn')));
   if (till.day.state === 'open') {
-    forms.push(amountForm('close', t('day.counted'), t('day.closeDay'), false, (a) => {
-      const counted = toCents(a);
-      const expected = toCents(till.day.expected);
-      if (counted === null || expected === null) return notAmount;
+    forms.push(amountForm('close', t('day.counted'), t('day.closeDay'), false, (amount) => {
+      const counted = amount.units;
+      const expected = toCents(till.day.expected) ?? 0;
       // Shown before anything is sent: the owner confirms the count against what is expected.
       const confirm = el('button', { id: 'confirm-close', type: 'button', class: 'primary' }, t('confirm'));
       const back = el('button', { type: 'button' }, t('cancel'));
       back.addEventListener('click', () => ctx.closeDialog());
       confirm.addEventListener('click', async () => {
         confirm.disabled = true;
-        const closed = await post('/api/v1/cash-register/close-balance', { counted: centsText(counted) }, 'day.closedDone');
+        const closed = await post('/api/v1/cash-register/close-balance', { counted: amount.value }, 'day.closedDone');
         if (closed.ok) ctx.openDialog(t('day.closedDone'), closingFigures(closed.data), dayPdfs(closed.data, ctx));
         else {
           ctx.closeDialog();

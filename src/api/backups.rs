@@ -259,7 +259,7 @@ pub async fn take(State(state): State<AppState>, auth: Auth) -> ApiResult {
         })?
         .map_err(|why| {
             tracing::error!(%why, "a backup from the page failed");
-            ApiError::status(StatusCode::CONFLICT, format!("The backup could not be taken: {why}"))
+            ApiError::status(StatusCode::CONFLICT, format!("The backup could not be taken: {why}."))
         })?;
     tracing::info!(file, bytes, user = auth.0.user.id, "a backup was taken from the page");
     let key_file = format!("{file}.key");

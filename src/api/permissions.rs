@@ -491,6 +491,7 @@ mod tests {
             company,
             unit: None,
             request_id: None,
+            session: false,
         }))
     }
 

@@ -166,10 +166,7 @@ fn read_interval(state: &AppState, auth: &Auth) -> Result<(), ApiError> {
 /// POST and PUT /products have their own row in the spec's interval table: counted apart from
 /// the reads, over the same configured period, and answered 429.
 fn write_interval(state: &AppState, auth: &Auth) -> Result<(), ApiError> {
-    state
-        .limiters
-        .interval(Interval::Products, &format!("u:{}:product-writes", auth.0.user.id))
-        .map_err(|d| ApiError::too_soon(d.retry_after))
+    auth.interval_as(state, Interval::Products, &format!("u:{}:product-writes", auth.0.user.id))
 }
 
 #[derive(Deserialize)]

@@ -75,6 +75,8 @@ pub const ASSETS: &[Asset] = &[
     asset!("reports.js", "text/javascript; charset=utf-8"),
     asset!("chart.js", "text/javascript; charset=utf-8"),
     asset!("audit.js", "text/javascript; charset=utf-8"),
+    asset!("amount.js", "text/javascript; charset=utf-8"),
+    asset!("messages.js", "text/javascript; charset=utf-8"),
 ];
 
 pub const INDEX_HTML: &str = include_str!("../../assets/web/index.html");

@@ -61,6 +61,9 @@ pub struct Caller {
     pub unit: Option<BusinessUnit>,
     /// The request's id (`X-Request-Id`), for the audit trail; none where no request is (a test).
     pub request_id: Option<String>,
+    /// A person signed in to the page made the request (its session cookie), not a token: the
+    /// spec's minimum intervals pace POS apps, not a person's clicks.
+    pub session: bool,
 }
 
 impl Caller {
@@ -542,6 +545,7 @@ fn caller_where(
                     None => None,
                 },
                 request_id: None,
+                session: false,
             })
         })
         .optional()?)

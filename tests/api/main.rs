@@ -33,6 +33,7 @@ mod owner_browser;
 mod owner_console;
 mod owner_page;
 mod owner_wizard;
+mod owner_words;
 mod permissions;
 mod pipelined_delivery;
 mod print;

@@ -99,8 +99,6 @@ fn story(form: &'static str, width: u32, height: u32) {
     let sim = SimServer::start();
     let server = TestServer::start_with(|args| {
         args.setup_from_box = BoxPeers::None;
-        // The catalog's read interval (10 s by default) at a second, so the story does not wait.
-        args.limits = "interval.products=1s".parse().unwrap();
         sim.configure(args);
     });
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
@@ -119,6 +117,7 @@ fn story(form: &'static str, width: u32, height: u32) {
         close_the_day(&page, &cashier, &balance, &state).await;
         an_invoice(&page, &items, &server, &cashier.token).await;
         the_owner_signs_in(&page).await;
+        five_thousand_in_english(&page, &server).await;
         the_cis(&page).await;
         the_reports_in_words(&page).await;
         if form == "desktop" {
@@ -173,6 +172,15 @@ async fn signing_in_as_people(page: &Browser, server: &TestServer) {
         .await
         .unwrap();
     assert_eq!(hidden, json!([true, true, true, true, true]), "the cashier's menu");
+    // The catalog to read, with the stock: no form the server refuses a cashier.
+    page.click("nav button[data-view=products]").await;
+    page.text_when("#product-list", |t| t.contains("Ujë")).await;
+    let offered: Value = page
+        .client
+        .execute("return ['#product-form-new', '[data-edit]', '#import-form'].map((s) => document.querySelectorAll(s).length)", vec![])
+        .await
+        .unwrap();
+    assert_eq!(offered, json!([0, 0, 0]), "a cashier is offered no new product, no change, no import");
     page.click("nav button[data-view=today]").await;
     page.find("#till-actions").await;
 }
@@ -182,9 +190,22 @@ async fn signing_in_as_people(page: &Browser, server: &TestServer) {
 async fn open_the_day(page: &Browser, cashier: &Cashier<'_>) -> String {
     let state = format!("[data-tcr=\"{}\"]", cashier.tcr_code);
     page.text_when(&state, |t| t.starts_with("E hapur")).await;
-    page.type_into("#open-amount", "1000").await;
+    // The day is open: the page offers its float, not "Hap ditën".
+    let actions = page.find("#till-actions").await.text().await.unwrap();
+    assert!(!actions.contains("Hap ditën") && actions.contains("Vendos fondin fillestar"), "{actions}");
+    // "1.000" reads two ways: one thousand lek (the Albanian reading, first) or one.
+    page.type_into("#open-amount", "1.000").await;
     page.click("#open-form button[type=submit]").await;
-    page.text_when("#status", |t| t.starts_with("Dita u hap.")).await;
+    let asked = page.text_when("#open-amount-question", |t| !t.is_empty()).await;
+    assert!(
+        asked.contains("«1.000»") && asked.contains("1\u{202f}000,00 lekë") && asked.contains("1,00 lekë"),
+        "{asked}"
+    );
+    screen(page, "amount-question").await;
+    page.click("#open-amount-question [data-reading=\"100000\"]").await;
+    page.text_when("#status", |t| t.starts_with("Fondi fillestar u vendos.")).await;
+    // The float is in: nothing to open is offered any more.
+    page.text_when("#till-actions", |t| !t.contains("Vendos fondin fillestar")).await;
     let reply = cashier.server.get("/api/v1/cash-register/balance", Some(&cashier.token));
     let balance = api_cents(&reply.data(200)["balance"]);
     assert_eq!(balance, 100_000 + 1_000, "the float and the test sale");
@@ -227,13 +248,28 @@ async fn two_sales_on_the_days_totals(page: &Browser, till: &Cashier<'_>) -> (Ve
 async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, state: &str) {
     // Counted by denomination: a 1000 and a 500 note, a 50 and two 20 coins.
     page.click("#denominations summary").await;
+    // The 11 notes and coins are a grid: several to a row, at either width.
+    let rows: Value = page
+        .client
+        .execute(
+            "const tops = [...document.querySelectorAll('#denominations input')].map((i) => Math.round(i.getBoundingClientRect().top));
+             return [tops.length, new Set(tops).size];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows[0], 11, "five notes and six coins");
+    assert!(
+        rows[1].as_i64().unwrap() <= 6,
+        "the count's fields are a grid, not one long column: {rows} (fields, rows)"
+    );
     for (value, count) in [(1000, "1"), (500, "1"), (50, "1"), (20, "2")] {
         page.type_into(&format!("#den-{value}"), count).await;
     }
     let counted = page.text_when("#den-total", |t| shown_cents(t) == 159_000).await;
     assert_eq!(
         page.find("#close-amount").await.prop("value").await.unwrap().as_deref(),
-        Some("1590.00"),
+        Some("1\u{202f}590,00"),
         "{counted}"
     );
     page.click("#close-form button[type=submit]").await;
@@ -280,6 +316,7 @@ async fn cash_in_and_out_and_the_x_report(page: &Browser, till: &Cashier<'_>) ->
     let reasons: Vec<&str> =
         actions["items"].as_array().unwrap().iter().filter_map(|a| a["description"].as_str()).collect();
     assert!(reasons.contains(&"Kusur nga banka") && reasons.contains(&"Blerje qumësht"), "{reasons:?}");
+    five_thousand_in_albanian(page, till).await;
 
     let balance =
         till.server.get("/api/v1/cash-register/balance", Some(&till.token)).data(200)["balance"].clone();
@@ -296,6 +333,62 @@ async fn cash_in_and_out_and_the_x_report(page: &Browser, till: &Cashier<'_>) ->
     balance
 }
 
+/// The till's cash as the API has it, in cents.
+fn till_cents(till: &Cashier<'_>) -> i64 {
+    api_cents(&till.server.get("/api/v1/cash-register/balance", Some(&till.token)).data(200)["balance"])
+}
+
+/// "5.000" on the Albanian page reads two ways, five thousand lek (the page language's reading,
+/// offered first) or five: the page asks before moving the money, and the API keeps the amount
+/// chosen; a withdrawal of as much takes it out again. A refusal, the page's or the server's, is
+/// said beside the form in Albanian and the status line no longer says the last success.
+async fn five_thousand_in_albanian(page: &Browser, till: &Cashier<'_>) {
+    let before = till_cents(till);
+    page.type_into("#deposit-amount", "5.000").await;
+    page.type_into("#deposit-description", "Kusur i madh nga banka").await;
+    page.click("#deposit-form button[type=submit]").await;
+    let asked = page.text_when("#deposit-amount-question", |t| !t.is_empty()).await;
+    let (thousands, five) = (asked.find("5\u{202f}000,00 lekë"), asked.find("5,00 lekë"));
+    assert!(thousands.is_some() && thousands < five, "both readings, the Albanian first: {asked}");
+    assert_eq!(till_cents(till), before, "nothing moves before the answer");
+    page.click("#deposit-amount-question [data-reading=\"500000\"]").await;
+    page.text_when("#status", |t| t.starts_with("Paratë u futën.")).await;
+    let actions = till.server.get("/api/v1/cash-register/actions", Some(&till.token)).data(200).clone();
+    let deposit = actions["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["description"] == "Kusur i madh nga banka")
+        .unwrap();
+    assert_eq!(api_cents(&deposit["amount"]), 500_000, "the API's deposit is the reading chosen: {deposit}");
+    assert_eq!(till_cents(till), before + 500_000);
+
+    // More than two decimals of lek: refused beside the field before anything is sent.
+    page.type_into("#withdraw-amount", "12,3456").await;
+    page.type_into("#withdraw-description", "Provë").await;
+    page.click("#withdraw-form button[type=submit]").await;
+    let said = page.text_when("#withdraw-amount-error", |t| !t.is_empty()).await;
+    assert_eq!(said, "Lekët kanë deri në dy shifra pas presjes.");
+    assert_eq!(
+        page.find("#status").await.text().await.unwrap(),
+        "",
+        "the deposit's success is not said of this"
+    );
+    // More than the drawer holds: the server's refusal, in Albanian, at the top of the form.
+    page.type_into("#withdraw-amount", "999 999").await;
+    page.click("#withdraw-form button[type=submit]").await;
+    let said = page.text_when("#withdraw-form .form-error", |t| !t.is_empty()).await;
+    assert!(said.starts_with("Nuk ka mjaftueshëm para në arkë: gjendja është "), "{said}");
+    assert_eq!(page.find("#status").await.text().await.unwrap(), "");
+    screen(page, "refused-withdrawal").await;
+    page.type_into("#withdraw-amount", "5.000").await;
+    page.type_into("#withdraw-description", "Te banka").await;
+    page.click("#withdraw-form button[type=submit]").await;
+    page.click("#withdraw-amount-question [data-reading=\"500000\"]").await;
+    page.text_when("#status", |t| t.starts_with("Paratë u nxorën.")).await;
+    assert_eq!(till_cents(till), before, "five thousand in, five thousand out");
+}
+
 /// In English, the cashier: the latest invoice opened with the keyboard, its PDF and the
 /// cancellations (their own sales of the day).
 async fn an_invoice(page: &Browser, items: &[Value], server: &TestServer, token: &str) {
@@ -305,6 +398,7 @@ async fn an_invoice(page: &Browser, items: &[Value], server: &TestServer, token:
 
     // Invoices, latest first; the first opens with the keyboard and shows its PDF.
     page.click("nav button[data-view=invoices]").await;
+    invoices_at_this_width(page).await;
     let first = page.find("button[data-invoice]").await;
     assert_eq!(first.attr("data-invoice").await.unwrap(), items[0]["id"].as_i64().map(|i| i.to_string()));
     first.send_keys(&keys(Key::Enter)).await.unwrap();
@@ -418,13 +512,53 @@ async fn the_audit_trail(page: &Browser, server: &TestServer) {
     page.client.set_window_size(width, height).await.unwrap();
     let mut owner = crate::common::people::Browser::new(server);
     owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
-    let figures: [(&str, i64, &[&str]); 2] =
-        [("invoice.cancel", 2, &["corrective", "total"]), ("day.close", 1, &["counted", "difference"])];
+    let figures: [(&str, i64, &[&str]); 3] = [
+        ("invoice.cancel", 2, &["corrective", "total"]),
+        ("day.close", 1, &["counted", "difference"]),
+        ("user.password", 1, &["passwordSetBy"]),
+    ];
     the_audit_view(page, &owner, &figures).await;
 }
 
+/// A key of the audit trail as the page says it, in `lang`, with its value as the page writes it
+/// (amounts in the language's decimal mark, a role in words).
+fn audit_pair(key: &str, value: &str, lang: &str) -> String {
+    let en = lang == "en";
+    let words = match key {
+        "corrective" => ["Dokumenti korrigjues", "Corrective document"],
+        "total" => ["Totali", "Total"],
+        "counted" => ["Numëruar", "Counted"],
+        "difference" => ["Diferenca", "Difference"],
+        "passwordSetBy" => ["Fjalëkalimi u vendos nga", "Password set by"],
+        other => panic!("no words for {other} in this story"),
+    }[usize::from(en)];
+    let shown = match key {
+        "total" | "counted" | "difference" => page_amount(value, lang),
+        "passwordSetBy" => ["Pronar", "Owner"][usize::from(en)].to_string(),
+        _ => value.to_string(),
+    };
+    format!("{words}: {shown}")
+}
+
+/// An amount of the API ("-6.50", 1590) as the page writes it in `lang`: "-6,50", "1 590,00".
+fn page_amount(value: &str, lang: &str) -> String {
+    let cents =
+        (value.parse::<f64>().unwrap_or_else(|_| panic!("not an amount: {value}")) * 100.0).round() as i64;
+    let whole = (cents.abs() / 100).to_string();
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            grouped.push('\u{202f}');
+        }
+        grouped.push(digit);
+    }
+    let mark = if lang == "en" { '.' } else { ',' };
+    format!("{}{grouped}{mark}{:02}", if cents < 0 { "-" } else { "" }, cents.abs() % 100)
+}
+
 /// The Audit view (the owner signed in): newest first as the API lists them, then each action's
-/// entries with the figures `after` names, `count` of them; the CSV; a refused filter.
+/// entries with the figures `after` names, `count` of them, in words (no key of the trail shown
+/// as the API spells it, a person by name); the CSV; a refused filter.
 pub(crate) async fn the_audit_view(page: &Browser, owner: &People<'_>, actions: &[(&str, i64, &[&str])]) {
     page.click("nav button[data-view=audit]").await;
     let all = owner.get("/api/v1/audit").data(200).clone();
@@ -455,6 +589,9 @@ pub(crate) async fn the_audit_view(page: &Browser, owner: &People<'_>, actions: 
             .unwrap();
         let rows = rows.as_array().unwrap();
         assert_eq!(rows.len() as i64, total, "{action}: only its entries");
+        let lang: Value = page.client.execute("return document.documentElement.lang", vec![]).await.unwrap();
+        let lang = lang.as_str().unwrap();
+        let users = owner.get("/api/v1/users").data(200)["items"].clone();
         for (row, entry) in rows.iter().zip(listed["entries"].as_array().unwrap()) {
             assert_eq!(row[0], entry["id"].to_string(), "the API's order");
             assert_eq!(row[1], action);
@@ -462,7 +599,26 @@ pub(crate) async fn the_audit_view(page: &Browser, owner: &People<'_>, actions: 
             assert!(text.contains(entry["at"].as_str().unwrap()) && !text.contains(action), "{text}");
             for &key in figures {
                 let value = entry["after"][key].as_str().unwrap();
-                assert!(text.contains(&format!("{key}: {value}")), "{action}'s {key} {value}: {text}");
+                let pair = audit_pair(key, value, lang);
+                assert!(text.contains(&pair), "{action}'s {key} {value} as {pair:?}: {text}");
+            }
+            for side in ["before", "after"] {
+                for key in entry[side].as_object().into_iter().flat_map(|o| o.keys()) {
+                    assert!(
+                        !text.contains(&format!("{key}:")),
+                        "{action}: the trail's key {key} shown raw: {text}"
+                    );
+                }
+            }
+            if action.starts_with("user.") {
+                let id = entry["object"].as_str().unwrap().parse::<i64>().unwrap();
+                let name = users.as_array().unwrap().iter().find(|u| u["id"] == id).unwrap()["name"]
+                    .as_str()
+                    .unwrap();
+                assert!(
+                    text.contains(name) && !text.contains(&format!("\t{id}\t")),
+                    "{action}: the person by name: {text}"
+                );
             }
         }
     }
@@ -479,7 +635,13 @@ pub(crate) async fn the_audit_view(page: &Browser, owner: &People<'_>, actions: 
         .unwrap();
     page.click("#audit-filters button[type=submit]").await;
     let said = page.text_when("#audit-from-error", |t| !t.is_empty()).await;
-    assert!(said.contains("from"), "{said}");
+    let lang: Value = page.client.execute("return document.documentElement.lang", vec![]).await.unwrap();
+    let words = if lang == "en" {
+        "The from date must not be after the to date."
+    } else {
+        "Data «Nga» nuk mund të jetë pas datës «Deri»."
+    };
+    assert_eq!(said, words, "the route's refusal in the page's words");
 }
 
 /// The cashier's day is done: the owner signs in for what a cashier may not see (the CIS's
@@ -490,6 +652,69 @@ async fn the_owner_signs_in(page: &Browser) {
     page.type_into("#signin-email", OWNER_EMAIL).await;
     page.type_into("#signin-password", &format!("{OWNER_PASSWORD}{}", keys(Key::Enter))).await;
     page.text_when("#who", |t| t.ends_with("· Owner")).await;
+}
+
+/// The invoice list at the story's width: each filter's label over its own field, the type in
+/// words, and on a phone every amount on the screen.
+async fn invoices_at_this_width(page: &Browser) {
+    page.find("button[data-invoice]").await;
+    let (form, width, _) = form();
+    let layout: Value = page
+        .client
+        .execute(
+            "const place = (e) => e.getBoundingClientRect();
+             const labels = [...document.querySelectorAll('#inv-filters label')].map((l) => {
+               const [a, b] = [place(l), place(document.getElementById(l.htmlFor))];
+               return [l.htmlFor, a.bottom <= b.top + 1 && Math.abs(a.left - b.left) < 2];
+             });
+             const rows = [...document.querySelectorAll('#view-invoices tbody tr')];
+             return {
+               labels,
+               types: rows.map((r) => r.children[2].textContent),
+               amounts: rows.map((r) => Math.round(place(r.querySelector('td.num')).right)),
+               screen: document.documentElement.clientWidth,
+             };",
+            vec![],
+        )
+        .await
+        .unwrap();
+    for label in layout["labels"].as_array().unwrap() {
+        assert_eq!(
+            label[1], true,
+            "{form}: the filter {} has its label over its own field: {layout}",
+            label[0]
+        );
+    }
+    assert_eq!(layout["labels"].as_array().unwrap().len(), 4);
+    let types: Vec<&str> = layout["types"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert!(!types.is_empty() && types.iter().all(|t| *t == "Cash"), "{form}: the type in words: {types:?}");
+    let screen = layout["screen"].as_i64().unwrap();
+    for right in layout["amounts"].as_array().unwrap() {
+        assert!(
+            right.as_i64().unwrap() <= screen,
+            "{form} ({width} px): an amount runs off the screen: {layout}"
+        );
+    }
+}
+
+/// The owner in English changes a price to "5.000": five lek with the English decimal point,
+/// or five thousand as an Albanian writes it; the page asks, and the API keeps the choice.
+async fn five_thousand_in_english(page: &Browser, server: &TestServer) {
+    page.click("nav button[data-view=products]").await;
+    page.type_into("#product-search", "kafe").await;
+    page.click("[data-edit=KAFE]").await;
+    page.type_into("#product-edit-1-price", &format!("5.000{}", keys(Key::Enter))).await;
+    let asked = page.text_when("#product-edit-1-price-question", |t| !t.is_empty()).await;
+    let (five, thousands) = (asked.find("5.00 lek"), asked.find("5\u{202f}000.00 lek"));
+    assert!(five.is_some() && five < thousands, "both readings, the English first: {asked}");
+    page.axe("amount question in English").await;
+    page.click("#product-edit-1-price-question [data-reading=\"500000\"]").await;
+    page.text_when("[data-price=KAFE]", |t| t == "5\u{202f}000.00").await;
+    let mut owner = crate::common::people::Browser::new(server);
+    owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
+    let listed = owner.get("/api/v1/products").data(200).clone();
+    let kafe = listed.as_array().unwrap().iter().find(|p| p["code"] == "KAFE").unwrap();
+    assert_eq!(api_cents(&kafe["last_price"]), 500_000, "the API's price is the reading chosen: {kafe}");
 }
 
 /// The owner's CIS screen: online, nothing waiting, the certificate's expiry.

@@ -15,7 +15,6 @@ use serde_json::{Value, json};
 fn catalog(server: &TestServer) -> Vec<Value> {
     let mut owner = crate::common::people::Browser::new(server);
     owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
-    std::thread::sleep(std::time::Duration::from_millis(1100));
     owner.get("/api/v1/products").data(200).as_array().unwrap().clone()
 }
 
@@ -25,19 +24,16 @@ pub(crate) async fn the_products(page: &Browser, server: &TestServer) {
     // No name: refused beside the field, in Albanian.
     page.type_into("#product-new-price", &format!("120{}", keys(Key::Enter))).await;
     let said = page.text_when("#product-new-name-error", |t| !t.is_empty()).await;
-    assert_eq!(said, "Fusha name është e detyrueshme.");
-    // The refused write counts in the spec's interval of product writes (a second here).
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert_eq!(said, "Fusha «Emri» është e detyrueshme.");
     page.type_into("#product-new-code", "KAFE").await;
     page.type_into("#product-new-name", &format!("Kafe espresso{}", keys(Key::Enter))).await;
     page.text_when("#status", |t| t == "Produkti u shtua: KAFE").await;
     page.find("[data-edit=KAFE]").await;
 
-    // A price change from the list, once the interval of writes has passed.
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    // A price change from the list, right after: the page's session is not paced like a POS.
     page.click("[data-edit=KAFE]").await;
     page.type_into("#product-edit-1-price", &format!("130,50{}", keys(Key::Enter))).await;
-    page.text_when("[data-price=KAFE]", |t| t == "130.50").await;
+    page.text_when("[data-price=KAFE]", |t| t == "130,50").await;
     let listed = catalog(server);
     assert_eq!(listed[0]["last_price"], json!(130.5), "the API has the new price");
 
@@ -68,7 +64,7 @@ async fn import_a_file(page: &Browser, server: &TestServer) {
     page.click("#import-form button[type=submit]").await;
     let said = page.text_when("#import-errors", |t| !t.is_empty()).await;
     page.axe("products import refused").await;
-    assert!(said.contains("Rreshti 3, vat_rate"), "{said}");
+    assert!(said.contains("Rreshti 3: TVSH duhet të jetë një nga: 0, 6, 10, 20."), "{said}");
     assert_eq!(catalog(server)[0]["last_price"], json!(130.5), "nothing of the file was saved");
 
     let good = dir.path().join("good.csv");
@@ -84,7 +80,7 @@ async fn import_a_file(page: &Browser, server: &TestServer) {
     assert_eq!(catalog(server).len(), 1, "a preview saves nothing");
     page.click("#import-apply").await;
     page.text_when("#status", |t| t.starts_with("Produktet u importuan")).await;
-    page.text_when("[data-price=BIRRE]", |t| t == "180.00").await;
+    page.text_when("[data-price=BIRRE]", |t| t == "180,00").await;
     let listed = catalog(server);
     assert_eq!(listed.len(), 3);
     let kafe = listed.iter().find(|p| p["code"] == "KAFE").unwrap();
@@ -112,8 +108,14 @@ pub(crate) async fn the_administration(page: &Browser, server: &TestServer, cash
     // The certificate's days left, as the banner says; a backup taken now.
     assert_eq!(page.text_when("#cert-days", |t| !t.is_empty()).await, "20");
     page.click("#backup-now").await;
-    let made = page.text_when("#backup-made", |t| !t.is_empty()).await;
-    let file = made.rsplit(' ').next().unwrap();
+    page.text_when("#backup-made", |t| !t.is_empty()).await;
+    let file = page.find("#backup-files [data-download]").await.attr("data-download").await.unwrap().unwrap();
+    let file = file.as_str();
+    // The file's name carries its time in UTC (the files sort by it); the page says it in Tirana
+    // time, as it shows every time.
+    let utc = chrono::NaiveDateTime::parse_from_str(&file[5..20], "%Y%m%d-%H%M%S").unwrap().and_utc();
+    let tirana = utc.with_timezone(&chrono_tz::Europe::Tirane).format("%Y-%m-%d %H:%M:%S").to_string();
+    assert_eq!(page.find("#backup-made-at").await.text().await.unwrap(), tirana, "{file}");
     let mut owner = crate::common::people::Browser::new(server);
     owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
     let db = owner.get_bytes(&format!("/api/v1/owner/backup/{file}"));
@@ -141,6 +143,18 @@ pub(crate) async fn the_administration(page: &Browser, server: &TestServer, cash
     let listed = format!("{} · 127.0.0.1", last["at"].as_str().unwrap());
     let used = page.text_when("[data-last-use=\"besa@dyqani-ana.al\"]", |t| t == listed).await;
     assert_eq!(used, listed, "the last use as the API lists it");
+    if crate::owner_browser::form().0 == "desktop" {
+        // At 1280 px the people's table fits its box: no button of theirs is out of sight.
+        let sizes: Value = page
+            .client
+            .execute(
+                "const box = document.getElementById('people'); return [box.scrollWidth, box.clientWidth];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(sizes[0].as_i64() <= sizes[1].as_i64(), "the users table fits its box at 1280 px: {sizes}");
+    }
     the_roles_from_the_page(page, &owner).await;
 }
 
@@ -163,4 +177,62 @@ async fn the_roles_from_the_page(page: &Browser, owner: &crate::common::people::
         page.text_when("#status", |t| t == said).await;
         assert_eq!(role_of_besa(), role, "the API has the page's choice");
     }
+}
+
+/// A shop of 5 000 products: the page shows them 50 at a time, a search keystroke redraws one
+/// page (not the whole catalog: 100–140 ms a keystroke before, issue 42), and the pages and the
+/// search's count are the catalog's. The time per keystroke is printed as a figure, not judged.
+#[test]
+fn five_thousand_products_are_shown_a_page_at_a_time() {
+    let server = TestServer::start();
+    let mut owner = crate::common::people::owner_from_the_box(&server);
+    let mut csv = String::from("code,name,last_price,vat_rate\n");
+    for n in 1..=5000 {
+        csv.push_str(&format!("P{n:04},Produkt {n},{}.50,20\n", 100 + n % 900));
+    }
+    let applied = owner.post_bytes("/api/v1/products/import?apply=true", "text/csv", csv.as_bytes());
+    assert_eq!(applied.data(200)["creates"], 5000, "{}", applied.text);
+    let listed = owner.get("/api/v1/products").data(200).as_array().unwrap().clone();
+    assert_eq!(listed.len(), 5000);
+    let wanted = "produkt 12";
+    let found = listed.iter().filter(|p| p["name"].as_str().unwrap().to_lowercase().contains(wanted)).count();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let page = Browser::start(1280, 900).await;
+        page.client.goto(&server.base_url()).await.unwrap();
+        page.type_into("#signin-email", OWNER_EMAIL).await;
+        page.type_into("#signin-password", &format!("{OWNER_PASSWORD}{}", keys(Key::Enter))).await;
+        page.find("nav button[data-view=products]:not([hidden])").await;
+        page.click("nav button[data-view=products]").await;
+        page.text_when("#product-shown", |t| t == "1–50 / 5000").await;
+        let rows = "return document.querySelectorAll('#product-list tbody tr').length";
+        assert_eq!(page.client.execute(rows, vec![]).await.unwrap(), json!(50), "one page of the catalog");
+        page.click("#product-next").await;
+        page.text_when("#product-shown", |t| t == "51–100 / 5000").await;
+        page.axe("products paged").await;
+        page.type_into("#product-search", wanted).await;
+        let shown = page.text_when("#product-shown", |t| t.ends_with(&format!(" / {found}"))).await;
+        assert_eq!(shown, format!("1–{} / {found}", found.min(50)), "the search starts at its first page");
+        assert_eq!(page.client.execute(rows, vec![]).await.unwrap(), json!(found.min(50)));
+        // A keystroke's cost: the search typed anew, one character at a time, 20 times.
+        let cost: Value = page
+            .client
+            .execute(
+                "const search = document.getElementById('product-search');
+                 const started = performance.now();
+                 for (let i = 0; i < 20; i += 1) {
+                   search.value = ['p', 'pr', 'pro', 'prod', 'produ'][i % 5];
+                   search.dispatchEvent(new Event('input'));
+                 }
+                 return (performance.now() - started) / 20;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        eprintln!(
+            "5 000 products, one search keystroke: {:.1} ms (drawing one page of 50)",
+            cost.as_f64().unwrap()
+        );
+        page.stop().await;
+    });
 }

@@ -415,3 +415,31 @@ fn the_pages_files_weigh_under_200_kb_together() {
     assert_eq!(total, embedded, "what is served is what is embedded");
     assert!(total < 200 * 1024, "the page's files weigh {total} bytes");
 }
+
+/// The spec's minimum intervals (`interval.*`) pace POS apps' tokens: a person at the page who
+/// adds two products one after the other, or opens the catalog twice, is never told to wait (a
+/// product lost to a 429 the page did not expect, issue 42); the same person's token still is.
+#[test]
+fn the_pos_intervals_pace_tokens_not_a_persons_page() {
+    let server = TestServer::start();
+    let mut owner = crate::common::people::owner_from_the_box(&server);
+    let product = |code: &str| json!({"code": code, "name": code, "last_price": 120, "vat_rate": "20"});
+    for code in ["KAFE", "UJE", "BIRRE"] {
+        owner.post("/api/v1/products", &product(code)).data(201);
+    }
+    for _ in 0..2 {
+        let listed = owner.get("/api/v1/products");
+        assert_eq!(listed.data(200).as_array().map(Vec::len), Some(3), "{}", listed.text);
+    }
+    let token = owner.post("/api/v1/users/me/token", &json!({})).data(201)["user"]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    server.post_json("/api/v1/products", Some(&token), &product("QUMESHT")).data(201);
+    server.post_json("/api/v1/products", Some(&token), &product("BUKE")).assert_error(429);
+    server.get("/api/v1/products", Some(&token)).data(200);
+    let again = server.get("/api/v1/products", Some(&token));
+    assert_eq!((again.status, &again.body["status"]), (200, &json!(false)), "{}", again.text);
+    // The page's session still is not paced after the token's calls.
+    owner.post("/api/v1/products", &product("BUKE")).data(201);
+}

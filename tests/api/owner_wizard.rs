@@ -9,7 +9,7 @@ use crate::common::people::{OWNER_EMAIL, OWNER_PASSWORD, SHOP_NUIS};
 use crate::owner_browser::{Cashier, keys, screen};
 use arka::fiscal::certificate::Certificate;
 use fantoccini::key::Key;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// Types `text` into the field `css` and presses Enter (the form's submit, from the keyboard).
 async fn enter(page: &Browser, css: &str, text: &str) {
@@ -36,7 +36,12 @@ async fn code_and_business(page: &Browser, server: &TestServer) {
     assert!(ms < 1000.0, "the first render took {ms:.0} ms");
     page.axe("setup-code").await;
     enter(page, "#setup-code", "ABCDE-FGHJK").await;
-    page.text_when("#setup-code-error", |t| !t.is_empty()).await;
+    let said = page.text_when("#setup-code-error", |t| !t.is_empty()).await;
+    assert_eq!(
+        said,
+        "Kodi i konfigurimit është i gabuar ose ka skaduar: lexoni atë që serveri shfaqi në nisjen e fundit.",
+        "the server's refusal in the page's words"
+    );
     page.axe("setup-code refused").await;
     let code = server.setup_code();
     enter(page, "#setup-code", &code).await;
@@ -46,7 +51,7 @@ async fn code_and_business(page: &Browser, server: &TestServer) {
     page.type_into("#setup-address", "Rruga e Durrësit 12, Tiranë").await;
     enter(page, "#setup-nuis", "123").await;
     let said = page.text_when("#setup-nuis-error", |t| !t.is_empty()).await;
-    assert_eq!(said, "nuis duhet të jetë një shkronjë, tetë shifra dhe një shkronjë (p.sh. L41323036D).");
+    assert_eq!(said, "NIPT-i duhet të jetë një shkronjë, tetë shifra dhe një shkronjë (p.sh. L41323036D).");
     assert!(server.get("/api/v1/setup", None).data(200)["business"].is_null(), "nothing half-saved");
     screen(page, "setup-business").await;
     enter(page, "#setup-nuis", SHOP_NUIS).await;
@@ -64,7 +69,8 @@ async fn owner_and_certificate(page: &Browser, server: &TestServer) {
     page.type_into("#setup-owner-email", OWNER_EMAIL).await;
     page.axe("setup-owner").await;
     enter(page, "#setup-owner-password", "short").await;
-    page.text_when("#setup-owner-password-error", |t| t.contains("10")).await;
+    let said = page.text_when("#setup-owner-password-error", |t| t.contains("10")).await;
+    assert_eq!(said, "«Fjalëkalimi» duhet të ketë të paktën 10 shenja.", "the field in words, not its key");
     enter(page, "#setup-owner-password", OWNER_PASSWORD).await;
     page.text_when("#who", |t| t == "Ana Hoxha · Pronar").await;
 
@@ -86,6 +92,11 @@ async fn owner_and_certificate(page: &Browser, server: &TestServer) {
         said,
         format!("Certifikata është për NIPT K12345678L, jo për NIPT-in e kësaj kompanie {SHOP_NUIS}.")
     );
+    // The shop's own file with a wrong password: said beside the password, in Albanian.
+    page.find("#setup-cert-file").await.send_keys(&mine.display().to_string()).await.unwrap();
+    enter(page, "#setup-cert-password", "not-the-password").await;
+    let said = page.text_when("#setup-cert-password-error", |t| !t.is_empty()).await;
+    assert_eq!(said, "Fjalëkalimi nuk e hap këtë skedar certifikate.");
     page.find("#setup-cert-file").await.send_keys(&mine.display().to_string()).await.unwrap();
     enter(page, "#setup-cert-password", "pw").await;
     let shown_nuis = page.text_when("#cert-nuis", |t| !t.is_empty()).await;
@@ -143,6 +154,11 @@ async fn the_test_sale(page: &Browser) {
     page.click("#test-sale").await;
     let said = page.text_when("#test-sale-status", |t| !t.is_empty()).await;
     assert!(said.ends_with("u regjistrua në CIS"), "{said}");
+    // A real receipt: the button is spent, no second click makes a second one.
+    page.find("#test-sale-done").await;
+    let buttons: Value =
+        page.client.execute("return document.querySelectorAll('#test-sale').length", vec![]).await.unwrap();
+    assert_eq!(buttons, json!(0), "the test sale's button after its receipt");
     let frame = page.find("iframe.pdf.receipt").await;
     assert!(frame.attr("src").await.unwrap().unwrap().starts_with("blob:"), "the receipt's PDF");
     page.find("#setup-complete").await;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 const LONGEST_FUNCTION: usize = 120;
 
-fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir:?}: {e}")) {
         let path = entry.unwrap().path();
         if path.is_dir() {
@@ -18,7 +18,7 @@ fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
 }
 
 /// Where the string, character or comment starting at `i` ends, or `None` when code starts there.
-fn literal_end(source: &str, i: usize) -> Option<usize> {
+pub(crate) fn literal_end(source: &str, i: usize) -> Option<usize> {
     let rest = &source[i..];
     let ident_before = source[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_');
     if rest.starts_with("//") {
@@ -62,7 +62,7 @@ fn literal_end(source: &str, i: usize) -> Option<usize> {
 
 /// `source` with its comments, strings and characters blanked, lines kept where they were, so
 /// that every brace and `fn` left is the code's own.
-fn code_only(source: &str) -> String {
+pub(crate) fn code_only(source: &str) -> String {
     let mut code = String::with_capacity(source.len());
     let mut i = 0;
     while i < source.len() {

@@ -267,6 +267,7 @@ mod tests {
                     city: Some("Tiranë".into()),
                 }),
                 request_id: None,
+                session: false,
             },
             operator_code: "oo123oo123".into(),
             unit_code: "bb123bb123".into(),
