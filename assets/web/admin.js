@@ -4,7 +4,7 @@
 // each by its time in Tirana as the page shows every time), and the certificate's days left.
 
 import { api, apiFile } from './api.js';
-import { t } from './i18n.js';
+import { apiWords, t } from './i18n.js';
 import { download, el, table } from './format.js';
 import { field, onSubmit, values } from './form.js';
 import { choose, pairingCard } from './setup.js';
@@ -163,7 +163,7 @@ function offBox(copy) {
   if (!copy || copy.state === 'off') return [];
   const shown = [el('h4', {}, t('admin.copy'))];
   if (copy.state === 'stopped') {
-    return [...shown, el('p', { class: 'error', role: 'alert', id: 'copy-behind' }, `${t('admin.copyStopped')} ${copy.why}`)];
+    return [...shown, el('p', { class: 'error', role: 'alert', id: 'copy-behind' }, `${t('admin.copyStopped')} ${apiWords(copy.why)}`)];
   }
   if (copy.behind) shown.push(el('p', { class: 'error', role: 'alert', id: 'copy-behind' }, t('admin.copyBanner')));
   for (const place of copy.places) {
