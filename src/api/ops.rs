@@ -104,8 +104,8 @@ struct Health {
 struct CopyHealth {
     /// `running` or `stopped` (set up, not running).
     state: &'static str,
-    /// Seconds the furthest place is behind the shop (null when the copy is stopped).
-    lag_seconds: Option<i64>,
+    /// Seconds the furthest place is behind the shop, to the millisecond (null when stopped).
+    lag_seconds: Option<f64>,
     /// Further behind than a minute, a place without a whole copy, or stopped.
     behind: bool,
     places: Vec<CopyPlace>,
@@ -114,9 +114,14 @@ struct CopyHealth {
 #[derive(Debug, Serialize)]
 struct CopyPlace {
     place: &'static str,
-    lag_seconds: i64,
+    lag_seconds: f64,
     restorable: bool,
     failing: Option<&'static str>,
+}
+
+/// Seconds since `since`, to the millisecond; 0 for none.
+fn seconds_since(since: Option<DateTime<Utc>>, now: DateTime<Utc>) -> f64 {
+    since.map_or(0.0, |t| (now - t).num_milliseconds().max(0) as f64 / 1000.0)
 }
 
 fn copy_health(status: &CopyStatus, now: DateTime<Utc>) -> Option<CopyHealth> {
@@ -128,13 +133,13 @@ fn copy_health(status: &CopyStatus, now: DateTime<Utc>) -> Option<CopyHealth> {
         }
         CopyStatus::Running(places) => Some(CopyHealth {
             state: "running",
-            lag_seconds: status.lag_seconds(now),
+            lag_seconds: Some(places.iter().map(|p| seconds_since(p.missing_since, now)).fold(0.0, f64::max)),
             behind,
             places: places
                 .iter()
                 .map(|p| CopyPlace {
                     place: p.target,
-                    lag_seconds: p.lag_seconds(now),
+                    lag_seconds: seconds_since(p.missing_since, now),
                     restorable: p.restorable,
                     failing: p.failing.as_ref().map(|(kind, _)| *kind),
                 })
