@@ -355,6 +355,9 @@ fn the_copy_goes_on_through_a_cut_line_a_restart_and_a_killed_server_and_catches
     // copy finds its place lost it and sends a new one.
     moto.kill();
     sell(&till.server, &till.token, "server-down", 5);
+    eventually("the copy says its place cannot be reached", WAIT, || {
+        place(&copy_status(&till.server, &till.token), "s3")["failing"] == "unreachable"
+    });
     moto = Moto::start_on(moto.port);
     sell(&till.server, &till.token, "server-back", 3);
     caught_up(&till.server, &till.token);

@@ -24,6 +24,9 @@ const SPOOL_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 /// Segments since a base may outweigh it by this much before a new base is sent: a young shop's
 /// base is a few hundred kilobytes, which a morning's sales outweigh.
 const NEW_BASE_AFTER_BYTES: u64 = 64 * 1024 * 1024;
+/// How often a place is asked whether it still holds its generation (its manifest), besides
+/// after each failure (at least ten turns apart).
+const HOLDS_CHECKED_EVERY: Duration = Duration::from_secs(60);
 /// The longest wait between two tries at a place that fails.
 const RETRY_AT_MOST: Duration = Duration::from_secs(10);
 
@@ -74,8 +77,15 @@ fn now_ms() -> i64 {
 pub fn run(shared: &Arc<Shared>, index: usize) {
     let (target, live) = &shared.places[index];
     let mut failures: u32 = 0;
+    let mut checked = std::time::Instant::now();
     while !shared.halted() {
-        match step(shared, target, failures > 0) {
+        // A server that lost what it held may answer again before any call failed (a bucket
+        // emptied, a NAS replaced): the held generation is looked for now and then too.
+        let check = failures > 0 || checked.elapsed() >= HOLDS_CHECKED_EVERY.max(shared.every * 10);
+        if check {
+            checked = std::time::Instant::now();
+        }
+        match step(shared, target, check) {
             Ok(worked) => {
                 if failures > 0 {
                     tracing::info!(place = target.name(), failures, "the copy reaches its place again");
@@ -114,8 +124,8 @@ pub fn run(shared: &Arc<Shared>, index: usize) {
 }
 
 /// One step; the bytes sent when it sent something, None when there was nothing to do.
-fn step(shared: &Shared, target: &Target, after_failure: bool) -> Result<Option<u64>, Error> {
-    match decide(shared, target, after_failure) {
+fn step(shared: &Shared, target: &Target, check_holds_first: bool) -> Result<Option<u64>, Error> {
+    match decide(shared, target, check_holds_first) {
         Action::Idle => Ok(None),
         Action::CheckHolds(generation) => check_holds(shared, target, &generation).map(Some),
         Action::Segment { generation, seq } => send_segment(shared, target, &generation, seq).map(Some),
@@ -309,14 +319,14 @@ fn read_part(db: &std::path::Path, part: u64, file_bytes: u64) -> Result<Vec<u8>
     Ok(bytes)
 }
 
-fn decide(shared: &Shared, target: &Target, after_failure: bool) -> Action {
+fn decide(shared: &Shared, target: &Target, check_holds_first: bool) -> Action {
     let mut state = shared.lock();
     let next_seq = state.next_seq;
     let base_point = state.base_point;
     let base_point_ms = state.base_point_ms;
     let holds_from = |seq: u64| (seq..next_seq).all(|s| state.spool.contains_key(&s));
     let Some(place) = state.places.get(target.name()) else { return Action::Idle };
-    if after_failure && let Some(g) = place.complete() {
+    if check_holds_first && let Some(g) = place.complete() {
         return Action::CheckHolds(g.name.clone());
     }
     if let Some(g) = place.complete()
