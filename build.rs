@@ -22,6 +22,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=assets/openapi.yaml");
     println!("cargo:rerun-if-changed=assets/cis");
     println!("cargo:rerun-if-changed=assets/web");
+    println!("cargo:rerun-if-changed=assets/passwords");
+    println!("cargo:rerun-if-changed=assets/till");
 
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR")?);
     let out = PathBuf::from(env::var("OUT_DIR")?);
@@ -58,12 +60,16 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
 
     deflate(&root.join("assets/openapi.yaml"), &out.join("openapi.yaml.deflate"))?;
-    // The owner's page's scripts and stylesheet (index.html goes in as it is: its version is
-    // filled in when served).
-    for entry in fs::read_dir(root.join("assets/web"))? {
-        let path = entry?.path();
-        if let Some(name) = path.file_name().and_then(|n| n.to_str()).filter(|n| *n != "index.html") {
-            deflate(&path, &out.join("web").join(format!("{name}.deflate")))?;
+    // The most common passwords, which a new password must not be (`domain::password`).
+    deflate(&root.join("assets/passwords/common.txt"), &out.join("common-passwords.deflate"))?;
+    // The owner's page's and the till's scripts and stylesheets (index.html goes in as it is:
+    // its version is filled in when served).
+    for dir in ["web", "till"] {
+        for entry in fs::read_dir(root.join("assets").join(dir))? {
+            let path = entry?.path();
+            if let Some(name) = path.file_name().and_then(|n| n.to_str()).filter(|n| *n != "index.html") {
+                deflate(&path, &out.join(dir).join(format!("{name}.deflate")))?;
+            }
         }
     }
     for name in [

@@ -15,6 +15,7 @@ pub mod hq;
 pub mod ops;
 pub mod panics;
 pub mod print;
+pub mod printer;
 pub mod rates;
 pub mod services;
 pub mod sim;
@@ -389,7 +390,7 @@ pub async fn run_with_tls(
         https: tls.is_some(),
         tls_fingerprint: tls.as_ref().map(|t| t.fingerprint.clone()),
         setup_from_box: args.setup_from_box,
-        lockout: Arc::default(),
+        throttle: Default::default(),
         backups: page_backups(&args, &copy_watch),
     });
     let scheme = if tls.is_some() { "https" } else { "http" };

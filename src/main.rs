@@ -140,6 +140,11 @@ enum Command {
         #[command(subcommand)]
         action: ServiceAction,
     },
+    /// The people of the companies on this box: `arka users reset-password EMAIL`.
+    Users {
+        #[command(subcommand)]
+        action: UsersAction,
+    },
     /// Partners allowed to register new companies through POST /api/v1/register.
     Partners {
         #[command(subcommand)]
@@ -326,6 +331,19 @@ enum ReportsAction {
 }
 
 #[derive(Subcommand)]
+enum UsersAction {
+    /// Print a one-time code (valid one hour) with which the user of EMAIL sets a new password
+    /// at the page ("Forgot the password?"): whoever holds the box holds the shop. Audited; the
+    /// server may run.
+    ResetPassword {
+        /// The user's e-mail, as they sign in with it.
+        email: String,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+}
+
+#[derive(Subcommand)]
 enum PartnersAction {
     /// Create a partner and print its token (shown only once; keep it safe).
     Create {
@@ -376,6 +394,9 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Apps { action: AppsAction::Create { name, data } } => accounts::create_app(&data, &name),
         Command::Partners { action: PartnersAction::Create { name, data } } => {
             accounts::create_partner(&data, &name)
+        }
+        Command::Users { action: UsersAction::ResetPassword { email, data } } => {
+            accounts::reset_password(&data, &email)
         }
     }
 }

@@ -1,7 +1,8 @@
 // The owner's administration: the people of the company (their role, the token's last use and
 // prefix; a cashier added with their till and pairing card, another's password set, a token
-// rotated with a new card), the box's backup (taken now and downloaded, the last automatic one,
-// each by its time in Tirana as the page shows every time), and the certificate's days left.
+// rotated with a new card, a person's access revoked and restored), the box's backup (taken now and
+// downloaded, the last automatic one, each by its time in Tirana as the page shows every time), and
+// the certificate's days left.
 
 import { api, apiFile } from './api.js';
 import { apiWords, t } from './i18n.js';
@@ -28,6 +29,18 @@ async function rotate(user, ctx) {
   }
   ctx.openDialog(t('setup.card'), pairingCard(answer.data.pairingCard));
   // The list shows the new token's prefix.
+  ctx.go('admin');
+}
+
+// Another person out at once (their token, every session, their sign-in), until a new token.
+async function revoke(user, ctx) {
+  if (!window.confirm(`${t('admin.revokeAsk')} ${user.name}`)) return;
+  const answer = await api(`/api/v1/users/${user.id}/token`, { method: 'DELETE' });
+  if (!answer.ok) {
+    ctx.setStatus(apiWords(answer.message), 'error');
+    return;
+  }
+  ctx.setStatus(`${t('admin.revokedFor')} ${user.name}`, 'ok');
   ctx.go('admin');
 }
 
@@ -71,9 +84,14 @@ function people(users, session, ctx) {
         onclick: () => ctx.openDialog(`${t('admin.setPassword')}: ${u.name}`, passwordForm(u, ctx)),
       }, t('admin.setPassword')),
       el('button', {
-        type: 'button', class: 'small', 'data-rotate': u.email, 'aria-label': `${t('admin.rotate')}: ${u.name}`,
+        type: 'button', class: 'small', 'data-rotate': u.email,
+        'aria-label': `${t(u.token.revoked ? 'admin.restore' : 'admin.rotate')}: ${u.name}`,
         onclick: () => rotate(u, ctx),
-      }, t('admin.rotate')))];
+      }, t(u.token.revoked ? 'admin.restore' : 'admin.rotate')),
+      me || u.token.revoked ? null : el('button', {
+        type: 'button', class: 'small danger', 'data-revoke': u.email, 'aria-label': `${t('admin.revoke')}: ${u.name}`,
+        onclick: () => revoke(u, ctx),
+      }, t('admin.revoke')))];
   });
   const list = table([t('setup.name'), t('setup.email'), t('audit.role'), t('setup.operatorCode'), t('setup.till'),
     t('admin.lastUse'), t('admin.token'), ''], rows);
@@ -183,6 +201,35 @@ function offBox(copy) {
 
 // Whole days until the certificate's end, from its Tirane time "YYYY-MM-DD HH:MM:SS" (read in
 // the browser's zone: rounded, so an hour or two between the zones does not change the day).
+// Each till's receipt printer (ESC/POS on the network or a USB device file), with a test print.
+async function printers(ctx) {
+  const listed = await api('/api/v1/printers');
+  const box = el('div', { class: 'card', id: 'printers' }, el('h3', {}, t('printer.title')));
+  for (const till of listed.ok ? listed.data.items : []) {
+    const p = till.printer || { connection: 'none', address: '', columns: 48 };
+    const id = `printer-${till.tcrCode}`;
+    const option = (value, label) => el('option', { value, selected: String(p.connection) === value || String(p.columns) === value }, label);
+    const form = el('form', { id, novalidate: true },
+      el('h4', {}, `${till.name} (${till.tcrCode})`),
+      field(`${id}-connection`, 'connection', t('printer.connection'), {}, { tag: 'select', children: [
+        option('none', t('printer.none')), option('network', t('printer.network')), option('device', t('printer.device'))] }),
+      field(`${id}-address`, 'address', t('printer.address'), { value: p.address, autocomplete: 'off' }, { hint: t('printer.addressHint') }),
+      field(`${id}-columns`, 'columns', t('printer.columns'), {}, { tag: 'select', children: [option('48', '48'), option('42', '42')] }),
+      el('p', { class: 'buttons' }, el('button', { type: 'submit' }, t('printer.save')),
+        el('button', { type: 'button', id: `${id}-test`, onclick: async () => {
+          const printed = await api(`/api/v1/printers/${till.tcrCode}/test`, { method: 'POST', body: {} });
+          ctx.setStatus(printed.ok ? t('printer.tested') : printed.message, printed.ok ? 'info' : 'error');
+        } }, t('printer.test'))));
+    onSubmit(form, () => {
+      const body = values(form);
+      if (body.columns) body.columns = Number(body.columns);
+      return api(`/api/v1/printers/${till.tcrCode}`, { method: 'PUT', body });
+    }, () => ctx.setStatus(t('printer.saved'), 'info'));
+    box.append(form);
+  }
+  return box;
+}
+
 export function daysLeft(expiresAt) {
   const end = Date.parse(String(expiresAt).replace(' ', 'T'));
   return Number.isNaN(end) ? null : Math.round((end - Date.now()) / 86400000);
@@ -203,6 +250,7 @@ export async function render(section, ctx) {
     el('div', { class: 'cards' },
       cashierForm(details, ctx, again),
       await backup(ctx),
+      await printers(ctx),
       el('div', { class: `card ${cert?.expiresSoon ? 'bad' : 'good'}`, id: 'admin-cert' },
         el('h3', {}, t('cert.title')),
         cert ? el('p', {}, `${t('cert.expires')} ${cert.expiresAt} · ${t('admin.daysLeft')}: `, el('strong', { id: 'cert-days' }, String(daysLeft(cert.expiresAt))))

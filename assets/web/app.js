@@ -12,8 +12,12 @@ import * as products from './products.js';
 import * as admin from './admin.js';
 import * as reports from './reports.js';
 import * as audit from './audit.js';
+import * as profile from './profile.js';
 
-const views = { setup, today, cis, invoices, products, reports, audit, admin };
+const views = { setup, today, cis, invoices, products, reports, audit, admin, profile };
+
+// A pairing card's QR (the cashier's token in the fragment) opens the till, which sells with it.
+if (location.hash.startsWith('#token=')) location.replace(`/till/${location.hash}`);
 const $ = (id) => document.getElementById(id);
 
 // Who is signed in (GET /api/v1/session's data), and the wizard's state (GET /api/v1/setup).
@@ -119,6 +123,10 @@ function showChrome(signedIn) {
   $('signout').hidden = !signedIn;
   $('company').textContent = signedIn ? `· ${session.company.name}` : '';
   $('who').textContent = signedIn ? `${session.user.name} · ${roleWords(role())}` : '';
+  // One's own name opens one's own profile (not at a head office, which keeps no people).
+  $('who').hidden = !signedIn;
+  $('who').disabled = Boolean(session?.chain);
+  $('who').title = t('profile.open');
   for (const button of $('nav').querySelectorAll('button[data-role]')) button.hidden = !allowed(button.dataset.role);
 }
 
@@ -183,6 +191,10 @@ $('nav').addEventListener('click', (event) => {
 });
 
 $('dialog-close').addEventListener('click', closeDialog);
+$('who').addEventListener('click', () => {
+  setStatus('');
+  go('profile');
+});
 window.addEventListener('hashchange', () => show());
 
 setLanguage(language());

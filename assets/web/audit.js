@@ -10,9 +10,11 @@ import { clearErrors, field, showErrors } from './form.js';
 
 const ACTIONS = [
   'invoice.cancel', 'cash.deposit', 'cash.withdraw', 'day.open', 'day.close',
-  'user.create', 'user.update', 'user.role', 'user.password', 'token.rotate', 'token.revoke',
-  'certificate.upload', 'settings.currency', 'settings.manual_rate', 'settings.marketplace',
-  'backup.restore', 'queue.resend',
+  'user.create', 'user.update', 'user.role', 'user.password', 'user.reset_code', 'user.restore',
+  'token.rotate', 'token.revoke', 'certificate.upload', 'settings.currency', 'settings.manual_rate',
+  'settings.marketplace', 'settings.print', 'settings.stock', 'bank_account.create', 'unit.create',
+  'unit.update', 'device.register', 'stock.adjust', 'product.import', 'invoice.test_sale',
+  'backup.create', 'backup.restore', 'queue.resend',
 ];
 const LIMIT = 20;
 
@@ -27,7 +29,7 @@ function word(prefix, code) {
 // The trail's figures of money, written as the page writes amounts.
 const AMOUNTS = ['amount', 'opening', 'expected', 'counted', 'difference', 'withdrawn', 'total'];
 // The trail's values that are words of the server's (a role, a state).
-const WORDED = ['role', 'passwordSetBy', 'status'];
+const WORDED = ['role', 'passwordSetBy', 'status', 'via', 'reason'];
 
 // A value of the trail in words: yes or no, an amount, a role, a person by name, a list.
 function valueWords(key, value, names) {
@@ -36,7 +38,10 @@ function valueWords(key, value, names) {
   if (Array.isArray(value)) return value.map((v) => valueWords(key, v, names)).join(', ');
   if (typeof value === 'object') return JSON.stringify(value);
   if (AMOUNTS.includes(key)) return money(value);
-  if (WORDED.includes(key)) return word(key === 'status' ? 'audit.val' : 'role', value);
+  if (WORDED.includes(key)) {
+    const said = word('audit.val', String(value));
+    return said === String(value) ? word('role', value) : said;
+  }
   return String(value);
 }
 

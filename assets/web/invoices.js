@@ -2,7 +2,7 @@
 // opens the details with the PDF (A4 and receipt) and the cancellation, once confirmed.
 
 import { api, apiFile } from './api.js';
-import { method, t } from './i18n.js';
+import { apiWords, method, t } from './i18n.js';
 import { download, el, money, table } from './format.js';
 import { amountOf, onSubmit } from './form.js';
 
@@ -108,7 +108,7 @@ function confirmCancel(invoice, section, ctx) {
     const answer = await api(`/api/v1/invoice/cancel/${invoice.id}`, { method: 'POST' });
     ctx.closeDialog();
     if (answer.status === 404) ctx.setStatus(t('inv.cancelMissing'), 'error');
-    else if (!answer.ok) ctx.setStatus(answer.message, 'error');
+    else if (!answer.ok) ctx.setStatus(apiWords(answer.message), 'error');
     else ctx.setStatus(`${t('inv.cancelled')} ${answer.data?.invoice?.number ?? ''}`, 'ok');
     render(section, ctx);
   });

@@ -105,6 +105,7 @@ function ownerForm(ctx) {
     field('setup-owner-name', 'name', t('setup.ownerName'), { autocomplete: 'name', required: true }),
     field('setup-owner-email', 'email', t('setup.email'), { type: 'email', autocomplete: 'username', required: true }),
     field('setup-owner-password', 'password', t('signin.password'), { type: 'password', autocomplete: 'new-password', required: true }, { hint: t('setup.passwordHint') }),
+    field('setup-owner-operator', 'operatorCode', t('setup.operatorCode'), { autocomplete: 'off' }, { hint: t('setup.ownerOperatorHint') }),
     submit(t('setup.next')));
   return onSubmit(form, () => api('/api/v1/setup/owner', { method: 'POST', body: values(form) }), async (answer) => {
     // The owner is signed in now: the code is used up, the wizard goes on as the owner.

@@ -261,8 +261,15 @@ pub async fn take(State(state): State<AppState>, auth: Auth) -> ApiResult {
             tracing::error!(%why, "a backup from the page failed");
             ApiError::status(StatusCode::CONFLICT, format!("The backup could not be taken: {why}."))
         })?;
-    tracing::info!(file, bytes, user = auth.0.user.id, "a backup was taken from the page");
     let key_file = format!("{file}.key");
+    if let Err(e) = state.services.record_backup(&auth.0, &file, bytes).await {
+        // No backup the trail does not show: the files go with the failed entry.
+        for name in [&file, &key_file] {
+            let _ = std::fs::remove_file(state.people.backups.dir.join(name));
+        }
+        return Err(e.into());
+    }
+    tracing::info!(file, bytes, user = auth.0.user.id, "a backup was taken from the page");
     created(TakenNow { file, key_file, bytes, warning: WARNING })
 }
 

@@ -28,6 +28,8 @@ pub mod reports;
 mod session;
 mod setup;
 mod stock;
+mod till;
+pub mod till_web;
 mod tracing_layers;
 mod unread_body;
 mod users;
@@ -85,19 +87,36 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
         state.clock.clone(),
         state.people.backups.copy.clone(),
     ));
+    let https = state.people.https;
     // The owner's page is static and public (it signs in through the API), so no limiter counts it;
     // nor the book at /docs, the manual a technician reads in the shop.
     let app = api_router(state, options.max_body_bytes)
         .merge(ops_routes)
         .merge(web::routes())
+        .merge(till_web::routes())
         .merge(docs::routes())
         .layer(from_fn(unread_body::drain));
+    let app = if https { app.layer(map_response(strict_transport)) } else { app };
     tracing_layers::layered(app)
+}
+
+/// HSTS on every answer over HTTPS: a browser that reached the box once over HTTPS (without a
+/// certificate warning) never again sends the session cookie or a password over plain HTTP to
+/// that name, for a year. No `includeSubDomains`: the box's name says nothing of its neighbours.
+pub const STRICT_TRANSPORT: &str = "max-age=31536000";
+
+async fn strict_transport(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        axum::http::header::STRICT_TRANSPORT_SECURITY,
+        axum::http::HeaderValue::from_static(STRICT_TRANSPORT),
+    );
+    response
 }
 
 /// The API: every route, then what every request goes through (outermost last).
 fn api_router(state: AppState, max_body_bytes: usize) -> Router {
     routes(&state)
+        .merge(till_routes(&state))
         .merge(marketplace::routes())
         // Outermost of the routes' layers: a call its rule refuses costs no budget and reaches
         // no handler. Every route above has a rule (a route without one is refused).
@@ -288,6 +307,18 @@ fn routes(state: &AppState) -> Router<AppState> {
         .merge(owner_routes(state))
 }
 
+/// Arka's own routes for the till (docs "The till"): printers, receipts, the till's settings.
+fn till_routes(state: &AppState) -> Router<AppState> {
+    let g = Budgets(state);
+    Router::new()
+        .route("/api/v1/printers", g.general(get(till::printers)))
+        .route("/api/v1/printers/mine", g.general(get(till::my_printer)))
+        .route("/api/v1/printers/{tcrCode}", g.general(put(till::set_printer)))
+        .route("/api/v1/printers/{tcrCode}/test", g.print(post(till::test_print)))
+        .route("/api/v1/invoice/{id}/receipt", g.print(post(till::print_receipt)))
+        .route("/api/v1/till/settings", g.general(get(till::settings).put(till::update_settings)))
+}
+
 /// Arka's own routes for the owner's page (docs "The owner's page"): the day, the queue and the
 /// re-send of a refused document, the box's backups.
 fn owner_routes(state: &AppState) -> Router<AppState> {
@@ -320,6 +351,8 @@ fn people_routes(state: &AppState) -> Router<AppState> {
             g.general(get(people::whoami).post(people::sign_in).delete(people::sign_out)),
         )
         .route("/api/v1/session/password", g.general(post(people::change_password)))
+        .route("/api/v1/session/reset", g.general(post(people::reset_with_code)))
+        .route("/api/v1/users/me", g.general(get(people::profile).patch(people::update_profile)))
         .route("/api/v1/users/{id}/password", g.general(post(people::reset_password)))
 }
 

@@ -1,5 +1,6 @@
 //! People at the owner's page: sign-in with e-mail and password (a session cookie), who is
-//! signed in, sign-out, passwords, and a user's token rotated with its pairing card.
+//! signed in, sign-out, passwords (one's own, the owner's reset, the box's one-time code), each
+//! person's own profile, and guesses slowed per account and address (`domain::throttle`).
 //!
 //! The session cookie is a random id (only its hash is stored), HttpOnly and SameSite=Strict,
 //! Secure when the server speaks HTTPS. Every change made with it carries `X-CSRF-Token`, a
@@ -7,7 +8,7 @@
 //! The session speaks as the user's token does, so every route and limit applies the same.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, State};
@@ -22,7 +23,8 @@ use super::extract::{Body, PathId};
 use super::session::{SESSION_COOKIE, csrf_token};
 use crate::config::BoxPeers;
 use crate::domain::role::Role;
-use crate::services::people::{Lockout, Refused, Session};
+use crate::domain::throttle::{self, Secret, Throttle};
+use crate::services::people::{Profile, ProfileUpdate, Refused, Session, Via};
 use crate::store::accounts::{Caller, User};
 
 /// What the people routes and the setup wizard need beside the services.
@@ -35,7 +37,8 @@ pub struct People {
     pub tls_fingerprint: Option<String>,
     /// `--setup-from-box`.
     pub setup_from_box: BoxPeers,
-    pub lockout: Arc<Lockout>,
+    /// Guesses at passwords, reset codes and the setup code, per secret and address.
+    pub throttle: Mutex<Throttle>,
     /// The page's backups (`backups`).
     pub backups: super::backups::Backups,
 }
@@ -150,8 +153,87 @@ pub struct SignInBody {
 
 const WRONG_SIGN_IN: &str = "The e-mail or the password is wrong.";
 
-/// `POST /api/v1/session`: e-mail and password; a session cookie. Wrong, unknown and locked
-/// all answer 401 alike; a lock adds Retry-After.
+/// Whole seconds, rounded up, at least one.
+fn seconds(wait: Duration) -> u64 {
+    (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1)
+}
+
+impl People {
+    /// Takes one guess of `pair` at `now`: refused (429, with how long to wait) while the pair
+    /// owes a wait; else counted as a failure until `right` forgives it, so that guesses sent
+    /// side by side cannot all pass before the first is answered.
+    pub(super) fn guess(&self, pair: &str, now: std::time::Instant) -> Result<(), ApiError> {
+        let Ok(mut throttle) = self.throttle.lock() else {
+            return Err(ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error"));
+        };
+        if let Some(wait) = throttle.wait(pair, now) {
+            tracing::info!(wait_seconds = seconds(wait), "a guess waits its turn");
+            return Err(ApiError::Throttled { limit: throttle::FREE_FAILURES, retry_after: wait });
+        }
+        throttle.failed(pair.to_string(), now);
+        Ok(())
+    }
+
+    /// The guess of `pair` was right: the pair starts afresh.
+    pub(super) fn right(&self, pair: &str) {
+        if let Ok(mut throttle) = self.throttle.lock() {
+            throttle.succeeded(pair);
+        }
+    }
+
+    /// How long `pair` now waits before its next guess, if it does.
+    fn owed(&self, pair: &str, now: std::time::Instant) -> Option<Duration> {
+        self.throttle.lock().ok().and_then(|t| t.wait(pair, now))
+    }
+
+    fn forget_account(&self, email: &str) {
+        if let Ok(mut throttle) = self.throttle.lock() {
+            throttle.forget_account(email);
+        }
+    }
+}
+
+/// What a guess at an account's secret came to: a right one signs the person in and forgives
+/// the pair; a wrong one is `refusal`, with `Retry-After` when the next guess must wait; a right
+/// one with a refused new password (422) forgives the pair too.
+async fn guessed(
+    state: &AppState,
+    pair: &str,
+    outcome: Result<Session, Refused>,
+    refusal: ApiError,
+) -> ApiResult {
+    match outcome {
+        Ok(session) => {
+            state.people.right(pair);
+            session_answer(state, session, StatusCode::OK).await
+        }
+        Err(Refused::Wrong) => {
+            let mut response = refusal.into_response();
+            if let Some(wait) = state.people.owed(pair, state.clock.now()) {
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds(wait)));
+            }
+            Ok(response)
+        }
+        Err(Refused::Failed(e)) => {
+            if matches!(e, crate::services::Error::Invalid(_)) {
+                state.people.right(pair);
+            }
+            Err(e.into())
+        }
+    }
+}
+
+/// A password `field` of a body: required, and no longer than any password may be.
+fn password_sent(errors: &mut crate::domain::validation::FieldErrors, field: &str, value: Option<&str>) {
+    if value.is_none_or(str::is_empty) {
+        errors.add(field, format!("The {field} field is required."));
+    }
+    errors.max_len(field, value, crate::domain::password::MAX_PASSWORD);
+}
+
+/// `POST /api/v1/session`: e-mail and password; a session cookie. Wrong, unknown, token-only
+/// and revoked all answer 401 alike; a guess that must wait is 429 with `Retry-After`, even with
+/// the right password, for this e-mail from this address only.
 pub async fn sign_in(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -159,27 +241,51 @@ pub async fn sign_in(
 ) -> ApiResult {
     let mut errors = crate::domain::validation::FieldErrors::new();
     let email = errors.required("email", b.email.as_deref()).map(str::to_string);
-    if b.password.as_deref().is_none_or(str::is_empty) {
-        errors.add("password", "The password field is required.");
-    }
+    password_sent(&mut errors, "password", b.password.as_deref());
     errors.max_len("email", b.email.as_deref(), 255);
-    errors.max_len("password", b.password.as_deref(), crate::services::people::MAX_PASSWORD);
     errors.into_result().map_err(ApiError::Validation)?;
     let (Some(email), Some(password)) = (email, b.password) else {
         return Err(ApiError::field("email", "The email field is required."));
     };
-    match state.services.sign_in(&state.people.lockout, &email, &password, peer.ip()).await {
-        Ok(session) => session_answer(&state, session, StatusCode::OK).await,
-        Err(Refused::Wrong { retry_after }) => {
-            let mut response = ApiError::status(StatusCode::UNAUTHORIZED, WRONG_SIGN_IN).into_response();
-            if let Some(wait) = retry_after {
-                let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
-            }
-            Ok(response)
-        }
-        Err(Refused::Failed(e)) => Err(e.into()),
-    }
+    let pair = throttle::pair(Secret::Account(&email), peer.ip());
+    state.people.guess(&pair, state.clock.now())?;
+    let outcome = state.services.sign_in(&email, &password).await;
+    guessed(&state, &pair, outcome, ApiError::status(StatusCode::UNAUTHORIZED, WRONG_SIGN_IN)).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResetWithCodeBody {
+    email: Option<String>,
+    code: Option<String>,
+    new_password: Option<String>,
+}
+
+const WRONG_CODE: &str =
+    "The code is wrong or has expired: `arka users reset-password EMAIL` on the server prints a new one.";
+
+/// `POST /api/v1/session/reset`: a new password with the one-time code `arka users
+/// reset-password` printed on the box; the person is signed in (a session, as at sign-in). A
+/// wrong code counts as a wrong password of the account from this address.
+pub async fn reset_with_code(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Body(b): Body<ResetWithCodeBody>,
+) -> ApiResult {
+    let mut errors = crate::domain::validation::FieldErrors::new();
+    let email = errors.required("email", b.email.as_deref()).map(str::to_string);
+    let code = errors.required("code", b.code.as_deref()).map(str::to_string);
+    password_sent(&mut errors, "newPassword", b.new_password.as_deref());
+    errors.max_len("email", b.email.as_deref(), 255);
+    errors.max_len("code", b.code.as_deref(), 64);
+    errors.into_result().map_err(ApiError::Validation)?;
+    let (Some(email), Some(code)) = (email, code) else {
+        return Err(ApiError::field("email", "The email field is required."));
+    };
+    let pair = throttle::pair(Secret::Account(&email), peer.ip());
+    state.people.guess(&pair, state.clock.now())?;
+    let outcome = state.services.reset_with_code(&email, &code, b.new_password).await;
+    guessed(&state, &pair, outcome, ApiError::field("code", WRONG_CODE)).await
 }
 
 /// `GET /api/v1/session`: who is calling (a session or a token), and the session's CSRF token.
@@ -224,17 +330,17 @@ pub struct PasswordBody {
     new_password: Option<String>,
 }
 
-/// `POST /api/v1/session/password`: the caller's own password. Every session of the user ends;
-/// a page that changed it gets a new session (and CSRF token) at once.
+/// `POST /api/v1/session/password`: the caller's own password, the current one proved. Every
+/// session of the user ends; a page that changed it gets a new session (and CSRF token) at once.
 pub async fn change_password(
     State(state): State<AppState>,
     Auth(caller): Auth,
     session: Option<axum::Extension<SessionAuth>>,
     Body(b): Body<PasswordBody>,
 ) -> ApiResult {
-    let from_page = session.is_some();
+    let via = if session.is_some() { Via::Session } else { Via::Token };
     let new_session =
-        state.services.change_password(&caller, b.current_password, b.new_password, from_page).await?;
+        state.services.change_password(&caller, b.current_password, b.new_password, via).await?;
     match new_session {
         Some(id) => {
             let caller = (*caller).clone();
@@ -258,6 +364,47 @@ pub async fn reset_password(
     PathId(id): PathId,
     Body(b): Body<ResetBody>,
 ) -> ApiResult {
-    let user = state.services.reset_password(&caller, &state.people.lockout, id, b.new_password).await?;
+    let user = state.services.reset_password(&caller, id, b.new_password).await?;
+    state.people.forget_account(&user.email);
     ok(PasswordReset { user: UserView::of(&user), sessions_ended: true })
+}
+
+/// A person's own profile.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProfileView {
+    user: UserView,
+    /// The person signs in with a password (a POS user may have only a token).
+    password_set: bool,
+}
+
+impl ProfileView {
+    fn of(profile: &Profile) -> ProfileView {
+        ProfileView { user: UserView::of(&profile.user), password_set: profile.password_set }
+    }
+}
+
+/// `GET /api/v1/users/me`: the caller's own profile.
+pub async fn profile(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
+    let profile = state.services.profile(&caller).await?;
+    ok(ProfileView::of(&profile))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ProfileBody {
+    name: Option<String>,
+    operator_code: Option<String>,
+}
+
+/// `PATCH /api/v1/users/me`: the caller changes their own name or operator code (their password
+/// is `POST /api/v1/session/password`).
+pub async fn update_profile(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Body(b): Body<ProfileBody>,
+) -> ApiResult {
+    let update = ProfileUpdate { name: b.name, operator_code: b.operator_code };
+    let profile = state.services.update_profile(&caller, update).await?;
+    ok(ProfileView::of(&profile))
 }

@@ -63,8 +63,10 @@ pub enum Scope {
     WoltSignature,
     /// The first start: the setup code, or a request from the box itself.
     SetupPass,
-    /// The caller's own password.
+    /// The caller's own profile and password.
     OwnAccount,
+    /// The one-time code `arka users reset-password` printed on the box.
+    ResetCode,
     /// The owner of the box's one company: a backup copies every company on the box.
     TheBox,
     /// A cashier sees their own till; a manager or an owner every till.
@@ -85,7 +87,8 @@ impl Scope {
             Scope::MarketplaceRight => "and the token's marketplace right",
             Scope::WoltSignature => "Wolt's signature",
             Scope::SetupPass => "the setup code, or a request from the box itself",
-            Scope::OwnAccount => "the caller's own password",
+            Scope::OwnAccount => "the caller's own profile and password",
+            Scope::ResetCode => "the one-time code `arka users reset-password` printed on the box",
             Scope::OwnTillOrAll => "a cashier: their own till; a manager or an owner: every till",
             Scope::TheBox => "the owner of the box's one company (a backup holds every company)",
         }
@@ -113,7 +116,7 @@ const fn rule(method: &'static str, path: &'static str, access: Access, scope: S
 
 use Scope::{
     Company, MarketplaceRight, OwnAccount, OwnDocuments, OwnSalesOfTheDay, OwnTill, OwnTillOrAll,
-    OwnTillReport, OwnToken, SetupPass, TheBox, Users, WoltSignature,
+    OwnTillReport, OwnToken, ResetCode, SetupPass, TheBox, Users, WoltSignature,
 };
 
 /// Every operation of `assets/openapi.yaml`, in the document's order of groups.
@@ -134,6 +137,8 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/users/{id}/token", OWNER, Company),
     rule("DELETE", "/api/v1/users/{id}/token", OWNER, Company),
     rule("POST", "/api/v1/users/me/token", CASHIER, OwnToken),
+    rule("GET", "/api/v1/users/me", CASHIER, OwnAccount),
+    rule("PATCH", "/api/v1/users/me", CASHIER, OwnAccount),
     rule("GET", "/api/v1/audit", MANAGER, Company),
     rule("POST", "/api/v1/users/{id}/password", OWNER, Company),
     // The first start's wizard and people signing in to the page
@@ -150,6 +155,7 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/session", PUBLIC, Company),
     rule("DELETE", "/api/v1/session", CASHIER, Company),
     rule("POST", "/api/v1/session/password", CASHIER, OwnAccount),
+    rule("POST", "/api/v1/session/reset", PUBLIC, ResetCode),
     // Connection, account, bank accounts, clients, products
     rule("GET", "/api/openapi.yaml", PUBLIC, Company),
     rule("GET", "/api/v1/ping", CASHIER, Company),
@@ -249,6 +255,17 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/owner/backup", OWNER, TheBox),
     rule("POST", "/api/v1/owner/backup/copy/verify", OWNER, TheBox),
     rule("GET", "/api/v1/owner/backup/{file}", OWNER, TheBox),
+    // The till and its printer
+    rule("GET", "/till", PUBLIC, Company),
+    rule("GET", "/till/", PUBLIC, Company),
+    rule("GET", "/till/{version}/{name}", PUBLIC, Company),
+    rule("GET", "/api/v1/printers", MANAGER, Company),
+    rule("GET", "/api/v1/printers/mine", CASHIER, OwnTill),
+    rule("PUT", "/api/v1/printers/{tcrCode}", OWNER, Company),
+    rule("POST", "/api/v1/printers/{tcrCode}/test", OWNER, Company),
+    rule("POST", "/api/v1/invoice/{id}/receipt", CASHIER, OwnDocuments),
+    rule("GET", "/api/v1/till/settings", CASHIER, Company),
+    rule("PUT", "/api/v1/till/settings", OWNER, Company),
     // Warehouse transfer notes and stock
     rule("POST", "/api/v1/invoice/wtn", CASHIER, Company),
     rule("GET", "/api/v1/invoice/wtn", CASHIER, OwnDocuments),
@@ -444,6 +461,8 @@ mod tests {
                         | Scope::OwnTill
                         | Scope::OwnTillOrAll
                         | Scope::OwnToken
+                        | Scope::OwnAccount
+                        | Scope::ResetCode
                         | Scope::WoltSignature
                 );
             if refuses {

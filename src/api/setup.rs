@@ -20,6 +20,7 @@ use super::pairing::{PairingCard, pairing_card};
 use super::people::{UserView, session_answer};
 use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::domain::role::Role;
+use crate::domain::throttle::{self, Secret};
 use crate::domain::time::local_text;
 use crate::services::Error as ServiceError;
 use crate::services::accounts::{NewUserInput, UnitInput};
@@ -49,20 +50,24 @@ fn header_code(headers: &HeaderMap) -> Option<&str> {
     headers.get(SETUP_CODE_HEADER).and_then(|v| v.to_str().ok())
 }
 
-/// Refuses an address locked by wrong codes or sign-ins, and counts a wrong code against it.
+/// A typed code is a guess at the setup code, slowed per address as passwords are
+/// (`domain::throttle`): a guess that must wait is 429, even the right code, from this address only.
 async fn checked_pass(state: &AppState, pass: SetupPass, peer: SocketAddr) -> Result<SetupPass, ApiError> {
-    let lockout = &state.people.lockout;
-    if let Some(wait) = lockout.address_locked(peer.ip()) {
-        return Err(ApiError::Throttled {
-            limit: u32::try_from(crate::services::people::ADDRESS_FAILURES).unwrap_or(u32::MAX),
-            retry_after: wait,
-        });
+    let pair = matches!(pass, SetupPass::Code(_)).then(|| throttle::pair(Secret::SetupCode, peer.ip()));
+    if let Some(pair) = &pair {
+        state.people.guess(pair, state.clock.now())?;
     }
     match state.services.check_setup_pass(&pass).await {
-        Ok(()) => Ok(pass),
+        Ok(()) => {
+            if let Some(pair) = &pair {
+                state.people.right(pair);
+            }
+            Ok(pass)
+        }
         Err(e) => {
-            if matches!((&e, &pass), (ServiceError::Forbidden(_), SetupPass::Code(_))) {
-                lockout.wrong_setup_code(peer.ip());
+            // Only a wrong code stays counted.
+            if let Some(pair) = pair.as_deref().filter(|_| !matches!(e, ServiceError::Forbidden(_))) {
+                state.people.right(pair);
             }
             Err(e.into())
         }
@@ -310,11 +315,14 @@ struct SavedBusiness {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct OwnerBody {
     name: Option<String>,
     email: Option<String>,
     password: Option<String>,
+    /// The owner's operator code from the tax portal: what the owner's own sales and
+    /// cancellations carry (it can be given later, in the owner's profile).
+    operator_code: Option<String>,
 }
 
 /// `POST /api/v1/setup/owner`: the company is made with its owner, the setup code is used up,
@@ -328,7 +336,10 @@ pub async fn owner(
     let pass = checked_pass(&state, pass(&state, header_code(&headers), peer), peer).await?;
     let session = state
         .services
-        .create_setup_owner(&pass, OwnerInput { name: b.name, email: b.email, password: b.password })
+        .create_setup_owner(
+            &pass,
+            OwnerInput { name: b.name, email: b.email, password: b.password, operator_code: b.operator_code },
+        )
         .await?;
     session_answer(&state, session, StatusCode::CREATED).await
 }
@@ -506,7 +517,7 @@ pub async fn test_sale(
         "payment_methods": [{"type": "BANKNOTE", "amount": TEST_SALE_PRICE}],
     });
     let request = super::invoices::issue_request(parse_value(body)?, DocumentKind::Cash, ApiVersion::V2)?;
-    let issued = state.services.issue_invoice(&cashier, request).await?;
+    let issued = state.services.issue_test_sale(&auth.0, &cashier, request).await?;
     let (invoice, fiscalized) = match issued {
         Issued::Fiscalized(invoice) => (invoice, true),
         Issued::Deferred(invoice) => (invoice, false),

@@ -1,6 +1,7 @@
-//! The company's users and their tokens: the owner's list, a token rotated or revoked by the
-//! owner, and a user's own token rotated (`GET /api/v1/users`, `/api/v1/users/{id}/token`,
-//! `/api/v1/users/me/token`). Who may call which is `permissions`' table.
+//! The company's users and their tokens: the owner's list, a token rotated by the owner (which
+//! also restores a revoked user), a user's access revoked, and a user's own token rotated
+//! (`GET /api/v1/users`, `/api/v1/users/{id}/token`, `/api/v1/users/me/token`). Who may call
+//! which is `permissions`' table.
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -95,13 +96,15 @@ struct Rotated<'a, C> {
     pairing_card: C,
 }
 
-/// A user whose token was just taken away.
+/// A user whose access was just taken away: their token, their sessions, their sign-in.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct RevokedUser<'a> {
     #[serde(flatten)]
     user: UserView<'a>,
     token_revoked: bool,
+    /// How many of the user's signed-in pages were signed out.
+    sessions_ended: usize,
 }
 
 #[derive(Serialize)]
@@ -124,7 +127,9 @@ pub async fn rotate_own(State(state): State<AppState>, Auth(caller): Auth, heade
     with_token(&state, &headers, &user, &token)
 }
 
+/// `DELETE /api/v1/users/{id}/token`: the user is out at once, everywhere, until an owner gives
+/// them a new token.
 pub async fn revoke(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
-    let user = state.services.revoke_token(&caller, id).await?;
-    ok(Revoked { user: RevokedUser { user: (&user).into(), token_revoked: true } })
+    let (user, sessions_ended) = state.services.revoke_access(&caller, id).await?;
+    ok(Revoked { user: RevokedUser { user: (&user).into(), token_revoked: true, sessions_ended } })
 }

@@ -49,12 +49,22 @@ impl Asset {
 
 macro_rules! asset {
     ($name:literal, $content_type:literal) => {
-        Asset {
-            name: $name,
-            content_type: $content_type,
-            packed: include_bytes!(concat!(env!("OUT_DIR"), "/web/", $name, ".deflate")),
-        }
+        asset!("web", $name, $content_type)
     };
+    ($dir:literal, $name:literal, $content_type:literal) => {
+        $crate::api::web::Asset::packed(
+            $name,
+            $content_type,
+            include_bytes!(concat!(env!("OUT_DIR"), "/", $dir, "/", $name, ".deflate")),
+        )
+    };
+}
+pub(crate) use asset;
+
+impl Asset {
+    pub const fn packed(name: &'static str, content_type: &'static str, packed: &'static [u8]) -> Asset {
+        Asset { name, content_type, packed }
+    }
 }
 
 /// Every file of `assets/web/` but index.html (a test checks that none is left out).
@@ -77,15 +87,19 @@ pub const ASSETS: &[Asset] = &[
     asset!("audit.js", "text/javascript; charset=utf-8"),
     asset!("amount.js", "text/javascript; charset=utf-8"),
     asset!("messages.js", "text/javascript; charset=utf-8"),
+    asset!("profile.js", "text/javascript; charset=utf-8"),
 ];
 
 pub const INDEX_HTML: &str = include_str!("../../assets/web/index.html");
 
-/// The served forms, computed once.
-struct Bundle {
-    files: Vec<Vec<u8>>,
-    version: String,
-    index: String,
+/// The served forms of a page's files, computed once.
+pub(super) struct Bundle {
+    pub(super) files: Vec<Vec<u8>>,
+    /// Each file as gzip, what a browser downloads: the packed DEFLATE stream as it is, in
+    /// gzip's frame (no second compression at start).
+    gzipped: Vec<Vec<u8>>,
+    pub(super) version: String,
+    pub(super) index: String,
     index_etag: String,
     etags: Vec<String>,
 }
@@ -97,30 +111,116 @@ pub(super) fn inflate(packed: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// `packed` (raw DEFLATE of `bytes`) framed as gzip (RFC 1952): a header with no name and no
+/// time, the stream, then the CRC-32 and length of `bytes`.
+fn gzip_frame(packed: &[u8], bytes: &[u8]) -> Vec<u8> {
+    let mut crc = flate2::Crc::new();
+    crc.update(bytes);
+    let mut framed = Vec::with_capacity(packed.len() + 18);
+    framed.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+    framed.extend_from_slice(packed);
+    framed.extend_from_slice(&crc.sum().to_le_bytes());
+    framed.extend_from_slice(&crc.amount().to_le_bytes());
+    framed
+}
+
+/// Whether the request's `Accept-Encoding` takes gzip (a `q=0` refuses it).
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).any(|v| {
+        v.split(',').any(|coding| {
+            let mut parts = coding.split(';').map(str::trim);
+            let name = parts.next().unwrap_or_default();
+            let refused = parts
+                .any(|p| p.strip_prefix("q=").and_then(|q| q.parse::<f32>().ok()).is_some_and(|q| q <= 0.0));
+            (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
+        })
+    })
+}
+
 pub(super) fn short_hash(bytes: &[u8]) -> String {
     let mut hex = hex_lower(&openssl::sha::sha256(bytes));
     hex.truncate(16);
     hex
 }
 
-fn bundle() -> &'static Bundle {
-    static BUNDLE: OnceLock<Bundle> = OnceLock::new();
-    BUNDLE.get_or_init(|| {
+impl Bundle {
+    /// `assets` inflated, their version (a hash of every file and the page) and the page
+    /// `index_html` with the version filled in.
+    pub(super) fn of(assets: &[Asset], index_html: &str) -> Bundle {
         let mut all = openssl::sha::Sha256::new();
-        let files: Vec<Vec<u8>> = ASSETS.iter().map(|a| inflate(a.packed).unwrap_or_default()).collect();
-        let mut etags = Vec::with_capacity(ASSETS.len());
-        for (a, bytes) in ASSETS.iter().zip(&files) {
+        let files: Vec<Vec<u8>> = assets.iter().map(|a| inflate(a.packed).unwrap_or_default()).collect();
+        let gzipped = assets.iter().zip(&files).map(|(a, bytes)| gzip_frame(a.packed, bytes)).collect();
+        let mut etags = Vec::with_capacity(assets.len());
+        for (a, bytes) in assets.iter().zip(&files) {
             all.update(a.name.as_bytes());
             all.update(bytes);
             etags.push(format!("\"{}\"", short_hash(bytes)));
         }
-        all.update(INDEX_HTML.as_bytes());
+        all.update(index_html.as_bytes());
         let mut version = hex_lower(&all.finish());
         version.truncate(16);
-        let index = INDEX_HTML.replace(VERSION_MARK, &version);
+        let index = index_html.replace(VERSION_MARK, &version);
         let index_etag = format!("\"{}\"", short_hash(index.as_bytes()));
-        Bundle { files, version, index, index_etag, etags }
-    })
+        Bundle { files, gzipped, version, index, index_etag, etags }
+    }
+
+    /// The page, `no-cache` with its ETag.
+    pub(super) fn page(&'static self, headers: &HeaderMap) -> Response {
+        let policy = CONTENT_SECURITY_POLICY;
+        answer(
+            headers,
+            "text/html; charset=utf-8",
+            self.index.as_bytes(),
+            &self.index_etag,
+            REVALIDATE,
+            policy,
+        )
+    }
+
+    /// A file of the current version is immutable; one asked for under another version (a page
+    /// loaded before an upgrade) is served as it is now, to be revalidated.
+    pub(super) fn file(
+        &'static self,
+        assets: &[Asset],
+        headers: &HeaderMap,
+        version: &str,
+        name: &str,
+    ) -> Response {
+        match assets.iter().position(|a| a.name == name) {
+            Some(i) => {
+                let cache = if version == self.version { IMMUTABLE } else { REVALIDATE };
+                let a = &assets[i];
+                if !accepts_gzip(headers) {
+                    let mut response = answer(
+                        headers,
+                        a.content_type,
+                        &self.files[i],
+                        &self.etags[i],
+                        cache,
+                        CONTENT_SECURITY_POLICY,
+                    );
+                    response.headers_mut().insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+                    return response;
+                }
+                // Another representation, so another strong ETag (RFC 9110, 8.8.3).
+                let etag = format!("{}-gzip\"", self.etags[i].trim_end_matches('"'));
+                let mut response =
+                    answer(headers, a.content_type, &self.gzipped[i], &etag, cache, CONTENT_SECURITY_POLICY);
+                let h = response.headers_mut();
+                h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+                if response.status() == StatusCode::OK {
+                    response.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+                }
+                response
+            }
+            None => super::error::ApiError::status(StatusCode::NOT_FOUND, "Not found.").into_response(),
+        }
+    }
+}
+
+fn bundle() -> &'static Bundle {
+    static BUNDLE: OnceLock<Bundle> = OnceLock::new();
+    BUNDLE.get_or_init(|| Bundle::of(ASSETS, INDEX_HTML))
 }
 
 /// The version the page's files are served under now.
@@ -170,30 +270,51 @@ pub(super) fn answer(
 }
 
 async fn index(headers: HeaderMap) -> Response {
-    let b = bundle();
-    let policy = CONTENT_SECURITY_POLICY;
-    answer(&headers, "text/html; charset=utf-8", b.index.as_bytes(), &b.index_etag, REVALIDATE, policy)
+    bundle().page(&headers)
 }
 
-/// A file of the current version is immutable; one asked for under another version (a page
-/// loaded before an upgrade) is served as it is now, to be revalidated.
 async fn file(headers: HeaderMap, Path((version, name)): Path<(String, String)>) -> Response {
-    let b = bundle();
-    match ASSETS.iter().position(|a| a.name == name) {
-        Some(i) => {
-            let cache = if version == b.version { IMMUTABLE } else { REVALIDATE };
-            let a = &ASSETS[i];
-            answer(&headers, a.content_type, &b.files[i], &b.etags[i], cache, CONTENT_SECURITY_POLICY)
-        }
-        None => super::error::ApiError::status(StatusCode::NOT_FOUND, "Not found.").into_response(),
-    }
+    bundle().file(ASSETS, &headers, &version, &name)
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn text(bytes: &[u8]) -> &str {
+    #[test]
+    fn every_file_as_gzip_is_the_file() {
+        let b = bundle();
+        for (i, a) in ASSETS.iter().enumerate() {
+            let mut back = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(b.gzipped[i].as_slice()), &mut back)
+                .unwrap();
+            assert_eq!(back, a.bytes(), "{}", a.name);
+            assert!(b.gzipped[i].len() < a.bytes().len(), "{} is smaller as gzip", a.name);
+        }
+    }
+
+    #[test]
+    fn gzip_is_sent_to_whoever_takes_it() {
+        let cases: [(&[&str], bool); 8] = [
+            (&[], false),
+            (&["gzip"], true),
+            (&["gzip, deflate, br, zstd"], true),
+            (&["br", "GZip"], true),
+            (&["*"], true),
+            (&["gzip;q=0"], false),
+            (&["gzip; q=0.5"], true),
+            (&["identity"], false),
+        ];
+        for (values, takes) in cases {
+            let mut headers = HeaderMap::new();
+            for v in values {
+                headers.append(header::ACCEPT_ENCODING, HeaderValue::from_static(v));
+            }
+            assert_eq!(accepts_gzip(&headers), takes, "{values:?}");
+        }
+    }
+
+    pub(in crate::api) fn text(bytes: &[u8]) -> &str {
         std::str::from_utf8(bytes).unwrap()
     }
 
@@ -237,7 +358,7 @@ mod tests {
 
     /// Any way a file could reach outside the box: an absolute or protocol-relative URL, a CSS
     /// import, a font face.
-    fn outside_references(source: &str) -> Vec<String> {
+    pub(in crate::api) fn outside_references(source: &str) -> Vec<String> {
         let lower = source.to_lowercase();
         let mut found = Vec::new();
         for scheme in ["http:", "https:", "ws:", "wss:", "ftp:"] {

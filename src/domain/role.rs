@@ -47,7 +47,7 @@ impl fmt::Display for Role {
 pub enum Refusal {
     /// Beyond the caller's role (403), with what to do instead.
     Forbidden(&'static str),
-    /// The change would leave the company without an owner who can sign in (409 on `role`).
+    /// The change would leave the company without an owner whose access works (409 on `role`).
     LastOwner,
 }
 
@@ -67,18 +67,21 @@ pub fn role_of_new_user(caller: Role, asked: Option<Role>) -> Result<Role, Refus
 pub struct Target {
     pub is_caller: bool,
     pub role: Role,
-    /// The company's owners, this user included when they are one.
-    pub owners: u32,
+    /// The user's access works (not revoked).
+    pub works: bool,
+    /// The company's owners whose access works, this user included when they are one.
+    pub working_owners: u32,
 }
 
 /// Whether `caller` may change `target`'s fields and give them `new_role` (`None`: kept). An
 /// owner changes anyone; a manager changes cashiers, and themselves, never a role upward; an
-/// owner's demotion leaves at least one owner.
+/// owner's demotion leaves at least one owner who can act: one whose access works (a revoked
+/// owner counts for nothing, so the last working owner stays whatever the revoked ones).
 pub fn may_update_user(caller: Role, target: Target, new_role: Option<Role>) -> Result<(), Refusal> {
     let changes_role = new_role.is_some_and(|r| r != target.role);
     match caller {
         Role::Owner => {
-            if changes_role && target.role == Role::Owner && target.owners <= 1 {
+            if changes_role && target.role == Role::Owner && target.works && target.working_owners <= 1 {
                 return Err(Refusal::LastOwner);
             }
             Ok(())
@@ -165,8 +168,8 @@ mod tests {
         NaiveDate::from_ymd_opt(2026, 3, d).unwrap()
     }
 
-    fn target(role: Role, owners: u32) -> Target {
-        Target { is_caller: false, role, owners }
+    fn target(role: Role, working_owners: u32) -> Target {
+        Target { is_caller: false, role, works: true, working_owners }
     }
 
     #[test]
@@ -196,10 +199,16 @@ mod tests {
         assert_eq!(
             may_update_user(
                 Role::Owner,
-                Target { is_caller: true, role: Role::Owner, owners: 1 },
+                Target { is_caller: true, role: Role::Owner, works: true, working_owners: 1 },
                 Some(Role::Cashier)
             ),
             Err(Refusal::LastOwner)
+        );
+        let revoked_owner = Target { is_caller: false, role: Role::Owner, works: false, working_owners: 1 };
+        assert_eq!(
+            may_update_user(Role::Owner, revoked_owner, Some(Role::Manager)),
+            Ok(()),
+            "a revoked owner is no working owner: demoting them leaves the working one"
         );
         assert_eq!(may_update_user(Role::Owner, target(Role::Owner, 1), Some(Role::Owner)), Ok(()));
         assert_eq!(may_update_user(Role::Owner, target(Role::Owner, 1), None), Ok(()));
@@ -217,7 +226,7 @@ mod tests {
             may_update_user(Role::Manager, target(Role::Owner, 1), None),
             Err(Refusal::Forbidden(_))
         ));
-        let me = Target { is_caller: true, role: Role::Manager, owners: 1 };
+        let me = Target { is_caller: true, role: Role::Manager, works: true, working_owners: 1 };
         assert_eq!(may_update_user(Role::Manager, me, None), Ok(()));
         assert_eq!(may_update_user(Role::Manager, me, Some(Role::Manager)), Ok(()));
         assert!(matches!(may_update_user(Role::Manager, me, Some(Role::Owner)), Err(Refusal::Forbidden(_))));

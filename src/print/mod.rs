@@ -13,11 +13,11 @@
 mod a4;
 mod canvas;
 mod day;
-mod format;
-mod labels;
+pub mod format;
+pub mod labels;
 mod qr;
 mod receipt;
-mod rows;
+pub mod rows;
 mod winansi;
 mod wtn;
 

@@ -24,7 +24,7 @@ pub struct Row {
 }
 
 impl Row {
-    fn normal(label: impl Into<String>, value: String) -> Self {
+    pub fn normal(label: impl Into<String>, value: String) -> Self {
         Row { label: label.into(), value, emphasis: Emphasis::Normal }
     }
 }

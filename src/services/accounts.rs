@@ -81,10 +81,11 @@ pub struct UserUpdate {
     pub role: Option<String>,
 }
 
-/// The role `role` names, or 422 on `role`.
+/// The role `role` names, spelled exactly as the API spells it (" owner" is no role), or 422 on
+/// `role`.
 fn sent_role(errors: &mut FieldErrors, role: Option<&str>) -> Option<Role> {
     let sent = role?;
-    let parsed = Role::parse(sent.trim());
+    let parsed = Role::parse(sent);
     if parsed.is_none() {
         errors.add("role", "The role must be one of owner, manager, cashier.");
     }
@@ -222,9 +223,10 @@ impl Services {
         Self::unit_fields(&input)?;
         let company_id = caller.company.id;
         let own_unit = caller.user.business_unit_id;
+        let entry = audit::by(caller, Action::UnitUpdate, "");
         let unit = self
             .store
-            .write(move |tx| {
+            .write(move |tx| -> Result<Option<BusinessUnit>> {
                 let fields = UnitFields {
                     name: input.name.as_deref().unwrap_or_default().trim(),
                     business_unit_code: input.business_unit_code.as_deref().map(str::trim),
@@ -236,16 +238,27 @@ impl Services {
                     Some(own) => db::unit(tx, company_id, own)?.filter(|u| u.business_unit_code.is_none()),
                     None => None,
                 };
-                let id = match (id, without_code) {
+                let (id, before) = match (id, without_code) {
                     (Some(id), _) | (None, Some(BusinessUnit { id, .. })) => {
+                        let before = db::unit(tx, company_id, id)?;
                         if !db::update_unit(tx, company_id, id, &fields)? {
                             return Ok(None);
                         }
-                        id
+                        (id, before)
                     }
-                    (None, None) => db::insert_unit(tx, company_id, &fields)?,
+                    (None, None) => (db::insert_unit(tx, company_id, &fields)?, None),
                 };
-                db::unit(tx, company_id, id)
+                let unit = db::unit(tx, company_id, id)?;
+                let action = if before.is_some() { Action::UnitUpdate } else { Action::UnitCreate };
+                let mut entry = audit::Entry { action, object: id.to_string(), ..entry };
+                if let Some(before) = &before {
+                    entry = entry.before(unit_fields(before));
+                }
+                if let Some(after) = &unit {
+                    entry = entry.after(unit_fields(after));
+                }
+                crate::store::audit::append(tx, &entry)?;
+                Ok(unit)
             })
             .await?;
         unit.ok_or_else(|| Error::NotFound("Branch".into()))
@@ -344,8 +357,10 @@ impl Services {
                 let Some(user) = db::user(tx, company_id, id)? else {
                     return Err(Error::NotFound("User".into()));
                 };
-                let (owners, _) = db::owners(tx, company_id)?;
-                let target = role::Target { is_caller: user.id == caller_id, role: user.role, owners };
+                let (_, working_owners) = db::owners(tx, company_id)?;
+                let works = !db::token_revoked(tx, company_id, id)?;
+                let target =
+                    role::Target { is_caller: user.id == caller_id, role: user.role, works, working_owners };
                 role::may_update_user(caller_role, target, new_role)?;
                 if let Some(branch) = input.branch_id
                     && db::unit(tx, company_id, branch)?.is_none()
@@ -414,6 +429,7 @@ impl Services {
         errors.into_result()?;
 
         let company_id = caller.company.id;
+        let entry = audit::by(caller, Action::BankAccountCreate, "");
         let account = self
             .store
             .write(move |tx| {
@@ -438,10 +454,20 @@ impl Services {
                         notes: notes.as_deref(),
                     },
                 )?;
-                db::bank_account(tx, company_id, id)
+                let account = db::bank_account(tx, company_id, id)?
+                    .ok_or_else(|| Error::Internal("the bank account vanished".into()))?;
+                let entry = audit::Entry { object: id.to_string(), ..entry }.after(serde_json::json!({
+                    "name": account.name,
+                    "holder": account.holder,
+                    "iban": account.iban,
+                    "swift": account.swift,
+                    "currency": account.currency,
+                }));
+                crate::store::audit::append(tx, &entry)?;
+                Ok::<_, Error>(account)
             })
             .await?;
-        account.ok_or_else(|| Error::Internal("the bank account vanished".into()))
+        Ok(account)
     }
 
     pub async fn bank_accounts(
@@ -554,6 +580,16 @@ impl Services {
             })
         }))
     }
+}
+
+/// What the trail keeps of a business unit: the code the CIS knows it by, and where it is.
+fn unit_fields(unit: &BusinessUnit) -> serde_json::Value {
+    serde_json::json!({
+        "name": unit.name,
+        "businessUnitCode": unit.business_unit_code,
+        "address": unit.address,
+        "city": unit.city,
+    })
 }
 
 /// The business's own fields, as registration and the setup wizard check them: the NUIS

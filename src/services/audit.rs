@@ -50,6 +50,15 @@ pub fn user_fields(user: &User) -> serde_json::Value {
 }
 
 impl Services {
+    /// A backup taken from the page (a file holding the certificate's sealed keys and the key
+    /// that opens them): into the trail once the file is written and checked.
+    pub async fn record_backup(&self, caller: &Caller, file: &str, bytes: u64) -> Result<()> {
+        let entry = by(caller, Action::BackupCreate, file)
+            .after(serde_json::json!({ "bytes": bytes, "keyFile": format!("{file}.key") }));
+        self.store.write(move |tx| db::append(tx, &entry)).await?;
+        Ok(())
+    }
+
     /// `GET /api/v1/audit`: the company's entries, newest first, with how many match.
     pub async fn audit_entries(&self, caller: &Caller, filter: Filter) -> Result<(Vec<Stored>, i64)> {
         let company_id = caller.company.id;

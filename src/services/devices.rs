@@ -97,6 +97,7 @@ impl Services {
         };
         let user_id = caller.user.id;
         let caller_unit = caller.user.business_unit_id;
+        let entry = super::audit::by(caller, crate::domain::audit::Action::DeviceRegister, "");
         let device = self
             .store
             .write(move |tx| -> Result<_> {
@@ -116,7 +117,8 @@ impl Services {
                     },
                 )?;
                 // A user's device is one of their own unit's (see `accounts::device_of_unit`).
-                if caller_unit == Some(unit.id) {
+                let given_to_caller = caller_unit == Some(unit.id);
+                if given_to_caller {
                     db::update_user(
                         tx,
                         company_id,
@@ -124,6 +126,16 @@ impl Services {
                         &UserPatch { tcr_code: Some(Some(&accepted.tcr_code)), ..Default::default() },
                     )?;
                 }
+                let entry =
+                    super::audit::Entry { object: device.id.to_string(), ..entry }.after(serde_json::json!({
+                        "name": device.name,
+                        "tcr": device.tcr_code,
+                        "businessUnitCode": device.business_unit_code,
+                        "validFrom": device.valid_from,
+                        "validTo": device.valid_to,
+                        "givenTo": given_to_caller.then_some(user_id),
+                    }));
+                crate::store::audit::append(tx, &entry)?;
                 Ok(device)
             })
             .await?;

@@ -24,6 +24,7 @@ pub mod search_index;
 pub mod sequence;
 pub mod setup;
 pub mod stock;
+pub mod till;
 pub mod users;
 pub mod wtn;
 

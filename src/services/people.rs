@@ -1,103 +1,30 @@
-//! People at the owner's page: sign-in with e-mail and password (argon2id), its lock-out,
-//! sessions, and passwords changed by their user or reset by the owner.
+//! People at the owner's page: sign-in with e-mail and password (argon2id), sessions, passwords
+//! changed by their user, set by the owner or set anew with a one-time code printed on the box,
+//! and each person's own profile. How fast guesses may come is the edge's (`api::people`, over
+//! `domain::throttle`); what is right or wrong is decided here.
 
-use std::collections::{HashMap, VecDeque};
-use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use chrono::{DateTime, Utc};
 
 use super::audit;
 use super::{Error, Result, Services};
 use crate::domain::audit::Action;
-use crate::domain::validation::FieldErrors;
-use crate::ops::secrets::{hash_password, hash_token, new_token, verify_password};
-use crate::store;
-use crate::store::accounts::{self as db, Caller, User};
+use crate::domain::password::{self, MAX_PASSWORD, Weakness};
+use crate::domain::validation::{FieldErrors, is_registration_code};
+use crate::ops::secrets::{
+    hash_password, hash_token, new_setup_code, new_token, same_hash, setup_code_key, verify_password,
+};
+use crate::store::accounts::{self as db, Caller, User, UserPatch};
 use crate::store::people;
+use crate::store::{self, Store};
 
-/// The shortest password accepted: long enough that a stolen database's hashes are not worth
-/// guessing at argon2id's cost.
-pub const MIN_PASSWORD: usize = 10;
-/// The longest: the hash's cost grows with it.
-pub const MAX_PASSWORD: usize = 256;
+/// How long a code of `arka users reset-password` works.
+pub const RESET_CODE_MINUTES: i64 = 60;
 
-/// Failed sign-ins counted per account (its e-mail) in `LOCK_WINDOW` before it is locked.
-pub const ACCOUNT_FAILURES: usize = 5;
-/// Failed sign-ins (and wrong setup codes) counted per address in `LOCK_WINDOW` before it is
-/// locked: a shop's one network address may hold several people mistyping.
-pub const ADDRESS_FAILURES: usize = 20;
-/// The window failures are counted in; a lock ends when the oldest counted failure leaves it.
-pub const LOCK_WINDOW: Duration = Duration::from_secs(15 * 60);
-
-/// Keys kept at most; past it, keys with nothing left in the window are dropped.
-const MAX_KEYS: usize = 10_000;
-
-/// Recent failures per account and per address, in memory: a restart forgets them, which only
-/// the box's owner can cause.
-#[derive(Default)]
-pub struct Lockout {
-    failures: Mutex<HashMap<String, VecDeque<Instant>>>,
-}
-
-fn account_key(email: &str) -> String {
-    format!("a:{}", email.trim().to_lowercase())
-}
-
-fn address_key(ip: IpAddr) -> String {
-    format!("ip:{}", ip.to_canonical())
-}
-
-impl Lockout {
-    fn limit(key: &str) -> usize {
-        if key.starts_with("a:") { ACCOUNT_FAILURES } else { ADDRESS_FAILURES }
-    }
-
-    /// How long `key` stays locked, if it is.
-    fn locked(&self, key: &str, now: Instant) -> Option<Duration> {
-        let failures = self.failures.lock().ok()?;
-        let times = failures.get(key)?;
-        let recent: Vec<&Instant> = times.iter().filter(|t| now.duration_since(**t) < LOCK_WINDOW).collect();
-        let limit = Self::limit(key);
-        if recent.len() < limit {
-            return None;
-        }
-        // Unlocked when only limit - 1 failures are left in the window.
-        let oldest_that_counts = recent[recent.len() - limit];
-        Some(LOCK_WINDOW.saturating_sub(now.duration_since(*oldest_that_counts)).max(Duration::from_secs(1)))
-    }
-
-    fn fail(&self, key: String, now: Instant) {
-        let Ok(mut failures) = self.failures.lock() else { return };
-        if failures.len() >= MAX_KEYS {
-            failures.retain(|_, times| times.back().is_some_and(|t| now.duration_since(*t) < LOCK_WINDOW));
-        }
-        let times = failures.entry(key).or_default();
-        times.retain(|t| now.duration_since(*t) < LOCK_WINDOW);
-        times.push_back(now);
-    }
-
-    fn forget(&self, key: &str) {
-        if let Ok(mut failures) = self.failures.lock() {
-            failures.remove(key);
-        }
-    }
-
-    /// How long the address stays locked, if it is (sign-ins and setup codes).
-    pub fn address_locked(&self, ip: IpAddr) -> Option<Duration> {
-        self.locked(&address_key(ip), Instant::now())
-    }
-
-    /// Counts a wrong setup code against the address.
-    pub fn wrong_setup_code(&self, ip: IpAddr) {
-        self.fail(address_key(ip), Instant::now());
-    }
-}
-
-/// Why a sign-in was refused. Wrong, unknown and locked all read the same to the caller; a
-/// lock adds how long it lasts.
+/// Why a sign-in or a reset with a code was refused. Wrong, unknown and revoked all read the same
+/// to the caller.
 #[derive(Debug)]
 pub enum Refused {
-    Wrong { retry_after: Option<Duration> },
+    Wrong,
     Failed(Error),
 }
 
@@ -145,24 +72,45 @@ async fn hash_blocking(password: String) -> Result<String> {
         .map_err(Error::from)
 }
 
-/// A new password's rules, under `field`.
-pub fn check_new_password(errors: &mut FieldErrors, field: &str, password: Option<&str>, email: &str) {
-    match password {
-        None | Some("") => errors.add(field, format!("The {field} field is required.")),
-        Some(p) if p.chars().count() < MIN_PASSWORD => {
-            errors.add(field, format!("The {field} must be at least {MIN_PASSWORD} characters long."));
-        }
-        Some(p) if p.chars().count() > MAX_PASSWORD => {
-            errors.add(field, format!("The {field} may be at most {MAX_PASSWORD} characters long."));
-        }
-        Some(p) if p.trim().eq_ignore_ascii_case(email.trim()) => {
-            errors.add(field, format!("The {field} must not be the e-mail address."));
-        }
-        Some(_) => {}
+/// The list of the most common passwords (`assets/passwords/common.txt`), inflated for one check:
+/// it costs memory only while a password is being set.
+fn common_passwords() -> String {
+    const PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/common-passwords.deflate"));
+    let mut text = String::new();
+    if let Err(e) = std::io::Read::read_to_string(&mut flate2::read::DeflateDecoder::new(PACKED), &mut text) {
+        tracing::error!(error = %e, "the list of common passwords could not be read");
     }
+    text
 }
 
-fn text_at(t: chrono::DateTime<chrono::Utc>) -> String {
+/// What a person is told to do instead of a guessable password.
+const CHOOSE_ANOTHER: &str =
+    "choose another: a few words of your own are easy to remember and hard to guess.";
+
+/// A new password's rules, under `field`.
+pub fn check_new_password(errors: &mut FieldErrors, field: &str, password: Option<&str>, email: &str) {
+    let Some(password) = password.filter(|p| !p.is_empty()) else {
+        errors.add(field, format!("The {field} field is required."));
+        return;
+    };
+    let message = match password::weakness(password, email, &common_passwords()) {
+        None => return,
+        Some(Weakness::TooShort) => {
+            format!("The {field} must be at least {} characters long.", password::MIN_PASSWORD)
+        }
+        Some(Weakness::TooLong) => format!("The {field} may be at most {MAX_PASSWORD} characters long."),
+        Some(Weakness::TheEmail) => format!("The {field} must not be the e-mail address."),
+        Some(Weakness::Common) => {
+            format!("The {field} is one of the most common passwords: {CHOOSE_ANOTHER}")
+        }
+        Some(Weakness::Pattern) => {
+            format!("The {field} is a pattern that is easy to guess: {CHOOSE_ANOTHER}")
+        }
+    };
+    errors.add(field, message);
+}
+
+fn text_at(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
@@ -173,53 +121,102 @@ pub(crate) fn new_session_id() -> Result<(String, String)> {
     Ok((id, hash))
 }
 
-impl Services {
-    /// Signs a person in: a session for the user with this e-mail and password. Each failure
-    /// counts against the account and the address; while either is locked, even the right
-    /// password is refused.
-    pub async fn sign_in(
-        &self,
-        lockout: &Arc<Lockout>,
-        email: &str,
-        password: &str,
-        peer: IpAddr,
-    ) -> std::result::Result<Session, Refused> {
-        let (account, address) = (account_key(email), address_key(peer));
-        let now = Instant::now();
-        if let Some(wait) = lockout.locked(&account, now).or_else(|| lockout.locked(&address, now)) {
-            return Err(Refused::Wrong { retry_after: Some(wait) });
+/// How a person's own password change came: the page's session or a bearer token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    Session,
+    Token,
+}
+
+/// A reset code printed on the box: for whom, and until when.
+pub struct ResetCode {
+    pub code: String,
+    pub email: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A person's own profile: who they are, and whether they have a password.
+pub struct Profile {
+    pub user: User,
+    pub password_set: bool,
+}
+
+/// What a person may change of their own profile; `None` keeps it.
+pub struct ProfileUpdate {
+    pub name: Option<String>,
+    pub operator_code: Option<String>,
+}
+
+/// `arka users reset-password EMAIL`: a one-time code (its hash kept, `RESET_CODE_MINUTES`
+/// valid, in place of an earlier one) with which the user sets a new password at the page. The
+/// person at the box holds the shop: the trail says the command line made it. A revoked user
+/// gets none: an owner restores them first.
+pub fn issue_reset_code(store: &Store, email: &str) -> Result<ResetCode> {
+    let code = new_setup_code()?;
+    let hash = hash_token(&setup_code_key(&code));
+    let expires_at = Utc::now() + chrono::Duration::minutes(RESET_CODE_MINUTES);
+    let expires = text_at(expires_at);
+    let email = email.trim().to_string();
+    let found = email.clone();
+    store.write_blocking(move |tx| -> Result<()> {
+        let Some(user) = people::credentials(tx, &found)? else {
+            return Err(Error::NotFound(format!("no user has the e-mail {found}")));
+        };
+        if user.revoked {
+            return Err(Error::Forbidden(format!(
+                "{found}'s access is revoked: an owner restores it first (a new token on the users' list)."
+            )));
         }
+        people::replace_reset_code(tx, user.user_id, &hash, &expires)?;
+        let entry = audit::by_cli(Some(user.company_id), Action::UserResetCode, user.user_id)
+            .after(serde_json::json!({ "expiresAt": expires }));
+        crate::store::audit::append(tx, &entry)?;
+        Ok(())
+    })?;
+    tracing::info!("a one-time password reset code was printed on the box");
+    Ok(ResetCode { code, email, expires_at })
+}
+
+impl Services {
+    /// Signs a person in: a session for the user with this e-mail and password. An unknown
+    /// e-mail, a user with only a token and a revoked user are refused as a wrong password is.
+    pub async fn sign_in(&self, email: &str, password: &str) -> std::result::Result<Session, Refused> {
         let email_owned = email.trim().to_string();
         let found = self.store.read(move |conn| people::credentials(conn, &email_owned)).await?;
         let stored = found.as_ref().and_then(|c| c.password_hash.clone());
         let right = verify_blocking(password.to_string(), stored).await?;
-        let Some(found) = found.filter(|_| right) else {
-            let now = Instant::now();
-            lockout.fail(account.clone(), now);
-            lockout.fail(address.clone(), now);
-            let retry_after = lockout.locked(&account, now).or_else(|| lockout.locked(&address, now));
-            tracing::info!(locked = retry_after.is_some(), "a sign-in failed");
-            return Err(Refused::Wrong { retry_after });
+        let Some(found) = found.filter(|c| right && !c.revoked) else {
+            tracing::info!("a sign-in failed");
+            return Err(Refused::Wrong);
         };
-        lockout.forget(&account);
+        let session = self.new_session(found.user_id, |_| Ok(())).await?;
+        tracing::info!(user = session.caller.user.id, company = session.caller.company.id, "signed in");
+        Ok(session)
+    }
+
+    /// A new session for `user_id`, written with whatever else `also` writes.
+    async fn new_session(
+        &self,
+        user_id: i64,
+        also: impl FnOnce(&rusqlite::Transaction) -> Result<()> + Send + 'static,
+    ) -> Result<Session> {
         let (id, id_hash) = new_session_id()?;
-        let user_id = found.user_id;
         let caller = self
             .store
-            .write(move |tx| {
+            .write(move |tx| -> Result<Option<Caller>> {
+                also(tx)?;
                 people::insert_session(tx, &id_hash, user_id)?;
-                db::caller_by_user(tx, user_id)
+                Ok(db::caller_by_user(tx, user_id)?)
             })
             .await?
             .ok_or_else(|| Error::Internal("the signed-in user vanished".into()))?;
-        tracing::info!(user = caller.user.id, company = caller.company.id, "signed in");
         Ok(Session { id, caller })
     }
 
     /// The caller of a session seen within `idle`, its last use moved to now (written at most
     /// every tenth of `idle`, a minute at most, so a busy page does not write on every call).
-    pub async fn session_caller(&self, id_hash: String, idle: Duration) -> Result<Option<Caller>> {
-        let now = chrono::Utc::now();
+    pub async fn session_caller(&self, id_hash: String, idle: std::time::Duration) -> Result<Option<Caller>> {
+        let now = Utc::now();
         let idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::MAX);
         let cutoff = text_at(now - idle);
         let key = id_hash.clone();
@@ -242,41 +239,50 @@ impl Services {
     }
 
     /// Drops the sessions idle longer than `idle` (at start).
-    pub fn forget_idle_sessions(&self, idle: Duration) -> Result<usize> {
+    pub fn forget_idle_sessions(&self, idle: std::time::Duration) -> Result<usize> {
         let idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::MAX);
-        let cutoff = text_at(chrono::Utc::now() - idle);
+        let cutoff = text_at(Utc::now() - idle);
         Ok(self.store.write_blocking(|tx| people::forget_idle_sessions(tx, &cutoff))?)
     }
 
-    /// The caller changes their own password: the current one is needed when one is set (a
-    /// user with only a token sets a first password with it). Every session of the user ends;
-    /// a new one is made when `new_session` (the change came from a signed-in browser).
+    /// The caller changes their own password, proving the current one. A user with only a token
+    /// has none to prove: a token alone sets no password (a leaked POS token must not become a
+    /// way back in after it is revoked); an owner sets the first one, or the box's reset code.
+    /// Every session of the user ends; a new one is made when the change came from the page.
     pub async fn change_password(
         &self,
         caller: &Caller,
         current: Option<String>,
         new: Option<String>,
-        new_session: bool,
+        via: Via,
     ) -> Result<Option<String>> {
         let user_id = caller.user.id;
         let stored = self.store.read(move |conn| people::password_hash(conn, user_id)).await?;
+        if stored.is_none() {
+            return Err(Error::Conflict(
+                "This user has no password yet, and a token alone does not set one: an owner sets it \
+                 (POST /api/v1/users/{id}/password), or a code of `arka users reset-password` on the server."
+                    .into(),
+            ));
+        }
         let mut errors = FieldErrors::new();
         check_new_password(&mut errors, "newPassword", new.as_deref(), &caller.user.email);
-        if stored.is_some() {
-            match current {
-                None => errors.add("currentPassword", "The currentPassword field is required."),
-                Some(current) => {
-                    if !verify_blocking(current, stored).await? {
-                        errors.add("currentPassword", "The current password is wrong.");
-                    }
+        match current.filter(|c| !c.is_empty()) {
+            None => errors.add("currentPassword", "The currentPassword field is required."),
+            Some(current) => {
+                if !verify_blocking(current, stored).await? {
+                    errors.add("currentPassword", "The current password is wrong.");
                 }
             }
         }
         errors.into_result()?;
         let hash = hash_blocking(new.unwrap_or_default()).await?;
-        let session = if new_session { Some(new_session_id()?) } else { None };
+        let session = if via == Via::Session { Some(new_session_id()?) } else { None };
         let company_id = caller.company.id;
         let session_hash = session.as_ref().map(|(_, hash)| hash.clone());
+        let via_text = if via == Via::Session { "session" } else { "token" };
+        let entry = audit::by(caller, Action::UserPassword, user_id)
+            .after(serde_json::json!({"passwordSetBy": "self", "via": via_text, "sessionsEnded": true}));
         self.store
             .write(move |tx| -> Result<()> {
                 people::set_password(tx, company_id, user_id, &hash)?;
@@ -284,6 +290,7 @@ impl Services {
                 if let Some(session_hash) = session_hash {
                     people::insert_session(tx, &session_hash, user_id)?;
                 }
+                crate::store::audit::append(tx, &entry)?;
                 Ok(())
             })
             .await?;
@@ -291,16 +298,10 @@ impl Services {
         Ok(session.map(|(id, _)| id))
     }
 
-    /// Sets another user's password (the owner's reset): that user's sessions end and their
-    /// lock-out is lifted. Not one's own: a session left open must not change it without the
-    /// current password.
-    pub async fn reset_password(
-        &self,
-        caller: &Caller,
-        lockout: &Lockout,
-        user_id: i64,
-        new: Option<String>,
-    ) -> Result<User> {
+    /// Sets another user's password (the owner's reset): that user's sessions end. Not one's
+    /// own: a session left open must not change it without the current password. The edge
+    /// lifts the user's throttled guesses.
+    pub async fn reset_password(&self, caller: &Caller, user_id: i64, new: Option<String>) -> Result<User> {
         if user_id == caller.user.id {
             return Err(Error::Forbidden(
                 "Your own password is changed with POST /api/v1/session/password: it needs the current one."
@@ -326,9 +327,116 @@ impl Services {
                 crate::store::audit::append(tx, &entry)
             })
             .await?;
-        lockout.forget(&account_key(&user.email));
         tracing::info!(user = user_id, by = caller.user.id, "password reset; the user's sessions ended");
         Ok(user)
+    }
+
+    /// A new password with the one-time code the box printed: the code is used up, every
+    /// session of the user ends and a new one starts here. A wrong or expired code, an unknown
+    /// e-mail or a revoked user is `Wrong`; a right code with a weak password keeps the code.
+    pub async fn reset_with_code(
+        &self,
+        email: &str,
+        code: &str,
+        new: Option<String>,
+    ) -> std::result::Result<Session, Refused> {
+        let email = email.trim().to_string();
+        let found = email.clone();
+        let now = text_at(Utc::now());
+        let stored = self
+            .store
+            .read(move |conn| match people::credentials(conn, &found)? {
+                Some(user) if !user.revoked => Ok(people::reset_code(conn, user.user_id, &now)?
+                    .map(|hash| (user.user_id, user.company_id, hash))),
+                _ => Ok(None),
+            })
+            .await?;
+        let typed = hash_token(&setup_code_key(code));
+        let Some((user_id, company_id, _)) = stored.filter(|(_, _, hash)| same_hash(hash, &typed)) else {
+            tracing::info!("a password reset code was refused");
+            return Err(Refused::Wrong);
+        };
+        let mut errors = FieldErrors::new();
+        check_new_password(&mut errors, "newPassword", new.as_deref(), &email);
+        errors.into_result().map_err(Error::from)?;
+        let hash = hash_blocking(new.unwrap_or_default()).await?;
+        let session = self
+            .new_session(user_id, move |tx| {
+                // The code is checked again inside the write: two browsers racing with one code
+                // set one password.
+                let now = text_at(Utc::now());
+                if !people::reset_code(tx, user_id, &now)?.is_some_and(|h| same_hash(&h, &typed)) {
+                    return Err(Error::Conflict("The code was used meanwhile.".into()));
+                }
+                people::drop_reset_code(tx, user_id)?;
+                people::set_password(tx, company_id, user_id, &hash)?;
+                people::end_sessions_of(tx, user_id)?;
+                let Some(caller) = db::caller_by_user(tx, user_id)? else {
+                    return Err(Error::Internal("the user vanished".into()));
+                };
+                let entry = audit::by(&caller, Action::UserPassword, user_id)
+                    .after(serde_json::json!({"passwordSetBy": "reset code", "sessionsEnded": true}));
+                crate::store::audit::append(tx, &entry)?;
+                Ok(())
+            })
+            .await?;
+        tracing::info!(user = user_id, "password set with a reset code; the user's sessions ended");
+        Ok(session)
+    }
+
+    /// The caller's own profile.
+    pub async fn profile(&self, caller: &Caller) -> Result<Profile> {
+        let (company_id, user_id) = (caller.company.id, caller.user.id);
+        let (user, hash) = self
+            .store
+            .read(move |conn| {
+                Ok((db::user(conn, company_id, user_id)?, people::password_hash(conn, user_id)?))
+            })
+            .await?;
+        let user = user.ok_or_else(|| Error::NotFound("User".into()))?;
+        Ok(Profile { user, password_set: hash.is_some() })
+    }
+
+    /// The caller changes their own name or operator code (the tax portal's code of the person
+    /// who sells and cancels): audited as any change of a user.
+    pub async fn update_profile(&self, caller: &Caller, update: ProfileUpdate) -> Result<Profile> {
+        let mut errors = FieldErrors::new();
+        let name = update.name.as_deref().map(str::trim);
+        if name.is_some_and(str::is_empty) {
+            errors.add("name", "The name field must not be empty.");
+        }
+        errors.max_len("name", name, 255);
+        let operator_code = update.operator_code.as_deref().map(str::trim);
+        if operator_code.is_some_and(|code| !is_registration_code(code)) {
+            errors.add("operatorCode", "The operatorCode must look like ab123cd456.");
+        }
+        errors.into_result()?;
+        if name.is_none() && operator_code.is_none() {
+            return self.profile(caller).await;
+        }
+        let (company_id, user_id) = (caller.company.id, caller.user.id);
+        let (name, operator_code) = (name.map(str::to_string), operator_code.map(str::to_string));
+        let entry = audit::by(caller, Action::UserUpdate, user_id);
+        self.store
+            .write(move |tx| {
+                let Some(before) = db::user(tx, company_id, user_id)? else {
+                    return Err(Error::NotFound("User".into()));
+                };
+                let patch = UserPatch {
+                    name: name.as_deref(),
+                    operator_code: operator_code.as_deref(),
+                    ..Default::default()
+                };
+                db::update_user(tx, company_id, user_id, &patch)?;
+                let Some(after) = db::user(tx, company_id, user_id)? else {
+                    return Err(Error::NotFound("User".into()));
+                };
+                let entry = entry.before(audit::user_fields(&before)).after(audit::user_fields(&after));
+                crate::store::audit::append(tx, &entry)?;
+                let password_set = people::password_hash(tx, user_id)?.is_some();
+                Ok(Profile { user: after, password_set })
+            })
+            .await
     }
 
     /// Whether the caller owns the whole box: an owner of its one company. A backup copies the
@@ -345,47 +453,37 @@ impl Services {
 mod tests {
     use super::*;
 
-    #[test]
-    fn an_account_locks_at_its_fifth_failure_until_the_oldest_leaves_the_window() {
-        let lockout = Lockout::default();
-        let start = Instant::now();
-        let key = account_key("Ana@Shop.al");
-        for i in 0..ACCOUNT_FAILURES {
-            assert!(lockout.locked(&key, start).is_none(), "after {i} failures");
-            lockout.fail(key.clone(), start);
-        }
-        let wait = lockout.locked(&key, start).unwrap();
-        assert!(wait <= LOCK_WINDOW && wait > LOCK_WINDOW - Duration::from_secs(1), "{wait:?}");
-        assert!(lockout.locked(&account_key(" ana@shop.AL "), start).is_some(), "one account, any case");
-        assert!(lockout.locked(&key, start + LOCK_WINDOW).is_none(), "unlocked once the window passed");
-        lockout.forget(&key);
-        assert!(lockout.locked(&key, start).is_none());
+    fn refused(password: Option<&str>) -> Option<String> {
+        let mut errors = FieldErrors::new();
+        check_new_password(&mut errors, "password", password, "ana@shop.al");
+        errors.into_map().remove("password").map(|m| m.join(" "))
     }
 
     #[test]
-    fn an_address_takes_more_failures_than_an_account() {
-        let lockout = Lockout::default();
-        let ip: IpAddr = "192.0.2.7".parse().unwrap();
-        let now = Instant::now();
-        for _ in 0..ADDRESS_FAILURES - 1 {
-            lockout.fail(address_key(ip), now);
-        }
-        assert!(lockout.locked(&address_key(ip), now).is_none());
-        lockout.wrong_setup_code(ip);
-        assert!(lockout.address_locked(ip).is_some());
+    fn a_new_password_is_long_enough_not_the_email_and_not_common() {
+        assert_eq!(refused(Some("kafe e mirë 2024")), None);
+        assert_eq!(refused(None).as_deref(), Some("The password field is required."));
+        assert_eq!(
+            refused(Some("short")).as_deref(),
+            Some("The password must be at least 10 characters long.")
+        );
+        assert_eq!(
+            refused(Some("ANA@shop.al")).as_deref(),
+            Some("The password must not be the e-mail address.")
+        );
+        assert!(refused(Some(&"x".repeat(MAX_PASSWORD + 1))).is_some_and(|m| m.contains("at most 256")));
+        let common = refused(Some("sunshine2024")).unwrap();
+        assert!(common.starts_with("The password is one of the most common passwords"), "{common}");
+        let pattern = refused(Some("            ")).unwrap();
+        assert!(pattern.starts_with("The password is a pattern"), "{pattern}");
     }
 
     #[test]
-    fn a_new_password_is_long_enough_and_not_the_email() {
-        let check = |p: Option<&str>| {
-            let mut errors = FieldErrors::new();
-            check_new_password(&mut errors, "password", p, "ana@shop.al");
-            errors.is_empty()
-        };
-        assert!(check(Some("kafe e mirë 2024")));
-        assert!(!check(None));
-        assert!(!check(Some("short")));
-        assert!(!check(Some("ANA@shop.al")));
-        assert!(!check(Some(&"x".repeat(MAX_PASSWORD + 1))));
+    fn the_bundled_list_holds_thirty_thousand_passwords() {
+        let list = common_passwords();
+        let passwords: Vec<&str> = list.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(passwords.len(), 30_000);
+        assert_eq!(passwords[..3], ["123456", "password", "12345678"]);
+        assert!(passwords.iter().all(|p| !p.is_empty() && *p == p.to_lowercase()));
     }
 }

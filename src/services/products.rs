@@ -87,6 +87,7 @@ impl Services {
         if !apply {
             return self.store.read(move |conn| Ok(plan_import(conn, company_id, &rows))).await?;
         }
+        let entry = super::audit::by(caller, crate::domain::audit::Action::ProductImport, company_id);
         self.store
             .write(move |tx| {
                 let plans = plan_import(tx, company_id, &rows)?;
@@ -100,6 +101,12 @@ impl Services {
                         }
                     }
                 }
+                let updated = plans.iter().filter(|p| p.id.is_some()).count();
+                let entry = entry.after(serde_json::json!({
+                    "created": plans.len() - updated,
+                    "updated": updated,
+                }));
+                crate::store::audit::append(tx, &entry)?;
                 Ok(plans)
             })
             .await

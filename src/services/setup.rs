@@ -9,7 +9,7 @@ use super::audit;
 use super::people::{Session, check_new_password, new_session_id};
 use super::{Error, Result, Services};
 use crate::domain::audit::Action;
-use crate::domain::validation::FieldErrors;
+use crate::domain::validation::{FieldErrors, is_registration_code};
 use crate::ops::secrets::{
     hash_password, hash_token, new_setup_code, new_token, setup_code_key, token_prefix,
 };
@@ -49,6 +49,8 @@ pub struct OwnerInput {
     pub name: Option<String>,
     pub email: Option<String>,
     pub password: Option<String>,
+    /// The owner's operator code (tax portal), when they have it now.
+    pub operator_code: Option<String>,
 }
 
 fn text_at(t: DateTime<Utc>) -> String {
@@ -174,6 +176,10 @@ impl Services {
         let mut errors = FieldErrors::new();
         check_person(&mut errors, "name", &name, &email);
         check_new_password(&mut errors, "password", input.password.as_deref(), &email);
+        let operator_code = input.operator_code.map(|c| c.trim().to_string()).filter(|c| !c.is_empty());
+        if operator_code.as_deref().is_some_and(|c| !is_registration_code(c)) {
+            errors.add("operatorCode", "The operatorCode must look like ab123cd456.");
+        }
         errors.into_result()?;
         let business = self.store.read(people::setup_business).await?.ok_or_else(|| {
             Error::Conflict("The business comes first: save it with POST /api/v1/setup/business.".into())
@@ -214,6 +220,12 @@ impl Services {
                 }
                 let (company, _, user) = register_in(tx, None, &registration, false, &token_hash, &prefix)?;
                 people::set_password(tx, company.id, user.id, &password_hash)?;
+                if let Some(code) = operator_code.as_deref() {
+                    let patch = db::UserPatch { operator_code: Some(code), ..Default::default() };
+                    db::update_user(tx, company.id, user.id, &patch)?;
+                }
+                let user = db::user(tx, company.id, user.id)?
+                    .ok_or_else(|| Error::Internal("the owner vanished".into()))?;
                 people::use_setup_codes(tx)?;
                 people::clear_setup_business(tx)?;
                 people::insert_session(tx, &session_hash, user.id)?;

@@ -24,7 +24,8 @@ use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
 
-use super::{Error, Result, Services};
+use super::{Error, Result, Services, audit};
+use crate::domain::audit::Action;
 use crate::domain::stock::{self as rules, AdjustmentInput, AgainstNote, Reason, TakeError, Want};
 use crate::domain::validation::FieldErrors;
 use crate::store::accounts::{self, Caller};
@@ -344,6 +345,8 @@ impl Services {
 
     pub async fn update_stock_settings(&self, caller: &Caller, update: SettingsUpdate) -> Result<Settings> {
         let (company_id, user_id) = (caller.company.id, caller.user.id);
+        let entry = audit::by(caller, Action::SettingsStock, company_id);
+        let fields = |s: Settings| serde_json::json!({ "enabled": s.enabled, "enforce": s.enforce });
         self.store
             .write(move |tx| {
                 let stored = db::settings(tx, company_id)?;
@@ -352,6 +355,7 @@ impl Services {
                     enforce: update.enforce.unwrap_or(stored.enforce),
                 };
                 db::save_settings(tx, company_id, settings, user_id)?;
+                crate::store::audit::append(tx, &entry.before(fields(stored)).after(fields(settings)))?;
                 Ok(settings)
             })
             .await
@@ -401,6 +405,7 @@ impl Services {
         let unit = self.unit_of(caller, unit_id).await?;
         let article = self.article(caller, product_id).await?;
         let (company_id, user_id, product) = (caller.company.id, caller.user.id, article.id);
+        let entry = audit::by(caller, Action::StockAdjust, product);
         let movement = self
             .store
             .write(move |tx| {
@@ -436,8 +441,20 @@ impl Services {
                         user_id: Some(user_id),
                     },
                 )?;
-                db::movement(tx, id)?
-                    .ok_or_else(|| Error::Internal("the movement just written could not be read back".into()))
+                let movement = db::movement(tx, id)?.ok_or_else(|| {
+                    Error::Internal("the movement just written could not be read back".into())
+                })?;
+                let entry = entry
+                    .before(serde_json::json!({ "quantity": level.normalize().to_string() }))
+                    .after(serde_json::json!({
+                        "unit": movement.unit_name,
+                        "reason": movement.reason.as_str(),
+                        "change": movement.change.normalize().to_string(),
+                        "quantity": movement.quantity_after.normalize().to_string(),
+                        "note": movement.note,
+                    }));
+                crate::store::audit::append(tx, &entry)?;
+                Ok(movement)
             })
             .await?;
         Ok(Adjusted { movement, article })

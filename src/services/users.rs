@@ -1,7 +1,7 @@
 //! Users and their tokens as people manage them: the owner's list (role, last use, the token by
-//! its first characters), and a token rotated or revoked. Every change of who may do what goes
-//! through one function per action (`create_user` and `update_user` in `accounts`, `rotate_token`
-//! and `revoke_token` here), each one write transaction.
+//! its first characters), a token rotated, and a user's access revoked and restored. Every change
+//! of who may do what goes through one function per action (`create_user` and `update_user` in
+//! `accounts`, `rotate_token` and `revoke_access` here), each one write transaction.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -14,6 +14,7 @@ use crate::domain::audit::Action;
 use crate::domain::role::{self, Refusal, Role};
 use crate::ops::secrets::{hash_token, new_token, token_prefix};
 use crate::store::accounts::{self as db, Caller, Listed, TokenUse, User};
+use crate::store::people;
 
 /// The last use of each token seen since the last flush: kept in memory so that a request
 /// costs no write, written in one transaction every `FLUSH_EVERY` and at the stop, and laid
@@ -60,7 +61,9 @@ impl From<Refusal> for Error {
             Refusal::Forbidden(message) => Error::Forbidden(message.into()),
             Refusal::LastOwner => Error::Taken {
                 field: "role",
-                message: "The company must keep at least one owner whose token works.".into(),
+                message: "The company must keep at least one owner whose access works: make another \
+                          owner first."
+                    .into(),
             },
         }
     }
@@ -108,7 +111,8 @@ impl Services {
 
     /// Gives `user_id` a new token, shown once in the answer; the old one answers 401 from the
     /// next request on (the callers' cache is read again after any write to `users`). An owner
-    /// rotates anyone's token; any user their own.
+    /// rotates anyone's token, and so restores a revoked user (their password signs in again);
+    /// any user their own.
     pub async fn rotate_token(&self, caller: &Caller, user_id: i64) -> Result<(User, String)> {
         if user_id != caller.user.id && caller.role() < Role::Owner {
             return Err(Error::Forbidden("Only an owner rotates another user's token.".into()));
@@ -124,9 +128,10 @@ impl Services {
                 if !db::set_token(tx, company_id, user_id, &hash, &prefix)? {
                     return Ok(None);
                 }
-                let entry = entry
+                let action = if before { Action::UserRestore } else { Action::TokenRotate };
+                let entry = audit::Entry { action, ..entry }
                     .before(serde_json::json!({ "revoked": before }))
-                    .after(serde_json::json!({ "tokenPrefix": prefix }));
+                    .after(serde_json::json!({ "tokenPrefix": prefix, "revoked": false }));
                 crate::store::audit::append(tx, &entry)?;
                 db::user(tx, company_id, user_id)
             })
@@ -136,15 +141,17 @@ impl Services {
         Ok((user, token))
     }
 
-    /// Takes `user_id`'s token away (401 from the next request on) until an owner rotates it;
-    /// the company keeps at least one owner whose token works (409 on `role`).
-    pub async fn revoke_token(&self, caller: &Caller, user_id: i64) -> Result<User> {
+    /// Takes `user_id`'s access away, everywhere at once: their token answers 401 from the next
+    /// request on, every session of theirs ends, their password signs in no more and a reset
+    /// code of theirs is void, until an owner restores them with a new token. The company keeps
+    /// at least one owner whose access works (409 on `role`). How many sessions ended.
+    pub async fn revoke_access(&self, caller: &Caller, user_id: i64) -> Result<(User, usize)> {
         if caller.role() < Role::Owner {
             return Err(Error::Forbidden("Only an owner revokes tokens.".into()));
         }
         let company_id = caller.company.id;
         let entry = audit::by(caller, Action::TokenRevoke, user_id);
-        let user = self
+        let revoked = self
             .store
             .write(move |tx| {
                 let Some(user) = db::user(tx, company_id, user_id)? else {
@@ -154,14 +161,16 @@ impl Services {
                 let (_, working_owners) = db::owners(tx, company_id)?;
                 role::may_revoke_token(user.role, works, working_owners)?;
                 db::revoke_token(tx, company_id, user_id)?;
+                let sessions = people::end_sessions_of(tx, user_id)?;
+                people::drop_reset_code(tx, user_id)?;
                 let entry = entry
                     .before(serde_json::json!({ "revoked": !works }))
-                    .after(serde_json::json!({ "revoked": true }));
+                    .after(serde_json::json!({ "revoked": true, "sessionsEnded": sessions }));
                 crate::store::audit::append(tx, &entry)?;
-                Ok(user)
+                Ok((user, sessions))
             })
             .await?;
-        tracing::info!(company = company_id, user = user_id, by = caller.user.id, "token revoked");
-        Ok(user)
+        tracing::info!(company = company_id, user = user_id, by = caller.user.id, "access revoked");
+        Ok(revoked)
     }
 }

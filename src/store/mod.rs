@@ -28,6 +28,7 @@ pub mod reports;
 pub mod sales_day;
 pub mod stock;
 mod text_column;
+pub mod till;
 pub mod wtn;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,5 +1,5 @@
-//! People at the owner's page: passwords, sessions, the first start's setup code and the
-//! wizard's saved first step.
+//! People at the owner's page: passwords, sessions, one-time reset codes, the first start's
+//! setup code and the wizard's saved first step.
 
 use rusqlite::{Connection, OptionalExtension, named_params};
 
@@ -11,6 +11,8 @@ pub struct Credentials {
     pub user_id: i64,
     pub company_id: i64,
     pub password_hash: Option<String>,
+    /// An owner took the user's access away: no sign-in until an owner restores it.
+    pub revoked: bool,
 }
 
 /// The wizard's business step as saved.
@@ -36,13 +38,15 @@ pub struct Progress {
 pub fn credentials(conn: &Connection, email: &str) -> Result<Option<Credentials>> {
     Ok(conn
         .query_row(
-            "SELECT id, company_id, password_hash FROM users WHERE email = :email",
+            "SELECT id, company_id, password_hash, token_revoked_at IS NOT NULL AS revoked
+             FROM users WHERE email = :email",
             named_params! {":email": email.trim()},
             |r| {
                 Ok(Credentials {
                     user_id: r.get("id")?,
                     company_id: r.get("company_id")?,
                     password_hash: r.get("password_hash")?,
+                    revoked: r.get("revoked")?,
                 })
             },
         )
@@ -76,11 +80,14 @@ pub fn insert_session(conn: &Connection, id_hash: &str, user_id: i64) -> Result<
     Ok(conn.last_insert_rowid())
 }
 
-/// The user of a session last seen after `seen_after`, and when it was last seen.
+/// The user of a session last seen after `seen_after`, and when it was last seen; none for a
+/// user whose access is revoked (their sessions end with the revocation: this holds if one
+/// were left).
 pub fn session_user(conn: &Connection, id_hash: &str, seen_after: &str) -> Result<Option<(i64, String)>> {
     Ok(conn
         .query_row(
-            "SELECT user_id, last_seen_at FROM sessions WHERE id_hash = :hash AND last_seen_at > :after",
+            "SELECT s.user_id, s.last_seen_at FROM sessions s JOIN users u ON u.id = s.user_id
+             WHERE s.id_hash = :hash AND s.last_seen_at > :after AND u.token_revoked_at IS NULL",
             named_params! {":hash": id_hash, ":after": seen_after},
             |r| Ok((r.get("user_id")?, r.get("last_seen_at")?)),
         )
@@ -103,6 +110,35 @@ pub fn end_session(conn: &Connection, id_hash: &str) -> Result<()> {
 /// Ends every session of a user; how many there were.
 pub fn end_sessions_of(conn: &Connection, user_id: i64) -> Result<usize> {
     Ok(conn.execute("DELETE FROM sessions WHERE user_id = :user", named_params! {":user": user_id})?)
+}
+
+/// Keeps `code_hash` as the user's one-time reset code until `expires_at`, in place of any other.
+pub fn replace_reset_code(conn: &Connection, user_id: i64, code_hash: &str, expires_at: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO password_reset_codes (user_id, code_hash, created_at, expires_at)
+         VALUES (:user, :hash, :now, :expires)
+         ON CONFLICT (user_id) DO UPDATE SET code_hash = excluded.code_hash,
+             created_at = excluded.created_at, expires_at = excluded.expires_at",
+        named_params! {":user": user_id, ":hash": code_hash, ":now": now_text(), ":expires": expires_at},
+    )?;
+    Ok(())
+}
+
+/// The hash of the user's reset code, while it has not expired at `now`.
+pub fn reset_code(conn: &Connection, user_id: i64, now: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT code_hash FROM password_reset_codes WHERE user_id = :user AND expires_at > :now",
+            named_params! {":user": user_id, ":now": now},
+            |r| r.get("code_hash"),
+        )
+        .optional()?)
+}
+
+/// The user's reset code is gone (used, or the user's access revoked).
+pub fn drop_reset_code(conn: &Connection, user_id: i64) -> Result<()> {
+    conn.execute("DELETE FROM password_reset_codes WHERE user_id = :user", named_params! {":user": user_id})?;
+    Ok(())
 }
 
 /// Removes the sessions idle since `seen_before` or earlier.
@@ -309,5 +345,45 @@ mod tests {
         assert!(store.read_blocking(|c| session_user(c, "s", "2030-01-01T00:00:00Z")).unwrap().is_none());
         assert_eq!(store.write_blocking(|tx| end_sessions_of(tx, user)).unwrap(), 1);
         assert!(store.read_blocking(|c| session_user(c, "s", "2000-01-01T00:00:00Z")).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_revoked_users_session_and_sign_in_are_refused() {
+        let (_dir, store) = store();
+        let (user, company) = store
+            .write_blocking(|tx| -> crate::store::Result<_> {
+                let company = crate::store::fixtures::company(tx, "L41323036D");
+                let unit = crate::store::fixtures::unit(tx, company, "Shop", None);
+                let user = crate::store::fixtures::user(tx, company, unit, "ana@shop.al");
+                insert_session(tx, "s", user)?;
+                Ok((user, company))
+            })
+            .unwrap();
+        let found = store.read_blocking(|c| credentials(c, " ana@shop.al ")).unwrap().unwrap();
+        assert!(!found.revoked);
+        assert!(store.read_blocking(|c| session_user(c, "s", "2000-01-01T00:00:00Z")).unwrap().is_some());
+        store.write_blocking(|tx| crate::store::accounts::revoke_token(tx, company, user)).unwrap();
+        assert!(store.read_blocking(|c| credentials(c, "ana@shop.al")).unwrap().unwrap().revoked);
+        assert!(store.read_blocking(|c| session_user(c, "s", "2000-01-01T00:00:00Z")).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_reset_code_is_one_per_user_until_it_expires_or_goes() {
+        let (_dir, store) = store();
+        let user = store
+            .write_blocking(|tx| -> crate::store::Result<_> {
+                let company = crate::store::fixtures::company(tx, "L41323036D");
+                let unit = crate::store::fixtures::unit(tx, company, "Shop", None);
+                let user = crate::store::fixtures::user(tx, company, unit, "ana@shop.al");
+                replace_reset_code(tx, user, "a", "2030-01-01T00:00:00Z")?;
+                replace_reset_code(tx, user, "b", "2030-01-01T01:00:00Z")?;
+                Ok(user)
+            })
+            .unwrap();
+        let at = |now: &'static str| store.read_blocking(move |c| reset_code(c, user, now)).unwrap();
+        assert_eq!(at("2030-01-01T00:30:00Z").as_deref(), Some("b"), "the last one printed");
+        assert_eq!(at("2030-01-01T01:00:00Z"), None, "expired");
+        store.write_blocking(|tx| drop_reset_code(tx, user)).unwrap();
+        assert_eq!(at("2029-01-01T00:00:00Z"), None, "used");
     }
 }

@@ -80,7 +80,9 @@ fn every_action_writes_its_entry_with_the_user_their_role_the_request_id_and_wha
     assert_eq!(
         listed,
         [
+            "unit.update",
             "certificate.upload",
+            "device.register",
             "user.update",
             "day.open",
             "invoice.cancel",
@@ -96,9 +98,9 @@ fn every_action_writes_its_entry_with_the_user_their_role_the_request_id_and_wha
             "settings.manual_rate",
             "settings.marketplace",
         ],
-        "oldest first: the on-boarding's certificate and the owner's operator code, then the story"
+        "oldest first: the on-boarding's unit, certificate, till and the owner's operator code, then the story"
     );
-    assert_eq!(page["total"], 15);
+    assert_eq!(page["total"], 17);
     let find = |action: &str| {
         page["entries"].as_array().unwrap().iter().find(|e| e["action"] == action).unwrap().clone()
     };
@@ -135,6 +137,9 @@ fn every_action_writes_its_entry_with_the_user_their_role_the_request_id_and_wha
         (json!("Blerim"), json!("Blerimi"))
     );
     assert_eq!(find("token.revoke")["after"]["revoked"], true);
+    assert_eq!(find("token.revoke")["after"]["sessionsEnded"], 0);
+    assert_eq!(find("unit.update")["after"]["businessUnitCode"], "ab123cd456");
+    assert_eq!(find("device.register")["after"]["tcr"], till.tcr_code.as_str());
     assert_eq!(find("settings.currency")["object"], "EUR");
     assert_eq!(find("settings.currency")["after"]["enabled"], false);
     assert_eq!(find("settings.manual_rate")["after"]["rate"], "92.10");
@@ -182,29 +187,29 @@ fn the_chain_verifies_and_a_row_edited_with_sqlite3_is_named_by_audit_verify_and
     every_action(&till);
     let data = till.server.data_dir();
     let said = arka_ok(&["audit", "verify", "--data-dir", data.to_str().unwrap()]);
-    assert!(said.contains("the audit trail is whole (15 entries)"), "{said}");
+    assert!(said.contains("the audit trail is whole (17 entries)"), "{said}");
 
     // The application may not change the trail: SQLite itself refuses.
     let db = data.join("arka.db");
     let sqlite3 = |sql: &str| oracle(Command::new("sqlite3").arg(&db).arg(sql), "sqlite3");
-    let refused = sqlite3("UPDATE audit SET after = '{\"amount\":\"2000\"}' WHERE id = 5");
+    let refused = sqlite3("UPDATE audit SET after = '{\"amount\":\"2000\"}' WHERE id = 7");
     assert!(String::from_utf8_lossy(&refused.stderr).contains("append-only"), "{refused:?}");
 
     // Someone with the file drops the guard and makes the deposit larger.
     let out = sqlite3(
-        "DROP TRIGGER audit_no_update; UPDATE audit SET after = '{\"amount\":\"2000\"}' WHERE id = 5",
+        "DROP TRIGGER audit_no_update; UPDATE audit SET after = '{\"amount\":\"2000\"}' WHERE id = 7",
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let out = verify(&data);
     assert!(!out.status.success());
     let told = String::from_utf8_lossy(&out.stderr);
-    assert!(told.contains("broken at entry 5"), "{told}");
+    assert!(told.contains("broken at entry 7"), "{told}");
 
     let kept = till.server.stop_and_keep();
     let data = kept.path().join("data");
     let out = arka(&["reports", "verify", "--data-dir", data.to_str().unwrap()]);
     assert!(!out.status.success(), "reports verify fails on a broken trail");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("broken at entry 5"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("broken at entry 7"));
 }
 
 #[test]
@@ -219,16 +224,16 @@ fn entries_removed_from_the_middle_or_the_end_are_named_and_a_restore_is_the_com
     let kept = till.server.stop_and_keep();
     let data = kept.path().join("data");
     let sqlite3 = |sql: &str| oracle(Command::new("sqlite3").arg(data.join("arka.db")).arg(sql), "sqlite3");
-    let out = sqlite3("DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE id = 15");
+    let out = sqlite3("DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE id = 17");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&verify(&data).stderr).contains("broken at entry 15"));
+    assert!(String::from_utf8_lossy(&verify(&data).stderr).contains("broken at entry 17"));
     sqlite3("DELETE FROM audit WHERE id = 6");
     assert!(String::from_utf8_lossy(&verify(&data).stderr).contains("broken at entry 7"));
 
     let said = arka_ok(&["restore", backup.to_str().unwrap(), "--data-dir", data.to_str().unwrap()]);
     assert!(said.contains("audit trail"), "{said}");
     assert!(
-        arka_ok(&["audit", "verify", "--data-dir", data.to_str().unwrap()]).contains("whole (16 entries)")
+        arka_ok(&["audit", "verify", "--data-dir", data.to_str().unwrap()]).contains("whole (18 entries)")
     );
     let conn = rusqlite::Connection::open(data.join("arka.db")).unwrap();
     let (company, user, role, action): (Option<i64>, Option<i64>, String, String) = conn
@@ -250,19 +255,19 @@ fn the_list_filters_by_day_user_and_action_pages_answers_csv_and_refuses_a_cashi
 
     let cash = entries(server, owner, "?action=cash.withdraw");
     assert_eq!((actions(&cash), cash["total"].clone()), (vec!["cash.withdraw".to_string()], json!(1)));
-    assert_eq!(entries(server, owner, &format!("?user={}", till.user_id))["total"], 15);
+    assert_eq!(entries(server, owner, &format!("?user={}", till.user_id))["total"], 17);
     assert_eq!(entries(server, owner, &format!("?user={user}"))["total"], 0, "the user did nothing");
-    assert_eq!(entries(server, owner, &format!("?from={today}&to={today}"))["total"], 15);
+    assert_eq!(entries(server, owner, &format!("?from={today}&to={today}"))["total"], 17);
     assert_eq!(entries(server, owner, &format!("?from={tomorrow}"))["total"], 0);
 
     let first = entries(server, owner, "?limit=5");
     let second = entries(server, owner, "?limit=5&offset=5");
-    assert_eq!((first["entries"].as_array().unwrap().len(), first["total"].clone()), (5, json!(15)));
+    assert_eq!((first["entries"].as_array().unwrap().len(), first["total"].clone()), (5, json!(17)));
     let ids = |page: &Value| {
         page["entries"].as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()).collect::<Vec<_>>()
     };
-    assert_eq!(ids(&first), [15, 14, 13, 12, 11]);
-    assert_eq!(ids(&second), [10, 9, 8, 7, 6]);
+    assert_eq!(ids(&first), [17, 16, 15, 14, 13]);
+    assert_eq!(ids(&second), [12, 11, 10, 9, 8]);
 
     let csv = server.get("/api/v1/audit?format=csv&action=day.close", Some(owner));
     assert_eq!(csv.status, 200);
@@ -287,5 +292,112 @@ fn the_list_filters_by_day_user_and_action_pages_answers_csv_and_refuses_a_cashi
     server.get("/api/v1/audit?user=x", Some(owner)).assert_invalid("user");
     server.get("/api/v1/audit?limit=0", Some(owner)).assert_invalid("limit");
     server.get("/api/v1/audit", Some(&cashier(server, till.company_id))).assert_error(403);
-    assert_eq!(entries(server, &manager(server, till.company_id), "")["total"], 15);
+    assert_eq!(entries(server, &manager(server, till.company_id), "")["total"], 17);
+}
+
+/// The one entry of `action` on `page` (the newest first).
+fn only(page: &Value, action: &str) -> Value {
+    let found: Vec<&Value> =
+        page["entries"].as_array().unwrap().iter().filter(|e| e["action"] == action).collect();
+    assert_eq!(found.len(), 1, "one {action}: {page}");
+    found[0].clone()
+}
+
+/// What changes where money goes or the shop's fiscal identity (issue 41): a bank account buyers
+/// pay into, a unit, a till, the print and stock settings, a stock adjustment, a product import,
+/// one's own password set with a token, a backup taken from the page: each its entry, by whom,
+/// with what it became.
+#[test]
+fn money_ways_and_the_shops_fiscal_identity_are_audited() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let (server, owner) = (&till.server, till.token.as_str());
+    let account = crate::common::bank_account_body("Llogaria kryesore");
+    let account_id =
+        server.post_json("/api/v1/on-boarding/bank-account", Some(owner), &account).data(201)["bankAccount"]
+            ["id"]
+            .as_i64()
+            .unwrap();
+    let branch =
+        json!({"name": "Dega 2", "businessUnitCode": "cd456cd456", "address": "Rruga 2", "city": "Durrës"});
+    let unit = server.post_json("/api/v1/on-boarding/branch", Some(owner), &branch).data(201)["branch"]["id"]
+        .as_i64()
+        .unwrap();
+    server.put_json("/api/v1/print-settings", Some(owner), &json!({"unit_name": true})).data(200);
+    server.put_json("/api/v1/stock/settings", Some(owner), &json!({"enforce": true})).data(200);
+    let product = json!({"name": "Ujë", "code": "UJE", "last_price": 50, "vat_rate": "20", "service": false});
+    let product_id = server.post_json("/api/v1/products", Some(owner), &product).data(201)["product"]["id"]
+        .as_i64()
+        .unwrap();
+    let adjust = json!({"kind": "delivery", "quantity": 24, "note": "furnizimi i së hënës"});
+    server
+        .post_json(&format!("/api/v1/stock/products/{product_id}/adjustments"), Some(owner), &adjust)
+        .data(201);
+    let csv = "code,name,last_price,vat_rate\nKAFE,Kafe,80,20\nUJE,Ujë i ftohtë,60,20\n";
+    server.post_raw("/api/v1/products/import?apply=true", Some(owner), "text/csv", csv.as_bytes()).data(200);
+    // A preview and a refused import write nothing.
+    server.post_raw("/api/v1/products/import?apply=false", Some(owner), "text/csv", csv.as_bytes()).data(200);
+    let refused = "code,name,last_price,vat_rate\nX,,80,20\n";
+    let refused =
+        server.post_raw("/api/v1/products/import?apply=true", Some(owner), "text/csv", refused.as_bytes());
+    assert!(refused.status >= 400, "{}", refused.text);
+    // A cashier given a password by the owner changes it with their POS token.
+    let body = json!({"name": "Besa", "email": "besa@shop.al", "branchId": till.branch_id, "operatorCode": "op444op444"});
+    let besa = server.post_json("/api/v1/on-boarding/user", Some(owner), &body).data(201)["user"].clone();
+    let (besa_id, besa_token) = (besa["id"].as_i64().unwrap(), besa["token"].as_str().unwrap());
+    let password = json!({"newPassword": "Besa-fjalekalim-1"});
+    server.post_json(&format!("/api/v1/users/{besa_id}/password"), Some(owner), &password).data(200);
+    let change = json!({"currentPassword": "Besa-fjalekalim-1", "newPassword": "Besa-e-re-2025"});
+    server.post_json("/api/v1/session/password", Some(besa_token), &change).data(200);
+    let backup = server.post_json("/api/v1/owner/backup", Some(owner), &json!({}));
+    let file = backup.data(201)["file"].as_str().unwrap().to_string();
+
+    let page = entries(server, owner, "?limit=100");
+    let bank = only(&page, "bank_account.create");
+    assert_eq!(bank["object"], account_id.to_string());
+    assert_eq!(bank["after"]["iban"], account["iban"].as_str().unwrap().replace(' ', ""));
+    let created = only(&page, "unit.create");
+    assert_eq!(
+        (created["object"].clone(), created["after"]["businessUnitCode"].clone()),
+        (json!(unit.to_string()), json!("cd456cd456"))
+    );
+    let print = only(&page, "settings.print");
+    assert_eq!(
+        (print["before"]["unitName"].clone(), print["after"]["unitName"].clone()),
+        (json!(false), json!(true))
+    );
+    let stock = only(&page, "settings.stock");
+    assert_eq!(
+        (stock["before"]["enforce"].clone(), stock["after"]["enforce"].clone()),
+        (json!(false), json!(true))
+    );
+    let adjusted = only(&page, "stock.adjust");
+    assert_eq!(adjusted["object"], product_id.to_string());
+    assert_eq!(
+        (adjusted["after"]["reason"].clone(), adjusted["after"]["change"].clone()),
+        (json!("delivery"), json!("24"))
+    );
+    assert_eq!(adjusted["after"]["note"], "furnizimi i së hënës");
+    let import = only(&page, "product.import");
+    assert_eq!(
+        (import["after"]["created"].clone(), import["after"]["updated"].clone()),
+        (json!(1), json!(1))
+    );
+    let passwords: Vec<&Value> =
+        page["entries"].as_array().unwrap().iter().filter(|e| e["action"] == "user.password").collect();
+    assert_eq!(passwords.len(), 2, "the owner's and the cashier's own: {page}");
+    let own = passwords[0];
+    assert_eq!((own["userId"].clone(), own["role"].clone()), (json!(besa_id), json!("cashier")));
+    assert_eq!(
+        (own["after"]["passwordSetBy"].clone(), own["after"]["via"].clone()),
+        (json!("self"), json!("token"))
+    );
+    let backed_up = only(&page, "backup.create");
+    assert_eq!(
+        (backed_up["object"].clone(), backed_up["userId"].clone()),
+        (json!(file), json!(till.user_id))
+    );
+    assert!(!page.to_string().contains("Besa-e-re-2025"), "never a password in the trail");
+    let said = arka_ok(&["audit", "verify", "--data-dir", server.data_dir().to_str().unwrap()]);
+    assert!(said.contains("whole"), "{said}");
 }

@@ -360,6 +360,12 @@ fn a_self_signed_certificate_is_made_once_printed_and_pinned_by_a_real_tls_clien
     let agent = tls_agent(&std::fs::read(&cert_path).unwrap());
     let reply = agent.get(format!("{}/healthz", server.base_url)).call().unwrap();
     assert_eq!(reply.status().as_u16(), 200);
+    // Every answer over HTTPS tells the browser to keep to HTTPS (HSTS): the API's, the page's.
+    for path in ["/healthz", "/api/v1/ping", "/", "/api/v1/setup"] {
+        let reply = agent.get(format!("{}{path}", server.base_url)).call().unwrap();
+        let hsts = reply.headers().get("strict-transport-security").and_then(|v| v.to_str().ok());
+        assert_eq!(hsts, Some("max-age=31536000"), "{path}");
+    }
     let by_name = server.base_url.replace("127.0.0.1", "localhost");
     assert_eq!(agent.get(format!("{by_name}/healthz")).call().unwrap().status().as_u16(), 200);
     // Plain HTTP on the same port gets no answer, and a client that trusts nothing is refused.

@@ -10,6 +10,7 @@ use std::net::TcpStream;
 use std::path::Path;
 
 use crate::common::depot::note;
+use crate::common::people::Browser;
 use crate::common::sim::SimServer;
 use crate::common::till::{Till, coffee_and_water, on_board, open_till, open_till_with};
 use crate::common::{Reply, TestServer, bank_account_body, object_keys, register_sandbox};
@@ -87,11 +88,23 @@ enum Who {
     Manager,
     OtherOwner,
     Owner,
+    /// A manager the owner revoked: the token they had.
+    RevokedToken,
+    /// The same revoked manager's page: the session cookie and CSRF token they had.
+    RevokedSession,
 }
 
 impl Who {
-    const ALL: [Who; 6] =
-        [Who::Nobody, Who::Partner, Who::Cashier, Who::Manager, Who::OtherOwner, Who::Owner];
+    const ALL: [Who; 8] = [
+        Who::Nobody,
+        Who::Partner,
+        Who::Cashier,
+        Who::Manager,
+        Who::OtherOwner,
+        Who::Owner,
+        Who::RevokedToken,
+        Who::RevokedSession,
+    ];
 
     fn name(self) -> &'static str {
         match self {
@@ -101,16 +114,18 @@ impl Who {
             Who::Manager => "manager",
             Who::OtherOwner => "another company's owner",
             Who::Owner => "owner",
+            Who::RevokedToken => "revoked manager's token",
+            Who::RevokedSession => "revoked manager's session",
         }
     }
 
-    /// What the table's `x-arka-role` lets this caller do.
+    /// What the table's `x-arka-role` lets this caller do: a revoked user is nobody.
     fn may(self, role: &str) -> bool {
         let rank = |r: &str| ["cashier", "manager", "owner"].iter().position(|x| *x == r);
         match (role, self) {
             ("public", _) => true,
             ("partner", who) => who == Who::Partner,
-            (_, Who::Nobody | Who::Partner) => false,
+            (_, Who::Nobody | Who::Partner | Who::RevokedToken | Who::RevokedSession) => false,
             (role, Who::Cashier) => rank(role) <= Some(0),
             (role, Who::Manager) => rank(role) <= Some(1),
             (_, Who::OtherOwner | Who::Owner) => true,
@@ -120,12 +135,23 @@ impl Who {
     /// The status of a refusal: no user token where one is needed is 401, a role too low 403.
     fn refused_with(self, role: &str) -> u16 {
         match (role, self) {
-            ("partner", Who::Nobody) => 401,
+            ("partner", Who::Nobody | Who::RevokedToken | Who::RevokedSession) => 401,
             ("partner", _) => 403,
-            (_, Who::Nobody | Who::Partner) => 401,
+            (_, Who::Nobody | Who::Partner | Who::RevokedToken | Who::RevokedSession) => 401,
             _ => 403,
         }
     }
+}
+
+/// How a caller of the matrix proves who they are.
+#[derive(Clone)]
+enum Credential {
+    Bearer(String),
+    /// A page's session: the cookie and the CSRF token every change carries.
+    Session {
+        cookie: String,
+        csrf: String,
+    },
 }
 
 /// What the matrix's paths point at: the cashier's own sale, so that every role that may read or
@@ -174,9 +200,16 @@ fn fill(template: &str, f: &Fixtures) -> String {
         .replace("{name}", "app.js")
 }
 
-fn call(server: &TestServer, method: &str, path: &str, token: Option<&str>) -> Reply {
-    let bearer = token.map(|t| format!("Bearer {t}"));
-    let headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("Authorization", b.as_str())).collect();
+fn call(server: &TestServer, method: &str, path: &str, credential: Option<&Credential>) -> Reply {
+    let bearer = match credential {
+        Some(Credential::Bearer(token)) => Some(format!("Bearer {token}")),
+        _ => None,
+    };
+    let mut headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("Authorization", b.as_str())).collect();
+    if let Some(Credential::Session { cookie, csrf }) = credential {
+        headers.push(("Cookie", cookie));
+        headers.push(("X-CSRF-Token", csrf));
+    }
     let body = matches!(method, "POST" | "PUT" | "PATCH").then_some(("application/json", b"{}".as_slice()));
     server.request(method, path, &headers, body)
 }
@@ -265,12 +298,16 @@ fn every_operation_answers_each_role_as_the_permission_table_says() {
         spare_id,
     };
 
-    let mut tokens: BTreeMap<&str, String> = BTreeMap::from([
-        (Who::Partner.name(), partner),
-        (Who::Cashier.name(), cashier),
-        (Who::Manager.name(), manager),
-        (Who::OtherOwner.name(), other.token.clone()),
-        (Who::Owner.name(), owner),
+    let (gone_token, gone_session) = a_revoked_manager(server, &owner, till.branch_id);
+    let bearer = |token: String| Credential::Bearer(token);
+    let mut tokens: BTreeMap<&str, Credential> = BTreeMap::from([
+        (Who::Partner.name(), bearer(partner)),
+        (Who::Cashier.name(), bearer(cashier)),
+        (Who::Manager.name(), bearer(manager)),
+        (Who::OtherOwner.name(), bearer(other.token.clone())),
+        (Who::Owner.name(), bearer(owner.clone())),
+        (Who::RevokedToken.name(), gone_token),
+        (Who::RevokedSession.name(), gone_session),
     ]);
     let doc: Value = serde_yaml_ng::from_str(include_str!("../../assets/openapi.yaml")).unwrap();
     let db = server.data_dir().join("arka.db");
@@ -287,7 +324,7 @@ fn every_operation_answers_each_role_as_the_permission_table_says() {
                 let token = tokens.get(who.name()).cloned();
                 let what = format!("{method} {path} as the {} (x-arka-role {role})", who.name());
                 if who.may(role) {
-                    let reply = call(server, &method, &path, token.as_deref());
+                    let reply = call(server, &method, &path, token.as_ref());
                     if template.starts_with("/api/v1/owner/backup") {
                         // The backups' scope: the owner of the box's one company, and this box
                         // holds two (owner_page's stories take them on a box of one).
@@ -302,12 +339,12 @@ fn every_operation_answers_each_role_as_the_permission_table_says() {
                     }
                     if template == "/api/v1/users/me/token" {
                         let rotated = reply.data(201)["user"]["token"].as_str().unwrap().to_string();
-                        tokens.insert(who.name(), rotated);
+                        tokens.insert(who.name(), Credential::Bearer(rotated));
                     }
                     allowed += 1;
                 } else {
                     let before = snapshot(&db);
-                    let reply = call(server, &method, &path, token.as_deref());
+                    let reply = call(server, &method, &path, token.as_ref());
                     assert_refused(&reply, who.refused_with(role), &path, &what);
                     let after = snapshot(&db);
                     let changed: Vec<&String> = before
@@ -321,7 +358,50 @@ fn every_operation_answers_each_role_as_the_permission_table_says() {
             }
         }
     }
-    assert!(allowed > 300 && refused > 200, "{allowed} allowed and {refused} refused calls");
+    assert!(allowed > 300 && refused > 400, "{allowed} allowed and {refused} refused calls");
+
+    the_last_working_owner_stays(server, &tokens[Who::Owner.name()], &till, &db);
+}
+
+/// A manager who left: signed in on the page and on a POS, then revoked by the owner. Their old
+/// token and their old session (cookie and CSRF token).
+fn a_revoked_manager(server: &TestServer, owner: &str, branch_id: i64) -> (Credential, Credential) {
+    let (gone_id, gone_token) =
+        make_user(server, owner, json!({"email": "gone@shop.al", "branchId": branch_id, "role": "manager"}));
+    let password = json!({"newPassword": "Iku-nga-dyqani-7"});
+    server.post_json(&format!("/api/v1/users/{gone_id}/password"), Some(owner), &password).data(200);
+    let mut page = Browser::new(server);
+    page.sign_in("gone@shop.al", "Iku-nga-dyqani-7").data(200);
+    page.get("/api/v1/owner/today").data(200);
+    let revoked = server.delete(&format!("/api/v1/users/{gone_id}/token"), Some(owner));
+    assert_eq!(revoked.data(200)["user"]["sessionsEnded"], 1);
+    let session =
+        Credential::Session { cookie: page.cookie.clone().unwrap(), csrf: page.csrf.clone().unwrap() };
+    (Credential::Bearer(gone_token), session)
+}
+
+/// The last owner whose access works stays one: a second owner revoked first counts for nothing,
+/// so the owner's own demotion is refused and changes nothing, until the other is restored.
+fn the_last_working_owner_stays(server: &TestServer, owner: &Credential, till: &Till, db: &Path) {
+    let Credential::Bearer(owner) = owner else { panic!("the owner calls with a token") };
+    let (second_id, _) = make_user(
+        server,
+        owner,
+        json!({"email": "second.owner@shop.al", "branchId": till.branch_id, "role": "owner"}),
+    );
+    server.delete(&format!("/api/v1/users/{second_id}/token"), Some(owner)).data(200);
+    let myself = format!("/api/v1/on-boarding/user/{}", till.user_id);
+    let before = snapshot(db);
+    for role in ["manager", "cashier"] {
+        let demoted = server.post_json(&myself, Some(owner), &json!({"role": role}));
+        demoted.assert_error(409);
+        assert!(demoted.body["errors"][0].as_str().unwrap().starts_with("role: "), "{}", demoted.text);
+    }
+    server.delete(&format!("/api/v1/users/{}/token", till.user_id), Some(owner)).assert_error(409);
+    assert_eq!(snapshot(db), before, "the refused demotions changed nothing");
+    server.post_json(&format!("/api/v1/users/{second_id}/token"), Some(owner), &json!({})).data(201);
+    let demoted = server.post_json(&myself, Some(owner), &json!({"role": "manager"}));
+    assert_eq!(demoted.data(200)["user"]["role"], "manager", "another owner's access works again");
 }
 
 /// Two requests on one kept-alive connection: the status of each.
@@ -402,7 +482,7 @@ fn a_rotated_or_revoked_token_answers_401_at_once_even_on_a_kept_alive_connectio
     let revoked = server.delete(&format!("/api/v1/users/{cashier_id}/token"), Some(owner));
     assert_eq!(
         object_keys(&revoked.data(200)["user"]),
-        ["branchId", "fiscalTcrCode", "id", "name", "operatorCode", "role", "tokenRevoked"]
+        ["branchId", "fiscalTcrCode", "id", "name", "operatorCode", "role", "sessionsEnded", "tokenRevoked"]
     );
     assert_eq!(revoked.data(200)["user"]["tokenRevoked"], true);
     assert_eq!(pos.account(&second), 401, "a revoked token, on the same connection, at once");
@@ -510,11 +590,19 @@ fn only_an_owner_gives_roles_and_the_company_keeps_an_owner() {
     server
         .post_json("/api/v1/on-boarding/user", Some(&owner.token), &body("x5@dyqani.al", json!(7)))
         .assert_invalid("role");
+    for spelled in [" owner", "owner ", "Owner", "OWNER"] {
+        server
+            .post_json("/api/v1/on-boarding/user", Some(&owner.token), &body("x6@dyqani.al", json!(spelled)))
+            .assert_invalid("role");
+    }
     assert_eq!(users(), count, "nothing written by a refusal");
 
     let user = |id: i64| format!("/api/v1/on-boarding/user/{id}");
     server.post_json(&user(cashier_id), Some(&manager), &json!({"role": "manager"})).assert_error(403);
     server.post_json(&user(cashier_id), Some(&owner.token), &json!({"role": "boss"})).assert_invalid("role");
+    server
+        .post_json(&user(cashier_id), Some(&owner.token), &json!({"role": " owner"}))
+        .assert_invalid("role");
     server.post_json(&user(cashier_id), Some(&manager), &json!({"operatorCode": "op777op777"})).data(200);
     server.post_json(&user(manager_id), Some(&manager), &json!({"operatorCode": "op778op778"})).data(200);
     server.post_json(&user(owner.user_id), Some(&manager), &json!({"name": "Ana"})).assert_error(403);

@@ -234,6 +234,6 @@ impl Services {
             einvoice: None,
         };
         let sequence = issuer.sequence(original.kind);
-        self.issue(InvoiceDocument { issuer, content, sequence, year }).await
+        self.issue(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None }).await
     }
 }

@@ -14,6 +14,7 @@ use crate::domain::currency::RateBasis;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::invoice as rules;
 use crate::domain::invoice::request::{BuyerRefusal, CheckedDetails, Details, check_details};
+use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::{BankAccount, Caller};
@@ -25,6 +26,9 @@ pub struct InvoiceDocument {
     pub content: Content,
     pub sequence: Sequence,
     pub year: i32,
+    /// The owner who made this sale in the issuer's name (the setup wizard's test sale): the
+    /// trail says so in the sale's own transaction.
+    pub test_sale_by: Option<Caller>,
 }
 
 /// The issuing user's operator code, business unit code and TCR; a missing one is the spec's
@@ -148,6 +152,24 @@ impl Issuer {
 impl Services {
     /// A cash, non-cash or order invoice request, checked in the order the docs' "Errors of an
     /// issue" lists, ready for the pipeline.
+    /// A cashier's line discounts stay within the shop's limit (`cashier_max_discount` of the
+    /// till's settings); a manager's or an owner's are not limited.
+    async fn discounts_within_role(&self, caller: &Caller, lines: &[rules::LineInput]) -> Result<()> {
+        let discounts: Vec<Option<Decimal>> = lines.iter().map(|l| l.discount).collect();
+        if caller.user.role != Role::Cashier || discounts.iter().all(|d| d.is_none_or(|d| d.is_zero())) {
+            return Ok(());
+        }
+        let company_id = caller.company.id;
+        let limit =
+            self.store.read(move |c| crate::store::till::settings(c, company_id)).await?.cashier_max_discount;
+        match crate::domain::till::discount_beyond_limit(limit, &discounts) {
+            Some(at) => Err(Error::Forbidden(format!(
+                "lines.{at}.discount: a cashier gives at most {limit}% off a line; a manager or an owner can give more."
+            ))),
+            None => Ok(()),
+        }
+    }
+
     pub(super) async fn invoice_document(
         &self,
         caller: &Caller,
@@ -155,6 +177,7 @@ impl Services {
     ) -> Result<InvoiceDocument> {
         let year = this_year();
         self.first_look(&internal_id(caller, year, &req.internal_id)).await?;
+        self.discounts_within_role(caller, &req.rules.lines).await?;
         let rate_basis = self.resolve_exchange_rate(caller, &mut req).await?;
         let invoice_type = req.kind.invoice_type().unwrap_or(InvoiceType::Cash);
         let (operator_code, unit_code, tcr_code) = user_codes(caller, invoice_type == InvoiceType::Cash)?;
@@ -214,7 +237,7 @@ impl Services {
             rate_basis,
             einvoice: None,
         };
-        Ok(InvoiceDocument { issuer, content, sequence, year })
+        Ok(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None })
     }
 
     /// What the issuer signs with, checked after the body: the software code and a current

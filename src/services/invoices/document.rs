@@ -213,6 +213,14 @@ impl Document for InvoiceDocument {
                 crate::store::audit::append(tx, &entry)?;
             }
         }
+        if let Some(owner) = &self.test_sale_by {
+            let entry = crate::services::audit::by(owner, Action::TestSale, invoice.id).after(json!({
+                "cashier": self.issuer.caller.user.id,
+                "number": invoice.number,
+                "total": invoice.totals.total.to_string(),
+            }));
+            crate::store::audit::append(tx, &entry)?;
+        }
         if let Some(process) = self.content.einvoice {
             crate::store::einvoices::insert(tx, self.company_id(), invoice.id, process.as_str())?;
         }

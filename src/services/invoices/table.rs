@@ -142,7 +142,7 @@ impl Services {
             einvoice: None,
         };
         let sequence = issuer.sequence(InvoiceType::Cash);
-        self.issue(InvoiceDocument { issuer, content, sequence, year }).await
+        self.issue(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None }).await
     }
 
     /// The company's open order invoices with these IICs, with their lines. An IIC that is not

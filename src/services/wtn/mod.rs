@@ -20,6 +20,7 @@ use super::invoices::{this_year, user_codes};
 use super::pipeline::{InternalId, Issued, Namespace};
 use super::sequence::Sequence;
 use super::{Error, Result, Services};
+use crate::domain::audit::Action;
 use crate::domain::client::Patch;
 use crate::domain::document::ApiVersion;
 use crate::domain::role::Role;
@@ -256,16 +257,28 @@ impl Services {
             Some(Some(text)) => Some(Some(print::logo(&text)?)),
         };
         let company_id = caller.company.id;
+        let entry = crate::services::audit::by(caller, Action::SettingsPrint, company_id);
         self.store
             .write(move |tx| {
                 let stored = print_settings::get(tx, company_id)?;
                 let settings = PrintSettings {
-                    logo: logo.unwrap_or(stored.logo),
+                    logo: logo.unwrap_or_else(|| stored.logo.clone()),
                     unit_name: unit_name.unwrap_or(stored.unit_name),
                 };
                 print_settings::save(tx, company_id, &settings)?;
+                let entry = entry.before(print_fields(&stored)).after(print_fields(&settings));
+                crate::store::audit::append(tx, &entry)?;
                 Ok(settings)
             })
             .await
     }
+}
+
+/// What the trail keeps of the print settings: whether a logo is set (its size, not its bytes)
+/// and whose name is printed.
+fn print_fields(settings: &PrintSettings) -> serde_json::Value {
+    serde_json::json!({
+        "logoBytes": settings.logo.as_ref().map(|l| l.bytes.len()),
+        "unitName": settings.unit_name,
+    })
 }

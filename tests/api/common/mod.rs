@@ -8,6 +8,7 @@ pub mod fake_ai;
 pub mod hq;
 pub mod pages;
 pub mod people;
+pub mod printer;
 pub mod process;
 pub mod s3;
 pub mod sim;

@@ -66,16 +66,21 @@ impl<'a> Browser<'a> {
         self.server.get_bytes_with(path, &self.headers(false))
     }
 
-    pub fn post(&mut self, path: &str, body: &Value) -> Reply {
+    /// A change with a JSON body, as the page sends it (the CSRF token with it).
+    fn send(&mut self, method: &str, path: &str, body: &Value) -> Reply {
         let text = body.to_string();
         let reply = self.server.request(
-            "POST",
+            method,
             path,
             &self.headers(true),
             Some(("application/json", text.as_bytes())),
         );
         self.adopt(&reply);
         reply
+    }
+
+    pub fn post(&mut self, path: &str, body: &Value) -> Reply {
+        self.send("POST", path, body)
     }
 
     /// A POST as a page that forgot the CSRF header (or a form another site made) sends it.
@@ -88,6 +93,16 @@ impl<'a> Browser<'a> {
         let reply = self.server.request("POST", path, &self.headers(true), Some((content_type, bytes)));
         self.adopt(&reply);
         reply
+    }
+
+    pub fn patch(&mut self, path: &str, body: &Value) -> Reply {
+        self.send("PATCH", path, body)
+    }
+
+    /// This browser, signed in as `email` (failing the test when it cannot).
+    pub fn signed_in(mut self, email: &str, password: &str) -> Self {
+        self.sign_in(email, password).data(200);
+        self
     }
 
     pub fn delete(&mut self, path: &str) -> Reply {
@@ -117,4 +132,65 @@ pub fn owner_from_the_box(server: &TestServer) -> Browser<'_> {
     browser.post("/api/v1/setup/owner", &owner_body()).data(201);
     assert!(browser.cookie.is_some() && browser.csrf.is_some(), "the owner is signed in");
     browser
+}
+
+/// A client on a loopback address of its own (127.0.0.2, 127.0.0.3 …: Linux answers on all of
+/// 127.0.0.0/8), so the server sees requests from several addresses; one kept-alive connection.
+pub struct FromAddress {
+    reader: std::io::BufReader<std::net::TcpStream>,
+}
+
+/// What a [`FromAddress`] call answered: the status, `Retry-After` and the JSON body.
+pub struct Answer {
+    pub status: u16,
+    pub retry_after: Option<u64>,
+    pub body: Value,
+    /// The session cookie it set, if any.
+    pub cookie: Option<String>,
+}
+
+impl FromAddress {
+    pub fn new(server: &TestServer, source: std::net::Ipv4Addr) -> FromAddress {
+        let target: std::net::SocketAddr = server.base_url().trim_start_matches("http://").parse().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_io().build().unwrap();
+        let stream = runtime.block_on(async {
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket.bind(std::net::SocketAddr::new(source.into(), 0)).unwrap();
+            socket.connect(target).await.unwrap().into_std().unwrap()
+        });
+        stream.set_nonblocking(false).unwrap();
+        FromAddress { reader: std::io::BufReader::new(stream) }
+    }
+
+    pub fn post(&mut self, path: &str, body: &Value) -> Answer {
+        use std::io::{BufRead, Read, Write};
+        let text = body.to_string();
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: arka\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{text}",
+            text.len()
+        );
+        self.reader.get_mut().write_all(request.as_bytes()).unwrap();
+        let mut line = String::new();
+        self.reader.read_line(&mut line).unwrap();
+        let status: u16 = line.split(' ').nth(1).unwrap().parse().unwrap();
+        let (mut length, mut retry_after, mut cookie) = (0, None, None);
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).unwrap();
+            let header = line.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            let (name, value) = header.split_once(':').unwrap();
+            match name.to_ascii_lowercase().as_str() {
+                "content-length" => length = value.trim().parse().unwrap(),
+                "retry-after" => retry_after = Some(value.trim().parse().unwrap()),
+                "set-cookie" => cookie = value.trim().split(';').next().map(str::to_string),
+                _ => {}
+            }
+        }
+        let mut bytes = vec![0; length];
+        self.reader.read_exact(&mut bytes).unwrap();
+        Answer { status, retry_after, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null), cookie }
+    }
 }

@@ -25,10 +25,13 @@ impl ServerProcess {
     /// `arka serve --listen 127.0.0.1:0 --data-dir DATA_DIR ARGS...`, no ARKA_* from the
     /// environment; returns once the server answers on its port.
     pub fn start(data_dir: &Path, args: &[&str]) -> ServerProcess {
-        let mut all: Vec<&std::ffi::OsStr> = ["serve", "--listen", "127.0.0.1:0", "--data-dir"]
-            .into_iter()
-            .map(std::ffi::OsStr::new)
-            .collect();
+        Self::start_on("127.0.0.1:0", data_dir, args)
+    }
+
+    /// `start` listening on `listen` (a server started again on the port its clients know).
+    pub fn start_on(listen: &str, data_dir: &Path, args: &[&str]) -> ServerProcess {
+        let mut all: Vec<&std::ffi::OsStr> =
+            ["serve", "--listen", listen, "--data-dir"].into_iter().map(std::ffi::OsStr::new).collect();
         all.push(data_dir.as_os_str());
         all.extend(args.iter().map(std::ffi::OsStr::new));
         Self::launch(&all)
