@@ -123,6 +123,15 @@ enum Command {
         #[command(flatten)]
         data: DataArgs,
     },
+    /// Bring the database back to the previous release's schema, keeping every document, before
+    /// starting the previous release's binary (the server must be stopped).
+    Downgrade {
+        #[command(flatten)]
+        data: DataArgs,
+        /// The schema to go back to: the previous release's.
+        #[arg(long, default_value_t = arka::store::downgrade::PREVIOUS_RELEASE_SCHEMA)]
+        to: i32,
+    },
     /// Wait until the server's GET /healthz answers 200 (systemd runs it after start).
     Healthcheck {
         /// The server's listen address, as `serve` takes it; a wildcard address is checked on loopback.
@@ -378,6 +387,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::CisSim { listen, strict_iic } => serve::cis_sim(listen, strict_iic),
         Command::Backup { data, to, backup_dir } => backup::backup(data, to, backup_dir),
         Command::Copy { action: CopyAction::Key { data, copy_key_file } } => copy::key(&data, copy_key_file),
+        Command::Downgrade { data, to } => backup::downgrade(&data, to),
         Command::Restore { from_copy: true, at, copy_key, copy, data, .. } => {
             copy::restore(&data, &copy, at.as_deref(), copy_key.as_deref())
         }

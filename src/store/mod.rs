@@ -6,6 +6,7 @@ pub mod audit;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
+pub mod downgrade;
 pub mod einvoices;
 pub mod fiscal_queue;
 #[cfg(test)]
@@ -67,6 +68,9 @@ pub enum Error {
     /// A kept request could not be packed or read back.
     #[error("{0}")]
     Kept(#[from] kept::Error),
+    /// `arka downgrade` cannot go back as asked.
+    #[error("{0}")]
+    Way(String),
 }
 
 impl From<rusqlite::Error> for Error {
