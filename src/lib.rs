@@ -607,7 +607,9 @@ fn page_backups(args: &ServeArgs, copy: &ops::copy::Watch) -> api::backups::Back
         status: Arc::new(move || status.status()),
         verify: Arc::new(move || verify.verify_now()),
     };
-    api::backups::Backups { dir, automatic: args.backups.backup_dir.is_some(), take, copy }
+    let folder = dir.clone();
+    let full_check = Arc::new(move || backup::full_check(&folder));
+    api::backups::Backups { dir, automatic: args.backups.backup_dir.is_some(), take, copy, full_check }
 }
 
 impl Background {

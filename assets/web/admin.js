@@ -171,8 +171,17 @@ async function backup(ctx) {
     el('p', { class: 'warn', role: 'note' }, t('admin.backupWarning')),
     el('p', { id: 'backup-last' }, last ? `${t('admin.lastAutomatic')}: ${last.at} (${t('admin.tirana')}${pending})`
       : status.data.automatic ? t('admin.noAutomaticYet') : t('admin.noAutomatic')),
-    ...damaged, now, files, ...offBox(status.data.copy));
+    ...fullCheck(status.data.fullCheck), ...damaged, now, files, ...offBox(status.data.copy));
   return box;
+}
+
+// The nightly check spread over nights: when its last whole round passed, and damage it found.
+function fullCheck(check) {
+  if (!check) return [];
+  const last = check.lastPassedAt ? `${t('admin.fullCheckPassed')}: ${check.lastPassedAt}` : t('admin.fullCheckNotYet');
+  const shown = [el('p', { id: 'backup-full-check' }, `${last} (${t('admin.fullCheckRound')} ${check.round[0]}/${check.round[1]})`)];
+  if (check.damage) shown.push(el('p', { class: 'error', role: 'alert', id: 'backup-check-damage' }, `${t('admin.fullCheckDamage')} ${check.damage}`));
+  return shown;
 }
 
 // The copy off the box: a banner while it is behind, then each place's age and its last

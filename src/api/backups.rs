@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, created, ok};
-use crate::domain::backup_files::{self, Check};
+use crate::domain::backup_files::{self, Check, FullCheck};
 use crate::domain::copy::{CopyStatus, TargetStatus};
 
 /// What the README says of every backup.
@@ -33,6 +33,8 @@ pub struct Backups {
     pub automatic: bool,
     pub take: TakeBackup,
     pub copy: Copy,
+    /// The nightly check spread over nights (the root's `ops::backup::full_check`).
+    pub full_check: Arc<dyn Fn() -> Option<FullCheck> + Send + Sync>,
 }
 
 /// The off-box copy as the root's `ops::copy` shows it (handed in at start), and how a verified
@@ -106,7 +108,22 @@ pub async fn status(State(state): State<AppState>, auth: Auth) -> ApiResult {
         damaged: backup_files::damaged(&names),
         warning: WARNING,
         copy: CopyView::of(&(backups.copy.status)(), state.clock.utc_now()),
+        full_check: (backups.full_check)().map(|c| FullCheckView {
+            last_passed_at: c.last_full_pass.map(crate::domain::time::local_text),
+            round: [c.round_passed, c.round_of],
+            damage: c.damage.map(|(table, report)| format!("{table}: {report}")),
+        }),
     })
+}
+
+/// The nightly check spread over nights: when its last whole round passed (local time), the
+/// round under way (tables passed, of tables), damage it found.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FullCheckView {
+    last_passed_at: Option<String>,
+    round: [usize; 2],
+    damage: Option<String>,
 }
 
 /// Whether nightly backups run, the last automatic one, the copies found damaged, and the copy
@@ -119,6 +136,8 @@ struct Status {
     damaged: Vec<String>,
     warning: &'static str,
     copy: CopyView,
+    /// Null before the first nightly check.
+    full_check: Option<FullCheckView>,
 }
 
 /// The copy off the box: `off`, `stopped` (set up, not running: `why`) or `running` with its

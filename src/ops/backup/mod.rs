@@ -29,6 +29,10 @@ use chrono_tz::Europe::Tirane;
 use rusqlite::backup::StepResult;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
+mod night;
+
+pub use night::{NIGHT_BUDGET, full_check};
+
 use crate::config::{BackupSchedule, CheckGate};
 use crate::domain::backup_files::{self, DAMAGED, FOLDER_LOCK, PARTIAL, UNCHECKED};
 use crate::domain::numbering::{LastNumber, SideBySide, side_by_side};
@@ -177,6 +181,8 @@ enum When {
     Now,
     /// In the background once the server answers (`check_pending`); a marker says so meanwhile.
     Later,
+    /// By the nightly check, a share each night (`night`).
+    ByNights,
 }
 
 /// Runs `PRAGMA integrity_check` on `conn`.
@@ -689,9 +695,12 @@ pub fn automatic(data_dir: &Path, schedule: &BackupSchedule, occasion: Occasion)
     }
     let to = dir.join(automatic_name(Utc::now(), occasion));
     // The copy before an upgrade is what a roll-back restores, taken while the shop waits; its
-    // check waits for the server to answer.
-    let when = if occasion == Occasion::BeforeUpgrade { When::Later } else { When::Now };
+    // check waits for the server to answer. The nightly one is checked a share a night.
+    let when = if occasion == Occasion::BeforeUpgrade { When::Later } else { When::ByNights };
     let made = take(&data_dir.join("arka.db"), &data_dir.join("arka.key"), &to, &mut |_| {}, when)?;
+    if when == When::ByNights {
+        night_share(&made, dir)?;
+    }
     let names: Vec<String> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .filter_map(|entry| entry.ok().and_then(|e| e.file_name().into_string().ok()))
@@ -710,6 +719,30 @@ pub fn automatic(data_dir: &Path, schedule: &BackupSchedule, occasion: Occasion)
 /// is `arka downgrade` (every migration since the previous release brings one), the nightly
 /// backup and the copy off the box.
 pub const BEFORE_UPGRADE_COPY_MAX_BYTES: u64 = 512 * 1024 * 1024;
+
+/// Tonight's share of the check over the nightly copy `made`: damage renames it (as a copy kept
+/// unchecked whose check failed) and fails the backup.
+fn night_share(made: &Made, dir: &Path) -> Result<()> {
+    match night::share(&made.db, dir, NIGHT_BUDGET, usize::MAX).map_err(sqlite(&made.db))? {
+        night::Night::Passed { tables, complete } => {
+            tracing::info!(
+                tables = tables.len(),
+                round_complete = complete,
+                "the nightly check passed tonight's tables"
+            );
+            Ok(())
+        }
+        night::Night::Damaged { table, report } => {
+            let renamed = sibling(&made.db, DAMAGED);
+            std::fs::rename(&made.db, &renamed).map_err(io(&renamed))?;
+            if made.key.exists() {
+                let key_aside = key_path_of(&renamed);
+                std::fs::rename(&made.key, &key_aside).map_err(io(&key_aside))?;
+            }
+            Err(Error::Damaged(made.db.clone(), format!("table {table}: {report}")))
+        }
+    }
+}
 
 /// Before the migrations of an upgrade run: a backup of the database as the old version left it,
 /// when it exists, is older than this binary's schema, a backup folder is set and it is at most
@@ -940,7 +973,7 @@ pub async fn nightly(
         let (dir, settings) = (data_dir.clone(), schedule.clone());
         match tokio::task::spawn_blocking(move || automatic(&dir, &settings, Occasion::Nightly)).await {
             Ok(Ok(Some(made))) => {
-                tracing::info!(path = %made.db.display(), bytes = made.bytes, "nightly backup taken and checked")
+                tracing::info!(path = %made.db.display(), bytes = made.bytes, "nightly backup taken, tonight's share of the check passed")
             }
             Ok(Ok(None)) => return,
             Ok(Err(e)) => tracing::error!(error = %crate::error_chain(&e), "the nightly backup failed"),
