@@ -16,12 +16,11 @@ mod common;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{
-    LIMITS, Server, Sim, agent, load_average, machine, ms, open_till, percentile, post_json, server_args,
-    setting,
+    LIMITS, Server, Sim, agent, load_average, machine, ms, open_till, percentile, sell, server_args, setting,
 };
 use serde_json::{Value, json};
 
@@ -74,34 +73,6 @@ fn receipt(internal_id: &str) -> Value {
         "lines": [{"product_name": "Kafe", "product_code": "K1", "unit": "copë", "quantity": 2, "price": 120, "total": 240, "vat": 20}],
         "payment_method": "BANKNOTE",
     })
-}
-
-/// `clients` POS selling for `limit`: each sale's time (201 only, sorted) and how many.
-fn sell(base: &str, token: &str, tag: &str, clients: usize, limit: Duration) -> Vec<Duration> {
-    let next = Arc::new(AtomicUsize::new(0));
-    let started = Instant::now();
-    let workers: Vec<_> = (0..clients)
-        .map(|c| {
-            let (next, url, token, tag) =
-                (next.clone(), format!("{base}/api/v1/invoice/cash"), token.to_string(), tag.to_string());
-            std::thread::spawn(move || {
-                let agent = agent();
-                let mut times = Vec::new();
-                while started.elapsed() < limit {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let sent = Instant::now();
-                    let (status, _) = post_json(&agent, &url, &token, &receipt(&format!("{tag}-{c}-{i}")));
-                    if status == 201 {
-                        times.push(sent.elapsed());
-                    }
-                }
-                times
-            })
-        })
-        .collect();
-    let mut times: Vec<Duration> = workers.into_iter().flat_map(|w| w.join().unwrap()).collect();
-    times.sort_unstable();
-    times
 }
 
 fn health(base: &str) -> Value {
@@ -183,8 +154,8 @@ fn run(sim: &Sim, moto: Option<&Moto>, variant: Variant, seconds: u64) -> Figure
     }
     let limit = Duration::from_secs(seconds);
     let tag = format!("{}", chrono::Utc::now().timestamp_micros());
-    sell(&base, &till.token, &format!("{tag}-warm"), 1, Duration::from_secs(2));
-    let one = sell(&base, &till.token, &format!("{tag}-one"), 1, limit);
+    sell(&base, &till.token, &format!("{tag}-warm"), 1, Duration::from_secs(2), receipt);
+    let (one, _) = sell(&base, &till.token, &format!("{tag}-one"), 1, limit, receipt);
     if copied {
         caught_up(&base);
     }
@@ -204,7 +175,7 @@ fn run(sim: &Sim, moto: Option<&Moto>, variant: Variant, seconds: u64) -> Figure
         })
     };
     let started = Instant::now();
-    let sixteen = sell(&base, &till.token, &format!("{tag}-sixteen"), 16, limit);
+    let (sixteen, _) = sell(&base, &till.token, &format!("{tag}-sixteen"), 16, limit, receipt);
     let took = started.elapsed();
     sampling.store(false, Ordering::SeqCst);
     let mut lags = sampler.join().unwrap();
