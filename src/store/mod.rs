@@ -126,6 +126,8 @@ pub fn copied(path: &Path) -> bool {
 #[derive(Debug)]
 pub struct CommitWatch {
     first_unread_ms: AtomicI64,
+    /// Commits so far: a reading that began after the last one has read them all.
+    commits: AtomicU64,
     long_log: Mutex<bool>,
     nudged: Condvar,
     /// The copy reads the log; when it could not start, the writer folds the log back itself
@@ -137,6 +139,7 @@ impl Default for CommitWatch {
     fn default() -> Self {
         CommitWatch {
             first_unread_ms: AtomicI64::new(0),
+            commits: AtomicU64::new(0),
             long_log: Mutex::new(false),
             nudged: Condvar::new(),
             reading: AtomicBool::new(true),
@@ -157,16 +160,33 @@ impl CommitWatch {
 
     fn committed(&self, now_ms: i64, long_log: bool) {
         let _ = self.first_unread_ms.compare_exchange(0, now_ms, Ordering::SeqCst, Ordering::SeqCst);
+        self.commits.fetch_add(1, Ordering::SeqCst);
         if long_log && let Ok(mut long) = self.long_log.lock() {
             *long = true;
             self.nudged.notify_all();
         }
     }
 
-    /// When the oldest commit not yet read committed (ms since the epoch), None when none is
-    /// waiting; the next reading starts the count again.
-    pub fn take_first_unread(&self) -> Option<i64> {
-        Some(self.first_unread_ms.swap(0, Ordering::SeqCst)).filter(|ms| *ms != 0)
+    /// Before a reading of the log: the commits so far, and when the oldest not yet read was
+    /// made (ms since the epoch; None when none waits).
+    pub fn unread(&self) -> (u64, Option<i64>) {
+        let commits = self.commits.load(Ordering::SeqCst);
+        (commits, self.first_unread())
+    }
+
+    /// After a reading that began at `unread`'s `(commits, first)` and whose segments are where
+    /// the status reads them: when no commit came since, nothing waits any more. Otherwise the
+    /// oldest time stays (a later commit may not have been read): the lag is then said too long
+    /// for one turn, never too short.
+    pub fn read_through(&self, commits: u64, first: Option<i64>) {
+        if self.commits.load(Ordering::SeqCst) == commits {
+            let _ = self.first_unread_ms.compare_exchange(
+                first.unwrap_or(0),
+                0,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            );
+        }
     }
 
     /// As `take_first_unread`, without starting the count again.

@@ -383,7 +383,7 @@ fn turns(shared: &Shared, mut capture: capture::Capture) -> capture::Capture {
             break;
         }
         let wants_base = shared.wants_base.load(Ordering::SeqCst);
-        let first_commit = shared.watch.take_first_unread();
+        let (commits, first_commit) = shared.watch.unread();
         let mut state = shared.lock().clone();
         let fold = long || wants_base || folding_due(&state);
         match capture.turn(&mut state, fold, first_commit) {
@@ -396,6 +396,7 @@ fn turns(shared: &Shared, mut capture: capture::Capture) -> capture::Capture {
                 merge_turn(&mut kept, state);
                 shared.save(&kept);
                 drop(kept);
+                shared.watch.read_through(commits, first_commit);
                 if turn.segments > 0 || turn.folded {
                     shared.changed.notify_all();
                 }
