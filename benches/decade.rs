@@ -479,8 +479,16 @@ impl<'s> Generator<'s> {
         for (t, (id, cash_sales)) in days.into_iter().enumerate() {
             let at = local(day, 21 * 3600 + t as u64 * 60);
             self.cash_action(tx, (t, id, day), Purpose::Close, float + cash_sales, at);
-            let closed = Closed { expected: float + cash_sales, counted: float + cash_sales, cash_sales };
-            cash_register::close_day(tx, id, &at.to_rfc3339(), closed).unwrap();
+            let closed = Closed {
+                expected: float + cash_sales,
+                counted: float + cash_sales,
+                count: None,
+                book: Some(arka::store::reports::day_book_of(tx, self.shop.company_id, id).unwrap()),
+                cash_sales,
+                balance: float + cash_sales,
+                mark: cash_register::newest_action(tx, self.shop.company_id, &self.shop.tcrs[t]).unwrap(),
+            };
+            cash_register::close_day(tx, id, &at.to_rfc3339(), &closed).unwrap();
         }
     }
 
@@ -753,6 +761,7 @@ impl Generator<'_> {
             process: None,
             original_invoice_id: original.map(|c| c.0),
             reversed_at: None,
+            remains: None,
             settled_by: None,
             settled_orders: Vec::new(),
         }

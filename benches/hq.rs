@@ -25,6 +25,9 @@
 //!    (plain and searched) for one month over every shop and of one shop, through HTTP, p50 and
 //!    p99 of 50 runs, as seeded (no page all-visible yet) and after a VACUUM (as autovacuum
 //!    leaves a past month).
+//! 4. Catch-up (`-- catchup`, or `-- figures` with the steady state): 3 shops at 50 cash
+//!    invoices a second; the HQ stops for `ARKA_BENCH_HQ_OUTAGE_SECS` (default 600) while they sell
+//!    on, then comes back: how long until it holds every document sold before its return.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -102,7 +105,7 @@ async fn serve_hq(url: &str) -> (String, deadpool_postgres::Pool) {
     arka::hq::db::migrate(&pool).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    let app = arka::hq::server::router(arka::hq::server::HqState { pool: pool.clone() });
+    let app = arka::hq::server::router(arka::hq::server::HqState::new(pool.clone(), false));
     tokio::spawn(arka::api::serve(listener, app, std::future::pending()));
     (format!("http://{address}"), pool)
 }
@@ -111,7 +114,7 @@ fn backfill(runtime: &tokio::runtime::Runtime) {
     let count = env_number("ARKA_BENCH_HQ_DOCS", 100_000);
     let url = runtime.block_on(fresh_database("arka_bench_backfill"));
     let (base, pool) = runtime.block_on(serve_hq(&url));
-    let token = runtime.block_on(arka::hq::db::add_shop(&pool, "bench")).unwrap();
+    let token = runtime.block_on(arka::hq::db::add_shop(&pool, "bench", common::NUIS)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("arka.db")).unwrap();
     let started = Instant::now();
@@ -121,7 +124,7 @@ fn backfill(runtime: &tokio::runtime::Runtime) {
     store.write_blocking(|tx| hq_outbox::link(tx, &base, "now")).unwrap();
     let notes = store.read_blocking(hq_outbox::backlog).unwrap().notes;
     println!("backfill: {notes} rows noted in {:.1} s", started.elapsed().as_secs_f64());
-    let hq = Arc::new(HqClient::new(&base, &token, None, Duration::from_secs(120)).unwrap());
+    let hq = Arc::new(HqClient::new(&base, &token, "bench-box", None, Duration::from_secs(120)).unwrap());
     let started = Instant::now();
     let mut batches = 0;
     // `ship_once`'s three steps, timed apart: reading the batch at the shop, the HQ's answer
@@ -554,6 +557,7 @@ fn steady_run(
                 if let Some((url, tokens)) = hq {
                     args.hq.hq_url = Some(url.to_string());
                     args.hq.hq_token = Some(tokens[i].clone());
+                    args.hq.hq_allow_http = true;
                 }
             });
             let token = open_till(&shop.server.base(), &shop.server.db).token;
@@ -584,8 +588,10 @@ fn linked_run(
     (shops, rate, secs): (usize, u64, u64),
 ) -> (Vec<Sold>, Vec<Duration>) {
     let names: Vec<String> = (0..shops).map(|i| format!("round{round}-shop{i}")).collect();
-    let tokens: Vec<String> =
-        names.iter().map(|n| runtime.block_on(arka::hq::db::add_shop(pool, n)).unwrap()).collect();
+    let tokens: Vec<String> = names
+        .iter()
+        .map(|n| runtime.block_on(arka::hq::db::add_shop(pool, n, common::NUIS)).unwrap())
+        .collect();
     let ids: BTreeMap<String, i64> =
         runtime.block_on(arka::hq::db::shops(pool)).unwrap().into_iter().map(|s| (s.name, s.id)).collect();
     let done = Arc::new(AtomicBool::new(false));
@@ -663,14 +669,125 @@ fn steady(runtime: &tokio::runtime::Runtime) {
     runtime.block_on(async { tokio::time::timeout(Duration::from_secs(5), sim.stop()).await }).ok();
 }
 
+// ---------------------------------------------------------------------------------------------
+// 4. Catch-up after an outage
+// ---------------------------------------------------------------------------------------------
+
+/// The HQ served in this process on `address` until the sender is used.
+fn serve_hq_on(
+    runtime: &tokio::runtime::Runtime,
+    pool: &deadpool_postgres::Pool,
+    address: std::net::SocketAddr,
+) -> tokio::sync::oneshot::Sender<()> {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind(address)).unwrap();
+    let app = arka::hq::server::router(arka::hq::server::HqState::new(pool.clone(), false));
+    runtime.spawn(arka::api::serve(listener, app, async move {
+        let _ = stopped.await;
+    }));
+    stop
+}
+
+/// `ARKA_BENCH_HQ_STEADY_SHOPS` shops sell at `ARKA_BENCH_HQ_RATE` a second; after
+/// `ARKA_BENCH_HQ_WARM_SECS` the HQ stops for `ARKA_BENCH_HQ_OUTAGE_SECS` (default 600: the issue's
+/// ten minutes, run for real: the shops' pauses between tries are tokio's own time, no clock to
+/// move) while they sell on, then comes back; they sell on for `ARKA_BENCH_HQ_AFTER_SECS`. The
+/// catch-up: from the HQ's return to the first moment it holds, for every shop, every document
+/// sold before it came back.
+fn catchup(runtime: &tokio::runtime::Runtime) {
+    let shops = env_number("ARKA_BENCH_HQ_STEADY_SHOPS", 3) as usize;
+    let rate = env_number("ARKA_BENCH_HQ_RATE", 50) as u64;
+    let warm = env_number("ARKA_BENCH_HQ_WARM_SECS", 10) as u64;
+    let outage = env_number("ARKA_BENCH_HQ_OUTAGE_SECS", 600) as u64;
+    let after = env_number("ARKA_BENCH_HQ_AFTER_SECS", 60) as u64;
+    let (_, sim) = runtime
+        .block_on(arka::sim::cis::spawn_loopback(arka::sim::cis::SimConfig {
+            strict_iic: false,
+            tcrs: Vec::new(),
+        }))
+        .unwrap();
+    let url = runtime.block_on(fresh_database("arka_bench_catchup"));
+    let pool = arka::hq::db::pool(&url, 8).unwrap();
+    runtime.block_on(arka::hq::db::migrate(&pool)).unwrap();
+    let address = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let mut stop = Some(serve_hq_on(runtime, &pool, address));
+    let names: Vec<String> = (0..shops).map(|i| format!("catchup-shop{i}")).collect();
+    let tokens: Vec<String> = names
+        .iter()
+        .map(|n| runtime.block_on(arka::hq::db::add_shop(&pool, n, common::NUIS)).unwrap())
+        .collect();
+    let ids: BTreeMap<String, i64> =
+        runtime.block_on(arka::hq::db::shops(&pool)).unwrap().into_iter().map(|s| (s.name, s.id)).collect();
+    println!(
+        "catchup: {shops} shops x {rate} cash invoices/s; the HQ away for {outage} s after {warm} s, then {after} s more"
+    );
+    let done = Arc::new(AtomicBool::new(false));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let watcher = {
+        let (pool, handle, done, seen) = (pool.clone(), runtime.handle().clone(), done.clone(), seen.clone());
+        std::thread::spawn(move || watch_hq(pool, handle, done, seen))
+    };
+    let base = format!("http://{address}");
+    let (sold, returned) = std::thread::scope(|scope| {
+        let selling =
+            scope.spawn(|| steady_run(&sim, Some((&base, &tokens)), shops, rate, warm + outage + after));
+        std::thread::sleep(Duration::from_secs(warm + 1));
+        if let Some(stop) = stop.take() {
+            let _ = stop.send(());
+        }
+        std::thread::sleep(Duration::from_secs(outage));
+        stop = Some(serve_hq_on(runtime, &pool, address));
+        let returned = Instant::now();
+        (selling.join().unwrap(), returned)
+    });
+    let caught_up = |shop: &str, sold: &Sold| -> Option<Duration> {
+        let last =
+            sold.ids.iter().zip(&sold.answered).filter(|(_, at)| **at < returned).map(|(id, _)| *id).max()?;
+        let seen = seen.lock().unwrap();
+        seen.iter()
+            .filter(|(s, max, at)| *s == ids[shop] && *max >= last && *at >= returned)
+            .map(|(_, _, at)| *at - returned)
+            .min()
+    };
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let mut times = Vec::new();
+    for (i, (_, sold)) in sold.iter().enumerate() {
+        loop {
+            if let Some(t) = caught_up(&names[i], sold) {
+                times.push(t);
+                break;
+            }
+            assert!(Instant::now() < deadline, "the HQ did not catch up within 10 minutes");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    done.store(true, Ordering::Relaxed);
+    watcher.join().unwrap();
+    let backlog: usize =
+        sold.iter().map(|(_, s)| s.answered.iter().filter(|at| **at < returned).count()).sum::<usize>();
+    let slowest = times.iter().max().copied().unwrap_or_default();
+    println!(
+        "catchup: {backlog} documents sold before the HQ came back; every shop's caught up {:.1} s after its return \
+         (each shop: {})",
+        slowest.as_secs_f64(),
+        times.iter().map(|t| format!("{:.1} s", t.as_secs_f64())).collect::<Vec<_>>().join(", ")
+    );
+    drop(stop);
+    runtime.block_on(async { tokio::time::timeout(Duration::from_secs(5), sim.stop()).await }).ok();
+}
+
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let only = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     if only.as_deref().is_none_or(|o| o == "backfill") {
         backfill(&runtime);
     }
-    if only.as_deref().is_none_or(|o| o == "steady") {
+    // `figures`: the chain's figures of the book side by side in one run (steady, then catch-up).
+    if only.as_deref().is_none_or(|o| o == "steady" || o == "figures") {
         steady(&runtime);
+    }
+    if only.as_deref().is_none_or(|o| o == "catchup" || o == "figures") {
+        catchup(&runtime);
     }
     if only.as_deref().is_none_or(|o| o == "reports") {
         reports(&runtime);

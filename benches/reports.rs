@@ -230,6 +230,7 @@ fn invoice(
         process: None,
         original_invoice_id: corrective.then_some(last_sale),
         reversed_at: None,
+        remains: None,
         settled_by: None,
         settled_orders: Vec::new(),
     }

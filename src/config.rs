@@ -261,6 +261,11 @@ pub struct HqLinkArgs {
     /// PEM file of root certificates to trust for the head office instead of the system's.
     #[arg(long, env = "ARKA_HQ_CA_FILE")]
     pub hq_ca_file: Option<PathBuf>,
+
+    /// Take a plain http:// head office address (its traffic readable on the network); said at
+    /// every start. Without it such an address is refused.
+    #[arg(long, env = "ARKA_HQ_ALLOW_HTTP", default_value_t = false)]
+    pub hq_allow_http: bool,
 }
 
 /// HTTPS on the shop's network. Without these flags Arka speaks plain HTTP.

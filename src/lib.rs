@@ -73,7 +73,7 @@ pub enum StartError {
     #[error("head office: {}: {source}", .path.display())]
     HqCaFile { path: std::path::PathBuf, source: std::io::Error },
     #[error("head office: {0}")]
-    Hq(#[source] hq::client::Error),
+    Hq(#[source] services::hq_sync::Error),
 }
 
 /// The software codes `--sandbox` uses (any well-formed code does for the simulator).
@@ -230,6 +230,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         CisEnv::Production if !args.sandbox => domain::verify::PRODUCTION_VERIFY_BASE,
         _ => domain::verify::TEST_VERIFY_BASE,
     };
+    let chain = open_chain(args, &store)?;
     let services = Services {
         store,
         key_file,
@@ -260,7 +261,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
             args.ai.ai_key.as_ref().map(|k| k.0.as_str()),
             Duration::from_secs(args.ai.ai_timeout.max(1)),
         )),
-        hq: hq_client(args)?,
+        hq: chain,
         token_uses: Arc::default(),
     };
     if args.sandbox {
@@ -269,38 +270,21 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
     Ok(services)
 }
 
-/// The client of the chain's head office, with `--hq-url`.
-fn hq_client(args: &ServeArgs) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
-    let (Some(url), Some(token)) = (&args.hq.hq_url, &args.hq.hq_token) else { return Ok(None) };
-    let ca = match &args.hq.hq_ca_file {
+/// The shop's place in its chain: linked with `--hq-url`, or known linked from its database.
+fn open_chain(args: &ServeArgs, store: &store::Store) -> Result<services::hq_sync::Chain, StartError> {
+    let ca_pem = match &args.hq.hq_ca_file {
         Some(path) => {
             Some(std::fs::read(path).map_err(|source| StartError::HqCaFile { path: path.clone(), source })?)
         }
         None => None,
     };
-    let client = hq::client::HqClient::new(url, token, ca.as_deref(), services::hq_sync::CALL_TIMEOUT)
-        .map_err(StartError::Hq)?;
-    Ok(Some(Arc::new(client)))
-}
-
-/// With `--hq-url`: the shop is linked to its head office (the first time, everything written
-/// before is noted for it).
-fn start_hq_link(
-    args: &ServeArgs,
-    services: &Services,
-) -> Result<Option<Arc<hq::client::HqClient>>, StartError> {
-    let (Some(url), Some(client)) = (&args.hq.hq_url, &services.hq) else { return Ok(None) };
-    let now = chrono::Utc::now().to_rfc3339();
-    let url = url.trim().trim_end_matches('/').to_string();
-    if services
-        .store
-        .write_blocking(|tx| store::hq_outbox::link(tx, &url, &now))
-        .map_err(StartError::Store)?
-    {
-        tracing::info!(%url, "linked to the head office: every document and catalog row is noted for it");
-    }
-    tracing::info!(%url, "shipping to the head office");
-    Ok(Some(client.clone()))
+    let settings = services::hq_sync::JoinSettings {
+        url: args.hq.hq_url.as_deref(),
+        token: args.hq.hq_token.as_deref(),
+        ca_pem,
+        allow_http: args.hq.hq_allow_http,
+    };
+    services::hq_sync::open_chain(store, &settings).map_err(StartError::Hq)
 }
 
 /// How long documents in flight may take to finish once a stop is asked for.
@@ -374,8 +358,7 @@ pub async fn run_with_tls(
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let limiters = Arc::new(Limiters::new(&args.limits, &args.clock));
-    let hq = start_hq_link(&args, &services)?;
-    let background = Background::spawn(&args, &services, &limiters, &stop_rx, hq, copy);
+    let background = Background::spawn(&args, &services, &limiters, &stop_rx, copy);
     if args.sandbox {
         tracing::info!(
             nuis = SANDBOX_NUIS,
@@ -485,6 +468,7 @@ struct Background {
     /// The integrity check of the copies kept unchecked (before an upgrade), and its stop.
     checks: Option<(tokio::task::JoinHandle<()>, backup::CheckStop)>,
     search_index: tokio::task::JoinHandle<()>,
+    tcrs: tokio::task::JoinHandle<()>,
     sweeper: tokio::task::JoinHandle<()>,
     token_uses: tokio::task::JoinHandle<()>,
     /// Ships the outbox to the chain's head office (`--hq-url`).
@@ -618,7 +602,6 @@ impl Background {
         services: &Services,
         limiters: &Arc<Limiters>,
         stop: &tokio::sync::watch::Receiver<bool>,
-        hq: Option<Arc<hq::client::HqClient>>,
         copy: Option<ops::copy::Copy>,
     ) -> Background {
         let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
@@ -633,6 +616,8 @@ impl Background {
             (tokio::spawn(backup::check_pending(dir.clone(), gate, halt.clone(), stop.clone())), halt)
         });
         let search_index = tokio::spawn(services.clone().keep_search_index());
+        // After a restore: the retired tills go on on new TCRs once the CIS registers them.
+        let tcrs = tokio::spawn(services.clone().keep_tcrs_continued(stop.clone()));
         let sweeper = {
             let limiters = limiters.clone();
             tokio::spawn(async move {
@@ -653,12 +638,15 @@ impl Background {
                 }
             })
         };
-        let hq = hq.map(|hq| tokio::spawn(services::hq_sync::run(services.store.clone(), hq, stop.clone())));
+        let hq = services.hq.link().map(|link| {
+            tokio::spawn(services::hq_sync::run(services.store.clone(), link.clone(), stop.clone()))
+        });
         Background {
             worker,
             nightly,
             checks,
             search_index,
+            tcrs,
             sweeper,
             token_uses,
             hq,
@@ -672,6 +660,7 @@ impl Background {
     async fn wind_down(self, args: &ServeArgs, lanes: Arc<services::lanes::Lanes>) {
         self.sweeper.abort();
         self.search_index.abort();
+        self.tcrs.abort();
         self.token_uses.abort();
         self.services.flush_token_uses().await;
         if let Some(nightly) = self.nightly {

@@ -116,6 +116,9 @@ enum Command {
         /// PEM file of root certificates to trust for the head office instead of the system's.
         #[arg(long, env = "ARKA_HQ_CA_FILE")]
         hq_ca_file: Option<PathBuf>,
+        /// Take a plain http:// head office address (its traffic readable on the network).
+        #[arg(long, env = "ARKA_HQ_ALLOW_HTTP", default_value_t = false)]
+        hq_allow_http: bool,
         /// Restore even over documents numbered after the backup's: they stay in the replaced
         /// file only, and the restored database numbers after them.
         #[arg(long)]
@@ -165,6 +168,28 @@ enum Command {
     Marketplace {
         #[command(subcommand)]
         action: MarketplaceAction,
+    },
+    /// Take the data dir's shop out of its chain (the server stopped): it numbers its non-cash
+    /// documents itself again, after the chain's last number; what had not reached the head office
+    /// is dropped there. Audited. A linked shop started without its head office refuses non-cash
+    /// documents until it is unlinked or started with it.
+    UnlinkHq {
+        /// Why the shop leaves its chain (kept in the audit trail).
+        #[arg(long)]
+        reason: String,
+        /// The chain's last non-cash number of the business this year (`arka hq numbers last`):
+        /// the shop's next one comes after it.
+        #[arg(long)]
+        noncash_after: i64,
+        #[command(flatten)]
+        data: DataArgs,
+    },
+    /// Send every row of the data dir's shop to its head office again (the server stopped): after
+    /// the head office's database was restored from a backup, what the shop shipped after that
+    /// backup is sent again at its next start (a row the head office holds stays one row).
+    HqResend {
+        #[command(flatten)]
+        data: DataArgs,
     },
     /// The head office of a chain of shops, over PostgreSQL (`arka hq serve`, `arka hq shops add`).
     Hq {
@@ -391,9 +416,20 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Restore { from_copy: true, at, copy_key, copy, data, .. } => {
             copy::restore(&data, &copy, at.as_deref(), copy_key.as_deref())
         }
-        Command::Restore { from_hq: Some(url), hq_token, hq_ca_file, data, .. } => {
-            backup::restore_from_hq(&url, hq_token.as_deref().unwrap_or_default(), hq_ca_file, &data)
+        Command::Restore { from_hq: Some(url), hq_token, hq_ca_file, hq_allow_http, data, .. } => {
+            let token = hq_token.unwrap_or_default();
+            let from = arka::services::hq_sync::RestoreFrom {
+                url: &url,
+                token: &token,
+                ca_file: hq_ca_file.as_deref(),
+                allow_http: hq_allow_http,
+            };
+            backup::restore_from_hq(&from, &data)
         }
+        Command::UnlinkHq { reason, noncash_after, data } => {
+            arka::cli::chain::unlink(&data, &reason, noncash_after)
+        }
+        Command::HqResend { data } => arka::cli::chain::resend(&data),
         Command::Restore { file: Some(file), force, data, .. } => backup::restore(file, force, data),
         Command::Restore { .. } => Err("name the backup file to restore, or --from-hq".to_string()),
         Command::Hq { action } => serve::hq(action),

@@ -9,7 +9,7 @@ import { el, money, table } from './format.js';
 import { clearErrors, field, showErrors } from './form.js';
 
 const ACTIONS = [
-  'invoice.cancel', 'cash.deposit', 'cash.withdraw', 'day.open', 'day.close',
+  'invoice.cancel', 'invoice.correct', 'cash.deposit', 'cash.withdraw', 'day.open', 'day.close', 'cash.difference',
   'user.create', 'user.update', 'user.role', 'user.password', 'user.reset_code', 'user.restore',
   'token.rotate', 'token.revoke', 'certificate.upload', 'settings.currency', 'settings.manual_rate',
   'settings.marketplace', 'settings.print', 'settings.stock', 'bank_account.create', 'unit.create',
@@ -57,7 +57,7 @@ function side(value, names) {
 function objectWords(entry, names) {
   if (!entry.object) return '–';
   const kind = entry.action.split('.')[0];
-  if ((kind === 'user' || kind === 'token') && names.has(Number(entry.object))) return names.get(Number(entry.object));
+  if ((kind === 'user' || kind === 'token') && entry.objectName) return entry.objectName;
   return `${word('audit.obj', kind)} ${entry.object}`;
 }
 
@@ -70,7 +70,7 @@ function change(entry, names) {
 
 function who(entry, names) {
   if (entry.userId === null || entry.userId === undefined) return '–';
-  return names.get(entry.userId) || `#${entry.userId}`;
+  return entry.userName || names.get(entry.userId) || `#${entry.userId}`;
 }
 
 function rows(entries, names) {

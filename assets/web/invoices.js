@@ -40,6 +40,13 @@ function typeWords(type) {
   return key ? t(key) : type;
 }
 
+// What cancellations left of an invoice: wholly cancelled, or part cancelled with what remains.
+function cancellationText(invoice) {
+  const c = invoice.cancellation;
+  if (c.state === 'whole') return t('inv.reversed');
+  return `${t('inv.partReversed')} · ${t('inv.remaining')} ${money(c.remaining)} ${invoice.amount?.currency ?? ''}`.trim();
+}
+
 function buyerOf(invoice) {
   return invoice.client?.name || t('inv.walkin');
 }
@@ -126,7 +133,8 @@ async function details(id, section, ctx) {
   const pdf = el('div', { class: 'pdf-holder' });
   const lines = table([t('inv.product'), t('inv.quantity'), t('inv.price'), t('inv.vat'), t('inv.total')],
     (inv.lines || []).map((l) => [l.product_name, String(l.quantity), money(l.unitPrice), String(l.vat), money(l.total)]), [1, 2, 3, 4]);
-  const cancel = inv.reversed_at
+  const whole = inv.cancellation?.state === 'whole';
+  const cancel = whole
     ? el('p', { class: 'warn' }, `${t('inv.reversed')} ${inv.reversed_at}`)
     : el('button', { type: 'button', class: 'danger', id: 'cancel-invoice', onclick: () => confirmCancel(inv, section, ctx) }, t('inv.cancel'));
   ctx.openDialog(`${t('inv.details')} ${inv.number}`,
@@ -137,12 +145,14 @@ async function details(id, section, ctx) {
       el('dt', {}, t('inv.net')), el('dd', {}, money(inv.amount?.net)),
       el('dt', {}, t('inv.vatAmount')), el('dd', {}, money(inv.amount?.vat)),
       el('dt', {}, t('inv.total')), el('dd', { id: 'details-gross' }, `${money(inv.amount?.gross)} ${inv.amount?.currency ?? ''}`),
+      inv.cancellation ? el('dt', {}, t('inv.cancellation')) : null,
+      inv.cancellation ? el('dd', { id: 'details-cancellation' }, cancellationText(inv)) : null,
       el('dt', {}, t('inv.payment')), el('dd', {}, inv.payment_method ? method(inv.payment_method) : ''),
       el('dt', {}, t('inv.operator')), el('dd', {}, inv.operatorCode ?? ''),
       el('dt', {}, t('inv.iic')), el('dd', { class: 'code' }, inv.iic),
       el('dt', {}, t('inv.fic')), el('dd', { class: 'code' }, inv.fic ?? t('inv.pending'))),
     el('h3', {}, t('inv.lines')), lines,
-    inv.type === 'CASH' && !inv.original_invoice_id ? partialForm(inv, section, ctx) : null,
+    inv.type === 'CASH' && !inv.original_invoice_id && !whole ? partialForm(inv, section, ctx) : null,
     el('p', { class: 'buttons' },
       el('button', { type: 'button', id: 'pdf-a4', onclick: () => showPdf(inv.id, 'a4', pdf, ctx) }, t('inv.a4')),
       el('button', { type: 'button', id: 'pdf-receipt', onclick: () => showPdf(inv.id, 'receipt', pdf, ctx) }, t('inv.receipt')),
@@ -164,7 +174,7 @@ export async function render(section, ctx) {
     el('button', { type: 'button', class: 'link', 'data-invoice': inv.id, onclick: () => details(inv.id, section, ctx) }, inv.number),
     inv.created_at, typeWords(inv.type), buyerOf(inv), inv.client?.id?.id ?? '',
     `${money(inv.amount.gross)} ${inv.amount.currency}`,
-    inv.reversed_at ? t('inv.reversed') : inv.fic ? '✓' : t('inv.pending'),
+    el('span', { 'data-state': inv.id }, inv.cancellation ? cancellationText(inv) : inv.fic ? '✓' : t('inv.pending')),
   ]);
   const pager = el('p', { class: 'buttons' },
     el('button', { type: 'button', disabled: filters.offset === 0, onclick: () => { filters.offset = Math.max(0, filters.offset - PAGE); render(section, ctx); } }, t('inv.prev')),

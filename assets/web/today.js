@@ -1,6 +1,7 @@
-// Today: the day's sales by till and payment method, each till's cash and day, and the cash
-// actions of the signed-in user's own till (open, deposit, withdraw, close with the count). At a
-// chain's head office: every shop's day side by side.
+// Today: the day's sales by till and payment method, each till's day with what its drawer should
+// hold (banknotes) apart from card and every other method, and the cash actions of a till (open,
+// deposit, withdraw, close with the count by notes and coins): a cashier's own, or the one a
+// manager or an owner picks. At a chain's head office: every shop's day side by side.
 
 import { api, apiFile } from './api.js';
 import { language, method, t } from './i18n.js';
@@ -30,22 +31,48 @@ function salesTable(today) {
   return table([t('today.till'), t('today.receipts'), ...methods.map(method), t('today.total')], rows, numeric);
 }
 
+// Every payment method but banknotes, each named: money the drawer does not hold.
+function notInDrawer(methods) {
+  const entries = Object.entries(methods || {});
+  if (!entries.length) return t('day.nothing');
+  return entries.map(([m, amount]) => `${method(m)} ${money(amount)}`).join(' · ');
+}
+
 function tillsTable(today, ctx) {
   const rows = today.tills.map((till) => [
     el('span', {}, `${till.name} (${till.fiscal_tcr_code})`, till.mine ? el('em', {}, ` · ${t('today.mine')}`) : null),
     el('span', { class: `day ${till.day.state}`, 'data-tcr': till.fiscal_tcr_code }, dayText(till.day)),
-    money(till.balance),
+    el('span', { 'data-expected': till.fiscal_tcr_code }, till.day.expected === null ? '' : money(till.day.expected)),
+    el('span', { 'data-not-in-drawer': till.fiscal_tcr_code }, till.day.not_in_drawer ? notInDrawer(till.day.not_in_drawer) : ''),
+    el('span', { 'data-balance': till.fiscal_tcr_code }, money(till.balance)),
     till.day.state === 'not_opened' ? '' : el('button', {
       type: 'button', class: 'small', 'data-x-report': till.fiscal_tcr_code,
       'aria-label': `${t(till.day.state === 'open' ? 'day.xReport' : 'day.zReport')} ${till.name}`,
       onclick: () => dayReport(till, ctx),
     }, t(till.day.state === 'open' ? 'day.xReport' : 'day.zReport')),
   ]);
-  return table([t('today.till'), t('today.day'), t('today.balance'), t('day.report')], rows, [2]);
+  return table([t('today.till'), t('today.day'), t('day.expectedDrawer'), t('day.notInDrawer'), t('day.cisBalance'), t('day.report')],
+    rows, [2, 4]);
 }
 
-// The day of a till as the closing report has it: the X report of an open day (its figures so
-// far), the Z report of a closed one; with its PDFs.
+// The drawer of a day, move by move, to what it should hold (ids `<prefix>-carried`,
+// `<prefix>-expected`).
+function drawerRows(drawer, prefix) {
+  if (!drawer) return [];
+  return [
+    [t('day.carriedOver'), el('span', { id: `${prefix}-carried` }, money(drawer.carried_over))],
+    [t('day.opening'), money(drawer.opening)],
+    [t('day.banknotesIn'), money(drawer.banknotes_in)],
+    [t('day.banknotesOut'), money(drawer.banknotes_out)],
+    [t('day.changeGiven'), money(drawer.change_given)],
+    [t('day.deposits'), money(drawer.deposits)],
+    [t('day.withdrawals'), money(drawer.withdrawals)],
+    [t('day.expectedDrawer'), el('strong', { id: `${prefix}-expected` }, money(drawer.expected))],
+  ];
+}
+
+// A till's day as the closing report has it: the X report of an open day (its figures so far),
+// the Z report of a closed one (with its count); with its PDFs.
 async function dayReport(till, ctx) {
   const day = till.day.business_day;
   const answer = await api('/api/v1/reports/cash-register/closing', { query: { from: day, to: day, tcr: till.fiscal_tcr_code } });
@@ -59,18 +86,35 @@ async function dayReport(till, ctx) {
     return;
   }
   const open = item.status === 'open';
-  const expected = open ? till.day.expected : item.expected;
+  const heading = (text) => [el('strong', {}, text), ''];
   const rows = [
-    [t('day.opening'), money(item.opening)],
-    [t('day.cashSales'), money(item.cash_sales)],
-    [t('day.deposits'), money(item.deposits)],
-    [t('day.withdrawals'), money(item.withdrawals)],
-    [t('day.expected'), el('strong', { id: 'report-expected' }, money(expected))],
+    heading(t('day.cashiers')),
+    ...item.cashiers.map((c) => [c.name ?? c.operator_code ?? '', c.operator_code ?? '']),
+    heading(t('day.receipts')),
+    [t('today.receipts'), el('span', { id: 'report-receipts' }, String(item.receipts.count))],
+    [t('day.receiptRange'), item.receipts.first ? `${item.receipts.first} – ${item.receipts.last}` : ''],
+    [t('today.sales'), money(item.receipts.gross)],
+    heading(t('day.salesByMethod')),
+    ...Object.entries(item.sales_by_payment_method).map(([m, amount]) => [method(m), money(amount)]),
+    heading(t('day.vatByRate')),
+    ...item.vat.map((l) => [`${l.vat_rate} %${l.exemption ? ` (${l.exemption})` : ''}`,
+      `${money(l.net)} + ${money(l.vat)} = ${money(l.gross)}`]),
+    heading(t('day.cancellations')),
+    [t('day.cancellations'), `${item.cancellations.count} · ${money(item.cancellations.gross)}`],
+    ...item.cancellations.documents.map((d) => [`${d.number}${d.corrects ? ` → ${d.corrects}` : ''}`, money(d.gross)]),
+    heading(t('day.drawer')),
+    ...(item.drawer
+      ? drawerRows(item.drawer, 'report')
+      : [[t('day.expected'), el('strong', { id: 'report-expected' }, money(item.expected))]]),
+    [t('day.notInDrawer'), el('span', { id: 'report-not-in-drawer' }, notInDrawer(item.not_in_drawer))],
   ];
   if (!open) {
-    rows.push([t('day.counted'), money(item.counted)],
+    rows.push(heading(t('day.count')),
+      ...Object.entries(item.denominations || {}).reverse().map(([value, pieces]) => [`${value} L × ${pieces}`, money(Number(value) * pieces)]),
+      [t('day.counted'), money(item.counted)],
       [t('day.difference'), el('strong', { id: 'report-difference' }, money(item.difference))],
-      [t('day.withdrawnAtClose'), money(item.withdrawn)]);
+      [t('day.withdrawnAtClose'), money(item.withdrawn)],
+      [t('day.cisBalance'), money(item.balance)]);
   }
   ctx.openDialog(`${t(open ? 'day.xReport' : 'day.zReport')} · ${till.name} (${till.fiscal_tcr_code}) · ${item.business_day}`,
     table(['', t('day.amount')], rows, [1]), dayPdfs({ fiscal_tcr_code: till.fiscal_tcr_code, business_day: item.business_day }, ctx));
@@ -117,6 +161,8 @@ function amountForm(id, label, button, withReason, submit, extra = null) {
 const NOTES = [5000, 2000, 1000, 500, 200];
 const COINS = [100, 50, 20, 10, 5, 1];
 
+// The count by notes and coins fills the counted amount; `pieces()` is the count as made (the
+// denominations typed in), sent with the close.
 function denominations(target) {
   const inputs = [];
   const row = (value, kind) => {
@@ -129,31 +175,37 @@ function denominations(target) {
     el('summary', {}, t('day.byDenomination')),
     el('div', { class: 'den-grid' }, NOTES.map((v) => row(v, 'day.note')), COINS.map((v) => row(v, 'day.coin'))),
     el('p', {}, `${t('today.total')}: `, total, ' ALL'));
+  const pieces = () => {
+    const made = {};
+    for (const input of inputs) if (input.value !== '') made[input.dataset.value] = Math.max(0, Math.floor(Number(input.value) || 0));
+    return Object.keys(made).length ? made : null;
+  };
   box.addEventListener('input', () => {
-    const lek = inputs.reduce((sum, i) => sum + Number(i.dataset.value) * Math.max(0, Math.floor(Number(i.value) || 0)), 0);
+    const made = pieces() || {};
+    const lek = Object.entries(made).reduce((sum, [value, n]) => sum + Number(value) * n, 0);
     total.textContent = formatCents(lek * 100);
     document.getElementById(target).value = writeNumber(lek * 100, language());
   });
-  return box;
+  return { box, pieces };
 }
 
 function closingFigures(summary) {
   return table(['', t('day.amount')], [
-    [t('day.opening'), money(summary.opening)],
-    [t('day.cashSales'), money(summary.cash_sales)],
-    [t('day.deposits'), money(summary.deposits)],
-    [t('day.withdrawals'), money(summary.withdrawals)],
-    [t('day.expected'), money(summary.expected)],
+    ...drawerRows(summary.drawer, 'closed'),
+    [t('day.notInDrawer'), notInDrawer(summary.not_in_drawer)],
     [t('day.counted'), money(summary.counted)],
     [t('day.difference'), el('strong', { id: 'closed-difference' }, money(summary.difference))],
     [t('day.withdrawnAtClose'), money(summary.withdrawn)],
+    [t('day.cisBalance'), money(summary.balance)],
   ], [1]);
 }
 
 function actions(till, ctx, refresh) {
+  // Another's till is named (`?tcr=`): a manager or an owner acts on the till they picked.
+  const query = till.mine ? {} : { tcr: till.fiscal_tcr_code };
   // A cash action: the API's answer (a refusal stays in the form), the page refreshed when done.
   const post = async (path, body, done) => {
-    const answer = await api(path, { method: 'POST', body });
+    const answer = await api(path, { method: 'POST', body, query });
     if (answer.ok) {
       const pending = answer.data?.fiscal_status === 'PENDING' ? ` (${t('day.pending')})` : '';
       ctx.setStatus(`${t(done)}${pending}`, 'ok');
@@ -177,6 +229,7 @@ function actions(till, ctx, refresh) {
   forms.push(amountForm('deposit', t('day.amount'), t('day.deposit'), true, cash('/api/v1/cash-register/deposit', 'day.deposited')));
   forms.push(amountForm('withdraw', t('day.amount'), t('day.withdraw'), true, cash('/api/v1/cash-register/withdraw', 'day.withdrawn')));
   if (till.day.state === 'open') {
+    const count = denominations('close-amount');
     forms.push(amountForm('close', t('day.counted'), t('day.closeDay'), false, (amount) => {
       const counted = amount.units;
       const expected = toCents(till.day.expected) ?? 0;
@@ -186,7 +239,9 @@ function actions(till, ctx, refresh) {
       back.addEventListener('click', () => ctx.closeDialog());
       confirm.addEventListener('click', async () => {
         confirm.disabled = true;
-        const closed = await post('/api/v1/cash-register/close-balance', { counted: amount.value }, 'day.closedDone');
+        const pieces = count.pieces();
+        const body = pieces ? { counted: amount.value, denominations: pieces } : { counted: amount.value };
+        const closed = await post('/api/v1/cash-register/close-balance', body, 'day.closedDone');
         if (closed.ok) ctx.openDialog(t('day.closedDone'), closingFigures(closed.data), dayPdfs(closed.data, ctx));
         else {
           ctx.closeDialog();
@@ -196,14 +251,14 @@ function actions(till, ctx, refresh) {
       const difference = counted - expected;
       ctx.openDialog(t('day.closeTitle'),
         table(['', t('day.amount')], [
-          [t('day.expected'), el('span', { id: 'close-expected' }, formatCents(expected))],
+          [t('day.expectedDrawer'), el('span', { id: 'close-expected' }, formatCents(expected))],
           [t('day.counted'), el('span', { id: 'close-counted' }, formatCents(counted))],
           [t('day.difference'), el('strong', { id: 'close-difference', class: difference < 0 ? 'bad' : '' }, formatCents(difference))],
         ], [1]),
         el('p', { class: 'buttons' }, confirm, back));
       confirm.focus();
       return { ok: true };
-    }, denominations('close-amount')));
+    }, count.box));
   }
   return forms;
 }
@@ -215,7 +270,21 @@ function hqCard(hq) {
     ? `${hq.backlog} ${t('hq.waiting')}, ${t('hq.oldest')} ${hq.oldest_noted_at}`
     : t('hq.sent');
   return el('div', { class: 'card', id: 'hq-backlog' }, el('h3', {}, t('hq.title')),
-    el('p', { class: hq.backlog ? 'warn' : '' }, text));
+    el('p', { class: hq.backlog ? 'warn' : '' }, text),
+    hq.problem ? el('p', { class: 'bad', id: 'hq-problem' }, `${t('hq.problem')} ${hq.problem}`) : null,
+    hq.set_aside ? el('p', { class: 'bad', id: 'hq-set-aside' }, `${hq.set_aside} ${t('hq.setAside')}`) : null);
+}
+
+// After a restore: each retired till, the TCR it goes on on, and what the CIS has that the books lack.
+function restoredCard(restored) {
+  if (!restored) return null;
+  const tills = restored.retired_tcrs.map((r) => el('p', { 'data-retired': r.tcr_code },
+    `${r.name} (${r.tcr_code}): ${t('restored.retired')} ${r.last_number}, `,
+    r.continued_by ? `${t('restored.continues')} ${r.continued_by}` : t('restored.waiting')));
+  const lacking = restored.cis_only_einvoices.map((e) => el('li', {}, `${e.doc_number ?? ''} · ${e.eic} · ${e.amount ?? ''}`));
+  return el('div', { class: 'card', id: 'restored' }, el('h3', {}, t('restored.title')), ...tills,
+    lacking.length ? el('p', { class: 'warn' }, t('restored.cisOnly')) : null,
+    lacking.length ? el('ul', {}, ...lacking) : null);
 }
 
 // The chain's day: one column per shop, the chain's total last.
@@ -230,6 +299,10 @@ function shopsTable(today) {
     line(t('today.sales'), (s) => el('strong', { 'data-shop-gross': s.shop }, money(s.totals.gross)),
       el('strong', { id: 'chain-gross' }, money(today.totals.gross))),
     line(t('chain.synced'), (s) => s.synced_at ?? t('chain.never'), ''),
+    line(t('chain.heard'), (s) => el('span', { 'data-shop-heard': s.shop }, s.silent_seconds === null ? t('chain.never') : String(s.silent_seconds)), ''),
+    line(t('chain.backlog'), (s) => String(s.heartbeat?.backlog ?? 0), ''),
+    line(t('chain.cisQueue'), (s) => String(s.heartbeat?.cis_queue ?? 0), ''),
+    line(t('hq.setAside'), (s) => String(s.heartbeat?.set_aside ?? 0), ''),
   ];
   const numeric = [...shops.map((_, i) => i + 1), shops.length + 1];
   return table(['', ...shops.map((s) => s.shop), t('today.total')], rows, numeric);
@@ -249,6 +322,18 @@ function chainTillsTable(today) {
     rows, [3, 4, 5]);
 }
 
+// Boxes refused on a shop's token, and the numbers reserved with no document.
+function chainAlerts(today) {
+  const refused = today.shops.filter((s) => s.refused_boxes.length)
+    .map((s) => el('p', { class: 'bad', 'data-refused': s.shop }, `${s.shop}: ${t('chain.refusedBox')} (${s.refused_boxes.map((b) => b.reason).join('; ')})`));
+  const held = today.held_numbers.length
+    ? [el('h3', {}, t('chain.held')), el('p', { class: 'warn' }, t('chain.heldHint')),
+      table([t('chain.shop'), t('chain.number'), t('chain.age')],
+        today.held_numbers.map((h) => [h.shop ?? '', el('span', { 'data-held': `${h.ord_num}/${h.year}` }, `${h.ord_num}/${h.year} · ${h.nuis}`), String(h.age_seconds)]), [2])]
+    : [];
+  return [...refused, ...held];
+}
+
 function renderChain(section, today) {
   section.replaceChildren(
     el('h2', {}, `${t('today.title')} · ${today.business_day}`),
@@ -261,6 +346,7 @@ function renderChain(section, today) {
     shopsTable(today),
     el('h3', {}, t('chain.tills')),
     chainTillsTable(today),
+    ...chainAlerts(today),
   );
 }
 
@@ -275,7 +361,11 @@ export async function render(section, ctx) {
     renderChain(section, today);
     return;
   }
-  const mine = today.tills.find((till) => till.mine);
+  // The till acted on: the one picked (a manager or an owner may pick any), else one's own,
+  // else, for a manager or an owner, the first the day lists.
+  const acting = today.tills.find((till) => till.fiscal_tcr_code === picked)
+    ?? today.tills.find((till) => till.mine) ?? (ctx.allowed('owner manager') ? today.tills[0] : null);
+  picked = acting?.fiscal_tcr_code ?? null;
   const refresh = () => render(section, ctx);
   section.replaceChildren(
     el('h2', {}, `${t('today.title')} · ${today.business_day}`),
@@ -285,17 +375,39 @@ export async function render(section, ctx) {
       el('div', { class: 'card' }, el('h3', {}, t('today.receipts')),
         el('p', { class: 'big', id: 'today-receipts' }, String(today.totals.receipts)),
         today.totals.waiting ? el('p', { class: 'warn' }, `${today.totals.waiting} ${t('today.waiting')}`) : null),
-      hqCard(today.hq)),
+      hqCard(today.hq),
+      restoredCard(today.restored)),
     el('h3', {}, t('today.byTill')),
     salesTable(today),
     el('h3', {}, t('today.cash')),
     tillsTable(today, ctx),
     el('h3', {}, t('day.actions')),
-    mine
+    acting
       ? el('div', { class: 'card', id: 'till-actions' },
-        el('p', {}, `${mine.name} (${mine.fiscal_tcr_code}): ${dayText(mine.day)} · ${t('today.balance')} `,
-          el('strong', { id: 'my-balance' }, money(mine.balance))),
-        actions(mine, ctx, refresh))
+        tillPicker(today, acting, refresh),
+        el('p', {}, `${acting.name} (${acting.fiscal_tcr_code}): ${dayText(acting.day)} · ${t('day.cisBalance')} `,
+          el('strong', { id: 'my-balance' }, money(acting.balance))),
+        acting.day.drawer ? table(['', t('day.amount')], [
+          ...drawerRows(acting.day.drawer, 'drawer'),
+          [t('day.notInDrawer'), el('span', { id: 'drawer-not-in' }, notInDrawer(acting.day.not_in_drawer))],
+        ], [1]) : null,
+        actions(acting, ctx, refresh))
       : el('p', {}, t('day.noTill')),
   );
+}
+
+// The till a manager or an owner acts on, kept while the page is open.
+let picked = null;
+
+// With more than one till: a choice of the till to act on (a cashier's day lists their own).
+function tillPicker(today, acting, refresh) {
+  if (today.tills.length < 2) return null;
+  const select = el('select', { id: 'till-pick' }, today.tills.map((till) => el('option', {
+    value: till.fiscal_tcr_code, selected: till.fiscal_tcr_code === acting.fiscal_tcr_code,
+  }, `${till.name} (${till.fiscal_tcr_code})${till.mine ? ` · ${t('today.mine')}` : ''}`)));
+  select.addEventListener('change', () => {
+    picked = select.value;
+    refresh();
+  });
+  return el('div', { class: 'field' }, el('label', { for: 'till-pick' }, t('day.pickTill')), select);
 }

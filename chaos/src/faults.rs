@@ -82,7 +82,7 @@ pub fn run(plan: &Plan, progress: &dyn Fn(&str)) -> Result<Vec<Row>, Error> {
         base: &server.base,
         tills: &shop.tills,
         count: 8,
-        mix: Mix { deposits: true, cancellations: false, wtns: true },
+        mix: Mix { deposits: true, cancellations: false, wtns: true, noncash: false },
         deadline: Instant::now() + plan.fault_phase * (PHASES.len() as u32 + 2) + DRAIN_WAIT,
         stop_on_silence: false,
         call_limit: Duration::from_secs(30),

@@ -61,7 +61,7 @@ fn open(db: &Path) -> Result<Connection, Error> {
 
 fn number_of(conn: &Connection, ack: &Ack) -> Result<Option<Vec<String>>, Error> {
     let found = match ack.kind {
-        Kind::Cash | Kind::Cancel => conn
+        Kind::Cash | Kind::NonCash | Kind::Cancel => conn
             .query_row("SELECT number FROM invoices WHERE id = ?1", [ack.id], |r| Ok(vec![r.get("number")?]))
             .optional()?,
         Kind::Deposit => conn
@@ -82,7 +82,7 @@ fn number_of(conn: &Connection, ack: &Ack) -> Result<Option<Vec<String>>, Error>
 /// the corrective documents of the sale.
 fn documents_of(conn: &Connection, kind: Kind, key: &str) -> Result<i64, Error> {
     let sql = match kind {
-        Kind::Cash => "SELECT COUNT(*) AS n FROM invoices WHERE internal_id = ?1",
+        Kind::Cash | Kind::NonCash => "SELECT COUNT(*) AS n FROM invoices WHERE internal_id = ?1",
         Kind::Cancel => {
             "SELECT COUNT(*) AS n FROM invoices WHERE original_invoice_id IN \
              (SELECT id FROM invoices WHERE internal_id = ?1)"
@@ -226,7 +226,7 @@ pub fn check(
             Some(_) => {}
         }
         let queue_kind = match ack.kind {
-            Kind::Cash | Kind::Cancel => "invoice",
+            Kind::Cash | Kind::NonCash | Kind::Cancel => "invoice",
             Kind::Deposit => "cash_action",
             Kind::Wtn => "wtn",
         };

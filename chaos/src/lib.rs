@@ -6,7 +6,7 @@
 //!   time with the CIS down) and restarted on the same data dir; the books are then checked.
 //! * `faults`: under load the simulator goes down, slow, faulty and garbled and back.
 //! * `fuzz`: every route of `assets/openapi.yaml` with bodies, paths and queries built from its
-//!   schema and then broken.
+//!   schema and then broken; and each once with a valid body and more after it (`trailing`).
 //! * `isolation`: one company's ids, codes and internalIds tried with another's token.
 //! * `leaks`: tokens, the certificate password and the private key looked for in the logs and
 //!   the data dir, in every encoding.
@@ -21,14 +21,17 @@ pub mod client;
 pub mod crash;
 pub mod faults;
 pub mod fuzz;
+pub mod hq;
 pub mod isolation;
 pub mod leaks;
 pub mod ledger;
 pub mod load;
+pub mod pg;
 pub mod pos;
 pub mod procs;
 pub mod shop;
 pub mod table;
+pub mod trailing;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -88,11 +91,20 @@ pub enum Section {
     Isolation,
     Leaks,
     Load,
+    /// A chain's head office under kill -9s, PostgreSQL restarts, a twin box and a restore.
+    Hq,
 }
 
 impl Section {
-    pub const ALL: [Section; 6] =
-        [Section::Crash, Section::Faults, Section::Fuzz, Section::Isolation, Section::Leaks, Section::Load];
+    pub const ALL: [Section; 7] = [
+        Section::Crash,
+        Section::Faults,
+        Section::Fuzz,
+        Section::Isolation,
+        Section::Leaks,
+        Section::Load,
+        Section::Hq,
+    ];
 }
 
 /// How much of each section runs.
@@ -111,6 +123,9 @@ pub struct Plan {
     pub load_pos: usize,
     pub load_tcrs: usize,
     pub load_time: Duration,
+    /// POS apps per shop, and each phase's time, in the HQ section.
+    pub hq_pos: usize,
+    pub hq_phase: Duration,
 }
 
 impl Plan {
@@ -126,6 +141,8 @@ impl Plan {
             load_pos: 16,
             load_tcrs: 4,
             load_time: Duration::from_secs(60),
+            hq_pos: 4,
+            hq_phase: Duration::from_secs(10),
         }
     }
 
@@ -141,6 +158,8 @@ impl Plan {
             load_pos: 8,
             load_tcrs: 4,
             load_time: Duration::from_secs(5),
+            hq_pos: 2,
+            hq_phase: Duration::from_secs(3),
         }
     }
 }
@@ -152,10 +171,15 @@ pub fn run(plan: &Plan, sections: &[Section], progress: &dyn Fn(&str)) -> Result
         let rows = match section {
             Section::Crash => crash::run(plan, progress)?,
             Section::Faults => faults::run(plan, progress)?,
-            Section::Fuzz => fuzz::run(plan, progress)?,
+            Section::Fuzz => {
+                let mut rows = fuzz::run(plan, progress)?;
+                rows.extend(trailing::run(plan, progress)?);
+                rows
+            }
             Section::Isolation => isolation::run(plan, progress)?,
             Section::Leaks => leaks::run(plan, progress)?,
             Section::Load => load::run(plan, progress)?,
+            Section::Hq => hq::run(plan, progress)?,
         };
         report.rows.extend(rows);
     }

@@ -8,12 +8,14 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::client::{Answer, Client, Failure, Sent};
-use super::shop::{Till, cash_sale, transfer_note};
+use super::shop::{Till, cash_sale, on_account, transfer_note};
 
 /// What a request issues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     Cash,
+    /// A non-cash invoice on account: in a chain, its number comes from the head office.
+    NonCash,
     Deposit,
     Cancel,
     Wtn,
@@ -23,6 +25,7 @@ impl Kind {
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Cash => "cash invoice",
+            Kind::NonCash => "non-cash invoice",
             Kind::Deposit => "deposit",
             Kind::Cancel => "cancellation",
             Kind::Wtn => "WTN",
@@ -36,11 +39,14 @@ pub struct Mix {
     pub deposits: bool,
     pub cancellations: bool,
     pub wtns: bool,
+    pub noncash: bool,
 }
 
 impl Mix {
-    pub const CASH_ONLY: Mix = Mix { deposits: false, cancellations: false, wtns: false };
-    pub const EVERYTHING: Mix = Mix { deposits: true, cancellations: true, wtns: true };
+    pub const CASH_ONLY: Mix = Mix { deposits: false, cancellations: false, wtns: false, noncash: false };
+    pub const EVERYTHING: Mix = Mix { deposits: true, cancellations: true, wtns: true, noncash: false };
+    /// A chain's shop: cash sales, their cancellations, and non-cash invoices numbered by the HQ.
+    pub const CHAIN: Mix = Mix { deposits: false, cancellations: true, wtns: false, noncash: true };
 }
 
 /// One request a POS makes: where, with what, under which key.
@@ -61,6 +67,8 @@ pub struct Ack {
     pub key: Option<String>,
     pub id: i64,
     pub number: String,
+    /// Its IIC, which names it across boxes (a restored box's ids start again after the copy's).
+    pub iic: Option<String>,
     /// Answered 503 with the document: saved, to be fiscalized later.
     pub queued: bool,
 }
@@ -109,7 +117,8 @@ pub fn acknowledged(kind: Kind, key: Option<&str>, answer: &Answer) -> Option<Ac
         .or_else(|| document["cash_action_no"].as_str())
         .map(str::to_string)
         .or_else(|| document["transaction_no"].as_i64().map(|n| n.to_string()))?;
-    Some(Ack { kind, key: key.map(str::to_string), id, number, queued: answer.status == 503 })
+    let iic = document["iic"].as_str().map(str::to_string);
+    Some(Ack { kind, key: key.map(str::to_string), id, number, iic, queued: answer.status == 503 })
 }
 
 /// How long a POS waits out busy 429s (a till's lock, a token's interval) for one request.
@@ -182,6 +191,15 @@ fn next_request(
             key: Some(key.clone()),
             path: "/api/v2/invoice/wtn".to_string(),
             body: transfer_note(&key),
+            token,
+        };
+    }
+    if mix.noncash && n % 10 == 3 {
+        return Request {
+            kind: Kind::NonCash,
+            key: Some(key.clone()),
+            path: "/api/v1/invoice/noncash".to_string(),
+            body: on_account(&key),
             token,
         };
     }

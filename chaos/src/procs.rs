@@ -340,3 +340,61 @@ impl Stage {
         self.data.join("arka.db")
     }
 }
+
+/// Runs `arka ARGS...` to its end (no ARKA_* from the environment); what it printed, or why it failed.
+pub fn arka_output(arka: &Path, args: &[&str]) -> Result<String, Error> {
+    let mut command = Command::new(arka);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("ARKA_") {
+            command.env_remove(key);
+        }
+    }
+    let out = command.args(args).output()?;
+    if !out.status.success() {
+        return Err(Error::Setup(format!(
+            "arka {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+/// `arka hq serve --plain-http` on a fixed loopback address (the shops know it), its database's
+/// URL in a file.
+pub struct HqServer {
+    child: Guarded,
+    pub base: String,
+    log: PathBuf,
+}
+
+impl HqServer {
+    /// Starts it on `listen` and waits until `GET /healthz` answers 200.
+    pub fn start(arka: &Path, listen: &str, url_file: &Path, log: &Path) -> Result<HqServer, Error> {
+        let mut command = Command::new(arka);
+        command
+            .args(["hq", "serve", "--plain-http", "--listen", listen, "--database-url-file"])
+            .arg(url_file);
+        command.env("RUST_LOG", "info");
+        let (child, base) = start_printing_address(command, log)?;
+        let hq = HqServer { child, base, log: log.to_path_buf() };
+        let client = Client::new(&hq.base, Duration::from_secs(5));
+        let deadline = Instant::now() + START_WAIT;
+        while Instant::now() < deadline {
+            if client.call("GET", "/healthz", None, Sent::Nothing).is_ok_and(|a| a.status == 200) {
+                return Ok(hq);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Err(Error::Setup(format!("arka hq serve was not healthy within {START_WAIT:?}: {}", hq.log_text())))
+    }
+
+    /// SIGKILL, at once.
+    pub fn kill(mut self) {
+        self.child.kill();
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}

@@ -48,6 +48,13 @@ pub fn cash_sale(internal_id: &str, price: i64) -> Value {
     json!({"internalId": internal_id, "lines": [line(price)], "payment_method": "BANKNOTE"})
 }
 
+/// A v1 non-cash invoice on account, to a business buyer.
+pub fn on_account(internal_id: &str) -> Value {
+    json!({"internalId": internal_id, "lines": [line(500)], "payment_method": "ACCOUNT",
+           "client": {"name": "Ushqimore Dardania", "id": {"type": "NUIS", "id": "K81234001A"},
+                      "address": "Rruga e Kavajës 112", "city": "Tiranë"}})
+}
+
 /// A v2 warehouse transfer note of one article.
 pub fn transfer_note(internal_id: &str) -> Value {
     json!({"internalId": internal_id, "vehicle_plates": "AA 123 BB",

@@ -1,7 +1,8 @@
 //! `POST /api/v1/ai/chat/completions`: the body is checked, then forwarded to the owner's
 //! OpenAI-compatible endpoint. The answer is the endpoint's own (OpenAI-shaped, not the
 //! `{status, data}` envelope, so OpenAI client libraries read it): its completion with 201, its
-//! server-sent events as they come, or 201 with `{error: {message, type, param, code}}`.
+//! server-sent events as they come, or 201 with `{error: {message, type, param, code}}`. With no
+//! endpoint configured there is no service to answer: 503 in the standard envelope.
 
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -21,7 +22,7 @@ use tokio::sync::mpsc;
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult};
-use super::extract::{body_rejection, parse_json};
+use super::extract::{body_rejection, parse_json, parse_value};
 use super::fields;
 use crate::ai::Failure;
 use crate::domain::chat::{self, ChatRequest, Content, Message};
@@ -90,13 +91,12 @@ pub async fn chat_completions(
     body: Result<Bytes, BytesRejection>,
 ) -> ApiResult {
     let bytes = body.map_err(body_rejection)?;
-    let parsed: ChatBody = parse_json(&bytes)?;
-    let stream = parsed.stream.unwrap_or(false);
-    chat::validate(&ChatRequest::from(parsed)).map_err(ApiError::Validation)?;
     // Forwarded as sent, so the endpoint also gets what Arka does not check (temperature, tools);
     // only `stream` is written as the boolean Arka read, whichever way the POS spelled it.
-    let mut forward: Value = serde_json::from_slice(&bytes)
-        .map_err(|_| ApiError::field("body", "The request body is not valid JSON."))?;
+    let mut forward: Value = parse_json(&bytes)?;
+    let parsed: ChatBody = parse_value(forward.clone())?;
+    let stream = parsed.stream.unwrap_or(false);
+    chat::validate(&ChatRequest::from(parsed)).map_err(ApiError::Validation)?;
     if forward.get("stream").is_some() {
         forward["stream"] = Value::Bool(stream);
     }
@@ -112,13 +112,14 @@ pub async fn chat_completions(
             HttpBodyOf::new(Chunks(events)),
         )
             .into_response(),
+        // No endpoint is the owner's choice, not a fault worth a warning on every call: the
+        // service is not there, in the standard envelope (no endpoint answered anything).
+        Err(failure) if failure == Failure::not_configured() => {
+            tracing::debug!("AI chat completion asked for, but no endpoint is configured");
+            return Err(ApiError::status(StatusCode::SERVICE_UNAVAILABLE, failure.message));
+        }
         Err(failure) => {
-            // No endpoint is the owner's choice, not a fault worth a warning on every call.
-            if failure == Failure::not_configured() {
-                tracing::debug!("AI chat completion asked for, but no endpoint is configured");
-            } else {
-                tracing::warn!(code = ?failure.code, message = %failure.message, "AI chat completion not relayed");
-            }
+            tracing::warn!(code = ?failure.code, message = %failure.message, "AI chat completion not relayed");
             (StatusCode::CREATED, Json(FailureAnswer { error: failure })).into_response()
         }
     };

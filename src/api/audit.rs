@@ -7,6 +7,8 @@ use axum::extract::State;
 use axum::http::header::{ACCEPT, CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::IntoResponse;
+use std::collections::HashMap;
+
 use chrono::{Days, NaiveDate};
 use serde::{Deserialize, Serialize};
 
@@ -115,10 +117,14 @@ struct EntryView {
     /// Tirane time, as every time the API shows.
     at: String,
     user_id: Option<i64>,
+    /// The name of the one who acted, as the company's people list it now.
+    user_name: Option<String>,
     role: String,
     request_id: Option<String>,
     action: String,
     object: String,
+    /// For an entry that acted on a person (`user.*`, `token.*`): their name.
+    object_name: Option<String>,
     before: Option<serde_json::Value>,
     after: Option<serde_json::Value>,
     hash: String,
@@ -129,11 +135,16 @@ fn json_of(text: Option<&String>) -> Option<serde_json::Value> {
 }
 
 impl EntryView {
-    fn of(s: &Stored) -> EntryView {
+    fn of(s: &Stored, names: &HashMap<i64, String>) -> EntryView {
+        let on_a_person = s.action.starts_with("user.") || s.action.starts_with("token.");
+        let object_name =
+            s.object.parse::<i64>().ok().filter(|_| on_a_person).and_then(|id| names.get(&id).cloned());
         EntryView {
             id: s.id,
             at: parse_stored(&s.at).map_or_else(|| s.at.clone(), local_text),
             user_id: s.user_id,
+            user_name: s.user_id.and_then(|id| names.get(&id).cloned()),
+            object_name,
             role: s.role.clone(),
             request_id: s.request_id.clone(),
             action: s.action.clone(),
@@ -158,6 +169,7 @@ fn table(entries: &[EntryView]) -> Table {
         "id",
         "at",
         "user_id",
+        "user_name",
         "role",
         "request_id",
         "action",
@@ -172,6 +184,7 @@ fn table(entries: &[EntryView]) -> Table {
             e.id.to_string(),
             e.at.clone(),
             e.user_id.map(|u| u.to_string()).unwrap_or_default(),
+            e.user_name.clone().unwrap_or_default(),
             e.role.clone(),
             e.request_id.clone().unwrap_or_default(),
             e.action.clone(),
@@ -192,8 +205,8 @@ pub async fn list(
 ) -> ApiResult {
     let (filter, csv) = read(&params, &headers).map_err(ApiError::Validation)?;
     let (limit, offset) = (filter.limit, filter.offset);
-    let (stored, total) = state.services.audit_entries(&caller, filter).await?;
-    let entries: Vec<EntryView> = stored.iter().map(EntryView::of).collect();
+    let (stored, total, names) = state.services.audit_entries(&caller, filter).await?;
+    let entries: Vec<EntryView> = stored.iter().map(|s| EntryView::of(s, &names)).collect();
     if !csv {
         return ok(Page { entries, total, limit, offset });
     }

@@ -1,6 +1,8 @@
 //! Cash register: open and close the day, deposit, withdraw, the actions list and the balance
-//! (v1, and v2 for the balance). Every route needs a TCR on the user: without one the answer is
-//! HTTP 200 with status false.
+//! (v1, and v2 for the balance). Every route acts on the user's TCR, or on the one a manager or
+//! an owner names in `?tcr=`: without either the answer is HTTP 200 with status false.
+
+use std::collections::BTreeMap;
 
 use axum::extract::State;
 use rust_decimal::Decimal;
@@ -13,10 +15,11 @@ use super::extract::{Body, Query};
 use super::fields;
 use super::onboarding::PageView;
 use crate::domain::cash_register::ActionType;
+use crate::domain::drawer::{self, Count, Drawer};
 use crate::domain::spelled::Spelled;
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
-use crate::services::cash_register::{ActionRequest, DaySummary, Opened};
+use crate::services::cash_register::{ActionRequest, CloseCount, DaySummary, Opened};
 use crate::store::cash_register::{Action, ListFilter};
 
 fn stored_time(text: &str) -> String {
@@ -57,7 +60,8 @@ impl<'a> From<&'a Action> for ActionView<'a> {
     }
 }
 
-/// A closed day: its figures, what was counted and what left the drawer (in lek).
+/// A closed day: its figures, what was counted and what left the drawer (in lek). `expected`
+/// is the drawer's (banknotes); `balance` is the spec's, card sales included.
 #[derive(Serialize)]
 struct SummaryView<'a> {
     fiscal_tcr_code: &'a str,
@@ -71,20 +75,29 @@ struct SummaryView<'a> {
     cash_sales: Decimal,
     deposits: Decimal,
     withdrawals: Decimal,
+    drawer: Drawer,
+    /// The day's documents, sales less cancellations, by payment method (banknotes included).
+    by_payment_method: BTreeMap<String, Decimal>,
+    /// The same, every method but banknotes: not in the drawer.
+    not_in_drawer: BTreeMap<String, Decimal>,
     expected: Decimal,
     counted: Decimal,
+    denominations: Option<&'a Count>,
     difference: Decimal,
     withdrawn: Decimal,
+    left_in_drawer: Decimal,
+    balance: Decimal,
     balance_after: Decimal,
     opening_actions: Vec<ActionView<'a>>,
     closing_action: Option<ActionView<'a>>,
 }
 
-impl<'a> From<&'a DaySummary> for SummaryView<'a> {
-    fn from(s: &'a DaySummary) -> Self {
+impl<'a> SummaryView<'a> {
+    fn of(s: &'a DaySummary) -> Result<Self, ApiError> {
         let c = &s.closing;
         let f = &s.figures;
-        SummaryView {
+        let overflow = |_| ApiError::from(crate::services::Error::from(crate::store::Error::Overflow));
+        Ok(SummaryView {
             fiscal_tcr_code: &s.day.tcr_code,
             business_day: &s.day.business_day,
             opened_at: stored_time(&s.day.opened_at),
@@ -96,14 +109,20 @@ impl<'a> From<&'a DaySummary> for SummaryView<'a> {
             cash_sales: f.cash_sales,
             deposits: f.deposits,
             withdrawals: f.withdrawals,
+            drawer: Drawer::of(f, c.expected).map_err(overflow)?,
+            by_payment_method: f.takings.by_method().map_err(overflow)?,
+            not_in_drawer: f.takings.not_in_drawer().map_err(overflow)?,
             expected: c.expected,
             counted: c.counted,
+            denominations: s.count.as_ref(),
             difference: c.difference,
             withdrawn: c.withdraw,
+            left_in_drawer: c.left_in_drawer,
+            balance: c.balance,
             balance_after: c.balance_after,
             opening_actions: s.opening_actions.iter().map(ActionView::from).collect(),
             closing_action: s.closing_action.as_ref().map(ActionView::from),
-        }
+        })
     }
 }
 
@@ -121,6 +140,13 @@ struct Balance<'a> {
     balance: Decimal,
 }
 
+/// `?tcr=`: the till a manager or an owner acts on (one's own without it; a cashier's is always
+/// their own).
+#[derive(Deserialize)]
+pub struct TillQuery {
+    tcr: Option<String>,
+}
+
 #[derive(Deserialize)]
 pub struct OpenBody {
     #[serde(default, deserialize_with = "fields::opt_decimal")]
@@ -133,9 +159,10 @@ pub struct OpenBody {
 pub async fn open_balance(
     State(state): State<AppState>,
     Auth(caller): Auth,
+    Query(till): Query<TillQuery>,
     Body(b): Body<OpenBody>,
 ) -> ApiResult {
-    match state.services.open_balance(&caller, b.amount, b.description).await? {
+    match state.services.open_balance(&caller, till.tcr.as_deref(), b.amount, b.description).await? {
         Opened::Registered(action) => created(ActionView::from(&action)),
         Opened::Unchanged(action) => ok(ActionView::from(&action)),
     }
@@ -150,25 +177,41 @@ pub struct ActionBody {
     id_client: Option<i64>,
 }
 
-async fn action(state: AppState, auth: Auth, b: ActionBody, action_type: ActionType) -> ApiResult {
+async fn action(
+    state: AppState,
+    auth: Auth,
+    till: TillQuery,
+    b: ActionBody,
+    action_type: ActionType,
+) -> ApiResult {
     let request = ActionRequest {
         amount: b.amount,
         description: b.description,
         third_party: b.third_party,
         id_client: b.id_client,
     };
-    let saved = state.services.cash_action(&auth.0, request, action_type).await?;
+    let saved = state.services.cash_action(&auth.0, till.tcr.as_deref(), request, action_type).await?;
     created(ActionView::from(&saved))
 }
 
 /// `POST /api/v1/cash-register/deposit` (MONEY_IN).
-pub async fn deposit(State(s): State<AppState>, auth: Auth, Body(b): Body<ActionBody>) -> ApiResult {
-    action(s, auth, b, ActionType::MoneyIn).await
+pub async fn deposit(
+    State(s): State<AppState>,
+    auth: Auth,
+    Query(till): Query<TillQuery>,
+    Body(b): Body<ActionBody>,
+) -> ApiResult {
+    action(s, auth, till, b, ActionType::MoneyIn).await
 }
 
 /// `POST /api/v1/cash-register/withdraw` (MONEY_OUT).
-pub async fn withdraw(State(s): State<AppState>, auth: Auth, Body(b): Body<ActionBody>) -> ApiResult {
-    action(s, auth, b, ActionType::MoneyOut).await
+pub async fn withdraw(
+    State(s): State<AppState>,
+    auth: Auth,
+    Query(till): Query<TillQuery>,
+    Body(b): Body<ActionBody>,
+) -> ApiResult {
+    action(s, auth, till, b, ActionType::MoneyOut).await
 }
 
 /// Strict: `withdraw` left out takes everything counted, so a misspelt key must not read as
@@ -178,6 +221,8 @@ pub async fn withdraw(State(s): State<AppState>, auth: Auth, Body(b): Body<Actio
 pub struct CloseBody {
     #[serde(default, deserialize_with = "fields::opt_decimal")]
     counted: Option<Decimal>,
+    /// The count by lek notes and coins: pieces by denomination (`{"5000": 2, "100": 3}`).
+    denominations: Option<BTreeMap<String, serde_json::Value>>,
     #[serde(default, deserialize_with = "fields::opt_decimal")]
     withdraw: Option<Decimal>,
 }
@@ -186,10 +231,16 @@ pub struct CloseBody {
 pub async fn close_balance(
     State(state): State<AppState>,
     Auth(caller): Auth,
+    Query(till): Query<TillQuery>,
     Body(b): Body<CloseBody>,
 ) -> ApiResult {
-    let summary = state.services.close_balance(&caller, b.counted, b.withdraw).await?;
-    ok(SummaryView::from(&summary))
+    let by_denomination = match &b.denominations {
+        Some(sent) => Some(drawer::read_count("denominations", sent).map_err(ApiError::Validation)?),
+        None => None,
+    };
+    let count = CloseCount { counted: b.counted, by_denomination, withdraw: b.withdraw };
+    let summary = state.services.close_balance(&caller, till.tcr.as_deref(), count).await?;
+    ok(SummaryView::of(&summary)?)
 }
 
 fn date(field: &str, value: Option<&str>) -> Result<Option<chrono::NaiveDate>, ApiError> {
@@ -209,6 +260,7 @@ pub struct ListQuery {
     from_date: Option<String>,
     #[serde(rename = "toDate")]
     to_date: Option<String>,
+    tcr: Option<String>,
 }
 
 /// `GET /api/v1/cash-register/actions`: newest first; `type` is one or more of INITIAL,
@@ -245,7 +297,7 @@ pub async fn actions(
         limit,
         offset,
     };
-    let actions = state.services.cash_actions(&caller, filter).await?;
+    let actions = state.services.cash_actions(&caller, q.tcr.as_deref(), filter).await?;
     let items: Vec<ActionView> = actions.iter().map(ActionView::from).collect();
     ok(Actions { pagination: PageView { records: items.len(), limit, offset }, items })
 }
@@ -254,6 +306,7 @@ pub async fn actions(
 pub struct BalanceQuery {
     #[serde(rename = "toDate")]
     to_date: Option<String>,
+    tcr: Option<String>,
 }
 
 /// `GET /api/v1/cash-register/balance` and `GET /api/v2/cash-register/balance`.
@@ -263,6 +316,6 @@ pub async fn balance(
     Query(q): Query<BalanceQuery>,
 ) -> ApiResult {
     let to_date = date("toDate", q.to_date.as_deref())?;
-    let (tcr_code, balance) = state.services.cash_balance(&caller, to_date).await?;
+    let (tcr_code, balance) = state.services.cash_balance(&caller, q.tcr.as_deref(), to_date).await?;
     ok(Balance { fiscal_tcr_code: &tcr_code, currency: "ALL", to_date: q.to_date, balance })
 }

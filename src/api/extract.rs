@@ -6,6 +6,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
@@ -38,7 +39,7 @@ pub fn body_rejection(e: BytesRejection) -> ApiError {
 /// that is not UTF-8 is refused whole, even where its bad bytes sit in a key `T` would ignore.
 /// A `T` that denies unknown fields gets each one named by its dotted key (`line`, `lines.0.qty`).
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) { b"{}" } else { bytes };
+    let bytes: &[u8] = if blank(bytes) { b"{}" } else { bytes };
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(ApiError::field("body", "The request body must be a JSON object."));
     }
@@ -56,16 +57,65 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     match serde_path_to_error::deserialize(&mut de) {
-        Ok(value) => Ok(value),
+        Ok(value) => de.end().map(|()| value).map_err(|e| more_than_one_value(&e)),
         Err(e) => Err(ApiError::Validation(describe(&e))),
     }
+}
+
+/// A body is one JSON value and whitespace: bytes after the value are not taken as nothing
+/// (nor as the value they begin), they refuse the whole request.
+fn more_than_one_value(e: &serde_json::Error) -> ApiError {
+    ApiError::field(
+        "body",
+        format!(
+            "The request body must be one JSON value: something follows it at line {}, column {}; nothing was done.",
+            e.line(),
+            e.column()
+        ),
+    )
+}
+
+fn blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(u8::is_ascii_whitespace)
+}
+
+/// Whether nothing but whitespace follows the body's first JSON value; `None` when that value
+/// does not parse.
+fn nothing_after_the_value(bytes: &[u8]) -> Option<Result<(), ApiError>> {
+    if blank(bytes) {
+        return Some(Ok(()));
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    serde::de::IgnoredAny::deserialize(&mut de).ok()?;
+    Some(de.end().map_err(|e| more_than_one_value(&e)))
+}
+
+/// The gate's check of a body its route reads as JSON: nothing after the first value. A first
+/// value that does not parse is left to the route's reader, which names the field it breaks in.
+pub fn one_json_value(bytes: &[u8]) -> Result<(), ApiError> {
+    nothing_after_the_value(bytes).unwrap_or(Ok(()))
+}
+
+/// The gate's check of a body a read ignores: nothing, or one JSON value and whitespace.
+pub fn only_one_json_value(bytes: &[u8]) -> Result<(), ApiError> {
+    nothing_after_the_value(bytes)
+        .unwrap_or_else(|| Err(ApiError::field("body", "The request body is not valid JSON.")))
+}
+
+/// The gate's check of a body where a route that changes something takes none: nothing, or `{}`.
+pub fn nothing_but_an_empty_object(bytes: &[u8]) -> Result<(), ApiError> {
+    let empty_object = || serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(bytes);
+    if blank(bytes) || empty_object().is_ok_and(|o| o.is_empty()) {
+        return Ok(());
+    }
+    Err(ApiError::field("body", "This request takes no body (send none, or {}); nothing was done."))
 }
 
 /// Parses the body of a route where what is not sent is left as it is (a settings PUT): as
 /// `parse_json`, but an empty body is refused rather than read as "change nothing", so a body
 /// that never arrived as JSON (empty, or text of another type) is not answered 200.
 pub fn parse_changes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    if blank(bytes) {
         return Err(ApiError::field(
             "body",
             "The request body is empty: send a JSON object with what to change ({} changes nothing).",
@@ -356,6 +406,28 @@ mod tests {
         assert_eq!(keys(parse_json(b"{\"name\":\"a\",\"lines\":[],\"note\":\"\xc3\"}")), ["body"]);
         assert!(matches!(parse_changes::<Strict>(b" \n"), Err(ApiError::Validation(_))));
         assert!(parse_changes::<Strict>(b"{}").is_ok());
+    }
+
+    #[test]
+    fn a_body_is_one_json_value_and_whitespace() {
+        let refused = |r: Result<(), ApiError>| matches!(r, Err(ApiError::Validation(e)) if e.clone().into_map().contains_key("body"));
+        for one in [&b""[..], b" \n", b"{}", b" {\"a\": [1]}\r\n\t", b"[1]", b"null"] {
+            assert!(one_json_value(one).is_ok() && only_one_json_value(one).is_ok(), "{one:?}");
+        }
+        for more in [&b"{} {}"[..], b"{\"counted\":100} , \"withdraw\": 0}", b"{}x", b"[1]]", b"1 2", b"{}\0"]
+        {
+            assert!(refused(one_json_value(more)) && refused(only_one_json_value(more)), "{more:?}");
+            assert_eq!(keys(parse_json(&[b"{\"name\":\"a\",\"lines\":[]}", more].concat())), ["body"]);
+        }
+        // A broken first value is the route's to name; a read that ignores it refuses it.
+        assert!(one_json_value(b"{\"name\": \"a\x01\"} {}").is_ok());
+        assert!(refused(only_one_json_value(b"{\"a\":")));
+        for nothing in [&b""[..], b"{}", b" { } \n"] {
+            assert!(nothing_but_an_empty_object(nothing).is_ok(), "{nothing:?}");
+        }
+        for something in [&b"{\"role\":\"owner\"}"[..], b"[]", b"null", b"{}{}", b"x"] {
+            assert!(refused(nothing_but_an_empty_object(something)), "{something:?}");
+        }
     }
 
     #[test]

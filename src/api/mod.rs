@@ -4,6 +4,7 @@ pub mod ai;
 mod audit;
 pub mod auth;
 pub mod backups;
+mod bodies;
 mod callers;
 mod cash_register;
 mod clients;
@@ -90,12 +91,13 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
     let https = state.people.https;
     // The owner's page is static and public (it signs in through the API), so no limiter counts it;
     // nor the book at /docs, the manual a technician reads in the shop.
-    let app = api_router(state, options.max_body_bytes)
-        .merge(ops_routes)
+    let outside_the_api = ops_routes
         .merge(web::routes())
         .merge(till_web::routes())
         .merge(docs::routes())
-        .layer(from_fn(unread_body::drain));
+        .route_layer(from_fn(bodies::gate));
+    let app =
+        api_router(state, options.max_body_bytes).merge(outside_the_api).layer(from_fn(unread_body::drain));
     let app = if https { app.layer(map_response(strict_transport)) } else { app };
     tracing_layers::layered(app)
 }
@@ -118,6 +120,8 @@ fn api_router(state: AppState, max_body_bytes: usize) -> Router {
     routes(&state)
         .merge(till_routes(&state))
         .merge(marketplace::routes())
+        // Every body is read here before its handler: one reader, so no route can differ.
+        .route_layer(from_fn(bodies::gate))
         // Outermost of the routes' layers: a call its rule refuses costs no budget and reaches
         // no handler. Every route above has a rule (a route without one is refused).
         .route_layer(from_fn(permissions::check))

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::AppState;
 use super::auth::{Auth, Partner};
 use super::error::{ApiError, ApiResult, created, ok};
-use super::extract::{Body, PathId, Query, body_rejection, parse_json};
+use super::extract::{Body, Changes, PathId, Query, body_rejection, parse_json};
 use super::fields;
 use super::limits::Interval;
 use crate::domain::time::local_text;
@@ -316,8 +316,12 @@ pub async fn update_branch(
     ok(OneBranch { branch: (&unit).into() })
 }
 
+/// A new user, or a user's changes. Strict: a key it does not know (a misspelt `Role`) is
+/// refused, not ignored, as the user it would make is not the one asked for, and a change not
+/// sent keeps what the user has. A change's `email` is ignored (it is the user's sign-in, not
+/// changed here; integrators send the whole user back).
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UserBody {
     name: Option<String>,
     email: Option<String>,
@@ -394,7 +398,7 @@ pub async fn update_user(
     State(state): State<AppState>,
     Auth(caller): Auth,
     PathId(id): PathId,
-    Body(b): Body<UserBody>,
+    Changes(b): Changes<UserBody>,
 ) -> ApiResult {
     let user = state
         .services

@@ -61,9 +61,14 @@ impl Ops {
     /// The outbox to the chain's head office: none for a lone shop.
     async fn hq(&self, now: DateTime<Utc>) -> Option<HqBacklog> {
         match self.services.hq_backlog(now).await {
-            Ok(waiting) => {
-                waiting.map(|w| HqBacklog { backlog: w.notes, oldest_age_seconds: w.oldest_age_seconds })
-            }
+            Ok(waiting) => waiting.map(|w| HqBacklog {
+                backlog: w.notes,
+                oldest_age_seconds: w.oldest_age_seconds,
+                set_aside: w.set_aside,
+                problem: w.problem,
+                retry_in_seconds: w.retry_in_seconds,
+                plain_http: w.plain_http,
+            }),
             Err(e) => {
                 tracing::error!(error = %crate::error_chain(&e), "health: cannot read the outbox to the head office");
                 None
@@ -153,6 +158,14 @@ struct HqBacklog {
     /// Changes noted and not yet acknowledged by the head office.
     backlog: i64,
     oldest_age_seconds: Option<i64>,
+    /// Changes the head office refused, set aside at the shop.
+    set_aside: i64,
+    /// What keeps the changes from the head office now (started without it, refused, away).
+    problem: Option<String>,
+    /// When the shop tries again, while something keeps it from the head office.
+    retry_in_seconds: Option<u64>,
+    /// The head office is reached over plain HTTP (`--hq-allow-http`).
+    plain_http: bool,
 }
 
 #[derive(Debug, Serialize)]

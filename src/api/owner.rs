@@ -12,7 +12,7 @@ use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::Query;
-use crate::domain::cash_register::DayFigures;
+use crate::domain::drawer::{DayFigures, Drawer};
 use crate::domain::sales_day::{DaySales, TillSales};
 use crate::domain::time::{local_text, parse_stored};
 use crate::fiscal::queue::{LEGAL_LIMIT_HOURS, WARN_AFTER_HOURS, age_hours};
@@ -65,10 +65,16 @@ struct DayView {
     closed_at: Option<String>,
     /// While open: the day's figures as close-balance will count them.
     opening: Option<Decimal>,
+    /// The day's cash documents in full, as the spec's balance counts them (card included).
     cash_sales: Option<Decimal>,
     deposits: Option<Decimal>,
     withdrawals: Option<Decimal>,
-    /// While open: what the drawer should hold, the balance (close-balance's `expected`).
+    /// While open: the drawer, move by move.
+    drawer: Option<Drawer>,
+    /// While open: the day's documents, sales less cancellations, by every payment method but
+    /// banknotes: not in the drawer.
+    not_in_drawer: Option<BTreeMap<String, Decimal>>,
+    /// While open: what the drawer should hold (close-balance's `expected`), banknotes only.
     expected: Option<Decimal>,
 }
 
@@ -77,17 +83,27 @@ struct TillView {
     fiscal_tcr_code: String,
     name: String,
     business_unit_code: String,
-    /// The caller's own TCR: the one the cash-register routes act on with this token.
+    /// The caller's own TCR: the one the cash-register routes act on without `?tcr=`.
     mine: bool,
+    /// The spec's balance (`GET /cash-register/balance`): card sales included.
     balance: Decimal,
     day: DayView,
     sales: SalesView,
 }
 
-fn till_view(till: &Till, sales: Option<&TillSales>, mine: Option<&str>) -> TillView {
+fn till_view(till: &Till, sales: Option<&TillSales>, mine: Option<&str>) -> Result<TillView, ApiError> {
     let day = till.day.as_ref();
-    let figures: Option<&DayFigures> = day.and_then(|(_, f)| f.as_ref());
-    TillView {
+    let open: Option<&(DayFigures, Drawer)> = day.and_then(|(_, f)| f.as_ref());
+    let not_in_drawer = match open {
+        Some((figures, _)) => Some(
+            figures
+                .takings
+                .not_in_drawer()
+                .map_err(|_| ApiError::from(crate::services::Error::from(crate::store::Error::Overflow)))?,
+        ),
+        None => None,
+    };
+    Ok(TillView {
         fiscal_tcr_code: till.device.tcr_code.clone(),
         name: till.device.name.clone(),
         business_unit_code: till.device.business_unit_code.clone(),
@@ -99,14 +115,16 @@ fn till_view(till: &Till, sales: Option<&TillSales>, mine: Option<&str>) -> Till
             opened_at: day.map(|(d, _)| stored_time(&d.opened_at)),
             opened_automatically: day.map(|(d, _)| d.opened_automatically),
             closed_at: day.and_then(|(d, _)| d.closed_at.as_deref().map(stored_time)),
-            opening: figures.map(|f| f.opening),
-            cash_sales: figures.map(|f| f.cash_sales),
-            deposits: figures.map(|f| f.deposits),
-            withdrawals: figures.map(|f| f.withdrawals),
-            expected: figures.map(|_| till.balance),
+            opening: open.map(|(f, _)| f.opening),
+            cash_sales: open.map(|(f, _)| f.cash_sales),
+            deposits: open.map(|(f, _)| f.deposits),
+            withdrawals: open.map(|(f, _)| f.withdrawals),
+            drawer: open.map(|(_, d)| *d),
+            not_in_drawer,
+            expected: open.map(|(_, d)| d.expected),
         },
         sales: SalesView::of_till(sales.unwrap_or(&TillSales::default())),
-    }
+    })
 }
 
 #[derive(Serialize)]
@@ -120,6 +138,64 @@ struct TodayView {
     /// In a chain (`--hq-url`): what waits for the head office; absent for a lone shop.
     #[serde(skip_serializing_if = "Option::is_none")]
     hq: Option<HqBacklogView>,
+    /// After a restore: the tills retired (their last number in the restored books, and the TCR
+    /// each goes on with), and the e-invoices the CIS lists that the books lack. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    restored: Option<RestoredView>,
+}
+
+#[derive(Serialize)]
+struct RestoredView {
+    retired_tcrs: Vec<RetiredTcrView>,
+    cis_only_einvoices: Vec<CisOnlyView>,
+}
+
+#[derive(Serialize)]
+struct RetiredTcrView {
+    tcr_code: String,
+    name: String,
+    retired_at: String,
+    /// The last cash number the restored books hold on it: the CIS may hold later ones.
+    last_number: i64,
+    /// The TCR the till goes on with; none until the CIS registered it.
+    continued_by: Option<String>,
+}
+
+#[derive(Serialize)]
+struct CisOnlyView {
+    eic: String,
+    doc_number: Option<String>,
+    amount: Option<String>,
+    received_at: Option<String>,
+}
+
+impl RestoredView {
+    fn of(
+        retired: Vec<crate::store::devices::Retired>,
+        cis_only: Vec<crate::store::devices::CisOnly>,
+    ) -> Option<Self> {
+        (!retired.is_empty()).then(|| RestoredView {
+            retired_tcrs: retired
+                .into_iter()
+                .map(|r| RetiredTcrView {
+                    retired_at: stored_time(&r.retired_at),
+                    tcr_code: r.tcr_code,
+                    name: r.name,
+                    last_number: r.last_number,
+                    continued_by: r.continued_by,
+                })
+                .collect(),
+            cis_only_einvoices: cis_only
+                .into_iter()
+                .map(|e| CisOnlyView {
+                    eic: e.eic,
+                    doc_number: e.doc_number,
+                    amount: e.amount,
+                    received_at: e.received_at,
+                })
+                .collect(),
+        })
+    }
 }
 
 #[derive(Serialize)]
@@ -128,6 +204,10 @@ struct HqBacklogView {
     backlog: i64,
     oldest_noted_at: Option<String>,
     oldest_age_seconds: Option<i64>,
+    /// Changes the head office refused, set aside here (kept, not lost).
+    set_aside: i64,
+    /// What keeps the changes from the head office now, in the shop's words.
+    problem: Option<String>,
 }
 
 /// `GET /api/v1/owner/today`: today's sales per TCR and payment method, each TCR's balance and
@@ -138,6 +218,8 @@ pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResu
         backlog: w.notes,
         oldest_noted_at: w.oldest_noted_at.as_deref().map(stored_time),
         oldest_age_seconds: w.oldest_age_seconds,
+        set_aside: w.set_aside,
+        problem: w.problem,
     });
     let mine = caller.user.tcr_code.as_deref();
     let sales_of = |code: &str| today.sales.tills.iter().find(|t| t.tcr_code.as_deref() == Some(code));
@@ -145,9 +227,17 @@ pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResu
         business_day: today.business_day.to_string(),
         currency: "ALL",
         totals: SalesView::of_day(&today.sales),
-        tills: today.tills.iter().map(|t| till_view(t, sales_of(&t.device.tcr_code), mine)).collect(),
+        tills: today
+            .tills
+            .iter()
+            .map(|t| till_view(t, sales_of(&t.device.tcr_code), mine))
+            .collect::<Result<_, _>>()?,
         noncash: today.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of_till),
         hq,
+        restored: {
+            let (retired, cis_only) = state.services.restore_findings().await?;
+            RestoredView::of(retired, cis_only)
+        },
     })
 }
 

@@ -71,6 +71,8 @@ pub enum Scope {
     TheBox,
     /// A cashier sees their own till; a manager or an owner every till.
     OwnTillOrAll,
+    /// The caller's own till; a manager or an owner may name any till of the company (`?tcr=`).
+    PickedTill,
 }
 
 impl Scope {
@@ -90,6 +92,7 @@ impl Scope {
             Scope::OwnAccount => "the caller's own profile and password",
             Scope::ResetCode => "the one-time code `arka users reset-password` printed on the box",
             Scope::OwnTillOrAll => "a cashier: their own till; a manager or an owner: every till",
+            Scope::PickedTill => "the caller's own till; a manager or an owner: any till named in `tcr`",
             Scope::TheBox => "the owner of the box's one company (a backup holds every company)",
         }
     }
@@ -116,7 +119,7 @@ const fn rule(method: &'static str, path: &'static str, access: Access, scope: S
 
 use Scope::{
     Company, MarketplaceRight, OwnAccount, OwnDocuments, OwnSalesOfTheDay, OwnTill, OwnTillOrAll,
-    OwnTillReport, OwnToken, ResetCode, SetupPass, TheBox, Users, WoltSignature,
+    OwnTillReport, OwnToken, PickedTill, ResetCode, SetupPass, TheBox, Users, WoltSignature,
 };
 
 /// Every operation of `assets/openapi.yaml`, in the document's order of groups.
@@ -203,13 +206,13 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/invoice/bulk-noncash", CASHIER, Company),
     rule("POST", "/api/v2/invoice/bulk-noncash", CASHIER, Company),
     // Cash register
-    rule("POST", "/api/v1/cash-register/open-balance", CASHIER, OwnTill),
-    rule("POST", "/api/v1/cash-register/deposit", CASHIER, OwnTill),
-    rule("POST", "/api/v1/cash-register/withdraw", CASHIER, OwnTill),
-    rule("POST", "/api/v1/cash-register/close-balance", CASHIER, OwnTill),
-    rule("GET", "/api/v1/cash-register/actions", CASHIER, OwnTill),
-    rule("GET", "/api/v1/cash-register/balance", CASHIER, OwnTill),
-    rule("GET", "/api/v2/cash-register/balance", CASHIER, OwnTill),
+    rule("POST", "/api/v1/cash-register/open-balance", CASHIER, PickedTill),
+    rule("POST", "/api/v1/cash-register/deposit", CASHIER, PickedTill),
+    rule("POST", "/api/v1/cash-register/withdraw", CASHIER, PickedTill),
+    rule("POST", "/api/v1/cash-register/close-balance", CASHIER, PickedTill),
+    rule("GET", "/api/v1/cash-register/actions", CASHIER, PickedTill),
+    rule("GET", "/api/v1/cash-register/balance", CASHIER, PickedTill),
+    rule("GET", "/api/v2/cash-register/balance", CASHIER, PickedTill),
     // Operations
     rule("GET", "/healthz", PUBLIC, Company),
     rule("GET", "/metrics", PUBLIC, Company),

@@ -305,19 +305,19 @@ pub struct ImportQuery {
 }
 
 /// `POST /api/v1/products/import`: a CSV file of products (the body, UTF-8), matched by `code`.
-/// Without `apply=true` it only checks the file and says what each line would do (a preview);
-/// with it every line is written in one transaction. A bad line is a 422 naming
-/// `line.<n>.<column>`, and nothing is written until every line is right. The owner (or a
-/// manager) only.
+/// Without `apply=true` (`apply` absent, or `false`; anything else is 422) it only checks the
+/// file and says what each line would do (a preview); with it every line is written in one
+/// transaction. A bad line is a 422 naming `line.<n>.<column>`, and nothing is written until
+/// every line is right. The owner (or a manager) only.
 pub async fn import(
     State(state): State<AppState>,
     Auth(caller): Auth,
     Query(q): Query<ImportQuery>,
     body: axum::body::Bytes,
 ) -> ApiResult {
-    let apply = match q.apply.as_deref().map(str::trim) {
-        None | Some("") | Some("false") | Some("0") => false,
-        Some("true") | Some("1") => true,
+    let apply = match q.apply.as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
         Some(_) => return Err(ApiError::field("apply", "The apply must be true or false.")),
     };
     let text = std::str::from_utf8(&body)

@@ -201,19 +201,38 @@ impl Table {
     }
 
     /// UTF-8 with a byte-order mark (so a spreadsheet reads ë and ç), comma-separated, a dot
-    /// for decimals, quoted where needed (RFC 4180).
+    /// for decimals, quoted where needed (RFC 4180), every cell `neutralised`. The one writer of
+    /// every CSV the server answers (the reports, the head office's, the audit trail).
     pub fn to_csv(&self) -> Result<Vec<u8>, ApiError> {
         let mut writer = csv::Writer::from_writer(b"\xEF\xBB\xBF".to_vec());
         let failed = |e: csv::Error| {
             tracing::error!(cause = %e, "a report could not be written as CSV");
             ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
         };
-        writer.write_record(&self.columns).map_err(failed)?;
+        writer.write_record(self.columns.iter().map(|c| neutralised(c).into_owned())).map_err(failed)?;
         for row in &self.rows {
-            writer.write_record(row).map_err(failed)?;
+            writer.write_record(row.iter().map(|c| neutralised(c).into_owned())).map_err(failed)?;
         }
         writer.into_inner().map_err(|e| failed(e.into_error().into()))
     }
+}
+
+/// A cell as a spreadsheet may open it safely (OWASP's CSV injection rule): one that begins with
+/// `=`, `+`, `-`, `@`, a tab or a carriage return would be run as a formula (a product named
+/// `=HYPERLINK(…)` in the top products), so it gets a leading `'`, which spreadsheets take as
+/// "text" and do not show. A number stays as it is (`-37.50`, `-5`): it runs nothing, and a
+/// spreadsheet still reads it as a number.
+pub fn neutralised(cell: &str) -> std::borrow::Cow<'_, str> {
+    let formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula && !is_plain_number(cell) { format!("'{cell}").into() } else { cell.into() }
+}
+
+/// `-37.50`, `12`, `-0.5`: an optional minus, digits, and optionally a dot and digits.
+fn is_plain_number(cell: &str) -> bool {
+    let digits = cell.strip_prefix('-').unwrap_or(cell);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "0"));
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    all_digits(whole) && all_digits(fraction)
 }
 
 /// What a report is as a CSV table.
@@ -595,37 +614,56 @@ impl AsTable for ClosingReport {
         let mut t = Table::new(&[
             "id",
             "tcr_code",
+            "name",
             "business_day",
             "status",
             "opened_at",
             "closed_at",
+            "receipts",
             "carried_over",
             "opening",
+            "banknotes_in",
+            "banknotes_out",
+            "change_given",
             "deposits",
             "withdrawals",
+            "not_in_drawer",
             "cash_sales",
             "expected",
             "counted",
             "difference",
             "withdrawn",
+            "balance",
         ]);
         for c in &self.items {
+            let not_in_drawer: Vec<String> = c
+                .not_in_drawer
+                .iter()
+                .map(|(method, amount)| format!("{method} {}", amount.cell()))
+                .collect();
             t.rows.push(cells![
                 c.id,
                 c.tcr_code,
+                c.name,
                 c.business_day,
                 c.status,
                 c.opened_at,
                 c.closed_at,
+                c.receipts.count as i64,
                 c.carried_over,
                 c.opening,
+                c.drawer.map(|d| d.banknotes_in),
+                c.drawer.map(|d| d.banknotes_out),
+                c.drawer.map(|d| d.change_given),
                 c.deposits,
                 c.withdrawals,
+                not_in_drawer.join("; "),
                 c.cash_sales,
                 c.expected,
                 c.counted,
                 c.difference,
-                c.withdrawn
+                c.withdrawn,
+                c.balance
             ]);
         }
         t
@@ -802,29 +840,103 @@ pub fn closing_pdf_of(
     Ok(super::invoices::pdf_answer(&filename, pdf))
 }
 
-/// A day of the closing report as printed, its labels in Albanian and English.
+/// A day of the closing report as printed, its labels in Albanian and English: what an owner
+/// and an inspector read of a till's day, then a line for each signature.
 fn day_report(c: &crate::services::reports::Closing) -> crate::print::DayReport {
+    use crate::print::DayLine::{Amount, Heading, Signature, Text};
+    use crate::print::labels as l;
     let open = c.status == "open";
-    let kind = if open { "Raporti X / X report" } else { "Raporti Z / Z report" };
-    let mut rows = vec![
-        ("Hapja / Opening".to_string(), Some(c.opening)),
-        ("Shitjet me para / Cash sales".to_string(), Some(c.cash_sales)),
-        ("Futjet / Deposits".to_string(), Some(c.deposits)),
-        ("Nxjerrjet / Withdrawals".to_string(), Some(c.withdrawals)),
-    ];
+    let mut rows = vec![Text(l::DAY_OPENED.into(), c.opened_at.clone())];
+    if let Some(at) = &c.closed_at {
+        rows.push(Text(l::DAY_CLOSED.into(), at.clone()));
+    }
+    rows.push(Heading(l::CASHIERS.into()));
+    for cashier in &c.cashiers {
+        let name =
+            cashier.name.clone().or_else(|| cashier.id_user.map(|id| format!("#{id}"))).unwrap_or_default();
+        rows.push(Text(name, cashier.operator_code.clone().unwrap_or_default()));
+    }
+    rows.push(Heading(l::RECEIPTS.into()));
+    rows.push(Text(l::RECEIPT_COUNT.into(), c.receipts.count.to_string()));
+    if let (Some(first), Some(last)) = (&c.receipts.first, &c.receipts.last) {
+        rows.push(Text(l::RECEIPT_RANGE.into(), format!("{first} - {last}")));
+    }
+    if c.receipts.waiting > 0 {
+        rows.push(Text(l::RECEIPT_WAITING.into(), c.receipts.waiting.to_string()));
+    }
+    rows.push(Amount(l::SALES_GROSS.into(), Some(c.receipts.gross)));
+    rows.push(Heading(l::SALES_BY_METHOD.into()));
+    for (method, amount) in &c.sales_by_payment_method {
+        rows.push(Amount(l::payment_method(method), Some(*amount)));
+    }
+    rows.push(Heading(l::VAT_BY_RATE.into()));
+    for line in &c.vat {
+        let class = match &line.exemption {
+            Some(exemption) => format!("{} % ({exemption})", line.vat_rate.normalize()),
+            None => format!("{} %", line.vat_rate.normalize()),
+        };
+        rows.push(Amount(format!("{class} · Pa TVSH / Net"), Some(line.net)));
+        rows.push(Amount(format!("{class} · TVSH / VAT"), Some(line.vat)));
+        rows.push(Amount(format!("{class} · Me TVSH / Gross"), Some(line.gross)));
+    }
+    rows.push(Heading(l::CANCELLATIONS.into()));
+    rows.push(Text(l::RECEIPT_COUNT.into(), c.cancellations.count.to_string()));
+    for document in &c.cancellations.documents {
+        let label = match &document.corrects {
+            Some(original) => format!("{} ({} {original})", document.number, l::CANCELS),
+            None => document.number.clone(),
+        };
+        rows.push(Amount(label, Some(document.gross)));
+    }
+    for (method, amount) in &c.cancellations.by_payment_method {
+        rows.push(Amount(l::payment_method(method), Some(*amount)));
+    }
+    rows.push(Heading(l::DRAWER.into()));
+    match &c.drawer {
+        Some(d) => rows.extend([
+            Amount(l::CARRIED_OVER.into(), Some(d.carried_over)),
+            Amount(l::OPENING.into(), Some(d.opening)),
+            Amount(l::BANKNOTES_IN.into(), Some(d.banknotes_in)),
+            Amount(l::BANKNOTES_OUT.into(), Some(d.banknotes_out)),
+            Amount(l::CHANGE_GIVEN.into(), Some(d.change_given)),
+            Amount(l::DEPOSITS.into(), Some(d.deposits)),
+            Amount(l::WITHDRAWALS.into(), Some(d.withdrawals)),
+            Amount(l::EXPECTED.into(), Some(d.expected)),
+        ]),
+        None => rows.extend([
+            Amount(l::OPENING.into(), Some(c.opening)),
+            Amount(l::DEPOSITS.into(), Some(c.deposits)),
+            Amount(l::WITHDRAWALS.into(), Some(c.withdrawals)),
+            Amount(
+                if c.counted_against == "balance" { l::EXPECTED_BALANCE } else { l::EXPECTED }.into(),
+                c.expected,
+            ),
+        ]),
+    }
+    rows.push(Heading(l::NOT_IN_DRAWER.into()));
+    for (method, amount) in &c.not_in_drawer {
+        rows.push(Amount(l::payment_method(method), Some(*amount)));
+    }
     if !open {
+        rows.push(Heading(l::COUNT.into()));
+        for (denomination, pieces) in c.denominations.iter().flatten().rev() {
+            let value = Decimal::from(*denomination) * Decimal::from(*pieces);
+            rows.push(Amount(format!("{denomination} L x {pieces}"), Some(value)));
+        }
         rows.extend([
-            ("Pritet / Expected".to_string(), c.expected),
-            ("Numëruar / Counted".to_string(), c.counted),
-            ("Diferenca / Difference".to_string(), c.difference),
-            ("Nxjerrë në mbyllje / Withdrawn at closing".to_string(), Some(c.withdrawn)),
+            Amount(l::COUNTED.into(), c.counted),
+            Amount(l::DIFFERENCE.into(), c.difference),
+            Amount(l::WITHDRAWN.into(), Some(c.withdrawn)),
+            Amount(l::BALANCE.into(), c.balance),
         ]);
     }
-    let closed = c.closed_at.as_deref().map(|at| format!(", {at}")).unwrap_or_default();
-    crate::print::DayReport {
-        title: format!("{kind} · {} · {} ({}{closed})", c.tcr_code, c.business_day, c.opened_at),
-        rows,
-    }
+    rows.extend([Signature(l::CASHIER_SIGNATURE.into()), Signature(l::MANAGER_SIGNATURE.into())]);
+    let kind = if open { l::X_REPORT } else { l::Z_REPORT };
+    let till = match &c.name {
+        Some(name) => format!("{name} ({})", c.tcr_code),
+        None => c.tcr_code.clone(),
+    };
+    crate::print::DayReport { title: format!("{kind} · {till} · {}", c.business_day), rows }
 }
 
 /// `GET /api/v1/reports/reversals` (the spec's shape).
@@ -867,4 +979,40 @@ pub async fn dashboard(
         ),
     };
     ok(state.services.dashboard(&caller, day).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_that_begins_like_a_formula_is_text_and_a_number_stays_a_number() {
+        let table = [
+            ("=1+1", "'=1+1"),
+            ("+1", "'+1"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"),
+            ("\rx", "'\rx"),
+            ("-", "'-"),
+            ("-.5", "'-.5"),
+            ("-1e3", "'-1e3"),
+            ("-37.50", "-37.50"),
+            ("-5", "-5"),
+            ("12.00", "12.00"),
+            ("Kafe = 1", "Kafe = 1"),
+            ("'quoted", "'quoted"),
+            ("", ""),
+        ];
+        for (cell, written) in table {
+            assert_eq!(neutralised(cell), written, "{cell:?}");
+        }
+        let mut t = Table::new(&["name", "gross"]);
+        t.rows.push(vec!["=HYPERLINK(\"http://evil.example\",\"x\")".into(), Decimal::new(-3750, 2).cell()]);
+        let text = String::from_utf8(t.to_csv().unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "\u{feff}name,gross\n\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\",-37.50\n"
+        );
+    }
 }

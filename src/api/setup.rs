@@ -13,7 +13,7 @@ use serde_json::json;
 use super::AppState;
 use super::auth::{Auth, Identity};
 use super::error::{ApiError, ApiResult, created, ok};
-use super::extract::{Body, parse_value};
+use super::extract::{Body, Changes, parse_value};
 use super::fields;
 use super::onboarding::{BranchView, CertView};
 use super::pairing::{PairingCard, pairing_card};
@@ -499,12 +499,14 @@ const TEST_SALE_PRICE: u32 = 10;
 
 /// `POST /api/v1/setup/test-sale`: a real cash receipt of one item at 10 ALL, issued as the
 /// cashier (the first one unless named), through the same path as `POST /api/v2/invoice/cash`.
-/// Its PDF is `printUrl` (the print route, A4; `?format=receipt` for 80 mm).
+/// Its PDF is `printUrl` (the print route, A4; `?format=receipt` for 80 mm). A receipt is real
+/// money at the CIS, so what is not sent means the first cashier only when the body says so
+/// (`{}`): an empty body is refused.
 pub async fn test_sale(
     State(state): State<AppState>,
     auth: Auth,
     headers: HeaderMap,
-    Body(b): Body<TestSaleBody>,
+    Changes(b): Changes<TestSaleBody>,
 ) -> ApiResult {
     let cashier = state.services.test_sale_cashier(&auth.0, b.cashier_id).await?;
     let internal_id = format!("setup-test-sale-{}", chrono::Utc::now().timestamp_millis());

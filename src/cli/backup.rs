@@ -156,22 +156,35 @@ fn print_numbering(done: &crate::ops::backup::Restored) {
     }
 }
 
-/// `arka restore --from-hq URL`: an empty data dir filled from the chain's head office.
-pub fn restore_from_hq(
-    url: &str,
-    token: &str,
-    ca_file: Option<PathBuf>,
-    data: &DataArgs,
-) -> Result<(), String> {
-    let _lock = crate::ops::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
-    let done = crate::services::hq_sync::restore_data_dir(&data.db_path(), url, token, ca_file.as_deref())
-        .map_err(|e| e.to_string())?;
+/// `arka restore --from-hq URL`: an empty data dir filled from the chain's head office, as a new
+/// box of the shop. A restore that fails leaves nothing behind: no database, and no data dir it
+/// made.
+pub fn restore_from_hq(from: &crate::services::hq_sync::RestoreFrom, data: &DataArgs) -> Result<(), String> {
+    let made_dir = !data.data_dir.exists();
+    let lock = crate::ops::data_lock::lock(&data.data_dir).map_err(|e| e.to_string())?;
+    let done = crate::services::hq_sync::restore_data_dir(&data.db_path(), from);
+    drop(lock);
+    let done = match done {
+        Ok(done) => done,
+        Err(e) => {
+            if made_dir {
+                let _ = std::fs::remove_dir_all(&data.data_dir);
+            }
+            return Err(e.to_string());
+        }
+    };
     let mut tables: Vec<_> = done.rows.iter().filter(|(_, n)| **n > 0).collect();
     tables.sort();
     for (table, rows) in tables {
         println!("  {table}: {rows} rows");
     }
-    println!("restored {} from {url} (its outbox goes on after {})", data.db_path().display(), done.acked);
+    println!(
+        "restored {} from {} as box {} (its outbox goes on after {}); the box before it is refused from now on",
+        data.db_path().display(),
+        from.url,
+        done.box_id,
+        done.acked
+    );
     println!("upload the company's certificate again: it never leaves the shop");
     Ok(())
 }

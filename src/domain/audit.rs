@@ -17,10 +17,13 @@ spelled! {
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum Action {
         InvoiceCancel = "invoice.cancel",
+        InvoiceCorrect = "invoice.correct",
         CashDeposit = "cash.deposit",
         CashWithdraw = "cash.withdraw",
         DayOpen = "day.open",
         DayClose = "day.close",
+        /// A close counted more or less than the drawer should hold: the difference, booked once.
+        CashDifference = "cash.difference",
         UserCreate = "user.create",
         UserUpdate = "user.update",
         UserRole = "user.role",
@@ -45,6 +48,7 @@ spelled! {
         BackupCreate = "backup.create",
         BackupRestore = "backup.restore",
         QueueResend = "queue.resend",
+        HqUnlink = "hq.unlink",
     }
 }
 
@@ -150,7 +154,7 @@ impl Stored {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broken {
     pub id: i64,
-    pub why: &'static str,
+    pub why: String,
 }
 
 /// Walks the chain one stored entry at a time, in id order.
@@ -173,11 +177,14 @@ impl Chain {
         if entry.prev_hash != self.last_hash {
             return Err(Broken {
                 id: entry.id,
-                why: "does not follow the entry before it (one was removed or changed)",
+                why: "does not follow the entry before it (one was removed or changed)".into(),
             });
         }
         if entry.content_hash() != entry.hash {
-            return Err(Broken { id: entry.id, why: "its content does not match its hash (it was changed)" });
+            return Err(Broken {
+                id: entry.id,
+                why: "its content does not match its hash (it was changed)".into(),
+            });
         }
         self.last_hash = entry.hash.clone();
         self.last_id = entry.id;
@@ -194,9 +201,10 @@ impl Chain {
     /// `sqlite_sequence`); a higher one than the last entry read means entries were cut off the end.
     pub fn end(&self, issued: Option<i64>) -> Result<(), Broken> {
         match issued {
-            Some(issued) if issued > self.last_id => {
-                Err(Broken { id: self.last_id + 1, why: "is missing: entries were removed from the end" })
-            }
+            Some(issued) if issued > self.last_id => Err(Broken {
+                id: self.last_id + 1,
+                why: "is missing: entries were removed from the end".into(),
+            }),
             _ => Ok(()),
         }
     }

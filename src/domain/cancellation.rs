@@ -63,7 +63,8 @@ pub struct CancelLineInput {
 }
 
 /// A corrective document's own internalId, when sent, follows an invoice's rules (422
-/// `internalId`): not blank (sending none lets Arka name it), at most 255 characters.
+/// `internalId`): not blank (sending none lets Arka name it), at most 255 characters, not a
+/// name Arka gives a cancellation.
 pub fn check_own_internal_id(own: &str) -> Result<(), FieldErrors> {
     if own.is_empty() {
         return Err(FieldErrors::one(
@@ -73,7 +74,17 @@ pub fn check_own_internal_id(own: &str) -> Result<(), FieldErrors> {
     }
     let mut errors = FieldErrors::new();
     validation::internal_id_length(&mut errors, own);
+    validation::not_a_cancellation_name(&mut errors, own);
     errors.into_result()
+}
+
+/// The name of the `n`-th cancellation of the sale `sale` sent without an internalId of its own:
+/// `<sale>/cancel-<n>`, or the next `n` none of `taken` (the names of the year beginning so)
+/// holds. A sale cannot take such a name (`validation::is_cancellation_name`), but one issued
+/// before that rule may hold it, and a cancellation is never blocked by it.
+pub fn cancellation_name(sale: &str, n: i64, taken: &[String]) -> String {
+    let name = |n: i64| format!("{sale}/cancel-{n}");
+    (n..).map(name).find(|candidate| !taken.contains(candidate)).unwrap_or_else(|| name(n))
 }
 
 /// Why an invoice is cancelled whole only.
@@ -207,34 +218,43 @@ pub fn quantities(
     Ok(taken)
 }
 
-/// Whether a cancellation sent without an internalId of its own is the invoice's last one sent
-/// again (its POS retrying after a timeout) when that last one left nothing to cancel: made just
-/// before it, it would have reversed exactly what it did, `last` (the quantity of each original
-/// line, in their order). Such a request can only be a retry, and is told which document it
-/// repeats. While something is left, the same lines again are a new cancellation, as the cloud
-/// service makes it (a second coffee given back): a POS that must retry a partial cancellation
-/// safely sends an internalId of its own.
-pub fn repeats_last(
-    lines: &[Reversible],
-    request: Option<&[CancelLineInput]>,
-    whole_only: Option<WholeOnly>,
-    last: &[Decimal],
-) -> bool {
-    if lines.iter().any(|l| l.remaining() > Decimal::ZERO) {
-        return false;
-    }
-    if last.len() != lines.len() || last.iter().all(Decimal::is_zero) {
-        return false;
-    }
-    let before: Vec<Reversible> = lines
-        .iter()
-        .zip(last)
-        .map(|(l, q)| Reversible {
-            line: l.line.clone(),
-            reversed: Reversed { quantity: l.reversed.quantity - q, ..l.reversed },
-        })
-        .collect();
-    quantities(&before, request, whole_only).is_ok_and(|q| q == last)
+/// Whether earlier cancellations left nothing of the invoice: it "cannot be cancelled in its
+/// state" (422), whatever a new request asks and whichever internalId it brings, and the
+/// refusal names the last corrective document (a POS retrying after a timeout reads it back).
+pub fn wholly_cancelled(lines: &[Reversible]) -> bool {
+    !lines.is_empty() && lines.iter().all(|l| l.remaining() <= Decimal::ZERO)
+}
+
+/// What earlier cancellations left of an invoice, as a list shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Remains {
+    /// Nothing of any line is left.
+    pub wholly: bool,
+    /// What the corrective documents gave back, with VAT, in the invoice's currency (positive).
+    pub cancelled: Decimal,
+    /// What the invoice still stands for: its total less what was given back.
+    pub remaining: Decimal,
+}
+
+/// `quantities`: the invoice's lines in order; `reversed`: what its corrective documents took of
+/// each (by position, positive); `total`: the invoice's total; `corrective_totals`: theirs
+/// (negative, a fee given back included).
+pub fn remains(
+    quantities: &[Decimal],
+    reversed: &[(i64, Decimal)],
+    total: Decimal,
+    corrective_totals: &[Decimal],
+) -> Remains {
+    let taken = |position: usize| -> Decimal {
+        reversed
+            .iter()
+            .filter(|(p, _)| usize::try_from(*p).is_ok_and(|p| p == position))
+            .map(|(_, q)| *q)
+            .sum()
+    };
+    let wholly = !quantities.is_empty() && quantities.iter().enumerate().all(|(i, q)| taken(i) >= *q);
+    let given_back: Decimal = corrective_totals.iter().sum();
+    Remains { wholly, cancelled: -given_back, remaining: total + given_back }
 }
 
 /// The corrective document's lines: for each original line with a quantity to reverse, its
@@ -344,6 +364,20 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_cancellation_takes_the_first_name_no_document_of_the_year_holds() {
+        let taken = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let table: [(i64, &[&str], &str); 4] = [
+            (1, &[], "t-1/cancel-1"),
+            (2, &["t-1/cancel-1"], "t-1/cancel-2"),
+            (1, &["t-1/cancel-1", "t-1/cancel-2", "t-1/cancel-01"], "t-1/cancel-3"),
+            (1, &["t-1/cancel-2"], "t-1/cancel-1"),
+        ];
+        for (n, names, expected) in table {
+            assert_eq!(cancellation_name("t-1", n, &taken(names)), expected, "{names:?}");
+        }
+    }
+
     fn d(s: &str) -> Decimal {
         s.parse().unwrap()
     }
@@ -429,34 +463,48 @@ mod tests {
     }
 
     #[test]
-    fn the_last_cancellation_sent_again_is_told_apart_from_a_new_one() {
-        let lines = sold(&[
-            ("Kafe", "K1", "2", "120", "0"),
-            ("Kafe", "K1", "1", "100", "0"),
-            ("Ujë", "U1", "1", "50", "0"),
-        ]);
-        let one_coffee = [cancel("Kafe", "K1", "1", Some("120"))];
-        let last = quantities(&lines, Some(&one_coffee), None).unwrap();
-        let lines = after(lines.clone(), &reversal(&lines, &last));
-        // | sent again while something is left | a repeat |
-        assert!(!repeats_last(&lines, Some(&one_coffee), None, &last), "a second coffee given back");
-        assert!(!repeats_last(&lines, None, None, &last), "the whole is more than the last one");
+    fn what_remains_of_a_part_cancelled_invoice() {
+        // Two coffees at 120 and a water at 45: 285.
+        // | given back                | wholly | cancelled | remaining |
+        // | the water                 | no     | 45        | 240       |
+        // | the water and one coffee  | no     | 165       | 120       |
+        // | everything                | yes    | 285       | 0         |
+        let quantities = [d("2"), d("1")];
+        assert_eq!(
+            remains(&quantities, &[(1, d("1"))], d("285"), &[d("-45")]),
+            Remains { wholly: false, cancelled: d("45"), remaining: d("240") }
+        );
+        assert_eq!(
+            remains(&quantities, &[(1, d("1")), (0, d("1"))], d("285"), &[d("-45"), d("-120")]),
+            Remains { wholly: false, cancelled: d("165"), remaining: d("120") }
+        );
+        let all =
+            remains(&quantities, &[(1, d("1")), (0, d("1")), (0, d("1"))], d("285"), &[d("-45"), d("-240")]);
+        assert_eq!(all, Remains { wholly: true, cancelled: d("285"), remaining: d("0") });
+        // A non-cash invoice's fee goes back with the whole.
+        let with_fee = remains(&[d("1")], &[(0, d("1"))], d("110"), &[d("-110")]);
+        assert_eq!(with_fee, Remains { wholly: true, cancelled: d("110"), remaining: d("0") });
+    }
 
-        // The whole of what was left, sent again: a repeat; so is a last line that emptied it.
+    #[test]
+    fn an_invoice_is_wholly_cancelled_once_nothing_of_any_line_is_left() {
+        let lines = sold(&[("Kafe", "K1", "2", "120", "0"), ("Ujë", "U1", "1", "50", "0")]);
+        // | reversed so far           | wholly cancelled |
+        // | nothing                   | no               |
+        // | one coffee                | no               |
+        // | both coffees              | no               |
+        // | both coffees and the water | yes             |
+        assert!(!wholly_cancelled(&lines));
+        let one_coffee = quantities(&lines, Some(&[cancel("Kafe", "K1", "1", None)]), None).unwrap();
+        let lines = after(lines.clone(), &reversal(&lines, &one_coffee));
+        assert!(!wholly_cancelled(&lines));
+        let coffee = quantities(&lines, Some(&[cancel("Kafe", "K1", "1", None)]), None).unwrap();
+        let lines = after(lines.clone(), &reversal(&lines, &coffee));
+        assert!(!wholly_cancelled(&lines));
         let rest = quantities(&lines, None, None).unwrap();
         let gone = after(lines.clone(), &reversal(&lines, &rest));
-        assert!(repeats_last(&gone, None, None, &rest));
-        assert!(!repeats_last(&gone, Some(&one_coffee), None, &rest), "not what the last one did");
-        assert!(!repeats_last(&gone, None, None, &[d("1")]), "another invoice's");
-        let water = [cancel("Ujë", "U1", "1", None)];
-        let rest = quantities(&lines, None, None).unwrap();
-        let all_but_water: Vec<Decimal> =
-            rest.iter().enumerate().map(|(i, q)| if i == 2 { Decimal::ZERO } else { *q }).collect();
-        let almost = after(lines.clone(), &reversal(&lines, &all_but_water));
-        let last = quantities(&almost, Some(&water), None).unwrap();
-        let emptied = after(almost.clone(), &reversal(&almost, &last));
-        assert!(repeats_last(&emptied, Some(&water), None, &last));
-        assert!(repeats_last(&emptied, None, None, &last), "nothing left: the whole again is the last one");
+        assert!(wholly_cancelled(&gone));
+        assert!(!wholly_cancelled(&[]), "no lines is no invoice to speak of");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The TCR as the shop's cash register: the balance formula, the business day and the day's
-//! closing figures. Pure: amounts in lek (`Decimal`), times in UTC, days in Europe/Tirane.
+//! The TCR as the shop's cash register: the spec's balance formula and the business day (the
+//! day's drawer and its close are `drawer`'s). Pure: amounts in lek (`Decimal`), times in UTC, days in Europe/Tirane.
 
 use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Tirane;
@@ -24,7 +24,7 @@ spelled! {
 
 impl ActionType {
     /// What the action does to the drawer: +1 or -1.
-    fn sign(self) -> Decimal {
+    pub fn sign(self) -> Decimal {
         match self {
             ActionType::Initial | ActionType::MoneyIn => Decimal::ONE,
             ActionType::MoneyOut => Decimal::NEGATIVE_ONE,
@@ -134,124 +134,6 @@ pub fn reopening(opened_with: Decimal, requested: Decimal) -> Result<Reopening, 
     })
 }
 
-/// The day's movements, by purpose, and its cash sales.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct DayFigures {
-    pub opening: Decimal,
-    pub cash_sales: Decimal,
-    pub deposits: Decimal,
-    pub withdrawals: Decimal,
-}
-
-impl DayFigures {
-    /// Adds one of the day's actions under its purpose (the closing withdrawal is not a
-    /// withdrawal of the day: it is what the close takes out).
-    pub fn add(
-        &mut self,
-        purpose: Purpose,
-        action_type: ActionType,
-        amount: Decimal,
-    ) -> Result<(), Overflow> {
-        let signed = action_type.sign() * amount;
-        match purpose {
-            Purpose::Open => self.opening = money::add(self.opening, signed)?,
-            Purpose::Deposit => self.deposits = money::add(self.deposits, amount)?,
-            Purpose::Withdraw => self.withdrawals = money::add(self.withdrawals, amount)?,
-            Purpose::Close => {}
-        }
-        Ok(())
-    }
-}
-
-/// The closing of a day, in the summary's terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Closing {
-    /// The balance before the day's opening (0 when every earlier day was emptied).
-    pub carried_over: Decimal,
-    /// What the drawer should hold: the TCR's balance.
-    pub expected: Decimal,
-    pub counted: Decimal,
-    /// counted - expected: negative when cash is missing.
-    pub difference: Decimal,
-    /// What leaves the drawer with the close (registered as a WITHDRAW when above 0).
-    pub withdraw: Decimal,
-    /// The balance once the closing withdrawal is registered.
-    pub balance_after: Decimal,
-}
-
-/// Why a day could not be closed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CloseError {
-    /// `counted` or `withdraw` broke a rule (422).
-    Invalid(FieldErrors),
-    /// The stored figures are beyond what a decimal holds.
-    Overflow(Overflow),
-}
-
-impl From<FieldErrors> for CloseError {
-    fn from(e: FieldErrors) -> Self {
-        CloseError::Invalid(e)
-    }
-}
-
-impl From<Overflow> for CloseError {
-    fn from(e: Overflow) -> Self {
-        CloseError::Overflow(e)
-    }
-}
-
-/// A sent `counted` or `withdraw`: at least 0, whole cents, at most `MAX_AMOUNT`. A broken
-/// rule is added to `errors` and reads as 0, which nothing uses once `errors` is returned.
-fn drawer_amount(errors: &mut FieldErrors, field: &str, value: Decimal) -> Decimal {
-    if value < Decimal::ZERO {
-        errors.add(field, format!("The {field} must be at least 0."));
-    } else if !is_cents(value) {
-        errors.add(field, format!("The {field} must have at most two decimals."));
-    } else if money::within(errors, field, value, MAX_AMOUNT) {
-        return round2(value);
-    }
-    Decimal::ZERO
-}
-
-/// Closes a day whose TCR balance is `balance`. `counted` defaults to what the drawer should
-/// hold; `withdraw` defaults to everything counted, up to the balance (the register cannot go
-/// below zero), so a day normally ends at 0 and the next one opens with its float.
-pub fn close(
-    figures: &DayFigures,
-    balance: Decimal,
-    counted: Option<Decimal>,
-    withdraw: Option<Decimal>,
-) -> Result<Closing, CloseError> {
-    let mut errors = FieldErrors::new();
-    let counted = match counted {
-        None => balance.max(Decimal::ZERO),
-        Some(c) => drawer_amount(&mut errors, "counted", c),
-    };
-    let withdraw = match withdraw {
-        None => counted.min(balance).max(Decimal::ZERO),
-        Some(w) => {
-            let w = drawer_amount(&mut errors, "withdraw", w);
-            if w > counted {
-                errors.add("withdraw", "The withdraw must not be greater than the counted cash.");
-            }
-            w
-        }
-    };
-    errors.into_result()?;
-    let day = money::sub(
-        checked_sum([figures.opening, figures.cash_sales, figures.deposits])?,
-        figures.withdrawals,
-    )?;
-    Ok(Closing {
-        carried_over: money::sub(balance, day)?,
-        expected: balance,
-        counted,
-        difference: money::sub(counted, balance)?,
-        withdraw,
-        balance_after: money::sub(balance, withdraw)?,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,11 +176,6 @@ mod tests {
         assert_eq!(balance(&huge, &[]), Err(Overflow));
         let sales = vec![CashSale { gross_all: Decimal::MAX, self_issued: false }; 2];
         assert_eq!(balance(&[], &sales), Err(Overflow));
-        let mut figures = DayFigures::default();
-        figures.add(Purpose::Deposit, ActionType::MoneyIn, Decimal::MAX).unwrap();
-        assert_eq!(figures.add(Purpose::Deposit, ActionType::MoneyIn, Decimal::MAX), Err(Overflow));
-        figures.cash_sales = Decimal::MAX;
-        assert_eq!(close(&figures, d("0"), None, None), Err(CloseError::Overflow(Overflow)));
     }
 
     #[test]
@@ -337,46 +214,5 @@ mod tests {
         assert_eq!(reopening(d("500"), d("500")), Ok(Reopening::Unchanged));
         assert_eq!(reopening(d("500"), d("200")), Ok(Reopening::Lower { opened_with: d("500") }));
         assert_eq!(reopening(Decimal::MIN, d("1")), Err(Overflow));
-    }
-
-    #[test]
-    fn closing_counts_the_drawer_and_takes_out_what_was_counted() {
-        let mut figures = DayFigures::default();
-        figures.add(Purpose::Open, ActionType::Initial, d("0")).unwrap();
-        figures.add(Purpose::Open, ActionType::MoneyIn, d("500")).unwrap();
-        figures.add(Purpose::Deposit, ActionType::MoneyIn, d("200")).unwrap();
-        figures.add(Purpose::Withdraw, ActionType::MoneyOut, d("100")).unwrap();
-        figures.cash_sales = d("570");
-        assert_eq!(figures.opening, d("500"));
-        // 500 + 570 + 200 - 100 = 1170 on a drawer that started empty.
-        let exact = close(&figures, d("1170"), None, None).unwrap();
-        assert_eq!(
-            exact,
-            Closing {
-                carried_over: d("0"),
-                expected: d("1170"),
-                counted: d("1170"),
-                difference: d("0"),
-                withdraw: d("1170"),
-                balance_after: d("0"),
-            }
-        );
-        let short = close(&figures, d("1170"), Some(d("1160")), Some(d("1000"))).unwrap();
-        assert_eq!((short.difference, short.withdraw, short.balance_after), (d("-10"), d("1000"), d("170")));
-        let surplus = close(&figures, d("1180"), Some(d("1200")), None).unwrap();
-        assert_eq!(
-            (surplus.carried_over, surplus.difference, surplus.withdraw),
-            (d("10"), d("20"), d("1180"))
-        );
-        let keys = |e: CloseError| match e {
-            CloseError::Invalid(fields) => fields.into_map().into_keys().collect::<Vec<_>>(),
-            CloseError::Overflow(_) => panic!("not an overflow"),
-        };
-        let too_much = close(&figures, d("1170"), Some(d("100")), Some(d("200"))).unwrap_err();
-        assert_eq!(keys(too_much), ["withdraw"]);
-        assert!(close(&figures, d("1170"), Some(d("-1")), None).is_err());
-        let huge =
-            close(&figures, d("1170"), Some(d("9223372036854775807")), Some(d("1000000000000"))).unwrap_err();
-        assert_eq!(keys(huge), ["counted", "withdraw"]);
     }
 }

@@ -5,7 +5,7 @@
 
 use super::client::Patch;
 use super::product::ProductInput;
-use super::validation::FieldErrors;
+use super::validation::{self, FieldErrors};
 
 /// The columns a file may have; `code`, `name`, `last_price` and `vat_rate` it must have.
 pub const COLUMNS: &[&str] = &[
@@ -121,6 +121,11 @@ pub fn parse(text: &str) -> Result<Vec<ImportRow>, FieldErrors> {
                 continue;
             }
         };
+        // Each cell meets the rule of every string of a JSON body: a product holding a control
+        // character could never be sold (the CIS's XML cannot carry it).
+        for (name, text) in names.iter().zip(record.iter()) {
+            validation::xml_text(&mut errors, &key(line, name), text);
+        }
         if record.len() > names.len() {
             errors.add(
                 key(line, "file"),
@@ -178,6 +183,14 @@ mod tests {
         assert_eq!(rows[0].input.last_price.as_deref(), Some("120.50"));
         assert_eq!(rows[0].input.vat_rate.as_deref(), Some("20"));
         assert_eq!((rows[1].line, rows[1].input.name.as_deref()), (4, Some("Ujë")));
+    }
+
+    #[test]
+    fn a_cell_with_a_control_character_is_named_by_its_line_and_column() {
+        let e = parse("code,name,last_price,vat_rate\nK1,a\u{0}b,1,20\nK\u{7}2,Ujë,1,6\nK3,Tab\tok,1,20\n")
+            .unwrap_err();
+        assert_eq!(fields(e), ["line.2.name", "line.3.code"]);
+        assert!(parse("code,name,last_price,vat_rate\nK1,\"two\r\nlines\",1,20\n").is_ok());
     }
 
     #[test]

@@ -127,6 +127,21 @@ pub fn may_read_document(reader: Reader, document: DocumentScope) -> bool {
     own_till || document.user_id == Some(reader.user_id)
 }
 
+/// A manager takes back any sale, a cashier their own on the business day it was made; `refusal`
+/// says what else to do.
+fn may_take_back(
+    reader: Reader,
+    sale_user: Option<i64>,
+    sale_day: NaiveDate,
+    today: NaiveDate,
+    refusal: &'static str,
+) -> Result<(), Refusal> {
+    if reader.role >= Role::Manager || (sale_user == Some(reader.user_id) && sale_day == today) {
+        return Ok(());
+    }
+    Err(Refusal::Forbidden(refusal))
+}
+
 /// A cashier cancels only their own sales, on the business day they were made; anything else
 /// is a manager's.
 pub fn may_cancel(
@@ -135,12 +150,21 @@ pub fn may_cancel(
     sale_day: NaiveDate,
     today: NaiveDate,
 ) -> Result<(), Refusal> {
-    if reader.role >= Role::Manager || (sale_user == Some(reader.user_id) && sale_day == today) {
-        return Ok(());
-    }
-    Err(Refusal::Forbidden(
-        "A cashier cancels only their own sales of the same business day; a manager can cancel this one.",
-    ))
+    let refusal =
+        "A cashier cancels only their own sales of the same business day; a manager can cancel this one.";
+    may_take_back(reader, sale_user, sale_day, today, refusal)
+}
+
+/// A document that corrects another (a credit or debit note, an e-invoice of a correction
+/// process) follows the cancellation's rule: it takes money back or asks for more on a sale.
+pub fn may_correct(
+    reader: Reader,
+    sale_user: Option<i64>,
+    sale_day: NaiveDate,
+    today: NaiveDate,
+) -> Result<(), Refusal> {
+    let refusal = "A cashier corrects only their own invoices of the same business day; a manager can correct this one.";
+    may_take_back(reader, sale_user, sale_day, today, refusal)
 }
 
 /// The till a report of tills is for: a cashier's is always their own (another one asked for,
@@ -160,6 +184,21 @@ pub fn till_of_report<'a>(reader: Reader<'a>, asked: Option<&'a str>) -> Result<
     }
 }
 
+/// The till a cash-register action acts on: the caller's own, or the one named (`tcr`). A
+/// cashier acts on their own till only; a manager or an owner picks any till of the company
+/// (the service checks it is one), so two tills never fall back on whichever was registered
+/// last. `None`: no till named and none of one's own.
+pub fn till_to_act_on<'a>(reader: Reader<'a>, asked: Option<&'a str>) -> Result<Option<&'a str>, Refusal> {
+    match (asked, reader.tcr_code) {
+        (None, own) => Ok(own),
+        (Some(other), _) if reader.role >= Role::Manager => Ok(Some(other)),
+        (Some(other), Some(mine)) if other == mine => Ok(Some(mine)),
+        (Some(_), _) => Err(Refusal::Forbidden(
+            "A cashier acts on their own till only; a manager or an owner may name another.",
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +209,24 @@ mod tests {
 
     fn target(role: Role, working_owners: u32) -> Target {
         Target { is_caller: false, role, works: true, working_owners }
+    }
+
+    #[test]
+    fn a_manager_or_an_owner_picks_the_till_a_cashier_acts_on_their_own() {
+        let reader = |role, tcr_code| Reader { user_id: 1, role, tcr_code };
+        let refused = Err(Refusal::Forbidden(
+            "A cashier acts on their own till only; a manager or an owner may name another.",
+        ));
+        // | role    | own till | asked | acts on  |
+        assert_eq!(till_to_act_on(reader(Role::Cashier, Some("a1")), None), Ok(Some("a1")));
+        assert_eq!(till_to_act_on(reader(Role::Cashier, Some("a1")), Some("a1")), Ok(Some("a1")));
+        assert_eq!(till_to_act_on(reader(Role::Cashier, Some("a1")), Some("b2")), refused);
+        assert_eq!(till_to_act_on(reader(Role::Cashier, None), Some("b2")), refused);
+        assert_eq!(till_to_act_on(reader(Role::Cashier, None), None), Ok(None));
+        assert_eq!(till_to_act_on(reader(Role::Manager, Some("a1")), Some("b2")), Ok(Some("b2")));
+        assert_eq!(till_to_act_on(reader(Role::Owner, None), Some("b2")), Ok(Some("b2")));
+        assert_eq!(till_to_act_on(reader(Role::Owner, Some("a1")), None), Ok(Some("a1")));
+        assert_eq!(till_to_act_on(reader(Role::Owner, None), None), Ok(None));
     }
 
     #[test]
@@ -266,6 +323,10 @@ mod tests {
         assert!(may_cancel(cashier, Some(8), day(5), day(5)).is_err());
         assert!(may_cancel(cashier, None, day(5), day(5)).is_err());
         assert_eq!(may_cancel(Reader { role: Role::Manager, ..cashier }, Some(8), day(1), day(5)), Ok(()));
+        assert_eq!(may_correct(cashier, Some(7), day(5), day(5)), Ok(()));
+        assert!(may_correct(cashier, Some(8), day(5), day(5)).is_err());
+        assert!(may_correct(cashier, Some(7), day(4), day(5)).is_err());
+        assert_eq!(may_correct(Reader { role: Role::Owner, ..cashier }, None, day(1), day(5)), Ok(()));
     }
 
     #[test]

@@ -94,6 +94,25 @@ pub fn internal_id_length(errors: &mut FieldErrors, internal_id: &str) {
     }
 }
 
+/// Whether `internal_id` is a name Arka gives a cancellation sent without an internalId of its
+/// own: `<the sale's internalId>/cancel-<n>`, n counting from 1 (no leading zero).
+pub fn is_cancellation_name(internal_id: &str) -> bool {
+    internal_id.rsplit_once("/cancel-").is_some_and(|(sale, n)| {
+        !sale.is_empty() && !n.is_empty() && !n.starts_with('0') && n.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+/// A document's own internalId may not be a name Arka gives a cancellation: taken first, it
+/// would block the cancellation of a sale that is not the caller's.
+pub fn not_a_cancellation_name(errors: &mut FieldErrors, internal_id: &str) {
+    if is_cancellation_name(internal_id) {
+        errors.add(
+            "internalId",
+            "An internalId ending in /cancel-<number> is the name Arka gives a cancellation: choose another.",
+        );
+    }
+}
+
 /// Whether XML 1.0 can carry `c` (its `Char` production): tab, line feed, carriage return and
 /// everything from U+0020 except U+FFFE and U+FFFF. Surrogates never reach a Rust `char`
 /// (JSON's `"\ud800"` alone does not parse), so nothing else is left out.
@@ -306,6 +325,27 @@ mod tests {
         assert_eq!(clean_text("Sufllaqe\t2\nx"), "Sufllaqe\t2\nx");
         assert!(matches!(clean_text("Kafe"), std::borrow::Cow::Borrowed("Kafe")));
         assert_eq!(clean_text("\u{1b}"), "");
+    }
+
+    #[test]
+    fn the_names_arka_gives_cancellations_are_told_from_names_that_look_alike() {
+        let table = [
+            ("t-1/cancel-1", true),
+            ("t-1/cancel-12", true),
+            ("a/b/cancel-3", true),
+            ("t-1/cancel-1/cancel-2", true),
+            ("/cancel-1", false),
+            ("t-1/cancel-", false),
+            ("t-1/cancel-0", false),
+            ("t-1/cancel-01", false),
+            ("t-1/cancel-x", false),
+            ("t-1/cancel-1/more", false),
+            ("t-1/cancel", false),
+            ("t-1", false),
+        ];
+        for (internal_id, reserved) in table {
+            assert_eq!(is_cancellation_name(internal_id), reserved, "{internal_id}");
+        }
     }
 
     #[test]

@@ -46,6 +46,8 @@ pub struct Invalid {
 /// op, row (as the shop wrote it), seq.
 #[derive(Debug, Serialize)]
 pub struct Prepared<'a> {
+    /// The entry's place in the batch, which a refusal names.
+    i: usize,
     t: &'a str,
     k: String,
     ko: &'a Map<String, Value>,
@@ -79,8 +81,22 @@ pub fn prepare(batch: &Batch, acked: i64) -> std::result::Result<Vec<Prepared<'_
         if entry.seq > batch.upto {
             return Err(invalid("seq", "An entry's seq is at most the batch's upto."));
         }
+        if i + 1 == batch.entries.len() && entry.seq != batch.upto {
+            return Err(invalid(
+                "seq",
+                "The batch's last entry's seq is its upto: the HQ acknowledges only what it applies.",
+            ));
+        }
         last.insert((entry.table.as_str(), key.clone()), i);
         keys.push(key);
+    }
+    if batch.entries.is_empty() && batch.upto > acked {
+        return Err(Invalid {
+            field: "upto".to_string(),
+            message:
+                "A batch without entries acknowledges nothing: the HQ acknowledges only what it applies."
+                    .to_string(),
+        });
     }
     let mut rows = Vec::new();
     for (i, (entry, key)) in batch.entries.iter().zip(keys).enumerate() {
@@ -88,6 +104,7 @@ pub fn prepare(batch: &Batch, acked: i64) -> std::result::Result<Vec<Prepared<'_
             continue;
         }
         rows.push(Prepared {
+            i,
             t: &entry.table,
             k: key,
             ko: &entry.key,
@@ -104,34 +121,54 @@ fn tables_of<'a>(entries: &[Prepared<'a>]) -> std::collections::BTreeSet<&'a str
     entries.iter().map(|e| e.t).collect()
 }
 
-/// Applies `batch` for `shop_id` in one transaction; the highest sequence the HQ then holds.
-/// The batch's JSON is parsed once, into a temporary table the statements then read, and each
-/// derived table is touched only when the batch holds rows of it.
-pub async fn apply(pool: &Pool, shop_id: i64, batch: &Batch) -> Result<std::result::Result<i64, Invalid>> {
+/// What a batch came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applied {
+    /// Applied (or held already): the highest sequence the HQ now holds of the shop.
+    Acked(i64),
+    /// An entry the HQ cannot take, named by its place; nothing of the batch was applied.
+    Invalid(Invalid),
+    /// The batch carries a company of another business than the shop's: nothing was applied.
+    OtherBusiness { entry: usize, nuis: String },
+}
+
+/// Applies `batch` for `shop` in one transaction. The batch's JSON is parsed once, into a
+/// temporary table the statements then read, and each derived table is touched only when the
+/// batch holds rows of it. An entry whose key disagrees with its row, or whose row a typed table
+/// cannot take, is named and nothing is applied: the shop sets that one entry aside.
+pub async fn apply(pool: &Pool, shop: &super::db::Shop, batch: &Batch) -> Result<Applied> {
+    let shop_id = shop.id;
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
-    let acked: i64 =
-        tx.query_one("SELECT acked_seq FROM shops WHERE id = $1 FOR UPDATE", &[&shop_id]).await?.get(0);
+    let acked: i64 = tx
+        .query_one("SELECT acked_seq FROM shops WHERE id = $1 FOR UPDATE", &[&shop_id])
+        .await?
+        .get("acked_seq");
+    if batch.upto <= acked {
+        return Ok(Applied::Acked(acked));
+    }
     let entries = match prepare(batch, acked) {
         Ok(entries) => entries,
-        Err(invalid) => return Ok(Err(invalid)),
+        Err(invalid) => return Ok(Applied::Invalid(invalid)),
     };
-    if batch.upto <= acked {
-        return Ok(Ok(acked));
-    }
     let tables = tables_of(&entries);
     tx.batch_execute(
         "CREATE TEMPORARY TABLE IF NOT EXISTS batch_entries
-             (t TEXT NOT NULL, k TEXT NOT NULL, ko JSONB NOT NULL, o TEXT NOT NULL, r JSONB, s BIGINT NOT NULL)
+             (i INTEGER NOT NULL, t TEXT NOT NULL, k TEXT NOT NULL, ko JSONB NOT NULL, o TEXT NOT NULL, r JSONB,
+              s BIGINT NOT NULL)
              ON COMMIT DELETE ROWS",
     )
     .await?;
     tx.execute(
         "INSERT INTO batch_entries
-         SELECT e->>'t', e->>'k', e->'ko', e->>'o', e->'r', (e->>'s')::bigint FROM jsonb_array_elements($1::jsonb) e",
+         SELECT (e->>'i')::integer, e->>'t', e->>'k', e->'ko', e->>'o', e->'r', (e->>'s')::bigint
+         FROM jsonb_array_elements($1::jsonb) e",
         &[&Json(&entries)],
     )
     .await?;
+    if let Some(refused) = checked(&tx, shop).await? {
+        return Ok(refused);
+    }
     tx.execute(
         "INSERT INTO shop_rows (shop_id, tbl, key, row, seq)
          SELECT $1, t, k, r, s FROM batch_entries WHERE o = 'upsert'
@@ -145,34 +182,155 @@ pub async fn apply(pool: &Pool, shop_id: i64, batch: &Batch) -> Result<std::resu
         &[&shop_id],
     )
     .await?;
-    for table in DERIVED.iter().filter(|t| tables.contains(**t)) {
-        let Some(key) = key_columns(table) else { continue };
-        let matched = key.iter().map(|c| format!("t.{c} = d.{c}")).collect::<Vec<_>>().join(" AND ");
-        // Every entry of the table takes its old row away; an upsert puts the new one in.
+    let derived_tables: Vec<&str> = DERIVED.iter().copied().filter(|t| tables.contains(t)).collect();
+    if let Some(invalid) = derived(&tx, shop_id, &derived_tables).await? {
+        return Ok(Applied::Invalid(invalid));
+    }
+    if tables.contains("invoices") {
+        // The non-cash numbers these documents carry are no longer held (`held`).
         tx.execute(
-            &format!(
-                "DELETE FROM {table} t USING (
-                     SELECT d.* FROM batch_entries e, jsonb_populate_record(NULL::{table}, e.ko) d
-                     WHERE e.t = '{table}'
-                 ) d WHERE t.shop_id = $1 AND {matched}"
-            ),
-            &[&shop_id],
-        )
-        .await?;
-        tx.execute(
-            &format!(
-                "INSERT INTO {table} SELECT d.* FROM batch_entries e,
-                     jsonb_populate_record(NULL::{table}, e.r || jsonb_build_object('shop_id', $1::bigint)) d
-                 WHERE e.t = '{table}' AND e.o = 'upsert'"
-            ),
+            "UPDATE noncash_numbers n SET documented = true
+             FROM batch_entries e, shops s
+             WHERE s.id = $1 AND e.t = 'invoices' AND e.o = 'upsert' AND e.r->>'kind' = 'NONCASH'
+               AND n.nuis = s.nuis AND n.year = (e.r->>'year')::integer AND n.ord_num = (e.r->>'ord_num')::bigint
+               AND NOT n.documented",
             &[&shop_id],
         )
         .await?;
     }
-    tx.execute("UPDATE shops SET acked_seq = $2, synced_at = now() WHERE id = $1", &[&shop_id, &batch.upto])
-        .await?;
+    tx.execute(
+        "UPDATE shops SET acked_seq = $2, synced_at = now(), last_heard_at = now() WHERE id = $1",
+        &[&shop_id, &batch.upto],
+    )
+    .await?;
     tx.commit().await?;
-    Ok(Ok(batch.upto))
+    Ok(Applied::Acked(batch.upto))
+}
+
+/// What the batch holds that the HQ refuses before applying anything: an upsert whose key is
+/// not its row's own, or a company of another business than the shop's. A shop that never said
+/// its business learns it from its first company.
+async fn checked(tx: &tokio_postgres::Transaction<'_>, shop: &super::db::Shop) -> Result<Option<Applied>> {
+    let mismatch = tx
+        .query_opt("SELECT i FROM batch_entries WHERE o = 'upsert' AND NOT (r @> ko) ORDER BY i LIMIT 1", &[])
+        .await?;
+    if let Some(row) = mismatch {
+        let i: i32 = row.get("i");
+        return Ok(Some(Applied::Invalid(Invalid {
+            field: format!("entries.{i}.key"),
+            message: "The key does not match the row's own key columns.".to_string(),
+        })));
+    }
+    let companies = tx
+        .query("SELECT i, r->>'nuis' AS nuis FROM batch_entries WHERE t = 'companies' AND o = 'upsert' ORDER BY i", &[])
+        .await?;
+    let mut nuis = shop.nuis.clone();
+    for company in &companies {
+        let (i, shipped): (i32, Option<String>) = (company.get("i"), company.get("nuis"));
+        let shipped = shipped.unwrap_or_default();
+        match &nuis {
+            Some(own) if *own != shipped => {
+                return Ok(Some(Applied::OtherBusiness {
+                    entry: usize::try_from(i).unwrap_or_default(),
+                    nuis: shipped,
+                }));
+            }
+            Some(_) => {}
+            None => {
+                tx.execute(
+                    "UPDATE shops SET nuis = $2 WHERE id = $1 AND nuis IS NULL",
+                    &[&shop.id, &shipped],
+                )
+                .await?;
+                nuis = Some(shipped);
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Whether a statement failed on the data it was given (a text where a number goes, a missing
+/// NOT NULL, a duplicate key), not on the database's state.
+fn data_refused(e: &tokio_postgres::Error) -> bool {
+    e.code().is_some_and(|code| code.code().starts_with("22") || code.code().starts_with("23"))
+}
+
+/// Derives the typed rows of `tables` from the batch's entries of them: every entry takes its
+/// old row away, an upsert puts the new one in, all under one savepoint. When a typed table
+/// cannot take a row, the entry it came from is found (one entry at a time, each in a savepoint
+/// of its own) and named.
+async fn derived(
+    tx: &tokio_postgres::Transaction<'_>,
+    shop_id: i64,
+    tables: &[&str],
+) -> Result<Option<Invalid>> {
+    tx.batch_execute("SAVEPOINT derived").await?;
+    let mut refused = false;
+    for table in tables {
+        match derive(tx, shop_id, table, None).await {
+            Ok(()) => {}
+            Err(e) if data_refused(&e) => {
+                refused = true;
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if !refused {
+        tx.batch_execute("RELEASE SAVEPOINT derived").await?;
+        return Ok(None);
+    }
+    tx.batch_execute("ROLLBACK TO SAVEPOINT derived").await?;
+    for table in tables {
+        let places = tx.query("SELECT i FROM batch_entries WHERE t = $1 ORDER BY i", &[table]).await?;
+        for place in &places {
+            let i: i32 = place.get("i");
+            tx.batch_execute("SAVEPOINT one").await?;
+            match derive(tx, shop_id, table, Some(i)).await {
+                Ok(()) => tx.batch_execute("RELEASE SAVEPOINT one").await?,
+                Err(e) if data_refused(&e) => {
+                    let why =
+                        e.as_db_error().map(|db| db.message().to_string()).unwrap_or_else(|| e.to_string());
+                    return Ok(Some(Invalid {
+                        field: format!("entries.{i}.row"),
+                        message: format!("The head office's {table} cannot take this row: {why}."),
+                    }));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    Err(super::Error::Read("the batch's rows were refused together and taken one by one".to_string()))
+}
+
+async fn derive(
+    tx: &tokio_postgres::Transaction<'_>,
+    shop_id: i64,
+    table: &str,
+    only: Option<i32>,
+) -> std::result::Result<(), tokio_postgres::Error> {
+    let Some(key) = key_columns(table) else { return Ok(()) };
+    let matched = key.iter().map(|c| format!("t.{c} = d.{c}")).collect::<Vec<_>>().join(" AND ");
+    tx.execute(
+        &format!(
+            "DELETE FROM {table} t USING (
+                 SELECT d.* FROM batch_entries e, jsonb_populate_record(NULL::{table}, e.ko) d
+                 WHERE e.t = '{table}' AND ($2::integer IS NULL OR e.i = $2)
+             ) d WHERE t.shop_id = $1 AND {matched}"
+        ),
+        &[&shop_id, &only],
+    )
+    .await?;
+    tx.execute(
+        &format!(
+            "INSERT INTO {table} SELECT d.* FROM batch_entries e,
+                 jsonb_populate_record(NULL::{table}, e.r || jsonb_build_object('shop_id', $1::bigint)) d
+             WHERE e.t = '{table}' AND e.o = 'upsert' AND ($2::integer IS NULL OR e.i = $2)"
+        ),
+        &[&shop_id, &only],
+    )
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]

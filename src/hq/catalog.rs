@@ -68,15 +68,31 @@ pub fn read(code: &str, body: ProductBody) -> std::result::Result<CentralProduct
         unit_code,
         service: body.service.unwrap_or(false),
         version: 0,
+        withdrawn: false,
     })
 }
 
-/// Sets the product; its new version. Setters take turns (a transaction lock), so versions
-/// become visible in their order and a shop that read version N never misses an N - 1 after it.
-pub async fn set(pool: &Pool, p: &CentralProduct) -> Result<i64> {
+/// What setting a product came to: its new version, and the shops of its business that had a
+/// product of that code of their own, which the head office now sets.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Set {
+    pub version: i64,
+    pub taken_over: Vec<String>,
+}
+
+/// Sets the product. Setters take turns (a transaction lock), so versions become visible in
+/// their order and a shop that read version N never misses an N - 1 after it.
+pub async fn set(pool: &Pool, p: &CentralProduct) -> Result<Set> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
     tx.execute("SELECT pg_advisory_xact_lock(30)", &[]).await?;
+    let central = tx
+        .query_opt(
+            "SELECT withdrawn_at IS NULL AS set FROM central_products WHERE nuis = $1 AND code = $2",
+            &[&p.nuis, &p.code],
+        )
+        .await?
+        .is_some_and(|r| r.get::<_, bool>("set"));
     let row = tx
         .query_one(
             "INSERT INTO central_products (nuis, code, name, description, price, vat_rate, currency, unit_code, service,
@@ -85,13 +101,64 @@ pub async fn set(pool: &Pool, p: &CentralProduct) -> Result<i64> {
              ON CONFLICT (nuis, code) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description,
                  price = EXCLUDED.price, vat_rate = EXCLUDED.vat_rate, currency = EXCLUDED.currency,
                  unit_code = EXCLUDED.unit_code, service = EXCLUDED.service, version = EXCLUDED.version,
-                 updated_at = now()
+                 updated_at = now(), withdrawn_at = NULL
              RETURNING version",
             &[&p.nuis, &p.code, &p.name, &p.description, &p.price, &p.vat_rate, &p.currency, &p.unit_code, &p.service],
         )
         .await?;
+    // A shop's own product of this code (as it shipped it) is the head office's from now on.
+    let taken_over = match central {
+        true => Vec::new(),
+        false => tx
+            .query(
+                "SELECT DISTINCT s.name FROM shops s JOIN shop_rows r ON r.shop_id = s.id AND r.tbl = 'products'
+                 WHERE s.nuis = $1 AND r.row->>'code' = $2 ORDER BY s.name",
+                &[&p.nuis, &p.code],
+            )
+            .await?
+            .iter()
+            .map(|r| r.get("name"))
+            .collect(),
+    };
     tx.commit().await?;
-    Ok(row.get(0))
+    Ok(Set { version: row.get("version"), taken_over })
+}
+
+/// Withdraws the product `code` of `nuis`: the shops keep it as their own. Its new version, or
+/// none when the head office does not set it.
+pub async fn withdraw(pool: &Pool, nuis: &str, code: &str) -> Result<Option<i64>> {
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock(30)", &[]).await?;
+    let row = tx
+        .query_opt(
+            "UPDATE central_products SET withdrawn_at = now(), version = nextval('central_product_versions'),
+                 updated_at = now()
+             WHERE nuis = $1 AND code = $2 AND withdrawn_at IS NULL RETURNING version",
+            &[&nuis, &code],
+        )
+        .await?;
+    tx.commit().await?;
+    Ok(row.map(|r| r.get("version")))
+}
+
+const COLUMNS: &str = "nuis, code, name, description, price, vat_rate, currency, unit_code, service, version,
+     withdrawn_at IS NOT NULL AS withdrawn";
+
+fn product(r: &tokio_postgres::Row) -> CentralProduct {
+    CentralProduct {
+        nuis: r.get("nuis"),
+        code: r.get("code"),
+        name: r.get("name"),
+        description: r.get("description"),
+        price: r.get("price"),
+        vat_rate: r.get("vat_rate"),
+        currency: r.get("currency"),
+        unit_code: r.get("unit_code"),
+        service: r.get("service"),
+        version: r.get("version"),
+        withdrawn: r.get("withdrawn"),
+    }
 }
 
 /// The products of `nuis` changed after `after`, oldest change first.
@@ -99,24 +166,25 @@ pub async fn changed(pool: &Pool, nuis: &str, after: i64, limit: i64) -> Result<
     let client = pool.get().await?;
     let rows = client
         .query(
-            "SELECT nuis, code, name, description, price, vat_rate, currency, unit_code, service, version
-             FROM central_products WHERE nuis = $1 AND version > $2 ORDER BY version LIMIT $3",
+            &format!("SELECT {COLUMNS} FROM central_products WHERE nuis = $1 AND version > $2 ORDER BY version LIMIT $3"),
             &[&nuis, &after, &limit],
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| CentralProduct {
-            nuis: r.get(0),
-            code: r.get(1),
-            name: r.get(2),
-            description: r.get(3),
-            price: r.get(4),
-            vat_rate: r.get(5),
-            currency: r.get(6),
-            unit_code: r.get(7),
-            service: r.get(8),
-            version: r.get(9),
-        })
-        .collect())
+    Ok(rows.iter().map(product).collect())
+}
+
+/// The products the head office sets (of `nuis`, or of every business), by business and code;
+/// withdrawn ones left out.
+pub async fn list(pool: &Pool, nuis: Option<&str>) -> Result<Vec<CentralProduct>> {
+    let client = pool.get().await?;
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {COLUMNS} FROM central_products
+                 WHERE withdrawn_at IS NULL AND ($1::text IS NULL OR nuis = $1) ORDER BY nuis, code"
+            ),
+            &[&nuis],
+        )
+        .await?;
+    Ok(rows.iter().map(product).collect())
 }

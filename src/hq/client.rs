@@ -7,8 +7,8 @@ use ureq::Agent;
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
 
 use super::wire::{
-    Acked, Batch, CentralProduct, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, PRODUCTS_PATH,
-    ROWS_PATH, RowsPage, SYNC_PATH,
+    Acked, BOX_HEADER, Batch, CentralProduct, HEARTBEAT_PATH, Heartbeat, NONCASH_PATH, NONCASH_RELEASE_PATH,
+    NumberAsk, NumberGiven, PRODUCTS_PATH, ROWS_PATH, RowsPage, SYNC_PATH, TAKE_OVER_PATH,
 };
 
 /// The longest answer read from the HQ (a page of rows for a restore is the largest).
@@ -34,13 +34,45 @@ pub enum Error {
 pub struct HqClient {
     base: String,
     token: String,
+    /// This box's identity, named in every call (`BOX_HEADER`).
+    box_id: String,
     agent: Agent,
+}
+
+impl Error {
+    /// The place in a batch of the entry the HQ refused (`entries.N.…` of its 422), if that is
+    /// what it refused.
+    pub fn refused_entry(&self) -> Option<(usize, String)> {
+        let Error::Refused { status: 422, body } = self else { return None };
+        let reply: serde_json::Value = serde_json::from_str(body).ok()?;
+        let (field, messages) = reply.get("errors")?.as_object()?.iter().next()?;
+        let place = field.strip_prefix("entries.")?.split('.').next()?.parse().ok()?;
+        let message = messages.get(0).and_then(serde_json::Value::as_str).unwrap_or_default();
+        Some((place, format!("{field}: {message}")))
+    }
+
+    /// The HQ's own words when it refused (its `message`), else what failed.
+    pub fn message(&self) -> String {
+        match self {
+            Error::Refused { body, .. } => serde_json::from_str::<serde_json::Value>(body)
+                .ok()
+                .and_then(|v| v.get("message").and_then(serde_json::Value::as_str).map(str::to_string))
+                .unwrap_or_else(|| self.to_string()),
+            _ => self.to_string(),
+        }
+    }
 }
 
 impl HqClient {
     /// `base` is the HQ's address (`https://hq.example:8443`); `ca_pem` replaces the system's
     /// roots when the HQ's certificate is the chain's own.
-    pub fn new(base: &str, token: &str, ca_pem: Option<&[u8]>, timeout: Duration) -> Result<HqClient, Error> {
+    pub fn new(
+        base: &str,
+        token: &str,
+        box_id: &str,
+        ca_pem: Option<&[u8]>,
+        timeout: Duration,
+    ) -> Result<HqClient, Error> {
         let roots = match ca_pem {
             Some(pem) => {
                 let certificates = pem_certificates(pem)?;
@@ -57,7 +89,12 @@ impl HqClient {
             .max_redirects(0)
             .build()
             .into();
-        Ok(HqClient { base: base.trim().trim_end_matches('/').to_string(), token: token.to_string(), agent })
+        Ok(HqClient {
+            base: base.trim().trim_end_matches('/').to_string(),
+            token: token.to_string(),
+            box_id: box_id.to_string(),
+            agent,
+        })
     }
 
     fn answer<T: serde::de::DeserializeOwned>(
@@ -92,9 +129,20 @@ impl HqClient {
             .agent
             .post(format!("{}{path}", self.base))
             .header("Authorization", format!("Bearer {}", self.token))
+            .header(BOX_HEADER, &self.box_id)
             .content_type("application/json")
             .send(&body[..]);
         Self::answer(sent)
+    }
+
+    /// The shop is alive, and what waits at it.
+    pub fn heartbeat(&self, said: &Heartbeat) -> Result<Acked, Error> {
+        self.post(HEARTBEAT_PATH, said)
+    }
+
+    /// This box (restored from the HQ) takes the shop over: the box before it is refused from now on.
+    pub fn take_over(&self) -> Result<Acked, Error> {
+        self.post(TAKE_OVER_PATH, &serde_json::json!({}))
     }
 
     /// The business's next non-cash number, from the chain's one sequence.
@@ -113,6 +161,7 @@ impl HqClient {
             .agent
             .get(format!("{}{PRODUCTS_PATH}", self.base))
             .header("Authorization", format!("Bearer {}", self.token))
+            .header(BOX_HEADER, &self.box_id)
             .query("nuis", nuis)
             .query("after", after.to_string())
             .call();
@@ -125,6 +174,7 @@ impl HqClient {
             .agent
             .get(format!("{}{SYNC_PATH}", self.base))
             .header("Authorization", format!("Bearer {}", self.token))
+            .header(BOX_HEADER, &self.box_id)
             .call();
         Self::answer(sent)
     }
@@ -135,6 +185,7 @@ impl HqClient {
             .agent
             .get(format!("{}{ROWS_PATH}", self.base))
             .header("Authorization", format!("Bearer {}", self.token))
+            .header(BOX_HEADER, &self.box_id)
             .query("table", table);
         if let Some(after) = after {
             request = request.query("after", after);

@@ -34,28 +34,41 @@ pub async fn migrate(pool: &Pool) -> Result<()> {
     Ok(())
 }
 
-/// Adds a shop; returns its token (stored hashed, shown once).
-pub async fn add_shop(pool: &Pool, name: &str) -> Result<String> {
-    add(pool, "shops", "shop", name).await
+/// Adds a shop of the business `nuis`; returns its token (stored hashed, shown once).
+pub async fn add_shop(pool: &Pool, name: &str, nuis: &str) -> Result<String> {
+    let token = new_token("hqs").map_err(Error::Token)?;
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let inserted = tx
+        .execute(
+            "INSERT INTO shops (name, token_hash, nuis) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+            &[&name, &hash_token(&token), &nuis],
+        )
+        .await?;
+    if inserted == 0 {
+        return Err(Error::Taken(format!("there is already a shop named \"{name}\"")));
+    }
+    super::audit::append(&tx, "cli", "shop.add", name, serde_json::json!({"nuis": nuis})).await?;
+    tx.commit().await?;
+    Ok(token)
 }
 
 /// Adds an owner of the chain; returns the token that reads every shop (stored hashed).
 pub async fn add_owner(pool: &Pool, name: &str) -> Result<String> {
-    add(pool, "owners", "owner", name).await
-}
-
-async fn add(pool: &Pool, table: &str, what: &str, name: &str) -> Result<String> {
-    let token = new_token(if table == "shops" { "hqs" } else { "hqo" }).map_err(Error::Token)?;
-    let client = pool.get().await?;
-    let inserted = client
+    let token = new_token("hqo").map_err(Error::Token)?;
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let inserted = tx
         .execute(
-            &format!("INSERT INTO {table} (name, token_hash) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING"),
+            "INSERT INTO owners (name, token_hash) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
             &[&name, &hash_token(&token)],
         )
         .await?;
     if inserted == 0 {
-        return Err(Error::Taken(format!("there is already a {what} named \"{name}\"")));
+        return Err(Error::Taken(format!("there is already an owner named \"{name}\"")));
     }
+    super::audit::append(&tx, "cli", "owner.add", name, serde_json::Value::Null).await?;
+    tx.commit().await?;
     Ok(token)
 }
 
@@ -64,44 +77,60 @@ async fn add(pool: &Pool, table: &str, what: &str, name: &str) -> Result<String>
 pub struct Shop {
     pub id: i64,
     pub name: String,
+    /// The business it sells for; none for a shop added before it was asked and silent since.
+    pub nuis: Option<String>,
     /// The highest outbox sequence of the shop the HQ holds.
     pub acked_seq: i64,
     pub synced_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// The box that ships for it (none before its first call).
+    pub box_id: Option<String>,
+    pub last_heard_at: Option<chrono::DateTime<chrono::Utc>>,
+    pub retired_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// What its last heartbeat said (its backlog, its CIS queue).
+    pub heartbeat: Option<serde_json::Value>,
 }
+
+/// The columns `shop` reads.
+const SHOP_COLUMNS: &str =
+    "id, name, nuis, acked_seq, synced_at, box_id, last_heard_at, retired_at, heartbeat";
 
 fn shop(row: &tokio_postgres::Row) -> Shop {
     Shop {
         id: row.get("id"),
         name: row.get("name"),
+        nuis: row.get("nuis"),
         acked_seq: row.get("acked_seq"),
         synced_at: row.get("synced_at"),
+        box_id: row.get("box_id"),
+        last_heard_at: row.get("last_heard_at"),
+        retired_at: row.get("retired_at"),
+        heartbeat: row.get("heartbeat"),
     }
 }
 
-/// The shop whose token this is.
+/// The shop whose token this is, unless the token was revoked.
 pub async fn shop_by_token(pool: &Pool, token: &str) -> Result<Option<Shop>> {
     let client = pool.get().await?;
     let row = client
         .query_opt(
-            "SELECT id, name, acked_seq, synced_at FROM shops WHERE token_hash = $1",
+            &format!("SELECT {SHOP_COLUMNS} FROM shops WHERE token_hash = $1 AND revoked_at IS NULL"),
             &[&hash_token(token)],
         )
         .await?;
     Ok(row.as_ref().map(shop))
 }
 
-/// Whether the token is an owner's.
 /// The owner whose token this is, by name.
 pub async fn owner(pool: &Pool, token: &str) -> Result<Option<String>> {
     let client = pool.get().await?;
     let row =
         client.query_opt("SELECT name FROM owners WHERE token_hash = $1", &[&hash_token(token)]).await?;
-    Ok(row.map(|r| r.get(0)))
+    Ok(row.map(|r| r.get("name")))
 }
 
 pub async fn shops(pool: &Pool) -> Result<Vec<Shop>> {
     let client = pool.get().await?;
-    let rows = client.query("SELECT id, name, acked_seq, synced_at FROM shops ORDER BY name", &[]).await?;
+    let rows = client.query(&format!("SELECT {SHOP_COLUMNS} FROM shops ORDER BY name"), &[]).await?;
     Ok(rows.iter().map(shop).collect())
 }
 

@@ -122,7 +122,8 @@ pub async fn holders(pool: &Pool, id: i64, shop_id: Option<i64>) -> Result<Vec<(
 }
 
 /// The shop's rows of the documents `ids` and of what they name, table by table, each found by
-/// its key (`wire::key_text`'s: `[id]`, `[invoice_id,position]`) or an index.
+/// its key (`wire::key_text`'s: `[id]`, `[invoice_id,position]`) or an index: with the corrective
+/// documents of each and their lines, which say what its cancellations left of it.
 async fn rows_of(pool: &Pool, shop_id: i64, ids: &[i64]) -> Result<Vec<(String, Map<String, Value>)>> {
     let client = pool.get().await?;
     let keys: Vec<String> = ids.iter().map(|id| format!("[{id}]")).collect();
@@ -135,8 +136,17 @@ async fn rows_of(pool: &Pool, shop_id: i64, ids: &[i64]) -> Result<Vec<(String, 
                  SELECT '[' || o.id || ']' FROM invoices o WHERE o.shop_id = $1 AND o.settled_by_invoice_id = ANY($2)
                      AND o.id <> ALL($2))
              UNION ALL
+             SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl = 'invoices' AND key IN (
+                 SELECT '[' || c.id || ']' FROM invoices c WHERE c.shop_id = $1 AND c.original_invoice_id = ANY($2)
+                     AND c.id <> ALL($2))
+             UNION ALL
              SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl = 'invoice_lines'
                  AND (row->>'invoice_id')::bigint = ANY($2)
+             UNION ALL
+             SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl = 'invoice_lines'
+                 AND (row->>'invoice_id')::bigint IN (
+                     SELECT c.id FROM invoices c WHERE c.shop_id = $1 AND c.original_invoice_id = ANY($2)
+                         AND c.id <> ALL($2))
              UNION ALL
              SELECT tbl, row FROM shop_rows WHERE shop_id = $1 AND tbl = 'invoice_payments' AND key IN (
                  SELECT '[' || p.invoice_id || ',' || p.position || ']' FROM invoice_payments p

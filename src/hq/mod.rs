@@ -5,15 +5,22 @@
 //! never the shop's store. The shop's side is `services::hq_sync` and `store::hq_outbox`.
 
 pub mod apply;
+pub mod audit;
 pub mod catalog;
 pub mod cli;
 pub mod client;
+pub mod days;
 pub mod db;
+pub mod held;
 pub mod invoices;
+pub mod metrics;
 pub mod numbering;
 pub mod report_rows;
 pub mod reports;
 pub mod server;
+pub mod shop_routes;
+pub mod shops;
+pub mod throttle;
 pub mod today;
 pub mod wire;
 
@@ -34,22 +41,70 @@ pub struct HqServeArgs {
     #[arg(long, env = "ARKA_HQ_POOL", default_value_t = 16)]
     pub pool: usize,
 
+    /// HTTPS with the chain's certificate (`--tls-cert`/`--tls-key`); without them the HQ makes
+    /// a self-signed one in `--state-dir` (as `--tls-self-signed`), to copy to each shop as its
+    /// `--hq-ca-file`.
     #[command(flatten)]
     pub tls: crate::config::TlsArgs,
 
-    /// Folder for the HQ's self-signed TLS certificate (`--tls-self-signed`); nothing else is
-    /// kept on the HQ's disk.
+    /// Serve plain HTTP instead of HTTPS (a shop then needs `--hq-allow-http`): the shops' tokens
+    /// and documents cross the network readable. Said at every start.
+    #[arg(long, env = "ARKA_HQ_PLAIN_HTTP", default_value_t = false, conflicts_with_all = ["tls_cert", "tls_self_signed"])]
+    pub plain_http: bool,
+
+    /// Serve `GET /metrics` (Prometheus text: requests, and each shop's silence, backlog and CIS
+    /// queue, by shop name; no document).
+    #[arg(long, env = "ARKA_HQ_METRICS", default_value_t = false)]
+    pub metrics: bool,
+
+    /// Folder for the HQ's self-signed TLS certificate; nothing else is kept on the HQ's disk.
     #[arg(long, env = "ARKA_HQ_STATE_DIR", default_value = "./arka-hq")]
     pub state_dir: PathBuf,
 }
 
-/// Where the HQ's PostgreSQL is.
+impl HqServeArgs {
+    /// HTTPS unless asked otherwise: the chain's certificate, else a self-signed one.
+    pub fn tls(&self) -> crate::config::TlsArgs {
+        let mut tls = self.tls.clone();
+        if !self.plain_http && tls.tls_cert.is_none() {
+            tls.tls_self_signed = true;
+        }
+        tls
+    }
+}
+
+/// Where the HQ's PostgreSQL is. The URL holds the database's password: give it through the
+/// environment or a file, never as a flag (every local user reads flags in `ps`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct DatabaseArgs {
     /// PostgreSQL's URL, e.g. postgres://arka:secret@db.example/arka_hq?sslmode=require
-    /// (TLS through the system's native TLS; `sslmode=prefer` by default).
-    #[arg(long, env = "ARKA_HQ_DATABASE_URL", hide_env_values = true)]
-    pub database_url: String,
+    /// (TLS through the system's native TLS; `sslmode=prefer` by default). Better set as
+    /// ARKA_HQ_DATABASE_URL or in --database-url-file than as this flag.
+    #[arg(long, env = "ARKA_HQ_DATABASE_URL", hide_env_values = true, conflicts_with = "database_url_file")]
+    pub database_url: Option<String>,
+
+    /// A file holding PostgreSQL's URL on its first line (readable by the HQ's user only).
+    #[arg(long, env = "ARKA_HQ_DATABASE_URL_FILE")]
+    pub database_url_file: Option<PathBuf>,
+}
+
+impl DatabaseArgs {
+    /// The URL, from the flag or the environment, else from the file.
+    pub fn url(&self) -> std::result::Result<String, String> {
+        if let Some(url) = self.database_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
+            return Ok(url.to_string());
+        }
+        let Some(path) = &self.database_url_file else {
+            return Err("no database: set ARKA_HQ_DATABASE_URL or --database-url-file".to_string());
+        };
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("the database URL file {}: {e}", path.display()))?;
+        text.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| format!("the database URL file {} is empty", path.display()))
+    }
 }
 
 /// Why the HQ could not do what was asked.
@@ -68,9 +123,12 @@ pub enum Error {
     Migration(#[source] refinery::Error),
     #[error("TLS: {0}")]
     Tls(#[source] native_tls::Error),
-    /// The name is taken (a shop or an owner).
+    /// The name is taken (a shop or an owner), or the act is not one its state allows.
     #[error("{0}")]
     Taken(String),
+    /// No shop, owner or number of that name.
+    #[error("{0}")]
+    Unknown(String),
     /// No token could be made (the system's random source).
     #[error("making a token: {0}")]
     Token(#[source] crate::ops::secrets::Error),
@@ -80,6 +138,36 @@ pub enum Error {
     /// A sum went past what a decimal holds.
     #[error("a sum went past what a decimal holds")]
     Overflow,
+}
+
+impl Error {
+    /// Whether PostgreSQL is away (no connection, a connection lost, the server shutting down or
+    /// starting): the caller may try again, as opposed to a statement that failed.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            Error::Pool(_) => true,
+            Error::Postgres(e) => postgres_away(e),
+            _ => false,
+        }
+    }
+}
+
+fn postgres_away(e: &tokio_postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    if let Some(code) = e.code() {
+        let code = code.code();
+        return code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03");
+    }
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
+    while let Some(e) = cause {
+        if e.is::<std::io::Error>() {
+            return true;
+        }
+        cause = e.source();
+    }
+    e.to_string().starts_with("error connecting") || e.to_string().contains("timed out")
 }
 
 /// A statement's failure as PostgreSQL words it (its SQLSTATE and message), else as the client does.

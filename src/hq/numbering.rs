@@ -18,26 +18,52 @@ use deadpool_postgres::Pool;
 
 use super::Result;
 
-/// Reserves the next non-cash number of `nuis` in `year` for the shop's document `held_for`.
-pub async fn reserve(
-    pool: &Pool,
-    shop_id: i64,
-    nuis: &str,
-    year: i32,
-    held_for: &str,
-    at_least: i64,
-) -> Result<i64> {
+/// The largest ordinal the CIS takes (`InvOrdNum` is an `int` above 0): no sequence goes past it,
+/// and no `at_least` may ask for more.
+pub const MAX_ORD_NUM: i64 = 2_147_483_647;
+
+/// What a reservation came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Given {
+    Number(i64),
+    /// The business's sequence of the year reached `MAX_ORD_NUM`.
+    Full,
+    /// The box a restore replaced numbered this document (`held_for`) and the HQ never received
+    /// it: it may be at the CIS, so this box does not number it again until the owner resolves
+    /// that number (`arka hq numbers held`).
+    HeldByReplacedBox(i64),
+}
+
+/// A box's ask for the number of one document: the shop and its box, the business and year, the
+/// document's held-number key.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask<'a> {
+    pub shop_id: i64,
+    pub box_id: &'a str,
+    pub nuis: &'a str,
+    pub year: i32,
+    pub held_for: &'a str,
+}
+
+/// Reserves the next non-cash number, at least `at_least`, for the document `ask` names.
+pub async fn reserve(pool: &Pool, ask: Ask<'_>, at_least: i64) -> Result<Given> {
+    let Ask { shop_id, box_id, nuis, year, held_for } = ask;
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
-    let mine = tx
-        .query_opt(
-            "SELECT ord_num FROM noncash_numbers WHERE nuis = $1 AND year = $2 AND shop_id = $3 AND held_for = $4",
+    let earlier = tx
+        .query(
+            "SELECT ord_num, box_id FROM noncash_numbers
+             WHERE nuis = $1 AND year = $2 AND shop_id = $3 AND held_for = $4 AND voided_at IS NULL",
             &[&nuis, &year, &shop_id, &held_for],
         )
         .await?;
-    if let Some(row) = mine {
-        tx.commit().await?;
-        return Ok(row.get(0));
+    let of_this_box =
+        |row: &&tokio_postgres::Row| row.get::<_, Option<String>>("box_id").as_deref() == Some(box_id);
+    if let Some(row) = earlier.iter().find(of_this_box) {
+        return Ok(Given::Number(row.get("ord_num")));
+    }
+    if let Some(row) = earlier.first() {
+        return Ok(Given::HeldByReplacedBox(row.get("ord_num")));
     }
     // The sequence's row, locked (made first when this NUIS and year have none).
     tx.execute(
@@ -51,7 +77,7 @@ pub async fn reserve(
             &[&nuis, &year],
         )
         .await?
-        .get(0);
+        .get("last");
     let given_back = tx
         .query_opt(
             "SELECT ord_num FROM noncash_numbers WHERE nuis = $1 AND year = $2 AND shop_id IS NULL
@@ -61,42 +87,48 @@ pub async fn reserve(
         .await?;
     let ord_num = match given_back {
         Some(row) => {
-            let ord_num: i64 = row.get(0);
+            let ord_num: i64 = row.get("ord_num");
             tx.execute(
-                "UPDATE noncash_numbers SET shop_id = $4, held_for = $5, reserved_at = now()
+                "UPDATE noncash_numbers SET shop_id = $4, held_for = $5, box_id = $6, reserved_at = now(),
+                     documented = false
                  WHERE nuis = $1 AND year = $2 AND ord_num = $3",
-                &[&nuis, &year, &ord_num, &shop_id, &held_for],
+                &[&nuis, &year, &ord_num, &shop_id, &held_for, &box_id],
             )
             .await?;
             ord_num
         }
         None => {
-            let ord_num = (last + 1).max(at_least);
+            // Never back: the sequence only ever moves forward, and never past the CIS's largest.
+            let ord_num = last.saturating_add(1).max(at_least);
+            if ord_num > MAX_ORD_NUM {
+                return Ok(Given::Full);
+            }
             tx.execute(
                 "UPDATE noncash_sequences SET last = $3 WHERE nuis = $1 AND year = $2",
                 &[&nuis, &year, &ord_num],
             )
             .await?;
             tx.execute(
-                "INSERT INTO noncash_numbers (nuis, year, ord_num, shop_id, held_for) VALUES ($1, $2, $3, $4, $5)",
-                &[&nuis, &year, &ord_num, &shop_id, &held_for],
+                "INSERT INTO noncash_numbers (nuis, year, ord_num, shop_id, held_for, box_id) VALUES ($1, $2, $3, $4, $5, $6)",
+                &[&nuis, &year, &ord_num, &shop_id, &held_for, &box_id],
             )
             .await?;
             ord_num
         }
     };
     tx.commit().await?;
-    Ok(ord_num)
+    Ok(Given::Number(ord_num))
 }
 
-/// Gives back the number reserved for the shop's document `held_for` (it was not written).
-pub async fn release(pool: &Pool, shop_id: i64, nuis: &str, year: i32, held_for: &str) -> Result<bool> {
+/// Gives back the number the box reserved for the document `ask` names (it was not written).
+pub async fn release(pool: &Pool, ask: Ask<'_>) -> Result<bool> {
+    let Ask { shop_id, box_id, nuis, year, held_for } = ask;
     let client = pool.get().await?;
     let released = client
         .execute(
-            "UPDATE noncash_numbers SET shop_id = NULL, held_for = NULL
-             WHERE nuis = $1 AND year = $2 AND shop_id = $3 AND held_for = $4",
-            &[&nuis, &year, &shop_id, &held_for],
+            "UPDATE noncash_numbers SET shop_id = NULL, held_for = NULL, box_id = NULL
+             WHERE nuis = $1 AND year = $2 AND shop_id = $3 AND held_for = $4 AND box_id = $5 AND voided_at IS NULL",
+            &[&nuis, &year, &shop_id, &held_for, &box_id],
         )
         .await?;
     Ok(released > 0)

@@ -11,7 +11,8 @@ use tokio_postgres::GenericClient;
 
 use super::Result;
 use super::reports::{Filter, Narrowed, Values, refs};
-use crate::domain::cash_register::{ActionType, Purpose};
+use crate::domain::cash_register::{ActionType, Movement, Purpose};
+use crate::domain::day_book::DayBook;
 use crate::domain::report::ReportKind;
 use crate::services::reports::{ReversalLine, stored_time};
 use crate::store::invoices::report_totals::{amount, quantity};
@@ -232,9 +233,43 @@ pub async fn movements<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<M
     Ok(sums)
 }
 
+/// One till's day at the HQ, with what its X or Z report needs beyond the typed rows: the shop's
+/// documents to read (as the shop reads them), who made its actions, and for a day still open
+/// on the till's latest day where its drawer stands.
+pub struct ShopDay {
+    pub shop_id: i64,
+    pub row: DayRow,
+    /// What a closed day's documents came to, as the shop kept it when the day closed; None for
+    /// a day open (or closed before the shop kept it): its documents are read and summed.
+    pub kept: Option<DayBook>,
+    pub action_users: Vec<i64>,
+    /// The day's cash documents, oldest first, and the numbers of what the corrective ones cancel.
+    pub document_ids: Vec<i64>,
+    pub originals: HashMap<i64, String>,
+    /// The shop's users (name, operator code) by id.
+    pub users: HashMap<i64, (String, Option<String>)>,
+    pub drawer: Option<DrawerSince>,
+}
+
+/// Where an open day's drawer stands: what the till's last count left, the actions after it, and
+/// the cash documents of the days after it, to read.
+pub struct DrawerSince {
+    pub left: Decimal,
+    pub movements: Vec<Movement>,
+    pub document_ids: Vec<i64>,
+}
+
+/// The cash documents the shop's drawer and day report read (`store::cash_register`'s rule): not
+/// orders, nor an order's cancellation.
+const CASH_SALE: &str = "i.kind = 'CASH' AND i.document_kind <> 'ORDER'
+    AND NOT EXISTS (SELECT 1 FROM invoices o WHERE o.shop_id = i.shop_id AND o.id = i.original_invoice_id
+        AND o.document_kind = 'ORDER')";
+
 /// The TCRs' business days of the period, oldest first, a page of them; a day still open has
 /// its cash sales so far, from the shop's cash documents linked to it (as the shop's store adds).
-pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: i64) -> Result<Vec<DayRow>> {
+/// What only the shop's own row holds (its balance at the close, its count by notes and coins,
+/// the mark of its last action) is read from the shipped row.
+pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: i64) -> Result<Vec<ShopDay>> {
     let (conditions, mut values) = on_tills(f);
     values.push(Box::new(limit));
     values.push(Box::new(offset));
@@ -243,8 +278,13 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
         .query(
             &format!(
                 "SELECT r.shop_id, r.id, r.tcr_code, r.business_day, r.opened_at, r.opened_automatically, r.closed_at,
-                     r.expected, r.counted, r.cash_sales
-                 FROM cash_days r WHERE {conditions}
+                     r.expected, r.counted, r.cash_sales, s.row->>'balance' AS balance,
+                     s.row->>'counted_by_denomination' AS count, s.row->>'day_book' AS day_book,
+                     (SELECT d.name FROM fiscal_devices d WHERE d.shop_id = r.shop_id AND d.tcr_code = r.tcr_code
+                      ORDER BY d.id LIMIT 1) AS name
+                 FROM cash_days r
+                 LEFT JOIN shop_rows s ON s.shop_id = r.shop_id AND s.tbl = 'cash_days' AND s.key = '[' || r.id || ']'
+                 WHERE {conditions}
                  ORDER BY r.business_day, r.tcr_code COLLATE \"C\", r.shop_id, r.id
                  LIMIT ${at_limit} OFFSET ${at_offset}"
             ),
@@ -252,6 +292,7 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
         )
         .await?;
     let mut days = Vec::with_capacity(rows.len());
+    let mut users: HashMap<i64, HashMap<i64, (String, Option<String>)>> = HashMap::new();
     for r in &rows {
         let (shop_id, id): (i64, i64) = (r.get(0), r.get(1));
         let mut day = DayRow {
@@ -263,31 +304,177 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
             closed_at: r.get(6),
             expected: r.get::<_, Option<String>>(7).map(|t| decimal(Some(t))),
             counted: r.get::<_, Option<String>>(8).map(|t| decimal(Some(t))),
+            count: r.get::<_, Option<String>>("count").and_then(|t| serde_json::from_str(&t).ok()),
+            balance: r.get::<_, Option<String>>("balance").map(|t| decimal(Some(t))),
             cash_sales: decimal(r.get(9)),
             actions: Vec::new(),
+            name: r.get("name"),
+            book: DayBook::default(),
+            expected_now: None,
         };
-        day.actions = client
+        let kept = r
+            .get::<_, Option<String>>("day_book")
+            .and_then(|t| serde_json::from_str::<DayBook>(&t).ok())
+            .filter(|_| day.closed_at.is_some());
+        let mut action_users = Vec::new();
+        for a in client
             .query(
-                "SELECT purpose, action_type, amount FROM cash_actions WHERE shop_id = $1 AND cash_day_id = $2
-                 ORDER BY id",
+                "SELECT a.purpose, a.action_type, a.amount, (s.row->>'user_id')::bigint AS user_id
+                 FROM cash_actions a
+                 LEFT JOIN shop_rows s ON s.shop_id = a.shop_id AND s.tbl = 'cash_actions' AND s.key = '[' || a.id || ']'
+                 WHERE a.shop_id = $1 AND a.cash_day_id = $2
+                 ORDER BY a.id",
                 &[&shop_id, &id],
             )
             .await?
-            .iter()
-            .filter_map(|a| {
-                Some((
-                    a.get::<_, Option<&str>>(0).and_then(Purpose::parse)?,
-                    a.get::<_, Option<&str>>(1).and_then(ActionType::parse)?,
-                    decimal(a.get(2)),
-                ))
-            })
-            .collect();
+        {
+            let action = (
+                a.get::<_, Option<&str>>(0).and_then(Purpose::parse),
+                a.get::<_, Option<&str>>(1).and_then(ActionType::parse),
+            );
+            if let (Some(purpose), Some(action_type)) = action {
+                day.actions.push((purpose, action_type, decimal(a.get(2))));
+            }
+            action_users.extend(a.get::<_, Option<i64>>("user_id"));
+        }
+        let document_ids = match kept {
+            Some(_) => Vec::new(),
+            None => document_ids(client, "i.cash_day_id = $2", &[&shop_id, &id]).await?,
+        };
+        let originals = originals_of(client, shop_id, &document_ids).await?;
+        let mut drawer = None;
         if day.closed_at.is_none() {
             day.cash_sales = open_day_sales(client, shop_id, id).await?;
+            drawer = drawer_since(client, shop_id, &day).await?;
         }
-        days.push(day);
+        let shop_users = match users.get(&shop_id) {
+            Some(known) => known.clone(),
+            None => {
+                let read = users_of(client, shop_id).await?;
+                users.insert(shop_id, read.clone());
+                read
+            }
+        };
+        days.push(ShopDay {
+            shop_id,
+            row: day,
+            kept,
+            action_users,
+            document_ids,
+            originals,
+            users: shop_users,
+            drawer,
+        });
     }
     Ok(days)
+}
+
+/// The shop's cash documents matching `condition` (on `i`, with `$1` the shop and `$2`, `$3` the
+/// arguments after it), oldest first.
+async fn document_ids<C: GenericClient>(
+    client: &C,
+    condition: &str,
+    args: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<Vec<i64>> {
+    let rows = client
+        .query(
+            &format!("SELECT i.id FROM invoices i WHERE i.shop_id = $1 AND {condition} AND {CASH_SALE} ORDER BY i.id"),
+            args,
+        )
+        .await?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+/// The numbers of the invoices the corrective documents among `ids` cancel, by id.
+async fn originals_of<C: GenericClient>(
+    client: &C,
+    shop_id: i64,
+    ids: &[i64],
+) -> Result<HashMap<i64, String>> {
+    let rows = client
+        .query(
+            "SELECT o.id, o.number FROM invoices i JOIN invoices o ON o.shop_id = i.shop_id AND o.id = i.original_invoice_id
+             WHERE i.shop_id = $1 AND i.id = ANY($2)",
+            &[&shop_id, &ids],
+        )
+        .await?;
+    Ok(rows.iter().map(|r| (r.get(0), r.get::<_, Option<String>>(1).unwrap_or_default())).collect())
+}
+
+async fn users_of<C: GenericClient>(
+    client: &C,
+    shop_id: i64,
+) -> Result<HashMap<i64, (String, Option<String>)>> {
+    let rows =
+        client.query("SELECT id, name, operator_code FROM users WHERE shop_id = $1", &[&shop_id]).await?;
+    Ok(rows
+        .iter()
+        .map(|r| (r.get(0), (r.get::<_, Option<String>>(1).unwrap_or_default(), r.get(2))))
+        .collect())
+}
+
+/// An open day that is its till's latest: what the till's last count left in the drawer, the
+/// actions after that count, and the cash documents of the days after it (as the shop's
+/// `store::cash_register::drawer_expected` reads them); None for an older day left open.
+async fn drawer_since<C: GenericClient>(
+    client: &C,
+    shop_id: i64,
+    day: &DayRow,
+) -> Result<Option<DrawerSince>> {
+    let latest: Option<i64> = client
+        .query_one(
+            "SELECT MAX(id) FROM cash_days WHERE shop_id = $1 AND tcr_code = $2",
+            &[&shop_id, &day.tcr_code],
+        )
+        .await?
+        .get(0);
+    if latest != Some(day.id) {
+        return Ok(None);
+    }
+    let count = client
+        .query_opt(
+            "SELECT r.id, r.counted, (s.row->>'drawer_mark')::bigint
+             FROM cash_days r
+             LEFT JOIN shop_rows s ON s.shop_id = r.shop_id AND s.tbl = 'cash_days' AND s.key = '[' || r.id || ']'
+             WHERE r.shop_id = $1 AND r.tcr_code = $2 AND r.closed_at IS NOT NULL ORDER BY r.id DESC LIMIT 1",
+            &[&shop_id, &day.tcr_code],
+        )
+        .await?;
+    let (counted_day, left, mark) = match count {
+        Some(c) => {
+            let counted_day: i64 = c.get(0);
+            let withdrawn = client
+                .query(
+                    "SELECT amount FROM cash_actions WHERE shop_id = $1 AND cash_day_id = $2 AND purpose = 'close'",
+                    &[&shop_id, &counted_day],
+                )
+                .await?
+                .iter()
+                .map(|r| decimal(r.get(0)))
+                .sum::<Decimal>();
+            let left = crate::domain::drawer::left_at_count(decimal(c.get(1)), withdrawn)
+                .map_err(|_| super::Error::Overflow)?;
+            (counted_day, left, c.get::<_, Option<i64>>(2).unwrap_or_default())
+        }
+        None => (0, Decimal::ZERO, 0),
+    };
+    let movements = client
+        .query(
+            "SELECT action_type, amount FROM cash_actions WHERE shop_id = $1 AND tcr_code = $2 AND id > $3 ORDER BY id",
+            &[&shop_id, &day.tcr_code, &mark],
+        )
+        .await?
+        .iter()
+        .filter_map(|r| {
+            Some(Movement {
+                action_type: r.get::<_, Option<&str>>(0).and_then(ActionType::parse)?,
+                amount: decimal(r.get(1)),
+            })
+        })
+        .collect();
+    let after = "i.cash_day_id IN (SELECT d.id FROM cash_days d WHERE d.shop_id = $1 AND d.tcr_code = $2 AND d.id > $3)";
+    let document_ids = document_ids(client, after, &[&shop_id, &day.tcr_code, &counted_day]).await?;
+    Ok(Some(DrawerSince { left, movements, document_ids }))
 }
 
 /// A day still open: its cash documents' gross in lek, a self-invoice's paid out (orders and

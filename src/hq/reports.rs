@@ -10,8 +10,8 @@ use super::report_rows;
 use crate::domain::document::DocumentKind;
 use crate::domain::report::{Period, ReportKind};
 use crate::services::reports::{
-    self as rules, ByOperator, ByTcr, CashRegisterReport, ClosingReport, DailyTrend, Reversals, SalesSummary,
-    TopClients, TopProducts, VatReport, summarize_sales,
+    self as rules, ByOperator, ByTcr, CashRegisterReport, DailyTrend, Reversals, SalesSummary, TopClients,
+    TopProducts, VatReport, summarize_sales,
 };
 use crate::store::invoices::report_totals::amount;
 use crate::store::reports::{PaymentRow, SalesBy, SalesRow, SalesSums, WaitingRow};
@@ -231,7 +231,9 @@ pub async fn open_orders<C: GenericClient>(client: &C, f: &Filter) -> Result<i64
 }
 
 /// One read snapshot: a report's parts agree with each other, as at a shop.
-async fn snapshot(client: &mut deadpool_postgres::Client) -> Result<deadpool_postgres::Transaction<'_>> {
+pub(super) async fn snapshot(
+    client: &mut deadpool_postgres::Client,
+) -> Result<deadpool_postgres::Transaction<'_>> {
     Ok(client
         .build_transaction()
         .read_only(true)
@@ -342,15 +344,6 @@ pub async fn cash_register(pool: &Pool, f: &Filter) -> Result<CashRegisterReport
     let tcrs = report_rows::tcrs(&*tx, f.shop_id).await?;
     tx.commit().await?;
     Ok(rules::cash_register_of(f.period, &movements, &rows_of(sales), &tcrs))
-}
-
-pub async fn closing(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<ClosingReport> {
-    let f = Filter { operator_code: None, ..f.clone() };
-    let mut client = pool.get().await?;
-    let tx = snapshot(&mut client).await?;
-    let days = report_rows::days(&*tx, &f, limit, offset).await?;
-    tx.commit().await?;
-    Ok(rules::closing_of(f.period, &days, limit, offset))
 }
 
 pub async fn reversals(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<Reversals> {

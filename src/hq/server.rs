@@ -14,11 +14,11 @@ use deadpool_postgres::Pool;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::db::{self, Shop};
+use super::db;
 use super::reports::{self, Filter};
+use super::shop_routes;
 use super::wire::{
-    Acked, Batch, NONCASH_PATH, NONCASH_RELEASE_PATH, NumberAsk, NumberGiven, PRODUCTS_PATH, ROWS_PATH,
-    RowsPage, SYNC_PATH, key_columns,
+    HEARTBEAT_PATH, NONCASH_PATH, NONCASH_RELEASE_PATH, PRODUCTS_PATH, ROWS_PATH, SYNC_PATH, TAKE_OVER_PATH,
 };
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
@@ -28,48 +28,59 @@ use crate::domain::validation::FieldErrors;
 
 /// The largest batch a shop may send (its notes hold whole rows).
 pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
-/// Rows per page of a restore.
-const ROWS_PER_PAGE: i64 = 5000;
 
 #[derive(Clone)]
 pub struct HqState {
     pub pool: Pool,
+    pub metrics: std::sync::Arc<super::metrics::HqMetrics>,
+    /// The owner's sign-ins, throttled per name and address.
+    pub sign_ins: std::sync::Arc<super::throttle::SignInThrottle>,
+    /// `--metrics`: `GET /metrics` is served.
+    pub serve_metrics: bool,
 }
 
-/// Logs the cause, answers the spec's message: PostgreSQL away is a 503, anything else a 500.
-fn failed(e: super::Error) -> ApiError {
-    match e {
-        super::Error::Pool(_) => {
-            tracing::warn!(error = %crate::error_chain(&e), "the HQ's database is not reachable");
-            ApiError::status(StatusCode::SERVICE_UNAVAILABLE, "The head office's database is not reachable.")
-        }
-        e => {
-            tracing::error!(error = %crate::error_chain(&e), "the HQ's database failed");
-            ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
-        }
+impl HqState {
+    pub fn new(pool: Pool, serve_metrics: bool) -> HqState {
+        HqState { pool, metrics: Default::default(), sign_ins: Default::default(), serve_metrics }
     }
 }
 
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+/// Logs the cause, answers the spec's message: PostgreSQL away (no connection, or one lost
+/// under a statement) is a 503 (`retry_after` adds when to try again), anything else a 500.
+pub(super) fn failed(e: super::Error) -> ApiError {
+    if e.is_unreachable() {
+        tracing::warn!(error = %crate::error_chain(&e), "the HQ's database is not reachable");
+        return ApiError::status(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The head office's database is not reachable.",
+        );
+    }
+    tracing::error!(error = %crate::error_chain(&e), "the HQ's database failed");
+    ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
+}
+
+/// How long a caller waits before trying again when the HQ's database is away.
+const RETRY_AFTER_SECONDS: &str = "5";
+
+/// Every 503 of the HQ says when to try again.
+async fn retry_after(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::SERVICE_UNAVAILABLE
+        && !response.headers().contains_key(axum::http::header::RETRY_AFTER)
+    {
+        response.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from_static(RETRY_AFTER_SECONDS),
+        );
+    }
+    response
+}
+
+pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     let token = token.trim();
     (scheme == "Bearer" && !token.is_empty()).then_some(token)
-}
-
-/// A shop calling with its token: it writes and reads its own rows only.
-pub struct ShopAuth(pub Shop);
-
-impl FromRequestParts<HqState> for ShopAuth {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &HqState) -> Result<Self, Self::Rejection> {
-        let token = bearer(&parts.headers).ok_or(ApiError::Unauthenticated)?;
-        match db::shop_by_token(&state.pool, token).await.map_err(failed)? {
-            Some(shop) => Ok(ShopAuth(shop)),
-            None => Err(ApiError::Unauthenticated),
-        }
-    }
 }
 
 /// The chain's owner, by name: reads every shop.
@@ -87,60 +98,6 @@ impl FromRequestParts<HqState> for OwnerAuth {
     }
 }
 
-async fn sync(State(state): State<HqState>, ShopAuth(shop): ShopAuth, Body(batch): Body<Batch>) -> ApiResult {
-    match super::apply::apply(&state.pool, shop.id, &batch).await.map_err(failed)? {
-        Ok(acked) => Ok(axum::Json(Acked { acked }).into_response()),
-        Err(invalid) => Err(ApiError::field(&invalid.field, invalid.message)),
-    }
-}
-
-async fn reserve_noncash(
-    State(state): State<HqState>,
-    ShopAuth(shop): ShopAuth,
-    Body(ask): Body<NumberAsk>,
-) -> ApiResult {
-    let ord_num = super::numbering::reserve(
-        &state.pool,
-        shop.id,
-        &ask.nuis,
-        ask.year,
-        &ask.held_for,
-        ask.at_least.max(1),
-    )
-    .await
-    .map_err(failed)?;
-    Ok(axum::Json(NumberGiven { ord_num }).into_response())
-}
-
-async fn release_noncash(
-    State(state): State<HqState>,
-    ShopAuth(shop): ShopAuth,
-    Body(ask): Body<NumberAsk>,
-) -> ApiResult {
-    let released = super::numbering::release(&state.pool, shop.id, &ask.nuis, ask.year, &ask.held_for)
-        .await
-        .map_err(failed)?;
-    Ok(axum::Json(json!({"released": released})).into_response())
-}
-
-#[derive(Debug, Deserialize)]
-struct ProductsParams {
-    nuis: Option<String>,
-    after: Option<i64>,
-}
-
-/// A shop pulls the products of its business changed after the version it holds.
-async fn central_products(
-    State(state): State<HqState>,
-    _shop: ShopAuth,
-    Query(p): Query<ProductsParams>,
-) -> ApiResult {
-    let nuis = p.nuis.unwrap_or_default();
-    let changed =
-        super::catalog::changed(&state.pool, &nuis, p.after.unwrap_or(0), 1000).await.map_err(failed)?;
-    Ok(axum::Json(changed).into_response())
-}
-
 /// The owner sets a product of a business: the shops of that NUIS take it on their next sync.
 async fn set_product(
     State(state): State<HqState>,
@@ -149,39 +106,11 @@ async fn set_product(
     Body(body): Body<super::catalog::ProductBody>,
 ) -> ApiResult {
     let mut product = super::catalog::read(&code, body).map_err(ApiError::Validation)?;
-    product.version = super::catalog::set(&state.pool, &product).await.map_err(failed)?;
-    ok(product)
-}
-
-async fn acked(ShopAuth(shop): ShopAuth) -> ApiResult {
-    Ok(axum::Json(Acked { acked: shop.acked_seq }).into_response())
-}
-
-#[derive(Debug, Deserialize)]
-struct RowsParams {
-    table: Option<String>,
-    after: Option<String>,
-}
-
-async fn rows(
-    State(state): State<HqState>,
-    ShopAuth(shop): ShopAuth,
-    Query(p): Query<RowsParams>,
-) -> ApiResult {
-    let table = p.table.unwrap_or_default();
-    if key_columns(&table).is_none() {
-        return Err(ApiError::field("table", "The table is not one a shop ships."));
-    }
-    let (found, next) =
-        db::rows(&state.pool, shop.id, &table, p.after.as_deref(), ROWS_PER_PAGE).await.map_err(failed)?;
-    let rows = found
-        .into_iter()
-        .filter_map(|row| match row {
-            serde_json::Value::Object(map) => Some(map),
-            _ => None,
-        })
-        .collect();
-    Ok(axum::Json(RowsPage { acked: shop.acked_seq, rows, next }).into_response())
+    let set = super::catalog::set(&state.pool, &product).await.map_err(failed)?;
+    product.version = set.version;
+    let mut view = serde_json::to_value(&product).map_err(|e| failed(super::Error::Read(e.to_string())))?;
+    view["taken_over"] = json!(set.taken_over);
+    ok(view)
 }
 
 /// A report's call at the HQ: the owner, the query as a shop reads it, and `shop` (by its name
@@ -280,7 +209,7 @@ async fn cash_register(State(state): State<HqState>, call: HqReport) -> ApiResul
 
 async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
     let (limit, offset) = (call.request.limit, call.request.offset);
-    let data = reports::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    let data = super::days::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
     answer_as(&call.request, "cash-register-closing", data)
 }
 
@@ -289,7 +218,7 @@ async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
 async fn closing_pdf(State(state): State<HqState>, call: HqReport) -> ApiResult {
     let layout = crate::api::reports::paper(&call.params)?;
     let (limit, offset) = (call.request.limit, call.request.offset);
-    let data = reports::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    let data = super::days::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
     let company = match call.filter.shop_id {
         Some(shop) => db::company(&state.pool, shop).await.map_err(failed)?,
         None => None,
@@ -427,8 +356,13 @@ struct SignIn {
 
 /// `POST /api/v1/session` at the HQ: the owner's page signs in with the name and token `arka hq
 /// owners add` printed, and gets the shape of a shop's signed-in view. The HQ keeps no session:
-/// the page sends the token with each call, from its memory.
-async fn sign_in(State(state): State<HqState>, Body(body): Body<SignIn>) -> ApiResult {
+/// the page sends the token with each call, from its memory. Throttled per name and address:
+/// after five wrong tokens each further one waits a growing delay (`throttle`).
+async fn sign_in(
+    State(state): State<HqState>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
+    Body(body): Body<SignIn>,
+) -> ApiResult {
     let name = body.name.as_deref().map(str::trim).unwrap_or_default();
     let token = body.token.as_deref().map(str::trim).unwrap_or_default();
     if name.is_empty() {
@@ -437,8 +371,13 @@ async fn sign_in(State(state): State<HqState>, Body(body): Body<SignIn>) -> ApiR
     if token.is_empty() {
         return Err(ApiError::field("token", "The owner's token is required."));
     }
+    let now = std::time::Instant::now();
+    if let Some(wait) = state.sign_ins.wait(name, peer.ip(), now) {
+        return Ok(held_back(wait));
+    }
     match db::owner(&state.pool, token).await.map_err(failed)? {
         Some(owner) if owner == name => {
+            state.sign_ins.succeeded(name, peer.ip());
             let shops = db::shops(&state.pool).await.map_err(failed)?;
             let names: Vec<String> = shops.into_iter().map(|s| s.name).collect();
             ok(json!({
@@ -450,7 +389,41 @@ async fn sign_in(State(state): State<HqState>, Body(body): Body<SignIn>) -> ApiR
                 "shops": names,
             }))
         }
-        _ => Err(ApiError::Unauthenticated),
+        _ => {
+            let delay = state.sign_ins.failed(name, peer.ip(), now);
+            tracing::warn!(name, address = %peer.ip(), delay_seconds = delay.as_secs(), "a wrong owner's sign-in at the head office");
+            if delay.is_zero() { Err(ApiError::Unauthenticated) } else { Ok(held_back(delay)) }
+        }
+    }
+}
+
+/// A sign-in held back: it reads as a wrong token (as at a shop, the right one too while it
+/// lasts), with how long to wait.
+fn held_back(wait: std::time::Duration) -> Response {
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    (
+        StatusCode::UNAUTHORIZED,
+        [(axum::http::header::RETRY_AFTER, seconds.max(1).to_string())],
+        axum::Json(json!({"message": "Unauthenticated."})),
+    )
+        .into_response()
+}
+
+/// `GET /metrics` (with `--metrics`): Prometheus text.
+async fn metrics(State(state): State<HqState>) -> Response {
+    if !state.serve_metrics {
+        return ApiError::not_found("Route").into_response();
+    }
+    match super::metrics::render(&state).await {
+        Ok(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(e) => failed(e).into_response(),
     }
 }
 
@@ -464,11 +437,38 @@ async fn sign_out() -> StatusCode {
 async fn owner_today(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
     let today = crate::services::owner::business_day(chrono::Utc::now());
     let (shops, chain) = super::today::chain_today(&state.pool, today).await.map_err(failed)?;
-    ok(super::today::view(today, &shops, &chain))
+    let held = super::held::held(&state.pool, HELD_AFTER_SECONDS, false).await.map_err(failed)?;
+    ok(super::today::view(today, &shops, &chain, held))
+}
+
+/// `GET /hq/v1/shops`: every shop, when it was last heard from, what its heartbeat said, and the
+/// boxes refused for it.
+/// A reservation younger than this may still be on its way to its document: the owner's page
+/// lists the older ones.
+const HELD_AFTER_SECONDS: i64 = 60;
+
+#[derive(Debug, Deserialize)]
+struct HeldParams {
+    older_than: Option<i64>,
+    voided: Option<bool>,
+}
+
+/// `GET /hq/v1/numbers/held[?older_than=SECONDS][&voided=true]`: the non-cash numbers reserved
+/// and not turned into documents, oldest first, with their shop and age.
+async fn held_numbers(
+    State(state): State<HqState>,
+    _owner: OwnerAuth,
+    Query(p): Query<HeldParams>,
+) -> ApiResult {
+    let older_than = p.older_than.unwrap_or(HELD_AFTER_SECONDS);
+    if older_than < 0 {
+        return Err(ApiError::field("older_than", "The older_than must be seconds from 0."));
+    }
+    ok(super::held::held(&state.pool, older_than, p.voided.unwrap_or(false)).await.map_err(failed)?)
 }
 
 async fn shops(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
-    ok(db::shops(&state.pool).await.map_err(failed)?)
+    ok(super::shops::views(&state.pool).await.map_err(failed)?)
 }
 
 /// `GET /healthz`: 200 while PostgreSQL answers, 503 when it does not.
@@ -490,12 +490,18 @@ async fn healthz(State(state): State<HqState>) -> Response {
 pub fn router(state: HqState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
-        .route(SYNC_PATH, get(acked).post(sync))
-        .route(ROWS_PATH, get(rows))
-        .route(NONCASH_PATH, axum::routing::post(reserve_noncash))
-        .route(PRODUCTS_PATH, get(central_products))
-        .route("/hq/v1/products/{code}", axum::routing::put(set_product))
-        .route(NONCASH_RELEASE_PATH, axum::routing::post(release_noncash))
+        .route("/metrics", get(metrics))
+        .route(SYNC_PATH, get(shop_routes::acked).post(shop_routes::sync))
+        .route(ROWS_PATH, get(shop_routes::rows))
+        .route(NONCASH_PATH, axum::routing::post(shop_routes::reserve_noncash))
+        .route(PRODUCTS_PATH, get(shop_routes::central_products))
+        .route(
+            "/hq/v1/products/{code}",
+            axum::routing::put(set_product).delete(shop_routes::withdraw_product),
+        )
+        .route(NONCASH_RELEASE_PATH, axum::routing::post(shop_routes::release_noncash))
+        .route(HEARTBEAT_PATH, axum::routing::post(shop_routes::heartbeat))
+        .route(TAKE_OVER_PATH, axum::routing::post(shop_routes::take_over))
         .route("/api/v1/reports/sales-summary", get(sales_summary))
         .route("/api/v1/reports/vat", get(vat))
         .route("/api/v1/reports/daily-trend", get(daily_trend))
@@ -511,14 +517,46 @@ pub fn router(state: HqState) -> Router {
         .route("/api/v1/invoice", get(invoices))
         .route("/api/v1/invoice/{id}/details", get(invoice_details))
         .route("/hq/v1/shops", get(shops))
+        .route("/hq/v1/numbers/held", get(held_numbers))
         .route("/api/v1/account", get(account))
         .route("/api/v1/owner/today", get(owner_today))
         .route("/api/v1/setup", get(setup))
         .route("/api/v1/session", axum::routing::post(sign_in).delete(sign_out))
         .layer(DefaultBodyLimit::max(MAX_BATCH_BYTES))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), super::metrics::observed))
         .with_state(state)
         // The owner's page, the shop's own files: in chain mode at the HQ.
         .merge(crate::api::web::routes())
+        .layer(axum::middleware::from_fn(retry_after))
+}
+
+/// `arka hq serve`: listens (HTTPS unless `--plain-http`, which it says at every start), then
+/// `run`s until `shutdown`.
+pub async fn start(
+    args: &super::HqServeArgs,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let tls = crate::ops::tls::configure(&args.tls(), &args.state_dir).map_err(|e| e.to_string())?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    println!("Arka HQ on {scheme}://{address}");
+    match &tls {
+        Some(tls) => {
+            println!("  TLS certificate:       {}", tls.cert_path.display());
+            println!("  SHA-256 fingerprint:   {}", tls.fingerprint);
+        }
+        None => {
+            println!("  PLAIN HTTP (--plain-http): shops' tokens and documents cross the network readable");
+            tracing::warn!(
+                "the head office serves plain HTTP (--plain-http): use it only on a network of your own"
+            );
+        }
+    }
+    tracing::info!(%address, scheme, role = "hq", "arka is listening");
+    run(args, listener, tls, shutdown).await
 }
 
 /// Opens the pool, migrates, and serves on `listener` until `shutdown`.
@@ -528,9 +566,9 @@ pub async fn run(
     tls: Option<crate::ops::tls::Tls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
-    let pool = db::pool(&args.database.database_url, args.pool).map_err(|e| e.to_string())?;
+    let pool = db::pool(&args.database.url()?, args.pool).map_err(|e| e.to_string())?;
     db::migrate(&pool).await.map_err(|e| e.to_string())?;
-    let app = router(HqState { pool });
+    let app = router(HqState::new(pool, args.metrics));
     let served = match &tls {
         Some(tls) => crate::api::serve(crate::ops::tls::TlsListener::new(listener, tls), app, shutdown).await,
         None => crate::api::serve(listener, app, shutdown).await,

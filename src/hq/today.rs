@@ -36,6 +36,12 @@ pub struct ShopDay {
     pub name: String,
     /// When its last batch arrived: its figures are as of then.
     pub synced_at: Option<DateTime<Utc>>,
+    /// When it was last heard from (its heartbeat), and what it said: what waits at it for the HQ
+    /// and for the CIS.
+    pub last_heard_at: Option<DateTime<Utc>>,
+    pub heartbeat: Option<serde_json::Value>,
+    /// Boxes refused on its token (a second box, or one a restore replaced, calling).
+    pub refused_boxes: Vec<super::shops::Refusal>,
     pub sales: DaySales,
     pub tills: Vec<TillDay>,
 }
@@ -130,19 +136,24 @@ async fn tills(client: &deadpool_postgres::Client, today: NaiveDate) -> Result<B
 /// shops' added up.
 pub async fn chain_today(pool: &Pool, today: NaiveDate) -> Result<(Vec<ShopDay>, DaySales)> {
     let client = pool.get().await?;
-    let shops = client.query("SELECT id, name, synced_at FROM shops ORDER BY name", &[]).await?;
+    let shops = client
+        .query("SELECT id, name, synced_at, last_heard_at, heartbeat FROM shops ORDER BY name", &[])
+        .await?;
     let mut sales = sales(&client, &today.to_string()).await?;
     let mut tills = tills(&client, today).await?;
     let mut all = Vec::new();
     let mut days = Vec::new();
     for shop in &shops {
-        let id: i64 = shop.get(0);
+        let id: i64 = shop.get("id");
         let of_shop = sales.remove(&id).unwrap_or_default();
         let day = summarize(&of_shop).map_err(|_| super::Error::Overflow)?;
         all.extend(of_shop);
         days.push(ShopDay {
-            name: shop.get(1),
-            synced_at: shop.get(2),
+            name: shop.get("name"),
+            synced_at: shop.get("synced_at"),
+            last_heard_at: shop.get("last_heard_at"),
+            heartbeat: shop.get("heartbeat"),
+            refused_boxes: super::shops::refusals(pool, id).await?,
             sales: day,
             tills: tills.remove(&id).unwrap_or_default(),
         });
@@ -161,6 +172,9 @@ pub struct ChainTodayView {
     chain: bool,
     totals: SalesView,
     shops: Vec<ShopDayView>,
+    /// Non-cash numbers reserved a minute ago or more and never turned into documents: gaps at
+    /// the CIS until the owner resolves them (`arka hq numbers held`).
+    held_numbers: Vec<super::held::Held>,
 }
 
 #[derive(Serialize)]
@@ -168,6 +182,13 @@ struct ShopDayView {
     shop: String,
     /// When the shop's last batch arrived: its figures are as of then.
     synced_at: Option<String>,
+    /// When it was last heard from (its heartbeat), and how long ago in seconds.
+    last_heard_at: Option<String>,
+    silent_seconds: Option<i64>,
+    /// What waits at it, as its last heartbeat said: changes for the HQ, documents for the CIS
+    /// (and the age of the oldest), changes the HQ refused and it set aside.
+    heartbeat: Option<serde_json::Value>,
+    refused_boxes: Vec<super::shops::Refusal>,
     totals: SalesView,
     tills: Vec<ChainTillView>,
     noncash: Option<SalesView>,
@@ -225,8 +246,15 @@ fn till_view(till: &TillDay, sales: &DaySales) -> ChainTillView {
 }
 
 /// The chain's day as the owner's page reads it.
-pub fn view(business_day: NaiveDate, shops: &[ShopDay], chain: &DaySales) -> ChainTodayView {
+pub fn view(
+    business_day: NaiveDate,
+    shops: &[ShopDay],
+    chain: &DaySales,
+    held_numbers: Vec<super::held::Held>,
+) -> ChainTodayView {
+    let now = Utc::now();
     ChainTodayView {
+        held_numbers,
         business_day: business_day.to_string(),
         currency: "ALL",
         chain: true,
@@ -236,6 +264,10 @@ pub fn view(business_day: NaiveDate, shops: &[ShopDay], chain: &DaySales) -> Cha
             .map(|shop| ShopDayView {
                 shop: shop.name.clone(),
                 synced_at: shop.synced_at.map(local_text),
+                last_heard_at: shop.last_heard_at.map(local_text),
+                silent_seconds: shop.last_heard_at.map(|at| (now - at).num_seconds().max(0)),
+                heartbeat: shop.heartbeat.clone(),
+                refused_boxes: shop.refused_boxes.clone(),
                 totals: SalesView::of_day(&shop.sales),
                 tills: shop.tills.iter().map(|till| till_view(till, &shop.sales)).collect(),
                 noncash: shop.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of_till),

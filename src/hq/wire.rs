@@ -10,6 +10,35 @@ pub const SYNC_PATH: &str = "/hq/v1/sync";
 /// `GET /hq/v1/rows`'s path: a shop's rows back from the HQ, for `arka restore --from-hq`.
 pub const ROWS_PATH: &str = "/hq/v1/rows";
 
+/// The header every call of a shop carries: its box's identity (made when the box is linked or
+/// restored). The HQ takes a shop's calls from one box only.
+pub const BOX_HEADER: &str = "x-arka-box";
+
+/// `POST`: the shop's heartbeat (`Heartbeat`), every `HEARTBEAT_EVERY_SECONDS` whatever it ships.
+pub const HEARTBEAT_PATH: &str = "/hq/v1/heartbeat";
+
+/// How often a shop says it is alive; the HQ counts a shop silent after a few of these.
+pub const HEARTBEAT_EVERY_SECONDS: u64 = 10;
+
+/// `POST`: a box restored from the HQ takes its shop over; the box before it is refused from
+/// then on.
+pub const TAKE_OVER_PATH: &str = "/hq/v1/boxes/take-over";
+
+/// What a shop says in its heartbeat: what waits to reach the HQ and the CIS.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Heartbeat {
+    /// The binary's version.
+    pub version: String,
+    /// Changes noted for the HQ and not acknowledged yet, and the age of the oldest.
+    pub backlog: i64,
+    pub backlog_oldest_age_seconds: Option<i64>,
+    /// Documents waiting for the CIS (the late-delivery queue), and the age of the oldest.
+    pub cis_queue: i64,
+    pub cis_queue_oldest_age_seconds: Option<i64>,
+    /// Changes the HQ refused and the shop set aside (kept at the shop, shown to its owner).
+    pub set_aside: i64,
+}
+
 /// `POST`: a non-cash number of the business from the chain's one sequence (`NumberAsk`).
 pub const NONCASH_PATH: &str = "/hq/v1/numbers/noncash";
 
@@ -52,6 +81,9 @@ pub struct CentralProduct {
     pub service: bool,
     /// The change's place in the HQ's order of changes.
     pub version: i64,
+    /// The head office no longer sets this product: the shop keeps it as its own.
+    #[serde(default)]
+    pub withdrawn: bool,
 }
 
 /// Whether a row was written or taken away.

@@ -1,17 +1,30 @@
 //! The X and Z reports of a till's day as a PDF to print: an A4 page or an 80 mm strip, a heading
-//! (the company, the period), then each day as a titled block of label and amount rows.
+//! (the company, the period), then each day as a titled block of headings, label and amount
+//! rows, and signature lines.
 
 use rust_decimal::Decimal;
 
 use super::canvas::{Sheet, Style};
 use super::{Error, Layout, format, winansi};
 
-/// One day of a till as printed: "Raporti Z / Z report ..." and its figures (`None` prints as a
-/// dash: a figure a day still open does not have yet).
+/// One line of a day's report.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DayLine {
+    /// A label and an amount; `None` prints as a dash (a figure a day still open does not have).
+    Amount(String, Option<Decimal>),
+    /// A label and a text against the right margin.
+    Text(String, String),
+    /// A heading over the lines after it.
+    Heading(String),
+    /// A line to sign on, its label under it.
+    Signature(String),
+}
+
+/// One day of a till as printed: "Raporti Z / Z report ..." and its lines.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DayReport {
     pub title: String,
-    pub rows: Vec<(String, Option<Decimal>)>,
+    pub rows: Vec<DayLine>,
 }
 
 struct Paper {
@@ -66,9 +79,28 @@ pub fn render_days(
         paper.line(&mut sheet, Style::bold(paper.size), &day.title, None);
         let rule = sheet.y + paper.size * 0.4;
         sheet.rule(paper.margin, paper.width - paper.margin, rule, 0.5, 0.0);
-        for (label, value) in &day.rows {
-            let value = value.map_or_else(|| "-".to_string(), format::amount);
-            paper.line(&mut sheet, regular, label, Some(&value));
+        for row in &day.rows {
+            match row {
+                DayLine::Amount(label, value) => {
+                    let value = value.map_or_else(|| "-".to_string(), format::amount);
+                    paper.line(&mut sheet, regular, label, Some(&value));
+                }
+                DayLine::Text(label, value) => paper.line(&mut sheet, regular, label, Some(value)),
+                DayLine::Heading(text) => {
+                    sheet.y += paper.size * 0.5;
+                    paper.line(&mut sheet, Style::bold(paper.size), text, None);
+                }
+                DayLine::Signature(label) => {
+                    sheet.y += paper.size * 3.0;
+                    if !sheet.fits(paper.size * 2.0) {
+                        sheet.new_page();
+                        sheet.y += paper.size * 3.0;
+                    }
+                    let width = (paper.width - 2.0 * paper.margin).min(220.0);
+                    sheet.rule(paper.margin, paper.margin + width, sheet.y, 0.5, 0.0);
+                    paper.line(&mut sheet, regular.muted(), label, None);
+                }
+            }
         }
     }
     sheet.into_pdf(title)

@@ -64,3 +64,58 @@ pub const ITEMS_NUM: &str = "Numri i artikujve / Items";
 pub const VALUE_OF_GOODS: &str = "Vlera e mallit / Value of goods";
 pub const WTNIC: &str = "NSLFSH / WTNIC";
 pub const FWTNIC: &str = "NIVFSH / FWTNIC";
+
+// The X and Z reports of a till's day.
+pub const X_REPORT: &str = "Raporti X / X report";
+pub const Z_REPORT: &str = "Raporti Z / Z report";
+pub const DAY_OPENED: &str = "Hapur / Opened";
+pub const DAY_CLOSED: &str = "Mbyllur / Closed";
+pub const CASHIERS: &str = "Arkëtarët / Cashiers";
+pub const RECEIPTS: &str = "Kuponët / Receipts";
+pub const RECEIPT_COUNT: &str = "Numri / Count";
+pub const RECEIPT_RANGE: &str = "Nga - deri / From - to";
+pub const RECEIPT_WAITING: &str = "Në pritje të CIS / Waiting for the CIS";
+pub const SALES_GROSS: &str = "Shitjet me TVSH / Sales incl. VAT";
+pub const SALES_BY_METHOD: &str = "Shitjet sipas pagesës / Sales by payment method";
+pub const VAT_BY_RATE: &str = "TVSH sipas normës / VAT by rate";
+pub const CANCELLATIONS: &str = "Anulimet / Cancellations";
+pub const CANCELS: &str = "anulon / cancels";
+pub const DRAWER: &str = "Arka (kartëmonedha) / The drawer (banknotes)";
+pub const CARRIED_OVER: &str = "Mbetur nga numërimi i fundit / Left at the last count";
+pub const OPENING: &str = "Hapja / Opening";
+pub const BANKNOTES_IN: &str = "Kartëmonedha të hyra / Banknotes in";
+pub const BANKNOTES_OUT: &str = "Kartëmonedha të dala / Banknotes out";
+pub const CHANGE_GIVEN: &str = "Kusur i dhënë / Change given";
+pub const DEPOSITS: &str = "Futjet / Deposits";
+pub const WITHDRAWALS: &str = "Nxjerrjet / Withdrawals";
+pub const EXPECTED: &str = "Pritet në arkë / Expected in the drawer";
+pub const EXPECTED_BALANCE: &str = "Pritet (gjendja) / Expected (the balance)";
+pub const NOT_IN_DRAWER: &str = "Jo në arkë / Not in the drawer";
+pub const COUNT: &str = "Numërimi / The count";
+pub const COUNTED: &str = "Numëruar / Counted";
+pub const DIFFERENCE: &str = "Diferenca / Difference";
+pub const WITHDRAWN: &str = "Nxjerrë në mbyllje / Withdrawn at closing";
+pub const BALANCE: &str = "Gjendja në CIS (me kartë) / CIS balance (card included)";
+pub const CASHIER_SIGNATURE: &str = "Nënshkrimi i arkëtarit / Cashier's signature";
+pub const MANAGER_SIGNATURE: &str = "Nënshkrimi i përgjegjësit / Manager's signature";
+
+/// A payment method as printed, or its code when it has no words here.
+pub fn payment_method(code: &str) -> String {
+    let words = match code {
+        "BANKNOTE" => "Kartëmonedha / Banknotes",
+        "CARD" => "Kartë / Card",
+        "CHECK" => "Çek / Cheque",
+        "SVOUCHER" => "Kupon / Voucher",
+        "COMPANY" => "Kartë e kompanisë / Company card",
+        "ORDER" => "Porosi / Order",
+        "ACCOUNT" => "Llogari / On account",
+        "FACTORING" => "Faktoring / Factoring",
+        "COMPENSATION" => "Kompensim / Compensation",
+        "TRANSFER" => "Transfertë / Transfer",
+        "WAIVER" => "Falje borxhi / Debt waiver",
+        "KIND" => "Në natyrë / In kind",
+        "OTHER" => "Tjetër / Other",
+        other => other,
+    };
+    words.to_string()
+}

@@ -23,7 +23,7 @@ mod wtn;
 
 use rust_decimal::Decimal;
 
-pub use day::{DayReport, render_days};
+pub use day::{DayLine, DayReport, render_days};
 
 pub use labels::WTN as WTN_TITLE;
 

@@ -60,9 +60,26 @@ impl Services {
     }
 
     /// `GET /api/v1/audit`: the company's entries, newest first, with how many match.
-    pub async fn audit_entries(&self, caller: &Caller, filter: Filter) -> Result<(Vec<Stored>, i64)> {
+    /// A page of the trail, its total, and the names of the company's people by id (the one who
+    /// acted, and the person a `user.*`/`token.*` entry acted on), read in one snapshot: whoever
+    /// may read the trail reads it with names, whether or not they may list the people.
+    pub async fn audit_entries(
+        &self,
+        caller: &Caller,
+        filter: Filter,
+    ) -> Result<(Vec<Stored>, i64, std::collections::HashMap<i64, String>)> {
         let company_id = caller.company.id;
-        Ok(self.store.read(move |c| db::list(c, company_id, &filter)).await?)
+        Ok(self
+            .store
+            .read(move |c| {
+                let (entries, total) = db::list(c, company_id, &filter)?;
+                let names = crate::store::accounts::users_of(c, company_id)?
+                    .into_iter()
+                    .map(|u| (u.id, u.name))
+                    .collect();
+                Ok((entries, total, names))
+            })
+            .await?)
     }
 }
 

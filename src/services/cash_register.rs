@@ -37,9 +37,8 @@ use super::pipeline::{Ahead, QueuePlan, log_unsettled};
 use super::sequence::Sequence;
 use super::{Error, Result, Services, audit};
 use crate::domain::audit::Action as Audited;
-use crate::domain::cash_register::{
-    self as rules, ActionType, CashSale, CloseError, Closing, DayFigures, Movement, Purpose, Reopening,
-};
+use crate::domain::cash_register::{self as rules, ActionType, CashSale, Movement, Purpose, Reopening};
+use crate::domain::drawer::{self, CloseError, Closing, Count, DayFigures, Takings};
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::certificate::Certificate;
 use crate::fiscal::delivery::{Delivery, Refusal};
@@ -70,11 +69,22 @@ pub enum Opened {
     Unchanged(Action),
 }
 
+/// What close-balance was sent: the counted cash, its count by lek notes and coins (either or
+/// both), and what to take out.
+#[derive(Debug, Clone, Default)]
+pub struct CloseCount {
+    pub counted: Option<Decimal>,
+    pub by_denomination: Option<Count>,
+    pub withdraw: Option<Decimal>,
+}
+
 /// The closed day, as close-balance answers it.
 pub struct DaySummary {
     pub day: Day,
     pub figures: DayFigures,
     pub closing: Closing,
+    /// The count by notes and coins, when it was sent.
+    pub count: Option<Count>,
     /// The day's INITIAL (automatic or not) and any DEPOSIT of a later open-balance.
     pub opening_actions: Vec<Action>,
     /// The withdrawal of what left the drawer; none when nothing did.
@@ -152,7 +162,8 @@ pub(super) fn balance_at(
     Ok(rules::balance(&movements, &sales)?)
 }
 
-/// The day's figures: its actions by purpose and the cash sales written while it was open.
+/// The day's figures: its actions by purpose, the cash sales written while it was open, and
+/// what those documents took by payment method and in the drawer.
 pub(super) fn day_figures(
     conn: &Connection,
     day: &Day,
@@ -167,6 +178,7 @@ pub(super) fn day_figures(
         .map(|(gross_all, self_issued)| CashSale { gross_all, self_issued })
         .collect();
     figures.cash_sales = rules::balance(&[], &sales)?;
+    figures.takings = Takings::of(&db::day_documents(conn, day.id)?)?;
     Ok(figures)
 }
 
@@ -264,11 +276,6 @@ fn trimmed(value: Option<String>) -> Option<String> {
     value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
 }
 
-/// The user's TCR; without one every cash-register route is the spec's soft refusal.
-fn tcr_of(caller: &Caller) -> Result<String> {
-    caller.user.tcr_code.clone().ok_or_else(|| Error::Refused("The user has no fiscal device (TCR).".into()))
-}
-
 fn insufficient(balance: Decimal) -> Error {
     Error::Refused(format!(
         "Insufficient funds in the cash register: the balance is {} ALL.",
@@ -331,6 +338,26 @@ fn cash_draft(
 }
 
 impl Services {
+    /// The till an action acts on: the caller's own, or the one named in `tcr` (a manager's or
+    /// an owner's pick, one of the company's TCRs: else 422 `tcr`). Without either, every
+    /// cash-register route is the spec's soft refusal.
+    async fn till_of(&self, caller: &Caller, asked: Option<&str>) -> Result<String> {
+        let asked = asked.map(str::trim).filter(|t| !t.is_empty());
+        let Some(tcr_code) = crate::domain::role::till_to_act_on(caller.reader(), asked)? else {
+            return Err(Error::Refused("The user has no fiscal device (TCR).".into()));
+        };
+        if Some(tcr_code) == caller.user.tcr_code.as_deref() {
+            return Ok(tcr_code.to_string());
+        }
+        let (company_id, code) = (caller.company.id, tcr_code.to_string());
+        let device =
+            self.store.read(move |conn| crate::store::devices::by_code(conn, company_id, &code)).await?;
+        match device {
+            Some(device) => Ok(device.tcr_code),
+            None => Err(FieldErrors::one("tcr", "The tcr is not one of the company's TCRs.").into()),
+        }
+    }
+
     async fn tcr_lock(&self, company_id: i64, tcr_code: &str) -> Result<OwnedMutexGuard<()>> {
         self.locks.acquire(&till(company_id, tcr_code), LOCK_WAIT).await.ok_or_else(|| {
             Error::Busy("Another operation on this cash register is running; try again.".into())
@@ -503,10 +530,11 @@ impl Services {
     pub async fn cash_action(
         &self,
         caller: &Caller,
+        tcr: Option<&str>,
         req: ActionRequest,
         action_type: ActionType,
     ) -> Result<Action> {
-        let tcr_code = tcr_of(caller)?;
+        let tcr_code = self.till_of(caller, tcr).await?;
         let amount = rules::amount("amount", req.amount, false);
         let details = self.action_details(caller, &req).await;
         let (amount, details) = match (amount, details) {
@@ -560,10 +588,11 @@ impl Services {
     pub async fn open_balance(
         &self,
         caller: &Caller,
+        tcr: Option<&str>,
         amount: Option<Decimal>,
         description: Option<String>,
     ) -> Result<Opened> {
-        let tcr_code = tcr_of(caller)?;
+        let tcr_code = self.till_of(caller, tcr).await?;
         let amount = rules::amount("amount", amount, true)?;
         let details =
             self.action_details(caller, &ActionRequest { description, ..Default::default() }).await?;
@@ -654,16 +683,20 @@ impl Services {
         }
     }
 
-    /// `POST /cash-register/close-balance`: counts the drawer against the balance, registers
-    /// the withdrawal of what leaves it and closes the day.
+    /// `POST /cash-register/close-balance`: counts the drawer against what it should hold,
+    /// registers the withdrawal of what leaves it and closes the day. A difference is booked
+    /// once, on this day (its own entry in the audit trail): the next day's drawer starts from
+    /// what was counted.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn close_balance(
         &self,
         caller: &Caller,
-        counted: Option<Decimal>,
-        withdraw: Option<Decimal>,
+        tcr: Option<&str>,
+        count: CloseCount,
     ) -> Result<DaySummary> {
-        let tcr_code = tcr_of(caller)?;
+        let tcr_code = self.till_of(caller, tcr).await?;
+        let CloseCount { counted, by_denomination, withdraw } = count;
+        let counted = drawer::counted_cash(counted, by_denomination.as_ref(), "denominations")?;
         let company_id = caller.company.id;
         let deadline = tokio::time::Instant::now() + self.cis_wait;
         let certificate = self.signer(company_id).await?;
@@ -672,6 +705,7 @@ impl Services {
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let caller_copy = caller.clone();
         let entry = audit::by(caller, Audited::DayClose, "");
+        let difference_entry = audit::by(caller, Audited::CashDifference, "");
         let (mut summary, saved) = self
             .store
             .write(move |tx| {
@@ -681,9 +715,10 @@ impl Services {
                     return Err(Error::Refused("The cash register has no open day to close.".into()));
                 };
                 let balance = balance_at(tx, company_id, &tcr_code, None)?;
+                let expected = db::drawer_expected(tx, company_id, &tcr_code)?;
                 let actions = db::day_actions(tx, day.id)?;
                 let figures = day_figures(tx, &day, &actions)?;
-                let closing = match rules::close(&figures, balance, counted, withdraw) {
+                let closing = match drawer::close(&figures, (expected, balance), counted, withdraw) {
                     Ok(c) => c,
                     Err(CloseError::Invalid(e)) => return Err(e.into()),
                     Err(CloseError::Overflow(e)) => return Err(store::Error::from(e).into()),
@@ -713,9 +748,13 @@ impl Services {
                 let closed = db::Closed {
                     expected: closing.expected,
                     counted: closing.counted,
+                    count: by_denomination.clone(),
+                    book: Some(store::reports::day_book_of(tx, company_id, day.id)?),
                     cash_sales: figures.cash_sales,
+                    balance: closing.balance,
+                    mark: db::newest_action(tx, company_id, &tcr_code)?,
                 };
-                db::close_day(tx, day.id, &closed_at, closed)?;
+                db::close_day(tx, day.id, &closed_at, &closed)?;
                 let entry = audit::Entry { object: day.id.to_string(), ..entry }
                     .before(serde_json::json!({ "expected": closing.expected.to_string() }))
                     .after(serde_json::json!({
@@ -725,9 +764,28 @@ impl Services {
                         "withdrawn": closing.withdraw.to_string(),
                     }));
                 store::audit::append(tx, &entry)?;
+                if !closing.difference.is_zero() {
+                    let booked = audit::Entry { object: day.id.to_string(), ..difference_entry }.after(
+                        serde_json::json!({
+                            "tcr": tcr_code,
+                            "business_day": day.business_day,
+                            "expected": closing.expected.to_string(),
+                            "counted": closing.counted.to_string(),
+                            "difference": closing.difference.to_string(),
+                        }),
+                    );
+                    store::audit::append(tx, &booked)?;
+                }
                 day.closed_at = Some(closed_at);
                 let opening_actions = actions.into_iter().filter(|a| a.purpose == Purpose::Open).collect();
-                let summary = DaySummary { day, figures, closing, opening_actions, closing_action: None };
+                let summary = DaySummary {
+                    day,
+                    figures,
+                    closing,
+                    count: by_denomination,
+                    opening_actions,
+                    closing_action: None,
+                };
                 Ok((summary, saved))
             })
             .await?;
@@ -743,8 +801,13 @@ impl Services {
     }
 
     /// `GET /cash-register/actions`: the TCR's actions, newest first.
-    pub async fn cash_actions(&self, caller: &Caller, filter: ListFilter) -> Result<Vec<Action>> {
-        let tcr_code = tcr_of(caller)?;
+    pub async fn cash_actions(
+        &self,
+        caller: &Caller,
+        tcr: Option<&str>,
+        filter: ListFilter,
+    ) -> Result<Vec<Action>> {
+        let tcr_code = self.till_of(caller, tcr).await?;
         let company_id = caller.company.id;
         Ok(self.store.read(move |conn| db::list(conn, company_id, &tcr_code, &filter)).await?)
     }
@@ -753,9 +816,10 @@ impl Services {
     pub async fn cash_balance(
         &self,
         caller: &Caller,
+        tcr: Option<&str>,
         to_date: Option<NaiveDate>,
     ) -> Result<(String, Decimal)> {
-        let tcr_code = tcr_of(caller)?;
+        let tcr_code = self.till_of(caller, tcr).await?;
         let company_id = caller.company.id;
         let before = match to_date {
             None => None,

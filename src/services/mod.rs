@@ -71,9 +71,9 @@ pub struct Services {
     pub rates: Arc<rates::RateBook>,
     /// The owner's AI chat endpoint, when configured.
     pub ai: Arc<crate::ai::AiClient>,
-    /// The chain's head office (`--hq-url`): the outbox goes there, and the business's non-cash
-    /// numbers come from there (`hq_sync::noncash_number`).
-    pub hq: Option<Arc<crate::hq::client::HqClient>>,
+    /// The shop's place in a chain: linked to its head office (`--hq-url`), the outbox goes
+    /// there and the business's non-cash numbers come from there (`hq_sync::noncash_number`).
+    pub hq: hq_sync::Chain,
     /// The tokens' last uses not yet written.
     pub token_uses: Arc<users::TokenUses>,
 }

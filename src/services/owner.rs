@@ -9,7 +9,7 @@ use super::cash_register::{balance_at, day_figures};
 use super::queue::{QueueSummary, summarize};
 use super::{Result, Services};
 use crate::domain::audit::Action;
-use crate::domain::cash_register::DayFigures;
+use crate::domain::drawer::{DayFigures, Drawer};
 use crate::domain::role::Role;
 use crate::domain::sales_day::{self, DaySales};
 use crate::store::accounts::Caller;
@@ -42,10 +42,11 @@ impl DayState {
 /// One TCR of the company: its cash now and its latest day.
 pub struct Till {
     pub device: Device,
+    /// The spec's balance (card sales included).
     pub balance: Decimal,
     pub state: DayState,
-    /// The TCR's latest day, with its figures while it is open.
-    pub day: Option<(Day, Option<DayFigures>)>,
+    /// The TCR's latest day, with its figures and its drawer while it is open.
+    pub day: Option<(Day, Option<(DayFigures, Drawer)>)>,
 }
 
 /// The owner's today.
@@ -98,7 +99,9 @@ impl Services {
                     let day = match latest {
                         Some(day) if state == DayState::Open => {
                             let figures = day_figures(conn, &day, &cash_db::day_actions(conn, day.id)?)?;
-                            Some((day, Some(figures)))
+                            let expected = cash_db::drawer_expected(conn, company_id, &device.tcr_code)?;
+                            let drawer = Drawer::of(&figures, expected)?;
+                            Some((day, Some((figures, drawer))))
                         }
                         other => other.map(|day| (day, None)),
                     };

@@ -440,17 +440,27 @@ impl Services {
         let not_saved = document.not_saved();
         // In a chain, the business's non-cash number comes from the head office.
         let reserved = match (&self.hq, document.sequence()) {
-            (Some(hq), Sequence::Business) => {
-                Some(super::hq_sync::noncash_number(self, hq.clone(), company_id, year, &key).await?)
+            (super::hq_sync::Chain::Linked(link), Sequence::Business) => {
+                Some(super::hq_sync::noncash_number(self, link.client.clone(), company_id, year, &key).await?)
+            }
+            (super::hq_sync::Chain::Unreached { .. }, Sequence::Business) => {
+                return Err(Error::Unavailable(super::hq_sync::NOT_REACHED.to_string()));
             }
             _ => None,
         };
         let saved = match self.persist(document, plan.clone(), key.clone(), guard, reserved) {
             Ok(saved) => saved,
             Err(e) => {
-                if let (Some(hq), Some(ord_num)) = (&self.hq, reserved) {
-                    super::hq_sync::give_back_noncash(self, hq.clone(), company_id, year, &key, ord_num)
-                        .await;
+                if let (Some(link), Some(ord_num)) = (self.hq.link(), reserved) {
+                    super::hq_sync::give_back_noncash(
+                        self,
+                        link.client.clone(),
+                        company_id,
+                        year,
+                        &key,
+                        ord_num,
+                    )
+                    .await;
                 }
                 return Err(e);
             }
@@ -748,6 +758,11 @@ fn save<D: Document>(
 ) -> Result<Saved<D::Stored>> {
     let company_id = document.company_id();
     let (sequence, year) = (document.sequence().key(), document.year());
+    if let Some(tcr) = document.sequence().tcr_code()
+        && crate::store::devices::is_retired(tx, company_id, tcr)?
+    {
+        return Err(Error::Unavailable(super::devices::TCR_RETIRED.to_string()));
+    }
     let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;
     document.admit(tx)?;
     let ord_num = match (&held, reserved) {

@@ -11,14 +11,17 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::{Result, Services};
-use crate::domain::cash_register::{ActionType, Purpose};
+use crate::domain::cash_register::Purpose;
+use crate::domain::document::DocumentKind;
+use crate::domain::drawer::{Count, DayFigures, Drawer};
+use crate::domain::money::{self, Overflow};
 use crate::domain::report::{self, Comparison, Period, ReportKind};
 use crate::domain::time::{local_text, parse_stored};
 use crate::domain::validation::FieldErrors;
 use crate::store::accounts::Caller;
-use crate::store::invoices::Invoice;
 pub use crate::store::invoices::report_totals::Drift;
 use crate::store::invoices::report_totals::{self, figures_of};
+use crate::store::invoices::{self, Invoice};
 use crate::store::reports::{self as db, Filter, SalesBy, SalesRow, SalesSums, WaitingRow};
 use crate::store::{self, Store};
 
@@ -368,28 +371,96 @@ pub struct CashRegisterReport {
     pub items: Vec<TillLine>,
 }
 
+/// A person who issued the day's documents or made its cash actions.
+#[derive(Debug, Clone, Serialize)]
+pub struct CashierView {
+    pub id_user: Option<i64>,
+    pub name: Option<String>,
+    pub operator_code: Option<String>,
+}
+
+/// The day's sales documents: their count, the first and last number, their gross.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReceiptsView {
+    pub count: u64,
+    pub first: Option<String>,
+    pub last: Option<String>,
+    /// The day's documents still waiting for the CIS (cancellations included).
+    pub waiting: u64,
+    pub gross: Decimal,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DayVatView {
+    pub vat_rate: Decimal,
+    pub exemption: Option<String>,
+    pub net: Decimal,
+    pub vat: Decimal,
+    pub gross: Decimal,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CorrectiveView {
+    /// The corrective document's number.
+    pub number: String,
+    /// The number of the invoice it cancels (in whole or in part).
+    pub corrects: Option<String>,
+    pub gross: Decimal,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CancellationsView {
+    pub count: usize,
+    pub gross: Decimal,
+    /// What they gave back, by payment method (negative).
+    pub by_payment_method: BTreeMap<String, Decimal>,
+    pub documents: Vec<CorrectiveView>,
+}
+
 /// One day of a TCR: the X report while open, the Z report once closed.
 #[derive(Debug, Clone, Serialize)]
 pub struct Closing {
     pub id: i64,
     pub tcr_code: String,
+    /// The till's name.
+    pub name: Option<String>,
     pub business_day: String,
     /// `closed` (Z) or `open` (X: figures so far).
     pub status: &'static str,
     pub opened_at: String,
     pub opened_automatically: bool,
     pub closed_at: Option<String>,
+    pub cashiers: Vec<CashierView>,
+    pub receipts: ReceiptsView,
+    /// The sales (not the cancellations) by payment method, in lek.
+    pub sales_by_payment_method: BTreeMap<String, Decimal>,
+    /// Sales less cancellations by VAT rate, highest first, then the exemptions.
+    pub vat: Vec<DayVatView>,
+    pub cancellations: CancellationsView,
     pub opening: Decimal,
     pub deposits: Decimal,
     pub withdrawals: Decimal,
+    /// The day's cash documents in full, as the spec's balance counts them (card included).
     pub cash_sales: Decimal,
-    /// The balance the day started from; known once closed.
+    /// The drawer, move by move; null on an open day close-balance would not close (an older
+    /// day left open on record) and on a day closed before Arka counted the drawer.
+    pub drawer: Option<Drawer>,
+    /// Sales less cancellations by every payment method but banknotes: not in the drawer.
+    pub not_in_drawer: BTreeMap<String, Decimal>,
+    /// What `expected` was: `drawer`, or `balance` on a day closed before Arka counted the
+    /// drawer (it was counted against the spec's balance then).
+    pub counted_against: &'static str,
+    /// The count by lek notes and coins (pieces by denomination), when the close sent one.
+    pub denominations: Option<Count>,
+    /// The drawer before the day's own moves; known once closed, or while open on the latest day.
     pub carried_over: Option<Decimal>,
     pub expected: Option<Decimal>,
     pub counted: Option<Decimal>,
-    /// counted - expected: negative when cash was missing.
+    /// counted - expected: negative when cash was missing. Booked on this day only.
     pub difference: Option<Decimal>,
     pub withdrawn: Decimal,
+    /// The spec's balance at the close (card sales included); null while open.
+    pub balance: Option<Decimal>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -820,12 +891,17 @@ pub fn cash_register_of(
 }
 
 /// The X/Z report of `days` (a page of `limit` from `offset`).
-pub fn closing_of(period: Period, days: &[db::DayRow], limit: i64, offset: i64) -> ClosingReport {
-    let items: Vec<Closing> = days.iter().map(closing).collect();
+pub fn closing_of(
+    period: Period,
+    days: &[db::DayRow],
+    limit: i64,
+    offset: i64,
+) -> std::result::Result<ClosingReport, Overflow> {
+    let items: Vec<Closing> = days.iter().map(closing).collect::<std::result::Result<_, _>>()?;
     let mut totals = ClosingTotals { days: items.len(), ..ClosingTotals::default() };
     for day in &items {
-        match (day.expected, day.counted, day.difference) {
-            (Some(expected), Some(counted), Some(difference)) => {
+        match (day.status, day.expected, day.counted, day.difference) {
+            ("closed", Some(expected), Some(counted), Some(difference)) => {
                 totals.expected += expected;
                 totals.counted += counted;
                 totals.difference += difference;
@@ -834,7 +910,7 @@ pub fn closing_of(period: Period, days: &[db::DayRow], limit: i64, offset: i64) 
         }
     }
     let pagination = Pagination { records: items.len(), limit, offset };
-    ClosingReport { period: period.into(), currency: "ALL", totals, items, pagination }
+    Ok(ClosingReport { period: period.into(), currency: "ALL", totals, items, pagination })
 }
 
 /// The reversals report: the totals of the corrective documents among `rows` (sales by kind)
@@ -856,6 +932,23 @@ pub fn reversals_of(
         totals,
         items,
         waiting: waiting.iter().filter(|w| corrective(w.kind)).count() as i64,
+    }
+}
+
+/// What a reversal takes back of the period's sales, in lek: a corrective document's gross
+/// (negative already); a credit note's, which carries the amounts it credits as positive ones.
+fn taken_back(invoice: &Invoice) -> Decimal {
+    let gross = figures_of(invoice).lek.gross;
+    if invoice.document_kind == DocumentKind::Corrective { gross } else { -gross.abs() }
+}
+
+impl Reversals {
+    /// The report with the period's credit notes (what each takes back) in its totals: the
+    /// daily totals the rest is summed from count a credit note as a sale of its kind.
+    pub fn with_credit_notes(mut self, taken_back: &[Decimal]) -> Reversals {
+        self.totals.count += i64::try_from(taken_back.len()).unwrap_or(i64::MAX);
+        self.totals.gross += taken_back.iter().sum::<Decimal>();
+        self
     }
 }
 
@@ -1028,7 +1121,7 @@ impl Services {
         let q = ReportQuery { tcr, ..q };
         let filter = Filter { operator_code: None, ..self.report_filter(caller, &q).await? };
         let days = self.in_snapshot(move |c| db::days(c, &filter, limit, offset)).await?;
-        Ok(closing_of(q.period, &days, limit, offset))
+        Ok(closing_of(q.period, &days, limit, offset).map_err(store::Error::from)?)
     }
 
     pub async fn reversals_report(
@@ -1039,29 +1132,46 @@ impl Services {
         offset: i64,
     ) -> Result<Reversals> {
         let filter = self.report_filter(caller, &q).await?;
-        let (rows, waiting, page) = self
+        let company_id = caller.company.id;
+        let (rows, waiting, page, originals, credit_notes) = self
             .in_snapshot(move |c| {
+                let page = db::reversals(c, &filter, limit, offset)?;
+                // A credit note names its original by IIC; a corrective document by id.
+                let originals = page
+                    .documents
+                    .iter()
+                    .map(|(invoice, _)| match (invoice.original_invoice_id, &invoice.original_invoice_iic) {
+                        (None, Some(iic)) => invoices::id_by_iic(c, company_id, iic),
+                        (id, _) => Ok(id),
+                    })
+                    .collect::<store::Result<Vec<_>>>()?;
+                let credit_notes = db::credit_notes(c, &filter)?;
                 Ok((
                     db::sales(c, &filter, SalesBy::Kind)?,
                     db::waiting(c, &filter)?,
-                    db::reversals(c, &filter, limit, offset)?,
+                    page,
+                    originals,
+                    credit_notes,
                 ))
             })
             .await?;
         let items = page
             .documents
             .iter()
-            .map(|(invoice, _)| ReversalLine {
+            .zip(originals)
+            .map(|((invoice, _), original_invoice_id)| ReversalLine {
                 id: invoice.id,
                 number: invoice.number.clone(),
                 invoice_type: invoice.kind.as_str(),
                 reversed_at: Some(stored_time(&invoice.issued_at)),
-                original_invoice_id: invoice.original_invoice_id,
-                gross: figures_of(invoice).lek.gross,
+                original_invoice_id,
+                gross: taken_back(invoice),
                 operator: invoice.operator_code.clone(),
             })
             .collect();
-        Ok(reversals_of(q.period, &rows, &waiting, items))
+        let credited: Vec<Decimal> =
+            credit_notes.documents.iter().map(|(invoice, _)| taken_back(invoice)).collect();
+        Ok(reversals_of(q.period, &rows, &waiting, items).with_credit_notes(&credited))
     }
 
     /// The owner's dashboard as of `day` (today in Tirane when not given).
@@ -1166,41 +1276,96 @@ pub fn book_entry(invoice: &Invoice, kind: ReportKind) -> BookEntry {
 }
 
 /// A day's row of the X/Z report.
-fn closing(day: &db::DayRow) -> Closing {
-    let mut opening = Decimal::ZERO;
-    let mut deposits = Decimal::ZERO;
-    let mut withdrawals = Decimal::ZERO;
+fn closing(day: &db::DayRow) -> std::result::Result<Closing, Overflow> {
+    let mut figures = DayFigures { cash_sales: day.cash_sales, ..DayFigures::default() };
     let mut withdrawn = Decimal::ZERO;
     for (purpose, action_type, amount) in &day.actions {
-        let signed = if *action_type == ActionType::MoneyOut { -*amount } else { *amount };
-        match purpose {
-            Purpose::Open => opening += signed,
-            Purpose::Deposit => deposits += *amount,
-            Purpose::Withdraw => withdrawals += *amount,
-            Purpose::Close => withdrawn += *amount,
+        figures.add(*purpose, *action_type, *amount)?;
+        if *purpose == Purpose::Close {
+            withdrawn = money::add(withdrawn, *amount)?;
         }
     }
+    let book = &day.book;
+    figures.takings = book.takings.clone();
     let closed = day.closed_at.is_some();
-    let carried_over =
-        day.expected.filter(|_| closed).map(|e| e - (opening + day.cash_sales + deposits - withdrawals));
-    Closing {
+    // A day closed before Arka counted the drawer was counted against the spec's balance.
+    let against_balance = closed && day.balance.is_none();
+    let expected = if closed { day.expected } else { day.expected_now };
+    let drawer = match expected {
+        Some(expected) if !against_balance => Some(Drawer::of(&figures, expected)?),
+        _ => None,
+    };
+    let carried_over = match (drawer, expected) {
+        (Some(drawer), _) => Some(drawer.carried_over),
+        (None, Some(expected)) if against_balance => Some(money::sub(expected, figures.in_balance()?)?),
+        _ => None,
+    };
+    Ok(Closing {
         id: day.id,
         tcr_code: day.tcr_code.clone(),
+        name: day.name.clone(),
         business_day: day.business_day.clone(),
         status: if closed { "closed" } else { "open" },
         opened_at: stored_time(&day.opened_at),
         opened_automatically: day.opened_automatically,
         closed_at: day.closed_at.as_deref().map(stored_time),
-        opening,
-        deposits,
-        withdrawals,
+        cashiers: book
+            .people
+            .iter()
+            .map(|p| CashierView {
+                id_user: p.id_user,
+                name: p.name.clone(),
+                operator_code: p.operator_code.clone(),
+            })
+            .collect(),
+        receipts: ReceiptsView {
+            count: book.receipts,
+            first: book.first_receipt.clone(),
+            last: book.last_receipt.clone(),
+            waiting: book.waiting,
+            gross: book.sales_gross,
+        },
+        sales_by_payment_method: book.takings.sales.clone(),
+        vat: book
+            .vat
+            .iter()
+            .map(|l| DayVatView {
+                vat_rate: l.vat_rate,
+                exemption: l.exemption.clone(),
+                net: l.net,
+                vat: l.vat,
+                gross: l.gross,
+            })
+            .collect(),
+        cancellations: CancellationsView {
+            count: book.cancellations.len(),
+            gross: book.cancelled_gross,
+            by_payment_method: book.takings.refunds.clone(),
+            documents: book
+                .cancellations
+                .iter()
+                .map(|c| CorrectiveView {
+                    number: c.number.clone(),
+                    corrects: c.corrects.clone(),
+                    gross: c.gross,
+                })
+                .collect(),
+        },
+        opening: figures.opening,
+        deposits: figures.deposits,
+        withdrawals: figures.withdrawals,
         cash_sales: day.cash_sales,
+        drawer,
+        not_in_drawer: book.takings.not_in_drawer()?,
+        counted_against: if against_balance { "balance" } else { "drawer" },
+        denominations: day.count.clone(),
         carried_over,
-        expected: day.expected,
-        counted: day.counted,
-        difference: day.expected.zip(day.counted).map(|(e, c)| c - e),
+        expected,
+        counted: day.counted.filter(|_| closed),
+        difference: day.expected.zip(day.counted).filter(|_| closed).map(|(e, c)| c - e),
         withdrawn,
-    }
+        balance: day.balance,
+    })
 }
 
 /// `arka reports verify`: where the kept report totals differ from totals rebuilt from the

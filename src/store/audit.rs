@@ -82,6 +82,23 @@ fn stored(r: &Row) -> rusqlite::Result<Stored> {
     })
 }
 
+/// An entry one of whose columns holds a value of another type than the table's (someone wrote
+/// text where a number belongs): named like any other change, never the driver's words.
+fn wrong_type(row: &Row, e: rusqlite::Error) -> Result<Broken> {
+    let column = match &e {
+        rusqlite::Error::InvalidColumnType(_, name, _) => name.clone(),
+        rusqlite::Error::FromSqlConversionFailure(index, _, _)
+        | rusqlite::Error::IntegralValueOutOfRange(index, _) => {
+            row.as_ref().column_name(*index).map_or_else(|_| index.to_string(), str::to_string)
+        }
+        _ => return Err(e.into()),
+    };
+    Ok(Broken {
+        id: row.get("id")?,
+        why: format!("holds a value of the wrong type in its column {column} (it was changed)"),
+    })
+}
+
 /// What the owner's list asks for; times are the trail's UTC text, `to` excluded.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -122,7 +139,11 @@ pub fn verify(conn: &Connection) -> Result<std::result::Result<u64, Broken>> {
     let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM audit ORDER BY id"))?;
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
-        if let Err(broken) = chain.check(&stored(row)?) {
+        let entry = match stored(row) {
+            Ok(entry) => entry,
+            Err(e) => return wrong_type(row, e).map(Err),
+        };
+        if let Err(broken) = chain.check(&entry) {
             return Ok(Err(broken));
         }
     }

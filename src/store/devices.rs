@@ -82,6 +82,122 @@ pub fn of_company(conn: &Connection, company_id: i64) -> Result<Vec<Device>> {
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
+/// A TCR a restore retired and the one that goes on after it (none yet until registered).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retired {
+    pub id: i64,
+    pub company_id: i64,
+    pub business_unit_id: i64,
+    pub name: String,
+    pub tcr_code: String,
+    pub business_unit_code: String,
+    pub retired_at: String,
+    pub why: String,
+    pub continued_by: Option<String>,
+    /// The last cash number the restored books hold on it (0 when none).
+    pub last_number: i64,
+}
+
+/// Retires every TCR not retired yet (a restore: the numbers after the copy's last may be at the
+/// CIS), saying why; how many.
+pub fn retire_all(conn: &Connection, why: &str, now: &str) -> Result<usize> {
+    Ok(conn.execute(
+        "UPDATE fiscal_devices SET retired_at = :now, retired_why = :why WHERE retired_at IS NULL",
+        named_params! {":now": now, ":why": why},
+    )?)
+}
+
+/// Whether the company's TCR `tcr_code` is retired.
+pub fn is_retired(conn: &Connection, company_id: i64, tcr_code: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT retired_at IS NOT NULL AS retired FROM fiscal_devices WHERE company_id = :company AND tcr_code = :code",
+        )?
+        .query_row(named_params! {":company": company_id, ":code": tcr_code}, |r| r.get("retired"))
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// The retired TCRs, with the one after each and the last cash number the books hold on each.
+pub fn retired(conn: &Connection) -> Result<Vec<Retired>> {
+    let mut stmt = conn.prepare(
+        "SELECT d.id, d.company_id, d.business_unit_id, d.name, d.tcr_code, d.business_unit_code, d.retired_at,
+             d.retired_why, d.continued_by,
+             (SELECT COALESCE(MAX(i.ord_num), 0) FROM invoices i
+              WHERE i.company_id = d.company_id AND i.tcr_code = d.tcr_code AND i.kind = 'CASH') AS last_number
+         FROM fiscal_devices d WHERE d.retired_at IS NOT NULL ORDER BY d.id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(Retired {
+            id: r.get("id")?,
+            company_id: r.get("company_id")?,
+            business_unit_id: r.get("business_unit_id")?,
+            name: r.get("name")?,
+            tcr_code: r.get("tcr_code")?,
+            business_unit_code: r.get("business_unit_code")?,
+            retired_at: r.get("retired_at")?,
+            why: r.get("retired_why")?,
+            continued_by: r.get("continued_by")?,
+            last_number: r.get("last_number")?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Records that `new_code` goes on after the retired TCR `retired_id`, and moves the users of the
+/// retired TCR to it.
+pub fn continue_on(conn: &Connection, retired: &Retired, new_code: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE fiscal_devices SET continued_by = :new WHERE id = :id",
+        named_params! {":new": new_code, ":id": retired.id},
+    )?;
+    conn.execute(
+        "UPDATE users SET tcr_code = :new WHERE company_id = :company AND tcr_code = :old",
+        named_params! {":new": new_code, ":company": retired.company_id, ":old": retired.tcr_code},
+    )?;
+    Ok(())
+}
+
+/// An e-invoice the CIS lists for the seller that the books lack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CisOnly {
+    pub eic: String,
+    pub doc_number: Option<String>,
+    pub amount: Option<String>,
+    pub received_at: Option<String>,
+}
+
+/// Keeps what the CIS lists that the books lack (once each).
+pub fn keep_cis_only(conn: &Connection, company_id: i64, found: &[CisOnly], now: &str) -> Result<()> {
+    for e in found {
+        conn.execute(
+            "INSERT INTO cis_only_einvoices (company_id, eic, doc_number, amount, received_at, found_at)
+             VALUES (:company, :eic, :number, :amount, :received, :now) ON CONFLICT DO NOTHING",
+            named_params! {
+                ":company": company_id, ":eic": e.eic, ":number": e.doc_number, ":amount": e.amount,
+                ":received": e.received_at, ":now": now,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// The e-invoices the CIS listed that the books lack.
+pub fn cis_only(conn: &Connection) -> Result<Vec<CisOnly>> {
+    let mut stmt = conn.prepare(
+        "SELECT eic, doc_number, amount, received_at FROM cis_only_einvoices ORDER BY received_at, eic",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(CisOnly {
+            eic: r.get("eic")?,
+            doc_number: r.get("doc_number")?,
+            amount: r.get("amount")?,
+            received_at: r.get("received_at")?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// Every registered TCR with its issuer's NUIS and business unit code (the sandbox hands these
 /// to its simulator, which forgets them between runs).
 pub fn all_with_issuer(conn: &Connection) -> Result<Vec<(String, String, String)>> {

@@ -28,22 +28,46 @@ pub fn linked_url(conn: &Connection) -> Result<Option<String>> {
     Ok(conn.query_row("SELECT url FROM hq_link WHERE id = 1", [], |r| r.get("url")).optional()?)
 }
 
-/// Links the shop to the HQ at `url`. The first time (or for another HQ) every row a shop ships
-/// is noted once, in key order, so the HQ receives what was written before it was there; from
-/// then on the triggers note each change. Returns whether that backfill was noted.
+/// This box's identity at its head office (none for a lone shop).
+pub fn box_id(conn: &Connection) -> Result<Option<String>> {
+    Ok(conn
+        .query_row("SELECT box_id FROM hq_link WHERE id = 1", [], |r| r.get("box_id"))
+        .optional()?
+        .flatten())
+}
+
+/// A new box identity: every call to the head office names it.
+pub fn new_box_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// Links the shop to the HQ at `url`, under this box's identity (made the first time). The first
+/// time (or for another HQ) every row a shop ships is noted once, in key order, so the HQ receives
+/// what was written before it was there; from then on the triggers note each change. Returns
+/// whether that backfill was noted.
 pub fn link(tx: &Transaction, url: &str, now: &str) -> Result<bool> {
     if linked_url(tx)?.as_deref() == Some(url) {
         return Ok(false);
     }
     tx.execute(
-        "INSERT INTO hq_link (id, url, joined_at) VALUES (1, :url, :now)
-         ON CONFLICT (id) DO UPDATE SET url = excluded.url, joined_at = excluded.joined_at",
-        named_params! {":url": url, ":now": now},
+        "INSERT INTO hq_link (id, url, joined_at, box_id) VALUES (1, :url, :now, :box)
+         ON CONFLICT (id) DO UPDATE SET url = excluded.url, joined_at = excluded.joined_at,
+             box_id = COALESCE(hq_link.box_id, excluded.box_id)",
+        named_params! {":url": url, ":now": now, ":box": new_box_id()},
     )?;
+    note_everything(tx)?;
+    Ok(true)
+}
+
+/// Notes every row a shop ships, in key order: what a new head office, or one whose database
+/// was brought back from a backup, is sent (the HQ keeps each row by its key, so a row it
+/// holds already stays one row). How many rows.
+pub fn note_everything(tx: &Transaction) -> Result<usize> {
+    let mut noted = 0;
     for (table, key) in TABLES {
         let pairs = key.iter().map(|c| format!("'{c}', {c}")).collect::<Vec<_>>().join(", ");
         let order = key.join(", ");
-        tx.execute(
+        noted += tx.execute(
             &format!(
                 "INSERT INTO hq_outbox (tbl, key, op)
                  SELECT '{table}', json_object({pairs}), 'upsert' FROM {table} ORDER BY {order}"
@@ -51,7 +75,79 @@ pub fn link(tx: &Transaction, url: &str, now: &str) -> Result<bool> {
             [],
         )?;
     }
+    Ok(noted)
+}
+
+/// Leaves the chain: the link and the notes waiting for the HQ go; the triggers note nothing
+/// from then on. What the link was (its URL, its box, the notes dropped), for the audit trail.
+pub fn unlink(tx: &Transaction) -> Result<Option<(String, Option<String>, i64)>> {
+    let Some(url) = linked_url(tx)? else { return Ok(None) };
+    let box_id = box_id(tx)?;
+    let dropped = backlog(tx)?.notes;
+    tx.execute("DELETE FROM hq_link", [])?;
+    tx.execute("DELETE FROM hq_outbox", [])?;
+    Ok(Some((url, box_id, dropped)))
+}
+
+/// Sets the note `seq` aside, with the HQ's reason: it leaves the outbox (with the earlier notes
+/// of its row), kept with its row as it is now. Whether there was such a note.
+pub fn set_aside(tx: &Transaction, seq: i64, reason: &str, now: &str) -> Result<bool> {
+    let Some(note) = tx
+        .query_row(
+            "SELECT seq, tbl, key, op FROM hq_outbox WHERE seq = :seq",
+            named_params! {":seq": seq},
+            |r| Ok(Noted { seq: r.get("seq")?, table: r.get("tbl")?, key: r.get("key")?, op: r.get("op")? }),
+        )
+        .optional()?
+    else {
+        return Ok(false);
+    };
+    let shipped = match crate::hq::wire::key_columns(&note.table) {
+        Some(columns) if note.op == "upsert" => row(tx, &row_query(tx, &note.table, columns)?, &note.key)?,
+        _ => None,
+    };
+    tx.execute(
+        "INSERT INTO hq_set_aside (seq, tbl, key, op, row, reason, set_aside_at)
+         VALUES (:seq, :tbl, :key, :op, :row, :reason, :now)",
+        named_params! {
+            ":seq": note.seq, ":tbl": note.table, ":key": note.key, ":op": note.op, ":row": shipped,
+            ":reason": reason, ":now": now,
+        },
+    )?;
+    // The row's earlier notes were folded into this one: they go with it.
+    tx.execute(
+        "DELETE FROM hq_outbox WHERE tbl = :tbl AND key = :key AND seq <= :seq",
+        named_params! {":tbl": note.table, ":key": note.key, ":seq": seq},
+    )?;
     Ok(true)
+}
+
+/// A change set aside, as the owner sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetAside {
+    pub seq: i64,
+    pub table: String,
+    pub key: String,
+    pub reason: String,
+    pub set_aside_at: String,
+}
+
+/// How many changes are set aside, and the newest few.
+pub fn set_aside_list(conn: &Connection, limit: i64) -> Result<(i64, Vec<SetAside>)> {
+    let count: i64 = conn.query_row("SELECT COUNT(*) AS n FROM hq_set_aside", [], |r| r.get("n"))?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, tbl, key, reason, set_aside_at FROM hq_set_aside ORDER BY seq DESC LIMIT :limit",
+    )?;
+    let rows = stmt.query_map(named_params! {":limit": limit}, |r| {
+        Ok(SetAside {
+            seq: r.get("seq")?,
+            table: r.get("tbl")?,
+            key: r.get("key")?,
+            reason: r.get("reason")?,
+            set_aside_at: r.get("set_aside_at")?,
+        })
+    })?;
+    Ok((count, rows.collect::<rusqlite::Result<_>>()?))
 }
 
 /// The oldest `limit` notes.
@@ -98,13 +194,14 @@ pub fn backlog(conn: &Connection) -> Result<Backlog> {
     )?)
 }
 
-/// After a restore from the HQ at `url`: linked without a backfill (the HQ holds every row), and
-/// the next note numbered after `acked`, the last the HQ holds, so the HQ takes it as new.
-pub fn restored(tx: &Transaction, url: &str, now: &str, acked: i64) -> Result<()> {
+/// After a restore from the HQ at `url`: linked without a backfill (the HQ holds every row) under
+/// the new box's identity, and the next note numbered after `acked`, the last the HQ holds, so
+/// the HQ takes it as new.
+pub fn restored(tx: &Transaction, url: &str, now: &str, acked: i64, box_id: &str) -> Result<()> {
     tx.execute(
-        "INSERT INTO hq_link (id, url, joined_at) VALUES (1, :url, :now)
-         ON CONFLICT (id) DO UPDATE SET url = excluded.url, joined_at = excluded.joined_at",
-        named_params! {":url": url, ":now": now},
+        "INSERT INTO hq_link (id, url, joined_at, box_id) VALUES (1, :url, :now, :box)
+         ON CONFLICT (id) DO UPDATE SET url = excluded.url, joined_at = excluded.joined_at, box_id = excluded.box_id",
+        named_params! {":url": url, ":now": now, ":box": box_id},
     )?;
     tx.execute("DELETE FROM hq_outbox", [])?;
     tx.execute("DELETE FROM sqlite_sequence WHERE name = 'hq_outbox'", [])?;
@@ -136,7 +233,21 @@ pub fn take_central(
     company_id: i64,
     p: &crate::hq::wire::CentralProduct,
     now: &str,
-) -> Result<i64> {
+) -> Result<Taken> {
+    if p.withdrawn {
+        tx.execute(
+            "DELETE FROM central_products
+             WHERE product_id IN (SELECT id FROM products WHERE company_id = :company AND code = :code)",
+            named_params! {":company": company_id, ":code": p.code},
+        )?;
+        return Ok(Taken::Withdrawn);
+    }
+    let own: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM products p WHERE p.company_id = :company AND p.code = :code
+             AND NOT EXISTS (SELECT 1 FROM central_products c WHERE c.product_id = p.id)) AS own",
+        named_params! {":company": company_id, ":code": p.code},
+        |r| r.get("own"),
+    )?;
     let id: i64 = tx.query_row(
         "INSERT INTO products (company_id, code, name, description, last_price, vat_rate, currency, service, unit_code,
              created_at, updated_at)
@@ -157,7 +268,18 @@ pub fn take_central(
          ON CONFLICT (product_id) DO UPDATE SET version = excluded.version",
         named_params! {":id": id, ":version": p.version},
     )?;
-    Ok(id)
+    Ok(if own { Taken::OwnTakenOver(id) } else { Taken::Set(id) })
+}
+
+/// What taking a central product did to the shop's catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    /// Set (made or changed) as the head office's, by its id.
+    Set(i64),
+    /// A product of the shop's own of that code, the head office's from now on.
+    OwnTakenOver(i64),
+    /// No longer the head office's: the shop keeps it as its own.
+    Withdrawn,
 }
 
 pub fn set_catalog_version(tx: &Transaction, version: i64) -> Result<()> {

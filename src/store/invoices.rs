@@ -1,5 +1,7 @@
 //! Invoices, their lines and payments. Every amount is exact decimal TEXT.
 
+use std::collections::HashMap;
+
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 use rust_decimal::Decimal;
 
@@ -7,7 +9,7 @@ pub mod report_totals;
 
 use super::money::Money;
 use super::{Result, now_text};
-use crate::domain::cancellation::Reversed;
+use crate::domain::cancellation::{self, Remains, Reversed};
 use crate::domain::currency::Origin;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType, ListedType};
 use crate::domain::numbering;
@@ -122,6 +124,8 @@ pub struct Invoice {
     pub original_invoice_id: Option<i64>,
     /// When a cancellation last reversed (part of) it.
     pub reversed_at: Option<String>,
+    /// What its cancellations left of it, read with it when there were some.
+    pub remains: Option<Remains>,
     /// An order's summary, once it paid the order.
     pub settled_by: Option<i64>,
     /// A summary's orders, read with it.
@@ -201,15 +205,52 @@ pub fn id_by_internal_id(
         .optional()?)
 }
 
-/// When the company's invoice with this IIC was issued (UTC), for a credit or debit note.
-pub fn issued_at_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result<Option<String>> {
+/// The company's invoice with this IIC, as a document that corrects it (a credit or debit
+/// note) names it.
+pub fn corrected_by_iic(conn: &Connection, company_id: i64, iic: &str) -> Result<Option<Corrected>> {
     Ok(conn
         .query_row(
-            "SELECT issued_at FROM invoices WHERE company_id = :company AND iic = :iic",
-            named_params! {":company": company_id, ":iic": iic.to_uppercase()},
-            |r| r.get("issued_at"),
+            "SELECT id, user_id, issue_date, issued_at FROM invoices WHERE company_id = :company AND iic = :iic",
+            named_params! {":company": company_id, ":iic": iic.trim().to_uppercase()},
+            |r| {
+                Ok(Corrected {
+                    id: r.get("id")?,
+                    user_id: r.get("user_id")?,
+                    issue_date: r.get("issue_date")?,
+                    issued_at: r.get("issued_at")?,
+                })
+            },
         )
         .optional()?)
+}
+
+/// What a document that corrects an invoice needs of it: whose sale it was, and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Corrected {
+    pub id: i64,
+    pub user_id: Option<i64>,
+    pub issue_date: String,
+    pub issued_at: String,
+}
+
+/// The internalIds of the company's documents of `year` that begin with `prefix`, read through
+/// the internalIds' unique index (`prefix` ends in `-`, and `.` follows `-`).
+pub fn internal_ids_beginning(
+    conn: &Connection,
+    company_id: i64,
+    year: i32,
+    prefix: &str,
+) -> Result<Vec<String>> {
+    let after = format!("{}.", prefix.strip_suffix('-').unwrap_or(prefix));
+    let mut stmt = conn.prepare_cached(
+        "SELECT internal_id FROM invoices
+         WHERE company_id = :company AND year = :year AND internal_id > :prefix AND internal_id < :after",
+    )?;
+    let rows = stmt.query_map(
+        named_params! {":company": company_id, ":year": year, ":prefix": prefix, ":after": after},
+        |r| r.get("internal_id"),
+    )?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The company's invoice with this IIC.
@@ -272,36 +313,35 @@ pub fn reversed_so_far(conn: &Connection, original_id: i64) -> Result<Vec<(i64, 
     Ok(sums)
 }
 
-/// The invoice's newest corrective document: its internalId and number, and the quantity it
-/// reversed of each line of the invoice, by position (positive).
+/// What the invoice's cancellations left of it (its lines read first).
+fn remains_of(conn: &Connection, invoice: &Invoice) -> Result<Remains> {
+    let reversed: Vec<(i64, Decimal)> =
+        reversed_so_far(conn, invoice.id)?.into_iter().map(|(p, r)| (p, r.quantity)).collect();
+    let mut stmt = conn.prepare_cached("SELECT total FROM invoices WHERE original_invoice_id = :original")?;
+    let totals = stmt
+        .query_map(named_params! {":original": invoice.id}, |r| money(r, "total"))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let quantities: Vec<Decimal> = invoice.lines.iter().map(|l| l.quantity).collect();
+    Ok(cancellation::remains(&quantities, &reversed, invoice.totals.total, &totals))
+}
+
+/// The invoice's newest corrective document: its internalId and number.
 pub struct LastReversal {
     pub internal_id: String,
     pub number: String,
-    pub quantities: Vec<(i64, Decimal)>,
 }
 
 /// The invoice's newest corrective document (`LastReversal`), if it has one.
 pub fn last_reversal(conn: &Connection, original_id: i64) -> Result<Option<LastReversal>> {
-    let last = conn
+    Ok(conn
         .prepare_cached(
-            "SELECT id, internal_id, number FROM invoices WHERE original_invoice_id = :original
+            "SELECT internal_id, number FROM invoices WHERE original_invoice_id = :original
              ORDER BY id DESC LIMIT 1",
         )?
         .query_row(named_params! {":original": original_id}, |r| {
-            Ok((r.get::<_, i64>("id")?, r.get::<_, String>("internal_id")?, r.get::<_, String>("number")?))
+            Ok(LastReversal { internal_id: r.get("internal_id")?, number: r.get("number")? })
         })
-        .optional()?;
-    let Some((id, internal_id, number)) = last else {
-        return Ok(None);
-    };
-    let mut stmt = conn.prepare_cached(
-        "SELECT original_position, quantity FROM invoice_lines
-         WHERE invoice_id = :id AND original_position IS NOT NULL",
-    )?;
-    let quantities = stmt
-        .query_map(named_params! {":id": id}, |r| Ok((r.get("original_position")?, -money(r, "quantity")?)))?
-        .collect::<rusqlite::Result<Vec<(i64, Decimal)>>>()?;
-    Ok(Some(LastReversal { internal_id, number, quantities }))
+        .optional()?)
 }
 
 /// What the invoice's corrective documents gave back, by payment method (positive).
@@ -750,6 +790,7 @@ fn stored_row(r: &Row) -> rusqlite::Result<Invoice> {
         exchange_rate_date: r.get("exchange_rate_date")?,
         original_invoice_id: r.get("original_invoice_id")?,
         reversed_at: r.get("reversed_at")?,
+        remains: None,
         settled_by: r.get("settled_by_invoice_id")?,
         lines: Vec::new(),
         payments: Vec::new(),
@@ -817,7 +858,30 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
     if invoice.document_kind == DocumentKind::Summary {
         invoice.settled_orders = settled_orders(conn, invoice.id)?;
     }
+    if invoice.reversed_at.is_some() {
+        invoice.remains = Some(remains_of(conn, invoice)?);
+    }
     Ok(())
+}
+
+/// The cash documents linked to a till's day, oldest first, with their lines and payments: what
+/// its X and Z reports read (the day's cash sales, so not orders nor their corrective documents).
+pub fn of_cash_day(conn: &Connection, day_id: i64) -> Result<Vec<Invoice>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM invoices WHERE cash_day_id = :day AND {} ORDER BY id",
+        super::cash_register::CASH_SALE
+    ))?;
+    with_children(conn, stmt.query_map(named_params! {":day": day_id}, invoice_from)?)
+}
+
+/// The numbers of the invoices `ids`, by id.
+pub fn numbers(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, String>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT n.value AS id, i.number FROM json_each(:ids) n JOIN invoices i ON i.id = n.value",
+    )?;
+    let ids = serde_json::Value::from(ids.to_vec()).to_string();
+    let rows = stmt.query_map(named_params! {":ids": ids}, |r| Ok((r.get("id")?, r.get("number")?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// One invoice of the company, with its lines and payments.
@@ -1106,6 +1170,7 @@ pub(crate) mod tests {
             wtn: None,
             original_invoice_id: None,
             reversed_at: None,
+            remains: None,
             settled_by: None,
             settled_orders: Vec::new(),
             process: None,
@@ -1448,7 +1513,6 @@ pub(crate) mod tests {
             (last.internal_id, last.number),
             (corrective.internal_id.clone(), corrective.number.clone())
         );
-        assert_eq!(last.quantities, [(0, Decimal::ONE)]);
         assert!(none.is_none(), "a corrective document has none of its own");
         assert_eq!(reversed_at.as_deref(), Some("2026-03-05T10:00:00+00:00"));
         assert_eq!(count, 1);

@@ -30,6 +30,7 @@ pub mod sales_day;
 pub mod stock;
 mod text_column;
 pub mod till;
+mod with_payments;
 pub mod wtn;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -607,15 +608,17 @@ fn count_wal_frames(writer: &mut Connection, copy: Option<Arc<CommitWatch>>) -> 
 
 /// Applies the pending migrations. V27 packs the requests earlier releases kept as text (with
 /// `arka_pack_request`, see `configure`), V28 packs the invoices' again and rewrites every invoice
-/// row (issue 34); each says how long it took per million rows.
+/// row (issue 34), V33 reads every invoice row for an index (issue 41); each says how long it
+/// took per million rows.
 fn migrate(writer: &mut Connection) -> Result<()> {
     let started = std::time::Instant::now();
     let report = embedded::migrations::runner().run(writer).map_err(Error::Migration)?;
     let applied = |version: i32| report.applied_migrations().iter().any(|m| m.version() == version);
-    let rewrote = match (applied(27), applied(28)) {
-        (_, true) => Some(("V28 kept the invoices' signatures and verify URLs shorter", "invoices")),
-        (true, false) => Some(("V27 packed the fiscal queue's kept requests", "fiscal_queue")),
-        (false, false) => None,
+    let rewrote = match (applied(27), applied(28), applied(33)) {
+        (_, true, _) => Some(("V28 kept the invoices' signatures and verify URLs shorter", "invoices")),
+        (true, false, _) => Some(("V27 packed the fiscal queue's kept requests", "fiscal_queue")),
+        (false, false, true) => Some(("V33 indexed the credit notes with the reversals", "invoices")),
+        (false, false, false) => None,
     };
     if let Some((what, table)) = rewrote {
         let rows: i64 =

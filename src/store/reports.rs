@@ -13,7 +13,9 @@ use super::invoices::report_totals::{amount, kind_of, quantity};
 use super::invoices::{self, Invoice};
 use super::money::Money;
 use crate::domain::cash_register::{ActionType, Purpose};
+use crate::domain::day_book::{self, DayBook, DayDocument};
 use crate::domain::document::DocumentKind;
+use crate::domain::drawer::{Count, TillDocument};
 use crate::domain::report::ReportKind;
 
 /// Which documents a report covers: the company's, issued on the period's days, narrowed to a
@@ -378,15 +380,34 @@ fn page(conn: &Connection, sql: &str, values: Vec<Value>) -> Result<Page> {
     Ok(Page { documents })
 }
 
-/// The corrective documents of the period (cancellations of sales and of orders), newest first.
+/// What the reversals report lists: the corrective documents (cancellations of sales and of
+/// orders) and the credit notes (381), which take back part of a sale without cancelling it.
+/// Written as the index `invoices_reversals` (V33) is, so the list reads it.
+const REVERSAL: &str = "(i.document_kind = 'CORRECTIVE' OR i.doc_type = '381')";
+
+/// The reversals of the period, newest first.
 pub fn reversals(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Result<Page> {
     let (conditions, mut values) = filter.on_invoices();
     values.extend([Value::Integer(limit), Value::Integer(offset)]);
+    page(conn, &reversals_sql(&conditions), values)
+}
+
+fn reversals_sql(conditions: &str) -> String {
+    format!(
+        "SELECT i.id FROM invoices i WHERE {REVERSAL} AND {conditions}
+         ORDER BY i.issue_date DESC, i.id DESC LIMIT ? OFFSET ?"
+    )
+}
+
+/// Every credit note of the period (the daily totals count them by their kind, as sales): few,
+/// read through the same index.
+pub fn credit_notes(conn: &Connection, filter: &Filter) -> Result<Page> {
+    let (conditions, values) = filter.on_invoices();
     page(
         conn,
         &format!(
-            "SELECT i.id FROM invoices i WHERE i.document_kind = 'CORRECTIVE' AND {conditions}
-             ORDER BY i.issue_date DESC, i.id DESC LIMIT ? OFFSET ?"
+            "SELECT i.id FROM invoices i
+             WHERE {REVERSAL} AND i.document_kind <> 'CORRECTIVE' AND {conditions} ORDER BY i.id"
         ),
         values,
     )
@@ -486,7 +507,7 @@ pub fn movements(conn: &Connection, filter: &Filter) -> Result<Vec<MovementRow>>
 }
 
 /// One business day of a TCR with its figures.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DayRow {
     pub id: i64,
     pub tcr_code: String,
@@ -494,12 +515,25 @@ pub struct DayRow {
     pub opened_at: String,
     pub opened_automatically: bool,
     pub closed_at: Option<String>,
+    /// What the drawer should have held at the close (a day closed before Arka counted the
+    /// drawer: the balance it was counted against, and `balance` is `None`).
     pub expected: Option<Decimal>,
     pub counted: Option<Decimal>,
+    /// The count by notes and coins, when the close sent one.
+    pub count: Option<Count>,
+    /// The spec's balance at the close.
+    pub balance: Option<Decimal>,
     /// As the close computed it; so far for a day still open.
     pub cash_sales: Decimal,
     /// The day's actions by purpose and type: (purpose, action type, amount).
     pub actions: Vec<(Purpose, ActionType, Decimal)>,
+    /// The till's name.
+    pub name: Option<String>,
+    /// What the day's documents came to, and who made the day.
+    pub book: DayBook,
+    /// A day still open that close-balance would close (its till's latest): what its drawer
+    /// should hold now.
+    pub expected_now: Option<Decimal>,
 }
 
 /// The TCRs' business days of the period, oldest first.
@@ -507,46 +541,135 @@ pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Resu
     let (conditions, mut values) = till_conditions(filter, "d");
     values.extend([Value::Integer(limit), Value::Integer(offset)]);
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT d.id, d.tcr_code, d.business_day, d.opened_at, d.opened_automatically, d.closed_at,
-             d.expected, d.counted, d.cash_sales
+        "SELECT d.id, d.company_id, d.tcr_code, d.business_day, d.opened_at, d.opened_automatically, d.closed_at,
+             d.expected, d.counted, d.cash_sales, d.balance, d.counted_by_denomination, d.day_book
          FROM cash_days d WHERE {conditions} ORDER BY d.business_day, d.tcr_code, d.id LIMIT ? OFFSET ?"
     ))?;
     let found = stmt
         .query_map(params_from_iter(values), |r| {
-            Ok(DayRow {
-                id: r.get("id")?,
-                tcr_code: r.get("tcr_code")?,
-                business_day: r.get("business_day")?,
-                opened_at: r.get("opened_at")?,
-                opened_automatically: r.get("opened_automatically")?,
-                closed_at: r.get("closed_at")?,
-                expected: r.get::<_, Option<Money>>("expected")?.map(|m| m.0),
-                counted: r.get::<_, Option<Money>>("counted")?.map(|m| m.0),
-                cash_sales: r.get::<_, Option<Money>>("cash_sales")?.map(|m| m.0).unwrap_or_default(),
-                actions: Vec::new(),
-            })
+            let count: Option<String> = r.get("counted_by_denomination")?;
+            let book: Option<String> = r.get("day_book")?;
+            Ok((
+                r.get::<_, i64>("company_id")?,
+                book.and_then(|text| serde_json::from_str::<DayBook>(&text).ok()),
+                DayRow {
+                    id: r.get("id")?,
+                    tcr_code: r.get("tcr_code")?,
+                    business_day: r.get("business_day")?,
+                    opened_at: r.get("opened_at")?,
+                    opened_automatically: r.get("opened_automatically")?,
+                    closed_at: r.get("closed_at")?,
+                    expected: r.get::<_, Option<Money>>("expected")?.map(|m| m.0),
+                    counted: r.get::<_, Option<Money>>("counted")?.map(|m| m.0),
+                    count: count.and_then(|text| serde_json::from_str(&text).ok()),
+                    balance: r.get::<_, Option<Money>>("balance")?.map(|m| m.0),
+                    cash_sales: r.get::<_, Option<Money>>("cash_sales")?.map(|m| m.0).unwrap_or_default(),
+                    actions: Vec::new(),
+                    name: None,
+                    book: DayBook::default(),
+                    expected_now: None,
+                },
+            ))
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     let mut days = Vec::with_capacity(found.len());
     let mut actions = conn.prepare_cached(
-        "SELECT purpose, action_type, amount FROM cash_actions WHERE cash_day_id = :day ORDER BY id",
+        "SELECT purpose, action_type, amount, user_id FROM cash_actions WHERE cash_day_id = :day ORDER BY id",
     )?;
-    for mut day in found {
-        day.actions = actions
+    let (users, tills) = (users(conn, filter.company_id)?, tcrs(conn, filter.company_id)?);
+    for (company_id, kept, mut day) in found {
+        let rows = actions
             .query_map(named_params! {":day": day.id}, |r| {
-                Ok((r.get("purpose")?, r.get("action_type")?, r.get::<_, Money>("amount")?.0))
+                Ok((
+                    (r.get("purpose")?, r.get("action_type")?, r.get::<_, Money>("amount")?.0),
+                    r.get::<_, Option<i64>>("user_id")?,
+                ))
             })?
-            .collect::<rusqlite::Result<_>>()?;
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut action_users = Vec::new();
+        for (action, user) in rows {
+            day.actions.push(action);
+            action_users.extend(user);
+        }
+        day.book = match kept.filter(|_| day.closed_at.is_some()) {
+            Some(book) => book,
+            None => summed(conn, day.id, &action_users, &users)?,
+        };
+        day.name = tills.get(&day.tcr_code).map(|(name, _)| name.clone());
         if day.closed_at.is_none() {
             let sales = super::cash_register::day_cash_sales(conn, day.id)?;
             day.cash_sales =
                 crate::domain::money::checked_sum(sales.into_iter().map(|(gross_all, self_issued)| {
                     crate::domain::cash_register::CashSale { gross_all, self_issued }.signed()
                 }))?;
+            let latest = super::cash_register::latest_day(conn, company_id, &day.tcr_code)?;
+            if latest.is_some_and(|l| l.id == day.id) {
+                day.expected_now =
+                    Some(super::cash_register::drawer_expected(conn, company_id, &day.tcr_code)?);
+            }
         }
         days.push(day);
     }
     Ok(days)
+}
+
+/// What the day's documents came to, and who made it (`action_users` its actions', named from
+/// `users`).
+fn summed(
+    conn: &Connection,
+    day_id: i64,
+    action_users: &[i64],
+    users: &HashMap<i64, (String, Option<String>)>,
+) -> Result<DayBook> {
+    let documents = day_documents(conn, day_id)?;
+    Ok(day_book::summarize(&documents, day_book::people_of(&documents, action_users, users))?)
+}
+
+/// What a day's documents came to and who made it, as its close keeps it.
+pub fn day_book_of(conn: &Connection, company_id: i64, day_id: i64) -> Result<DayBook> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT user_id FROM cash_actions WHERE cash_day_id = :day AND user_id IS NOT NULL ORDER BY id",
+    )?;
+    let action_users = stmt
+        .query_map(named_params! {":day": day_id}, |r| r.get("user_id"))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    summed(conn, day_id, &action_users, &users(conn, company_id)?)
+}
+
+/// The day's cash documents as its report reads them.
+fn day_documents(conn: &Connection, day_id: i64) -> Result<Vec<DayDocument>> {
+    let invoices = invoices::of_cash_day(conn, day_id)?;
+    let originals: Vec<i64> = invoices.iter().filter_map(|i| i.original_invoice_id).collect();
+    let numbers = if originals.is_empty() { HashMap::new() } else { invoices::numbers(conn, &originals)? };
+    Ok(invoices.iter().map(|i| day_document(i, &numbers)).collect())
+}
+
+/// A cash document as a day's report reads it: paid how, by VAT class in lek, by whom, and for a
+/// corrective document the number of what it cancels (`numbers`: the originals' by id). The
+/// shop's and the head office's alike.
+pub fn day_document(invoice: &Invoice, numbers: &HashMap<i64, String>) -> DayDocument {
+    let figures = invoices::report_totals::figures_of(invoice);
+    DayDocument {
+        number: invoice.number.clone(),
+        user_id: invoice.user_id,
+        operator_code: invoice.operator_code.clone(),
+        waiting: invoice.fic.is_none(),
+        corrects: invoice.original_invoice_id.and_then(|id| numbers.get(&id).cloned()),
+        paid: till_document(invoice),
+        gross: figures.lek.gross,
+        classes: figures.classes,
+    }
+}
+
+/// How a cash document paid, as the drawer reads it.
+pub fn till_document(invoice: &Invoice) -> TillDocument {
+    TillDocument {
+        corrective: invoice.document_kind == DocumentKind::Corrective,
+        self_issued: invoice.self_issue_type.is_some(),
+        foreign: invoice.currency != "ALL",
+        exchange_rate: invoice.exchange_rate,
+        payments: invoice.payments.iter().map(|p| (p.kind.as_str().to_string(), p.amount)).collect(),
+    }
 }
 
 /// The days still open, off the partial index of open days (V29), not every day ever kept:
@@ -733,6 +856,31 @@ mod tests {
             .unwrap();
         assert_eq!(on_till.iter().map(|r| r.sums.documents).sum::<i64>(), 3, "not the non-cash invoice");
         assert_eq!(other.iter().map(|r| r.sums.documents).sum::<i64>(), 1);
+    }
+
+    #[test]
+    fn the_reversals_are_listed_off_their_own_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        let filter = Filter {
+            company_id: 1,
+            from: "2026-01-01".into(),
+            to: "2026-12-31".into(),
+            business_unit_id: None,
+            tcr_code: None,
+            operator_code: None,
+        };
+        let (conditions, mut values) = filter.on_invoices();
+        values.extend([Value::Integer(20), Value::Integer(0)]);
+        let plan: Vec<String> = store
+            .read_blocking(|c| {
+                let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {}", reversals_sql(&conditions)))?;
+                let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, String>("detail"))?;
+                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+            })
+            .unwrap();
+        assert!(plan.iter().any(|step| step.contains("invoices_reversals")), "{plan:?}");
+        assert!(!plan.iter().any(|step| step.contains("TEMP B-TREE")), "read in the index's order: {plan:?}");
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use rusqlite::{Connection, named_params};
 
-use super::Result;
 use super::money::Money;
+use super::{Result, with_payments};
 use crate::domain::sales_day::Sale;
 
 /// The company's invoices issued on `business_day` (`YYYY-MM-DD`, Tirane), each with its
@@ -17,27 +17,21 @@ pub fn sales_on(conn: &Connection, company_id: i64, business_day: &str) -> Resul
          ORDER BY i.id, p.position",
     )?;
     let mut rows = stmt.query(named_params! {":company": company_id, ":day": business_day})?;
-    let mut sales: Vec<Sale> = Vec::new();
-    let mut last_id = None;
-    while let Some(r) = rows.next()? {
-        let id: i64 = r.get("id")?;
-        if last_id != Some(id) {
-            last_id = Some(id);
-            sales.push(Sale {
-                tcr_code: r.get("tcr_code")?,
-                gross_all: r.get::<_, Money>("gross_all")?.0,
-                exchange_rate: r.get::<_, Money>("exchange_rate")?.0,
-                waiting: r.get("waiting")?,
-                payments: Vec::new(),
-            });
-        }
-        let method: Option<String> = r.get("method")?;
-        let amount: Option<Money> = r.get("amount")?;
-        if let (Some(method), Some(amount), Some(sale)) = (method, amount, sales.last_mut()) {
-            sale.payments.push((method, amount.0));
-        }
+    with_payments::fold(&mut rows, |r| {
+        Ok(Sale {
+            tcr_code: r.get("tcr_code")?,
+            gross_all: r.get::<_, Money>("gross_all")?.0,
+            exchange_rate: r.get::<_, Money>("exchange_rate")?.0,
+            waiting: r.get("waiting")?,
+            payments: Vec::new(),
+        })
+    })
+}
+
+impl with_payments::Paid for Sale {
+    fn payments(&mut self) -> &mut Vec<(String, rust_decimal::Decimal)> {
+        &mut self.payments
     }
-    Ok(sales)
 }
 
 #[cfg(test)]

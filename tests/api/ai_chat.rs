@@ -110,19 +110,21 @@ fn a_stream_is_relayed_event_by_event_as_it_comes() {
 }
 
 #[test]
-fn without_an_endpoint_or_when_it_fails_the_answer_is_201_with_an_error_object() {
+fn without_an_endpoint_the_answer_is_503_in_the_standard_envelope() {
     let (bare, token) = shop(|_| {});
     for stream in [false, true] {
         let mut body = question();
         body["stream"] = json!(stream);
-        let error = failure(&bare.post_json(CHAT, Some(&token), &body));
-        assert_eq!(
-            (&error["type"], &error["code"], &error["param"]),
-            (&json!("service_unavailable"), &json!("ai_not_configured"), &Value::Null)
-        );
-        assert!(error["message"].as_str().unwrap().contains("--ai-url"), "{error}");
+        let reply = bare.post_json(CHAT, Some(&token), &body);
+        reply.assert_error(503);
+        assert!(reply.body["message"].as_str().unwrap().contains("--ai-url"), "{}", reply.text);
     }
+    // The body is still checked first.
+    bare.post_json(CHAT, Some(&token), &json!({"messages": []})).assert_invalid("model");
+}
 
+#[test]
+fn when_the_endpoint_fails_the_answer_is_201_with_an_error_object() {
     let ai = FakeAi::start();
     let (server, token) = shop(|args| {
         args.ai.ai_url = Some(format!("{}/chat/completions", ai.base()));

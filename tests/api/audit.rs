@@ -89,6 +89,7 @@ fn every_action_writes_its_entry_with_the_user_their_role_the_request_id_and_wha
             "cash.deposit",
             "cash.withdraw",
             "day.close",
+            "cash.difference",
             "user.create",
             "user.update",
             "user.role",
@@ -100,7 +101,7 @@ fn every_action_writes_its_entry_with_the_user_their_role_the_request_id_and_wha
         ],
         "oldest first: the on-boarding's unit, certificate, till and the owner's operator code, then the story"
     );
-    assert_eq!(page["total"], 17);
+    assert_eq!(page["total"], 18);
     let find = |action: &str| {
         page["entries"].as_array().unwrap().iter().find(|e| e["action"] == action).unwrap().clone()
     };
@@ -119,6 +120,13 @@ fn every_action_writes_its_entry_with_the_user_their_role_the_request_id_and_wha
     assert_eq!(amount(&close["after"]["counted"]), 900.0);
     assert_eq!(amount(&close["before"]["expected"]), 900.5, "1000 + 285 - 285 + 200.50 - 300: {close}");
     assert_eq!(amount(&close["after"]["difference"]), -0.5);
+    // The difference is booked in an entry of its own, on the day, naming the till.
+    let booked = find("cash.difference");
+    assert_eq!(
+        (booked["object"].clone(), amount(&booked["after"]["difference"])),
+        (close["object"].clone(), -0.5)
+    );
+    assert_eq!(booked["after"]["tcr"], till.tcr_code.as_str());
     assert_eq!(find("day.open")["after"]["opening"], "1000");
     let role = find("user.role");
     assert_eq!(role["object"], user.to_string());
@@ -187,7 +195,7 @@ fn the_chain_verifies_and_a_row_edited_with_sqlite3_is_named_by_audit_verify_and
     every_action(&till);
     let data = till.server.data_dir();
     let said = arka_ok(&["audit", "verify", "--data-dir", data.to_str().unwrap()]);
-    assert!(said.contains("the audit trail is whole (17 entries)"), "{said}");
+    assert!(said.contains("the audit trail is whole (18 entries)"), "{said}");
 
     // The application may not change the trail: SQLite itself refuses.
     let db = data.join("arka.db");
@@ -224,16 +232,16 @@ fn entries_removed_from_the_middle_or_the_end_are_named_and_a_restore_is_the_com
     let kept = till.server.stop_and_keep();
     let data = kept.path().join("data");
     let sqlite3 = |sql: &str| oracle(Command::new("sqlite3").arg(data.join("arka.db")).arg(sql), "sqlite3");
-    let out = sqlite3("DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE id = 17");
+    let out = sqlite3("DROP TRIGGER audit_no_delete; DELETE FROM audit WHERE id = 18");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&verify(&data).stderr).contains("broken at entry 17"));
+    assert!(String::from_utf8_lossy(&verify(&data).stderr).contains("broken at entry 18"));
     sqlite3("DELETE FROM audit WHERE id = 6");
     assert!(String::from_utf8_lossy(&verify(&data).stderr).contains("broken at entry 7"));
 
     let said = arka_ok(&["restore", backup.to_str().unwrap(), "--data-dir", data.to_str().unwrap()]);
     assert!(said.contains("audit trail"), "{said}");
     assert!(
-        arka_ok(&["audit", "verify", "--data-dir", data.to_str().unwrap()]).contains("whole (18 entries)")
+        arka_ok(&["audit", "verify", "--data-dir", data.to_str().unwrap()]).contains("whole (19 entries)")
     );
     let conn = rusqlite::Connection::open(data.join("arka.db")).unwrap();
     let (company, user, role, action): (Option<i64>, Option<i64>, String, String) = conn
@@ -255,26 +263,26 @@ fn the_list_filters_by_day_user_and_action_pages_answers_csv_and_refuses_a_cashi
 
     let cash = entries(server, owner, "?action=cash.withdraw");
     assert_eq!((actions(&cash), cash["total"].clone()), (vec!["cash.withdraw".to_string()], json!(1)));
-    assert_eq!(entries(server, owner, &format!("?user={}", till.user_id))["total"], 17);
+    assert_eq!(entries(server, owner, &format!("?user={}", till.user_id))["total"], 18);
     assert_eq!(entries(server, owner, &format!("?user={user}"))["total"], 0, "the user did nothing");
-    assert_eq!(entries(server, owner, &format!("?from={today}&to={today}"))["total"], 17);
+    assert_eq!(entries(server, owner, &format!("?from={today}&to={today}"))["total"], 18);
     assert_eq!(entries(server, owner, &format!("?from={tomorrow}"))["total"], 0);
 
     let first = entries(server, owner, "?limit=5");
     let second = entries(server, owner, "?limit=5&offset=5");
-    assert_eq!((first["entries"].as_array().unwrap().len(), first["total"].clone()), (5, json!(17)));
+    assert_eq!((first["entries"].as_array().unwrap().len(), first["total"].clone()), (5, json!(18)));
     let ids = |page: &Value| {
         page["entries"].as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()).collect::<Vec<_>>()
     };
-    assert_eq!(ids(&first), [17, 16, 15, 14, 13]);
-    assert_eq!(ids(&second), [12, 11, 10, 9, 8]);
+    assert_eq!(ids(&first), [18, 17, 16, 15, 14]);
+    assert_eq!(ids(&second), [13, 12, 11, 10, 9]);
 
     let csv = server.get("/api/v1/audit?format=csv&action=day.close", Some(owner));
     assert_eq!(csv.status, 200);
     assert!(csv.header("content-type").unwrap().starts_with("text/csv"));
     let text = csv.text.trim_start_matches('\u{feff}');
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("id,at,user_id,role,request_id,action,object,before,after,hash"));
+    assert_eq!(lines.next(), Some("id,at,user_id,user_name,role,request_id,action,object,before,after,hash"));
     let row = lines.next().unwrap();
     assert!(row.contains(",owner,pos-close-1,day.close,"), "{row}");
     assert_eq!(lines.next(), None);
@@ -292,7 +300,24 @@ fn the_list_filters_by_day_user_and_action_pages_answers_csv_and_refuses_a_cashi
     server.get("/api/v1/audit?user=x", Some(owner)).assert_invalid("user");
     server.get("/api/v1/audit?limit=0", Some(owner)).assert_invalid("limit");
     server.get("/api/v1/audit", Some(&cashier(server, till.company_id))).assert_error(403);
-    assert_eq!(entries(server, &manager(server, till.company_id), "")["total"], 17);
+    // A manager, who may not list the people, reads the trail with their names: the one who
+    // acted, and the person a user's entry acted on.
+    let read = entries(server, &manager(server, till.company_id), "?limit=100");
+    assert_eq!(read["total"], 18);
+    let users = server.get("/api/v1/users", Some(owner)).data(200)["items"].clone();
+    let name_of = |id: &Value| {
+        users.as_array().unwrap().iter().find(|u| &u["id"] == id).map(|u| u["name"].clone()).unwrap()
+    };
+    for entry in read["entries"].as_array().unwrap() {
+        assert_eq!(entry["userName"], name_of(&entry["userId"]), "{entry}");
+        let action = entry["action"].as_str().unwrap();
+        if action.starts_with("user.") || action.starts_with("token.") {
+            let object = json!(entry["object"].as_str().unwrap().parse::<i64>().unwrap());
+            assert_eq!(entry["objectName"], name_of(&object), "{entry}");
+        } else {
+            assert_eq!(entry["objectName"], Value::Null, "{entry}");
+        }
+    }
 }
 
 /// The one entry of `action` on `page` (the newest first).
@@ -400,4 +425,23 @@ fn money_ways_and_the_shops_fiscal_identity_are_audited() {
     assert!(!page.to_string().contains("Besa-e-re-2025"), "never a password in the trail");
     let said = arka_ok(&["audit", "verify", "--data-dir", server.data_dir().to_str().unwrap()]);
     assert!(said.contains("whole"), "{said}");
+}
+
+#[test]
+fn a_column_holding_a_value_of_the_wrong_type_is_named_by_its_entry() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    every_action(&till);
+    let kept = till.server.stop_and_keep();
+    let data = kept.path().join("data");
+    let sqlite3 = |sql: &str| oracle(Command::new("sqlite3").arg(data.join("arka.db")).arg(sql), "sqlite3");
+    let out = sqlite3("DROP TRIGGER audit_no_update; UPDATE audit SET company_id = 'one' WHERE id = 3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for command in ["audit", "reports"] {
+        let out = arka(&[command, "verify", "--data-dir", data.to_str().unwrap()]);
+        assert!(!out.status.success(), "{command} verify fails");
+        let told = String::from_utf8_lossy(&out.stderr);
+        assert!(told.contains("broken at entry 3") && told.contains("company_id"), "{command}: {told}");
+        assert!(!told.contains("sqlite"), "{command}: the entry, not the driver's words: {told}");
+    }
 }

@@ -93,7 +93,7 @@ fn the_water_then_the_whole_receipt_go_back_and_the_till_gives_the_cash_back() {
         Some(&till.token),
         &json!({}),
     );
-    again.assert_error(409);
+    again.assert_invalid("invoice");
 
     // The list shows the reversal on the original and the original on each corrective.
     let original = details(&till, &sale["id"]);
@@ -273,12 +273,13 @@ fn a_cancellation_sent_again_never_issues_a_second_corrective_document() {
     assert_eq!(read.data(200)["invoice"]["id"], second["id"]);
     assert_eq!(correctives_of(&sim, &sale), 2);
 
-    // The whole of what is left, then the same again: 409, not a third document.
+    // The whole of what is left, then the same again: 422 naming the last corrective document,
+    // not a third document.
     let rest =
         post(&format!("/api/v1/invoice/cancel/{}", sale["id"]), &json!({})).data(200)["invoice"].clone();
     let again = post("/api/v1/invoice/cancel-by-internal-id/r-1", &json!({}));
-    again.assert_error(409);
-    assert!(again.body["message"].as_str().unwrap().contains("r-1/cancel-3"), "{}", again.text);
+    again.assert_invalid("invoice");
+    assert!(again.body["errors"]["invoice"][0].as_str().unwrap().contains("r-1/cancel-3"), "{}", again.text);
     assert_eq!(correctives_of(&sim, &sale), 3);
     assert_eq!(balance(&till), 0.0);
     assert_eq!(details(&till, &rest["id"])["amount"]["gross"], json!(-45.0));
@@ -290,6 +291,60 @@ fn a_cancellation_sent_again_never_issues_a_second_corrective_document() {
     post(&path, &json!({"internalId": "x".repeat(256)})).assert_invalid("internalId");
     post(&path, &json!({"internalId": "r-1"})).assert_error(409);
     assert_eq!(correctives_of(&sim, &other), 0);
+}
+
+/// The spec's cancellation routes list no 409: an invoice with nothing left to cancel "cannot be
+/// cancelled in its state", 422, whichever way it is asked, and the message names the
+/// corrective document a POS retrying after a timeout reads back by its internalId.
+#[test]
+fn an_invoice_already_wholly_cancelled_is_422_naming_its_corrective_document_every_way_it_is_asked() {
+    let sim = SimServer::start();
+    let till = open_till_limited(&sim, &format!("{ROOMY_LIMITS};cancel=600/m"));
+    let post = |path: &str, body: &Value| till.server.post_json(path, Some(&till.token), body);
+    let sale = sell(&till, "w-1");
+    let whole =
+        post(&format!("/api/v2/invoice/cancel/{}", sale["id"]), &json!({})).data(200)["invoice"].clone();
+    let named = whole["number"].as_str().unwrap().to_string();
+    let one_coffee = json!({"lines": [{"product_name": "Kafe", "product_code": "K1", "quantity": 1}]});
+    let mut with_own_id = json!({});
+    with_own_id["internalId"] = json!("w-1-again");
+    for version in ["v1", "v2"] {
+        for path in [
+            format!("/api/{version}/invoice/cancel/{}", sale["id"]),
+            format!("/api/{version}/invoice/cancel-by-internal-id/w-1"),
+        ] {
+            for body in [json!({}), one_coffee.clone(), water(json!(1)), with_own_id.clone()] {
+                let again = post(&path, &body);
+                again.assert_invalid("invoice");
+                let message = again.body["errors"]["invoice"][0].as_str().unwrap();
+                assert!(message.contains("already wholly cancelled"), "{path} {body}: {message}");
+                assert!(
+                    message.contains("w-1/cancel-1") && message.contains(&named),
+                    "{path} {body}: {message}"
+                );
+            }
+        }
+    }
+    // The message's internalId reads the corrective document back.
+    let read = post("/api/v2/invoice/details/w-1%2Fcancel-1", &json!({}));
+    assert_eq!(read.data(200)["invoice"]["id"], whole["id"]);
+    assert_eq!(correctives_of(&sim, &sale), 1);
+
+    // Cancelled in part down to nothing: the same.
+    let parted = sell(&till, "w-2");
+    let path = format!("/api/v1/invoice/cancel/{}", parted["id"]);
+    post(&path, &json!({"lines": [{"product_name": "Kafe", "product_code": "K1", "quantity": 2}]})).data(200);
+    post(&path, &water(json!(1))).data(200);
+    for body in [water(json!(1)), json!({})] {
+        let again = post(&path, &body);
+        again.assert_invalid("invoice");
+        assert!(
+            again.body["errors"]["invoice"][0].as_str().unwrap().contains("w-2/cancel-2"),
+            "{}",
+            again.text
+        );
+    }
+    assert_eq!(correctives_of(&sim, &parted), 2);
 }
 
 #[test]
@@ -343,4 +398,44 @@ fn a_cancellation_body_with_a_key_it_does_not_know_is_refused_and_cancels_nothin
     assert_eq!(balance(&till), 165.0);
     till.server.post_json(&paths[3], Some(&till.token), &json!({})).data(200);
     assert_eq!(balance(&till), 0.0);
+}
+
+/// A part-cancelled invoice is told from a wholly cancelled one, in the list and the details
+/// (v1 and v2), with what its cancellations gave back and what remains; the spec's fields keep
+/// their meaning.
+#[test]
+fn a_part_cancelled_invoice_is_listed_as_part_cancelled_with_what_remains() {
+    let sim = SimServer::start();
+    let till = open_till(&sim);
+    let sale = sell(&till, "p-1");
+    let untouched = sell(&till, "p-2");
+    let listed = |version: &str, id: &Value| -> Value {
+        let page =
+            till.server.get(&format!("/api/{version}/invoice?limit=50"), Some(&till.token)).data(200).clone();
+        page["items"].as_array().unwrap().iter().find(|i| &i["id"] == id).unwrap().clone()
+    };
+    let cancellation = |id: &Value| -> Vec<Value> {
+        let mut seen: Vec<Value> =
+            ["v1", "v2"].iter().map(|v| listed(v, id)["cancellation"].clone()).collect();
+        for version in ["v1", "v2"] {
+            let path = format!("/api/{version}/invoice/{id}/details");
+            seen.push(till.server.get(&path, Some(&till.token)).data(200)["invoice"]["cancellation"].clone());
+        }
+        seen
+    };
+    assert!(cancellation(&sale["id"]).iter().all(Value::is_null), "never cancelled");
+
+    till.server
+        .post_json(&format!("/api/v1/invoice/cancel/{}", sale["id"]), Some(&till.token), &water(json!(1)))
+        .data(200);
+    let part = json!({"state": "partial", "cancelled": 45.0, "remaining": 240.0});
+    assert_eq!(cancellation(&sale["id"]), vec![part; 4]);
+    assert!(listed("v2", &sale["id"])["reversed_at"].is_string(), "the spec's field as before");
+    assert!(cancellation(&untouched["id"]).iter().all(Value::is_null));
+
+    till.server
+        .post_json(&format!("/api/v1/invoice/cancel/{}", sale["id"]), Some(&till.token), &json!({}))
+        .data(200);
+    let whole = json!({"state": "whole", "cancelled": 285.0, "remaining": 0.0});
+    assert_eq!(cancellation(&sale["id"]), vec![whole; 4]);
 }

@@ -152,18 +152,24 @@ fn a_full_day_keeps_the_balance_right_after_every_step() {
     assert_eq!(
         object_keys(&summary),
         [
+            "balance",
             "balance_after",
             "business_day",
+            "by_payment_method",
             "carried_over",
             "cash_sales",
             "closed_at",
             "closing_action",
             "counted",
             "currency",
+            "denominations",
             "deposits",
             "difference",
+            "drawer",
             "expected",
             "fiscal_tcr_code",
+            "left_in_drawer",
+            "not_in_drawer",
             "opened_at",
             "opened_automatically",
             "opening",
@@ -184,6 +190,12 @@ fn a_full_day_keeps_the_balance_right_after_every_step() {
     assert_eq!(summary["difference"].as_f64().unwrap(), -10.0);
     assert_eq!(summary["withdrawn"].as_f64().unwrap(), 1660.5);
     assert_eq!(summary["balance_after"].as_f64().unwrap(), 10.0);
+    // Every sale was paid in banknotes: the drawer's expectation is the balance.
+    assert_eq!(summary["balance"].as_f64().unwrap(), expected);
+    assert_eq!(summary["drawer"]["banknotes_in"].as_f64().unwrap(), 570.0);
+    assert_eq!(summary["drawer"]["expected"].as_f64().unwrap(), expected);
+    assert_eq!(summary["not_in_drawer"], json!({}));
+    assert_eq!(summary["left_in_drawer"].as_f64().unwrap(), 0.0);
     assert_eq!(summary["opened_automatically"], false);
     assert!(summary["closed_at"].is_string());
     assert_eq!(summary["opening_actions"].as_array().unwrap().len(), 2);

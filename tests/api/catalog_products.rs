@@ -457,3 +457,43 @@ fn a_csv_file_is_previewed_then_applied_in_one_go_and_a_bad_line_names_its_line_
         .assert_invalid("apply");
     import(&server, &shop.owner, false, "code,name\n").assert_invalid("line.1.last_price");
 }
+
+#[test]
+fn an_import_refuses_the_control_characters_a_body_refuses_and_apply_is_true_or_false() {
+    let server = TestServer::start_with(|args| args.limits = "interval.products=1s".parse().unwrap());
+    let partner = server.create_partner("desk");
+    let shop = open_shop(&server, &partner, "L41323036D");
+
+    // What a JSON body may not carry, a file may not either: the product could not be sold.
+    let bad = "code,name,last_price,vat_rate,description\nK2,a\u{0}b,10,20,\nK3,Kafe,10,20,a\u{7}\u{1b}b\nK\u{1}4,Ujë,5,6,\n";
+    for apply in [false, true] {
+        let refused = import(&server, &shop.owner, apply, bad);
+        assert_eq!(
+            refused.invalid_fields(),
+            ["line.2.name", "line.3.description", "line.4.code"],
+            "{}",
+            refused.text
+        );
+        assert!(
+            refused.body["errors"]["line.2.name"][0].as_str().unwrap().contains("U+0000"),
+            "{}",
+            refused.text
+        );
+    }
+    // Tab, line feed and carriage return are text; U+FFFE is not.
+    let fine = "code,name,last_price,vat_rate,description\nK2,Kafe\te madhe,10,20,\"two\r\nlines\"\n";
+    import(&server, &shop.owner, false, fine).data(200);
+    import(&server, &shop.owner, false, "code,name,last_price,vat_rate\nK5,a\u{FFFE},1,20\n")
+        .assert_invalid("line.2.name");
+
+    // `apply` is true or false, or absent (a preview); anything else is named, nothing written.
+    for apply in ["1", "0", "", "TRUE", "yes", "true "] {
+        let path = format!("/api/v1/products/import?apply={}", apply.replace(' ', "%20"));
+        server.post_raw(&path, Some(&shop.owner), "text/csv", fine.as_bytes()).assert_invalid("apply");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert!(catalog(&server, &shop).is_empty(), "nothing was written");
+    server.post_raw("/api/v1/products/import", Some(&shop.owner), "text/csv", fine.as_bytes()).data(200);
+    let applied = import(&server, &shop.owner, true, fine).data(200).clone();
+    assert_eq!(applied["applied"], json!(true));
+}

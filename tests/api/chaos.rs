@@ -15,9 +15,17 @@ fn the_short_campaign_finds_nothing_lost_duplicated_leaked_or_broken() {
         assert!(row.clean(), "{}: {:#?}", row.section, row);
     }
     let sections: Vec<&str> = report.rows.iter().map(|r| r.section.as_str()).collect();
-    for expected in
-        ["crash", "faults: down", "faults: after recovery", "bad input", "isolation", "secrets", "load held"]
-    {
+    for expected in [
+        "crash",
+        "faults: down",
+        "faults: after recovery",
+        "bad input",
+        "bad input: trailing data",
+        "isolation",
+        "secrets",
+        "load held",
+        "hq",
+    ] {
         assert!(sections.contains(&expected), "{expected} in {sections:?}");
     }
 }

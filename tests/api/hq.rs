@@ -7,14 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::common;
-use crate::common::hq::{Hq, around_today, normalised, sql, summed};
+use crate::common::hq::{Hq, around_today, hq_numbers, normalised, numbers_in, restore_from, sql, summed};
 use crate::common::process::ServerProcess;
 use crate::common::sim::SimServer;
 use crate::common::till::{
     NUIS, ROOMY_LIMITS, Till, coffee_and_water, issuing_load, on_account, open_till_with, post_at_once,
     upload_certificate,
 };
-use crate::common::{arka_ok, eventually, pdftotext};
+use crate::common::{eventually, pdftotext};
 use serde_json::{Value, json};
 
 /// A shop of the chain on a server of its own, shipping to `hq`.
@@ -27,6 +27,7 @@ fn shop_of_with(sim: &SimServer, hq: &Hq, name: &str, more: impl Fn(&mut arka::c
     let token = hq.add_shop(name);
     let url = hq.url();
     open_till_with(sim, move |args| {
+        args.hq.hq_allow_http = url.starts_with("http://");
         args.hq.hq_url = Some(url);
         args.hq.hq_token = Some(token);
         args.metrics = true;
@@ -61,20 +62,6 @@ fn shop_numbers(till: &Till) -> BTreeSet<String> {
     let db = rusqlite::Connection::open(till.server.data_dir().join("arka.db")).unwrap();
     let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
     stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
-}
-
-/// The numbers the HQ holds of `shop`, each counted: a number twice would be a duplicate.
-fn hq_numbers(hq: &Hq, shop: &str) -> Vec<String> {
-    let (from, to) = around_today();
-    let (status, body) =
-        hq.get(&format!("/api/v1/invoice?shop={shop}&fromDate={from}&toDate={to}&limit=500"));
-    assert_eq!(status, 200, "{body}");
-    body["data"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["number"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn shop_summary(till: &Till) -> Value {
@@ -183,16 +170,10 @@ fn shop_process(sim: &SimServer, hq: &Hq, data: &std::path::Path, token: &str) -
         format!("--limits={ROOMY_LIMITS}"),
         format!("--hq-url={}", hq.url()),
         format!("--hq-token={token}"),
+        "--hq-allow-http".to_string(),
     ]);
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     ServerProcess::start(data, &flags)
-}
-
-/// The numbers of the shop's documents in its database at `data`.
-fn numbers_in(data: &std::path::Path) -> BTreeSet<String> {
-    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
-    let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
-    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
 }
 
 fn summary_at(base_url: &str, token: &str) -> Value {
@@ -231,6 +212,7 @@ fn a_kill_9_of_the_hq_and_of_the_shop_mid_batch_loses_nothing_and_doubles_nothin
         open_till_with(&sim, move |args| {
             args.hq.hq_url = Some(url);
             args.hq.hq_token = Some(token);
+            args.hq.hq_allow_http = true;
         })
     };
     sell(&till, "warm-up");
@@ -270,6 +252,7 @@ fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells
     let hq_args = |args: &mut arka::config::ServeArgs| {
         args.hq.hq_url = Some(hq.url());
         args.hq.hq_token = Some(shop_token.clone());
+        args.hq.hq_allow_http = true;
     };
     let till = open_till_with(&sim, hq_args);
     sell(&till, "warm-up");
@@ -297,8 +280,7 @@ fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells
         hq_args(args);
     });
     new_box.restart_after(|dir| {
-        let dir = dir.to_str().unwrap();
-        let out = arka_ok(&["restore", "--from-hq", &hq.url(), "--hq-token", &shop_token, "--data-dir", dir]);
+        let out = restore_from(&hq, &shop_token, dir);
         assert!(out.contains("upload the company's certificate again"), "{out}");
     });
     let restored = {
@@ -312,14 +294,17 @@ fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells
     let refused = new_box.post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("after-no-cert"));
     assert_ne!(refused.status, 201, "no sale before the certificate is uploaded again: {}", refused.text);
     upload_certificate(&new_box, &token, NUIS, 365);
+    // The restored till goes on on a new TCR (issue 43: the numbers after the HQ's last may be
+    // at the CIS): its first receipt is 1 there.
+    eventually("the till on its new TCR", Duration::from_secs(60), || {
+        let today = new_box.get("/api/v1/owner/today", Some(&token)).data(200).clone();
+        today["restored"]["retired_tcrs"][0]["continued_by"].is_string()
+    });
     let next = new_box
         .post_json("/api/v1/invoice/cash", Some(&token), &coffee_and_water("after-restore"))
         .data(201)
         .clone();
-    assert_eq!(
-        next["invoice"]["number"],
-        json!(format!("{}/{}", restored.len() + 1, chrono::Utc::now().format("%Y")))
-    );
+    assert_eq!(next["invoice"]["number"], json!(format!("1/{}", chrono::Utc::now().format("%Y"))));
     // The new box ships on to the HQ, after what the HQ held.
     eventually("the new sale at the HQ", Duration::from_secs(30), || {
         hq_numbers(&hq, "shkoder").len() == held.len() + 1
@@ -549,6 +534,16 @@ fn the_owners_page_at_the_hq_shows_every_shops_day_side_by_side() {
         "nope",
     );
     assert_eq!(status, 401);
+    // A number the HQ reserved for elbasan five minutes ago with no document: the page lists it.
+    sql(
+        &hq.db.url,
+        &format!(
+            "INSERT INTO noncash_numbers (nuis, year, ord_num, shop_id, held_for, box_id, reserved_at)
+             SELECT '{NUIS}', {year}, 99, id, 'killed-mid-write', box_id, now() - interval '5 minutes'
+             FROM shops WHERE name = 'elbasan'",
+            year = chrono::Utc::now().format("%Y")
+        ),
+    );
     the_owner_reads_the_chain_in_a_browser(&hq, chain);
 }
 
@@ -581,6 +576,9 @@ fn the_owner_reads_the_chain_in_a_browser(hq: &Hq, chain: &Value) {
         let total = page.text_when("#chain-gross", |t| !t.is_empty()).await;
         assert_eq!(cents(&total), api_cents(&chain["totals"]["gross"]));
         page.text_when("[data-tcr] ", |t| t.starts_with("E mbyllur")).await;
+        let held = format!("[data-held=\"99/{}\"]", chrono::Utc::now().format("%Y"));
+        page.text_when(&held, |t| t.contains(NUIS)).await;
+        page.text_when("[data-shop-heard=\"elbasan\"]", |t| !t.is_empty()).await;
         let cis = page.find("nav button[data-view=cis]").await;
         assert!(cis.attr("hidden").await.unwrap().is_some(), "the CIS view is a shop's, not the HQ's");
         let stored = page
@@ -625,9 +623,15 @@ fn as_main_left_it(db: &std::path::Path) {
     for trigger in triggers {
         db.execute_batch(&format!("DROP TRIGGER {trigger}")).unwrap();
     }
+    // V35 (the drawer counted) and V43 (retired TCRs) came after main too: their columns go, and
+    // they add them again.
     db.execute_batch(
         "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products;
-         DROP TABLE password_reset_codes;
+         DROP TABLE password_reset_codes; DROP TABLE hq_set_aside; DROP TABLE cis_only_einvoices;
+         ALTER TABLE cash_days DROP COLUMN balance; ALTER TABLE cash_days DROP COLUMN drawer_mark;
+         ALTER TABLE cash_days DROP COLUMN counted_by_denomination; ALTER TABLE cash_days DROP COLUMN day_book;
+         ALTER TABLE fiscal_devices DROP COLUMN retired_at; ALTER TABLE fiscal_devices DROP COLUMN retired_why;
+         ALTER TABLE fiscal_devices DROP COLUMN continued_by;
          DELETE FROM refinery_schema_history WHERE version > 25;",
     )
     .unwrap();
@@ -874,9 +878,19 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
     the_hq_prints_the_closing_report_as_the_shop_does(&hq, &names, &tills);
 }
 
-/// What V5 (migrations_hq/V5__typed_reports.sql) added, taken away again with its row of the
-/// history: the database as an HQ of V4 left it, holding every row it was shipped.
+/// What V5 (migrations_hq/V5__typed_reports.sql), V6 (shops of their own) and V7 (numbers
+/// documented) added, taken away again with their rows of the history: the database as an HQ of
+/// V4 left it, holding every row it was shipped.
 const BACK_TO_V4: &str = "
+    DROP INDEX noncash_numbers_held;
+    ALTER TABLE noncash_numbers DROP COLUMN documented;
+    DROP TABLE box_refusals, hq_audit;
+    DROP INDEX noncash_numbers_held_for;
+    ALTER TABLE noncash_numbers DROP COLUMN box_id, DROP COLUMN voided_at, DROP COLUMN void_reason,
+        ADD CONSTRAINT noncash_numbers_nuis_year_shop_id_held_for_key UNIQUE (nuis, year, shop_id, held_for);
+    ALTER TABLE shops DROP COLUMN nuis, DROP COLUMN box_id, DROP COLUMN box_since, DROP COLUMN revoked_at,
+        DROP COLUMN retired_at, DROP COLUMN last_heard_at, DROP COLUMN heartbeat;
+    ALTER TABLE central_products DROP COLUMN withdrawn_at;
     DROP TABLE users, business_units, fiscal_devices, cash_days, cash_actions, wtns;
     DROP INDEX shop_rows_lines, invoices_shop_time, invoices_corrective, invoices_settled_by, invoices_cash_day,
         invoices_search;
@@ -897,11 +911,14 @@ fn an_hq_upgraded_with_the_shops_documents_answers_as_the_shops_do() {
     sql(&hq.db.url, BACK_TO_V4);
     assert_eq!(sql(&hq.db.url, "SELECT to_regclass('cash_days') IS NULL")[0][0].as_deref(), Some("t"));
     hq.start_again();
-    // The HQ listens before it has migrated: its answers are the upgraded ones once V5 is in.
+    // The HQ listens before it has migrated: its answers are the upgraded ones once V6 is in.
     eventually("the HQ upgraded past V4", Duration::from_secs(60), || {
         let applied = sql(&hq.db.url, "SELECT MAX(version) FROM refinery_schema_history");
-        applied[0][0].as_deref().is_some_and(|v| v.parse::<i64>().unwrap() >= 5)
+        applied[0][0].as_deref().is_some_and(|v| v.parse::<i64>().unwrap() >= 7)
     });
+    // V6 learns each shop's business from the company it shipped; V7 which numbers have documents.
+    let businesses = sql(&hq.db.url, "SELECT DISTINCT nuis FROM shops");
+    assert_eq!(businesses, [[Some(NUIS.to_string())]], "every shop's NUIS from its company");
     assert_the_chains_reports_are_its_shops(&hq, &names, &tills);
     the_hq_lists_and_details_every_shops_invoices_as_the_shop_does(&hq, &names, &tills);
     the_hq_keeps_the_sales_book_as_the_shop_does(&hq, &names, &tills);

@@ -445,6 +445,7 @@ fn the_list_item_and_details_carry_every_field_of_the_spec() {
         "process",
         "self_issue_type",
         "reversed_at",
+        "cancellation",
         "reversed_by",
         "original_invoice_id",
         "document_kind",

@@ -82,6 +82,7 @@ pub(crate) struct Cashier<'a> {
 
 const CASHIER_EMAIL: &str = "besa@dyqani-ana.al";
 pub(crate) const CASHIER_PASSWORD: &str = "Besa-shet-mire-7";
+const MANAGER_PASSWORD: &str = "Drita-numeron-arken-9";
 
 #[test]
 fn from_an_empty_production_server_to_a_closed_day_in_a_browser() {
@@ -113,11 +114,12 @@ fn story(form: &'static str, width: u32, height: u32) {
         signing_in_as_people(&page, &server).await;
         let state = open_the_day(&page, &cashier).await;
         let (items, _) = two_sales_on_the_days_totals(&page, &cashier).await;
-        let balance = cash_in_and_out_and_the_x_report(&page, &cashier).await;
-        close_the_day(&page, &cashier, &balance, &state).await;
+        let expected = cash_in_and_out_and_the_x_report(&page, &cashier).await;
+        let counted = close_the_day(&page, &cashier, &expected, &state).await;
         an_invoice(&page, &items, &server, &cashier.token).await;
         the_owner_signs_in(&page).await;
         five_thousand_in_english(&page, &server).await;
+        two_tills_closed_by_a_manager(&page, &server, &cashier, &counted).await;
         the_cis(&page).await;
         the_reports_in_words(&page).await;
         if form == "desktop" {
@@ -250,9 +252,11 @@ async fn two_sales_on_the_days_totals(page: &Browser, till: &Cashier<'_>) -> (Ve
     (items.clone(), balance)
 }
 
-/// The close: the page shows counted against expected and the difference before sending.
-async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, state: &str) {
-    // Counted by denomination: a 1000 and a 500 note, a 50 and two 20 coins.
+/// The close: the page shows counted against what the drawer should hold and the difference
+/// before sending, then sends the count by notes and coins. Returns the ids of the documents the
+/// count covered.
+async fn close_the_day(page: &Browser, till: &Cashier<'_>, expected: &Value, state: &str) -> Vec<i64> {
+    // Counted by denomination: a 1000 note, two 200 notes, two 20 coins.
     page.click("#denominations summary").await;
     // The 11 notes and coins are a grid: several to a row, at either width.
     let rows: Value = page
@@ -269,26 +273,26 @@ async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, stat
         rows[1].as_i64().unwrap() <= 6,
         "the count's fields are a grid, not one long column: {rows} (fields, rows)"
     );
-    for (value, count) in [(1000, "1"), (500, "1"), (50, "1"), (20, "2")] {
+    for (value, count) in [(1000, "1"), (200, "2"), (20, "2")] {
         page.type_into(&format!("#den-{value}"), count).await;
     }
-    let counted = page.text_when("#den-total", |t| shown_cents(t) == 159_000).await;
+    let counted = page.text_when("#den-total", |t| shown_cents(t) == 144_000).await;
     assert_eq!(
         page.find("#close-amount").await.prop("value").await.unwrap().as_deref(),
-        Some("1\u{202f}590,00"),
+        Some("1\u{202f}440,00"),
         "{counted}"
     );
     page.click("#close-form button[type=submit]").await;
-    let expected = page.find("#close-expected").await.text().await.unwrap();
-    assert_eq!(shown_cents(&expected), api_cents(balance));
-    assert_eq!(shown_cents(&page.find("#close-counted").await.text().await.unwrap()), 159_000);
+    let shown = page.find("#close-expected").await.text().await.unwrap();
+    assert_eq!(shown_cents(&shown), api_cents(expected));
+    assert_eq!(shown_cents(&page.find("#close-counted").await.text().await.unwrap()), 144_000);
     let difference = page.find("#close-difference").await.text().await.unwrap();
-    assert_eq!(shown_cents(&difference), 159_000 - api_cents(balance));
-    assert_eq!(shown_cents(&difference), -650, "six lek fifty are missing");
+    assert_eq!(shown_cents(&difference), 144_000 - api_cents(expected));
+    assert_eq!(shown_cents(&difference), -500, "five lek are missing, the card's money is not asked for");
     screen(page, "close").await;
     page.click("#confirm-close").await;
     let closed = page.text_when("#closed-difference", |t| !t.is_empty()).await;
-    assert_eq!(shown_cents(&closed), -650);
+    assert_eq!(shown_cents(&closed), -500);
     let today = till.server.get("/api/v1/owner/today", Some(&till.token)).data(200).clone();
     assert_eq!(today["tills"][0]["day"]["state"], "closed", "the page closed the day");
     let day = today["business_day"].as_str().unwrap();
@@ -296,17 +300,23 @@ async fn close_the_day(page: &Browser, till: &Cashier<'_>, balance: &Value, stat
         &format!("/api/v1/reports/cash-register/closing?from={day}&to={day}&tcr={}", till.tcr_code),
         Some(&till.token),
     );
-    assert_eq!(api_cents(&z.data(200)["items"][0]["difference"]), -650, "the API's Z report");
+    let z = z.data(200)["items"][0].clone();
+    assert_eq!(api_cents(&z["difference"]), -500, "the API's Z report");
+    assert_eq!(z["denominations"], json!({"1000": 1, "200": 2, "20": 2}), "the count as the page made it");
+    assert_eq!(z["not_in_drawer"], json!({"CARD": 151.5}));
     // The Z report as an 80 mm PDF, in the page.
     page.click("#day-pdf-receipt").await;
     let frame = page.find("iframe.day-pdf.receipt").await;
     assert!(frame.attr("src").await.unwrap().unwrap().starts_with("blob:"));
     page.click("#dialog-close").await;
     page.text_when(state, |t| t.starts_with("E mbyllur")).await;
+    let listed = till.server.get("/api/v1/invoice?limit=100", Some(&till.token)).data(200).clone();
+    listed["items"].as_array().unwrap().iter().map(|i| i["id"].as_i64().unwrap()).collect()
 }
 
 /// A deposit and a withdrawal, each with its reason (none is refused beside the field), then the
-/// X report of the till: its figures are the API's. Returns the balance.
+/// X report of the till: its figures are the API's, its expected cash the drawer's (the card sale
+/// named apart). Returns what the drawer should hold.
 async fn cash_in_and_out_and_the_x_report(page: &Browser, till: &Cashier<'_>) -> Value {
     page.type_into("#deposit-amount", "200").await;
     page.click("#deposit-form button[type=submit]").await;
@@ -331,12 +341,46 @@ async fn cash_in_and_out_and_the_x_report(page: &Browser, till: &Cashier<'_>) ->
         101_000 + 28_500 + 15_150 + 20_000 - 5_000,
         "float, test sale, the two sales (cash receipts, whatever the payment), in, out"
     );
+    // What the drawer should hold, from the documents the API lists and the till's actions: the
+    // banknotes, not the card's 151.50, which the spec's balance counts.
+    let expected = drawer_from_documents(till.server, &till.token, &[]);
+    assert_eq!(expected, api_cents(&balance) - 15_150);
+    let today = till.server.get("/api/v1/owner/today", Some(&till.token)).data(200).clone();
+    assert_eq!(api_cents(&today["tills"][0]["day"]["expected"]), expected, "the API's drawer");
     page.click(&format!("[data-x-report=\"{}\"]", till.tcr_code)).await;
-    let expected = page.text_when("#report-expected", |t| !t.is_empty()).await;
-    assert_eq!(shown_cents(&expected), api_cents(&balance), "the X report's expected cash");
+    let shown = page.text_when("#report-expected", |t| !t.is_empty()).await;
+    assert_eq!(shown_cents(&shown), expected, "the X report's expected cash is the drawer's");
+    let apart = page.find("#report-not-in-drawer").await.text().await.unwrap();
+    assert_eq!(apart, "Kartë 151,50", "card sales named apart, never expected in the drawer");
     screen(page, "x-report").await;
     page.click("#dialog-close").await;
-    balance
+    let shown = page.text_when("#drawer-expected", |t| shown_cents(t) == expected).await;
+    assert_eq!(shown_cents(&shown), expected, "Today's drawer");
+    json!(expected as f64 / 100.0)
+}
+
+/// What a till's drawer should hold, in cents, read from the API's own lists as an accountant
+/// would: the actions since its last close (newest first, up to the closing withdrawal) and the
+/// banknote payments of its documents but those counted at that close (`counted`: their ids),
+/// a sale's in, a corrective document's out.
+fn drawer_from_documents(server: &TestServer, token: &str, counted: &[i64]) -> i64 {
+    let actions = server.get("/api/v1/cash-register/actions?limit=100", Some(token)).data(200).clone();
+    let mut cents = 0;
+    for action in actions["items"].as_array().unwrap() {
+        if action["description"] == "Closing of the day" {
+            break;
+        }
+        let amount = api_cents(&action["amount"]);
+        cents += if action["action_type"] == "MONEY_OUT" { -amount } else { amount };
+    }
+    let items = server.get("/api/v2/invoice?limit=100", Some(token)).data(200)["items"].clone();
+    for item in items.as_array().unwrap().iter().filter(|i| !counted.contains(&i["id"].as_i64().unwrap())) {
+        for payment in item["payment_methods"].as_array().unwrap().iter().filter(|p| p["type"] == "BANKNOTE")
+        {
+            cents += api_cents(&payment["amount"]);
+        }
+    }
+    cents
 }
 
 /// The till's cash as the API has it, in cents.
@@ -432,8 +476,17 @@ async fn an_invoice(page: &Browser, items: &[Value], server: &TestServer, token:
     assert_eq!(first["number"], corrective.as_str(), "the page names the corrective document");
     assert_eq!(api_cents(&first["amount"]["gross"]), -5_050, "one water of 50.50 given back");
 
-    // The whole of the other sale, after a confirmation, once the list shows the cancellation.
+    // The list says the invoice is part cancelled, with what remains: the API's figure.
     page.text_when("#view-invoices table", |t| t.contains(&corrective)).await;
+    let part = listed.as_array().unwrap().iter().find(|i| i["id"] == items[0]["id"]).unwrap()["cancellation"]
+        .clone();
+    assert_eq!(part["state"], "partial", "{part}");
+    assert_eq!(api_cents(&part["remaining"]), 15_150 - 5_050);
+    let state = format!("[data-state=\"{}\"]", items[0]["id"]);
+    let said = page.text_when(&state, |t| t.starts_with("part cancelled")).await;
+    assert_eq!(said, "part cancelled · remaining 101.00 ALL");
+
+    // The whole of the other sale, after a confirmation.
     page.click(&format!("button[data-invoice=\"{}\"]", items[1]["id"])).await;
     let number = items[1]["number"].as_str().unwrap();
     page.text_when("#dialog-title", |t| t.ends_with(number)).await;
@@ -445,6 +498,11 @@ async fn an_invoice(page: &Browser, items: &[Value], server: &TestServer, token:
         .await;
     let listed = server.get("/api/v1/invoice?limit=100", Some(token)).data(200)["items"].clone();
     assert_eq!(api_cents(&listed[0]["amount"]["gross"]), -api_cents(&items[1]["amount"]["gross"]));
+    let whole =
+        listed.as_array().unwrap().iter().find(|i| i["id"] == items[1]["id"]).unwrap()["cancellation"]
+            .clone();
+    assert_eq!(whole["state"], "whole", "{whole}");
+    page.text_when(&format!("[data-state=\"{}\"]", items[1]["id"]), |t| t == "cancelled").await;
 }
 
 /// Reports in words: the summary's, the VAT table's and the trend's figures are the API's for
@@ -520,8 +578,8 @@ async fn the_audit_trail(page: &Browser, server: &TestServer) {
     owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
     let figures: [(&str, i64, &[&str]); 3] = [
         ("invoice.cancel", 2, &["corrective", "total"]),
-        ("day.close", 1, &["counted", "difference"]),
-        ("user.password", 1, &["passwordSetBy"]),
+        ("day.close", 3, &["tcr", "counted", "difference"]),
+        ("user.password", 2, &["passwordSetBy"]),
     ];
     the_audit_view(page, &owner, &figures).await;
 }
@@ -536,6 +594,7 @@ fn audit_pair(key: &str, value: &str, lang: &str) -> String {
         "counted" => ["Numëruar", "Counted"],
         "difference" => ["Diferenca", "Difference"],
         "passwordSetBy" => ["Fjalëkalimi u vendos nga", "Password set by"],
+        "tcr" => ["Arka", "Till"],
         other => panic!("no words for {other} in this story"),
     }[usize::from(en)];
     let shown = match key {
@@ -721,6 +780,141 @@ async fn five_thousand_in_english(page: &Browser, server: &TestServer) {
     let listed = owner.get("/api/v1/products").data(200).clone();
     let kafe = listed.as_array().unwrap().iter().find(|p| p["code"] == "KAFE").unwrap();
     assert_eq!(api_cents(&kafe["last_price"]), 500_000, "the API's price is the reading chosen: {kafe}");
+}
+
+/// Two tills closed by a manager. A second till sells through the API (a card sale among its
+/// sales); the first till's next day, opened by the cancellations above and given its float,
+/// starts from what its count left (nothing), not from the five lek counted short. A manager
+/// signs in, sees both tills' days with what each drawer should hold (the API's figures, and the
+/// documents'), picks each till, counts it by notes and coins and closes it; the audit trail
+/// names each till and the manager.
+async fn two_tills_closed_by_a_manager(
+    page: &Browser,
+    server: &TestServer,
+    first: &Cashier<'_>,
+    counted: &[i64],
+) {
+    let mut owner = People::new(server);
+    owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
+    let users = owner.get("/api/v1/users").data(200)["items"].clone();
+    let branch = users.as_array().unwrap().iter().find_map(|u| u["branchId"].as_i64()).unwrap();
+    let device = json!({"branchId": branch, "name": "Kasa 2", "fromDate": chrono::Utc::now().date_naive().to_string()});
+    let second =
+        owner.post("/api/v1/on-boarding/fiscal-device", &device).data(201)["device"]["fiscalTcrCode"]
+            .as_str()
+            .unwrap()
+            .to_string();
+    let body = json!({"name": "Arben Dida", "email": "arben@dyqani-ana.al", "branchId": branch, "fiscalTcrCode": second, "operatorCode": "ar123ar123"});
+    let arben = owner.post("/api/v1/on-boarding/user", &body).data(201)["user"]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let body = json!({"name": "Drita Leka", "email": "drita@dyqani-ana.al", "branchId": branch, "role": "manager", "operatorCode": "dr123dr123"});
+    let manager = owner.post("/api/v1/on-boarding/user", &body).data(201)["user"]["id"].as_i64().unwrap();
+    owner
+        .post(&format!("/api/v1/users/{manager}/password"), &json!({"newPassword": MANAGER_PASSWORD}))
+        .data(200);
+    let sell = |token: &str, internal_id: &str, method: &str, price: u32| {
+        let body = json!({
+            "internalId": internal_id, "payment_method": method,
+            "lines": [{"product_name": "Kafe", "product_code": "K1", "unit": "copë", "quantity": 1, "price": price, "total": price, "vat": 20}],
+        });
+        server.post_json("/api/v1/invoice/cash", Some(token), &body).data(201);
+    };
+    sell(&arben, "k2-1", "BANKNOTE", 600);
+    sell(&arben, "k2-2", "CARD", 300);
+    // The first till's next day: its float, and a sale.
+    server
+        .post_json("/api/v1/cash-register/open-balance", Some(&first.token), &json!({"amount": 1000}))
+        .data(201);
+    sell(&first.token, "pos-3", "BANKNOTE", 240);
+    let first_expected = drawer_from_documents(server, &first.token, counted);
+    let second_expected = drawer_from_documents(server, &arben, &[]);
+    assert_eq!(second_expected, 60_000, "till 2 opened by its first sale, with nothing in it");
+
+    // The manager signs in and sees every till's day, the API's and the documents' figures.
+    page.click("#signout").await;
+    page.find("#signin-form").await;
+    page.type_into("#signin-email", "drita@dyqani-ana.al").await;
+    page.type_into("#signin-password", &format!("{MANAGER_PASSWORD}{}", keys(Key::Enter))).await;
+    page.text_when("#who", |t| t.ends_with("· Manager")).await;
+    page.click("nav button[data-view=today]").await;
+    let today = page.api_data("/api/v1/owner/today").await;
+    for (tcr, documents) in [(&first.tcr_code, first_expected), (&second, second_expected)] {
+        let till = today["tills"].as_array().unwrap().iter().find(|t| &t["fiscal_tcr_code"] == tcr).unwrap();
+        assert_eq!(
+            api_cents(&till["day"]["expected"]),
+            documents,
+            "{tcr}: the API's drawer is the documents'"
+        );
+        let shown = page.text_when(&format!("[data-expected=\"{tcr}\"]"), |t| !t.is_empty()).await;
+        assert_eq!(shown_cents(&shown), documents, "{tcr} on the page");
+    }
+    let first_day = today["tills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["fiscal_tcr_code"] == first.tcr_code.as_str())
+        .unwrap();
+    assert_eq!(
+        api_cents(&first_day["day"]["drawer"]["carried_over"]),
+        0,
+        "the count left nothing; the -5 stays on its day"
+    );
+    let apart = page.find(&format!("[data-not-in-drawer=\"{second}\"]")).await.text().await.unwrap();
+    assert_eq!(apart, "Card 300.00");
+
+    // Each till picked, counted by notes and coins and closed: till 2 exactly, till 1 exactly.
+    for (tcr, expected) in [(second.as_str(), second_expected), (first.tcr_code.as_str(), first_expected)] {
+        let pieces = denominations_of(expected);
+        page.find("#till-pick").await.select_by_value(tcr).await.unwrap();
+        page.text_when("#till-actions p", |t| t.contains(tcr)).await;
+        let shown = page.text_when("#drawer-expected", |t| shown_cents(t) == expected).await;
+        assert_eq!(shown_cents(&shown), expected);
+        if tcr == second {
+            page.client
+                .execute("document.getElementById('till-actions').scrollIntoView()", vec![])
+                .await
+                .unwrap();
+            screen(page, "two-tills").await;
+        }
+        page.click("#denominations summary").await;
+        for (value, count) in &pieces {
+            page.type_into(&format!("#den-{value}"), count).await;
+        }
+        page.text_when("#den-total", |t| shown_cents(t) == expected).await;
+        page.click("#close-form button[type=submit]").await;
+        assert_eq!(shown_cents(&page.find("#close-difference").await.text().await.unwrap()), 0);
+        page.click("#confirm-close").await;
+        let closed = page.text_when("#closed-difference", |t| !t.is_empty()).await;
+        assert_eq!(shown_cents(&closed), 0, "{tcr}");
+        page.click("#dialog-close").await;
+        page.text_when(&format!("[data-tcr=\"{tcr}\"]"), |t| t.starts_with("Closed")).await;
+    }
+    let today = owner.get("/api/v1/owner/today").data(200).clone();
+    for till in today["tills"].as_array().unwrap() {
+        assert_eq!(till["day"]["state"], "closed", "{till}");
+    }
+    let closes = owner.get("/api/v1/audit?action=day.close").data(200).clone();
+    let named: Vec<(&str, &str)> = closes["entries"].as_array().unwrap()[..2]
+        .iter()
+        .map(|e| (e["after"]["tcr"].as_str().unwrap(), e["role"].as_str().unwrap()))
+        .collect();
+    assert_eq!(named, [(first.tcr_code.as_str(), "manager"), (second.as_str(), "manager")], "newest first");
+}
+
+/// Lek notes and coins adding up to `cents` (whole lek), largest first, as typed into the count.
+fn denominations_of(cents: i64) -> Vec<(i64, String)> {
+    assert_eq!(cents % 100, 0, "a drawer of whole lek: {cents}");
+    let mut left = cents / 100;
+    let mut pieces = Vec::new();
+    for value in [5000, 2000, 1000, 500, 200, 100, 50, 20, 10, 5, 1] {
+        if left >= value {
+            pieces.push((value, (left / value).to_string()));
+            left %= value;
+        }
+    }
+    pieces
 }
 
 /// The owner's CIS screen: online, nothing waiting, the certificate's expiry.

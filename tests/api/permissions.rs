@@ -4,7 +4,6 @@
 //! till; the rules of who gives which role; tokens listed, rotated and revoked.
 
 use std::collections::BTreeMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -12,6 +11,7 @@ use std::path::Path;
 use crate::common::depot::note;
 use crate::common::people::Browser;
 use crate::common::sim::SimServer;
+use crate::common::snapshot::{changed, snapshot};
 use crate::common::till::{Till, coffee_and_water, on_board, open_till, open_till_with};
 use crate::common::{Reply, TestServer, bank_account_body, object_keys, register_sandbox};
 use chrono::Utc;
@@ -44,39 +44,6 @@ fn device(server: &TestServer, owner: &str, branch: i64, name: &str) -> String {
     let body = json!({"branchId": branch, "name": name, "fromDate": today()});
     let reply = server.post_json("/api/v1/on-boarding/fiscal-device", Some(owner), &body);
     reply.data(201)["device"]["fiscalTcrCode"].as_str().unwrap().to_string()
-}
-
-/// Every table's rows, as a count and a digest, but what a request may write whoever makes it:
-/// the tokens' last uses, and the search index the server keeps in the background.
-fn snapshot(db: &Path) -> BTreeMap<String, (usize, u64)> {
-    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    let tables: Vec<String> = conn
-        .prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-               AND name NOT LIKE 'invoices_search%' AND name <> 'user_token_uses'",
-        )
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let mut digest = BTreeMap::new();
-    for table in tables {
-        let mut stmt = conn.prepare(&format!("SELECT * FROM \"{table}\"")).unwrap();
-        let columns = stmt.column_count();
-        let mut rows: Vec<String> = stmt
-            .query_map([], |r| {
-                Ok((0..columns).map(|i| format!("{:?}", r.get_ref(i).unwrap())).collect::<Vec<_>>().join("|"))
-            })
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        rows.sort();
-        let mut hasher = DefaultHasher::new();
-        rows.hash(&mut hasher);
-        digest.insert(table, (rows.len(), hasher.finish()));
-    }
-    digest
 }
 
 /// Who calls, in the matrix.
@@ -347,12 +314,8 @@ fn every_operation_answers_each_role_as_the_permission_table_says() {
                     let reply = call(server, &method, &path, token.as_ref());
                     assert_refused(&reply, who.refused_with(role), &path, &what);
                     let after = snapshot(&db);
-                    let changed: Vec<&String> = before
-                        .keys()
-                        .chain(after.keys())
-                        .filter(|t| before.get(*t) != after.get(*t))
-                        .collect();
-                    assert!(changed.is_empty(), "{what} was refused but changed the tables {changed:?}");
+                    let tables = changed(&before, &after);
+                    assert!(tables.is_empty(), "{what} was refused but changed the tables {tables:?}");
                     refused += 1;
                 }
             }

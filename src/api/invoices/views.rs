@@ -282,6 +282,15 @@ pub struct BankAccountView<'a> {
     notes: Option<&'a str>,
 }
 
+/// What an invoice's cancellations left of it: `partial` (some of it remains) or `whole`, what
+/// they gave back and what remains, with VAT in the invoice's currency.
+#[derive(Serialize)]
+pub struct CancellationView {
+    state: &'static str,
+    cancelled: Decimal,
+    remaining: Decimal,
+}
+
 /// One item of `GET /invoice` (the spec's "Invoice list item", plus what tells the documents
 /// of a table and of a cancellation apart).
 #[derive(Serialize)]
@@ -313,6 +322,8 @@ pub struct ListItem<'a> {
     process: Option<&'a str>,
     self_issue_type: Option<&'a str>,
     reversed_at: Option<String>,
+    /// What cancellations left of it; null when it was never cancelled.
+    cancellation: Option<CancellationView>,
     /// The spec's "id of the invoice this one reverses": a corrective document's original.
     reversed_by: Option<i64>,
     original_invoice_id: Option<i64>,
@@ -402,6 +413,11 @@ pub fn list_item_at<'a>(links: &Links, invoice: &'a Invoice, version: ApiVersion
         process: invoice.process.as_deref(),
         self_issue_type: invoice.self_issue_type.as_deref(),
         reversed_at: invoice.reversed_at.as_deref().map(local),
+        cancellation: invoice.remains.map(|r| CancellationView {
+            state: if r.wholly { "whole" } else { "partial" },
+            cancelled: r.cancelled,
+            remaining: r.remaining,
+        }),
         reversed_by: invoice.original_invoice_id,
         original_invoice_id: invoice.original_invoice_id,
         order_state: (invoice.document_kind == DocumentKind::Order)

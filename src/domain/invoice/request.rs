@@ -92,7 +92,8 @@ pub struct CheckedDetails {
 
 /// The details of an invoice of `invoice_type`, their problems added to `errors` (merged with
 /// the lines' by the caller, so that one answer names them all): the days are YYYY-MM-DD, the
-/// currency ISO 4217, the internalId at most 255 characters, and a non-cash invoice's
+/// currency ISO 4217, the internalId at most 255 characters and not a name Arka gives a
+/// cancellation (`validation::is_cancellation_name`), and a non-cash invoice's
 /// `doc_type` one of 380, 381 (a credit note, with the 32 characters of its original's IIC) or
 /// 383.
 pub fn check_details(invoice_type: InvoiceType, d: &Details, errors: &mut FieldErrors) -> CheckedDetails {
@@ -101,6 +102,7 @@ pub fn check_details(invoice_type: InvoiceType, d: &Details, errors: &mut FieldE
     let supply_end = errors.date("supply_end_date", d.supply_end_date);
     let currency = currency(errors, d.currency);
     validation::internal_id_length(errors, d.internal_id);
+    validation::not_a_cancellation_name(errors, d.internal_id);
     if invoice_type == InvoiceType::NonCash {
         match d.doc_type {
             None | Some("380") | Some("383") => {}

@@ -5,14 +5,12 @@
 //! issues, and the till's balance gives back what it reverses), a non-cash original's on the
 //! business. Kept and queued when the CIS does not answer; given up when it refuses.
 
-use chrono::Utc;
-use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
 use super::super::{Error, Result, Services};
 use super::content::InvoiceDocument;
-use super::content::{Content, Links, internal_id, this_year, user_codes};
+use super::content::{Content, Links, internal_id, sale_day_and_today, this_year, user_codes};
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
@@ -92,18 +90,16 @@ fn cancellable(original: &Invoice) -> Result<Option<WholeOnly>> {
     })
 }
 
-/// What a cancellation without an internalId of its own meets when it repeats `last`.
-fn repeated(last: &LastReversal, whole: bool) -> Error {
-    let named = format!("the corrective document {} ({})", last.internal_id, last.number);
-    Error::Conflict(if whole {
-        format!(
-            "The invoice is already wholly cancelled, last by {named}; read it with details by internalId."
-        )
-    } else {
-        format!(
-            "This cancellation repeats the invoice's last one, {named}, which left nothing to cancel. Read it with details by internalId."
-        )
-    })
+/// An invoice with nothing left to cancel, named by its last corrective document.
+fn wholly_cancelled(last: Option<&LastReversal>) -> Error {
+    let message = match last {
+        Some(last) => format!(
+            "The invoice is already wholly cancelled, last by the corrective document {} ({}); read it with details by internalId.",
+            last.internal_id, last.number
+        ),
+        None => "The invoice is already wholly cancelled.".to_string(),
+    };
+    FieldErrors::one("invoice", message).into()
 }
 
 impl Services {
@@ -116,18 +112,14 @@ impl Services {
                 self.company_invoice_by_internal_id(caller, internal_id).await?
             }
         };
-        let sale_day = original
-            .issue_date
-            .parse()
-            .map_err(|_| Error::Internal(format!("invoice {} has no readable issue date", original.id)))?;
-        let today = Utc::now().with_timezone(&Tirane).date_naive();
+        let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date)?;
         role::may_cancel(caller.reader(), original.user_id, sale_day, today)?;
         Ok(original)
     }
 
     /// `POST /invoice/cancel/{id}` and `/invoice/cancel-by-internal-id/{internalId}`. Sent again,
-    /// with an internalId of its own it is looked up first, as any invoice's; without one, a
-    /// request that repeats the last cancellation of an invoice it left empty is 409 naming it.
+    /// with an internalId of its own it is looked up first, as any invoice's; an invoice its
+    /// earlier cancellations left empty is 422 naming the last of them.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
         let year = this_year();
@@ -139,7 +131,8 @@ impl Services {
         let whole_only = cancellable(&original)?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, original.kind == InvoiceType::Cash)?;
         let original_id = original.id;
-        let (corrections_seen, reversed, refunded, last) = self
+        let (company_id, names) = (caller.company.id, format!("{}/cancel-", original.internal_id));
+        let (corrections_seen, reversed, refunded, last, taken) = self
             .store
             .read(move |conn| {
                 Ok((
@@ -147,6 +140,7 @@ impl Services {
                     db::reversed_so_far(conn, original_id)?,
                     db::refunded_so_far(conn, original_id)?,
                     db::last_reversal(conn, original_id)?,
+                    db::internal_ids_beginning(conn, company_id, year, &names)?,
                 ))
             })
             .await?;
@@ -163,21 +157,8 @@ impl Services {
                     .unwrap_or_else(Reversed::default),
             })
             .collect();
-        if req.internal_id.is_none()
-            && let Some(last) = last
-        {
-            let by_position: Vec<Decimal> = (0..lines.len())
-                .map(|position| {
-                    last.quantities
-                        .iter()
-                        .filter(|(p, _)| usize::try_from(*p).is_ok_and(|p| p == position))
-                        .map(|(_, q)| *q)
-                        .sum()
-                })
-                .collect();
-            if cancellation::repeats_last(&lines, req.lines.as_deref(), whole_only, &by_position) {
-                return Err(repeated(&last, req.lines.is_none()));
-            }
+        if cancellation::wholly_cancelled(&lines) {
+            return Err(wholly_cancelled(last.as_ref()));
         }
         let quantities = cancellation::quantities(&lines, req.lines.as_deref(), whole_only)?;
         let reversal = cancellation::reversal(&lines, &quantities);
@@ -200,9 +181,9 @@ impl Services {
             document_kind: DocumentKind::Corrective,
             invoice_type: original.kind,
             links: Links::Reverses { original_id, positions, corrections_seen },
-            internal_id: req
-                .internal_id
-                .unwrap_or_else(|| format!("{}/cancel-{}", original.internal_id, corrections_seen + 1)),
+            internal_id: req.internal_id.unwrap_or_else(|| {
+                cancellation::cancellation_name(&original.internal_id, corrections_seen + 1, &taken)
+            }),
             api_version: req.api_version,
             computed,
             buyer: original.buyer.clone(),
@@ -232,6 +213,8 @@ impl Services {
                 date: original.exchange_rate_date.as_deref().and_then(|d| d.parse().ok()),
             }),
             einvoice: None,
+            // Audited as the cancellation it is (`Links::Reverses`).
+            corrects: None,
         };
         let sequence = issuer.sequence(original.kind);
         self.issue(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None }).await

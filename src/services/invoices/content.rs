@@ -14,6 +14,7 @@ use crate::domain::currency::RateBasis;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
 use crate::domain::invoice as rules;
 use crate::domain::invoice::request::{BuyerRefusal, CheckedDetails, Details, check_details};
+use crate::domain::role;
 use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
@@ -46,6 +47,15 @@ pub fn user_codes(caller: &Caller, needs_tcr: bool) -> Result<(String, String, O
         return Err(Error::Refused("The user has no fiscal device (TCR).".into()));
     }
     Ok((operator_code, unit_code, caller.user.tcr_code.clone()))
+}
+
+/// The business day the invoice `id` was issued on (its `issue_date`), and today's: who may
+/// take a sale back depends on both.
+pub(super) fn sale_day_and_today(id: i64, issue_date: &str) -> Result<(NaiveDate, NaiveDate)> {
+    let sale_day = issue_date
+        .parse()
+        .map_err(|_| Error::Internal(format!("invoice {id} has no readable issue date")))?;
+    Ok((sale_day, Utc::now().with_timezone(&Tirane).date_naive()))
 }
 
 /// What an invoice document changes besides itself.
@@ -96,6 +106,9 @@ pub struct Content {
     /// The process of an e-invoice (a non-cash invoice registered with the e-invoice platform
     /// after its FIC, `services::invoices::einvoice`).
     pub einvoice: Option<crate::domain::einvoice::Process>,
+    /// The company's invoice (its id) a credit or debit note, or an e-invoice of a correction
+    /// process, corrects: the correction is audited with the document.
+    pub corrects: Option<i64>,
 }
 
 /// The domain's verdict on an invoice body, with `errors` found around it merged in.
@@ -197,7 +210,10 @@ impl Services {
         rules_input.issuer_in_vat = caller.company.issuer_in_vat;
         let computed = computed(&rules_input, errors)?;
         let req = self.with_stored_client(caller, req).await?;
-        let corrective = self.corrective_of(caller, &req).await?;
+        let (corrective, corrects) = match self.corrective_of(caller, &req).await? {
+            Some((corrective, original)) => (Some(corrective), Some(original)),
+            None => (None, None),
+        };
         let buyer = buyer_of(&req)?;
         let bank_account = match req.bank_account_id {
             Some(account) => Some(self.bank_account(caller, account).await.map_err(|_| {
@@ -236,6 +252,7 @@ impl Services {
             invoice_discount_value: req.rules.invoice_discount_value,
             rate_basis,
             einvoice: None,
+            corrects,
         };
         Ok(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None })
     }
@@ -267,8 +284,13 @@ impl Services {
         })
     }
 
-    /// A credit (381) or debit (383) note refers to the company's invoice it corrects.
-    async fn corrective_of(&self, caller: &Caller, req: &IssueRequest) -> Result<Option<CorrectiveInv>> {
+    /// A credit (381) or debit (383) note refers to the company's invoice it corrects (and its
+    /// id, for the audit trail).
+    async fn corrective_of(
+        &self,
+        caller: &Caller,
+        req: &IssueRequest,
+    ) -> Result<Option<(CorrectiveInv, i64)>> {
         let kind = match req.doc_type.as_deref() {
             Some("381") => CorrectiveInvType::Credit,
             Some("383") => CorrectiveInvType::Debit,
@@ -277,13 +299,24 @@ impl Services {
         let Some(iic) = req.original_invoice_iic.clone() else {
             return Ok(None);
         };
-        let company_id = caller.company.id;
-        let lookup = iic.clone();
-        let issued = self.store.read(move |conn| db::issued_at_by_iic(conn, company_id, &lookup)).await?;
-        let issued = issued.and_then(|t| crate::domain::time::parse_stored(&t)).ok_or_else(|| {
+        let original = self.corrected(caller, &iic).await?;
+        let issued = crate::domain::time::parse_stored(&original.issued_at)
+            .ok_or_else(|| Error::Internal(format!("invoice {} has no readable issue time", original.id)))?;
+        let corrective = CorrectiveInv { iic_ref: iic.to_uppercase(), issue_date_time: issued, kind };
+        Ok(Some((corrective, original.id)))
+    }
+
+    /// The company's invoice `iic` names, when the caller may correct it: the cancellation's
+    /// scope (a manager any, a cashier their own sale of the same business day).
+    pub(super) async fn corrected(&self, caller: &Caller, iic: &str) -> Result<db::Corrected> {
+        let (company_id, lookup) = (caller.company.id, iic.to_string());
+        let original = self.store.read(move |conn| db::corrected_by_iic(conn, company_id, &lookup)).await?;
+        let original = original.ok_or_else(|| {
             Error::from(FieldErrors::one("original_invoice_iic", "No invoice of the company has this IIC."))
         })?;
-        Ok(Some(CorrectiveInv { iic_ref: iic.to_uppercase(), issue_date_time: issued, kind }))
+        let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date)?;
+        role::may_correct(caller.reader(), original.user_id, sale_day, today)?;
+        Ok(original)
     }
 
     /// `client.internal_id` names a stored client: its fields replace whatever else was sent.

@@ -221,6 +221,16 @@ impl Document for InvoiceDocument {
             }));
             crate::store::audit::append(tx, &entry)?;
         }
+        if let Some(original_id) = self.content.corrects {
+            let entry = crate::services::audit::by(&self.issuer.caller, Action::InvoiceCorrect, original_id)
+                .before(json!({ "iic": invoice.original_invoice_iic }))
+                .after(json!({
+                    "number": invoice.number,
+                    "doc_type": invoice.doc_type,
+                    "total": invoice.totals.total.to_string(),
+                }));
+            crate::store::audit::append(tx, &entry)?;
+        }
         if let Some(process) = self.content.einvoice {
             crate::store::einvoices::insert(tx, self.company_id(), invoice.id, process.as_str())?;
         }

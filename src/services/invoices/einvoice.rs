@@ -172,7 +172,7 @@ impl Services {
     pub async fn issue_einvoice(
         &self,
         caller: &Caller,
-        req: IssueRequest,
+        mut req: IssueRequest,
         process: Option<String>,
     ) -> Result<EinvoiceIssued> {
         let terms = rules::check(&rules::Terms {
@@ -183,6 +183,10 @@ impl Services {
             paid_into_account: paid_into_account(&req.rules.payments),
             bank_account_id: req.bank_account_id,
         });
+        // Kept as the schema spells it, so that a credit note is one to every reader.
+        if let Ok((doc_type, _)) = &terms {
+            req.doc_type = Some(doc_type.as_str().to_string());
+        }
         let original_iic = req.original_invoice_iic.clone();
         // The e-invoice's own 422s join the invoice's; they come before its 400s.
         let (mut document, (doc_type, process)) = match (self.invoice_document(caller, req).await, terms) {
@@ -195,7 +199,14 @@ impl Services {
             (Err(e), _) => return Err(e),
         };
         let original = match original_iic {
-            Some(iic) => Some(self.original_of(caller, &iic).await?),
+            Some(iic) => {
+                // A correction process corrects whatever its document type: the credit note's
+                // scope and audit (`corrective_of` covers 381 and 383).
+                if process.corrects() && document.content.corrects.is_none() {
+                    document.content.corrects = Some(self.corrected(caller, &iic).await?.id);
+                }
+                Some(self.original_of(caller, &iic).await?)
+            }
             None => None,
         };
         let buyer_nuis = document.content.buyer.id_value.clone();

@@ -375,6 +375,7 @@ pub fn stored_invoice(
             _ => None,
         },
         reversed_at: None,
+        remains: None,
         settled_by: None,
         settled_orders: match &content.links {
             Links::Settles(orders) => orders.clone(),

@@ -140,6 +140,7 @@ impl Services {
             invoice_discount_value: req.invoice_discount_value,
             rate_basis,
             einvoice: None,
+            corrects: None,
         };
         let sequence = issuer.sequence(InvoiceType::Cash);
         self.issue(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None }).await

@@ -16,7 +16,7 @@ use uuid::Uuid;
 
 pub use self::print::PrintDocument;
 pub use self::report::{WtnReport, wtn_report_of};
-use super::invoices::{this_year, user_codes};
+use super::invoices::{readable, this_year, user_codes};
 use super::pipeline::{InternalId, Issued, Namespace};
 use super::sequence::Sequence;
 use super::{Error, Result, Services};
@@ -76,7 +76,9 @@ impl Services {
     }
 
     /// Issues a note. Its internalId is looked up first; v2 answers a repeated one with the first
-    /// note (also one issued meanwhile by a request with the same internalId), v1 with 409.
+    /// note (also one issued meanwhile by a request with the same internalId) when the caller may
+    /// read it, and like v1 with 409 otherwise: a replay hands out no note its caller could not
+    /// read by its id.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
         let year = this_year();
@@ -98,8 +100,10 @@ impl Services {
         match (issued, internal_id) {
             (Err(Error::Conflict(message)), Some(internal_id)) if repeat_answers_first => {
                 match self.wtn_of_year(caller, year, &internal_id.value).await? {
-                    Some(first) => Ok(WtnIssue::Repeated(first)),
-                    None => Err(Error::Conflict(message)),
+                    Some(first) if readable(caller, first.device_code.as_deref(), first.user_id).is_ok() => {
+                        Ok(WtnIssue::Repeated(first))
+                    }
+                    _ => Err(Error::Conflict(message)),
                 }
             }
             (issued, _) => issued.map(WtnIssue::Issued),
@@ -152,7 +156,7 @@ impl Services {
     /// The note `id`, when the caller may read it.
     pub async fn wtn(&self, caller: &Caller, id: i64) -> Result<Wtn> {
         let note = self.company_wtn(caller, id).await?;
-        super::invoices::readable(caller, note.device_code.as_deref(), note.user_id)?;
+        readable(caller, note.device_code.as_deref(), note.user_id)?;
         Ok(note)
     }
 
@@ -203,7 +207,7 @@ impl Services {
             .read(move |c| db::by_internal_id(c, company_id, &internal_id))
             .await?
             .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))?;
-        super::invoices::readable(caller, note.device_code.as_deref(), note.user_id)?;
+        readable(caller, note.device_code.as_deref(), note.user_id)?;
         Ok(note)
     }
 

@@ -93,8 +93,9 @@ impl Hq {
         Self::start_on(TestDatabase::create())
     }
 
+    /// On plain HTTP (`--plain-http`, which the shops then take with `--hq-allow-http`).
     pub fn start_on(db: TestDatabase) -> Hq {
-        Self::start_with(db, Vec::new(), None)
+        Self::start_with(db, vec!["--plain-http".to_string()], None)
     }
 
     /// Started with `serve` beyond the database (`--tls-cert` ...); the owner's calls trust
@@ -118,6 +119,52 @@ impl Hq {
         Hq { process, owner, agent: agent.build().new_agent(), serve, db }
     }
 
+    /// On HTTPS by default: no TLS flag, so the HQ makes its self-signed certificate in
+    /// `state_dir`; the owner's calls trust it, as a shop given it as `--hq-ca-file` does. The
+    /// database's URL comes from a file (`--database-url-file`), as the book says to give it.
+    pub fn start_https(
+        db: TestDatabase,
+        state_dir: &std::path::Path,
+        more: &[&str],
+    ) -> (Hq, std::path::PathBuf) {
+        let url_file = state_dir.join("database-url");
+        std::fs::create_dir_all(state_dir).unwrap();
+        std::fs::write(&url_file, format!("{}\n", db.url)).unwrap();
+        let out =
+            arka_ok(&["hq", "owners", "add", "owner", "--database-url-file", url_file.to_str().unwrap()]);
+        let owner = printed_value(&out, "Authorization: Bearer ");
+        let mut serve = vec![
+            "--database-url-file".to_string(),
+            url_file.to_str().unwrap().to_string(),
+            "--state-dir".to_string(),
+            state_dir.to_str().unwrap().to_string(),
+        ];
+        serve.extend(more.iter().map(|a| a.to_string()));
+        let args: Vec<&str> = serve.iter().map(String::as_str).collect();
+        let process = ServerProcess::start_hq(&args);
+        let cert = process
+            .printed
+            .iter()
+            .find_map(|l| l.trim().strip_prefix("TLS certificate:"))
+            .map(|p| std::path::PathBuf::from(p.trim()))
+            .expect("the HQ prints its certificate's path");
+        let root = ureq::tls::Certificate::from_pem(&std::fs::read(&cert).unwrap()).unwrap().to_owned();
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(30)))
+            .tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .provider(ureq::tls::TlsProvider::NativeTls)
+                    .root_certs(ureq::tls::RootCerts::new_with_certs(&[root]))
+                    .build(),
+            )
+            .build()
+            .new_agent();
+        let mut again = vec!["--state-dir".to_string(), state_dir.to_str().unwrap().to_string()];
+        again.extend(more.iter().map(|a| a.to_string()));
+        (Hq { process, owner, agent, serve: again, db }, cert)
+    }
+
     fn args<'a>(db: &'a TestDatabase, serve: &'a [String]) -> Vec<&'a str> {
         let mut args = vec!["--database-url", db.url.as_str()];
         args.extend(serve.iter().map(String::as_str));
@@ -128,10 +175,54 @@ impl Hq {
         self.process.base_url.clone()
     }
 
-    /// `arka hq shops add NAME`: the shop's token.
+    /// `arka hq shops add NAME` of the tills' business: the shop's token.
     pub fn add_shop(&self, name: &str) -> String {
-        let out = arka_ok(&["hq", "shops", "add", name, "--database-url", &self.db.url]);
-        printed_value(&out, "--hq-token ")
+        self.add_shop_of(name, super::till::NUIS)
+    }
+
+    /// `arka hq shops add NAME --nuis NUIS`: the shop's token.
+    pub fn add_shop_of(&self, name: &str, nuis: &str) -> String {
+        let out = arka_ok(&["hq", "shops", "add", name, "--nuis", nuis, "--database-url", &self.db.url]);
+        printed_value(&out, "ARKA_HQ_TOKEN=")
+    }
+
+    /// `arka hq ARGS... --database-url URL`: what it printed.
+    pub fn command(&self, args: &[&str]) -> String {
+        let mut all = vec!["hq"];
+        all.extend(args);
+        all.extend(["--database-url", self.db.url.as_str()]);
+        arka_ok(&all)
+    }
+
+    /// A call to the HQ with `token` (and a box's name, as a shop's calls carry): status, the
+    /// `Retry-After` header, and the body.
+    pub fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: &str,
+        box_id: Option<&str>,
+        body: Option<&Value>,
+    ) -> (u16, Option<String>, Value) {
+        let url = format!("{}{path}", self.url());
+        let mut request = ureq::http::Request::builder()
+            .method(method)
+            .uri(url)
+            .header("Authorization", format!("Bearer {token}"))
+            .header("Content-Type", "application/json")
+            // A refusal answered before its body was read closes the connection: no call rides on
+            // a connection the HQ is closing.
+            .header("Connection", "close");
+        if let Some(box_id) = box_id {
+            request = request.header("x-arka-box", box_id);
+        }
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let mut reply = self.agent.run(request.body(body).unwrap()).unwrap();
+        let status = reply.status().as_u16();
+        let retry_after =
+            reply.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
+        let text = reply.body_mut().read_to_string().unwrap();
+        (status, retry_after, serde_json::from_str(&text).unwrap_or(Value::String(text)))
     }
 
     /// The HQ again on the same database and address, after a stop or a kill.
@@ -322,4 +413,33 @@ impl Drop for OwnCluster {
         };
         let _ = command.args(["-D", &data, "-m", "immediate", "-w", "stop"]).output();
     }
+}
+
+/// The numbers the HQ holds of `shop` (today and its neighbours), each as often as it is listed:
+/// a number twice would be a duplicate.
+pub fn hq_numbers(hq: &Hq, shop: &str) -> Vec<String> {
+    let (from, to) = around_today();
+    let (status, body) =
+        hq.get(&format!("/api/v1/invoice?shop={shop}&fromDate={from}&toDate={to}&limit=500"));
+    assert_eq!(status, 200, "{body}");
+    body["data"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["number"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The numbers of the documents in the shop's database at `data`.
+pub fn numbers_in(data: &std::path::Path) -> std::collections::BTreeSet<String> {
+    let db = rusqlite::Connection::open(data.join("arka.db")).unwrap();
+    let mut stmt = db.prepare("SELECT number FROM invoices").unwrap();
+    stmt.query_map([], |r| r.get("number")).unwrap().map(Result::unwrap).collect()
+}
+
+/// `arka restore --from-hq` of the shop of `token` into `data_dir`, the HQ on plain HTTP: what it
+/// printed.
+pub fn restore_from(hq: &Hq, token: &str, data_dir: &std::path::Path) -> String {
+    let dir = data_dir.to_str().unwrap();
+    arka_ok(&["restore", "--from-hq", &hq.url(), "--hq-token", token, "--hq-allow-http", "--data-dir", dir])
 }

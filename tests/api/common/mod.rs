@@ -12,6 +12,7 @@ pub mod printer;
 pub mod process;
 pub mod s3;
 pub mod sim;
+pub mod snapshot;
 pub mod stub;
 pub mod till;
 pub mod wire;
@@ -247,7 +248,8 @@ impl TestServer {
 
     // --- the client ---------------------------------------------------------------------------
 
-    /// Any request: method GET, DELETE, POST, PUT or PATCH, extra headers as given, an optional body with its type.
+    /// Any request: method GET, DELETE, POST, PUT or PATCH, extra headers as given, an optional body
+    /// with its type (sent on a GET or a DELETE too, as a careless client may).
     pub fn request(
         &self,
         method: &str,
@@ -262,7 +264,12 @@ impl TestServer {
                 for (k, v) in headers {
                     rb = rb.header(*k, *v);
                 }
-                rb.call()
+                match body {
+                    Some((content_type, bytes)) => {
+                        rb.force_send_body().content_type(content_type).send(bytes)
+                    }
+                    None => rb.call(),
+                }
             }
             "POST" | "PUT" | "PATCH" => {
                 let mut rb = match method {
