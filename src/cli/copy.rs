@@ -84,9 +84,11 @@ pub fn restore(
     println!("  the restore is written in its audit trail, by the command line (arka audit verify)");
     println!();
     println!("The lost computer may have issued documents after {through} that the copy never got:");
-    println!("their numbers are with the tax administration, not here. So the numbers the copy ends at");
-    println!("are not proven unused: see \"A restore from the copy\" in the docs");
-    println!("(/docs/operations.html#a-restore-from-the-copy) before the first sale.");
+    println!("their numbers are with the tax administration, not here. So every TCR of the copy is retired:");
+    println!("at its start the server goes on on a new TCR registered at the CIS for each (the owner's page");
+    println!("shows them, with the e-invoices the CIS lists that the books lack). Before the first non-cash");
+    println!("invoice, compare its last number with the tax administration's portal: see \"A restore from");
+    println!("the copy\" in the docs (/docs/operations.html#a-restore-from-the-copy).");
     Ok(())
 }
 

@@ -19,7 +19,28 @@ pub const PREVIOUS_RELEASE_SCHEMA: i32 = 30;
 /// here makes `arka downgrade` refuse to go back past it (and `store::downgrade`'s test fail).
 const WAYS_BACK: &[(i32, &str)] = &[
     (31, include_str!("../../migrations_back/V31__reset_codes.sql")),
+    (33, include_str!("../../migrations_back/V33__reversals_with_credit_notes.sql")),
+    (35, include_str!("../../migrations_back/V35__the_drawer_counted.sql")),
     (38, include_str!("../../migrations_back/V38__till_and_printers.sql")),
+    (42, include_str!("../../migrations_back/V42__hq_box_and_set_aside.sql")),
+    (43, include_str!("../../migrations_back/V43__retired_tcrs.sql")),
+];
+
+/// What a way back would lose that the previous release cannot do without: while the query finds
+/// a row, `arka downgrade` refuses and says why. A retired TCR would be numbered on again by the
+/// old release (the numbers after the copy's last may already be the CIS's), and a change set
+/// aside for the head office would be dropped with its table.
+const REFUSE_WHILE: &[(i32, &str, &str)] = &[
+    (
+        43,
+        "SELECT EXISTS (SELECT 1 FROM fiscal_devices WHERE retired_at IS NOT NULL) AS found",
+        "a TCR of this database is retired (a restore goes on on new TCRs): the previous release would issue numbers on it again",
+    ),
+    (
+        42,
+        "SELECT EXISTS (SELECT 1 FROM hq_set_aside) AS found",
+        "changes wait set aside for the head office (see the owner's page): the previous release would drop them",
+    ),
 ];
 
 /// The migrations this binary carries newer than `to`, newest first.
@@ -66,6 +87,11 @@ pub fn downgrade(path: &Path, to: i32) -> Result<Vec<i32>> {
         )?;
         if !was {
             continue;
+        }
+        for (_, query, why) in REFUSE_WHILE.iter().filter(|(v, _, _)| v == version) {
+            if tx.query_row(query, [], |r| r.get::<_, bool>("found"))? {
+                return Err(Error::Way((*why).to_string()));
+            }
         }
         tx.execute_batch(back)?;
         tx.execute("DELETE FROM refinery_schema_history WHERE version = ?1", [version])?;
@@ -133,6 +159,34 @@ mod tests {
             schema_version(&Connection::open(&new).unwrap()).unwrap(),
             store::latest_schema_version(),
             "and up again"
+        );
+    }
+
+    #[test]
+    fn a_database_with_a_retired_tcr_does_not_go_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arka.db");
+        let store = Store::open(&path).unwrap();
+        store
+            .write_blocking(|tx| {
+                let company = store::fixtures::company(tx, "L1");
+                let unit = store::fixtures::unit(tx, company, "Dyqani", Some("bu111aa111"));
+                tx.execute(
+                    "INSERT INTO fiscal_devices (company_id, business_unit_id, name, tcr_int_id, tcr_code, business_unit_code, valid_from, created_at)
+                     VALUES (?1, ?2, 'Arka 1', '1', 'tc111aa111', 'bu111aa111', '2026-01-01', '2026-01-01T00:00:00Z')",
+                    rusqlite::params![company, unit],
+                )?;
+                store::devices::retire_all(tx, "restored from a copy", "2026-01-02T00:00:00Z")?;
+                Ok::<_, Error>(())
+            })
+            .unwrap();
+        drop(store);
+        let refused = downgrade(&path, PREVIOUS_RELEASE_SCHEMA).unwrap_err().to_string();
+        assert!(refused.contains("retired"), "{refused}");
+        assert_eq!(
+            schema_version(&Connection::open(&path).unwrap()).unwrap(),
+            store::latest_schema_version(),
+            "nothing undone"
         );
     }
 }

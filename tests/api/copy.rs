@@ -93,6 +93,12 @@ fn sell(server: &TestServer, token: &str, tag: &str, count: usize) {
 fn restore_from(place: &Places, key: &str, at: Option<&str>) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
+    restore_into(place, key, at, &data);
+    (dir, data)
+}
+
+/// `arka restore --from-copy` of `place` into the data dir `data`; what it printed.
+fn restore_into(place: &Places, key: &str, at: Option<&str>, data: &Path) -> String {
     let mut args = vec!["restore".to_string(), "--from-copy".into(), "--copy-key".into(), key.into()];
     args.extend(["--data-dir".into(), data.display().to_string()]);
     if let Some(folder) = &place.folder {
@@ -113,7 +119,15 @@ fn restore_from(place: &Places, key: &str, at: Option<&str>) -> (tempfile::TempD
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let printed = arka_ok(&args);
     assert!(printed.contains("restored"), "{printed}");
-    (dir, data)
+    printed
+}
+
+/// The TCRs of the database at `db` and whether each is retired.
+fn tcrs_retired(db: &Path) -> Vec<(String, bool)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt =
+        conn.prepare("SELECT tcr_code, retired_at IS NOT NULL FROM fiscal_devices ORDER BY id").unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
 }
 
 /// Every row of every table, as text, sorted, by table (the audit trail apart: a restore adds
@@ -133,7 +147,13 @@ fn books(db: &Path) -> BTreeMap<String, Vec<String>> {
     tables
         .into_iter()
         .map(|table| {
-            let mut stmt = conn.prepare(&format!("SELECT * FROM \"{table}\"")).unwrap();
+            // A restore retires every TCR (checked apart): the rest of each device is compared.
+            let select = if table == "fiscal_devices" {
+                "SELECT id, company_id, business_unit_id, name, tcr_int_id, tcr_code, business_unit_code, valid_from, valid_to, created_at FROM fiscal_devices".to_string()
+            } else {
+                format!("SELECT * FROM \"{table}\"")
+            };
+            let mut stmt = conn.prepare(&select).unwrap();
             let columns = stmt.column_count();
             let mut rows: Vec<String> = stmt
                 .query_map([], |r| {
@@ -263,6 +283,12 @@ fn a_shop_copied_to_a_folder_and_a_bucket_comes_back_on_a_new_box_document_by_do
     ] {
         let (_dir, restored) = restore_from(&from, &key, None);
         assert_same_books(&original.join("arka.db"), &restored.join("arka.db"));
+        // The lost box may have numbered on after the copy's last: no TCR of the copy issues again.
+        assert_eq!(
+            tcrs_retired(&restored.join("arka.db")),
+            vec![(till.tcr_code.clone(), true)],
+            "every TCR retired by the restore from the {name}"
+        );
         assert_eq!(
             sent_requests(&restored),
             sent_requests(&original),
@@ -309,6 +335,28 @@ fn a_shop_copied_to_a_folder_and_a_bucket_comes_back_on_a_new_box_document_by_do
     ]);
     assert!(!out.status.success(), "another key restores nothing");
     assert!(!folder.path().join("none/arka.db").exists());
+
+    // A new box from the copy goes on on a new TCR registered at the CIS (the lost box may have
+    // issued after the copy's last number): its first receipt is 1 there.
+    let mut new_box = TestServer::start_with(|args| sim.configure(args));
+    new_box.restart_after(|dir| {
+        for made in ["arka.db", "arka.db-wal", "arka.db-shm", "arka.key"] {
+            let _ = std::fs::remove_file(dir.join(made));
+        }
+        let printed = restore_into(&Places { folder: places.folder.clone(), s3: None }, &key, None, dir);
+        assert!(printed.contains("new TCR"), "{printed}");
+    });
+    eventually("the till on its new TCR", WAIT, || {
+        let today = new_box.get("/api/v1/owner/today", Some(&till.token)).data(200).clone();
+        today["restored"]["retired_tcrs"][0]["continued_by"].is_string()
+    });
+    let refused = new_box.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("after"));
+    let next = refused.data(201).clone();
+    assert_eq!(
+        next["invoice"]["number"],
+        serde_json::json!(format!("1/{}", chrono::Utc::now().format("%Y")))
+    );
+    assert_eq!(tcrs_retired(&new_box.data_dir().join("arka.db")).len(), 2, "the retired TCR and its new one");
 }
 
 #[test]

@@ -184,6 +184,9 @@ pub struct Restored {
     pub db: std::path::PathBuf,
 }
 
+/// Why a restore from the copy retired the TCRs it restored (the owner's page shows it).
+const RETIRED_WHY: &str = "restored from the copy off the box";
+
 /// Fills the empty data dir `data_dir` from the first of `places` that holds a copy: the
 /// database as the copy holds it (its newest state, or the last at or before `at_ms`), checked,
 /// and the key file the copy carried. The restore is written in its audit trail.
@@ -215,8 +218,14 @@ pub fn into_data_dir(
                     })
                     .and_then(|(rebuilt, invoices)| {
                         let entry = restore_entry(target.name(), &rebuilt, invoices);
-                        crate::store::audit::append_in_file(&partial, &entry)
-                            .map_err(|e| Error::Broken(e.to_string()))?;
+                        // Issue 43's rule: the lost box may have numbered on after the copy's
+                        // last turn, so no till of the copy issues again; the server goes on
+                        // on new TCRs (`Services::continue_on_new_tcrs`).
+                        let now = chrono::Utc::now().to_rfc3339();
+                        crate::store::audit::append_in_file_with(&partial, &entry, |tx| {
+                            crate::store::devices::retire_all(tx, RETIRED_WHY, &now).map(|_| ())
+                        })
+                        .map_err(|e| Error::Broken(e.to_string()))?;
                         std::fs::rename(&partial, &db).map_err(|e| Error::Io(db.display().to_string(), e))?;
                         Ok(Restored { place: target.name(), rebuilt, invoices, db: db.clone() })
                     });
