@@ -4,8 +4,10 @@
 //! (`PRAGMA integrity_check(T)`: the table and its indexes) for at most `NIGHT_BUDGET`, going on
 //! the next night where it stopped (a table cut short is checked again whole); a round ends when
 //! every table has passed, and the owner sees when the last round did. A small shop's round fits
-//! one night: every night is a full check, as before. What the rounds are is kept beside the
-//! backups in `arka-check.json`.
+//! one night: every night is a full check, as before. A table whose check does not fit a night
+//! (the invoices of a decade) is checked from the next night on by sums (`sums`): its pages and
+//! records, then each index against the table by a sequential read of each. What the rounds are
+//! is kept beside the backups in `arka-check.json`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -30,6 +32,10 @@ struct Round {
     passed: Vec<Passed>,
     last_full_pass_ms: Option<i64>,
     damage: Option<Damage>,
+    /// Tables whose `integrity_check(T)` did not fit a night: checked by sums from then on
+    /// (`sums`), in this round and the next.
+    #[serde(default)]
+    by_sums: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,6 +117,7 @@ pub fn share(copy: &Path, folder: &Path, budget: Duration, most_tables: usize) -
             passed: Vec::new(),
             last_full_pass_ms: round.last_full_pass_ms,
             damage: None,
+            by_sums: round.by_sums,
         };
     }
     let mut tonight = Vec::new();
@@ -122,7 +129,12 @@ pub fn share(copy: &Path, folder: &Path, budget: Duration, most_tables: usize) -
             break;
         }
         let started = Instant::now();
-        match check_table(&conn, &table) {
+        let checked = if round.by_sums.contains(&table) {
+            super::sums::check(&conn, &table)
+        } else {
+            check_table(&conn, &table)
+        };
+        match checked {
             Ok(None) => {
                 round.passed.push(Passed {
                     table: table.clone(),
@@ -136,7 +148,15 @@ pub fn share(copy: &Path, folder: &Path, budget: Duration, most_tables: usize) -
                 night = Some(Night::Damaged { table, report });
                 break;
             }
-            Err(e) if e.sqlite_error_code() == Some(ErrorCode::OperationInterrupted) => break,
+            Err(e) if e.sqlite_error_code() == Some(ErrorCode::OperationInterrupted) => {
+                // A table whose whole check the night's end cut short is checked by sums from the
+                // next night on: a sequential read of each b-tree, not a lookup a row.
+                if !round.by_sums.contains(&table) {
+                    tracing::info!(%table, "the table's check does not fit a night: it is checked by sums from the next night");
+                    round.by_sums.push(table);
+                }
+                break;
+            }
             Err(e)
                 if matches!(
                     e.sqlite_error_code(),
@@ -222,6 +242,37 @@ mod tests {
             Night::Passed { tables: vec![], complete: false }
         );
         assert_eq!(full_check(dir.path()).unwrap().round_passed, 1);
+    }
+
+    #[test]
+    fn a_table_whose_check_does_not_fit_a_night_is_checked_by_sums_the_next_nights() {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("copy.db");
+        let conn = Connection::open(&copy).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE big (x TEXT, y TEXT); CREATE INDEX big_x ON big(x); CREATE INDEX big_y ON big(y, x);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60000)
+             INSERT INTO big SELECT hex(randomblob(8)), hex(randomblob(8)) FROM n;
+             CREATE TABLE small (z TEXT);",
+        )
+        .unwrap();
+        drop(conn);
+        // Nights of a few milliseconds, until one is cut short inside the big table's check.
+        for _ in 0..200 {
+            assert_eq!(
+                share(&copy, dir.path(), Duration::from_millis(5), 1).unwrap(),
+                Night::Passed { tables: vec![], complete: false }
+            );
+            if load(dir.path()).by_sums == ["big"] {
+                break;
+            }
+        }
+        assert_eq!(load(dir.path()).by_sums, ["big"], "cut short, the table goes to sums");
+        assert_eq!(
+            share(&copy, dir.path(), Duration::from_secs(3600), usize::MAX).unwrap(),
+            Night::Passed { tables: vec!["big".into(), "small".into()], complete: true }
+        );
+        assert!(full_check(dir.path()).unwrap().last_full_pass.is_some());
     }
 
     #[test]
