@@ -30,7 +30,7 @@ use rusqlite::backup::StepResult;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 mod night;
-mod sums;
+pub mod sums;
 
 pub use night::{NIGHT_BUDGET, full_check};
 
