@@ -447,3 +447,66 @@ fn a_full_copy_disk_holds_the_copy_back_never_a_sale_and_it_catches_up_once_ther
     assert_same_books(&kept.path().join("data/arka.db"), &restored.join("arka.db"));
     drop(disk);
 }
+
+/// The owner's page, in a real browser: the copy's place with its age and its last verified
+/// restore, and a banner while the copy is behind (here a folder that cannot be made: no whole
+/// copy yet). In Albanian, axe-clean.
+#[test]
+fn the_owner_s_page_shows_the_copy_s_age_its_last_verified_restore_and_a_banner_when_it_is_behind() {
+    use crate::common::browser::Browser;
+    use crate::common::people::{OWNER_EMAIL, OWNER_PASSWORD, owner_from_the_box};
+    use crate::owner_browser::keys;
+    use fantoccini::key::Key;
+
+    let folder = tempfile::tempdir().unwrap();
+    let blocked = folder.path().join("a-file-not-a-folder");
+    std::fs::write(&blocked, b"").unwrap();
+    let key = Arc::new(Mutex::new(String::new()));
+    let working = Places { folder: Some(folder.path().join("copy")), s3: None };
+    let good = TestServer::start_with(|args| copied(args, &working, &key));
+    let behind = TestServer::start_with(|args| {
+        copied(args, &Places { folder: Some(blocked.clone()), s3: None }, &key)
+    });
+    for server in [&good, &behind] {
+        owner_from_the_box(server);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let page = Browser::start(1280, 900).await;
+        for (server, up_to_date) in [(&good, true), (&behind, false)] {
+            page.client.goto(&server.base_url()).await.unwrap();
+            page.type_into("#signin-email", OWNER_EMAIL).await;
+            page.type_into("#signin-password", &format!("{OWNER_PASSWORD}{}", keys(Key::Enter))).await;
+            page.find("nav button[data-view=admin]").await;
+            let mut shown = String::new();
+            for _ in 0..120 {
+                page.click("nav button[data-view=admin]").await;
+                shown = page.text_when("#copy-folder", |t| !t.is_empty()).await;
+                let ready = if up_to_date {
+                    shown.contains("e përditësuar") && shown.contains("Rikthimi i fundit i verifikuar")
+                } else {
+                    shown.contains("ende pa një kopje të plotë")
+                };
+                if ready {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            if up_to_date {
+                assert!(shown.starts_with("Dosja në diskun tjetër: e përditësuar"), "{shown}");
+                assert!(shown.contains("Rikthimi i fundit i verifikuar"), "{shown}");
+                assert!(
+                    page.client.find(fantoccini::Locator::Css("#copy-behind")).await.is_err(),
+                    "no banner"
+                );
+            } else {
+                assert!(shown.contains("ende pa një kopje të plotë"), "{shown}");
+                let banner = page.text_when("#copy-behind", |t| !t.is_empty()).await;
+                assert!(banner.starts_with("Kopja jashtë kompjuterit ka mbetur prapa"), "{banner}");
+            }
+            page.axe(if up_to_date { "the copy up to date" } else { "the copy behind" }).await;
+            page.click("#signout").await;
+        }
+        page.stop().await;
+    });
+}

@@ -117,6 +117,11 @@ pub fn run(shared: &Arc<Shared>, index: usize) {
                 if let Ok(mut failing) = live.failing.lock() {
                     *failing = Some((e.kind(), e.to_string()));
                 }
+                // At a stop a place that fails takes nothing more: its segments wait in the spool
+                // for the next start rather than hold the stop for the whole grace.
+                if shared.draining() {
+                    break;
+                }
                 shared.wait(Duration::from_secs(1 << failures.min(4)).min(RETRY_AT_MOST));
             }
         }
