@@ -33,8 +33,6 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use arka::domain::cash_register::{ActionType, Purpose};
@@ -48,8 +46,8 @@ use arka::store::fiscal_queue::{self, Document, NewQueued};
 use arka::store::invoices::{self, Buyer, Invoice, Line, Payment, Totals};
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use common::{
-    LIMITS, Sim, add_till, agent, get, load_average, machine, ms, open_till, peak_rss_mib, percentile,
-    post_json, server_args, setting,
+    LIMITS, Sim, add_till, agent, get, load_average, machine, ms, open_till, peak_rss_mib, percentile, sell,
+    server_args, setting,
 };
 use rusqlite::Connection;
 use rust_decimal::{Decimal, RoundingStrategy};
@@ -1210,47 +1208,14 @@ fn receipt(internal_id: &str) -> Value {
     })
 }
 
-/// `clients` POS selling for `limit`; the time of every sale answered with its receipt (sorted;
-/// any other answer is printed) and the run's length.
-fn sell(base: &str, token: &str, tag: &str, clients: usize, limit: Duration) -> (Vec<Duration>, Duration) {
-    let next = Arc::new(AtomicUsize::new(0));
-    let started = Instant::now();
-    let workers: Vec<_> = (0..clients)
-        .map(|c| {
-            let (next, url, token, tag) =
-                (next.clone(), format!("{base}/api/v1/invoice/cash"), token.to_string(), tag.to_string());
-            std::thread::spawn(move || {
-                let agent = agent();
-                let mut times = Vec::new();
-                while started.elapsed() < limit {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let sent = Instant::now();
-                    let (status, reply) =
-                        post_json(&agent, &url, &token, &receipt(&format!("{tag}-{c}-{i}")));
-                    if matches!(status, 201 | 503) {
-                        times.push(sent.elapsed());
-                    } else {
-                        eprintln!("  a sale was answered {status}: {}", reply["message"]);
-                    }
-                }
-                times
-            })
-        })
-        .collect();
-    let mut times: Vec<Duration> = workers.into_iter().flat_map(|w| w.join().unwrap()).collect();
-    let elapsed = started.elapsed();
-    times.sort_unstable();
-    (times, elapsed)
-}
-
 /// One POS, then 16, selling for `ARKA_BENCH_SECONDS` each; the server's peak RSS over the 16.
 fn sale_figures(label: &str, arka: &Arka, token: &str) -> Sales {
     let limit = Duration::from_secs(setting("ARKA_BENCH_SECONDS", 20));
     let tag = format!("{label}-{}", Utc::now().timestamp());
-    sell(&arka.base, token, &format!("{tag}-warm"), 1, Duration::from_secs(2));
-    let (one, one_took) = sell(&arka.base, token, &format!("{tag}-one"), 1, limit);
+    sell(&arka.base, token, &format!("{tag}-warm"), 1, Duration::from_secs(2), receipt);
+    let (one, one_took) = sell(&arka.base, token, &format!("{tag}-one"), 1, limit, receipt);
     let _ = std::fs::write(format!("/proc/{}/clear_refs", arka.pid()), "5");
-    let (sixteen, sixteen_took) = sell(&arka.base, token, &format!("{tag}-sixteen"), 16, limit);
+    let (sixteen, sixteen_took) = sell(&arka.base, token, &format!("{tag}-sixteen"), 16, limit, receipt);
     let sales = Sales {
         one_p50: percentile(&one, 50.0),
         one_rate: one.len() as f64 / one_took.as_secs_f64(),

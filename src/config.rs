@@ -204,6 +204,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub backups: BackupSchedule,
 
+    #[command(flatten)]
+    pub copy: CopyArgs,
+
     /// Base URL of Wolt's merchant order API. With --sandbox the built-in Wolt simulator is used
     /// instead.
     #[arg(long, env = "ARKA_WOLT_URL", default_value = crate::wolt::PRODUCTION_URL)]
@@ -320,6 +323,113 @@ impl Default for BackupSchedule {
     }
 }
 
+pub const DEFAULT_COPY_EVERY_SECS: u64 = 10;
+pub const DEFAULT_COPY_S3_REGION: &str = "us-east-1";
+pub const DEFAULT_COPY_S3_PREFIX: &str = "arka";
+pub const DEFAULT_COPY_S3_TIMEOUT_SECS: u64 = 60;
+pub const DEFAULT_COPY_VERIFY_EVERY_HOURS: u64 = 168;
+
+/// The copy of the database kept off the box while the server runs: to a folder on another disk
+/// or share, to an S3-compatible bucket, or both. Sealed with the copy's key before it leaves.
+#[derive(Debug, Clone, Args)]
+pub struct CopyArgs {
+    #[command(flatten)]
+    pub places: CopyPlaces,
+
+    /// Seconds between two readings of the database's log for the copy (sooner when it grows
+    /// long); the copy is about this far behind while its places can be reached.
+    #[arg(long, env = "ARKA_COPY_EVERY", default_value_t = DEFAULT_COPY_EVERY_SECS,
+          value_parser = clap::value_parser!(u64).range(1..=60))]
+    pub copy_every: u64,
+
+    /// Hours between two restores of the copy made and checked (verified restores).
+    #[arg(long, env = "ARKA_COPY_VERIFY_EVERY", default_value_t = DEFAULT_COPY_VERIFY_EVERY_HOURS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub copy_verify_every: u64,
+}
+
+/// Where the copy off the box is, and the key it is sealed with: what `serve` writes to and
+/// `arka restore --from-copy` reads from.
+#[derive(Debug, Clone, Args)]
+pub struct CopyPlaces {
+    /// Folder on another disk or a network share for the continuous copy (seconds behind).
+    #[arg(long, env = "ARKA_COPY_DIR")]
+    pub copy_dir: Option<PathBuf>,
+
+    /// S3-compatible endpoint for the continuous copy, e.g. https://s3.eu-central-1.amazonaws.com
+    /// or http://nas.local:9000 (with --copy-s3-bucket and the keys).
+    #[arg(long, env = "ARKA_COPY_S3_URL", requires_all = ["copy_s3_bucket", "copy_s3_access_key", "copy_s3_secret_key"])]
+    pub copy_s3_url: Option<String>,
+
+    /// The bucket the copy goes to (made beforehand by its owner).
+    #[arg(long, env = "ARKA_COPY_S3_BUCKET")]
+    pub copy_s3_bucket: Option<String>,
+
+    /// The bucket's region (a NAS takes any).
+    #[arg(long, env = "ARKA_COPY_S3_REGION", default_value = DEFAULT_COPY_S3_REGION)]
+    pub copy_s3_region: String,
+
+    /// The access key that may write to the bucket.
+    #[arg(long, env = "ARKA_COPY_S3_ACCESS_KEY")]
+    pub copy_s3_access_key: Option<String>,
+
+    /// Its secret (better through the environment, so it stays out of `ps`). Never logged.
+    #[arg(long, env = "ARKA_COPY_S3_SECRET_KEY", hide_env_values = true)]
+    pub copy_s3_secret_key: Option<Secret>,
+
+    /// Objects' names in the bucket start with this, so one bucket may hold several shops.
+    #[arg(long, env = "ARKA_COPY_S3_PREFIX", default_value = DEFAULT_COPY_S3_PREFIX)]
+    pub copy_s3_prefix: String,
+
+    /// Address the bucket as bucket.host (virtual-hosted style) instead of host/bucket.
+    #[arg(long, env = "ARKA_COPY_S3_VIRTUAL_HOST", default_value_t = false)]
+    pub copy_s3_virtual_host: bool,
+
+    /// Seconds one call to the bucket may take.
+    #[arg(long, env = "ARKA_COPY_S3_TIMEOUT", default_value_t = DEFAULT_COPY_S3_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub copy_s3_timeout: u64,
+
+    /// The key file the copy is sealed with. Default: the data dir's arka-copy.key, made and
+    /// printed once by `arka copy key`. The data dir's arka.key may be named instead.
+    #[arg(long, env = "ARKA_COPY_KEY_FILE")]
+    pub copy_key_file: Option<PathBuf>,
+}
+
+impl Default for CopyArgs {
+    fn default() -> Self {
+        CopyArgs {
+            places: CopyPlaces::default(),
+            copy_every: DEFAULT_COPY_EVERY_SECS,
+            copy_verify_every: DEFAULT_COPY_VERIFY_EVERY_HOURS,
+        }
+    }
+}
+
+impl Default for CopyPlaces {
+    fn default() -> Self {
+        CopyPlaces {
+            copy_dir: None,
+            copy_s3_url: None,
+            copy_s3_bucket: None,
+            copy_s3_region: DEFAULT_COPY_S3_REGION.to_string(),
+            copy_s3_access_key: None,
+            copy_s3_secret_key: None,
+            copy_s3_prefix: DEFAULT_COPY_S3_PREFIX.to_string(),
+            copy_s3_virtual_host: false,
+            copy_s3_timeout: DEFAULT_COPY_S3_TIMEOUT_SECS,
+            copy_key_file: None,
+        }
+    }
+}
+
+impl CopyPlaces {
+    /// A place for the copy is set.
+    pub fn enabled(&self) -> bool {
+        self.copy_dir.is_some() || self.copy_s3_url.is_some()
+    }
+}
+
 /// Open unless its write side is held (shared by every clone).
 #[derive(Debug, Clone, Default)]
 pub struct CheckGate(pub Arc<tokio::sync::RwLock<()>>);
@@ -348,6 +458,7 @@ impl ServeArgs {
             tls: TlsArgs::default(),
             metrics: false,
             backups: BackupSchedule::default(),
+            copy: CopyArgs::default(),
             wolt_url: None,
             wolt_timeout: 8,
             sandbox_order_every: 180,

@@ -351,11 +351,14 @@ pub async fn run_with_tls(
         );
     }
     let address = listener.local_addr().map_err(StartError::Io)?;
+    let copy_settings = copy_settings(&args);
+    prepare_copy(&args, copy_settings.is_some());
     let Opened { simulators, services, marketplace } = Opened::open(&args, address).await?;
+    let (copy, copy_watch) = start_copy(copy_settings, &services);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let stop_tx = Arc::new(stop_tx);
     let limiters = Arc::new(Limiters::new(&args.limits, &args.clock));
-    let background = Background::spawn(&args, &services, &limiters, &stop_rx);
+    let background = Background::spawn(&args, &services, &limiters, &stop_rx, copy);
     if args.sandbox {
         tracing::info!(
             nuis = SANDBOX_NUIS,
@@ -371,7 +374,7 @@ pub async fn run_with_tls(
         tls_fingerprint: tls.as_ref().map(|t| t.fingerprint.clone()),
         setup_from_box: args.setup_from_box,
         throttle: Default::default(),
-        backups: page_backups(&args),
+        backups: page_backups(&args, &copy_watch),
     });
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(%address, scheme, data_dir = %args.data.data_dir.display(), "arka is listening");
@@ -470,6 +473,8 @@ struct Background {
     token_uses: tokio::task::JoinHandle<()>,
     /// Ships the outbox to the chain's head office (`--hq-url`).
     hq: Option<tokio::task::JoinHandle<()>>,
+    /// The copy off the box: its last turn comes once nothing writes any more.
+    copy: Option<ops::copy::Copy>,
     /// Writes the last uses still in memory at the stop.
     services: Services,
 }
@@ -488,9 +493,92 @@ fn page_backups_dir(args: &ServeArgs) -> std::path::PathBuf {
     args.backups.backup_dir.clone().unwrap_or_else(|| args.data.data_dir.join("backups"))
 }
 
+/// The copy off the box's settings, when a place for it is set.
+fn copy_settings(args: &ServeArgs) -> Option<ops::copy::Settings> {
+    if !args.copy.places.enabled() {
+        return None;
+    }
+    Some(copy_places(
+        &args.copy.places,
+        &args.data.data_dir,
+        Duration::from_secs(args.copy.copy_every),
+        Duration::from_secs(args.copy.copy_verify_every.saturating_mul(3600)),
+    ))
+}
+
+/// The copy's places and key as set (for `serve`, and for `arka restore --from-copy`, which
+/// reads from them).
+pub fn copy_places(
+    c: &config::CopyPlaces,
+    data_dir: &std::path::Path,
+    every: Duration,
+    verify_every: Duration,
+) -> ops::copy::Settings {
+    let s3 = c.copy_s3_url.as_ref().map(|endpoint| ops::copy::S3Settings {
+        endpoint: endpoint.clone(),
+        bucket: c.copy_s3_bucket.clone().unwrap_or_default(),
+        region: c.copy_s3_region.clone(),
+        access_key: c.copy_s3_access_key.clone().unwrap_or_default(),
+        secret_key: c.copy_s3_secret_key.clone().map(|s| s.0).unwrap_or_default(),
+        prefix: c.copy_s3_prefix.clone(),
+        path_style: !c.copy_s3_virtual_host,
+        timeout: Duration::from_secs(c.copy_s3_timeout),
+    });
+    ops::copy::Settings {
+        folder: c.copy_dir.clone(),
+        s3,
+        every,
+        key_file: c.copy_key_file.clone().unwrap_or_else(|| data_dir.join(ops::copy::KEY_FILE)),
+        verify_every,
+    }
+}
+
+/// Before the store opens: with a copy set up, its folder (so the store leaves the folding back
+/// of the log to it); without one, a folder an earlier copy left goes (the store folds the log
+/// back itself again; a copy set up later starts with a new base).
+fn prepare_copy(args: &ServeArgs, copied: bool) {
+    let dir = ops::copy::dir_of(&args.data.data_dir);
+    if copied {
+        if let Err(e) = ops::copy::prepare(&args.data.data_dir) {
+            tracing::error!(error = %error_chain(&e), "the copy's folder could not be made");
+        }
+    } else if dir.is_dir() {
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {
+                tracing::info!(dir = %dir.display(), "no copy off the box is set up any more: its folder was removed")
+            }
+            Err(e) => {
+                tracing::error!(dir = %dir.display(), error = %e, "the folder of a copy no longer set up could not be removed")
+            }
+        }
+    }
+}
+
+/// Starts the copy off the box, when set up; its handle and what the page and `/healthz` read.
+fn start_copy(
+    settings: Option<ops::copy::Settings>,
+    services: &Services,
+) -> (Option<ops::copy::Copy>, ops::copy::Watch) {
+    let Some(settings) = settings else { return (None, ops::copy::Watch::off()) };
+    match ops::copy::Copy::start(&settings, &services.store) {
+        Ok(copy) => {
+            let watch = copy.watch();
+            (Some(copy), watch)
+        }
+        Err(e) => {
+            tracing::error!(error = %error_chain(&e), "the copy off the box does not run");
+            if let Some(watch) = services.store.commit_watch() {
+                watch.not_reading();
+            }
+            (None, ops::copy::Watch::not_running(e.to_string()))
+        }
+    }
+}
+
 /// The owner's page takes a backup as `arka backup` does, into `--backup-dir` or the data dir's
-/// `backups` (this root holds `ops::backup`; the page's routes get only this).
-fn page_backups(args: &ServeArgs) -> api::backups::Backups {
+/// `backups` (this root holds `ops::backup`; the page's routes get only this), and reads the
+/// copy off the box.
+fn page_backups(args: &ServeArgs, copy: &ops::copy::Watch) -> api::backups::Backups {
     let data_dir = args.data.data_dir.clone();
     let dir = page_backups_dir(args);
     let into = dir.clone();
@@ -498,7 +586,14 @@ fn page_backups(args: &ServeArgs) -> api::backups::Backups {
         let (db, key) = (data_dir.join("arka.db"), data_dir.join("arka.key"));
         backup::backup(&db, &key, &into.join(file), |_| {}).map(|made| made.bytes).map_err(|e| e.to_string())
     });
-    api::backups::Backups { dir, automatic: args.backups.backup_dir.is_some(), take }
+    let (status, verify) = (copy.clone(), copy.clone());
+    let copy = api::backups::Copy {
+        status: Arc::new(move || status.status()),
+        verify: Arc::new(move || verify.verify_now()),
+    };
+    let folder = dir.clone();
+    let full_check = Arc::new(move || backup::full_check(&folder));
+    api::backups::Backups { dir, automatic: args.backups.backup_dir.is_some(), take, copy, full_check }
 }
 
 impl Background {
@@ -507,6 +602,7 @@ impl Background {
         services: &Services,
         limiters: &Arc<Limiters>,
         stop: &tokio::sync::watch::Receiver<bool>,
+        copy: Option<ops::copy::Copy>,
     ) -> Background {
         let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
         let worker = tokio::spawn(services.queue.clone().run(settle, stop.clone()));
@@ -554,6 +650,7 @@ impl Background {
             sweeper,
             token_uses,
             hq,
+            copy,
             services: services.clone(),
         }
     }
@@ -595,6 +692,10 @@ impl Background {
         }
         if tokio::time::timeout(worker_limit, self.worker).await.is_err() {
             tracing::warn!("the late-delivery worker did not stop in time; its documents stay queued");
+        }
+        if let Some(copy) = self.copy {
+            // Whatever the places have not taken waits in the spool for the next start.
+            let _ = tokio::task::spawn_blocking(move || copy.stop(SHUTDOWN_GRACE)).await;
         }
     }
 }

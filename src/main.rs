@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use arka::cli::serve::WoltSimArgs;
-use arka::cli::{self, accounts, audit, backup, marketplace, queue, reports, serve, service};
-use arka::config::{DataArgs, ServeArgs};
+use arka::cli::{self, accounts, audit, backup, copy, marketplace, queue, reports, serve, service};
+use arka::config::{CopyPlaces, DataArgs, ServeArgs};
 use arka::services::marketplace::VenueInput;
 use clap::{Parser, Subcommand};
 
@@ -78,14 +78,34 @@ enum Command {
         #[arg(long, env = "ARKA_BACKUP_DIR")]
         backup_dir: Option<PathBuf>,
     },
+    /// The copy kept off the box while the server runs (--copy-dir, --copy-s3-url): `arka copy
+    /// key` makes its key and prints it once.
+    Copy {
+        #[command(subcommand)]
+        action: CopyAction,
+    },
     /// Put a backup (FILE and FILE.key) in place of the data dir's database; the server must be
     /// stopped. What it replaces is kept beside it. Refused when the database it replaces holds
     /// documents numbered after the backup's, unless --force. With --from-hq instead of FILE: a
-    /// new data dir filled from the chain's head office.
+    /// new data dir filled from the chain's head office; with --from-copy, from the copy off
+    /// the box.
     Restore {
         /// The backup's database file, as `arka backup` wrote it.
-        #[arg(required_unless_present = "from_hq")]
+        #[arg(required_unless_present_any = ["from_hq", "from_copy"])]
         file: Option<PathBuf>,
+        /// Fill an empty data dir (a new box) from the copy off the box, at --copy-dir or the
+        /// bucket of --copy-s3-url: its newest state, or the last at or before --at.
+        #[arg(long, conflicts_with_all = ["file", "force", "from_hq"])]
+        from_copy: bool,
+        /// With --from-copy: the time to go back to, as 2026-12-07 10:30 (Tirana) or RFC 3339.
+        #[arg(long, requires = "from_copy")]
+        at: Option<String>,
+        /// With --from-copy: the copy's key as it was printed (64 hexadecimal digits), instead of
+        /// its key file.
+        #[arg(long, env = "ARKA_COPY_KEY", hide_env_values = true, requires = "from_copy")]
+        copy_key: Option<String>,
+        #[command(flatten)]
+        copy: Box<CopyPlaces>,
         /// Bring the shop back from its head office (e.g. https://hq.example:8443) into an empty
         /// data dir: documents, numbering, catalog, users. Upload the certificate again after.
         #[arg(long, conflicts_with_all = ["file", "force"], requires = "hq_token")]
@@ -105,6 +125,15 @@ enum Command {
         force: bool,
         #[command(flatten)]
         data: DataArgs,
+    },
+    /// Bring the database back to the previous release's schema, keeping every document, before
+    /// starting the previous release's binary (the server must be stopped).
+    Downgrade {
+        #[command(flatten)]
+        data: DataArgs,
+        /// The schema to go back to: the previous release's.
+        #[arg(long, default_value_t = arka::store::downgrade::PREVIOUS_RELEASE_SCHEMA)]
+        to: i32,
     },
     /// Wait until the server's GET /healthz answers 200 (systemd runs it after start).
     Healthcheck {
@@ -275,6 +304,19 @@ enum AppsAction {
 }
 
 #[derive(Subcommand)]
+enum CopyAction {
+    /// Make the copy's key file (DATA_DIR/arka-copy.key) and print the key once, to keep off
+    /// the box: a restore from the copy needs it.
+    Key {
+        #[command(flatten)]
+        data: DataArgs,
+        /// Where to write the key file instead.
+        #[arg(long, env = "ARKA_COPY_KEY_FILE")]
+        copy_key_file: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
 enum QueueAction {
     /// Send documents the CIS refused again, once their cause is corrected (a new certificate,
     /// the TCR or business unit fixed at the tax portal, ...). A running server sends them
@@ -369,6 +411,11 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Audit { action: AuditAction::Verify { data } } => audit::verify(&data),
         Command::CisSim { listen, strict_iic } => serve::cis_sim(listen, strict_iic),
         Command::Backup { data, to, backup_dir } => backup::backup(data, to, backup_dir),
+        Command::Copy { action: CopyAction::Key { data, copy_key_file } } => copy::key(&data, copy_key_file),
+        Command::Downgrade { data, to } => backup::downgrade(&data, to),
+        Command::Restore { from_copy: true, at, copy_key, copy, data, .. } => {
+            copy::restore(&data, &copy, at.as_deref(), copy_key.as_deref())
+        }
         Command::Restore { from_hq: Some(url), hq_token, hq_ca_file, hq_allow_http, data, .. } => {
             let token = hq_token.unwrap_or_default();
             let from = arka::services::hq_sync::RestoreFrom {

@@ -171,8 +171,41 @@ async function backup(ctx) {
     el('p', { class: 'warn', role: 'note' }, t('admin.backupWarning')),
     el('p', { id: 'backup-last' }, last ? `${t('admin.lastAutomatic')}: ${last.at} (${t('admin.tirana')}${pending})`
       : status.data.automatic ? t('admin.noAutomaticYet') : t('admin.noAutomatic')),
-    ...damaged, now, files);
+    ...fullCheck(status.data.fullCheck), ...damaged, now, files, ...offBox(status.data.copy));
   return box;
+}
+
+// The nightly check spread over nights: when its last whole round passed, and damage it found.
+function fullCheck(check) {
+  if (!check) return [];
+  const last = check.lastPassedAt ? `${t('admin.fullCheckPassed')}: ${check.lastPassedAt}` : t('admin.fullCheckNotYet');
+  const shown = [el('p', { id: 'backup-full-check' }, `${last} (${t('admin.fullCheckRound')} ${check.round[0]}/${check.round[1]})`)];
+  if (check.damage) shown.push(el('p', { class: 'error', role: 'alert', id: 'backup-check-damage' }, `${t('admin.fullCheckDamage')} ${check.damage}`));
+  return shown;
+}
+
+// The copy off the box: a banner while it is behind, then each place's age and its last
+// verified restore.
+function offBox(copy) {
+  if (!copy || copy.state === 'off') return [];
+  const shown = [el('h4', {}, t('admin.copy'))];
+  if (copy.state === 'stopped') {
+    return [...shown, el('p', { class: 'error', role: 'alert', id: 'copy-behind' }, `${t('admin.copyStopped')} ${apiWords(copy.why)}`)];
+  }
+  if (copy.behind) shown.push(el('p', { class: 'error', role: 'alert', id: 'copy-behind' }, t('admin.copyBanner')));
+  for (const place of copy.places) {
+    const age = !place.restorable ? t('admin.copyNoWhole')
+      : place.upToDate ? t('admin.copyUpToDate') : `${t('admin.copyBehindBy')} ${place.lagSeconds} s`;
+    const sent = place.lastSentAt ? `, ${t('admin.copyLastSent')} ${place.lastSentAt}` : '';
+    const failing = place.failing ? `, ${t(`admin.copyFailing.${place.failing}`)}` : '';
+    const v = place.verified;
+    const verified = !v ? t('admin.copyNotVerified')
+      : v.passed ? `${t('admin.copyVerified')}: ${v.at} (${v.invoices} ${t('admin.copyInvoices')})`
+        : `${t('admin.copyVerifyFailed')}: ${v.at}`;
+    shown.push(el('p', { id: `copy-${place.place}` },
+      `${t(`admin.copyPlace.${place.place}`)}: ${age}${sent}${failing}. ${verified}.`));
+  }
+  return shown;
 }
 
 // Whole days until the certificate's end, from its Tirane time "YYYY-MM-DD HH:MM:SS" (read in

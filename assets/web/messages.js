@@ -202,6 +202,8 @@ export const MESSAGES = {
   // The backup and the certificate (src/api/backups.rs, src/api/misc.rs, src/services/mod.rs)
   "No such backup file.": ["Nuk ka kopje me këtë emër."],
   "Only the owner of the box's one company may take or fetch its backups: a backup holds every company on it.": ["Kopjet i merr vetëm pronari i kompanisë së vetme të serverit: një kopje mban çdo kompani të tij."],
+  "There is no copy off the box to verify.": ["Nuk ka kopje jashtë kompjuterit për t'u verifikuar."],
+  "A verification of the copy is already under way.": ["Një verifikim i kopjes është duke u bërë."],
   "The backup holds the sealed certificate keys and the key file that opens them: whoever has both can sign fiscal documents as the shop. Keep both files together and as safe as the server.": ["Kopja mban çelësat e vulosur të certifikatës dhe skedarin që i hap: kushdo që ka të dyja mund të nënshkruajë dokumente fiskale si dyqani. Ruajini të dy skedarët bashkë dhe po aq të sigurt sa serveri."],
   "The backup stopped: {e}.": ["Kopja u ndërpre: {e}."],
   "This address reaches the server only from the server itself: open the page from the shop's network, or set --public-url, before printing this card.": ["Kjo adresë e arrin serverin vetëm nga vetë serveri: hapeni faqen nga rrjeti i dyqanit, ose vendosni --public-url, para se ta printoni kartën."],

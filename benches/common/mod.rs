@@ -7,7 +7,8 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, mpsc};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -418,4 +419,45 @@ pub fn machine() -> String {
         .map(|(_, d)| d)
         .unwrap_or_default();
     format!("{cores} cores, {cpu}; data on {disk}")
+}
+
+/// `clients` POS selling `receipt`s (made from an internal id) for `limit`; the time of every
+/// sale answered with its receipt (sorted; a busy till's 429 is tried again, any other answer is
+/// printed) and the run's length.
+pub fn sell(
+    base: &str,
+    token: &str,
+    tag: &str,
+    clients: usize,
+    limit: Duration,
+    receipt: fn(&str) -> Value,
+) -> (Vec<Duration>, Duration) {
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..clients)
+        .map(|c| {
+            let (next, url, token, tag) =
+                (next.clone(), format!("{base}/api/v1/invoice/cash"), token.to_string(), tag.to_string());
+            std::thread::spawn(move || {
+                let agent = agent();
+                let mut times = Vec::new();
+                while started.elapsed() < limit {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let sent = Instant::now();
+                    let (status, reply) =
+                        post_json(&agent, &url, &token, &receipt(&format!("{tag}-{c}-{i}")));
+                    match status {
+                        201 | 503 => times.push(sent.elapsed()),
+                        429 => {}
+                        _ => eprintln!("  a sale was answered {status}: {}", reply["message"]),
+                    }
+                }
+                times
+            })
+        })
+        .collect();
+    let mut times: Vec<Duration> = workers.into_iter().flat_map(|w| w.join().unwrap()).collect();
+    let elapsed = started.elapsed();
+    times.sort_unstable();
+    (times, elapsed)
 }

@@ -14,7 +14,8 @@ use serde::Serialize;
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, created, ok};
-use crate::domain::backup_files::{self, Check};
+use crate::domain::backup_files::{self, Check, FullCheck};
+use crate::domain::copy::{CopyStatus, TargetStatus};
 
 /// What the README says of every backup.
 pub const WARNING: &str = "The backup holds the sealed certificate keys and the key file that opens them: whoever has \
@@ -31,6 +32,24 @@ pub struct Backups {
     /// `--backup-dir` is set: nightly backups run.
     pub automatic: bool,
     pub take: TakeBackup,
+    pub copy: Copy,
+    /// The nightly check spread over nights (the root's `ops::backup::full_check`).
+    pub full_check: Arc<dyn Fn() -> Option<FullCheck> + Send + Sync>,
+}
+
+/// The off-box copy as the root's `ops::copy` shows it (handed in at start), and how a verified
+/// restore of it is asked for (false: one is under way, or there is no copy).
+#[derive(Clone)]
+pub struct Copy {
+    pub status: Arc<dyn Fn() -> CopyStatus + Send + Sync>,
+    pub verify: Arc<dyn Fn() -> bool + Send + Sync>,
+}
+
+impl Copy {
+    /// No copy set up.
+    pub fn off() -> Copy {
+        Copy { status: Arc::new(|| CopyStatus::Off), verify: Arc::new(|| false) }
+    }
 }
 
 async fn owner_of_the_box(state: &AppState, auth: &Auth) -> Result<(), ApiError> {
@@ -88,10 +107,27 @@ pub async fn status(State(state): State<AppState>, auth: Auth) -> ApiResult {
         last_automatic: last_automatic(&names),
         damaged: backup_files::damaged(&names),
         warning: WARNING,
+        copy: CopyView::of(&(backups.copy.status)(), state.clock.utc_now()),
+        full_check: (backups.full_check)().map(|c| FullCheckView {
+            last_passed_at: c.last_full_pass.map(crate::domain::time::local_text),
+            round: [c.round_passed, c.round_of],
+            damage: c.damage.map(|(table, report)| format!("{table}: {report}")),
+        }),
     })
 }
 
-/// Whether nightly backups run, the last automatic one, and the copies found damaged.
+/// The nightly check spread over nights: when its last whole round passed (local time), the
+/// round under way (tables passed, of tables), damage it found.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FullCheckView {
+    last_passed_at: Option<String>,
+    round: [usize; 2],
+    damage: Option<String>,
+}
+
+/// Whether nightly backups run, the last automatic one, the copies found damaged, and the copy
+/// off the box.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Status {
@@ -99,6 +135,110 @@ struct Status {
     last_automatic: Option<Taken>,
     damaged: Vec<String>,
     warning: &'static str,
+    copy: CopyView,
+    /// Null before the first nightly check.
+    full_check: Option<FullCheckView>,
+}
+
+/// The copy off the box: `off`, `stopped` (set up, not running: `why`) or `running` with its
+/// places; `behind` when the page shows its banner.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CopyView {
+    state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
+    behind: bool,
+    places: Vec<PlaceView>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlaceView {
+    place: &'static str,
+    /// It holds every sale committed so far.
+    up_to_date: bool,
+    lag_seconds: i64,
+    behind: bool,
+    restorable: bool,
+    /// When it last took something (local time).
+    last_sent_at: Option<String>,
+    /// A full copy on its way: parts sent, of parts.
+    base: Option<[u64; 2]>,
+    /// Why it fails now (`full`, `unreachable`, `denied`, `refused`, `settings`, `local`).
+    failing: Option<&'static str>,
+    verified: Option<VerifiedView>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerifiedView {
+    /// When the restore was made and checked (local time).
+    at: String,
+    /// The newest sale it held was copied then (local time).
+    through: String,
+    invoices: i64,
+    passed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
+}
+
+impl CopyView {
+    pub fn of(status: &CopyStatus, now: chrono::DateTime<chrono::Utc>) -> CopyView {
+        let behind = status.behind(now);
+        match status {
+            CopyStatus::Off => CopyView { state: "off", why: None, behind, places: Vec::new() },
+            CopyStatus::NotRunning(why) => {
+                CopyView { state: "stopped", why: Some(why.clone()), behind, places: Vec::new() }
+            }
+            CopyStatus::Running(places) => {
+                let places = places.iter().map(|p| PlaceView::of(p, now)).collect();
+                CopyView { state: "running", why: None, behind, places }
+            }
+        }
+    }
+}
+
+impl PlaceView {
+    fn of(t: &TargetStatus, now: chrono::DateTime<chrono::Utc>) -> PlaceView {
+        let local = crate::domain::time::local_text;
+        PlaceView {
+            place: t.target,
+            up_to_date: t.missing_since.is_none(),
+            lag_seconds: t.lag_seconds(now),
+            behind: t.behind(now),
+            restorable: t.restorable,
+            last_sent_at: t.last_sent_at.map(local),
+            base: t.base.map(|(sent, parts)| [sent, parts]),
+            failing: t.failing.as_ref().map(|(kind, _)| *kind),
+            verified: t.verified.as_ref().map(|v| VerifiedView {
+                at: local(v.at),
+                through: local(v.through),
+                invoices: v.invoices,
+                passed: v.outcome.is_ok(),
+                why: v.outcome.clone().err(),
+            }),
+        }
+    }
+}
+
+/// `POST /api/v1/owner/backup/copy/verify`: a restore of the copy made and checked now, in the
+/// background (202); 409 when one is under way or there is no copy.
+pub async fn verify_copy(State(state): State<AppState>, auth: Auth) -> ApiResult {
+    owner_of_the_box(&state, &auth).await?;
+    let copy = state.people.backups.copy.clone();
+    if !matches!((copy.status)(), CopyStatus::Running(_)) {
+        return Err(ApiError::status(StatusCode::CONFLICT, "There is no copy off the box to verify."));
+    }
+    if !(copy.verify)() {
+        return Err(ApiError::status(
+            StatusCode::CONFLICT,
+            "A verification of the copy is already under way.",
+        ));
+    }
+    tracing::info!(user = auth.0.user.id, "a verified restore of the copy was asked from the page");
+    Ok((StatusCode::ACCEPTED, axum::Json(serde_json::json!({ "status": true, "verifying": true })))
+        .into_response())
 }
 
 /// A backup file, when it was taken (local time) and its check.

@@ -83,7 +83,11 @@ pub fn router(state: AppState, options: RouterOptions) -> Router {
     if options.metrics {
         ops_routes = ops_routes.route("/metrics", get(ops::metrics));
     }
-    let ops_routes = ops_routes.with_state(ops::Ops::new(state.services.clone(), state.clock.clone()));
+    let ops_routes = ops_routes.with_state(ops::Ops::new(
+        state.services.clone(),
+        state.clock.clone(),
+        state.people.backups.copy.clone(),
+    ));
     let https = state.people.https;
     // The owner's page is static and public (it signs in through the API), so no limiter counts it;
     // nor the book at /docs, the manual a technician reads in the shop.
@@ -330,6 +334,7 @@ fn owner_routes(state: &AppState) -> Router<AppState> {
         .route("/api/v1/owner/queue", g.general(get(owner::queue)))
         .route("/api/v1/owner/queue/{queueId}/resend", g.general(post(owner::resend)))
         .route("/api/v1/owner/backup", g.general(get(backups::status).post(backups::take)))
+        .route("/api/v1/owner/backup/copy/verify", g.general(post(backups::verify_copy)))
         .route("/api/v1/owner/backup/{file}", g.general(get(backups::download)))
 }
 

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::error::ApiError;
 use crate::clock::Clock;
+use crate::domain::copy::CopyStatus;
 use crate::domain::time::parse_stored;
 use crate::fiscal::gateway::Breaker;
 use crate::services::Services;
@@ -28,11 +29,12 @@ pub struct Ops {
     pub services: Services,
     clock: Clock,
     last_probe: Arc<Mutex<Option<(Instant, bool)>>>,
+    copy: super::backups::Copy,
 }
 
 impl Ops {
-    pub fn new(services: Services, clock: Clock) -> Self {
-        Ops { services, clock, last_probe: Arc::default() }
+    pub fn new(services: Services, clock: Clock, copy: super::backups::Copy) -> Self {
+        Ops { services, clock, last_probe: Arc::default(), copy }
     }
 
     /// Whether a write commits now (or did less than a second ago).
@@ -98,6 +100,57 @@ struct Health {
     /// What waits for the chain's head office (`--hq-url`); absent for a lone shop.
     #[serde(skip_serializing_if = "Option::is_none")]
     hq: Option<HqBacklog>,
+    /// The copy off the box (`--copy-dir`, `--copy-s3-url`); absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copy: Option<CopyHealth>,
+}
+
+#[derive(Debug, Serialize)]
+struct CopyHealth {
+    /// `running` or `stopped` (set up, not running).
+    state: &'static str,
+    /// Seconds the furthest place is behind the shop, to the millisecond (null when stopped).
+    lag_seconds: Option<f64>,
+    /// Further behind than a minute, a place without a whole copy, or stopped.
+    behind: bool,
+    places: Vec<CopyPlace>,
+}
+
+#[derive(Debug, Serialize)]
+struct CopyPlace {
+    place: &'static str,
+    lag_seconds: f64,
+    restorable: bool,
+    failing: Option<&'static str>,
+}
+
+/// Seconds since `since`, to the millisecond; 0 for none.
+fn seconds_since(since: Option<DateTime<Utc>>, now: DateTime<Utc>) -> f64 {
+    since.map_or(0.0, |t| (now - t).num_milliseconds().max(0) as f64 / 1000.0)
+}
+
+fn copy_health(status: &CopyStatus, now: DateTime<Utc>) -> Option<CopyHealth> {
+    let behind = status.behind(now);
+    match status {
+        CopyStatus::Off => None,
+        CopyStatus::NotRunning(_) => {
+            Some(CopyHealth { state: "stopped", lag_seconds: None, behind, places: Vec::new() })
+        }
+        CopyStatus::Running(places) => Some(CopyHealth {
+            state: "running",
+            lag_seconds: Some(places.iter().map(|p| seconds_since(p.missing_since, now)).fold(0.0, f64::max)),
+            behind,
+            places: places
+                .iter()
+                .map(|p| CopyPlace {
+                    place: p.target,
+                    lag_seconds: seconds_since(p.missing_since, now),
+                    restorable: p.restorable,
+                    failing: p.failing.as_ref().map(|(kind, _)| *kind),
+                })
+                .collect(),
+        }),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -174,6 +227,7 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
         breaker,
         certificate,
         hq: ops.hq(now).await,
+        copy: copy_health(&(ops.copy.status)(), ops.clock.utc_now()),
     };
     (status, Json(body)).into_response()
 }
@@ -193,6 +247,13 @@ pub async fn metrics(State(ops): State<Ops>) -> Response {
             .unwrap_or(0),
         breaker_open: ops.services.gateway.breaker_open(),
         wal_frames: ops.services.store.wal_frames(),
+        copy: match (ops.copy.status)() {
+            CopyStatus::Running(places) => {
+                let now = ops.clock.utc_now();
+                places.iter().map(|p| (p.target, p.lag_seconds(now), p.sent_bytes)).collect()
+            }
+            CopyStatus::Off | CopyStatus::NotRunning(_) => Vec::new(),
+        },
     };
     match crate::ops::metrics::render(snapshot) {
         Ok(text) => {

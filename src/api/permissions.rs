@@ -256,6 +256,7 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/api/v1/owner/queue/{queueId}/resend", OWNER, Company),
     rule("GET", "/api/v1/owner/backup", OWNER, TheBox),
     rule("POST", "/api/v1/owner/backup", OWNER, TheBox),
+    rule("POST", "/api/v1/owner/backup/copy/verify", OWNER, TheBox),
     rule("GET", "/api/v1/owner/backup/{file}", OWNER, TheBox),
     // The till and its printer
     rule("GET", "/till", PUBLIC, Company),

@@ -188,3 +188,20 @@ pub fn restore_from_hq(from: &crate::services::hq_sync::RestoreFrom, data: &Data
     println!("upload the company's certificate again: it never leaves the shop");
     Ok(())
 }
+
+/// `arka downgrade`: the database back to the previous release's schema, every row kept.
+pub fn downgrade(data: &DataArgs, to: i32) -> Result<(), String> {
+    let undone = crate::ops::backup::downgrade(&data.data_dir, to).map_err(|e| e.to_string())?;
+    if undone.is_empty() {
+        println!("{} already has schema {to} or older: nothing to undo", data.db_path().display());
+    } else {
+        let list: Vec<String> = undone.iter().map(|v| format!("V{v}")).collect();
+        println!(
+            "{} is back at schema {to} (undone: {}); every document is kept",
+            data.db_path().display(),
+            list.join(", ")
+        );
+    }
+    println!("Start the previous release now; starting this one again upgrades the database again.");
+    Ok(())
+}

@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod audit;
 pub mod backup;
 pub mod chain;
+pub mod copy;
 pub mod marketplace;
 pub mod queue;
 pub mod reports;

@@ -96,3 +96,13 @@ mod tests {
         assert!(!takes_folder_lock("mine.db"));
     }
 }
+
+/// The nightly check spread over nights, as the owner sees it: when the last whole round of it
+/// passed, how far the round under way is, and damage it found (the table and the check's lines).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FullCheck {
+    pub last_full_pass: Option<chrono::DateTime<chrono::Utc>>,
+    pub round_passed: usize,
+    pub round_of: usize,
+    pub damage: Option<(String, String)>,
+}

@@ -6,6 +6,7 @@ pub mod cancellation;
 pub mod cash_register;
 pub mod chat;
 pub mod client;
+pub mod copy;
 pub mod currency;
 pub mod day_book;
 pub mod discount;

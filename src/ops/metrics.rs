@@ -28,6 +28,11 @@ struct DeliveryLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PlaceLabel {
+    place: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct HttpLabels {
     route: String,
     status: u16,
@@ -45,6 +50,8 @@ struct Metrics {
     wal_frames: Gauge,
     hq_backlog: Gauge,
     hq_backlog_oldest_age: Gauge,
+    copy_lag: Family<PlaceLabel, Gauge>,
+    copy_sent: Family<PlaceLabel, Gauge>,
 }
 
 static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
@@ -105,7 +112,21 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         "Age of the oldest change waiting for the head office (0 when none waits)",
         hq_backlog_oldest_age.clone(),
     );
+    let copy_lag = Family::<PlaceLabel, Gauge>::default();
+    registry.register(
+        "arka_copy_lag_seconds",
+        "Seconds since the oldest sale a place of the off-box copy does not hold yet committed (0 when it holds all)",
+        copy_lag.clone(),
+    );
+    let copy_sent = Family::<PlaceLabel, Gauge>::default();
+    registry.register(
+        "arka_copy_sent_bytes",
+        "Bytes the off-box copy has sent to a place since the server started",
+        copy_sent.clone(),
+    );
     Metrics {
+        copy_lag,
+        copy_sent,
         hq_backlog,
         hq_backlog_oldest_age,
         registry,
@@ -166,8 +187,8 @@ pub fn http_request(route: &str, status: u16) {
     METRICS.http_requests.get_or_create(&HttpLabels { route: route.to_string(), status }).inc();
 }
 
-/// What is read from the store and the gateway at scrape time.
-#[derive(Debug, Clone, Copy, Default)]
+/// What is read from the store, the gateway and the copy at scrape time.
+#[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     pub queue_depth: i64,
     pub queue_oldest_age_seconds: i64,
@@ -175,6 +196,8 @@ pub struct Snapshot {
     pub wal_frames: u64,
     pub hq_backlog: i64,
     pub hq_backlog_oldest_age_seconds: i64,
+    /// Each place of the off-box copy: its lag in seconds and the bytes sent to it.
+    pub copy: Vec<(&'static str, i64, u64)>,
 }
 
 /// The text exposition of every metric, with `snapshot` as the current gauges.
@@ -185,6 +208,10 @@ pub fn render(snapshot: Snapshot) -> Result<String, std::fmt::Error> {
     METRICS.wal_frames.set(i64::try_from(snapshot.wal_frames).unwrap_or(i64::MAX));
     METRICS.hq_backlog.set(snapshot.hq_backlog);
     METRICS.hq_backlog_oldest_age.set(snapshot.hq_backlog_oldest_age_seconds);
+    for (place, lag, sent) in snapshot.copy {
+        METRICS.copy_lag.get_or_create(&PlaceLabel { place }).set(lag);
+        METRICS.copy_sent.get_or_create(&PlaceLabel { place }).set(i64::try_from(sent).unwrap_or(i64::MAX));
+    }
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, &METRICS.registry)?;
     Ok(text)
@@ -217,8 +244,11 @@ mod tests {
             wal_frames: 7,
             hq_backlog: 7,
             hq_backlog_oldest_age_seconds: 5,
+            copy: vec![("s3", 12, 4096)],
         })
         .unwrap();
+        assert!(text.contains(r#"arka_copy_lag_seconds{place="s3"} 12"#), "{text}");
+        assert!(text.contains(r#"arka_copy_sent_bytes{place="s3"} 4096"#), "{text}");
         assert!(text.contains(r#"arka_documents_issued_total{kind="test_kind"} 1"#), "{text}");
         assert!(
             text.contains(r#"arka_cis_deliveries_total{operation="TestRequest",outcome="rejected"} 1"#),

@@ -4,6 +4,7 @@
 //! only a Windows PC needs (the service, the data dir's access list, the firewall rule).
 
 pub mod backup;
+pub mod copy;
 pub mod data_lock;
 pub mod files;
 pub mod metrics;

@@ -52,10 +52,21 @@ pub fn append(tx: &Connection, entry: &Entry) -> Result<i64> {
 /// Appends `entry` to the database file at `path` (a restore's copy, before it is moved in),
 /// bringing its schema up to date first.
 pub fn append_in_file(path: &Path, entry: &Entry) -> Result<i64> {
+    append_in_file_with(path, entry, |_| Ok(()))
+}
+
+/// As `append_in_file`, with `also` written in the entry's own transaction (what the restore
+/// changes in what it restores).
+pub fn append_in_file_with(
+    path: &Path,
+    entry: &Entry,
+    also: impl FnOnce(&rusqlite::Transaction) -> Result<()>,
+) -> Result<i64> {
     let mut conn = Connection::open(path)?;
     configure(&conn)?;
     embedded::migrations::runner().run(&mut conn).map_err(Error::Migration)?;
     let tx = conn.transaction()?;
+    also(&tx)?;
     let id = append(&tx, entry)?;
     tx.commit()?;
     conn.close().map_err(|(_, e)| Error::Sqlite(e))?;

@@ -151,9 +151,9 @@ pub fn enqueue(conn: &Connection, q: &NewQueued) -> Result<i64> {
     )?
     .execute(named_params! {
         ":company": q.company_id, ":op": q.operation, ":kind": q.document, ":doc": q.document_id,
-        ":number": q.document_number, ":tcr": q.tcr_code, ":uuid": q.header_uuid, ":issued": q.issued_at,
+        ":number": q.document_number, ":tcr": q.tcr_code, ":uuid": q.header_uuid, ":issued": to_the_second(q.issued_at),
         ":request": request, ":subseq": q.subseq_deliv_type, ":status": status,
-        ":next": q.next_attempt_at, ":error": q.last_error, ":now": now_text(),
+        ":next": to_the_second(q.next_attempt_at), ":error": q.last_error, ":now": now_text(),
     })?;
     Ok(conn.last_insert_rowid())
 }
@@ -252,14 +252,28 @@ pub fn record_failure(
     Ok(())
 }
 
+/// The times an entry keeps of its document's issue and of its first try: the 48-hour clock and
+/// the worker need no finer than the second, and the document's own row keeps its time whole (30
+/// bytes a new entry, which then fits its page whole, issue 46). A time that does not read is kept
+/// as it is.
+fn to_the_second(issued_at: &str) -> String {
+    crate::domain::time::parse_stored(issued_at)
+        .map_or_else(|| issued_at.to_string(), |t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
 /// The CIS accepted the document; returns false when it was no longer on its way. A delivered
 /// entry keeps no next attempt (no worker reads it again): its time would be 35 bytes kept for
-/// nothing in every entry (issue 34).
+/// nothing in every entry (issue 34). Nor does it keep the CIS's code when it belongs to a
+/// document, whose own row holds it (`services::queue::accepted` writes it there in the same
+/// transaction), nor its delivery time when it is its creation's (delivered by the sale's own
+/// call, the second it was made): with them, a one-line receipt's entry spilled into an overflow
+/// page (issue 46).
 pub fn mark_delivered(conn: &Connection, id: i64, result_code: &str) -> Result<bool> {
     let changed = conn
         .prepare_cached(
-            "UPDATE fiscal_queue SET status = 'delivered', attempts = attempts + 1, result_code = :code,
-                 delivered_at = :now, last_error = NULL, next_attempt_at = ''
+            "UPDATE fiscal_queue SET status = 'delivered', attempts = attempts + 1,
+                 result_code = CASE WHEN document_id IS NULL THEN :code END,
+                 delivered_at = NULLIF(:now, created_at), last_error = NULL, next_attempt_at = ''
              WHERE id = :id AND status IN ('waiting', 'sending')",
         )?
         .execute(named_params! {":id": id, ":code": result_code, ":now": now_text()})?;
@@ -437,6 +451,31 @@ mod tests {
     }
 
     #[test]
+    fn a_delivered_entry_keeps_its_issue_to_the_second_and_the_code_only_when_no_document_holds_it() {
+        let (_dir, store) = store();
+        store
+            .write_blocking(|tx| -> Result<_> {
+                let company = fixtures::company(tx, "L1");
+                let mut of_invoice = entry(company, "u1", None);
+                of_invoice.issued_at = "2026-12-07T10:25:42.812887305+00:00";
+                let invoice = enqueue(tx, &of_invoice)?;
+                let mut alone = entry(company, "u2", None);
+                alone.document_id = None;
+                let lone = enqueue(tx, &alone)?;
+                let kept = get(tx, invoice)?.unwrap();
+                assert_eq!(
+                    (kept.issued_at.as_str(), kept.next_attempt_at.as_str()),
+                    ("2026-12-07T10:25:42Z", "2026-11-23T10:00:00Z")
+                );
+                assert!(mark_delivered(tx, invoice, "FIC-1")? && mark_delivered(tx, lone, "FIC-2")?);
+                assert_eq!(get(tx, invoice)?.unwrap().result_code, None);
+                assert_eq!(get(tx, lone)?.unwrap().result_code.as_deref(), Some("FIC-2"));
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
     fn a_failure_keeps_the_first_late_delivery_type_and_counts_the_attempt() {
         let (_dir, store) = store();
         store
@@ -456,7 +495,8 @@ mod tests {
                 let read = get(tx, id)?.unwrap();
                 assert_eq!(
                     (read.status, read.attempts, read.result_code.as_deref()),
-                    (Status::Delivered, 3, Some("FIC-1"))
+                    (Status::Delivered, 3, None),
+                    "the code is the document's: its row keeps it"
                 );
                 assert_eq!(read.last_error, None);
                 assert!(!mark_delivered(tx, id, "FIC-2")?, "no longer on its way");

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod cash_register;
 pub mod clients;
 pub mod devices;
+pub mod downgrade;
 pub mod einvoices;
 pub mod fiscal_queue;
 #[cfg(test)]
@@ -35,8 +36,8 @@ pub mod wtn;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
@@ -69,6 +70,9 @@ pub enum Error {
     /// A kept request could not be packed or read back.
     #[error("{0}")]
     Kept(#[from] kept::Error),
+    /// `arka downgrade` cannot go back as asked.
+    #[error("{0}")]
+    Way(String),
 }
 
 impl From<rusqlite::Error> for Error {
@@ -104,6 +108,110 @@ pub struct Store {
     log: Arc<log_sync::LogSync>,
     accounts: Arc<AccountsVersion>,
     wal_frames: Arc<AtomicU64>,
+    /// Set when the off-box copy reads the log (`copied`): what the writer tells it.
+    copy: Option<Arc<CommitWatch>>,
+}
+
+/// Beside the database, the off-box copy's own folder (`ops::copy`): while it exists, the copy
+/// is the only one that folds the log back into the file (it reads every frame first), so no
+/// connection of this data dir checkpoints, at a commit or at its close.
+pub const COPY_DIR: &str = "copy";
+
+/// Whether the off-box copy reads the log of the database at `path`.
+pub fn copied(path: &Path) -> bool {
+    path.parent().is_some_and(|dir| dir.join(COPY_DIR).is_dir())
+}
+
+/// What the writer tells the off-box copy at each commit: when the first transaction it has not
+/// read yet committed (for its lag), and that the log has grown long enough to be read and folded
+/// back now rather than at the copy's next turn.
+#[derive(Debug)]
+pub struct CommitWatch {
+    first_unread_ms: AtomicI64,
+    /// Commits so far: a reading that began after the last one has read them all.
+    commits: AtomicU64,
+    long_log: Mutex<bool>,
+    nudged: Condvar,
+    /// The copy reads the log; when it could not start, the writer folds the log back itself
+    /// (the copy's next start then finds the file changed and makes a new base).
+    reading: AtomicBool,
+}
+
+impl Default for CommitWatch {
+    fn default() -> Self {
+        CommitWatch {
+            first_unread_ms: AtomicI64::new(0),
+            commits: AtomicU64::new(0),
+            long_log: Mutex::new(false),
+            nudged: Condvar::new(),
+            reading: AtomicBool::new(true),
+        }
+    }
+}
+
+impl CommitWatch {
+    /// The copy does not read the log (it could not start, or it stopped): the writer folds it
+    /// back again.
+    pub fn not_reading(&self) {
+        self.reading.store(false, Ordering::SeqCst);
+    }
+
+    fn reading(&self) -> bool {
+        self.reading.load(Ordering::SeqCst)
+    }
+
+    fn committed(&self, now_ms: i64, long_log: bool) {
+        let _ = self.first_unread_ms.compare_exchange(0, now_ms, Ordering::SeqCst, Ordering::SeqCst);
+        self.commits.fetch_add(1, Ordering::SeqCst);
+        if long_log && let Ok(mut long) = self.long_log.lock() {
+            *long = true;
+            self.nudged.notify_all();
+        }
+    }
+
+    /// Before a reading of the log: the commits so far, and when the oldest not yet read was
+    /// made (ms since the epoch; None when none waits).
+    pub fn unread(&self) -> (u64, Option<i64>) {
+        let commits = self.commits.load(Ordering::SeqCst);
+        (commits, self.first_unread())
+    }
+
+    /// After a reading that began at `unread`'s `(commits, first)` and whose segments are where
+    /// the status reads them: when no commit came since, nothing waits any more. Otherwise the
+    /// oldest time stays (a later commit may not have been read): the lag is then said too long
+    /// for one turn, never too short.
+    pub fn read_through(&self, commits: u64, first: Option<i64>) {
+        if self.commits.load(Ordering::SeqCst) == commits {
+            let _ = self.first_unread_ms.compare_exchange(
+                first.unwrap_or(0),
+                0,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            );
+        }
+    }
+
+    /// As `take_first_unread`, without starting the count again.
+    pub fn first_unread(&self) -> Option<i64> {
+        Some(self.first_unread_ms.load(Ordering::SeqCst)).filter(|ms| *ms != 0)
+    }
+
+    /// Waits up to `most` for the log to grow long (or for `wake`); whether it did.
+    pub fn wait_for_long_log(&self, most: std::time::Duration) -> bool {
+        let Ok(long) = self.long_log.lock() else { return false };
+        let Ok((mut long, _)) = self.nudged.wait_timeout_while(long, most, |long| !*long) else {
+            return false;
+        };
+        std::mem::replace(&mut *long, false)
+    }
+
+    /// Ends a wait at once (the server is stopping).
+    pub fn wake(&self) {
+        if let Ok(mut long) = self.long_log.lock() {
+            *long = true;
+            self.nudged.notify_all();
+        }
+    }
 }
 
 /// The tables a token's caller is read from (`accounts::caller_by_token`, `partner_by_token`).
@@ -128,6 +236,10 @@ impl AccountsVersion {
 }
 
 fn configure(conn: &Connection) -> Result<()> {
+    if copied(Path::new(conn.path().unwrap_or_default())) {
+        // The copy folds the log back itself, after reading it: a close must not do it first.
+        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    }
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     // Room for every statement of an issue, so none is parsed again per document.
     conn.set_prepared_statement_cache_capacity(64);
@@ -175,7 +287,8 @@ impl Store {
             }
         }))?;
         writer.pragma_update(None, "journal_mode", "WAL")?;
-        let wal_frames = count_wal_frames(&mut writer)?;
+        let copy = copied(path).then(|| Arc::new(CommitWatch::default()));
+        let wal_frames = count_wal_frames(&mut writer, copy.clone())?;
         // FULL while the schema is brought up to date: each step on the disk before the next.
         writer.pragma_update(None, "synchronous", "FULL")?;
         configure(&writer)?;
@@ -192,7 +305,25 @@ impl Store {
             log: Arc::new(log_sync::LogSync::new(path)),
             accounts,
             wal_frames,
+            copy,
         })
+    }
+
+    /// What the writer tells the off-box copy, when the copy reads this database's log.
+    pub fn commit_watch(&self) -> Option<Arc<CommitWatch>> {
+        self.copy.clone()
+    }
+
+    /// The database's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `f` while no write can begin (the writer is held): the off-box copy's last reading
+    /// of the log at a stop, so that nothing is written between it and the log's folding back.
+    pub fn with_writes_held<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        let _writer = self.writer()?;
+        Ok(f())
     }
 
     /// The frames the writer has appended to the WAL since the store was opened (each a page of
@@ -378,7 +509,7 @@ const PAGE_SIZE: i64 = 512;
 /// The log is folded into the file once it holds this many frames (about 10 MB of 512-byte pages,
 /// a few hundred sales) rather than SQLite's 1,000: a page every sale touches (the newest leaf of
 /// each index) is then copied back once per few hundred sales instead of once per thirty.
-const AUTOCHECKPOINT_FRAMES: i32 = 20_000;
+pub const AUTOCHECKPOINT_FRAMES: i32 = 20_000;
 
 /// The largest database a start rewrites with `PAGE_SIZE` pages: a few seconds of work. A bigger
 /// one (45-130 s per million documents, docs/src/records/decade.md) would keep the shop from
@@ -450,8 +581,10 @@ fn use_page_size(writer: &Connection, path: &Path, rewrite: PageRewrite) -> Resu
 
 /// Counts the frames each commit appends to the WAL. The hook takes the place of SQLite's
 /// automatic checkpoint, so it does what that one does: a PASSIVE checkpoint once the log holds
-/// `AUTOCHECKPOINT_FRAMES`, whose failure (readers in the way) waits for the next commit.
-fn count_wal_frames(writer: &mut Connection) -> Result<Arc<AtomicU64>> {
+/// `AUTOCHECKPOINT_FRAMES`, whose failure (readers in the way) waits for the next commit. When
+/// the off-box copy reads the log (`copy`), it folds the log back itself: the hook only tells it
+/// when a commit was made and that the log is long.
+fn count_wal_frames(writer: &mut Connection, copy: Option<Arc<CommitWatch>>) -> Result<Arc<AtomicU64>> {
     let frames = Arc::new(AtomicU64::new(0));
     let counted = frames.clone();
     let mut in_log = 0;
@@ -460,8 +593,14 @@ fn count_wal_frames(writer: &mut Connection) -> Result<Arc<AtomicU64>> {
         let appended = if pages >= in_log { pages - in_log } else { pages };
         counted.fetch_add(u64::try_from(appended).unwrap_or(0), Ordering::Relaxed);
         in_log = pages;
-        if pages >= AUTOCHECKPOINT_FRAMES {
-            let _ = wal.checkpoint_v2(rusqlite::wal::CheckpointMode::PASSIVE);
+        match &copy {
+            Some(watch) if watch.reading() => {
+                watch.committed(chrono::Utc::now().timestamp_millis(), pages >= AUTOCHECKPOINT_FRAMES)
+            }
+            _ if pages >= AUTOCHECKPOINT_FRAMES => {
+                let _ = wal.checkpoint_v2(rusqlite::wal::CheckpointMode::PASSIVE);
+            }
+            _ => {}
         }
         Ok(())
     }))?;

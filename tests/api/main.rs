@@ -14,6 +14,7 @@ mod catalog_clients;
 mod catalog_products;
 mod chaos;
 mod cis_sim;
+mod copy;
 mod corrections;
 mod docs;
 mod drawer;

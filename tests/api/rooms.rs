@@ -56,6 +56,7 @@ const RULES: &[(&str, &[&str])] = &[
         "ops::backup",
         &["config", "domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"],
     ),
+    ("ops::copy", &["domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"]),
     (
         "services",
         &[
@@ -129,6 +130,7 @@ const RULES: &[(&str, &[&str])] = &[
             "sim::cis",
             "sim::wolt",
             "ops::backup",
+            "ops::copy",
             "ops::data_lock",
             "ops::secrets",
             "ops::tls",

@@ -10,6 +10,7 @@ pub mod pages;
 pub mod people;
 pub mod printer;
 pub mod process;
+pub mod s3;
 pub mod sim;
 pub mod snapshot;
 pub mod stub;

@@ -29,6 +29,11 @@ use chrono_tz::Europe::Tirane;
 use rusqlite::backup::StepResult;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
+mod night;
+pub mod sums;
+
+pub use night::{NIGHT_BUDGET, full_check};
+
 use crate::config::{BackupSchedule, CheckGate};
 use crate::domain::backup_files::{self, DAMAGED, FOLDER_LOCK, PARTIAL, UNCHECKED};
 use crate::domain::numbering::{LastNumber, SideBySide, side_by_side};
@@ -177,6 +182,8 @@ enum When {
     Now,
     /// In the background once the server answers (`check_pending`); a marker says so meanwhile.
     Later,
+    /// By the nightly check, a share each night (`night`).
+    ByNights,
 }
 
 /// Runs `PRAGMA integrity_check` on `conn`.
@@ -689,9 +696,12 @@ pub fn automatic(data_dir: &Path, schedule: &BackupSchedule, occasion: Occasion)
     }
     let to = dir.join(automatic_name(Utc::now(), occasion));
     // The copy before an upgrade is what a roll-back restores, taken while the shop waits; its
-    // check waits for the server to answer.
-    let when = if occasion == Occasion::BeforeUpgrade { When::Later } else { When::Now };
+    // check waits for the server to answer. The nightly one is checked a share a night.
+    let when = if occasion == Occasion::BeforeUpgrade { When::Later } else { When::ByNights };
     let made = take(&data_dir.join("arka.db"), &data_dir.join("arka.key"), &to, &mut |_| {}, when)?;
+    if when == When::ByNights {
+        night_share(&made, dir)?;
+    }
     let names: Vec<String> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .filter_map(|entry| entry.ok().and_then(|e| e.file_name().into_string().ok()))
@@ -705,18 +715,72 @@ pub fn automatic(data_dir: &Path, schedule: &BackupSchedule, occasion: Occasion)
     Ok(Some(made))
 }
 
+/// The largest database copied before an upgrade migrates it: a few seconds of copying. A
+/// bigger one (a decade's 25 GiB took 146 s) would keep the shop closed for minutes; its way back
+/// is `arka downgrade` (every migration since the previous release brings one), the nightly
+/// backup and the copy off the box.
+pub const BEFORE_UPGRADE_COPY_MAX_BYTES: u64 = 512 * 1024 * 1024;
+
+/// Tonight's share of the check over the nightly copy `made`: damage renames it (as a copy kept
+/// unchecked whose check failed) and fails the backup.
+fn night_share(made: &Made, dir: &Path) -> Result<()> {
+    match night::share(&made.db, dir, NIGHT_BUDGET, usize::MAX).map_err(sqlite(&made.db))? {
+        night::Night::Passed { tables, complete } => {
+            tracing::info!(
+                tables = tables.len(),
+                round_complete = complete,
+                "the nightly check passed tonight's tables"
+            );
+            Ok(())
+        }
+        night::Night::Damaged { table, report } => {
+            let renamed = sibling(&made.db, DAMAGED);
+            std::fs::rename(&made.db, &renamed).map_err(io(&renamed))?;
+            if made.key.exists() {
+                let key_aside = key_path_of(&renamed);
+                std::fs::rename(&made.key, &key_aside).map_err(io(&key_aside))?;
+            }
+            Err(Error::Damaged(made.db.clone(), format!("table {table}: {report}")))
+        }
+    }
+}
+
 /// Before the migrations of an upgrade run: a backup of the database as the old version left it,
-/// when it exists, is older than this binary's schema and a backup folder is set. Its check is
-/// left to `check_pending`.
+/// when it exists, is older than this binary's schema, a backup folder is set and it is at most
+/// `BEFORE_UPGRADE_COPY_MAX_BYTES`. Its check is left to `check_pending`.
 pub fn before_upgrade(data_dir: &Path, schedule: &BackupSchedule) -> Result<Option<Made>> {
+    before_upgrade_up_to(data_dir, schedule, BEFORE_UPGRADE_COPY_MAX_BYTES)
+}
+
+fn before_upgrade_up_to(data_dir: &Path, schedule: &BackupSchedule, most: u64) -> Result<Option<Made>> {
     let db = data_dir.join("arka.db");
     let version = store::existing_schema_version(&db).map_err(|e| store_error(&db, e))?;
     match version {
-        Some(v) if v > 0 && v < store::latest_schema_version() => {
+        Some(v) if v > 0 && v < store::latest_schema_version() && schedule.backup_dir.is_some() => {
+            let bytes = std::fs::metadata(&db).map_err(io(&db))?.len();
+            if bytes > most {
+                tracing::info!(
+                    bytes,
+                    from = v,
+                    "no copy before this upgrade: the database is too big to copy while the shop waits; the way back is `arka downgrade` (then the previous release), and the nightly backup and the copy off the box keep the books"
+                );
+                return Ok(None);
+            }
             automatic(data_dir, schedule, Occasion::BeforeUpgrade)
         }
         _ => Ok(None),
     }
+}
+
+/// `arka downgrade`: the database of `data_dir` (no server on it) back to schema `to`, for the
+/// previous release; the versions undone.
+pub fn downgrade(data_dir: &Path, to: i32) -> Result<Vec<i32>> {
+    let _lock = data_lock::lock(data_dir).map_err(Error::Locked)?;
+    let db = data_dir.join("arka.db");
+    if !db.exists() {
+        return Err(Error::NoDatabase(db));
+    }
+    store::downgrade::downgrade(&db, to).map_err(|e| store_error(&db, e))
 }
 
 /// Stops the background check: a check under way is interrupted, none starts after it.
@@ -910,7 +974,7 @@ pub async fn nightly(
         let (dir, settings) = (data_dir.clone(), schedule.clone());
         match tokio::task::spawn_blocking(move || automatic(&dir, &settings, Occasion::Nightly)).await {
             Ok(Ok(Some(made))) => {
-                tracing::info!(path = %made.db.display(), bytes = made.bytes, "nightly backup taken and checked")
+                tracing::info!(path = %made.db.display(), bytes = made.bytes, "nightly backup taken, tonight's share of the check passed")
             }
             Ok(Ok(None)) => return,
             Ok(Err(e)) => tracing::error!(error = %crate::error_chain(&e), "the nightly backup failed"),
@@ -990,6 +1054,22 @@ mod tests {
         KeyFile::load_or_create(&data.join("arka.key")).unwrap();
         store.write_blocking(|tx| store::health::probe(tx)).unwrap();
         data
+    }
+
+    #[test]
+    fn a_database_too_big_to_copy_while_the_shop_waits_is_upgraded_without_a_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        store::create_at_version(&data.join("arka.db"), store::downgrade::PREVIOUS_RELEASE_SCHEMA).unwrap();
+        KeyFile::load_or_create(&data.join("arka.key")).unwrap();
+        let out = dir.path().join("backups");
+        let schedule = BackupSchedule { backup_dir: Some(out.clone()), ..BackupSchedule::default() };
+        let bytes = std::fs::metadata(data.join("arka.db")).unwrap().len();
+        assert!(before_upgrade_up_to(&data, &schedule, bytes - 1).unwrap().is_none(), "too big: no copy");
+        assert!(!out.exists() || std::fs::read_dir(&out).unwrap().next().is_none());
+        let made = before_upgrade_up_to(&data, &schedule, bytes).unwrap().unwrap();
+        assert!(made.db.exists(), "small enough: copied as before");
     }
 
     #[test]
