@@ -164,6 +164,17 @@ async fn pay(page: &Browser, method: &str, tendered: Option<&str>, card_part: Op
     page.click("#pay-confirm").await;
 }
 
+/// A new token for the user `id` and the URL of their pairing card, which opens the till with it.
+fn pairing_card(till: &Till, id: &dyn std::fmt::Display, owner: &str) -> (String, String) {
+    let card = till
+        .server
+        .post_json(&format!("/api/v1/users/{id}/token"), Some(owner), &json!({}))
+        .data(201)
+        .clone();
+    let url = card["pairingCard"]["pairingUrl"].as_str().unwrap().to_string();
+    (card["user"]["token"].as_str().unwrap().to_string(), url)
+}
+
 fn story(form: &'static str, width: u32, height: u32) {
     let sim = SimServer::start();
     let till = open_till_with(&sim, |args| {
@@ -179,13 +190,7 @@ fn story(form: &'static str, width: u32, height: u32) {
     till.server.put_json("/api/v1/till/settings", owner, &json!({"cashier_max_discount": 10})).data(200);
     let body = json!({"name": "Besa Kola", "email": "besa@shop.al", "branchId": till.branch_id, "operatorCode": "op222op222", "fiscalTcrCode": till.tcr_code});
     let besa = till.server.post_json("/api/v1/on-boarding/user", owner, &body).data(201)["user"].clone();
-    let card = till
-        .server
-        .post_json(&format!("/api/v1/users/{}/token", besa["id"]), owner, &json!({}))
-        .data(201)
-        .clone();
-    let token = card["user"]["token"].as_str().unwrap().to_string();
-    let pairing_url = card["pairingCard"]["pairingUrl"].as_str().unwrap().to_string();
+    let (token, pairing_url) = pairing_card(&till, &besa["id"], &till.token);
 
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     runtime.block_on(async {
@@ -829,12 +834,7 @@ fn a_payment_cut_by_kill_9_is_retried_with_its_internal_id_and_prints_one_receip
     till.server
         .post_json("/api/v1/cash-register/open-balance", owner.as_deref(), &json!({"amount": 500}))
         .data(201);
-    let card = till
-        .server
-        .post_json(&format!("/api/v1/users/{}/token", till.user_id), owner.as_deref(), &json!({}))
-        .data(201)
-        .clone();
-    let token = card["user"]["token"].as_str().unwrap().to_string();
+    let (token, _) = pairing_card(&till, &till.user_id, &till.token);
     let kept = till.server.stop_and_keep();
     let data_dir = kept.path().join("data");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -893,14 +893,8 @@ fn a_till_without_a_printer_shows_the_80_mm_pdf_for_the_browsers_print_dialog() 
     let sim = SimServer::start();
     let till = open_till(&sim);
     catalog(&till);
-    let card = till
-        .server
-        .post_json(&format!("/api/v1/users/{}/token", till.user_id), Some(&till.token), &json!({}))
-        .data(201)
-        .clone();
-    let pairing_url = card["pairingCard"]["pairingUrl"].as_str().unwrap().to_string();
-    // The card gave the owner a new token.
-    let token = card["user"]["token"].as_str().unwrap().to_string();
+    // The card gives the owner a new token.
+    let (token, pairing_url) = pairing_card(&till, &till.user_id, &till.token);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     runtime.block_on(async {
         let page = Browser::start(1024, 768).await;
