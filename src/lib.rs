@@ -8,7 +8,6 @@ pub mod cis_wait;
 pub mod cli;
 pub mod clock;
 pub mod config;
-pub mod domain;
 mod error_chain;
 pub mod fiscal;
 pub mod hq;
@@ -22,6 +21,7 @@ pub mod sim;
 pub mod store;
 pub mod wolt;
 
+pub use arka_core::domain;
 pub use error_chain::{ErrorChain, error_chain};
 
 use std::sync::Arc;

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use tokio_postgres::types::Json;
 
 use super::Result;
-use super::wire::{Batch, Op, key_columns, key_text};
+use arka_core::wire::{Batch, Op, key_columns, key_text};
 
 /// The typed tables derived from shipped rows: same name and columns (or some of them) as the
 /// shop's table, plus `shop_id`.
@@ -336,7 +336,7 @@ async fn derive(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hq::wire::Entry;
+    use arka_core::wire::Entry;
 
     fn entry(seq: i64, table: &str, id: i64, op: Op) -> Entry {
         let mut key = Map::new();

@@ -22,7 +22,6 @@ pub mod shop_routes;
 pub mod shops;
 pub mod throttle;
 pub mod today;
-pub mod wire;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

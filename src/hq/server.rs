@@ -17,14 +17,14 @@ use serde_json::json;
 use super::db;
 use super::reports::{self, Filter};
 use super::shop_routes;
-use super::wire::{
-    HEARTBEAT_PATH, NONCASH_PATH, NONCASH_RELEASE_PATH, PRODUCTS_PATH, ROWS_PATH, SYNC_PATH, TAKE_OVER_PATH,
-};
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
 use crate::api::reports::{ReportParams, ReportRequest, answer_as, read_request};
 use crate::domain::document::ApiVersion;
 use crate::domain::validation::FieldErrors;
+use arka_core::wire::{
+    HEARTBEAT_PATH, NONCASH_PATH, NONCASH_RELEASE_PATH, PRODUCTS_PATH, ROWS_PATH, SYNC_PATH, TAKE_OVER_PATH,
+};
 
 /// The largest batch a shop may send (its notes hold whole rows).
 pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;

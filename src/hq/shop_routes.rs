@@ -17,10 +17,10 @@ use super::db::{self, Shop};
 use super::numbering::{Given, MAX_ORD_NUM};
 use super::server::{HqState, OwnerAuth, bearer, failed};
 use super::shops::BoxCheck;
-use super::wire::{Acked, BOX_HEADER, Batch, Heartbeat, NumberAsk, NumberGiven, RowsPage, key_columns};
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
 use crate::domain::validation::FieldErrors;
+use arka_core::wire::{Acked, BOX_HEADER, Batch, Heartbeat, NumberAsk, NumberGiven, RowsPage, key_columns};
 
 /// Rows per page of a restore.
 const ROWS_PER_PAGE: i64 = 5000;

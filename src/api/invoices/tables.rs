@@ -9,10 +9,10 @@ use serde::Deserialize;
 use super::super::AppState;
 use super::super::auth::Auth;
 use super::super::error::{ApiError, ApiResult};
-use super::super::extract::Body;
+use super::super::extract::{Body, Version};
 use super::super::fields;
 use super::{IssueBody, host, issue_request, issued_response, payments_input, required_internal_id};
-use crate::domain::document::{ApiVersion, DocumentKind};
+use crate::domain::document::DocumentKind;
 use crate::domain::invoice::request::check_order_body;
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
 use crate::services::invoices::SummaryRequest;
@@ -21,7 +21,7 @@ use crate::services::invoices::SummaryRequest;
 /// (`check_order_body`).
 pub async fn order(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     Body(body): Body<IssueBody>,
@@ -63,7 +63,7 @@ pub struct SummaryBody {
 
 pub async fn summary(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     Body(b): Body<SummaryBody>,

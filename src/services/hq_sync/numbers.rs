@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::hq::client::{self, HqClient};
-use crate::hq::wire::NumberAsk;
 use crate::services::{Error, Result, Services};
+use arka_core::wire::NumberAsk;
 
 /// The 503's message when the head office cannot give a non-cash number.
 pub const NO_NUMBER: &str = "The head office, which keeps the business's non-cash numbering for the chain, cannot be reached: nothing was issued. Try again.";
