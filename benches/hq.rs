@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arka::hq::client::HqClient;
+use arka::hq_client::HqClient;
 use arka::store::{Store, hq_outbox};
 use common::{Server, agent, ms, open_till, percentile, post_json, server_args};
 

@@ -4,6 +4,7 @@
 
 pub mod ai;
 pub mod api;
+pub mod backup;
 pub mod cis_wait;
 pub mod cli;
 pub mod clock;
@@ -11,6 +12,7 @@ pub mod config;
 mod error_chain;
 pub mod fiscal;
 pub mod hq;
+pub mod hq_client;
 pub mod ops;
 pub mod panics;
 pub mod print;
@@ -19,6 +21,7 @@ pub mod rates;
 pub mod services;
 pub mod sim;
 pub mod store;
+pub mod tls;
 pub mod wolt;
 
 pub use arka_core::domain;
@@ -34,7 +37,7 @@ use config::ServeArgs;
 use fiscal::gateway::{Gateway, SoftwareCodes};
 use fiscal::queue::Queue;
 use fiscal::transport::{CisConfig, Endpoint};
-use ops::{backup, data_lock, secrets, tls};
+use ops::{data_lock, secrets};
 use services::Services;
 use services::accounts::SANDBOX_NUIS;
 use services::marketplace::{Marketplace, VenueInput};
@@ -489,7 +492,7 @@ fn page_backups_dir(args: &ServeArgs) -> std::path::PathBuf {
 }
 
 /// The owner's page takes a backup as `arka backup` does, into `--backup-dir` or the data dir's
-/// `backups` (this root holds `ops::backup`; the page's routes get only this).
+/// `backups` (this root holds `backup`; the page's routes get only this).
 fn page_backups(args: &ServeArgs) -> api::backups::Backups {
     let data_dir = args.data.data_dir.clone();
     let dir = page_backups_dir(args);

@@ -20,7 +20,7 @@ use crate::domain::backup_files::{self, Check};
 pub const WARNING: &str = "The backup holds the sealed certificate keys and the key file that opens them: whoever has \
      both can sign fiscal documents as the shop. Keep both files together and as safe as the server.";
 
-/// Takes a backup named `file` into `dir` (the root's `ops::backup`, handed in at start):
+/// Takes a backup named `file` into `dir` (the root's `backup`, handed in at start):
 /// its size in bytes, or why not.
 pub type TakeBackup = Arc<dyn Fn(&str) -> Result<u64, String> + Send + Sync>;
 

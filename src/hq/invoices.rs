@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Result;
-use super::reports::{Filter, ON_INVOICES, refs};
+use super::filter::{Filter, ON_INVOICES, refs};
 use crate::api::invoices::views::{self, Links};
 use crate::domain::document::ApiVersion;
 use crate::domain::numbering;
@@ -98,7 +98,7 @@ pub async fn page(pool: &Pool, f: &Filter, ask: &ListAsk) -> Result<Vec<(i64, St
 }
 
 /// The condition on the shops (`s`) a page reads: the one asked for, or all.
-fn of_shops(f: &Filter, values: &mut super::reports::Values) -> String {
+fn of_shops(f: &Filter, values: &mut super::filter::Values) -> String {
     match f.shop_id {
         Some(shop) => {
             values.push(Box::new(shop));

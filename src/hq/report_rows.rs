@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 use tokio_postgres::GenericClient;
 
 use super::Result;
-use super::reports::{Filter, Narrowed, Values, refs};
+use super::filter::{Filter, Narrowed, Values, refs};
 use crate::domain::cash_register::{ActionType, Movement, Purpose};
 use crate::domain::day_book::DayBook;
 use crate::domain::report::ReportKind;
@@ -505,7 +505,7 @@ pub async fn reversals<C: GenericClient>(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<ReversalLine>> {
-    let (conditions, mut values) = f.on(super::reports::ON_INVOICES);
+    let (conditions, mut values) = f.on(super::filter::ON_INVOICES);
     values.push(Box::new(limit));
     values.push(Box::new(offset));
     let (at_limit, at_offset) = (values.len() - 1, values.len());

@@ -15,7 +15,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::db;
-use super::reports::{self, Filter};
+use super::filter::Filter;
+use super::reports;
 use super::shop_routes;
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
@@ -414,7 +415,7 @@ async fn metrics(State(state): State<HqState>) -> Response {
     if !state.serve_metrics {
         return ApiError::not_found("Route").into_response();
     }
-    match super::metrics::render(&state).await {
+    match super::metrics::render(&state.pool, &state.metrics).await {
         Ok(text) => (
             [(
                 axum::http::header::CONTENT_TYPE,
@@ -523,7 +524,7 @@ pub fn router(state: HqState) -> Router {
         .route("/api/v1/setup", get(setup))
         .route("/api/v1/session", axum::routing::post(sign_in).delete(sign_out))
         .layer(DefaultBodyLimit::max(MAX_BATCH_BYTES))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), super::metrics::observed))
+        .layer(axum::middleware::from_fn_with_state(state.metrics.clone(), super::metrics::observed))
         .with_state(state)
         // The owner's page, the shop's own files: in chain mode at the HQ.
         .merge(crate::api::web::routes())
@@ -540,7 +541,7 @@ pub async fn start(
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
-    let tls = crate::ops::tls::configure(&args.tls(), &args.state_dir).map_err(|e| e.to_string())?;
+    let tls = crate::tls::configure(&args.tls(), &args.state_dir).map_err(|e| e.to_string())?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     println!("Arka HQ on {scheme}://{address}");
     match &tls {
@@ -563,14 +564,14 @@ pub async fn start(
 pub async fn run(
     args: &super::HqServeArgs,
     listener: tokio::net::TcpListener,
-    tls: Option<crate::ops::tls::Tls>,
+    tls: Option<crate::tls::Tls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
     let pool = db::pool(&args.database.url()?, args.pool).map_err(|e| e.to_string())?;
     db::migrate(&pool).await.map_err(|e| e.to_string())?;
     let app = router(HqState::new(pool, args.metrics));
     let served = match &tls {
-        Some(tls) => crate::api::serve(crate::ops::tls::TlsListener::new(listener, tls), app, shutdown).await,
+        Some(tls) => crate::api::serve(crate::tls::TlsListener::new(listener, tls), app, shutdown).await,
         None => crate::api::serve(listener, app, shutdown).await,
     };
     served.map_err(|e| e.to_string())

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::hq::client::{self, HqClient};
+use crate::hq_client::{self as client, HqClient};
 use crate::services::{Error, Result, Services};
 use arka_core::wire::NumberAsk;
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::{Error, Link};
-use crate::hq::client::{self, HqClient};
+use crate::hq_client::{self as client, HqClient};
 use crate::store::{Store, health, hq_outbox};
 use arka_core::wire::{Batch, Entry, HEARTBEAT_EVERY_SECONDS, Heartbeat, Op, key_columns};
 
