@@ -4,24 +4,9 @@
 //! PostgreSQL and holds no SQLite: it shares `domain/` and the report shapes with the shop,
 //! never the shop's store. The shop's side is `services::hq_sync` and `store::hq_outbox`.
 
-pub mod apply;
-pub mod audit;
-pub mod catalog;
 pub mod cli;
-pub mod days;
-pub mod db;
-pub mod filter;
-pub mod held;
-pub mod invoices;
-pub mod metrics;
-pub mod numbering;
-pub mod report_rows;
-pub mod reports;
 pub mod server;
-pub mod shop_routes;
-pub mod shops;
-pub mod throttle;
-pub mod today;
+pub mod store;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
