@@ -119,6 +119,16 @@ pub enum Error {
     /// A shop's shipped documents could not be read back as the shop reads them.
     #[error("reading a shop's documents: {0}")]
     Read(String),
+    /// A row's column could not be read as its mapper reads it (no such column, another type).
+    #[error("the column {column}: {source}")]
+    Column {
+        column: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+    /// A column holds a value Arka never writes there: the read is refused, never defaulted.
+    #[error("the column {column} holds `{text}`, which is not {what}")]
+    Value { column: String, text: String, what: &'static str },
     /// A sum went past what a decimal holds.
     #[error("a sum went past what a decimal holds")]
     Overflow,

@@ -5,6 +5,7 @@
 pub mod apply;
 pub mod audit;
 pub mod catalog;
+pub mod columns;
 pub mod days;
 pub mod db;
 pub mod filter;
