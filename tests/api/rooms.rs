@@ -877,3 +877,50 @@ fn the_campaign_knows_of_arka_only_what_a_client_may_and_imports_one_way() {
     problems.extend(folder_circles(&krate, |_| true));
     assert!(problems.is_empty(), "the campaign's imports:\n{}", problems.join("\n"));
 }
+
+/// The book's table (docs/src/development/rooms.md) says each room's rule as the test holds it:
+/// a row per room, and in its last column exactly the rooms it may import, in backquotes
+/// ("everything" for `*`, "nothing of ours" for none).
+#[test]
+fn the_books_table_of_rooms_says_the_rules_the_test_holds() {
+    let book = std::fs::read_to_string(manifest_dir().join("docs/src/development/rooms.md")).unwrap();
+    let quoted = |cell: &str| -> Vec<String> {
+        cell.split('`').skip(1).step_by(2).map(str::to_string).collect::<Vec<_>>()
+    };
+    let mut said: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in book.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        assert_eq!(cells.len(), 3, "a row of three cells: {line}");
+        let room = quoted(cells[0]).first().cloned().unwrap_or_default();
+        let allowed: BTreeSet<String> = match cells[2] {
+            "everything" => BTreeSet::from(["*".to_string()]),
+            "nothing of ours" => BTreeSet::new(),
+            cell => quoted(cell).into_iter().collect(),
+        };
+        assert!(said.insert(room.clone(), allowed).is_none(), "the room {room} has two rows");
+    }
+    let held: BTreeMap<String, BTreeSet<String>> = RULES
+        .iter()
+        .map(|(room, allowed)| (room.to_string(), allowed.iter().map(|a| a.to_string()).collect()))
+        .collect();
+    let mut problems = Vec::new();
+    for (room, allowed) in &held {
+        match said.get(room) {
+            None => problems.push(format!("the book has no row for the room `{room}`")),
+            Some(book) if book != allowed => problems
+                .push(format!("the book says `{room}` may import {book:?}; the rule says {allowed:?}")),
+            Some(_) => {}
+        }
+    }
+    for room in said.keys().filter(|r| !held.contains_key(*r)) {
+        problems.push(format!("the book has a row for `{room}`, which is no room of RULES"));
+    }
+    // The core's rooms are mounted in the shop's graph under the same rules.
+    for (room, allowed) in CORE_RULES.iter().filter(|(room, _)| *room != "crate") {
+        let allowed: BTreeSet<String> = allowed.iter().map(|a| a.to_string()).collect();
+        if held.get(*room) != Some(&allowed) {
+            problems.push(format!("the core's room `{room}` has another rule in RULES"));
+        }
+    }
+    assert!(problems.is_empty(), "docs/src/development/rooms.md:\n{}", problems.join("\n"));
+}
