@@ -133,7 +133,7 @@ fn run(sim: &Sim, moto: Option<&Moto>, variant: Variant, seconds: u64) -> Figure
     args.metrics = true;
     args.limits = LIMITS.parse().unwrap();
     if let Variant::Copy { every } = variant {
-        arka::ops::copy::make_key(&data.join(arka::ops::copy::KEY_FILE)).unwrap();
+        arka::copy::make_key(&data.join(arka::copy::KEY_FILE)).unwrap();
         args.copy.copy_every = every;
         args.copy.places.copy_dir = Some(dir.path().join("copy"));
         if let Some(moto) = moto {

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arka::hq::client::HqClient;
+use arka::hq_client::HqClient;
 use arka::store::{Store, hq_outbox};
 use common::{Server, agent, ms, open_till, percentile, post_json, server_args};
 
@@ -101,8 +101,8 @@ fn seed_shop(store: &Store, count: i64) {
 }
 
 async fn serve_hq(url: &str) -> (String, deadpool_postgres::Pool) {
-    let pool = arka::hq::db::pool(url, 8).unwrap();
-    arka::hq::db::migrate(&pool).await.unwrap();
+    let pool = arka::hq::store::db::pool(url, 8).unwrap();
+    arka::hq::store::db::migrate(&pool).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let app = arka::hq::server::router(arka::hq::server::HqState::new(pool.clone(), false));
@@ -114,7 +114,7 @@ fn backfill(runtime: &tokio::runtime::Runtime) {
     let count = env_number("ARKA_BENCH_HQ_DOCS", 100_000);
     let url = runtime.block_on(fresh_database("arka_bench_backfill"));
     let (base, pool) = runtime.block_on(serve_hq(&url));
-    let token = runtime.block_on(arka::hq::db::add_shop(&pool, "bench", common::NUIS)).unwrap();
+    let token = runtime.block_on(arka::hq::store::db::add_shop(&pool, "bench", common::NUIS)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("arka.db")).unwrap();
     let started = Instant::now();
@@ -273,7 +273,7 @@ fn reports(runtime: &tokio::runtime::Runtime) {
     let url = runtime.block_on(fresh_database("arka_bench_reports"));
     let row_months = env_number("ARKA_BENCH_HQ_ROW_MONTHS", 3);
     let (base, pool) = runtime.block_on(serve_hq(&url));
-    let token = runtime.block_on(arka::hq::db::add_owner(&pool, "bench")).unwrap();
+    let token = runtime.block_on(arka::hq::store::db::add_owner(&pool, "bench")).unwrap();
     let started = Instant::now();
     runtime.block_on(async {
         let client = pool.get().await.unwrap();
@@ -590,10 +590,14 @@ fn linked_run(
     let names: Vec<String> = (0..shops).map(|i| format!("round{round}-shop{i}")).collect();
     let tokens: Vec<String> = names
         .iter()
-        .map(|n| runtime.block_on(arka::hq::db::add_shop(pool, n, common::NUIS)).unwrap())
+        .map(|n| runtime.block_on(arka::hq::store::db::add_shop(pool, n, common::NUIS)).unwrap())
         .collect();
-    let ids: BTreeMap<String, i64> =
-        runtime.block_on(arka::hq::db::shops(pool)).unwrap().into_iter().map(|s| (s.name, s.id)).collect();
+    let ids: BTreeMap<String, i64> = runtime
+        .block_on(arka::hq::store::db::shops(pool))
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.name, s.id))
+        .collect();
     let done = Arc::new(AtomicBool::new(false));
     let seen = Arc::new(Mutex::new(Vec::new()));
     let watcher = {
@@ -707,17 +711,21 @@ fn catchup(runtime: &tokio::runtime::Runtime) {
         }))
         .unwrap();
     let url = runtime.block_on(fresh_database("arka_bench_catchup"));
-    let pool = arka::hq::db::pool(&url, 8).unwrap();
-    runtime.block_on(arka::hq::db::migrate(&pool)).unwrap();
+    let pool = arka::hq::store::db::pool(&url, 8).unwrap();
+    runtime.block_on(arka::hq::store::db::migrate(&pool)).unwrap();
     let address = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     let mut stop = Some(serve_hq_on(runtime, &pool, address));
     let names: Vec<String> = (0..shops).map(|i| format!("catchup-shop{i}")).collect();
     let tokens: Vec<String> = names
         .iter()
-        .map(|n| runtime.block_on(arka::hq::db::add_shop(&pool, n, common::NUIS)).unwrap())
+        .map(|n| runtime.block_on(arka::hq::store::db::add_shop(&pool, n, common::NUIS)).unwrap())
         .collect();
-    let ids: BTreeMap<String, i64> =
-        runtime.block_on(arka::hq::db::shops(&pool)).unwrap().into_iter().map(|s| (s.name, s.id)).collect();
+    let ids: BTreeMap<String, i64> = runtime
+        .block_on(arka::hq::store::db::shops(&pool))
+        .unwrap()
+        .into_iter()
+        .map(|s| (s.name, s.id))
+        .collect();
     println!(
         "catchup: {shops} shops x {rate} cash invoices/s; the HQ away for {outage} s after {warm} s, then {after} s more"
     );

@@ -1,7 +1,7 @@
 //! Figures for issue 46's nightly check (`cargo bench --bench night`; it prints, it asserts
 //! nothing): over a kept database (`ARKA_BENCH_NIGHT_DB`, default `target/decade/arka.db`, the
 //! decade bench's file, opened read-only), each table's size in rows and, for every table, the
-//! time of each step of its check by sums (`ops::backup::sums`: its rows read whole, then each
+//! time of each step of its check by sums (`backup::sums`: its rows read whole, then each
 //! index against the table), the steps a nightly check goes through once a table's whole
 //! `integrity_check` does not fit a night. `ARKA_BENCH_NIGHT_TABLES` (comma-separated) names the
 //! tables to time; all of them by default.
@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use arka::ops::backup::sums;
+use arka::backup::sums;
 use rusqlite::{Connection, OpenFlags};
 
 fn main() {

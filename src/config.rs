@@ -12,6 +12,9 @@ use crate::clock::Clock;
 use clap::{Args, ValueEnum};
 use limits::LimitSettings;
 
+/// Production base URL of Wolt's merchant API, `--wolt-url`'s default.
+pub const WOLT_URL: &str = "https://pos-integration-service.wolt.com";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CisEnv {
     Test,
@@ -209,7 +212,7 @@ pub struct ServeArgs {
 
     /// Base URL of Wolt's merchant order API. With --sandbox the built-in Wolt simulator is used
     /// instead.
-    #[arg(long, env = "ARKA_WOLT_URL", default_value = crate::wolt::PRODUCTION_URL)]
+    #[arg(long, env = "ARKA_WOLT_URL", default_value = WOLT_URL)]
     pub wolt_url: Option<String>,
 
     /// Seconds allowed for a whole call to Wolt; after that the POS gets 502 and may retry.

@@ -4,14 +4,16 @@
 
 pub mod ai;
 pub mod api;
+pub mod backup;
 pub mod cis_wait;
 pub mod cli;
 pub mod clock;
 pub mod config;
-pub mod domain;
+pub mod copy;
 mod error_chain;
 pub mod fiscal;
 pub mod hq;
+pub mod hq_client;
 pub mod ops;
 pub mod panics;
 pub mod print;
@@ -20,8 +22,10 @@ pub mod rates;
 pub mod services;
 pub mod sim;
 pub mod store;
+pub mod tls;
 pub mod wolt;
 
+pub use arka_core::domain;
 pub use error_chain::{ErrorChain, error_chain};
 
 use std::sync::Arc;
@@ -34,7 +38,7 @@ use config::ServeArgs;
 use fiscal::gateway::{Gateway, SoftwareCodes};
 use fiscal::queue::Queue;
 use fiscal::transport::{CisConfig, Endpoint};
-use ops::{backup, data_lock, secrets, tls};
+use ops::{data_lock, secrets};
 use services::Services;
 use services::accounts::SANDBOX_NUIS;
 use services::marketplace::{Marketplace, VenueInput};
@@ -474,7 +478,7 @@ struct Background {
     /// Ships the outbox to the chain's head office (`--hq-url`).
     hq: Option<tokio::task::JoinHandle<()>>,
     /// The copy off the box: its last turn comes once nothing writes any more.
-    copy: Option<ops::copy::Copy>,
+    copy: Option<copy::Copy>,
     /// Writes the last uses still in memory at the stop.
     services: Services,
 }
@@ -494,7 +498,7 @@ fn page_backups_dir(args: &ServeArgs) -> std::path::PathBuf {
 }
 
 /// The copy off the box's settings, when a place for it is set.
-fn copy_settings(args: &ServeArgs) -> Option<ops::copy::Settings> {
+fn copy_settings(args: &ServeArgs) -> Option<copy::Settings> {
     if !args.copy.places.enabled() {
         return None;
     }
@@ -513,8 +517,8 @@ pub fn copy_places(
     data_dir: &std::path::Path,
     every: Duration,
     verify_every: Duration,
-) -> ops::copy::Settings {
-    let s3 = c.copy_s3_url.as_ref().map(|endpoint| ops::copy::S3Settings {
+) -> copy::Settings {
+    let s3 = c.copy_s3_url.as_ref().map(|endpoint| copy::S3Settings {
         endpoint: endpoint.clone(),
         bucket: c.copy_s3_bucket.clone().unwrap_or_default(),
         region: c.copy_s3_region.clone(),
@@ -524,11 +528,11 @@ pub fn copy_places(
         path_style: !c.copy_s3_virtual_host,
         timeout: Duration::from_secs(c.copy_s3_timeout),
     });
-    ops::copy::Settings {
+    copy::Settings {
         folder: c.copy_dir.clone(),
         s3,
         every,
-        key_file: c.copy_key_file.clone().unwrap_or_else(|| data_dir.join(ops::copy::KEY_FILE)),
+        key_file: c.copy_key_file.clone().unwrap_or_else(|| data_dir.join(copy::KEY_FILE)),
         verify_every,
     }
 }
@@ -537,9 +541,9 @@ pub fn copy_places(
 /// of the log to it); without one, a folder an earlier copy left goes (the store folds the log
 /// back itself again; a copy set up later starts with a new base).
 fn prepare_copy(args: &ServeArgs, copied: bool) {
-    let dir = ops::copy::dir_of(&args.data.data_dir);
+    let dir = copy::dir_of(&args.data.data_dir);
     if copied {
-        if let Err(e) = ops::copy::prepare(&args.data.data_dir) {
+        if let Err(e) = copy::prepare(&args.data.data_dir) {
             tracing::error!(error = %error_chain(&e), "the copy's folder could not be made");
         }
     } else if dir.is_dir() {
@@ -556,11 +560,11 @@ fn prepare_copy(args: &ServeArgs, copied: bool) {
 
 /// Starts the copy off the box, when set up; its handle and what the page and `/healthz` read.
 fn start_copy(
-    settings: Option<ops::copy::Settings>,
+    settings: Option<copy::Settings>,
     services: &Services,
-) -> (Option<ops::copy::Copy>, ops::copy::Watch) {
-    let Some(settings) = settings else { return (None, ops::copy::Watch::off()) };
-    match ops::copy::Copy::start(&settings, &services.store) {
+) -> (Option<copy::Copy>, copy::Watch) {
+    let Some(settings) = settings else { return (None, copy::Watch::off()) };
+    match copy::Copy::start(&settings, &services.store) {
         Ok(copy) => {
             let watch = copy.watch();
             (Some(copy), watch)
@@ -570,15 +574,15 @@ fn start_copy(
             if let Some(watch) = services.store.commit_watch() {
                 watch.not_reading();
             }
-            (None, ops::copy::Watch::not_running(e.to_string()))
+            (None, copy::Watch::not_running(e.to_string()))
         }
     }
 }
 
 /// The owner's page takes a backup as `arka backup` does, into `--backup-dir` or the data dir's
-/// `backups` (this root holds `ops::backup`; the page's routes get only this), and reads the
-/// copy off the box.
-fn page_backups(args: &ServeArgs, copy: &ops::copy::Watch) -> api::backups::Backups {
+/// `backups` (this root holds `backup`; the page's routes get only this), and reads the copy off
+/// the box.
+fn page_backups(args: &ServeArgs, copy: &copy::Watch) -> api::backups::Backups {
     let data_dir = args.data.data_dir.clone();
     let dir = page_backups_dir(args);
     let into = dir.clone();
@@ -602,7 +606,7 @@ impl Background {
         services: &Services,
         limiters: &Arc<Limiters>,
         stop: &tokio::sync::watch::Receiver<bool>,
-        copy: Option<ops::copy::Copy>,
+        copy: Option<copy::Copy>,
     ) -> Background {
         let settle: Arc<dyn fiscal::queue::Settle> = Arc::new(services.clone());
         let worker = tokio::spawn(services.queue.clone().run(settle, stop.clone()));

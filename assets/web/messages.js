@@ -88,6 +88,7 @@ export const NOUNS = {
   "Product": ["produkti", "Product"],
   "Route": ["adresa", "Route"],
   "Purchase invoice": ["fatura e blerjes", "Purchase invoice"],
+  "Route": ["adresa", "Route"],
   "User": ["përdoruesi", "User"],
   "Warehouse transfer note": ["fletëdalja", "Warehouse transfer note"],
   "An invoice": ["Një faturë", "An invoice"],
@@ -335,6 +336,8 @@ export const MESSAGES = {
   "{} with this internalId is being issued.": ["{1} me këtë numër të brendshëm po lëshohet.", "{1} with this internal number is being issued."],
   "{} with this internalId was already issued this year.": ["{1} me këtë numër të brendshëm është lëshuar tashmë këtë vit.", "{1} with this internal number was already issued this year."],
   "The head office, which keeps the business's non-cash numbering for the chain, cannot be reached: nothing was issued. Try again.": ["Zyra qendrore, që mban numërimin e faturave pa para në dorë për rrjetin, nuk u arrit: asgjë nuk u lëshua. Provoni përsëri."],
+  "This shop belongs to a chain whose head office keeps the business's non-cash numbering, but it was started without it (--hq-url): nothing was issued. Start it with its head office, or unlink it (arka unlink-hq).": ["Ky dyqan i përket një rrjeti, zyra qendrore e të cilit mban numërimin e faturave pa para në dorë, por u nis pa të (--hq-url): asgjë nuk u lëshua. Niseni me zyrën qendrore, ose shkëputeni prej saj (arka unlink-hq)."],
+  "This till's TCR was retired when the shop was restored: the numbers after the restored ones may be at the CIS already. The till goes on on a new TCR as soon as it is registered at the CIS (upload the certificate; Arka registers it): try again then.": ["TCR-ja e kësaj arke u tërhoq kur dyqani u rikthye nga kopja: numrat pas atyre të rikthyer mund të jenë tashmë në CIS. Arka vazhdon me një TCR të re sapo ajo të regjistrohet në CIS (ngarkoni certifikatën; Arka e regjistron): provoni përsëri atëherë."],
   "The internalId field is required.": ["Fusha «Numri i brendshëm» është e detyrueshme.", "The internal number is required."],
   "The internalId must not be greater than {MAX_INTERNAL_ID} characters.": ["Numri i brendshëm mund të ketë deri në {MAX_INTERNAL_ID} shenja.", "The internal number may have at most {MAX_INTERNAL_ID} characters."],
   "The {field} field contains the control character U+{:04X}, which a fiscal document cannot carry.": ["{field} ka shenjën e kontrollit U+{2}, që një dokument fiskal nuk e mban."],
@@ -479,7 +482,8 @@ export const MESSAGES = {
   "The printer's address is host:port, e.g. 192.168.1.50:9100.": ["Adresa e printerit është host:port, p.sh. 192.168.1.50:9100."],
   "The printer's device file is under /dev/, e.g. /dev/usb/lp0.": ["Skedari i pajisjes së printerit është nën /dev/, p.sh. /dev/usb/lp0."],
   "The value is weight or price.": ["Vlera është pesha ose çmimi."],
-  // The head office (src/hq/server.rs)
+  // The head office (src/hq/server/)
+  "The older_than must be seconds from 0.": ["Mosha duhet të jepet në sekonda, nga 0 e lart.", "The age must be given in seconds, from 0 up."],
   "A branch is one shop's: name the shop too.": ["Një njësi është e një dyqani: zgjidhni edhe dyqanin."],
   "Invoice not found.": ["Fatura nuk u gjet."],
   "Several shops have a document of this id: name the shop.": ["Disa dyqane kanë dokument me këtë numër: zgjidhni dyqanin."],

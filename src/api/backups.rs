@@ -21,7 +21,7 @@ use crate::domain::copy::{CopyStatus, TargetStatus};
 pub const WARNING: &str = "The backup holds the sealed certificate keys and the key file that opens them: whoever has \
      both can sign fiscal documents as the shop. Keep both files together and as safe as the server.";
 
-/// Takes a backup named `file` into `dir` (the root's `ops::backup`, handed in at start):
+/// Takes a backup named `file` into `dir` (the root's `backup`, handed in at start):
 /// its size in bytes, or why not.
 pub type TakeBackup = Arc<dyn Fn(&str) -> Result<u64, String> + Send + Sync>;
 
@@ -33,11 +33,11 @@ pub struct Backups {
     pub automatic: bool,
     pub take: TakeBackup,
     pub copy: Copy,
-    /// The nightly check spread over nights (the root's `ops::backup::full_check`).
+    /// The nightly check spread over nights (the root's `backup::full_check`).
     pub full_check: Arc<dyn Fn() -> Option<FullCheck> + Send + Sync>,
 }
 
-/// The off-box copy as the root's `ops::copy` shows it (handed in at start), and how a verified
+/// The off-box copy as the root's `copy` shows it (handed in at start), and how a verified
 /// restore of it is asked for (false: one is under way, or there is no copy).
 #[derive(Clone)]
 pub struct Copy {

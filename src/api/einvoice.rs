@@ -10,7 +10,7 @@ use serde_json::json;
 use super::AppState;
 use super::auth::Auth;
 use super::error::ApiResult;
-use super::extract::Body;
+use super::extract::{Body, Version};
 use super::invoices::{IssueBody, host, issue_request, issue_result, pdf_answer};
 use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::services::invoices::einvoice::EinvoiceIssued;
@@ -44,7 +44,7 @@ async fn issue(
 
 pub async fn issue_einvoice(
     State(s): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,

@@ -303,11 +303,15 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
 
 /// The version of the API a route belongs to, read once from its path (`/api/v1/…`,
 /// `/api/v2/…`) and carried typed from the handler on. A route outside both is not found.
-impl<S: Send + Sync> FromRequestParts<S> for ApiVersion {
+pub struct Version(pub ApiVersion);
+
+impl<S: Send + Sync> FromRequestParts<S> for Version {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        api_version(parts.uri.path()).ok_or_else(|| ApiError::status(StatusCode::NOT_FOUND, "Not found."))
+        api_version(parts.uri.path())
+            .map(Version)
+            .ok_or_else(|| ApiError::status(StatusCode::NOT_FOUND, "Not found."))
     }
 }
 

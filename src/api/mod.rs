@@ -391,7 +391,7 @@ async fn json_for_axum_rejections(response: Response) -> Response {
 }
 
 /// Serves until `shutdown` completes, then lets the requests in flight finish. Used by
-/// `arka serve` and by the tests alike, over plain TCP or TLS (`crate::ops::tls::TlsListener`).
+/// `arka serve` and by the tests alike, over plain TCP or TLS (`crate::tls::TlsListener`).
 pub async fn serve<L>(
     listener: L,
     app: Router,

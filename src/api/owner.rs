@@ -25,7 +25,7 @@ fn stored_time(text: &str) -> String {
 }
 
 /// Receipts and money of a till, of the non-cash invoices, or of the whole day: the shape of the
-/// owner's page at a shop and, each shop's and the chain's, at the head office (`hq::today`).
+/// owner's page at a shop and, each shop's and the chain's, at the head office (`hq::store::today`).
 #[derive(Serialize)]
 pub(crate) struct SalesView {
     receipts: u64,

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok, success_body};
-use super::extract::{Body, Changes, PathId, Query};
+use super::extract::{Body, Changes, PathId, Query, Version};
 use super::fields;
 use super::limits::Interval;
 use super::onboarding::{PageView, paging};
@@ -210,7 +210,7 @@ struct DeferredBody {
 
 pub async fn issue(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     Body(body): Body<NoteInput>,
@@ -277,7 +277,7 @@ pub async fn list(
 
 pub async fn details(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     Path(internal_id): Path<String>,

@@ -10,7 +10,7 @@ fn default_backup_path(data: &DataArgs, backup_dir: Option<PathBuf>) -> PathBuf 
 }
 
 /// Progress on a terminal as a bar, otherwise as a plain line every 10 %.
-fn backup_progress() -> impl FnMut(crate::ops::backup::Progress) {
+fn backup_progress() -> impl FnMut(crate::backup::Progress) {
     use std::io::IsTerminal;
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(0);
@@ -21,7 +21,7 @@ fn backup_progress() -> impl FnMut(crate::ops::backup::Progress) {
         bar
     });
     let mut last_tenth = None;
-    move |p: crate::ops::backup::Progress| match &bar {
+    move |p: crate::backup::Progress| match &bar {
         Some(bar) => {
             bar.set_length(p.total_pages);
             bar.set_position(p.copied_pages);
@@ -43,8 +43,8 @@ fn backup_progress() -> impl FnMut(crate::ops::backup::Progress) {
 pub fn backup(data: DataArgs, to: Option<PathBuf>, backup_dir: Option<PathBuf>) -> Result<(), String> {
     let to = to.unwrap_or_else(|| default_backup_path(&data, backup_dir));
     let key = data.data_dir.join("arka.key");
-    let made = crate::ops::backup::backup(&data.db_path(), &key, &to, backup_progress())
-        .map_err(|e| e.to_string())?;
+    let made =
+        crate::backup::backup(&data.db_path(), &key, &to, backup_progress()).map_err(|e| e.to_string())?;
     println!("backup written and checked (integrity_check ok, schema version {})", made.schema_version);
     println!("  database: {} ({} bytes)", made.db.display(), made.bytes);
     println!("  key file: {}", made.key.display());
@@ -55,8 +55,7 @@ pub fn backup(data: DataArgs, to: Option<PathBuf>, backup_dir: Option<PathBuf>) 
 /// `arka restore FILE`: puts a backup in place of the data dir's database.
 pub fn restore(file: PathBuf, force: bool, data: DataArgs) -> Result<(), String> {
     let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S").to_string();
-    let done =
-        crate::ops::backup::restore(&data.data_dir, &file, &stamp, force).map_err(|e| e.to_string())?;
+    let done = crate::backup::restore(&data.data_dir, &file, &stamp, force).map_err(|e| e.to_string())?;
     println!(
         "restored {} (schema version {}, {} invoices) into {}",
         done.from.display(),
@@ -84,8 +83,8 @@ pub fn restore(file: PathBuf, force: bool, data: DataArgs) -> Result<(), String>
 
 /// What the restore found of the numbering: each sequence's last number in the backup and in
 /// the replaced database, what the backup predates, and where the numbering continues.
-fn print_numbering(done: &crate::ops::backup::Restored) {
-    use crate::ops::backup::Numbering;
+fn print_numbering(done: &crate::backup::Restored) {
+    use crate::backup::Numbering;
     let (sequences, predated) = match &done.numbering {
         Numbering::NothingReplaced => return,
         Numbering::Unreadable { why, backup } => {
@@ -191,7 +190,7 @@ pub fn restore_from_hq(from: &crate::services::hq_sync::RestoreFrom, data: &Data
 
 /// `arka downgrade`: the database back to the previous release's schema, every row kept.
 pub fn downgrade(data: &DataArgs, to: i32) -> Result<(), String> {
-    let undone = crate::ops::backup::downgrade(&data.data_dir, to).map_err(|e| e.to_string())?;
+    let undone = crate::backup::downgrade(&data.data_dir, to).map_err(|e| e.to_string())?;
     if undone.is_empty() {
         println!("{} already has schema {to} or older: nothing to undo", data.db_path().display());
     } else {

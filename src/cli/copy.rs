@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::config::{CopyPlaces, DataArgs};
-use crate::ops::copy::{self, CopyKey, restore};
+use crate::copy::{self, CopyKey, restore};
 
 /// `arka copy key`: makes the copy's key file and prints the key once.
 pub fn key(data: &DataArgs, key_file: Option<PathBuf>) -> Result<(), String> {

@@ -147,7 +147,7 @@ where
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
         let address = listener.local_addr().map_err(|e| e.to_string())?;
-        let tls = crate::ops::tls::configure(&args.tls, &args.data.data_dir).map_err(|e| e.to_string())?;
+        let tls = crate::tls::configure(&args.tls, &args.data.data_dir).map_err(|e| e.to_string())?;
         let scheme = if tls.is_some() { "https" } else { "http" };
         if args.sandbox {
             println!("Arka sandbox on {scheme}://{address}");

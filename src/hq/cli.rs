@@ -2,8 +2,9 @@
 
 use std::future::Future;
 
-use super::shops::Act;
-use super::{DatabaseArgs, HqServeArgs, db};
+use super::store::db;
+use super::store::shops::Act;
+use super::{DatabaseArgs, HqServeArgs};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum HqCommand {
@@ -178,7 +179,7 @@ pub async fn run(
         HqCommand::Owners { action } => owners(action).await,
         HqCommand::Numbers { action } => numbers(action).await,
         HqCommand::Audit { limit, database } => {
-            let entries = super::audit::newest(&migrated(&database).await?, limit.clamp(1, 10_000))
+            let entries = super::store::audit::newest(&migrated(&database).await?, limit.clamp(1, 10_000))
                 .await
                 .map_err(|e| e.to_string())?;
             for e in entries {
@@ -192,7 +193,7 @@ pub async fn run(
 
 async fn shops(action: ShopsAction) -> Result<(), String> {
     let act = |pool, name: String, act: Act| async move {
-        super::shops::act(&pool, &name, act).await.map_err(|e| e.to_string())
+        super::store::shops::act(&pool, &name, act).await.map_err(|e| e.to_string())
     };
     match action {
         ShopsAction::Add { name, nuis, database } => {
@@ -220,7 +221,9 @@ async fn shops(action: ShopsAction) -> Result<(), String> {
             println!("shop \"{name}\" retired: its token no longer works, its books stay");
         }
         ShopsAction::Remove { name, database } => {
-            super::shops::remove(&migrated(&database).await?, &name).await.map_err(|e| e.to_string())?;
+            super::store::shops::remove(&migrated(&database).await?, &name)
+                .await
+                .map_err(|e| e.to_string())?;
             println!("shop \"{name}\" removed");
         }
     }
@@ -228,7 +231,7 @@ async fn shops(action: ShopsAction) -> Result<(), String> {
 }
 
 async fn list_shops(pool: &deadpool_postgres::Pool) -> Result<(), String> {
-    let views = super::shops::views(pool).await.map_err(|e| e.to_string())?;
+    let views = super::store::shops::views(pool).await.map_err(|e| e.to_string())?;
     println!(
         "{:<24} {:<11} {:>10}  {:<25} {:>8} {:>8} {:>9}  state",
         "shop", "nuis", "sequence", "last heard", "backlog", "cis", "set aside"
@@ -265,7 +268,7 @@ async fn list_shops(pool: &deadpool_postgres::Pool) -> Result<(), String> {
 }
 
 async fn numbers(action: NumbersAction) -> Result<(), String> {
-    use super::held::{self, Resolution};
+    use super::store::held::{self, Resolution};
     let resolve = |number: HeldNumber, database: DatabaseArgs, resolution: Resolution| async move {
         if number.reason.trim().is_empty() {
             return Err("say why (--reason): the audit trail keeps it".to_string());
@@ -328,13 +331,13 @@ async fn owners(action: OwnersAction) -> Result<(), String> {
         }
         OwnersAction::List { database } => {
             for (name, added) in
-                super::shops::owners(&migrated(&database).await?).await.map_err(|e| e.to_string())?
+                super::store::shops::owners(&migrated(&database).await?).await.map_err(|e| e.to_string())?
             {
                 println!("{name:<30} added {}", added.to_rfc3339());
             }
         }
         OwnersAction::Remove { name, database } => {
-            super::shops::remove_owner(&migrated(&database).await?, &name)
+            super::store::shops::remove_owner(&migrated(&database).await?, &name)
                 .await
                 .map_err(|e| e.to_string())?;
             println!("owner \"{name}\" removed: their token no longer works");

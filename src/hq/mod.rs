@@ -4,25 +4,9 @@
 //! PostgreSQL and holds no SQLite: it shares `domain/` and the report shapes with the shop,
 //! never the shop's store. The shop's side is `services::hq_sync` and `store::hq_outbox`.
 
-pub mod apply;
-pub mod audit;
-pub mod catalog;
 pub mod cli;
-pub mod client;
-pub mod days;
-pub mod db;
-pub mod held;
-pub mod invoices;
-pub mod metrics;
-pub mod numbering;
-pub mod report_rows;
-pub mod reports;
 pub mod server;
-pub mod shop_routes;
-pub mod shops;
-pub mod throttle;
-pub mod today;
-pub mod wire;
+pub mod store;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -135,6 +119,16 @@ pub enum Error {
     /// A shop's shipped documents could not be read back as the shop reads them.
     #[error("reading a shop's documents: {0}")]
     Read(String),
+    /// A row's column could not be read as its mapper reads it (no such column, another type).
+    #[error("the column {column}: {source}")]
+    Column {
+        column: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+    /// A column holds a value Arka never writes there: the read is refused, never defaulted.
+    #[error("the column {column} holds `{text}`, which is not {what}")]
+    Value { column: String, text: String, what: &'static str },
     /// A sum went past what a decimal holds.
     #[error("a sum went past what a decimal holds")]
     Overflow,

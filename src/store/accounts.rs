@@ -1,23 +1,9 @@
 //! Partners, applications, companies, business units, users, certificates and bank accounts.
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
 use super::{Result, now_text};
 use crate::domain::role::Role;
-
-impl ToSql for Role {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
-}
-
-impl FromSql for Role {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        let text = value.as_str()?;
-        Role::parse(text).ok_or_else(|| FromSqlError::Other(format!("unknown role `{text}`").into()))
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct Company {

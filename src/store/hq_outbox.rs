@@ -4,7 +4,7 @@
 use rusqlite::{Connection, OptionalExtension, Transaction, named_params};
 
 use super::Result;
-use crate::hq::wire::TABLES;
+use arka_core::wire::TABLES;
 
 /// One note of the outbox as the trigger wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,7 +102,7 @@ pub fn set_aside(tx: &Transaction, seq: i64, reason: &str, now: &str) -> Result<
     else {
         return Ok(false);
     };
-    let shipped = match crate::hq::wire::key_columns(&note.table) {
+    let shipped = match arka_core::wire::key_columns(&note.table) {
         Some(columns) if note.op == "upsert" => row(tx, &row_query(tx, &note.table, columns)?, &note.key)?,
         _ => None,
     };
@@ -231,7 +231,7 @@ pub fn companies(conn: &Connection) -> Result<Vec<(i64, String)>> {
 pub fn take_central(
     tx: &Transaction,
     company_id: i64,
-    p: &crate::hq::wire::CentralProduct,
+    p: &arka_core::wire::CentralProduct,
     now: &str,
 ) -> Result<Taken> {
     if p.withdrawn {

@@ -112,7 +112,7 @@ pub struct Store {
     copy: Option<Arc<CommitWatch>>,
 }
 
-/// Beside the database, the off-box copy's own folder (`ops::copy`): while it exists, the copy
+/// Beside the database, the off-box copy's own folder (`copy`): while it exists, the copy
 /// is the only one that folds the log back into the file (it reads every frame first), so no
 /// connection of this data dir checkpoints, at a commit or at its close.
 pub const COPY_DIR: &str = "copy";

@@ -2,24 +2,11 @@
 //! they were fetched), the owners' manual rates, and which currencies each company invoices in.
 
 use chrono::NaiveDate;
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Row, named_params};
 
 use super::money::Money;
 use super::{Result, now_text};
-use crate::domain::currency::{ManualRate, Origin, Quote, Source};
-
-impl ToSql for Origin {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
-    }
-}
-
-impl FromSql for Origin {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        Origin::parse(value.as_str()?).ok_or(FromSqlError::InvalidType)
-    }
-}
+use crate::domain::currency::{ManualRate, Quote, Source};
 
 /// Writes what a fetch read; a day already stored for a currency is rewritten.
 pub fn save_fetched(conn: &Connection, source: Source, quotes: &[Quote], fetched_at: &str) -> Result<()> {

@@ -7,8 +7,8 @@ pub mod client;
 pub mod model;
 pub mod signature;
 
-/// Production base URL of the merchant API (`--wolt-url` overrides it).
-pub const PRODUCTION_URL: &str = "https://pos-integration-service.wolt.com";
+/// Production base URL of the merchant API: `--wolt-url`'s default, defined once with the setting.
+pub use crate::config::WOLT_URL as PRODUCTION_URL;
 /// The header a legacy venue's API key travels in.
 pub const API_KEY_HEADER: &str = "WOLT-API-KEY";
 /// The header carrying a webhook's HMAC-SHA256 (hex) of its body.

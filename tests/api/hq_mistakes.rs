@@ -830,3 +830,33 @@ fn after_the_hqs_database_is_restored_from_a_backup_a_shop_sends_everything_agai
     assert_eq!(rows[0][0], rows[0][1], "each document once");
     shop.terminate();
 }
+
+/// A report's row of a kind no shop writes (a hand edit of the HQ's database, a schema gone
+/// wrong) is refused with its cause in the HQ's log, never counted as a cash sale; the same row
+/// of a kind the shops write is counted.
+#[test]
+fn a_report_row_of_a_kind_no_shop_writes_is_refused_never_counted_as_cash() {
+    let hq = Hq::start();
+    hq.add_shop("durres");
+    let (from, to) = around_today();
+    let today = chrono::Utc::now().date_naive().to_string();
+    sql(
+        &hq.db.url,
+        &format!(
+            "INSERT INTO report_payments (shop_id, company_id, day, business_unit_id, tcr_code, user_id,
+                 operator_code, kind, payment_method, documents, amount)
+             SELECT id, 1, '{today}', 1, 'ab123cd456', 1, 'op123', 'CASH_OF_ANOTHER', 'BANKNOTE', 1, 1000
+             FROM shops WHERE name = 'durres'"
+        ),
+    );
+    let summary = format!("/api/v1/reports/sales-summary?from={from}&to={to}");
+    let (status, body) = hq.get(&summary);
+    assert_eq!(status, 500, "{body}");
+    assert_eq!(body["message"], "Server Error", "{body}");
+
+    sql(&hq.db.url, "UPDATE report_payments SET kind = 'CASH'");
+    let (status, body) = hq.get(&summary);
+    assert_eq!(status, 200, "{body}");
+    let payments = body["data"].to_string();
+    assert!(payments.contains("BANKNOTE"), "the row counted as the cash it is: {body}");
+}

@@ -44,19 +44,18 @@ const RULES: &[(&str, &[&str])] = &[
     ("ops::metrics", &[]),
     ("ops::secrets", &["ops::files"]),
     ("ops::data_lock", &["ops::files"]),
-    ("store", &["domain", "ops::files", "panics", "hq::wire"]),
+    ("wire", &[]),
+    ("columns", &["domain"]),
+    ("store", &["domain", "columns", "ops::files", "panics", "wire"]),
     ("cis_wait", &[]),
     ("fiscal", &["domain", "store", "ops::secrets", "ops::metrics", "cis_wait", "error_chain"]),
     ("rates", &["domain"]),
-    ("wolt", &["domain", "ops::secrets"]),
+    ("wolt", &["domain", "config", "ops::secrets"]),
     ("ai", &["domain"]),
-    ("config", &["wolt", "clock", "ops::windows"]),
-    ("ops::tls", &["config", "ops::files", "ops::secrets"]),
-    (
-        "ops::backup",
-        &["config", "domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"],
-    ),
-    ("ops::copy", &["domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"]),
+    ("config", &["clock", "ops::windows"]),
+    ("tls", &["config", "ops::files", "ops::secrets"]),
+    ("backup", &["config", "domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"]),
+    ("copy", &["domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"]),
     (
         "services",
         &[
@@ -73,8 +72,8 @@ const RULES: &[(&str, &[&str])] = &[
             "cis_wait",
             "panics",
             "error_chain",
-            "hq::wire",
-            "hq::client",
+            "wire",
+            "hq_client",
         ],
     ),
     (
@@ -96,22 +95,8 @@ const RULES: &[(&str, &[&str])] = &[
             "clock",
         ],
     ),
-    ("hq::wire", &[]),
-    ("hq::client", &["hq::wire"]),
-    (
-        "hq",
-        &[
-            "hq::wire",
-            "domain",
-            "store",
-            "services",
-            "api",
-            "config",
-            "ops::tls",
-            "ops::secrets",
-            "error_chain",
-        ],
-    ),
+    ("hq_client", &["wire"]),
+    ("hq", &["wire", "domain", "store", "services", "api", "config", "tls", "ops::secrets", "error_chain"]),
     ("sim", &[]),
     ("sim::http", &[]),
     ("sim::cis", &["domain", "fiscal", "print", "sim::http"]),
@@ -129,16 +114,20 @@ const RULES: &[(&str, &[&str])] = &[
             "sim",
             "sim::cis",
             "sim::wolt",
-            "ops::backup",
-            "ops::copy",
+            "backup",
+            "copy",
             "ops::data_lock",
             "ops::secrets",
-            "ops::tls",
+            "tls",
             "ops::windows",
             "hq",
         ],
     ),
 ];
+
+/// The rooms of `arka-core` (`core/src`): the domain, the wire format, the domain's SQLite columns.
+const CORE_RULES: &[(&str, &[&str])] =
+    &[("crate", &["*"]), ("domain", &[]), ("wire", &[]), ("columns", &["domain"])];
 
 /// One arrow, with where it was seen first.
 #[derive(Clone)]
@@ -157,6 +146,15 @@ struct Crate {
     arrows: BTreeMap<Module, BTreeMap<Module, Seen>>,
     /// The modules of the `arka` library a crate beside it names (`arka::fiscal`), first sighting.
     of_arka: BTreeMap<String, Seen>,
+    /// The modules of the crates it builds on (`arka_core`), at the names it reaches them by: a
+    /// crate's name (`arka_core::domain`) or its root's re-export (`crate::domain`). Their files
+    /// are judged as their own crate.
+    mounted: BTreeSet<Module>,
+    /// The names of those crates as a path starts with them.
+    crates_below: BTreeSet<String>,
+    /// `#[macro_export]` macros (Rust puts them at the crate's root, `crate::__spelled`) and the
+    /// module that defines them, where their paths lead.
+    macros: BTreeMap<String, Module>,
 }
 
 fn manifest_dir() -> PathBuf {
@@ -446,10 +444,19 @@ fn use_paths(tree: &str) -> Vec<(String, String)> {
 }
 
 impl Crate {
-    fn read(src: &Path) -> Crate {
+    /// The crate rooted at `src/lib.rs`, with the crates it builds on (a path's first name, and
+    /// their `src`) mounted at its root.
+    fn read(src: &Path, below: &[(&str, &Path)]) -> Crate {
         let files = modules(src);
-        let mut krate =
-            Crate { files, test_only: BTreeSet::new(), arrows: BTreeMap::new(), of_arka: BTreeMap::new() };
+        let mut krate = Crate {
+            files,
+            test_only: BTreeSet::new(),
+            arrows: BTreeMap::new(),
+            of_arka: BTreeMap::new(),
+            mounted: below.iter().flat_map(|(_, src)| modules(src).into_keys()).collect(),
+            crates_below: below.iter().map(|(name, _)| name.to_string()).collect(),
+            macros: BTreeMap::new(),
+        };
         let mut texts = BTreeMap::new();
         for (module, path) in &krate.files {
             let text = std::fs::read_to_string(path).unwrap();
@@ -458,6 +465,11 @@ impl Crate {
                 let mut m = module.clone();
                 m.push(child);
                 krate.test_only.insert(m);
+            }
+            for (at, _) in code.match_indices("#[macro_export]") {
+                let rest = code[at..].split_once("macro_rules!").map_or("", |(_, rest)| rest).trim_start();
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                krate.macros.insert(name, module.clone());
             }
             texts.insert(module.clone(), code);
         }
@@ -478,6 +490,9 @@ impl Crate {
     fn resolve(&self, module: &Module, aliases: &BTreeMap<String, Module>, path: &str) -> Option<Module> {
         let segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
         let (mut base, rest): (Module, &[&str]) = match segments.first().copied()? {
+            "crate" if segments.get(1).is_some_and(|m| self.macros.contains_key(*m)) => {
+                return Some(self.macros[segments[1]].clone());
+            }
             "crate" => (Vec::new(), &segments[1..]),
             "self" => (module.clone(), &segments[1..]),
             "super" => {
@@ -488,10 +503,11 @@ impl Crate {
                 }
                 (base, &segments[supers..])
             }
+            first if self.crates_below.contains(first) => (Vec::new(), &segments[1..]),
             first => {
                 let mut child = module.clone();
                 child.push(first.to_string());
-                if self.files.contains_key(&child) || self.is_folder(&child) {
+                if self.knows(&child) {
                     (module.clone(), &segments[..])
                 } else if let Some(target) = aliases.get(first) {
                     (target.clone(), &segments[1..])
@@ -503,7 +519,7 @@ impl Crate {
         for segment in rest {
             let mut deeper = base.clone();
             deeper.push(segment.to_string());
-            if self.files.contains_key(&deeper) || self.is_folder(&deeper) {
+            if self.knows(&deeper) {
                 base = deeper;
             } else {
                 break;
@@ -512,8 +528,11 @@ impl Crate {
         Some(base)
     }
 
-    fn is_folder(&self, module: &Module) -> bool {
-        self.files.keys().any(|m| m.len() > module.len() && m.starts_with(module))
+    /// A module of this crate or of one mounted, with a file or a folder.
+    fn knows(&self, module: &Module) -> bool {
+        self.files.contains_key(module)
+            || self.mounted.contains(module)
+            || self.files.keys().chain(&self.mounted).any(|m| m.len() > module.len() && m.starts_with(module))
     }
 
     fn read_file(&mut self, module: &Module, file: &str, code: &str) {
@@ -762,10 +781,10 @@ fn folder_circles(krate: &Crate, judged: impl Fn(&Module) -> bool) -> Vec<String
     found
 }
 
-#[test]
-fn the_rooms_import_one_way_and_only_what_their_rule_allows() {
-    let krate = Crate::read(&manifest_dir().join("src"));
-    let rooms: Vec<Module> = RULES.iter().map(|(room, _)| parse_module(room)).collect();
+/// What breaks a crate's rules (`rules`: each room and what it may import), its rooms' circles
+/// and its folders' circles.
+fn problems(krate: &Crate, rules: &[(&str, &[&str])]) -> Vec<String> {
+    let rooms: Vec<Module> = rules.iter().map(|(room, _)| parse_module(room)).collect();
     let mut problems = Vec::new();
 
     for module in krate.files.keys() {
@@ -774,7 +793,7 @@ fn the_rooms_import_one_way_and_only_what_their_rule_allows() {
         }
     }
     for room in &rooms {
-        if !krate.files.keys().any(|m| m.starts_with(room)) {
+        if !krate.files.keys().chain(&krate.mounted).any(|m| m.starts_with(room)) {
             problems.push(format!("the room {} has no file", name(room)));
         }
     }
@@ -782,7 +801,7 @@ fn the_rooms_import_one_way_and_only_what_their_rule_allows() {
     let mut between: BTreeMap<Module, BTreeMap<Module, Seen>> = BTreeMap::new();
     for (from, targets) in &krate.arrows {
         let Some(a) = room_of(&rooms, from) else { continue };
-        let allowed = RULES.iter().find(|(r, _)| parse_module(r) == *a).map(|(_, allowed)| *allowed).unwrap();
+        let allowed = rules.iter().find(|(r, _)| parse_module(r) == *a).map(|(_, allowed)| *allowed).unwrap();
         for (to, seen) in targets {
             let Some(b) = room_of(&rooms, to) else { continue };
             if a == b {
@@ -810,15 +829,33 @@ fn the_rooms_import_one_way_and_only_what_their_rule_allows() {
     for circle in circles(&between) {
         problems.push(format!("a circle between rooms:{}", say_circle(&circle, |m| name(m))));
     }
-    // Folders inside a room; those above the rooms (the crate's root, `ops`, `sim`) are judged as
-    // rooms.
-    problems.extend(folder_circles(&krate, |folder| {
-        !rooms.iter().any(|r| r.len() > folder.len() && r.starts_with(folder))
-            && room_of(&rooms, folder).is_some()
-    }));
+    // Every folder, the crate's root and those of rooms (`ops`, `sim`) too: each one floor, so
+    // no arrow goes back up between its entries.
+    problems.extend(folder_circles(krate, |_| true));
+    problems
+}
+
+#[test]
+fn the_rooms_import_one_way_and_only_what_their_rule_allows() {
+    let krate = Crate::read(&manifest_dir().join("src"), &[("arka_core", &manifest_dir().join("core/src"))]);
+    let problems = problems(&krate, RULES);
     assert!(
         problems.is_empty(),
         "the rooms' imports (docs/src/development/rooms.md):\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The core (`core/`, the crate `arka-core`) builds on no crate of ours; inside, its rooms import
+/// one way too.
+#[test]
+fn the_core_imports_one_way() {
+    let krate = Crate::read(&manifest_dir().join("core/src"), &[]);
+    assert!(krate.files.len() > 20, "{:?}", krate.files.keys());
+    let problems = problems(&krate, CORE_RULES);
+    assert!(
+        problems.is_empty(),
+        "the core's imports (docs/src/development/rooms.md):\n{}",
         problems.join("\n")
     );
 }
@@ -828,7 +865,7 @@ fn the_rooms_import_one_way_and_only_what_their_rule_allows() {
 /// own modules import one way too.
 #[test]
 fn the_campaign_knows_of_arka_only_what_a_client_may_and_imports_one_way() {
-    let krate = Crate::read(&manifest_dir().join("chaos/src"));
+    let krate = Crate::read(&manifest_dir().join("chaos/src"), &[]);
     assert!(krate.files.len() > 5, "{:?}", krate.files.keys());
     let mut problems: Vec<String> = krate
         .of_arka
@@ -841,4 +878,51 @@ fn the_campaign_knows_of_arka_only_what_a_client_may_and_imports_one_way() {
     assert!(krate.of_arka.contains_key("fiscal"), "{:?}", krate.of_arka.keys());
     problems.extend(folder_circles(&krate, |_| true));
     assert!(problems.is_empty(), "the campaign's imports:\n{}", problems.join("\n"));
+}
+
+/// The book's table (docs/src/development/rooms.md) says each room's rule as the test holds it:
+/// a row per room, and in its last column exactly the rooms it may import, in backquotes
+/// ("everything" for `*`, "nothing of ours" for none).
+#[test]
+fn the_books_table_of_rooms_says_the_rules_the_test_holds() {
+    let book = std::fs::read_to_string(manifest_dir().join("docs/src/development/rooms.md")).unwrap();
+    let quoted = |cell: &str| -> Vec<String> {
+        cell.split('`').skip(1).step_by(2).map(str::to_string).collect::<Vec<_>>()
+    };
+    let mut said: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in book.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        assert_eq!(cells.len(), 3, "a row of three cells: {line}");
+        let room = quoted(cells[0]).first().cloned().unwrap_or_default();
+        let allowed: BTreeSet<String> = match cells[2] {
+            "everything" => BTreeSet::from(["*".to_string()]),
+            "nothing of ours" => BTreeSet::new(),
+            cell => quoted(cell).into_iter().collect(),
+        };
+        assert!(said.insert(room.clone(), allowed).is_none(), "the room {room} has two rows");
+    }
+    let held: BTreeMap<String, BTreeSet<String>> = RULES
+        .iter()
+        .map(|(room, allowed)| (room.to_string(), allowed.iter().map(|a| a.to_string()).collect()))
+        .collect();
+    let mut problems = Vec::new();
+    for (room, allowed) in &held {
+        match said.get(room) {
+            None => problems.push(format!("the book has no row for the room `{room}`")),
+            Some(book) if book != allowed => problems
+                .push(format!("the book says `{room}` may import {book:?}; the rule says {allowed:?}")),
+            Some(_) => {}
+        }
+    }
+    for room in said.keys().filter(|r| !held.contains_key(*r)) {
+        problems.push(format!("the book has a row for `{room}`, which is no room of RULES"));
+    }
+    // The core's rooms are mounted in the shop's graph under the same rules.
+    for (room, allowed) in CORE_RULES.iter().filter(|(room, _)| *room != "crate") {
+        let allowed: BTreeSet<String> = allowed.iter().map(|a| a.to_string()).collect();
+        if held.get(*room) != Some(&allowed) {
+            problems.push(format!("the core's room `{room}` has another rule in RULES"));
+        }
+    }
+    assert!(problems.is_empty(), "docs/src/development/rooms.md:\n{}", problems.join("\n"));
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::super::AppState;
 use super::super::auth::Auth;
 use super::super::error::{ApiError, ApiResult, ok};
-use super::super::extract::{Body, parse_value};
+use super::super::extract::{Body, Version, parse_value};
 use super::{IssueBody, host, issue_request, views};
 use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::services::pipeline::Issued;
@@ -56,7 +56,7 @@ async fn one(
 
 pub async fn bulk_noncash(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     Body(body): Body<BulkBody>,

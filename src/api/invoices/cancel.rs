@@ -17,7 +17,7 @@ use serde_json::json;
 use super::super::AppState;
 use super::super::auth::Auth;
 use super::super::error::{ApiError, ApiResult};
-use super::super::extract::{Body, PathId};
+use super::super::extract::{Body, PathId, Version};
 use super::super::fields;
 use super::{host, views};
 use crate::domain::cancellation::CancelLineInput;
@@ -66,7 +66,7 @@ async fn cancel_with(
 
 pub async fn cancel(
     State(s): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     h: HeaderMap,
     PathId(id): PathId,
@@ -77,7 +77,7 @@ pub async fn cancel(
 
 pub async fn cancel_by_internal_id(
     State(s): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     h: HeaderMap,
     Path(internal_id): Path<String>,

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
-use super::extract::{Body, PathId, Query, search_query};
+use super::extract::{Body, PathId, Query, Version, search_query};
 use super::fields;
 use crate::domain::document::{ApiVersion, DocumentKind, ListedType};
 use crate::domain::invoice::request::{BodyRefusal, SentBody, check_body, sent_internal_id};
@@ -200,7 +200,7 @@ fn issued_response(
 
 pub async fn cash(
     State(s): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
@@ -210,7 +210,7 @@ pub async fn cash(
 
 pub async fn noncash(
     State(s): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     h: HeaderMap,
     Body(b): Body<IssueBody>,
@@ -254,7 +254,7 @@ async fn per_token_lock(state: &AppState, auth: &Auth) -> Result<tokio::sync::Ow
 
 pub async fn list(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     Query(q): Query<ListQuery>,
@@ -301,7 +301,7 @@ pub async fn list(
 
 pub async fn details(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     PathId(id): PathId,
@@ -313,7 +313,7 @@ pub async fn details(
 
 pub async fn by_internal_id(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     Path(internal_id): Path<String>,

@@ -10,11 +10,11 @@ use serde::{Deserialize, Serialize};
 use super::super::AppState;
 use super::super::auth::Auth;
 use super::super::error::{ApiError, ApiResult, ok};
-use super::super::extract::Body;
+use super::super::extract::{Body, Version};
 use super::super::fields;
 use super::views::local;
 use super::{IssueBody, host, issue_request, issued_response, payments_input, required_internal_id};
-use crate::domain::document::{ApiVersion, DocumentKind};
+use crate::domain::document::DocumentKind;
 use crate::domain::invoice::request::check_order_body;
 use crate::domain::payments::{PaymentElementInput, PaymentsInput};
 use crate::domain::table::{LineChoice, part_total};
@@ -24,7 +24,7 @@ use crate::services::invoices::{OpenOrder, SummaryRequest};
 /// (`check_order_body`).
 pub async fn order(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     Body(mut body): Body<IssueBody>,
@@ -68,7 +68,7 @@ pub struct SummaryBody {
 
 pub async fn summary(
     State(state): State<AppState>,
-    version: ApiVersion,
+    Version(version): Version,
     auth: Auth,
     headers: HeaderMap,
     Body(b): Body<SummaryBody>,

@@ -1,11 +1,11 @@
 //! The business's non-cash numbers in a chain: reserved from the head office before the write
-//! transaction (`hq::numbering`), given back when the document was not written.
+//! transaction (`hq::store::numbering`), given back when the document was not written.
 
 use std::sync::Arc;
 
-use crate::hq::client::{self, HqClient};
-use crate::hq::wire::NumberAsk;
+use crate::hq_client::{self as client, HqClient};
 use crate::services::{Error, Result, Services};
+use arka_core::wire::NumberAsk;
 
 /// The 503's message when the head office cannot give a non-cash number.
 pub const NO_NUMBER: &str = "The head office, which keeps the business's non-cash numbering for the chain, cannot be reached: nothing was issued. Try again.";
@@ -14,7 +14,7 @@ pub const NO_NUMBER: &str = "The head office, which keeps the business's non-cas
 pub const NOT_REACHED: &str = "This shop belongs to a chain whose head office keeps the business's non-cash numbering, but it was started without it (--hq-url): nothing was issued. Start it with its head office, or unlink it (arka unlink-hq).";
 
 /// The business's next non-cash number for the document `held_for`, from the chain's head
-/// office (`hq::numbering`), asked under the sequence's lock before the write transaction. The
+/// office (`hq::store::numbering`), asked under the sequence's lock before the write transaction. The
 /// HQ away is the spec's 503: nothing is issued; a number it refuses (the document was numbered
 /// by the box this one replaced) is a 409 in its words.
 pub async fn noncash_number(

@@ -9,9 +9,9 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{CALL_TIMEOUT, Error};
-use crate::hq::client::HqClient;
-use crate::hq::wire::TABLES;
+use crate::hq_client::HqClient;
 use crate::store::{self, Store, hq_outbox};
+use arka_core::wire::TABLES;
 
 /// What `restore --from-hq` brought back.
 #[derive(Debug, Clone, Default)]

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 
 use super::{Error, Link};
-use crate::hq::client::{self, HqClient};
-use crate::hq::wire::{Batch, Entry, HEARTBEAT_EVERY_SECONDS, Heartbeat, Op, key_columns};
+use crate::hq_client::{self as client, HqClient};
 use crate::store::{Store, health, hq_outbox};
+use arka_core::wire::{Batch, Entry, HEARTBEAT_EVERY_SECONDS, Heartbeat, Op, key_columns};
 
 /// Notes read per batch (several notes of one row travel as one entry).
 pub const BATCH_NOTES: i64 = 2000;

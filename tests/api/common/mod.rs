@@ -119,8 +119,8 @@ impl TestServer {
                     .expect("a tokio runtime");
                 let result = runtime.block_on(async move {
                     let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
-                    let tls = arka::ops::tls::configure(&args.tls, &args.data.data_dir)
-                        .map_err(|e| e.to_string())?;
+                    let tls =
+                        arka::tls::configure(&args.tls, &args.data.data_dir).map_err(|e| e.to_string())?;
                     arka::run_with_tls(args, listener, tls, console, async move {
                         let _ = stop.await;
                     })

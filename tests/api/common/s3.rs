@@ -99,7 +99,7 @@ impl Moto {
 
     /// The object `name` of the bucket, as stored (a signed GET, as the bucket's owner reads it).
     pub fn get(&self, name: &str) -> Vec<u8> {
-        let bucket = arka::ops::copy::target::S3::new(&arka::ops::copy::S3Settings {
+        let bucket = arka::copy::target::S3::new(&arka::copy::S3Settings {
             endpoint: self.url(),
             bucket: BUCKET.into(),
             region: "us-east-1".into(),
@@ -110,7 +110,7 @@ impl Moto {
             timeout: Duration::from_secs(10),
         })
         .unwrap();
-        arka::ops::copy::Target::S3(Box::new(bucket))
+        arka::copy::Target::S3(Box::new(bucket))
             .get(name)
             .unwrap()
             .unwrap_or_else(|| panic!("{name} is in the bucket"))

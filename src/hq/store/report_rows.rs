@@ -4,23 +4,18 @@
 //! own report rules add them up.
 
 use std::collections::{BTreeMap, HashMap};
-use std::str::FromStr;
 
 use rust_decimal::Decimal;
-use tokio_postgres::GenericClient;
+use tokio_postgres::{GenericClient, Row};
 
 use super::Result;
-use super::reports::{Filter, Narrowed, Values, refs};
+use super::columns::Columns;
+use super::filter::{Filter, Narrowed, Values, refs};
 use crate::domain::cash_register::{ActionType, Movement, Purpose};
 use crate::domain::day_book::DayBook;
-use crate::domain::report::ReportKind;
 use crate::services::reports::{ReversalLine, stored_time};
 use crate::store::invoices::report_totals::{amount, quantity};
 use crate::store::reports::{ClientRow, DayRow, MovementRow, ProductRow, VatRow};
-
-fn decimal(text: Option<String>) -> Decimal {
-    text.as_deref().and_then(|t| Decimal::from_str(t).ok()).unwrap_or_default()
-}
 
 const VAT: Narrowed = Narrowed { day: "day", prefix: "", tcr: true, operator: true };
 const PRODUCTS: Narrowed = Narrowed { day: "day", prefix: "", tcr: true, operator: false };
@@ -31,28 +26,28 @@ pub async fn vat<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<VatRow>
     let rows = client
         .query(
             &format!(
-                "SELECT kind, vat_rate, exemption, SUM(documents)::bigint, SUM(lines)::bigint, SUM(net)::bigint,
-                     SUM(vat)::bigint
+                "SELECT kind, vat_rate, exemption, SUM(documents)::bigint AS documents, SUM(lines)::bigint AS lines,
+                     SUM(net)::bigint AS net, SUM(vat)::bigint AS vat
                  FROM report_vat WHERE {conditions} GROUP BY kind, vat_rate, exemption"
             ),
             &refs(&values),
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            let exemption: String = r.get(2);
-            VatRow {
-                kind: ReportKind::parse(r.get(0)).unwrap_or(ReportKind::Cash),
-                vat_rate: decimal(r.get(1)),
-                exemption: (!exemption.is_empty()).then_some(exemption),
-                documents: r.get(3),
-                lines: r.get(4),
-                net: amount(r.get(5)),
-                vat: amount(r.get(6)),
-            }
-        })
-        .collect())
+    rows.iter().map(vat_row).collect()
+}
+
+/// A row of `report_vat`, summed.
+fn vat_row(r: &Row) -> Result<VatRow> {
+    let exemption: String = r.col("exemption")?;
+    Ok(VatRow {
+        kind: r.spelled("kind", "a report's kind")?,
+        vat_rate: r.decimal("vat_rate")?,
+        exemption: (!exemption.is_empty()).then_some(exemption),
+        documents: r.col("documents")?,
+        lines: r.col("lines")?,
+        net: amount(r.col("net")?),
+        vat: amount(r.col("vat")?),
+    })
 }
 
 /// Every product sold, by code across the shops; its name and unit as the latest day named it.
@@ -61,26 +56,28 @@ pub async fn products<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<Pr
     let rows = client
         .query(
             &format!(
-                "SELECT product_code, (array_agg(product_name ORDER BY day DESC))[1],
-                     (array_agg(unit ORDER BY day DESC))[1], SUM(lines)::bigint, SUM(quantity)::bigint,
-                     SUM(net)::bigint, SUM(vat)::bigint
+                "SELECT product_code, (array_agg(product_name ORDER BY day DESC))[1] AS product_name,
+                     (array_agg(unit ORDER BY day DESC))[1] AS unit, SUM(lines)::bigint AS lines,
+                     SUM(quantity)::bigint AS quantity, SUM(net)::bigint AS net, SUM(vat)::bigint AS vat
                  FROM report_products WHERE {conditions} GROUP BY product_code"
             ),
             &refs(&values),
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| ProductRow {
-            product_code: r.get(0),
-            product_name: r.get(1),
-            unit: r.get(2),
-            lines: r.get(3),
-            quantity: quantity(r.get(4)),
-            net: amount(r.get(5)),
-            vat: amount(r.get(6)),
-        })
-        .collect())
+    rows.iter().map(product_row).collect()
+}
+
+/// A row of `report_products`, summed by code.
+fn product_row(r: &Row) -> Result<ProductRow> {
+    Ok(ProductRow {
+        product_code: r.col("product_code")?,
+        product_name: r.col("product_name")?,
+        unit: r.col("unit")?,
+        lines: r.col("lines")?,
+        quantity: quantity(r.col("quantity")?),
+        net: amount(r.col("net")?),
+        vat: amount(r.col("vat")?),
+    })
 }
 
 /// Every buyer, by its key across the shops; its name and ids as the latest day had them (the
@@ -90,30 +87,34 @@ pub async fn clients<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<Cli
     let rows = client
         .query(
             &format!(
-                "SELECT buyer_key, (array_agg(client_id ORDER BY day DESC))[1],
-                     (array_agg(buyer_name ORDER BY day DESC))[1], (array_agg(buyer_id_type ORDER BY day DESC))[1],
-                     (array_agg(buyer_id_value ORDER BY day DESC))[1], SUM(documents)::bigint,
-                     SUM(quantity)::bigint, SUM(net)::bigint, SUM(vat)::bigint, SUM(gross)::bigint
+                "SELECT buyer_key, (array_agg(client_id ORDER BY day DESC))[1] AS client_id,
+                     (array_agg(buyer_name ORDER BY day DESC))[1] AS buyer_name,
+                     (array_agg(buyer_id_type ORDER BY day DESC))[1] AS buyer_id_type,
+                     (array_agg(buyer_id_value ORDER BY day DESC))[1] AS buyer_id_value,
+                     SUM(documents)::bigint AS documents, SUM(quantity)::bigint AS quantity,
+                     SUM(net)::bigint AS net, SUM(vat)::bigint AS vat, SUM(gross)::bigint AS gross
                  FROM report_clients WHERE {conditions} GROUP BY buyer_key"
             ),
             &refs(&values),
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| ClientRow {
-            buyer_key: r.get(0),
-            client_id: r.get(1),
-            name: r.get(2),
-            id_type: r.get(3),
-            id_value: r.get(4),
-            documents: r.get(5),
-            quantity: quantity(r.get(6)),
-            net: amount(r.get(7)),
-            vat: amount(r.get(8)),
-            gross: amount(r.get(9)),
-        })
-        .collect())
+    rows.iter().map(client_row).collect()
+}
+
+/// A row of `report_clients`, summed by buyer.
+fn client_row(r: &Row) -> Result<ClientRow> {
+    Ok(ClientRow {
+        buyer_key: r.col("buyer_key")?,
+        client_id: r.col("client_id")?,
+        name: r.col("buyer_name")?,
+        id_type: r.col("buyer_id_type")?,
+        id_value: r.col("buyer_id_value")?,
+        documents: r.col("documents")?,
+        quantity: quantity(r.col("quantity")?),
+        net: amount(r.col("net")?),
+        vat: amount(r.col("vat")?),
+        gross: amount(r.col("gross")?),
+    })
 }
 
 /// Each shop's users: id to (name, operator code), by shop.
@@ -129,10 +130,8 @@ pub async fn users<C: GenericClient>(
         .await?;
     let mut by_shop: BTreeMap<i64, HashMap<i64, (String, Option<String>)>> = BTreeMap::new();
     for r in &rows {
-        by_shop
-            .entry(r.get(0))
-            .or_default()
-            .insert(r.get(1), (r.get::<_, Option<String>>(2).unwrap_or_default(), r.get(3)));
+        let (id, user) = user_row(r)?;
+        by_shop.entry(r.col("shop_id")?).or_default().insert(id, user);
     }
     Ok(by_shop)
 }
@@ -149,18 +148,17 @@ pub async fn tcrs<C: GenericClient>(
             &[&shop_id],
         )
         .await?;
-    Ok(rows
-        .iter()
+    rows.iter()
         .map(|r| {
-            (
-                r.get(0),
+            Ok((
+                r.col("tcr_code")?,
                 (
-                    r.get::<_, Option<String>>(1).unwrap_or_default(),
-                    r.get::<_, Option<i64>>(2).unwrap_or_default(),
+                    r.col::<Option<String>>("name")?.unwrap_or_default(),
+                    r.col::<Option<i64>>("business_unit_id")?.unwrap_or_default(),
                 ),
-            )
+            ))
         })
-        .collect())
+        .collect()
 }
 
 /// The conditions on a shop's days or cash actions (`r`) as the shop's store puts them: the
@@ -193,7 +191,7 @@ pub async fn movements<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<M
     let rows = client
         .query(
             &format!(
-                "SELECT r.tcr_code, r.action_type, r.purpose, r.fiscal_status = 'PENDING', r.amount
+                "SELECT r.tcr_code, r.action_type, r.purpose, r.fiscal_status = 'PENDING' AS waiting, r.amount
                  FROM cash_actions r WHERE {conditions}"
             ),
             &refs(&values),
@@ -201,11 +199,12 @@ pub async fn movements<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<M
         .await?;
     let mut sums: Vec<MovementRow> = Vec::new();
     for r in &rows {
-        let tcr_code = r.get::<_, Option<String>>(0).unwrap_or_default();
-        // A shop writes only the values its domain spells; a row of another is no movement.
+        let tcr_code = r.col::<Option<String>>("tcr_code")?.unwrap_or_default();
+        // A shop writes only the values its domain spells: another is refused, a row without one
+        // is no movement.
         let (Some(action_type), Some(purpose)) = (
-            r.get::<_, Option<&str>>(1).and_then(ActionType::parse),
-            r.get::<_, Option<&str>>(2).and_then(Purpose::parse),
+            r.spelled_opt::<ActionType>("action_type", "a cash action's type")?,
+            r.spelled_opt::<Purpose>("purpose", "a cash action's purpose")?,
         ) else {
             continue;
         };
@@ -227,8 +226,8 @@ pub async fn movements<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<M
             }
         };
         sums[i].actions += 1;
-        sums[i].waiting += i64::from(r.get::<_, Option<bool>>(3).unwrap_or(false));
-        sums[i].amount += decimal(r.get(4));
+        sums[i].waiting += i64::from(r.col::<Option<bool>>("waiting")?.unwrap_or(false));
+        sums[i].amount += r.decimal("amount")?;
     }
     Ok(sums)
 }
@@ -294,28 +293,9 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
     let mut days = Vec::with_capacity(rows.len());
     let mut users: HashMap<i64, HashMap<i64, (String, Option<String>)>> = HashMap::new();
     for r in &rows {
-        let (shop_id, id): (i64, i64) = (r.get(0), r.get(1));
-        let mut day = DayRow {
-            id,
-            tcr_code: r.get::<_, Option<String>>(2).unwrap_or_default(),
-            business_day: r.get::<_, Option<String>>(3).unwrap_or_default(),
-            opened_at: r.get::<_, Option<String>>(4).unwrap_or_default(),
-            opened_automatically: r.get::<_, Option<i64>>(5) == Some(1),
-            closed_at: r.get(6),
-            expected: r.get::<_, Option<String>>(7).map(|t| decimal(Some(t))),
-            counted: r.get::<_, Option<String>>(8).map(|t| decimal(Some(t))),
-            count: r.get::<_, Option<String>>("count").and_then(|t| serde_json::from_str(&t).ok()),
-            balance: r.get::<_, Option<String>>("balance").map(|t| decimal(Some(t))),
-            cash_sales: decimal(r.get(9)),
-            actions: Vec::new(),
-            name: r.get("name"),
-            book: DayBook::default(),
-            expected_now: None,
-        };
-        let kept = r
-            .get::<_, Option<String>>("day_book")
-            .and_then(|t| serde_json::from_str::<DayBook>(&t).ok())
-            .filter(|_| day.closed_at.is_some());
+        let (shop_id, mut day) = day_row(r)?;
+        let id = day.id;
+        let kept = json::<DayBook>(r, "day_book")?.filter(|_| day.closed_at.is_some());
         let mut action_users = Vec::new();
         for a in client
             .query(
@@ -329,13 +309,13 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
             .await?
         {
             let action = (
-                a.get::<_, Option<&str>>(0).and_then(Purpose::parse),
-                a.get::<_, Option<&str>>(1).and_then(ActionType::parse),
+                a.spelled_opt::<Purpose>("purpose", "a cash action's purpose")?,
+                a.spelled_opt::<ActionType>("action_type", "a cash action's type")?,
             );
             if let (Some(purpose), Some(action_type)) = action {
-                day.actions.push((purpose, action_type, decimal(a.get(2))));
+                day.actions.push((purpose, action_type, a.decimal("amount")?));
             }
-            action_users.extend(a.get::<_, Option<i64>>("user_id"));
+            action_users.extend(a.col::<Option<i64>>("user_id")?);
         }
         let document_ids = match kept {
             Some(_) => Vec::new(),
@@ -369,6 +349,39 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
     Ok(days)
 }
 
+/// A row of `cash_days` with what the shop's own row adds (`balance`, `count`) and its device's
+/// `name`: the till's day as the shop's store reads it, with its shop.
+fn day_row(r: &Row) -> Result<(i64, DayRow)> {
+    let day = DayRow {
+        id: r.col("id")?,
+        tcr_code: r.col::<Option<String>>("tcr_code")?.unwrap_or_default(),
+        business_day: r.col::<Option<String>>("business_day")?.unwrap_or_default(),
+        opened_at: r.col::<Option<String>>("opened_at")?.unwrap_or_default(),
+        opened_automatically: r.col::<Option<i64>>("opened_automatically")? == Some(1),
+        closed_at: r.col("closed_at")?,
+        expected: r.decimal_opt("expected")?,
+        counted: r.decimal_opt("counted")?,
+        count: json(r, "count")?,
+        balance: r.decimal_opt("balance")?,
+        cash_sales: r.decimal("cash_sales")?,
+        actions: Vec::new(),
+        name: r.col("name")?,
+        book: DayBook::default(),
+        expected_now: None,
+    };
+    Ok((r.col("shop_id")?, day))
+}
+
+/// A column holding JSON a shop wrote (its day's book, its count by notes and coins); NULL is none.
+fn json<T: serde::de::DeserializeOwned>(r: &Row, name: &str) -> Result<Option<T>> {
+    let Some(text) = r.col::<Option<&str>>(name)? else { return Ok(None) };
+    serde_json::from_str(text).map(Some).map_err(|_| super::Error::Value {
+        column: name.to_string(),
+        text: text.to_string(),
+        what: "the JSON a shop writes there",
+    })
+}
+
 /// The shop's cash documents matching `condition` (on `i`, with `$1` the shop and `$2`, `$3` the
 /// arguments after it), oldest first.
 async fn document_ids<C: GenericClient>(
@@ -382,7 +395,7 @@ async fn document_ids<C: GenericClient>(
             args,
         )
         .await?;
-    Ok(rows.iter().map(|r| r.get(0)).collect())
+    rows.iter().map(|r| r.col("id")).collect()
 }
 
 /// The numbers of the invoices the corrective documents among `ids` cancel, by id.
@@ -398,7 +411,7 @@ async fn originals_of<C: GenericClient>(
             &[&shop_id, &ids],
         )
         .await?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get::<_, Option<String>>(1).unwrap_or_default())).collect())
+    rows.iter().map(|r| Ok((r.col("id")?, r.col::<Option<String>>("number")?.unwrap_or_default()))).collect()
 }
 
 async fn users_of<C: GenericClient>(
@@ -407,10 +420,12 @@ async fn users_of<C: GenericClient>(
 ) -> Result<HashMap<i64, (String, Option<String>)>> {
     let rows =
         client.query("SELECT id, name, operator_code FROM users WHERE shop_id = $1", &[&shop_id]).await?;
-    Ok(rows
-        .iter()
-        .map(|r| (r.get(0), (r.get::<_, Option<String>>(1).unwrap_or_default(), r.get(2))))
-        .collect())
+    rows.iter().map(user_row).collect()
+}
+
+/// A row of `users`: its id, and its name and operator code.
+fn user_row(r: &Row) -> Result<(i64, (String, Option<String>))> {
+    Ok((r.col("id")?, (r.col::<Option<String>>("name")?.unwrap_or_default(), r.col("operator_code")?)))
 }
 
 /// An open day that is its till's latest: what the till's last count left in the drawer, the
@@ -423,17 +438,17 @@ async fn drawer_since<C: GenericClient>(
 ) -> Result<Option<DrawerSince>> {
     let latest: Option<i64> = client
         .query_one(
-            "SELECT MAX(id) FROM cash_days WHERE shop_id = $1 AND tcr_code = $2",
+            "SELECT MAX(id) AS latest FROM cash_days WHERE shop_id = $1 AND tcr_code = $2",
             &[&shop_id, &day.tcr_code],
         )
         .await?
-        .get(0);
+        .col("latest")?;
     if latest != Some(day.id) {
         return Ok(None);
     }
     let count = client
         .query_opt(
-            "SELECT r.id, r.counted, (s.row->>'drawer_mark')::bigint
+            "SELECT r.id, r.counted, (s.row->>'drawer_mark')::bigint AS drawer_mark
              FROM cash_days r
              LEFT JOIN shop_rows s ON s.shop_id = r.shop_id AND s.tbl = 'cash_days' AND s.key = '[' || r.id || ']'
              WHERE r.shop_id = $1 AND r.tcr_code = $2 AND r.closed_at IS NOT NULL ORDER BY r.id DESC LIMIT 1",
@@ -442,7 +457,7 @@ async fn drawer_since<C: GenericClient>(
         .await?;
     let (counted_day, left, mark) = match count {
         Some(c) => {
-            let counted_day: i64 = c.get(0);
+            let counted_day: i64 = c.col("id")?;
             let withdrawn = client
                 .query(
                     "SELECT amount FROM cash_actions WHERE shop_id = $1 AND cash_day_id = $2 AND purpose = 'close'",
@@ -450,11 +465,11 @@ async fn drawer_since<C: GenericClient>(
                 )
                 .await?
                 .iter()
-                .map(|r| decimal(r.get(0)))
-                .sum::<Decimal>();
-            let left = crate::domain::drawer::left_at_count(decimal(c.get(1)), withdrawn)
+                .map(|r| r.decimal("amount"))
+                .sum::<Result<Decimal>>()?;
+            let left = crate::domain::drawer::left_at_count(c.decimal("counted")?, withdrawn)
                 .map_err(|_| super::Error::Overflow)?;
-            (counted_day, left, c.get::<_, Option<i64>>(2).unwrap_or_default())
+            (counted_day, left, c.col::<Option<i64>>("drawer_mark")?.unwrap_or_default())
         }
         None => (0, Decimal::ZERO, 0),
     };
@@ -465,13 +480,12 @@ async fn drawer_since<C: GenericClient>(
         )
         .await?
         .iter()
-        .filter_map(|r| {
-            Some(Movement {
-                action_type: r.get::<_, Option<&str>>(0).and_then(ActionType::parse)?,
-                amount: decimal(r.get(1)),
-            })
+        .filter_map(|r| match r.spelled_opt::<ActionType>("action_type", "a cash action's type") {
+            Ok(Some(action_type)) => Some(r.decimal("amount").map(|amount| Movement { action_type, amount })),
+            Ok(None) => None,
+            Err(e) => Some(Err(e)),
         })
-        .collect();
+        .collect::<Result<Vec<_>>>()?;
     let after = "i.cash_day_id IN (SELECT d.id FROM cash_days d WHERE d.shop_id = $1 AND d.tcr_code = $2 AND d.id > $3)";
     let document_ids = document_ids(client, after, &[&shop_id, &day.tcr_code, &counted_day]).await?;
     Ok(Some(DrawerSince { left, movements, document_ids }))
@@ -482,18 +496,23 @@ async fn drawer_since<C: GenericClient>(
 async fn open_day_sales<C: GenericClient>(client: &C, shop_id: i64, day_id: i64) -> Result<Decimal> {
     let rows = client
         .query(
-            "SELECT i.gross_all, i.self_issue_type IS NOT NULL FROM invoices i
+            "SELECT i.gross_all, i.self_issue_type IS NOT NULL AS self_issued FROM invoices i
              WHERE i.shop_id = $1 AND i.cash_day_id = $2 AND i.kind = 'CASH' AND i.document_kind <> 'ORDER'
                  AND NOT EXISTS (SELECT 1 FROM invoices o WHERE o.shop_id = i.shop_id
                      AND o.id = i.original_invoice_id AND o.document_kind = 'ORDER')",
             &[&shop_id, &day_id],
         )
         .await?;
-    let sales = rows.iter().map(|r| crate::domain::cash_register::CashSale {
-        gross_all: decimal(r.get(0)),
-        self_issued: r.get(1),
-    });
-    crate::domain::money::checked_sum(sales.map(crate::domain::cash_register::CashSale::signed))
+    let sales = rows
+        .iter()
+        .map(|r| {
+            Ok(crate::domain::cash_register::CashSale {
+                gross_all: r.decimal("gross_all")?,
+                self_issued: r.col("self_issued")?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    crate::domain::money::checked_sum(sales.into_iter().map(crate::domain::cash_register::CashSale::signed))
         .map_err(|_| super::Error::Overflow)
 }
 
@@ -505,7 +524,7 @@ pub async fn reversals<C: GenericClient>(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<ReversalLine>> {
-    let (conditions, mut values) = f.on(super::reports::ON_INVOICES);
+    let (conditions, mut values) = f.on(super::filter::ON_INVOICES);
     values.push(Box::new(limit));
     values.push(Box::new(offset));
     let (at_limit, at_offset) = (values.len() - 1, values.len());
@@ -519,19 +538,22 @@ pub async fn reversals<C: GenericClient>(
             &refs(&values),
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| ReversalLine {
-            id: r.get(0),
-            number: r.get(1),
-            invoice_type: crate::domain::document::InvoiceType::parse(r.get(2))
-                .map_or("CASH", |k| k.as_str()),
-            reversed_at: Some(stored_time(r.get(3))),
-            original_invoice_id: r.get(4),
-            gross: decimal(r.get(5)),
-            operator: r.get(6),
-        })
-        .collect())
+    rows.iter().map(reversal_line).collect()
+}
+
+/// A corrective row of `invoices`, as the reversals report lists it.
+fn reversal_line(r: &Row) -> Result<ReversalLine> {
+    Ok(ReversalLine {
+        id: r.col("id")?,
+        number: r.col("number")?,
+        invoice_type: r
+            .spelled::<crate::domain::document::InvoiceType>("kind", "an invoice's type")?
+            .as_str(),
+        reversed_at: Some(stored_time(r.col("issued_at")?)),
+        original_invoice_id: r.col("original_invoice_id")?,
+        gross: r.decimal("gross_all")?,
+        operator: r.col("operator_code")?,
+    })
 }
 
 /// The warehouse transfer notes of the period, as the notes report reads them (a destination
@@ -542,7 +564,8 @@ pub async fn wtn_notes<C: GenericClient>(
 ) -> Result<Vec<crate::domain::wtn::ReportNote>> {
     let rows = client
         .query(
-            "SELECT w.fwtnic IS NOT NULL, w.value_of_goods, w.destination_unit_id, u.name, w.destination_point,
+            "SELECT w.fwtnic IS NOT NULL AS fiscalized, w.value_of_goods, w.destination_unit_id, u.name AS unit_name,
+                 w.destination_point,
                  w.destination_city, w.destination_address
              FROM wtns w LEFT JOIN business_units u ON u.shop_id = w.shop_id AND u.id = w.destination_unit_id
              WHERE w.issue_date >= $1 AND w.issue_date <= $2 AND ($3::bigint IS NULL OR w.shop_id = $3)
@@ -550,21 +573,24 @@ pub async fn wtn_notes<C: GenericClient>(
             &[&f.period.from.to_string(), &f.period.to.to_string(), &f.shop_id],
         )
         .await?;
-    Ok(rows
-        .iter()
-        .filter_map(|r| {
-            let point = crate::domain::wtn::Point::parse(r.get::<_, Option<&str>>(4).unwrap_or_default())?;
-            Some(crate::domain::wtn::ReportNote {
-                fiscalized: r.get(0),
-                value_of_goods: decimal(r.get(1)),
-                destination: crate::domain::wtn::Destination {
-                    unit_id: r.get(2),
-                    unit_name: r.get(3),
-                    point,
-                    city: r.get::<_, Option<String>>(5).unwrap_or_default(),
-                    address: r.get::<_, Option<String>>(6).unwrap_or_default(),
-                },
-            })
-        })
-        .collect())
+    rows.iter().filter_map(|r| report_note(r).transpose()).collect()
+}
+
+/// A row of `wtns` as the notes report reads it; a note without a destination point is none.
+fn report_note(r: &Row) -> Result<Option<crate::domain::wtn::ReportNote>> {
+    let point = match r.col::<Option<&str>>("destination_point")? {
+        None | Some("") => return Ok(None),
+        Some(_) => r.spelled::<crate::domain::wtn::Point>("destination_point", "a transfer's point")?,
+    };
+    Ok(Some(crate::domain::wtn::ReportNote {
+        fiscalized: r.col("fiscalized")?,
+        value_of_goods: r.decimal("value_of_goods")?,
+        destination: crate::domain::wtn::Destination {
+            unit_id: r.col("destination_unit_id")?,
+            unit_name: r.col("unit_name")?,
+            point,
+            city: r.col::<Option<String>>("destination_city")?.unwrap_or_default(),
+            address: r.col::<Option<String>>("destination_address")?.unwrap_or_default(),
+        },
+    }))
 }

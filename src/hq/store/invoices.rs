@@ -10,7 +10,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Result;
-use super::reports::{Filter, ON_INVOICES, refs};
+use super::columns::Columns;
+use super::filter::{Filter, ON_INVOICES, refs};
 use crate::api::invoices::views::{self, Links};
 use crate::domain::document::ApiVersion;
 use crate::domain::numbering;
@@ -94,11 +95,11 @@ pub async fn page(pool: &Pool, f: &Filter, ask: &ListAsk) -> Result<Vec<(i64, St
             &refs(&values),
         )
         .await?;
-    Ok(rows.iter().map(|r| (r.get("shop_id"), r.get("shop"), r.get("id"))).collect())
+    rows.iter().map(|r| Ok((r.col("shop_id")?, r.col("shop")?, r.col("id")?))).collect()
 }
 
 /// The condition on the shops (`s`) a page reads: the one asked for, or all.
-fn of_shops(f: &Filter, values: &mut super::reports::Values) -> String {
+fn of_shops(f: &Filter, values: &mut super::filter::Values) -> String {
     match f.shop_id {
         Some(shop) => {
             values.push(Box::new(shop));
@@ -118,7 +119,7 @@ pub async fn holders(pool: &Pool, id: i64, shop_id: Option<i64>) -> Result<Vec<(
             &[&id, &shop_id],
         )
         .await?;
-    Ok(rows.iter().map(|r| (r.get("shop_id"), r.get("shop"))).collect())
+    rows.iter().map(|r| Ok((r.col("shop_id")?, r.col("shop")?))).collect()
 }
 
 /// The shop's rows of the documents `ids` and of what they name, table by table, each found by
@@ -160,13 +161,13 @@ async fn rows_of(pool: &Pool, shop_id: i64, ids: &[i64]) -> Result<Vec<(String, 
             &[&shop_id, &ids, &keys],
         )
         .await?;
-    Ok(rows
-        .iter()
-        .filter_map(|r| match r.get::<_, Value>("row") {
-            Value::Object(row) => Some((r.get("tbl"), row)),
-            _ => None,
+    rows.iter()
+        .filter_map(|r| match r.col::<Value>("row") {
+            Ok(Value::Object(row)) => Some(r.col("tbl").map(|tbl| (tbl, row))),
+            Ok(_) => None,
+            Err(e) => Some(Err(e)),
         })
-        .collect())
+        .collect()
 }
 
 /// `read` over an in-memory database of the shop's schema holding the shop's rows of the
@@ -228,7 +229,7 @@ async fn book_page(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<V
             &refs(&values),
         )
         .await?;
-    Ok(rows.iter().map(|r| (r.get("shop_id"), r.get("id"), r.get("original_invoice_id"))).collect())
+    rows.iter().map(|r| Ok((r.col("shop_id")?, r.col("id")?, r.col("original_invoice_id")?))).collect()
 }
 
 /// The sales book's page: each document the shop's own entry, its kind read as the shop reads it

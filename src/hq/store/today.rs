@@ -3,14 +3,15 @@
 //! the shop shipped, so a shop's column at the HQ is its own page's figures.
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use deadpool_postgres::Pool;
 use rust_decimal::Decimal;
 use serde::Serialize;
+use tokio_postgres::Row;
 
 use super::Result;
+use super::columns::Columns;
 use crate::api::owner::SalesView;
 use crate::domain::sales_day::{DaySales, Sale, TillSales, summarize};
 use crate::domain::time::{local_text, parse_stored};
@@ -46,17 +47,12 @@ pub struct ShopDay {
     pub tills: Vec<TillDay>,
 }
 
-fn decimal(text: Option<String>) -> Decimal {
-    // A shop's amounts are decimals as it stored them; a row shipped before its invoice's columns
-    // were derived here counts as nothing rather than failing the whole page.
-    text.as_deref().and_then(|t| Decimal::from_str(t).ok()).unwrap_or_default()
-}
-
 /// Each shop's invoices of `day` (orders left out, as on a shop's page), with their payments.
 async fn sales(client: &deadpool_postgres::Client, day: &str) -> Result<BTreeMap<i64, Vec<Sale>>> {
     let rows = client
         .query(
-            "SELECT i.shop_id, i.id, i.tcr_code, i.gross_all, i.exchange_rate, i.fic IS NULL, p.type, p.amount
+            "SELECT i.shop_id, i.id, i.tcr_code, i.gross_all, i.exchange_rate, i.fic IS NULL AS waiting,
+                 p.type AS payment_type, p.amount AS payment_amount
              FROM shops s JOIN invoices i ON i.shop_id = s.id AND i.issue_date = $1
                  LEFT JOIN invoice_payments p ON p.shop_id = i.shop_id AND p.invoice_id = i.id
              WHERE i.document_kind <> 'ORDER'
@@ -67,31 +63,39 @@ async fn sales(client: &deadpool_postgres::Client, day: &str) -> Result<BTreeMap
     let mut by_shop: BTreeMap<i64, Vec<Sale>> = BTreeMap::new();
     let mut last = None;
     for r in &rows {
-        let (shop_id, id): (i64, i64) = (r.get(0), r.get(1));
+        let (shop_id, id): (i64, i64) = (r.col("shop_id")?, r.col("id")?);
         let sales = by_shop.entry(shop_id).or_default();
         if last != Some((shop_id, id)) {
             last = Some((shop_id, id));
-            sales.push(Sale {
-                tcr_code: r.get(2),
-                gross_all: decimal(r.get(3)),
-                exchange_rate: decimal(r.get(4)),
-                waiting: r.get(5),
-                payments: Vec::new(),
-            });
+            sales.push(sale_row(r)?);
         }
-        let method: Option<String> = r.get(6);
+        let method: Option<String> = r.col("payment_type")?;
         if let (Some(method), Some(sale)) = (method, sales.last_mut()) {
-            sale.payments.push((method, decimal(r.get(7))));
+            sale.payments.push((method, r.decimal("payment_amount")?));
         }
     }
     Ok(by_shop)
+}
+
+/// A row of `invoices` as a shop's page adds it up. A shop's amounts are decimals as it stored
+/// them; a row shipped before its invoice's columns were derived here (NULL) counts as nothing
+/// rather than failing the whole page.
+fn sale_row(r: &Row) -> Result<Sale> {
+    Ok(Sale {
+        tcr_code: r.col("tcr_code")?,
+        gross_all: r.decimal("gross_all")?,
+        exchange_rate: r.decimal("exchange_rate")?,
+        waiting: r.col("waiting")?,
+        payments: Vec::new(),
+    })
 }
 
 /// Each shop's TCRs with their latest day (read off the rows the shop shipped).
 async fn tills(client: &deadpool_postgres::Client, today: NaiveDate) -> Result<BTreeMap<i64, Vec<TillDay>>> {
     let rows = client
         .query(
-            "SELECT s.id, d.row->>'tcr_code', d.row->>'name', d.row->>'business_unit_code', c.row
+            "SELECT s.id, d.row->>'tcr_code' AS tcr_code, d.row->>'name' AS name,
+                 d.row->>'business_unit_code' AS business_unit_code, c.row AS latest
              FROM shops s
              JOIN shop_rows d ON d.shop_id = s.id AND d.tbl = 'fiscal_devices'
              LEFT JOIN LATERAL (
@@ -105,7 +109,7 @@ async fn tills(client: &deadpool_postgres::Client, today: NaiveDate) -> Result<B
         .await?;
     let mut by_shop: BTreeMap<i64, Vec<TillDay>> = BTreeMap::new();
     for r in &rows {
-        let latest: Option<serde_json::Value> = r.get(4);
+        let latest: Option<serde_json::Value> = r.col("latest")?;
         let text =
             |row: &serde_json::Value, key: &str| row.get(key).and_then(|v| v.as_str()).map(str::to_string);
         let day = latest.as_ref().map(|c| Day {
@@ -119,10 +123,10 @@ async fn tills(client: &deadpool_postgres::Client, today: NaiveDate) -> Result<B
             closed_at: text(c, "closed_at"),
         });
         let closed = day.as_ref().is_some_and(|d| d.closed_at.is_some());
-        by_shop.entry(r.get(0)).or_default().push(TillDay {
-            tcr_code: r.get::<_, Option<String>>(1).unwrap_or_default(),
-            name: r.get::<_, Option<String>>(2).unwrap_or_default(),
-            business_unit_code: r.get::<_, Option<String>>(3).unwrap_or_default(),
+        by_shop.entry(r.col("id")?).or_default().push(TillDay {
+            tcr_code: r.col::<Option<String>>("tcr_code")?.unwrap_or_default(),
+            name: r.col::<Option<String>>("name")?.unwrap_or_default(),
+            business_unit_code: r.col::<Option<String>>("business_unit_code")?.unwrap_or_default(),
             state: day_state(day.as_ref(), today),
             counted: latest.as_ref().filter(|_| closed).and_then(|c| text(c, "counted")),
             expected: latest.as_ref().filter(|_| closed).and_then(|c| text(c, "expected")),
@@ -144,15 +148,15 @@ pub async fn chain_today(pool: &Pool, today: NaiveDate) -> Result<(Vec<ShopDay>,
     let mut all = Vec::new();
     let mut days = Vec::new();
     for shop in &shops {
-        let id: i64 = shop.get("id");
+        let id: i64 = shop.col("id")?;
         let of_shop = sales.remove(&id).unwrap_or_default();
         let day = summarize(&of_shop).map_err(|_| super::Error::Overflow)?;
         all.extend(of_shop);
         days.push(ShopDay {
-            name: shop.get("name"),
-            synced_at: shop.get("synced_at"),
-            last_heard_at: shop.get("last_heard_at"),
-            heartbeat: shop.get("heartbeat"),
+            name: shop.col("name")?,
+            synced_at: shop.col("synced_at")?,
+            last_heard_at: shop.col("last_heard_at")?,
+            heartbeat: shop.col("heartbeat")?,
             refused_boxes: super::shops::refusals(pool, id).await?,
             sales: day,
             tills: tills.remove(&id).unwrap_or_default(),

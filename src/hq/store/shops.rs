@@ -8,6 +8,7 @@
 use deadpool_postgres::Pool;
 use serde::Serialize;
 
+use super::columns::Columns;
 use super::db::Shop;
 use super::{Error, Result};
 use crate::ops::secrets::{hash_token, new_token};
@@ -51,7 +52,7 @@ pub async fn check_box(pool: &Pool, shop: &Shop, box_id: &str, address: &str) ->
             return Ok(BoxCheck::Ours);
         }
         let owner = tx.query_one("SELECT box_id FROM shops WHERE id = $1", &[&shop.id]).await?;
-        if owner.get::<_, Option<String>>("box_id").as_deref() == Some(box_id) {
+        if owner.col::<Option<String>>("box_id")?.as_deref() == Some(box_id) {
             return Ok(BoxCheck::Ours);
         }
     }
@@ -66,7 +67,7 @@ pub async fn check_box(pool: &Pool, shop: &Shop, box_id: &str, address: &str) ->
         .await?;
     tx.commit().await?;
     tracing::warn!(shop = %shop.name, box_id, address, "a box not the shop's called with its token: refused");
-    Ok(BoxCheck::Refused { reason: refused.get("reason") })
+    Ok(BoxCheck::Refused { reason: refused.col("reason")? })
 }
 
 /// Hands `shop` to the box `box_id` (a restore on a new box): the box before it is refused from
@@ -77,7 +78,7 @@ pub async fn take_over(pool: &Pool, shop: &Shop, box_id: &str) -> Result<()> {
     let before = tx
         .query_one("SELECT box_id FROM shops WHERE id = $1 FOR UPDATE", &[&shop.id])
         .await?
-        .get::<_, Option<String>>("box_id");
+        .col::<Option<String>>("box_id")?;
     tx.execute("UPDATE shops SET box_id = $2, box_since = now() WHERE id = $1", &[&shop.id, &box_id]).await?;
     if let Some(old) = before.as_deref().filter(|old| *old != box_id) {
         tx.execute(
@@ -115,17 +116,18 @@ pub async fn refusals(pool: &Pool, shop_id: i64) -> Result<Vec<Refusal>> {
             &[&shop_id],
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| Refusal {
-            box_id: r.get("box_id"),
-            reason: r.get("reason"),
-            first_at: r.get("first_at"),
-            last_at: r.get("last_at"),
-            calls: r.get("calls"),
-            address: r.get("address"),
+    rows.iter()
+        .map(|r| {
+            Ok(Refusal {
+                box_id: r.col("box_id")?,
+                reason: r.col("reason")?,
+                first_at: r.col("first_at")?,
+                last_at: r.col("last_at")?,
+                calls: r.col("calls")?,
+                address: r.col("address")?,
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// What the owner does to a shop's credentials from the command line.
@@ -200,7 +202,7 @@ pub async fn remove(pool: &Pool, name: &str) -> Result<()> {
     let Some(row) = tx.query_opt("SELECT id FROM shops WHERE name = $1 FOR UPDATE", &[&name]).await? else {
         return Err(Error::Unknown(format!("no shop named \"{name}\"")));
     };
-    let id: i64 = row.get("id");
+    let id: i64 = row.col("id")?;
     let used = tx
         .query_one(
             "SELECT EXISTS (SELECT 1 FROM shop_rows WHERE shop_id = $1)
@@ -208,7 +210,7 @@ pub async fn remove(pool: &Pool, name: &str) -> Result<()> {
             &[&id],
         )
         .await?
-        .get::<_, bool>("used");
+        .col::<bool>("used")?;
     if used {
         return Err(Error::Taken(format!(
             "the shop \"{name}\" has books at the head office: retire it instead (arka hq shops retire)"
@@ -225,7 +227,7 @@ pub async fn remove(pool: &Pool, name: &str) -> Result<()> {
 pub async fn owners(pool: &Pool) -> Result<Vec<(String, chrono::DateTime<chrono::Utc>)>> {
     let client = pool.get().await?;
     let rows = client.query("SELECT name, created_at FROM owners ORDER BY name", &[]).await?;
-    Ok(rows.iter().map(|r| (r.get("name"), r.get("created_at"))).collect())
+    rows.iter().map(|r| Ok((r.col("name")?, r.col("created_at")?))).collect()
 }
 
 /// Removes an owner: their token stops working. Audited.

@@ -6,9 +6,11 @@ use deadpool_postgres::Pool;
 use tokio_postgres::{GenericClient, Row};
 
 use super::Result;
+use super::columns::Columns;
+use super::filter::{Filter, ON_INVOICES, TOTALS, refs};
 use super::report_rows;
 use crate::domain::document::DocumentKind;
-use crate::domain::report::{Period, ReportKind};
+use crate::domain::report::ReportKind;
 use crate::services::reports::{
     self as rules, ByOperator, ByTcr, CashRegisterReport, DailyTrend, Reversals, SalesSummary, TopClients,
     TopProducts, VatReport, summarize_sales,
@@ -16,91 +18,35 @@ use crate::services::reports::{
 use crate::store::invoices::report_totals::amount;
 use crate::store::reports::{PaymentRow, SalesBy, SalesRow, SalesSums, WaitingRow};
 
-/// Which documents a report of the HQ covers: the period's, of one shop or of all, narrowed to
-/// a branch (of the one shop: its ids are the shop's), a TCR or an operator code as a shop's are.
-#[derive(Debug, Clone)]
-pub struct Filter {
-    pub period: Period,
-    pub shop_id: Option<i64>,
-    pub business_unit_id: Option<i64>,
-    pub tcr_code: Option<String>,
-    pub operator_code: Option<String>,
-}
+/// The sums of `report_sales`, each summed into a column of its own name.
+const SUMS: &str = "SUM(documents)::bigint AS documents, SUM(net)::bigint AS net, SUM(vat)::bigint AS vat,
+    SUM(gross)::bigint AS gross, SUM(discount)::bigint AS discount, SUM(fee)::bigint AS fee,
+    SUM(net_currency)::bigint AS net_currency, SUM(vat_currency)::bigint AS vat_currency,
+    SUM(gross_currency)::bigint AS gross_currency, SUM(till)::bigint AS till";
 
-/// The columns a table has of the filter's narrowing ones (a table without one ignores it, as
-/// the shop's store does: products have no operator, clients neither TCR nor operator).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Narrowed {
-    pub day: &'static str,
-    pub prefix: &'static str,
-    pub tcr: bool,
-    pub operator: bool,
-}
-
-const TOTALS: Narrowed = Narrowed { day: "day", prefix: "", tcr: true, operator: true };
-pub(super) const ON_INVOICES: Narrowed =
-    Narrowed { day: "issue_date", prefix: "i.", tcr: true, operator: true };
-
-pub(super) type Values = Vec<Box<dyn tokio_postgres::types::ToSql + Sync + Send>>;
-
-impl Filter {
-    /// The whole chain (or one shop) over `period`, not narrowed further.
-    pub fn of(period: Period, shop_id: Option<i64>) -> Filter {
-        Filter { period, shop_id, business_unit_id: None, tcr_code: None, operator_code: None }
-    }
-
-    /// The SQL conditions on a table with `n`'s columns, and their values ($1, $2, ...).
-    pub(super) fn on(&self, n: Narrowed) -> (String, Values) {
-        let p = n.prefix;
-        let mut sql = format!("{p}{} >= $1 AND {p}{} <= $2", n.day, n.day);
-        let mut values: Values =
-            vec![Box::new(self.period.from.to_string()), Box::new(self.period.to.to_string())];
-        let mut add =
-            |sql: &mut String, column: &str, value: Box<dyn tokio_postgres::types::ToSql + Sync + Send>| {
-                values.push(value);
-                sql.push_str(&format!(" AND {p}{column} = ${}", values.len()));
-            };
-        if let Some(shop) = self.shop_id {
-            add(&mut sql, "shop_id", Box::new(shop));
-        }
-        if let Some(unit) = self.business_unit_id {
-            add(&mut sql, "business_unit_id", Box::new(unit));
-        }
-        if let (Some(code), true) = (&self.tcr_code, n.tcr) {
-            add(&mut sql, "tcr_code", Box::new(code.clone()));
-        }
-        if let (Some(code), true) = (&self.operator_code, n.operator) {
-            add(&mut sql, "operator_code", Box::new(code.clone()));
-        }
-        (sql, values)
-    }
-}
-
-/// The values as the client takes them.
-pub(super) fn refs(values: &Values) -> Vec<&(dyn tokio_postgres::types::ToSql + Sync)> {
-    values.iter().map(|v| v.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync)).collect()
-}
-
-fn kind(text: &str) -> ReportKind {
-    // Unknown kinds cannot come from a shop's totals (a CHECK of the shop's schema); as a sale
-    // they would still be counted rather than lost.
-    ReportKind::parse(text).unwrap_or(ReportKind::Cash)
-}
-
-fn sums(r: &Row, first: usize) -> SalesSums {
-    let cents = |i: usize| amount(r.get::<_, i64>(first + i));
-    SalesSums {
-        documents: r.get(first),
-        net: cents(1),
-        vat: cents(2),
-        gross: cents(3),
-        discount: cents(4),
-        fee: cents(5),
-        net_currency: cents(6),
-        vat_currency: cents(7),
-        gross_currency: cents(8),
-        till: cents(9),
-    }
+/// A row of `report_sales`, summed (`SUMS`): a shop's kind (a CHECK of the shop's schema keeps
+/// every other out; one here is refused, never counted as another), its key, its user.
+fn sales_row(r: &Row) -> Result<(i64, SalesRow)> {
+    let cents = |name: &str| r.col::<i64>(name).map(amount);
+    let sums = SalesSums {
+        documents: r.col("documents")?,
+        net: cents("net")?,
+        vat: cents("vat")?,
+        gross: cents("gross")?,
+        discount: cents("discount")?,
+        fee: cents("fee")?,
+        net_currency: cents("net_currency")?,
+        vat_currency: cents("vat_currency")?,
+        gross_currency: cents("gross_currency")?,
+        till: cents("till")?,
+    };
+    let row = SalesRow {
+        kind: r.spelled::<ReportKind>("kind", "a report's kind")?,
+        key: r.col("sales_key")?,
+        user_id: r.col("sales_user")?,
+        sums,
+    };
+    Ok((r.col("sales_shop")?, row))
 }
 
 /// Sales grouped as the shop's store groups them (`by`), every shop of the filter together;
@@ -139,20 +85,13 @@ pub async fn sales<C: GenericClient>(
     let rows = client
         .query(
             &format!(
-                "SELECT {shop}, kind, {key}, {user}, SUM(documents)::bigint, SUM(net)::bigint, SUM(vat)::bigint,
-                     SUM(gross)::bigint, SUM(discount)::bigint, SUM(fee)::bigint, SUM(net_currency)::bigint,
-                     SUM(vat_currency)::bigint, SUM(gross_currency)::bigint, SUM(till)::bigint
+                "SELECT {shop} AS sales_shop, kind, {key} AS sales_key, {user} AS sales_user, {SUMS}
                  FROM report_sales WHERE {conditions} GROUP BY {groups} ORDER BY {order}"
             ),
             &refs(&values),
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            (r.get(0), SalesRow { kind: kind(r.get(1)), key: r.get(2), user_id: r.get(3), sums: sums(r, 4) })
-        })
-        .collect())
+    rows.iter().map(sales_row).collect()
 }
 
 /// Sales by currency and kind, every shop of the filter together.
@@ -165,22 +104,25 @@ pub async fn payments<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<Pa
     let rows = client
         .query(
             &format!(
-                "SELECT kind, payment_method, SUM(documents)::bigint, SUM(amount)::bigint FROM report_payments
+                "SELECT kind, payment_method, SUM(documents)::bigint AS documents, SUM(amount)::bigint AS amount
+                 FROM report_payments
                  WHERE {conditions} GROUP BY kind, payment_method
                  ORDER BY payment_method COLLATE \"C\", kind COLLATE \"C\""
             ),
             &refs(&values),
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| PaymentRow {
-            kind: kind(r.get(0)),
-            payment_method: r.get(1),
-            documents: r.get(2),
-            amount: amount(r.get(3)),
-        })
-        .collect())
+    rows.iter().map(payment_row).collect()
+}
+
+/// A row of `report_payments`, summed by kind and payment method.
+fn payment_row(r: &Row) -> Result<PaymentRow> {
+    Ok(PaymentRow {
+        kind: r.spelled("kind", "a report's kind")?,
+        payment_method: r.col("payment_method")?,
+        documents: r.col("documents")?,
+        amount: amount(r.col("amount")?),
+    })
 }
 
 /// The documents of the period still waiting for the CIS (as their shop last shipped them).
@@ -189,31 +131,31 @@ pub async fn waiting<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<Wai
     let rows = client
         .query(
             &format!(
-                "SELECT i.document_kind, o.document_kind,
-                     EXISTS (SELECT 1 FROM einvoices e WHERE e.shop_id = i.shop_id AND e.invoice_id = i.id),
-                     i.issue_date, COALESCE(i.tcr_code, ''), COALESCE(i.user_id, 0), COALESCE(i.operator_code, ''),
-                     i.currency
+                "SELECT i.document_kind, o.document_kind AS original_kind,
+                     EXISTS (SELECT 1 FROM einvoices e WHERE e.shop_id = i.shop_id AND e.invoice_id = i.id) AS einvoice,
+                     i.issue_date, COALESCE(i.tcr_code, '') AS tcr_code, COALESCE(i.user_id, 0) AS user_id,
+                     COALESCE(i.operator_code, '') AS operator_code, i.currency
                  FROM invoices i LEFT JOIN invoices o ON o.shop_id = i.shop_id AND o.id = i.original_invoice_id
                  WHERE i.fic IS NULL AND {conditions}"
             ),
             &refs(&values),
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            let document = DocumentKind::parse(r.get(0)).unwrap_or(DocumentKind::Cash);
-            let original = r.get::<_, Option<&str>>(1).and_then(DocumentKind::parse);
-            WaitingRow {
-                kind: ReportKind::of(document, original, r.get(2)),
-                day: r.get(3),
-                tcr_code: r.get(4),
-                user_id: r.get(5),
-                operator_code: r.get(6),
-                currency: r.get(7),
-            }
-        })
-        .collect())
+    rows.iter().map(waiting_row).collect()
+}
+
+/// A row of `invoices` waiting for the CIS, with its original's kind: what the waiting report counts.
+fn waiting_row(r: &Row) -> Result<WaitingRow> {
+    let document: DocumentKind = r.spelled("document_kind", "a document's kind")?;
+    let original = r.spelled_opt::<DocumentKind>("original_kind", "a document's kind")?;
+    Ok(WaitingRow {
+        kind: ReportKind::of(document, original, r.col("einvoice")?),
+        day: r.col("issue_date")?,
+        tcr_code: r.col("tcr_code")?,
+        user_id: r.col("user_id")?,
+        operator_code: r.col("operator_code")?,
+        currency: r.col("currency")?,
+    })
 }
 
 pub async fn open_orders<C: GenericClient>(client: &C, f: &Filter) -> Result<i64> {
@@ -221,13 +163,13 @@ pub async fn open_orders<C: GenericClient>(client: &C, f: &Filter) -> Result<i64
     let row = client
         .query_one(
             &format!(
-                "SELECT COUNT(*) FROM invoices i WHERE i.document_kind = 'ORDER'
+                "SELECT COUNT(*) AS orders FROM invoices i WHERE i.document_kind = 'ORDER'
                      AND i.settled_by_invoice_id IS NULL AND i.reversed_at IS NULL AND {conditions}"
             ),
             &refs(&values),
         )
         .await?;
-    Ok(row.get(0))
+    row.col("orders")
 }
 
 /// One read snapshot: a report's parts agree with each other, as at a shop.

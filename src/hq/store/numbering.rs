@@ -17,6 +17,7 @@
 use deadpool_postgres::Pool;
 
 use super::Result;
+use super::columns::Columns;
 
 /// The largest ordinal the CIS takes (`InvOrdNum` is an `int` above 0): no sequence goes past it,
 /// and no `at_least` may ask for more.
@@ -57,13 +58,13 @@ pub async fn reserve(pool: &Pool, ask: Ask<'_>, at_least: i64) -> Result<Given> 
             &[&nuis, &year, &shop_id, &held_for],
         )
         .await?;
-    let of_this_box =
-        |row: &&tokio_postgres::Row| row.get::<_, Option<String>>("box_id").as_deref() == Some(box_id);
-    if let Some(row) = earlier.iter().find(of_this_box) {
-        return Ok(Given::Number(row.get("ord_num")));
+    for row in &earlier {
+        if row.col::<Option<String>>("box_id")?.as_deref() == Some(box_id) {
+            return Ok(Given::Number(row.col("ord_num")?));
+        }
     }
     if let Some(row) = earlier.first() {
-        return Ok(Given::HeldByReplacedBox(row.get("ord_num")));
+        return Ok(Given::HeldByReplacedBox(row.col("ord_num")?));
     }
     // The sequence's row, locked (made first when this NUIS and year have none).
     tx.execute(
@@ -77,7 +78,7 @@ pub async fn reserve(pool: &Pool, ask: Ask<'_>, at_least: i64) -> Result<Given> 
             &[&nuis, &year],
         )
         .await?
-        .get("last");
+        .col("last")?;
     let given_back = tx
         .query_opt(
             "SELECT ord_num FROM noncash_numbers WHERE nuis = $1 AND year = $2 AND shop_id IS NULL
@@ -87,7 +88,7 @@ pub async fn reserve(pool: &Pool, ask: Ask<'_>, at_least: i64) -> Result<Given> 
         .await?;
     let ord_num = match given_back {
         Some(row) => {
-            let ord_num: i64 = row.get("ord_num");
+            let ord_num: i64 = row.col("ord_num")?;
             tx.execute(
                 "UPDATE noncash_numbers SET shop_id = $4, held_for = $5, box_id = $6, reserved_at = now(),
                      documented = false

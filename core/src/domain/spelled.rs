@@ -24,8 +24,10 @@ pub trait Spelled: Copy + PartialEq + 'static {
 
 /// Declares an enumeration with the text of each value: `Variant = "TEXT"`. It gets `ALL` (in
 /// the order declared), `as_str` and `parse` of its own, and implements `Spelled`; derives are
-/// the caller's.
-macro_rules! spelled {
+/// the caller's. Exported for the shop's own enumerations (the CIS's, the queue's).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __spelled {
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
@@ -63,7 +65,7 @@ macro_rules! spelled {
     };
 }
 
-pub(crate) use spelled;
+pub use crate::__spelled as spelled;
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use ureq::Agent;
 use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
 
-use super::wire::{
+use arka_core::wire::{
     Acked, BOX_HEADER, Batch, CentralProduct, HEARTBEAT_PATH, Heartbeat, NONCASH_PATH, NONCASH_RELEASE_PATH,
     NumberAsk, NumberGiven, PRODUCTS_PATH, ROWS_PATH, RowsPage, SYNC_PATH, TAKE_OVER_PATH,
 };

@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 use tokio_postgres::types::Json;
 
 use super::Result;
-use super::wire::{Batch, Op, key_columns, key_text};
+use super::columns::Columns;
+use arka_core::wire::{Batch, Op, key_columns, key_text};
 
 /// The typed tables derived from shipped rows: same name and columns (or some of them) as the
 /// shop's table, plus `shop_id`.
@@ -143,7 +144,7 @@ pub async fn apply(pool: &Pool, shop: &super::db::Shop, batch: &Batch) -> Result
     let acked: i64 = tx
         .query_one("SELECT acked_seq FROM shops WHERE id = $1 FOR UPDATE", &[&shop_id])
         .await?
-        .get("acked_seq");
+        .col("acked_seq")?;
     if batch.upto <= acked {
         return Ok(Applied::Acked(acked));
     }
@@ -215,7 +216,7 @@ async fn checked(tx: &tokio_postgres::Transaction<'_>, shop: &super::db::Shop) -
         .query_opt("SELECT i FROM batch_entries WHERE o = 'upsert' AND NOT (r @> ko) ORDER BY i LIMIT 1", &[])
         .await?;
     if let Some(row) = mismatch {
-        let i: i32 = row.get("i");
+        let i: i32 = row.col("i")?;
         return Ok(Some(Applied::Invalid(Invalid {
             field: format!("entries.{i}.key"),
             message: "The key does not match the row's own key columns.".to_string(),
@@ -226,7 +227,7 @@ async fn checked(tx: &tokio_postgres::Transaction<'_>, shop: &super::db::Shop) -
         .await?;
     let mut nuis = shop.nuis.clone();
     for company in &companies {
-        let (i, shipped): (i32, Option<String>) = (company.get("i"), company.get("nuis"));
+        let (i, shipped): (i32, Option<String>) = (company.col("i")?, company.col("nuis")?);
         let shipped = shipped.unwrap_or_default();
         match &nuis {
             Some(own) if *own != shipped => {
@@ -284,7 +285,7 @@ async fn derived(
     for table in tables {
         let places = tx.query("SELECT i FROM batch_entries WHERE t = $1 ORDER BY i", &[table]).await?;
         for place in &places {
-            let i: i32 = place.get("i");
+            let i: i32 = place.col("i")?;
             tx.batch_execute("SAVEPOINT one").await?;
             match derive(tx, shop_id, table, Some(i)).await {
                 Ok(()) => tx.batch_execute("RELEASE SAVEPOINT one").await?,
@@ -336,7 +337,7 @@ async fn derive(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hq::wire::Entry;
+    use arka_core::wire::Entry;
 
     fn entry(seq: i64, table: &str, id: i64, op: Op) -> Entry {
         let mut key = Map::new();

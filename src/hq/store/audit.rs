@@ -5,6 +5,7 @@ use deadpool_postgres::Pool;
 use serde_json::Value;
 
 use super::Result;
+use super::columns::Columns;
 
 /// Appends an entry in `tx`, the action's own transaction.
 pub async fn append(
@@ -39,14 +40,15 @@ pub async fn newest(pool: &Pool, limit: i64) -> Result<Vec<Entry>> {
     let rows = client
         .query("SELECT at, actor, action, object, detail FROM hq_audit ORDER BY id DESC LIMIT $1", &[&limit])
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| Entry {
-            at: r.get("at"),
-            actor: r.get("actor"),
-            action: r.get("action"),
-            object: r.get("object"),
-            detail: r.get("detail"),
+    rows.iter()
+        .map(|r| {
+            Ok(Entry {
+                at: r.col("at")?,
+                actor: r.col("actor")?,
+                action: r.col("action")?,
+                object: r.col("object")?,
+                detail: r.col("detail")?,
+            })
         })
-        .collect())
+        .collect()
 }

@@ -3,6 +3,7 @@
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 
+use super::columns::Columns;
 use super::{Error, Result};
 use crate::ops::secrets::{hash_token, new_token};
 
@@ -94,18 +95,18 @@ pub struct Shop {
 const SHOP_COLUMNS: &str =
     "id, name, nuis, acked_seq, synced_at, box_id, last_heard_at, retired_at, heartbeat";
 
-fn shop(row: &tokio_postgres::Row) -> Shop {
-    Shop {
-        id: row.get("id"),
-        name: row.get("name"),
-        nuis: row.get("nuis"),
-        acked_seq: row.get("acked_seq"),
-        synced_at: row.get("synced_at"),
-        box_id: row.get("box_id"),
-        last_heard_at: row.get("last_heard_at"),
-        retired_at: row.get("retired_at"),
-        heartbeat: row.get("heartbeat"),
-    }
+fn shop(row: &tokio_postgres::Row) -> Result<Shop> {
+    Ok(Shop {
+        id: row.col("id")?,
+        name: row.col("name")?,
+        nuis: row.col("nuis")?,
+        acked_seq: row.col("acked_seq")?,
+        synced_at: row.col("synced_at")?,
+        box_id: row.col("box_id")?,
+        last_heard_at: row.col("last_heard_at")?,
+        retired_at: row.col("retired_at")?,
+        heartbeat: row.col("heartbeat")?,
+    })
 }
 
 /// The shop whose token this is, unless the token was revoked.
@@ -117,7 +118,7 @@ pub async fn shop_by_token(pool: &Pool, token: &str) -> Result<Option<Shop>> {
             &[&hash_token(token)],
         )
         .await?;
-    Ok(row.as_ref().map(shop))
+    row.as_ref().map(shop).transpose()
 }
 
 /// The owner whose token this is, by name.
@@ -125,13 +126,13 @@ pub async fn owner(pool: &Pool, token: &str) -> Result<Option<String>> {
     let client = pool.get().await?;
     let row =
         client.query_opt("SELECT name FROM owners WHERE token_hash = $1", &[&hash_token(token)]).await?;
-    Ok(row.map(|r| r.get("name")))
+    row.map(|r| r.col("name")).transpose()
 }
 
 pub async fn shops(pool: &Pool) -> Result<Vec<Shop>> {
     let client = pool.get().await?;
     let rows = client.query(&format!("SELECT {SHOP_COLUMNS} FROM shops ORDER BY name"), &[]).await?;
-    Ok(rows.iter().map(shop).collect())
+    rows.iter().map(shop).collect()
 }
 
 /// A page of a shop's rows of one table, in key order after `after` (for a restore).
@@ -149,9 +150,11 @@ pub async fn rows(
             &[&shop_id, &table, &after.unwrap_or(""), &limit],
         )
         .await?;
-    let next =
-        (found.len() as i64 == limit).then(|| found.last().map(|r| r.get::<_, String>("key"))).flatten();
-    Ok((found.iter().map(|r| r.get::<_, serde_json::Value>("row")).collect(), next))
+    let next = match found.last() {
+        Some(last) if found.len() as i64 == limit => Some(last.col::<String>("key")?),
+        _ => None,
+    };
+    Ok((found.iter().map(|r| r.col::<serde_json::Value>("row")).collect::<Result<_>>()?, next))
 }
 
 /// The name and NUIS of a shop's company as it shipped them (its first, as a shop has one).
@@ -164,5 +167,5 @@ pub async fn company(pool: &Pool, shop_id: i64) -> Result<Option<(String, String
             &[&shop_id],
         )
         .await?;
-    Ok(row.map(|r| (r.get("name"), r.get("nuis"))))
+    row.map(|r| Ok((r.col("name")?, r.col("nuis")?))).transpose()
 }

@@ -2,6 +2,10 @@
 //! invoice list across shops (`/api/v1/*`, an owner's token, the shop's shapes with a `shop`
 //! filter), and `/healthz`. HTTPS with the same TLS settings as a shop's server.
 
+pub mod metrics;
+pub mod shop_routes;
+pub mod throttle;
+
 use std::future::Future;
 
 use axum::Router;
@@ -14,17 +18,17 @@ use deadpool_postgres::Pool;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::db;
-use super::reports::{self, Filter};
-use super::shop_routes;
-use super::wire::{
-    HEARTBEAT_PATH, NONCASH_PATH, NONCASH_RELEASE_PATH, PRODUCTS_PATH, ROWS_PATH, SYNC_PATH, TAKE_OVER_PATH,
-};
+use super::store::db;
+use super::store::filter::Filter;
+use super::store::reports;
 use crate::api::error::{ApiError, ApiResult, ok};
 use crate::api::extract::{Body, Query};
 use crate::api::reports::{ReportParams, ReportRequest, answer_as, read_request};
 use crate::domain::document::ApiVersion;
 use crate::domain::validation::FieldErrors;
+use arka_core::wire::{
+    HEARTBEAT_PATH, NONCASH_PATH, NONCASH_RELEASE_PATH, PRODUCTS_PATH, ROWS_PATH, SYNC_PATH, TAKE_OVER_PATH,
+};
 
 /// The largest batch a shop may send (its notes hold whole rows).
 pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
@@ -32,9 +36,9 @@ pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
 #[derive(Clone)]
 pub struct HqState {
     pub pool: Pool,
-    pub metrics: std::sync::Arc<super::metrics::HqMetrics>,
+    pub metrics: std::sync::Arc<metrics::HqMetrics>,
     /// The owner's sign-ins, throttled per name and address.
-    pub sign_ins: std::sync::Arc<super::throttle::SignInThrottle>,
+    pub sign_ins: std::sync::Arc<throttle::SignInThrottle>,
     /// `--metrics`: `GET /metrics` is served.
     pub serve_metrics: bool,
 }
@@ -103,10 +107,10 @@ async fn set_product(
     State(state): State<HqState>,
     _owner: OwnerAuth,
     axum::extract::Path(code): axum::extract::Path<String>,
-    Body(body): Body<super::catalog::ProductBody>,
+    Body(body): Body<super::store::catalog::ProductBody>,
 ) -> ApiResult {
-    let mut product = super::catalog::read(&code, body).map_err(ApiError::Validation)?;
-    let set = super::catalog::set(&state.pool, &product).await.map_err(failed)?;
+    let mut product = super::store::catalog::read(&code, body).map_err(ApiError::Validation)?;
+    let set = super::store::catalog::set(&state.pool, &product).await.map_err(failed)?;
     product.version = set.version;
     let mut view = serde_json::to_value(&product).map_err(|e| failed(super::Error::Read(e.to_string())))?;
     view["taken_over"] = json!(set.taken_over);
@@ -209,7 +213,7 @@ async fn cash_register(State(state): State<HqState>, call: HqReport) -> ApiResul
 
 async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
     let (limit, offset) = (call.request.limit, call.request.offset);
-    let data = super::days::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    let data = super::store::days::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
     answer_as(&call.request, "cash-register-closing", data)
 }
 
@@ -218,7 +222,7 @@ async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
 async fn closing_pdf(State(state): State<HqState>, call: HqReport) -> ApiResult {
     let layout = crate::api::reports::paper(&call.params)?;
     let (limit, offset) = (call.request.limit, call.request.offset);
-    let data = super::days::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
+    let data = super::store::days::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
     let company = match call.filter.shop_id {
         Some(shop) => db::company(&state.pool, shop).await.map_err(failed)?,
         None => None,
@@ -295,9 +299,9 @@ async fn invoices(State(state): State<HqState>, _owner: OwnerAuth, Query(q): Que
         .collect();
     let f = Filter::of(crate::domain::report::Period { from, to }, shop_id(&state, q.shop.as_deref()).await?);
     let search = q.query.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
-    let ask = super::invoices::ListAsk { kinds: kinds.clone(), query: search, limit, offset };
-    let page = super::invoices::page(&state.pool, &f, &ask).await.map_err(failed)?;
-    let items = super::invoices::list(&state.pool, &page, ApiVersion::V1).await.map_err(failed)?;
+    let ask = super::store::invoices::ListAsk { kinds: kinds.clone(), query: search, limit, offset };
+    let page = super::store::invoices::page(&state.pool, &f, &ask).await.map_err(failed)?;
+    let items = super::store::invoices::list(&state.pool, &page, ApiVersion::V1).await.map_err(failed)?;
     ok(json!({
         "items": items,
         "pagination": {
@@ -324,13 +328,16 @@ async fn invoice_details(
     Query(p): Query<DetailsParams>,
 ) -> ApiResult {
     let shop = shop_id(&state, p.shop.as_deref()).await?;
-    let holders = super::invoices::holders(&state.pool, id, shop).await.map_err(failed)?;
+    let holders = super::store::invoices::holders(&state.pool, id, shop).await.map_err(failed)?;
     let (shop_id, name) = match holders.as_slice() {
         [] => return Err(ApiError::status(StatusCode::NOT_FOUND, "Invoice not found.")),
         [one] => one.clone(),
         _ => return Err(ApiError::field("shop", "Several shops have a document of this id: name the shop.")),
     };
-    match super::invoices::details(&state.pool, shop_id, &name, id, ApiVersion::V1).await.map_err(failed)? {
+    match super::store::invoices::details(&state.pool, shop_id, &name, id, ApiVersion::V1)
+        .await
+        .map_err(failed)?
+    {
         Some(invoice) => ok(json!({"invoice": invoice})),
         None => Err(ApiError::status(StatusCode::NOT_FOUND, "Invoice not found.")),
     }
@@ -414,7 +421,7 @@ async fn metrics(State(state): State<HqState>) -> Response {
     if !state.serve_metrics {
         return ApiError::not_found("Route").into_response();
     }
-    match super::metrics::render(&state).await {
+    match metrics::render(&state.pool, &state.metrics).await {
         Ok(text) => (
             [(
                 axum::http::header::CONTENT_TYPE,
@@ -436,9 +443,9 @@ async fn sign_out() -> StatusCode {
 /// in Tirane) side by side.
 async fn owner_today(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
     let today = crate::services::owner::business_day(chrono::Utc::now());
-    let (shops, chain) = super::today::chain_today(&state.pool, today).await.map_err(failed)?;
-    let held = super::held::held(&state.pool, HELD_AFTER_SECONDS, false).await.map_err(failed)?;
-    ok(super::today::view(today, &shops, &chain, held))
+    let (shops, chain) = super::store::today::chain_today(&state.pool, today).await.map_err(failed)?;
+    let held = super::store::held::held(&state.pool, HELD_AFTER_SECONDS, false).await.map_err(failed)?;
+    ok(super::store::today::view(today, &shops, &chain, held))
 }
 
 /// `GET /hq/v1/shops`: every shop, when it was last heard from, what its heartbeat said, and the
@@ -464,11 +471,11 @@ async fn held_numbers(
     if older_than < 0 {
         return Err(ApiError::field("older_than", "The older_than must be seconds from 0."));
     }
-    ok(super::held::held(&state.pool, older_than, p.voided.unwrap_or(false)).await.map_err(failed)?)
+    ok(super::store::held::held(&state.pool, older_than, p.voided.unwrap_or(false)).await.map_err(failed)?)
 }
 
 async fn shops(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
-    ok(super::shops::views(&state.pool).await.map_err(failed)?)
+    ok(super::store::shops::views(&state.pool).await.map_err(failed)?)
 }
 
 /// `GET /healthz`: 200 while PostgreSQL answers, 503 when it does not.
@@ -523,7 +530,7 @@ pub fn router(state: HqState) -> Router {
         .route("/api/v1/setup", get(setup))
         .route("/api/v1/session", axum::routing::post(sign_in).delete(sign_out))
         .layer(DefaultBodyLimit::max(MAX_BATCH_BYTES))
-        .layer(axum::middleware::from_fn_with_state(state.clone(), super::metrics::observed))
+        .layer(axum::middleware::from_fn_with_state(state.metrics.clone(), metrics::observed))
         .with_state(state)
         // The owner's page, the shop's own files: in chain mode at the HQ.
         .merge(crate::api::web::routes())
@@ -540,7 +547,7 @@ pub async fn start(
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
-    let tls = crate::ops::tls::configure(&args.tls(), &args.state_dir).map_err(|e| e.to_string())?;
+    let tls = crate::tls::configure(&args.tls(), &args.state_dir).map_err(|e| e.to_string())?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     println!("Arka HQ on {scheme}://{address}");
     match &tls {
@@ -563,14 +570,14 @@ pub async fn start(
 pub async fn run(
     args: &super::HqServeArgs,
     listener: tokio::net::TcpListener,
-    tls: Option<crate::ops::tls::Tls>,
+    tls: Option<crate::tls::Tls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
     let pool = db::pool(&args.database.url()?, args.pool).map_err(|e| e.to_string())?;
     db::migrate(&pool).await.map_err(|e| e.to_string())?;
     let app = router(HqState::new(pool, args.metrics));
     let served = match &tls {
-        Some(tls) => crate::api::serve(crate::ops::tls::TlsListener::new(listener, tls), app, shutdown).await,
+        Some(tls) => crate::api::serve(crate::tls::TlsListener::new(listener, tls), app, shutdown).await,
         None => crate::api::serve(listener, app, shutdown).await,
     };
     served.map_err(|e| e.to_string())

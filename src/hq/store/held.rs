@@ -8,6 +8,7 @@
 use deadpool_postgres::Pool;
 use serde::Serialize;
 
+use super::columns::Columns;
 use super::{Error, Result};
 
 /// A reservation with no document at the HQ.
@@ -44,20 +45,21 @@ pub async fn held(pool: &Pool, older_than_seconds: i64, voided: bool) -> Result<
             &[&older_than_seconds, &voided],
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| Held {
-            nuis: r.get("nuis"),
-            year: r.get("year"),
-            ord_num: r.get("ord_num"),
-            shop: r.get("shop"),
-            box_replaced: r.get("box_replaced"),
-            reserved_at: r.get("reserved_at"),
-            age_seconds: r.get("age_seconds"),
-            voided_at: r.get("voided_at"),
-            void_reason: r.get("void_reason"),
+    rows.iter()
+        .map(|r| {
+            Ok(Held {
+                nuis: r.col("nuis")?,
+                year: r.col("year")?,
+                ord_num: r.col("ord_num")?,
+                shop: r.col("shop")?,
+                box_replaced: r.col("box_replaced")?,
+                reserved_at: r.col("reserved_at")?,
+                age_seconds: r.col("age_seconds")?,
+                voided_at: r.col("voided_at")?,
+                void_reason: r.col("void_reason")?,
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// What the owner does with a held number.
@@ -108,8 +110,8 @@ pub async fn resolve(
         Resolution::Void => tx.execute(statement, &[&nuis, &year, &ord_num, &reason]).await?,
     };
     let detail = serde_json::json!({
-        "shop": held.get::<_, String>("shop"),
-        "held_for": held.get::<_, Option<String>>("held_for"),
+        "shop": held.col::<String>("shop")?,
+        "held_for": held.col::<Option<String>>("held_for")?,
         "reason": reason,
     });
     super::audit::append(&tx, "cli", action, &format!("{nuis} {ord_num}/{year}"), detail).await?;
@@ -124,5 +126,5 @@ pub async fn last(pool: &Pool, nuis: &str, year: i32) -> Result<i64> {
     let row = client
         .query_opt("SELECT last FROM noncash_sequences WHERE nuis = $1 AND year = $2", &[&nuis, &year])
         .await?;
-    Ok(row.map(|r| r.get::<_, i64>("last")).unwrap_or(0))
+    Ok(row.map(|r| r.col::<i64>("last")).transpose()?.unwrap_or(0))
 }

@@ -7,9 +7,10 @@ use deadpool_postgres::Pool;
 use rust_decimal::Decimal;
 
 use super::Result;
-use super::wire::CentralProduct;
+use super::columns::Columns;
 use crate::domain::product::VAT_RATES;
 use crate::domain::validation::FieldErrors;
+use arka_core::wire::CentralProduct;
 
 /// What the owner sends for one product.
 #[derive(Debug, Clone, serde::Deserialize)]
@@ -92,7 +93,9 @@ pub async fn set(pool: &Pool, p: &CentralProduct) -> Result<Set> {
             &[&p.nuis, &p.code],
         )
         .await?
-        .is_some_and(|r| r.get::<_, bool>("set"));
+        .map(|r| r.col::<bool>("set"))
+        .transpose()?
+        .unwrap_or(false);
     let row = tx
         .query_one(
             "INSERT INTO central_products (nuis, code, name, description, price, vat_rate, currency, unit_code, service,
@@ -117,11 +120,11 @@ pub async fn set(pool: &Pool, p: &CentralProduct) -> Result<Set> {
             )
             .await?
             .iter()
-            .map(|r| r.get("name"))
-            .collect(),
+            .map(|r| r.col("name"))
+            .collect::<Result<_>>()?,
     };
     tx.commit().await?;
-    Ok(Set { version: row.get("version"), taken_over })
+    Ok(Set { version: row.col("version")?, taken_over })
 }
 
 /// Withdraws the product `code` of `nuis`: the shops keep it as their own. Its new version, or
@@ -139,26 +142,26 @@ pub async fn withdraw(pool: &Pool, nuis: &str, code: &str) -> Result<Option<i64>
         )
         .await?;
     tx.commit().await?;
-    Ok(row.map(|r| r.get("version")))
+    row.map(|r| r.col("version")).transpose()
 }
 
 const COLUMNS: &str = "nuis, code, name, description, price, vat_rate, currency, unit_code, service, version,
      withdrawn_at IS NOT NULL AS withdrawn";
 
-fn product(r: &tokio_postgres::Row) -> CentralProduct {
-    CentralProduct {
-        nuis: r.get("nuis"),
-        code: r.get("code"),
-        name: r.get("name"),
-        description: r.get("description"),
-        price: r.get("price"),
-        vat_rate: r.get("vat_rate"),
-        currency: r.get("currency"),
-        unit_code: r.get("unit_code"),
-        service: r.get("service"),
-        version: r.get("version"),
-        withdrawn: r.get("withdrawn"),
-    }
+fn product(r: &tokio_postgres::Row) -> Result<CentralProduct> {
+    Ok(CentralProduct {
+        nuis: r.col("nuis")?,
+        code: r.col("code")?,
+        name: r.col("name")?,
+        description: r.col("description")?,
+        price: r.col("price")?,
+        vat_rate: r.col("vat_rate")?,
+        currency: r.col("currency")?,
+        unit_code: r.col("unit_code")?,
+        service: r.col("service")?,
+        version: r.col("version")?,
+        withdrawn: r.col("withdrawn")?,
+    })
 }
 
 /// The products of `nuis` changed after `after`, oldest change first.
@@ -170,7 +173,7 @@ pub async fn changed(pool: &Pool, nuis: &str, after: i64, limit: i64) -> Result<
             &[&nuis, &after, &limit],
         )
         .await?;
-    Ok(rows.iter().map(product).collect())
+    rows.iter().map(product).collect()
 }
 
 /// The products the head office sets (of `nuis`, or of every business), by business and code;
@@ -186,5 +189,5 @@ pub async fn list(pool: &Pool, nuis: Option<&str>) -> Result<Vec<CentralProduct>
             &[&nuis],
         )
         .await?;
-    Ok(rows.iter().map(product).collect())
+    rows.iter().map(product).collect()
 }

@@ -4,8 +4,9 @@
 
 use deadpool_postgres::Pool;
 
+use super::filter::Filter;
 use super::report_rows::{self, ShopDay};
-use super::reports::{Filter, snapshot};
+use super::reports::snapshot;
 use super::{Error, Result, invoices};
 use crate::domain::day_book;
 use crate::domain::drawer::{self, Takings};

@@ -4,11 +4,13 @@
 //! has been silent, the boxes refused and the numbers held are read from PostgreSQL at scrape
 //! time, so a silent shop or a growing backlog can be alerted on.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use deadpool_postgres::Pool;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -16,8 +18,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
-use super::Result;
-use super::server::HqState;
+use crate::hq::Result;
 
 /// Request time buckets, in seconds: a sync of a batch takes milliseconds, a backfill's batch
 /// or a report over a year up to seconds.
@@ -72,7 +73,7 @@ impl Default for HqMetrics {
 }
 
 /// Counts, times and logs each request in one line (method, route, status, milliseconds).
-pub async fn observed(State(state): State<HqState>, request: Request, next: Next) -> Response {
+pub async fn observed(State(metrics): State<Arc<HqMetrics>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().to_string();
     let route = request
@@ -83,16 +84,11 @@ pub async fn observed(State(state): State<HqState>, request: Request, next: Next
     let response = next.run(request).await;
     let status = response.status().as_u16();
     let elapsed = started.elapsed();
-    state
-        .metrics
+    metrics
         .requests
         .get_or_create(&RequestLabels { method: method.clone(), route: route.clone(), status })
         .inc();
-    state
-        .metrics
-        .durations
-        .get_or_create(&RouteLabel { route: route.clone() })
-        .observe(elapsed.as_secs_f64());
+    metrics.durations.get_or_create(&RouteLabel { route: route.clone() }).observe(elapsed.as_secs_f64());
     tracing::info!(
         target: "arka::hq::requests",
         %method,
@@ -114,13 +110,13 @@ fn per_shop(registry: &mut Registry, name: &str, help: &str, values: &[(String, 
 }
 
 /// The text of `GET /metrics`: the counters, then what PostgreSQL says of the shops now.
-pub async fn render(state: &HqState) -> Result<String> {
+pub async fn render(pool: &Pool, metrics: &HqMetrics) -> Result<String> {
     let mut text = String::new();
-    prometheus_client::encoding::text::encode(&mut text, &state.metrics.registry)
-        .map_err(|e| super::Error::Read(e.to_string()))?;
+    prometheus_client::encoding::text::encode(&mut text, &metrics.registry)
+        .map_err(|e| crate::hq::Error::Read(e.to_string()))?;
     let counters = text.trim_end().strip_suffix("# EOF").unwrap_or(&text).to_string();
     let mut now = Registry::default();
-    let shops = super::shops::views(&state.pool).await?;
+    let shops = crate::hq::store::shops::views(pool).await?;
     let said = |key: &str| -> Vec<(String, i64)> {
         shops
             .iter()
@@ -186,7 +182,7 @@ pub async fn render(state: &HqState) -> Result<String> {
         "Calls of boxes refused on the shop's token",
         &refused,
     );
-    let held = super::held::held(&state.pool, 60, false).await?;
+    let held = crate::hq::store::held::held(pool, 60, false).await?;
     let held_gauge = Gauge::<i64>::default();
     held_gauge.set(i64::try_from(held.len()).unwrap_or(i64::MAX));
     now.register(
@@ -196,6 +192,6 @@ pub async fn render(state: &HqState) -> Result<String> {
     );
     let mut shops_text = String::new();
     prometheus_client::encoding::text::encode(&mut shops_text, &now)
-        .map_err(|e| super::Error::Read(e.to_string()))?;
+        .map_err(|e| crate::hq::Error::Read(e.to_string()))?;
     Ok(format!("{counters}{shops_text}"))
 }
