@@ -252,8 +252,11 @@ fn a_shop_copied_to_a_folder_and_a_bucket_comes_back_on_a_new_box_document_by_do
     // A restore of each place, made and checked at the owner's asking (409 while the one made
     // after each new base still runs).
     eventually("the owner's verification is taken", WAIT, || {
-        let asked =
-            till.server.post_json("/api/v1/owner/backup/copy/verify", Some(&till.token), &Value::Null);
+        let asked = till.server.post_json(
+            "/api/v1/owner/backup/copy/verify",
+            Some(&till.token),
+            &serde_json::json!({}),
+        );
         assert!(matches!(asked.status, 202 | 409), "{}", asked.body);
         asked.status == 202
     });
