@@ -205,9 +205,12 @@ pub fn steps(conn: &Connection, table: &str) -> rusqlite::Result<Vec<Step>> {
     // The rows in ranges of rowids: a decade's invoices are ten steps, each a read of a tenth of
     // the table, so that each fits a night even when the disk is shared.
     let (first, last): (i64, i64) = conn.query_row(
-        &format!("SELECT COALESCE(MIN(rowid), 0), COALESCE(MAX(rowid), 0) FROM {}", quoted(table)),
+        &format!(
+            "SELECT COALESCE(MIN(rowid), 0) AS first, COALESCE(MAX(rowid), 0) AS last FROM {}",
+            quoted(table)
+        ),
         [],
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| Ok((r.get("first")?, r.get("last")?)),
     )?;
     let mut steps: Vec<Step> = std::iter::successors(Some(first), |from| {
         from.checked_add(ROWS_PER_STEP).filter(|next| *next <= last)
@@ -225,7 +228,7 @@ fn report(lines: Vec<String>) -> Option<String> {
 fn integrity_check(conn: &Connection, table: &str) -> rusqlite::Result<Option<String>> {
     let lines = conn
         .prepare(&format!("PRAGMA integrity_check('{}')", table.replace('\'', "''")))?
-        .query_map([], |r| r.get(0))?
+        .query_map([], |r| r.get("integrity_check"))?
         .collect::<rusqlite::Result<_>>()?;
     Ok(report(lines))
 }
@@ -276,12 +279,12 @@ fn rows(conn: &Connection, table: &str, from: i64) -> rusqlite::Result<Option<St
         .join(" + ");
     let (_, held): (String, i64) = conn.query_row(
         &format!(
-            "SELECT {AGGREGATE}(rowid, {all}), COALESCE(SUM({nulls}), 0) FROM {} NOT INDEXED
+            "SELECT {AGGREGATE}(rowid, {all}) AS entries, COALESCE(SUM({nulls}), 0) AS held FROM {} NOT INDEXED
              WHERE rowid >= ?1 AND rowid < ?2",
             quoted(table)
         ),
         [from, from.saturating_add(ROWS_PER_STEP)],
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| Ok((r.get("entries")?, r.get("held")?)),
     )?;
     Ok((held > 0).then(|| format!("{held} NULL values in NOT NULL columns of table {table}")))
 }
@@ -290,13 +293,15 @@ fn compare(conn: &Connection, table: &str, index: &Index) -> rusqlite::Result<Op
     let (t, i) = (quoted(table), quoted(&index.name));
     let values = format!("{}, rowid", index.terms.join(", "));
     let filter = index.filter.as_deref().map(|f| format!(" WHERE {f}")).unwrap_or_default();
-    let in_index = format!("SELECT {AGGREGATE}({values}) FROM {t} INDEXED BY {i}{filter}");
+    let in_index = format!("SELECT {AGGREGATE}({values}) AS entries FROM {t} INDEXED BY {i}{filter}");
     if !covering(conn, &in_index, &index.name)? {
         return integrity_check(conn, table);
     }
-    let in_table = format!("SELECT {AGGREGATE}({values}) FROM {t} NOT INDEXED{filter}");
-    let (a, b): (String, String) =
-        (conn.query_row(&in_index, [], |r| r.get(0))?, conn.query_row(&in_table, [], |r| r.get(0))?);
+    let in_table = format!("SELECT {AGGREGATE}({values}) AS entries FROM {t} NOT INDEXED{filter}");
+    let (a, b): (String, String) = (
+        conn.query_row(&in_index, [], |r| r.get("entries"))?,
+        conn.query_row(&in_table, [], |r| r.get("entries"))?,
+    );
     if a != b {
         return Ok(Some(format!(
             "index {} does not match table {table} (entries {a}, rows {b})",
@@ -309,11 +314,11 @@ fn compare(conn: &Connection, table: &str, index: &Index) -> rusqlite::Result<Op
         wheres.extend(index.terms.iter().map(|term| format!("{term} IS NOT NULL")));
         let twice: i64 = conn.query_row(
             &format!(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM {t} INDEXED BY {i} WHERE {} GROUP BY {terms} HAVING COUNT(*) > 1)",
+                "SELECT COUNT(*) AS twice FROM (SELECT 1 FROM {t} INDEXED BY {i} WHERE {} GROUP BY {terms} HAVING COUNT(*) > 1)",
                 wheres.join(" AND ")
             ),
             [],
-            |r| r.get(0),
+            |r| r.get("twice"),
         )?;
         if twice > 0 {
             return Ok(Some(format!("index {}: {twice} values found twice in a UNIQUE index", index.name)));
@@ -393,14 +398,16 @@ mod tests {
             let conn = Connection::open(&path).unwrap();
             shop(&conn);
             let root: i64 = conn
-                .query_row("SELECT rootpage FROM sqlite_schema WHERE name = ?1", [index], |r| r.get(0))
+                .query_row("SELECT rootpage FROM sqlite_schema WHERE name = ?1", [index], |r| {
+                    r.get("rootpage")
+                })
                 .unwrap();
             // The table changed behind the index's back: the index's pages as they were put back.
             let before = std::fs::read(&path).unwrap();
             let pages: Vec<i64> = conn
                 .prepare("SELECT pageno FROM dbstat WHERE name = ?1")
                 .unwrap()
-                .query_map([index], |r| r.get(0))
+                .query_map([index], |r| r.get("pageno"))
                 .unwrap()
                 .map(Result::unwrap)
                 .collect();
@@ -417,12 +424,12 @@ mod tests {
             let whole: Vec<String> = conn
                 .prepare("PRAGMA integrity_check")
                 .unwrap()
-                .query_map([], |r| r.get(0))
+                .query_map([], |r| r.get("integrity_check"))
                 .unwrap()
                 .map(Result::unwrap)
                 .collect();
             assert_ne!(whole, ["ok"], "{change}: integrity_check finds it");
-            let quick: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).unwrap();
+            let quick: String = conn.query_row("PRAGMA quick_check", [], |r| r.get("quick_check")).unwrap();
             assert_eq!(quick, "ok", "{change}: the pages are sound, only the sums can find it");
             let found = check(&conn, "inv").unwrap();
             assert!(found.is_some(), "{change}: found by sums");
