@@ -44,6 +44,7 @@ const NOT_JSON: &[(&str, &str, Kind)] = &[
     ("POST", "/api/v1/users/{id}/token", Kind::Nothing),
     ("POST", "/api/v1/users/me/token", Kind::Nothing),
     ("POST", "/api/v1/owner/backup", Kind::Nothing),
+    ("POST", "/api/v1/owner/backup/copy/verify", Kind::Nothing),
     ("POST", "/api/v1/owner/queue/{queueId}/resend", Kind::Nothing),
     ("POST", "/api/v1/printers/{tcrCode}/test", Kind::Nothing),
     ("POST", "/api/partner/v1/marketplace/orders/{id}/ready", Kind::Nothing),

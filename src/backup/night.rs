@@ -296,7 +296,7 @@ mod tests {
                 break;
             }
         }
-        assert!(load(dir.path()).steps_passed.contains(&"big:rows".to_string()), "{:?}", load(dir.path()));
+        assert!(load(dir.path()).steps_passed.contains(&"big:rows:1".to_string()), "{:?}", load(dir.path()));
         assert_eq!(
             share(&copy, dir.path(), Duration::from_secs(3600), usize::MAX).unwrap(),
             Night::Passed { tables: vec!["big".into(), "small".into()], complete: true }

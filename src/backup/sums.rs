@@ -165,12 +165,16 @@ fn covering(conn: &Connection, query: &str, index: &str) -> rusqlite::Result<boo
     Ok(plan.iter().any(|d| d.contains(&format!("USING COVERING INDEX {index}"))))
 }
 
+/// The rows a step of rows reads (by rowid).
+pub const ROWS_PER_STEP: i64 = 1_000_000;
+
 /// A part of a table's check by sums: each is one sequential read, and a night that ends inside
 /// one leaves the parts before it passed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
-    /// Every row read whole (a record SQLite cannot read is damage), its NOT NULL columns held.
-    Rows,
+    /// The rows whose rowid is in `from..from + ROWS_PER_STEP` read whole (a record SQLite
+    /// cannot read is damage), their NOT NULL columns held.
+    Rows { from: i64 },
     /// The index's entries against the table's rows.
     Index(String),
     /// A table without rowids: `integrity_check(T)`.
@@ -181,7 +185,7 @@ impl Step {
     /// The step's name in the round kept beside the backups.
     pub fn key(&self, table: &str) -> String {
         match self {
-            Step::Rows => format!("{table}:rows"),
+            Step::Rows { from } => format!("{table}:rows:{from}"),
             Step::Index(index) => format!("{table}:index:{index}"),
             Step::Whole => format!("{table}:whole"),
         }
@@ -198,7 +202,21 @@ pub fn steps(conn: &Connection, table: &str) -> rusqlite::Result<Vec<Step>> {
     if without_rowid {
         return Ok(vec![Step::Whole]);
     }
-    let mut steps = vec![Step::Rows];
+    // The rows in ranges of rowids: a decade's invoices are ten steps, each a read of a tenth of
+    // the table, so that each fits a night even when the disk is shared.
+    let (first, last): (i64, i64) = conn.query_row(
+        &format!(
+            "SELECT COALESCE(MIN(rowid), 0) AS first, COALESCE(MAX(rowid), 0) AS last FROM {}",
+            quoted(table)
+        ),
+        [],
+        |r| Ok((r.get("first")?, r.get("last")?)),
+    )?;
+    let mut steps: Vec<Step> = std::iter::successors(Some(first), |from| {
+        from.checked_add(ROWS_PER_STEP).filter(|next| *next <= last)
+    })
+    .map(|from| Step::Rows { from })
+    .collect();
     steps.extend(indexes(conn, table)?.into_iter().map(|i| Step::Index(i.name)));
     Ok(steps)
 }
@@ -210,7 +228,7 @@ fn report(lines: Vec<String>) -> Option<String> {
 fn integrity_check(conn: &Connection, table: &str) -> rusqlite::Result<Option<String>> {
     let lines = conn
         .prepare(&format!("PRAGMA integrity_check('{}')", table.replace('\'', "''")))?
-        .query_map([], |r| r.get(0))?
+        .query_map([], |r| r.get("integrity_check"))?
         .collect::<rusqlite::Result<_>>()?;
     Ok(report(lines))
 }
@@ -226,7 +244,7 @@ pub fn check_step(conn: &Connection, table: &str, step: &Step) -> rusqlite::Resu
     )?;
     let found = match step {
         Step::Whole => integrity_check(conn, table),
-        Step::Rows => rows(conn, table),
+        Step::Rows { from } => rows(conn, table, *from),
         Step::Index(name) => match indexes(conn, table)?.into_iter().find(|i| &i.name == name) {
             Some(index) => compare(conn, table, &index),
             None => Ok(Some(format!("index {name} of table {table} is gone"))),
@@ -246,7 +264,7 @@ pub fn check(conn: &Connection, table: &str) -> rusqlite::Result<Option<String>>
     Ok(None)
 }
 
-fn rows(conn: &Connection, table: &str) -> rusqlite::Result<Option<String>> {
+fn rows(conn: &Connection, table: &str, from: i64) -> rusqlite::Result<Option<String>> {
     let columns: Vec<(String, bool)> = conn
         .prepare("SELECT name, \"notnull\" AS nn FROM pragma_table_info(?1) ORDER BY cid")?
         .query_map([table], |r| Ok((r.get("name")?, r.get("nn")?)))?
@@ -261,11 +279,12 @@ fn rows(conn: &Connection, table: &str) -> rusqlite::Result<Option<String>> {
         .join(" + ");
     let (_, held): (String, i64) = conn.query_row(
         &format!(
-            "SELECT {AGGREGATE}(rowid, {all}), COALESCE(SUM({nulls}), 0) FROM {} NOT INDEXED",
+            "SELECT {AGGREGATE}(rowid, {all}) AS entries, COALESCE(SUM({nulls}), 0) AS held FROM {} NOT INDEXED
+             WHERE rowid >= ?1 AND rowid < ?2",
             quoted(table)
         ),
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        [from, from.saturating_add(ROWS_PER_STEP)],
+        |r| Ok((r.get("entries")?, r.get("held")?)),
     )?;
     Ok((held > 0).then(|| format!("{held} NULL values in NOT NULL columns of table {table}")))
 }
@@ -274,13 +293,15 @@ fn compare(conn: &Connection, table: &str, index: &Index) -> rusqlite::Result<Op
     let (t, i) = (quoted(table), quoted(&index.name));
     let values = format!("{}, rowid", index.terms.join(", "));
     let filter = index.filter.as_deref().map(|f| format!(" WHERE {f}")).unwrap_or_default();
-    let in_index = format!("SELECT {AGGREGATE}({values}) FROM {t} INDEXED BY {i}{filter}");
+    let in_index = format!("SELECT {AGGREGATE}({values}) AS entries FROM {t} INDEXED BY {i}{filter}");
     if !covering(conn, &in_index, &index.name)? {
         return integrity_check(conn, table);
     }
-    let in_table = format!("SELECT {AGGREGATE}({values}) FROM {t} NOT INDEXED{filter}");
-    let (a, b): (String, String) =
-        (conn.query_row(&in_index, [], |r| r.get(0))?, conn.query_row(&in_table, [], |r| r.get(0))?);
+    let in_table = format!("SELECT {AGGREGATE}({values}) AS entries FROM {t} NOT INDEXED{filter}");
+    let (a, b): (String, String) = (
+        conn.query_row(&in_index, [], |r| r.get("entries"))?,
+        conn.query_row(&in_table, [], |r| r.get("entries"))?,
+    );
     if a != b {
         return Ok(Some(format!(
             "index {} does not match table {table} (entries {a}, rows {b})",
@@ -293,11 +314,11 @@ fn compare(conn: &Connection, table: &str, index: &Index) -> rusqlite::Result<Op
         wheres.extend(index.terms.iter().map(|term| format!("{term} IS NOT NULL")));
         let twice: i64 = conn.query_row(
             &format!(
-                "SELECT COUNT(*) FROM (SELECT 1 FROM {t} INDEXED BY {i} WHERE {} GROUP BY {terms} HAVING COUNT(*) > 1)",
+                "SELECT COUNT(*) AS twice FROM (SELECT 1 FROM {t} INDEXED BY {i} WHERE {} GROUP BY {terms} HAVING COUNT(*) > 1)",
                 wheres.join(" AND ")
             ),
             [],
-            |r| r.get(0),
+            |r| r.get("twice"),
         )?;
         if twice > 0 {
             return Ok(Some(format!("index {}: {twice} values found twice in a UNIQUE index", index.name)));
@@ -344,6 +365,29 @@ mod tests {
     }
 
     #[test]
+    fn the_rows_are_read_in_steps_of_rowids_that_cover_each_row_once() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE t (x TEXT NOT NULL); CREATE INDEX t_x ON t(x);
+             INSERT INTO t (rowid, x) VALUES (1, 'a'), (999999, 'b'), (1000001, 'c'), (2500000, 'd');",
+        )
+        .unwrap();
+        let steps = steps(&conn, "t").unwrap();
+        assert_eq!(
+            steps,
+            [
+                Step::Rows { from: 1 },
+                Step::Rows { from: 1_000_001 },
+                Step::Rows { from: 2_000_001 },
+                Step::Index("t_x".into())
+            ]
+        );
+        for step in &steps {
+            assert_eq!(check_step(&conn, "t", step).unwrap(), None, "{step:?}");
+        }
+    }
+
+    #[test]
     fn an_index_that_differs_from_its_table_is_found_as_integrity_check_finds_it() {
         for (index, change) in [
             ("inv_number", "UPDATE inv SET num = 99999 WHERE id = 1500"),
@@ -354,14 +398,16 @@ mod tests {
             let conn = Connection::open(&path).unwrap();
             shop(&conn);
             let root: i64 = conn
-                .query_row("SELECT rootpage FROM sqlite_schema WHERE name = ?1", [index], |r| r.get(0))
+                .query_row("SELECT rootpage FROM sqlite_schema WHERE name = ?1", [index], |r| {
+                    r.get("rootpage")
+                })
                 .unwrap();
             // The table changed behind the index's back: the index's pages as they were put back.
             let before = std::fs::read(&path).unwrap();
             let pages: Vec<i64> = conn
                 .prepare("SELECT pageno FROM dbstat WHERE name = ?1")
                 .unwrap()
-                .query_map([index], |r| r.get(0))
+                .query_map([index], |r| r.get("pageno"))
                 .unwrap()
                 .map(Result::unwrap)
                 .collect();
@@ -378,12 +424,12 @@ mod tests {
             let whole: Vec<String> = conn
                 .prepare("PRAGMA integrity_check")
                 .unwrap()
-                .query_map([], |r| r.get(0))
+                .query_map([], |r| r.get("integrity_check"))
                 .unwrap()
                 .map(Result::unwrap)
                 .collect();
             assert_ne!(whole, ["ok"], "{change}: integrity_check finds it");
-            let quick: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).unwrap();
+            let quick: String = conn.query_row("PRAGMA quick_check", [], |r| r.get("quick_check")).unwrap();
             assert_eq!(quick, "ok", "{change}: the pages are sound, only the sums can find it");
             let found = check(&conn, "inv").unwrap();
             assert!(found.is_some(), "{change}: found by sums");

@@ -252,8 +252,11 @@ fn a_shop_copied_to_a_folder_and_a_bucket_comes_back_on_a_new_box_document_by_do
     // A restore of each place, made and checked at the owner's asking (409 while the one made
     // after each new base still runs).
     eventually("the owner's verification is taken", WAIT, || {
-        let asked =
-            till.server.post_json("/api/v1/owner/backup/copy/verify", Some(&till.token), &Value::Null);
+        let asked = till.server.post_json(
+            "/api/v1/owner/backup/copy/verify",
+            Some(&till.token),
+            &serde_json::json!({}),
+        );
         assert!(matches!(asked.status, 202 | 409), "{}", asked.body);
         asked.status == 202
     });
@@ -303,12 +306,24 @@ fn a_shop_copied_to_a_folder_and_a_bucket_comes_back_on_a_new_box_document_by_do
     // Back to a chosen time: the morning's sales only.
     let (_dir, morning) = restore_from(&Places { folder: None, s3: Some(moto.url()) }, &key, Some(&between));
     assert_eq!(invoices(&morning.join("arka.db")), 12);
-    // Into a data dir that holds a database: refused, nothing changed.
+    a_restore_refuses_a_data_dir_with_a_database_and_another_key(&places, &key, &morning, folder.path());
+
+    the_copy_s_new_box_goes_on_on_a_new_tcr(&sim, &places, &key, &till.token);
+}
+
+/// Into a data dir that holds a database, a restore is refused and changes nothing; another key
+/// opens nothing.
+fn a_restore_refuses_a_data_dir_with_a_database_and_another_key(
+    places: &Places,
+    key: &str,
+    morning: &Path,
+    scratch: &Path,
+) {
     let out = arka(&[
         "restore",
         "--from-copy",
         "--copy-key",
-        &key,
+        key,
         "--copy-dir",
         places.folder.as_ref().unwrap().to_str().unwrap(),
         "--data-dir",
@@ -331,27 +346,29 @@ fn a_shop_copied_to_a_folder_and_a_bucket_comes_back_on_a_new_box_document_by_do
         "--copy-dir",
         places.folder.as_ref().unwrap().to_str().unwrap(),
         "--data-dir",
-        folder.path().join("none").to_str().unwrap(),
+        scratch.join("none").to_str().unwrap(),
     ]);
     assert!(!out.status.success(), "another key restores nothing");
-    assert!(!folder.path().join("none/arka.db").exists());
+    assert!(!scratch.join("none/arka.db").exists());
+}
 
-    // A new box from the copy goes on on a new TCR registered at the CIS (the lost box may have
-    // issued after the copy's last number): its first receipt is 1 there.
+/// A new box from the copy goes on on a new TCR registered at the CIS (the lost box may have
+/// issued after the copy's last number): its first receipt is 1 there.
+fn the_copy_s_new_box_goes_on_on_a_new_tcr(sim: &SimServer, places: &Places, key: &str, token: &str) {
     let mut new_box = TestServer::start_with(|args| sim.configure(args));
     new_box.restart_after(|dir| {
         for made in ["arka.db", "arka.db-wal", "arka.db-shm", "arka.key"] {
             let _ = std::fs::remove_file(dir.join(made));
         }
-        let printed = restore_into(&Places { folder: places.folder.clone(), s3: None }, &key, None, dir);
+        let printed = restore_into(&Places { folder: places.folder.clone(), s3: None }, key, None, dir);
         assert!(printed.contains("new TCR"), "{printed}");
     });
     eventually("the till on its new TCR", WAIT, || {
-        let today = new_box.get("/api/v1/owner/today", Some(&till.token)).data(200).clone();
+        let today = new_box.get("/api/v1/owner/today", Some(token)).data(200).clone();
         today["restored"]["retired_tcrs"][0]["continued_by"].is_string()
     });
-    let refused = new_box.post_json("/api/v1/invoice/cash", Some(&till.token), &coffee_and_water("after"));
-    let next = refused.data(201).clone();
+    let sold = new_box.post_json("/api/v1/invoice/cash", Some(token), &coffee_and_water("after"));
+    let next = sold.data(201).clone();
     assert_eq!(
         next["invoice"]["number"],
         serde_json::json!(format!("1/{}", chrono::Utc::now().format("%Y")))

@@ -359,7 +359,11 @@ fn the_owner_of_the_box_takes_a_backup_from_the_page_and_sees_the_last_automatic
     let server = TestServer::start_with(|args| args.backups.backup_dir = Some(backup_dir));
     let mut owner = crate::common::people::owner_from_the_box(&server);
     let status = owner.get("/api/v1/owner/backup").data(200).clone();
-    assert_eq!(object_keys(&status), ["automatic", "damaged", "lastAutomatic", "warning"]);
+    assert_eq!(
+        object_keys(&status),
+        ["automatic", "copy", "damaged", "fullCheck", "lastAutomatic", "warning"]
+    );
+    assert_eq!((status["copy"]["state"].clone(), status["fullCheck"].clone()), (json!("off"), Value::Null));
     assert_eq!((status["automatic"].clone(), status["lastAutomatic"].clone()), (json!(true), Value::Null));
     assert!(status["warning"].as_str().unwrap().contains("key file"), "{status}");
 

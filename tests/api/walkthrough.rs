@@ -120,6 +120,16 @@ fn stand_ins(dir: &std::path::Path, uid: u32) -> std::path::PathBuf {
     // Nothing is installed: dpkg and pip know of no package.
     recorder("dpkg", 1);
     recorder("python3", 1);
+    // Except `python3 -m venv DIR`, which makes DIR/bin/pip: a recorder too.
+    std::fs::write(
+        bin.join("python3"),
+        format!(
+            "#!/bin/sh\necho \"python3 $*\" >> '{log}'\nif [ \"$1 $2\" = \"-m venv\" ]; then mkdir -p \"$3/bin\"; \
+             printf '#!/bin/sh\\necho \"pip $*\" >> %s\\n' \"'{log}'\" > \"$3/bin/pip\"; chmod 755 \"$3/bin/pip\"; exit 0; fi\nexit 1\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
     std::fs::write(bin.join("id"), format!("#!/bin/sh\necho {uid}\n")).unwrap();
     std::fs::write(
         bin.join("sudo"),
@@ -129,7 +139,7 @@ fn stand_ins(dir: &std::path::Path, uid: u32) -> std::path::PathBuf {
     for name in ["id", "sudo"] {
         std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    for name in ["bash", "env", "dirname", "grep"] {
+    for name in ["bash", "env", "dirname", "grep", "mkdir", "chmod"] {
         let real =
             ["/usr/bin", "/bin"].iter().map(|d| std::path::Path::new(d).join(name)).find(|p| p.exists());
         symlink(real.unwrap_or_else(|| panic!("{name} on this machine")), bin.join(name)).unwrap();
@@ -167,7 +177,7 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_bui
         let calls = std::fs::read_to_string(&log).unwrap();
         let calls: Vec<&str> = calls.lines().collect();
         let packages = "xmlsec1 libxml2-utils poppler-utils zbar-tools openssl sqlite3 libssl-dev pkg-config gcc curl \
-                        jq shellcheck systemd chromium chromium-driver python3-pip postgresql";
+                        jq shellcheck systemd chromium chromium-driver python3-pip python3-venv postgresql";
         let mut expected = vec![];
         if !sudo.is_empty() {
             expected.push("sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq".to_string());
@@ -182,6 +192,7 @@ fn the_test_command_installs_what_is_missing_through_sudo_fetches_the_schema_bui
         expected.push(
             "npm install --prefix target/axe --no-save --no-audit --no-fund axe-core@4.14.1".to_string(),
         );
+        expected.push("pip install --quiet moto[s3,server]==5.2.5".to_string());
         // mdbook answers no version, so the one the book is built with is installed first.
         expected.push("mdbook --version".to_string());
         expected.push("cargo install mdbook --version 0.5.4 --locked --no-default-features".to_string());
