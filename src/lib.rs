@@ -559,10 +559,7 @@ fn prepare_copy(args: &ServeArgs, copied: bool) {
 }
 
 /// Starts the copy off the box, when set up; its handle and what the page and `/healthz` read.
-fn start_copy(
-    settings: Option<copy::Settings>,
-    services: &Services,
-) -> (Option<copy::Copy>, copy::Watch) {
+fn start_copy(settings: Option<copy::Settings>, services: &Services) -> (Option<copy::Copy>, copy::Watch) {
     let Some(settings) = settings else { return (None, copy::Watch::off()) };
     match copy::Copy::start(&settings, &services.store) {
         Ok(copy) => {
