@@ -339,19 +339,8 @@ impl From<services::Error> for ApiError {
             E::Busy(message) => ApiError::status(StatusCode::TOO_MANY_REQUESTS, message),
             E::Forbidden(message) => ApiError::status(StatusCode::FORBIDDEN, message),
             E::Unavailable(message) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, message),
-            internal @ (E::Store(_)
-            | E::Fiscal(_)
-            | E::Secrets(_)
-            | E::Print(_)
-            | E::Task(_)
-            | E::Vanished(_)
-            | E::Unreadable { .. }
-            | E::Broken(_)
-            | E::Panicked { .. }
-            | E::TooSlow { .. }
-            | E::NotWritten { .. }
-            | E::PlatformAnswer { .. }
-            | E::HeadOffice(_)) => {
+            // Every other error is a failure here or underneath, not an answer about the request.
+            internal => {
                 // What failed underneath, cause by cause, for the log alone: the POS reads the
                 // spec's message.
                 tracing::error!(error = %crate::error_chain(&internal), "request failed");

@@ -971,19 +971,8 @@ fn issue_failed(e: services::Error) -> Error {
         E::Taken { field, message } => failed(format!("{field}: {message}")),
         E::Busy(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
         E::Unavailable(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
-        internal @ (E::Store(_)
-        | E::Fiscal(_)
-        | E::Secrets(_)
-        | E::Print(_)
-        | E::Task(_)
-        | E::Vanished(_)
-        | E::Unreadable { .. }
-        | E::Broken(_)
-        | E::Panicked { .. }
-        | E::TooSlow { .. }
-        | E::NotWritten { .. }
-        | E::PlatformAnswer { .. }
-        | E::HeadOffice(_)) => Error::Internal(internal),
+        // Every other error is a failure here or underneath, not an answer about the order.
+        internal => Error::Internal(internal),
     }
 }
 

@@ -270,6 +270,17 @@ impl Services {
     }
 }
 
+/// A sale in `code`, a currency the company has not enabled (422 on `currency`).
+pub(in crate::services) fn not_invoiced_in(code: &str) -> Error {
+    FieldErrors::one(
+        "currency",
+        format!(
+            "The company does not invoice in {code}: the owner enables it with PUT /api/v1/currencies/{code}."
+        ),
+    )
+    .into()
+}
+
 /// What the audit trail keeps of a manual rate.
 fn rate_fields(rate: &ManualRate) -> serde_json::Value {
     serde_json::json!({ "date": rate.date.to_string(), "rate": rate.rate.to_string(), "unit": rate.unit })

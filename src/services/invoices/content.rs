@@ -468,15 +468,8 @@ fn linked_wtn(note: Option<Wtn>) -> Result<db::WtnRef> {
         );
     };
     if note.destination_unit_id.is_some() {
-        let unit = note.destination_unit_name.as_deref().unwrap_or("another unit");
-        return Err(FieldErrors::one(
-            "wtn_id",
-            format!(
-                "The warehouse transfer note {} took its goods to the company's unit {unit}: they are sold from that unit's shelf, without naming the note.",
-                note.number
-            ),
-        )
-        .into());
+        let unit = note.destination_unit_name.as_deref();
+        return Err(crate::domain::wtn::named_by_a_sale_in_another_unit(&note.number, unit).into());
     }
     Ok(db::WtnRef { id: note.id, number: note.number, iic: note.wtnic })
 }

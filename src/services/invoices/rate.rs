@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 use super::super::{Result, Services};
 use super::IssueRequest;
 use crate::domain::currency::{self, KnownRates, LEK, ManualRate, Quote, RateBasis, Source};
-use crate::domain::validation::{FieldErrors, is_currency_code};
+use crate::domain::validation::is_currency_code;
 use crate::store::rates as db;
 
 impl Services {
@@ -24,11 +24,7 @@ impl Services {
             return Ok(None);
         };
         if !currency::is_enabled(&code, &changes) {
-            return Err(FieldErrors::one(
-                "currency",
-                format!("The company does not invoice in {code}: the owner enables it with PUT /api/v1/currencies/{code}."),
-            )
-            .into());
+            return Err(crate::services::rates::not_invoiced_in(&code));
         }
         let sent = sent_rate(req);
         let known = match sent {
