@@ -14,7 +14,8 @@
 //!
 //! `ARKA_BENCH_LIST_ROWS` changes how many invoices the list part seeds (default 1,000,000);
 //! `ARKA_BENCH_ONLY=issue` or `list` runs one part; with `issue`, `ARKA_BENCH_OWN=1` prints only
-//! Arka's own time per document and the floor (20 rounds, about 10 s), to compare two builds.
+//! Arka's own time per document and the floor (20 rounds, about 10 s), and `ARKA_BENCH_SALE=1`
+//! only a sale's 1-client p50 and 16-client rate, to compare two builds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
@@ -440,6 +441,10 @@ fn issue_figures() {
     let base = server.base();
     // Warm up: connections, certificate cache, statement caches, the day's opening.
     issue_run(&base, &token, "warm", 1, 50, Duration::from_secs(10));
+    if std::env::var("ARKA_BENCH_SALE").is_ok() {
+        sale_only(&base, &token);
+        return;
+    }
     let mut meter = FloorMeter::new(6000);
     if std::env::var("ARKA_BENCH_OWN").is_ok() {
         own_time_only(&base, &token, &mut meter);
@@ -455,6 +460,21 @@ fn issue_figures() {
     println!();
     drop(server);
     drop(sim);
+}
+
+/// Only a sale's two figures, 1 client's p50 and 16 clients' rate, for comparing two builds run
+/// one after the other.
+fn sale_only(base: &str, token: &str) {
+    let one = issue_run(base, token, "s1", 1, 1000, Duration::from_secs(20));
+    let sixteen = issue_run(base, token, "s16", 16, 2000, Duration::from_secs(30));
+    println!(
+        "sale: 1 client p50 {:.3} ms ({:.0}/s); 16 clients {:.0} invoices/s (p50 {:.2} ms); load {}",
+        ms(one.p50()),
+        one.rate(),
+        sixteen.rate(),
+        ms(sixteen.p50()),
+        load_average(),
+    );
 }
 
 /// Only the own time and the floor, for comparing two builds run one after the other.

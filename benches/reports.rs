@@ -377,27 +377,31 @@ fn main() {
     let c = &caller;
     let rt = &runtime;
     let reports: Vec<(&str, Run)> = vec![
-        ("sales-summary", Box::new(move |q| rt.block_on(s.sales_summary(c, q)).map(drop))),
-        ("vat", Box::new(move |q| rt.block_on(s.vat_report(c, q, None)).map(drop))),
+        ("sales-summary", Box::new(move |q| rt.block_on(s.reports().sales_summary(c, q)).map(drop))),
+        ("vat", Box::new(move |q| rt.block_on(s.reports().vat_report(c, q, None)).map(drop))),
         (
             "vat?documents=true (500)",
-            Box::new(move |q| rt.block_on(s.vat_report(c, q, Some((500, 0)))).map(drop)),
+            Box::new(move |q| rt.block_on(s.reports().vat_report(c, q, Some((500, 0)))).map(drop)),
         ),
-        ("daily-trend", Box::new(move |q| rt.block_on(s.daily_trend(c, q)).map(drop))),
-        ("top-clients", Box::new(move |q| rt.block_on(s.top_clients(c, q, 20)).map(drop))),
-        ("top-products", Box::new(move |q| rt.block_on(s.top_products(c, q, 20)).map(drop))),
-        ("by-operator", Box::new(move |q| rt.block_on(s.by_operator(c, q)).map(drop))),
-        ("by-tcr", Box::new(move |q| rt.block_on(s.by_tcr(c, q)).map(drop))),
-        ("cash-register", Box::new(move |q| rt.block_on(s.cash_register_report(c, q)).map(drop))),
+        ("daily-trend", Box::new(move |q| rt.block_on(s.reports().daily_trend(c, q)).map(drop))),
+        ("top-clients", Box::new(move |q| rt.block_on(s.reports().top_clients(c, q, 20)).map(drop))),
+        ("top-products", Box::new(move |q| rt.block_on(s.reports().top_products(c, q, 20)).map(drop))),
+        ("by-operator", Box::new(move |q| rt.block_on(s.reports().by_operator(c, q)).map(drop))),
+        ("by-tcr", Box::new(move |q| rt.block_on(s.reports().by_tcr(c, q)).map(drop))),
+        ("cash-register", Box::new(move |q| rt.block_on(s.reports().cash_register_report(c, q)).map(drop))),
         (
             "cash-register/closing (500)",
-            Box::new(move |q| rt.block_on(s.closing_report(c, q, 500, 0)).map(drop)),
+            Box::new(move |q| rt.block_on(s.reports().closing_report(c, q, 500, 0)).map(drop)),
         ),
-        ("reversals (500)", Box::new(move |q| rt.block_on(s.reversals_report(c, q, 500, 0)).map(drop))),
+        (
+            "reversals (500)",
+            Box::new(move |q| rt.block_on(s.reports().reversals_report(c, q, 500, 0)).map(drop)),
+        ),
         (
             "sales-summary tcr= (one TCR)",
             Box::new(move |q| {
-                rt.block_on(s.sales_summary(c, ReportQuery { tcr: Some(TCRS[0].into()), ..q })).map(drop)
+                rt.block_on(s.reports().sales_summary(c, ReportQuery { tcr: Some(TCRS[0].into()), ..q }))
+                    .map(drop)
             }),
         ),
     ];
@@ -426,7 +430,7 @@ fn main() {
     let mut times = Vec::new();
     for _ in 0..20 {
         let t = Instant::now();
-        runtime.block_on(services.dashboard(&caller, Some(day(12, 31)))).unwrap();
+        runtime.block_on(services.reports().dashboard(&caller, Some(day(12, 31)))).unwrap();
         times.push(t.elapsed());
     }
     times.sort_unstable();

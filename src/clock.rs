@@ -1,11 +1,14 @@
-//! The monotonic time the server's windows are measured on: the rate limiters' budgets and
-//! intervals, and how long a health probe's answer stays fresh. A running server reads the
-//! system's clock through it; a test keeps a clone and moves it forward instead of sleeping until
-//! a window has passed. No flag or setting reaches it.
+//! The server's one clock, for wall time as for monotonic windows: the time documents, sessions,
+//! codes and certificates are judged by (`utc`), and the rate limiters' budgets and intervals and
+//! how long a health probe's answer stays fresh (`now`). A running server reads the system's
+//! clocks through it; a test keeps a clone and moves both forward together instead of sleeping
+//! until a certificate expires or a session idles out. No flag or setting reaches it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
 
 /// The system's monotonic clock, plus however far a test has moved it (shared by every clone).
 #[derive(Debug, Clone, Default)]
@@ -16,6 +19,14 @@ pub struct Clock {
 impl Clock {
     pub fn now(&self) -> Instant {
         Instant::now() + Duration::from_nanos(self.ahead_nanos.load(Ordering::Relaxed))
+    }
+
+    /// The wall time (UTC), as far ahead of the system's as the monotonic time.
+    pub fn utc(&self) -> DateTime<Utc> {
+        let ahead = chrono::Duration::nanoseconds(
+            i64::try_from(self.ahead_nanos.load(Ordering::Relaxed)).unwrap_or(i64::MAX),
+        );
+        Utc::now() + ahead
     }
 
     /// Moves this clock and every clone of it `by` forward.
@@ -59,5 +70,15 @@ mod tests {
         clock.advance(Duration::from_secs(30));
         assert!(seen.since(before) >= Duration::from_secs(30));
         assert!(Clock::default().now() < seen.now(), "another clock keeps the system's time");
+    }
+
+    #[test]
+    fn the_wall_time_moves_with_the_monotonic_time() {
+        let clock = Clock::default();
+        let before = clock.utc();
+        clock.advance(Duration::from_secs(3600));
+        let after = clock.utc();
+        assert!(after - before >= chrono::Duration::hours(1), "{before} then {after}");
+        assert!(Clock::default().utc() < after, "another clock keeps the system's wall time");
     }
 }

@@ -61,7 +61,7 @@ mod tests {
         let io = std::io::Error::other("disk full");
         let e = crate::StartError::CaFile { path: "/etc/ca.pem".into(), source: io };
         assert_eq!(error_chain(&e).to_string(), "CIS settings: /etc/ca.pem: disk full");
-        let bare = services::Error::Internal("the in-flight set was poisoned".into());
+        let bare = services::Error::Broken("the in-flight set was poisoned");
         assert_eq!(error_chain(&bare).to_string(), "the in-flight set was poisoned");
     }
 }

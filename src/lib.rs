@@ -198,12 +198,18 @@ async fn start_sandbox_wolt(
 /// The Wolt venue id of the sandbox company.
 pub const SANDBOX_WOLT_VENUE: &str = "sandbox-venue";
 
+/// The wall time of `clock`, as the rooms below the edge read it.
+fn wall_clock(clock: &clock::Clock) -> domain::time::WallClock {
+    let clock = clock.clone();
+    domain::time::WallClock::new(move || clock.utc())
+}
+
 /// Opens the store (applying migrations) and the key file, connects the fiscal gateway to
 /// `endpoint`, and prepares the sandbox.
 pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, StartError> {
     let store = store::Store::open(&args.data.db_path()).map_err(StartError::Store)?;
     // Nothing is issued yet: a first call still marked as under way was cut short by a stop.
-    let now = chrono::Utc::now().to_rfc3339();
+    let now = args.clock.utc().to_rfc3339();
     let interrupted = store
         .write_blocking(|tx| store::fiscal_queue::release_interrupted(tx, &now))
         .map_err(StartError::Store)?;
@@ -226,8 +232,14 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         SoftwareCodes { soft_code: args.soft_code.clone(), maintainer_code: args.maintainer_code.clone() }
     };
     let gateway = Arc::new(
-        Gateway::new(cis_config(args, endpoint)?, codes, store.clone(), key_file.clone())
-            .map_err(StartError::Cis)?,
+        Gateway::new(
+            cis_config(args, endpoint)?,
+            codes,
+            store.clone(),
+            key_file.clone(),
+            wall_clock(&args.clock),
+        )
+        .map_err(StartError::Cis)?,
     );
     let queue = Arc::new(Queue::new(gateway.clone(), store.clone()));
     let verify_base = match args.cis_env {
@@ -236,6 +248,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
     };
     let chain = open_chain(args, &store)?;
     let services = Services {
+        clock: wall_clock(&args.clock),
         store,
         key_file,
         sandbox: args.sandbox,

@@ -149,7 +149,7 @@ pub async fn identify(
         Err(e) => return refuse(e),
     };
     if let Identity::User(caller) = &identity {
-        state.services.token_uses.seen(caller.user.id, peer.ip());
+        state.services.token_uses.seen(caller.user.id, peer.ip(), state.services.clock.utc());
     }
     let allowed = match state.limiters.general(&identity.limit_key(), identity.identified()) {
         Ok(allowed) => allowed,

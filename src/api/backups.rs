@@ -268,7 +268,7 @@ struct TakenNow {
 /// and checked as `arka backup` does; 201 with the two files' names to download.
 pub async fn take(State(state): State<AppState>, auth: Auth) -> ApiResult {
     owner_of_the_box(&state, &auth).await?;
-    let file = format!("arka-{}.db", chrono::Utc::now().format("%Y%m%d-%H%M%S"));
+    let file = format!("arka-{}.db", state.clock.utc().format("%Y%m%d-%H%M%S"));
     let take = state.people.backups.take.clone();
     let name = file.clone();
     let bytes = tokio::task::spawn_blocking(move || take(&name))

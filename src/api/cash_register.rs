@@ -162,7 +162,7 @@ pub async fn open_balance(
     Query(till): Query<TillQuery>,
     Body(b): Body<OpenBody>,
 ) -> ApiResult {
-    match state.services.open_balance(&caller, till.tcr.as_deref(), b.amount, b.description).await? {
+    match state.services.cash().open_balance(&caller, till.tcr.as_deref(), b.amount, b.description).await? {
         Opened::Registered(action) => created(ActionView::from(&action)),
         Opened::Unchanged(action) => ok(ActionView::from(&action)),
     }
@@ -190,7 +190,7 @@ async fn action(
         third_party: b.third_party,
         id_client: b.id_client,
     };
-    let saved = state.services.cash_action(&auth.0, till.tcr.as_deref(), request, action_type).await?;
+    let saved = state.services.cash().cash_action(&auth.0, till.tcr.as_deref(), request, action_type).await?;
     created(ActionView::from(&saved))
 }
 
@@ -239,7 +239,7 @@ pub async fn close_balance(
         None => None,
     };
     let count = CloseCount { counted: b.counted, by_denomination, withdraw: b.withdraw };
-    let summary = state.services.close_balance(&caller, till.tcr.as_deref(), count).await?;
+    let summary = state.services.cash().close_balance(&caller, till.tcr.as_deref(), count).await?;
     ok(SummaryView::of(&summary)?)
 }
 
@@ -297,7 +297,7 @@ pub async fn actions(
         limit,
         offset,
     };
-    let actions = state.services.cash_actions(&caller, q.tcr.as_deref(), filter).await?;
+    let actions = state.services.cash().cash_actions(&caller, q.tcr.as_deref(), filter).await?;
     let items: Vec<ActionView> = actions.iter().map(ActionView::from).collect();
     ok(Actions { pagination: PageView { records: items.len(), limit, offset }, items })
 }
@@ -316,6 +316,6 @@ pub async fn balance(
     Query(q): Query<BalanceQuery>,
 ) -> ApiResult {
     let to_date = date("toDate", q.to_date.as_deref())?;
-    let (tcr_code, balance) = state.services.cash_balance(&caller, q.tcr.as_deref(), to_date).await?;
+    let (tcr_code, balance) = state.services.cash().cash_balance(&caller, q.tcr.as_deref(), to_date).await?;
     ok(Balance { fiscal_tcr_code: &tcr_code, currency: "ALL", to_date: q.to_date, balance })
 }

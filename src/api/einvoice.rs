@@ -1,10 +1,8 @@
 //! E-invoices: the issue (v1 and v2, the non-cash body with `doc_type` and `process`) and the
 //! platform's PDF of an e-invoice by its EIC.
 
-use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::IntoResponse;
 use serde_json::json;
 
 use super::AppState;
@@ -29,17 +27,17 @@ async fn issue(
     let request = issue_request(body, DocumentKind::NonCash, version)?;
     let issued = state.services.issue_einvoice(&auth.0, request, process).await?;
     let success = if version == ApiVersion::V1 { StatusCode::CREATED } else { StatusCode::OK };
-    let answer = match issued {
-        EinvoiceIssued::Registered(invoice) => {
-            json!({"status": true, "data": {"invoice": issue_result(&state, &invoice, version, host(&headers))}})
-        }
-        EinvoiceIssued::Queued(invoice) => json!({
-            "status": true,
-            "message": QUEUED,
-            "data": {"invoice": issue_result(&state, &invoice, version, host(&headers))},
-        }),
-    };
-    Ok((success, Json(answer)).into_response())
+    Ok(match issued {
+        EinvoiceIssued::Registered(invoice) => super::error::success(
+            success,
+            json!({"invoice": issue_result(&state, &invoice, version, host(&headers))}),
+        ),
+        EinvoiceIssued::Queued(invoice) => super::error::success_noted(
+            success,
+            QUEUED,
+            json!({"invoice": issue_result(&state, &invoice, version, host(&headers))}),
+        ),
+    })
 }
 
 pub async fn issue_einvoice(

@@ -223,9 +223,37 @@ fn marketplace_body(code: &str, message: String, errors: Option<FieldErrors>) ->
     body
 }
 
+/// The success envelope `{status:true[, message], data[, beside's fields]}`: every answer that
+/// succeeds is written through this one shape.
+#[derive(Serialize)]
+struct Success<'m, T, B> {
+    status: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'m str>,
+    data: T,
+    #[serde(flatten)]
+    beside: B,
+}
+
+/// No top-level keys beside `status` and `data`.
+#[derive(Serialize)]
+struct NothingBeside {}
+
 /// `{status:true, data}` as JSON.
 pub fn success_body<T: Serialize>(data: T) -> Value {
-    json!({"status": true, "data": data})
+    json!(Success { status: true, message: None, data, beside: NothingBeside {} })
+}
+
+/// `{status:true, data}` answered with `status`.
+pub fn success<T: Serialize>(status: StatusCode, data: T) -> Response {
+    (status, Json(Success { status: true, message: None, data, beside: NothingBeside {} })).into_response()
+}
+
+/// `{status:true, message, data}` answered with `status`: a success with a word for the POS (a
+/// document saved for late delivery).
+pub fn success_noted<T: Serialize>(status: StatusCode, message: &str, data: T) -> Response {
+    (status, Json(Success { status: true, message: Some(message), data, beside: NothingBeside {} }))
+        .into_response()
 }
 
 fn whole_seconds(d: Duration) -> u64 {
@@ -311,12 +339,8 @@ impl From<services::Error> for ApiError {
             E::Busy(message) => ApiError::status(StatusCode::TOO_MANY_REQUESTS, message),
             E::Forbidden(message) => ApiError::status(StatusCode::FORBIDDEN, message),
             E::Unavailable(message) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, message),
-            internal @ (E::Store(_)
-            | E::Fiscal(_)
-            | E::Secrets(_)
-            | E::Print(_)
-            | E::Task(_)
-            | E::Internal(_)) => {
+            // Every other error is a failure here or underneath, not an answer about the request.
+            internal => {
                 // What failed underneath, cause by cause, for the log alone: the POS reads the
                 // spec's message.
                 tracing::error!(error = %crate::error_chain(&internal), "request failed");
@@ -335,23 +359,16 @@ pub fn panic_answer(payload: Box<dyn std::any::Any + Send + 'static>) -> Respons
 
 /// 200 `{status:true, data}`
 pub fn ok<T: Serialize>(data: T) -> ApiResult {
-    Ok((StatusCode::OK, Json(success_body(data))).into_response())
+    Ok(success(StatusCode::OK, data))
 }
 
 /// 201 `{status:true, data}`
 pub fn created<T: Serialize>(data: T) -> ApiResult {
-    Ok((StatusCode::CREATED, Json(success_body(data))).into_response())
+    Ok(success(StatusCode::CREATED, data))
 }
 
 /// `{status:true, data}` with `beside`'s fields as extra top-level keys (the product list's
 /// pagination).
 pub fn ok_with<T: Serialize, B: Serialize>(data: T, beside: B) -> ApiResult {
-    #[derive(Serialize)]
-    struct SuccessWith<T, B> {
-        status: bool,
-        data: T,
-        #[serde(flatten)]
-        beside: B,
-    }
-    Ok((StatusCode::OK, Json(SuccessWith { status: true, data, beside })).into_response())
+    Ok((StatusCode::OK, Json(Success { status: true, message: None, data, beside })).into_response())
 }

@@ -368,7 +368,7 @@ struct TakenView {
 }
 
 fn ok<T: Serialize>(status: StatusCode, data: T) -> MarketplaceResult {
-    Ok((status, axum::Json(success_body(data))).into_response())
+    Ok(super::error::success(status, data))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,8 +28,8 @@ struct Pong {
     ip: Vec<String>,
 }
 
-pub async fn ping(_auth: Auth) -> ApiResult {
-    ok(Pong { pong: chrono::Utc::now().timestamp(), ip: server_addresses() })
+pub async fn ping(State(state): State<AppState>, _auth: Auth) -> ApiResult {
+    ok(Pong { pong: state.clock.utc().timestamp(), ip: server_addresses() })
 }
 
 /// Who the token speaks for, its certificate, the CIS link and the late-delivery queue.
@@ -130,7 +130,7 @@ struct FiscalQueue {
 pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
     let cert = state.services.current_certificate(&caller).await?;
     let queue = state.services.queue_summary(&caller).await?;
-    let now = chrono::Utc::now();
+    let now = state.clock.utc();
     let (company, user) = (&caller.company, &caller.user);
     ok(AccountView {
         company: &company.name,

@@ -41,8 +41,8 @@ struct Pong {
     pong: i64,
 }
 
-pub async fn register_ping(_partner: Partner) -> ApiResult {
-    ok(Pong { pong: chrono::Utc::now().timestamp() })
+pub async fn register_ping(State(state): State<AppState>, _partner: Partner) -> ApiResult {
+    ok(Pong { pong: state.clock.utc().timestamp() })
 }
 
 /// What a registration made: the company, its owner with the token (shown this once) and the

@@ -199,7 +199,7 @@ fn age_seconds(issued_at: Option<&str>, now: DateTime<Utc>) -> Option<i64> {
 /// `GET /healthz`: 200 while the database takes writes, 503 when it does not.
 pub async fn healthz(State(ops): State<Ops>) -> Response {
     let writable = ops.writable().await;
-    let now = Utc::now();
+    let now = ops.clock.utc();
     let queue = ops.queue().await.map(|q| Queue {
         depth: q.depth,
         oldest_age_seconds: age_seconds(q.oldest_issued_at.as_deref(), now),
@@ -235,7 +235,7 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
 /// `GET /metrics` (only with `--metrics`): Prometheus text.
 pub async fn metrics(State(ops): State<Ops>) -> Response {
     let queue = ops.queue().await;
-    let now = Utc::now();
+    let now = ops.clock.utc();
     let hq = ops.hq(now).await;
     let snapshot = crate::ops::metrics::Snapshot {
         hq_backlog: hq.as_ref().map_or(0, |h| h.backlog),
@@ -243,7 +243,7 @@ pub async fn metrics(State(ops): State<Ops>) -> Response {
         queue_depth: queue.as_ref().map_or(0, |q| q.depth),
         queue_oldest_age_seconds: queue
             .as_ref()
-            .and_then(|q| age_seconds(q.oldest_issued_at.as_deref(), Utc::now()))
+            .and_then(|q| age_seconds(q.oldest_issued_at.as_deref(), ops.clock.utc()))
             .unwrap_or(0),
         breaker_open: ops.services.gateway.breaker_open(),
         wal_frames: ops.services.store.wal_frames(),

@@ -214,7 +214,7 @@ struct HqBacklogView {
 /// day, for the caller's company.
 pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
     let today = state.services.owner_today(&caller).await?;
-    let hq = state.services.hq_backlog(chrono::Utc::now()).await?.map(|w| HqBacklogView {
+    let hq = state.services.hq_backlog(state.clock.utc()).await?.map(|w| HqBacklogView {
         backlog: w.notes,
         oldest_noted_at: w.oldest_noted_at.as_deref().map(stored_time),
         oldest_age_seconds: w.oldest_age_seconds,
@@ -340,7 +340,7 @@ pub async fn queue(
     }
     let limit = usize::try_from(limit).unwrap_or(1);
     let found = state.services.owner_queue(&caller, limit).await?;
-    let now = chrono::Utc::now();
+    let now = state.clock.utc();
     let summary = &found.summary;
     ok(QueueView {
         waiting: summary.waiting,

@@ -139,8 +139,7 @@ pub(super) fn signed_in_view(caller: &Caller, csrf_token: Option<String>) -> Sig
 /// A new session's answer: who, the CSRF token, and the cookie.
 pub(super) async fn session_answer(state: &AppState, session: Session, status: StatusCode) -> ApiResult {
     let view = signed_in_view(&session.caller, Some(csrf_token(&session.id)));
-    let body = super::error::success_body(view);
-    let response = (status, axum::Json(body)).into_response();
+    let response = super::error::success(status, view);
     Ok(with_session(response, &state.people, &session.id))
 }
 

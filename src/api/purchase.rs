@@ -2,7 +2,6 @@
 //! company's answer to one of them.
 
 use axum::extract::{Path, State};
-use chrono::Utc;
 use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -84,7 +83,7 @@ pub async fn list(
     Auth(caller): Auth,
     Query(q): Query<ListQuery>,
 ) -> ApiResult {
-    let today = Utc::now().with_timezone(&Tirane).date_naive();
+    let today = state.clock.utc().with_timezone(&Tirane).date_naive();
     let mut errors = FieldErrors::new();
     let from = errors.date("fromDate", q.from_date.as_deref()).unwrap_or(today);
     let to = errors.date("toDate", q.to_date.as_deref()).unwrap_or(today);
@@ -101,7 +100,7 @@ pub async fn list(
     errors.into_result().map_err(ApiError::Validation)?;
     let read = state.services.purchase_invoices(&caller, from, to, page).await?;
     let (source, fetched_at) = match &read.source {
-        Source::Platform => ("platform", local_text(Utc::now())),
+        Source::Platform => ("platform", local_text(state.clock.utc())),
         Source::Cache { fetched_at } => {
             ("cache", parse_stored(fetched_at).map(local_text).unwrap_or_else(|| fetched_at.clone()))
         }

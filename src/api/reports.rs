@@ -748,7 +748,7 @@ impl AsTable for WtnReport {
 
 /// `GET /api/v1/reports/sales-summary`
 pub async fn sales_summary(State(state): State<AppState>, call: ReportCall) -> ApiResult {
-    call.answer("sales-summary", state.services.sales_summary(&call.caller, call.query()).await)
+    call.answer("sales-summary", state.services.reports().sales_summary(&call.caller, call.query()).await)
 }
 
 /// `GET /api/v1/reports/vat`; `documents=true` adds a page of the sales book (`limit`, `offset`).
@@ -756,45 +756,51 @@ pub async fn vat(State(state): State<AppState>, call: ReportCall) -> ApiResult {
     let book = report::flag("documents", call.params.documents.as_deref()).map_err(ApiError::Validation)?;
     let page = book.then_some((call.request.limit, call.request.offset));
     let name = if book { "sales-book" } else { "vat" };
-    call.answer(name, state.services.vat_report(&call.caller, call.query(), page).await)
+    call.answer(name, state.services.reports().vat_report(&call.caller, call.query(), page).await)
 }
 
 /// `GET /api/v1/reports/daily-trend`
 pub async fn daily_trend(State(state): State<AppState>, call: ReportCall) -> ApiResult {
-    call.answer("daily-trend", state.services.daily_trend(&call.caller, call.query()).await)
+    call.answer("daily-trend", state.services.reports().daily_trend(&call.caller, call.query()).await)
 }
 
 /// `GET /api/v1/reports/top-clients`
 pub async fn top_clients(State(state): State<AppState>, call: ReportCall) -> ApiResult {
     let limit = call.request.limit;
-    call.answer("top-clients", state.services.top_clients(&call.caller, call.query(), limit).await)
+    call.answer("top-clients", state.services.reports().top_clients(&call.caller, call.query(), limit).await)
 }
 
 /// `GET /api/v1/reports/top-products`
 pub async fn top_products(State(state): State<AppState>, call: ReportCall) -> ApiResult {
     let limit = call.request.limit;
-    call.answer("top-products", state.services.top_products(&call.caller, call.query(), limit).await)
+    call.answer(
+        "top-products",
+        state.services.reports().top_products(&call.caller, call.query(), limit).await,
+    )
 }
 
 /// `GET /api/v1/reports/by-operator` (the spec's shape).
 pub async fn by_operator(State(state): State<AppState>, call: ReportCall) -> ApiResult {
-    call.answer("by-operator", state.services.by_operator(&call.caller, call.query()).await)
+    call.answer("by-operator", state.services.reports().by_operator(&call.caller, call.query()).await)
 }
 
 /// `GET /api/v1/reports/by-tcr`
 pub async fn by_tcr(State(state): State<AppState>, call: ReportCall) -> ApiResult {
-    call.answer("by-tcr", state.services.by_tcr(&call.caller, call.query()).await)
+    call.answer("by-tcr", state.services.reports().by_tcr(&call.caller, call.query()).await)
 }
 
 /// `GET /api/v1/reports/cash-register`
 pub async fn cash_register(State(state): State<AppState>, call: ReportCall) -> ApiResult {
-    call.answer("cash-register", state.services.cash_register_report(&call.caller, call.query()).await)
+    call.answer(
+        "cash-register",
+        state.services.reports().cash_register_report(&call.caller, call.query()).await,
+    )
 }
 
 /// `GET /api/v1/reports/cash-register/closing`
 pub async fn closing(State(state): State<AppState>, call: ReportCall) -> ApiResult {
     let (limit, offset) = (call.request.limit, call.request.offset);
-    let report = state.services.closing_report(&call.caller, call.query(), limit, offset).await;
+    let report = state.services.reports().closing_report(&call.caller, call.query(), limit, offset).await;
     call.answer("cash-register-closing", report)
 }
 
@@ -804,7 +810,7 @@ pub async fn closing(State(state): State<AppState>, call: ReportCall) -> ApiResu
 pub async fn closing_pdf(State(state): State<AppState>, call: ReportCall) -> ApiResult {
     let layout = paper(&call.params)?;
     let (limit, offset) = (call.request.limit, call.request.offset);
-    let report = state.services.closing_report(&call.caller, call.query(), limit, offset).await?;
+    let report = state.services.reports().closing_report(&call.caller, call.query(), limit, offset).await?;
     let company = &call.caller.company;
     let company = format!("{} · NUIS {}", company.name, company.nuis);
     closing_pdf_of(&company, call.request.query.period, &report, layout)
@@ -942,7 +948,7 @@ fn day_report(c: &crate::services::reports::Closing) -> crate::print::DayReport 
 /// `GET /api/v1/reports/reversals` (the spec's shape).
 pub async fn reversals(State(state): State<AppState>, call: ReportCall) -> ApiResult {
     let (limit, offset) = (call.request.limit, call.request.offset);
-    let report = state.services.reversals_report(&call.caller, call.query(), limit, offset).await;
+    let report = state.services.reports().reversals_report(&call.caller, call.query(), limit, offset).await;
     call.answer("reversals", report)
 }
 
@@ -978,7 +984,7 @@ pub async fn dashboard(
                 .map_err(|_| ApiError::field("date", "The date must be a date in the format YYYY-MM-DD."))?,
         ),
     };
-    ok(state.services.dashboard(&caller, day).await?)
+    ok(state.services.reports().dashboard(&caller, day).await?)
 }
 
 #[cfg(test)]

@@ -389,7 +389,7 @@ pub struct DeviceBody {
 /// `POST /api/v1/setup/devices`: a fiscal device registered with the CIS (the on-boarding
 /// route's service); the business unit defaults to the owner's, the start to today.
 pub async fn device(State(state): State<AppState>, auth: Auth, Body(b): Body<DeviceBody>) -> ApiResult {
-    let today = chrono::Utc::now().with_timezone(&chrono_tz::Europe::Tirane).date_naive().to_string();
+    let today = state.clock.utc().with_timezone(&chrono_tz::Europe::Tirane).date_naive().to_string();
     let input = DeviceInput {
         branch_id: b.branch_id.or(auth.0.user.business_unit_id),
         name: b.name,
@@ -483,8 +483,7 @@ pub async fn cashier(
 }
 
 fn with_status<T: Serialize>(status: StatusCode, data: T) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    (status, axum::Json(super::error::success_body(data))).into_response()
+    super::error::success(status, data)
 }
 
 #[derive(Deserialize)]
@@ -509,7 +508,7 @@ pub async fn test_sale(
     Changes(b): Changes<TestSaleBody>,
 ) -> ApiResult {
     let cashier = state.services.test_sale_cashier(&auth.0, b.cashier_id).await?;
-    let internal_id = format!("setup-test-sale-{}", chrono::Utc::now().timestamp_millis());
+    let internal_id = format!("setup-test-sale-{}", state.clock.utc().timestamp_millis());
     let body = json!({
         "internalId": internal_id,
         "lines": [{

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::AppState;
 use super::auth::Auth;
-use super::error::{ApiError, ApiResult, ok, success_body};
+use super::error::{ApiError, ApiResult, ok};
 use super::extract::{Body, Changes, PathId, Query, Version};
 use super::fields;
 use super::limits::Interval;
@@ -221,10 +221,8 @@ pub async fn issue(
     let view = |note: &Wtn| InvoiceData { invoice: wtn_view(&state, note, version, host(&headers)) };
     let success = if version == ApiVersion::V1 { StatusCode::CREATED } else { StatusCode::OK };
     Ok(match issued {
-        WtnIssue::Issued(Issued::Fiscalized(note)) => {
-            (success, Json(success_body(view(&note)))).into_response()
-        }
-        WtnIssue::Repeated(note) => (StatusCode::OK, Json(success_body(view(&note)))).into_response(),
+        WtnIssue::Issued(Issued::Fiscalized(note)) => super::error::success(success, view(&note)),
+        WtnIssue::Repeated(note) => super::error::success(StatusCode::OK, view(&note)),
         WtnIssue::Issued(Issued::Deferred(note)) => deferred(view(&note)),
     })
 }

@@ -31,7 +31,7 @@ pub fn create_partner(data: &DataArgs, name: &str) -> Result<(), String> {
 /// Prints a one-time code with which the user of `email` sets a new password at the page.
 pub fn reset_password(data: &DataArgs, email: &str) -> Result<(), String> {
     let store = open_store(data)?;
-    let code = people::issue_reset_code(&store, email).map_err(|e| match e {
+    let code = people::issue_reset_code(&store, email, chrono::Utc::now()).map_err(|e| match e {
         crate::services::Error::NotFound(why) | crate::services::Error::Forbidden(why) => why,
         other => other.to_string(),
     })?;

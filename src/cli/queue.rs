@@ -86,7 +86,7 @@ pub fn resend(data: &DataArgs, ids: &[i64]) -> Result<(), String> {
     let store = open_store(data)?;
     let mut unknown = Vec::new();
     for &id in ids {
-        if queue::resend(&store, id).map_err(|e| e.to_string())? {
+        if queue::resend(&store, id, chrono::Utc::now()).map_err(|e| e.to_string())? {
             println!("{id}: waits for the CIS again");
         } else {
             unknown.push(id.to_string());

@@ -14,6 +14,7 @@ use super::model::SubseqDelivType;
 use super::requests::{Operation, Service, soap_envelope};
 use super::response::Outcome;
 use super::transport::{CisClient, CisConfig};
+use crate::domain::time::WallClock;
 use crate::ops::metrics;
 use crate::ops::secrets::KeyFile;
 use crate::store::{Store, accounts};
@@ -55,6 +56,7 @@ pub struct Gateway {
     /// Each company's current certificate, so that issuing reads neither the database nor the
     /// key file; forgotten when the company uploads a new one (`certificate_changed`).
     current: Mutex<Current>,
+    clock: WallClock,
 }
 
 /// Known current certificates, and how many times each company's changed: a load that read the
@@ -71,6 +73,7 @@ impl Gateway {
         codes: SoftwareCodes,
         store: Store,
         key_file: Arc<KeyFile>,
+        clock: WallClock,
     ) -> Result<Self, Error> {
         Ok(Gateway {
             client: CisClient::new(config)?,
@@ -80,7 +83,13 @@ impl Gateway {
             key_file,
             certificates: Mutex::new(HashMap::new()),
             current: Mutex::new(Current::default()),
+            clock,
         })
+    }
+
+    /// The time certificates and the breaker are judged by.
+    pub fn clock(&self) -> &WallClock {
+        &self.clock
     }
 
     pub fn codes(&self) -> &SoftwareCodes {
@@ -119,7 +128,7 @@ impl Gateway {
         match (trouble, &*breaker) {
             (Some((reason, subseq)), Breaker::Closed) => {
                 tracing::warn!(%reason, "the CIS is not usable: new documents go to the late-delivery queue");
-                *breaker = Breaker::Open { since: Utc::now(), reason, subseq };
+                *breaker = Breaker::Open { since: self.clock.utc(), reason, subseq };
             }
             (None, Breaker::Open { .. }) => {
                 tracing::info!("the CIS answers again: documents go to it directly");
@@ -155,7 +164,7 @@ impl Gateway {
     /// no blocking. Refused when expired; None when it must be loaded (`certificate`).
     pub fn known_certificate(&self, company_id: i64) -> Option<Result<Arc<Certificate>, Error>> {
         let known = self.lock_current().known.get(&company_id).cloned()?;
-        Some(known.ensure_valid_at(Utc::now()).map(|()| known))
+        Some(known.ensure_valid_at(self.clock.utc()).map(|()| known))
     }
 
     /// The company uploaded a new certificate: the next document loads it.
@@ -177,18 +186,30 @@ impl Gateway {
         if let Some(known) = self.known_certificate(company_id) {
             return known;
         }
+        self.store.read_blocking(|conn| Ok(self.certificate_on(conn, company_id)))?
+    }
+
+    /// `certificate`, its row read on `conn`: inside a read the caller takes anyway (a sale's
+    /// snapshot), not one of its own.
+    pub fn certificate_on(
+        &self,
+        conn: &rusqlite::Connection,
+        company_id: i64,
+    ) -> Result<Arc<Certificate>, Error> {
+        if let Some(known) = self.known_certificate(company_id) {
+            return known;
+        }
         let changes = self.lock_current().changes.get(&company_id).copied();
-        let stored = self
-            .store
-            .read_blocking(|conn| accounts::current_certificate(conn, company_id))?
-            .ok_or(Error::NoCertificate)?;
+        let stored = accounts::current_certificate(conn, company_id)?.ok_or(Error::NoCertificate)?;
         let cached = self.certificates.lock().ok().and_then(|c| c.get(&stored.id).cloned());
         let certificate = match cached {
             Some(c) => c,
             None => {
                 let key = self.key_file.open(&stored.key_sealed)?;
                 let certificate = Arc::new(Certificate::from_der_parts(&key, &stored.cert_der)?);
-                if certificate.expires_within(Utc::now(), chrono::Duration::days(CERTIFICATE_WARNING_DAYS)) {
+                if certificate
+                    .expires_within(self.clock.utc(), chrono::Duration::days(CERTIFICATE_WARNING_DAYS))
+                {
                     tracing::warn!(
                         company = company_id,
                         expires = %certificate.valid_to(),
@@ -201,7 +222,7 @@ impl Gateway {
                 certificate
             }
         };
-        certificate.ensure_valid_at(Utc::now())?;
+        certificate.ensure_valid_at(self.clock.utc())?;
         let mut current = self.lock_current();
         if current.changes.get(&company_id).copied() == changes {
             current.known.insert(company_id, certificate.clone());

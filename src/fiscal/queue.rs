@@ -216,14 +216,14 @@ impl Queue {
     /// when the CIS has just come back, then a pass.
     fn turn(&self, settle: &dyn Settle, mut watch: Watch) -> (Watch, Result<Pass, Error>) {
         if let Breaker::Open { since, .. } = self.gateway.breaker()
-            && (Utc::now() - since).to_std().is_ok_and(|open_for| open_for >= PROBE_EVERY)
+            && (self.gateway.clock().utc() - since).to_std().is_ok_and(|open_for| open_for >= PROBE_EVERY)
             && watch.last_probe.is_none_or(|t| t.elapsed() >= PROBE_EVERY)
         {
             watch.last_probe = Some(Instant::now());
             self.gateway.probe();
         }
         let open = self.gateway.breaker_open();
-        let now = Utc::now();
+        let now = self.gateway.clock().utc();
         if watch.breaker_was_open && !open {
             let now_text = now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
             match self.store.write_blocking(|tx| fiscal_queue::make_due(tx, &now_text)) {

@@ -162,7 +162,7 @@ impl Services {
                     city: Some("Tiranë"),
                 },
             )?;
-            db::company(tx, id)?.ok_or_else(|| Error::Internal("the sandbox company vanished".into()))
+            db::company(tx, id)?.ok_or_else(|| Error::Vanished("the sandbox company"))
         })
     }
 
@@ -455,7 +455,7 @@ impl Services {
                     },
                 )?;
                 let account = db::bank_account(tx, company_id, id)?
-                    .ok_or_else(|| Error::Internal("the bank account vanished".into()))?;
+                    .ok_or_else(|| Error::Vanished("the bank account just saved"))?;
                 let entry = audit::Entry { object: id.to_string(), ..entry }.after(serde_json::json!({
                     "name": account.name,
                     "holder": account.holder,
@@ -499,6 +499,7 @@ impl Services {
     ) -> Result<CertificateInfo> {
         let company = caller.company.clone();
         let sandbox = self.sandbox;
+        let now = self.clock.utc();
         let cert = tokio::task::spawn_blocking(move || -> Result<Certificate> {
             if sandbox {
                 return Ok(Certificate::generate_self_signed(
@@ -518,7 +519,7 @@ impl Services {
                 };
                 return Err(Error::Invalid(FieldErrors::one("certificate_file", message)));
             }
-            refuse_outside_validity(&cert, Utc::now())?;
+            refuse_outside_validity(&cert, now)?;
             Ok(cert)
         })
         .await??;
@@ -643,7 +644,7 @@ pub(crate) fn register_in(
     let company_id = if into_sandbox {
         match db::sandbox_company(tx)? {
             Some(c) => c.id,
-            None => return Err(Error::Internal("the sandbox company is missing".into())),
+            None => return Err(Error::Vanished("the sandbox company")),
         }
     } else {
         db::insert_company(
@@ -693,7 +694,7 @@ pub(crate) fn register_in(
     let user = db::user(tx, company_id, user_id)?;
     match (company, branch, user) {
         (Some(company), Some(branch), Some(user)) => Ok((company, branch, user)),
-        _ => Err(Error::Internal("the registration's rows vanished".into())),
+        _ => Err(Error::Vanished("the registration's rows")),
     }
 }
 

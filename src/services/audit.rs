@@ -14,7 +14,7 @@ use crate::store::{self, Store};
 pub fn by(caller: &Caller, action: Action, object: impl ToString) -> Entry {
     Entry {
         company_id: Some(caller.company.id),
-        actor: Actor::User { id: caller.user.id, role: caller.role().as_str() },
+        actor: Actor::User { id: caller.user.id, role: caller.role() },
         request_id: caller.request_id.clone(),
         action,
         object: object.to_string(),

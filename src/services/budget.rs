@@ -73,7 +73,7 @@ where
     D: Future<Output = Option<Result<T>>> + Send + 'static,
     T: Send + 'static,
 {
-    let lost = || Error::Internal("the delivery of a document ended without an answer".into());
+    let lost = || Error::Broken("the delivery of a document ended without an answer");
     let mut delivery = Box::pin(delivery);
     if let Some(deadline) = deadline {
         tokio::select! {

@@ -23,7 +23,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chrono::{Datelike, NaiveDate, Utc};
+use chrono::{Datelike, NaiveDate};
 use chrono_tz::Europe::Tirane;
 use rusqlite::Connection;
 use rust_decimal::Decimal;
@@ -242,7 +242,7 @@ impl Ahead for Saved {
         certificate: Arc<Certificate>,
         place: &'a Place,
     ) -> Pin<Box<dyn Future<Output = Gate> + Send + 'a>> {
-        Box::pin(services.register_automatic_opening(certificate, *self, place))
+        Box::pin(async move { services.cash().register_automatic_opening(certificate, *self, place).await })
     }
 
     fn defer<'a>(
@@ -251,7 +251,7 @@ impl Ahead for Saved {
         subseq: SubseqDelivType,
         reason: &'a str,
     ) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
-        Box::pin(services.defer_action(*self, subseq, reason))
+        Box::pin(async move { services.cash().defer_action(*self, subseq, reason).await })
     }
 }
 
@@ -337,7 +337,20 @@ fn cash_draft(
     Draft { action, unsigned, plan: plan.clone() }
 }
 
+/// The cash capability: the drawer's money in and out of a till (deposits, withdrawals, the
+/// day's opening and closing balances) and what it holds.
+#[derive(Clone, Copy)]
+pub struct Cash<'a> {
+    services: &'a Services,
+}
+
 impl Services {
+    pub fn cash(&self) -> Cash<'_> {
+        Cash { services: self }
+    }
+}
+
+impl Cash<'_> {
     /// The till an action acts on: the caller's own, or the one named in `tcr` (a manager's or
     /// an owner's pick, one of the company's TCRs: else 422 `tcr`). Without either, every
     /// cash-register route is the spec's soft refusal.
@@ -350,8 +363,11 @@ impl Services {
             return Ok(tcr_code.to_string());
         }
         let (company_id, code) = (caller.company.id, tcr_code.to_string());
-        let device =
-            self.store.read(move |conn| crate::store::devices::by_code(conn, company_id, &code)).await?;
+        let device = self
+            .services
+            .store
+            .read(move |conn| crate::store::devices::by_code(conn, company_id, &code))
+            .await?;
         match device {
             Some(device) => Ok(device.tcr_code),
             None => Err(FieldErrors::one("tcr", "The tcr is not one of the company's TCRs.").into()),
@@ -359,7 +375,7 @@ impl Services {
     }
 
     async fn tcr_lock(&self, company_id: i64, tcr_code: &str) -> Result<OwnedMutexGuard<()>> {
-        self.locks.acquire(&till(company_id, tcr_code), LOCK_WAIT).await.ok_or_else(|| {
+        self.services.locks.acquire(&till(company_id, tcr_code), LOCK_WAIT).await.ok_or_else(|| {
             Error::Busy("Another operation on this cash register is running; try again.".into())
         })
     }
@@ -376,12 +392,13 @@ impl Services {
         let Saved { mut action, queue_id, unsigned } = saved;
         let delivery = {
             let _at_the_cis = place.at_the_cis().await;
-            self.deliver(certificate, Operation::RegisterCashDeposit, unsigned).await
+            self.services.deliver(certificate, Operation::RegisterCashDeposit, unsigned).await
         };
         match delivery {
             Delivery::Accepted(fcdc) => {
                 let (id, code) = (action.id, fcdc.clone());
-                self.store
+                self.services
+                    .store
                     .write_unsynced(move |tx| {
                         super::queue::accepted(tx, Document::CashAction, Some(id), queue_id, &code)
                     })
@@ -392,7 +409,7 @@ impl Services {
             }
             Delivery::Refused(refusal) => Ok(FirstCall::Refused(refusal)),
             Delivery::NotDelivered { subseq, reason } => {
-                self.defer(queue_id, subseq, &reason).await?;
+                self.services.defer(queue_id, subseq, &reason).await?;
                 Ok(FirstCall::Deferred(subseq, reason))
             }
         }
@@ -401,7 +418,7 @@ impl Services {
     /// An action that cannot go to the CIS before the opening ahead of it: it waits in the
     /// queue behind it.
     pub(super) async fn defer_action(&self, saved: Saved, subseq: SubseqDelivType, reason: &str) {
-        log_unsettled(saved.queue_id, self.defer(saved.queue_id, subseq, reason).await);
+        log_unsettled(saved.queue_id, self.services.defer(saved.queue_id, subseq, reason).await);
     }
 
     /// Sends a new explicit action to the CIS and answers for it. The till's lock (`guard`) is
@@ -418,20 +435,20 @@ impl Services {
         deadline: tokio::time::Instant,
     ) -> Result<Action> {
         let (company_id, tcr_code) = (saved.action.company_id, saved.action.tcr_code.clone());
-        self.balances.invalidate(company_id, &tcr_code);
+        self.services.balances.invalidate(company_id, &tcr_code);
         if breaker_open {
-            self.queue.wake();
+            self.services.queue.wake();
             crate::ops::metrics::document_issued(Document::CashAction.as_str());
             return Ok(saved.action);
         }
         let opens = (saved.action.action_type == ActionType::Initial).then_some(saved.queue_id);
-        let (place, opening) = self.lanes.join(&till(company_id, &tcr_code), opens);
+        let (place, opening) = self.services.lanes.join(&till(company_id, &tcr_code), opens);
         let handover = Handover::new(saved.action.clone());
         let (answer, answered) = oneshot::channel();
-        let (services, waiting) = (self.clone(), handover.clone());
+        let (services, waiting) = (self.services.clone(), handover.clone());
         tokio::spawn(crate::cis_wait::Recorder::current().scope(async move {
             let call = ActionCall { certificate, saved, place, opening, undo };
-            let outcome = services.first_call_of_action(call, &waiting).await;
+            let outcome = services.cash().first_call_of_action(call, &waiting).await;
             services.balances.invalidate(company_id, &tcr_code);
             if let Some(outcome) = outcome {
                 // A POS that hung up is no one's concern here.
@@ -483,7 +500,7 @@ impl Services {
                     self.undo_refused((id, queue_id), undo).await.and(Err(Error::Refused(refusal.message()))),
                 ),
                 None => {
-                    self.keep_refused(Document::CashAction, id, queue_id, refusal).await;
+                    self.services.keep_refused(Document::CashAction, id, queue_id, refusal).await;
                     None
                 }
             },
@@ -494,7 +511,8 @@ impl Services {
     /// An action the CIS refused while its POS waited goes, with its queue entry (its number is
     /// given back: the till's lock is still held), and what it did to the day is undone.
     async fn undo_refused(&self, (id, queue_id): (i64, i64), undo: Undo) -> Result<()> {
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 db::delete(tx, id, queue_id)?;
                 match undo {
@@ -516,7 +534,11 @@ impl Services {
         errors.max_len("third_party", third_party.as_deref(), 255);
         if let Some(id) = req.id_client {
             let company_id = caller.company.id;
-            let found = self.store.read(move |conn| crate::store::clients::get(conn, company_id, id)).await?;
+            let found = self
+                .services
+                .store
+                .read(move |conn| crate::store::clients::get(conn, company_id, id))
+                .await?;
             if found.is_none() {
                 errors.add("id_client", "The selected id_client is invalid.");
             }
@@ -548,16 +570,17 @@ impl Services {
         };
         let purpose = if action_type == ActionType::MoneyOut { Purpose::Withdraw } else { Purpose::Deposit };
         let company_id = caller.company.id;
-        let deadline = tokio::time::Instant::now() + self.cis_wait;
-        let certificate = self.signer(company_id).await?;
+        let deadline = tokio::time::Instant::now() + self.services.cis_wait;
+        let certificate = self.services.signer(company_id).await?;
         let guard = self.tcr_lock(company_id, &tcr_code).await?;
-        let plan = self.queue_plan(Utc::now());
+        let plan = self.services.queue_plan(self.services.clock.utc());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let draft = cash_draft(caller, &tcr_code, (action_type, purpose), amount, &plan, details);
         let audited =
             if action_type == ActionType::MoneyOut { Audited::CashWithdraw } else { Audited::CashDeposit };
         let mut entry = audit::by(caller, audited, "");
         let saved = self
+            .services
             .store
             .write(move |tx| {
                 let Draft { mut action, unsigned, plan } = draft;
@@ -597,10 +620,10 @@ impl Services {
         let details =
             self.action_details(caller, &ActionRequest { description, ..Default::default() }).await?;
         let company_id = caller.company.id;
-        let deadline = tokio::time::Instant::now() + self.cis_wait;
-        let certificate = self.signer(company_id).await?;
+        let deadline = tokio::time::Instant::now() + self.services.cis_wait;
+        let certificate = self.services.signer(company_id).await?;
         let guard = self.tcr_lock(company_id, &tcr_code).await?;
-        let plan = self.queue_plan(Utc::now());
+        let plan = self.services.queue_plan(self.services.clock.utc());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let initial = cash_draft(
             caller,
@@ -623,6 +646,7 @@ impl Services {
             ))
         };
         let step = self
+            .services
             .store
             .write(move |tx| {
                 let today = rules::business_day(now);
@@ -698,15 +722,16 @@ impl Services {
         let CloseCount { counted, by_denomination, withdraw } = count;
         let counted = drawer::counted_cash(counted, by_denomination.as_ref(), "denominations")?;
         let company_id = caller.company.id;
-        let deadline = tokio::time::Instant::now() + self.cis_wait;
-        let certificate = self.signer(company_id).await?;
+        let deadline = tokio::time::Instant::now() + self.services.cis_wait;
+        let certificate = self.services.signer(company_id).await?;
         let guard = self.tcr_lock(company_id, &tcr_code).await?;
-        let plan = self.queue_plan(Utc::now());
+        let plan = self.services.queue_plan(self.services.clock.utc());
         let (now, breaker_open) = (plan.at, plan.late.is_some());
         let caller_copy = caller.clone();
         let entry = audit::by(caller, Audited::DayClose, "");
         let difference_entry = audit::by(caller, Audited::CashDifference, "");
         let (mut summary, saved) = self
+            .services
             .store
             .write(move |tx| {
                 let Some(mut day) =
@@ -790,7 +815,7 @@ impl Services {
             })
             .await?;
         match saved {
-            None => self.balances.invalidate(company_id, &summary.day.tcr_code),
+            None => self.services.balances.invalidate(company_id, &summary.day.tcr_code),
             Some(saved) => {
                 let undo = Undo::ReopenDay(summary.day.id);
                 summary.closing_action =
@@ -809,7 +834,7 @@ impl Services {
     ) -> Result<Vec<Action>> {
         let tcr_code = self.till_of(caller, tcr).await?;
         let company_id = caller.company.id;
-        Ok(self.store.read(move |conn| db::list(conn, company_id, &tcr_code, &filter)).await?)
+        Ok(self.services.store.read(move |conn| db::list(conn, company_id, &tcr_code, &filter)).await?)
     }
 
     /// `GET /cash-register/balance`: now, or at 23:59:59 (Tirane) of `to_date`; cached 5 s.
@@ -832,14 +857,17 @@ impl Services {
             ),
         };
         let key = (company_id, tcr_code.clone());
-        let generation = match self.balances.get(&key, to_date) {
+        let generation = match self.services.balances.get(&key, to_date) {
             Ok(balance) => return Ok((tcr_code, balance)),
             Err(generation) => generation,
         };
         let tcr = tcr_code.clone();
-        let balance =
-            self.store.read(move |conn| balance_at(conn, company_id, &tcr, before.as_deref())).await?;
-        self.balances.put(&key, to_date, generation, balance);
+        let balance = self
+            .services
+            .store
+            .read(move |conn| balance_at(conn, company_id, &tcr, before.as_deref()))
+            .await?;
+        self.services.balances.put(&key, to_date, generation, balance);
         Ok((tcr_code, balance))
     }
 
@@ -860,6 +888,7 @@ impl Services {
                 let reason = refusal.message();
                 tracing::error!(action_id = id, %reason, "the CIS refused the automatic opening of the day");
                 let kept = self
+                    .services
                     .store
                     .write(move |tx| {
                         db::set_rejected(tx, id)?;

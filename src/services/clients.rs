@@ -74,9 +74,8 @@ impl Services {
         self.store
             .write(move |tx| {
                 let id = db::insert(tx, company_id, &new)?;
-                db::get(tx, company_id, id)?.ok_or_else(|| {
-                    SaveError::Failed(Error::Internal("a saved client could not be read".into()))
-                })
+                db::get(tx, company_id, id)?
+                    .ok_or_else(|| SaveError::Failed(Error::Vanished("the client just saved")))
             })
             .await
     }

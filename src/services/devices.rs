@@ -1,6 +1,5 @@
 //! Fiscal devices (TCR registration) and the taxpayer look-up, both answered by the CIS.
 
-use chrono::Utc;
 use uuid::Uuid;
 
 use super::{Error, Result, Services};
@@ -83,7 +82,7 @@ impl Services {
         }
         errors.into_result()?;
         let (Some(name), Some(unit), Some(unit_code), Some(from)) = (name, unit, unit_code, from) else {
-            return Err(Error::Internal("validated device input is incomplete".into()));
+            return Err(Error::Broken("validated device input is incomplete"));
         };
         let (tcr_int_id, tcr_code) =
             self.register_at_cis(company_id, &caller.company.nuis, &unit_code, from, to).await?;
@@ -155,7 +154,7 @@ impl Services {
         })?;
         let tcr_int_id = format!("arka-{}", Uuid::new_v4().simple());
         let request = requests::register_tcr(
-            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: Utc::now() },
+            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.clock.utc() },
             &Tcr {
                 issuer_nuis: nuis.to_string(),
                 busin_unit_code: unit_code.to_string(),
@@ -189,13 +188,14 @@ impl Services {
     pub async fn continue_on_new_tcrs(&self) -> Result<Vec<Continued>> {
         let retired = self.store.read(devices::retired).await?;
         let mut continued = Vec::new();
-        let today = Utc::now().with_timezone(&chrono_tz::Europe::Tirane).date_naive();
+        let today = self.clock.utc().with_timezone(&chrono_tz::Europe::Tirane).date_naive();
         for old in retired.iter().filter(|r| r.continued_by.is_none()) {
             let company_id = old.company_id;
-            let company =
-                self.store.read(move |conn| db::company(conn, company_id)).await?.ok_or_else(|| {
-                    Error::Internal(format!("the retired TCR's company {company_id} is gone"))
-                })?;
+            let company = self
+                .store
+                .read(move |conn| db::company(conn, company_id))
+                .await?
+                .ok_or(Error::Vanished("the retired TCR's company"))?;
             let (tcr_int_id, tcr_code) =
                 self.register_at_cis(company_id, &company.nuis, &old.business_unit_code, today, None).await?;
             let (retired_code, last_number) = (old.tcr_code.clone(), old.last_number);
@@ -269,10 +269,10 @@ impl Services {
                 eic: None,
                 party_type: Some(PartyType::Seller),
                 rec_date_time_from: Some(since - LOOK_BACK),
-                rec_date_time_to: Some(Utc::now()),
+                rec_date_time_to: Some(self.clock.utc()),
             };
             let request = requests::get_einvoices(
-                &PlainHeader { uuid: Uuid::new_v4(), send_date_time: Utc::now() },
+                &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.clock.utc() },
                 &query,
             );
             let certificate = self.signer(company_id).await?;
@@ -315,7 +315,7 @@ impl Services {
             );
         }
         let request = requests::get_taxpayers(
-            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: Utc::now() },
+            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.clock.utc() },
             &GetTaxpayers::Tin(nipt.clone()),
         );
         let certificate = self.signer(caller.company.id).await?;

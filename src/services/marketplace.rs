@@ -350,8 +350,12 @@ pub mod owner_cli {
 }
 
 fn opened(key_file: &KeyFile, sealed: &[u8]) -> Result<String> {
-    String::from_utf8(key_file.open(sealed)?)
-        .map_err(|_| Error::Internal(services::Error::Internal("a sealed credential is not text".into())))
+    String::from_utf8(key_file.open(sealed)?).map_err(|e| {
+        Error::Internal(services::Error::PlatformAnswer {
+            what: "sealed Wolt credential",
+            cause: Box::new(e),
+        })
+    })
 }
 
 /// The fingerprint of a write: method, path and body, hashed.
@@ -393,6 +397,11 @@ impl Marketplace {
 
     fn store(&self) -> &Store {
         &self.inner.services.store
+    }
+
+    /// The time orders, venues and rights are stamped with.
+    fn clock(&self) -> &crate::domain::time::WallClock {
+        &self.inner.services.clock
     }
 
     fn key_file(&self) -> &KeyFile {
@@ -462,7 +471,7 @@ impl Marketplace {
             Some(venue) => Some(seal_venue(&self.inner.services.key_file, venue)?),
             None => None,
         };
-        let now = Utc::now();
+        let now = self.clock().utc();
         let entry = audit::by(caller, Audited::SettingsMarketplace, company_id);
         self.store()
             .write(move |tx| -> Result<()> {
@@ -488,13 +497,14 @@ impl Marketplace {
     pub async fn set_right(&self, caller: &Caller, user_id: i64, granted: bool) -> Result<Settings> {
         let company_id = caller.company.id;
         let entry = audit::by(caller, Audited::SettingsMarketplace, company_id);
+        let clock = self.clock().clone();
         self.store()
             .write(move |tx| {
                 if db::company_of_user(tx, user_id)? != Some(company_id) {
                     return Err(Error::NotFound("No such user in this company.".into()));
                 }
                 let before = settings_fields(tx, company_id)?;
-                db::set_right(tx, user_id, granted, Utc::now())?;
+                db::set_right(tx, user_id, granted, clock.utc())?;
                 let entry = entry.before(before).after(settings_fields(tx, company_id)?);
                 store::audit::append(tx, &entry)?;
                 Ok(())
@@ -506,7 +516,7 @@ impl Marketplace {
     /// The sandbox company's add-on and venue, with the simulator's credentials.
     pub fn ensure_sandbox(&self, company_id: i64, venue: &VenueInput) -> Result<()> {
         put_venue(self.store(), self.key_file(), company_id, venue)?;
-        self.store().write_blocking(|tx| db::set_addon(tx, company_id, true, Utc::now()))?;
+        self.store().write_blocking(|tx| db::set_addon(tx, company_id, true, self.clock().utc()))?;
         Ok(())
     }
 
@@ -567,9 +577,10 @@ impl Marketplace {
         let user_id = access.caller.user.id;
         let (key, fingerprint, run_id) =
             (request.key.clone(), request.fingerprint.clone(), self.inner.run_id.clone());
+        let clock = self.clock().clone();
         let claim = self
             .store()
-            .write(move |tx| db::claim(tx, user_id, &key, &fingerprint, &run_id, Utc::now()))
+            .write(move |tx| db::claim(tx, user_id, &key, &fingerprint, &run_id, clock.utc()))
             .await?;
         let resumed = match claim {
             Claim::Fresh => false,
@@ -687,9 +698,10 @@ impl Marketplace {
         let confirmed = step.call == WoltCall::ConfirmPreorder;
         let reject_reason = if action == Action::Reject { reason } else { None };
         let prep = if action == Action::Accept { preparation_time } else { None };
+        let clock = self.clock().clone();
         self.store()
             .write(move |tx| -> Result<()> {
-                let now = Utc::now();
+                let now = clock.utc();
                 db::set_action_details(tx, order_id, prep, reject_reason.as_deref(), confirmed)?;
                 if db::set_status(tx, order_id, step.next, now)? {
                     db::insert_event(
@@ -728,7 +740,7 @@ impl Marketplace {
             // An earlier try issued it and stopped before linking it: link that invoice.
             Err(services::Error::Conflict(message)) => {
                 let company_id = caller.company.id;
-                let year = Utc::now().with_timezone(&Tirane).year();
+                let year = self.clock().utc().with_timezone(&Tirane).year();
                 let found = self
                     .store()
                     .read(move |c| store::invoices::id_by_internal_id(c, company_id, year, &internal_id))
@@ -738,9 +750,10 @@ impl Marketplace {
             Err(e) => return Err(issue_failed(e)),
         };
         let (order_id, company_id, status) = (order.id, access.caller.company.id, order.status);
+        let clock = self.clock().clone();
         self.store()
             .write(move |tx| -> Result<()> {
-                let now = Utc::now();
+                let now = clock.utc();
                 db::set_invoice(tx, order_id, invoice_id, now)?;
                 db::insert_event(tx, company_id, order_id, FISCALIZED_EVENT, status, EventSource::Pos, now)?;
                 Ok(())
@@ -810,10 +823,11 @@ impl Marketplace {
         if incoming.wolt_status.is_none() {
             incoming.wolt_status = WoltStatus::parse(&notification.order.status);
         }
+        let clock = self.clock().clone();
         let taken = self
             .store()
             .write(move |tx| -> Result<_> {
-                let now = Utc::now();
+                let now = clock.utc();
                 if let Some(order_id) = db::webhook_seen(tx, venue_id, &notification_id)? {
                     return Ok(Taken { order_id, duplicate: true });
                 }
@@ -957,12 +971,8 @@ fn issue_failed(e: services::Error) -> Error {
         E::Taken { field, message } => failed(format!("{field}: {message}")),
         E::Busy(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
         E::Unavailable(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
-        internal @ (E::Store(_)
-        | E::Fiscal(_)
-        | E::Secrets(_)
-        | E::Print(_)
-        | E::Task(_)
-        | E::Internal(_)) => Error::Internal(internal),
+        // Every other error is a failure here or underneath, not an answer about the order.
+        internal => Error::Internal(internal),
     }
 }
 

@@ -46,6 +46,8 @@ use crate::{fiscal, store};
 /// What the use cases need from the running server.
 #[derive(Clone)]
 pub struct Services {
+    /// The time everything is judged by (`crate::clock`): the system's, unless a test moved it.
+    pub clock: crate::domain::time::WallClock,
     pub store: Store,
     pub key_file: Arc<KeyFile>,
     /// Running with `--sandbox`: the sandbox registration and certificate rules apply.
@@ -185,11 +187,55 @@ pub enum Error {
     /// Work handed to another thread panicked or was cancelled (500).
     #[error("a task did not complete: {0}")]
     Task(#[from] tokio::task::JoinError),
-    /// Anything else (a rule of this program found broken): logged, answered 500 without
-    /// details.
+    /// A row the action just read or wrote is not there (a rule of this program found broken):
+    /// logged, answered without details.
+    #[error("{0} is missing")]
+    Vanished(&'static str),
+    /// A stored value (`what` of the row `id`) cannot be read as what it must be; its cause is
+    /// kept when there is one.
+    #[error("the {what} of {id} cannot be read")]
+    Unreadable {
+        what: &'static str,
+        id: i64,
+        #[source]
+        cause: Option<Cause>,
+    },
+    /// A rule of this program found broken (a poisoned lock, a sequence at its end, input
+    /// checked yet incomplete): logged, answered without details.
     #[error("{0}")]
-    Internal(String),
+    Broken(&'static str),
+    /// Work handed to another thread panicked; the panic's own words.
+    #[error("{what} panicked: {panic}")]
+    Panicked { what: &'static str, panic: String },
+    /// A document took longer to draw than its bound.
+    #[error("printing {what} took longer than {limit:?}")]
+    TooSlow {
+        what: String,
+        limit: std::time::Duration,
+        #[source]
+        cause: tokio::time::error::Elapsed,
+    },
+    /// A kept request could not be written out (`arka queue export`).
+    #[error("the kept request {id} could not be written")]
+    NotWritten {
+        id: i64,
+        #[source]
+        cause: std::io::Error,
+    },
+    /// What the e-invoice platform answered cannot be used (`what`).
+    #[error("the platform's {what} cannot be used")]
+    PlatformAnswer {
+        what: &'static str,
+        #[source]
+        cause: Cause,
+    },
+    /// The head office's answer could not be waited for.
+    #[error("the head office's answer was lost")]
+    HeadOffice(#[source] Cause),
 }
+
+/// The error underneath a failure, kept for the log.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 impl From<FieldErrors> for Error {
     fn from(e: FieldErrors) -> Self {

@@ -81,7 +81,7 @@ impl Services {
     /// cashier's: their own till's alone.
     pub async fn owner_today(&self, caller: &Caller) -> Result<Today> {
         let company_id = caller.company.id;
-        let today = business_day(Utc::now());
+        let today = business_day(self.clock.utc());
         let only = (caller.role() == Role::Cashier).then(|| caller.user.tcr_code.clone().unwrap_or_default());
         let (sales, tills) = self
             .store
@@ -119,7 +119,7 @@ impl Services {
     pub async fn owner_queue(&self, caller: &Caller, limit: usize) -> Result<WaitingDocuments> {
         let company_id = caller.company.id;
         let items = self.store.read(move |conn| fiscal_queue::open_items(conn, Some(company_id))).await?;
-        let summary = summarize(&items, Utc::now());
+        let summary = summarize(&items, self.clock.utc());
         let mut waiting: Vec<Queued> =
             items.into_iter().filter(|q| q.status == fiscal_queue::Status::Waiting).collect();
         waiting.sort_by(|a, b| a.issued_at.cmp(&b.issued_at).then(a.id.cmp(&b.id)));
@@ -132,7 +132,7 @@ impl Services {
     /// document with this queue id.
     pub async fn resend_refused(&self, caller: &Caller, queue_id: i64) -> Result<bool> {
         let company = caller.company.id;
-        let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let now = self.clock.utc().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let entry = super::audit::by(caller, Action::QueueResend, queue_id);
         let resent = self
             .store

@@ -62,14 +62,11 @@ async fn verify_blocking(password: String, stored: Option<String>) -> Result<boo
         }
     })
     .await
-    .map_err(|e| Error::Internal(e.to_string()))
+    .map_err(Error::from)
 }
 
 async fn hash_blocking(password: String) -> Result<String> {
-    tokio::task::spawn_blocking(move || hash_password(&password))
-        .await
-        .map_err(|e| Error::Internal(e.to_string()))?
-        .map_err(Error::from)
+    tokio::task::spawn_blocking(move || hash_password(&password)).await?.map_err(Error::from)
 }
 
 /// The list of the most common passwords (`assets/passwords/common.txt`), inflated for one check:
@@ -151,10 +148,10 @@ pub struct ProfileUpdate {
 /// valid, in place of an earlier one) with which the user sets a new password at the page. The
 /// person at the box holds the shop: the trail says the command line made it. A revoked user
 /// gets none: an owner restores them first.
-pub fn issue_reset_code(store: &Store, email: &str) -> Result<ResetCode> {
+pub fn issue_reset_code(store: &Store, email: &str, now: DateTime<Utc>) -> Result<ResetCode> {
     let code = new_setup_code()?;
     let hash = hash_token(&setup_code_key(&code));
-    let expires_at = Utc::now() + chrono::Duration::minutes(RESET_CODE_MINUTES);
+    let expires_at = now + chrono::Duration::minutes(RESET_CODE_MINUTES);
     let expires = text_at(expires_at);
     let email = email.trim().to_string();
     let found = email.clone();
@@ -201,22 +198,23 @@ impl Services {
         also: impl FnOnce(&rusqlite::Transaction) -> Result<()> + Send + 'static,
     ) -> Result<Session> {
         let (id, id_hash) = new_session_id()?;
+        let now = crate::store::time_text(self.clock.utc());
         let caller = self
             .store
             .write(move |tx| -> Result<Option<Caller>> {
                 also(tx)?;
-                people::insert_session(tx, &id_hash, user_id)?;
+                people::insert_session(tx, &id_hash, user_id, &now)?;
                 Ok(db::caller_by_user(tx, user_id)?)
             })
             .await?
-            .ok_or_else(|| Error::Internal("the signed-in user vanished".into()))?;
+            .ok_or_else(|| Error::Vanished("the signed-in user"))?;
         Ok(Session { id, caller })
     }
 
     /// The caller of a session seen within `idle`, its last use moved to now (written at most
     /// every tenth of `idle`, a minute at most, so a busy page does not write on every call).
     pub async fn session_caller(&self, id_hash: String, idle: std::time::Duration) -> Result<Option<Caller>> {
-        let now = Utc::now();
+        let now = self.clock.utc();
         let idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::MAX);
         let cutoff = text_at(now - idle);
         let key = id_hash.clone();
@@ -241,7 +239,7 @@ impl Services {
     /// Drops the sessions idle longer than `idle` (at start).
     pub fn forget_idle_sessions(&self, idle: std::time::Duration) -> Result<usize> {
         let idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::MAX);
-        let cutoff = text_at(Utc::now() - idle);
+        let cutoff = text_at(self.clock.utc() - idle);
         Ok(self.store.write_blocking(|tx| people::forget_idle_sessions(tx, &cutoff))?)
     }
 
@@ -283,12 +281,13 @@ impl Services {
         let via_text = if via == Via::Session { "session" } else { "token" };
         let entry = audit::by(caller, Action::UserPassword, user_id)
             .after(serde_json::json!({"passwordSetBy": "self", "via": via_text, "sessionsEnded": true}));
+        let now = crate::store::time_text(self.clock.utc());
         self.store
             .write(move |tx| -> Result<()> {
                 people::set_password(tx, company_id, user_id, &hash)?;
                 people::end_sessions_of(tx, user_id)?;
                 if let Some(session_hash) = session_hash {
-                    people::insert_session(tx, &session_hash, user_id)?;
+                    people::insert_session(tx, &session_hash, user_id, &now)?;
                 }
                 crate::store::audit::append(tx, &entry)?;
                 Ok(())
@@ -342,7 +341,7 @@ impl Services {
     ) -> std::result::Result<Session, Refused> {
         let email = email.trim().to_string();
         let found = email.clone();
-        let now = text_at(Utc::now());
+        let now = text_at(self.clock.utc());
         let stored = self
             .store
             .read(move |conn| match people::credentials(conn, &found)? {
@@ -360,11 +359,12 @@ impl Services {
         check_new_password(&mut errors, "newPassword", new.as_deref(), &email);
         errors.into_result().map_err(Error::from)?;
         let hash = hash_blocking(new.unwrap_or_default()).await?;
+        let clock = self.clock.clone();
         let session = self
             .new_session(user_id, move |tx| {
                 // The code is checked again inside the write: two browsers racing with one code
                 // set one password.
-                let now = text_at(Utc::now());
+                let now = text_at(clock.utc());
                 if !people::reset_code(tx, user_id, &now)?.is_some_and(|h| same_hash(&h, &typed)) {
                     return Err(Error::Conflict("The code was used meanwhile.".into()));
                 }
@@ -372,7 +372,7 @@ impl Services {
                 people::set_password(tx, company_id, user_id, &hash)?;
                 people::end_sessions_of(tx, user_id)?;
                 let Some(caller) = db::caller_by_user(tx, user_id)? else {
-                    return Err(Error::Internal("the user vanished".into()));
+                    return Err(Error::Vanished("the user"));
                 };
                 let entry = audit::by(&caller, Action::UserPassword, user_id)
                     .after(serde_json::json!({"passwordSetBy": "reset code", "sessionsEnded": true}));

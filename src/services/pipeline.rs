@@ -104,12 +104,12 @@ impl InternalId {
         Error::Conflict(format!("{} with this internalId is being issued.", self.what()))
     }
 
-    fn already_issued(&self) -> Error {
+    pub(in crate::services) fn already_issued(&self) -> Error {
         Error::Conflict(format!("{} with this internalId was already issued this year.", self.what()))
     }
 
     /// The company's document issued this year with it.
-    fn issued(&self, conn: &Connection) -> store::Result<Option<i64>> {
+    pub(in crate::services) fn issued(&self, conn: &Connection) -> store::Result<Option<i64>> {
         match self.namespace {
             Namespace::Invoice => invoices::id_by_internal_id(conn, self.company_id, self.year, &self.value),
             Namespace::Wtn => {
@@ -132,19 +132,22 @@ impl Services {
     /// The first step of every issue with an internalId: 409 when one is being issued (in the
     /// in-flight set) or was issued this year. The write transaction asks again (`admit`).
     pub async fn first_look(&self, internal_id: &InternalId) -> Result<()> {
-        let in_flight = self
-            .in_flight
-            .lock()
-            .map_err(|_| Error::Internal("the in-flight set was poisoned".into()))?
-            .contains(&internal_id.in_flight_key());
-        if in_flight {
-            return Err(internal_id.being_issued());
-        }
+        self.not_in_flight(internal_id)?;
         let looked_up = internal_id.clone();
         match self.store.read(move |conn| looked_up.issued(conn)).await? {
             Some(_) => Err(internal_id.already_issued()),
             None => Ok(()),
         }
+    }
+
+    /// An internalId being issued right now by another request is refused at once (409).
+    pub(in crate::services) fn not_in_flight(&self, internal_id: &InternalId) -> Result<()> {
+        let in_flight = self
+            .in_flight
+            .lock()
+            .map_err(|_| Error::Broken("the in-flight set was poisoned"))?
+            .contains(&internal_id.in_flight_key());
+        if in_flight { Err(internal_id.being_issued()) } else { Ok(()) }
     }
 }
 
@@ -297,7 +300,7 @@ pub struct InFlight {
 
 impl InFlight {
     pub fn enter(set: &InFlightSet, key: String, taken: Error) -> Result<InFlight> {
-        let mut keys = set.lock().map_err(|_| Error::Internal("the in-flight set was poisoned".into()))?;
+        let mut keys = set.lock().map_err(|_| Error::Broken("the in-flight set was poisoned"))?;
         if !keys.insert(key.clone()) {
             return Err(taken);
         }
@@ -428,7 +431,7 @@ impl Services {
         let (key, taken) = document.in_flight();
         let in_flight = InFlight::enter(&self.in_flight, key.clone(), taken)?;
         let guard = self.lock(&document).await?;
-        let plan = self.queue_plan(Utc::now());
+        let plan = self.queue_plan(self.clock.utc());
         let kept = document.kept_when_not_delivered();
         if plan.late.is_some() && !kept {
             return Err(Error::Unavailable(document.not_saved()));
@@ -550,7 +553,7 @@ impl Services {
             }))
         });
         persisted.unwrap_or_else(|panic| {
-            Err(Error::Internal(format!("the save failed: {}", crate::panics::text(panic.as_ref()))))
+            Err(Error::Panicked { what: "the save", panic: crate::panics::text(panic.as_ref()).to_string() })
         })
     }
 
@@ -736,7 +739,7 @@ impl Services {
     /// to the queue's worker, with the right late-delivery type.
     pub(super) async fn defer(&self, queue_id: i64, subseq: SubseqDelivType, reason: &str) -> Result<()> {
         let reason = reason.to_string();
-        let retry_at = crate::fiscal::queue::retry_at(Utc::now(), 0);
+        let retry_at = crate::fiscal::queue::retry_at(self.clock.utc(), 0);
         self.store
             .write(move |tx| super::queue::not_delivered(tx, queue_id, subseq, &reason, retry_at))
             .await?;
@@ -771,7 +774,7 @@ fn save<D: Document>(
         (None, None) => reserve_number(tx, company_id, year, document.sequence())?,
     };
     let Ok(number) = u32::try_from(ord_num) else {
-        return Err(Error::Internal("the sequence's numbers are exhausted".into()));
+        return Err(Error::Broken("the sequence's numbers are exhausted"));
     };
     let draft = document.draft(number, plan)?;
     // The CIS cannot parse a request holding such a character: refused while its POS waits,

@@ -23,8 +23,8 @@ fn unknown_category() -> Error {
     Error::Invalid(FieldErrors::one("id_category", "The selected id_category is invalid."))
 }
 
-fn lost(what: &str) -> Error {
-    Error::Internal(format!("a saved {what} could not be read"))
+fn lost(what: &'static str) -> Error {
+    Error::Vanished(what)
 }
 
 /// Why a shop in a chain may not change a product its head office sets.
@@ -174,7 +174,7 @@ impl Services {
                     }
                     None => db::insert_product(tx, company_id, &product)?,
                 };
-                db::product(tx, company_id, id)?.ok_or_else(|| lost("product"))
+                db::product(tx, company_id, id)?.ok_or_else(|| lost("the product just saved"))
             })
             .await
             .map_err(conflict(DUPLICATE_CODE))
@@ -212,7 +212,7 @@ impl Services {
                     }
                     None => db::insert_category(tx, company_id, &category)?,
                 };
-                db::category(tx, company_id, id)?.ok_or_else(|| lost("category"))
+                db::category(tx, company_id, id)?.ok_or_else(|| lost("the category just saved"))
             })
             .await
             .map_err(conflict(DUPLICATE_CATEGORY))

@@ -52,7 +52,7 @@ fn window(from: NaiveDate, to: NaiveDate) -> Result<(DateTime<Utc>, DateTime<Utc
         day.and_hms_opt(h, m, s)
             .and_then(|local| Tirane.from_local_datetime(&local).earliest())
             .map(|t| t.with_timezone(&Utc))
-            .ok_or_else(|| Error::Internal(format!("no Tirane time for {day}")))
+            .ok_or(Error::Broken("a day of the window has no time in Tirane"))
     };
     Ok((at(from, 0, 0, 0)?, at(to, 23, 59, 59)?))
 }
@@ -78,8 +78,8 @@ fn kept(record: &EinvoiceRecord, fetched_at: &str) -> Option<PurchaseInvoice> {
     })
 }
 
-fn header() -> PlainHeader {
-    PlainHeader { uuid: Uuid::new_v4(), send_date_time: Utc::now() }
+fn header(now: DateTime<Utc>) -> PlainHeader {
+    PlainHeader { uuid: Uuid::new_v4(), send_date_time: now }
 }
 
 fn unavailable() -> Error {
@@ -105,7 +105,7 @@ impl Services {
             rec_date_time_to: Some(end),
         };
         let certificate = self.signer(company_id).await?;
-        let request = requests::get_einvoices(&header(), &query);
+        let request = requests::get_einvoices(&header(self.clock.utc()), &query);
         let source = match self.call_cis(certificate, request, |c, b| c.get_einvoices(b)).await? {
             Delivery::Accepted(listed) => {
                 let fetched_at = crate::store::now_text();
@@ -149,7 +149,8 @@ impl Services {
         let unnamed = self.store.read(move |conn| db::unnamed(conn, &sellers)).await?;
         for nuis in unnamed {
             let certificate = self.signer(caller.company.id).await?;
-            let request = requests::get_taxpayers(&header(), &GetTaxpayers::Tin(nuis.clone()));
+            let request =
+                requests::get_taxpayers(&header(self.clock.utc()), &GetTaxpayers::Tin(nuis.clone()));
             if let Delivery::Accepted(found) =
                 self.call_cis(certificate, request, |c, b| c.get_taxpayers(b)).await?
                 && let Some(taxpayer) =
@@ -185,7 +186,7 @@ impl Services {
             return Err(Error::NotFound("Purchase invoice".into()));
         }
         let change = EinvoiceChangeStatus { eics: vec![eic.clone()], status: new_status };
-        let request = requests::einvoice_change_status(&header(), &change);
+        let request = requests::einvoice_change_status(&header(self.clock.utc()), &change);
         let certificate = self.signer(company_id).await?;
         match self.call_cis(certificate, request, |c, b| c.einvoice_change_status(b)).await? {
             Delivery::Accepted(_) => {

@@ -159,7 +159,7 @@ impl Services {
     pub async fn queue_summary(&self, caller: &Caller) -> Result<QueueSummary> {
         let company_id = caller.company.id;
         let items = self.store.read(move |conn| fiscal_queue::open_items(conn, Some(company_id))).await?;
-        Ok(summarize(&items, Utc::now()))
+        Ok(summarize(&items, self.clock.utc()))
     }
 }
 
@@ -198,15 +198,18 @@ pub fn signed_kept_requests(
                 .ok_or(fiscal::Error::NoCertificate)?;
             let certificate =
                 Certificate::from_der_parts(&key_file.open(&stored.key_sealed)?, &stored.cert_der)?;
-            let operation = Operation::from_request_root(&kept.operation)
-                .ok_or_else(|| Error::Internal(format!("unknown queued operation {}", kept.operation)))?;
+            let operation = Operation::from_request_root(&kept.operation).ok_or(Error::Unreadable {
+                what: "operation",
+                id: kept.id,
+                cause: None,
+            })?;
             let signed = SignedRegistration::sign(&certificate, operation, &kept.unsigned_request)?;
             each(SignedKept {
                 queue_id: kept.id,
                 operation: kept.operation,
                 envelope: signed.envelope().to_string(),
             })
-            .map_err(|e| Error::Internal(format!("cannot write the kept request {}: {e}", kept.id)))?;
+            .map_err(|cause| Error::NotWritten { id: kept.id, cause })?;
             count += 1;
         }
     }
@@ -216,8 +219,8 @@ pub fn signed_kept_requests(
 /// is corrected: it waits again and the worker of a running server sends it within a second,
 /// signed with the company's current certificate. Returns false when no refused document has
 /// this queue id.
-pub fn resend(store: &store::Store, queue_id: i64) -> store::Result<bool> {
-    let now = Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+pub fn resend(store: &store::Store, queue_id: i64, at: DateTime<Utc>) -> store::Result<bool> {
+    let now = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     store.write_blocking(|tx| {
         resend_in(tx, queue_id, None, &now, |company_id| {
             super::audit::by_cli(Some(company_id), Action::QueueResend, queue_id)

@@ -9,13 +9,10 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Europe::Tirane;
 
-use super::invoices::IssueRequest;
 use super::{Error, Result, Services, audit};
 use crate::domain::audit::Action;
-use crate::domain::currency::{
-    self, Currency, KnownRates, LEK, ManualRate, ManualRateInput, Quote, RateBasis, RateLine, Source,
-};
-use crate::domain::validation::{FieldErrors, is_currency_code};
+use crate::domain::currency::{self, Currency, LEK, ManualRate, ManualRateInput, Quote, RateLine, Source};
+use crate::domain::validation::FieldErrors;
 use crate::rates::Fetcher;
 use crate::store::accounts::Caller;
 use crate::store::rates as db;
@@ -74,8 +71,8 @@ impl RateBook {
 }
 
 /// Today in Tirane, the day manual rates and invoices are for.
-pub fn today() -> NaiveDate {
-    Utc::now().with_timezone(&Tirane).date_naive()
+pub fn today(now: DateTime<Utc>) -> NaiveDate {
+    now.with_timezone(&Tirane).date_naive()
 }
 
 /// A currency as the company sees it.
@@ -115,7 +112,7 @@ impl Services {
             return Ok(rates);
         }
         let Some(reading) = self.rates.reading.get(&source) else {
-            return Err(Error::Internal(format!("no reader slot for {}", source.as_str())));
+            return Err(Error::Broken("a rate source has no reader slot"));
         };
         let _one_at_a_time = reading.lock().await;
         // Another request may have read the page while this one waited.
@@ -123,7 +120,8 @@ impl Services {
             return Ok(rates);
         }
         let fetcher = self.rates.fetcher.clone();
-        let fetched = tokio::task::spawn_blocking(move || fetcher.fetch(source, today())).await?;
+        let day = today(self.clock.utc());
+        let fetched = tokio::task::spawn_blocking(move || fetcher.fetch(source, day)).await?;
         let stale = match fetched {
             Ok(quotes) => {
                 let at = crate::store::now_text();
@@ -147,7 +145,7 @@ impl Services {
 
     async fn manual_rates_today(&self, caller: &Caller) -> Result<Vec<ManualRate>> {
         let company_id = caller.company.id;
-        let day = today();
+        let day = today(self.clock.utc());
         Ok(self.store.read(move |conn| db::manual_rates_of(conn, company_id, day)).await?)
     }
 
@@ -211,7 +209,7 @@ impl Services {
     /// The company's manual rates from today on.
     pub async fn manual_rates(&self, caller: &Caller) -> Result<Vec<ManualRate>> {
         let company_id = caller.company.id;
-        let day = today();
+        let day = today(self.clock.utc());
         Ok(self.store.read(move |conn| db::manual_rates(conn, company_id, day)).await?)
     }
 
@@ -223,7 +221,7 @@ impl Services {
     ) -> Result<ManualRate> {
         let currency = known_currency(code)?;
         not_lek(currency)?;
-        let rate = currency::manual_rate(currency.code, &input, today())?;
+        let rate = currency::manual_rate(currency.code, &input, today(self.clock.utc()))?;
         let (company_id, user_id) = (caller.company.id, caller.user.id);
         let saved = rate.clone();
         let entry = audit::by(caller, Action::SettingsManualRate, currency.code);
@@ -248,7 +246,7 @@ impl Services {
         let currency = known_currency(code)?;
         not_lek(currency)?;
         let day = match date.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-            None => today(),
+            None => today(self.clock.utc()),
             Some(text) => NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
                 Error::from(FieldErrors::one("date", "The date must be a date in the format YYYY-MM-DD."))
             })?,
@@ -270,49 +268,17 @@ impl Services {
             .await?;
         if removed { Ok(()) } else { Err(Error::NotFound("Manual rate".into())) }
     }
+}
 
-    /// Settles the rate of a foreign-currency invoice before its rules run: the currency must be
-    /// one the company invoices in; a positive `exchange_rate` sent is kept, else today's manual
-    /// rate or the central bank's is put in the request. Lek invoices are left as they are.
-    pub async fn resolve_exchange_rate(
-        &self,
-        caller: &Caller,
-        req: &mut IssueRequest,
-    ) -> Result<Option<RateBasis>> {
-        let code =
-            req.currency.as_deref().map(str::trim).filter(|c| !c.is_empty()).unwrap_or(LEK).to_uppercase();
-        if code == LEK || !is_currency_code(&code) {
-            return Ok(None);
-        }
-        let company_id = caller.company.id;
-        let changes = self.store.read(move |conn| db::currency_changes(conn, company_id)).await?;
-        if !currency::is_enabled(&code, &changes) {
-            return Err(FieldErrors::one(
-                "currency",
-                format!("The company does not invoice in {code}: the owner enables it with PUT /api/v1/currencies/{code}."),
-            )
-            .into());
-        }
-        let sent = req.rules.exchange_rate.filter(|r| r.is_sign_positive() && !r.is_zero());
-        let known = match sent {
-            Some(_) => KnownRates::default(),
-            None => {
-                let manual = self.manual_rates_today(caller).await?;
-                let official = self.source_rates(Source::Boa).await?;
-                let per_unit = |q: &Quote| (currency::per_unit(q.sell, q.unit), q.date);
-                KnownRates {
-                    manual: manual
-                        .iter()
-                        .find(|m| m.currency == code)
-                        .map(|m| (currency::per_unit(m.rate, m.unit), m.date)),
-                    official: official.quotes.iter().find(|q| q.currency == code).map(per_unit),
-                }
-            }
-        };
-        let basis = currency::invoice_rate(&code, sent, &known)?;
-        req.rules.exchange_rate = Some(basis.rate);
-        Ok(Some(basis))
-    }
+/// A sale in `code`, a currency the company has not enabled (422 on `currency`).
+pub(in crate::services) fn not_invoiced_in(code: &str) -> Error {
+    FieldErrors::one(
+        "currency",
+        format!(
+            "The company does not invoice in {code}: the owner enables it with PUT /api/v1/currencies/{code}."
+        ),
+    )
+    .into()
 }
 
 /// What the audit trail keeps of a manual rate.

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{NaiveDate, Utc};
+use chrono::NaiveDate;
 use rusqlite::Connection;
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -956,23 +956,27 @@ pub fn stored_time(text: &str) -> String {
     parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
 }
 
+/// The reports capability: what was sold, taxed, counted and taken back, each report read over
+/// one snapshot of the books. Read-only.
+#[derive(Clone, Copy)]
+pub struct Reports<'a> {
+    services: &'a Services,
+}
+
 impl Services {
-    /// Runs `f` on a read connection inside one read transaction: a report's parts read one
-    /// snapshot of the books, so they agree with each other.
+    pub fn reports(&self) -> Reports<'_> {
+        Reports { services: self }
+    }
+}
+
+impl Reports<'_> {
+    /// `f` over one snapshot of the books (`Store::read_snapshot`): a report's parts agree with
+    /// each other.
     async fn in_snapshot<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection) -> crate::store::Result<T> + Send + 'static,
     ) -> Result<T> {
-        let read = self
-            .store
-            .read(move |conn| {
-                let tx = conn.unchecked_transaction()?;
-                let result = f(&tx);
-                tx.finish()?;
-                result
-            })
-            .await?;
-        Ok(read)
+        Ok(self.services.store.read_snapshot(f).await?)
     }
 
     /// The store's filter for `q`, once its branch, TCR and operator are the company's own.
@@ -986,7 +990,8 @@ impl Services {
             operator_code: q.operator.clone(),
         };
         let asked = filter.clone();
-        let (branch, tcr, operator) = self.store.read(move |conn| db::filter_known(conn, &asked)).await?;
+        let (branch, tcr, operator) =
+            self.services.store.read(move |conn| db::filter_known(conn, &asked)).await?;
         let mut errors = FieldErrors::new();
         if !branch {
             errors.add("branch", "The branch is not one of the company's branches.");
@@ -1064,7 +1069,7 @@ impl Services {
 
     pub async fn top_products(&self, caller: &Caller, q: ReportQuery, limit: i64) -> Result<TopProducts> {
         let filter = self.report_filter(caller, &q).await?;
-        let products = self.store.read(move |conn| db::products(conn, &filter)).await?;
+        let products = self.services.store.read(move |conn| db::products(conn, &filter)).await?;
         Ok(top_products_of(q.period, products, limit))
     }
 
@@ -1176,7 +1181,8 @@ impl Services {
 
     /// The owner's dashboard as of `day` (today in Tirane when not given).
     pub async fn dashboard(&self, caller: &Caller, day: Option<NaiveDate>) -> Result<Dashboard> {
-        let day = day.unwrap_or_else(|| crate::domain::cash_register::business_day(Utc::now()));
+        let day =
+            day.unwrap_or_else(|| crate::domain::cash_register::business_day(self.services.clock.utc()));
         let comparisons = [report::today(day), report::this_week(day), report::this_month(day)];
         let company_id = caller.company.id;
         let filter_of = move |p: Period| Filter {
@@ -1208,9 +1214,9 @@ impl Services {
                 change_percent: report::change_percent(now.gross, before.gross),
             }
         };
-        let queue = self.queue_summary(caller).await?;
-        let now = Utc::now();
-        let certificate = self.current_certificate(caller).await?.map(|c| DashboardCertificate {
+        let queue = self.services.queue_summary(caller).await?;
+        let now = self.services.clock.utc();
+        let certificate = self.services.current_certificate(caller).await?.map(|c| DashboardCertificate {
             subject: c.subject,
             expires_at: local_text(c.valid_to),
             days_left: (c.valid_to - now).num_days(),

@@ -78,7 +78,7 @@ impl Services {
         }
         let code = new_setup_code()?;
         let hash = hash_token(&setup_code_key(&code));
-        let expires = Utc::now() + chrono::Duration::hours(SETUP_CODE_HOURS);
+        let expires = self.clock.utc() + chrono::Duration::hours(SETUP_CODE_HOURS);
         let expires_text = text_at(expires);
         let issued = self.store.write_blocking(|tx| -> Result<bool> {
             if people::claimed(tx)? {
@@ -91,7 +91,7 @@ impl Services {
     }
 
     pub async fn setup_state(&self) -> Result<SetupState> {
-        let now = text_at(Utc::now());
+        let now = text_at(self.clock.utc());
         let sandbox = self.sandbox;
         Ok(self
             .store
@@ -115,7 +115,7 @@ impl Services {
             SetupPass::Nothing => Err(pass_refused()),
             SetupPass::Code(typed) => {
                 let hash = hash_token(&setup_code_key(typed));
-                let now = text_at(Utc::now());
+                let now = text_at(self.clock.utc());
                 let valid = self.store.read(move |conn| people::setup_code_valid(conn, &hash, &now)).await?;
                 if valid { Ok(()) } else { Err(pass_refused()) }
             }
@@ -185,9 +185,7 @@ impl Services {
             Error::Conflict("The business comes first: save it with POST /api/v1/setup/business.".into())
         })?;
         let password = input.password.unwrap_or_default();
-        let password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))??;
+        let password_hash = tokio::task::spawn_blocking(move || hash_password(&password)).await??;
         let token = new_token("u")?;
         let (token_hash, prefix) = (hash_token(&token), token_prefix(&token).to_string());
         let (session_id, session_hash) = new_session_id()?;
@@ -205,6 +203,7 @@ impl Services {
             issuer_in_vat: business.issuer_in_vat,
             last_noncash_einvoice_number: 0,
         };
+        let clock = self.clock.clone();
         let caller = self
             .store
             .write(move |tx| {
@@ -214,7 +213,7 @@ impl Services {
                 // The code is checked again inside the write: two browsers racing with one code
                 // make one owner.
                 if let Some(hash) = &code_hash
-                    && !people::setup_code_valid(tx, hash, &text_at(Utc::now()))?
+                    && !people::setup_code_valid(tx, hash, &text_at(clock.utc()))?
                 {
                     return Err(pass_refused());
                 }
@@ -224,13 +223,11 @@ impl Services {
                     let patch = db::UserPatch { operator_code: Some(code), ..Default::default() };
                     db::update_user(tx, company.id, user.id, &patch)?;
                 }
-                let user = db::user(tx, company.id, user.id)?
-                    .ok_or_else(|| Error::Internal("the owner vanished".into()))?;
+                let user = db::user(tx, company.id, user.id)?.ok_or_else(|| Error::Vanished("the owner"))?;
                 people::use_setup_codes(tx)?;
                 people::clear_setup_business(tx)?;
-                people::insert_session(tx, &session_hash, user.id)?;
-                let caller = db::caller_by_user(tx, user.id)?
-                    .ok_or_else(|| Error::Internal("the owner vanished".into()))?;
+                people::insert_session(tx, &session_hash, user.id, &crate::store::time_text(clock.utc()))?;
+                let caller = db::caller_by_user(tx, user.id)?.ok_or_else(|| Error::Vanished("the owner"))?;
                 // The wizard's owner makes themselves: the first entry of the company's trail.
                 let entry = audit::by(&caller, Action::UserCreate, user.id).after(audit::user_fields(&user));
                 crate::store::audit::append(tx, &entry)?;

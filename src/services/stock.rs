@@ -441,9 +441,8 @@ impl Services {
                         user_id: Some(user_id),
                     },
                 )?;
-                let movement = db::movement(tx, id)?.ok_or_else(|| {
-                    Error::Internal("the movement just written could not be read back".into())
-                })?;
+                let movement = db::movement(tx, id)?
+                    .ok_or_else(|| Error::Vanished("the stock movement just written"))?;
                 let entry = entry
                     .before(serde_json::json!({ "quantity": level.normalize().to_string() }))
                     .after(serde_json::json!({

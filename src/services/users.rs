@@ -28,10 +28,10 @@ pub struct TokenUses {
 pub const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl TokenUses {
-    /// Notes that `user_id`'s token was just used from `ip`.
-    pub fn seen(&self, user_id: i64, ip: IpAddr) {
+    /// Notes that `user_id`'s token was used from `ip` `at` (now).
+    pub fn seen(&self, user_id: i64, ip: IpAddr, at: DateTime<Utc>) {
         if let Ok(mut pending) = self.pending.lock() {
-            pending.insert(user_id, (Utc::now(), ip));
+            pending.insert(user_id, (at, ip));
         }
     }
 

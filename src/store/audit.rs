@@ -26,7 +26,7 @@ pub fn append(tx: &Connection, entry: &Entry) -> Result<i64> {
         at: audit::at_text(chrono::Utc::now()),
         company_id: entry.company_id,
         user_id: entry.actor.user_id(),
-        role: entry.actor.role().to_string(),
+        role: entry.actor.role_text().to_string(),
         request_id: entry.request_id.clone(),
         action: entry.action.as_str().to_string(),
         object: entry.object.clone(),

@@ -463,6 +463,22 @@ impl Store {
         self.on_blocking_pool(move |store| store.read_blocking(f)).await
     }
 
+    /// Runs `f` on a read connection inside one read transaction: every statement of `f` reads
+    /// the same snapshot of the books (a sale's checks before its write, a report's parts), in
+    /// one call to the blocking pool.
+    pub async fn read_snapshot<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.read(move |conn| {
+            let tx = conn.unchecked_transaction()?;
+            let result = f(&tx);
+            tx.finish()?;
+            result
+        })
+        .await
+    }
+
     pub async fn write<T: Send + 'static, E: From<Error> + Send + 'static>(
         &self,
         f: impl FnOnce(&Transaction) -> std::result::Result<T, E> + Send + 'static,
@@ -729,7 +745,12 @@ pub fn existing_schema_version(path: &Path) -> Result<Option<i64>> {
 
 /// Current UTC time as stored in the database.
 pub fn now_text() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    time_text(chrono::Utc::now())
+}
+
+/// `at` as the database stores a time.
+pub fn time_text(at: chrono::DateTime<chrono::Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 #[cfg(test)]

@@ -71,8 +71,8 @@ pub fn set_password(conn: &Connection, company_id: i64, user_id: i64, hash: &str
     Ok(changed == 1)
 }
 
-pub fn insert_session(conn: &Connection, id_hash: &str, user_id: i64) -> Result<i64> {
-    let now = now_text();
+/// A new session of `user_id`, begun and last seen `now` (the server's clock, as stored).
+pub fn insert_session(conn: &Connection, id_hash: &str, user_id: i64, now: &str) -> Result<i64> {
     conn.execute(
         "INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at) VALUES (:hash, :user, :now, :now)",
         named_params! {":hash": id_hash, ":user": user_id, ":now": now},
@@ -334,7 +334,7 @@ mod tests {
                 let company = crate::store::fixtures::company(tx, "L41323036D");
                 let unit = crate::store::fixtures::unit(tx, company, "Shop", None);
                 let user = crate::store::fixtures::user(tx, company, unit, "ana@shop.al");
-                insert_session(tx, "s", user)?;
+                insert_session(tx, "s", user, &crate::store::now_text())?;
                 touch_session(tx, "s", "2030-01-01T00:00:00Z")?;
                 Ok((user, company))
             })
@@ -355,7 +355,7 @@ mod tests {
                 let company = crate::store::fixtures::company(tx, "L41323036D");
                 let unit = crate::store::fixtures::unit(tx, company, "Shop", None);
                 let user = crate::store::fixtures::user(tx, company, unit, "ana@shop.al");
-                insert_session(tx, "s", user)?;
+                insert_session(tx, "s", user, &crate::store::now_text())?;
                 Ok((user, company))
             })
             .unwrap();

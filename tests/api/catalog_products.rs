@@ -414,7 +414,7 @@ fn a_csv_file_is_previewed_then_applied_in_one_go_and_a_bad_line_names_its_line_
     for apply in [false, true] {
         let refused = import(&server, &shop.owner, apply, bad);
         assert_eq!(refused.invalid_fields(), ["line.3.vat_rate", "line.4.name"], "{}", refused.text);
-        std::thread::sleep(std::time::Duration::from_millis(1100));
+        server.advance_clock(std::time::Duration::from_millis(1100));
         let listed = catalog(&server, &shop);
         assert_eq!((listed.len(), listed[0]["last_price"].clone()), (1, json!(120.5)), "nothing applied");
     }
@@ -431,12 +431,12 @@ fn a_csv_file_is_previewed_then_applied_in_one_go_and_a_bad_line_names_its_line_
         preview["rows"][0],
         json!({"line": 2, "action": "update", "id": 1, "code": "K1", "name": "Kafe", "last_price": 130.0, "vat_rate": "20"})
     );
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    server.advance_clock(std::time::Duration::from_millis(1100));
     assert_eq!(catalog(&server, &shop).len(), 1, "a preview writes nothing");
 
     let applied = import(&server, &shop.owner, true, good).data(200).clone();
     assert_eq!((applied["applied"].clone(), applied["creates"].clone()), (json!(true), json!(2)));
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    server.advance_clock(std::time::Duration::from_millis(1100));
     let listed = catalog(&server, &shop);
     assert_eq!(listed.len(), 3);
     let kafe = listed.iter().find(|p| p["code"] == "K1").unwrap();
@@ -491,7 +491,7 @@ fn an_import_refuses_the_control_characters_a_body_refuses_and_apply_is_true_or_
         let path = format!("/api/v1/products/import?apply={}", apply.replace(' ', "%20"));
         server.post_raw(&path, Some(&shop.owner), "text/csv", fine.as_bytes()).assert_invalid("apply");
     }
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    server.advance_clock(std::time::Duration::from_millis(1100));
     assert!(catalog(&server, &shop).is_empty(), "nothing was written");
     server.post_raw("/api/v1/products/import", Some(&shop.owner), "text/csv", fine.as_bytes()).data(200);
     let applied = import(&server, &shop.owner, true, fine).data(200).clone();

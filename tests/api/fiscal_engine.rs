@@ -203,7 +203,7 @@ fn an_expired_certificate_is_never_used_and_one_near_its_end_is_called_out() {
     // An expired certificate is refused at upload, so this one expires after it is stored.
     let expired = Certificate::generate_self_signed(NUIS, "Shop", chrono::Duration::seconds(4)).unwrap();
     upload_certificate(&shop.server, &shop.token, &expired).data(201);
-    std::thread::sleep(Duration::from_millis(5100));
+    shop.server.advance_clock(Duration::from_secs(5));
     let reply = shop.server.post_json(
         "/api/v1/on-boarding/fiscal-device",
         Some(&shop.token),

@@ -328,8 +328,9 @@ fn postgresql_stopped_and_started_under_the_hq_costs_the_shops_nothing() {
     for n in 0..5 {
         sell(&till, &format!("while-down-{n}"));
     }
-    std::thread::sleep(Duration::from_secs(1));
-    assert!(till.server.get("/healthz", None).body["hq"]["backlog"].as_i64().unwrap() > 0);
+    eventually("a backlog while the HQ's database is down", Duration::from_secs(10), || {
+        till.server.get("/healthz", None).body["hq"]["backlog"].as_i64().unwrap() > 0
+    });
     cluster.start_again();
     for n in 0..2 {
         sell(&till, &format!("after-{n}"));
@@ -430,7 +431,7 @@ fn products_set_at_the_hq_come_down_to_every_shop_and_a_local_change_of_one_is_r
     assert!(refused.text.contains("head office"), "{}", refused.text);
     assert_eq!(product_in(&first, "ESP1").unwrap().1, "165.5");
     // Its own products stay its own (after the catalog's one write a second per token).
-    std::thread::sleep(Duration::from_millis(1100));
+    first.server.advance_clock(Duration::from_millis(1100));
     let own = first.server.post_json(
         "/api/v1/products",
         Some(&first.token),

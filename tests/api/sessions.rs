@@ -236,10 +236,10 @@ fn a_session_idle_longer_than_the_setting_ends() {
     let mut page = owner_from_the_box(&server);
     // Used within the idle time, it lives on.
     for _ in 0..3 {
-        std::thread::sleep(Duration::from_millis(800));
+        server.advance_clock(Duration::from_millis(800));
         page.get("/api/v1/session").data(200);
     }
-    std::thread::sleep(Duration::from_millis(3200));
+    server.advance_clock(Duration::from_millis(3200));
     page.get("/api/v1/session").assert_unauthenticated();
     page.get("/api/v1/owner/today").assert_unauthenticated();
     let made = page.post("/api/v1/on-boarding/bank-account", &bank_account_body("Llogaria"));

@@ -7,6 +7,7 @@
 use chrono::{DateTime, NaiveDate, SecondsFormat, TimeZone, Utc};
 use chrono_tz::Europe::Tirane;
 
+use super::role::Role;
 use super::spelled::spelled;
 
 /// The `prev_hash` of the first entry.
@@ -55,7 +56,7 @@ spelled! {
 /// Who did it: a user with their role, or the command line on the server's machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Actor {
-    User { id: i64, role: &'static str },
+    User { id: i64, role: Role },
     Cli,
 }
 
@@ -67,9 +68,10 @@ impl Actor {
         }
     }
 
-    pub fn role(&self) -> &'static str {
+    /// The role as the trail stores it: the user's, or `cli`.
+    pub fn role_text(&self) -> &'static str {
         match self {
-            Actor::User { role, .. } => role,
+            Actor::User { role, .. } => role.as_str(),
             Actor::Cli => "cli",
         }
     }
@@ -253,6 +255,18 @@ mod tests {
                 entry
             })
             .collect()
+    }
+
+    #[test]
+    fn an_actor_is_stored_under_its_role_or_as_the_command_line() {
+        for (actor, stored) in [
+            (Actor::User { id: 7, role: Role::Owner }, "owner"),
+            (Actor::User { id: 7, role: Role::Manager }, "manager"),
+            (Actor::User { id: 7, role: Role::Cashier }, "cashier"),
+            (Actor::Cli, "cli"),
+        ] {
+            assert_eq!(actor.role_text(), stored, "{actor:?}");
+        }
     }
 
     fn verify(entries: &[Stored], issued: Option<i64>) -> Result<u64, Broken> {

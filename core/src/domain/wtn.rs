@@ -274,6 +274,18 @@ impl Note {
     }
 }
 
+/// A sale names the note `number` as the one its goods left with, but the note took them to
+/// the company's own unit `unit`: they are sold from that unit's shelf, without naming the note.
+pub fn named_by_a_sale_in_another_unit(number: &str, unit: Option<&str>) -> FieldErrors {
+    let unit = unit.unwrap_or("another unit");
+    FieldErrors::one(
+        "wtn_id",
+        format!(
+            "The warehouse transfer note {number} took its goods to the company's unit {unit}: they are sold from that unit's shelf, without naming the note."
+        ),
+    )
+}
+
 /// The print document's `itemsNum`: the sum of the line quantities as a whole number (a
 /// fractional sum, 2.5 kg, rounds half away from zero).
 pub fn items_num(quantity: Decimal) -> i64 {

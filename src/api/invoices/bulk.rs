@@ -46,7 +46,7 @@ async fn one(
     match state.services.issue_invoice(&auth.0, request).await? {
         Issued::Fiscalized(invoice) => {
             let data = json!({"invoice": views::issue_result(state, &invoice, version, host(headers))});
-            Ok(json!({"status": true, "data": data}))
+            Ok(crate::api::error::success_body(data))
         }
         Issued::Deferred(invoice) => Err(ApiError::deferred(
             json!({"invoice": views::issue_result(state, &invoice, version, host(headers))}),

@@ -7,10 +7,8 @@
 //! any key it does not know (a typo of `lines`, anywhere in it) is 422 naming it, and
 //! `lines: null` is not "no lines". Only a body that says nothing cancels everything.
 
-use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::IntoResponse;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -61,7 +59,7 @@ async fn cancel_with(
         Issued::Fiscalized(invoice) | Issued::Deferred(invoice) => invoice,
     };
     let data = json!({"invoice": views::issue_result(&state, &corrective, version, host(&headers))});
-    Ok((StatusCode::OK, Json(json!({"status": true, "data": data}))).into_response())
+    Ok(crate::api::error::success(StatusCode::OK, data))
 }
 
 pub async fn cancel(

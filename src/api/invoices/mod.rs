@@ -14,7 +14,6 @@ pub use cancel::{cancel, cancel_by_internal_id};
 pub use tables::{open_orders, order, summary};
 pub(super) use views::issue_result;
 
-use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::header::HOST;
 use axum::http::{HeaderMap, StatusCode};
@@ -189,7 +188,7 @@ fn issued_response(
         Issued::Fiscalized(invoice) => {
             let status = if version == ApiVersion::V1 { StatusCode::CREATED } else { StatusCode::OK };
             let data = json!({"invoice": views::issue_result(state, &invoice, version, host)});
-            (status, Json(json!({"status": true, "data": data}))).into_response()
+            super::error::success(status, data)
         }
         Issued::Deferred(invoice) => {
             let data = json!({"invoice": views::issue_result(state, &invoice, version, host)});

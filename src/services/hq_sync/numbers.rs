@@ -42,7 +42,7 @@ pub async fn noncash_number(
     let ask = NumberAsk { nuis, year, held_for, at_least };
     let given = tokio::task::spawn_blocking(move || hq.reserve_noncash(&ask))
         .await
-        .map_err(|e| Error::Internal(e.to_string()))?;
+        .map_err(|e| Error::HeadOffice(Box::new(e)))?;
     match given {
         Ok(given) => Ok(given.ord_num),
         Err(refused @ client::Error::Refused { status: 409, .. }) => Err(Error::Conflict(refused.message())),

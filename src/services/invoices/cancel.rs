@@ -115,7 +115,7 @@ impl Services {
                 self.company_invoice_by_internal_id(caller, internal_id).await?
             }
         };
-        let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date)?;
+        let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date, self.clock.utc())?;
         role::may_cancel(caller.reader(), original.user_id, sale_day, today)?;
         Ok(original)
     }
@@ -125,7 +125,7 @@ impl Services {
     /// earlier cancellations left empty is 422 naming the last of them.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
-        let year = this_year();
+        let year = this_year(self.clock.utc());
         if let Some(own) = &req.internal_id {
             cancellation::check_own_internal_id(own)?;
             self.first_look(&internal_id(caller, year, own)).await?;
@@ -180,8 +180,11 @@ impl Services {
             original.exchange_rate,
             refunds,
         );
-        let issued = crate::domain::time::parse_stored(&original.issued_at)
-            .ok_or_else(|| Error::Internal(format!("invoice {} has no readable issue time", original.id)))?;
+        let issued = crate::domain::time::parse_stored(&original.issued_at).ok_or(Error::Unreadable {
+            what: "issue time",
+            id: original.id,
+            cause: None,
+        })?;
         let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
         let content = Content {
             document_kind: DocumentKind::Corrective,

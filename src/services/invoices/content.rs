@@ -2,7 +2,9 @@
 //! (domain), the buyer, the stored client, the credit note's original, the bank account. What
 //! comes out is an `InvoiceDocument` the pipeline numbers, signs and delivers.
 
-use chrono::{Datelike, NaiveDate, Utc};
+use std::sync::Arc;
+
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use chrono_tz::Europe::Tirane;
 use rust_decimal::Decimal;
 
@@ -17,10 +19,13 @@ use crate::domain::invoice::request::{BuyerRefusal, CheckedDetails, Details, che
 use crate::domain::role;
 use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
+use crate::fiscal::certificate::Certificate;
 use crate::fiscal::model::{CorrectiveInv, CorrectiveInvType};
 use crate::store::accounts::{BankAccount, Caller};
+use crate::store::clients::StoredClient;
 use crate::store::invoices::{self as db, SettledOrder};
 use crate::store::tables::Part;
+use crate::store::wtn::Wtn;
 
 /// An invoice on its way through the pipeline.
 pub struct InvoiceDocument {
@@ -52,11 +57,17 @@ pub fn user_codes(caller: &Caller, needs_tcr: bool) -> Result<(String, String, O
 
 /// The business day the invoice `id` was issued on (its `issue_date`), and today's: who may
 /// take a sale back depends on both.
-pub(super) fn sale_day_and_today(id: i64, issue_date: &str) -> Result<(NaiveDate, NaiveDate)> {
-    let sale_day = issue_date
-        .parse()
-        .map_err(|_| Error::Internal(format!("invoice {id} has no readable issue date")))?;
-    Ok((sale_day, Utc::now().with_timezone(&Tirane).date_naive()))
+pub(super) fn sale_day_and_today(
+    id: i64,
+    issue_date: &str,
+    now: DateTime<Utc>,
+) -> Result<(NaiveDate, NaiveDate)> {
+    let sale_day = issue_date.parse().map_err(|e: chrono::ParseError| Error::Unreadable {
+        what: "issue date",
+        id,
+        cause: Some(Box::new(e)),
+    })?;
+    Ok((sale_day, now.with_timezone(&Tirane).date_naive()))
 }
 
 /// What an invoice document changes besides itself.
@@ -131,9 +142,10 @@ pub fn computed(input: &rules::InvoiceInput, errors: FieldErrors) -> Result<rule
     }
 }
 
-/// The calendar year (Tirane) an issue happens in: the year of its number and internalId.
-pub fn this_year() -> i32 {
-    Utc::now().with_timezone(&Tirane).year()
+/// The calendar year (Tirane) an issue happening `now` happens in: the year of its number and
+/// internalId.
+pub fn this_year(now: DateTime<Utc>) -> i32 {
+    now.with_timezone(&Tirane).year()
 }
 
 /// `value` as the internalId of an invoice of `caller`'s company issued in `year`.
@@ -167,18 +179,15 @@ impl Issuer {
 }
 
 impl Services {
-    /// A cash, non-cash or order invoice request, checked in the order the docs' "Errors of an
-    /// issue" lists, ready for the pipeline.
     /// A cashier's line discounts stay within the shop's limit (`cashier_max_discount` of the
     /// till's settings); a manager's or an owner's are not limited.
-    async fn discounts_within_role(&self, caller: &Caller, lines: &[rules::LineInput]) -> Result<()> {
-        let discounts: Vec<Option<Decimal>> = lines.iter().map(|l| l.discount).collect();
-        if caller.user.role != Role::Cashier || discounts.iter().all(|d| d.is_none_or(|d| d.is_zero())) {
+    ///
+    /// `limit` is the till's, read when `discounts_limited` says the sale needs it.
+    fn discounts_within_role(lines: &[rules::LineInput], limit: Option<Decimal>) -> Result<()> {
+        let Some(limit) = limit else {
             return Ok(());
-        }
-        let company_id = caller.company.id;
-        let limit =
-            self.store.read(move |c| crate::store::till::settings(c, company_id)).await?.cashier_max_discount;
+        };
+        let discounts: Vec<Option<Decimal>> = lines.iter().map(|l| l.discount).collect();
         match crate::domain::till::discount_beyond_limit(limit, &discounts) {
             Some(at) => Err(Error::Forbidden(format!(
                 "lines.{at}.discount: a cashier gives at most {limit}% off a line; a manager or an owner can give more."
@@ -187,15 +196,23 @@ impl Services {
         }
     }
 
+    /// A cash, non-cash or order invoice request, checked in the order the docs' "Errors of an
+    /// issue" lists, ready for the pipeline. What it reads of the books before the write is read
+    /// once, in one snapshot (`SaleReads`).
     pub(super) async fn invoice_document(
         &self,
         caller: &Caller,
         mut req: IssueRequest,
     ) -> Result<InvoiceDocument> {
-        let year = this_year();
-        self.first_look(&internal_id(caller, year, &req.internal_id)).await?;
-        self.discounts_within_role(caller, &req.rules.lines).await?;
-        let rate_basis = self.resolve_exchange_rate(caller, &mut req).await?;
+        let year = this_year(self.clock.utc());
+        let internal_id = internal_id(caller, year, &req.internal_id);
+        self.not_in_flight(&internal_id)?;
+        let read = self.sale_reads(caller, &internal_id, &req).await?;
+        if read.issued.is_some() {
+            return Err(internal_id.already_issued());
+        }
+        Self::discounts_within_role(&req.rules.lines, read.cashier_max_discount)?;
+        let rate_basis = self.exchange_rate_of_sale(read.rates, &mut req).await?;
         let invoice_type = req.kind.invoice_type().unwrap_or(InvoiceType::Cash);
         let (operator_code, unit_code, tcr_code) = user_codes(caller, invoice_type == InvoiceType::Cash)?;
         let mut errors = FieldErrors::new();
@@ -213,23 +230,24 @@ impl Services {
         let mut rules_input = req.rules.clone();
         rules_input.issuer_in_vat = caller.company.issuer_in_vat;
         let computed = computed(&rules_input, errors)?;
-        let req = self.with_stored_client(caller, req).await?;
-        let (corrective, corrects) = match self.corrective_of(caller, &req).await? {
+        let req = with_stored_client(req, read.client)?;
+        let (corrective, corrects) = match corrective_of(caller, &req, read.original, self.clock.utc())? {
             Some((corrective, original)) => (Some(corrective), Some(original)),
             None => (None, None),
         };
         let buyer = buyer_of(&req)?;
-        let bank_account = match req.bank_account_id {
-            Some(account) => Some(self.bank_account(caller, account).await.map_err(|_| {
-                Error::from(FieldErrors::one("bank_account_id", "The selected bank account does not exist."))
-            })?),
+        let bank_account = match read.bank_account {
+            Some(Some(account)) => Some(account),
+            Some(None) => {
+                return Err(
+                    FieldErrors::one("bank_account_id", "The selected bank account does not exist.").into()
+                );
+            }
             None => None,
         };
-        let wtn = match req.wtn_id {
-            Some(id) => Some(self.linked_wtn(caller, id).await?),
-            None => None,
-        };
-        let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
+        let wtn = read.wtn.map(linked_wtn).transpose()?;
+        let issuer =
+            self.issuer_signing_with(caller, (operator_code, unit_code, tcr_code), read.certificate)?;
         let sequence = issuer.sequence(invoice_type);
         let content = Content {
             document_kind: req.kind,
@@ -270,13 +288,24 @@ impl Services {
         unit_code: String,
         tcr_code: Option<String>,
     ) -> Result<Issuer> {
+        let certificate = self.signer(caller.company.id).await;
+        self.issuer_signing_with(caller, (operator_code, unit_code, tcr_code), certificate)
+    }
+
+    /// `issuer` with the certificate found already (`certificate`, as `signer` answers).
+    fn issuer_signing_with(
+        &self,
+        caller: &Caller,
+        (operator_code, unit_code, tcr_code): (String, String, Option<String>),
+        certificate: Result<Arc<Certificate>>,
+    ) -> Result<Issuer> {
         let soft_code = self
             .gateway
             .codes()
             .soft_code
             .clone()
             .ok_or_else(|| Error::Refused("Arka has no software code: set ARKA_SOFT_CODE.".into()))?;
-        let certificate = self.signer(caller.company.id).await?;
+        let certificate = certificate?;
         Ok(Issuer {
             caller: caller.clone(),
             operator_code,
@@ -288,61 +317,163 @@ impl Services {
         })
     }
 
-    /// A credit (381) or debit (383) note refers to the company's invoice it corrects (and its
-    /// id, for the audit trail).
-    async fn corrective_of(
-        &self,
-        caller: &Caller,
-        req: &IssueRequest,
-    ) -> Result<Option<(CorrectiveInv, i64)>> {
-        let kind = match req.doc_type.as_deref() {
-            Some("381") => CorrectiveInvType::Credit,
-            Some("383") => CorrectiveInvType::Debit,
-            _ => return Ok(None),
-        };
-        let Some(iic) = req.original_invoice_iic.clone() else {
-            return Ok(None);
-        };
-        let original = self.corrected(caller, &iic).await?;
-        let issued = crate::domain::time::parse_stored(&original.issued_at)
-            .ok_or_else(|| Error::Internal(format!("invoice {} has no readable issue time", original.id)))?;
-        let corrective = CorrectiveInv { iic_ref: iic.to_uppercase(), issue_date_time: issued, kind };
-        Ok(Some((corrective, original.id)))
-    }
-
     /// The company's invoice `iic` names, when the caller may correct it: the cancellation's
     /// scope (a manager any, a cashier their own sale of the same business day).
     pub(super) async fn corrected(&self, caller: &Caller, iic: &str) -> Result<db::Corrected> {
         let (company_id, lookup) = (caller.company.id, iic.to_string());
         let original = self.store.read(move |conn| db::corrected_by_iic(conn, company_id, &lookup)).await?;
-        let original = original.ok_or_else(|| {
-            Error::from(FieldErrors::one("original_invoice_iic", "No invoice of the company has this IIC."))
-        })?;
-        let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date)?;
-        role::may_correct(caller.reader(), original.user_id, sale_day, today)?;
-        Ok(original)
+        may_correct(caller, original, self.clock.utc())
     }
+}
 
-    /// `client.internal_id` names a stored client: its fields replace whatever else was sent.
-    async fn with_stored_client(&self, caller: &Caller, mut req: IssueRequest) -> Result<IssueRequest> {
-        let Some(id) = req.client.as_ref().and_then(|c| c.internal_id) else {
-            return Ok(req);
-        };
+/// What a sale reads of the books before its write, in one snapshot (one call to the blocking
+/// pool): each part only when the request names it, checked afterwards in the order of the
+/// docs' "Errors of an issue".
+struct SaleReads {
+    /// The document already issued under the request's internalId.
+    issued: Option<i64>,
+    /// The till's limit on a cashier's line discount, when a cashier gives one.
+    cashier_max_discount: Option<Decimal>,
+    rates: Option<super::rate::SaleRatesRead>,
+    /// The stored client `client.internal_id` names (None inside: no such client).
+    client: Option<Option<StoredClient>>,
+    /// The invoice a credit or debit note's `original_invoice_iic` names.
+    original: Option<Option<db::Corrected>>,
+    bank_account: Option<Option<BankAccount>>,
+    wtn: Option<Option<Wtn>>,
+    /// The company's current certificate, or why there is none to sign with.
+    certificate: Result<Arc<Certificate>>,
+}
+
+impl Services {
+    /// Everything `invoice_document` reads of the books, in one snapshot.
+    async fn sale_reads(
+        &self,
+        caller: &Caller,
+        internal_id: &InternalId,
+        req: &IssueRequest,
+    ) -> Result<SaleReads> {
         let company_id = caller.company.id;
-        let stored =
-            self.store.read(move |conn| crate::store::clients::get(conn, company_id, id)).await?.ok_or_else(
-                || Error::from(FieldErrors::one("client.internal_id", "The selected client does not exist.")),
-            )?;
-        let c = &stored.client;
-        req.client = Some(ClientInput {
-            internal_id: Some(id),
-            name: Some(c.full_name()),
-            id_type: c.id_value.as_ref().map(|_| c.id_type.as_str().to_uppercase()),
-            id_value: c.id_value.clone(),
-            address: c.address.clone(),
-            city: c.city.clone(),
-            country: c.country.clone(),
-        });
-        Ok(req)
+        let looked_up = internal_id.clone();
+        let discounted = caller.user.role == Role::Cashier
+            && req.rules.lines.iter().any(|l| l.discount.is_some_and(|d| !d.is_zero()));
+        let client_id = req.client.as_ref().and_then(|c| c.internal_id);
+        let original_iic = corrective_kind(req).and(req.original_invoice_iic.clone());
+        let (bank_account_id, wtn_id) = (req.bank_account_id, req.wtn_id);
+        let gateway = self.gateway.clone();
+        let rates_of = req.clone();
+        let day = crate::services::rates::today(self.clock.utc());
+        self.store
+            .read_snapshot(move |conn| {
+                let rates = super::rate::sale_rates_read(conn, company_id, &rates_of, day)?;
+                Ok(SaleReads {
+                    issued: looked_up.issued(conn)?,
+                    cashier_max_discount: match discounted {
+                        true => Some(crate::store::till::settings(conn, company_id)?.cashier_max_discount),
+                        false => None,
+                    },
+                    rates,
+                    client: client_id
+                        .map(|id| crate::store::clients::get(conn, company_id, id))
+                        .transpose()?,
+                    original: original_iic
+                        .map(|iic| db::corrected_by_iic(conn, company_id, &iic))
+                        .transpose()?,
+                    bank_account: bank_account_id
+                        .map(|id| crate::store::accounts::bank_account(conn, company_id, id))
+                        .transpose()?,
+                    wtn: wtn_id.map(|id| crate::store::wtn::get(conn, company_id, id)).transpose()?,
+                    certificate: gateway.certificate_on(conn, company_id).map_err(Error::from),
+                })
+            })
+            .await
+            .map_err(Error::from)
     }
+}
+
+/// The kind of correction a credit (381) or debit (383) note makes; None for any other invoice.
+fn corrective_kind(req: &IssueRequest) -> Option<CorrectiveInvType> {
+    match req.doc_type.as_deref() {
+        Some("381") => Some(CorrectiveInvType::Credit),
+        Some("383") => Some(CorrectiveInvType::Debit),
+        _ => None,
+    }
+}
+
+/// A credit (381) or debit (383) note refers to the company's invoice it corrects (and its id,
+/// for the audit trail): `original` is what the sale read under its `original_invoice_iic`.
+fn corrective_of(
+    caller: &Caller,
+    req: &IssueRequest,
+    original: Option<Option<db::Corrected>>,
+    now: DateTime<Utc>,
+) -> Result<Option<(CorrectiveInv, i64)>> {
+    let (Some(kind), Some(iic), Some(original)) =
+        (corrective_kind(req), req.original_invoice_iic.clone(), original)
+    else {
+        return Ok(None);
+    };
+    let original = may_correct(caller, original, now)?;
+    let issued = crate::domain::time::parse_stored(&original.issued_at).ok_or(Error::Unreadable {
+        what: "issue time",
+        id: original.id,
+        cause: None,
+    })?;
+    let corrective = CorrectiveInv { iic_ref: iic.to_uppercase(), issue_date_time: issued, kind };
+    Ok(Some((corrective, original.id)))
+}
+
+/// The invoice an `original_invoice_iic` named (`original`, as read), when the caller may correct
+/// it: the cancellation's scope (a manager any, a cashier their own sale of the same business day).
+fn may_correct(
+    caller: &Caller,
+    original: Option<db::Corrected>,
+    now: DateTime<Utc>,
+) -> Result<db::Corrected> {
+    let original = original.ok_or_else(|| {
+        Error::from(FieldErrors::one("original_invoice_iic", "No invoice of the company has this IIC."))
+    })?;
+    let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date, now)?;
+    role::may_correct(caller.reader(), original.user_id, sale_day, today)?;
+    Ok(original)
+}
+
+/// `client.internal_id` names a stored client (`stored`, as the sale read it): its fields replace
+/// whatever else was sent.
+fn with_stored_client(mut req: IssueRequest, stored: Option<Option<StoredClient>>) -> Result<IssueRequest> {
+    let Some(id) = req.client.as_ref().and_then(|c| c.internal_id) else {
+        return Ok(req);
+    };
+    let stored = stored.flatten().ok_or_else(|| {
+        Error::from(FieldErrors::one("client.internal_id", "The selected client does not exist."))
+    })?;
+    let c = &stored.client;
+    req.client = Some(ClientInput {
+        internal_id: Some(id),
+        name: Some(c.full_name()),
+        id_type: c.id_value.as_ref().map(|_| c.id_type.as_str().to_uppercase()),
+        id_value: c.id_value.clone(),
+        address: c.address.clone(),
+        city: c.city.clone(),
+        country: c.country.clone(),
+    });
+    Ok(req)
+}
+
+/// The note an invoice names as the one its goods left with (`wtn_id`), as the sale read it
+/// (`note`, the company's note of that id): one of the company's that took them out of its
+/// hands. A note to one of the company's units put them on that unit's shelf, which its sale
+/// takes them from: naming it is a mistake (422). Any user may name any note of the company, as
+/// before roles: naming one is not reading it.
+fn linked_wtn(note: Option<Wtn>) -> Result<db::WtnRef> {
+    let Some(note) = note else {
+        return Err(
+            FieldErrors::one("wtn_id", "No warehouse transfer note of the company has this id.").into()
+        );
+    };
+    if note.destination_unit_id.is_some() {
+        let unit = note.destination_unit_name.as_deref();
+        return Err(crate::domain::wtn::named_by_a_sale_in_another_unit(&note.number, unit).into());
+    }
+    Ok(db::WtnRef { id: note.id, number: note.number, iic: note.wtnic })
 }

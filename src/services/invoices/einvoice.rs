@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use chrono::{NaiveDate, Utc};
+use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
@@ -85,8 +85,7 @@ pub struct UblFacts<'a> {
 
 /// The UBL document of `invoice` (fiscalized: it has its FIC).
 pub fn ubl_document(invoice: &Invoice, facts: &UblFacts) -> Result<ubl::Document> {
-    let fic =
-        invoice.fic.clone().ok_or_else(|| Error::Internal("an e-invoice is written after its FIC".into()))?;
+    let fic = invoice.fic.clone().ok_or_else(|| Error::Broken("an e-invoice is written after its FIC"))?;
     let company = &facts.caller.company;
     let unit = facts.caller.unit.as_ref();
     let lines: Vec<ubl::Line> = invoice
@@ -123,8 +122,11 @@ pub fn ubl_document(invoice: &Invoice, facts: &UblFacts) -> Result<ubl::Document
         type_code: facts.doc_type.as_str().to_string(),
         profile: facts.process.as_str().to_string(),
         number: invoice.number.clone(),
-        issue_date: day(Some(&invoice.issue_date))
-            .ok_or_else(|| Error::Internal(format!("invoice {} has no issue date", invoice.id)))?,
+        issue_date: day(Some(&invoice.issue_date)).ok_or(Error::Unreadable {
+            what: "issue date",
+            id: invoice.id,
+            cause: None,
+        })?,
         due_date: day(invoice.due_date.as_deref()),
         codes: ubl::FiscalCodes {
             issue_date_time: invoice.issue_date_time.clone(),
@@ -215,7 +217,7 @@ impl Services {
         let invoice = match self.issue(document).await? {
             Issued::Fiscalized(invoice) => invoice,
             Issued::Deferred(_) => {
-                return Err(Error::Internal("an e-invoice is never kept without its FIC".into()));
+                return Err(Error::Broken("an e-invoice is never kept without its FIC"));
             }
         };
         let services = self.clone();
@@ -238,7 +240,7 @@ impl Services {
             Error::from(FieldErrors::one("original_invoice_iic", "No invoice of the company has this IIC."))
         })?;
         let issue_date = day(Some(&issue_date))
-            .ok_or_else(|| Error::Internal(format!("the invoice {number} has no issue date")))?;
+            .ok_or(Error::Broken("the corrected invoice's issue date cannot be read"))?;
         Ok(ubl::Original { number, issue_date })
     }
 
@@ -269,7 +271,7 @@ impl Services {
             ubl::Kind::Invoice => RegisterEinvoice::UblInvoice(signed.clone().into_bytes()),
             ubl::Kind::CreditNote => RegisterEinvoice::UblCreditNote(signed.clone().into_bytes()),
         };
-        let now = Utc::now();
+        let now = self.clock.utc();
         let header = PlainHeader { uuid: Uuid::new_v4(), send_date_time: now };
         let unsigned = requests::register_einvoice(&header, &envelope);
         let (id, number, issued_at) = (invoice.id, invoice.number.clone(), invoice.issued_at.clone());
@@ -353,7 +355,7 @@ impl Services {
         }
         let query = GetEinvoices { eic: Some(eic.clone()), ..GetEinvoices::default() };
         let request = requests::get_einvoices(
-            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: Utc::now() },
+            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.clock.utc() },
             &query,
         );
         let certificate = self.signer(caller.company.id).await?;
@@ -366,7 +368,7 @@ impl Services {
                     .and_then(|e| e.pdf)
                     .ok_or_else(|| Error::NotFound("E-invoice".into()))?;
                 openssl::base64::decode_block(&pdf)
-                    .map_err(|_| Error::Internal(format!("the platform's PDF of {eic} is not base64")))
+                    .map_err(|e| Error::PlatformAnswer { what: "e-invoice PDF (base64)", cause: Box::new(e) })
             }
             Delivery::Refused(refusal) => Err(Error::Refused(refusal.message())),
             Delivery::NotDelivered { reason, .. } => {

@@ -11,6 +11,7 @@ mod document;
 pub mod einvoice;
 mod message;
 pub(crate) mod print;
+mod rate;
 mod table;
 
 pub use cancel::{CancelRequest, Cancelled};
@@ -18,7 +19,7 @@ pub use table::{OpenOrder, SummaryRequest};
 
 pub(super) use content::{this_year, user_codes};
 
-use chrono::{Datelike, Utc};
+use chrono::Datelike;
 use chrono_tz::Europe::Tirane;
 
 use super::pipeline::Issued;
@@ -65,7 +66,7 @@ pub(super) async fn rendered(
     let limit = crate::print::RENDER_TIMEOUT;
     tokio::time::timeout(limit, tokio::task::spawn_blocking(render))
         .await
-        .map_err(|_| Error::Internal(format!("printing {what} took longer than {limit:?}")))??
+        .map_err(|cause| Error::TooSlow { what, limit, cause })??
         .map_err(Error::from)
 }
 
@@ -122,7 +123,7 @@ impl Services {
     /// The company's invoice issued this year with `internal_id`, whoever may read it.
     async fn company_invoice_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Invoice> {
         let company_id = caller.company.id;
-        let year = Utc::now().with_timezone(&Tirane).year();
+        let year = self.clock.utc().with_timezone(&Tirane).year();
         let internal_id = internal_id.to_string();
         self.store
             .read(move |conn| match db::id_by_internal_id(conn, company_id, year, &internal_id)? {

@@ -138,7 +138,7 @@ impl Services {
     /// would refuse it.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_summary(&self, caller: &Caller, req: SummaryRequest) -> Result<Issued<Invoice>> {
-        let year = this_year();
+        let year = this_year(self.clock.utc());
         self.first_look(&internal_id(caller, year, &req.internal_id)).await?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, true)?;
         let checked = table::check_summary(&table::SummaryDetails {

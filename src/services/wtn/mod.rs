@@ -27,7 +27,6 @@ use crate::domain::role::Role;
 use crate::domain::validation::FieldErrors;
 use crate::domain::wtn::{self as rules, Defaults, NoteInput};
 use crate::store::accounts::{self, Caller};
-use crate::store::invoices::WtnRef;
 use crate::store::print_settings::{self, PrintSettings};
 use crate::store::wtn::{self as db, ListFilter, Wtn};
 use document::WtnDocument;
@@ -81,7 +80,7 @@ impl Services {
     /// read by its id.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_wtn(&self, caller: &Caller, req: IssueWtnRequest) -> Result<WtnIssue> {
-        let year = this_year();
+        let year = this_year(self.clock.utc());
         let internal_id = req.note.internal_id().map(|value| InternalId {
             namespace: Namespace::Wtn,
             company_id: caller.company.id,
@@ -167,36 +166,6 @@ impl Services {
             .read(move |c| db::get(c, company_id, id))
             .await?
             .ok_or_else(|| Error::NotFound("Warehouse transfer note".into()))
-    }
-
-    /// The note an invoice names as the one its goods left with (`wtn_id`): one of the
-    /// company's that took them out of its hands. A note to one of the company's units put them
-    /// on that unit's shelf, which its sale takes them from: naming it is a mistake (422). Any
-    /// user may name any note of the company, as before roles: naming one is not reading it.
-    pub(in crate::services) async fn linked_wtn(&self, caller: &Caller, id: i64) -> Result<WtnRef> {
-        let note = match self.company_wtn(caller, id).await {
-            Ok(note) => note,
-            Err(Error::NotFound(_)) => {
-                return Err(FieldErrors::one(
-                    "wtn_id",
-                    "No warehouse transfer note of the company has this id.",
-                )
-                .into());
-            }
-            Err(e) => return Err(e),
-        };
-        if note.destination_unit_id.is_some() {
-            let unit = note.destination_unit_name.as_deref().unwrap_or("another unit");
-            return Err(FieldErrors::one(
-                "wtn_id",
-                format!(
-                    "The warehouse transfer note {} took its goods to the company's unit {unit}: they are sold from that unit's shelf, without naming the note.",
-                    note.number
-                ),
-            )
-            .into());
-        }
-        Ok(WtnRef { id: note.id, number: note.number, iic: note.wtnic })
     }
 
     /// The company's newest note with `internal_id`, when the caller may read it.
