@@ -22,6 +22,7 @@ const WAYS_BACK: &[(i32, &str)] = &[
     (33, include_str!("../../migrations_back/V33__reversals_with_credit_notes.sql")),
     (35, include_str!("../../migrations_back/V35__the_drawer_counted.sql")),
     (38, include_str!("../../migrations_back/V38__till_and_printers.sql")),
+    (39, include_str!("../../migrations_back/V39__tables_split_by_lines.sql")),
     (42, include_str!("../../migrations_back/V42__hq_box_and_set_aside.sql")),
     (43, include_str!("../../migrations_back/V43__retired_tcrs.sql")),
 ];
@@ -29,8 +30,15 @@ const WAYS_BACK: &[(i32, &str)] = &[
 /// What a way back would lose that the previous release cannot do without: while the query finds
 /// a row, `arka downgrade` refuses and says why. A retired TCR would be numbered on again by the
 /// old release (the numbers after the copy's last may already be the CIS's), and a change set
-/// aside for the head office would be dropped with its table.
+/// aside for the head office would be dropped with its table. An order paid in part would read as
+/// open in full, its paid lines taken again.
 const REFUSE_WHILE: &[(i32, &str, &str)] = &[
+    (
+        39,
+        "SELECT EXISTS (SELECT 1 FROM order_line_settlements s WHERE NOT EXISTS
+             (SELECT 1 FROM invoices o WHERE o.id = s.order_id AND o.settled_by_invoice_id IS NOT NULL)) AS found",
+        "an order is paid in part (a table's bill split by lines): the previous release would take its paid lines again; settle it first",
+    ),
     (
         43,
         "SELECT EXISTS (SELECT 1 FROM fiscal_devices WHERE retired_at IS NOT NULL) AS found",
@@ -183,6 +191,28 @@ mod tests {
         drop(store);
         let refused = downgrade(&path, PREVIOUS_RELEASE_SCHEMA).unwrap_err().to_string();
         assert!(refused.contains("retired"), "{refused}");
+        assert_eq!(
+            schema_version(&Connection::open(&path).unwrap()).unwrap(),
+            store::latest_schema_version(),
+            "nothing undone"
+        );
+    }
+
+    #[test]
+    fn a_database_with_an_order_paid_in_part_does_not_go_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arka.db");
+        drop(Store::open(&path).unwrap());
+        // What a summary took of an order still open: the order's row is not needed for the rule.
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(
+                "PRAGMA foreign_keys = OFF;
+                 INSERT INTO order_line_settlements (order_id, position, summary_id, quantity) VALUES (1, 0, 2, '1')",
+            )
+            .unwrap();
+        let refused = downgrade(&path, PREVIOUS_RELEASE_SCHEMA).unwrap_err().to_string();
+        assert!(refused.contains("paid in part"), "{refused}");
         assert_eq!(
             schema_version(&Connection::open(&path).unwrap()).unwrap(),
             store::latest_schema_version(),
