@@ -640,12 +640,16 @@ fn migrate(writer: &mut Connection) -> Result<()> {
     if let Some((what, table)) = rewrote {
         let rows: i64 =
             writer.query_row(&format!("SELECT COUNT(*) AS n FROM {table}"), [], |r| r.get("n"))?;
+        // A new database has nothing rewritten: its time per million rows would read as a cost.
+        if rows == 0 {
+            return Ok(());
+        }
         let seconds = started.elapsed().as_secs_f64();
         tracing::info!(
             rows,
             table,
             seconds = format!("{seconds:.3}"),
-            seconds_per_million_rows = format!("{:.1}", seconds * 1e6 / rows.max(1) as f64),
+            seconds_per_million_rows = format!("{:.1}", seconds * 1e6 / rows as f64),
             "{what} (with the migrations applied with it)"
         );
     }
