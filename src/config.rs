@@ -12,6 +12,8 @@ use crate::clock::Clock;
 use clap::{Args, ValueEnum};
 use limits::LimitSettings;
 
+pub use arka_edge::tls::TlsArgs;
+
 /// Production base URL of Wolt's merchant API, `--wolt-url`'s default.
 pub const WOLT_URL: &str = "https://pos-integration-service.wolt.com";
 
@@ -269,29 +271,6 @@ pub struct HqLinkArgs {
     /// every start. Without it such an address is refused.
     #[arg(long, env = "ARKA_HQ_ALLOW_HTTP", default_value_t = false)]
     pub hq_allow_http: bool,
-}
-
-/// HTTPS on the shop's network. Without these flags Arka speaks plain HTTP.
-#[derive(Debug, Clone, Default, Args)]
-pub struct TlsArgs {
-    /// PEM file of the server certificate (its chain may follow); serves HTTPS with --tls-key.
-    #[arg(long, env = "ARKA_TLS_CERT", requires = "tls_key", conflicts_with = "tls_self_signed")]
-    pub tls_cert: Option<PathBuf>,
-
-    /// PEM file of the certificate's private key (PKCS#8 or PKCS#1).
-    #[arg(long, env = "ARKA_TLS_KEY", requires = "tls_cert")]
-    pub tls_key: Option<PathBuf>,
-
-    /// Serve HTTPS with a certificate made at first start for this computer's names and addresses
-    /// and kept in the data dir; its SHA-256 fingerprint is printed at every start for pinning.
-    #[arg(long, env = "ARKA_TLS_SELF_SIGNED", default_value_t = false)]
-    pub tls_self_signed: bool,
-}
-
-impl TlsArgs {
-    pub fn enabled(&self) -> bool {
-        self.tls_self_signed || self.tls_cert.is_some()
-    }
 }
 
 pub const DEFAULT_BACKUP_KEEP: u16 = 7;

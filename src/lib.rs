@@ -10,7 +10,8 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod copy;
-mod error_chain;
+#[cfg(test)]
+mod error_chain_tests;
 pub mod fiscal;
 pub mod hq;
 pub mod hq_client;
@@ -22,11 +23,11 @@ pub mod rates;
 pub mod services;
 pub mod sim;
 pub mod store;
-pub mod tls;
+pub use arka_edge::tls;
 pub mod wolt;
 
 pub use arka_core::domain;
-pub use error_chain::{ErrorChain, error_chain};
+pub use arka_edge::{ErrorChain, error_chain};
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -151,12 +151,12 @@ mod apply {
 
     /// Gives the folder the private list of [`super::private_dir_sddl`] for `account`.
     pub fn restrict_dir(dir: &Path, account: &str) -> io::Result<()> {
-        set_dacl(dir, &super::private_dir_sddl(account), PROTECTED_DACL_SECURITY_INFORMATION)
+        set_dacl(dir, &crate::acl::private_dir_sddl(account), PROTECTED_DACL_SECURITY_INFORMATION)
     }
 
     /// Drops a file's own entries: it keeps only what its (private) folder passes on.
     pub fn inherit_only(file: &Path) -> io::Result<()> {
-        set_dacl(file, super::INHERIT_ONLY_SDDL, UNPROTECTED_DACL_SECURITY_INFORMATION)
+        set_dacl(file, crate::acl::INHERIT_ONLY_SDDL, UNPROTECTED_DACL_SECURITY_INFORMATION)
     }
 }
 

@@ -1,4 +1,5 @@
-//! The spec's envelopes. Handlers return `ApiResult`; only this file writes error JSON.
+//! The spec's envelopes, a shop's and the head office's. Handlers return `ApiResult`; only this
+//! file writes error JSON. Each server maps its own errors to `ApiError` in its own crate.
 
 use std::time::Duration;
 
@@ -8,9 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::domain::validation::FieldErrors;
-use crate::services;
-use crate::services::marketplace::Error as MarketplaceError;
+use arka_core::domain::validation::FieldErrors;
 
 /// Where the marketplace's partner API lives: every answer under it speaks its envelope, the
 /// refusals of authentication too (so `auth` asks here, not the marketplace's routes).
@@ -81,7 +80,7 @@ impl ApiError {
 }
 
 impl ApiError {
-    fn marketplace(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn marketplace(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         ApiError::Marketplace { status, code, message: message.into(), errors: None, retry_after: None }
     }
 
@@ -133,53 +132,6 @@ impl ApiError {
                 Self::marketplace(StatusCode::SERVICE_UNAVAILABLE, "internal_error", DEFERRED_MESSAGE)
             }
             marketplace @ ApiError::Marketplace { .. } => marketplace,
-        }
-    }
-}
-
-impl From<MarketplaceError> for ApiError {
-    fn from(e: MarketplaceError) -> Self {
-        use MarketplaceError as E;
-        let code = e.code();
-        match e {
-            E::Unverified => Self::marketplace(
-                StatusCode::UNAUTHORIZED,
-                code,
-                "The webhook signature could not be verified.",
-            ),
-            E::NotEnabled => Self::marketplace(
-                StatusCode::FORBIDDEN,
-                code,
-                "The company has no marketplace add-on; its owner can enable it.",
-            ),
-            E::Forbidden(message) => Self::marketplace(StatusCode::FORBIDDEN, code, message),
-            E::NoVenue => Self::marketplace(
-                StatusCode::FORBIDDEN,
-                code,
-                "The company has no single active Wolt venue; its owner can set one.",
-            ),
-            E::OrderNotFound => {
-                Self::marketplace(StatusCode::NOT_FOUND, code, "No such order for this venue.")
-            }
-            E::NotFound(message) => Self::marketplace(StatusCode::NOT_FOUND, code, message),
-            E::InvalidTransition(message) => Self::marketplace(StatusCode::CONFLICT, code, message),
-            E::InvalidData(errors) => ApiError::Validation(errors).into_marketplace(),
-            E::ActionFailed { message, .. } => {
-                Self::marketplace(StatusCode::UNPROCESSABLE_ENTITY, code, message)
-            }
-            E::Upstream(message) => Self::marketplace(StatusCode::BAD_GATEWAY, code, message),
-            E::KeyRequired => {
-                Self::marketplace(StatusCode::BAD_REQUEST, code, "The Idempotency-Key header is required.")
-            }
-            E::KeyInProgress => Self::marketplace(
-                StatusCode::CONFLICT,
-                code,
-                "A call with this Idempotency-Key is still in progress; retry it in a moment.",
-            ),
-            E::Internal(cause) => {
-                tracing::error!(error = %crate::error_chain(&cause), "marketplace request failed");
-                Self::marketplace(StatusCode::INTERNAL_SERVER_ERROR, code, "Server Error")
-            }
         }
     }
 }
@@ -318,43 +270,6 @@ impl IntoResponse for ApiError {
             }
         }
     }
-}
-
-impl From<services::Error> for ApiError {
-    fn from(e: services::Error) -> Self {
-        use services::Error as E;
-        match e {
-            E::Invalid(errors) => ApiError::Validation(errors),
-            E::NotFound(what) => ApiError::not_found(&what),
-            E::Refused(message) => ApiError::soft(message),
-            E::Conflict(message) => ApiError::status(StatusCode::CONFLICT, message),
-            E::Taken { field, message } => ApiError::Status {
-                status: StatusCode::CONFLICT,
-                errors: Some(vec![format!("{field}: {message}")]),
-                message,
-            },
-            E::Incomplete { message, errors } => {
-                ApiError::Status { status: StatusCode::BAD_REQUEST, message, errors: Some(errors) }
-            }
-            E::Busy(message) => ApiError::status(StatusCode::TOO_MANY_REQUESTS, message),
-            E::Forbidden(message) => ApiError::status(StatusCode::FORBIDDEN, message),
-            E::Unavailable(message) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, message),
-            // Every other error is a failure here or underneath, not an answer about the request.
-            internal => {
-                // What failed underneath, cause by cause, for the log alone: the POS reads the
-                // spec's message.
-                tracing::error!(error = %crate::error_chain(&internal), "request failed");
-                ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
-            }
-        }
-    }
-}
-
-/// A panic in a handler, caught by the router's outermost layer: logged, and answered 500 in the
-/// standard envelope for that request alone; the server keeps serving everyone else.
-pub fn panic_answer(payload: Box<dyn std::any::Any + Send + 'static>) -> Response {
-    tracing::error!(panic = %crate::panics::text(payload.as_ref()), "a request panicked");
-    ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error").into_response()
 }
 
 /// 200 `{status:true, data}`

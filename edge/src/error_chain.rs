@@ -34,34 +34,48 @@ pub fn error_chain<'a>(error: &'a (dyn Error + 'static)) -> ErrorChain<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{services, store};
 
-    fn failed_insert() -> rusqlite::Error {
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE TABLE t (x INTEGER);
-             CREATE TRIGGER no BEFORE INSERT ON t BEGIN SELECT RAISE(ABORT, 'the disk said no'); END;",
-        )
-        .unwrap();
-        conn.execute("INSERT INTO t VALUES (1)", []).unwrap_err()
+    /// A layer's error that quotes its cause, as the shop's and the head office's do.
+    #[derive(Debug)]
+    struct Quoting(std::io::Error);
+
+    impl fmt::Display for Quoting {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "reading the file: {}", self.0)
+        }
+    }
+
+    impl Error for Quoting {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    /// A layer's error that names only itself.
+    #[derive(Debug)]
+    struct Silent(Quoting);
+
+    impl fmt::Display for Silent {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("the settings could not be read")
+        }
+    }
+
+    impl Error for Silent {
+        fn source(&self) -> Option<&(dyn Error + 'static)> {
+            Some(&self.0)
+        }
     }
 
     #[test]
-    fn every_layer_is_named_once_down_to_sqlites_own_code() {
-        let e = services::Error::from(store::Error::from(failed_insert()));
-        assert_eq!(e.to_string(), "the store failed: sqlite: the disk said no");
+    fn a_cause_is_added_unless_the_level_above_already_ends_with_it() {
+        let quoting = Quoting(std::io::Error::other("disk full"));
+        assert_eq!(error_chain(&quoting).to_string(), "reading the file: disk full");
+        let silent = Silent(Quoting(std::io::Error::other("disk full")));
         assert_eq!(
-            error_chain(&e).to_string(),
-            "the store failed: sqlite: the disk said no: Error code 1811: constraint failed"
+            error_chain(&silent).to_string(),
+            "the settings could not be read: reading the file: disk full"
         );
-    }
-
-    #[test]
-    fn a_cause_its_error_does_not_quote_is_added() {
-        let io = std::io::Error::other("disk full");
-        let e = crate::StartError::CaFile { path: "/etc/ca.pem".into(), source: io };
-        assert_eq!(error_chain(&e).to_string(), "CIS settings: /etc/ca.pem: disk full");
-        let bare = services::Error::Broken("the in-flight set was poisoned");
-        assert_eq!(error_chain(&bare).to_string(), "the in-flight set was poisoned");
+        assert_eq!(error_chain(&std::io::Error::other("alone")).to_string(), "alone");
     }
 }

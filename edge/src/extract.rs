@@ -9,9 +9,10 @@ use axum::http::request::Parts;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::error::ApiError;
-use crate::domain::document::ApiVersion;
-use crate::domain::validation::{self, FieldErrors};
+use arka_core::domain::document::ApiVersion;
+use arka_core::domain::validation::{self, FieldErrors};
+
+use crate::error::ApiError;
 
 /// A JSON body.
 pub struct Body<T>(pub T);

@@ -4,10 +4,10 @@
 //! private too.
 //!
 //! On Windows the folder is the guard: a new data dir gets a protected access list naming the
-//! local system, the Administrators and the account Arka runs as (`ops::windows::acl`), and the
+//! local system, the Administrators and the account Arka runs as (`acl`), and the
 //! files in it drop any list of their own to inherit the folder's.
 
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 
 /// Creates `dir` (and its missing parents) readable by its owner only. A directory that exists
@@ -48,6 +48,22 @@ pub fn private_if_present(path: &Path) -> io::Result<()> {
     if path.exists() { restrict(path, 0o600) } else { Ok(()) }
 }
 
+/// Writes a new file that only its owner can read (0600 on Unix); fails if it exists.
+#[cfg(unix)]
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+#[cfg(not(unix))]
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
 #[cfg(unix)]
 fn restrict(path: &Path, mode: u32) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
@@ -56,7 +72,7 @@ fn restrict(path: &Path, mode: u32) -> io::Result<()> {
 
 #[cfg(windows)]
 fn restrict(path: &Path, _mode: u32) -> io::Result<()> {
-    use crate::ops::windows::acl;
+    use crate::acl;
     if path.is_dir() { acl::restrict_dir(path, &acl::current_user_sid()?) } else { acl::inherit_only(path) }
 }
 

@@ -1,4 +1,4 @@
-//! HTTPS on the shop's network through native-tls: a certificate and key from PEM files, or a
+//! HTTPS on the shop's network (and the head office's) through native-tls: a certificate and key from PEM files, or a
 //! self-signed certificate made at first start for this computer's names and addresses and kept
 //! in the data dir, so that its fingerprint (which a POS pins) stays the same across restarts.
 
@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use clap::Args;
 use openssl::asn1::{Asn1Integer, Asn1Time};
 use openssl::bn::BigNum;
 use openssl::hash::MessageDigest;
@@ -19,8 +20,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tokio_native_tls::{TlsAcceptor, TlsStream};
 
-use crate::config::TlsArgs;
-use crate::ops::secrets;
+use crate::files;
 
 /// The self-signed certificate and its key, in the data dir.
 pub const SELF_SIGNED_CERT: &str = "tls-cert.pem";
@@ -61,6 +61,29 @@ impl std::fmt::Debug for Tls {
             .field("fingerprint", &self.fingerprint)
             .field("cert_path", &self.cert_path)
             .finish()
+    }
+}
+
+/// HTTPS on the shop's network (or the head office's). Without these flags Arka speaks plain HTTP.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TlsArgs {
+    /// PEM file of the server certificate (its chain may follow); serves HTTPS with --tls-key.
+    #[arg(long, env = "ARKA_TLS_CERT", requires = "tls_key", conflicts_with = "tls_self_signed")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM file of the certificate's private key (PKCS#8 or PKCS#1).
+    #[arg(long, env = "ARKA_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Serve HTTPS with a certificate made at first start for this computer's names and addresses
+    /// and kept in the data dir; its SHA-256 fingerprint is printed at every start for pinning.
+    #[arg(long, env = "ARKA_TLS_SELF_SIGNED", default_value_t = false)]
+    pub tls_self_signed: bool,
+}
+
+impl TlsArgs {
+    pub fn enabled(&self) -> bool {
+        self.tls_self_signed || self.tls_cert.is_some()
     }
 }
 
@@ -115,7 +138,7 @@ fn ensure_self_signed(cert_path: &Path, key_path: &Path) -> Result<(), Error> {
         return Ok(());
     }
     if let Some(dir) = cert_path.parent() {
-        crate::ops::files::private_dir(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
+        files::private_dir(dir).map_err(|e| Error::Io(dir.to_path_buf(), e))?;
     }
     let (names, addresses) = local_names();
     let (cert, key) = self_signed(&names, &addresses)?;
@@ -124,7 +147,7 @@ fn ensure_self_signed(cert_path: &Path, key_path: &Path) -> Result<(), Error> {
             std::fs::remove_file(stale).map_err(|e| Error::Io(stale.to_path_buf(), e))?;
         }
     }
-    secrets::write_private(key_path, &key.private_key_to_pem_pkcs8()?)
+    files::write_private(key_path, &key.private_key_to_pem_pkcs8()?)
         .map_err(|e| Error::Io(key_path.to_path_buf(), e))?;
     std::fs::write(cert_path, cert.to_pem()?).map_err(|e| Error::Io(cert_path.to_path_buf(), e))?;
     tracing::info!(path = %cert_path.display(), ?names, ?addresses, "made a self-signed TLS certificate");

@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::ops::secrets::hex_lower;
+use crate::secrets::hex_lower;
 
 /// Nothing from outside the box: scripts, styles and calls from this server only; PDFs shown in
 /// a frame from `blob:` URLs the page made itself; no plugins, no forms posting elsewhere, no
@@ -29,7 +29,7 @@ pub const ASSET_PREFIX: &str = "/web/";
 const VERSION_MARK: &str = "{{version}}";
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
-pub(super) const REVALIDATE: &str = "no-cache";
+pub const REVALIDATE: &str = "no-cache";
 
 /// A file of `assets/web/`, embedded as raw DEFLATE by `build.rs` (the binary's size, issue 34)
 /// and inflated once, with the page's other files, when the page is first served.
@@ -47,19 +47,21 @@ impl Asset {
     }
 }
 
+/// A file packed by the calling crate's `build.rs` into its `OUT_DIR`, under `dir` (`web`, the
+/// till's `till`).
+#[macro_export]
 macro_rules! asset {
     ($name:literal, $content_type:literal) => {
-        asset!("web", $name, $content_type)
+        $crate::asset!("web", $name, $content_type)
     };
     ($dir:literal, $name:literal, $content_type:literal) => {
-        $crate::api::web::Asset::packed(
+        $crate::web::Asset::packed(
             $name,
             $content_type,
             include_bytes!(concat!(env!("OUT_DIR"), "/", $dir, "/", $name, ".deflate")),
         )
     };
 }
-pub(crate) use asset;
 
 impl Asset {
     pub const fn packed(name: &'static str, content_type: &'static str, packed: &'static [u8]) -> Asset {
@@ -95,19 +97,19 @@ pub const ASSETS: &[Asset] = &[
 pub const INDEX_HTML: &str = include_str!("../../assets/web/index.html");
 
 /// The served forms of a page's files, computed once.
-pub(super) struct Bundle {
-    pub(super) files: Vec<Vec<u8>>,
+pub struct Bundle {
+    pub files: Vec<Vec<u8>>,
     /// Each file as gzip, what a browser downloads: the packed DEFLATE stream as it is, in
     /// gzip's frame (no second compression at start).
     gzipped: Vec<Vec<u8>>,
-    pub(super) version: String,
-    pub(super) index: String,
+    pub version: String,
+    pub index: String,
     index_etag: String,
     etags: Vec<String>,
 }
 
 /// What `build.rs` packed as raw DEFLATE (the book's chapters, the OpenAPI document), as it was.
-pub(super) fn inflate(packed: &[u8]) -> std::io::Result<Vec<u8>> {
+pub fn inflate(packed: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(packed.len() * 5);
     std::io::Read::read_to_end(&mut flate2::read::DeflateDecoder::new(packed), &mut bytes)?;
     Ok(bytes)
@@ -139,7 +141,7 @@ fn accepts_gzip(headers: &HeaderMap) -> bool {
     })
 }
 
-pub(super) fn short_hash(bytes: &[u8]) -> String {
+pub fn short_hash(bytes: &[u8]) -> String {
     let mut hex = hex_lower(&openssl::sha::sha256(bytes));
     hex.truncate(16);
     hex
@@ -148,7 +150,7 @@ pub(super) fn short_hash(bytes: &[u8]) -> String {
 impl Bundle {
     /// `assets` inflated, their version (a hash of every file and the page) and the page
     /// `index_html` with the version filled in.
-    pub(super) fn of(assets: &[Asset], index_html: &str) -> Bundle {
+    pub fn of(assets: &[Asset], index_html: &str) -> Bundle {
         let mut all = openssl::sha::Sha256::new();
         let files: Vec<Vec<u8>> = assets.iter().map(|a| inflate(a.packed).unwrap_or_default()).collect();
         let gzipped = assets.iter().zip(&files).map(|(a, bytes)| gzip_frame(a.packed, bytes)).collect();
@@ -167,7 +169,7 @@ impl Bundle {
     }
 
     /// The page, `no-cache` with its ETag.
-    pub(super) fn page(&'static self, headers: &HeaderMap) -> Response {
+    pub fn page(&'static self, headers: &HeaderMap) -> Response {
         let policy = CONTENT_SECURITY_POLICY;
         answer(
             headers,
@@ -181,13 +183,7 @@ impl Bundle {
 
     /// A file of the current version is immutable; one asked for under another version (a page
     /// loaded before an upgrade) is served as it is now, to be revalidated.
-    pub(super) fn file(
-        &'static self,
-        assets: &[Asset],
-        headers: &HeaderMap,
-        version: &str,
-        name: &str,
-    ) -> Response {
+    pub fn file(&'static self, assets: &[Asset], headers: &HeaderMap, version: &str, name: &str) -> Response {
         match assets.iter().position(|a| a.name == name) {
             Some(i) => {
                 let cache = if version == self.version { IMMUTABLE } else { REVALIDATE };
@@ -215,7 +211,7 @@ impl Bundle {
                 }
                 response
             }
-            None => super::error::ApiError::status(StatusCode::NOT_FOUND, "Not found.").into_response(),
+            None => crate::error::ApiError::status(StatusCode::NOT_FOUND, "Not found.").into_response(),
         }
     }
 }
@@ -249,7 +245,7 @@ fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
 
 /// An embedded file as served: its type, caching, ETag (a 304 when the browser has it) and the
 /// headers that keep a page from loading anything the `policy` does not allow.
-pub(super) fn answer(
+pub fn answer(
     headers: &HeaderMap,
     content_type: &'static str,
     body: &'static [u8],
@@ -279,9 +275,36 @@ async fn file(headers: HeaderMap, Path((version, name)): Path<(String, String)>)
     bundle().file(ASSETS, &headers, &version, &name)
 }
 
+/// Any way a file could reach outside the box: an absolute or protocol-relative URL, a CSS
+/// import, a font face. Every page's tests run it over every file the page embeds (the owner's
+/// page's here, the till's in the shop).
+pub fn outside_references(source: &str) -> Vec<String> {
+    let lower = source.to_lowercase();
+    let mut found = Vec::new();
+    for scheme in ["http:", "https:", "ws:", "wss:", "ftp:"] {
+        // A scheme starts a word: "rows:" is not "ws:".
+        let starts_a_word = |(at, _): &(usize, &str)| {
+            !lower[..*at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_')
+        };
+        if lower.match_indices(scheme).any(|m| starts_a_word(&m)) {
+            found.push(scheme.to_string());
+        }
+    }
+    for needle in ["\"//", "'//", "(//", "`//", "@import", "@font-face"] {
+        if lower.contains(needle) {
+            found.push(needle.to_string());
+        }
+    }
+    found
+}
+
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
+
+    fn text(bytes: &[u8]) -> &str {
+        std::str::from_utf8(bytes).unwrap()
+    }
 
     #[test]
     fn every_file_as_gzip_is_the_file() {
@@ -316,13 +339,9 @@ pub(super) mod tests {
         }
     }
 
-    pub(in crate::api) fn text(bytes: &[u8]) -> &str {
-        std::str::from_utf8(bytes).unwrap()
-    }
-
     #[test]
     fn every_file_of_assets_web_is_embedded() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/web");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/web");
         let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap())
@@ -338,7 +357,7 @@ pub(super) mod tests {
 
     #[test]
     fn every_asset_is_its_file_in_assets_web_byte_for_byte_and_packed() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/web");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/web");
         for a in ASSETS {
             let file = std::fs::read(dir.join(a.name)).unwrap();
             assert_eq!(a.bytes(), file.as_slice(), "{}", a.name);
@@ -356,28 +375,6 @@ pub(super) mod tests {
             };
             assert_eq!(a.content_type, expected, "{}", a.name);
         }
-    }
-
-    /// Any way a file could reach outside the box: an absolute or protocol-relative URL, a CSS
-    /// import, a font face.
-    pub(in crate::api) fn outside_references(source: &str) -> Vec<String> {
-        let lower = source.to_lowercase();
-        let mut found = Vec::new();
-        for scheme in ["http:", "https:", "ws:", "wss:", "ftp:"] {
-            // A scheme starts a word: "rows:" is not "ws:".
-            let starts_a_word = |(at, _): &(usize, &str)| {
-                !lower[..*at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_')
-            };
-            if lower.match_indices(scheme).any(|m| starts_a_word(&m)) {
-                found.push(scheme.to_string());
-            }
-        }
-        for needle in ["\"//", "'//", "(//", "`//", "@import", "@font-face"] {
-            if lower.contains(needle) {
-                found.push(needle.to_string());
-            }
-        }
-        found
     }
 
     #[test]

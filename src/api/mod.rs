@@ -12,7 +12,6 @@ mod currencies;
 pub mod docs;
 mod einvoice;
 pub mod error;
-pub mod extract;
 pub mod invoices;
 pub mod limits;
 pub mod marketplace;
@@ -34,10 +33,12 @@ pub mod till_web;
 mod tracing_layers;
 mod unread_body;
 mod users;
-pub mod web;
 mod wtn;
 
-use std::net::SocketAddr;
+// The edge shared with the head office: the request readers, the owner's page's files, serving.
+pub use arka_edge::serve::serve;
+pub use arka_edge::{extract, web};
+
 use std::sync::Arc;
 
 use axum::Router;
@@ -46,7 +47,6 @@ use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state, map_response};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post, put};
-use axum::serve::{Listener, ListenerExt};
 use tower_http::catch_panic::CatchPanicLayer;
 
 use self::error::ApiError;
@@ -388,22 +388,6 @@ async fn json_for_axum_rejections(response: Response) -> Response {
         _ => status.canonical_reason().unwrap_or("Error"),
     };
     ApiError::status(status, message).into_response()
-}
-
-/// Serves until `shutdown` completes, then lets the requests in flight finish. Used by
-/// `arka serve` and by the tests alike, over plain TCP or TLS (`crate::tls::TlsListener`).
-pub async fn serve<L>(
-    listener: L,
-    app: Router,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()>
-where
-    L: Listener<Addr = SocketAddr>,
-{
-    // tap_io gives any listener's connections their peer address (the IP limiter reads it).
-    axum::serve(listener.tap_io(|_| {}), app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use axum::http::HeaderMap;
 use axum::response::{Redirect, Response};
 use axum::routing::get;
 
-use super::web::{Asset, Bundle, asset};
+use arka_edge::asset;
+use arka_edge::web::{Asset, Bundle};
 
 /// Every file of `assets/till/` but index.html (a test checks that none is left out), then the
 /// owner's page's files the till shares (`SHARED`), served beside the till's own under its
@@ -60,8 +61,12 @@ async fn file(headers: HeaderMap, Path((version, name)): Path<(String, String)>)
 
 #[cfg(test)]
 mod tests {
-    use super::super::web::tests::{outside_references, text};
     use super::*;
+    use arka_edge::web::outside_references;
+
+    fn text(bytes: &[u8]) -> &str {
+        std::str::from_utf8(bytes).unwrap()
+    }
 
     #[test]
     fn every_file_of_assets_till_is_embedded_with_the_shared_ones_and_names_nothing_outside_the_box() {

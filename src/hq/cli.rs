@@ -198,7 +198,7 @@ async fn shops(action: ShopsAction) -> Result<(), String> {
     match action {
         ShopsAction::Add { name, nuis, database } => {
             let nuis = nuis.trim().to_ascii_uppercase();
-            if !crate::domain::validation::is_nuis(&nuis) {
+            if !arka_core::domain::validation::is_nuis(&nuis) {
                 return Err(format!("{nuis} is not a NUIS (a letter, eight digits and a letter)"));
             }
             let token =

@@ -29,7 +29,7 @@ pub struct HqServeArgs {
     /// a self-signed one in `--state-dir` (as `--tls-self-signed`), to copy to each shop as its
     /// `--hq-ca-file`.
     #[command(flatten)]
-    pub tls: crate::config::TlsArgs,
+    pub tls: arka_edge::tls::TlsArgs,
 
     /// Serve plain HTTP instead of HTTPS (a shop then needs `--hq-allow-http`): the shops' tokens
     /// and documents cross the network readable. Said at every start.
@@ -48,7 +48,7 @@ pub struct HqServeArgs {
 
 impl HqServeArgs {
     /// HTTPS unless asked otherwise: the chain's certificate, else a self-signed one.
-    pub fn tls(&self) -> crate::config::TlsArgs {
+    pub fn tls(&self) -> arka_edge::tls::TlsArgs {
         let mut tls = self.tls.clone();
         if !self.plain_http && tls.tls_cert.is_none() {
             tls.tls_self_signed = true;
@@ -115,7 +115,7 @@ pub enum Error {
     Unknown(String),
     /// No token could be made (the system's random source).
     #[error("making a token: {0}")]
-    Token(#[source] crate::ops::secrets::Error),
+    Token(#[source] arka_edge::secrets::Error),
     /// A shop's shipped documents could not be read back as the shop reads them.
     #[error("reading a shop's documents: {0}")]
     Read(String),

@@ -1,54 +1,13 @@
-//! Tokens and sealed secrets. Tokens are random and long, so a plain SHA-256 is the right hash:
-//! nothing to brute-force, and a lookup by hash stays one indexed query.
+//! Sealed secrets (the key file), setup codes and passwords; tokens and their hashes are the
+//! edge's (`arka_edge::secrets`, shared with the head office) and read here as before.
 
 use std::fmt;
-use std::io::Write;
 use std::path::Path;
 
 use openssl::symm::{Cipher, decrypt_aead, encrypt_aead};
 
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    #[error("key file: {0}")]
-    Io(#[source] std::io::Error),
-    /// The key file or a sealed value is not what it should be.
-    #[error("sealing: {0}")]
-    Crypto(String),
-    /// OpenSSL failed.
-    #[error("sealing: {0}")]
-    Openssl(#[from] openssl::error::ErrorStack),
-}
-
-fn random_hex(bytes: usize) -> Result<String, Error> {
-    let mut buf = vec![0u8; bytes];
-    openssl::rand::rand_bytes(&mut buf)?;
-    Ok(hex_lower(&buf))
-}
-
-pub fn hex_lower(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A new secret token with a readable prefix (`arka_u_…` for users, `arka_p_…` for partners).
-pub fn new_token(prefix: &str) -> Result<String, Error> {
-    Ok(format!("arka_{prefix}_{}", random_hex(24)?))
-}
-
-/// The first characters of a token, which the owner's list shows so a person can tell tokens
-/// apart: the kind (`arka_u_`) and 8 of the 48 hex digits, leaving 160 bits unknown.
-pub fn token_prefix(token: &str) -> &str {
-    token.get(..15).unwrap_or(token)
-}
-
-/// What is stored instead of a token or secret.
-pub fn hash_token(token: &str) -> String {
-    hex_lower(&openssl::sha::sha256(token.as_bytes()))
-}
-
-/// Compares two hashes without leaking where they differ.
-pub fn same_hash(a: &str, b: &str) -> bool {
-    a.len() == b.len() && openssl::memcmp::eq(a.as_bytes(), b.as_bytes())
-}
+pub use arka_edge::files::write_private;
+pub use arka_edge::secrets::{Error, hash_token, hex_lower, new_token, same_hash, token_prefix};
 
 /// The letters of a setup code: no 0/O, 1/I/L, so a code read off a screen is typed right.
 const SETUP_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
@@ -121,7 +80,7 @@ impl KeyFile {
     pub fn load_or_create(path: &Path) -> Result<KeyFile, Error> {
         match std::fs::read(path) {
             Ok(bytes) => {
-                crate::ops::files::private_if_present(path).map_err(Error::Io)?;
+                arka_edge::files::private_if_present(path).map_err(Error::Io)?;
                 let key: [u8; KEY_LEN] = bytes
                     .as_slice()
                     .try_into()
@@ -130,7 +89,7 @@ impl KeyFile {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 if let Some(dir) = path.parent() {
-                    crate::ops::files::private_dir(dir).map_err(Error::Io)?;
+                    arka_edge::files::private_dir(dir).map_err(Error::Io)?;
                 }
                 let mut key = [0u8; KEY_LEN];
                 openssl::rand::rand_bytes(&mut key)?;
@@ -165,22 +124,6 @@ impl KeyFile {
     }
 }
 
-/// Writes a new file that only its owner can read (0600 on Unix); fails if it exists.
-#[cfg(unix)]
-pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
-}
-
-#[cfg(not(unix))]
-pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,17 +148,6 @@ mod tests {
         assert!(!verify_password("correct horsE", &stored));
         assert!(!verify_password("correct horse", "not a hash"));
         assert_ne!(hash_password("correct horse").unwrap(), stored, "a fresh salt each time");
-    }
-
-    #[test]
-    fn tokens_are_unique_and_hash_stably() {
-        let a = new_token("u").unwrap();
-        let b = new_token("u").unwrap();
-        assert_ne!(a, b);
-        assert!(a.starts_with("arka_u_"));
-        assert_eq!(hash_token(&a), hash_token(&a));
-        assert!(same_hash(&hash_token(&a), &hash_token(&a)));
-        assert!(!same_hash(&hash_token(&a), &hash_token(&b)));
     }
 
     #[test]

@@ -193,6 +193,7 @@ fn sources() -> Vec<PathBuf> {
     let mut files = Vec::new();
     rust_files(&repo().join("src"), &mut files);
     rust_files(&repo().join("core").join("src"), &mut files);
+    rust_files(&repo().join("edge").join("src"), &mut files);
     files.sort();
     assert!(files.len() > 100, "the sources were found: {}", files.len());
     files

@@ -13,6 +13,8 @@ pub use bulk::bulk_noncash;
 pub use cancel::{cancel, cancel_by_internal_id};
 pub use tables::{open_orders, order, summary};
 pub(super) use views::issue_result;
+// The list's query is one model with the head office's (`arka_edge::list`).
+pub use arka_edge::list::{ListQuery, list_date};
 
 use axum::extract::{Path, State};
 use axum::http::header::HOST;
@@ -215,33 +217,6 @@ pub async fn noncash(
     Body(b): Body<IssueBody>,
 ) -> ApiResult {
     issue(s, auth, h, b, DocumentKind::NonCash, version).await
-}
-
-#[derive(Deserialize)]
-pub struct ListQuery {
-    limit: Option<i64>,
-    offset: Option<i64>,
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    #[serde(rename = "fromDate")]
-    from_date: Option<String>,
-    #[serde(rename = "toDate")]
-    to_date: Option<String>,
-    query: Option<String>,
-}
-
-pub fn list_date(field: &str, value: Option<String>) -> Result<Option<String>, ApiError> {
-    match value.map(|v| v.trim().to_string()).filter(|v| !v.is_empty()) {
-        None => Ok(None),
-        Some(v) => match chrono::NaiveDate::parse_from_str(&v, "%Y-%m-%d") {
-            Ok(d) => Ok(Some(d.to_string())),
-            Err(_) => Err(ApiError::Status {
-                status: StatusCode::UNPROCESSABLE_ENTITY,
-                message: format!("The {field} must be a date in the format YYYY-MM-DD."),
-                errors: Some(vec![format!("{field}: expected YYYY-MM-DD, got {v}")]),
-            }),
-        },
-    }
 }
 
 /// The spec serializes reads of the list and details per token (1 s, then 429).

@@ -21,14 +21,18 @@ use serde_json::json;
 use super::store::db;
 use super::store::filter::Filter;
 use super::store::reports;
-use crate::api::error::{ApiError, ApiResult, ok};
-use crate::api::extract::{Body, Query};
 use crate::api::reports::{ReportParams, ReportRequest, answer_as, read_request};
-use crate::domain::document::ApiVersion;
-use crate::domain::validation::FieldErrors;
+use arka_core::domain::document::ApiVersion;
+use arka_core::domain::validation::FieldErrors;
 use arka_core::wire::{
     HEARTBEAT_PATH, NONCASH_PATH, NONCASH_RELEASE_PATH, PRODUCTS_PATH, ROWS_PATH, SYNC_PATH, TAKE_OVER_PATH,
 };
+use arka_edge::error::{ApiError, ApiResult, ok};
+use arka_edge::error_chain;
+use arka_edge::extract::{Body, PathId, Query};
+use arka_edge::list::ListQuery;
+use arka_edge::serve::serve;
+use arka_edge::tls::TlsListener;
 
 /// The largest batch a shop may send (its notes hold whole rows).
 pub const MAX_BATCH_BYTES: usize = 64 * 1024 * 1024;
@@ -53,13 +57,13 @@ impl HqState {
 /// under a statement) is a 503 (`retry_after` adds when to try again), anything else a 500.
 pub(super) fn failed(e: super::Error) -> ApiError {
     if e.is_unreachable() {
-        tracing::warn!(error = %crate::error_chain(&e), "the HQ's database is not reachable");
+        tracing::warn!(error = %error_chain(&e), "the HQ's database is not reachable");
         return ApiError::status(
             StatusCode::SERVICE_UNAVAILABLE,
             "The head office's database is not reachable.",
         );
     }
-    tracing::error!(error = %crate::error_chain(&e), "the HQ's database failed");
+    tracing::error!(error = %error_chain(&e), "the HQ's database failed");
     ApiError::status(StatusCode::INTERNAL_SERVER_ERROR, "Server Error")
 }
 
@@ -171,8 +175,8 @@ async fn sales_summary(State(state): State<HqState>, call: HqReport) -> ApiResul
 /// The VAT report across shops; `documents=true` adds a page of the sales book (`limit`,
 /// `offset`), every shop's documents oldest first.
 async fn vat(State(state): State<HqState>, call: HqReport) -> ApiResult {
-    let book =
-        crate::domain::report::flag("documents", call.params.documents()).map_err(ApiError::Validation)?;
+    let book = arka_core::domain::report::flag("documents", call.params.documents())
+        .map_err(ApiError::Validation)?;
     let page = book.then_some((call.request.limit, call.request.offset));
     let name = if book { "sales-book" } else { "vat" };
     answer_as(&call.request, name, reports::vat(&state.pool, &call.filter, page).await.map_err(failed)?)
@@ -258,37 +262,21 @@ async fn reversals(State(state): State<HqState>, call: HqReport) -> ApiResult {
     answer_as(&call.request, "reversals", data)
 }
 
-#[derive(Debug, Deserialize)]
-struct ListParams {
-    limit: Option<i64>,
-    offset: Option<i64>,
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    #[serde(rename = "fromDate")]
-    from_date: Option<String>,
-    #[serde(rename = "toDate")]
-    to_date: Option<String>,
-    query: Option<String>,
-    shop: Option<String>,
-}
-
 /// `GET /api/v1/invoice` at the HQ: a shop's list (its query and its items), every shop's
 /// documents newest first, each with its `shop`; `query` searches as the shop's list does.
-async fn invoices(State(state): State<HqState>, _owner: OwnerAuth, Query(q): Query<ListParams>) -> ApiResult {
-    let (limit, offset) = (q.limit.unwrap_or(20), q.offset.unwrap_or(0));
-    if limit < 1 {
-        return Err(ApiError::field("limit", "The limit must be at least 1."));
-    }
-    if offset < 0 {
-        return Err(ApiError::field("offset", "The offset must be at least 0."));
-    }
-    crate::api::extract::search_query(q.query.as_deref())?;
+async fn invoices(
+    State(state): State<HqState>,
+    _owner: OwnerAuth,
+    Query(q): Query<ListQuery>,
+    Query(shop): Query<ShopParam>,
+) -> ApiResult {
+    let asked = q.read()?;
     let day = |text: Option<String>| -> Option<chrono::NaiveDate> { text.and_then(|t| t.parse().ok()) };
     // Without dates, every day the documents' text dates can hold.
     let (first, last) =
         (chrono::NaiveDate::from_ymd_opt(1, 1, 1), chrono::NaiveDate::from_ymd_opt(9999, 12, 31));
-    let from = day(crate::api::invoices::list_date("fromDate", q.from_date)?).or(first).unwrap_or_default();
-    let to = day(crate::api::invoices::list_date("toDate", q.to_date)?).or(last).unwrap_or_default();
+    let from = day(asked.from_date).or(first).unwrap_or_default();
+    let to = day(asked.to_date).or(last).unwrap_or_default();
     let kinds: Vec<String> = q
         .kind
         .as_deref()
@@ -297,9 +285,10 @@ async fn invoices(State(state): State<HqState>, _owner: OwnerAuth, Query(q): Que
         .map(|k| k.trim().to_uppercase())
         .filter(|k| matches!(k.as_str(), "CASH" | "NONCASH" | "EINVOICE"))
         .collect();
-    let f = Filter::of(crate::domain::report::Period { from, to }, shop_id(&state, q.shop.as_deref()).await?);
-    let search = q.query.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
-    let ask = super::store::invoices::ListAsk { kinds: kinds.clone(), query: search, limit, offset };
+    let period = arka_core::domain::report::Period { from, to };
+    let f = Filter::of(period, shop_id(&state, shop.shop.as_deref()).await?);
+    let (limit, offset) = (asked.limit, asked.offset);
+    let ask = super::store::invoices::ListAsk { kinds: kinds.clone(), query: asked.search, limit, offset };
     let page = super::store::invoices::page(&state.pool, &f, &ask).await.map_err(failed)?;
     let items = super::store::invoices::list(&state.pool, &page, ApiVersion::V1).await.map_err(failed)?;
     ok(json!({
@@ -324,7 +313,7 @@ struct DetailsParams {
 async fn invoice_details(
     State(state): State<HqState>,
     _owner: OwnerAuth,
-    crate::api::extract::PathId(id): crate::api::extract::PathId,
+    PathId(id): PathId,
     Query(p): Query<DetailsParams>,
 ) -> ApiResult {
     let shop = shop_id(&state, p.shop.as_deref()).await?;
@@ -533,7 +522,7 @@ pub fn router(state: HqState) -> Router {
         .layer(axum::middleware::from_fn_with_state(state.metrics.clone(), metrics::observed))
         .with_state(state)
         // The owner's page, the shop's own files: in chain mode at the HQ.
-        .merge(crate::api::web::routes())
+        .merge(arka_edge::web::routes())
         .layer(axum::middleware::from_fn(retry_after))
 }
 
@@ -547,7 +536,7 @@ pub async fn start(
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
-    let tls = crate::tls::configure(&args.tls(), &args.state_dir).map_err(|e| e.to_string())?;
+    let tls = arka_edge::tls::configure(&args.tls(), &args.state_dir).map_err(|e| e.to_string())?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     println!("Arka HQ on {scheme}://{address}");
     match &tls {
@@ -570,15 +559,15 @@ pub async fn start(
 pub async fn run(
     args: &super::HqServeArgs,
     listener: tokio::net::TcpListener,
-    tls: Option<crate::tls::Tls>,
+    tls: Option<arka_edge::tls::Tls>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
     let pool = db::pool(&args.database.url()?, args.pool).map_err(|e| e.to_string())?;
     db::migrate(&pool).await.map_err(|e| e.to_string())?;
     let app = router(HqState::new(pool, args.metrics));
     let served = match &tls {
-        Some(tls) => crate::api::serve(crate::tls::TlsListener::new(listener, tls), app, shutdown).await,
-        None => crate::api::serve(listener, app, shutdown).await,
+        Some(tls) => serve(TlsListener::new(listener, tls), app, shutdown).await,
+        None => serve(listener, app, shutdown).await,
     };
     served.map_err(|e| e.to_string())
 }

@@ -14,13 +14,13 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{HqState, OwnerAuth, bearer, failed};
-use crate::api::error::{ApiError, ApiResult, ok};
-use crate::api::extract::{Body, Query};
-use crate::domain::validation::FieldErrors;
 use crate::hq::store::db::{self, Shop};
 use crate::hq::store::numbering::{Given, MAX_ORD_NUM};
 use crate::hq::store::shops::BoxCheck;
+use arka_core::domain::validation::FieldErrors;
 use arka_core::wire::{Acked, BOX_HEADER, Batch, Heartbeat, NumberAsk, NumberGiven, RowsPage, key_columns};
+use arka_edge::error::{ApiError, ApiResult, ok};
+use arka_edge::extract::{Body, Query};
 
 /// Rows per page of a restore.
 const ROWS_PER_PAGE: i64 = 5000;

@@ -5,7 +5,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 
 use super::columns::Columns;
 use super::{Error, Result};
-use crate::ops::secrets::{hash_token, new_token};
+use arka_edge::secrets::{hash_token, new_token};
 
 mod embedded {
     refinery::embed_migrations!("migrations_hq");

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::columns::Columns;
 use super::db::Shop;
 use super::{Error, Result};
-use crate::ops::secrets::{hash_token, new_token};
+use arka_edge::secrets::{hash_token, new_token};
 
 /// Whether a box may speak for its shop.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! functions compiled and tested on every platform; the calls to Windows sit behind
 //! `#[cfg(windows)]`.
 
-pub mod acl;
+pub use arka_edge::acl;
 pub mod firewall;
 pub mod service;
 pub mod start_menu;
