@@ -914,18 +914,17 @@ fn the_rooms_import_one_way_and_only_what_their_rule_allows() {
 fn the_core_imports_one_way() {
     let krate = Crate::read(&manifest_dir().join("core/src"), &[]);
     assert!(krate.files.len() > 20, "{:?}", krate.files.keys());
-    let mut problems = problems(&krate, CORE_RULES);
+    assert_below_the_shop("the core", &krate, CORE_RULES);
+}
+
+/// A crate below the shop (`who`) keeps its `rules` and names nothing of the shop's crate.
+fn assert_below_the_shop(who: &str, krate: &Crate, rules: &[(&str, &[&str])]) {
+    let mut problems = problems(krate, rules);
+    let named = krate.of_arka.values();
     problems.extend(
-        krate
-            .of_arka
-            .values()
-            .map(|seen| format!("the core names the shop: {}:{} `{}`", seen.file, seen.line, seen.path)),
+        named.map(|seen| format!("{who} names the shop: {}:{} `{}`", seen.file, seen.line, seen.path)),
     );
-    assert!(
-        problems.is_empty(),
-        "the core's imports (docs/src/development/rooms.md):\n{}",
-        problems.join("\n")
-    );
+    assert!(problems.is_empty(), "{who}'s imports (docs/src/development/rooms.md):\n{}", problems.join("\n"));
 }
 
 /// What the head office's server and commands (`hq/mod.rs`, `hq/cli.rs`, `hq/server/`) may name
@@ -984,18 +983,7 @@ fn the_edge_imports_the_core_alone_and_one_way() {
     let krate =
         Crate::read(&manifest_dir().join("edge/src"), &[("arka_core", &manifest_dir().join("core/src"))]);
     assert!(krate.files.len() > 8, "{:?}", krate.files.keys());
-    let mut problems = problems(&krate, EDGE_RULES);
-    problems.extend(
-        krate
-            .of_arka
-            .values()
-            .map(|seen| format!("the edge names the shop: {}:{} `{}`", seen.file, seen.line, seen.path)),
-    );
-    assert!(
-        problems.is_empty(),
-        "the edge's imports (docs/src/development/rooms.md):\n{}",
-        problems.join("\n")
-    );
+    assert_below_the_shop("the edge", &krate, EDGE_RULES);
 }
 
 /// The campaign (`chaos/`, the crate `arka-chaos`) drives the real binary over HTTP: of the
