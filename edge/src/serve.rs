@@ -6,7 +6,8 @@ use axum::Router;
 use axum::serve::{Listener, ListenerExt};
 
 /// Serves until `shutdown` completes, then lets the requests in flight finish. Used by
-/// `arka serve` and by the tests alike, over plain TCP or TLS (`crate::tls::TlsListener`).
+/// `arka serve`, `arka hq serve` and the tests alike, over plain TCP or TLS
+/// (`crate::tls::TlsListener`).
 pub async fn serve<L>(
     listener: L,
     app: Router,
