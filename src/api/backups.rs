@@ -53,7 +53,7 @@ impl Copy {
 }
 
 async fn owner_of_the_box(state: &AppState, auth: &Auth) -> Result<(), ApiError> {
-    if state.services.owns_the_box(&auth.0).await? {
+    if state.services.people().owns_the_box(&auth.0).await? {
         return Ok(());
     }
     Err(ApiError::status(

@@ -60,7 +60,7 @@ impl Ops {
 
     /// The outbox to the chain's head office: none for a lone shop.
     async fn hq(&self, now: DateTime<Utc>) -> Option<HqBacklog> {
-        match self.services.hq_backlog(now).await {
+        match self.services.head_office().hq_backlog(now).await {
             Ok(waiting) => waiting.map(|w| HqBacklog {
                 backlog: w.notes,
                 oldest_age_seconds: w.oldest_age_seconds,

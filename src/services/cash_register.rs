@@ -35,7 +35,7 @@ use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::pipeline::{Ahead, QueuePlan, log_unsettled};
 use super::sequence::Sequence;
-use super::{Error, Result, Services, audit};
+use super::{Cash, Error, Result, Services, audit};
 use crate::domain::audit::Action as Audited;
 use crate::domain::cash_register::{self as rules, ActionType, CashSale, Movement, Purpose, Reopening};
 use crate::domain::drawer::{self, CloseError, Closing, Count, DayFigures, Takings};
@@ -335,19 +335,6 @@ fn cash_draft(
         created_at: String::new(),
     };
     Draft { action, unsigned, plan: plan.clone() }
-}
-
-/// The cash capability: the drawer's money in and out of a till (deposits, withdrawals, the
-/// day's opening and closing balances) and what it holds.
-#[derive(Clone, Copy)]
-pub struct Cash<'a> {
-    services: &'a Services,
-}
-
-impl Services {
-    pub fn cash(&self) -> Cash<'_> {
-        Cash { services: self }
-    }
 }
 
 impl Cash<'_> {

@@ -735,7 +735,7 @@ impl Marketplace {
         let request = issue_request(&order);
         let internal_id = request.internal_id.clone();
         let caller = access.caller.clone();
-        let invoice_id = match self.inner.services.issue_invoice(&caller, request).await {
+        let invoice_id = match self.inner.services.selling().issue_invoice(&caller, request).await {
             Ok(Issued::Fiscalized(invoice) | Issued::Deferred(invoice)) => invoice.id,
             // An earlier try issued it and stopped before linking it: link that invoice.
             Err(services::Error::Conflict(message)) => {

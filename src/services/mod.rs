@@ -80,6 +80,58 @@ pub struct Services {
     pub token_uses: Arc<users::TokenUses>,
 }
 
+/// A capability: one group of the use cases, reached from `Services` by its accessor
+/// (`services.selling().issue_invoice(…)`), so no one type carries them all.
+macro_rules! capabilities {
+    ($($(#[$doc:meta])* $accessor:ident => $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        pub struct $name<'a> {
+            services: &'a Services,
+        }
+
+        impl Services {
+            pub fn $accessor(&self) -> $name<'_> {
+                $name { services: self }
+            }
+        }
+    )*};
+}
+
+capabilities! {
+    /// Selling (`invoices/`): issuing invoices, orders, summaries and e-invoices, and reading
+    /// them back (lists, one invoice, its PDF).
+    selling => Selling;
+    /// Cash (`cash_register.rs`): the drawer's money in and out of a till (deposits,
+    /// withdrawals, the day's opening and closing balances) and what it holds.
+    cash => Cash;
+    /// Corrections (`invoices/cancel.rs`): cancellations and the corrective documents that take
+    /// a sale back.
+    corrections => Corrections;
+    /// The catalog (`products.rs`, `stock.rs`): products, categories, their import, units and
+    /// stock.
+    catalog => Catalog;
+    /// People (`people.rs`, `users.rs`): users, sign-in sessions, passwords, tokens and roles.
+    people => People;
+    /// On-boarding (`accounts.rs`, `devices.rs`): the company's registration, its units, bank
+    /// accounts and certificate, and its fiscal devices (TCRs) at the CIS.
+    onboarding => Onboarding;
+    /// The first start's setup (`setup.rs`): the setup code, the business, the owner, the test
+    /// sale.
+    setup => Setup;
+    /// The till (`till.rs`): its printers, its settings, a receipt printed.
+    till => Till;
+    /// Currencies and exchange rates (`rates.rs`): the sources' rates, the manual ones, which
+    /// currencies the company invoices in.
+    exchange => Exchange;
+    /// The register of buyers (`clients.rs`).
+    buyers => Buyers;
+    /// Purchase invoices from the e-invoice platform (`purchase.rs`).
+    purchases => Purchases;
+    /// The chain's head office as the shop sees it (`hq_sync/`): the outbox waiting for it.
+    head_office => HeadOffice;
+}
+
 impl Services {
     /// The company's signing certificate, refused in the caller's terms when missing or expired.
     pub async fn signer(&self, company_id: i64) -> Result<Arc<Certificate>> {

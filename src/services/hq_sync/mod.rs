@@ -213,11 +213,12 @@ pub struct Waiting {
     pub plain_http: bool,
 }
 
-impl super::Services {
+impl super::HeadOffice<'_> {
     /// The outbox to the chain's head office as `/healthz`, `/metrics` and the owner's page show
     /// it; none for a lone shop.
     pub async fn hq_backlog(&self, now: chrono::DateTime<chrono::Utc>) -> super::Result<Option<Waiting>> {
         let backlog = self
+            .services
             .store
             .read(|conn| match hq_outbox::linked_url(conn)? {
                 Some(_) => Ok(Some((hq_outbox::backlog(conn)?, hq_outbox::set_aside_list(conn, 0)?.0))),
@@ -225,7 +226,7 @@ impl super::Services {
             })
             .await?;
         let Some((backlog, set_aside)) = backlog else { return Ok(None) };
-        let (problem, retry_in_seconds, plain_http) = match &self.hq {
+        let (problem, retry_in_seconds, plain_http) = match &self.services.hq {
             Chain::Linked(link) => {
                 let status = link.status();
                 let retry = status.retry_at.map(|at| at.saturating_duration_since(std::time::Instant::now()));
