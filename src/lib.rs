@@ -653,7 +653,12 @@ impl Background {
             })
         };
         let hq = services.hq.link().map(|link| {
-            tokio::spawn(services::hq_sync::run(services.store.clone(), link.clone(), stop.clone()))
+            tokio::spawn(services::hq_sync::run(
+                services.store.clone(),
+                link.clone(),
+                services.clock.clone(),
+                stop.clone(),
+            ))
         });
         Background {
             worker,

@@ -35,7 +35,7 @@ use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::pipeline::{Ahead, QueuePlan, log_unsettled};
 use super::sequence::Sequence;
-use super::{Cash, Error, Result, Services, audit};
+use super::{Cash, Error, Held, Result, Services, audit};
 use crate::domain::audit::Action as Audited;
 use crate::domain::cash_register::{self as rules, ActionType, CashSale, Movement, Purpose, Reopening};
 use crate::domain::drawer::{self, CloseError, Closing, Count, DayFigures, Takings};
@@ -362,9 +362,11 @@ impl Cash<'_> {
     }
 
     async fn tcr_lock(&self, company_id: i64, tcr_code: &str) -> Result<OwnedMutexGuard<()>> {
-        self.services.locks.acquire(&till(company_id, tcr_code), LOCK_WAIT).await.ok_or_else(|| {
-            Error::Busy("Another operation on this cash register is running; try again.".into())
-        })
+        self.services
+            .locks
+            .acquire(&till(company_id, tcr_code), LOCK_WAIT)
+            .await
+            .ok_or_else(|| Error::Busy(Held::CashRegister))
     }
 
     /// The first CIS call of a saved action, in one of its lane's places at the CIS; the result

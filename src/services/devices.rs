@@ -2,7 +2,7 @@
 
 use uuid::Uuid;
 
-use super::{Error, Onboarding, Result, Services};
+use super::{Error, NotNow, Onboarding, Result, Services};
 use crate::domain::validation::{FieldErrors, is_nuis};
 use crate::fiscal::delivery::Delivery;
 use crate::fiscal::model::{GetEinvoices, GetTaxpayers, PartyType, PlainHeader, Tcr, TcrType};
@@ -39,9 +39,7 @@ pub struct Continued {
 }
 
 fn unavailable() -> Error {
-    Error::Unavailable(
-        "The fiscalization service (CIS) could not be reached. Nothing was saved; try again.".into(),
-    )
+    Error::Unavailable(NotNow::CisForDevice)
 }
 
 impl Onboarding<'_> {
@@ -315,7 +313,7 @@ impl Onboarding<'_> {
             Delivery::Refused(refusal) => Err(Error::Refused(refusal.message())),
             Delivery::NotDelivered { reason, .. } => {
                 tracing::warn!(%reason, "taxpayer look-up not delivered");
-                Err(Error::Unavailable("The fiscal register (CIS) could not be reached; try again.".into()))
+                Err(Error::Unavailable(NotNow::CisForTaxpayer))
             }
         }
     }

@@ -215,15 +215,16 @@ pub enum Error {
     /// Incomplete or invalid data for fiscalization (400): `errors` says exactly what.
     #[error("incomplete: {message} {}", .errors.join("; "))]
     Incomplete { message: String, errors: Vec<String> },
-    /// The operation's lock was not free in time (429 in the standard envelope).
+    /// Another operation held what this one needs and did not let go in time.
     #[error("busy: {0}")]
-    Busy(String),
+    Busy(Held),
     /// 403
     #[error("forbidden: {0}")]
     Forbidden(String),
-    /// The CIS could not be reached (503).
+    /// What the request needs cannot be had now: an outside party did not answer, or a
+    /// document or device it rests on is not ready. Nothing was saved.
     #[error("unavailable: {0}")]
-    Unavailable(String),
+    Unavailable(NotNow),
     /// The database failed (500).
     #[error("the store failed: {0}")]
     Store(#[from] store::Error),
@@ -284,6 +285,73 @@ pub enum Error {
     /// The head office's answer could not be waited for.
     #[error("the head office's answer was lost")]
     HeadOffice(#[source] Cause),
+}
+
+/// What another operation held. Its words are the answer's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Held {
+    /// A document of the same sequence is being issued (the pipeline's lock).
+    #[error("Another document of this sequence is being issued; try again.")]
+    Sequence,
+    /// The same invoice is being cancelled.
+    #[error("Another cancellation of this invoice is in progress; try again.")]
+    Cancellation,
+    /// Another deposit, withdrawal or balance of the same till.
+    #[error("Another operation on this cash register is running; try again.")]
+    CashRegister,
+}
+
+/// What a request needs and cannot have now, by who or what is missing. Its words are the
+/// answer's message; a cause underneath is kept.
+#[derive(Debug, thiserror::Error)]
+pub enum NotNow {
+    /// The CIS did not take a document whose kind keeps nothing undelivered: the kind's words.
+    #[error("{0}")]
+    DocumentNotSaved(&'static str),
+    /// The CIS did not answer a device's registration.
+    #[error("The fiscalization service (CIS) could not be reached. Nothing was saved; try again.")]
+    CisForDevice,
+    /// The CIS did not answer a look-up in the taxpayers' register.
+    #[error("The fiscal register (CIS) could not be reached; try again.")]
+    CisForTaxpayer,
+    /// An order a summary invoice settles still waits for its FIC.
+    #[error(
+        "The order {number} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized."
+    )]
+    OrderWaiting { number: String },
+    /// The e-invoice platform did not answer the buyer's check of an e-invoice.
+    #[error(
+        "The e-invoice platform could not be reached to check the buyer; nothing was saved. Retry with the same internalId."
+    )]
+    PlatformForBuyer,
+    /// The e-invoice platform did not answer.
+    #[error("The e-invoice platform could not be reached; try again.")]
+    Platform,
+    /// The chain's head office, which numbers the business's non-cash documents, did not answer.
+    #[error("{}", hq_sync::NO_NUMBER)]
+    HeadOffice,
+    /// The shop of a chain was started without its head office.
+    #[error("{}", hq_sync::NOT_REACHED)]
+    HeadOfficeNotLinked,
+    /// The till's TCR was retired by a restore and its new one is not registered yet.
+    #[error("{}", devices::TCR_RETIRED)]
+    TcrRetired,
+    /// The till's printer did not take the receipt.
+    #[error("{}", printer_words(.0))]
+    Printer(#[source] crate::printer::Error),
+}
+
+/// What the cashier reads when the printer did not take a receipt: what to do about it.
+fn printer_words(e: &crate::printer::Error) -> &'static str {
+    match e {
+        crate::printer::Error::Off(_) => {
+            "The printer does not answer: check that it is on and connected, then print again."
+        }
+        crate::printer::Error::OutOfPaper => {
+            "The printer is out of paper: put in a new roll, then print again."
+        }
+        crate::printer::Error::Failed(_) => "The printer stopped while printing: check it, then print again.",
+    }
 }
 
 /// The error underneath a failure, kept for the log.

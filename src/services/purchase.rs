@@ -7,7 +7,7 @@ use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Tirane;
 use uuid::Uuid;
 
-use super::{Error, Purchases, Result};
+use super::{Error, NotNow, Purchases, Result};
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::delivery::Delivery;
 use crate::fiscal::model::{
@@ -83,7 +83,7 @@ fn header(now: DateTime<Utc>) -> PlainHeader {
 }
 
 fn unavailable() -> Error {
-    Error::Unavailable("The e-invoice platform could not be reached; try again.".into())
+    Error::Unavailable(NotNow::Platform)
 }
 
 impl Purchases<'_> {

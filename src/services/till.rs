@@ -4,7 +4,7 @@
 
 use rust_decimal::Decimal;
 
-use super::{Error, Result, Till};
+use super::{Error, NotNow, Result, Till};
 use crate::domain::payments::PaymentType;
 use crate::domain::till::{self, TillSettings, TillSettingsInput};
 use crate::domain::validation::FieldErrors;
@@ -87,17 +87,7 @@ fn connection(p: &Printer) -> Connection {
 
 fn printer_trouble(e: printer::Error) -> Error {
     tracing::warn!(error = %crate::error_chain(&e), "a receipt did not reach the printer");
-    match e {
-        printer::Error::Off(_) => Error::Unavailable(
-            "The printer does not answer: check that it is on and connected, then print again.".into(),
-        ),
-        printer::Error::OutOfPaper => {
-            Error::Unavailable("The printer is out of paper: put in a new roll, then print again.".into())
-        }
-        printer::Error::Failed(_) => {
-            Error::Unavailable("The printer stopped while printing: check it, then print again.".into())
-        }
-    }
+    Error::Unavailable(NotNow::Printer(e))
 }
 
 impl Till<'_> {

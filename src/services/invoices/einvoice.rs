@@ -14,7 +14,7 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::super::pipeline::Issued;
-use super::super::{Error, Result, Selling};
+use super::super::{Error, NotNow, Result, Selling};
 use super::IssueRequest;
 use crate::domain::einvoice::{self as rules, DocType, Process};
 use crate::domain::payments::PaymentsInput;
@@ -255,10 +255,7 @@ impl Selling<'_> {
                 "No taxpayer with this NUIS is in the fiscal register: an e-invoice goes to a registered business.",
             )
             .into()),
-            Err(Error::Unavailable(_)) => Err(Error::Unavailable(
-                "The e-invoice platform could not be reached to check the buyer; nothing was saved. Retry with the same internalId."
-                    .into(),
-            )),
+            Err(Error::Unavailable(_)) => Err(Error::Unavailable(NotNow::PlatformForBuyer)),
             Err(other) => Err(other),
         }
     }
@@ -378,7 +375,7 @@ impl Selling<'_> {
             Delivery::Refused(refusal) => Err(Error::Refused(refusal.message())),
             Delivery::NotDelivered { reason, .. } => {
                 tracing::warn!(%reason, "e-invoice PDF not delivered");
-                Err(Error::Unavailable("The e-invoice platform could not be reached; try again.".into()))
+                Err(Error::Unavailable(NotNow::Platform))
             }
         }
     }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
-use super::super::{Error, Result, Selling};
+use super::super::{Error, NotNow, Result, Selling};
 use super::IssueRequest;
 use super::content::InvoiceDocument;
 use super::content::{Content, Links, computed, internal_id, this_year, user_codes};
@@ -279,10 +279,7 @@ impl Selling<'_> {
             });
         }
         if let Some(waiting) = orders.iter().find(|o| o.order.fic.is_none()) {
-            return Err(Error::Unavailable(format!(
-                "The order {} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized.",
-                waiting.order.number
-            )));
+            return Err(Error::Unavailable(NotNow::OrderWaiting { number: waiting.order.number.clone() }));
         }
         Ok(orders)
     }
