@@ -337,7 +337,7 @@ impl From<services::Error> for ApiError {
                 ApiError::Status { status: StatusCode::BAD_REQUEST, message, errors: Some(errors) }
             }
             E::Busy(held) => ApiError::status(StatusCode::TOO_MANY_REQUESTS, held.to_string()),
-            E::Forbidden(message) => ApiError::status(StatusCode::FORBIDDEN, message),
+            E::Forbidden(rule) => ApiError::status(StatusCode::FORBIDDEN, rule.to_string()),
             E::Unavailable(missing) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, missing.to_string()),
             // Every other error is a failure here or underneath, not an answer about the request.
             internal => {

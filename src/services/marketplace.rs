@@ -975,9 +975,8 @@ fn issue_failed(e: services::Error) -> Error {
         E::Incomplete { message, errors } => {
             failed(format!("{message} {}", errors.join(" ")).trim().to_string())
         }
-        E::Refused(message) | E::Forbidden(message) | E::NotFound(message) | E::Conflict(message) => {
-            failed(message)
-        }
+        E::Refused(message) | E::NotFound(message) | E::Conflict(message) => failed(message),
+        E::Forbidden(rule) => failed(rule.to_string()),
         E::Taken { field, message } => failed(format!("{field}: {message}")),
         E::Busy(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
         E::Unavailable(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),

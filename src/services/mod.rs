@@ -218,9 +218,9 @@ pub enum Error {
     /// Another operation held what this one needs and did not let go in time.
     #[error("busy: {0}")]
     Busy(Held),
-    /// 403
+    /// Beyond what the caller's role may do: the rule that refuses it.
     #[error("forbidden: {0}")]
-    Forbidden(String),
+    Forbidden(NotAllowed),
     /// What the request needs cannot be had now: an outside party did not answer, or a
     /// document or device it rests on is not ready. Nothing was saved.
     #[error("unavailable: {0}")]
@@ -301,6 +301,43 @@ pub enum Held {
     CashRegister,
 }
 
+/// The rule that refuses a caller an action beyond their role. Its words are the answer's
+/// message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotAllowed {
+    /// A rule of the roles (`domain::role`), in its own words.
+    #[error("{0}")]
+    Role(&'static str),
+    /// A cashier's discount on line `at` beyond the till's limit.
+    #[error(
+        "lines.{at}.discount: a cashier gives at most {limit}% off a line; a manager or an owner can give more."
+    )]
+    DiscountBeyondLimit { at: usize, limit: rust_decimal::Decimal },
+    /// A cashier reading a document of another till that they did not issue.
+    #[error(
+        "A cashier reads the documents of their own till and those they issued; a manager can read this one."
+    )]
+    OthersDocument,
+    /// Someone not an owner rotating another user's token.
+    #[error("Only an owner rotates another user's token.")]
+    OthersToken,
+    /// Someone not an owner revoking a token.
+    #[error("Only an owner revokes tokens.")]
+    Revoking,
+    /// A reset code for a user whose access is revoked (`found`, their e-mail).
+    #[error("{found}'s access is revoked: an owner restores it first (a new token on the users' list).")]
+    Revoked { found: String },
+    /// An owner resetting their own password, which needs the current one.
+    #[error("Your own password is changed with POST /api/v1/session/password: it needs the current one.")]
+    OwnPasswordReset,
+    /// The setup without the code it printed, from another machine.
+    #[error(
+        "Setting up this server needs the setup code it printed at its start (in its log and on its \
+         console), or a browser on the server itself."
+    )]
+    SetupPass,
+}
+
 /// What a request needs and cannot have now, by who or what is missing. Its words are the
 /// answer's message; a cause underneath is kept.
 #[derive(Debug, thiserror::Error)]
@@ -315,17 +352,13 @@ pub enum NotNow {
     #[error("The fiscal register (CIS) could not be reached; try again.")]
     CisForTaxpayer,
     /// An order a summary invoice settles still waits for its FIC.
-    #[error(
-        "The order {number} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized."
-    )]
+    #[error("{}", invoices::order_waiting(.number))]
     OrderWaiting { number: String },
     /// The e-invoice platform did not answer the buyer's check of an e-invoice.
-    #[error(
-        "The e-invoice platform could not be reached to check the buyer; nothing was saved. Retry with the same internalId."
-    )]
+    #[error("{}", invoices::einvoice::PLATFORM_FOR_BUYER)]
     PlatformForBuyer,
     /// The e-invoice platform did not answer.
-    #[error("The e-invoice platform could not be reached; try again.")]
+    #[error("{}", purchase::PLATFORM_UNREACHABLE)]
     Platform,
     /// The chain's head office, which numbers the business's non-cash documents, did not answer.
     #[error("{}", hq_sync::NO_NUMBER)]

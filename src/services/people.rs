@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::audit;
-use super::{Error, People, Result};
+use super::{Error, NotAllowed, People, Result};
 use crate::domain::audit::Action;
 use crate::domain::password::{self, MAX_PASSWORD, Weakness};
 use crate::domain::validation::{FieldErrors, is_registration_code};
@@ -160,9 +160,7 @@ pub fn issue_reset_code(store: &Store, email: &str, now: DateTime<Utc>) -> Resul
             return Err(Error::NotFound(format!("no user has the e-mail {found}")));
         };
         if user.revoked {
-            return Err(Error::Forbidden(format!(
-                "{found}'s access is revoked: an owner restores it first (a new token on the users' list)."
-            )));
+            return Err(Error::Forbidden(NotAllowed::Revoked { found }));
         }
         people::replace_reset_code(tx, user.user_id, &hash, &expires)?;
         let entry = audit::by_cli(Some(user.company_id), Action::UserResetCode, user.user_id)
@@ -304,10 +302,7 @@ impl People<'_> {
     /// lifts the user's throttled guesses.
     pub async fn reset_password(&self, caller: &Caller, user_id: i64, new: Option<String>) -> Result<User> {
         if user_id == caller.user.id {
-            return Err(Error::Forbidden(
-                "Your own password is changed with POST /api/v1/session/password: it needs the current one."
-                    .into(),
-            ));
+            return Err(Error::Forbidden(NotAllowed::OwnPasswordReset));
         }
         let company_id = caller.company.id;
         let user = self

@@ -21,6 +21,9 @@ use crate::store::purchase::{self as db, PurchaseInvoice};
 /// Purchase invoices per page.
 pub const PAGE_SIZE: i64 = 20;
 
+/// The e-invoice platform did not answer (`NotNow::Platform`), said to POS apps.
+pub const PLATFORM_UNREACHABLE: &str = "The e-invoice platform could not be reached; try again.";
+
 /// Where a page came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {

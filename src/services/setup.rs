@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use super::accounts::{Registration, check_business, check_person, register_in};
 use super::audit;
 use super::people::{Session, check_new_password, new_session_id};
-use super::{Error, Result, Setup};
+use super::{Error, NotAllowed, Result, Setup};
 use crate::domain::audit::Action;
 use crate::domain::validation::{FieldErrors, is_registration_code};
 use crate::ops::secrets::{
@@ -62,11 +62,7 @@ fn claimed_already() -> Error {
 }
 
 fn pass_refused() -> Error {
-    Error::Forbidden(
-        "Setting up this server needs the setup code it printed at its start (in its log and on its \
-         console), or a browser on the server itself."
-            .into(),
-    )
+    Error::Forbidden(NotAllowed::SetupPass)
 }
 
 impl Setup<'_> {

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
-use super::{Error, People, Result, audit};
+use super::{Error, NotAllowed, People, Result, audit};
 use crate::domain::audit::Action;
 use crate::domain::role::{self, Refusal, Role};
 use crate::ops::secrets::{hash_token, new_token, token_prefix};
@@ -58,7 +58,7 @@ impl TokenUses {
 impl From<Refusal> for Error {
     fn from(refusal: Refusal) -> Self {
         match refusal {
-            Refusal::Forbidden(message) => Error::Forbidden(message.into()),
+            Refusal::Forbidden(rule) => Error::Forbidden(NotAllowed::Role(rule)),
             Refusal::LastOwner => Error::Taken {
                 field: "role",
                 message: "The company must keep at least one owner whose access works: make another \
@@ -115,7 +115,7 @@ impl People<'_> {
     /// any user their own.
     pub async fn rotate_token(&self, caller: &Caller, user_id: i64) -> Result<(User, String)> {
         if user_id != caller.user.id && caller.role() < Role::Owner {
-            return Err(Error::Forbidden("Only an owner rotates another user's token.".into()));
+            return Err(Error::Forbidden(NotAllowed::OthersToken));
         }
         let company_id = caller.company.id;
         let NewToken { token, hash } = fresh_token()?;
@@ -148,7 +148,7 @@ impl People<'_> {
     /// at least one owner whose access works (409 on `role`). How many sessions ended.
     pub async fn revoke_access(&self, caller: &Caller, user_id: i64) -> Result<(User, usize)> {
         if caller.role() < Role::Owner {
-            return Err(Error::Forbidden("Only an owner revokes tokens.".into()));
+            return Err(Error::Forbidden(NotAllowed::Revoking));
         }
         let company_id = caller.company.id;
         let entry = audit::by(caller, Action::TokenRevoke, user_id);

@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 
 use super::super::pipeline::{InternalId, Issuer, Namespace};
 use super::super::sequence::Sequence;
-use super::super::{Corrections, Error, Result, Selling, Services};
+use super::super::{Corrections, Error, NotAllowed, Result, Selling, Services};
 use super::{ClientInput, IssueRequest};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
@@ -189,9 +189,7 @@ impl Selling<'_> {
         };
         let discounts: Vec<Option<Decimal>> = lines.iter().map(|l| l.discount).collect();
         match crate::domain::till::discount_beyond_limit(limit, &discounts) {
-            Some(at) => Err(Error::Forbidden(format!(
-                "lines.{at}.discount: a cashier gives at most {limit}% off a line; a manager or an owner can give more."
-            ))),
+            Some(at) => Err(Error::Forbidden(NotAllowed::DiscountBeyondLimit { at, limit })),
             None => Ok(()),
         }
     }

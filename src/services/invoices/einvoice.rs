@@ -29,6 +29,10 @@ use crate::store::einvoices;
 use crate::store::fiscal_queue::{self, NewQueued};
 use crate::store::invoices::Invoice;
 
+/// The e-invoice platform did not answer the buyer's check (`NotNow::PlatformForBuyer`), said to
+/// POS apps.
+pub const PLATFORM_FOR_BUYER: &str = "The e-invoice platform could not be reached to check the buyer; nothing was saved. Retry with the same internalId.";
+
 /// What an e-invoice issue came to; both are answered as issued (the invoice has its FIC).
 pub enum EinvoiceIssued {
     /// Registered with the platform: the invoice carries its EIC.

@@ -15,6 +15,7 @@ mod rate;
 mod table;
 
 pub use cancel::{CancelRequest, Cancelled};
+pub(super) use table::order_waiting;
 pub use table::{OpenOrder, SummaryRequest};
 
 pub(super) use content::{this_year, user_codes};
@@ -23,7 +24,7 @@ use chrono::Datelike;
 use chrono_tz::Europe::Tirane;
 
 use super::pipeline::Issued;
-use super::{Error, Result, Selling};
+use super::{Error, NotAllowed, Result, Selling};
 use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::domain::invoice::InvoiceInput;
 use crate::domain::role::{self, DocumentScope, Role};
@@ -76,10 +77,7 @@ pub(super) fn readable(caller: &Caller, tcr_code: Option<&str>, user_id: Option<
     if role::may_read_document(caller.reader(), DocumentScope { tcr_code, user_id }) {
         Ok(())
     } else {
-        Err(Error::Forbidden(
-            "A cashier reads the documents of their own till and those they issued; a manager can read this one."
-                .into(),
-        ))
+        Err(Error::Forbidden(NotAllowed::OthersDocument))
     }
 }
 

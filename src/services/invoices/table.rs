@@ -26,6 +26,14 @@ use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice, SettledOrder};
 use crate::store::tables::{self, Part};
 
+/// An order a summary invoice settles still waits for its FIC (`NotNow::OrderWaiting`), said
+/// to POS apps.
+pub(in crate::services) fn order_waiting(number: &str) -> String {
+    format!(
+        "The order {number} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized."
+    )
+}
+
 /// A summary request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
 pub struct SummaryRequest {
