@@ -30,7 +30,8 @@ use crate::store::tables::{self, Part};
 /// to POS apps.
 pub(in crate::services) fn order_waiting(number: &str) -> String {
     format!(
-        "The order {number} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized."
+        "The order {} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized.",
+        number
     )
 }
 
