@@ -35,13 +35,6 @@ impl Clock {
         self.ahead_nanos.fetch_add(nanos, Ordering::Relaxed);
     }
 
-    /// The wall-clock time, moved as far as this clock was: what ages shown to people (the copy
-    /// off the box's lag) are measured against.
-    pub fn utc_now(&self) -> chrono::DateTime<chrono::Utc> {
-        let ahead = Duration::from_nanos(self.ahead_nanos.load(Ordering::Relaxed));
-        chrono::Utc::now() + chrono::Duration::from_std(ahead).unwrap_or(chrono::Duration::MAX)
-    }
-
     /// The time since `earlier` (a reading of this clock).
     pub fn since(&self, earlier: Instant) -> Duration {
         self.now().saturating_duration_since(earlier)

@@ -142,7 +142,7 @@ fn seed_sandbox_einvoices(
     simulator: &sim::cis::CisSimHandle,
     services: &services::Services,
 ) -> Result<(), StartError> {
-    let company = services.ensure_sandbox().map_err(StartError::Setup)?;
+    let company = services.onboarding().ensure_sandbox().map_err(StartError::Setup)?;
     let made = services
         .store
         .read_blocking(|conn| store::invoices::noncash_carried_over(conn, company.id))
@@ -283,7 +283,7 @@ pub fn open_services(args: &ServeArgs, endpoint: Endpoint) -> Result<Services, S
         token_uses: Arc::default(),
     };
     if args.sandbox {
-        services.ensure_sandbox().map_err(StartError::Setup)?;
+        services.onboarding().ensure_sandbox().map_err(StartError::Setup)?;
     }
     Ok(services)
 }
@@ -330,7 +330,7 @@ pub async fn run(
 /// A production server whose box has no owner yet gets a new setup code: in the log and on
 /// the console, like a router's first start.
 fn announce_setup_code(services: &Services, console: &Console) -> Result<(), StartError> {
-    let Some((code, expires)) = services.issue_setup_code().map_err(StartError::Setup)? else {
+    let Some((code, expires)) = services.setup().issue_setup_code().map_err(StartError::Setup)? else {
         return Ok(());
     };
     let until = domain::time::local_text(expires);
@@ -384,7 +384,7 @@ pub async fn run_with_tls(
         );
     }
     let session_idle = Duration::from_secs(args.session_idle.max(1));
-    services.forget_idle_sessions(session_idle).map_err(StartError::Setup)?;
+    services.people().forget_idle_sessions(session_idle).map_err(StartError::Setup)?;
     announce_setup_code(&services, &console)?;
     let people = Arc::new(api::people::People {
         session_idle,
@@ -470,7 +470,7 @@ impl Opened {
             args.wolt_timeout(),
         );
         if let Some((_, venue)) = &wolt {
-            let company = services.ensure_sandbox().map_err(StartError::Setup)?;
+            let company = services.onboarding().ensure_sandbox().map_err(StartError::Setup)?;
             marketplace.ensure_sandbox(company.id, venue).map_err(StartError::WoltVenue)?;
         }
         let simulators = Simulators { cis: simulator, wolt: wolt.map(|(sim, _)| sim) };
@@ -649,12 +649,17 @@ impl Background {
                 let mut tick = tokio::time::interval(crate::services::users::FLUSH_EVERY);
                 loop {
                     tick.tick().await;
-                    services.flush_token_uses().await;
+                    services.people().flush_token_uses().await;
                 }
             })
         };
         let hq = services.hq.link().map(|link| {
-            tokio::spawn(services::hq_sync::run(services.store.clone(), link.clone(), stop.clone()))
+            tokio::spawn(services::hq_sync::run(
+                services.store.clone(),
+                link.clone(),
+                services.clock.clone(),
+                stop.clone(),
+            ))
         });
         Background {
             worker,
@@ -677,7 +682,7 @@ impl Background {
         self.search_index.abort();
         self.tcrs.abort();
         self.token_uses.abort();
-        self.services.flush_token_uses().await;
+        self.services.people().flush_token_uses().await;
         if let Some(nightly) = self.nightly {
             nightly.abort();
         }

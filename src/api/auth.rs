@@ -95,7 +95,7 @@ async fn resolve(
         };
         let id_hash = hash_token(id);
         let idle = state.people.session_idle;
-        let caller = state.services.session_caller(id_hash.clone(), idle).await?;
+        let caller = state.services.people().session_caller(id_hash.clone(), idle).await?;
         return Ok(match caller {
             Some(caller) => {
                 let session = SessionAuth { id_hash, csrf: super::session::csrf_token(id) };

@@ -53,7 +53,7 @@ impl Copy {
 }
 
 async fn owner_of_the_box(state: &AppState, auth: &Auth) -> Result<(), ApiError> {
-    if state.services.owns_the_box(&auth.0).await? {
+    if state.services.people().owns_the_box(&auth.0).await? {
         return Ok(());
     }
     Err(ApiError::status(
@@ -107,7 +107,7 @@ pub async fn status(State(state): State<AppState>, auth: Auth) -> ApiResult {
         last_automatic: last_automatic(&names),
         damaged: backup_files::damaged(&names),
         warning: WARNING,
-        copy: CopyView::of(&(backups.copy.status)(), state.clock.utc_now()),
+        copy: CopyView::of(&(backups.copy.status)(), state.clock.utc()),
         full_check: (backups.full_check)().map(|c| FullCheckView {
             last_passed_at: c.last_full_pass.map(crate::domain::time::local_text),
             round: [c.round_passed, c.round_of],

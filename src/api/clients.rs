@@ -29,7 +29,7 @@ pub async fn search(
     Auth(caller): Auth,
     Query(q): Query<SearchQuery>,
 ) -> ApiResult {
-    let taxpayer = state.services.find_taxpayer(&caller, q.nipt).await?;
+    let taxpayer = state.services.onboarding().find_taxpayer(&caller, q.nipt).await?;
     ok(Found {
         nipt: taxpayer.tin,
         name: taxpayer.name,
@@ -65,7 +65,7 @@ pub async fn list(State(state): State<AppState>, auth: Auth, Query(q): Query<Lis
     auth.interval(&state, Interval::Clients)?;
     let (limit, offset) = paging(q.limit, q.offset, 100)?;
     search_query(q.query.as_deref())?;
-    let (items, total) = state.services.clients(&auth.0, q.query.as_deref(), limit, offset).await?;
+    let (items, total) = state.services.buyers().clients(&auth.0, q.query.as_deref(), limit, offset).await?;
     let items: Vec<Flat> = items.iter().map(Flat::from).collect();
     let pagination = Pagination { records: items.len(), total, limit, offset };
     ok(Listed { items, pagination })
@@ -291,7 +291,8 @@ fn flat_error(e: SaveError, id_key: &'static str) -> ApiError {
 pub async fn v1_create(State(state): State<AppState>, auth: Auth, Body(b): Body<FlatBody>) -> ApiResult {
     auth.interval(&state, Interval::Clients)?;
     let (patch, id_key) = from_flat(b);
-    let client = state.services.create_client(&auth.0, patch).await.map_err(|e| flat_error(e, id_key))?;
+    let client =
+        state.services.buyers().create_client(&auth.0, patch).await.map_err(|e| flat_error(e, id_key))?;
     created(One { client: Flat::from(&client) })
 }
 
@@ -303,12 +304,13 @@ pub async fn v1_update(
 ) -> ApiResult {
     auth.interval(&state, Interval::Clients)?;
     let (patch, id_key) = from_flat(b);
-    let client = state.services.update_client(&auth.0, id, patch).await.map_err(|e| flat_error(e, id_key))?;
+    let client =
+        state.services.buyers().update_client(&auth.0, id, patch).await.map_err(|e| flat_error(e, id_key))?;
     ok(One { client: Flat::from(&client) })
 }
 
 pub async fn v1_details(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
-    let client = state.services.client(&caller, id).await?;
+    let client = state.services.buyers().client(&caller, id).await?;
     ok(One { client: Flat::from(&client) })
 }
 
@@ -582,7 +584,8 @@ pub async fn v2_create(State(state): State<AppState>, auth: Auth, Body(b): Body<
         return Err(ApiError::Validation(required));
     }
     let (patch, side) = from_v2(b);
-    let client = state.services.create_client(&auth.0, patch).await.map_err(|e| v2_error(e, side))?;
+    let client =
+        state.services.buyers().create_client(&auth.0, patch).await.map_err(|e| v2_error(e, side))?;
     created(One { client: Structured::from(&client) })
 }
 
@@ -594,11 +597,12 @@ pub async fn v2_update(
 ) -> ApiResult {
     auth.interval(&state, Interval::Clients)?;
     let (patch, side) = from_v2(b);
-    let client = state.services.update_client(&auth.0, id, patch).await.map_err(|e| v2_error(e, side))?;
+    let client =
+        state.services.buyers().update_client(&auth.0, id, patch).await.map_err(|e| v2_error(e, side))?;
     ok(One { client: Structured::from(&client) })
 }
 
 pub async fn v2_show(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
-    let client = state.services.client(&caller, id).await?;
+    let client = state.services.buyers().client(&caller, id).await?;
     ok(One { client: Structured::from(&client) })
 }

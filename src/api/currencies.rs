@@ -66,7 +66,8 @@ pub async fn exchange_rates(
     Auth(caller): Auth,
     Query(q): Query<RatesQuery>,
 ) -> ApiResult {
-    let view = state.services.exchange_rates(&caller, Source::from_query(q.source.as_deref())).await?;
+    let view =
+        state.services.exchange().exchange_rates(&caller, Source::from_query(q.source.as_deref())).await?;
     ok(RatesData {
         rates: view.rates.iter().map(|(code, line)| (code.clone(), RateView::from(line))).collect(),
         source: view.source.as_str(),
@@ -121,7 +122,7 @@ pub async fn currencies(
     Auth(caller): Auth,
     Query(q): Query<CurrenciesQuery>,
 ) -> ApiResult {
-    let lines = state.services.currencies(&caller, q.all.unwrap_or(false)).await?;
+    let lines = state.services.exchange().currencies(&caller, q.all.unwrap_or(false)).await?;
     ok(CurrencyList { items: lines.iter().map(CurrencyView::from).collect() })
 }
 
@@ -158,7 +159,7 @@ pub async fn set_currency(
     Changes(body): Changes<CurrencyBody>,
 ) -> ApiResult {
     let enabled = body.enabled.ok_or_else(|| ApiError::field("enabled", "The enabled field is required."))?;
-    let line = state.services.set_currency_enabled(&caller, &code, enabled).await?;
+    let line = state.services.exchange().set_currency_enabled(&caller, &code, enabled).await?;
     ok(CurrencyData { currency: CurrencyView::from(&line) })
 }
 
@@ -191,7 +192,7 @@ struct ManualRateList {
 }
 
 pub async fn manual_rates(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
-    let rates = state.services.manual_rates(&caller).await?;
+    let rates = state.services.exchange().manual_rates(&caller).await?;
     ok(ManualRateList { items: rates.iter().map(ManualRateView::from).collect() })
 }
 
@@ -219,7 +220,7 @@ pub async fn set_manual_rate(
     Changes(body): Changes<ManualRateBody>,
 ) -> ApiResult {
     let input = ManualRateInput { rate: body.rate, unit: body.unit, date: body.date };
-    let rate = state.services.set_manual_rate(&caller, &code, input).await?;
+    let rate = state.services.exchange().set_manual_rate(&caller, &code, input).await?;
     ok(ManualRateData { manual_rate: ManualRateView::from(&rate) })
 }
 
@@ -239,6 +240,6 @@ pub async fn delete_manual_rate(
     CurrencyCode(code): CurrencyCode,
     Query(q): Query<DayQuery>,
 ) -> ApiResult {
-    state.services.delete_manual_rate(&caller, &code, q.date).await?;
+    state.services.exchange().delete_manual_rate(&caller, &code, q.date).await?;
     ok(Removed { currency: code })
 }

@@ -25,7 +25,7 @@ async fn issue(
 ) -> ApiResult {
     let process = body.process.clone();
     let request = issue_request(body, DocumentKind::NonCash, version)?;
-    let issued = state.services.issue_einvoice(&auth.0, request, process).await?;
+    let issued = state.services.selling().issue_einvoice(&auth.0, request, process).await?;
     let success = if version == ApiVersion::V1 { StatusCode::CREATED } else { StatusCode::OK };
     Ok(match issued {
         EinvoiceIssued::Registered(invoice) => super::error::success(
@@ -56,6 +56,6 @@ pub async fn print_eic(
     Auth(caller): Auth,
     Path(eic): Path<String>,
 ) -> ApiResult {
-    let pdf = state.services.einvoice_pdf(&caller, &eic).await?;
+    let pdf = state.services.selling().einvoice_pdf(&caller, &eic).await?;
     Ok(pdf_answer(&format!("einvoice-{}.pdf", eic.trim().to_lowercase()), pdf))
 }

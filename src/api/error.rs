@@ -74,9 +74,9 @@ impl From<services::Error> for ApiError {
             E::Incomplete { message, errors } => {
                 ApiError::Status { status: StatusCode::BAD_REQUEST, message, errors: Some(errors) }
             }
-            E::Busy(message) => ApiError::status(StatusCode::TOO_MANY_REQUESTS, message),
-            E::Forbidden(message) => ApiError::status(StatusCode::FORBIDDEN, message),
-            E::Unavailable(message) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, message),
+            E::Busy(held) => ApiError::status(StatusCode::TOO_MANY_REQUESTS, held.to_string()),
+            E::Forbidden(rule) => ApiError::status(StatusCode::FORBIDDEN, rule.to_string()),
+            E::Unavailable(missing) => ApiError::status(StatusCode::SERVICE_UNAVAILABLE, missing.to_string()),
             // Every other error is a failure here or underneath, not an answer about the request.
             internal => {
                 // What failed underneath, cause by cause, for the log alone: the POS reads the

@@ -128,7 +128,7 @@ struct FiscalQueue {
 }
 
 pub async fn account(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
-    let cert = state.services.current_certificate(&caller).await?;
+    let cert = state.services.onboarding().current_certificate(&caller).await?;
     let queue = state.services.queue_summary(&caller).await?;
     let now = state.clock.utc();
     let (company, user) = (&caller.company, &caller.user);

@@ -97,6 +97,7 @@ pub async fn register(
     };
     let registered = state
         .services
+        .onboarding()
         .register(
             partner,
             Registration {
@@ -242,7 +243,7 @@ pub(super) struct Uploaded<'a> {
 
 pub async fn certificate(State(state): State<AppState>, Auth(caller): Auth, req: Request) -> ApiResult {
     let (file, password) = certificate_parts(&state, req).await?;
-    let info = state.services.upload_certificate(&caller, file, password).await?;
+    let info = state.services.onboarding().upload_certificate(&caller, file, password).await?;
     created(Uploaded { cert: (&info).into() })
 }
 
@@ -302,7 +303,7 @@ pub async fn create_branch(
     Auth(caller): Auth,
     Body(b): Body<BranchBody>,
 ) -> ApiResult {
-    let unit = state.services.save_unit(&caller, None, b.into()).await?;
+    let unit = state.services.onboarding().save_unit(&caller, None, b.into()).await?;
     created(OneBranch { branch: (&unit).into() })
 }
 
@@ -312,7 +313,7 @@ pub async fn update_branch(
     PathId(id): PathId,
     Body(b): Body<BranchBody>,
 ) -> ApiResult {
-    let unit = state.services.save_unit(&caller, Some(id), b.into()).await?;
+    let unit = state.services.onboarding().save_unit(&caller, Some(id), b.into()).await?;
     ok(OneBranch { branch: (&unit).into() })
 }
 
@@ -379,6 +380,7 @@ pub async fn create_user(
 ) -> ApiResult {
     let (user, token) = state
         .services
+        .people()
         .create_user(
             &caller,
             NewUserInput {
@@ -402,6 +404,7 @@ pub async fn update_user(
 ) -> ApiResult {
     let user = state
         .services
+        .people()
         .update_user(
             &caller,
             id,
@@ -489,6 +492,7 @@ pub async fn create_bank_account(
 ) -> ApiResult {
     let account = state
         .services
+        .onboarding()
         .add_bank_account(
             &caller,
             BankAccountInput {
@@ -534,7 +538,7 @@ pub fn paging(limit: Option<i64>, offset: Option<i64>, cap: i64) -> Result<(i64,
 pub async fn bank_accounts(State(state): State<AppState>, auth: Auth, Query(q): Query<Page>) -> ApiResult {
     auth.interval(&state, Interval::BankAccounts)?;
     let (limit, offset) = paging(q.limit, q.offset, 100)?;
-    let (items, total) = state.services.bank_accounts(&auth.0, limit, offset).await?;
+    let (items, total) = state.services.onboarding().bank_accounts(&auth.0, limit, offset).await?;
     let items: Vec<ListedBankAccount> =
         items.iter().map(|b| ListedBankAccount { account: b.into(), bank_name: &b.name }).collect();
     let pagination = Pagination { records: items.len(), total, limit, offset };
@@ -546,7 +550,7 @@ pub async fn bank_account(
     Auth(caller): Auth,
     PathId(id): PathId,
 ) -> ApiResult {
-    let account = state.services.bank_account(&caller, id).await?;
+    let account = state.services.onboarding().bank_account(&caller, id).await?;
     ok(OneBankAccount { bank_account: (&account).into() })
 }
 
@@ -567,6 +571,7 @@ pub async fn fiscal_device(
 ) -> ApiResult {
     let device = state
         .services
+        .onboarding()
         .register_device(
             &caller,
             DeviceInput { branch_id: b.branch_id, name: b.name, from_date: b.from_date, to_date: b.to_date },

@@ -60,7 +60,7 @@ impl Ops {
 
     /// The outbox to the chain's head office: none for a lone shop.
     async fn hq(&self, now: DateTime<Utc>) -> Option<HqBacklog> {
-        match self.services.hq_backlog(now).await {
+        match self.services.head_office().hq_backlog(now).await {
             Ok(waiting) => waiting.map(|w| HqBacklog {
                 backlog: w.notes,
                 oldest_age_seconds: w.oldest_age_seconds,
@@ -227,7 +227,7 @@ pub async fn healthz(State(ops): State<Ops>) -> Response {
         breaker,
         certificate,
         hq: ops.hq(now).await,
-        copy: copy_health(&(ops.copy.status)(), ops.clock.utc_now()),
+        copy: copy_health(&(ops.copy.status)(), ops.clock.utc()),
     };
     (status, Json(body)).into_response()
 }
@@ -249,7 +249,7 @@ pub async fn metrics(State(ops): State<Ops>) -> Response {
         wal_frames: ops.services.store.wal_frames(),
         copy: match (ops.copy.status)() {
             CopyStatus::Running(places) => {
-                let now = ops.clock.utc_now();
+                let now = ops.clock.utc();
                 places.iter().map(|p| (p.target, p.lag_seconds(now), p.sent_bytes)).collect()
             }
             CopyStatus::Off | CopyStatus::NotRunning(_) => Vec::new(),

@@ -214,7 +214,7 @@ struct HqBacklogView {
 /// day, for the caller's company.
 pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
     let today = state.services.owner_today(&caller).await?;
-    let hq = state.services.hq_backlog(state.clock.utc()).await?.map(|w| HqBacklogView {
+    let hq = state.services.head_office().hq_backlog(state.clock.utc()).await?.map(|w| HqBacklogView {
         backlog: w.notes,
         oldest_noted_at: w.oldest_noted_at.as_deref().map(stored_time),
         oldest_age_seconds: w.oldest_age_seconds,
@@ -235,7 +235,7 @@ pub async fn today(State(state): State<AppState>, Auth(caller): Auth) -> ApiResu
         noncash: today.sales.tills.iter().find(|t| t.tcr_code.is_none()).map(SalesView::of_till),
         hq,
         restored: {
-            let (retired, cis_only) = state.services.restore_findings().await?;
+            let (retired, cis_only) = state.services.onboarding().restore_findings().await?;
             RestoredView::of(retired, cis_only)
         },
     })

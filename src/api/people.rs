@@ -248,7 +248,7 @@ pub async fn sign_in(
     };
     let pair = throttle::pair(Secret::Account(&email), peer.ip());
     state.people.guess(&pair, state.clock.now())?;
-    let outcome = state.services.sign_in(&email, &password).await;
+    let outcome = state.services.people().sign_in(&email, &password).await;
     guessed(&state, &pair, outcome, ApiError::status(StatusCode::UNAUTHORIZED, WRONG_SIGN_IN)).await
 }
 
@@ -283,7 +283,7 @@ pub async fn reset_with_code(
     };
     let pair = throttle::pair(Secret::Account(&email), peer.ip());
     state.people.guess(&pair, state.clock.now())?;
-    let outcome = state.services.reset_with_code(&email, &code, b.new_password).await;
+    let outcome = state.services.people().reset_with_code(&email, &code, b.new_password).await;
     guessed(&state, &pair, outcome, ApiError::field("code", WRONG_CODE)).await
 }
 
@@ -304,7 +304,7 @@ pub async fn sign_out(
     let Some(axum::Extension(session)) = session else {
         return ok(SignedOut { signed_out: false });
     };
-    state.services.sign_out(session.id_hash).await?;
+    state.services.people().sign_out(session.id_hash).await?;
     Ok(without_session(ok(SignedOut { signed_out: true })?, &state.people))
 }
 
@@ -339,7 +339,7 @@ pub async fn change_password(
 ) -> ApiResult {
     let via = if session.is_some() { Via::Session } else { Via::Token };
     let new_session =
-        state.services.change_password(&caller, b.current_password, b.new_password, via).await?;
+        state.services.people().change_password(&caller, b.current_password, b.new_password, via).await?;
     match new_session {
         Some(id) => {
             let caller = (*caller).clone();
@@ -363,7 +363,7 @@ pub async fn reset_password(
     PathId(id): PathId,
     Body(b): Body<ResetBody>,
 ) -> ApiResult {
-    let user = state.services.reset_password(&caller, id, b.new_password).await?;
+    let user = state.services.people().reset_password(&caller, id, b.new_password).await?;
     state.people.forget_account(&user.email);
     ok(PasswordReset { user: UserView::of(&user), sessions_ended: true })
 }
@@ -385,7 +385,7 @@ impl ProfileView {
 
 /// `GET /api/v1/users/me`: the caller's own profile.
 pub async fn profile(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
-    let profile = state.services.profile(&caller).await?;
+    let profile = state.services.people().profile(&caller).await?;
     ok(ProfileView::of(&profile))
 }
 
@@ -404,6 +404,6 @@ pub async fn update_profile(
     Body(b): Body<ProfileBody>,
 ) -> ApiResult {
     let update = ProfileUpdate { name: b.name, operator_code: b.operator_code };
-    let profile = state.services.update_profile(&caller, update).await?;
+    let profile = state.services.people().update_profile(&caller, update).await?;
     ok(ProfileView::of(&profile))
 }

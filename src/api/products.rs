@@ -186,7 +186,7 @@ pub async fn list(State(state): State<AppState>, auth: Auth, Query(q): Query<Lis
         }
         None => (None, paging(None, q.offset, 500)?.1),
     };
-    let (items, total) = state.services.products(&auth.0, limit, offset).await?;
+    let (items, total) = state.services.catalog().products(&auth.0, limit, offset).await?;
     let items: Vec<ProductView> = items.iter().map(ProductView::from).collect();
     let pagination = Pagination { records: items.len(), total, limit, offset };
     ok_with(items, Paginated { pagination })
@@ -238,7 +238,7 @@ impl From<ProductBody> for ProductInput {
 
 pub async fn create(State(state): State<AppState>, auth: Auth, Body(b): Body<ProductBody>) -> ApiResult {
     write_interval(&state, &auth)?;
-    let product = state.services.save_product(&auth.0, None, b.into()).await?;
+    let product = state.services.catalog().save_product(&auth.0, None, b.into()).await?;
     created(OneProduct::of(&product))
 }
 
@@ -249,12 +249,12 @@ pub async fn update(
     Body(b): Body<ProductBody>,
 ) -> ApiResult {
     write_interval(&state, &auth)?;
-    let product = state.services.save_product(&auth.0, Some(id), b.into()).await?;
+    let product = state.services.catalog().save_product(&auth.0, Some(id), b.into()).await?;
     ok(OneProduct::of(&product))
 }
 
 pub async fn details(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
-    let product = state.services.product(&caller, id).await?;
+    let product = state.services.catalog().product(&caller, id).await?;
     ok(OneProduct::of(&product))
 }
 
@@ -262,7 +262,7 @@ pub async fn details(State(state): State<AppState>, Auth(caller): Auth, PathId(i
 
 pub async fn categories(State(state): State<AppState>, auth: Auth) -> ApiResult {
     read_interval(&state, &auth)?;
-    let items = state.services.categories(&auth.0).await?;
+    let items = state.services.catalog().categories(&auth.0).await?;
     ok(Categories { items: items.iter().map(CategoryView::from).collect() })
 }
 
@@ -285,7 +285,7 @@ pub async fn create_category(
     Auth(caller): Auth,
     Body(b): Body<CategoryBody>,
 ) -> ApiResult {
-    let category = state.services.save_category(&caller, None, b.into()).await?;
+    let category = state.services.catalog().save_category(&caller, None, b.into()).await?;
     created(OneCategory { category: (&category).into() })
 }
 
@@ -295,7 +295,7 @@ pub async fn update_category(
     PathId(id): PathId,
     Body(b): Body<CategoryBody>,
 ) -> ApiResult {
-    let category = state.services.save_category(&caller, Some(id), b.into()).await?;
+    let category = state.services.catalog().save_category(&caller, Some(id), b.into()).await?;
     ok(OneCategory { category: (&category).into() })
 }
 
@@ -323,7 +323,7 @@ pub async fn import(
     let text = std::str::from_utf8(&body)
         .map_err(|_| ApiError::field("file", "The file must be UTF-8 text (save it as CSV UTF-8)."))?;
     let rows = crate::domain::product_import::parse(text).map_err(ApiError::Validation)?;
-    let plans = state.services.import_products(&caller, rows, apply).await?;
+    let plans = state.services.catalog().import_products(&caller, rows, apply).await?;
     let creates = plans.iter().filter(|p| p.id.is_none()).count();
     let rows = plans
         .iter()

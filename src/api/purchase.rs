@@ -98,7 +98,7 @@ pub async fn list(
         errors.add("page", format!("The page must be between 1 and {MAX_PAGE}."));
     }
     errors.into_result().map_err(ApiError::Validation)?;
-    let read = state.services.purchase_invoices(&caller, from, to, page).await?;
+    let read = state.services.purchases().purchase_invoices(&caller, from, to, page).await?;
     let (source, fetched_at) = match &read.source {
         Source::Platform => ("platform", local_text(state.clock.utc())),
         Source::Cache { fetched_at } => {
@@ -126,7 +126,7 @@ pub async fn change_status(
             "The status field is required: ACCEPTED, REFUSED, PAID or PARTIALLY_PAID.",
         ));
     };
-    let changed = state.services.change_purchase_status(&caller, &eic, &status).await?;
+    let changed = state.services.purchases().change_purchase_status(&caller, &eic, &status).await?;
     ok(StatusChanged { purchase_invoice: Item::from(&changed) })
 }
 

@@ -57,7 +57,7 @@ async fn checked_pass(state: &AppState, pass: SetupPass, peer: SocketAddr) -> Re
     if let Some(pair) = &pair {
         state.people.guess(pair, state.clock.now())?;
     }
-    match state.services.check_setup_pass(&pass).await {
+    match state.services.setup().check_setup_pass(&pass).await {
         Ok(()) => {
             if let Some(pair) = &pair {
                 state.people.right(pair);
@@ -210,7 +210,7 @@ pub async fn status(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     identity: Option<axum::Extension<Identity>>,
 ) -> ApiResult {
-    let setup = state.services.setup_state().await?;
+    let setup = state.services.setup().setup_state().await?;
     let caller = match identity {
         Some(axum::Extension(Identity::User(caller))) => Some(caller),
         _ => None,
@@ -220,7 +220,7 @@ pub async fn status(
         _ => false,
     };
     let progress = match (&caller, owner) {
-        (Some(c), true) => Some(state.services.setup_progress(c).await?),
+        (Some(c), true) => Some(state.services.setup().setup_progress(c).await?),
         _ => None,
     };
     let list = if setup.claimed && !owner {
@@ -230,7 +230,7 @@ pub async fn status(
     };
     let next = list.iter().find(|s| !s.done).map(|s| s.step);
     let details = match (&caller, owner) {
-        (Some(c), true) => Some((c, state.services.setup_details(c).await?)),
+        (Some(c), true) => Some((c, state.services.setup().setup_details(c).await?)),
         _ => None,
     };
     ok(SetupView {
@@ -296,6 +296,7 @@ pub async fn business(
     let pass = checked_pass(&state, pass(&state, header_code(&headers), peer), peer).await?;
     let saved = state
         .services
+        .setup()
         .save_setup_business(
             &pass,
             BusinessInput { nuis: b.nuis, name: b.name, address: b.address, issuer_in_vat: b.issuer_in_vat },
@@ -336,6 +337,7 @@ pub async fn owner(
     let pass = checked_pass(&state, pass(&state, header_code(&headers), peer), peer).await?;
     let session = state
         .services
+        .setup()
         .create_setup_owner(
             &pass,
             OwnerInput { name: b.name, email: b.email, password: b.password, operator_code: b.operator_code },
@@ -348,7 +350,7 @@ pub async fn owner(
 /// answered with the subject, NUIS and validity; another NUIS's or an expired one is refused.
 pub async fn certificate(State(state): State<AppState>, auth: Auth, req: Request) -> ApiResult {
     let (file, password) = super::onboarding::certificate_parts(&state, req).await?;
-    let info = state.services.upload_certificate(&auth.0, file, password).await?;
+    let info = state.services.onboarding().upload_certificate(&auth.0, file, password).await?;
     created(super::onboarding::Uploaded { cert: (&info).into() })
 }
 
@@ -372,7 +374,7 @@ pub async fn unit(State(state): State<AppState>, auth: Auth, Body(b): Body<UnitB
         address: b.address,
         city: b.city,
     };
-    let unit = state.services.save_unit(&auth.0, None, input).await?;
+    let unit = state.services.onboarding().save_unit(&auth.0, None, input).await?;
     created(super::onboarding::OneBranch { branch: (&unit).into() })
 }
 
@@ -396,7 +398,7 @@ pub async fn device(State(state): State<AppState>, auth: Auth, Body(b): Body<Dev
         from_date: b.from_date.or(Some(today)),
         to_date: b.to_date,
     };
-    let device = state.services.register_device(&auth.0, input).await?;
+    let device = state.services.onboarding().register_device(&auth.0, input).await?;
     created(RegisteredDevice {
         device: DeviceWithValidity {
             device: (&device).into(),
@@ -460,12 +462,13 @@ pub async fn cashier(
     let branch_id = match (b.branch_id, &till) {
         (Some(id), _) => Some(id),
         (None, Some(code)) => {
-            state.services.device_unit(&auth.0, code).await?.or(auth.0.user.business_unit_id)
+            state.services.setup().device_unit(&auth.0, code).await?.or(auth.0.user.business_unit_id)
         }
         (None, None) => auth.0.user.business_unit_id,
     };
     let (user, token) = state
         .services
+        .people()
         .create_user(
             &auth.0,
             NewUserInput {
@@ -507,7 +510,7 @@ pub async fn test_sale(
     headers: HeaderMap,
     Changes(b): Changes<TestSaleBody>,
 ) -> ApiResult {
-    let cashier = state.services.test_sale_cashier(&auth.0, b.cashier_id).await?;
+    let cashier = state.services.setup().test_sale_cashier(&auth.0, b.cashier_id).await?;
     let internal_id = format!("setup-test-sale-{}", state.clock.utc().timestamp_millis());
     let body = json!({
         "internalId": internal_id,
@@ -518,7 +521,7 @@ pub async fn test_sale(
         "payment_methods": [{"type": "BANKNOTE", "amount": TEST_SALE_PRICE}],
     });
     let request = super::invoices::issue_request(parse_value(body)?, DocumentKind::Cash, ApiVersion::V2)?;
-    let issued = state.services.issue_test_sale(&auth.0, &cashier, request).await?;
+    let issued = state.services.selling().issue_test_sale(&auth.0, &cashier, request).await?;
     let (invoice, fiscalized) = match issued {
         Issued::Fiscalized(invoice) => (invoice, true),
         Issued::Deferred(invoice) => (invoice, false),

@@ -70,7 +70,7 @@ pub async fn mobile_stock(
     Query(q): Query<StockQuery>,
 ) -> ApiResult {
     let ids = parse_ids(q.ids.as_deref()).map_err(ApiError::Validation)?;
-    let stock = state.services.mobile_stock(&auth.0, ids).await?;
+    let stock = state.services.catalog().mobile_stock(&auth.0, ids).await?;
     ok(MobileStockView {
         enabled: stock.settings.enabled,
         enforce: stock.settings.enforce,
@@ -108,7 +108,7 @@ pub struct SettingsBody {
 }
 
 pub async fn settings(State(state): State<AppState>, auth: Auth) -> ApiResult {
-    ok(settings_view(state.services.stock_settings(&auth.0).await?))
+    ok(settings_view(state.services.catalog().stock_settings(&auth.0).await?))
 }
 
 pub async fn update_settings(
@@ -117,7 +117,7 @@ pub async fn update_settings(
     Changes(b): Changes<SettingsBody>,
 ) -> ApiResult {
     let update = SettingsUpdate { enabled: b.enabled, enforce: b.enforce };
-    ok(settings_view(state.services.update_stock_settings(&auth.0, update).await?))
+    ok(settings_view(state.services.catalog().update_stock_settings(&auth.0, update).await?))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,7 +192,7 @@ pub async fn adjust(
     Body(b): Body<AdjustmentBody>,
 ) -> ApiResult {
     let input = AdjustmentInput { kind: b.kind, quantity: b.quantity, note: b.note };
-    let adjusted = state.services.adjust_stock(&auth.0, id, b.business_unit_id, input).await?;
+    let adjusted = state.services.catalog().adjust_stock(&auth.0, id, b.business_unit_id, input).await?;
     created(AdjustedView {
         product: product_view(&adjusted.article),
         movement: movement_view(&adjusted.movement),
@@ -227,7 +227,8 @@ pub async fn history(
     Query(q): Query<HistoryQuery>,
 ) -> ApiResult {
     let (limit, offset) = paging(q.limit, q.offset, 500)?;
-    let history = state.services.stock_history(&auth.0, id, q.business_unit_id, limit, offset).await?;
+    let history =
+        state.services.catalog().stock_history(&auth.0, id, q.business_unit_id, limit, offset).await?;
     let movements: Vec<MovementView> = history.movements.iter().map(movement_view).collect();
     ok(HistoryView {
         product: product_view(&history.article),

@@ -39,7 +39,7 @@ struct TillPrinter {
 
 /// `GET /api/v1/printers`: every till of the company with its printer.
 pub async fn printers(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
-    let tills = state.services.till_printers(&caller).await?;
+    let tills = state.services.till().till_printers(&caller).await?;
     let items: Vec<TillPrinter> = tills
         .into_iter()
         .map(|(d, p)| TillPrinter {
@@ -54,7 +54,7 @@ pub async fn printers(State(state): State<AppState>, Auth(caller): Auth) -> ApiR
 
 /// `GET /api/v1/printers/mine`: the printer of the caller's own till (`null`: none, print PDFs).
 pub async fn my_printer(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
-    let printer = state.services.my_printer(&caller).await?;
+    let printer = state.services.till().my_printer(&caller).await?;
     ok(serde_json::json!({ "tcrCode": caller.user.tcr_code, "printer": printer_view(printer) }))
 }
 
@@ -83,7 +83,7 @@ pub async fn set_printer(
         ));
     };
     let input = PrinterInput { connection, address: b.address, columns: b.columns };
-    let saved = state.services.set_till_printer(&caller, &tcr_code, input).await?;
+    let saved = state.services.till().set_till_printer(&caller, &tcr_code, input).await?;
     ok(serde_json::json!({ "tcrCode": tcr_code, "printer": printer_view(saved) }))
 }
 
@@ -93,7 +93,7 @@ pub async fn test_print(
     Auth(caller): Auth,
     Path(tcr_code): Path<String>,
 ) -> ApiResult {
-    let bytes = state.services.test_print(&caller, &tcr_code).await?;
+    let bytes = state.services.till().test_print(&caller, &tcr_code).await?;
     ok(serde_json::json!({ "tcrCode": tcr_code, "printed": true, "bytes": bytes }))
 }
 
@@ -114,7 +114,7 @@ pub async fn print_receipt(
     if b.tendered.is_some_and(|t| t < Decimal::ZERO) {
         return Err(super::error::ApiError::field("tendered", "The cash tendered cannot be negative."));
     }
-    let printed = state.services.print_receipt(&caller, id, b.tendered).await?;
+    let printed = state.services.till().print_receipt(&caller, id, b.tendered).await?;
     ok(serde_json::json!({
         "id": id, "printed": true, "copy": printed.copy, "drawer": printed.drawer, "bytes": printed.bytes,
     }))
@@ -140,7 +140,7 @@ fn settings_view(s: &TillSettings) -> SettingsView {
 
 /// `GET /api/v1/till/settings`.
 pub async fn settings(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
-    ok(settings_view(&state.services.till_settings(&caller).await?))
+    ok(settings_view(&state.services.till().till_settings(&caller).await?))
 }
 
 #[derive(Deserialize)]
@@ -168,5 +168,5 @@ pub async fn update_settings(
         scale_value: b.scale_value,
         cashier_max_discount: b.cashier_max_discount,
     };
-    ok(settings_view(&state.services.update_till_settings(&caller, input).await?))
+    ok(settings_view(&state.services.till().update_till_settings(&caller, input).await?))
 }

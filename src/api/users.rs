@@ -78,7 +78,7 @@ struct Users {
 }
 
 pub async fn list(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult {
-    let listed = state.services.list_users(&caller).await?;
+    let listed = state.services.people().list_users(&caller).await?;
     ok(Users { items: listed.into_iter().map(ListedView::of).collect() })
 }
 
@@ -118,18 +118,18 @@ pub async fn rotate(
     PathId(id): PathId,
     headers: HeaderMap,
 ) -> ApiResult {
-    let (user, token) = state.services.rotate_token(&caller, id).await?;
+    let (user, token) = state.services.people().rotate_token(&caller, id).await?;
     with_token(&state, &headers, &user, &token)
 }
 
 pub async fn rotate_own(State(state): State<AppState>, Auth(caller): Auth, headers: HeaderMap) -> ApiResult {
-    let (user, token) = state.services.rotate_token(&caller, caller.user.id).await?;
+    let (user, token) = state.services.people().rotate_token(&caller, caller.user.id).await?;
     with_token(&state, &headers, &user, &token)
 }
 
 /// `DELETE /api/v1/users/{id}/token`: the user is out at once, everywhere, until an owner gives
 /// them a new token.
 pub async fn revoke(State(state): State<AppState>, Auth(caller): Auth, PathId(id): PathId) -> ApiResult {
-    let (user, sessions_ended) = state.services.revoke_access(&caller, id).await?;
+    let (user, sessions_ended) = state.services.people().revoke_access(&caller, id).await?;
     ok(Revoked { user: RevokedUser { user: (&user).into(), token_revoked: true, sessions_ended } })
 }

@@ -32,7 +32,8 @@ pub fn create_partner(data: &DataArgs, name: &str) -> Result<(), String> {
 pub fn reset_password(data: &DataArgs, email: &str) -> Result<(), String> {
     let store = open_store(data)?;
     let code = people::issue_reset_code(&store, email, chrono::Utc::now()).map_err(|e| match e {
-        crate::services::Error::NotFound(why) | crate::services::Error::Forbidden(why) => why,
+        crate::services::Error::NotFound(why) => why,
+        crate::services::Error::Forbidden(rule) => rule.to_string(),
         other => other.to_string(),
     })?;
     let until = crate::domain::time::local_text(code.expires_at);

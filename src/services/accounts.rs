@@ -2,7 +2,7 @@
 
 use chrono::Utc;
 
-use super::{Error, Result, Services, audit};
+use super::{Error, Onboarding, People, Result, audit};
 use crate::domain::audit::Action;
 use crate::domain::role::{self, Role};
 use crate::domain::validation::{
@@ -124,11 +124,11 @@ fn sandbox_email(email: &str) -> Result<String> {
     })
 }
 
-impl Services {
+impl Onboarding<'_> {
     /// Makes sure the sandbox company, its first business unit and the sandbox partner exist.
     pub fn ensure_sandbox(&self) -> Result<Company> {
         let hash = hash_token(SANDBOX_PARTNER_TOKEN);
-        self.store.write_blocking(|tx| {
+        self.services.store.write_blocking(|tx| {
             if db::partner_by_token(tx, &hash)?.is_none() {
                 db::insert_partner(tx, "Sandbox partner", &hash)?;
             }
@@ -177,13 +177,14 @@ impl Services {
         }
         errors.into_result()?;
 
-        let into_sandbox = self.sandbox && r.nuis.eq_ignore_ascii_case(SANDBOX_NUIS);
+        let into_sandbox = self.services.sandbox && r.nuis.eq_ignore_ascii_case(SANDBOX_NUIS);
         let email = if into_sandbox { sandbox_email(&r.email)? } else { r.email.clone() };
         let r = Registration { email, ..r };
         let token = new_token("u")?;
         let token_hash = hash_token(&token);
         let prefix = token_prefix(&token).to_string();
         let (company, branch, user) = self
+            .services
             .store
             .write(move |tx| register_in(tx, Some(partner_id), &r, into_sandbox, &token_hash, &prefix))
             .await?;
@@ -225,6 +226,7 @@ impl Services {
         let own_unit = caller.user.business_unit_id;
         let entry = audit::by(caller, Action::UnitUpdate, "");
         let unit = self
+            .services
             .store
             .write(move |tx| -> Result<Option<BusinessUnit>> {
                 let fields = UnitFields {
@@ -265,6 +267,186 @@ impl Services {
     }
 
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
+    pub async fn add_bank_account(&self, caller: &Caller, input: BankAccountInput) -> Result<BankAccount> {
+        let mut errors = FieldErrors::new();
+        errors.required("name", input.name.as_deref());
+        errors.required("holder", input.holder.as_deref());
+        if let Some(iban) = errors.required("iban", input.iban.as_deref())
+            && !is_iban(iban)
+        {
+            errors.add("iban", "The iban is not a valid IBAN (its checksum does not match).");
+        }
+        if let Some(currency) = errors.required("currency", input.currency.as_deref())
+            && !is_currency_code(currency)
+        {
+            errors.add("currency", "The currency must be a three-letter ISO 4217 code such as ALL or EUR.");
+        }
+        for (field, value) in [("name", &input.name), ("holder", &input.holder), ("notes", &input.notes)] {
+            errors.max_len(field, value.as_deref(), 255);
+        }
+        errors.max_len("swift", input.swift.as_deref(), 11);
+        errors.into_result()?;
+
+        let company_id = caller.company.id;
+        let entry = audit::by(caller, Action::BankAccountCreate, "");
+        let account = self
+            .services
+            .store
+            .write(move |tx| {
+                let iban: String = input
+                    .iban
+                    .as_deref()
+                    .unwrap_or_default()
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                let swift = blank_to_none(input.swift);
+                let notes = blank_to_none(input.notes);
+                let id = db::insert_bank_account(
+                    tx,
+                    &NewBankAccount {
+                        company_id,
+                        name: input.name.as_deref().unwrap_or_default().trim(),
+                        holder: input.holder.as_deref().unwrap_or_default().trim(),
+                        iban: &iban,
+                        swift: swift.as_deref(),
+                        currency: input.currency.as_deref().unwrap_or_default().trim(),
+                        notes: notes.as_deref(),
+                    },
+                )?;
+                let account = db::bank_account(tx, company_id, id)?
+                    .ok_or_else(|| Error::Vanished("the bank account just saved"))?;
+                let entry = audit::Entry { object: id.to_string(), ..entry }.after(serde_json::json!({
+                    "name": account.name,
+                    "holder": account.holder,
+                    "iban": account.iban,
+                    "swift": account.swift,
+                    "currency": account.currency,
+                }));
+                crate::store::audit::append(tx, &entry)?;
+                Ok::<_, Error>(account)
+            })
+            .await?;
+        Ok(account)
+    }
+
+    pub async fn bank_accounts(
+        &self,
+        caller: &Caller,
+        limit: i64,
+        offset: i64,
+    ) -> Result<(Vec<BankAccount>, i64)> {
+        let company_id = caller.company.id;
+        Ok(self.services.store.read(move |conn| db::bank_accounts(conn, company_id, limit, offset)).await?)
+    }
+
+    pub async fn bank_account(&self, caller: &Caller, id: i64) -> Result<BankAccount> {
+        let company_id = caller.company.id;
+        self.services
+            .store
+            .read(move |conn| db::bank_account(conn, company_id, id))
+            .await?
+            .ok_or_else(|| Error::NotFound("Bank account".into()))
+    }
+
+    /// Stores the company's signing certificate. In the sandbox any file and password are
+    /// accepted and a certificate for the company's NUIS, valid one year, is made instead.
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
+    pub async fn upload_certificate(
+        &self,
+        caller: &Caller,
+        file: Vec<u8>,
+        password: String,
+    ) -> Result<CertificateInfo> {
+        let company = caller.company.clone();
+        let sandbox = self.services.sandbox;
+        let now = self.services.clock.utc();
+        let cert = tokio::task::spawn_blocking(move || -> Result<Certificate> {
+            if sandbox {
+                return Ok(Certificate::generate_self_signed(
+                    &company.nuis,
+                    &company.name,
+                    chrono::Duration::days(365),
+                )?);
+            }
+            let cert = Certificate::from_p12(&file, &password).map_err(certificate_field_error)?;
+            if !cert.carries_nuis(&company.nuis) {
+                let message = match cert.nuis() {
+                    Some(other) => format!(
+                        "The certificate is for NUIS {other}, not for this company's NUIS {}.",
+                        company.nuis
+                    ),
+                    None => format!("The certificate does not belong to NUIS {}.", company.nuis),
+                };
+                return Err(Error::Invalid(FieldErrors::one("certificate_file", message)));
+            }
+            refuse_outside_validity(&cert, now)?;
+            Ok(cert)
+        })
+        .await??;
+
+        let sealed = self.services.key_file.seal(&cert.private_key_pkcs8_der()?)?;
+        let info = CertificateInfo {
+            nuis: cert.nuis(),
+            subject: cert.subject(),
+            serial: cert.serial_hex(),
+            valid_from: cert.valid_from(),
+            valid_to: cert.valid_to(),
+        };
+        let company_id = caller.company.id;
+        let cert_der = cert.cert_der().to_vec();
+        let (subject, serial) = (info.subject.clone(), info.serial.clone());
+        let (from, to) = (info.valid_from.to_rfc3339(), info.valid_to.to_rfc3339());
+        let entry = audit::by(caller, Action::CertificateUpload, "");
+        self.services
+            .store
+            .write(move |tx| {
+                let before = db::current_certificate(tx, company_id)?
+                    .map(|c| serde_json::json!({ "serial": c.serial, "validTo": c.valid_to }));
+                let after = serde_json::json!({ "subject": subject, "serial": serial, "validTo": to });
+                let id = db::insert_certificate(
+                    tx,
+                    &db::NewCertificate {
+                        company_id,
+                        subject: &subject,
+                        serial: &serial,
+                        valid_from: &from,
+                        valid_to: &to,
+                        cert_der: &cert_der,
+                        key_sealed: &sealed,
+                    },
+                )?;
+                let mut entry = audit::Entry { object: id.to_string(), ..entry }.after(after);
+                if let Some(before) = before {
+                    entry = entry.before(before);
+                }
+                crate::store::audit::append(tx, &entry)
+            })
+            .await?;
+        self.services.gateway.certificate_changed(company_id);
+        tracing::info!(company = company_id, serial = %info.serial, "certificate stored");
+        Ok(info)
+    }
+
+    /// The company's current certificate, if one was uploaded.
+    pub async fn current_certificate(&self, caller: &Caller) -> Result<Option<CertificateInfo>> {
+        let company_id = caller.company.id;
+        let stored = self.services.store.read(move |conn| db::current_certificate(conn, company_id)).await?;
+        Ok(stored.and_then(|c| {
+            let der = openssl::x509::X509::from_der(&c.cert_der).ok();
+            Some(CertificateInfo {
+                nuis: der.as_ref().and_then(nuis_in_subject),
+                subject: c.subject,
+                serial: c.serial,
+                valid_from: crate::domain::time::parse_stored(&c.valid_from)?,
+                valid_to: crate::domain::time::parse_stored(&c.valid_to)?,
+            })
+        }))
+    }
+}
+
+impl People<'_> {
+    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn create_user(&self, caller: &Caller, input: NewUserInput) -> Result<(User, String)> {
         let mut errors = FieldErrors::new();
         errors.required("name", input.name.as_deref());
@@ -290,6 +472,7 @@ impl Services {
         let prefix = token_prefix(&token).to_string();
         let entry = audit::by(caller, Action::UserCreate, "");
         let created = self
+            .services
             .store
             .write(move |tx| {
                 let email = input.email.as_deref().unwrap_or_default().trim();
@@ -352,7 +535,8 @@ impl Services {
 
         let (company_id, caller_id, caller_role) = (caller.company.id, caller.user.id, caller.role());
         let entry = audit::by(caller, Action::UserUpdate, id);
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let Some(user) = db::user(tx, company_id, id)? else {
                     return Err(Error::NotFound("User".into()));
@@ -405,181 +589,6 @@ impl Services {
                 Ok(updated)
             })
             .await
-    }
-
-    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
-    pub async fn add_bank_account(&self, caller: &Caller, input: BankAccountInput) -> Result<BankAccount> {
-        let mut errors = FieldErrors::new();
-        errors.required("name", input.name.as_deref());
-        errors.required("holder", input.holder.as_deref());
-        if let Some(iban) = errors.required("iban", input.iban.as_deref())
-            && !is_iban(iban)
-        {
-            errors.add("iban", "The iban is not a valid IBAN (its checksum does not match).");
-        }
-        if let Some(currency) = errors.required("currency", input.currency.as_deref())
-            && !is_currency_code(currency)
-        {
-            errors.add("currency", "The currency must be a three-letter ISO 4217 code such as ALL or EUR.");
-        }
-        for (field, value) in [("name", &input.name), ("holder", &input.holder), ("notes", &input.notes)] {
-            errors.max_len(field, value.as_deref(), 255);
-        }
-        errors.max_len("swift", input.swift.as_deref(), 11);
-        errors.into_result()?;
-
-        let company_id = caller.company.id;
-        let entry = audit::by(caller, Action::BankAccountCreate, "");
-        let account = self
-            .store
-            .write(move |tx| {
-                let iban: String = input
-                    .iban
-                    .as_deref()
-                    .unwrap_or_default()
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect();
-                let swift = blank_to_none(input.swift);
-                let notes = blank_to_none(input.notes);
-                let id = db::insert_bank_account(
-                    tx,
-                    &NewBankAccount {
-                        company_id,
-                        name: input.name.as_deref().unwrap_or_default().trim(),
-                        holder: input.holder.as_deref().unwrap_or_default().trim(),
-                        iban: &iban,
-                        swift: swift.as_deref(),
-                        currency: input.currency.as_deref().unwrap_or_default().trim(),
-                        notes: notes.as_deref(),
-                    },
-                )?;
-                let account = db::bank_account(tx, company_id, id)?
-                    .ok_or_else(|| Error::Vanished("the bank account just saved"))?;
-                let entry = audit::Entry { object: id.to_string(), ..entry }.after(serde_json::json!({
-                    "name": account.name,
-                    "holder": account.holder,
-                    "iban": account.iban,
-                    "swift": account.swift,
-                    "currency": account.currency,
-                }));
-                crate::store::audit::append(tx, &entry)?;
-                Ok::<_, Error>(account)
-            })
-            .await?;
-        Ok(account)
-    }
-
-    pub async fn bank_accounts(
-        &self,
-        caller: &Caller,
-        limit: i64,
-        offset: i64,
-    ) -> Result<(Vec<BankAccount>, i64)> {
-        let company_id = caller.company.id;
-        Ok(self.store.read(move |conn| db::bank_accounts(conn, company_id, limit, offset)).await?)
-    }
-
-    pub async fn bank_account(&self, caller: &Caller, id: i64) -> Result<BankAccount> {
-        let company_id = caller.company.id;
-        self.store
-            .read(move |conn| db::bank_account(conn, company_id, id))
-            .await?
-            .ok_or_else(|| Error::NotFound("Bank account".into()))
-    }
-
-    /// Stores the company's signing certificate. In the sandbox any file and password are
-    /// accepted and a certificate for the company's NUIS, valid one year, is made instead.
-    #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
-    pub async fn upload_certificate(
-        &self,
-        caller: &Caller,
-        file: Vec<u8>,
-        password: String,
-    ) -> Result<CertificateInfo> {
-        let company = caller.company.clone();
-        let sandbox = self.sandbox;
-        let now = self.clock.utc();
-        let cert = tokio::task::spawn_blocking(move || -> Result<Certificate> {
-            if sandbox {
-                return Ok(Certificate::generate_self_signed(
-                    &company.nuis,
-                    &company.name,
-                    chrono::Duration::days(365),
-                )?);
-            }
-            let cert = Certificate::from_p12(&file, &password).map_err(certificate_field_error)?;
-            if !cert.carries_nuis(&company.nuis) {
-                let message = match cert.nuis() {
-                    Some(other) => format!(
-                        "The certificate is for NUIS {other}, not for this company's NUIS {}.",
-                        company.nuis
-                    ),
-                    None => format!("The certificate does not belong to NUIS {}.", company.nuis),
-                };
-                return Err(Error::Invalid(FieldErrors::one("certificate_file", message)));
-            }
-            refuse_outside_validity(&cert, now)?;
-            Ok(cert)
-        })
-        .await??;
-
-        let sealed = self.key_file.seal(&cert.private_key_pkcs8_der()?)?;
-        let info = CertificateInfo {
-            nuis: cert.nuis(),
-            subject: cert.subject(),
-            serial: cert.serial_hex(),
-            valid_from: cert.valid_from(),
-            valid_to: cert.valid_to(),
-        };
-        let company_id = caller.company.id;
-        let cert_der = cert.cert_der().to_vec();
-        let (subject, serial) = (info.subject.clone(), info.serial.clone());
-        let (from, to) = (info.valid_from.to_rfc3339(), info.valid_to.to_rfc3339());
-        let entry = audit::by(caller, Action::CertificateUpload, "");
-        self.store
-            .write(move |tx| {
-                let before = db::current_certificate(tx, company_id)?
-                    .map(|c| serde_json::json!({ "serial": c.serial, "validTo": c.valid_to }));
-                let after = serde_json::json!({ "subject": subject, "serial": serial, "validTo": to });
-                let id = db::insert_certificate(
-                    tx,
-                    &db::NewCertificate {
-                        company_id,
-                        subject: &subject,
-                        serial: &serial,
-                        valid_from: &from,
-                        valid_to: &to,
-                        cert_der: &cert_der,
-                        key_sealed: &sealed,
-                    },
-                )?;
-                let mut entry = audit::Entry { object: id.to_string(), ..entry }.after(after);
-                if let Some(before) = before {
-                    entry = entry.before(before);
-                }
-                crate::store::audit::append(tx, &entry)
-            })
-            .await?;
-        self.gateway.certificate_changed(company_id);
-        tracing::info!(company = company_id, serial = %info.serial, "certificate stored");
-        Ok(info)
-    }
-
-    /// The company's current certificate, if one was uploaded.
-    pub async fn current_certificate(&self, caller: &Caller) -> Result<Option<CertificateInfo>> {
-        let company_id = caller.company.id;
-        let stored = self.store.read(move |conn| db::current_certificate(conn, company_id)).await?;
-        Ok(stored.and_then(|c| {
-            let der = openssl::x509::X509::from_der(&c.cert_der).ok();
-            Some(CertificateInfo {
-                nuis: der.as_ref().and_then(nuis_in_subject),
-                subject: c.subject,
-                serial: c.serial,
-                valid_from: crate::domain::time::parse_stored(&c.valid_from)?,
-                valid_to: crate::domain::time::parse_stored(&c.valid_to)?,
-            })
-        }))
     }
 }
 

@@ -156,8 +156,9 @@ mod tests {
     #[tokio::test]
     async fn without_a_budget_the_pos_waits_for_the_outcome() {
         let handover = Handover::new("invoice");
-        let (run, _) =
-            delivery(&handover, Duration::from_millis(100), |_| Err(Error::Unavailable("not saved".into())));
+        let (run, _) = delivery(&handover, Duration::from_millis(100), |_| {
+            Err(Error::Unavailable(crate::services::NotNow::Platform))
+        });
         assert!(matches!(
             wait(run, &handover, None, |d: &str| d.to_string()).await,
             Err(Error::Unavailable(_))

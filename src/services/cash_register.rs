@@ -35,7 +35,7 @@ use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::pipeline::{Ahead, QueuePlan, log_unsettled};
 use super::sequence::Sequence;
-use super::{Error, Result, Services, audit};
+use super::{Cash, Error, Held, Result, Services, audit};
 use crate::domain::audit::Action as Audited;
 use crate::domain::cash_register::{self as rules, ActionType, CashSale, Movement, Purpose, Reopening};
 use crate::domain::drawer::{self, CloseError, Closing, Count, DayFigures, Takings};
@@ -337,19 +337,6 @@ fn cash_draft(
     Draft { action, unsigned, plan: plan.clone() }
 }
 
-/// The cash capability: the drawer's money in and out of a till (deposits, withdrawals, the
-/// day's opening and closing balances) and what it holds.
-#[derive(Clone, Copy)]
-pub struct Cash<'a> {
-    services: &'a Services,
-}
-
-impl Services {
-    pub fn cash(&self) -> Cash<'_> {
-        Cash { services: self }
-    }
-}
-
 impl Cash<'_> {
     /// The till an action acts on: the caller's own, or the one named in `tcr` (a manager's or
     /// an owner's pick, one of the company's TCRs: else 422 `tcr`). Without either, every
@@ -375,9 +362,11 @@ impl Cash<'_> {
     }
 
     async fn tcr_lock(&self, company_id: i64, tcr_code: &str) -> Result<OwnedMutexGuard<()>> {
-        self.services.locks.acquire(&till(company_id, tcr_code), LOCK_WAIT).await.ok_or_else(|| {
-            Error::Busy("Another operation on this cash register is running; try again.".into())
-        })
+        self.services
+            .locks
+            .acquire(&till(company_id, tcr_code), LOCK_WAIT)
+            .await
+            .ok_or_else(|| Error::Busy(Held::CashRegister))
     }
 
     /// The first CIS call of a saved action, in one of its lane's places at the CIS; the result

@@ -1,7 +1,7 @@
 //! Clients: one model whatever view (v1 flat, v2 structured) the caller speaks; the views
 //! translate at the edge.
 
-use super::{Error, Result, Services};
+use super::{Buyers, Error, Result};
 use crate::domain::client::{self, ClientPatch, Rejection, search_term};
 use crate::store;
 use crate::store::accounts::Caller;
@@ -37,7 +37,7 @@ fn not_found() -> Error {
     Error::NotFound("Client".into())
 }
 
-impl Services {
+impl Buyers<'_> {
     /// A page of the company's clients matching `query`, newest first, and how many match.
     pub async fn clients(
         &self,
@@ -49,6 +49,7 @@ impl Services {
         let company_id = caller.company.id;
         let term = search_term(query);
         Ok(self
+            .services
             .store
             .read(move |conn| {
                 let total = db::count(conn, company_id, term.as_deref())?;
@@ -61,7 +62,7 @@ impl Services {
     /// A client of the caller's company.
     pub async fn client(&self, caller: &Caller, id: i64) -> Result<StoredClient> {
         let company_id = caller.company.id;
-        self.store.read(move |conn| db::get(conn, company_id, id)).await?.ok_or_else(not_found)
+        self.services.store.read(move |conn| db::get(conn, company_id, id)).await?.ok_or_else(not_found)
     }
 
     pub async fn create_client(
@@ -71,7 +72,8 @@ impl Services {
     ) -> std::result::Result<StoredClient, SaveError> {
         let new = client::create(&patch).map_err(SaveError::Rejected)?;
         let company_id = caller.company.id;
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let id = db::insert(tx, company_id, &new)?;
                 db::get(tx, company_id, id)?
@@ -89,7 +91,8 @@ impl Services {
         patch: ClientPatch,
     ) -> std::result::Result<StoredClient, SaveError> {
         let company_id = caller.company.id;
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let Some(stored) = db::get(tx, company_id, id)? else {
                     return Err(SaveError::Failed(not_found()));

@@ -2,7 +2,7 @@
 
 use uuid::Uuid;
 
-use super::{Error, Result, Services};
+use super::{Error, NotNow, Onboarding, Result, Services};
 use crate::domain::validation::{FieldErrors, is_nuis};
 use crate::fiscal::delivery::Delivery;
 use crate::fiscal::model::{GetEinvoices, GetTaxpayers, PartyType, PlainHeader, Tcr, TcrType};
@@ -39,12 +39,10 @@ pub struct Continued {
 }
 
 fn unavailable() -> Error {
-    Error::Unavailable(
-        "The fiscalization service (CIS) could not be reached. Nothing was saved; try again.".into(),
-    )
+    Error::Unavailable(NotNow::CisForDevice)
 }
 
-impl Services {
+impl Onboarding<'_> {
     /// Registers a TCR with the CIS and stores it; the code also goes on the calling user when
     /// the device is in that user's business unit. Nothing is stored unless the CIS accepted it.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
@@ -67,7 +65,7 @@ impl Services {
         }
         let company_id = caller.company.id;
         let unit = match input.branch_id {
-            Some(id) => self.store.read(move |conn| db::unit(conn, company_id, id)).await?,
+            Some(id) => self.services.store.read(move |conn| db::unit(conn, company_id, id)).await?,
             None => None,
         };
         if input.branch_id.is_some() && unit.is_none() {
@@ -91,6 +89,7 @@ impl Services {
         let entry = super::audit::by(caller, crate::domain::audit::Action::DeviceRegister, "");
         let caller_has_none = caller.user.tcr_code.is_none();
         let device = self
+            .services
             .store
             .write(move |tx| -> Result<_> {
                 let from = from.to_string();
@@ -147,27 +146,27 @@ impl Services {
         from: chrono::NaiveDate,
         to: Option<chrono::NaiveDate>,
     ) -> Result<(String, String)> {
-        let soft_code = self.gateway.codes().soft_code.clone().ok_or_else(|| {
+        let soft_code = self.services.gateway.codes().soft_code.clone().ok_or_else(|| {
             Error::Refused(
                 "Arka has no software code: set ARKA_SOFT_CODE (issued by the tax administration).".into(),
             )
         })?;
         let tcr_int_id = format!("arka-{}", Uuid::new_v4().simple());
         let request = requests::register_tcr(
-            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.clock.utc() },
+            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.services.clock.utc() },
             &Tcr {
                 issuer_nuis: nuis.to_string(),
                 busin_unit_code: unit_code.to_string(),
                 tcr_int_id: tcr_int_id.clone(),
                 soft_code: Some(soft_code),
-                maintainer_code: self.gateway.codes().maintainer_code.clone(),
+                maintainer_code: self.services.gateway.codes().maintainer_code.clone(),
                 valid_from: Some(from),
                 valid_to: to,
                 tcr_type: Some(TcrType::Regular),
             },
         );
-        let certificate = self.signer(company_id).await?;
-        match self.call_cis(certificate, request, |c, b| c.register_tcr(b)).await? {
+        let certificate = self.services.signer(company_id).await?;
+        match self.services.call_cis(certificate, request, |c, b| c.register_tcr(b)).await? {
             Delivery::Accepted(accepted) => Ok((tcr_int_id, accepted.tcr_code)),
             Delivery::Refused(refusal) => Err(Error::Refused(refusal.message())),
             Delivery::NotDelivered { reason, .. } => {
@@ -186,12 +185,13 @@ impl Services {
     /// kept for the owner. Needs the company's certificate and the CIS; safe to call again (what is
     /// done is skipped). What went on on what.
     pub async fn continue_on_new_tcrs(&self) -> Result<Vec<Continued>> {
-        let retired = self.store.read(devices::retired).await?;
+        let retired = self.services.store.read(devices::retired).await?;
         let mut continued = Vec::new();
-        let today = self.clock.utc().with_timezone(&chrono_tz::Europe::Tirane).date_naive();
+        let today = self.services.clock.utc().with_timezone(&chrono_tz::Europe::Tirane).date_naive();
         for old in retired.iter().filter(|r| r.continued_by.is_none()) {
             let company_id = old.company_id;
             let company = self
+                .services
                 .store
                 .read(move |conn| db::company(conn, company_id))
                 .await?
@@ -200,7 +200,8 @@ impl Services {
                 self.register_at_cis(company_id, &company.nuis, &old.business_unit_code, today, None).await?;
             let (retired_code, last_number) = (old.tcr_code.clone(), old.last_number);
             let (old, new_code) = (old.clone(), tcr_code.clone());
-            self.store
+            self.services
+                .store
                 .write(move |tx| -> Result<_> {
                     devices::insert(
                         tx,
@@ -231,31 +232,7 @@ impl Services {
     /// What a restore left for the owner to see: the retired TCRs and what the CIS lists that the
     /// books lack.
     pub async fn restore_findings(&self) -> Result<(Vec<devices::Retired>, Vec<devices::CisOnly>)> {
-        Ok(self.store.read(|conn| Ok((devices::retired(conn)?, devices::cis_only(conn)?))).await?)
-    }
-
-    /// While a retired TCR waits for its new one (a restore, until the certificate is uploaded and
-    /// the CIS answers), tries `continue_on_new_tcrs` every few seconds; ends once none waits.
-    pub async fn keep_tcrs_continued(self, mut stop: tokio::sync::watch::Receiver<bool>) {
-        loop {
-            let waiting = match self.store.read(devices::retired).await {
-                Ok(retired) => retired.iter().any(|r| r.continued_by.is_none()),
-                Err(e) => {
-                    tracing::error!(error = %crate::error_chain(&e), "cannot read the retired TCRs");
-                    true
-                }
-            };
-            if !waiting || *stop.borrow() {
-                return;
-            }
-            if let Err(e) = self.continue_on_new_tcrs().await {
-                tracing::info!(error = %crate::error_chain(&e), "the restored tills wait for their new TCRs (the certificate, the CIS)");
-            }
-            tokio::select! {
-                () = tokio::time::sleep(CONTINUE_EVERY) => {}
-                _ = stop.changed() => {}
-            }
-        }
+        Ok(self.services.store.read(|conn| Ok((devices::retired(conn)?, devices::cis_only(conn)?))).await?)
     }
 
     /// Keeps the e-invoices the CIS lists for each retired TCR's company since `since` less
@@ -269,20 +246,22 @@ impl Services {
                 eic: None,
                 party_type: Some(PartyType::Seller),
                 rec_date_time_from: Some(since - LOOK_BACK),
-                rec_date_time_to: Some(self.clock.utc()),
+                rec_date_time_to: Some(self.services.clock.utc()),
             };
             let request = requests::get_einvoices(
-                &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.clock.utc() },
+                &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.services.clock.utc() },
                 &query,
             );
-            let certificate = self.signer(company_id).await?;
-            let listed = match self.call_cis(certificate, request, |c, b| c.get_einvoices(b)).await? {
+            let certificate = self.services.signer(company_id).await?;
+            let listed = match self.services.call_cis(certificate, request, |c, b| c.get_einvoices(b)).await?
+            {
                 Delivery::Accepted(listed) => listed.einvoices,
                 Delivery::Refused(refusal) => return Err(Error::Refused(refusal.message())),
                 Delivery::NotDelivered { .. } => return Err(unavailable()),
             };
             let now = crate::store::now_text();
-            self.store
+            self.services
+                .store
                 .write(move |tx| -> Result<_> {
                     let mut lacking = Vec::new();
                     for e in listed.iter().filter(|e| e.party_type == "SELLER") {
@@ -315,11 +294,11 @@ impl Services {
             );
         }
         let request = requests::get_taxpayers(
-            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.clock.utc() },
+            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.services.clock.utc() },
             &GetTaxpayers::Tin(nipt.clone()),
         );
-        let certificate = self.signer(caller.company.id).await?;
-        match self.call_cis(certificate, request, |c, b| c.get_taxpayers(b)).await? {
+        let certificate = self.services.signer(caller.company.id).await?;
+        match self.services.call_cis(certificate, request, |c, b| c.get_taxpayers(b)).await? {
             Delivery::Accepted(found) => {
                 let taxpayer = found
                     .taxpayers
@@ -328,13 +307,39 @@ impl Services {
                     .ok_or_else(|| Error::NotFound(format!("Taxpayer {nipt}")))?;
                 // The register confirmed this NIPT: the company's clients carrying it are verified.
                 let company_id = caller.company.id;
-                self.store.write(move |tx| clients::mark_verified(tx, company_id, &nipt)).await?;
+                self.services.store.write(move |tx| clients::mark_verified(tx, company_id, &nipt)).await?;
                 Ok(taxpayer)
             }
             Delivery::Refused(refusal) => Err(Error::Refused(refusal.message())),
             Delivery::NotDelivered { reason, .. } => {
                 tracing::warn!(%reason, "taxpayer look-up not delivered");
-                Err(Error::Unavailable("The fiscal register (CIS) could not be reached; try again.".into()))
+                Err(Error::Unavailable(NotNow::CisForTaxpayer))
+            }
+        }
+    }
+}
+
+impl Services {
+    /// While a retired TCR waits for its new one (a restore, until the certificate is uploaded and
+    /// the CIS answers), tries `continue_on_new_tcrs` every few seconds; ends once none waits.
+    pub async fn keep_tcrs_continued(self, mut stop: tokio::sync::watch::Receiver<bool>) {
+        loop {
+            let waiting = match self.store.read(devices::retired).await {
+                Ok(retired) => retired.iter().any(|r| r.continued_by.is_none()),
+                Err(e) => {
+                    tracing::error!(error = %crate::error_chain(&e), "cannot read the retired TCRs");
+                    true
+                }
+            };
+            if !waiting || *stop.borrow() {
+                return;
+            }
+            if let Err(e) = self.onboarding().continue_on_new_tcrs().await {
+                tracing::info!(error = %crate::error_chain(&e), "the restored tills wait for their new TCRs (the certificate, the CIS)");
+            }
+            tokio::select! {
+                () = tokio::time::sleep(CONTINUE_EVERY) => {}
+                _ = stop.changed() => {}
             }
         }
     }

@@ -245,14 +245,19 @@ fn seal_venue(key_file: &KeyFile, venue: &VenueInput) -> Result<SealedVenue> {
 }
 
 /// In the caller's transaction: `sealed` as the company's one active venue.
-fn write_venue(tx: &rusqlite::Connection, company_id: i64, sealed: &SealedVenue) -> Result<i64> {
+fn write_venue(
+    tx: &rusqlite::Connection,
+    company_id: i64,
+    sealed: &SealedVenue,
+    now: chrono::DateTime<Utc>,
+) -> Result<i64> {
     let new = NewVenue {
         wolt_venue_id: &sealed.wolt_venue_id,
         name: &sealed.name,
         api_key_sealed: &sealed.key,
         webhook_secret_sealed: &sealed.secret,
     };
-    db::put_venue(tx, company_id, &new, Utc::now()).map_err(|e| match e {
+    db::put_venue(tx, company_id, &new, now).map_err(|e| match e {
         store::Error::Duplicate(_) => Error::InvalidData(FieldErrors::one(
             "venue.wolt_venue_id",
             "This Wolt venue belongs to another company.",
@@ -264,7 +269,8 @@ fn write_venue(tx: &rusqlite::Connection, company_id: i64, sealed: &SealedVenue)
 /// Seals and stores `venue` as the company's one active venue (the CLI and the sandbox).
 pub fn put_venue(store: &Store, key_file: &KeyFile, company_id: i64, venue: &VenueInput) -> Result<i64> {
     let sealed = seal_venue(key_file, venue)?;
-    store.write_blocking(|tx| write_venue(tx, company_id, &sealed))
+    // The sandbox's and the command line's venue, set once at the box's real time.
+    store.write_blocking(|tx| write_venue(tx, company_id, &sealed, Utc::now()))
 }
 
 /// What the audit trail keeps of the settings: never the credentials.
@@ -279,6 +285,8 @@ fn settings_fields(tx: &rusqlite::Connection, company_id: i64) -> Result<serde_j
 
 /// The owner's command line (`arka marketplace ...`): the same settings as the route, on the
 /// store directly.
+///
+/// Its stamps are the box's real time (`Utc::now()`): a command runs once, no test moves its clock.
 pub mod owner_cli {
     use super::*;
 
@@ -331,7 +339,7 @@ pub mod owner_cli {
     /// Makes this venue the company's one active venue, its credentials sealed.
     pub fn put_venue(store: &Store, key_file: &KeyFile, company_id: i64, venue: &VenueInput) -> Result<i64> {
         let sealed = seal_venue(key_file, venue)?;
-        audited(store, company_id, |tx| write_venue(tx, company_id, &sealed))
+        audited(store, company_id, |tx| write_venue(tx, company_id, &sealed, Utc::now()))
     }
 
     pub fn remove_venue(store: &Store, company_id: i64) -> Result<usize> {
@@ -477,7 +485,7 @@ impl Marketplace {
             .write(move |tx| -> Result<()> {
                 let before = settings_fields(tx, company_id)?;
                 if let Some(sealed) = &sealed {
-                    write_venue(tx, company_id, sealed)?;
+                    write_venue(tx, company_id, sealed, now)?;
                 }
                 if let Some(enabled) = update.enabled {
                     db::set_addon(tx, company_id, enabled, now)?;
@@ -656,7 +664,9 @@ impl Marketplace {
         let api_key = opened(self.key_file(), &access.venue.api_key_sealed)?;
         let wolt_id = order.wolt_order_id.clone();
         let body = match (step.call, preparation_time, &reason) {
-            (WoltCall::Accept | WoltCall::SelfDeliveryAccept, Some(minutes), _) => Some(accept_body(minutes)),
+            (WoltCall::Accept | WoltCall::SelfDeliveryAccept, Some(minutes), _) => {
+                Some(accept_body(minutes, self.clock().utc()))
+            }
             (WoltCall::Reject, _, Some(reason)) => Some(json!({"reason": reason})),
             _ => None,
         };
@@ -735,7 +745,7 @@ impl Marketplace {
         let request = issue_request(&order);
         let internal_id = request.internal_id.clone();
         let caller = access.caller.clone();
-        let invoice_id = match self.inner.services.issue_invoice(&caller, request).await {
+        let invoice_id = match self.inner.services.selling().issue_invoice(&caller, request).await {
             Ok(Issued::Fiscalized(invoice) | Issued::Deferred(invoice)) => invoice.id,
             // An earlier try issued it and stopped before linking it: link that invoice.
             Err(services::Error::Conflict(message)) => {
@@ -965,9 +975,8 @@ fn issue_failed(e: services::Error) -> Error {
         E::Incomplete { message, errors } => {
             failed(format!("{message} {}", errors.join(" ")).trim().to_string())
         }
-        E::Refused(message) | E::Forbidden(message) | E::NotFound(message) | E::Conflict(message) => {
-            failed(message)
-        }
+        E::Refused(message) | E::NotFound(message) | E::Conflict(message) => failed(message),
+        E::Forbidden(rule) => failed(rule.to_string()),
         E::Taken { field, message } => failed(format!("{field}: {message}")),
         E::Busy(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
         E::Unavailable(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),
@@ -977,7 +986,7 @@ fn issue_failed(e: services::Error) -> Error {
 }
 
 /// What Wolt's accept carries for a preparation time: the pickup time it gives, RFC 3339.
-fn accept_body(minutes: i64) -> Value {
-    let at = Utc::now() + chrono::Duration::minutes(minutes);
+fn accept_body(minutes: i64, now: chrono::DateTime<Utc>) -> Value {
+    let at = now + chrono::Duration::minutes(minutes);
     json!({"adjusted_pickup_time": at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)})
 }

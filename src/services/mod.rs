@@ -80,6 +80,58 @@ pub struct Services {
     pub token_uses: Arc<users::TokenUses>,
 }
 
+/// A capability: one group of the use cases, reached from `Services` by its accessor
+/// (`services.selling().issue_invoice(…)`), so no one type carries them all.
+macro_rules! capabilities {
+    ($($(#[$doc:meta])* $accessor:ident => $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        pub struct $name<'a> {
+            services: &'a Services,
+        }
+
+        impl Services {
+            pub fn $accessor(&self) -> $name<'_> {
+                $name { services: self }
+            }
+        }
+    )*};
+}
+
+capabilities! {
+    /// Selling (`invoices/`): issuing invoices, orders, summaries and e-invoices, and reading
+    /// them back (lists, one invoice, its PDF).
+    selling => Selling;
+    /// Cash (`cash_register.rs`): the drawer's money in and out of a till (deposits,
+    /// withdrawals, the day's opening and closing balances) and what it holds.
+    cash => Cash;
+    /// Corrections (`invoices/cancel.rs`): cancellations and the corrective documents that take
+    /// a sale back.
+    corrections => Corrections;
+    /// The catalog (`products.rs`, `stock.rs`): products, categories, their import, units and
+    /// stock.
+    catalog => Catalog;
+    /// People (`people.rs`, `users.rs`): users, sign-in sessions, passwords, tokens and roles.
+    people => People;
+    /// On-boarding (`accounts.rs`, `devices.rs`): the company's registration, its units, bank
+    /// accounts and certificate, and its fiscal devices (TCRs) at the CIS.
+    onboarding => Onboarding;
+    /// The first start's setup (`setup.rs`): the setup code, the business, the owner, the test
+    /// sale.
+    setup => Setup;
+    /// The till (`till.rs`): its printers, its settings, a receipt printed.
+    till => Till;
+    /// Currencies and exchange rates (`rates.rs`): the sources' rates, the manual ones, which
+    /// currencies the company invoices in.
+    exchange => Exchange;
+    /// The register of buyers (`clients.rs`).
+    buyers => Buyers;
+    /// Purchase invoices from the e-invoice platform (`purchase.rs`).
+    purchases => Purchases;
+    /// The chain's head office as the shop sees it (`hq_sync/`): the outbox waiting for it.
+    head_office => HeadOffice;
+}
+
 impl Services {
     /// The company's signing certificate, refused in the caller's terms when missing or expired.
     pub async fn signer(&self, company_id: i64) -> Result<Arc<Certificate>> {
@@ -163,15 +215,16 @@ pub enum Error {
     /// Incomplete or invalid data for fiscalization (400): `errors` says exactly what.
     #[error("incomplete: {message} {}", .errors.join("; "))]
     Incomplete { message: String, errors: Vec<String> },
-    /// The operation's lock was not free in time (429 in the standard envelope).
+    /// Another operation held what this one needs and did not let go in time.
     #[error("busy: {0}")]
-    Busy(String),
-    /// 403
+    Busy(Held),
+    /// Beyond what the caller's role may do: the rule that refuses it.
     #[error("forbidden: {0}")]
-    Forbidden(String),
-    /// The CIS could not be reached (503).
+    Forbidden(NotAllowed),
+    /// What the request needs cannot be had now: an outside party did not answer, or a
+    /// document or device it rests on is not ready. Nothing was saved.
     #[error("unavailable: {0}")]
-    Unavailable(String),
+    Unavailable(NotNow),
     /// The database failed (500).
     #[error("the store failed: {0}")]
     Store(#[from] store::Error),
@@ -232,6 +285,106 @@ pub enum Error {
     /// The head office's answer could not be waited for.
     #[error("the head office's answer was lost")]
     HeadOffice(#[source] Cause),
+}
+
+/// What another operation held. Its words are the answer's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Held {
+    /// A document of the same sequence is being issued (the pipeline's lock).
+    #[error("Another document of this sequence is being issued; try again.")]
+    Sequence,
+    /// The same invoice is being cancelled.
+    #[error("Another cancellation of this invoice is in progress; try again.")]
+    Cancellation,
+    /// Another deposit, withdrawal or balance of the same till.
+    #[error("Another operation on this cash register is running; try again.")]
+    CashRegister,
+}
+
+/// The rule that refuses a caller an action beyond their role. Its words are the answer's
+/// message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotAllowed {
+    /// A rule of the roles (`domain::role`), in its own words.
+    #[error("{0}")]
+    Role(&'static str),
+    /// A cashier's discount on line `at` beyond the till's limit.
+    #[error(
+        "lines.{at}.discount: a cashier gives at most {limit}% off a line; a manager or an owner can give more."
+    )]
+    DiscountBeyondLimit { at: usize, limit: rust_decimal::Decimal },
+    /// A cashier reading a document of another till that they did not issue.
+    #[error(
+        "A cashier reads the documents of their own till and those they issued; a manager can read this one."
+    )]
+    OthersDocument,
+    /// Someone not an owner rotating another user's token.
+    #[error("Only an owner rotates another user's token.")]
+    OthersToken,
+    /// Someone not an owner revoking a token.
+    #[error("Only an owner revokes tokens.")]
+    Revoking,
+    /// A reset code for a user whose access is revoked (`found`, their e-mail).
+    #[error("{found}'s access is revoked: an owner restores it first (a new token on the users' list).")]
+    Revoked { found: String },
+    /// An owner resetting their own password, which needs the current one.
+    #[error("Your own password is changed with POST /api/v1/session/password: it needs the current one.")]
+    OwnPasswordReset,
+    /// The setup without the code it printed, from another machine.
+    #[error(
+        "Setting up this server needs the setup code it printed at its start (in its log and on its \
+         console), or a browser on the server itself."
+    )]
+    SetupPass,
+}
+
+/// What a request needs and cannot have now, by who or what is missing. Its words are the
+/// answer's message; a cause underneath is kept.
+#[derive(Debug, thiserror::Error)]
+pub enum NotNow {
+    /// The CIS did not take a document whose kind keeps nothing undelivered: the kind's words.
+    #[error("{0}")]
+    DocumentNotSaved(&'static str),
+    /// The CIS did not answer a device's registration.
+    #[error("The fiscalization service (CIS) could not be reached. Nothing was saved; try again.")]
+    CisForDevice,
+    /// The CIS did not answer a look-up in the taxpayers' register.
+    #[error("The fiscal register (CIS) could not be reached; try again.")]
+    CisForTaxpayer,
+    /// An order a summary invoice settles still waits for its FIC.
+    #[error("{}", invoices::order_waiting(.number))]
+    OrderWaiting { number: String },
+    /// The e-invoice platform did not answer the buyer's check of an e-invoice.
+    #[error("{}", invoices::einvoice::PLATFORM_FOR_BUYER)]
+    PlatformForBuyer,
+    /// The e-invoice platform did not answer.
+    #[error("{}", purchase::PLATFORM_UNREACHABLE)]
+    Platform,
+    /// The chain's head office, which numbers the business's non-cash documents, did not answer.
+    #[error("{}", hq_sync::NO_NUMBER)]
+    HeadOffice,
+    /// The shop of a chain was started without its head office.
+    #[error("{}", hq_sync::NOT_REACHED)]
+    HeadOfficeNotLinked,
+    /// The till's TCR was retired by a restore and its new one is not registered yet.
+    #[error("{}", devices::TCR_RETIRED)]
+    TcrRetired,
+    /// The till's printer did not take the receipt.
+    #[error("{}", printer_words(.0))]
+    Printer(#[source] crate::printer::Error),
+}
+
+/// What the cashier reads when the printer did not take a receipt: what to do about it.
+fn printer_words(e: &crate::printer::Error) -> &'static str {
+    match e {
+        crate::printer::Error::Off(_) => {
+            "The printer does not answer: check that it is on and connected, then print again."
+        }
+        crate::printer::Error::OutOfPaper => {
+            "The printer is out of paper: put in a new roll, then print again."
+        }
+        crate::printer::Error::Failed(_) => "The printer stopped while printing: check it, then print again.",
+    }
 }
 
 /// The error underneath a failure, kept for the log.

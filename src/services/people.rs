@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::audit;
-use super::{Error, Result, Services};
+use super::{Error, NotAllowed, People, Result};
 use crate::domain::audit::Action;
 use crate::domain::password::{self, MAX_PASSWORD, Weakness};
 use crate::domain::validation::{FieldErrors, is_registration_code};
@@ -160,9 +160,7 @@ pub fn issue_reset_code(store: &Store, email: &str, now: DateTime<Utc>) -> Resul
             return Err(Error::NotFound(format!("no user has the e-mail {found}")));
         };
         if user.revoked {
-            return Err(Error::Forbidden(format!(
-                "{found}'s access is revoked: an owner restores it first (a new token on the users' list)."
-            )));
+            return Err(Error::Forbidden(NotAllowed::Revoked { found }));
         }
         people::replace_reset_code(tx, user.user_id, &hash, &expires)?;
         let entry = audit::by_cli(Some(user.company_id), Action::UserResetCode, user.user_id)
@@ -174,12 +172,12 @@ pub fn issue_reset_code(store: &Store, email: &str, now: DateTime<Utc>) -> Resul
     Ok(ResetCode { code, email, expires_at })
 }
 
-impl Services {
+impl People<'_> {
     /// Signs a person in: a session for the user with this e-mail and password. An unknown
     /// e-mail, a user with only a token and a revoked user are refused as a wrong password is.
     pub async fn sign_in(&self, email: &str, password: &str) -> std::result::Result<Session, Refused> {
         let email_owned = email.trim().to_string();
-        let found = self.store.read(move |conn| people::credentials(conn, &email_owned)).await?;
+        let found = self.services.store.read(move |conn| people::credentials(conn, &email_owned)).await?;
         let stored = found.as_ref().and_then(|c| c.password_hash.clone());
         let right = verify_blocking(password.to_string(), stored).await?;
         let Some(found) = found.filter(|c| right && !c.revoked) else {
@@ -198,8 +196,9 @@ impl Services {
         also: impl FnOnce(&rusqlite::Transaction) -> Result<()> + Send + 'static,
     ) -> Result<Session> {
         let (id, id_hash) = new_session_id()?;
-        let now = crate::store::time_text(self.clock.utc());
+        let now = crate::store::time_text(self.services.clock.utc());
         let caller = self
+            .services
             .store
             .write(move |tx| -> Result<Option<Caller>> {
                 also(tx)?;
@@ -214,12 +213,12 @@ impl Services {
     /// The caller of a session seen within `idle`, its last use moved to now (written at most
     /// every tenth of `idle`, a minute at most, so a busy page does not write on every call).
     pub async fn session_caller(&self, id_hash: String, idle: std::time::Duration) -> Result<Option<Caller>> {
-        let now = self.clock.utc();
+        let now = self.services.clock.utc();
         let idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::MAX);
         let cutoff = text_at(now - idle);
         let key = id_hash.clone();
         let Some((user_id, last_seen)) =
-            self.store.read(move |conn| people::session_user(conn, &key, &cutoff)).await?
+            self.services.store.read(move |conn| people::session_user(conn, &key, &cutoff)).await?
         else {
             return Ok(None);
         };
@@ -227,20 +226,20 @@ impl Services {
         let stale = crate::domain::time::parse_stored(&last_seen).is_none_or(|seen| now - seen >= every);
         if stale {
             let now = text_at(now);
-            self.store.write_unsynced(move |tx| people::touch_session(tx, &id_hash, &now)).await?;
+            self.services.store.write_unsynced(move |tx| people::touch_session(tx, &id_hash, &now)).await?;
         }
-        Ok(self.store.read(move |conn| db::caller_by_user(conn, user_id)).await?)
+        Ok(self.services.store.read(move |conn| db::caller_by_user(conn, user_id)).await?)
     }
 
     pub async fn sign_out(&self, id_hash: String) -> Result<()> {
-        Ok(self.store.write(move |tx| people::end_session(tx, &id_hash)).await?)
+        Ok(self.services.store.write(move |tx| people::end_session(tx, &id_hash)).await?)
     }
 
     /// Drops the sessions idle longer than `idle` (at start).
     pub fn forget_idle_sessions(&self, idle: std::time::Duration) -> Result<usize> {
         let idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::MAX);
-        let cutoff = text_at(self.clock.utc() - idle);
-        Ok(self.store.write_blocking(|tx| people::forget_idle_sessions(tx, &cutoff))?)
+        let cutoff = text_at(self.services.clock.utc() - idle);
+        Ok(self.services.store.write_blocking(|tx| people::forget_idle_sessions(tx, &cutoff))?)
     }
 
     /// The caller changes their own password, proving the current one. A user with only a token
@@ -255,7 +254,7 @@ impl Services {
         via: Via,
     ) -> Result<Option<String>> {
         let user_id = caller.user.id;
-        let stored = self.store.read(move |conn| people::password_hash(conn, user_id)).await?;
+        let stored = self.services.store.read(move |conn| people::password_hash(conn, user_id)).await?;
         if stored.is_none() {
             return Err(Error::Conflict(
                 "This user has no password yet, and a token alone does not set one: an owner sets it \
@@ -281,8 +280,9 @@ impl Services {
         let via_text = if via == Via::Session { "session" } else { "token" };
         let entry = audit::by(caller, Action::UserPassword, user_id)
             .after(serde_json::json!({"passwordSetBy": "self", "via": via_text, "sessionsEnded": true}));
-        let now = crate::store::time_text(self.clock.utc());
-        self.store
+        let now = crate::store::time_text(self.services.clock.utc());
+        self.services
+            .store
             .write(move |tx| -> Result<()> {
                 people::set_password(tx, company_id, user_id, &hash)?;
                 people::end_sessions_of(tx, user_id)?;
@@ -302,13 +302,11 @@ impl Services {
     /// lifts the user's throttled guesses.
     pub async fn reset_password(&self, caller: &Caller, user_id: i64, new: Option<String>) -> Result<User> {
         if user_id == caller.user.id {
-            return Err(Error::Forbidden(
-                "Your own password is changed with POST /api/v1/session/password: it needs the current one."
-                    .into(),
-            ));
+            return Err(Error::Forbidden(NotAllowed::OwnPasswordReset));
         }
         let company_id = caller.company.id;
         let user = self
+            .services
             .store
             .read(move |conn| db::user(conn, company_id, user_id))
             .await?
@@ -319,7 +317,8 @@ impl Services {
         let hash = hash_blocking(new.unwrap_or_default()).await?;
         let entry = audit::by(caller, Action::UserPassword, user_id)
             .after(serde_json::json!({"passwordSetBy": "owner", "sessionsEnded": true}));
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 people::set_password(tx, company_id, user_id, &hash)?;
                 people::end_sessions_of(tx, user_id)?;
@@ -341,8 +340,9 @@ impl Services {
     ) -> std::result::Result<Session, Refused> {
         let email = email.trim().to_string();
         let found = email.clone();
-        let now = text_at(self.clock.utc());
+        let now = text_at(self.services.clock.utc());
         let stored = self
+            .services
             .store
             .read(move |conn| match people::credentials(conn, &found)? {
                 Some(user) if !user.revoked => Ok(people::reset_code(conn, user.user_id, &now)?
@@ -359,7 +359,7 @@ impl Services {
         check_new_password(&mut errors, "newPassword", new.as_deref(), &email);
         errors.into_result().map_err(Error::from)?;
         let hash = hash_blocking(new.unwrap_or_default()).await?;
-        let clock = self.clock.clone();
+        let clock = self.services.clock.clone();
         let session = self
             .new_session(user_id, move |tx| {
                 // The code is checked again inside the write: two browsers racing with one code
@@ -388,6 +388,7 @@ impl Services {
     pub async fn profile(&self, caller: &Caller) -> Result<Profile> {
         let (company_id, user_id) = (caller.company.id, caller.user.id);
         let (user, hash) = self
+            .services
             .store
             .read(move |conn| {
                 Ok((db::user(conn, company_id, user_id)?, people::password_hash(conn, user_id)?))
@@ -417,7 +418,8 @@ impl Services {
         let (company_id, user_id) = (caller.company.id, caller.user.id);
         let (name, operator_code) = (name.map(str::to_string), operator_code.map(str::to_string));
         let entry = audit::by(caller, Action::UserUpdate, user_id);
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let Some(before) = db::user(tx, company_id, user_id)? else {
                     return Err(Error::NotFound("User".into()));
@@ -445,7 +447,7 @@ impl Services {
         if caller.role() != crate::domain::role::Role::Owner {
             return Ok(false);
         }
-        Ok(self.store.read(people::company_count).await? == 1)
+        Ok(self.services.store.read(people::company_count).await? == 1)
     }
 }
 

@@ -48,7 +48,7 @@ use super::budget::{self, Handover};
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::sequence::{Sequence, reserve_number};
-use super::{Error, Result, Services};
+use super::{Error, Held, NotNow, Result, Services};
 use crate::domain::validation::{FieldErrors, is_xml_char};
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
@@ -251,7 +251,7 @@ pub trait Document: Send + Sync + 'static {
     /// POS is answered with it) rather than given up (nothing saved; retry).
     fn kept_when_not_delivered(&self) -> bool;
     /// What the POS reads when it is given up because the CIS could not take it.
-    fn not_saved(&self) -> String;
+    fn not_saved(&self) -> &'static str;
     /// In the write transaction, before its number: the idempotency key and the state it
     /// needs. `Err` rolls the transaction back.
     fn admit(&self, tx: &Connection) -> Result<()>;
@@ -402,7 +402,7 @@ struct FirstCall<S> {
     numbered: Numbered,
     /// Whether it is kept and queued when the CIS does not take it (else given up).
     kept: bool,
-    not_saved: String,
+    not_saved: &'static str,
     place: Place,
     opening: Option<Opening>,
     handover: Arc<Handover<S>>,
@@ -434,7 +434,7 @@ impl Services {
         let plan = self.queue_plan(self.clock.utc());
         let kept = document.kept_when_not_delivered();
         if plan.late.is_some() && !kept {
-            return Err(Error::Unavailable(document.not_saved()));
+            return Err(Error::Unavailable(NotNow::DocumentNotSaved(document.not_saved())));
         }
         let certificate = document.certificate();
         let company_id = document.company_id();
@@ -447,7 +447,7 @@ impl Services {
                 Some(super::hq_sync::noncash_number(self, link.client.clone(), company_id, year, &key).await?)
             }
             (super::hq_sync::Chain::Unreached { .. }, Sequence::Business) => {
-                return Err(Error::Unavailable(super::hq_sync::NOT_REACHED.to_string()));
+                return Err(Error::Unavailable(NotNow::HeadOfficeNotLinked));
             }
             _ => None,
         };
@@ -504,9 +504,10 @@ impl Services {
 
     /// Step 3: the sequence's lock.
     async fn lock<D: Document>(&self, document: &D) -> Result<OwnedMutexGuard<()>> {
-        self.locks.acquire(&document.sequence().lock_key(document.company_id()), LOCK_WAIT).await.ok_or_else(
-            || Error::Busy("Another document of this sequence is being issued; try again.".into()),
-        )
+        self.locks
+            .acquire(&document.sequence().lock_key(document.company_id()), LOCK_WAIT)
+            .await
+            .ok_or_else(|| Error::Busy(Held::Sequence))
     }
 
     /// How a document issued `at` meets the CIS, by the breaker.
@@ -666,7 +667,7 @@ impl Services {
                 if !kept && let Some(_) = handover.take() {
                     let refusal = Refusal { code: None, text: format!("not delivered: {reason}") };
                     let given_up = self.give_up::<D>(document_id, queue_id, numbered, &refusal).await;
-                    return Some(given_up.and(Err(Error::Unavailable(not_saved))));
+                    return Some(given_up.and(Err(Error::Unavailable(NotNow::DocumentNotSaved(not_saved)))));
                 }
                 let deferred = self.defer(queue_id, subseq, &reason).await;
                 match handover.take() {
@@ -764,7 +765,7 @@ fn save<D: Document>(
     if let Some(tcr) = document.sequence().tcr_code()
         && crate::store::devices::is_retired(tx, company_id, tcr)?
     {
-        return Err(Error::Unavailable(super::devices::TCR_RETIRED.to_string()));
+        return Err(Error::Unavailable(NotNow::TcrRetired));
     }
     let held = held_numbers::held_for(tx, company_id, &sequence, year, &held_for)?;
     document.admit(tx)?;
@@ -844,7 +845,7 @@ struct Settled {
     queue_id: i64,
     numbered: Numbered,
     kept: bool,
-    not_saved: String,
+    not_saved: &'static str,
 }
 
 /// An outcome nobody waits for could not be written: the entry stays `sending` until the next

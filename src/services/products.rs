@@ -1,6 +1,6 @@
 //! The product catalog and its categories.
 
-use super::{Error, Result, Services};
+use super::{Catalog, Error, Result};
 use crate::domain::product::{self, CategoryInput, Product, ProductInput};
 use crate::domain::product_import::{ImportRow, key};
 use crate::domain::validation::FieldErrors;
@@ -73,7 +73,7 @@ fn plan_import(conn: &rusqlite::Connection, company_id: i64, rows: &[ImportRow])
     Ok(plans)
 }
 
-impl Services {
+impl Catalog<'_> {
     /// A product list from a file: `apply` false only checks it and says what it would do;
     /// true writes every row in one transaction, and nothing when any row is refused.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, rows = rows.len(), apply), err(level = "info"))]
@@ -85,10 +85,11 @@ impl Services {
     ) -> Result<Vec<ImportPlan>> {
         let company_id = caller.company.id;
         if !apply {
-            return self.store.read(move |conn| Ok(plan_import(conn, company_id, &rows))).await?;
+            return self.services.store.read(move |conn| Ok(plan_import(conn, company_id, &rows))).await?;
         }
         let entry = super::audit::by(caller, crate::domain::audit::Action::ProductImport, company_id);
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let plans = plan_import(tx, company_id, &rows)?;
                 for plan in &plans {
@@ -122,6 +123,7 @@ impl Services {
     ) -> Result<(Vec<StoredProduct>, i64)> {
         let company_id = caller.company.id;
         Ok(self
+            .services
             .store
             .read(move |conn| {
                 let total = db::count_products(conn, company_id)?;
@@ -133,7 +135,8 @@ impl Services {
 
     pub async fn product(&self, caller: &Caller, id: i64) -> Result<StoredProduct> {
         let company_id = caller.company.id;
-        self.store
+        self.services
+            .store
             .read(move |conn| db::product(conn, company_id, id))
             .await?
             .ok_or_else(|| Error::NotFound("Product".into()))
@@ -149,7 +152,8 @@ impl Services {
         input: ProductInput,
     ) -> Result<StoredProduct> {
         let company_id = caller.company.id;
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let stored = match id {
                     Some(id) => match db::product(tx, company_id, id)? {
@@ -183,7 +187,7 @@ impl Services {
     /// Every category of the company, newest first.
     pub async fn categories(&self, caller: &Caller) -> Result<Vec<StoredCategory>> {
         let company_id = caller.company.id;
-        Ok(self.store.read(move |conn| db::categories(conn, company_id)).await?)
+        Ok(self.services.store.read(move |conn| db::categories(conn, company_id)).await?)
     }
 
     /// Creates a category (`id` None) or rewrites one of the company's.
@@ -195,7 +199,8 @@ impl Services {
         input: CategoryInput,
     ) -> Result<StoredCategory> {
         let company_id = caller.company.id;
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let stored = match id {
                     Some(id) => match db::category(tx, company_id, id)? {

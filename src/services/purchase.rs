@@ -7,7 +7,7 @@ use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Europe::Tirane;
 use uuid::Uuid;
 
-use super::{Error, Result, Services};
+use super::{Error, NotNow, Purchases, Result};
 use crate::domain::validation::FieldErrors;
 use crate::fiscal::delivery::Delivery;
 use crate::fiscal::model::{
@@ -20,6 +20,9 @@ use crate::store::purchase::{self as db, PurchaseInvoice};
 
 /// Purchase invoices per page.
 pub const PAGE_SIZE: i64 = 20;
+
+/// The e-invoice platform did not answer (`NotNow::Platform`), said to POS apps.
+pub const PLATFORM_UNREACHABLE: &str = "The e-invoice platform could not be reached; try again.";
 
 /// Where a page came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,10 +86,10 @@ fn header(now: DateTime<Utc>) -> PlainHeader {
 }
 
 fn unavailable() -> Error {
-    Error::Unavailable("The e-invoice platform could not be reached; try again.".into())
+    Error::Unavailable(NotNow::Platform)
 }
 
-impl Services {
+impl Purchases<'_> {
     /// Page `page` (from 1) of the e-invoices received `from`..=`to`, newest first.
     pub async fn purchase_invoices(
         &self,
@@ -104,16 +107,17 @@ impl Services {
             rec_date_time_from: Some(start),
             rec_date_time_to: Some(end),
         };
-        let certificate = self.signer(company_id).await?;
-        let request = requests::get_einvoices(&header(self.clock.utc()), &query);
-        let source = match self.call_cis(certificate, request, |c, b| c.get_einvoices(b)).await? {
+        let certificate = self.services.signer(company_id).await?;
+        let request = requests::get_einvoices(&header(self.services.clock.utc()), &query);
+        let source = match self.services.call_cis(certificate, request, |c, b| c.get_einvoices(b)).await? {
             Delivery::Accepted(listed) => {
                 let fetched_at = crate::store::now_text();
                 let received: Vec<PurchaseInvoice> =
                     listed.einvoices.iter().filter_map(|r| kept(r, &fetched_at)).collect();
                 self.name_sellers(caller, &received).await?;
                 let (from, to) = (from_text.clone(), to_text.clone());
-                self.store
+                self.services
+                    .store
                     .write(move |tx| {
                         for invoice in &received {
                             db::upsert(tx, company_id, invoice)?;
@@ -128,7 +132,12 @@ impl Services {
             Delivery::NotDelivered { reason, .. } => {
                 tracing::warn!(%reason, "purchase invoices not delivered; answering from the copy");
                 let (from, to) = (from_text.clone(), to_text.clone());
-                match self.store.read(move |conn| db::last_read(conn, company_id, &from, &to)).await? {
+                match self
+                    .services
+                    .store
+                    .read(move |conn| db::last_read(conn, company_id, &from, &to))
+                    .await?
+                {
                     Some(fetched_at) => Source::Cache { fetched_at },
                     None => return Err(unavailable()),
                 }
@@ -136,6 +145,7 @@ impl Services {
         };
         let offset = (page - 1).saturating_mul(PAGE_SIZE);
         let items = self
+            .services
             .store
             .read(move |conn| db::page(conn, company_id, &from_text, &to_text, PAGE_SIZE, offset))
             .await?;
@@ -146,18 +156,21 @@ impl Services {
     /// cannot be looked up now stays without a name until a later read.
     async fn name_sellers(&self, caller: &Caller, received: &[PurchaseInvoice]) -> Result<()> {
         let sellers: Vec<String> = received.iter().filter_map(|p| p.seller_nuis.clone()).collect();
-        let unnamed = self.store.read(move |conn| db::unnamed(conn, &sellers)).await?;
+        let unnamed = self.services.store.read(move |conn| db::unnamed(conn, &sellers)).await?;
         for nuis in unnamed {
-            let certificate = self.signer(caller.company.id).await?;
+            let certificate = self.services.signer(caller.company.id).await?;
             let request =
-                requests::get_taxpayers(&header(self.clock.utc()), &GetTaxpayers::Tin(nuis.clone()));
+                requests::get_taxpayers(&header(self.services.clock.utc()), &GetTaxpayers::Tin(nuis.clone()));
             if let Delivery::Accepted(found) =
-                self.call_cis(certificate, request, |c, b| c.get_taxpayers(b)).await?
+                self.services.call_cis(certificate, request, |c, b| c.get_taxpayers(b)).await?
                 && let Some(taxpayer) =
                     found.taxpayers.into_iter().find(|t| t.tin.eq_ignore_ascii_case(&nuis))
             {
                 let now = crate::store::now_text();
-                self.store.write(move |tx| db::set_taxpayer_name(tx, &nuis, &taxpayer.name, &now)).await?;
+                self.services
+                    .store
+                    .write(move |tx| db::set_taxpayer_name(tx, &nuis, &taxpayer.name, &now))
+                    .await?;
             }
         }
         Ok(())
@@ -181,17 +194,18 @@ impl Services {
         let company_id = caller.company.id;
         let eic = eic.trim().to_lowercase();
         let lookup = eic.clone();
-        let known = self.store.read(move |conn| db::get(conn, company_id, &lookup)).await?;
+        let known = self.services.store.read(move |conn| db::get(conn, company_id, &lookup)).await?;
         if known.is_none() {
             return Err(Error::NotFound("Purchase invoice".into()));
         }
         let change = EinvoiceChangeStatus { eics: vec![eic.clone()], status: new_status };
-        let request = requests::einvoice_change_status(&header(self.clock.utc()), &change);
-        let certificate = self.signer(company_id).await?;
-        match self.call_cis(certificate, request, |c, b| c.einvoice_change_status(b)).await? {
+        let request = requests::einvoice_change_status(&header(self.services.clock.utc()), &change);
+        let certificate = self.services.signer(company_id).await?;
+        match self.services.call_cis(certificate, request, |c, b| c.einvoice_change_status(b)).await? {
             Delivery::Accepted(_) => {
                 let written = new_status.as_str();
-                self.store
+                self.services
+                    .store
                     .write(move |tx| {
                         db::set_status(tx, company_id, &eic, written)?;
                         db::get(tx, company_id, &eic)

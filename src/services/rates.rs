@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Europe::Tirane;
 
-use super::{Error, Result, Services, audit};
+use super::{Error, Exchange, Result, audit};
 use crate::domain::audit::Action;
 use crate::domain::currency::{self, Currency, LEK, ManualRate, ManualRateInput, Quote, RateLine, Source};
 use crate::domain::validation::FieldErrors;
@@ -104,28 +104,28 @@ fn not_lek(currency: &Currency) -> Result<()> {
     Ok(())
 }
 
-impl Services {
+impl Exchange<'_> {
     /// `source`'s rates: from memory while fresh, else read from its page now; when the page
     /// cannot be had, the last good rates kept in the store (never an error for the caller).
     pub async fn source_rates(&self, source: Source) -> Result<SourceRates> {
-        if let Some(rates) = self.rates.fresh(source) {
+        if let Some(rates) = self.services.rates.fresh(source) {
             return Ok(rates);
         }
-        let Some(reading) = self.rates.reading.get(&source) else {
+        let Some(reading) = self.services.rates.reading.get(&source) else {
             return Err(Error::Broken("a rate source has no reader slot"));
         };
         let _one_at_a_time = reading.lock().await;
         // Another request may have read the page while this one waited.
-        if let Some(rates) = self.rates.fresh(source) {
+        if let Some(rates) = self.services.rates.fresh(source) {
             return Ok(rates);
         }
-        let fetcher = self.rates.fetcher.clone();
-        let day = today(self.clock.utc());
+        let fetcher = self.services.rates.fetcher.clone();
+        let day = today(self.services.clock.utc());
         let fetched = tokio::task::spawn_blocking(move || fetcher.fetch(source, day)).await?;
         let stale = match fetched {
             Ok(quotes) => {
                 let at = crate::store::now_text();
-                self.store.write(move |tx| db::save_fetched(tx, source, &quotes, &at)).await?;
+                self.services.store.write(move |tx| db::save_fetched(tx, source, &quotes, &at)).await?;
                 false
             }
             Err(e) => {
@@ -134,19 +134,20 @@ impl Services {
             }
         };
         let (quotes, fetched_at) = self
+            .services
             .store
             .read(move |conn| Ok((db::latest(conn, source)?, db::last_fetched_at(conn, source)?)))
             .await?;
         let fetched_at = fetched_at.as_deref().and_then(crate::domain::time::parse_stored);
         let rates = SourceRates { quotes, fetched_at, stale };
-        self.rates.remember(source, &rates);
+        self.services.rates.remember(source, &rates);
         Ok(rates)
     }
 
     async fn manual_rates_today(&self, caller: &Caller) -> Result<Vec<ManualRate>> {
         let company_id = caller.company.id;
-        let day = today(self.clock.utc());
-        Ok(self.store.read(move |conn| db::manual_rates_of(conn, company_id, day)).await?)
+        let day = today(self.services.clock.utc());
+        Ok(self.services.store.read(move |conn| db::manual_rates_of(conn, company_id, day)).await?)
     }
 
     pub async fn exchange_rates(&self, caller: &Caller, source: Source) -> Result<RatesView> {
@@ -164,7 +165,7 @@ impl Services {
     /// central bank rate or the owner's.
     pub async fn currencies(&self, caller: &Caller, all: bool) -> Result<Vec<CurrencyLine>> {
         let company_id = caller.company.id;
-        let changes = self.store.read(move |conn| db::currency_changes(conn, company_id)).await?;
+        let changes = self.services.store.read(move |conn| db::currency_changes(conn, company_id)).await?;
         let official = self.exchange_rates(caller, Source::Boa).await?;
         Ok(currency::CURRENCIES
             .iter()
@@ -189,7 +190,8 @@ impl Services {
         }
         let company_id = caller.company.id;
         let entry = audit::by(caller, Action::SettingsCurrency, currency.code);
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let before = db::currency_changes(tx, company_id)?
                     .into_iter()
@@ -209,8 +211,8 @@ impl Services {
     /// The company's manual rates from today on.
     pub async fn manual_rates(&self, caller: &Caller) -> Result<Vec<ManualRate>> {
         let company_id = caller.company.id;
-        let day = today(self.clock.utc());
-        Ok(self.store.read(move |conn| db::manual_rates(conn, company_id, day)).await?)
+        let day = today(self.services.clock.utc());
+        Ok(self.services.store.read(move |conn| db::manual_rates(conn, company_id, day)).await?)
     }
 
     pub async fn set_manual_rate(
@@ -221,11 +223,12 @@ impl Services {
     ) -> Result<ManualRate> {
         let currency = known_currency(code)?;
         not_lek(currency)?;
-        let rate = currency::manual_rate(currency.code, &input, today(self.clock.utc()))?;
+        let rate = currency::manual_rate(currency.code, &input, today(self.services.clock.utc()))?;
         let (company_id, user_id) = (caller.company.id, caller.user.id);
         let saved = rate.clone();
         let entry = audit::by(caller, Action::SettingsManualRate, currency.code);
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let before = db::manual_rates_of(tx, company_id, saved.date)?
                     .into_iter()
@@ -246,7 +249,7 @@ impl Services {
         let currency = known_currency(code)?;
         not_lek(currency)?;
         let day = match date.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-            None => today(self.clock.utc()),
+            None => today(self.services.clock.utc()),
             Some(text) => NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| {
                 Error::from(FieldErrors::one("date", "The date must be a date in the format YYYY-MM-DD."))
             })?,
@@ -254,6 +257,7 @@ impl Services {
         let company_id = caller.company.id;
         let entry = audit::by(caller, Action::SettingsManualRate, currency.code);
         let removed = self
+            .services
             .store
             .write(move |tx| {
                 let before = db::manual_rates_of(tx, company_id, day)?

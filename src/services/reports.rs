@@ -1216,7 +1216,8 @@ impl Reports<'_> {
         };
         let queue = self.services.queue_summary(caller).await?;
         let now = self.services.clock.utc();
-        let certificate = self.services.current_certificate(caller).await?.map(|c| DashboardCertificate {
+        let onboarding = self.services.onboarding();
+        let certificate = onboarding.current_certificate(caller).await?.map(|c| DashboardCertificate {
             subject: c.subject,
             expires_at: local_text(c.valid_to),
             days_left: (c.valid_to - now).num_days(),

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use super::accounts::{Registration, check_business, check_person, register_in};
 use super::audit;
 use super::people::{Session, check_new_password, new_session_id};
-use super::{Error, Result, Services};
+use super::{Error, NotAllowed, Result, Setup};
 use crate::domain::audit::Action;
 use crate::domain::validation::{FieldErrors, is_registration_code};
 use crate::ops::secrets::{
@@ -62,25 +62,21 @@ fn claimed_already() -> Error {
 }
 
 fn pass_refused() -> Error {
-    Error::Forbidden(
-        "Setting up this server needs the setup code it printed at its start (in its log and on its \
-         console), or a browser on the server itself."
-            .into(),
-    )
+    Error::Forbidden(NotAllowed::SetupPass)
 }
 
-impl Services {
+impl Setup<'_> {
     /// At the start of a production server whose box has no owner yet: a new setup code (its
     /// hash kept, valid `SETUP_CODE_HOURS`), in place of any unused one. None once claimed.
     pub fn issue_setup_code(&self) -> Result<Option<(String, DateTime<Utc>)>> {
-        if self.sandbox {
+        if self.services.sandbox {
             return Ok(None);
         }
         let code = new_setup_code()?;
         let hash = hash_token(&setup_code_key(&code));
-        let expires = self.clock.utc() + chrono::Duration::hours(SETUP_CODE_HOURS);
+        let expires = self.services.clock.utc() + chrono::Duration::hours(SETUP_CODE_HOURS);
         let expires_text = text_at(expires);
-        let issued = self.store.write_blocking(|tx| -> Result<bool> {
+        let issued = self.services.store.write_blocking(|tx| -> Result<bool> {
             if people::claimed(tx)? {
                 return Ok(false);
             }
@@ -91,9 +87,10 @@ impl Services {
     }
 
     pub async fn setup_state(&self) -> Result<SetupState> {
-        let now = text_at(self.clock.utc());
-        let sandbox = self.sandbox;
+        let now = text_at(self.services.clock.utc());
+        let sandbox = self.services.sandbox;
         Ok(self
+            .services
             .store
             .read(move |conn| {
                 let claimed = sandbox || people::claimed(conn)?;
@@ -115,15 +112,16 @@ impl Services {
             SetupPass::Nothing => Err(pass_refused()),
             SetupPass::Code(typed) => {
                 let hash = hash_token(&setup_code_key(typed));
-                let now = text_at(self.clock.utc());
-                let valid = self.store.read(move |conn| people::setup_code_valid(conn, &hash, &now)).await?;
+                let now = text_at(self.services.clock.utc());
+                let valid =
+                    self.services.store.read(move |conn| people::setup_code_valid(conn, &hash, &now)).await?;
                 if valid { Ok(()) } else { Err(pass_refused()) }
             }
         }
     }
 
     async fn unclaimed(&self) -> Result<()> {
-        if self.sandbox || self.store.read(people::claimed).await? {
+        if self.services.sandbox || self.services.store.read(people::claimed).await? {
             return Err(claimed_already());
         }
         Ok(())
@@ -147,7 +145,8 @@ impl Services {
         let business =
             SetupBusiness { nuis, name, address, issuer_in_vat: input.issuer_in_vat.unwrap_or(true) };
         let saved = business.clone();
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 if people::claimed(tx)? {
                     return Err(claimed_already());
@@ -181,7 +180,7 @@ impl Services {
             errors.add("operatorCode", "The operatorCode must look like ab123cd456.");
         }
         errors.into_result()?;
-        let business = self.store.read(people::setup_business).await?.ok_or_else(|| {
+        let business = self.services.store.read(people::setup_business).await?.ok_or_else(|| {
             Error::Conflict("The business comes first: save it with POST /api/v1/setup/business.".into())
         })?;
         let password = input.password.unwrap_or_default();
@@ -203,8 +202,9 @@ impl Services {
             issuer_in_vat: business.issuer_in_vat,
             last_noncash_einvoice_number: 0,
         };
-        let clock = self.clock.clone();
+        let clock = self.services.clock.clone();
         let caller = self
+            .services
             .store
             .write(move |tx| {
                 if people::claimed(tx)? {
@@ -245,7 +245,7 @@ impl Services {
     /// What the company has of the wizard's later steps.
     pub async fn setup_progress(&self, caller: &Caller) -> Result<Progress> {
         let company_id = caller.company.id;
-        Ok(self.store.read(move |conn| people::progress(conn, company_id)).await?)
+        Ok(self.services.store.read(move |conn| people::progress(conn, company_id)).await?)
     }
 
     /// The cashier a test sale is made as: the one asked for, or the company's first user with
@@ -253,6 +253,7 @@ impl Services {
     pub async fn test_sale_cashier(&self, caller: &Caller, user_id: Option<i64>) -> Result<Caller> {
         let company_id = caller.company.id;
         let found = self
+            .services
             .store
             .read(move |conn| {
                 let id = match user_id {
@@ -293,11 +294,12 @@ pub struct SetupDetails {
     pub users: Vec<crate::store::accounts::User>,
 }
 
-impl Services {
+impl Setup<'_> {
     pub async fn setup_details(&self, caller: &Caller) -> Result<SetupDetails> {
-        let certificate = self.current_certificate(caller).await?;
+        let certificate = self.services.onboarding().current_certificate(caller).await?;
         let company_id = caller.company.id;
         let (units, devices, users) = self
+            .services
             .store
             .read(move |conn| {
                 Ok((
@@ -311,13 +313,16 @@ impl Services {
     }
 }
 
-impl Services {
+impl Setup<'_> {
     /// The business unit of the company's device `tcr_code`, if it has that device.
     pub async fn device_unit(&self, caller: &Caller, tcr_code: &str) -> Result<Option<i64>> {
         let company_id = caller.company.id;
         let code = tcr_code.to_string();
-        let device =
-            self.store.read(move |conn| crate::store::devices::by_code(conn, company_id, &code)).await?;
+        let device = self
+            .services
+            .store
+            .read(move |conn| crate::store::devices::by_code(conn, company_id, &code))
+            .await?;
         Ok(device.map(|d| d.business_unit_id))
     }
 }

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use rust_decimal::Decimal;
 
-use super::{Error, Result, Services, audit};
+use super::{Catalog, Error, Result, audit};
 use crate::domain::audit::Action;
 use crate::domain::stock::{self as rules, AdjustmentInput, AgainstNote, Reason, TakeError, Want};
 use crate::domain::validation::FieldErrors;
@@ -337,17 +337,18 @@ pub struct SettingsUpdate {
     pub enforce: Option<bool>,
 }
 
-impl Services {
+impl Catalog<'_> {
     pub async fn stock_settings(&self, caller: &Caller) -> Result<Settings> {
         let company_id = caller.company.id;
-        Ok(self.store.read(move |c| db::settings(c, company_id)).await?)
+        Ok(self.services.store.read(move |c| db::settings(c, company_id)).await?)
     }
 
     pub async fn update_stock_settings(&self, caller: &Caller, update: SettingsUpdate) -> Result<Settings> {
         let (company_id, user_id) = (caller.company.id, caller.user.id);
         let entry = audit::by(caller, Action::SettingsStock, company_id);
         let fields = |s: Settings| serde_json::json!({ "enabled": s.enabled, "enforce": s.enforce });
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let stored = db::settings(tx, company_id)?;
                 let settings = Settings {
@@ -369,7 +370,7 @@ impl Services {
             });
         };
         let company_id = caller.company.id;
-        self.store.read(move |c| accounts::unit(c, company_id, id)).await?.ok_or_else(|| {
+        self.services.store.read(move |c| accounts::unit(c, company_id, id)).await?.ok_or_else(|| {
             Error::from(FieldErrors::one("business_unit_id", "No business unit of the company has this id."))
         })
     }
@@ -378,6 +379,7 @@ impl Services {
     async fn article(&self, caller: &Caller, id: i64) -> Result<Article> {
         let company_id = caller.company.id;
         let (article, product) = self
+            .services
             .store
             .read(move |c| Ok((db::article(c, company_id, id)?, products::product(c, company_id, id)?)))
             .await?;
@@ -407,6 +409,7 @@ impl Services {
         let (company_id, user_id, product) = (caller.company.id, caller.user.id, article.id);
         let entry = audit::by(caller, Action::StockAdjust, product);
         let movement = self
+            .services
             .store
             .write(move |tx| {
                 let settings = db::settings(tx, company_id)?;
@@ -476,6 +479,7 @@ impl Services {
         let company_id = caller.company.id;
         let product = article.id;
         let (levels, movements) = self
+            .services
             .store
             .read(move |c| {
                 Ok((
@@ -493,6 +497,7 @@ impl Services {
             caller.unit.clone().ok_or_else(|| Error::Refused("The user has no business unit.".into()))?;
         let (company_id, unit_id, wanted) = (caller.company.id, unit.id, ids.clone());
         let (settings, shelves) = self
+            .services
             .store
             .read(move |c| {
                 Ok((db::settings(c, company_id)?, db::shelves(c, company_id, unit_id, wanted.as_deref())?))

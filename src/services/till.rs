@@ -4,7 +4,7 @@
 
 use rust_decimal::Decimal;
 
-use super::{Error, Result, Services};
+use super::{Error, NotNow, Result, Till};
 use crate::domain::payments::PaymentType;
 use crate::domain::till::{self, TillSettings, TillSettingsInput};
 use crate::domain::validation::FieldErrors;
@@ -87,24 +87,15 @@ fn connection(p: &Printer) -> Connection {
 
 fn printer_trouble(e: printer::Error) -> Error {
     tracing::warn!(error = %crate::error_chain(&e), "a receipt did not reach the printer");
-    match e {
-        printer::Error::Off(_) => Error::Unavailable(
-            "The printer does not answer: check that it is on and connected, then print again.".into(),
-        ),
-        printer::Error::OutOfPaper => {
-            Error::Unavailable("The printer is out of paper: put in a new roll, then print again.".into())
-        }
-        printer::Error::Failed(_) => {
-            Error::Unavailable("The printer stopped while printing: check it, then print again.".into())
-        }
-    }
+    Error::Unavailable(NotNow::Printer(e))
 }
 
-impl Services {
+impl Till<'_> {
     /// The company's tills, each with its printer (`None`: the till prints PDFs).
     pub async fn till_printers(&self, caller: &Caller) -> Result<Vec<(Device, Option<Printer>)>> {
         let company_id = caller.company.id;
         Ok(self
+            .services
             .store
             .read(move |c| {
                 let printers = stored::printers(c, company_id)?;
@@ -125,12 +116,13 @@ impl Services {
             return Ok(None);
         };
         let company_id = caller.company.id;
-        Ok(self.store.read(move |c| stored::printer(c, company_id, &tcr_code)).await?)
+        Ok(self.services.store.read(move |c| stored::printer(c, company_id, &tcr_code)).await?)
     }
 
     async fn device(&self, caller: &Caller, tcr_code: &str) -> Result<Device> {
         let (company_id, code) = (caller.company.id, tcr_code.to_string());
-        self.store
+        self.services
+            .store
             .read(move |c| devices::by_code(c, company_id, &code))
             .await?
             .ok_or_else(|| Error::NotFound(format!("till {tcr_code}")))
@@ -146,7 +138,8 @@ impl Services {
         let device = self.device(caller, tcr_code).await?;
         let printer = printer_of(&device.tcr_code, &input)?;
         let (company_id, saved) = (caller.company.id, printer.clone());
-        self.store
+        self.services
+            .store
             .write(move |tx| match &saved {
                 Some(p) => stored::save_printer(tx, company_id, p),
                 None => stored::remove_printer(tx, company_id, &device.tcr_code),
@@ -161,6 +154,7 @@ impl Services {
         let company_id = caller.company.id;
         let code = device.tcr_code.clone();
         let printer = self
+            .services
             .store
             .read(move |c| stored::printer(c, company_id, &code))
             .await?
@@ -186,6 +180,7 @@ impl Services {
         let company_id = caller.company.id;
         let own_till = caller.user.tcr_code.clone();
         let (invoice, printer, copy) = self
+            .services
             .store
             .read(move |c| {
                 let Some(invoice) = crate::store::invoices::get(c, company_id, invoice_id)? else {
@@ -209,13 +204,13 @@ impl Services {
         let bytes = printer::render(&printable, usize::try_from(printer.columns).unwrap_or(48), &extras);
         let sent = bytes.len();
         printer::send(&connection(&printer), bytes).await.map_err(printer_trouble)?;
-        let copy = self.store.write(move |tx| stored::note_print(tx, invoice_id)).await?;
+        let copy = self.services.store.write(move |tx| stored::note_print(tx, invoice_id)).await?;
         Ok(Printed { copy, drawer: extras.open_drawer, bytes: sent })
     }
 
     pub async fn till_settings(&self, caller: &Caller) -> Result<TillSettings> {
         let company_id = caller.company.id;
-        Ok(self.store.read(move |c| stored::settings(c, company_id)).await?)
+        Ok(self.services.store.read(move |c| stored::settings(c, company_id)).await?)
     }
 
     /// The owner changes the scale's layout or the cashiers' discount limit.
@@ -225,7 +220,8 @@ impl Services {
         input: TillSettingsInput,
     ) -> Result<TillSettings> {
         let company_id = caller.company.id;
-        self.store
+        self.services
+            .store
             .write(move |tx| {
                 let next = till::settings(&stored::settings(tx, company_id)?, &input)?;
                 stored::save_settings(tx, company_id, &next)?;

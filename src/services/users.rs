@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
-use super::{Error, Result, Services, audit};
+use super::{Error, NotAllowed, People, Result, audit};
 use crate::domain::audit::Action;
 use crate::domain::role::{self, Refusal, Role};
 use crate::ops::secrets::{hash_token, new_token, token_prefix};
@@ -58,7 +58,7 @@ impl TokenUses {
 impl From<Refusal> for Error {
     fn from(refusal: Refusal) -> Self {
         match refusal {
-            Refusal::Forbidden(message) => Error::Forbidden(message.into()),
+            Refusal::Forbidden(rule) => Error::Forbidden(NotAllowed::Role(rule)),
             Refusal::LastOwner => Error::Taken {
                 field: "role",
                 message: "The company must keep at least one owner whose access works: make another \
@@ -80,16 +80,16 @@ fn fresh_token() -> Result<NewToken> {
     Ok(NewToken { hash: hash_token(&token), token })
 }
 
-impl Services {
+impl People<'_> {
     /// Writes the uses seen since the last flush. A failed write puts nothing back: a last use
     /// is a hint, and the next request brings a newer one.
     pub async fn flush_token_uses(&self) {
-        let uses = self.token_uses.take();
+        let uses = self.services.token_uses.take();
         if uses.is_empty() {
             return;
         }
         let count = uses.len();
-        if let Err(e) = self.store.write_unsynced(move |tx| db::record_token_uses(tx, &uses)).await {
+        if let Err(e) = self.services.store.write_unsynced(move |tx| db::record_token_uses(tx, &uses)).await {
             tracing::warn!(error = %e, count, "the tokens' last uses could not be written");
         }
     }
@@ -97,8 +97,8 @@ impl Services {
     /// The company's users with their roles, their tokens' prefixes and last uses.
     pub async fn list_users(&self, caller: &Caller) -> Result<Vec<Listed>> {
         let company_id = caller.company.id;
-        let mut listed = self.store.read(move |c| db::list_users(c, company_id)).await?;
-        let fresh = self.token_uses.peek();
+        let mut listed = self.services.store.read(move |c| db::list_users(c, company_id)).await?;
+        let fresh = self.services.token_uses.peek();
         for entry in &mut listed {
             if let Some(seen) = fresh.get(&entry.user.id)
                 && entry.last_use.as_ref().is_none_or(|stored| stored.at < seen.at)
@@ -115,13 +115,14 @@ impl Services {
     /// any user their own.
     pub async fn rotate_token(&self, caller: &Caller, user_id: i64) -> Result<(User, String)> {
         if user_id != caller.user.id && caller.role() < Role::Owner {
-            return Err(Error::Forbidden("Only an owner rotates another user's token.".into()));
+            return Err(Error::Forbidden(NotAllowed::OthersToken));
         }
         let company_id = caller.company.id;
         let NewToken { token, hash } = fresh_token()?;
         let prefix = token_prefix(&token).to_string();
         let entry = audit::by(caller, Action::TokenRotate, user_id);
         let user = self
+            .services
             .store
             .write(move |tx| {
                 let before = db::token_revoked(tx, company_id, user_id)?;
@@ -147,11 +148,12 @@ impl Services {
     /// at least one owner whose access works (409 on `role`). How many sessions ended.
     pub async fn revoke_access(&self, caller: &Caller, user_id: i64) -> Result<(User, usize)> {
         if caller.role() < Role::Owner {
-            return Err(Error::Forbidden("Only an owner revokes tokens.".into()));
+            return Err(Error::Forbidden(NotAllowed::Revoking));
         }
         let company_id = caller.company.id;
         let entry = audit::by(caller, Action::TokenRevoke, user_id);
         let revoked = self
+            .services
             .store
             .write(move |tx| {
                 let Some(user) = db::user(tx, company_id, user_id)? else {

@@ -3,7 +3,7 @@
 //! twenty cashiers try to empty the drawer at once. The balance is checked after every step
 //! against a hand computation.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::sim::SimServer;
 use crate::common::till::*;
@@ -24,14 +24,6 @@ const ACTION_KEYS: [&str; 11] = [
     "transaction_date",
     "transaction_no",
 ];
-
-fn eventually(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < limit, "{what} did not happen within {limit:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 impl Till {
     fn post(&self, path: &str, body: Value) -> Reply {

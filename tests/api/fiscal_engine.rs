@@ -348,6 +348,7 @@ fn late_documents_reach_the_cis_once_it_is_back_even_across_a_restart() {
     eventually("an empty queue", Duration::from_secs(5), || {
         shop.server.get("/api/v1/account", Some(&shop.token)).data(200)["fiscalQueue"]["waiting"] == 0
     });
+    // An absence (no second delivery) is seen only by waiting past the queue's next try.
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(deposits_for(&sim, &first)[0]["deliveries"], 1, "never delivered twice");
     let listed = arka_ok(&["queue", "--data-dir", shop.server.data_dir().to_str().unwrap()]);
@@ -370,6 +371,7 @@ fn a_document_the_cis_refuses_is_kept_with_its_reason_and_not_retried() {
     eventually("the refusal", Duration::from_secs(10), || {
         shop.server.get("/api/v1/account", Some(&shop.token)).data(200)["fiscalQueue"]["rejected"] == 1
     });
+    // An absence (no retry) is seen only by waiting past the queue's first pause.
     std::thread::sleep(Duration::from_millis(2500));
     let tries = sim.requests().iter().filter(|r| r["uuid"] == uuid.as_str()).count();
     assert_eq!(tries, 1, "a refused document is not retried");

@@ -135,6 +135,7 @@ fn three_shops_sell_while_the_hq_is_away_for_a_minute_and_it_ends_up_with_every_
             }
         }
         round += 1;
+        // A selling shop's pace over the minute away: the outbox's age grows in real time.
         std::thread::sleep(Duration::from_secs(2).min(HQ_AWAY.saturating_sub(away.elapsed())));
     }
     for till in &tills {
@@ -270,6 +271,7 @@ fn a_shop_killed_for_good_mid_sale_comes_back_from_the_hq_on_a_new_box_and_sells
         stop.store(true, Ordering::SeqCst);
         load.join().unwrap();
     });
+    // The killed shop's last batch, already sent, lands at the HQ: nothing to poll for.
     std::thread::sleep(Duration::from_secs(1));
     let held: BTreeSet<String> = hq_numbers(&hq, "shkoder").into_iter().collect();
 
@@ -1246,6 +1248,7 @@ fn a_shop_ships_to_the_hq_over_https_trusting_the_chains_own_ca_and_one_without_
         &on_account("untrusted-nc"),
     );
     refused.assert_error(503);
+    // An absence (the HQ takes nothing of an untrusted shop) is seen only by waiting past its tries.
     std::thread::sleep(Duration::from_secs(2));
     assert!(stranger.server.get("/healthz", None).body["hq"]["backlog"].as_i64().unwrap() > 0);
     assert!(hq_numbers(&hq, "librazhd").is_empty());

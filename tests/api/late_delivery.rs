@@ -130,6 +130,7 @@ fn a_late_sale_the_cis_refuses_stays_on_record_until_the_owner_sends_it_again() 
 
     // Refused is final until the owner acts: no retries.
     let tries = tries_of(&sim, &invoice["iic"]).len();
+    // An absence (no retry) is seen only by waiting past the queue's first pause.
     std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(tries_of(&sim, &invoice["iic"]).len(), tries, "a refused document is not retried by itself");
 

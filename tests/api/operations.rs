@@ -529,6 +529,7 @@ fn a_backup_taken_under_a_16_client_load_restores_every_invoice_acknowledged_bef
     let stop = AtomicBool::new(false);
     let (acknowledged, started, output) = std::thread::scope(|scope| {
         let load = scope.spawn(|| issuing_load(&till.server.base_url(), &till.token, 16, 400, &stop));
+        // The load under way before the backup starts: sixteen clients past their first sales.
         std::thread::sleep(Duration::from_millis(800));
         let started = Instant::now();
         let output =

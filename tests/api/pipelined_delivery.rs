@@ -178,6 +178,7 @@ fn the_tills_sales_wait_behind_the_days_opening_still_on_its_way() {
                 == 200
         });
         sim.mode("ok");
+        // An absence (nothing else delivered ahead of the opening) is seen only by waiting.
         std::thread::sleep(Duration::from_millis(500));
         assert_eq!(
             documents_seen(&sim),

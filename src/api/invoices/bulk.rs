@@ -43,7 +43,7 @@ async fn one(
 ) -> Result<Value, ApiError> {
     let body: IssueBody = parse_value(entry)?;
     let request = issue_request(body, DocumentKind::NonCash, version)?;
-    match state.services.issue_invoice(&auth.0, request).await? {
+    match state.services.selling().issue_invoice(&auth.0, request).await? {
         Issued::Fiscalized(invoice) => {
             let data = json!({"invoice": views::issue_result(state, &invoice, version, host(headers))});
             Ok(crate::api::error::success_body(data))

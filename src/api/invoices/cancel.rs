@@ -55,7 +55,7 @@ async fn cancel_with(
     };
     let internal_id = body.internal_id.map(|i| i.trim().to_string());
     let request = CancelRequest { api_version: version, invoice, lines, internal_id };
-    let corrective = match state.services.cancel_invoice(&auth.0, request).await? {
+    let corrective = match state.services.corrections().cancel_invoice(&auth.0, request).await? {
         Issued::Fiscalized(invoice) | Issued::Deferred(invoice) => invoice,
     };
     let data = json!({"invoice": views::issue_result(&state, &corrective, version, host(&headers))});

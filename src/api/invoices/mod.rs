@@ -174,7 +174,7 @@ async fn issue(
     version: ApiVersion,
 ) -> ApiResult {
     let request = issue_request(body, kind, version)?;
-    let issued = state.services.issue_invoice(&auth.0, request).await?;
+    let issued = state.services.selling().issue_invoice(&auth.0, request).await?;
     Ok(issued_response(&state, issued, version, host(&headers)))
 }
 
@@ -254,7 +254,7 @@ pub async fn list(
         own: None,
     };
     let _guard = per_token_lock(&state, &auth).await?;
-    let invoices = state.services.list_invoices(&auth.0, filter).await?;
+    let invoices = state.services.selling().list_invoices(&auth.0, filter).await?;
     let items: Vec<views::ListItem> =
         invoices.iter().map(|i| views::list_item(&state, i, version, host(&headers))).collect();
     ok(json!({
@@ -281,7 +281,7 @@ pub async fn details(
     PathId(id): PathId,
 ) -> ApiResult {
     let _guard = per_token_lock(&state, &auth).await?;
-    let invoice = state.services.invoice(&auth.0, id).await?;
+    let invoice = state.services.selling().invoice(&auth.0, id).await?;
     ok(json!({"invoice": views::details(&state, &invoice, version, host(&headers))}))
 }
 
@@ -292,7 +292,7 @@ pub async fn by_internal_id(
     headers: HeaderMap,
     Path(internal_id): Path<String>,
 ) -> ApiResult {
-    let invoice = state.services.invoice_by_internal_id(&auth.0, &internal_id).await?;
+    let invoice = state.services.selling().invoice_by_internal_id(&auth.0, &internal_id).await?;
     ok(json!({"invoice": views::issue_result(&state, &invoice, version, host(&headers))}))
 }
 
@@ -313,7 +313,7 @@ pub async fn print(
         Some("receipt") => crate::print::Layout::Receipt80mm,
         Some(_) => return Err(ApiError::field("format", "The format must be a4 or receipt.")),
     };
-    let pdf = state.services.invoice_pdf(&caller, id, layout).await?;
+    let pdf = state.services.selling().invoice_pdf(&caller, id, layout).await?;
     Ok(pdf_answer(&format!("invoice-{id}.pdf"), pdf))
 }
 

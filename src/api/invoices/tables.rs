@@ -42,7 +42,7 @@ pub async fn order(
     let mut request = issue_request(body, DocumentKind::Order, version)?;
     request.rules.payments =
         PaymentsInput::V1 { payment_method: Some("ORDER".to_string()), company_card: None, vouchers: None };
-    let issued = state.services.issue_order(&auth.0, request, table.as_deref()).await?;
+    let issued = state.services.selling().issue_order(&auth.0, request, table.as_deref()).await?;
     Ok(issued_response(&state, issued, version, host(&headers)))
 }
 
@@ -88,7 +88,7 @@ pub async fn summary(
         payments,
         order_lines: b.order_lines,
     };
-    let issued = state.services.issue_summary(&auth.0, request).await?;
+    let issued = state.services.selling().issue_summary(&auth.0, request).await?;
     Ok(issued_response(&state, issued, version, host(&headers)))
 }
 
@@ -185,7 +185,7 @@ fn open_order_view(open: &OpenOrder) -> OpenOrderView<'_> {
 /// their tables and what is left of each line (a cashier: their till's; a manager or an owner:
 /// every till's).
 pub async fn open_orders(State(state): State<AppState>, auth: Auth) -> ApiResult {
-    let open = state.services.open_orders_of(&auth.0).await?;
+    let open = state.services.selling().open_orders_of(&auth.0).await?;
     let items: Vec<OpenOrderView> = open.iter().map(open_order_view).collect();
     ok(serde_json::json!({ "items": items }))
 }

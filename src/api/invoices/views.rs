@@ -143,7 +143,7 @@ pub struct Links {
 
 impl Links {
     pub fn of(state: &AppState, host: Option<&str>) -> Links {
-        Links { base: state.services.pdf_base(host) }
+        Links { base: state.services.selling().pdf_base(host) }
     }
 
     fn pdf_url(&self, version: ApiVersion, id: i64) -> String {

@@ -146,6 +146,7 @@ pub fn open_chain(store: &Store, settings: &JoinSettings) -> Result<Chain, Error
     if plain_http {
         tracing::warn!(%url, "the head office is reached over plain HTTP (--hq-allow-http): the shop's token and documents cross the network readable");
     }
+    // The link's stamp, written as the server starts, before its clock is handed out.
     let now = chrono::Utc::now().to_rfc3339();
     if store.write_blocking(|tx| hq_outbox::link(tx, &url, &now))? {
         tracing::info!(%url, "linked to the head office: every document and catalog row is noted for it");
@@ -164,6 +165,7 @@ pub fn open_chain(store: &Store, settings: &JoinSettings) -> Result<Chain, Error
 /// company and this year. Audited, in the same transaction. The notes it dropped.
 pub fn unlink(store: &Store, reason: &str, noncash_after: i64) -> Result<i64, Error> {
     use chrono::Datelike;
+    // A command (`arka unlink-hq`): the box's real time, no server's clock to move.
     let now = chrono::Utc::now();
     let year = now.with_timezone(&chrono_tz::Europe::Tirane).year();
     store.write_blocking(|tx| {
@@ -213,11 +215,12 @@ pub struct Waiting {
     pub plain_http: bool,
 }
 
-impl super::Services {
+impl super::HeadOffice<'_> {
     /// The outbox to the chain's head office as `/healthz`, `/metrics` and the owner's page show
     /// it; none for a lone shop.
     pub async fn hq_backlog(&self, now: chrono::DateTime<chrono::Utc>) -> super::Result<Option<Waiting>> {
         let backlog = self
+            .services
             .store
             .read(|conn| match hq_outbox::linked_url(conn)? {
                 Some(_) => Ok(Some((hq_outbox::backlog(conn)?, hq_outbox::set_aside_list(conn, 0)?.0))),
@@ -225,7 +228,7 @@ impl super::Services {
             })
             .await?;
         let Some((backlog, set_aside)) = backlog else { return Ok(None) };
-        let (problem, retry_in_seconds, plain_http) = match &self.hq {
+        let (problem, retry_in_seconds, plain_http) = match &self.services.hq {
             Chain::Linked(link) => {
                 let status = link.status();
                 let retry = status.retry_at.map(|at| at.saturating_duration_since(std::time::Instant::now()));

@@ -48,7 +48,7 @@ pub async fn noncash_number(
         Err(refused @ client::Error::Refused { status: 409, .. }) => Err(Error::Conflict(refused.message())),
         Err(e) => {
             tracing::warn!(error = %crate::error_chain(&e), "no non-cash number from the head office");
-            Err(Error::Unavailable(NO_NUMBER.to_string()))
+            Err(Error::Unavailable(super::super::NotNow::HeadOffice))
         }
     }
 }

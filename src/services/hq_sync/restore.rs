@@ -70,6 +70,7 @@ fn write(
     acked: i64,
     box_id: &str,
 ) -> Result<HashMap<&'static str, usize>, Error> {
+    // A command (`arka restore --from-hq`): the box's real time, no server's clock to move.
     let now = chrono::Utc::now().to_rfc3339();
     store.write_blocking(|tx| {
         tx.execute_batch("PRAGMA defer_foreign_keys = ON").map_err(store::Error::from)?;

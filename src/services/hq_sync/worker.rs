@@ -7,9 +7,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::{Error, Link};
+use crate::domain::time::WallClock;
 use crate::hq_client::{self as client, HqClient};
 use crate::store::{Store, health, hq_outbox};
 use arka_core::wire::{Batch, Entry, HEARTBEAT_EVERY_SECONDS, Heartbeat, Op, key_columns};
@@ -93,7 +95,7 @@ pub fn next_batch(conn: &rusqlite::Connection, notes: i64) -> Result<Option<Batc
 /// Ships one batch and forgets what the HQ acknowledged; how many notes it accounted for. An
 /// entry the HQ refuses (a 422 naming it) is set aside with the HQ's reason, and the rest goes
 /// with the next batch.
-pub fn ship_once(store: &Store, hq: &HqClient) -> Result<usize, Error> {
+pub fn ship_once(store: &Store, hq: &HqClient, now: DateTime<Utc>) -> Result<usize, Error> {
     let Some(batch) = store.read_blocking(|conn| Ok(next_batch(conn, BATCH_NOTES)))?? else {
         return Ok(0);
     };
@@ -102,7 +104,7 @@ pub fn ship_once(store: &Store, hq: &HqClient) -> Result<usize, Error> {
         Err(e) => {
             let Some((place, reason)) = e.refused_entry() else { return Err(e.into()) };
             let Some(entry) = batch.entries.get(place) else { return Err(e.into()) };
-            let now = chrono::Utc::now().to_rfc3339();
+            let now = now.to_rfc3339();
             store.write_blocking(|tx| hq_outbox::set_aside(tx, entry.seq, &reason, &now))?;
             tracing::error!(
                 seq = entry.seq,
@@ -118,7 +120,7 @@ pub fn ship_once(store: &Store, hq: &HqClient) -> Result<usize, Error> {
 
 /// Takes the products of the shop's businesses set at the HQ since the last pull, page after
 /// page; how many.
-pub fn pull_catalog(store: &Store, hq: &HqClient) -> Result<usize, Error> {
+pub fn pull_catalog(store: &Store, hq: &HqClient, now: DateTime<Utc>) -> Result<usize, Error> {
     let (after, companies) =
         store.read_blocking(|c| Ok((hq_outbox::catalog_version(c)?, hq_outbox::companies(c)?)))?;
     let mut taken = 0;
@@ -128,7 +130,7 @@ pub fn pull_catalog(store: &Store, hq: &HqClient) -> Result<usize, Error> {
         loop {
             let changed = hq.central_products(&nuis, cursor)?;
             let Some(last) = changed.iter().map(|p| p.version).max() else { break };
-            let now = chrono::Utc::now().to_rfc3339();
+            let now = now.to_rfc3339();
             let took = store.write_blocking(|tx| {
                 let mut took = Vec::with_capacity(changed.len());
                 for product in &changed {
@@ -154,8 +156,7 @@ pub fn pull_catalog(store: &Store, hq: &HqClient) -> Result<usize, Error> {
 }
 
 /// What the heartbeat says: what waits for the HQ and for the CIS.
-fn heartbeat_of(store: &Store) -> Result<Heartbeat, Error> {
-    let now = chrono::Utc::now();
+fn heartbeat_of(store: &Store, now: DateTime<Utc>) -> Result<Heartbeat, Error> {
     let age = |at: Option<&str>| {
         at.and_then(crate::domain::time::parse_stored).map(|t| (now - t).num_seconds().max(0))
     };
@@ -182,15 +183,16 @@ struct Turn {
     beat: bool,
 }
 
-/// One turn: a batch, and when the outbox is empty the catalog's pull; the heartbeat when due.
-fn turn(store: &Store, hq: &HqClient, pull: bool, beat: bool) -> Result<Turn, Error> {
+/// One turn at `now` (the server's clock): a batch, and when the outbox is empty the catalog's
+/// pull; the heartbeat when due.
+fn turn(store: &Store, hq: &HqClient, now: DateTime<Utc>, pull: bool, beat: bool) -> Result<Turn, Error> {
     if beat {
-        hq.heartbeat(&heartbeat_of(store)?)?;
+        hq.heartbeat(&heartbeat_of(store, now)?)?;
     }
-    let shipped = ship_once(store, hq)?;
+    let shipped = ship_once(store, hq, now)?;
     let pulled = shipped == 0 && pull;
     if pulled {
-        pull_catalog(store, hq)?;
+        pull_catalog(store, hq, now)?;
     }
     Ok(Turn { shipped, pulled, beat })
 }
@@ -217,7 +219,12 @@ fn after_failure(e: &Error, backoff: &mut Duration) -> (Duration, String) {
 
 /// The worker `serve --hq-url` starts: ships until `stop`, batch after batch while a backlog
 /// waits, every `IDLE` otherwise, and at most `MAX_BACKOFF` apart while the HQ cannot be reached.
-pub async fn run(store: Store, link: Arc<Link>, mut stop: tokio::sync::watch::Receiver<bool>) {
+pub async fn run(
+    store: Store,
+    link: Arc<Link>,
+    clock: WallClock,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
     let mut backoff = FIRST_BACKOFF;
     let mut failing = false;
     let mut pulled_at: Option<Instant> = None;
@@ -230,7 +237,8 @@ pub async fn run(store: Store, link: Arc<Link>, mut stop: tokio::sync::watch::Re
         let (s, h) = (store.clone(), link.client.clone());
         let pull = pulled_at.is_none_or(|at| at.elapsed() >= PULL_EVERY);
         let beat = beat_at.is_none_or(|at| at.elapsed() >= heartbeat_every);
-        let wait = match tokio::task::spawn_blocking(move || turn(&s, &h, pull, beat)).await {
+        let now = clock.utc();
+        let wait = match tokio::task::spawn_blocking(move || turn(&s, &h, now, pull, beat)).await {
             Ok(Ok(done)) => {
                 let now = Instant::now();
                 pulled_at = if done.pulled { Some(now) } else { pulled_at };

@@ -8,7 +8,7 @@
 use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
-use super::super::{Error, Result, Services};
+use super::super::{Corrections, Error, Result};
 use super::content::InvoiceDocument;
 use super::content::{Content, Links, internal_id, sale_day_and_today, this_year, user_codes};
 use crate::domain::cancellation::{self, CancelLineInput, Reversed, Reversible, WholeOnly};
@@ -105,17 +105,18 @@ fn wholly_cancelled(last: Option<&LastReversal>) -> Error {
     FieldErrors::one("invoice", message).into()
 }
 
-impl Services {
+impl Corrections<'_> {
     /// The invoice a cancellation names, when the caller may cancel it: any of the company's for
     /// a manager, a cashier's own sale of the same business day for a cashier.
-    async fn to_cancel(&self, caller: &Caller, invoice: &Cancelled) -> Result<Invoice> {
+    async fn cancelled_original(&self, caller: &Caller, invoice: &Cancelled) -> Result<Invoice> {
         let original = match invoice {
-            Cancelled::Id(id) => self.company_invoice(caller, *id).await?,
+            Cancelled::Id(id) => self.services.selling().company_invoice(caller, *id).await?,
             Cancelled::InternalId(internal_id) => {
-                self.company_invoice_by_internal_id(caller, internal_id).await?
+                self.services.selling().company_invoice_by_internal_id(caller, internal_id).await?
             }
         };
-        let (sale_day, today) = sale_day_and_today(original.id, &original.issue_date, self.clock.utc())?;
+        let (sale_day, today) =
+            sale_day_and_today(original.id, &original.issue_date, self.services.clock.utc())?;
         role::may_cancel(caller.reader(), original.user_id, sale_day, today)?;
         Ok(original)
     }
@@ -125,20 +126,21 @@ impl Services {
     /// earlier cancellations left empty is 422 naming the last of them.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn cancel_invoice(&self, caller: &Caller, req: CancelRequest) -> Result<Issued<Invoice>> {
-        let year = this_year(self.clock.utc());
+        let year = this_year(self.services.clock.utc());
         if let Some(own) = &req.internal_id {
             cancellation::check_own_internal_id(own)?;
-            self.first_look(&internal_id(caller, year, own)).await?;
+            self.services.first_look(&internal_id(caller, year, own)).await?;
         }
-        let original = self.to_cancel(caller, &req.invoice).await?;
+        let original = self.cancelled_original(caller, &req.invoice).await?;
         let whole_only = cancellable(&original)?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, original.kind == InvoiceType::Cash)?;
         let original_id = original.id;
-        if self.store.read(move |conn| crate::store::tables::partly_paid(conn, original_id)).await? {
+        if self.services.store.read(move |conn| crate::store::tables::partly_paid(conn, original_id)).await? {
             return Err(FieldErrors::one("invoice", PARTLY_PAID).into());
         }
         let (company_id, names) = (caller.company.id, format!("{}/cancel-", original.internal_id));
         let (corrections_seen, reversed, refunded, last, taken) = self
+            .services
             .store
             .read(move |conn| {
                 Ok((
@@ -185,7 +187,7 @@ impl Services {
             id: original.id,
             cause: None,
         })?;
-        let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
+        let issuer = self.services.issuer(caller, operator_code, unit_code, tcr_code).await?;
         let content = Content {
             document_kind: DocumentKind::Corrective,
             invoice_type: original.kind,
@@ -226,6 +228,6 @@ impl Services {
             corrects: None,
         };
         let sequence = issuer.sequence(original.kind);
-        self.issue(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None }).await
+        self.services.issue(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None }).await
     }
 }

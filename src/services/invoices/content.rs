@@ -10,7 +10,7 @@ use rust_decimal::Decimal;
 
 use super::super::pipeline::{InternalId, Issuer, Namespace};
 use super::super::sequence::Sequence;
-use super::super::{Error, Result, Services};
+use super::super::{Corrections, Error, NotAllowed, Result, Selling, Services};
 use super::{ClientInput, IssueRequest};
 use crate::domain::currency::RateBasis;
 use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType};
@@ -178,7 +178,7 @@ impl Issuer {
     }
 }
 
-impl Services {
+impl Selling<'_> {
     /// A cashier's line discounts stay within the shop's limit (`cashier_max_discount` of the
     /// till's settings); a manager's or an owner's are not limited.
     ///
@@ -189,9 +189,7 @@ impl Services {
         };
         let discounts: Vec<Option<Decimal>> = lines.iter().map(|l| l.discount).collect();
         match crate::domain::till::discount_beyond_limit(limit, &discounts) {
-            Some(at) => Err(Error::Forbidden(format!(
-                "lines.{at}.discount: a cashier gives at most {limit}% off a line; a manager or an owner can give more."
-            ))),
+            Some(at) => Err(Error::Forbidden(NotAllowed::DiscountBeyondLimit { at, limit })),
             None => Ok(()),
         }
     }
@@ -204,9 +202,9 @@ impl Services {
         caller: &Caller,
         mut req: IssueRequest,
     ) -> Result<InvoiceDocument> {
-        let year = this_year(self.clock.utc());
+        let year = this_year(self.services.clock.utc());
         let internal_id = internal_id(caller, year, &req.internal_id);
-        self.not_in_flight(&internal_id)?;
+        self.services.not_in_flight(&internal_id)?;
         let read = self.sale_reads(caller, &internal_id, &req).await?;
         if read.issued.is_some() {
             return Err(internal_id.already_issued());
@@ -231,10 +229,11 @@ impl Services {
         rules_input.issuer_in_vat = caller.company.issuer_in_vat;
         let computed = computed(&rules_input, errors)?;
         let req = with_stored_client(req, read.client)?;
-        let (corrective, corrects) = match corrective_of(caller, &req, read.original, self.clock.utc())? {
-            Some((corrective, original)) => (Some(corrective), Some(original)),
-            None => (None, None),
-        };
+        let (corrective, corrects) =
+            match corrective_of(caller, &req, read.original, self.services.clock.utc())? {
+                Some((corrective, original)) => (Some(corrective), Some(original)),
+                None => (None, None),
+            };
         let buyer = buyer_of(&req)?;
         let bank_account = match read.bank_account {
             Some(Some(account)) => Some(account),
@@ -279,19 +278,6 @@ impl Services {
         Ok(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None })
     }
 
-    /// What the issuer signs with, checked after the body: the software code and a current
-    /// certificate (a missing one is the spec's soft refusal).
-    pub(in crate::services) async fn issuer(
-        &self,
-        caller: &Caller,
-        operator_code: String,
-        unit_code: String,
-        tcr_code: Option<String>,
-    ) -> Result<Issuer> {
-        let certificate = self.signer(caller.company.id).await;
-        self.issuer_signing_with(caller, (operator_code, unit_code, tcr_code), certificate)
-    }
-
     /// `issuer` with the certificate found already (`certificate`, as `signer` answers).
     fn issuer_signing_with(
         &self,
@@ -300,6 +286,7 @@ impl Services {
         certificate: Result<Arc<Certificate>>,
     ) -> Result<Issuer> {
         let soft_code = self
+            .services
             .gateway
             .codes()
             .soft_code
@@ -313,16 +300,34 @@ impl Services {
             tcr_code,
             soft_code,
             certificate,
-            verify_base: self.verify_base.clone(),
+            verify_base: self.services.verify_base.clone(),
         })
     }
+}
 
+impl Services {
+    /// What the issuer signs with, checked after the body: the software code and a current
+    /// certificate (a missing one is the spec's soft refusal).
+    pub(in crate::services) async fn issuer(
+        &self,
+        caller: &Caller,
+        operator_code: String,
+        unit_code: String,
+        tcr_code: Option<String>,
+    ) -> Result<Issuer> {
+        let certificate = self.signer(caller.company.id).await;
+        self.selling().issuer_signing_with(caller, (operator_code, unit_code, tcr_code), certificate)
+    }
+}
+
+impl Corrections<'_> {
     /// The company's invoice `iic` names, when the caller may correct it: the cancellation's
     /// scope (a manager any, a cashier their own sale of the same business day).
     pub(super) async fn corrected(&self, caller: &Caller, iic: &str) -> Result<db::Corrected> {
         let (company_id, lookup) = (caller.company.id, iic.to_string());
-        let original = self.store.read(move |conn| db::corrected_by_iic(conn, company_id, &lookup)).await?;
-        may_correct(caller, original, self.clock.utc())
+        let original =
+            self.services.store.read(move |conn| db::corrected_by_iic(conn, company_id, &lookup)).await?;
+        may_correct(caller, original, self.services.clock.utc())
     }
 }
 
@@ -345,7 +350,7 @@ struct SaleReads {
     certificate: Result<Arc<Certificate>>,
 }
 
-impl Services {
+impl Selling<'_> {
     /// Everything `invoice_document` reads of the books, in one snapshot.
     async fn sale_reads(
         &self,
@@ -360,10 +365,11 @@ impl Services {
         let client_id = req.client.as_ref().and_then(|c| c.internal_id);
         let original_iic = corrective_kind(req).and(req.original_invoice_iic.clone());
         let (bank_account_id, wtn_id) = (req.bank_account_id, req.wtn_id);
-        let gateway = self.gateway.clone();
+        let gateway = self.services.gateway.clone();
         let rates_of = req.clone();
-        let day = crate::services::rates::today(self.clock.utc());
-        self.store
+        let day = crate::services::rates::today(self.services.clock.utc());
+        self.services
+            .store
             .read_snapshot(move |conn| {
                 let rates = super::rate::sale_rates_read(conn, company_id, &rates_of, day)?;
                 Ok(SaleReads {

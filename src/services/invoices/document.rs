@@ -8,7 +8,7 @@ use super::super::cash_register::{automatic_opening, open_day_if_needed};
 use super::super::pipeline::{Ahead, Document, InternalId, Issuer, QueuePlan, Written};
 use super::super::sequence::Sequence;
 use super::super::stock::{self, Goods, GoodsLine, NoteLink};
-use super::super::{Error, Result};
+use super::super::{Error, Held, Result};
 use super::content::{InvoiceDocument, Links};
 use super::message::{Draft, draft, stored_invoice};
 use serde_json::json;
@@ -86,10 +86,9 @@ impl Document for InvoiceDocument {
 
     fn in_flight(&self) -> (String, Error) {
         match &self.content.links {
-            Links::Reverses { original_id, .. } => (
-                format!("cancel:{}:{original_id}", self.company_id()),
-                Error::Busy("Another cancellation of this invoice is in progress; try again.".into()),
-            ),
+            Links::Reverses { original_id, .. } => {
+                (format!("cancel:{}:{original_id}", self.company_id()), Error::Busy(Held::Cancellation))
+            }
             _ => {
                 let internal_id = self.internal_id();
                 (internal_id.in_flight_key(), internal_id.being_issued())
@@ -119,9 +118,8 @@ impl Document for InvoiceDocument {
         }
     }
 
-    fn not_saved(&self) -> String {
+    fn not_saved(&self) -> &'static str {
         "The fiscalization service (CIS) is not reachable; the invoice was not saved. Retry with the same internalId."
-            .into()
     }
 
     fn admit(&self, tx: &Connection) -> Result<()> {

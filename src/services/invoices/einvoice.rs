@@ -14,7 +14,7 @@ use rust_decimal::Decimal;
 use uuid::Uuid;
 
 use super::super::pipeline::Issued;
-use super::super::{Error, Result, Services};
+use super::super::{Error, NotNow, Result, Selling};
 use super::IssueRequest;
 use crate::domain::einvoice::{self as rules, DocType, Process};
 use crate::domain::payments::PaymentsInput;
@@ -28,6 +28,10 @@ use crate::store::accounts::Caller;
 use crate::store::einvoices;
 use crate::store::fiscal_queue::{self, NewQueued};
 use crate::store::invoices::Invoice;
+
+/// The e-invoice platform did not answer the buyer's check (`NotNow::PlatformForBuyer`), said to
+/// POS apps.
+pub const PLATFORM_FOR_BUYER: &str = "The e-invoice platform could not be reached to check the buyer; nothing was saved. Retry with the same internalId.";
 
 /// What an e-invoice issue came to; both are answered as issued (the invoice has its FIC).
 pub enum EinvoiceIssued {
@@ -167,7 +171,7 @@ pub fn ubl_document(invoice: &Invoice, facts: &UblFacts) -> Result<ubl::Document
     })
 }
 
-impl Services {
+impl Selling<'_> {
     /// Issues an e-invoice: the non-cash invoice's checks and the e-invoice's own, the buyer
     /// looked up in the taxpayer register, fiscalization, then its registration.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
@@ -205,7 +209,8 @@ impl Services {
                 // A correction process corrects whatever its document type: the credit note's
                 // scope and audit (`corrective_of` covers 381 and 383).
                 if process.corrects() && document.content.corrects.is_none() {
-                    document.content.corrects = Some(self.corrected(caller, &iic).await?.id);
+                    document.content.corrects =
+                        Some(self.services.corrections().corrected(caller, &iic).await?.id);
                 }
                 Some(self.original_of(caller, &iic).await?)
             }
@@ -214,19 +219,19 @@ impl Services {
         let buyer_nuis = document.content.buyer.id_value.clone();
         self.buyer_in_register(caller, buyer_nuis).await?;
         document.content.einvoice = Some(process);
-        let invoice = match self.issue(document).await? {
+        let invoice = match self.services.issue(document).await? {
             Issued::Fiscalized(invoice) => invoice,
             Issued::Deferred(_) => {
                 return Err(Error::Broken("an e-invoice is never kept without its FIC"));
             }
         };
-        let services = self.clone();
+        let services = self.services.clone();
         let caller = caller.clone();
         // On a task of its own: a POS that hangs up does not stop the registration half-way.
         tokio::spawn(async move {
             let soft_code = services.gateway.codes().soft_code.clone().unwrap_or_default();
             let facts = UblFacts { caller: &caller, soft_code: &soft_code, doc_type, process, original };
-            services.register_einvoice(invoice, &facts).await
+            services.selling().register_einvoice(invoice, &facts).await
         })
         .await?
     }
@@ -235,7 +240,8 @@ impl Services {
     async fn original_of(&self, caller: &Caller, iic: &str) -> Result<ubl::Original> {
         let company_id = caller.company.id;
         let iic = iic.trim().to_uppercase();
-        let found = self.store.read(move |conn| einvoices::number_by_iic(conn, company_id, &iic)).await?;
+        let found =
+            self.services.store.read(move |conn| einvoices::number_by_iic(conn, company_id, &iic)).await?;
         let (number, issue_date) = found.ok_or_else(|| {
             Error::from(FieldErrors::one("original_invoice_iic", "No invoice of the company has this IIC."))
         })?;
@@ -246,17 +252,14 @@ impl Services {
 
     /// The buyer must be in the taxpayer register (GetTaxpayers), as client/search looks it up.
     async fn buyer_in_register(&self, caller: &Caller, nuis: Option<String>) -> Result<()> {
-        match self.find_taxpayer(caller, nuis).await {
+        match self.services.onboarding().find_taxpayer(caller, nuis).await {
             Ok(_) => Ok(()),
             Err(Error::NotFound(_)) => Err(FieldErrors::one(
                 "client.id",
                 "No taxpayer with this NUIS is in the fiscal register: an e-invoice goes to a registered business.",
             )
             .into()),
-            Err(Error::Unavailable(_)) => Err(Error::Unavailable(
-                "The e-invoice platform could not be reached to check the buyer; nothing was saved. Retry with the same internalId."
-                    .into(),
-            )),
+            Err(Error::Unavailable(_)) => Err(Error::Unavailable(NotNow::PlatformForBuyer)),
             Err(other) => Err(other),
         }
     }
@@ -264,14 +267,14 @@ impl Services {
     /// The second step: the signed UBL document and its queued registration, written in one
     /// transaction, then the platform asked.
     async fn register_einvoice(&self, mut invoice: Invoice, facts: &UblFacts<'_>) -> Result<EinvoiceIssued> {
-        let certificate: Arc<Certificate> = self.signer(invoice.company_id).await?;
+        let certificate: Arc<Certificate> = self.services.signer(invoice.company_id).await?;
         let document = ubl_document(&invoice, facts)?;
         let signed = ubl::signed(&document, &certificate)?;
         let envelope = match document.kind {
             ubl::Kind::Invoice => RegisterEinvoice::UblInvoice(signed.clone().into_bytes()),
             ubl::Kind::CreditNote => RegisterEinvoice::UblCreditNote(signed.clone().into_bytes()),
         };
-        let now = self.clock.utc();
+        let now = self.services.clock.utc();
         let header = PlainHeader { uuid: Uuid::new_v4(), send_date_time: now };
         let unsigned = requests::register_einvoice(&header, &envelope);
         let (id, number, issued_at) = (invoice.id, invoice.number.clone(), invoice.issued_at.clone());
@@ -279,6 +282,7 @@ impl Services {
         // Its first call owns the entry (`sending`) and hands it to the worker explicitly.
         let next = now.to_rfc3339();
         let queue_id = self
+            .services
             .store
             .write(move |tx| {
                 einvoices::set_ubl(tx, id, &signed)?;
@@ -301,10 +305,11 @@ impl Services {
                 )
             })
             .await?;
-        match self.deliver(certificate, Operation::RegisterEinvoice, unsigned).await {
+        match self.services.deliver(certificate, Operation::RegisterEinvoice, unsigned).await {
             Delivery::Accepted(eic) => {
                 let code = eic.clone();
-                self.store
+                self.services
+                    .store
                     .write(move |tx| {
                         super::super::queue::accepted(
                             tx,
@@ -320,7 +325,8 @@ impl Services {
             }
             Delivery::Refused(refusal) => {
                 let kept = refusal.clone();
-                self.store
+                self.services
+                    .store
                     .write(move |tx| {
                         super::super::queue::refused(
                             tx,
@@ -340,7 +346,7 @@ impl Services {
             }
             Delivery::NotDelivered { subseq, reason } => {
                 tracing::warn!(invoice = id, %reason, "the e-invoice platform did not answer; the registration is queued");
-                self.defer(queue_id, subseq, &reason).await?;
+                self.services.defer(queue_id, subseq, &reason).await?;
                 Ok(EinvoiceIssued::Queued(invoice))
             }
         }
@@ -355,11 +361,11 @@ impl Services {
         }
         let query = GetEinvoices { eic: Some(eic.clone()), ..GetEinvoices::default() };
         let request = requests::get_einvoices(
-            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.clock.utc() },
+            &PlainHeader { uuid: Uuid::new_v4(), send_date_time: self.services.clock.utc() },
             &query,
         );
-        let certificate = self.signer(caller.company.id).await?;
-        match self.call_cis(certificate, request, |c, b| c.get_einvoices(b)).await? {
+        let certificate = self.services.signer(caller.company.id).await?;
+        match self.services.call_cis(certificate, request, |c, b| c.get_einvoices(b)).await? {
             Delivery::Accepted(found) => {
                 let pdf = found
                     .einvoices
@@ -373,7 +379,7 @@ impl Services {
             Delivery::Refused(refusal) => Err(Error::Refused(refusal.message())),
             Delivery::NotDelivered { reason, .. } => {
                 tracing::warn!(%reason, "e-invoice PDF not delivered");
-                Err(Error::Unavailable("The e-invoice platform could not be reached; try again.".into()))
+                Err(Error::Unavailable(NotNow::Platform))
             }
         }
     }

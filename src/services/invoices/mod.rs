@@ -15,6 +15,7 @@ mod rate;
 mod table;
 
 pub use cancel::{CancelRequest, Cancelled};
+pub(super) use table::order_waiting;
 pub use table::{OpenOrder, SummaryRequest};
 
 pub(super) use content::{this_year, user_codes};
@@ -23,7 +24,7 @@ use chrono::Datelike;
 use chrono_tz::Europe::Tirane;
 
 use super::pipeline::Issued;
-use super::{Error, Result, Services};
+use super::{Error, NotAllowed, Result, Selling};
 use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::domain::invoice::InvoiceInput;
 use crate::domain::role::{self, DocumentScope, Role};
@@ -76,10 +77,7 @@ pub(super) fn readable(caller: &Caller, tcr_code: Option<&str>, user_id: Option<
     if role::may_read_document(caller.reader(), DocumentScope { tcr_code, user_id }) {
         Ok(())
     } else {
-        Err(Error::Forbidden(
-            "A cashier reads the documents of their own till and those they issued; a manager can read this one."
-                .into(),
-        ))
+        Err(Error::Forbidden(NotAllowed::OthersDocument))
     }
 }
 
@@ -89,17 +87,18 @@ fn own_documents(caller: &Caller) -> Option<db::Own> {
         .then(|| db::Own { tcr_code: caller.user.tcr_code.clone(), user_id: caller.user.id })
 }
 
-impl Services {
+impl Selling<'_> {
     pub async fn list_invoices(&self, caller: &Caller, filter: db::ListFilter) -> Result<Vec<Invoice>> {
         let company_id = caller.company.id;
         let filter = db::ListFilter { own: own_documents(caller), ..filter };
-        Ok(self.store.read(move |conn| db::list(conn, company_id, &filter)).await?)
+        Ok(self.services.store.read(move |conn| db::list(conn, company_id, &filter)).await?)
     }
 
     /// The company's invoice `id`, whoever may read it.
     async fn company_invoice(&self, caller: &Caller, id: i64) -> Result<Invoice> {
         let company_id = caller.company.id;
-        self.store
+        self.services
+            .store
             .read(move |conn| db::get(conn, company_id, id))
             .await?
             .ok_or_else(|| Error::NotFound("Invoice".into()))
@@ -123,9 +122,10 @@ impl Services {
     /// The company's invoice issued this year with `internal_id`, whoever may read it.
     async fn company_invoice_by_internal_id(&self, caller: &Caller, internal_id: &str) -> Result<Invoice> {
         let company_id = caller.company.id;
-        let year = self.clock.utc().with_timezone(&Tirane).year();
+        let year = self.services.clock.utc().with_timezone(&Tirane).year();
         let internal_id = internal_id.to_string();
-        self.store
+        self.services
+            .store
             .read(move |conn| match db::id_by_internal_id(conn, company_id, year, &internal_id)? {
                 Some(id) => db::get(conn, company_id, id),
                 None => Ok(None),
@@ -148,7 +148,7 @@ impl Services {
 
     /// Where the PDFs are: `--public-url`, else the request's host.
     pub fn pdf_base(&self, host: Option<&str>) -> String {
-        match (&self.public_url, host) {
+        match (&self.services.public_url, host) {
             (Some(base), _) => base.clone(),
             (None, Some(host)) => format!("http://{host}"),
             (None, None) => "http://localhost".to_string(),
@@ -160,7 +160,7 @@ impl Services {
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_invoice(&self, caller: &Caller, req: IssueRequest) -> Result<Issued<Invoice>> {
         let document = self.invoice_document(caller, req).await?;
-        self.issue(document).await
+        self.services.issue(document).await
     }
 
     /// The setup wizard's test sale: issued as `cashier` (their till, their operator code), and
@@ -174,6 +174,6 @@ impl Services {
     ) -> Result<Issued<Invoice>> {
         let mut document = self.invoice_document(cashier, req).await?;
         document.test_sale_by = Some(owner.clone());
-        self.issue(document).await
+        self.services.issue(document).await
     }
 }

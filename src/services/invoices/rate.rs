@@ -4,13 +4,13 @@
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::super::{Result, Services};
+use super::super::{Result, Selling};
 use super::IssueRequest;
 use crate::domain::currency::{self, KnownRates, LEK, ManualRate, Quote, RateBasis, Source};
 use crate::domain::validation::is_currency_code;
 use crate::store::rates as db;
 
-impl Services {
+impl Selling<'_> {
     /// Settles the rate of a foreign-currency invoice before its rules run, from what the sale
     /// read in its snapshot (`sale_rates_read`): the currency must be one the company invoices
     /// in; a positive `exchange_rate` sent is kept, else today's manual rate or the central
@@ -30,7 +30,7 @@ impl Services {
         let known = match sent {
             Some(_) => KnownRates::default(),
             None => {
-                let official = self.source_rates(Source::Boa).await?;
+                let official = self.services.exchange().source_rates(Source::Boa).await?;
                 let per_unit = |q: &Quote| (currency::per_unit(q.sell, q.unit), q.date);
                 KnownRates {
                     manual: manual

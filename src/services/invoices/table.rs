@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use rust_decimal::Decimal;
 
 use super::super::pipeline::Issued;
-use super::super::{Error, Result, Services};
+use super::super::{Error, NotNow, Result, Selling};
 use super::IssueRequest;
 use super::content::InvoiceDocument;
 use super::content::{Content, Links, computed, internal_id, this_year, user_codes};
@@ -25,6 +25,15 @@ use crate::domain::validation::FieldErrors;
 use crate::store::accounts::Caller;
 use crate::store::invoices::{self as db, Invoice, SettledOrder};
 use crate::store::tables::{self, Part};
+
+/// An order a summary invoice settles still waits for its FIC (`NotNow::OrderWaiting`), said
+/// to POS apps.
+pub(in crate::services) fn order_waiting(number: &str) -> String {
+    format!(
+        "The order {} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized.",
+        number
+    )
+}
 
 /// A summary request after the edge read v1 or v2.
 #[derive(Debug, Clone)]
@@ -89,7 +98,7 @@ impl OpenOrder {
     }
 }
 
-impl Services {
+impl Selling<'_> {
     /// `POST /invoice/order`: opens a table. The edge refused payment and invoice-discount
     /// fields; the order is paid with ORDER by its summary.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
@@ -105,7 +114,7 @@ impl Services {
         if let Some(name) = table {
             document.content.links = Links::ForTable(name);
         }
-        self.issue(document).await
+        self.services.issue(document).await
     }
 
     /// The open orders a till shows as its tables: a cashier's till's, or every till's for a
@@ -117,6 +126,7 @@ impl Services {
             _ => None,
         };
         Ok(self
+            .services
             .store
             .read(move |conn| {
                 db::open_orders(conn, company_id, tcr.as_deref())?
@@ -138,8 +148,8 @@ impl Services {
     /// would refuse it.
     #[tracing::instrument(skip_all, fields(company = caller.company.id, user = caller.user.id), err(level = "info"))]
     pub async fn issue_summary(&self, caller: &Caller, req: SummaryRequest) -> Result<Issued<Invoice>> {
-        let year = this_year(self.clock.utc());
-        self.first_look(&internal_id(caller, year, &req.internal_id)).await?;
+        let year = this_year(self.services.clock.utc());
+        self.services.first_look(&internal_id(caller, year, &req.internal_id)).await?;
         let (operator_code, unit_code, tcr_code) = user_codes(caller, true)?;
         let checked = table::check_summary(&table::SummaryDetails {
             internal_id: &req.internal_id,
@@ -176,7 +186,7 @@ impl Services {
             payments: req.payments,
         };
         let computed = computed(&input, errors)?;
-        let issuer = self.issuer(caller, operator_code, unit_code, tcr_code).await?;
+        let issuer = self.services.issuer(caller, operator_code, unit_code, tcr_code).await?;
         let parts = takes
             .iter()
             .map(|t| Part {
@@ -224,7 +234,7 @@ impl Services {
             corrects: None,
         };
         let sequence = issuer.sequence(InvoiceType::Cash);
-        self.issue(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None }).await
+        self.services.issue(InvoiceDocument { issuer, content, sequence, year, test_sale_by: None }).await
     }
 
     /// The company's open order invoices with these IICs, with their lines. An IIC that is not
@@ -234,6 +244,7 @@ impl Services {
         let company_id = caller.company.id;
         let wanted = iics.to_vec();
         let found = self
+            .services
             .store
             .read(move |conn| {
                 wanted
@@ -277,10 +288,7 @@ impl Services {
             });
         }
         if let Some(waiting) = orders.iter().find(|o| o.order.fic.is_none()) {
-            return Err(Error::Unavailable(format!(
-                "The order {} is still waiting for the fiscalization service (CIS); nothing was saved. Retry with the same internalId once it is fiscalized.",
-                waiting.order.number
-            )));
+            return Err(Error::Unavailable(NotNow::OrderWaiting { number: waiting.order.number.clone() }));
         }
         Ok(orders)
     }

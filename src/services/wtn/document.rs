@@ -69,8 +69,8 @@ impl Document for WtnDocument {
         true
     }
 
-    fn not_saved(&self) -> String {
-        "The fiscalization service (CIS) is not reachable; the note was not saved.".into()
+    fn not_saved(&self) -> &'static str {
+        "The fiscalization service (CIS) is not reachable; the note was not saved."
     }
 
     fn admit(&self, tx: &Connection) -> Result<()> {

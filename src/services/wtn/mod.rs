@@ -208,7 +208,7 @@ impl Services {
 
     /// Absolute URL of a note's print document (`what` = `print`) or PDF (`pdf`).
     pub fn wtn_url(&self, host: Option<&str>, version: ApiVersion, what: &str, id: i64) -> String {
-        format!("{}/api/v{}/invoice/wtn/{what}/{id}", self.pdf_base(host), version.number())
+        format!("{}/api/v{}/invoice/wtn/{what}/{id}", self.selling().pdf_base(host), version.number())
     }
 
     pub async fn print_settings(&self, caller: &Caller) -> Result<PrintSettings> {
