@@ -74,3 +74,54 @@ pub async fn find_all(store: Store) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::invoices::{self, tests::invoice};
+
+    /// The books of an upgraded database: invoices stored before V44 (its search not begun), one
+    /// of them a credit note, and one stored since, which the trigger kept.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_credit_notes_stored_before_v44_are_found_after_the_start_and_the_new_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+        let note = |n: i64, day: &str| {
+            let mut note = invoice(1, n, "NONCASH", day, Some("Dardania"));
+            note.doc_type = Some("381".into());
+            note.original_invoice_iic = Some("A".repeat(32));
+            note
+        };
+        let before = store
+            .write_blocking(|tx| -> Result<_> {
+                tx.execute_batch(
+                    "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Mine', 'now')",
+                )?;
+                let mut ids = Vec::new();
+                for n in 1..=5 {
+                    ids.push(invoices::insert(tx, &invoice(1, n, "CASH", "2026-03-01", None))?);
+                }
+                ids.push(invoices::insert(tx, &note(6, "2026-03-02"))?);
+                tx.execute_batch(
+                    "DELETE FROM credit_notes;
+                     UPDATE credit_notes_found SET next_id = 1, until_id = (SELECT MAX(id) FROM invoices)",
+                )?;
+                Ok(ids[5])
+            })
+            .unwrap();
+        let since = store.write_blocking(|tx| invoices::insert(tx, &note(7, "2026-03-03"))).unwrap();
+        let kept = |store: &Store| {
+            store
+                .read_blocking(|c| {
+                    let mut stmt = c.prepare("SELECT invoice_id FROM credit_notes ORDER BY invoice_id")?;
+                    let ids = stmt.query_map([], |r| r.get::<_, i64>("invoice_id"))?;
+                    Ok((all_found(c)?, ids.collect::<rusqlite::Result<Vec<_>>>()?))
+                })
+                .unwrap()
+        };
+        assert_eq!(kept(&store), (false, vec![since]), "the trigger keeps the new one");
+        find_all(store.clone()).await;
+        assert_eq!(kept(&store), (true, vec![before, since]), "the older one found");
+        assert!(!store.write_blocking(|tx| find_step(tx, STEP_ROWS)).unwrap(), "nothing left");
+    }
+}
