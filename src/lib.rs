@@ -486,6 +486,8 @@ struct Background {
     /// The integrity check of the copies kept unchecked (before an upgrade), and its stop.
     checks: Option<(tokio::task::JoinHandle<()>, backup::CheckStop)>,
     search_index: tokio::task::JoinHandle<()>,
+    /// Finds the credit notes the books held before V44, a step at a time (`store::credit_notes`).
+    credit_notes: tokio::task::JoinHandle<()>,
     tcrs: tokio::task::JoinHandle<()>,
     sweeper: tokio::task::JoinHandle<()>,
     token_uses: tokio::task::JoinHandle<()>,
@@ -631,6 +633,7 @@ impl Background {
             (tokio::spawn(backup::check_pending(dir.clone(), gate, halt.clone(), stop.clone())), halt)
         });
         let search_index = tokio::spawn(services.clone().keep_search_index());
+        let credit_notes = tokio::spawn(store::credit_notes::find_all(services.store.clone()));
         // After a restore: the retired tills go on on new TCRs once the CIS registers them.
         let tcrs = tokio::spawn(services.clone().keep_tcrs_continued(stop.clone()));
         let sweeper = {
@@ -666,6 +669,7 @@ impl Background {
             nightly,
             checks,
             search_index,
+            credit_notes,
             tcrs,
             sweeper,
             token_uses,
@@ -680,6 +684,7 @@ impl Background {
     async fn wind_down(self, args: &ServeArgs, lanes: Arc<services::lanes::Lanes>) {
         self.sweeper.abort();
         self.search_index.abort();
+        self.credit_notes.abort();
         self.tcrs.abort();
         self.token_uses.abort();
         self.services.people().flush_token_uses().await;

@@ -25,6 +25,7 @@ const WAYS_BACK: &[(i32, &str)] = &[
     (39, include_str!("../../migrations_back/V39__tables_split_by_lines.sql")),
     (42, include_str!("../../migrations_back/V42__hq_box_and_set_aside.sql")),
     (43, include_str!("../../migrations_back/V43__retired_tcrs.sql")),
+    (44, include_str!("../../migrations_back/V44__credit_notes_kept.sql")),
 ];
 
 /// What a way back would lose that the previous release cannot do without: while the query finds
@@ -168,6 +169,37 @@ mod tests {
             store::latest_schema_version(),
             "and up again"
         );
+    }
+
+    /// A database made since V33 (its reversals index holds the credit notes) goes back without
+    /// building the index again, and the previous release's reversals still read it.
+    #[test]
+    fn the_way_back_of_v33_builds_no_index_and_the_previous_release_reads_either_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("arka.db");
+        drop(Store::open(&path).unwrap());
+        let index = |conn: &Connection| -> String {
+            conn.query_row("SELECT sql FROM sqlite_schema WHERE name = 'invoices_reversals'", [], |r| {
+                r.get("sql")
+            })
+            .unwrap()
+        };
+        let made = index(&Connection::open(&path).unwrap());
+        assert!(made.contains("doc_type = '381'"), "{made}");
+        downgrade(&path, PREVIOUS_RELEASE_SCHEMA).unwrap();
+        let conn = Connection::open(&path).unwrap();
+        assert_eq!(index(&conn), made, "kept as it was");
+        // The previous release's reversals list (main at 1ea78de, `store::reports`).
+        let mut stmt = conn
+            .prepare(
+                "EXPLAIN QUERY PLAN SELECT i.id FROM invoices i WHERE i.document_kind = 'CORRECTIVE'
+                 AND i.company_id = 1 AND i.issue_date >= '2026-01-01' AND i.issue_date <= '2026-12-31'
+                 ORDER BY i.issue_date DESC, i.id DESC LIMIT 20 OFFSET 0",
+            )
+            .unwrap();
+        let plan: Vec<String> =
+            stmt.query_map([], |r| r.get("detail")).unwrap().collect::<rusqlite::Result<_>>().unwrap();
+        assert!(plan.iter().any(|step| step.contains("invoices_reversals")), "{plan:?}");
     }
 
     #[test]

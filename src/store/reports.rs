@@ -381,36 +381,89 @@ fn page(conn: &Connection, sql: &str, values: Vec<Value>) -> Result<Page> {
 }
 
 /// What the reversals report lists: the corrective documents (cancellations of sales and of
-/// orders) and the credit notes (381), which take back part of a sale without cancelling it.
-/// Written as the index `invoices_reversals` (V33) is, so the list reads it.
-const REVERSAL: &str = "(i.document_kind = 'CORRECTIVE' OR i.doc_type = '381')";
+/// orders) and the credit notes (381, non-cash invoices), which take back part of a sale without
+/// cancelling it. The corrective documents are read off `invoices_reversals`, whichever of its
+/// two forms the database has (`store::REVERSALS_INDEX_KEPT`); the credit notes off
+/// `credit_notes` (V44), or while the server still looks for the older ones there
+/// (`store::credit_notes`), as `credit_notes_from` says.
+const CORRECTIVE: &str = "i.document_kind = 'CORRECTIVE'";
+const CREDIT_NOTE: &str = "i.document_kind = 'NONCASH' AND i.doc_type = '381'";
+
+/// Where the credit notes of a period are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CreditNotesFrom {
+    /// `credit_notes`, every one of the books in it.
+    Kept,
+    /// The invoices, off this index: V33's `invoices_reversals`, or where the upgrade kept V20's,
+    /// the company's documents by date, a read of the period's every document (a month of a busy
+    /// shop: tens of thousands of rows, each with its overflow page), until the older credit
+    /// notes are all kept.
+    Index(&'static str),
+}
+
+fn credit_notes_from(conn: &Connection) -> Result<CreditNotesFrom> {
+    if super::credit_notes::all_found(conn)? {
+        return Ok(CreditNotesFrom::Kept);
+    }
+    let holds_them: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'invoices_reversals' AND sql LIKE '%''381''%')
+                 AS holds_them",
+        )?
+        .query_row([], |r| r.get("holds_them"))?;
+    Ok(CreditNotesFrom::Index(if holds_them { "invoices_reversals" } else { "invoices_company_date" }))
+}
+
+/// The credit notes of the period (`id`, `issue_date`), read as `from` says, under the filter's
+/// conditions in `on_invoices`'s order of values.
+fn credit_notes_select(filter: &Filter, from: CreditNotesFrom) -> String {
+    match from {
+        CreditNotesFrom::Kept => {
+            let (conditions, _) =
+                filter.conditions("c.issue_date", "i.business_unit_id", "i.tcr_code", "i.operator_code");
+            format!(
+                "SELECT c.invoice_id AS id, c.issue_date FROM credit_notes c JOIN invoices i ON i.id = c.invoice_id
+                 WHERE c.company_id = ? AND {conditions}"
+            )
+        }
+        CreditNotesFrom::Index(index) => {
+            let (conditions, _) = filter.on_invoices();
+            format!(
+                "SELECT i.id, i.issue_date FROM invoices i INDEXED BY {index} WHERE {CREDIT_NOTE} AND {conditions}"
+            )
+        }
+    }
+}
 
 /// The reversals of the period, newest first.
 pub fn reversals(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Result<Page> {
-    let (conditions, mut values) = filter.on_invoices();
-    values.extend([Value::Integer(limit), Value::Integer(offset)]);
-    page(conn, &reversals_sql(&conditions), values)
+    let (_, values) = filter.on_invoices();
+    let mut both = values.clone();
+    both.extend(values);
+    both.extend([Value::Integer(limit), Value::Integer(offset)]);
+    page(conn, &reversals_sql(filter, credit_notes_from(conn)?), both)
 }
 
-fn reversals_sql(conditions: &str) -> String {
+/// Two lists in the same order, merged (`ORDER BY` over the compound: neither is sorted again).
+fn reversals_sql(filter: &Filter, from: CreditNotesFrom) -> String {
+    let (conditions, _) = filter.on_invoices();
     format!(
-        "SELECT i.id FROM invoices i WHERE {REVERSAL} AND {conditions}
-         ORDER BY i.issue_date DESC, i.id DESC LIMIT ? OFFSET ?"
+        "SELECT i.id, i.issue_date FROM invoices i WHERE {CORRECTIVE} AND {conditions}
+         UNION ALL
+         {}
+         ORDER BY 2 DESC, 1 DESC LIMIT ? OFFSET ?",
+        credit_notes_select(filter, from)
     )
 }
 
-/// Every credit note of the period (the daily totals count them by their kind, as sales): few,
-/// read through the same index.
+/// Every credit note of the period (the daily totals count them by their kind, as sales).
 pub fn credit_notes(conn: &Connection, filter: &Filter) -> Result<Page> {
-    let (conditions, values) = filter.on_invoices();
-    page(
-        conn,
-        &format!(
-            "SELECT i.id FROM invoices i
-             WHERE {REVERSAL} AND i.document_kind <> 'CORRECTIVE' AND {conditions} ORDER BY i.id"
-        ),
-        values,
-    )
+    let (_, values) = filter.on_invoices();
+    page(conn, &credit_notes_sql(filter, credit_notes_from(conn)?), values)
+}
+
+fn credit_notes_sql(filter: &Filter, from: CreditNotesFrom) -> String {
+    format!("SELECT id FROM ({}) ORDER BY id", credit_notes_select(filter, from))
 }
 
 /// The sales book: the period's sales and reversals, one per row, oldest first.
@@ -858,29 +911,195 @@ mod tests {
         assert_eq!(other.iter().map(|r| r.sums.documents).sum::<i64>(), 1);
     }
 
+    /// A new database (V33's reversals index, with the credit notes) and one the previous
+    /// release made and this one opened (V20's, kept: `store::REVERSALS_INDEX_KEPT`), with the
+    /// text of their `invoices_reversals`.
+    fn both_forms_of_the_reversals_index() -> Vec<(tempfile::TempDir, Store, String)> {
+        [None, Some(crate::store::downgrade::PREVIOUS_RELEASE_SCHEMA)]
+            .into_iter()
+            .map(|made_at| {
+                let dir = tempfile::tempdir().unwrap();
+                let path = dir.path().join("arka.db");
+                if let Some(version) = made_at {
+                    crate::store::create_at_version(&path, version).unwrap();
+                }
+                let store = Store::open(&path).unwrap();
+                let index: String = store
+                    .read_blocking(|c| {
+                        Ok(c.query_row(
+                            "SELECT sql FROM sqlite_schema WHERE name = 'invoices_reversals'",
+                            [],
+                            |r| r.get("sql"),
+                        )?)
+                    })
+                    .unwrap();
+                (dir, store, index)
+            })
+            .collect()
+    }
+
+    /// As V44 leaves books that held the invoices before it: none of their credit notes kept yet.
+    fn as_if_stored_before_v44(store: &Store) {
+        store
+            .write_blocking(|tx| -> Result<()> {
+                tx.execute_batch(
+                    "DELETE FROM credit_notes;
+                     UPDATE credit_notes_found SET next_id = 1, until_id = (SELECT MAX(id) FROM invoices)",
+                )?;
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    /// The credit notes found as the server finds them after the start, a step of two invoices.
+    fn found_step_by_step(store: &Store) -> usize {
+        let mut steps = 1;
+        while store.write_blocking(|tx| crate::store::credit_notes::find_step(tx, 2)).unwrap() {
+            steps += 1;
+        }
+        steps
+    }
+
     #[test]
-    fn the_reversals_are_listed_off_their_own_index() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("arka.db")).unwrap();
+    fn the_upgrade_keeps_v20_s_reversals_index_and_a_new_database_has_v33_s() {
+        let forms: Vec<String> =
+            both_forms_of_the_reversals_index().into_iter().map(|(_, _, sql)| sql).collect();
+        assert!(forms[0].ends_with("WHERE document_kind = 'CORRECTIVE' OR doc_type = '381'"), "{}", forms[0]);
+        assert!(forms[1].ends_with("WHERE document_kind = 'CORRECTIVE'"), "not built again: {}", forms[1]);
+    }
+
+    #[test]
+    fn the_reversals_are_listed_off_indexes_in_their_order_whichever_form_and_while_notes_are_found() {
         let filter = Filter {
             company_id: 1,
             from: "2026-01-01".into(),
             to: "2026-12-31".into(),
-            business_unit_id: None,
-            tcr_code: None,
-            operator_code: None,
+            tcr_code: Some("aa111aa111".into()),
+            ..Filter::default()
         };
-        let (conditions, mut values) = filter.on_invoices();
-        values.extend([Value::Integer(20), Value::Integer(0)]);
-        let plan: Vec<String> = store
-            .read_blocking(|c| {
-                let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {}", reversals_sql(&conditions)))?;
-                let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, String>("detail"))?;
-                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-            })
-            .unwrap();
-        assert!(plan.iter().any(|step| step.contains("invoices_reversals")), "{plan:?}");
-        assert!(!plan.iter().any(|step| step.contains("TEMP B-TREE")), "read in the index's order: {plan:?}");
+        for (_dir, store, index) in both_forms_of_the_reversals_index() {
+            let v33 = index.contains("'381'");
+            store
+                .write_blocking(|tx| -> Result<()> {
+                    tx.execute_batch(
+                        "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Mine', 'now')",
+                    )?;
+                    invoices::insert(tx, &coffee(1, 1, "CASH", "2026-03-01", "BANKNOTE"))?;
+                    Ok(())
+                })
+                .unwrap();
+            for pending in [true, false] {
+                if pending {
+                    as_if_stored_before_v44(&store);
+                } else {
+                    found_step_by_step(&store);
+                }
+                let from = store.read_blocking(credit_notes_from).unwrap();
+                let (expected, credit_index) = match (pending, v33) {
+                    (false, _) => (CreditNotesFrom::Kept, "credit_notes_company_date"),
+                    (true, true) => (CreditNotesFrom::Index("invoices_reversals"), "invoices_reversals"),
+                    (true, false) => {
+                        (CreditNotesFrom::Index("invoices_company_date"), "invoices_company_date")
+                    }
+                };
+                assert_eq!(from, expected, "{index}, pending {pending}");
+                let (_, values) = filter.on_invoices();
+                let mut both = values.clone();
+                both.extend(values.clone());
+                both.extend([Value::Integer(20), Value::Integer(0)]);
+                let plan = |sql: String, values: Vec<Value>| -> Vec<String> {
+                    store
+                        .read_blocking(move |c| {
+                            let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+                            let rows =
+                                stmt.query_map(params_from_iter(values), |r| r.get::<_, String>("detail"))?;
+                            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+                        })
+                        .unwrap()
+                };
+                let list = plan(reversals_sql(&filter, from), both);
+                let reads: Vec<&String> =
+                    list.iter().filter(|s| s.starts_with("SCAN") || s.starts_with("SEARCH")).collect();
+                assert!(reads[0].contains("INDEX invoices_reversals (company_id=?"), "{index}: {list:?}");
+                assert!(
+                    reads[1].contains(&format!("INDEX {credit_index} (company_id=?")),
+                    "{index}: {list:?}"
+                );
+                assert!(reads.iter().skip(2).all(|s| s.contains("INTEGER PRIMARY KEY")), "{index}: {list:?}");
+                assert!(
+                    !list.iter().any(|step| step.contains("TEMP B-TREE")),
+                    "{index}: merged in order: {list:?}"
+                );
+                let notes = plan(credit_notes_sql(&filter, from), values);
+                assert!(
+                    notes.iter().any(|s| s.contains(&format!("INDEX {credit_index} (company_id=?"))),
+                    "{notes:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_reversals_list_corrective_documents_and_credit_notes_newest_first_whichever_index() {
+        for (_dir, store, index) in both_forms_of_the_reversals_index() {
+            let ids = store
+                .write_blocking(|tx| -> Result<_> {
+                    tx.execute_batch(
+                        "INSERT INTO companies (nuis, name, created_at) VALUES ('L1', 'Mine', 'now'), ('L2', 'Theirs', 'now')",
+                    )?;
+                    let credit_note = |company: i64, n: i64, day: &str| {
+                        let mut note = coffee(company, n, "NONCASH", day, "ACCOUNT");
+                        note.doc_type = Some("381".into());
+                        note.original_invoice_iic = Some("A".repeat(32));
+                        note
+                    };
+                    let mut debit_note = coffee(1, 6, "NONCASH", "2026-03-03", "ACCOUNT");
+                    debit_note.doc_type = Some("383".into());
+                    let mut ids = Vec::new();
+                    for i in [
+                        coffee(1, 1, "CASH", "2026-03-01", "BANKNOTE"),
+                        coffee(1, 2, "CORRECTIVE", "2026-03-02", "BANKNOTE"),
+                        credit_note(1, 3, "2026-03-03"),
+                        coffee(1, 4, "NONCASH", "2026-03-03", "ACCOUNT"),
+                        coffee(1, 5, "CORRECTIVE", "2026-03-04", "BANKNOTE"),
+                        debit_note,
+                        credit_note(2, 7, "2026-03-03"),
+                        credit_note(1, 8, "2026-03-02"),
+                    ] {
+                        ids.push(invoices::insert(tx, &i)?);
+                    }
+                    Ok(ids)
+                })
+                .unwrap();
+            let march = Filter {
+                company_id: 1,
+                from: "2026-03-01".into(),
+                to: "2026-03-31".into(),
+                ..Filter::default()
+            };
+            let listed = |page: Page| page.documents.iter().map(|(i, _)| i.id).collect::<Vec<_>>();
+            let read = || {
+                store
+                    .read_blocking(|c| {
+                        let third_day =
+                            Filter { from: "2026-03-03".into(), to: "2026-03-03".into(), ..march.clone() };
+                        Ok((
+                            listed(reversals(c, &march, 20, 0)?),
+                            listed(reversals(c, &march, 1, 1)?),
+                            listed(credit_notes(c, &march)?),
+                            listed(reversals(c, &third_day, 20, 0)?),
+                        ))
+                    })
+                    .unwrap()
+            };
+            let expected =
+                (vec![ids[4], ids[2], ids[7], ids[1]], vec![ids[2]], vec![ids[2], ids[7]], vec![ids[2]]);
+            assert_eq!(read(), expected, "{index}: kept by the trigger");
+            as_if_stored_before_v44(&store);
+            assert_eq!(read(), expected, "{index}: read off the invoices while the older ones are found");
+            assert_eq!(found_step_by_step(&store), 4, "eight invoices, two a step");
+            assert_eq!(read(), expected, "{index}: found after the start");
+        }
     }
 
     #[test]

@@ -627,7 +627,7 @@ fn as_main_left_it(db: &std::path::Path) {
         db.execute_batch(&format!("DROP TRIGGER {trigger}")).unwrap();
     }
     // V35 (the drawer counted) and V43 (retired TCRs) came after main too: their columns go, and
-    // they add them again.
+    // they add them again; V44's credit notes kept apart go with their trigger.
     db.execute_batch(
         "DROP TABLE hq_outbox; DROP TABLE hq_link; DROP TABLE central_products;
          DROP TABLE password_reset_codes; DROP TABLE hq_set_aside; DROP TABLE cis_only_einvoices;
@@ -635,6 +635,7 @@ fn as_main_left_it(db: &std::path::Path) {
          ALTER TABLE cash_days DROP COLUMN counted_by_denomination; ALTER TABLE cash_days DROP COLUMN day_book;
          ALTER TABLE fiscal_devices DROP COLUMN retired_at; ALTER TABLE fiscal_devices DROP COLUMN retired_why;
          ALTER TABLE fiscal_devices DROP COLUMN continued_by;
+         DROP TRIGGER credit_notes_kept; DROP TABLE credit_notes_found; DROP TABLE credit_notes;
          DELETE FROM refinery_schema_history WHERE version > 25;",
     )
     .unwrap();
