@@ -44,9 +44,12 @@ const RULES: &[(&str, &[&str])] = &[
     ("ops::metrics", &[]),
     ("ops::secrets", &["ops::files"]),
     ("ops::data_lock", &["ops::files"]),
-    ("wire", &[]),
+    ("row", &["domain"]),
+    ("invoice", &["domain", "row"]),
+    ("report", &["domain", "invoice", "row"]),
+    ("wire", &["domain", "invoice"]),
     ("columns", &["domain"]),
-    ("store", &["domain", "columns", "ops::files", "panics", "wire"]),
+    ("store", &["domain", "row", "invoice", "report", "columns", "ops::files", "panics", "wire"]),
     ("cis_wait", &[]),
     ("fiscal", &["domain", "store", "ops::secrets", "ops::metrics", "cis_wait", "error_chain"]),
     ("rates", &["domain"]),
@@ -73,6 +76,7 @@ const RULES: &[(&str, &[&str])] = &[
             "panics",
             "error_chain",
             "wire",
+            "report",
             "hq_client",
         ],
     ),
@@ -93,10 +97,29 @@ const RULES: &[(&str, &[&str])] = &[
             "panics",
             "error_chain",
             "clock",
+            "report",
+            "invoice",
+            "wire",
         ],
     ),
     ("hq_client", &["wire"]),
-    ("hq", &["wire", "domain", "store", "services", "api", "config", "tls", "ops::secrets", "error_chain"]),
+    (
+        "hq",
+        &[
+            "wire",
+            "domain",
+            "row",
+            "invoice",
+            "report",
+            "store",
+            "services",
+            "api",
+            "config",
+            "tls",
+            "ops::secrets",
+            "error_chain",
+        ],
+    ),
     ("sim", &[]),
     ("sim::http", &[]),
     ("sim::cis", &["domain", "fiscal", "print", "sim::http"]),
@@ -125,9 +148,17 @@ const RULES: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The rooms of `arka-core` (`core/src`): the domain, the wire format, the domain's SQLite columns.
-const CORE_RULES: &[(&str, &[&str])] =
-    &[("crate", &["*"]), ("domain", &[]), ("wire", &[]), ("columns", &["domain"])];
+/// The rooms of `arka-core` (`core/src`): the domain, a stored row read by name, the invoice as
+/// stored, the report model, the wire format, the domain's SQLite columns.
+const CORE_RULES: &[(&str, &[&str])] = &[
+    ("crate", &["*"]),
+    ("domain", &[]),
+    ("row", &["domain"]),
+    ("invoice", &["domain", "row"]),
+    ("report", &["domain", "invoice", "row"]),
+    ("wire", &["domain", "invoice"]),
+    ("columns", &["domain"]),
+];
 
 /// One arrow, with where it was seen first.
 #[derive(Clone)]
