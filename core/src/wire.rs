@@ -1,5 +1,8 @@
 //! What a shop and its head office say to each other over HTTPS, both sides' one definition.
-//! The shop always calls; the HQ never calls a shop.
+//! The shop always calls; the HQ never calls a shop. And the invoice's answers (`invoices`), in
+//! the shapes a shop's POS apps read, which the head office answers its shops' documents in.
+
+pub mod invoices;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

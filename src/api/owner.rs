@@ -13,46 +13,17 @@ use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
 use super::extract::Query;
 use crate::domain::drawer::{DayFigures, Drawer};
-use crate::domain::sales_day::{DaySales, TillSales};
+use crate::domain::sales_day::TillSales;
+// The owner's day's shape is the core's: the head office answers it too.
 use crate::domain::time::{local_text, parse_stored};
 use crate::fiscal::queue::{LEGAL_LIMIT_HOURS, WARN_AFTER_HOURS, age_hours};
 use crate::services::owner::Till;
 use crate::services::queue::RefusedDocument;
 use crate::store::fiscal_queue::Queued;
+pub(crate) use arka_core::report::SalesView;
 
 fn stored_time(text: &str) -> String {
     parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
-}
-
-/// Receipts and money of a till, of the non-cash invoices, or of the whole day: the shape of the
-/// owner's page at a shop and, each shop's and the chain's, at the head office (`hq::store::today`).
-#[derive(Serialize)]
-pub(crate) struct SalesView {
-    receipts: u64,
-    /// Of those, still waiting for the CIS (no FIC yet).
-    waiting: u64,
-    gross: Decimal,
-    by_payment_method: BTreeMap<String, Decimal>,
-}
-
-impl SalesView {
-    pub(crate) fn of_till(t: &TillSales) -> SalesView {
-        SalesView {
-            receipts: t.receipts,
-            waiting: t.waiting,
-            gross: t.gross,
-            by_payment_method: t.by_method.clone(),
-        }
-    }
-
-    pub(crate) fn of_day(d: &DaySales) -> SalesView {
-        SalesView {
-            receipts: d.receipts,
-            waiting: d.waiting,
-            gross: d.gross,
-            by_payment_method: d.by_method.clone(),
-        }
-    }
 }
 
 #[derive(Serialize)]

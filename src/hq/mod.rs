@@ -126,9 +126,10 @@ pub enum Error {
         #[source]
         source: tokio_postgres::Error,
     },
-    /// A column holds a value Arka never writes there: the read is refused, never defaulted.
-    #[error("the column {column} holds `{text}`, which is not {what}")]
-    Value { column: String, text: String, what: &'static str },
+    /// A shop's row could not be read by its mapper (`arka_core::row`): a column it lacks, a type
+    /// it does not hold, or a value Arka never writes there; the read is refused, never defaulted.
+    #[error("{0}")]
+    Row(#[from] arka_core::row::ColumnError),
     /// A sum went past what a decimal holds.
     #[error("a sum went past what a decimal holds")]
     Overflow,

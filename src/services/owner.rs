@@ -1,13 +1,15 @@
 //! What the shop owner's page reads beyond the spec's routes: today's sales per till and
 //! payment method with each till's cash and day, and the documents waiting for the CIS.
 
-use chrono::{DateTime, NaiveDate, Utc};
-use chrono_tz::Europe::Tirane;
+use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use super::cash_register::{balance_at, day_figures};
 use super::queue::{QueueSummary, summarize};
 use super::{Result, Services};
+// A till's day state and today's date in Tirane are the core's: the head office reads them too.
+pub use arka_core::domain::cash_register::{DayState, business_day, day_state};
+
 use crate::domain::audit::Action;
 use crate::domain::drawer::{DayFigures, Drawer};
 use crate::domain::role::Role;
@@ -17,27 +19,6 @@ use crate::store::cash_register::{self as cash_db, Day};
 use crate::store::devices::{self, Device};
 use crate::store::fiscal_queue::{self, Queued};
 use crate::store::sales_day::sales_on;
-
-/// Where a till's day stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DayState {
-    /// Open for business (possibly since an earlier date, until close-balance).
-    Open,
-    /// Today's day was opened and closed.
-    Closed,
-    /// No day was opened today (the first cash sale or open-balance opens one).
-    NotOpened,
-}
-
-impl DayState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DayState::Open => "open",
-            DayState::Closed => "closed",
-            DayState::NotOpened => "not_opened",
-        }
-    }
-}
 
 /// One TCR of the company: its cash now and its latest day.
 pub struct Till {
@@ -60,20 +41,6 @@ pub struct Today {
 pub struct WaitingDocuments {
     pub summary: QueueSummary,
     pub oldest_first: Vec<Queued>,
-}
-
-/// The state of a till's day on `today`, from its latest day.
-pub fn day_state(latest: Option<&Day>, today: NaiveDate) -> DayState {
-    match latest {
-        Some(day) if day.closed_at.is_none() => DayState::Open,
-        Some(day) if day.business_day == today.to_string() => DayState::Closed,
-        _ => DayState::NotOpened,
-    }
-}
-
-/// Today's date in Europe/Tirane.
-pub fn business_day(now: DateTime<Utc>) -> NaiveDate {
-    now.with_timezone(&Tirane).date_naive()
 }
 
 impl Services {
@@ -142,44 +109,5 @@ impl Services {
             tracing::info!(queue_id, company, "a refused document waits for the CIS again");
         }
         Ok(resent)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn day(business_day: &str, closed: bool) -> Day {
-        Day {
-            id: 1,
-            company_id: 1,
-            tcr_code: "ab001".into(),
-            business_day: business_day.into(),
-            opened_at: format!("{business_day}T07:00:00Z"),
-            opened_automatically: false,
-            closed_at: closed.then(|| format!("{business_day}T20:00:00Z")),
-        }
-    }
-
-    #[test]
-    fn a_tills_day_reads_open_closed_or_not_opened() {
-        let today: NaiveDate = "2026-03-02".parse().unwrap();
-        //  latest day            | state
-        //  none                  | not opened
-        //  today, open           | open
-        //  yesterday, still open | open (until close-balance)
-        //  today, closed         | closed
-        //  yesterday, closed     | not opened
-        assert_eq!(day_state(None, today), DayState::NotOpened);
-        assert_eq!(day_state(Some(&day("2026-03-02", false)), today), DayState::Open);
-        assert_eq!(day_state(Some(&day("2026-03-01", false)), today), DayState::Open);
-        assert_eq!(day_state(Some(&day("2026-03-02", true)), today), DayState::Closed);
-        assert_eq!(day_state(Some(&day("2026-03-01", true)), today), DayState::NotOpened);
-    }
-
-    #[test]
-    fn the_business_day_is_tiranes_date() {
-        let late: DateTime<Utc> = "2026-01-01T23:30:00Z".parse().unwrap();
-        assert_eq!(business_day(late).to_string(), "2026-01-02");
     }
 }

@@ -4,6 +4,7 @@ use rusqlite::{Connection, OptionalExtension, Row, named_params};
 
 use super::{Result, now_text};
 use crate::domain::role::Role;
+use arka_core::invoice::rows;
 
 #[derive(Debug, Clone)]
 pub struct Company {
@@ -98,16 +99,7 @@ pub struct StoredCertificate {
     pub key_sealed: Vec<u8>,
 }
 
-#[derive(Debug, Clone)]
-pub struct BankAccount {
-    pub id: i64,
-    pub name: String,
-    pub holder: String,
-    pub iban: String,
-    pub swift: Option<String>,
-    pub currency: String,
-    pub notes: Option<String>,
-}
+pub use arka_core::invoice::BankAccount;
 
 pub struct NewCompany<'a> {
     pub nuis: &'a str,
@@ -609,27 +601,15 @@ pub fn insert_bank_account(conn: &Connection, b: &NewBankAccount) -> Result<i64>
     Ok(conn.last_insert_rowid())
 }
 
-fn bank_account_from(r: &Row) -> rusqlite::Result<BankAccount> {
-    Ok(BankAccount {
-        id: r.get("id")?,
-        name: r.get("name")?,
-        holder: r.get("holder")?,
-        iban: r.get("iban")?,
-        swift: r.get("swift")?,
-        currency: r.get("currency")?,
-        notes: r.get("notes")?,
-    })
-}
-
 pub fn bank_account(conn: &Connection, company_id: i64, id: i64) -> Result<Option<BankAccount>> {
-    Ok(conn
-        .query_row(
-            "SELECT id, name, holder, iban, swift, currency, notes FROM bank_accounts
-             WHERE id = :id AND company_id = :company",
-            named_params! {":id": id, ":company": company_id},
-            bank_account_from,
-        )
-        .optional()?)
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, name, holder, iban, swift, currency, notes FROM bank_accounts
+         WHERE id = :id AND company_id = :company",
+    )?;
+    Ok(super::mapped(&mut stmt, named_params! {":id": id, ":company": company_id}, |r| {
+        rows::bank_account(r)
+    })?
+    .pop())
 }
 
 /// A page of the company's bank accounts, newest first, and how many there are in all.
@@ -648,12 +628,11 @@ pub fn bank_accounts(
         "SELECT id, name, holder, iban, swift, currency, notes FROM bank_accounts
          WHERE company_id = :company ORDER BY id DESC LIMIT :limit OFFSET :offset",
     )?;
-    let items = stmt
-        .query_map(
-            named_params! {":company": company_id, ":limit": limit, ":offset": offset},
-            bank_account_from,
-        )?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let items = super::mapped(
+        &mut stmt,
+        named_params! {":company": company_id, ":limit": limit, ":offset": offset},
+        |r| rows::bank_account(r),
+    )?;
     Ok((items, total))
 }
 

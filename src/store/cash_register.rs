@@ -43,17 +43,7 @@ pub struct Action {
     pub created_at: String,
 }
 
-/// One business day of a TCR.
-#[derive(Debug, Clone)]
-pub struct Day {
-    pub id: i64,
-    pub company_id: i64,
-    pub tcr_code: String,
-    pub business_day: String,
-    pub opened_at: String,
-    pub opened_automatically: bool,
-    pub closed_at: Option<String>,
-}
+pub use arka_core::domain::cash_register::Day;
 
 /// How a new action waits in the late-delivery queue.
 pub struct Queueing<'a> {
@@ -408,27 +398,17 @@ pub fn link_to_day(conn: &Connection, invoice_id: i64, day_id: i64) -> Result<()
     Ok(())
 }
 
-fn day_from(r: &Row) -> rusqlite::Result<Day> {
-    Ok(Day {
-        id: r.get("id")?,
-        company_id: r.get("company_id")?,
-        tcr_code: r.get("tcr_code")?,
-        business_day: r.get("business_day")?,
-        opened_at: r.get("opened_at")?,
-        opened_automatically: r.get("opened_automatically")?,
-        closed_at: r.get("closed_at")?,
-    })
-}
-
 /// The TCR's most recent business day, open or closed.
 pub fn latest_day(conn: &Connection, company_id: i64, tcr_code: &str) -> Result<Option<Day>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT id, company_id, tcr_code, business_day, opened_at, opened_automatically, closed_at
+    conn.prepare_cached(
+        "SELECT id, company_id, tcr_code, business_day, opened_at, opened_automatically, closed_at
              FROM cash_days WHERE company_id = :company AND tcr_code = :tcr ORDER BY id DESC LIMIT 1",
-        )?
-        .query_row(named_params! {":company": company_id, ":tcr": tcr_code}, day_from)
-        .optional()?)
+    )?
+    .query_and_then(named_params! {":company": company_id, ":tcr": tcr_code}, |r| {
+        Ok::<_, super::Error>(arka_core::report::rows::cash_day(r)?)
+    })?
+    .next()
+    .transpose()
 }
 
 /// Opens a business day; returns its id.

@@ -8,154 +8,22 @@ use rust_decimal::Decimal;
 pub mod report_totals;
 
 use super::money::Money;
-use super::{Result, now_text};
+use super::{Error, Result, mapped, now_text};
 use crate::domain::cancellation::{self, Remains, Reversed};
-use crate::domain::currency::Origin;
-use crate::domain::document::{ApiVersion, DocumentKind, InvoiceType, ListedType};
+use crate::domain::document::{DocumentKind, InvoiceType, ListedType};
 use crate::domain::numbering;
 pub use crate::domain::payments::Payment;
 use crate::domain::payments::PaymentType;
 use crate::domain::verify;
+use arka_core::invoice::{rows, verify_fields, whole_verify_url};
 
 fn m(d: Decimal) -> Money {
     Money(d)
 }
 
 pub use crate::domain::invoice::request::Buyer;
-
-#[derive(Debug, Clone)]
-pub struct Line {
-    pub product_name: String,
-    pub product_code: String,
-    pub unit: String,
-    pub unit_code: Option<String>,
-    pub quantity: Decimal,
-    pub price: Decimal,
-    pub total: Decimal,
-    pub discount_rate: Decimal,
-    pub discount: Decimal,
-    pub vat_rate: Decimal,
-    pub exemption: Option<String>,
-    pub unit_price_net: Decimal,
-    pub rebate: Option<Decimal>,
-    pub net: Decimal,
-    pub vat: Decimal,
-    pub gross: Decimal,
-    /// On a corrective document: the position of the original's line it reverses.
-    pub original_position: Option<i64>,
-}
-
-/// Totals in the invoice currency and in lek.
-#[derive(Debug, Clone, Default)]
-pub struct Totals {
-    pub gross: Decimal,
-    pub net: Decimal,
-    pub vat: Decimal,
-    pub discount: Decimal,
-    pub discount_gross: Decimal,
-    pub fee: Decimal,
-    pub total: Decimal,
-    pub gross_all: Decimal,
-    pub net_all: Decimal,
-    pub vat_all: Decimal,
-    pub discount_all: Decimal,
-}
-
-/// One invoice as stored (also what is written).
-#[derive(Debug, Clone)]
-pub struct Invoice {
-    pub id: i64,
-    pub company_id: i64,
-    pub business_unit_id: Option<i64>,
-    pub user_id: Option<i64>,
-    pub internal_id: String,
-    pub year: i32,
-    /// Its type and numbering sequence (the list's `type`).
-    pub kind: InvoiceType,
-    pub document_kind: DocumentKind,
-    pub api_version: ApiVersion,
-    pub doc_type: Option<String>,
-    pub original_invoice_iic: Option<String>,
-    pub tcr_code: Option<String>,
-    pub ord_num: i64,
-    pub number: String,
-    pub inv_num: String,
-    pub issued_at: String,
-    pub issue_date: String,
-    pub issue_date_time: String,
-    pub operator_code: Option<String>,
-    pub business_unit_code: Option<String>,
-    pub currency: String,
-    pub exchange_rate: Decimal,
-    /// Where a foreign-currency invoice's rate came from, and the day it was quoted for.
-    pub exchange_rate_origin: Option<Origin>,
-    pub exchange_rate_date: Option<String>,
-    pub totals: Totals,
-    pub invoice_discount_type: Option<String>,
-    pub invoice_discount_value: Option<Decimal>,
-    pub buyer: Buyer,
-    pub self_issue_type: Option<String>,
-    pub due_date: Option<String>,
-    pub delivery_date: Option<String>,
-    pub supply_start_date: Option<String>,
-    pub supply_end_date: Option<String>,
-    pub reverse_charge: bool,
-    pub periodic_invoice: bool,
-    pub notes: Option<String>,
-    pub bank_account_id: Option<i64>,
-    pub iic: String,
-    /// Read from its queue entry when the row let its copy go (`kept_signature`).
-    pub iic_signature: String,
-    pub header_uuid: String,
-    pub fic: Option<String>,
-    pub eic: Option<String>,
-    /// Whole, as printed; the row keeps a few characters of it (`domain::verify::kept_url`).
-    pub verify_url: String,
-    pub created_at: String,
-    pub lines: Vec<Line>,
-    pub payments: Vec<Payment>,
-    /// The bank account `bank_account_id` names, read with the invoice.
-    pub bank_account: Option<super::accounts::BankAccount>,
-    /// The warehouse transfer note the goods left with (`wtn_id` of the body; `invoice_wtns`).
-    pub wtn_id: Option<i64>,
-    /// The note `wtn_id` names, read with the invoice.
-    pub wtn: Option<WtnRef>,
-    /// A corrective document's original.
-    pub original_invoice_id: Option<i64>,
-    /// When a cancellation last reversed (part of) it.
-    pub reversed_at: Option<String>,
-    /// What its cancellations left of it, read with it when there were some.
-    pub remains: Option<Remains>,
-    /// An order's summary, once it paid the order.
-    pub settled_by: Option<i64>,
-    /// A summary's orders, read with it.
-    pub settled_orders: Vec<SettledOrder>,
-    /// The UBL profile (`P1`..`P12`) of an e-invoice, read with the invoice; `None` on any
-    /// other invoice.
-    pub process: Option<String>,
-}
-
-/// The warehouse transfer note an invoice names as the one its goods left with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WtnRef {
-    pub id: i64,
-    /// `<n>/<year>`, the CIS's WTNNum.
-    pub number: String,
-    /// The WTNIC.
-    pub iic: String,
-}
-
-/// An order a summary paid, as the summary's answer lists it.
-#[derive(Debug, Clone)]
-pub struct SettledOrder {
-    pub id: i64,
-    pub number: String,
-    pub iic: String,
-    pub issued_at: String,
-    pub currency: String,
-    /// With VAT, in its currency.
-    pub total: Decimal,
-}
+// The invoice model is the core's: the head office reads the shops' invoices into it too.
+pub use arka_core::invoice::{Invoice, Line, SettledOrder, Totals, WtnRef};
 
 /// The highest ordinal used this year by the company (for cash: by the company's TCR). Read by
 /// the transaction that writes the next one (the UNIQUE index of V8 backs it up).
@@ -409,27 +277,23 @@ pub fn original_of(conn: &Connection, id: i64) -> Result<Option<i64>> {
         .flatten())
 }
 
-fn wtn_ref_from(r: &Row) -> rusqlite::Result<WtnRef> {
-    Ok(WtnRef { id: r.get("id")?, number: r.get("number")?, iic: r.get("wtnic")? })
-}
-
 /// The note `wtn_id` as an invoice names it.
 pub fn wtn_ref(conn: &Connection, wtn_id: i64) -> Result<Option<WtnRef>> {
-    Ok(conn
-        .prepare_cached("SELECT id, number, wtnic FROM wtns WHERE id = :id")?
-        .query_row(named_params! {":id": wtn_id}, wtn_ref_from)
-        .optional()?)
+    conn.prepare_cached("SELECT id, number, wtnic FROM wtns WHERE id = :id")?
+        .query_and_then(named_params! {":id": wtn_id}, |r| Ok::<_, Error>(rows::wtn_ref(r)?))?
+        .next()
+        .transpose()
 }
 
 /// The note the invoice `invoice_id` names, if any.
 fn linked_wtn(conn: &Connection, invoice_id: i64) -> Result<Option<WtnRef>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT w.id, w.number, w.wtnic FROM invoice_wtns l JOIN wtns w ON w.id = l.wtn_id
+    conn.prepare_cached(
+        "SELECT w.id, w.number, w.wtnic FROM invoice_wtns l JOIN wtns w ON w.id = l.wtn_id
              WHERE l.invoice_id = :invoice",
-        )?
-        .query_row(named_params! {":invoice": invoice_id}, wtn_ref_from)
-        .optional()?)
+    )?
+    .query_and_then(named_params! {":invoice": invoice_id}, |r| Ok::<_, Error>(rows::wtn_ref(r)?))?
+    .next()
+    .transpose()
 }
 
 /// The invoices that named the note `wtn_id` name none any more (the note was given up).
@@ -446,17 +310,7 @@ pub fn settled_orders(conn: &Connection, summary_id: i64) -> Result<Vec<SettledO
             OR id IN (SELECT order_id FROM order_line_settlements WHERE summary_id = :summary)
          ORDER BY id",
     )?;
-    let rows = stmt.query_map(named_params! {":summary": summary_id}, |r| {
-        Ok(SettledOrder {
-            id: r.get("id")?,
-            number: r.get("number")?,
-            iic: r.get("iic")?,
-            issued_at: r.get("issued_at")?,
-            currency: r.get("currency")?,
-            total: money(r, "total")?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    mapped(&mut stmt, named_params! {":summary": summary_id}, |r| rows::settled_order(r))
 }
 
 /// Lower-cased text the list's `query` matches: number, buyer name and NIPT.
@@ -618,7 +472,7 @@ pub fn document_kind(conn: &Connection, id: i64) -> Result<Option<DocumentKind>>
 /// One invoice with its lines and payments, whatever its company (for the store's own upkeep).
 pub fn by_id(conn: &Connection, id: i64) -> Result<Option<Invoice>> {
     let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM invoices WHERE id = :id"))?;
-    let found = stmt.query_row(named_params! {":id": id}, invoice_from).optional()?;
+    let found = stmt.query_and_then(named_params! {":id": id}, invoice_from)?.next().transpose()?;
     match found {
         Some(mut invoice) => {
             load_children(conn, &mut invoice)?;
@@ -696,24 +550,8 @@ fn money(r: &Row, column: &str) -> rusqlite::Result<Decimal> {
 }
 
 /// One row of `invoices`, read by column name, its verify URL made whole again.
-fn invoice_from(r: &Row) -> rusqlite::Result<Invoice> {
-    let mut invoice = stored_row(r)?;
-    if let Some(fields) = verify_fields(&invoice) {
-        invoice.verify_url = verify::full_url(&invoice.verify_url, &fields);
-    }
-    Ok(invoice)
-}
-
-/// The fields of `invoice` its verify URL is made of; none for a row without a business unit.
-fn verify_fields(invoice: &Invoice) -> Option<verify::RowFields<'_>> {
-    Some(verify::RowFields {
-        iic: &invoice.iic,
-        issue_date_time: &invoice.issue_date_time,
-        ord_num: u64::try_from(invoice.ord_num).ok()?,
-        business_unit_code: invoice.business_unit_code.as_deref()?,
-        tcr_code: invoice.tcr_code.as_deref(),
-        total: invoice.totals.total,
-    })
+fn invoice_from(r: &Row) -> Result<Invoice> {
+    Ok(whole_verify_url(rows::invoice(r)?))
 }
 
 /// What the row keeps of `invoice`'s verify URL (`domain::verify::kept_url`).
@@ -722,86 +560,6 @@ fn kept_verify_url(invoice: &Invoice) -> String {
         Some(fields) => verify::kept_url(&invoice.verify_url, &fields),
         None => invoice.verify_url.clone(),
     }
-}
-
-fn stored_row(r: &Row) -> rusqlite::Result<Invoice> {
-    Ok(Invoice {
-        id: r.get("id")?,
-        company_id: r.get("company_id")?,
-        business_unit_id: r.get("business_unit_id")?,
-        user_id: r.get("user_id")?,
-        internal_id: r.get("internal_id")?,
-        year: r.get("year")?,
-        kind: r.get("kind")?,
-        document_kind: r.get("document_kind")?,
-        api_version: r.get("api_version")?,
-        doc_type: r.get("doc_type")?,
-        original_invoice_iic: r.get("original_invoice_iic")?,
-        tcr_code: r.get("tcr_code")?,
-        ord_num: r.get("ord_num")?,
-        number: r.get("number")?,
-        inv_num: r.get("inv_num")?,
-        issued_at: r.get("issued_at")?,
-        issue_date: r.get("issue_date")?,
-        issue_date_time: r.get("issue_date_time")?,
-        operator_code: r.get("operator_code")?,
-        business_unit_code: r.get("business_unit_code")?,
-        currency: r.get("currency")?,
-        exchange_rate: money(r, "exchange_rate")?,
-        totals: Totals {
-            gross: money(r, "gross")?,
-            net: money(r, "net")?,
-            vat: money(r, "vat")?,
-            discount: money(r, "discount")?,
-            discount_gross: money(r, "discount_gross")?,
-            fee: money(r, "fee")?,
-            total: money(r, "total")?,
-            gross_all: money(r, "gross_all")?,
-            net_all: money(r, "net_all")?,
-            vat_all: money(r, "vat_all")?,
-            discount_all: money(r, "discount_all")?,
-        },
-        invoice_discount_type: r.get("invoice_discount_type")?,
-        invoice_discount_value: r.get::<_, Option<Money>>("invoice_discount_value")?.map(|m| m.0),
-        buyer: Buyer {
-            client_id: r.get("client_id")?,
-            name: r.get("buyer_name")?,
-            id_type: r.get("buyer_id_type")?,
-            id_value: r.get("buyer_id_value")?,
-            address: r.get("buyer_address")?,
-            city: r.get("buyer_city")?,
-            country: r.get("buyer_country")?,
-        },
-        self_issue_type: r.get("self_issue_type")?,
-        due_date: r.get("due_date")?,
-        delivery_date: r.get("delivery_date")?,
-        supply_start_date: r.get("supply_start_date")?,
-        supply_end_date: r.get("supply_end_date")?,
-        reverse_charge: r.get("reverse_charge")?,
-        periodic_invoice: r.get("periodic_invoice")?,
-        notes: r.get("notes")?,
-        bank_account_id: r.get("bank_account_id")?,
-        iic: r.get("iic")?,
-        iic_signature: r.get("iic_signature")?,
-        header_uuid: r.get("header_uuid")?,
-        fic: r.get("fic")?,
-        eic: r.get("eic")?,
-        verify_url: r.get("verify_url")?,
-        created_at: r.get("created_at")?,
-        exchange_rate_origin: r.get("exchange_rate_source")?,
-        exchange_rate_date: r.get("exchange_rate_date")?,
-        original_invoice_id: r.get("original_invoice_id")?,
-        reversed_at: r.get("reversed_at")?,
-        remains: None,
-        settled_by: r.get("settled_by_invoice_id")?,
-        lines: Vec::new(),
-        payments: Vec::new(),
-        bank_account: None,
-        wtn_id: None,
-        wtn: None,
-        settled_orders: Vec::new(),
-        process: None,
-    })
 }
 
 fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
@@ -820,43 +578,11 @@ fn load_children(conn: &Connection, invoice: &mut Invoice) -> Result<()> {
              vat_rate, exemption, unit_price_net, rebate, net, vat, gross, original_position
          FROM invoice_lines WHERE invoice_id = :id ORDER BY position",
     )?;
-    invoice.lines = stmt
-        .query_map(named_params! {":id": invoice.id}, |r| {
-            Ok(Line {
-                product_name: r.get("product_name")?,
-                product_code: r.get("product_code")?,
-                unit: r.get("unit")?,
-                unit_code: r.get("unit_code")?,
-                quantity: money(r, "quantity")?,
-                price: money(r, "price")?,
-                total: money(r, "total")?,
-                discount_rate: money(r, "discount_rate")?,
-                discount: money(r, "discount")?,
-                vat_rate: money(r, "vat_rate")?,
-                exemption: r.get("exemption")?,
-                unit_price_net: money(r, "unit_price_net")?,
-                rebate: r.get::<_, Option<Money>>("rebate")?.map(|m| m.0),
-                net: money(r, "net")?,
-                vat: money(r, "vat")?,
-                gross: money(r, "gross")?,
-                original_position: r.get("original_position")?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    invoice.lines = mapped(&mut stmt, named_params! {":id": invoice.id}, |r| rows::line(r))?;
     let mut stmt = conn.prepare_cached(
         "SELECT type, amount, company_card, vouchers FROM invoice_payments WHERE invoice_id = :id ORDER BY position",
     )?;
-    invoice.payments = stmt
-        .query_map(named_params! {":id": invoice.id}, |r| {
-            let vouchers: String = r.get("vouchers")?;
-            Ok(Payment {
-                kind: r.get("type")?,
-                amount: money(r, "amount")?,
-                company_card: r.get("company_card")?,
-                vouchers: serde_json::from_str(&vouchers).unwrap_or_default(),
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    invoice.payments = mapped(&mut stmt, named_params! {":id": invoice.id}, |r| rows::payment(r))?;
     if invoice.document_kind == DocumentKind::Summary {
         invoice.settled_orders = settled_orders(conn, invoice.id)?;
     }
@@ -873,7 +599,7 @@ pub fn of_cash_day(conn: &Connection, day_id: i64) -> Result<Vec<Invoice>> {
         "SELECT {COLUMNS} FROM invoices WHERE cash_day_id = :day AND {} ORDER BY id",
         super::cash_register::CASH_SALE
     ))?;
-    with_children(conn, stmt.query_map(named_params! {":day": day_id}, invoice_from)?)
+    with_children(conn, stmt.query_and_then(named_params! {":day": day_id}, invoice_from)?)
 }
 
 /// The numbers of the invoices `ids`, by id.
@@ -889,12 +615,10 @@ pub fn numbers(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, String>> {
 /// One invoice of the company, with its lines and payments.
 pub fn get(conn: &Connection, company_id: i64, id: i64) -> Result<Option<Invoice>> {
     let found = conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM invoices WHERE id = :id AND company_id = :company"),
-            named_params! {":id": id, ":company": company_id},
-            invoice_from,
-        )
-        .optional()?;
+        .prepare_cached(&format!("SELECT {COLUMNS} FROM invoices WHERE id = :id AND company_id = :company"))?
+        .query_and_then(named_params! {":id": id, ":company": company_id}, invoice_from)?
+        .next()
+        .transpose()?;
     match found {
         Some(mut invoice) => {
             load_children(conn, &mut invoice)?;
@@ -1042,7 +766,7 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
              WHERE {} ORDER BY {order} LIMIT ? OFFSET ?",
             conditions.join(" AND ")
         ))?;
-        return with_children(conn, stmt.query_map(rusqlite::params_from_iter(all), invoice_from)?);
+        return with_children(conn, stmt.query_and_then(rusqlite::params_from_iter(all), invoice_from)?);
     }
     if let Some((digits, year)) = number_end {
         // So many numbers end so that looking each up costs more than the text search, which
@@ -1073,7 +797,7 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
              WHERE s.search_text LIKE ? AND {filters}
              ORDER BY 1 DESC LIMIT ? OFFSET ?"
         ))?;
-        return with_children(conn, stmt.query_map(rusqlite::params_from_iter(all), invoice_from)?);
+        return with_children(conn, stmt.query_and_then(rusqlite::params_from_iter(all), invoice_from)?);
     }
     if let Some(q) = f.query.as_deref() {
         // Too short for the trigram index, or with LIKE's own characters: a scan, escaped.
@@ -1088,7 +812,7 @@ pub fn list(conn: &Connection, company_id: i64, f: &ListFilter) -> Result<Vec<In
         "SELECT {columns} FROM invoices i WHERE {} ORDER BY {order} LIMIT ? OFFSET ?",
         conditions.join(" AND ")
     ))?;
-    with_children(conn, stmt.query_map(rusqlite::params_from_iter(values), invoice_from)?)
+    with_children(conn, stmt.query_and_then(rusqlite::params_from_iter(values), invoice_from)?)
 }
 
 /// The most open orders `open_orders` reads: a café's open tables are a few dozen.
@@ -1104,7 +828,7 @@ pub fn open_orders(conn: &Connection, company_id: i64, tcr_code: Option<&str>) -
            AND reversed_at IS NULL AND (:tcr IS NULL OR tcr_code = :tcr)
          ORDER BY id LIMIT :limit"
     ))?;
-    let rows = stmt.query_map(
+    let rows = stmt.query_and_then(
         named_params! {":company": company_id, ":tcr": tcr_code, ":limit": MAX_OPEN_ORDERS},
         invoice_from,
     )?;
@@ -1112,11 +836,8 @@ pub fn open_orders(conn: &Connection, company_id: i64, tcr_code: Option<&str>) -
 }
 
 /// The invoices of a page, each with its lines and payments.
-fn with_children(
-    conn: &Connection,
-    rows: impl Iterator<Item = rusqlite::Result<Invoice>>,
-) -> Result<Vec<Invoice>> {
-    let mut invoices = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+fn with_children(conn: &Connection, rows: impl Iterator<Item = Result<Invoice>>) -> Result<Vec<Invoice>> {
+    let mut invoices = rows.collect::<Result<Vec<_>>>()?;
     for invoice in &mut invoices {
         load_children(conn, invoice)?;
     }
@@ -1126,6 +847,7 @@ fn with_children(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::domain::document::ApiVersion;
     use crate::domain::spelled::Spelled;
     use crate::store::Store;
 

@@ -74,6 +74,9 @@ pub enum Error {
     /// `arka downgrade` cannot go back as asked.
     #[error("{0}")]
     Way(String),
+    /// A stored row could not be read by its mapper (`arka_core::row`): the column and the cause.
+    #[error("{0}")]
+    Column(#[from] arka_core::row::ColumnError),
 }
 
 impl From<rusqlite::Error> for Error {
@@ -97,6 +100,16 @@ impl From<crate::domain::money::Overflow> for Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Every row `stmt` finds with `params`, each through `map` (a mapper of the core's, by column
+/// name, shared with the head office).
+pub fn mapped<T>(
+    stmt: &mut rusqlite::Statement<'_>,
+    params: impl rusqlite::Params,
+    map: impl Fn(&rusqlite::Row<'_>) -> arka_core::row::Result<T>,
+) -> Result<Vec<T>> {
+    stmt.query_and_then(params, |r| map(r).map_err(Error::from))?.collect()
+}
 
 /// Read connections kept open; more are opened on demand and dropped when the pool is full.
 const READERS_KEPT: usize = 4;
@@ -698,32 +711,6 @@ fn build_report_totals(writer: &mut Connection) -> Result<()> {
         tracing::info!(documents, "the report totals were built from the stored documents");
     }
     Ok(())
-}
-
-/// An empty database of this schema in memory, foreign keys unchecked: the head office puts a
-/// shop's shipped rows of some documents into one, so the shop's own readers read them. Each is
-/// a copy of one migrated once per process: migrating takes milliseconds, and a page of the
-/// head office's list reads one per shop.
-pub fn scratch() -> Result<Connection> {
-    static TEMPLATE: Mutex<Option<Connection>> = Mutex::new(None);
-    let mut template = TEMPLATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if template.is_none() {
-        let mut conn = Connection::open_in_memory()?;
-        configure(&conn)?;
-        embedded::migrations::runner().run(&mut conn).map_err(Error::Migration)?;
-        *template = Some(conn);
-    }
-    let mut conn = Connection::open_in_memory()?;
-    configure(&conn)?;
-    if let Some(template) = template.as_ref() {
-        rusqlite::backup::Backup::new(template, &mut conn)?.run_to_completion(
-            1024,
-            std::time::Duration::ZERO,
-            None,
-        )?;
-    }
-    conn.pragma_update(None, "foreign_keys", "OFF")?;
-    Ok(conn)
 }
 
 /// The newest migration this binary carries (the schema version it writes).

@@ -5,18 +5,20 @@
 use std::collections::HashMap;
 
 use rusqlite::types::Value;
-use rusqlite::{Connection, Row, named_params, params_from_iter};
-use rust_decimal::Decimal;
+use rusqlite::{Connection, named_params, params_from_iter};
 
-use super::Result;
-use super::invoices::report_totals::{amount, kind_of, quantity};
+use super::invoices::report_totals::kind_of;
 use super::invoices::{self, Invoice};
-use super::money::Money;
-use crate::domain::cash_register::{ActionType, Purpose};
+use super::{Result, mapped};
 use crate::domain::day_book::{self, DayBook, DayDocument};
-use crate::domain::document::DocumentKind;
-use crate::domain::drawer::{Count, TillDocument};
 use crate::domain::report::ReportKind;
+// The rows a report reads are the core's, shared with the head office.
+use arka_core::report::rows;
+pub use arka_core::report::{
+    ClientRow, DayRow, MovementRow, PaymentRow, ProductRow, SalesBy, SalesRow, SalesSums, VatRow, WaitingRow,
+    day_document, till_document,
+};
+use arka_core::row::Columns;
 
 /// Which documents a report covers: the company's, issued on the period's days, narrowed to a
 /// branch, a TCR or an operator when asked.
@@ -65,88 +67,13 @@ impl Filter {
     }
 }
 
-/// Sums of documents, in lek unless named otherwise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SalesSums {
-    pub documents: i64,
-    pub net: Decimal,
-    pub vat: Decimal,
-    pub gross: Decimal,
-    pub discount: Decimal,
-    pub fee: Decimal,
-    pub net_currency: Decimal,
-    pub vat_currency: Decimal,
-    pub gross_currency: Decimal,
-    /// What the documents moved their tills' cash by.
-    pub till: Decimal,
-}
-
-impl SalesSums {
-    pub fn add(&mut self, other: &SalesSums) {
-        self.documents += other.documents;
-        self.net += other.net;
-        self.vat += other.vat;
-        self.gross += other.gross;
-        self.discount += other.discount;
-        self.fee += other.fee;
-        self.net_currency += other.net_currency;
-        self.vat_currency += other.vat_currency;
-        self.gross_currency += other.gross_currency;
-        self.till += other.till;
-    }
-}
-
-/// What sales are grouped by, beside their kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SalesBy {
-    Kind,
-    Currency,
-    Day,
-    Tcr,
-    Operator,
-}
-
-/// One group of sales of one kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SalesRow {
-    pub kind: ReportKind,
-    /// The currency, day, TCR code ('' for none) or operator code, by the grouping.
-    pub key: String,
-    /// The user of an operator's row (0 for none).
-    pub user_id: i64,
-    pub sums: SalesSums,
-}
-
 const SALES_SUMS: &str = "SUM(documents) AS documents, SUM(net) AS net, SUM(vat) AS vat, SUM(gross) AS gross,
     SUM(discount) AS discount, SUM(fee) AS fee, SUM(net_currency) AS net_currency,
     SUM(vat_currency) AS vat_currency, SUM(gross_currency) AS gross_currency, SUM(till) AS till";
 
-/// The sums of `SALES_SUMS`, by their names.
-fn sales_sums(r: &Row) -> rusqlite::Result<SalesSums> {
-    let cents = |column: &str| -> rusqlite::Result<Decimal> { Ok(amount(r.get(column)?)) };
-    Ok(SalesSums {
-        documents: r.get("documents")?,
-        net: cents("net")?,
-        vat: cents("vat")?,
-        gross: cents("gross")?,
-        discount: cents("discount")?,
-        fee: cents("fee")?,
-        net_currency: cents("net_currency")?,
-        vat_currency: cents("vat_currency")?,
-        gross_currency: cents("gross_currency")?,
-        till: cents("till")?,
-    })
-}
-
 /// Sales by kind and `by`, every kind (orders too).
 pub fn sales(conn: &Connection, filter: &Filter, by: SalesBy) -> Result<Vec<SalesRow>> {
-    let key = match by {
-        SalesBy::Kind => "''",
-        SalesBy::Currency => "currency",
-        SalesBy::Day => "day",
-        SalesBy::Tcr => "tcr_code",
-        SalesBy::Operator => "operator_code",
-    };
+    let key = by.key();
     // Grouped by the columns themselves: a literal in GROUP BY would name a result column.
     let groups = match by {
         SalesBy::Kind => "kind".to_string(),
@@ -156,30 +83,10 @@ pub fn sales(conn: &Connection, filter: &Filter, by: SalesBy) -> Result<Vec<Sale
     let user = if by == SalesBy::Operator { "user_id" } else { "0" };
     let (conditions, values) = filter.on_totals();
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT kind, {key} AS key, {user} AS user_id, {SALES_SUMS} FROM report_sales WHERE {conditions}
+        "SELECT kind, {key} AS sales_key, {user} AS sales_user, {SALES_SUMS} FROM report_sales WHERE {conditions}
          GROUP BY {groups} ORDER BY {groups}"
     ))?;
-    let rows = stmt.query_map(params_from_iter(values), |r| {
-        Ok(SalesRow {
-            kind: r.get("kind")?,
-            key: r.get("key")?,
-            user_id: r.get("user_id")?,
-            sums: sales_sums(r)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// The lines of one VAT rate or exemption, of one kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VatRow {
-    pub kind: ReportKind,
-    pub vat_rate: Decimal,
-    pub exemption: Option<String>,
-    pub documents: i64,
-    pub lines: i64,
-    pub net: Decimal,
-    pub vat: Decimal,
+    mapped(&mut stmt, params_from_iter(values), |r| rows::sales_row(r))
 }
 
 pub fn vat(conn: &Connection, filter: &Filter) -> Result<Vec<VatRow>> {
@@ -189,28 +96,7 @@ pub fn vat(conn: &Connection, filter: &Filter) -> Result<Vec<VatRow>> {
              SUM(vat) AS vat FROM report_vat
          WHERE {conditions} GROUP BY kind, vat_rate, exemption"
     ))?;
-    let rows = stmt.query_map(params_from_iter(values), |r| {
-        let exemption: String = r.get("exemption")?;
-        Ok(VatRow {
-            kind: r.get("kind")?,
-            vat_rate: r.get::<_, Money>("vat_rate")?.0,
-            exemption: (!exemption.is_empty()).then_some(exemption),
-            documents: r.get("documents")?,
-            lines: r.get("lines")?,
-            net: amount(r.get("net")?),
-            vat: amount(r.get("vat")?),
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// Payments of one method, of one kind, in lek.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PaymentRow {
-    pub kind: ReportKind,
-    pub payment_method: String,
-    pub documents: i64,
-    pub amount: Decimal,
+    mapped(&mut stmt, params_from_iter(values), |r| rows::vat_row(r))
 }
 
 pub fn payments(conn: &Connection, filter: &Filter) -> Result<Vec<PaymentRow>> {
@@ -219,28 +105,7 @@ pub fn payments(conn: &Connection, filter: &Filter) -> Result<Vec<PaymentRow>> {
         "SELECT kind, payment_method, SUM(documents) AS documents, SUM(amount) AS amount FROM report_payments
          WHERE {conditions} GROUP BY kind, payment_method ORDER BY payment_method, kind"
     ))?;
-    let rows = stmt.query_map(params_from_iter(values), |r| {
-        Ok(PaymentRow {
-            kind: r.get("kind")?,
-            payment_method: r.get("payment_method")?,
-            documents: r.get("documents")?,
-            amount: amount(r.get("amount")?),
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// A product's sales, net of reversals, in lek.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProductRow {
-    pub product_code: String,
-    /// As the latest document in the period named it.
-    pub product_name: String,
-    pub unit: String,
-    pub lines: i64,
-    pub quantity: Decimal,
-    pub net: Decimal,
-    pub vat: Decimal,
+    mapped(&mut stmt, params_from_iter(values), |r| rows::payment_row(r))
 }
 
 /// Every product sold in the period (the operator filter does not apply).
@@ -252,34 +117,7 @@ pub fn products(conn: &Connection, filter: &Filter) -> Result<Vec<ProductRow>> {
              SUM(net) AS net, SUM(vat) AS vat
          FROM report_products WHERE {conditions} GROUP BY product_code"
     ))?;
-    let rows = stmt.query_map(params_from_iter(values), |r| {
-        Ok(ProductRow {
-            product_code: r.get("product_code")?,
-            product_name: r.get("product_name")?,
-            unit: r.get("unit")?,
-            lines: r.get("lines")?,
-            quantity: quantity(r.get("quantity")?),
-            net: amount(r.get("net")?),
-            vat: amount(r.get("vat")?),
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// A buyer's purchases, net of reversals, in lek (top clients lists these as they are).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ClientRow {
-    #[serde(skip)]
-    pub buyer_key: String,
-    pub client_id: Option<i64>,
-    pub name: String,
-    pub id_type: Option<String>,
-    pub id_value: Option<String>,
-    pub documents: i64,
-    pub quantity: Decimal,
-    pub net: Decimal,
-    pub vat: Decimal,
-    pub gross: Decimal,
+    mapped(&mut stmt, params_from_iter(values), |r| rows::product_row(r))
 }
 
 /// Every buyer of the period (the TCR and operator filters do not apply).
@@ -292,32 +130,7 @@ pub fn clients(conn: &Connection, filter: &Filter) -> Result<Vec<ClientRow>> {
              SUM(gross) AS gross
          FROM report_clients WHERE {conditions} GROUP BY buyer_key"
     ))?;
-    let rows = stmt.query_map(params_from_iter(values), |r| {
-        Ok(ClientRow {
-            buyer_key: r.get("buyer_key")?,
-            client_id: r.get("client_id")?,
-            name: r.get("buyer_name")?,
-            id_type: r.get("buyer_id_type")?,
-            id_value: r.get("buyer_id_value")?,
-            documents: r.get("documents")?,
-            quantity: quantity(r.get("quantity")?),
-            net: amount(r.get("net")?),
-            vat: amount(r.get("vat")?),
-            gross: amount(r.get("gross")?),
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// A document of the period still waiting for the CIS (its fic is null), as reports count it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WaitingRow {
-    pub kind: ReportKind,
-    pub day: String,
-    pub tcr_code: String,
-    pub user_id: i64,
-    pub operator_code: String,
-    pub currency: String,
+    mapped(&mut stmt, params_from_iter(values), |r| rows::client_row(r))
 }
 
 pub fn waiting(conn: &Connection, filter: &Filter) -> Result<Vec<WaitingRow>> {
@@ -330,19 +143,7 @@ pub fn waiting(conn: &Connection, filter: &Filter) -> Result<Vec<WaitingRow>> {
          FROM invoices i LEFT JOIN invoices o ON o.id = i.original_invoice_id
          WHERE i.fic IS NULL AND {conditions}"
     ))?;
-    let rows = stmt.query_map(params_from_iter(values), |r| {
-        let kind: DocumentKind = r.get("document_kind")?;
-        let original: Option<DocumentKind> = r.get("original_kind")?;
-        Ok(WaitingRow {
-            kind: ReportKind::of(kind, original, r.get("einvoice")?),
-            day: r.get("issue_date")?,
-            tcr_code: r.get("tcr_code")?,
-            user_id: r.get("user_id")?,
-            operator_code: r.get("operator_code")?,
-            currency: r.get("currency")?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    mapped(&mut stmt, params_from_iter(values), |r| rows::waiting_row(r))
 }
 
 /// How many orders of the period are still open: neither paid by a summary nor cancelled.
@@ -481,18 +282,6 @@ pub fn sales_book(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -
     )
 }
 
-/// The cash-register actions of the period, summed by TCR, type and purpose.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MovementRow {
-    pub tcr_code: String,
-    pub action_type: ActionType,
-    pub purpose: Purpose,
-    pub actions: i64,
-    /// Registered on the day but still waiting for the CIS.
-    pub waiting: i64,
-    pub amount: Decimal,
-}
-
 /// The TCR filter on cash tables: the TCR asked for, or the branch's TCRs.
 fn till_conditions(filter: &Filter, table: &str) -> (String, Vec<Value>) {
     let mut sql =
@@ -518,137 +307,44 @@ fn till_conditions(filter: &Filter, table: &str) -> (String, Vec<Value>) {
 pub fn movements(conn: &Connection, filter: &Filter) -> Result<Vec<MovementRow>> {
     let (conditions, values) = till_conditions(filter, "a");
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT a.tcr_code, a.action_type, a.purpose, a.fiscal_status = 'PENDING' AS pending, a.amount
+        "SELECT a.tcr_code, a.action_type, a.purpose, a.fiscal_status = 'PENDING' AS waiting, a.amount
          FROM cash_actions a
          WHERE {conditions}"
     ))?;
-    let rows = stmt.query_map(params_from_iter(values), |r| {
-        Ok((
-            r.get::<_, String>("tcr_code")?,
-            r.get::<_, ActionType>("action_type")?,
-            r.get::<_, Purpose>("purpose")?,
-            r.get::<_, bool>("pending")?,
-            r.get::<_, Money>("amount")?.0,
-        ))
-    })?;
-    let mut sums: Vec<MovementRow> = Vec::new();
-    for row in rows {
-        let (tcr_code, action_type, purpose, pending, value) = row?;
-        let found = sums
-            .iter()
-            .position(|m| m.tcr_code == tcr_code && m.action_type == action_type && m.purpose == purpose);
-        let sum = match found {
-            Some(i) => &mut sums[i],
-            None => {
-                sums.push(MovementRow {
-                    tcr_code,
-                    action_type,
-                    purpose,
-                    actions: 0,
-                    waiting: 0,
-                    amount: Decimal::ZERO,
-                });
-                let last = sums.len() - 1;
-                &mut sums[last]
-            }
-        };
-        sum.actions += 1;
-        sum.waiting += i64::from(pending);
-        sum.amount = crate::domain::money::add(sum.amount, value)?;
-    }
-    Ok(sums)
-}
-
-/// One business day of a TCR with its figures.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DayRow {
-    pub id: i64,
-    pub tcr_code: String,
-    pub business_day: String,
-    pub opened_at: String,
-    pub opened_automatically: bool,
-    pub closed_at: Option<String>,
-    /// What the drawer should have held at the close (a day closed before Arka counted the
-    /// drawer: the balance it was counted against, and `balance` is `None`).
-    pub expected: Option<Decimal>,
-    pub counted: Option<Decimal>,
-    /// The count by notes and coins, when the close sent one.
-    pub count: Option<Count>,
-    /// The spec's balance at the close.
-    pub balance: Option<Decimal>,
-    /// As the close computed it; so far for a day still open.
-    pub cash_sales: Decimal,
-    /// The day's actions by purpose and type: (purpose, action type, amount).
-    pub actions: Vec<(Purpose, ActionType, Decimal)>,
-    /// The till's name.
-    pub name: Option<String>,
-    /// What the day's documents came to, and who made the day.
-    pub book: DayBook,
-    /// A day still open that close-balance would close (its till's latest): what its drawer
-    /// should hold now.
-    pub expected_now: Option<Decimal>,
+    let actions = mapped(&mut stmt, params_from_iter(values), |r| rows::action(r))?;
+    Ok(rows::movements_of(actions.into_iter().flatten())?)
 }
 
 /// The TCRs' business days of the period, oldest first.
 pub fn days(conn: &Connection, filter: &Filter, limit: i64, offset: i64) -> Result<Vec<DayRow>> {
     let (conditions, mut values) = till_conditions(filter, "d");
     values.extend([Value::Integer(limit), Value::Integer(offset)]);
+    // The till's name is its latest device's of that code.
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT d.id, d.company_id, d.tcr_code, d.business_day, d.opened_at, d.opened_automatically, d.closed_at,
-             d.expected, d.counted, d.cash_sales, d.balance, d.counted_by_denomination, d.day_book
+             d.expected, d.counted, d.cash_sales, d.balance, d.counted_by_denomination AS count, d.day_book,
+             (SELECT f.name FROM fiscal_devices f WHERE f.company_id = d.company_id AND f.tcr_code = d.tcr_code
+              ORDER BY f.id DESC LIMIT 1) AS name
          FROM cash_days d WHERE {conditions} ORDER BY d.business_day, d.tcr_code, d.id LIMIT ? OFFSET ?"
     ))?;
-    let found = stmt
-        .query_map(params_from_iter(values), |r| {
-            let count: Option<String> = r.get("counted_by_denomination")?;
-            let book: Option<String> = r.get("day_book")?;
-            Ok((
-                r.get::<_, i64>("company_id")?,
-                book.and_then(|text| serde_json::from_str::<DayBook>(&text).ok()),
-                DayRow {
-                    id: r.get("id")?,
-                    tcr_code: r.get("tcr_code")?,
-                    business_day: r.get("business_day")?,
-                    opened_at: r.get("opened_at")?,
-                    opened_automatically: r.get("opened_automatically")?,
-                    closed_at: r.get("closed_at")?,
-                    expected: r.get::<_, Option<Money>>("expected")?.map(|m| m.0),
-                    counted: r.get::<_, Option<Money>>("counted")?.map(|m| m.0),
-                    count: count.and_then(|text| serde_json::from_str(&text).ok()),
-                    balance: r.get::<_, Option<Money>>("balance")?.map(|m| m.0),
-                    cash_sales: r.get::<_, Option<Money>>("cash_sales")?.map(|m| m.0).unwrap_or_default(),
-                    actions: Vec::new(),
-                    name: None,
-                    book: DayBook::default(),
-                    expected_now: None,
-                },
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let found = mapped(&mut stmt, params_from_iter(values), |r| {
+        Ok((r.int("company_id")?, rows::kept_book(r)?, rows::day_row(r)?))
+    })?;
     let mut days = Vec::with_capacity(found.len());
     let mut actions = conn.prepare_cached(
         "SELECT purpose, action_type, amount, user_id FROM cash_actions WHERE cash_day_id = :day ORDER BY id",
     )?;
-    let (users, tills) = (users(conn, filter.company_id)?, tcrs(conn, filter.company_id)?);
+    let users = users(conn, filter.company_id)?;
     for (company_id, kept, mut day) in found {
-        let rows = actions
-            .query_map(named_params! {":day": day.id}, |r| {
-                Ok((
-                    (r.get("purpose")?, r.get("action_type")?, r.get::<_, Money>("amount")?.0),
-                    r.get::<_, Option<i64>>("user_id")?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
         let mut action_users = Vec::new();
-        for (action, user) in rows {
-            day.actions.push(action);
+        for (action, user) in mapped(&mut actions, named_params! {":day": day.id}, |r| rows::day_action(r))? {
+            day.actions.extend(action);
             action_users.extend(user);
         }
         day.book = match kept.filter(|_| day.closed_at.is_some()) {
             Some(book) => book,
             None => summed(conn, day.id, &action_users, &users)?,
         };
-        day.name = tills.get(&day.tcr_code).map(|(name, _)| name.clone());
         if day.closed_at.is_none() {
             let sales = super::cash_register::day_cash_sales(conn, day.id)?;
             day.cash_sales =
@@ -697,34 +393,6 @@ fn day_documents(conn: &Connection, day_id: i64) -> Result<Vec<DayDocument>> {
     Ok(invoices.iter().map(|i| day_document(i, &numbers)).collect())
 }
 
-/// A cash document as a day's report reads it: paid how, by VAT class in lek, by whom, and for a
-/// corrective document the number of what it cancels (`numbers`: the originals' by id). The
-/// shop's and the head office's alike.
-pub fn day_document(invoice: &Invoice, numbers: &HashMap<i64, String>) -> DayDocument {
-    let figures = invoices::report_totals::figures_of(invoice);
-    DayDocument {
-        number: invoice.number.clone(),
-        user_id: invoice.user_id,
-        operator_code: invoice.operator_code.clone(),
-        waiting: invoice.fic.is_none(),
-        corrects: invoice.original_invoice_id.and_then(|id| numbers.get(&id).cloned()),
-        paid: till_document(invoice),
-        gross: figures.lek.gross,
-        classes: figures.classes,
-    }
-}
-
-/// How a cash document paid, as the drawer reads it.
-pub fn till_document(invoice: &Invoice) -> TillDocument {
-    TillDocument {
-        corrective: invoice.document_kind == DocumentKind::Corrective,
-        self_issued: invoice.self_issue_type.is_some(),
-        foreign: invoice.currency != "ALL",
-        exchange_rate: invoice.exchange_rate,
-        payments: invoice.payments.iter().map(|p| (p.kind.as_str().to_string(), p.amount)).collect(),
-    }
-}
-
 /// The days still open, off the partial index of open days (V29), not every day ever kept:
 /// named, because without statistics SQLite takes the full index of the same columns.
 const OPEN_DAYS: &str = "SELECT tcr_code, business_day, opened_at FROM cash_days INDEXED BY cash_days_open
@@ -743,10 +411,9 @@ pub fn open_days(conn: &Connection, company_id: i64) -> Result<Vec<(String, Stri
 pub fn users(conn: &Connection, company_id: i64) -> Result<HashMap<i64, (String, Option<String>)>> {
     let mut stmt =
         conn.prepare_cached("SELECT id, name, operator_code FROM users WHERE company_id = :company")?;
-    let rows = stmt.query_map(named_params! {":company": company_id}, |r| {
-        Ok((r.get("id")?, (r.get("name")?, r.get("operator_code")?)))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    Ok(mapped(&mut stmt, named_params! {":company": company_id}, |r| rows::user_row(r))?
+        .into_iter()
+        .collect())
 }
 
 /// The company's TCRs by code: (device name, branch id).
@@ -754,10 +421,7 @@ pub fn tcrs(conn: &Connection, company_id: i64) -> Result<HashMap<String, (Strin
     let mut stmt = conn.prepare_cached(
         "SELECT tcr_code, name, business_unit_id FROM fiscal_devices WHERE company_id = :company ORDER BY id",
     )?;
-    let rows = stmt.query_map(named_params! {":company": company_id}, |r| {
-        Ok((r.get("tcr_code")?, (r.get("name")?, r.get("business_unit_id")?)))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    Ok(mapped(&mut stmt, named_params! {":company": company_id}, |r| rows::tcr_row(r))?.into_iter().collect())
 }
 
 /// Whether the company has this branch, TCR and operator code (each when asked).
@@ -792,6 +456,8 @@ pub fn filter_known(conn: &Connection, filter: &Filter) -> Result<(bool, bool, b
 
 #[cfg(test)]
 mod tests {
+    use rust_decimal::Decimal;
+
     use super::*;
     use crate::domain::spelled::Spelled;
     use crate::store::Store;

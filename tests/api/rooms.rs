@@ -44,9 +44,12 @@ const RULES: &[(&str, &[&str])] = &[
     ("ops::metrics", &[]),
     ("ops::secrets", &["files", "secrets"]),
     ("ops::data_lock", &["ops::files"]),
-    ("wire", &[]),
+    ("row", &["domain"]),
+    ("invoice", &["domain", "row"]),
+    ("report", &["domain", "invoice", "row"]),
+    ("wire", &["domain", "invoice"]),
     ("columns", &["domain"]),
-    ("store", &["domain", "columns", "ops::files", "panics", "wire"]),
+    ("store", &["domain", "row", "invoice", "report", "columns", "ops::files", "panics", "wire"]),
     ("cis_wait", &[]),
     ("fiscal", &["domain", "store", "ops::secrets", "ops::metrics", "cis_wait", "error_chain"]),
     ("rates", &["domain"]),
@@ -72,6 +75,7 @@ const RULES: &[(&str, &[&str])] = &[
             "panics",
             "error_chain",
             "wire",
+            "report",
             "hq_client",
         ],
     ),
@@ -97,6 +101,9 @@ const RULES: &[(&str, &[&str])] = &[
             "list",
             "web",
             "serve",
+            "report",
+            "invoice",
+            "wire",
         ],
     ),
     ("hq_client", &["wire"]),
@@ -116,6 +123,9 @@ const RULES: &[(&str, &[&str])] = &[
             "list",
             "web",
             "serve",
+            "row",
+            "invoice",
+            "report",
         ],
     ),
     ("sim", &[]),
@@ -146,9 +156,17 @@ const RULES: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The rooms of `arka-core` (`core/src`): the domain, the wire format, the domain's SQLite columns.
-const CORE_RULES: &[(&str, &[&str])] =
-    &[("crate", &["*"]), ("domain", &[]), ("wire", &[]), ("columns", &["domain"])];
+/// The rooms of `arka-core` (`core/src`): the domain, a stored row read by name, the invoice as
+/// stored, the report model, the wire format, the domain's SQLite columns.
+const CORE_RULES: &[(&str, &[&str])] = &[
+    ("crate", &["*"]),
+    ("domain", &[]),
+    ("row", &["domain"]),
+    ("invoice", &["domain", "row"]),
+    ("report", &["domain", "invoice", "row"]),
+    ("wire", &["domain", "invoice"]),
+    ("columns", &["domain"]),
+];
 
 /// The rooms of `arka-edge` (`edge/src`), the HTTP edge a shop and its head office answer
 /// through; of ours it builds on the core alone (its manifest names no other crate of ours).

@@ -84,6 +84,48 @@ pub fn business_day(instant: DateTime<Utc>) -> NaiveDate {
     instant.with_timezone(&Tirane).date_naive()
 }
 
+/// One business day of a TCR, as its till's state reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Day {
+    pub id: i64,
+    pub company_id: i64,
+    pub tcr_code: String,
+    pub business_day: String,
+    pub opened_at: String,
+    pub opened_automatically: bool,
+    pub closed_at: Option<String>,
+}
+
+/// Where a till's day stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DayState {
+    /// Open for business (possibly since an earlier date, until close-balance).
+    Open,
+    /// Today's day was opened and closed.
+    Closed,
+    /// No day was opened today (the first cash sale or open-balance opens one).
+    NotOpened,
+}
+
+impl DayState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DayState::Open => "open",
+            DayState::Closed => "closed",
+            DayState::NotOpened => "not_opened",
+        }
+    }
+}
+
+/// The state of a till's day on `today`, from its latest day.
+pub fn day_state(latest: Option<&Day>, today: NaiveDate) -> DayState {
+    match latest {
+        Some(day) if day.closed_at.is_none() => DayState::Open,
+        Some(day) if day.business_day == today.to_string() => DayState::Closed,
+        _ => DayState::NotOpened,
+    }
+}
+
 /// The first instant after `day` in Tirane (its next midnight): "the balance at 23:59:59 of
 /// that day" counts everything before it. Midnight exists on every Tirane date (the clocks move
 /// at 02:00 and 03:00), and the earliest reading is taken should that ever change.
@@ -140,6 +182,34 @@ mod tests {
 
     fn d(s: &str) -> Decimal {
         s.parse().unwrap()
+    }
+
+    fn day(business_day: &str, closed: bool) -> Day {
+        Day {
+            id: 1,
+            company_id: 1,
+            tcr_code: "ab001".into(),
+            business_day: business_day.into(),
+            opened_at: format!("{business_day}T07:00:00Z"),
+            opened_automatically: false,
+            closed_at: closed.then(|| format!("{business_day}T20:00:00Z")),
+        }
+    }
+
+    #[test]
+    fn a_tills_day_reads_open_closed_or_not_opened() {
+        let today: NaiveDate = "2026-03-02".parse().unwrap();
+        //  latest day            | state
+        //  none                  | not opened
+        //  today, open           | open
+        //  yesterday, still open | open (until close-balance)
+        //  today, closed         | closed
+        //  yesterday, closed     | not opened
+        assert_eq!(day_state(None, today), DayState::NotOpened);
+        assert_eq!(day_state(Some(&day("2026-03-02", false)), today), DayState::Open);
+        assert_eq!(day_state(Some(&day("2026-03-01", false)), today), DayState::Open);
+        assert_eq!(day_state(Some(&day("2026-03-02", true)), today), DayState::Closed);
+        assert_eq!(day_state(Some(&day("2026-03-01", true)), today), DayState::NotOpened);
     }
 
     fn moved(action_type: ActionType, amount: &str) -> Movement {

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use tokio_postgres::types::Json;
 
 use super::Result;
-use super::columns::Columns;
+use super::columns::Typed;
 use arka_core::wire::{Batch, Op, key_columns, key_text};
 
 /// The typed tables derived from shipped rows: same name and columns (or some of them) as the

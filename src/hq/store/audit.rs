@@ -5,7 +5,7 @@ use deadpool_postgres::Pool;
 use serde_json::Value;
 
 use super::Result;
-use super::columns::Columns;
+use super::columns::Typed;
 
 /// Appends an entry in `tx`, the action's own transaction.
 pub async fn append(

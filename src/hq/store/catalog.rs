@@ -7,9 +7,9 @@ use deadpool_postgres::Pool;
 use rust_decimal::Decimal;
 
 use super::Result;
-use super::columns::Columns;
-use crate::domain::product::VAT_RATES;
-use crate::domain::validation::FieldErrors;
+use super::columns::Typed;
+use arka_core::domain::product::VAT_RATES;
+use arka_core::domain::validation::FieldErrors;
 use arka_core::wire::CentralProduct;
 
 /// What the owner sends for one product.

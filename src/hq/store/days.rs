@@ -2,16 +2,15 @@
 //! actions, and the shop's own documents of each day read back as the shop reads them, so a
 //! shop's closing report at the HQ is its own, figure for figure.
 
+use arka_core::domain::day_book;
+use arka_core::domain::drawer::{self, Takings};
+use arka_core::report::{self as rules, ClosingReport, DayRow, day_document, till_document};
 use deadpool_postgres::Pool;
 
 use super::filter::Filter;
 use super::report_rows::{self, ShopDay};
 use super::reports::snapshot;
 use super::{Error, Result, invoices};
-use crate::domain::day_book;
-use crate::domain::drawer::{self, Takings};
-use crate::services::reports::{self as rules, ClosingReport};
-use crate::store::reports::{day_document, till_document};
 
 /// `GET /api/v1/reports/cash-register/closing` at the HQ.
 pub async fn closing(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result<ClosingReport> {
@@ -32,7 +31,7 @@ pub async fn closing(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Result
 
 /// A day with what its documents came to (kept by the shop at the close, else read and summed)
 /// and its drawer so far while open.
-async fn read_day(pool: &Pool, day: ShopDay) -> Result<crate::store::reports::DayRow> {
+async fn read_day(pool: &Pool, day: ShopDay) -> Result<DayRow> {
     let ShopDay { shop_id, mut row, kept, action_users, document_ids, originals, users, drawer } = day;
     row.book = match kept {
         Some(book) => book,

@@ -3,7 +3,7 @@
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 
-use super::columns::Columns;
+use super::columns::Typed;
 use super::{Error, Result};
 use arka_edge::secrets::{hash_token, new_token};
 

@@ -1,7 +1,7 @@
 //! What a report of the HQ reads: the shops and the period it covers, as SQL conditions and their
 //! values. Every query of the reports (`reports`, `report_rows`, `invoices`) narrows by it.
 
-use crate::domain::report::Period;
+use arka_core::domain::report::Period;
 
 /// Which documents a report of the HQ covers: the period's, of one shop or of all, narrowed to
 /// a branch (of the one shop: its ids are the shop's), a TCR or an operator code as a shop's are.

@@ -8,7 +8,7 @@
 use deadpool_postgres::Pool;
 use serde::Serialize;
 
-use super::columns::Columns;
+use super::columns::Typed;
 use super::{Error, Result};
 
 /// A reservation with no document at the HQ.

@@ -1,22 +1,24 @@
 //! The invoice list and details at the HQ, in a shop's shapes: the page is chosen in PostgreSQL
 //! (each shop's documents read in the shop's own order off an index, stopping after the page),
 //! then only the shop's rows of the page's documents (and what they name: lines, payments, a
-//! summary's orders, a bank account, a note), each found through an index, are put into an
-//! in-memory database of the shop's schema, read by the shop's own reader and rendered by the
-//! shop's own views, so nothing of the shape is written twice.
+//! summary's orders, a bank account, a note), each found through an index, are read through the
+//! core's mappers the shop reads its own rows with (`arka_core::invoice::shipped`) and rendered
+//! in the shop's shapes (`arka_core::wire::invoices`), so nothing of the shape is written twice.
 
 use deadpool_postgres::Pool;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use arka_core::domain::document::ApiVersion;
+use arka_core::domain::numbering;
+use arka_core::invoice::Invoice;
+use arka_core::invoice::shipped::Shipped;
+use arka_core::report::{BookEntry, book_entry, kind_of};
+use arka_core::wire::invoices::{self as views, Links};
+
 use super::Result;
-use super::columns::Columns;
+use super::columns::Typed;
 use super::filter::{Filter, ON_INVOICES, refs};
-use crate::api::invoices::views::{self, Links};
-use crate::domain::document::ApiVersion;
-use crate::domain::numbering;
-use crate::services::reports::{BookEntry, book_entry};
-use crate::store::invoices::Invoice;
 
 /// Which documents of the period the list shows: their type, a page.
 #[derive(Debug, Clone)]
@@ -170,37 +172,14 @@ async fn rows_of(pool: &Pool, shop_id: i64, ids: &[i64]) -> Result<Vec<(String, 
         .collect()
 }
 
-/// `read` over an in-memory database of the shop's schema holding the shop's rows of the
-/// documents `ids` (and of what they name).
-async fn in_scratch<T: Send + 'static>(
-    pool: &Pool,
-    shop_id: i64,
-    ids: &[i64],
-    read: impl FnOnce(&rusqlite::Connection) -> crate::store::Result<T> + Send + 'static,
-) -> Result<T> {
-    let rows = rows_of(pool, shop_id, ids).await?;
-    let read = tokio::task::spawn_blocking(move || -> crate::store::Result<T> {
-        let scratch = crate::store::scratch()?;
-        for (table, row) in &rows {
-            crate::services::hq_sync::insert_row(&scratch, table, row)?;
-        }
-        read(&scratch)
-    })
-    .await
-    .map_err(|e| super::Error::Read(e.to_string()))?;
-    read.map_err(|e| super::Error::Read(crate::error_chain(&e).to_string()))
-}
-
 /// The shop's documents `ids`, read as the shop reads them, in the order asked.
 pub async fn documents(pool: &Pool, shop_id: i64, ids: Vec<i64>) -> Result<Vec<Invoice>> {
-    in_scratch(pool, shop_id, &ids.clone(), move |scratch| {
-        let mut found = Vec::with_capacity(ids.len());
-        for id in ids {
-            found.extend(crate::store::invoices::by_id(scratch, id)?);
-        }
-        Ok(found)
-    })
-    .await
+    let shipped = Shipped::new(rows_of(pool, shop_id, &ids).await?);
+    let mut found = Vec::with_capacity(ids.len());
+    for id in ids {
+        found.extend(shipped.invoice(id)?);
+    }
+    Ok(found)
 }
 
 /// A page of the sales book of the period, oldest first, as the shop's own reads it (its sales
@@ -244,17 +223,17 @@ pub async fn sales_book(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Res
         let ids: Vec<i64> = page.iter().filter(|(s, _, _)| *s == shop).map(|(_, id, _)| *id).collect();
         let mut with_originals = ids.clone();
         with_originals.extend(page.iter().filter(|(s, _, _)| *s == shop).filter_map(|(_, _, o)| *o));
-        let entries = in_scratch(pool, shop, &with_originals, move |scratch| {
-            let mut entries = Vec::with_capacity(ids.len());
-            for id in ids {
-                if let Some(invoice) = crate::store::invoices::by_id(scratch, id)? {
-                    let kind = crate::store::invoices::report_totals::kind_of(scratch, &invoice)?;
-                    entries.push(book_entry(&invoice, kind));
-                }
+        let shipped = Shipped::new(rows_of(pool, shop, &with_originals).await?);
+        let mut entries = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(invoice) = shipped.invoice(id)? {
+                let original = match invoice.original_invoice_id {
+                    Some(original) => shipped.document_kind(original)?,
+                    None => None,
+                };
+                entries.push(book_entry(&invoice, kind_of(&invoice, original)));
             }
-            Ok(entries)
-        })
-        .await?;
+        }
         read.extend(entries.into_iter().map(|e| (shop, e)));
     }
     let mut book = Vec::with_capacity(read.len());

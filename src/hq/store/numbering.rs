@@ -17,7 +17,7 @@
 use deadpool_postgres::Pool;
 
 use super::Result;
-use super::columns::Columns;
+use super::columns::Typed;
 
 /// The largest ordinal the CIS takes (`InvOrdNum` is an `int` above 0): no sequence goes past it,
 /// and no `at_least` may ask for more.

@@ -1,21 +1,23 @@
 //! What the HQ's reports read beyond the sales totals: the shops' VAT, product and buyer totals,
 //! their tills, days, users, notes and corrective documents, each from a typed table derived
-//! from the shipped rows (indexed by day), in the row type the shop's store reads, so the shop's
-//! own report rules add them up.
+//! from the shipped rows (indexed by day), through the core's mappers the shop's store reads its
+//! own rows with, so the core's report rules add them up alike.
 
 use std::collections::{BTreeMap, HashMap};
 
 use rust_decimal::Decimal;
 use tokio_postgres::{GenericClient, Row};
 
-use super::Result;
-use super::columns::Columns;
+use arka_core::domain::cash_register::{ActionType, CashSale, Movement};
+use arka_core::domain::day_book::DayBook;
+use arka_core::domain::wtn::{Destination, Point, ReportNote};
+use arka_core::report::rows;
+use arka_core::report::{ClientRow, DayRow, MovementRow, ProductRow, ReversalLine, VatRow};
+use arka_core::row::Columns;
+
+use super::columns::{Typed, mapped};
 use super::filter::{Filter, Narrowed, Values, refs};
-use crate::domain::cash_register::{ActionType, Movement, Purpose};
-use crate::domain::day_book::DayBook;
-use crate::services::reports::{ReversalLine, stored_time};
-use crate::store::invoices::report_totals::{amount, quantity};
-use crate::store::reports::{ClientRow, DayRow, MovementRow, ProductRow, VatRow};
+use super::{Error, Result};
 
 const VAT: Narrowed = Narrowed { day: "day", prefix: "", tcr: true, operator: true };
 const PRODUCTS: Narrowed = Narrowed { day: "day", prefix: "", tcr: true, operator: false };
@@ -33,21 +35,7 @@ pub async fn vat<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<VatRow>
             &refs(&values),
         )
         .await?;
-    rows.iter().map(vat_row).collect()
-}
-
-/// A row of `report_vat`, summed.
-fn vat_row(r: &Row) -> Result<VatRow> {
-    let exemption: String = r.col("exemption")?;
-    Ok(VatRow {
-        kind: r.spelled("kind", "a report's kind")?,
-        vat_rate: r.decimal("vat_rate")?,
-        exemption: (!exemption.is_empty()).then_some(exemption),
-        documents: r.col("documents")?,
-        lines: r.col("lines")?,
-        net: amount(r.col("net")?),
-        vat: amount(r.col("vat")?),
-    })
+    mapped(&rows, rows::vat_row)
 }
 
 /// Every product sold, by code across the shops; its name and unit as the latest day named it.
@@ -64,20 +52,7 @@ pub async fn products<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<Pr
             &refs(&values),
         )
         .await?;
-    rows.iter().map(product_row).collect()
-}
-
-/// A row of `report_products`, summed by code.
-fn product_row(r: &Row) -> Result<ProductRow> {
-    Ok(ProductRow {
-        product_code: r.col("product_code")?,
-        product_name: r.col("product_name")?,
-        unit: r.col("unit")?,
-        lines: r.col("lines")?,
-        quantity: quantity(r.col("quantity")?),
-        net: amount(r.col("net")?),
-        vat: amount(r.col("vat")?),
-    })
+    mapped(&rows, rows::product_row)
 }
 
 /// Every buyer, by its key across the shops; its name and ids as the latest day had them (the
@@ -98,23 +73,7 @@ pub async fn clients<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<Cli
             &refs(&values),
         )
         .await?;
-    rows.iter().map(client_row).collect()
-}
-
-/// A row of `report_clients`, summed by buyer.
-fn client_row(r: &Row) -> Result<ClientRow> {
-    Ok(ClientRow {
-        buyer_key: r.col("buyer_key")?,
-        client_id: r.col("client_id")?,
-        name: r.col("buyer_name")?,
-        id_type: r.col("buyer_id_type")?,
-        id_value: r.col("buyer_id_value")?,
-        documents: r.col("documents")?,
-        quantity: quantity(r.col("quantity")?),
-        net: amount(r.col("net")?),
-        vat: amount(r.col("vat")?),
-        gross: amount(r.col("gross")?),
-    })
+    mapped(&rows, rows::client_row)
 }
 
 /// Each shop's users: id to (name, operator code), by shop.
@@ -124,13 +83,14 @@ pub async fn users<C: GenericClient>(
 ) -> Result<BTreeMap<i64, HashMap<i64, (String, Option<String>)>>> {
     let rows = client
         .query(
-            "SELECT shop_id, id, name, operator_code FROM users WHERE $1::bigint IS NULL OR shop_id = $1",
+            "SELECT shop_id, id, COALESCE(name, '') AS name, operator_code FROM users
+             WHERE $1::bigint IS NULL OR shop_id = $1",
             &[&shop_id],
         )
         .await?;
     let mut by_shop: BTreeMap<i64, HashMap<i64, (String, Option<String>)>> = BTreeMap::new();
     for r in &rows {
-        let (id, user) = user_row(r)?;
+        let (id, user) = rows::user_row(r)?;
         by_shop.entry(r.col("shop_id")?).or_default().insert(id, user);
     }
     Ok(by_shop)
@@ -143,22 +103,13 @@ pub async fn tcrs<C: GenericClient>(
 ) -> Result<HashMap<String, (String, i64)>> {
     let rows = client
         .query(
-            "SELECT tcr_code, name, business_unit_id FROM fiscal_devices
+            "SELECT tcr_code, COALESCE(name, '') AS name, COALESCE(business_unit_id, 0) AS business_unit_id
+             FROM fiscal_devices
              WHERE tcr_code IS NOT NULL AND ($1::bigint IS NULL OR shop_id = $1) ORDER BY shop_id, id",
             &[&shop_id],
         )
         .await?;
-    rows.iter()
-        .map(|r| {
-            Ok((
-                r.col("tcr_code")?,
-                (
-                    r.col::<Option<String>>("name")?.unwrap_or_default(),
-                    r.col::<Option<i64>>("business_unit_id")?.unwrap_or_default(),
-                ),
-            ))
-        })
-        .collect()
+    Ok(mapped(&rows, rows::tcr_row)?.into_iter().collect())
 }
 
 /// The conditions on a shop's days or cash actions (`r`) as the shop's store puts them: the
@@ -191,45 +142,14 @@ pub async fn movements<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<M
     let rows = client
         .query(
             &format!(
-                "SELECT r.tcr_code, r.action_type, r.purpose, r.fiscal_status = 'PENDING' AS waiting, r.amount
+                "SELECT COALESCE(r.tcr_code, '') AS tcr_code, r.action_type, r.purpose,
+                     COALESCE(r.fiscal_status = 'PENDING', false) AS waiting, COALESCE(r.amount, '0') AS amount
                  FROM cash_actions r WHERE {conditions}"
             ),
             &refs(&values),
         )
         .await?;
-    let mut sums: Vec<MovementRow> = Vec::new();
-    for r in &rows {
-        let tcr_code = r.col::<Option<String>>("tcr_code")?.unwrap_or_default();
-        // A shop writes only the values its domain spells: another is refused, a row without one
-        // is no movement.
-        let (Some(action_type), Some(purpose)) = (
-            r.spelled_opt::<ActionType>("action_type", "a cash action's type")?,
-            r.spelled_opt::<Purpose>("purpose", "a cash action's purpose")?,
-        ) else {
-            continue;
-        };
-        let found = sums
-            .iter()
-            .position(|m| m.tcr_code == tcr_code && m.action_type == action_type && m.purpose == purpose);
-        let i = match found {
-            Some(i) => i,
-            None => {
-                sums.push(MovementRow {
-                    tcr_code,
-                    action_type,
-                    purpose,
-                    actions: 0,
-                    waiting: 0,
-                    amount: Decimal::ZERO,
-                });
-                sums.len() - 1
-            }
-        };
-        sums[i].actions += 1;
-        sums[i].waiting += i64::from(r.col::<Option<bool>>("waiting")?.unwrap_or(false));
-        sums[i].amount += r.decimal("amount")?;
-    }
-    Ok(sums)
+    rows::movements_of(mapped(&rows, rows::action)?.into_iter().flatten()).map_err(|_| Error::Overflow)
 }
 
 /// One till's day at the HQ, with what its X or Z report needs beyond the typed rows: the shop's
@@ -276,8 +196,10 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
     let rows = client
         .query(
             &format!(
-                "SELECT r.shop_id, r.id, r.tcr_code, r.business_day, r.opened_at, r.opened_automatically, r.closed_at,
-                     r.expected, r.counted, r.cash_sales, s.row->>'balance' AS balance,
+                "SELECT r.shop_id, r.id, COALESCE(r.tcr_code, '') AS tcr_code,
+                     COALESCE(r.business_day, '') AS business_day, COALESCE(r.opened_at, '') AS opened_at,
+                     r.opened_automatically, r.closed_at, r.expected, r.counted, r.cash_sales,
+                     s.row->>'balance' AS balance,
                      s.row->>'counted_by_denomination' AS count, s.row->>'day_book' AS day_book,
                      (SELECT d.name FROM fiscal_devices d WHERE d.shop_id = r.shop_id AND d.tcr_code = r.tcr_code
                       ORDER BY d.id LIMIT 1) AS name
@@ -293,13 +215,14 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
     let mut days = Vec::with_capacity(rows.len());
     let mut users: HashMap<i64, HashMap<i64, (String, Option<String>)>> = HashMap::new();
     for r in &rows {
-        let (shop_id, mut day) = day_row(r)?;
+        let (shop_id, mut day): (i64, DayRow) = (r.col("shop_id")?, rows::day_row(r)?);
         let id = day.id;
-        let kept = json::<DayBook>(r, "day_book")?.filter(|_| day.closed_at.is_some());
+        let kept = rows::kept_book(r)?.filter(|_| day.closed_at.is_some());
         let mut action_users = Vec::new();
         for a in client
             .query(
-                "SELECT a.purpose, a.action_type, a.amount, (s.row->>'user_id')::bigint AS user_id
+                "SELECT a.purpose, a.action_type, COALESCE(a.amount, '0') AS amount,
+                     (s.row->>'user_id')::bigint AS user_id
                  FROM cash_actions a
                  LEFT JOIN shop_rows s ON s.shop_id = a.shop_id AND s.tbl = 'cash_actions' AND s.key = '[' || a.id || ']'
                  WHERE a.shop_id = $1 AND a.cash_day_id = $2
@@ -308,14 +231,9 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
             )
             .await?
         {
-            let action = (
-                a.spelled_opt::<Purpose>("purpose", "a cash action's purpose")?,
-                a.spelled_opt::<ActionType>("action_type", "a cash action's type")?,
-            );
-            if let (Some(purpose), Some(action_type)) = action {
-                day.actions.push((purpose, action_type, a.decimal("amount")?));
-            }
-            action_users.extend(a.col::<Option<i64>>("user_id")?);
+            let (action, user) = rows::day_action(&a)?;
+            day.actions.extend(action);
+            action_users.extend(user);
         }
         let document_ids = match kept {
             Some(_) => Vec::new(),
@@ -347,39 +265,6 @@ pub async fn days<C: GenericClient>(client: &C, f: &Filter, limit: i64, offset: 
         });
     }
     Ok(days)
-}
-
-/// A row of `cash_days` with what the shop's own row adds (`balance`, `count`) and its device's
-/// `name`: the till's day as the shop's store reads it, with its shop.
-fn day_row(r: &Row) -> Result<(i64, DayRow)> {
-    let day = DayRow {
-        id: r.col("id")?,
-        tcr_code: r.col::<Option<String>>("tcr_code")?.unwrap_or_default(),
-        business_day: r.col::<Option<String>>("business_day")?.unwrap_or_default(),
-        opened_at: r.col::<Option<String>>("opened_at")?.unwrap_or_default(),
-        opened_automatically: r.col::<Option<i64>>("opened_automatically")? == Some(1),
-        closed_at: r.col("closed_at")?,
-        expected: r.decimal_opt("expected")?,
-        counted: r.decimal_opt("counted")?,
-        count: json(r, "count")?,
-        balance: r.decimal_opt("balance")?,
-        cash_sales: r.decimal("cash_sales")?,
-        actions: Vec::new(),
-        name: r.col("name")?,
-        book: DayBook::default(),
-        expected_now: None,
-    };
-    Ok((r.col("shop_id")?, day))
-}
-
-/// A column holding JSON a shop wrote (its day's book, its count by notes and coins); NULL is none.
-fn json<T: serde::de::DeserializeOwned>(r: &Row, name: &str) -> Result<Option<T>> {
-    let Some(text) = r.col::<Option<&str>>(name)? else { return Ok(None) };
-    serde_json::from_str(text).map(Some).map_err(|_| super::Error::Value {
-        column: name.to_string(),
-        text: text.to_string(),
-        what: "the JSON a shop writes there",
-    })
 }
 
 /// The shop's cash documents matching `condition` (on `i`, with `$1` the shop and `$2`, `$3` the
@@ -418,14 +303,13 @@ async fn users_of<C: GenericClient>(
     client: &C,
     shop_id: i64,
 ) -> Result<HashMap<i64, (String, Option<String>)>> {
-    let rows =
-        client.query("SELECT id, name, operator_code FROM users WHERE shop_id = $1", &[&shop_id]).await?;
-    rows.iter().map(user_row).collect()
-}
-
-/// A row of `users`: its id, and its name and operator code.
-fn user_row(r: &Row) -> Result<(i64, (String, Option<String>))> {
-    Ok((r.col("id")?, (r.col::<Option<String>>("name")?.unwrap_or_default(), r.col("operator_code")?)))
+    let rows = client
+        .query(
+            "SELECT id, COALESCE(name, '') AS name, operator_code FROM users WHERE shop_id = $1",
+            &[&shop_id],
+        )
+        .await?;
+    Ok(mapped(&rows, rows::user_row)?.into_iter().collect())
 }
 
 /// An open day that is its till's latest: what the till's last count left in the drawer, the
@@ -465,10 +349,11 @@ async fn drawer_since<C: GenericClient>(
                 )
                 .await?
                 .iter()
-                .map(|r| r.decimal("amount"))
+                .map(|r| Ok(r.decimal_opt("amount")?.unwrap_or_default()))
                 .sum::<Result<Decimal>>()?;
-            let left = crate::domain::drawer::left_at_count(c.decimal("counted")?, withdrawn)
-                .map_err(|_| super::Error::Overflow)?;
+            let counted = c.decimal_opt("counted")?.unwrap_or_default();
+            let left =
+                arka_core::domain::drawer::left_at_count(counted, withdrawn).map_err(|_| Error::Overflow)?;
             (counted_day, left, c.col::<Option<i64>>("drawer_mark")?.unwrap_or_default())
         }
         None => (0, Decimal::ZERO, 0),
@@ -481,11 +366,13 @@ async fn drawer_since<C: GenericClient>(
         .await?
         .iter()
         .filter_map(|r| match r.spelled_opt::<ActionType>("action_type", "a cash action's type") {
-            Ok(Some(action_type)) => Some(r.decimal("amount").map(|amount| Movement { action_type, amount })),
+            Ok(Some(action_type)) => Some(
+                r.decimal_opt("amount").map(|amount| Movement { action_type, amount: amount.unwrap_or_default() }),
+            ),
             Ok(None) => None,
             Err(e) => Some(Err(e)),
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<arka_core::row::Result<Vec<_>>>()?;
     let after = "i.cash_day_id IN (SELECT d.id FROM cash_days d WHERE d.shop_id = $1 AND d.tcr_code = $2 AND d.id > $3)";
     let document_ids = document_ids(client, after, &[&shop_id, &day.tcr_code, &counted_day]).await?;
     Ok(Some(DrawerSince { left, movements, document_ids }))
@@ -506,14 +393,14 @@ async fn open_day_sales<C: GenericClient>(client: &C, shop_id: i64, day_id: i64)
     let sales = rows
         .iter()
         .map(|r| {
-            Ok(crate::domain::cash_register::CashSale {
-                gross_all: r.decimal("gross_all")?,
+            Ok(CashSale {
+                gross_all: r.decimal_opt("gross_all")?.unwrap_or_default(),
                 self_issued: r.col("self_issued")?,
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    crate::domain::money::checked_sum(sales.into_iter().map(crate::domain::cash_register::CashSale::signed))
-        .map_err(|_| super::Error::Overflow)
+    arka_core::domain::money::checked_sum(sales.into_iter().map(CashSale::signed))
+        .map_err(|_| Error::Overflow)
 }
 
 /// A page of the corrective documents of the period, newest first, as the reversals report
@@ -531,37 +418,20 @@ pub async fn reversals<C: GenericClient>(
     let rows = client
         .query(
             &format!(
-                "SELECT i.id, i.number, i.kind, i.issued_at, i.original_invoice_id, i.gross_all, i.operator_code
+                "SELECT i.id, i.number, i.kind, i.issued_at, i.original_invoice_id, COALESCE(i.gross_all, '0') AS gross_all,
+                     i.operator_code
                  FROM invoices i WHERE i.document_kind = 'CORRECTIVE' AND {conditions}
                  ORDER BY i.issue_date DESC, i.shop_id, i.id DESC LIMIT ${at_limit} OFFSET ${at_offset}"
             ),
             &refs(&values),
         )
         .await?;
-    rows.iter().map(reversal_line).collect()
-}
-
-/// A corrective row of `invoices`, as the reversals report lists it.
-fn reversal_line(r: &Row) -> Result<ReversalLine> {
-    Ok(ReversalLine {
-        id: r.col("id")?,
-        number: r.col("number")?,
-        invoice_type: r
-            .spelled::<crate::domain::document::InvoiceType>("kind", "an invoice's type")?
-            .as_str(),
-        reversed_at: Some(stored_time(r.col("issued_at")?)),
-        original_invoice_id: r.col("original_invoice_id")?,
-        gross: r.decimal("gross_all")?,
-        operator: r.col("operator_code")?,
-    })
+    mapped(&rows, rows::reversal_line)
 }
 
 /// The warehouse transfer notes of the period, as the notes report reads them (a destination
 /// unit named as its shop names it); a note whose point no longer parses is left out.
-pub async fn wtn_notes<C: GenericClient>(
-    client: &C,
-    f: &Filter,
-) -> Result<Vec<crate::domain::wtn::ReportNote>> {
+pub async fn wtn_notes<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<ReportNote>> {
     let rows = client
         .query(
             "SELECT w.fwtnic IS NOT NULL AS fiscalized, w.value_of_goods, w.destination_unit_id, u.name AS unit_name,
@@ -577,15 +447,15 @@ pub async fn wtn_notes<C: GenericClient>(
 }
 
 /// A row of `wtns` as the notes report reads it; a note without a destination point is none.
-fn report_note(r: &Row) -> Result<Option<crate::domain::wtn::ReportNote>> {
+fn report_note(r: &Row) -> Result<Option<ReportNote>> {
     let point = match r.col::<Option<&str>>("destination_point")? {
         None | Some("") => return Ok(None),
-        Some(_) => r.spelled::<crate::domain::wtn::Point>("destination_point", "a transfer's point")?,
+        Some(_) => r.spelled::<Point>("destination_point", "a transfer's point")?,
     };
-    Ok(Some(crate::domain::wtn::ReportNote {
+    Ok(Some(ReportNote {
         fiscalized: r.col("fiscalized")?,
-        value_of_goods: r.decimal("value_of_goods")?,
-        destination: crate::domain::wtn::Destination {
+        value_of_goods: r.decimal_opt("value_of_goods")?.unwrap_or_default(),
+        destination: Destination {
             unit_id: r.col("destination_unit_id")?,
             unit_name: r.col("unit_name")?,
             point,

@@ -1,22 +1,20 @@
-//! The HQ's reports: the shop's report shapes (`services::reports`) over every shop's totals,
+//! The HQ's reports: the shop's report shapes (`arka_core::report`) over every shop's totals,
 //! or one shop's. The sums read the shops' own daily totals as they shipped them, so the HQ's
 //! figure is the sum of the shops' figures to the cent.
 
 use deadpool_postgres::Pool;
 use tokio_postgres::{GenericClient, Row};
 
+use arka_core::report::{
+    self as rules, ByOperator, ByTcr, CashRegisterReport, DailyTrend, PaymentRow, Reversals, SalesBy,
+    SalesRow, SalesSummary, TopClients, TopProducts, VatReport, WaitingRow, WtnReport, rows, summarize_sales,
+    wtn_report_of,
+};
+
 use super::Result;
-use super::columns::Columns;
+use super::columns::{Typed, mapped};
 use super::filter::{Filter, ON_INVOICES, TOTALS, refs};
 use super::report_rows;
-use crate::domain::document::DocumentKind;
-use crate::domain::report::ReportKind;
-use crate::services::reports::{
-    self as rules, ByOperator, ByTcr, CashRegisterReport, DailyTrend, Reversals, SalesSummary, TopClients,
-    TopProducts, VatReport, summarize_sales,
-};
-use crate::store::invoices::report_totals::amount;
-use crate::store::reports::{PaymentRow, SalesBy, SalesRow, SalesSums, WaitingRow};
 
 /// The sums of `report_sales`, each summed into a column of its own name.
 const SUMS: &str = "SUM(documents)::bigint AS documents, SUM(net)::bigint AS net, SUM(vat)::bigint AS vat,
@@ -24,29 +22,9 @@ const SUMS: &str = "SUM(documents)::bigint AS documents, SUM(net)::bigint AS net
     SUM(net_currency)::bigint AS net_currency, SUM(vat_currency)::bigint AS vat_currency,
     SUM(gross_currency)::bigint AS gross_currency, SUM(till)::bigint AS till";
 
-/// A row of `report_sales`, summed (`SUMS`): a shop's kind (a CHECK of the shop's schema keeps
-/// every other out; one here is refused, never counted as another), its key, its user.
+/// A row of `report_sales`, summed (`SUMS`), with its shop (`sales_shop`).
 fn sales_row(r: &Row) -> Result<(i64, SalesRow)> {
-    let cents = |name: &str| r.col::<i64>(name).map(amount);
-    let sums = SalesSums {
-        documents: r.col("documents")?,
-        net: cents("net")?,
-        vat: cents("vat")?,
-        gross: cents("gross")?,
-        discount: cents("discount")?,
-        fee: cents("fee")?,
-        net_currency: cents("net_currency")?,
-        vat_currency: cents("vat_currency")?,
-        gross_currency: cents("gross_currency")?,
-        till: cents("till")?,
-    };
-    let row = SalesRow {
-        kind: r.spelled::<ReportKind>("kind", "a report's kind")?,
-        key: r.col("sales_key")?,
-        user_id: r.col("sales_user")?,
-        sums,
-    };
-    Ok((r.col("sales_shop")?, row))
+    Ok((r.col("sales_shop")?, rows::sales_row(r)?))
 }
 
 /// Sales grouped as the shop's store groups them (`by`), every shop of the filter together;
@@ -57,13 +35,7 @@ pub async fn sales<C: GenericClient>(
     by: SalesBy,
     per_shop: bool,
 ) -> Result<Vec<(i64, SalesRow)>> {
-    let key = match by {
-        SalesBy::Kind => "''",
-        SalesBy::Currency => "currency",
-        SalesBy::Day => "day",
-        SalesBy::Tcr => "tcr_code",
-        SalesBy::Operator => "operator_code",
-    };
+    let key = by.key();
     let mut groups: Vec<&str> = Vec::new();
     if per_shop {
         groups.push("shop_id");
@@ -112,17 +84,7 @@ pub async fn payments<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<Pa
             &refs(&values),
         )
         .await?;
-    rows.iter().map(payment_row).collect()
-}
-
-/// A row of `report_payments`, summed by kind and payment method.
-fn payment_row(r: &Row) -> Result<PaymentRow> {
-    Ok(PaymentRow {
-        kind: r.spelled("kind", "a report's kind")?,
-        payment_method: r.col("payment_method")?,
-        documents: r.col("documents")?,
-        amount: amount(r.col("amount")?),
-    })
+    mapped(&rows, rows::payment_row)
 }
 
 /// The documents of the period still waiting for the CIS (as their shop last shipped them).
@@ -141,21 +103,7 @@ pub async fn waiting<C: GenericClient>(client: &C, f: &Filter) -> Result<Vec<Wai
             &refs(&values),
         )
         .await?;
-    rows.iter().map(waiting_row).collect()
-}
-
-/// A row of `invoices` waiting for the CIS, with its original's kind: what the waiting report counts.
-fn waiting_row(r: &Row) -> Result<WaitingRow> {
-    let document: DocumentKind = r.spelled("document_kind", "a document's kind")?;
-    let original = r.spelled_opt::<DocumentKind>("original_kind", "a document's kind")?;
-    Ok(WaitingRow {
-        kind: ReportKind::of(document, original, r.col("einvoice")?),
-        day: r.col("issue_date")?,
-        tcr_code: r.col("tcr_code")?,
-        user_id: r.col("user_id")?,
-        operator_code: r.col("operator_code")?,
-        currency: r.col("currency")?,
-    })
+    mapped(&rows, rows::waiting_row)
 }
 
 pub async fn open_orders<C: GenericClient>(client: &C, f: &Filter) -> Result<i64> {
@@ -299,8 +247,8 @@ pub async fn reversals(pool: &Pool, f: &Filter, limit: i64, offset: i64) -> Resu
 }
 
 /// `GET /api/v1/reports/wtn` at the HQ: every shop's notes together.
-pub async fn wtn(pool: &Pool, f: &Filter) -> Result<crate::services::wtn::WtnReport> {
+pub async fn wtn(pool: &Pool, f: &Filter) -> Result<WtnReport> {
     let client = pool.get().await?;
     let notes = report_rows::wtn_notes(&**client, f).await?;
-    crate::services::wtn::wtn_report_of(f.period, &notes).map_err(|_| super::Error::Overflow)
+    wtn_report_of(f.period, &notes).map_err(|_| super::Error::Overflow)
 }

@@ -8,7 +8,7 @@
 use deadpool_postgres::Pool;
 use serde::Serialize;
 
-use super::columns::Columns;
+use super::columns::Typed;
 use super::db::Shop;
 use super::{Error, Result};
 use arka_edge::secrets::{hash_token, new_token};

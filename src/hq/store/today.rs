@@ -1,5 +1,5 @@
 //! The owner's page in chain mode: the day of every shop side by side, each added up by the very
-//! rules a shop's own page uses (`domain::sales_day`, `services::owner::day_state`) over what
+//! rules a shop's own page uses (`domain::sales_day`, `domain::cash_register::day_state`) over what
 //! the shop shipped, so a shop's column at the HQ is its own page's figures.
 
 use std::collections::BTreeMap;
@@ -10,13 +10,14 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use tokio_postgres::Row;
 
+use arka_core::domain::cash_register::{Day, DayState, day_state};
+use arka_core::domain::sales_day::{DaySales, Sale, TillSales, summarize};
+use arka_core::domain::time::local_text;
+use arka_core::report::{SalesView, rows, stored_time};
+use arka_core::row::Columns;
+
 use super::Result;
-use super::columns::Columns;
-use crate::api::owner::SalesView;
-use crate::domain::sales_day::{DaySales, Sale, TillSales, summarize};
-use crate::domain::time::{local_text, parse_stored};
-use crate::services::owner::{DayState, day_state};
-use crate::store::cash_register::Day;
+use super::columns::Typed;
 
 /// One till of a shop: its latest day as shipped, with the counted cash of a closed one.
 #[derive(Debug, Clone)]
@@ -71,7 +72,7 @@ async fn sales(client: &deadpool_postgres::Client, day: &str) -> Result<BTreeMap
         }
         let method: Option<String> = r.col("payment_type")?;
         if let (Some(method), Some(sale)) = (method, sales.last_mut()) {
-            sale.payments.push((method, r.decimal("payment_amount")?));
+            sale.payments.push((method, r.decimal_opt("payment_amount")?.unwrap_or_default()));
         }
     }
     Ok(by_shop)
@@ -83,8 +84,8 @@ async fn sales(client: &deadpool_postgres::Client, day: &str) -> Result<BTreeMap
 fn sale_row(r: &Row) -> Result<Sale> {
     Ok(Sale {
         tcr_code: r.col("tcr_code")?,
-        gross_all: r.decimal("gross_all")?,
-        exchange_rate: r.decimal("exchange_rate")?,
+        gross_all: r.decimal_opt("gross_all")?.unwrap_or_default(),
+        exchange_rate: r.decimal_opt("exchange_rate")?.unwrap_or_default(),
         waiting: r.col("waiting")?,
         payments: Vec::new(),
     })
@@ -109,27 +110,24 @@ async fn tills(client: &deadpool_postgres::Client, today: NaiveDate) -> Result<B
         .await?;
     let mut by_shop: BTreeMap<i64, Vec<TillDay>> = BTreeMap::new();
     for r in &rows {
-        let latest: Option<serde_json::Value> = r.col("latest")?;
-        let text =
-            |row: &serde_json::Value, key: &str| row.get(key).and_then(|v| v.as_str()).map(str::to_string);
-        let day = latest.as_ref().map(|c| Day {
-            id: c.get("id").and_then(serde_json::Value::as_i64).unwrap_or_default(),
-            company_id: c.get("company_id").and_then(serde_json::Value::as_i64).unwrap_or_default(),
-            tcr_code: text(c, "tcr_code").unwrap_or_default(),
-            business_day: text(c, "business_day").unwrap_or_default(),
-            opened_at: text(c, "opened_at").unwrap_or_default(),
-            opened_automatically: c.get("opened_automatically").and_then(serde_json::Value::as_i64)
-                == Some(1),
-            closed_at: text(c, "closed_at"),
-        });
+        let latest = match r.col::<Option<serde_json::Value>>("latest")? {
+            Some(serde_json::Value::Object(row)) => Some(row),
+            _ => None,
+        };
+        let day = latest.as_ref().map(rows::cash_day).transpose()?;
         let closed = day.as_ref().is_some_and(|d| d.closed_at.is_some());
         by_shop.entry(r.col("id")?).or_default().push(TillDay {
             tcr_code: r.col::<Option<String>>("tcr_code")?.unwrap_or_default(),
             name: r.col::<Option<String>>("name")?.unwrap_or_default(),
             business_unit_code: r.col::<Option<String>>("business_unit_code")?.unwrap_or_default(),
             state: day_state(day.as_ref(), today),
-            counted: latest.as_ref().filter(|_| closed).and_then(|c| text(c, "counted")),
-            expected: latest.as_ref().filter(|_| closed).and_then(|c| text(c, "expected")),
+            counted: latest.as_ref().filter(|_| closed).map(|c| c.text_opt("counted")).transpose()?.flatten(),
+            expected: latest
+                .as_ref()
+                .filter(|_| closed)
+                .map(|c| c.text_opt("expected"))
+                .transpose()?
+                .flatten(),
             day,
         });
     }
@@ -217,10 +215,6 @@ struct ChainDayView {
     /// A closed day's count, and what the drawer should have held.
     counted: Option<Decimal>,
     expected: Option<Decimal>,
-}
-
-fn stored_time(text: &str) -> String {
-    parse_stored(text).map(local_text).unwrap_or_else(|| text.to_string())
 }
 
 fn till_view(till: &TillDay, sales: &DaySales) -> ChainTillView {

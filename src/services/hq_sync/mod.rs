@@ -15,7 +15,7 @@ mod worker;
 use std::sync::{Arc, Mutex};
 
 pub use numbers::{NO_NUMBER, NOT_REACHED, give_back_noncash, noncash_number};
-pub use restore::{RestoreFrom, Restored, insert_row, restore_data_dir};
+pub use restore::{RestoreFrom, Restored, restore_data_dir};
 pub use worker::{BATCH_NOTES, CALL_TIMEOUT, next_backoff, next_batch, pull_catalog, run, ship_once};
 
 use crate::hq_client::{self as client, HqClient};

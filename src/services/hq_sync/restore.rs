@@ -89,8 +89,8 @@ fn write(
     })
 }
 
-/// A shipped row put back into `table` as the shop held it (a restore; the HQ's reading copy).
-pub fn insert_row(tx: &rusqlite::Connection, table: &str, row: &Map<String, Value>) -> store::Result<()> {
+/// A shipped row put back into `table` as the shop held it.
+fn insert_row(tx: &rusqlite::Connection, table: &str, row: &Map<String, Value>) -> store::Result<()> {
     let columns: Vec<&String> = row.keys().collect();
     let names = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
     let marks = (1..=columns.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");

@@ -13,9 +13,11 @@ use rust_decimal::prelude::ToPrimitive;
 use crate::domain::cash_register::CashSale;
 use crate::domain::money::round2;
 use crate::domain::payments::PaymentType;
-use crate::domain::report::{self, DocumentInput, Figures, LineInput, ReportKind};
+use crate::domain::report::{self, Figures, ReportKind};
 use crate::store::invoices::{self, Invoice};
 use crate::store::{Error, Result};
+// Sums back as amounts and a document's figures are the core's report model's.
+pub use arka_core::report::{amount, figures_of, quantity};
 
 /// An amount as stored in the totals: whole cents.
 pub fn cents(amount: Decimal) -> Result<i64> {
@@ -28,54 +30,13 @@ pub fn thousandths(quantity: Decimal) -> Result<i64> {
     quantity.round_dp(3).checked_mul(Decimal::ONE_THOUSAND).and_then(|q| q.to_i64()).ok_or(Error::Overflow)
 }
 
-/// A sum of cents back as an amount.
-pub fn amount(cents: i64) -> Decimal {
-    Decimal::new(cents, 2)
-}
-
-/// A sum of thousandths back as a quantity.
-pub fn quantity(thousandths: i64) -> Decimal {
-    Decimal::new(thousandths, 3).normalize()
-}
-
-/// Whether the invoice is an e-invoice: it has a UBL process (an `einvoices` row), whether or
-/// not the platform has answered with its EIC yet.
-fn is_einvoice(invoice: &Invoice) -> bool {
-    invoice.process.is_some()
-}
-
 /// What the document is in reports (a corrective document by what it reverses).
 pub fn kind_of(conn: &Connection, invoice: &Invoice) -> Result<ReportKind> {
     let original = match invoice.original_invoice_id {
         Some(id) => invoices::document_kind(conn, id)?,
         None => None,
     };
-    Ok(ReportKind::of(invoice.document_kind, original, is_einvoice(invoice)))
-}
-
-/// The document's figures, as reports count them.
-pub fn figures_of(invoice: &Invoice) -> Figures {
-    let lines: Vec<LineInput> = invoice
-        .lines
-        .iter()
-        .map(|l| LineInput {
-            quantity: l.quantity,
-            net: l.net,
-            vat: l.vat,
-            discount: l.discount,
-            vat_rate: l.vat_rate,
-            exemption: l.exemption.clone(),
-        })
-        .collect();
-    let payments: Vec<Decimal> = invoice.payments.iter().map(|p| p.amount).collect();
-    report::figures(&DocumentInput {
-        currency: &invoice.currency,
-        exchange_rate: invoice.exchange_rate,
-        fee: invoice.totals.fee,
-        invoice_discount: invoice.totals.discount,
-        lines: &lines,
-        payments: &payments,
-    })
+    Ok(arka_core::report::kind_of(invoice, original))
 }
 
 /// Adds a document just written.
