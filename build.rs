@@ -16,7 +16,6 @@ use flate2::write::DeflateEncoder;
 // are inflated once, when first served; images are already compressed and go in as they are.
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=migrations");
-    println!("cargo:rerun-if-changed=migrations_hq");
     println!("cargo:rerun-if-changed=docs/src");
     println!("cargo:rerun-if-changed=docs/screenshots");
     println!("cargo:rerun-if-changed=assets/openapi.yaml");

@@ -13,11 +13,11 @@ pub mod copy;
 #[cfg(test)]
 mod error_chain_tests;
 pub mod fiscal;
-pub mod hq;
+pub use arka_hq as hq;
 pub mod hq_client;
 pub mod ops;
 pub mod panics;
-pub mod print;
+pub use arka_print as print;
 pub mod printer;
 pub mod rates;
 pub mod services;

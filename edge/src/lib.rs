@@ -13,6 +13,7 @@ pub mod error_chain;
 pub mod extract;
 pub mod files;
 pub mod list;
+pub mod reports;
 pub mod secrets;
 pub mod serve;
 pub mod tls;

@@ -9,9 +9,10 @@ use super::AppState;
 use super::auth::Auth;
 use super::error::ApiResult;
 use super::extract::{Body, Version};
-use super::invoices::{IssueBody, host, issue_request, issue_result, pdf_answer};
+use super::invoices::{IssueBody, host, issue_request, issue_result};
 use crate::domain::document::{ApiVersion, DocumentKind};
 use crate::services::invoices::einvoice::EinvoiceIssued;
+use arka_edge::reports::pdf_answer;
 
 /// What the POS reads when the invoice is issued but the platform has not registered it yet.
 const QUEUED: &str = "The invoice was fiscalized (fic) but the e-invoice platform did not answer: its registration is queued and retried automatically; the eic follows (read it with details by internalId).";

@@ -882,7 +882,7 @@ fn the_hq_answers_every_report_as_a_shop_does_each_shops_its_own_and_the_chains_
     the_hq_prints_the_closing_report_as_the_shop_does(&hq, &names, &tills);
 }
 
-/// What V5 (migrations_hq/V5__typed_reports.sql), V6 (shops of their own) and V7 (numbers
+/// What V5 (hq/migrations/V5__typed_reports.sql), V6 (shops of their own) and V7 (numbers
 /// documented) added, taken away again with their rows of the history: the database as an HQ of
 /// V4 left it, holding every row it was shipped.
 const BACK_TO_V4: &str = "

@@ -14,7 +14,7 @@ use crate::common::browser::Browser;
 use crate::source::{literal_end, rust_files};
 
 /// The rooms and files whose messages never reach the owner's page, each with why. Everything
-/// else under `src/` and `core/src/` is the page's to say: a new file is in by default.
+/// else under `src/`, `core/src/`, `edge/src/` and `hq/src/` is the page's to say: a new file is in by default.
 const NOT_THE_PAGES: &[(&str, &str)] = &[
     ("src/sim/", "the CIS and Wolt simulators answer Arka, not the page"),
     ("src/cli/", "the command line prints to the console"),
@@ -22,12 +22,11 @@ const NOT_THE_PAGES: &[(&str, &str)] = &[
     ("src/config", "settings are read at start; a bad one stops the start on the console"),
     ("src/wolt/", "the marketplace's client: its words go to Wolt"),
     ("src/fiscal/", "the CIS's documents; a refusal reaches the page through services"),
-    ("src/print/", "the PDFs, with their own words in both languages"),
     ("src/ops/windows/", "the Windows service manager"),
-    ("src/hq/store/apply.rs", "a shop's changes, as the shop's Arka sends them to the head office"),
-    ("src/hq/store/catalog.rs", "the head office's catalog, sent down to the shops"),
-    ("src/hq/server/shop_routes.rs", "a shop's calls to its head office, answered to the shop's Arka"),
-    ("src/hq/cli.rs", "the head office's command line"),
+    ("hq/src/store/apply.rs", "a shop's changes, as the shop's Arka sends them to the head office"),
+    ("hq/src/store/catalog.rs", "the head office's catalog, sent down to the shops"),
+    ("hq/src/server/shop_routes.rs", "a shop's calls to its head office, answered to the shop's Arka"),
+    ("hq/src/cli.rs", "the head office's command line"),
     ("src/api/marketplace.rs", "the marketplace's partner API (Wolt, its POS apps)"),
     ("core/src/domain/marketplace.rs", "the marketplace's partner API"),
     ("src/services/marketplace.rs", "the marketplace's partner API"),
@@ -194,6 +193,7 @@ fn sources() -> Vec<PathBuf> {
     rust_files(&repo().join("src"), &mut files);
     rust_files(&repo().join("core").join("src"), &mut files);
     rust_files(&repo().join("edge").join("src"), &mut files);
+    rust_files(&repo().join("hq").join("src"), &mut files);
     files.sort();
     assert!(files.len() > 100, "the sources were found: {}", files.len());
     files

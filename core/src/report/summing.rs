@@ -17,7 +17,7 @@ use crate::domain::report::{self, Period, ReportKind};
 use crate::domain::time::{local_text, parse_stored};
 
 /// The sales summary of a period from its sums: the shop's over its SQLite totals, the head
-/// office's over every shop's (src/hq/reports.rs), one shape for both.
+/// office's over every shop's (hq/src/store/reports.rs), one shape for both.
 pub fn summarize_sales(
     period: Period,
     by_currency: &[SalesRow],

@@ -1,5 +1,5 @@
 //! `Columns` over a PostgreSQL row: each read asks for the types the head office's tables hold a
-//! value in (`migrations_hq/`) and normalises them.
+//! value in (`hq/migrations/`) and normalises them.
 
 use rust_decimal::Decimal;
 use tokio_postgres::Row;

@@ -16,6 +16,7 @@ pub(super) use views::issue_result;
 // The list's query is one model with the head office's (`arka_edge::list`).
 pub use arka_edge::list::{ListQuery, list_date};
 
+use arka_edge::reports::pdf_answer;
 use axum::extract::{Path, State};
 use axum::http::header::HOST;
 use axum::http::{HeaderMap, StatusCode};
@@ -315,16 +316,4 @@ pub async fn print(
     };
     let pdf = state.services.selling().invoice_pdf(&caller, id, layout).await?;
     Ok(pdf_answer(&format!("invoice-{id}.pdf"), pdf))
-}
-
-/// A PDF shown inline, named `filename`.
-pub(super) fn pdf_answer(filename: &str, pdf: Vec<u8>) -> Response {
-    (
-        [
-            (axum::http::header::CONTENT_TYPE, "application/pdf".to_string()),
-            (axum::http::header::CONTENT_DISPOSITION, format!("inline; filename=\"{filename}\"")),
-        ],
-        pdf,
-    )
-        .into_response()
 }

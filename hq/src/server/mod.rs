@@ -21,7 +21,6 @@ use serde_json::json;
 use super::store::db;
 use super::store::filter::Filter;
 use super::store::reports;
-use crate::api::reports::{ReportParams, ReportRequest, answer_as, read_request};
 use arka_core::domain::document::ApiVersion;
 use arka_core::domain::validation::FieldErrors;
 use arka_core::wire::{
@@ -31,6 +30,7 @@ use arka_edge::error::{ApiError, ApiResult, ok};
 use arka_edge::error_chain;
 use arka_edge::extract::{Body, PathId, Query};
 use arka_edge::list::ListQuery;
+use arka_edge::reports::{ReportParams, ReportRequest, answer_as, read_request};
 use arka_edge::serve::serve;
 use arka_edge::tls::TlsListener;
 
@@ -224,7 +224,7 @@ async fn closing(State(state): State<HqState>, call: HqReport) -> ApiResult {
 /// The closing report's PDF at the HQ, printed by the shop's own code: under one shop's company
 /// (its name and NUIS, as the shop prints it), or the chain's.
 async fn closing_pdf(State(state): State<HqState>, call: HqReport) -> ApiResult {
-    let layout = crate::api::reports::paper(&call.params)?;
+    let layout = arka_edge::reports::paper(&call.params)?;
     let (limit, offset) = (call.request.limit, call.request.offset);
     let data = super::store::days::closing(&state.pool, &call.filter, limit, offset).await.map_err(failed)?;
     let company = match call.filter.shop_id {
@@ -235,7 +235,7 @@ async fn closing_pdf(State(state): State<HqState>, call: HqReport) -> ApiResult 
         Some((name, nuis)) => format!("{name} · NUIS {nuis}"),
         None => "HQ · every shop".to_string(),
     };
-    crate::api::reports::closing_pdf_of(&heading, call.filter.period, &data, layout)
+    arka_edge::reports::closing_pdf_of(&heading, call.filter.period, &data, layout)
 }
 
 /// The notes report: a note is not a sale of a till or an operator, so the sales filters are
@@ -431,7 +431,7 @@ async fn sign_out() -> StatusCode {
 /// `GET /api/v1/owner/today` at the HQ: the owner's page in chain mode, every shop's day (today
 /// in Tirane) side by side.
 async fn owner_today(State(state): State<HqState>, _owner: OwnerAuth) -> ApiResult {
-    let today = crate::services::owner::business_day(chrono::Utc::now());
+    let today = arka_core::domain::cash_register::business_day(chrono::Utc::now());
     let (shops, chain) = super::store::today::chain_today(&state.pool, today).await.map_err(failed)?;
     let held = super::store::held::held(&state.pool, HELD_AFTER_SECONDS, false).await.map_err(failed)?;
     ok(super::store::today::view(today, &shops, &chain, held))

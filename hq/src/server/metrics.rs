@@ -18,7 +18,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
-use crate::hq::Result;
+use crate::Result;
 
 /// Request time buckets, in seconds: a sync of a batch takes milliseconds, a backfill's batch
 /// or a report over a year up to seconds.
@@ -113,10 +113,10 @@ fn per_shop(registry: &mut Registry, name: &str, help: &str, values: &[(String, 
 pub async fn render(pool: &Pool, metrics: &HqMetrics) -> Result<String> {
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, &metrics.registry)
-        .map_err(|e| crate::hq::Error::Read(e.to_string()))?;
+        .map_err(|e| crate::Error::Read(e.to_string()))?;
     let counters = text.trim_end().strip_suffix("# EOF").unwrap_or(&text).to_string();
     let mut now = Registry::default();
-    let shops = crate::hq::store::shops::views(pool).await?;
+    let shops = crate::store::shops::views(pool).await?;
     let said = |key: &str| -> Vec<(String, i64)> {
         shops
             .iter()
@@ -182,7 +182,7 @@ pub async fn render(pool: &Pool, metrics: &HqMetrics) -> Result<String> {
         "Calls of boxes refused on the shop's token",
         &refused,
     );
-    let held = crate::hq::store::held::held(pool, 60, false).await?;
+    let held = crate::store::held::held(pool, 60, false).await?;
     let held_gauge = Gauge::<i64>::default();
     held_gauge.set(i64::try_from(held.len()).unwrap_or(i64::MAX));
     now.register(
@@ -192,6 +192,6 @@ pub async fn render(pool: &Pool, metrics: &HqMetrics) -> Result<String> {
     );
     let mut shops_text = String::new();
     prometheus_client::encoding::text::encode(&mut shops_text, &now)
-        .map_err(|e| crate::hq::Error::Read(e.to_string()))?;
+        .map_err(|e| crate::Error::Read(e.to_string()))?;
     Ok(format!("{counters}{shops_text}"))
 }

@@ -140,7 +140,7 @@ pub fn wrap_paragraphs(text: &str, style: Style, width: f32, max_lines: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::print::winansi::encode;
+    use crate::winansi::encode;
     use std::str::FromStr;
 
     fn dec(text: &str) -> Decimal {

@@ -14,9 +14,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{HqState, OwnerAuth, bearer, failed};
-use crate::hq::store::db::{self, Shop};
-use crate::hq::store::numbering::{Given, MAX_ORD_NUM};
-use crate::hq::store::shops::BoxCheck;
+use crate::store::db::{self, Shop};
+use crate::store::numbering::{Given, MAX_ORD_NUM};
+use crate::store::shops::BoxCheck;
 use arka_core::domain::validation::FieldErrors;
 use arka_core::wire::{Acked, BOX_HEADER, Batch, Heartbeat, NumberAsk, NumberGiven, RowsPage, key_columns};
 use arka_edge::error::{ApiError, ApiResult, ok};
@@ -76,10 +76,7 @@ impl FromRequestParts<HqState> for ShopAuth {
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(peer)| peer.ip().to_string())
             .unwrap_or_default();
-        match crate::hq::store::shops::check_box(&state.pool, &shop, &box_id, &address)
-            .await
-            .map_err(failed)?
-        {
+        match crate::store::shops::check_box(&state.pool, &shop, &box_id, &address).await.map_err(failed)? {
             BoxCheck::Ours => Ok(ShopAuth { shop, box_id }),
             BoxCheck::Refused { reason } => Err(ApiError::status(
                 StatusCode::CONFLICT,
@@ -94,12 +91,12 @@ impl FromRequestParts<HqState> for ShopAuth {
 }
 
 pub async fn sync(State(state): State<HqState>, auth: ShopAuth, Body(batch): Body<Batch>) -> ApiResult {
-    match crate::hq::store::apply::apply(&state.pool, &auth.shop, &batch).await.map_err(failed)? {
-        crate::hq::store::apply::Applied::Acked(acked) => Ok(axum::Json(Acked { acked }).into_response()),
-        crate::hq::store::apply::Applied::Invalid(invalid) => {
+    match crate::store::apply::apply(&state.pool, &auth.shop, &batch).await.map_err(failed)? {
+        crate::store::apply::Applied::Acked(acked) => Ok(axum::Json(Acked { acked }).into_response()),
+        crate::store::apply::Applied::Invalid(invalid) => {
             Err(ApiError::field(&invalid.field, invalid.message))
         }
-        crate::hq::store::apply::Applied::OtherBusiness { entry, nuis } => Err(ApiError::status(
+        crate::store::apply::Applied::OtherBusiness { entry, nuis } => Err(ApiError::status(
             StatusCode::CONFLICT,
             format!(
                 "entries.{entry}: this box's company (NUIS {nuis}) is not the business of the shop \"{}\" ({}): \
@@ -155,12 +152,8 @@ fn checked_ask(ask: &NumberAsk) -> Result<(), ApiError> {
 }
 
 /// What a box's number ask comes to once checked: its business is the shop's.
-fn checked<'a>(
-    auth: &'a ShopAuth,
-    ask: &'a NumberAsk,
-    nuis: &'a str,
-) -> crate::hq::store::numbering::Ask<'a> {
-    crate::hq::store::numbering::Ask {
+fn checked<'a>(auth: &'a ShopAuth, ask: &'a NumberAsk, nuis: &'a str) -> crate::store::numbering::Ask<'a> {
+    crate::store::numbering::Ask {
         shop_id: auth.shop.id,
         box_id: &auth.box_id,
         nuis,
@@ -177,7 +170,7 @@ pub async fn reserve_noncash(
     let nuis = business_of(&auth.shop, Some(&ask.nuis))?;
     checked_ask(&ask)?;
     let given =
-        crate::hq::store::numbering::reserve(&state.pool, checked(&auth, &ask, &nuis), ask.at_least.max(1))
+        crate::store::numbering::reserve(&state.pool, checked(&auth, &ask, &nuis), ask.at_least.max(1))
             .await
             .map_err(failed)?;
     let year = ask.year;
@@ -205,9 +198,8 @@ pub async fn release_noncash(
 ) -> ApiResult {
     let nuis = business_of(&auth.shop, Some(&ask.nuis))?;
     checked_ask(&ask)?;
-    let released = crate::hq::store::numbering::release(&state.pool, checked(&auth, &ask, &nuis))
-        .await
-        .map_err(failed)?;
+    let released =
+        crate::store::numbering::release(&state.pool, checked(&auth, &ask, &nuis)).await.map_err(failed)?;
     Ok(axum::Json(json!({"released": released})).into_response())
 }
 
@@ -229,7 +221,7 @@ pub async fn central_products(
     let token = bearer(&parts.headers).ok_or(ApiError::Unauthenticated)?;
     if db::owner(&state.pool, token).await.map_err(failed)?.is_some() {
         let nuis = p.nuis.as_deref().map(str::trim).filter(|n| !n.is_empty());
-        return ok(crate::hq::store::catalog::list(&state.pool, nuis).await.map_err(failed)?);
+        return ok(crate::store::catalog::list(&state.pool, nuis).await.map_err(failed)?);
     }
     let auth = ShopAuth::from_request_parts(&mut parts, &state).await?;
     let nuis = business_of(&auth.shop, p.nuis.as_deref())?;
@@ -237,9 +229,8 @@ pub async fn central_products(
     if after < 0 {
         return Err(ApiError::field("after", "The after must be a version from 0."));
     }
-    let changed = crate::hq::store::catalog::changed(&state.pool, &nuis, after, PRODUCTS_PER_PAGE)
-        .await
-        .map_err(failed)?;
+    let changed =
+        crate::store::catalog::changed(&state.pool, &nuis, after, PRODUCTS_PER_PAGE).await.map_err(failed)?;
     Ok(axum::Json(changed).into_response())
 }
 
@@ -255,7 +246,7 @@ pub async fn withdraw_product(
     if nuis.is_empty() {
         return Err(ApiError::field("nuis", "The nuis is required."));
     }
-    match crate::hq::store::catalog::withdraw(&state.pool, nuis, &code).await.map_err(failed)? {
+    match crate::store::catalog::withdraw(&state.pool, nuis, &code).await.map_err(failed)? {
         Some(version) => ok(json!({"nuis": nuis, "code": code, "withdrawn": true, "version": version})),
         None => Err(ApiError::not_found("Product")),
     }
@@ -291,8 +282,8 @@ pub async fn heartbeat(
     auth: ShopAuth,
     Body(said): Body<Heartbeat>,
 ) -> ApiResult {
-    let said = serde_json::to_value(&said).map_err(|e| failed(crate::hq::Error::Read(e.to_string())))?;
-    crate::hq::store::shops::heard(&state.pool, auth.shop.id, &said).await.map_err(failed)?;
+    let said = serde_json::to_value(&said).map_err(|e| failed(crate::Error::Read(e.to_string())))?;
+    crate::store::shops::heard(&state.pool, auth.shop.id, &said).await.map_err(failed)?;
     Ok(axum::Json(Acked { acked: auth.shop.acked_seq }).into_response())
 }
 
@@ -304,6 +295,6 @@ pub async fn take_over(
     headers: HeaderMap,
 ) -> ApiResult {
     let box_id = box_of(&headers)?;
-    crate::hq::store::shops::take_over(&state.pool, &shop, &box_id).await.map_err(failed)?;
+    crate::store::shops::take_over(&state.pool, &shop, &box_id).await.map_err(failed)?;
     Ok(axum::Json(Acked { acked: shop.acked_seq }).into_response())
 }

@@ -1,5 +1,5 @@
 //! The HQ's PostgreSQL: the pool (tokio-postgres through deadpool, TLS through native-tls), the
-//! migrations (refinery, `migrations_hq/`, embedded like the shop's), shops and owners.
+//! migrations (refinery, `hq/migrations/`, embedded like the shop's), shops and owners.
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 
@@ -8,7 +8,7 @@ use super::{Error, Result};
 use arka_edge::secrets::{hash_token, new_token};
 
 mod embedded {
-    refinery::embed_migrations!("migrations_hq");
+    refinery::embed_migrations!("migrations");
 }
 
 /// A pool of at most `size` connections to `url`; none is opened before it is asked for.
