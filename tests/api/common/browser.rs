@@ -42,9 +42,23 @@ fn free_port() -> u16 {
 }
 
 impl Browser {
-    /// Starts chromedriver and a headless Chromium session `width` x `height` pixels wide.
+    /// Starts chromedriver and a headless Chromium session `width` x `height` pixels wide. The
+    /// port is chosen free, then given to chromedriver: another test's server may take it in
+    /// between (chromedriver then exits, and the session's call is refused), so a refused start
+    /// is tried again on a new port, three times at most.
     pub async fn start(width: u32, height: u32) -> Browser {
         require_chromium();
+        let mut last = None;
+        for _ in 0..3 {
+            match Self::try_start(width, height).await {
+                Ok(browser) => return browser,
+                Err(e) => last = Some(e),
+            }
+        }
+        panic!("a Chromium session: {last:?}");
+    }
+
+    async fn try_start(width: u32, height: u32) -> Result<Browser, fantoccini::error::NewSessionError> {
         let port = free_port();
         let driver = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
@@ -81,12 +95,19 @@ impl Browser {
         let mut capabilities = serde_json::Map::new();
         capabilities.insert("goog:chromeOptions".into(), json!({"binary": CHROMIUM, "args": args}));
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        let client = ClientBuilder::new(connector)
+        let session = ClientBuilder::new(connector)
             .capabilities(capabilities)
             .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("a Chromium session");
-        Browser { client, driver, _profile: profile }
+            .await;
+        match session {
+            Ok(client) => Ok(Browser { client, driver, _profile: profile }),
+            Err(e) => {
+                let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", driver.id())]).status();
+                let mut driver = driver;
+                let _ = driver.wait();
+                Err(e)
+            }
+        }
     }
 
     /// The element `css`, once it is on the page.
