@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::auth::Auth;
 use super::error::{ApiError, ApiResult, ok};
-use super::extract::{Body, PathId, Query, Version, search_query};
+use super::extract::{Body, PathId, Query, Version};
 use super::fields;
 use crate::domain::document::{ApiVersion, DocumentKind, ListedType};
 use crate::domain::invoice::request::{BodyRefusal, SentBody, check_body, sent_internal_id};
@@ -234,22 +234,15 @@ pub async fn list(
     headers: HeaderMap,
     Query(q): Query<ListQuery>,
 ) -> ApiResult {
-    let limit = q.limit.unwrap_or(20);
-    let offset = q.offset.unwrap_or(0);
-    if limit < 1 {
-        return Err(ApiError::field("limit", "The limit must be at least 1."));
-    }
-    if offset < 0 {
-        return Err(ApiError::field("offset", "The offset must be at least 0."));
-    }
-    search_query(q.query.as_deref())?;
+    let page = q.read()?;
     let kinds: Vec<ListedType> =
         q.kind.as_deref().unwrap_or("").split(',').filter_map(ListedType::parse_any_case).collect();
+    let (limit, offset) = (page.limit, page.offset);
     let filter = ListFilter {
         kinds: kinds.clone(),
-        from_date: list_date("fromDate", q.from_date)?,
-        to_date: list_date("toDate", q.to_date)?,
-        query: q.query.clone().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
+        from_date: page.from_date,
+        to_date: page.to_date,
+        query: page.search,
         limit,
         offset,
         own: None,
