@@ -65,7 +65,7 @@ impl From<services::Error> for ApiError {
             E::Invalid(errors) => ApiError::Validation(errors),
             E::NotFound(what) => ApiError::not_found(&what),
             E::Refused(message) => ApiError::soft(message),
-            E::Conflict(message) => ApiError::status(StatusCode::CONFLICT, message),
+            E::Clash(clash) => ApiError::status(StatusCode::CONFLICT, clash.to_string()),
             E::Taken { field, message } => ApiError::Status {
                 status: StatusCode::CONFLICT,
                 errors: Some(vec![format!("{field}: {message}")]),

@@ -21,13 +21,17 @@ impl From<Error> for SaveError {
     }
 }
 
+/// What a client saved with another's identifier answers: POS apps keep the register, so its
+/// words stay with it (not the owner's page's to say).
+pub const DUPLICATE_CLIENT: &str = "A client with the same identifier already exists in this company.";
+
 /// A duplicate identifier is the caller's 409; any other store failure is internal.
 impl From<store::Error> for SaveError {
     fn from(e: store::Error) -> Self {
         match e {
-            store::Error::Duplicate(_) => SaveError::Failed(Error::Conflict(
-                "A client with the same identifier already exists in this company.".into(),
-            )),
+            duplicate @ store::Error::Duplicate(_) => {
+                SaveError::Failed(Error::Clash(super::Clash::DuplicateClient(duplicate)))
+            }
             other => SaveError::Failed(other.into()),
         }
     }

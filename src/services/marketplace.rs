@@ -748,7 +748,8 @@ impl Marketplace {
         let invoice_id = match self.inner.services.selling().issue_invoice(&caller, request).await {
             Ok(Issued::Fiscalized(invoice) | Issued::Deferred(invoice)) => invoice.id,
             // An earlier try issued it and stopped before linking it: link that invoice.
-            Err(services::Error::Conflict(message)) => {
+            Err(services::Error::Clash(clash)) => {
+                let message = clash.to_string();
                 let company_id = caller.company.id;
                 let year = self.clock().utc().with_timezone(&Tirane).year();
                 let found = self
@@ -975,7 +976,8 @@ fn issue_failed(e: services::Error) -> Error {
         E::Incomplete { message, errors } => {
             failed(format!("{message} {}", errors.join(" ")).trim().to_string())
         }
-        E::Refused(message) | E::NotFound(message) | E::Conflict(message) => failed(message),
+        E::Refused(message) | E::NotFound(message) => failed(message),
+        E::Clash(clash) => failed(clash.to_string()),
         E::Forbidden(rule) => failed(rule.to_string()),
         E::Taken { field, message } => failed(format!("{field}: {message}")),
         E::Busy(message) => failed(format!("{message} Retry with the same Idempotency-Key.")),

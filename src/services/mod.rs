@@ -205,9 +205,10 @@ pub enum Error {
     /// A refusal the spec answers with HTTP 200 and status false.
     #[error("refused: {0}")]
     Refused(String),
-    /// 409
-    #[error("conflict: {0}")]
-    Conflict(String),
+    /// What the request meets as things stand: a document on its way or issued already, a step
+    /// not taken yet, a value another holds (409).
+    #[error("clash: {0}")]
+    Clash(Clash),
     /// 409 naming the field whose value conflicts (in `errors` as `field: message`): a value
     /// already taken, or a role the company cannot do without.
     #[error("{field} conflicts: {message}")]
@@ -299,6 +300,57 @@ pub enum Held {
     /// Another deposit, withdrawal or balance of the same till.
     #[error("Another operation on this cash register is running; try again.")]
     CashRegister,
+}
+
+/// What a request clashes with as things stand. Its words are the answer's message; a refusal
+/// met underneath (a taken unique value, the head office's answer) is kept as its cause.
+#[derive(Debug, thiserror::Error)]
+pub enum Clash {
+    /// Another request with the same internalId is issuing `.0` ("An invoice").
+    #[error("{} with this internalId is being issued.", .0)]
+    BeingIssued(&'static str),
+    /// `.0` ("An invoice") with this internalId was issued this year.
+    #[error("{} with this internalId was already issued this year.", .0)]
+    IssuedThisYear(&'static str),
+    /// A correction of the invoice was issued between the read and the write.
+    #[error("The invoice was cancelled meanwhile; send the cancellation again.")]
+    CancelledMeanwhile,
+    /// The till `tcr_code` has no printer.
+    #[error("No printer is set for the till {tcr_code}.")]
+    NoPrinterFor { tcr_code: String },
+    /// The till a receipt prints on has no printer.
+    #[error("No printer is set for this till: print the PDF.")]
+    NoPrinter,
+    /// The reset code was spent by another request between the check and the write.
+    #[error("The code was used meanwhile.")]
+    CodeUsedMeanwhile,
+    /// A password change for a user who has none, asked with a token alone.
+    #[error("{text}", text = people::NO_PASSWORD_YET)]
+    NoPasswordYet,
+    /// The first-run setup once the box has its owner.
+    #[error("This server is set up already: sign in as its owner.")]
+    SetUpAlready,
+    /// A setup step before the business is saved.
+    #[error("The business comes first: save it with POST /api/v1/setup/business.")]
+    BusinessFirst,
+    /// The setup's last step with no cashier who has an operator code and a till.
+    #[error("Add a cashier with an operator code and a till first.")]
+    CashierAndTillFirst,
+    /// A change to a product the chain's head office owns.
+    #[error("{central}", central = products::CENTRAL_PRODUCT)]
+    CentralProduct,
+    /// A client with the same identifier in the company.
+    #[error("{text}", text = clients::DUPLICATE_CLIENT)]
+    DuplicateClient(#[source] store::Error),
+    /// A product with the same code in the company.
+    #[error("A product with this code already exists in this company.")]
+    DuplicateProductCode(#[source] store::Error),
+    /// A category with the same name in the company.
+    #[error("A category with this name already exists in this company.")]
+    DuplicateCategory(#[source] store::Error),
+    /// The head office refused a non-cash number (409): its own words.
+    #[error("{}", .0.message())]
+    NumberRefused(#[source] crate::hq_client::Error),
 }
 
 /// The rule that refuses a caller an action beyond their role. Its words are the answer's

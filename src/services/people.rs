@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::audit;
-use super::{Error, NotAllowed, People, Result};
+use super::{Clash, Error, NotAllowed, People, Result};
 use crate::domain::audit::Action;
 use crate::domain::password::{self, MAX_PASSWORD, Weakness};
 use crate::domain::validation::{FieldErrors, is_registration_code};
@@ -16,6 +16,10 @@ use crate::ops::secrets::{
 use crate::store::accounts::{self as db, Caller, User, UserPatch};
 use crate::store::people;
 use crate::store::{self, Store};
+
+/// What a password change by token alone answers for a user who has none.
+pub const NO_PASSWORD_YET: &str = "This user has no password yet, and a token alone does not set one: an owner sets it \
+     (POST /api/v1/users/{id}/password), or a code of `arka users reset-password` on the server.";
 
 /// How long a code of `arka users reset-password` works.
 pub const RESET_CODE_MINUTES: i64 = 60;
@@ -256,11 +260,7 @@ impl People<'_> {
         let user_id = caller.user.id;
         let stored = self.services.store.read(move |conn| people::password_hash(conn, user_id)).await?;
         if stored.is_none() {
-            return Err(Error::Conflict(
-                "This user has no password yet, and a token alone does not set one: an owner sets it \
-                 (POST /api/v1/users/{id}/password), or a code of `arka users reset-password` on the server."
-                    .into(),
-            ));
+            return Err(Error::Clash(Clash::NoPasswordYet));
         }
         let mut errors = FieldErrors::new();
         check_new_password(&mut errors, "newPassword", new.as_deref(), &caller.user.email);
@@ -366,7 +366,7 @@ impl People<'_> {
                 // set one password.
                 let now = text_at(clock.utc());
                 if !people::reset_code(tx, user_id, &now)?.is_some_and(|h| same_hash(&h, &typed)) {
-                    return Err(Error::Conflict("The code was used meanwhile.".into()));
+                    return Err(Error::Clash(Clash::CodeUsedMeanwhile));
                 }
                 people::drop_reset_code(tx, user_id)?;
                 people::set_password(tx, company_id, user_id, &hash)?;

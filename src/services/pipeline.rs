@@ -48,7 +48,7 @@ use super::budget::{self, Handover};
 use super::lanes::{Gate, Opening, Place};
 use super::locks::LOCK_WAIT;
 use super::sequence::{Sequence, reserve_number};
-use super::{Error, Held, NotNow, Result, Services};
+use super::{Clash, Error, Held, NotNow, Result, Services};
 use crate::domain::validation::{FieldErrors, is_xml_char};
 use crate::fiscal;
 use crate::fiscal::certificate::Certificate;
@@ -101,11 +101,11 @@ impl InternalId {
 
     /// What a request meets while another with the same internalId is on its way.
     pub fn being_issued(&self) -> Error {
-        Error::Conflict(format!("{} with this internalId is being issued.", self.what()))
+        Error::Clash(Clash::BeingIssued(self.what()))
     }
 
     pub(in crate::services) fn already_issued(&self) -> Error {
-        Error::Conflict(format!("{} with this internalId was already issued this year.", self.what()))
+        Error::Clash(Clash::IssuedThisYear(self.what()))
     }
 
     /// The company's document issued this year with it.

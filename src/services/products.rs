@@ -1,6 +1,6 @@
 //! The product catalog and its categories.
 
-use super::{Catalog, Error, Result};
+use super::{Catalog, Clash, Error, Result};
 use crate::domain::product::{self, CategoryInput, Product, ProductInput};
 use crate::domain::product_import::{ImportRow, key};
 use crate::domain::validation::FieldErrors;
@@ -8,16 +8,14 @@ use crate::store;
 use crate::store::accounts::Caller;
 use crate::store::products::{self as db, StoredCategory, StoredProduct};
 
-/// A taken unique value is the caller's 409 with `message`; any other failure stays as it is.
-fn conflict(message: &'static str) -> impl Fn(Error) -> Error {
+/// A taken unique value is the caller's 409, `clash` naming which; any other failure stays as
+/// it is.
+fn taken(clash: fn(store::Error) -> Clash) -> impl Fn(Error) -> Error {
     move |e| match e {
-        Error::Store(store::Error::Duplicate(_)) => Error::Conflict(message.into()),
+        Error::Store(duplicate @ store::Error::Duplicate(_)) => Error::Clash(clash(duplicate)),
         other => other,
     }
 }
-
-const DUPLICATE_CODE: &str = "A product with this code already exists in this company.";
-const DUPLICATE_CATEGORY: &str = "A category with this name already exists in this company.";
 
 fn unknown_category() -> Error {
     Error::Invalid(FieldErrors::one("id_category", "The selected id_category is invalid."))
@@ -111,7 +109,7 @@ impl Catalog<'_> {
                 Ok(plans)
             })
             .await
-            .map_err(conflict(DUPLICATE_CODE))
+            .map_err(taken(Clash::DuplicateProductCode))
     }
 
     /// The company's products, newest first (`limit` None: all of them), and how many there are.
@@ -158,7 +156,7 @@ impl Catalog<'_> {
                 let stored = match id {
                     Some(id) => match db::product(tx, company_id, id)? {
                         Some(_) if crate::store::hq_outbox::is_central(tx, id)? => {
-                            return Err(Error::Conflict(CENTRAL_PRODUCT.into()));
+                            return Err(Error::Clash(Clash::CentralProduct));
                         }
                         Some(stored) => Some(stored),
                         None => return Err(Error::NotFound("Product".into())),
@@ -181,7 +179,7 @@ impl Catalog<'_> {
                 db::product(tx, company_id, id)?.ok_or_else(|| lost("the product just saved"))
             })
             .await
-            .map_err(conflict(DUPLICATE_CODE))
+            .map_err(taken(Clash::DuplicateProductCode))
     }
 
     /// Every category of the company, newest first.
@@ -220,6 +218,6 @@ impl Catalog<'_> {
                 db::category(tx, company_id, id)?.ok_or_else(|| lost("the category just saved"))
             })
             .await
-            .map_err(conflict(DUPLICATE_CATEGORY))
+            .map_err(taken(Clash::DuplicateCategory))
     }
 }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use super::accounts::{Registration, check_business, check_person, register_in};
 use super::audit;
 use super::people::{Session, check_new_password, new_session_id};
-use super::{Error, NotAllowed, Result, Setup};
+use super::{Clash, Error, NotAllowed, Result, Setup};
 use crate::domain::audit::Action;
 use crate::domain::validation::{FieldErrors, is_registration_code};
 use crate::ops::secrets::{
@@ -58,7 +58,7 @@ fn text_at(t: DateTime<Utc>) -> String {
 }
 
 fn claimed_already() -> Error {
-    Error::Conflict("This server is set up already: sign in as its owner.".into())
+    Error::Clash(Clash::SetUpAlready)
 }
 
 fn pass_refused() -> Error {
@@ -103,7 +103,7 @@ impl Setup<'_> {
             .await?)
     }
 
-    /// Whether `pass` may make the first company now: `Conflict` once the box has its owner; a
+    /// Whether `pass` may make the first company now: `Clash::SetUpAlready` once the box has its owner; a
     /// wrong code is `Forbidden`, like none.
     pub async fn check_setup_pass(&self, pass: &SetupPass) -> Result<()> {
         self.unclaimed().await?;
@@ -180,9 +180,12 @@ impl Setup<'_> {
             errors.add("operatorCode", "The operatorCode must look like ab123cd456.");
         }
         errors.into_result()?;
-        let business = self.services.store.read(people::setup_business).await?.ok_or_else(|| {
-            Error::Conflict("The business comes first: save it with POST /api/v1/setup/business.".into())
-        })?;
+        let business = self
+            .services
+            .store
+            .read(people::setup_business)
+            .await?
+            .ok_or_else(|| Error::Clash(Clash::BusinessFirst))?;
         let password = input.password.unwrap_or_default();
         let password_hash = tokio::task::spawn_blocking(move || hash_password(&password)).await??;
         let token = new_token("u")?;
@@ -272,7 +275,7 @@ impl Setup<'_> {
                 Some(_) => {
                     FieldErrors::one("cashierId", "The cashierId is not a user of this company.").into()
                 }
-                None => Error::Conflict("Add a cashier with an operator code and a till first.".into()),
+                None => Error::Clash(Clash::CashierAndTillFirst),
             });
         };
         if cashier.user.operator_code.is_none() || cashier.user.tcr_code.is_none() {

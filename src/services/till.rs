@@ -4,7 +4,7 @@
 
 use rust_decimal::Decimal;
 
-use super::{Error, NotNow, Result, Till};
+use super::{Clash, Error, NotNow, Result, Till};
 use crate::domain::payments::PaymentType;
 use crate::domain::till::{self, TillSettings, TillSettingsInput};
 use crate::domain::validation::FieldErrors;
@@ -158,7 +158,7 @@ impl Till<'_> {
             .store
             .read(move |c| stored::printer(c, company_id, &code))
             .await?
-            .ok_or_else(|| Error::Conflict(format!("No printer is set for the till {tcr_code}.")))?;
+            .ok_or_else(|| Error::Clash(Clash::NoPrinterFor { tcr_code: tcr_code.to_string() }))?;
         let title = format!("Arka: {} ({})", device.name, device.tcr_code);
         let bytes = printer::test_page(&title, usize::try_from(printer.columns).unwrap_or(48));
         let sent = bytes.len();
@@ -195,8 +195,7 @@ impl Till<'_> {
             .await?
             .ok_or_else(|| Error::NotFound("Invoice".into()))?;
         super::invoices::readable(caller, invoice.tcr_code.as_deref(), invoice.user_id)?;
-        let printer = printer
-            .ok_or_else(|| Error::Conflict("No printer is set for this till: print the PDF.".into()))?;
+        let printer = printer.ok_or(Error::Clash(Clash::NoPrinter))?;
         let cash = invoice.payments.iter().any(|p| p.kind == PaymentType::Banknote);
         let extras =
             Extras { copy, open_drawer: cash && !copy, tendered: tendered.filter(|_| cash && !copy) };

@@ -45,7 +45,9 @@ pub async fn noncash_number(
         .map_err(|e| Error::HeadOffice(Box::new(e)))?;
     match given {
         Ok(given) => Ok(given.ord_num),
-        Err(refused @ client::Error::Refused { status: 409, .. }) => Err(Error::Conflict(refused.message())),
+        Err(refused @ client::Error::Refused { status: 409, .. }) => {
+            Err(Error::Clash(super::super::Clash::NumberRefused(refused)))
+        }
         Err(e) => {
             tracing::warn!(error = %crate::error_chain(&e), "no non-cash number from the head office");
             Err(Error::Unavailable(super::super::NotNow::HeadOffice))

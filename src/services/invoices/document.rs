@@ -173,9 +173,7 @@ impl Document for InvoiceDocument {
             }
             Links::Reverses { original_id, corrections_seen, .. } => {
                 if db::corrective_count(tx, *original_id)? != *corrections_seen {
-                    return Err(Error::Conflict(
-                        "The invoice was cancelled meanwhile; send the cancellation again.".into(),
-                    ));
+                    return Err(Error::Clash(crate::services::Clash::CancelledMeanwhile));
                 }
                 if tables::partly_paid(tx, *original_id)? {
                     return Err(crate::domain::validation::FieldErrors::one(

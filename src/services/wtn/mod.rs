@@ -97,12 +97,12 @@ impl Services {
             Err(e) => Err(e),
         };
         match (issued, internal_id) {
-            (Err(Error::Conflict(message)), Some(internal_id)) if repeat_answers_first => {
+            (Err(Error::Clash(clash)), Some(internal_id)) if repeat_answers_first => {
                 match self.wtn_of_year(caller, year, &internal_id.value).await? {
                     Some(first) if readable(caller, first.device_code.as_deref(), first.user_id).is_ok() => {
                         Ok(WtnIssue::Repeated(first))
                     }
-                    _ => Err(Error::Conflict(message)),
+                    _ => Err(Error::Clash(clash)),
                 }
             }
             (issued, _) => issued.map(WtnIssue::Issued),
