@@ -1,8 +1,10 @@
 //! The head office (HQ) of a chain of shops: `arka hq serve --database-url postgres://…`. Every
 //! shop's Arka ships its documents, catalog and accounts here (the shop calls; the HQ never
 //! calls a shop), and the owner reads every shop's reports in one place. It keeps everything in
-//! PostgreSQL and holds no SQLite: it shares `domain/` and the report shapes with the shop,
-//! never the shop's store. The shop's side is `services::hq_sync` and `store::hq_outbox`.
+//! PostgreSQL and holds no SQLite. A crate of its own (`arka-hq`): it builds on the core (the
+//! domain, the invoice and the report model, rows read by name) and the edge (envelopes, readers,
+//! reports' answers, the page, TLS), never on the shop's crate, which runs its commands. The
+//! shop's side is the shop's `services::hq_sync` and `store::hq_outbox`.
 
 pub mod cli;
 pub mod server;
