@@ -108,25 +108,7 @@ const RULES: &[(&str, &[&str])] = &[
         ],
     ),
     ("hq_client", &["wire"]),
-    (
-        "hq",
-        &[
-            "wire",
-            "domain",
-            "row",
-            "invoice",
-            "report",
-            "error",
-            "extract",
-            "list",
-            "reports",
-            "web",
-            "serve",
-            "tls",
-            "secrets",
-            "error_chain",
-        ],
-    ),
+    ("hq", HQ_BUILDS_ON),
     ("sim", &[]),
     ("sim::http", &[]),
     ("sim::cis", &["domain", "fiscal", "print", "sim::http"]),
@@ -967,6 +949,25 @@ fn assert_below_the_shop(who: &str, krate: &Crate, rules: &[(&str, &[&str])]) {
     assert!(problems.is_empty(), "{who}'s imports (docs/src/development/rooms.md):\n{}", problems.join("\n"));
 }
 
+/// What the head office (`arka-hq`) may name of ours, the core's rooms and the edge's: its row in
+/// the shop's table, and the bound of every rule in `HQ_RULES`.
+const HQ_BUILDS_ON: &[&str] = &[
+    "wire",
+    "domain",
+    "row",
+    "invoice",
+    "report",
+    "error",
+    "extract",
+    "list",
+    "reports",
+    "web",
+    "serve",
+    "tls",
+    "secrets",
+    "error_chain",
+];
+
 /// The rooms of `arka-hq` (`hq/src`), the head office: its root (settings, commands' errors),
 /// its PostgreSQL (`store`), its HTTP server (`server`) and its commands (`cli`); of ours it builds
 /// on the core and the edge alone (its manifest names no other crate of ours), mounted at its root
@@ -1025,6 +1026,15 @@ fn the_head_office_builds_on_the_core_and_the_edge_alone_and_imports_one_way() {
     let krate = Crate::read(&manifest_dir().join("hq/src"), &below);
     assert!(krate.files.len() > 15, "{:?}", krate.files.keys());
     assert_below_the_shop("the head office", &krate, HQ_RULES);
+    let own = ["crate", "store", "server", "cli"];
+    for (room, allowed) in HQ_RULES.iter().filter(|(room, _)| own.contains(room)) {
+        for name in allowed.iter().filter(|a| !own.contains(a) && **a != "*") {
+            assert!(
+                HQ_BUILDS_ON.contains(name),
+                "hq's {room} may name {name}, which HQ_BUILDS_ON leaves out"
+            );
+        }
+    }
     let manifest = std::fs::read_to_string(manifest_dir().join("hq/Cargo.toml")).unwrap();
     let ours: Vec<&str> = manifest.lines().filter(|l| l.starts_with("arka")).collect();
     assert!(

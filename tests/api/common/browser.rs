@@ -102,9 +102,8 @@ impl Browser {
         match session {
             Ok(client) => Ok(Browser { client, driver, _profile: profile }),
             Err(e) => {
-                let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", driver.id())]).status();
                 let mut driver = driver;
-                let _ = driver.wait();
+                kill_group(&mut driver);
                 Err(e)
             }
         }
@@ -237,9 +236,14 @@ impl Browser {
 
     /// chromedriver and every Chromium process it started (its process group).
     fn kill_group(&mut self) {
-        let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.driver.id())]).status();
-        let _ = self.driver.wait();
+        kill_group(&mut self.driver);
     }
+}
+
+/// Ends chromedriver and the Chromium it started (its process group).
+fn kill_group(driver: &mut Child) {
+    let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", driver.id())]).status();
+    let _ = driver.wait();
 }
 
 impl Drop for Browser {
