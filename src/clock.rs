@@ -2,7 +2,8 @@
 //! codes and certificates are judged by (`utc`), and the rate limiters' budgets and intervals and
 //! how long a health probe's answer stays fresh (`now`). A running server reads the system's
 //! clocks through it; a test keeps a clone and moves both forward together instead of sleeping
-//! until a certificate expires or a session idles out. No flag or setting reaches it.
+//! until a certificate expires or a session idles out; what waits for a wall time (the nightly
+//! backup at 03:00) wakes when a test moves it there. No flag or setting reaches it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,6 +15,8 @@ use chrono::{DateTime, Utc};
 #[derive(Debug, Clone, Default)]
 pub struct Clock {
     ahead_nanos: Arc<AtomicU64>,
+    /// Wakes `sleep_until` when a test moves the clock.
+    moved: Arc<tokio::sync::Notify>,
 }
 
 impl Clock {
@@ -33,6 +36,25 @@ impl Clock {
     pub fn advance(&self, by: Duration) {
         let nanos = u64::try_from(by.as_nanos()).unwrap_or(u64::MAX);
         self.ahead_nanos.fetch_add(nanos, Ordering::Relaxed);
+        self.moved.notify_waiters();
+    }
+
+    /// Waits until the wall time (`utc`) is `at`: the system's time passing, or a test moving
+    /// this clock there.
+    pub async fn sleep_until(&self, at: DateTime<Utc>) {
+        loop {
+            let moved = self.moved.notified();
+            tokio::pin!(moved);
+            moved.as_mut().enable();
+            let Ok(left) = (at - self.utc()).to_std() else { return };
+            if left.is_zero() {
+                return;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(left) => {}
+                _ = moved => {}
+            }
+        }
     }
 
     /// The time since `earlier` (a reading of this clock).
@@ -63,6 +85,21 @@ mod tests {
         clock.advance(Duration::from_secs(30));
         assert!(seen.since(before) >= Duration::from_secs(30));
         assert!(Clock::default().now() < seen.now(), "another clock keeps the system's time");
+    }
+
+    #[tokio::test]
+    async fn a_wait_for_a_wall_time_ends_when_the_clock_is_moved_there() {
+        let clock = Clock::default();
+        let at = clock.utc() + chrono::Duration::hours(5);
+        let waiting = tokio::spawn({
+            let clock = clock.clone();
+            async move { clock.sleep_until(at).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "five hours are not up");
+        clock.advance(Duration::from_secs(5 * 3600));
+        tokio::time::timeout(Duration::from_secs(10), waiting).await.unwrap().unwrap();
+        assert!(clock.utc() >= at);
     }
 
     #[test]

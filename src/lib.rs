@@ -625,7 +625,12 @@ impl Background {
         let worker = tokio::spawn(services.queue.clone().run(settle, stop.clone()));
         let nightly = args.backups.backup_dir.as_ref().map(|dir| {
             tracing::info!(dir = %dir.display(), keep = args.backups.backup_keep, "nightly backups at 03:00");
-            tokio::spawn(backup::nightly(args.data.data_dir.clone(), args.backups.clone(), stop.clone()))
+            tokio::spawn(backup::nightly(
+                args.data.data_dir.clone(),
+                args.backups.clone(),
+                args.clock.clone(),
+                stop.clone(),
+            ))
         });
         let checks = args.backups.backup_dir.as_ref().map(|dir| {
             let halt = backup::CheckStop::default();

@@ -29,7 +29,7 @@ use chrono_tz::Europe::Tirane;
 use rusqlite::backup::StepResult;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-mod night;
+pub mod night;
 pub mod sums;
 
 pub use night::{NIGHT_BUDGET, full_check};
@@ -958,17 +958,17 @@ pub fn next_nightly(now: DateTime<Utc>) -> DateTime<Utc> {
     now + chrono::Duration::days(1)
 }
 
-/// Takes the nightly backups until `stop` changes.
+/// Takes the nightly backups, at 03:00 by the server's `clock`, until `stop` changes.
 pub async fn nightly(
     data_dir: PathBuf,
     schedule: BackupSchedule,
+    clock: crate::clock::Clock,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) {
     loop {
-        let now = Utc::now();
-        let wait = (next_nightly(now) - now).to_std().unwrap_or(Duration::from_secs(60));
+        let at = next_nightly(clock.utc());
         tokio::select! {
-            _ = tokio::time::sleep(wait) => {}
+            _ = clock.sleep_until(at) => {}
             _ = stop.changed() => return,
         }
         let (dir, settings) = (data_dir.clone(), schedule.clone());

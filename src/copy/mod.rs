@@ -12,6 +12,7 @@
 
 mod capture;
 pub mod format;
+mod priority;
 pub mod restore;
 pub mod sealed;
 mod ship;
@@ -302,7 +303,10 @@ impl Copy {
             let shared = shared.clone();
             std::thread::Builder::new()
                 .name("arka-copy".into())
-                .spawn(move || turns(&shared, capture))
+                .spawn(move || {
+                    priority::below_sales();
+                    turns(&shared, capture)
+                })
                 .map_err(|e| Error::Io("a thread".into(), e))?
         };
         let mut senders = Vec::new();
@@ -311,7 +315,10 @@ impl Copy {
             senders.push(
                 std::thread::Builder::new()
                     .name(format!("arka-copy-{}", shared.places[index].0.name()))
-                    .spawn(move || ship::run(&shared, index))
+                    .spawn(move || {
+                        priority::below_sales();
+                        ship::run(&shared, index)
+                    })
                     .map_err(|e| Error::Io("a thread".into(), e))?,
             );
         }

@@ -488,6 +488,7 @@ pub fn verify_all(shared: Arc<Shared>) -> bool {
     let started = std::thread::Builder::new().name("arka-copy-verify".into()).spawn({
         let shared = shared.clone();
         move || {
+            super::priority::below_sales();
             for (target, _) in &shared.places {
                 if shared.halted() {
                     break;

@@ -25,19 +25,19 @@ pub fn all_found(conn: &Connection) -> Result<bool> {
         .query_row([], |r| r.get("done"))?)
 }
 
-/// Reads the next `rows` invoices of those V44 found in the books and keeps their credit notes;
-/// false once none is left.
-pub fn find_step(tx: &Transaction, rows: i64) -> Result<bool> {
+/// Reads the next `rows` invoices of those V44 found in the books and keeps their credit notes:
+/// how many it read, 0 once none is left.
+pub fn find_step(tx: &Transaction, rows: i64) -> Result<i64> {
     let Some((next, until)) = tx
         .query_row("SELECT next_id, until_id FROM credit_notes_found", [], |r| {
             Ok((r.get::<_, i64>("next_id")?, r.get::<_, i64>("until_id")?))
         })
         .optional()?
     else {
-        return Ok(false);
+        return Ok(0);
     };
     if next > until {
-        return Ok(false);
+        return Ok(0);
     }
     let last = until.min(next + rows - 1);
     tx.execute(
@@ -47,18 +47,18 @@ pub fn find_step(tx: &Transaction, rows: i64) -> Result<bool> {
         named_params! {":next": next, ":last": last},
     )?;
     tx.execute("UPDATE credit_notes_found SET next_id = :after", named_params! {":after": last + 1})?;
-    Ok(last < until)
+    Ok(last - next + 1)
 }
 
 /// Finds the credit notes already in the books, step by step, then ends; run once the server
 /// answers. A step cut short by a stop is rolled back and read again at the next start.
 pub async fn find_all(store: Store) {
     let started = std::time::Instant::now();
-    let mut steps = 0_u64;
+    let mut read = 0_i64;
     loop {
         match store.write_unsynced(|tx| find_step(tx, STEP_ROWS)).await {
-            Ok(true) => steps += 1,
-            Ok(false) => break,
+            Ok(0) => break,
+            Ok(rows) => read += rows,
             Err(e) => {
                 tracing::warn!(error = %e, "the credit notes could not be found in the books; the next start tries again");
                 return;
@@ -66,9 +66,9 @@ pub async fn find_all(store: Store) {
         }
         tokio::time::sleep(BETWEEN_STEPS).await;
     }
-    if steps > 0 {
+    if read > 0 {
         tracing::info!(
-            invoices_read = steps * STEP_ROWS as u64,
+            invoices_read = read,
             seconds = format!("{:.1}", started.elapsed().as_secs_f64()),
             "the credit notes already in the books were found (once, after the upgrade)"
         );
@@ -122,6 +122,6 @@ mod tests {
         assert_eq!(kept(&store), (false, vec![since]), "the trigger keeps the new one");
         find_all(store.clone()).await;
         assert_eq!(kept(&store), (true, vec![before, since]), "the older one found");
-        assert!(!store.write_blocking(|tx| find_step(tx, STEP_ROWS)).unwrap(), "nothing left");
+        assert_eq!(store.write_blocking(|tx| find_step(tx, STEP_ROWS)).unwrap(), 0, "nothing left");
     }
 }

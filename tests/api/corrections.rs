@@ -164,3 +164,49 @@ fn the_name_of_a_cancellation_cannot_be_taken_by_a_sale_first() {
     let details = server.post_json("/api/v1/invoice/details/t-3%2Fcancel-2", Some(&till.token), &json!({}));
     assert_eq!(details.data(200)["invoice"]["id"], corrective["id"]);
 }
+
+/// The credit notes issued before the upgrade that keeps them apart (V44): the server that
+/// upgrades the books answers at once, lists them in the reversals report from its first answer,
+/// finds them in the books after it (its database says where the search is) and the report stays
+/// the same.
+#[test]
+fn the_credit_notes_already_in_the_books_are_found_by_the_upgraded_server_after_it_answers() {
+    use crate::common::{arka_ok, eventually};
+
+    let sim = SimServer::start();
+    let mut till = open_till(&sim);
+    let sold = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &on_account("n-1"));
+    let sold = sold.data(201)["invoice"].clone();
+    let note = credit_note(on_account("n-2"), "n-2", &sold["iic"]);
+    let note = till.server.post_json("/api/v1/invoice/noncash", Some(&till.token), &note);
+    let note = note.data(201)["invoice"].clone();
+    let day = Utc::now().date_naive();
+    let path = format!("/api/v1/reports/reversals?from={day}&to={day}");
+    let report = |till: &Till| till.server.get(&path, Some(&till.token)).data(200).clone();
+    let before = report(&till);
+    assert_eq!(before["items"][0]["id"], note["id"], "{before}");
+
+    // The credit notes kept apart, and whether the search through the books has ended.
+    let kept = |db: &std::path::Path| -> Option<(Vec<i64>, bool)> {
+        let conn =
+            rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let mut ids = conn.prepare("SELECT invoice_id FROM credit_notes ORDER BY invoice_id").ok()?;
+        let ids = ids.query_map([], |r| r.get("invoice_id")).unwrap().map(Result::unwrap).collect();
+        let ended = conn
+            .query_row("SELECT next_id > until_id AS ended FROM credit_notes_found", [], |r| r.get("ended"))
+            .unwrap();
+        Some((ids, ended))
+    };
+    till.server.restart_after(|dir| {
+        arka_ok(&["downgrade", "--data-dir", dir.to_str().unwrap(), "--to", "43"]);
+        assert_eq!(kept(&dir.join("arka.db")), None, "the books as the release before V44 keeps them");
+    });
+    let db = till.server.data_dir().join("arka.db");
+    let upgraded = report(&till);
+    assert_eq!(upgraded, before, "the report from the first answer");
+    eventually("the credit notes found after the start", std::time::Duration::from_secs(30), || {
+        kept(&db).is_some_and(|(_, ended)| ended)
+    });
+    assert_eq!(kept(&db), Some((vec![note["id"].as_i64().unwrap()], true)), "the credit note, not the sale");
+    assert_eq!(report(&till), before, "the report once they are found");
+}

@@ -396,6 +396,74 @@ fn the_owner_of_the_box_takes_a_backup_from_the_page_and_sees_the_last_automatic
     server.get(&format!("/api/v1/owner/backup/{file}"), Some(&clerk)).assert_error(403);
 }
 
+/// The nightly backup at 03:00 in Tirana, as the server's clock reaches it: the night's copy is
+/// taken and checked (a small shop's round fits one night), and the owner sees when the full check
+/// last passed, over the API and on the page.
+#[test]
+fn the_nightly_backup_checks_its_copy_and_the_owner_sees_when_the_full_check_last_passed() {
+    use crate::common::browser::Browser;
+    use crate::common::people::{OWNER_EMAIL, OWNER_PASSWORD};
+
+    let dir = tempfile::tempdir().unwrap();
+    let backup_dir = dir.path().to_path_buf();
+    let server = TestServer::start_with(|args| args.backups.backup_dir = Some(backup_dir));
+    let owner = crate::common::people::owner_from_the_box(&server);
+    let status = owner.get("/api/v1/owner/backup").data(200).clone();
+    assert_eq!((status["lastAutomatic"].clone(), status["fullCheck"].clone()), (Value::Null, Value::Null));
+
+    let now = chrono::Utc::now();
+    let night = arka::backup::next_nightly(now);
+    server.advance_clock((night - now).to_std().unwrap() + std::time::Duration::from_secs(1));
+    // Hours later by the server's clock: the owner's session has idled out; they sign in again.
+    let mut owner = crate::common::people::Browser::new(&server);
+    owner.sign_in(OWNER_EMAIL, OWNER_PASSWORD).data(200);
+    let mut status = Value::Null;
+    eventually("the nightly backup and its check", std::time::Duration::from_secs(60), || {
+        status = owner.get("/api/v1/owner/backup").data(200).clone();
+        !status["fullCheck"]["lastPassedAt"].is_null()
+    });
+    let file = status["lastAutomatic"]["file"].as_str().unwrap().to_string();
+    assert!(file.ends_with("-nightly.db"), "{status}");
+    assert_eq!(status["lastAutomatic"]["check"], "passed", "{status}");
+    assert!(dir.path().join(&file).exists() && dir.path().join(format!("{file}.key")).exists());
+    let tables = rusqlite::Connection::open(dir.path().join(&file))
+        .unwrap()
+        .query_row(
+            "SELECT count(*) AS tables FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+             AND sql NOT LIKE 'CREATE VIRTUAL%'",
+            [],
+            |r| r.get::<_, i64>("tables"),
+        )
+        .unwrap();
+    assert_eq!(
+        status["fullCheck"]["round"],
+        json!([tables, tables]),
+        "every table of the copy, in one night"
+    );
+    assert_eq!(status["fullCheck"]["damage"], Value::Null);
+    let kept: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("arka-check.json")).unwrap()).unwrap();
+    assert!(kept["lastFullPassMs"].as_i64().is_some(), "the round is kept beside the backups: {kept}");
+
+    // The page says it in Albanian, with the round's tables.
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let page = Browser::start(1280, 900).await;
+        page.client.goto(&server.base_url()).await.unwrap();
+        page.sign_in(OWNER_EMAIL, OWNER_PASSWORD).await;
+        page.click("nav button[data-view=admin]").await;
+        let shown = page.text_when("#backup-full-check", |t| !t.is_empty()).await;
+        let passed = status["fullCheck"]["lastPassedAt"].as_str().unwrap();
+        assert_eq!(
+            shown,
+            format!("Kontrolli i plotë i fundit kaloi: {passed} (tabelat e kontrolluara në këtë raund {tables}/{tables})")
+        );
+        assert!(page.client.find(fantoccini::Locator::Css("#backup-check-damage")).await.is_err());
+        page.axe("the nightly check passed").await;
+        page.stop().await;
+    });
+}
+
 #[test]
 fn on_a_box_of_several_companies_no_company_owner_takes_a_backup() {
     let sim = SimServer::start();
