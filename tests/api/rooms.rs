@@ -56,7 +56,19 @@ const RULES: &[(&str, &[&str])] = &[
     ("wolt", &["domain", "config", "ops::secrets"]),
     ("ai", &["domain"]),
     ("config", &["clock", "ops::windows", "tls"]),
-    ("backup", &["config", "domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"]),
+    (
+        "backup",
+        &[
+            "clock",
+            "config",
+            "domain",
+            "store",
+            "ops::data_lock",
+            "ops::files",
+            "ops::secrets",
+            "error_chain",
+        ],
+    ),
     ("copy", &["domain", "store", "ops::data_lock", "ops::files", "ops::secrets", "error_chain"]),
     (
         "services",
