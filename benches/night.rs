@@ -99,16 +99,7 @@ fn steps(db: &Path) {
     let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let tables: Vec<String> = match std::env::var("ARKA_BENCH_NIGHT_TABLES") {
         Ok(named) => named.split(',').map(str::to_string).collect(),
-        Err(_) => conn
-            .prepare(
-                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-                 AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY rowid",
-            )
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect(),
+        Err(_) => night::tables(&conn).unwrap(),
     };
     let all = Instant::now();
     for table in tables {

@@ -81,7 +81,8 @@ fn save(folder: &Path, round: &Round) -> std::io::Result<()> {
     std::fs::rename(&partial, folder.join(STATE))
 }
 
-fn tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+/// Every table of the database a round checks, in the order it checks them.
+pub fn tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     conn.prepare(
         "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
              AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY rowid",
